@@ -1,0 +1,98 @@
+# add_lesson() and the machinery behind it: one Check binary per suite, one
+# CTest test per case, and the PTX / ptxas reports the structure checks read.
+
+set(COURSE_STRUCTURE_ARCHS 80 90 CACHE STRING
+    "Architectures whose ptxas -v report the structure checks read (spills)")
+
+# add_course_tests(TARGET t SOURCE f PREFIX p LABELS l... LINK libs... DEFINES defs...
+#                  DEPENDS targets...)
+# Builds the Check binary t and registers each case it lists (t --list) as the
+# CTest test "p.case", labelled l plus the case's own cpu/gpu/perf labels. A
+# binary that failed to build shows up as one failing test, p.NOT_BUILT.
+function(add_course_tests)
+  cmake_parse_arguments(T "" "TARGET;SOURCE;PREFIX" "LABELS;LINK;DEFINES;DEPENDS" ${ARGN})
+  add_executable(${T_TARGET} ${T_SOURCE})
+  target_link_libraries(${T_TARGET} PRIVATE course_test_harness ${T_LINK})
+  target_compile_definitions(${T_TARGET} PRIVATE ${T_DEFINES})
+  if(T_DEPENDS)
+    add_dependencies(${T_TARGET} ${T_DEPENDS})
+  endif()
+
+  set(list_file ${CMAKE_BINARY_DIR}/ctest/${T_TARGET}.cmake)
+  list(JOIN T_LABELS "," labels)
+  add_custom_command(TARGET ${T_TARGET} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${T_TARGET}> -DOUT=${list_file}
+            -DPREFIX=${T_PREFIX} -DLABELS=${labels}
+            -P ${CMAKE_SOURCE_DIR}/cmake/discover_tests.cmake
+    VERBATIM)
+  set(include_file ${CMAKE_BINARY_DIR}/ctest/${T_TARGET}_include.cmake)
+  file(WRITE ${include_file}
+    "if(EXISTS \"${list_file}\")\n"
+    "  include(\"${list_file}\")\n"
+    "else()\n"
+    "  add_test([=[${T_PREFIX}.NOT_BUILT]=] \"${CMAKE_COMMAND}\" -E echo \"${T_TARGET} was not built\")\n"
+    "  set_tests_properties([=[${T_PREFIX}.NOT_BUILT]=] PROPERTIES LABELS \"${T_LABELS}\" WILL_FAIL TRUE)\n"
+    "endif()\n")
+  set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
+endfunction()
+
+# add_lesson(NN_topic)
+# For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
+#   library  NN_<side>          every .c and .cu in the folder but topic_main.c
+#   driver   NN_topic           (solution) / NN_topic_exercise, from topic_main.c
+#   report   NN_<side>.ptx      PTX of the folder's .cu files (compute_80) and
+#            NN_<side>.ptxas.txt  ptxas -v for each COURSE_STRUCTURE_ARCHS
+#   tests    test_NN_<side>     from tests/NN_topic/test_topic.c, as NN.<side>.<case>
+# The test binary sees LESSON_LIB, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and LESSON_SOURCE_DIR.
+function(add_lesson name)
+  string(SUBSTRING ${name} 0 2 num)
+  string(SUBSTRING ${name} 3 -1 topic)
+  foreach(side solution exercise)
+    set(dir ${CMAKE_SOURCE_DIR}/${side}s/${name})
+    file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu)
+    list(FILTER sources EXCLUDE REGEX "_main\\.c$")
+    file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu)
+    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h)
+
+    set(lib ${num}_${side})
+    add_library(${lib} STATIC ${sources})
+    target_include_directories(${lib} PUBLIC ${dir})
+    target_link_libraries(${lib} PUBLIC course_reference)
+    if(side STREQUAL "exercise")
+      # An unfinished exercise leaves parameters and locals unused by design.
+      target_compile_options(${lib} PRIVATE
+        "$<$<COMPILE_LANGUAGE:C>:-Wno-unused-parameter;-Wno-unused-variable;-Wno-unused-but-set-variable;-Wno-unused-function>"
+        "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wno-unused-parameter,-Wno-unused-variable,-Wno-unused-but-set-variable,-Wno-unused-function;-diag-suppress=177,550>")
+      set(driver ${name}_exercise)
+    else()
+      set(driver ${name})
+    endif()
+    add_executable(${driver} ${dir}/${topic}_main.c)
+    target_link_libraries(${driver} PRIVATE ${lib})
+
+    set(report ${CMAKE_BINARY_DIR}/reports/${lib})
+    set(defines LESSON_SIDE="${side}" LESSON_SOURCE_DIR="${dir}" LESSON_LIB="$<TARGET_FILE:${lib}>")
+    set(depends "")
+    if(cuda_sources)
+      add_custom_command(
+        OUTPUT ${report}.ptx ${report}.ptxas.txt
+        COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} "-DSOURCES=${cuda_sources}"
+                "-DINCLUDES=${dir};${CMAKE_SOURCE_DIR}/reference" "-DARCHS=${COURSE_STRUCTURE_ARCHS}"
+                -DOUT=${report} -P ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
+        DEPENDS ${cuda_sources} ${headers} ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
+        COMMENT "PTX and ptxas -v report for ${lib}"
+        VERBATIM)
+      add_custom_target(${lib}_report DEPENDS ${report}.ptx ${report}.ptxas.txt)
+      list(APPEND defines LESSON_PTX="${report}.ptx" LESSON_PTXAS="${report}.ptxas.txt")
+      set(depends ${lib}_report)
+    endif()
+
+    add_course_tests(TARGET test_${num}_${side}
+                     SOURCE ${CMAKE_SOURCE_DIR}/tests/${name}/test_${topic}.c
+                     PREFIX ${num}.${side}
+                     LABELS ${side} ${num}
+                     LINK ${lib}
+                     DEFINES ${defines}
+                     DEPENDS ${depends})
+  endforeach()
+endfunction()

@@ -1,0 +1,27 @@
+# Run a Check binary with --list and write the CTest file that registers each
+# of its cases. Inputs: EXE, OUT, PREFIX, LABELS (comma-separated).
+execute_process(COMMAND ${EXE} --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} --list failed (${rc})")
+endif()
+string(REPLACE "," ";" labels "${LABELS}")
+string(REPLACE "\n" ";" lines "${listing}")
+set(content "")
+foreach(line IN LISTS lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REPLACE "\t" ";" fields "${line}")
+  list(GET fields 0 case)
+  list(GET fields 1 case_labels)
+  string(REPLACE "," ";" case_labels "${case_labels}")
+  list(GET fields 2 timeout)
+  # CTest's own limit is a backstop behind Check's per-case timeout.
+  math(EXPR ctest_timeout "${timeout} + 30")
+  set(test "${PREFIX}.${case}")
+  string(APPEND content
+    "add_test([=[${test}]=] [=[${EXE}]=] --case [=[${case}]=])\n"
+    "set_tests_properties([=[${test}]=] PROPERTIES LABELS [=[${labels};${case_labels}]=]"
+    " TIMEOUT ${ctest_timeout} SKIP_RETURN_CODE 77)\n")
+endforeach()
+file(WRITE ${OUT} "${content}")

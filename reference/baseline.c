@@ -1,0 +1,68 @@
+/**
+ * @file baseline.c
+ * @brief The libraries every kernel is measured against: cuBLAS, and a CPU BLAS where installed.
+ */
+#include "baseline.h"
+
+#include <cublas_v2.h>
+
+#include "cuda_check.h"
+
+#ifdef COURSE_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+static cublasHandle_t handle;
+
+static cublasHandle_t get_handle(void)
+{
+    if (!handle) {
+        CUBLAS_CHECK(cublasCreate(&handle));
+        CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+    }
+    return handle;
+}
+
+void baseline_sgemm(int M, int N, int K, const float *d_A, const float *d_B, float *d_C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    /* Column-major C^T (N x M) = B^T (N x K) * A^T (K x M); leading dimensions are row lengths. */
+    CUBLAS_CHECK(cublasSgemm(get_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, d_B, N, d_A, K,
+                             &zero, d_C, N));
+}
+
+void baseline_gemm_ex(int M, int N, int K, const void *d_A, const void *d_B, cudaDataType_t ab_type,
+                      float *d_C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(get_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, d_B, ab_type,
+                              N, d_A, ab_type, K, &zero, d_C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+}
+
+void baseline_release(void)
+{
+    if (handle)
+        CUBLAS_CHECK(cublasDestroy(handle));
+    handle = NULL;
+}
+
+const char *baseline_cpu_name(void)
+{
+#ifdef COURSE_HAVE_CBLAS
+    return "OpenBLAS";
+#else
+    return NULL;
+#endif
+}
+
+int baseline_cpu_sgemm(int M, int N, int K, const float *A, const float *B, float *C)
+{
+#ifdef COURSE_HAVE_CBLAS
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+    return 1;
+#else
+    (void)M, (void)N, (void)K, (void)A, (void)B, (void)C;
+    return 0;
+#endif
+}

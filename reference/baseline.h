@@ -1,0 +1,37 @@
+/**
+ * @file baseline.h
+ * @brief The libraries every kernel is measured against: cuBLAS, and a CPU BLAS where installed.
+ *
+ * Matrices are row-major, as in the lessons. cuBLAS is column-major, and a
+ * row-major matrix is the column-major view of its transpose, so
+ * C = A * B is computed as C^T = B^T * A^T: the operands are swapped and no
+ * data moves. SGEMM runs with the default math mode, which is true FP32 (no
+ * TF32); half-precision GEMMs use FP32 compute, so every kernel is compared
+ * with cuBLAS at its own precision. Calls are enqueued on the default stream
+ * and do not synchronise.
+ */
+#ifndef BASELINE_H
+#define BASELINE_H
+
+#include <library_types.h>
+
+/** C = A * B in FP32 on the device (cublasSgemm, default math). */
+void baseline_sgemm(int M, int N, int K, const float *d_A, const float *d_B, float *d_C);
+
+/**
+ * C = A * B on the device with A and B of type @p ab_type (CUDA_R_16F or
+ * CUDA_R_16BF), FP32 accumulation and an FP32 C (cublasGemmEx, CUBLAS_COMPUTE_32F).
+ */
+void baseline_gemm_ex(int M, int N, int K, const void *d_A, const void *d_B, cudaDataType_t ab_type,
+                      float *d_C);
+
+/** Destroy the cuBLAS handle, if one was made. */
+void baseline_release(void);
+
+/** The CPU BLAS this build links ("OpenBLAS"), or NULL when none was found at configure time. */
+const char *baseline_cpu_name(void);
+
+/** C = A * B on the host with the CPU BLAS (cblas_sgemm). Returns 0 when there is none. */
+int baseline_cpu_sgemm(int M, int N, int K, const float *A, const float *B, float *C);
+
+#endif /* BASELINE_H */

@@ -1,0 +1,71 @@
+/**
+ * @file bench.h
+ * @brief The benchmark table every driver prints, and the SGEMM ladder runner.
+ *
+ * One fixed-width row per version: median ms, FLOP rate, bandwidth, percent
+ * of the baseline (cuBLAS, timed in the same run) and of the measured
+ * bandwidth ceiling, and the check result. The header names the device,
+ * sizes and repetitions. With --csv the same rows are appended to a file.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "device.h"
+
+/** A table being printed. */
+struct bench_table {
+    const char *lesson;            /**< e.g. "02_threads_blocks_grids" */
+    const struct cli_bench *opt;   /**< sizes, repetitions, CSV path */
+    const struct device_info *dev; /**< the GPU, or NULL for a CPU-only table */
+    FILE *csv;                     /**< open CSV file, or NULL */
+    int failures;                  /**< rows whose check failed */
+};
+
+/** One row. Zero in a number means "not applicable" and prints as "-". */
+struct bench_row {
+    const char *version; /**< the launcher's name */
+    double ms;           /**< median time of one call */
+    double flops;        /**< floating-point operations per call */
+    double bytes;        /**< bytes read plus written per call */
+    double base_ms;      /**< the baseline's median for the same work */
+    double peak_gbs;     /**< the measured bandwidth ceiling, GB/s */
+    const char *check;   /**< "ok", a failure description, or "-" when not checked */
+    int ok;              /**< 0 when the check failed */
+};
+
+/**
+ * Print the header and open the CSV file (appending; a header line is
+ * written when the file is empty). @p base names the version that the
+ * "% base" column is measured against (cuBLAS in the GPU lessons). Returns 0, or 2 after a one-line
+ * error when the CSV file cannot be opened.
+ */
+int bench_begin(struct bench_table *t, const char *lesson, const char *base,
+                const struct cli_bench *opt, const struct device_info *dev);
+
+/** Print @p r (and append it to the CSV file). */
+void bench_row(struct bench_table *t, const struct bench_row *r);
+
+/** Close the table. Returns 0 when every checked row was right, else 1. */
+int bench_end(struct bench_table *t);
+
+/** A row-major SGEMM launcher: C = A * B, A M x K, B K x N, all on the device. */
+typedef void (*bench_sgemm_fn)(int M, int N, int K, const float *d_A, const float *d_B, float *d_C);
+
+/** A named SGEMM version. */
+struct bench_sgemm {
+    const char *name;  /**< printed in the table */
+    bench_sgemm_fn fn; /**< the launcher */
+};
+
+/**
+ * Time cuBLAS SGEMM and each of @p versions on the same M x K and K x N
+ * small-integer inputs (mat_fill_int()), so every version's C must equal
+ * cuBLAS's exactly; print a row each. Returns 0, 1 when a check failed, or 2
+ * after a one-line error when the matrices do not fit in GPU memory.
+ */
+int bench_sgemm_table(struct bench_table *t, const struct bench_sgemm *versions, int count);
+
+#endif /* BENCH_H */

@@ -1,0 +1,42 @@
+/**
+ * @file device.h
+ * @brief What the GPU is, and the ceilings measured on it.
+ */
+#ifndef DEVICE_H
+#define DEVICE_H
+
+#include <stddef.h>
+
+/** The device a driver runs on (device 0), or why there is none. */
+struct device_info {
+    int ok;                /**< 1 when a CUDA device answered */
+    char why[256];         /**< when ok is 0: the reason, in one line */
+    char name[256];        /**< marketing name, e.g. "NVIDIA H100 80GB HBM3" */
+    int cc_major;          /**< compute capability, major */
+    int cc_minor;          /**< compute capability, minor */
+    int sms;               /**< streaming multiprocessors */
+    size_t mem_total;      /**< device memory, bytes */
+    size_t mem_free;       /**< free device memory when queried, bytes */
+    size_t l2_bytes;       /**< L2 cache, bytes */
+    size_t smem_per_block; /**< shared memory a block may opt in to, bytes */
+    int driver_version;    /**< e.g. 13000 for CUDA 13.0 */
+    int runtime_version;   /**< the runtime this program was built with */
+};
+
+/** Query device 0 into @p info. Returns info->ok; without a device, info->why says why. */
+int device_query(struct device_info *info);
+
+/**
+ * Device-to-device copy bandwidth in GB/s (10^9 bytes/s, read plus write
+ * counted), median of @p reps copies of @p bytes: the ceiling memory-bound
+ * kernels are measured against.
+ */
+double device_copy_bandwidth_gbs(size_t bytes, int reps);
+
+/**
+ * Whether @p bytes of device memory are free. If not, prints
+ * "<prog>: needs X GiB of GPU memory, the device has Y GiB free" and returns 0.
+ */
+int device_fits(const char *prog, size_t bytes);
+
+#endif /* DEVICE_H */

@@ -1,0 +1,117 @@
+/**
+ * @file ref.c
+ * @brief CPU references: the yardsticks every kernel is checked against.
+ */
+#include "ref.h"
+
+#include <stddef.h>
+#include <string.h>
+
+void ref_matmul(int M, int N, int K, const float *A, const float *B, float *C)
+{
+    for (size_t i = 0; i < (size_t)M; i++) {
+        float *c = C + i * N; /* row i of C */
+        for (int j = 0; j < N; j++)
+            c[j] = 0.0f;
+        for (size_t k = 0; k < (size_t)K; k++) {
+            float a = A[i * K + k];
+            const float *b = B + k * N; /* row k of B, read contiguously */
+            for (int j = 0; j < N; j++)
+                c[j] += a * b[j];
+        }
+    }
+}
+
+void ref_matmul_f64(int M, int N, int K, const float *A, const float *B, double *C)
+{
+    for (size_t i = 0; i < (size_t)M; i++) {
+        double *c = C + i * N;
+        for (int j = 0; j < N; j++)
+            c[j] = 0.0;
+        for (size_t k = 0; k < (size_t)K; k++) {
+            double a = A[i * K + k];
+            const float *b = B + k * N;
+            for (int j = 0; j < N; j++)
+                c[j] += a * (double)b[j];
+        }
+    }
+}
+
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* Shift @p man right by @p shift (1..31), rounding to nearest, ties to even. */
+static uint32_t shift_round_even(uint32_t man, int shift)
+{
+    uint32_t kept = man >> shift;
+    uint32_t rest = man & ((1u << shift) - 1);
+    uint32_t half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (kept & 1)))
+        kept++;
+    return kept;
+}
+
+uint16_t ref_f32_to_f16(float x)
+{
+    uint32_t u = bits_of(x);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    int exp = (int)((u >> 23) & 0xFF);
+    uint32_t man = u & 0x7FFFFFu;
+
+    if (exp == 0xFF) /* infinity, or NaN with the quiet bit set */
+        return (uint16_t)(sign | 0x7C00u | (man ? 0x200u | (man >> 13) : 0));
+    int e = exp - 127 + 15; /* the binary16 biased exponent */
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7C00u); /* beyond the largest finite: infinity */
+    if (e <= 0) {
+        /* binary16 subnormal (or zero): units of 2^-24. Below 2^-25 everything
+         * rounds to zero; a carry out of the mantissa gives the smallest normal. */
+        if (e < -10)
+            return (uint16_t)sign;
+        return (uint16_t)(sign | shift_round_even(man | 0x800000u, 14 - e));
+    }
+    /* Normal: a carry out of the mantissa bumps the exponent, and from the top
+     * exponent gives 0x7C00, infinity, as it should. */
+    return (uint16_t)(sign | shift_round_even(((uint32_t)e << 23) | man, 13));
+}
+
+float ref_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1F;
+    uint32_t man = h & 0x3FFu;
+
+    if (exp == 0) { /* zero or subnormal: man * 2^-24, exact in float */
+        float mag = (float)man * 0x1p-24f;
+        return sign ? -mag : mag;
+    }
+    if (exp == 31)
+        return float_of(sign | 0x7F800000u | (man << 13));
+    return float_of(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+uint16_t ref_f32_to_bf16(float x)
+{
+    uint32_t u = bits_of(x);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) /* NaN: keep the sign, make it quiet */
+        return (uint16_t)((u >> 16) | 0x40u);
+    /* Adding 0x7FFF plus the lowest kept bit rounds to nearest, ties to even;
+     * a carry past the largest finite value gives infinity, as it should. */
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1)) >> 16);
+}
+
+float ref_bf16_to_f32(uint16_t b)
+{
+    return float_of((uint32_t)b << 16);
+}

@@ -1,0 +1,331 @@
+/**
+ * @file course_test.c
+ * @brief The harness every lesson's Check suite runs under.
+ */
+#include "course_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cuda_check.h"
+#include "ref.h"
+#include "timer.h"
+
+const int course_gemm_shapes[][3] = {
+    {1, 1, 1},   {31, 31, 31},   {32, 32, 32},   {33, 33, 33},    {1, 33, 31},   {33, 1, 32},
+    {32, 31, 1}, {127, 67, 131}, {67, 131, 257}, {257, 251, 127}, {129, 65, 63}, {1031, 1029, 1027},
+};
+const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *course_gemm_shapes;
+
+/*
+ * Ask a child process whether a CUDA device answers, so that this process
+ * never initialises CUDA. Returns 1 with a device; else 0 with @p why filled.
+ */
+static int probe_gpu(char *why, size_t size)
+{
+    if (getenv("COURSE_NO_GPU") && *getenv("COURSE_NO_GPU") &&
+        strcmp(getenv("COURSE_NO_GPU"), "0")) {
+        snprintf(why, size, "COURSE_NO_GPU is set");
+        return 0;
+    }
+    int fds[2];
+    if (pipe(fds)) {
+        snprintf(why, size, "pipe() failed");
+        return 0;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct device_info dev;
+        close(fds[0]);
+        int ok = device_query(&dev);
+        if (!ok && write(fds[1], dev.why, strlen(dev.why)) < 0)
+            _exit(2);
+        _exit(ok ? 0 : 1);
+    }
+    close(fds[1]);
+    ssize_t got = pid > 0 ? read(fds[0], why, size - 1) : -1;
+    close(fds[0]);
+    why[got > 0 ? got : 0] = '\0';
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+        snprintf(why, size, "could not fork the device probe");
+        return 0;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 1;
+    if (!why[0])
+        snprintf(why, size, "the device probe crashed");
+    return 0;
+}
+
+static int run_cases(const struct course_case *cases, size_t count, const char *only)
+{
+    char why[256] = "";
+    int have_gpu = -1; /* unknown until a GPU case asks */
+    size_t chosen = 0, skipped = 0;
+    const struct course_case **run = mat_alloc(count * sizeof *run);
+
+    for (size_t i = 0; i < count; i++) {
+        const struct course_case *c = &cases[i];
+        if (only && strcmp(only, c->name))
+            continue;
+        if (c->flags & CASE_GPU) {
+            if (have_gpu < 0)
+                have_gpu = probe_gpu(why, sizeof why);
+            if (!have_gpu) {
+                printf("SKIPPED %s: %s\n", c->name, why);
+                skipped++;
+                continue;
+            }
+        }
+        run[chosen++] = c;
+    }
+    int rc = COURSE_SKIP;
+    if (only && chosen + skipped == 0) {
+        fprintf(stderr, "no test case named '%s' (see --list)\n", only);
+        rc = 2;
+    } else if (chosen > 0) {
+        Suite *suite = suite_create("course");
+        for (size_t i = 0; i < chosen; i++) {
+            TCase *tc = tcase_create(run[i]->name);
+            tcase_add_test(tc, run[i]->test);
+            tcase_set_timeout(tc, run[i]->timeout_s);
+            suite_add_tcase(suite, tc);
+        }
+        SRunner *runner = srunner_create(suite); /* owns the suite from here */
+        srunner_run_all(runner, CK_VERBOSE);
+        rc = srunner_ntests_failed(runner) ? 1 : 0;
+        srunner_free(runner);
+    }
+    free(run);
+    return rc;
+}
+
+int course_undefined_symbols(const char *lib, const char *prefix)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "nm -u '%s' 2>/dev/null", lib);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, p)) {
+        const char *sym = strrchr(line, ' ');
+        sym = sym ? sym + 1 : line;
+        n += !strncmp(sym, prefix, strlen(prefix));
+    }
+    return pclose(p) == 0 ? n : -1;
+}
+
+static struct course_lesson the_lesson;
+
+START_TEST(no_cublas_calls)
+{
+    int cublas = course_undefined_symbols(the_lesson.lib, "cublas");
+    int baseline = course_undefined_symbols(the_lesson.lib, "baseline_");
+    ck_assert_msg(cublas >= 0 && baseline >= 0, "nm -u %s failed", the_lesson.lib);
+    ck_assert_msg(cublas == 0 && baseline == 0,
+                  "%s calls cuBLAS (%d symbols) or the baselines (%d): write the kernel yourself",
+                  the_lesson.lib, cublas, baseline);
+}
+END_TEST
+
+START_TEST(no_register_spills)
+{
+    char *log = course_read_file(the_lesson.ptxas);
+    ck_assert_msg(log != NULL, "cannot read %s", the_lesson.ptxas);
+    for (const char *arch = strstr(log, "for 'sm_"); arch; arch = strstr(arch + 1, "for 'sm_")) {
+        char name[16];
+        ck_assert(sscanf(arch, "for '%15[^']'", name) == 1);
+        int spill = course_ptxas_max_spill(log, name);
+        ck_assert_msg(spill == 0, "ptxas -v reports %d bytes of spills for %s (see %s)", spill,
+                      name, the_lesson.ptxas);
+    }
+    free(log);
+}
+END_TEST
+
+int course_test_main(int argc, char **argv, struct course_lesson lesson,
+                     const struct course_case *cases, size_t count)
+{
+    /* The suite's own cases, then the structure checks every lesson gets. */
+    struct course_case *all = mat_alloc((count + 2) * sizeof *all);
+    memcpy(all, cases, count * sizeof *all);
+    the_lesson = lesson;
+    if (lesson.lib)
+        all[count++] = (struct course_case){"no_cublas_calls", no_cublas_calls, CASE_CPU, 60};
+    if (lesson.ptxas && lesson.solution)
+        all[count++] = (struct course_case){"no_register_spills", no_register_spills, CASE_CPU, 60};
+    int rc = 2;
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        for (size_t i = 0; i < count; i++)
+            printf("%s\t%s%s\t%d\n", all[i].name, all[i].flags & CASE_GPU ? "gpu" : "cpu",
+                   all[i].flags & CASE_PERF ? ",perf" : "", all[i].timeout_s);
+        rc = 0;
+    } else if (argc == 3 && !strcmp(argv[1], "--case")) {
+        rc = run_cases(all, count, argv[2]);
+    } else if (argc == 1) {
+        rc = run_cases(all, count, NULL);
+    } else {
+        fprintf(stderr, "usage: %s [--list | --case NAME]\n", argv[0]);
+    }
+    free(all);
+    return rc;
+}
+
+struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed)
+{
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *h_A = mat_alloc_f32(na), *h_B = mat_alloc_f32(nb), *h_C = mat_alloc_f32(nc);
+    double *want = mat_alloc(nc * sizeof *want);
+    mat_fill_int(h_A, na, seed);
+    mat_fill_int(h_B, nb, seed + 1);
+    ref_matmul_f64(M, N, K, h_A, h_B, want);
+
+    float *d_A, *d_B, *d_C;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_A, h_A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_B, h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
+    mat_poison_device(d_C, nc * sizeof(float));
+    fn(M, N, K, d_A, d_B, d_C);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(h_C, d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    struct mat_cmp cmp = mat_compare_f64(h_C, want, M, N, 0, 0);
+
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_B));
+    CUDA_CHECK(cudaFree(d_C));
+    free(h_A);
+    free(h_B);
+    free(h_C);
+    free(want);
+    return cmp;
+}
+
+struct timed_sgemm {
+    bench_sgemm_fn fn;
+    int M, N, K;
+    const float *d_A, *d_B;
+    float *d_C;
+};
+
+static void run_timed(void *arg)
+{
+    struct timed_sgemm *t = arg;
+    t->fn(t->M, t->N, t->K, t->d_A, t->d_B, t->d_C);
+}
+
+double course_time_sgemm(bench_sgemm_fn fn, int M, int N, int K)
+{
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *h = mat_alloc_f32(na > nb ? na : nb);
+    struct timed_sgemm t = {fn, M, N, K, NULL, NULL, NULL};
+    float *d_A, *d_B;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&t.d_C, nc * sizeof(float)));
+    mat_fill_int(h, na, 7);
+    CUDA_CHECK(cudaMemcpy(d_A, h, na * sizeof(float), cudaMemcpyHostToDevice));
+    mat_fill_int(h, nb, 8);
+    CUDA_CHECK(cudaMemcpy(d_B, h, nb * sizeof(float), cudaMemcpyHostToDevice));
+    t.d_A = d_A;
+    t.d_B = d_B;
+    struct timer_opts o = {2, 5, 1, 0};
+    double ms = timer_measure(run_timed, &t, &o).median_ms;
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_B));
+    CUDA_CHECK(cudaFree(t.d_C));
+    free(h);
+    return ms;
+}
+
+char *course_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0, got;
+    char *buf = mat_alloc(cap);
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            char *bigger = mat_alloc(cap * 2);
+            memcpy(bigger, buf, len);
+            free(buf);
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
+char *course_ptx_entry(const char *ptx, const char *kernel)
+{
+    for (const char *at = strstr(ptx, ".entry"); at; at = strstr(at + 1, ".entry")) {
+        const char *eol = strchr(at, '(');
+        const char *name = strstr(at, kernel);
+        if (!eol || !name || name > eol)
+            continue;
+        /* The body runs from the first '{' to the brace that closes it. */
+        const char *p = strchr(at, '{');
+        int depth = 0;
+        for (; p && *p; p++) {
+            depth += (*p == '{') - (*p == '}');
+            if (depth == 0)
+                break;
+        }
+        if (!p || !*p)
+            return NULL;
+        size_t len = (size_t)(p - at) + 1;
+        char *body = mat_alloc(len + 1);
+        memcpy(body, at, len);
+        body[len] = '\0';
+        return body;
+    }
+    return NULL;
+}
+
+int course_count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+int course_ptxas_max_spill(const char *log, const char *arch)
+{
+    /* ptxas -v prints, per function: "Compiling entry function 'f' for 'sm_90'"
+     * then "N bytes stack frame, N bytes spill stores, N bytes spill loads". */
+    char tag[32];
+    snprintf(tag, sizeof tag, "for '%s'", arch);
+    int worst = -1;
+    for (const char *p = strstr(log, tag); p; p = strstr(p + 1, tag)) {
+        const char *next = strstr(p + 1, "Compiling entry function");
+        const char *s = strstr(p, "bytes spill stores");
+        if (!s || (next && s > next))
+            continue;
+        const char *num = s - 2;
+        while (num > p && num[-1] >= '0' && num[-1] <= '9')
+            num--;
+        int stores = atoi(num), loads = 0;
+        const char *l = strstr(s, "bytes spill loads");
+        if (l) {
+            const char *ln = l - 2;
+            while (ln > s && ln[-1] >= '0' && ln[-1] <= '9')
+                ln--;
+            loads = atoi(ln);
+        }
+        int spill = stores > loads ? stores : loads;
+        worst = spill > worst ? spill : worst;
+    }
+    return worst;
+}

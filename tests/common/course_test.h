@@ -1,0 +1,109 @@
+/**
+ * @file course_test.h
+ * @brief The harness every lesson's Check suite runs under.
+ *
+ * A suite is a table of cases. Each case becomes its own CTest test
+ * (`NN.solution.name`, `NN.exercise.name`), so a crash or a hang fails that
+ * case alone. The test binary answers:
+ *   --list         one line per case: name, labels, timeout (read by CMake)
+ *   --case NAME    run one case under Check (forked, with its timeout)
+ *   (nothing)      run every case
+ * GPU cases first probe for a device in a child process, so CUDA is never
+ * initialised in Check's parent (it does not survive fork()). Without a
+ * device they print one line saying why and exit 77, which CTest reports as
+ * Skipped. COURSE_NO_GPU=1 forces that path.
+ */
+#ifndef COURSE_TEST_H
+#define COURSE_TEST_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "mat.h"
+
+/** Case flags. */
+enum course_case_flags {
+    CASE_CPU = 0,  /**< runs anywhere */
+    CASE_GPU = 1,  /**< needs a CUDA device; skipped (exit 77) without one */
+    CASE_PERF = 2, /**< a performance ratio measured in one run (label perf) */
+};
+
+/** One test case. */
+struct course_case {
+    const char *name;  /**< CTest name suffix; also the Check test name */
+    const TTest *test; /**< the START_TEST function */
+    unsigned flags;    /**< course_case_flags */
+    int timeout_s;     /**< Check kills the case after this many seconds */
+};
+
+/** The exit status CTest reads as Skipped. */
+#define COURSE_SKIP 77
+
+/**
+ * The built artefacts of the lesson side under test, for the structure
+ * checks the harness adds to every lesson suite: "no_cublas_calls" (the
+ * library calls neither cuBLAS nor the baselines; a lesson's kernels are its
+ * own) and, on the solution side, "no_register_spills" (ptxas -v for every
+ * architecture in the report shows no spill stores or loads).
+ */
+struct course_lesson {
+    const char *lib;   /**< the lesson library (static archive), or NULL */
+    const char *ptxas; /**< the ptxas -v report, or NULL for a lesson without kernels */
+    int solution;      /**< 1 on the solution side */
+};
+
+#ifndef LESSON_LIB
+#define LESSON_LIB NULL
+#endif
+#ifndef LESSON_PTXAS
+#define LESSON_PTXAS NULL
+#endif
+#ifndef LESSON_SIDE
+#define LESSON_SIDE "solution"
+#endif
+/** The course_lesson of the binary being compiled (CMake defines the LESSON_ macros). */
+#define COURSE_LESSON ((struct course_lesson){LESSON_LIB, LESSON_PTXAS, LESSON_SIDE[0] == 's'})
+
+/** Run the suite as the command line says (see the file comment). */
+int course_test_main(int argc, char **argv, struct course_lesson lesson,
+                     const struct course_case *cases, size_t count);
+
+/** How many undefined symbols of the archive @p lib start with @p prefix (nm -u), or -1. */
+int course_undefined_symbols(const char *lib, const char *prefix);
+
+/** The M, N, K triples every GEMM kernel is checked at: 1, 31, 32, 33, primes, odd 1000+. */
+extern const int course_gemm_shapes[][3];
+/** How many triples course_gemm_shapes holds. */
+extern const size_t course_gemm_shape_count;
+
+/**
+ * Run the SGEMM launcher @p fn once on small-integer inputs of the given
+ * sizes into a poisoned C, and compare with ref_matmul_f64() exactly.
+ */
+struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed);
+
+/** Median milliseconds of @p fn at M x N x K (5 samples after 2 warm-ups). */
+double course_time_sgemm(bench_sgemm_fn fn, int M, int N, int K);
+
+/** The whole text file at @p path (malloc'd, NUL-terminated), or NULL. */
+char *course_read_file(const char *path);
+
+/**
+ * The body of the PTX entry whose name contains @p kernel (from ".entry" to
+ * its closing brace), malloc'd, or NULL when there is none.
+ */
+char *course_ptx_entry(const char *ptx, const char *kernel);
+
+/** How many times @p needle occurs in @p text. */
+int course_count(const char *text, const char *needle);
+
+/**
+ * The largest "N bytes spill stores" or "N bytes spill loads" that `ptxas -v`
+ * reported in @p log for @p arch (e.g. "sm_90"); -1 when no function was
+ * compiled for that architecture.
+ */
+int course_ptxas_max_spill(const char *log, const char *arch);
+
+#endif /* COURSE_TEST_H */

@@ -1,0 +1,289 @@
+/**
+ * @file test_reference.c
+ * @brief The reference library's own suite: the yardsticks are checked before anything is
+ *        measured with them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "cli.h"
+#include "course_test.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "mat.h"
+#include "ref.h"
+#include "timer.h"
+
+/* A 2 x 3 times 3 x 2 product worked by hand. */
+START_TEST(matmul_by_hand)
+{
+    const float A[] = {1, 2, 3, 4, 5, 6};
+    const float B[] = {7, 8, 9, 10, 11, 12};
+    const float want[] = {58, 64, 139, 154};
+    float C[4];
+    double C64[4];
+    ref_matmul(2, 2, 3, A, B, C);
+    ref_matmul_f64(2, 2, 3, A, B, C64);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_float_eq(C[i], want[i]);
+        ck_assert_double_eq(C64[i], want[i]);
+    }
+}
+END_TEST
+
+/* The float reference equals the fp64 oracle exactly on small integers, at edge shapes. */
+START_TEST(matmul_float_equals_f64_on_integers)
+{
+    for (size_t s = 0; s < course_gemm_shape_count; s++) {
+        int M = course_gemm_shapes[s][0], N = course_gemm_shapes[s][1];
+        int K = course_gemm_shapes[s][2];
+        float *A = mat_alloc_f32((size_t)M * K), *B = mat_alloc_f32((size_t)K * N);
+        float *C = mat_alloc_f32((size_t)M * N);
+        double *W = mat_alloc((size_t)M * N * sizeof *W);
+        mat_fill_int(A, (size_t)M * K, s);
+        mat_fill_int(B, (size_t)K * N, s + 50);
+        ref_matmul(M, N, K, A, B, C);
+        ref_matmul_f64(M, N, K, A, B, W);
+        struct mat_cmp c = mat_compare_f64(C, W, M, N, 0, 0);
+        ck_assert_msg(c.n_bad == 0, "M=%d N=%d K=%d: %lld bad", M, N, K, c.n_bad);
+        free(A);
+        free(B);
+        free(C);
+        free(W);
+    }
+}
+END_TEST
+
+/* Fills: deterministic in the seed, different across seeds, in range, not constant. */
+START_TEST(fills_are_deterministic_and_varied)
+{
+    enum { N = 4096 };
+    float a[N], b[N], c[N];
+    mat_fill_int(a, N, 3);
+    mat_fill_int(b, N, 3);
+    mat_fill_int(c, N, 4);
+    ck_assert(memcmp(a, b, sizeof a) == 0);
+    ck_assert(memcmp(a, c, sizeof a) != 0);
+    int seen[9] = {0};
+    for (int i = 0; i < N; i++) {
+        ck_assert(a[i] == floorf(a[i]) && a[i] >= -4 && a[i] <= 4);
+        seen[(int)a[i] + 4]++;
+    }
+    for (int v = 0; v < 9; v++)
+        ck_assert_msg(seen[v] > N / 18, "value %d appears %d times of %d", v - 4, seen[v], N);
+    mat_fill_uniform(a, N, 9, -2, 3);
+    double mean = 0;
+    for (int i = 0; i < N; i++) {
+        ck_assert(a[i] >= -2 && a[i] < 3);
+        mean += a[i] / N;
+    }
+    ck_assert_msg(fabs(mean - 0.5) < 0.1, "mean %g of uniform [-2, 3)", mean);
+}
+END_TEST
+
+/* The comparison finds the first bad element in row-major order, and NaN is bad. */
+START_TEST(compare_reports_first_bad)
+{
+    float want[12], got[12];
+    mat_fill_int(want, 12, 1);
+    memcpy(got, want, sizeof got);
+    struct mat_cmp c = mat_compare(got, want, 3, 4, 0, 0);
+    ck_assert_int_eq(c.n_bad, 0);
+    ck_assert_int_eq(c.bad_row, -1);
+    got[6] += 0.5f;
+    got[9] = NAN;
+    c = mat_compare(got, want, 3, 4, 0, 0);
+    ck_assert_int_eq(c.n_bad, 2);
+    ck_assert_int_eq(c.bad_row, 1);
+    ck_assert_int_eq(c.bad_col, 2);
+    ck_assert(isinf(c.max_abs));
+    got[9] = want[9];
+    c = mat_compare(got, want, 3, 4, 0.5, 0);
+    ck_assert_int_eq(c.n_bad, 0);
+    ck_assert_double_eq_tol(c.max_abs, 0.5, 1e-12);
+    double want64[12];
+    for (int i = 0; i < 12; i++)
+        want64[i] = want[i];
+    c = mat_compare_f64(got, want64, 3, 4, 0, 0);
+    ck_assert_int_eq(c.n_bad, 1);
+    char buf[160];
+    ck_assert(strstr(mat_cmp_describe(&c, buf, sizeof buf), "first at (1, 2)"));
+}
+END_TEST
+
+/* Conversions: hand-picked cases, then a round trip of every binary16 and bfloat16 value. */
+START_TEST(conversions_round_to_nearest_even)
+{
+    ck_assert_uint_eq(ref_f32_to_f16(1.0f), 0x3C00);
+    ck_assert_uint_eq(ref_f32_to_f16(-2.0f), 0xC000);
+    ck_assert_uint_eq(ref_f32_to_f16(65504.0f), 0x7BFF);
+    ck_assert_uint_eq(ref_f32_to_f16(65520.0f), 0x7C00); /* halfway to 2^16 rounds up: inf */
+    ck_assert_uint_eq(ref_f32_to_f16(65519.0f), 0x7BFF);
+    ck_assert_uint_eq(ref_f32_to_f16(0x1p-24f), 0x0001); /* smallest subnormal */
+    ck_assert_uint_eq(ref_f32_to_f16(0x1p-25f), 0x0000); /* tie to even: zero */
+    ck_assert_uint_eq(ref_f32_to_f16(0x1.8p-25f), 0x0001);
+    ck_assert_uint_eq(ref_f32_to_f16(1.0f + 0x1p-11f), 0x3C00); /* tie, even stays */
+    ck_assert_uint_eq(ref_f32_to_f16(1.0f + 0x3p-11f), 0x3C02); /* tie, odd rounds up */
+    ck_assert_uint_eq(ref_f32_to_f16(INFINITY), 0x7C00);
+    ck_assert((ref_f32_to_f16(NAN) & 0x7C00) == 0x7C00 && (ref_f32_to_f16(NAN) & 0x3FF));
+    ck_assert_uint_eq(ref_f32_to_bf16(1.0f), 0x3F80);
+    ck_assert_uint_eq(ref_f32_to_bf16(1.0f + 0x1p-8f), 0x3F80); /* tie, even stays */
+    ck_assert_uint_eq(ref_f32_to_bf16(1.0f + 0x3p-8f), 0x3F82);
+    ck_assert_uint_eq(ref_f32_to_bf16(3.4e38f), 0x7F80); /* rounds past the largest: inf */
+    ck_assert((ref_f32_to_bf16(NAN) & 0x7F80) == 0x7F80 && (ref_f32_to_bf16(NAN) & 0x7F));
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        float f = ref_f16_to_f32((uint16_t)h);
+        if (!isnan(f))
+            ck_assert_msg(ref_f32_to_f16(f) == h, "binary16 0x%04x -> %a -> 0x%04x", h, f,
+                          ref_f32_to_f16(f));
+        float g = ref_bf16_to_f32((uint16_t)h);
+        if (!isnan(g))
+            ck_assert_msg(ref_f32_to_bf16(g) == h, "bfloat16 0x%04x -> %a", h, g);
+    }
+}
+END_TEST
+
+/* Parse argv given as one string of space-separated words. */
+static enum cli_status parse(const char *line, struct cli_bench *b)
+{
+    static char buf[256]; /* argv points into it after return */
+    char *argv[16] = {"prog"};
+    int argc = 1;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *w = strtok(buf, " "); w && argc < 16; w = strtok(NULL, " "))
+        argv[argc++] = w;
+    cli_bench_defaults(b, 64, 3);
+    return cli_parse_bench(argc, argv, "prog", "test", b, NULL);
+}
+
+START_TEST(cli_accepts_and_rejects)
+{
+    struct cli_bench b;
+    ck_assert_int_eq(parse("--m=5 --n 7 --k=9 --reps=4 --seed=11 --flush-l2", &b), CLI_OK);
+    ck_assert(b.m == 5 && b.n == 7 && b.k == 9 && b.reps == 4 && b.seed == 11 && b.flush_l2);
+    ck_assert_int_eq(parse("--size=33 --n=2", &b), CLI_OK);
+    ck_assert(b.m == 33 && b.n == 2 && b.k == 33);
+    ck_assert_int_eq(parse("--csv=out.csv", &b), CLI_OK);
+    ck_assert_str_eq(b.csv, "out.csv");
+    const char *bad[] = {"--m=0",
+                         "--m=-3",
+                         "--m=abc",
+                         "--m=12x",
+                         "--m",
+                         "--bogus",
+                         "stray",
+                         "--flush-l2=1",
+                         "--m=70000",
+                         "--reps=0",
+                         "--m=1e3",
+                         "--csv=",
+                         "--m=99999999999999999999",
+                         "--size=65536"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(parse(bad[i], &b) == CLI_ERROR, "'%s' was accepted", bad[i]);
+    ck_assert_int_eq(cli_exit_status(CLI_ERROR), 2);
+    ck_assert_int_eq(cli_exit_status(CLI_HELP), 0);
+}
+END_TEST
+
+static void spin(void *arg)
+{
+    volatile double *x = arg;
+    for (int i = 0; i < 200000; i++)
+        *x = *x * 1.0000001 + 1e-9;
+}
+
+START_TEST(cpu_timer_orders_samples)
+{
+    double x = 1;
+    struct timer_opts o = {1, 5, 0, 0};
+    struct timer_stats s = timer_measure(spin, &x, &o);
+    ck_assert_int_eq(s.reps, 5);
+    ck_assert(s.min_ms > 0 && s.min_ms <= s.median_ms && s.median_ms <= s.max_ms);
+}
+END_TEST
+
+/* cuBLAS, as the course calls it (row-major, swapped operands), equals the oracle. */
+START_TEST(baseline_sgemm_matches_reference)
+{
+    for (size_t s = 0; s < course_gemm_shape_count; s++) {
+        const int *d = course_gemm_shapes[s];
+        struct mat_cmp c = course_check_sgemm(baseline_sgemm, d[0], d[1], d[2], 900 + s);
+        char why[160];
+        ck_assert_msg(c.n_bad == 0, "M=%d N=%d K=%d: %s", d[0], d[1], d[2],
+                      mat_cmp_describe(&c, why, sizeof why));
+    }
+}
+END_TEST
+
+/* The half-precision baseline on integers (exact in fp16 and bf16) equals the oracle. */
+START_TEST(baseline_gemm_ex_matches_reference)
+{
+    const int M = 67, N = 129, K = 33;
+    const cudaDataType_t types[] = {CUDA_R_16F, CUDA_R_16BF};
+    float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N), *C = mat_alloc_f32(M * N);
+    uint16_t *hA = mat_alloc(M * K * 2), *hB = mat_alloc(K * N * 2);
+    double *W = mat_alloc((size_t)M * N * sizeof *W);
+    mat_fill_int(A, M * K, 1);
+    mat_fill_int(B, K * N, 2);
+    ref_matmul_f64(M, N, K, A, B, W);
+    void *dA, *dB;
+    float *dC;
+    CUDA_CHECK(cudaMalloc((void **)&dA, M * K * 2));
+    CUDA_CHECK(cudaMalloc((void **)&dB, K * N * 2));
+    CUDA_CHECK(cudaMalloc((void **)&dC, M * N * 4));
+    for (int t = 0; t < 2; t++) {
+        for (int i = 0; i < M * K; i++)
+            hA[i] = t ? ref_f32_to_bf16(A[i]) : ref_f32_to_f16(A[i]);
+        for (int i = 0; i < K * N; i++)
+            hB[i] = t ? ref_f32_to_bf16(B[i]) : ref_f32_to_f16(B[i]);
+        CUDA_CHECK(cudaMemcpy(dA, hA, M * K * 2, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dB, hB, K * N * 2, cudaMemcpyHostToDevice));
+        mat_poison_device(dC, M * N * 4);
+        baseline_gemm_ex(M, N, K, dA, dB, types[t], dC);
+        CUDA_CHECK(cudaMemcpy(C, dC, M * N * 4, cudaMemcpyDeviceToHost));
+        struct mat_cmp c = mat_compare_f64(C, W, M, N, 0, 0);
+        ck_assert_msg(c.n_bad == 0, "%s: %lld bad", t ? "bf16" : "fp16", c.n_bad);
+    }
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dC));
+    free(A);
+    free(B);
+    free(C);
+    free(hA);
+    free(hB);
+    free(W);
+}
+END_TEST
+
+START_TEST(device_query_and_ceiling)
+{
+    struct device_info d;
+    ck_assert_msg(device_query(&d), "device_query failed: %s", d.why);
+    ck_assert(d.sms > 0 && d.mem_total > 0 && d.cc_major >= 7);
+    double gbs = device_copy_bandwidth_gbs((size_t)256 << 20, 5);
+    ck_assert_msg(gbs > 50 && gbs < 20000, "copy bandwidth %g GB/s is implausible", gbs);
+    ck_assert(device_fits("test", 1 << 20));
+    ck_assert(!device_fits("test", d.mem_total * 2));
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"matmul_by_hand", matmul_by_hand, CASE_CPU, 10},
+        {"matmul_float_equals_f64_on_integers", matmul_float_equals_f64_on_integers, CASE_CPU, 60},
+        {"fills_are_deterministic_and_varied", fills_are_deterministic_and_varied, CASE_CPU, 10},
+        {"compare_reports_first_bad", compare_reports_first_bad, CASE_CPU, 10},
+        {"conversions_round_to_nearest_even", conversions_round_to_nearest_even, CASE_CPU, 10},
+        {"cli_accepts_and_rejects", cli_accepts_and_rejects, CASE_CPU, 10},
+        {"cpu_timer_orders_samples", cpu_timer_orders_samples, CASE_CPU, 10},
+        {"baseline_sgemm_matches_reference", baseline_sgemm_matches_reference, CASE_GPU, 120},
+        {"baseline_gemm_ex_matches_reference", baseline_gemm_ex_matches_reference, CASE_GPU, 60},
+        {"device_query_and_ceiling", device_query_and_ceiling, CASE_GPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
