@@ -1,0 +1,93 @@
+/**
+ * @file shared_memory_tiling.cu
+ * @brief Lesson 03: shared memory: a tiled matrix multiply and a transpose through a tile.
+ *
+ * Row-major float, any sizes (every kernel guards its edges). Versions, in order:
+ *   matmul_tiled             C = A * B; each block loads 32 x 32 tiles of A and B into
+ *                            shared memory once and reads each element 32 times from there
+ *   transpose_shared         out = in^T through a 32 x 32 shared tile: coalesced global loads
+ *                            and stores, but the column reads of the tile conflict 32-way
+ *   transpose_shared_padded  the same with a 32 x 33 tile: one column of padding shifts each
+ *                            row by one bank, and the conflicts disappear
+ *
+ * Build and check: ./course check 03; measure: ./course bench 03.
+ */
+#include "shared_memory_tiling.h"
+
+#include "cuda_check.h"
+
+/* TILE: the side of every shared tile (one warp wide, so a tile row is one
+ * 128-byte line). TRANSPOSE_ROWS: the transposes use TILE x TRANSPOSE_ROWS
+ * threads, each moving TILE / TRANSPOSE_ROWS = 4 elements of the tile. */
+enum { TILE = 32, TRANSPOSE_ROWS = 8 };
+
+static __global__ void matmul_tiled_kernel(int M, int N, int K, const float *A, const float *B,
+                                           float *C)
+{
+    /* As: rows blockIdx.y * TILE .. +31 of A, columns k0 .. k0+31.
+     * Bs: rows k0 .. k0+31 of B, columns blockIdx.x * TILE .. +31. */
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty; /* row of C this thread computes, 0 .. M-1 plus overhang */
+    int col = blockIdx.x * TILE + tx; /* column of C, 0 .. N-1 plus overhang */
+
+    // Walk k0 = 0, TILE, 2 TILE, ... over K. In each step every thread loads one
+    // element of the A tile (row `row`, column k0 + tx) and one of the B tile
+    // (row k0 + ty, column `col`), writing 0 where the element lies outside the
+    // matrix, so the partial tiles at the edges add nothing. Barrier, then
+    // accumulate the TILE products As[ty][k] * Bs[k][tx]; barrier again before
+    // the next step overwrites the tiles. Every thread, in range or not, runs
+    // the whole loop: all of them must reach both barriers.
+    // TODO
+}
+
+extern "C" void matmul_tiled(int M, int N, int K, const float *d_A, const float *d_B, float *d_C)
+{
+    dim3 block(TILE, TILE);                                  /* 1024 threads */
+    dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE); /* x covers columns of C */
+    matmul_tiled_kernel<<<grid, block>>>(M, N, K, d_A, d_B, d_C);
+    CUDA_CHECK_LAUNCH();
+}
+
+static __global__ void transpose_shared_kernel(int M, int N, const float *in, float *out)
+{
+    /* tile[r][c] = in[blockIdx.y * TILE + r][blockIdx.x * TILE + c]. Row r starts
+     * at word 32 r, so column c of every row is in bank c: a column read hits
+     * one bank 32 times. */
+    __shared__ float tile[TILE][TILE];
+
+    // Load: thread (x, y) reads in[row][col] for row = blockIdx.y * TILE + y + j,
+    // j = 0, 8, 16, 24, and col = blockIdx.x * TILE + x, into tile[y + j][x]
+    // (guard row < M and col < N). Barrier. Store: the block writes the tile's
+    // transpose to out (N x M) at out row blockIdx.x * TILE + y + j and out
+    // column blockIdx.y * TILE + x, reading tile[x][y + j], so that consecutive
+    // threads still write consecutive addresses of out.
+    // TODO
+}
+
+extern "C" void transpose_shared(int M, int N, const float *d_in, float *d_out)
+{
+    dim3 block(TILE, TRANSPOSE_ROWS);
+    dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE); /* x covers columns of in */
+    transpose_shared_kernel<<<grid, block>>>(M, N, d_in, d_out);
+    CUDA_CHECK_LAUNCH();
+}
+
+static __global__ void transpose_shared_padded_kernel(int M, int N, const float *in, float *out)
+{
+    /* One unused column: row r now starts at word 33 r, so element [r][c] is in
+     * bank (r + c) % 32 and a column's 32 elements fall in 32 different banks. */
+    __shared__ float tile[TILE][TILE + 1];
+
+    // The same two loops as transpose_shared: only the tile's shape differs.
+    // TODO
+}
+
+extern "C" void transpose_shared_padded(int M, int N, const float *d_in, float *d_out)
+{
+    dim3 block(TILE, TRANSPOSE_ROWS);
+    dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE); /* x covers columns of in */
+    transpose_shared_padded_kernel<<<grid, block>>>(M, N, d_in, d_out);
+    CUDA_CHECK_LAUNCH();
+}

@@ -1,0 +1,119 @@
+/**
+ * @file shared_memory_tiling_main.c
+ * @brief Lesson 03's benchmark: matmul_tiled against cuBLAS, the transposes against a copy.
+ *
+ *   ./course bench 03 [--size=4096] [--m=M --n=N --k=K] [--reps=10] [--flush-l2] [--csv=FILE]
+ *
+ * matmul_tiled runs on small-integer inputs and must equal cuBLAS's result
+ * exactly. The transposes read and write M x N floats each (8 bytes per
+ * element) and are compared with a device-to-device copy of the same matrix:
+ * the padded tile should come close to it, the unpadded one should not.
+ */
+#include "shared_memory_tiling.h"
+
+#include <stdlib.h>
+
+#include "bench.h"
+#include "cuda_check.h"
+#include "mat.h"
+#include "timer.h"
+
+static const char *const PROG = "03_shared_memory_tiling";
+
+typedef void (*transpose_fn)(int M, int N, const float *d_in, float *d_out);
+
+struct transpose_call {
+    transpose_fn fn;
+    int M, N;
+    const float *d_in;
+    float *d_out;
+};
+
+static void run_transpose(void *arg)
+{
+    struct transpose_call *c = arg;
+    c->fn(c->M, c->N, c->d_in, c->d_out);
+}
+
+/* Time both transposes of an M x N matrix and print a row each, plus the copy
+ * ceiling. Returns 0, 1 (a result was wrong) or 2 (too big). */
+static int bench_transposes(struct bench_table *t, int M, int N)
+{
+    size_t count = (size_t)M * N, bytes = count * sizeof(float);
+    if (!device_fits(PROG, 2 * bytes))
+        return 2;
+    float *h_in = mat_alloc_f32(count), *h_out = mat_alloc_f32(count);
+    mat_fill_int(h_in, count, (uint64_t)t->opt->seed);
+    float *d_in;
+    struct transpose_call call = {NULL, M, N, NULL, NULL};
+    CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&call.d_out, bytes));
+    CUDA_CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    call.d_in = d_in;
+
+    /* The ceiling: copying the matrix also reads and writes every element once. */
+    double peak = device_copy_bandwidth_gbs(bytes, t->opt->reps);
+    const struct {
+        const char *name;
+        transpose_fn fn;
+    } versions[] = {{"transpose_shared", transpose_shared},
+                    {"transpose_shared_padded", transpose_shared_padded}};
+    int rc = 0;
+    for (int v = 0; v < 2; v++) {
+        call.fn = versions[v].fn;
+        mat_poison_device(call.d_out, bytes);
+        run_transpose(&call);
+        CUDA_CHECK(cudaMemcpy(h_out, call.d_out, bytes, cudaMemcpyDeviceToHost));
+        long long bad = 0;
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+                bad += !(h_out[(size_t)j * M + i] == h_in[(size_t)i * N + j]);
+        char check[64];
+        snprintf(check, sizeof check, bad ? "%lld of %zu wrong" : "ok", bad, count);
+        struct timer_opts o = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
+        double ms = timer_measure(run_transpose, &call, &o).median_ms;
+        struct bench_row row = {versions[v].name, ms, 0, 2.0 * bytes, 0, peak, check, bad == 0};
+        bench_row(t, &row);
+        rc |= bad != 0;
+    }
+    printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n", "copy bandwidth",
+           "", "", peak);
+
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(call.d_out));
+    free(h_in);
+    free(h_out);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_bench o;
+    cli_bench_defaults(&o, 4096, 10);
+    enum cli_status st = cli_parse_bench(argc, argv, PROG,
+                                         "Lesson 03: matmul_tiled against cuBLAS SGEMM; "
+                                         "transpose_shared(_padded) of M x N against a copy.",
+                                         &o, NULL);
+    if (st != CLI_OK)
+        return cli_exit_status(st);
+
+    struct device_info dev;
+    if (!device_query(&dev)) {
+        fprintf(stderr, "%s: %s\n", PROG, dev.why);
+        return 1;
+    }
+    struct bench_table t;
+    if (bench_begin(&t, PROG, "cublas_sgemm", &o, &dev))
+        return 2;
+    const struct bench_sgemm versions[] = {
+        {"matmul_tiled", matmul_tiled},
+    };
+    int rc = bench_sgemm_table(&t, versions, 1);
+    if (rc != 2) {
+        int tr = bench_transposes(&t, o.m, o.n);
+        rc = tr ? tr : rc;
+    }
+    bench_end(&t);
+    timer_release();
+    return rc;
+}

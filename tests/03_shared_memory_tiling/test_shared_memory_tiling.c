@@ -1,0 +1,182 @@
+/**
+ * @file test_shared_memory_tiling.c
+ * @brief Lesson 03's suite: the tiled matmul and both transposes against the CPU, shared-memory
+ *        structure in the PTX, and the speed-ups the lesson promises.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "course_test.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "mat.h"
+#include "shared_memory_tiling.h"
+#include "timer.h"
+
+START_TEST(matmul_tiled_edges)
+{
+    for (size_t s = 0; s < course_gemm_shape_count; s++) {
+        const int *d = course_gemm_shapes[s];
+        struct mat_cmp cmp = course_check_sgemm(matmul_tiled, d[0], d[1], d[2], 400 + s);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "matmul_tiled at M=%d N=%d K=%d: %s", d[0], d[1], d[2],
+                      mat_cmp_describe(&cmp, why, sizeof why));
+    }
+}
+END_TEST
+
+typedef void (*transpose_fn)(int M, int N, const float *d_in, float *d_out);
+
+/* Shapes around the 32 x 32 tile: single rows and columns, one short and one
+ * over, and a large ragged one. */
+static const int transpose_shapes[][2] = {{1, 1},    {31, 33},  {32, 32},    {33, 31},
+                                          {1, 1031}, {1031, 1}, {257, 1029}, {64, 96}};
+
+static void check_transpose(transpose_fn fn, const char *name)
+{
+    for (size_t s = 0; s < sizeof transpose_shapes / sizeof *transpose_shapes; s++) {
+        int M = transpose_shapes[s][0], N = transpose_shapes[s][1];
+        size_t count = (size_t)M * N, bytes = count * sizeof(float);
+        float *in = mat_alloc_f32(count), *out = mat_alloc_f32(count);
+        mat_fill_int(in, count, 30 + s);
+        float *d_in, *d_out;
+        CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
+        CUDA_CHECK(cudaMemcpy(d_in, in, bytes, cudaMemcpyHostToDevice));
+        mat_poison_device(d_out, bytes);
+        fn(M, N, d_in, d_out);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+                ck_assert_msg(out[(size_t)j * M + i] == in[(size_t)i * N + j],
+                              "%s %d x %d: out[%d][%d] = %g, want in[%d][%d] = %g", name, M, N, j,
+                              i, out[(size_t)j * M + i], i, j, in[(size_t)i * N + j]);
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_out));
+        free(in);
+        free(out);
+    }
+}
+
+START_TEST(transpose_shared_edges)
+{
+    check_transpose(transpose_shared, "transpose_shared");
+}
+END_TEST
+
+START_TEST(transpose_shared_padded_edges)
+{
+    check_transpose(transpose_shared_padded, "transpose_shared_padded");
+}
+END_TEST
+
+/* Same run, same size: the tiled kernel must reach a fair fraction of cuBLAS
+ * (the target at 4096 on an H100 is 15%; the floor here is generous). */
+START_TEST(tiled_vs_cublas)
+{
+    /* A fast wrong kernel proves nothing: first the answer, then the time. */
+    struct mat_cmp cmp = course_check_sgemm(matmul_tiled, 129, 65, 63, 1);
+    ck_assert_msg(cmp.n_bad == 0, "matmul_tiled is wrong at 129 x 65 x 63: no timing");
+    double tiled = course_time_sgemm(matmul_tiled, 2048, 2048, 2048);
+    double cublas = course_time_sgemm(baseline_sgemm, 2048, 2048, 2048);
+    baseline_release();
+    ck_assert_msg(cublas >= 0.08 * tiled,
+                  "matmul_tiled %.3f ms is below 8%% of cuBLAS's speed (%.3f ms)", tiled, cublas);
+}
+END_TEST
+
+struct transpose_call {
+    transpose_fn fn;
+    int M, N;
+    const float *d_in;
+    float *d_out;
+};
+
+static void run_transpose(void *arg)
+{
+    struct transpose_call *c = arg;
+    c->fn(c->M, c->N, c->d_in, c->d_out);
+}
+
+/* Median ms of @p fn on an M x N matrix already on the device. */
+static double time_transpose(transpose_fn fn, int M, int N, const float *d_in, float *d_out)
+{
+    struct transpose_call call = {fn, M, N, d_in, d_out};
+    struct timer_opts o = {2, 10, 1, 0};
+    return timer_measure(run_transpose, &call, &o).median_ms;
+}
+
+/* Padding removes the 32-way conflicts of the column reads: the padded version
+ * must be clearly faster, and close enough to the copy bandwidth. */
+START_TEST(padded_transpose_beats_conflicts)
+{
+    /* A fast wrong kernel proves nothing: first the answers, then the times. */
+    check_transpose(transpose_shared, "transpose_shared");
+    check_transpose(transpose_shared_padded, "transpose_shared_padded");
+    const int M = 8192, N = 8192;
+    size_t bytes = (size_t)M * N * sizeof(float);
+    float *d_in, *d_out;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
+    CUDA_CHECK(cudaMemset(d_in, 0, bytes));
+    double plain = time_transpose(transpose_shared, M, N, d_in, d_out);
+    double padded = time_transpose(transpose_shared_padded, M, N, d_in, d_out);
+    double copy = device_copy_bandwidth_gbs(bytes, 10);
+    double padded_gbs = 2.0 * bytes / (padded * 1e6);
+    ck_assert_msg(padded * 1.15 < plain,
+                  "transpose_shared_padded %.3f ms vs transpose_shared %.3f ms: padding should "
+                  "pay at least 15%%",
+                  padded, plain);
+    ck_assert_msg(padded_gbs > 0.4 * copy, "transpose_shared_padded %.0f GB/s, copy %.0f GB/s",
+                  padded_gbs, copy);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+}
+END_TEST
+
+/* The PTX shows what the lesson teaches: shared-memory stores and loads
+ * separated by barriers, and a padded tile of 32 x 33 floats (4224 bytes). */
+START_TEST(ptx_uses_shared_memory)
+{
+    char *ptx = course_read_file(LESSON_PTX);
+    ck_assert_msg(ptx != NULL, "cannot read %s", LESSON_PTX);
+    const char *kernels[] = {"matmul_tiled_kernel", "transpose_shared_kernel",
+                             "transpose_shared_padded_kernel"};
+    for (int i = 0; i < 3; i++) {
+        char *body = course_ptx_entry(ptx, kernels[i]);
+        ck_assert_msg(body != NULL, "no %s in the PTX", kernels[i]);
+        ck_assert_msg(strstr(body, "st.shared"), "%s never stores to shared memory", kernels[i]);
+        ck_assert_msg(strstr(body, "ld.shared"), "%s never loads from shared memory", kernels[i]);
+        ck_assert_msg(strstr(body, "bar.sync"), "%s has no __syncthreads()", kernels[i]);
+        ck_assert_msg(strstr(body, "ld.global") && strstr(body, "st.global"),
+                      "%s does not both load and store global memory", kernels[i]);
+        free(body);
+    }
+    char *tiled = course_ptx_entry(ptx, "matmul_tiled_kernel");
+    ck_assert_msg(course_count(tiled, "bar.sync") >= 2,
+                  "matmul_tiled_kernel needs two barriers per step (after the loads, and before "
+                  "the next step overwrites the tiles)");
+    free(tiled);
+    char *padded = course_ptx_entry(ptx, "transpose_shared_padded_kernel");
+    ck_assert_msg(strstr(padded, "tile[4224]"),
+                  "transpose_shared_padded_kernel has no 32 x 33 float tile (4224 bytes)");
+    free(padded);
+    free(ptx);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"matmul_tiled_edges", matmul_tiled_edges, CASE_GPU, 120},
+        {"transpose_shared_edges", transpose_shared_edges, CASE_GPU, 60},
+        {"transpose_shared_padded_edges", transpose_shared_padded_edges, CASE_GPU, 60},
+        {"tiled_vs_cublas", tiled_vs_cublas, CASE_GPU | CASE_PERF, 120},
+        {"padded_transpose_beats_conflicts", padded_transpose_beats_conflicts, CASE_GPU | CASE_PERF,
+         120},
+        {"ptx_uses_shared_memory", ptx_uses_shared_memory, CASE_CPU, 30},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
