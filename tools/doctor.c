@@ -6,6 +6,8 @@
  * runtime versions, then measures the ceilings the lessons are compared with:
  * device-to-device copy bandwidth, cuBLAS SGEMM (FP32) and HGEMM (fp16 in,
  * FP32 accumulate) at 4096 (or --size). Without a GPU it says why and exits 0.
+ * With --probe it only answers whether a GPU is there: exit 0, or the reason
+ * on stdout and exit 1 (the course script asks this before GPU work).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,9 +68,10 @@ static double gemm_tflops(int n, int half)
 
 int main(int argc, char **argv)
 {
-    int size = 4096;
+    int size = 4096, probe = 0;
     const struct cli_opt opts[] = {
         {"size", CLI_INT, &size, 256, 16384, "GEMM size for the cuBLAS ceilings"},
+        {"probe", CLI_FLAG, &probe, 0, 0, "only say whether a GPU answers (exit 0) or why not"},
         {NULL, CLI_INT, NULL, 0, 0, NULL},
     };
     enum cli_status st =
@@ -78,6 +81,11 @@ int main(int argc, char **argv)
 
     struct device_info d;
     int ok = device_query(&d);
+    if (probe) {
+        if (!ok)
+            printf("%s\n", d.why);
+        return ok ? 0 : 1;
+    }
     printf("CUDA runtime  %d.%d (this build)\n", d.runtime_version / 1000,
            d.runtime_version % 1000 / 10);
     if (d.driver_version)

@@ -55,12 +55,15 @@ struct course_lesson {
 };
 
 #ifndef LESSON_LIB
+/** Path of the lesson library under test (CMake defines it; NULL outside a lesson). */
 #define LESSON_LIB NULL
 #endif
 #ifndef LESSON_PTXAS
+/** Path of the lesson's ptxas -v report (CMake defines it for lessons with kernels). */
 #define LESSON_PTXAS NULL
 #endif
 #ifndef LESSON_SIDE
+/** "solution" or "exercise": the side of the lesson this binary tests. */
 #define LESSON_SIDE "solution"
 #endif
 /** The course_lesson of the binary being compiled (CMake defines the LESSON_ macros). */

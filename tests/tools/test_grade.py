@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""tools/grade.py on a hand-written CTest JUnit file: scores, not-run tests, missing tests."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+GRADE = ROOT / "tools" / "grade.py"
+
+JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3">
+  <testcase name="01.exercise.a" status="run"><system-out>100%: Checks: 1</system-out></testcase>
+  <testcase name="01.exercise.b" status="fail"><failure message=""/>
+    <system-out>x.c:9:F:b:b:0: matmul at M=1: 1 bad</system-out></testcase>
+  <testcase name="02.exercise.c" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/>
+    <system-out>SKIPPED c: no CUDA device (none found)</system-out></testcase>
+</testsuite>
+"""
+POINTS = "# comment\n01.exercise.a\t10\n01.exercise.b\t5\n02.exercise.c\t7\n02.exercise.d\t3\n"
+
+
+class GradeReport(unittest.TestCase):
+    def run_report(self, *extra):
+        d = pathlib.Path(self.tmp.name)
+        (d / "j.xml").write_text(JUNIT)
+        (d / "points.tsv").write_text(POINTS)
+        out = subprocess.run([sys.executable, GRADE, "report", "--junit", d / "j.xml",
+                              "--points", d / "points.tsv", "--out", d / "out", *extra],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads((d / "out" / "results.json").read_text()), out
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_scores(self):
+        res, table = self.run_report()
+        by = {t["name"]: t for t in res["tests"]}
+        self.assertEqual(res["score"], 10)
+        self.assertEqual(by["01.exercise.a"]["score"], 10)
+        self.assertEqual(by["01.exercise.b"]["score"], 0)
+        self.assertIn("1 bad", by["01.exercise.b"]["output"])
+        for t in res["tests"]:
+            self.assertEqual(set(t) >= {"name", "score", "max_score", "output"}, True)
+        self.assertIn("TOTAL", table)
+
+    def test_not_run_is_never_passed(self):
+        res, _ = self.run_report()
+        c = {t["name"]: t for t in res["tests"]}["02.exercise.c"]
+        self.assertEqual(c["score"], 0)
+        self.assertEqual(c["status"], "failed")
+        self.assertEqual(c["extra_data"]["result"], "notrun")
+        self.assertIn("NOT RUN", c["output"])
+        self.assertIn("no CUDA device", c["output"])
+
+    def test_missing_test_scores_zero(self):
+        res, _ = self.run_report()
+        d = {t["name"]: t for t in res["tests"]}["02.exercise.d"]
+        self.assertEqual((d["score"], d["max_score"]), (0, 3))
+
+    def test_lesson_filter_and_csv(self):
+        res, _ = self.run_report("--lessons", "01")
+        self.assertEqual([t["name"] for t in res["tests"]], ["01.exercise.a", "01.exercise.b"])
+        rows = (pathlib.Path(self.tmp.name) / "out" / "grades.csv").read_text().splitlines()
+        self.assertEqual(rows[0], "test,result,score,max_score")
+        self.assertEqual(rows[-1], "TOTAL,,10,15")
+
+
+if __name__ == "__main__":
+    unittest.main()

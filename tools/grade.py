@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Turn CTest results of the exercise side into grades and verdicts.
+
+  grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...]
+      results.json (Gradescope autograder format), grades.csv and a terminal table.
+      Every test named in the points file for the chosen lessons is reported: one that
+      did not run because there is no GPU is "not run" with 0 points, never passed; one
+      that is missing from the results (its lesson did not compile) scores 0.
+  grade.py verdict --junit FILE --lesson NN
+      one line per test for a student (./course check NN), with the failure's first
+      lines and a pointer to the lesson text.
+  grade.py check-points --build DIR
+      exit 1 unless the points file lists exactly the exercise tests CTest knows.
+"""
+import argparse
+import csv
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+POINTS = ROOT / "tests" / "points.tsv"
+
+
+def read_points(path):
+    """Ordered {test name: points} from the points file."""
+    points = {}
+    for number, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2 or not re.fullmatch(r"\d+(\.\d+)?", fields[1].strip()):
+            raise SystemExit(f"{path}:{number}: expected 'test<TAB>points', got {line!r}")
+        points[fields[0].strip()] = float(fields[1])
+    return points
+
+
+def read_junit(path):
+    """{test name: (status, output)} with status passed, failed or notrun."""
+    results = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        out = case.findtext("system-out") or ""
+        if case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
+            status = "notrun"
+        elif case.find("failure") is not None or case.get("status") == "fail":
+            status = "failed"
+        else:
+            status = "passed"
+        results[case.get("name")] = (status, out)
+    return results
+
+
+def why_not_run(output):
+    """The harness's one-line reason for a skipped test."""
+    for line in output.splitlines():
+        if line.startswith("SKIPPED"):
+            return line.split(":", 1)[-1].strip()
+    return "not run"
+
+
+CHECK_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):[FE]:[^:]*:[^:]*:\d+: (?P<msg>.*)$")
+
+
+def failure_lines(output, limit=4):
+    """The lines of a failure worth showing: Check's verdicts (message first) and errors."""
+    keep = []
+    for line in output.splitlines():
+        check = CHECK_LINE.match(line.strip())
+        if check:
+            where = pathlib.Path(check["file"]).name
+            keep.append(f"{check['msg']}  ({where}:{check['line']})")
+        elif re.search(r"error:|Timeout|timeout|signal|was not built", line):
+            keep.append(line.strip())
+    return (keep or output.strip().splitlines()[-limit:])[:limit]
+
+
+def lesson_of(test):
+    return test.split(".", 1)[0]
+
+
+def cmd_report(args):
+    points = read_points(args.points)
+    results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
+    tests = []
+    for name, max_score in points.items():
+        if args.lessons and lesson_of(name) not in args.lessons:
+            continue
+        status, output = results.get(name, ("failed", "did not build or did not run: "
+                                             "see the build log"))
+        if status == "notrun":
+            output = f"NOT RUN (counted as 0, not as passed): {why_not_run(output)}"
+        score = max_score if status == "passed" else 0.0
+        tests.append({"name": name, "score": score, "max_score": max_score,
+                      "status": "passed" if status == "passed" else "failed",
+                      "output": output.strip()[-4000:],
+                      "extra_data": {"result": status}})
+    total = sum(t["score"] for t in tests)
+    possible = sum(t["max_score"] for t in tests)
+    not_run = sum(t["extra_data"]["result"] == "notrun" for t in tests)
+    summary = f"{total:g} of {possible:g} points"
+    if not_run:
+        summary += f"; {not_run} tests could not run on this machine (no GPU) and score 0"
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(
+        {"score": total, "output": summary, "tests": tests}, indent=2) + "\n")
+    with open(out / "grades.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["test", "result", "score", "max_score"])
+        for t in tests:
+            w.writerow([t["name"], t["extra_data"]["result"], f"{t['score']:g}",
+                        f"{t['max_score']:g}"])
+        w.writerow(["TOTAL", "", f"{total:g}", f"{possible:g}"])
+    width = max([len(t["name"]) for t in tests] + [4])
+    print(f"{'test':<{width}}  {'result':<7}  points")
+    for t in tests:
+        print(f"{t['name']:<{width}}  {t['extra_data']['result']:<7}  "
+              f"{t['score']:g}/{t['max_score']:g}")
+    print(f"{'TOTAL':<{width}}  {'':<7}  {total:g}/{possible:g}")
+    print(summary)
+    print(f"wrote {out / 'results.json'} and {out / 'grades.csv'}")
+    return 0
+
+
+def cmd_verdict(args):
+    results = read_junit(args.junit)
+    lesson = next(iter(sorted(ROOT.glob(f"lessons/{args.lesson}_*"))), None)
+    text = lesson.relative_to(ROOT) / "README.md" if lesson else "the lesson README"
+    passed = failed = notrun = 0
+    for name, (status, output) in sorted(results.items()):
+        short = name.split(".", 2)[-1]
+        if status == "passed":
+            passed += 1
+            print(f"  PASS  {short}")
+        elif status == "notrun":
+            notrun += 1
+            print(f"  SKIP  {short}: {why_not_run(output)}")
+        else:
+            failed += 1
+            print(f"  FAIL  {short}")
+            for line in failure_lines(output):
+                print(f"          {line[:200]}")
+    print(f"{passed} passed, {failed} failed, {notrun} skipped")
+    if failed:
+        print(f"Stuck? Re-read {text} (the exercise section has hints).")
+    return 1 if failed else 0
+
+
+def cmd_check_points(args):
+    listing = subprocess.run(
+        ["ctest", "--test-dir", args.build, "-N", "-L", "exercise", "--show-only=json-v1"],
+        capture_output=True, text=True, check=True).stdout
+    known = {t["name"] for t in json.loads(listing)["tests"]}
+    listed = set(read_points(args.points))
+    missing, stale = sorted(known - listed), sorted(listed - known)
+    for name in missing:
+        print(f"no points for exercise test {name} (add it to {args.points})")
+    for name in stale:
+        print(f"{args.points} names {name}, which is not an exercise test")
+    if missing or stale:
+        return 1
+    print(f"points cover all {len(known)} exercise tests")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    rep = sub.add_parser("report")
+    rep.add_argument("--junit", required=True)
+    rep.add_argument("--out", required=True)
+    rep.add_argument("--points", default=str(POINTS))
+    rep.add_argument("--lessons", nargs="*")
+    ver = sub.add_parser("verdict")
+    ver.add_argument("--junit", required=True)
+    ver.add_argument("--lesson", required=True)
+    chk = sub.add_parser("check-points")
+    chk.add_argument("--build", required=True)
+    chk.add_argument("--points", default=str(POINTS))
+    args = parser.parse_args()
+    return {"report": cmd_report, "verdict": cmd_verdict,
+            "check-points": cmd_check_points}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
