@@ -1,0 +1,187 @@
+/**
+ * @file register_tiling.cu
+ * @brief Lesson 04: register tiling: more results per thread, fewer shared loads per FMA.
+ *
+ * Row-major float, any M, N, K (every kernel guards its edges). Versions, in order:
+ *   matmul_1d_tile     64 x 64 block tile, BK = 8; each thread computes TM = 8 results in a
+ *                      column, so one B value loaded from shared memory feeds 8 FMAs
+ *   matmul_2d_tile     128 x 128 block tile, BK = 8; each thread computes TM x TN = 8 x 8
+ *                      results from 8 + 8 values in registers: 64 FMAs per 16 shared loads
+ *   matmul_vectorized  matmul_2d_tile with float4 global loads and stores, and A stored
+ *                      transposed in shared memory so the inner loop reads both tiles
+ *                      with 128-bit loads; unaligned or edge accesses fall back to scalars
+ *
+ * Build and check: ./course check 04; measure: ./course bench 04; see the register
+ * count of each kernel in the ptxas -v report (reports/04_solution.ptxas.txt in the build).
+ */
+#include "register_tiling.h"
+
+#include <stdint.h>
+
+#include "cuda_check.h"
+
+/* matmul_1d_tile: a 64 x 64 tile of C per block, K in steps of 8, 8 results per
+ * thread: 64 * 64 / 8 = 512 threads. */
+enum { T1_BM = 64, T1_BN = 64, T1_BK = 8, T1_TM = 8, T1_THREADS = T1_BM * T1_BN / T1_TM };
+
+/* matmul_2d_tile and matmul_vectorized: a 128 x 128 tile of C per block, K in
+ * steps of 8, 8 x 8 results per thread: (128 / 8) * (128 / 8) = 256 threads. */
+enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = (BM / TM) * (BN / TN) };
+
+static __global__ void __launch_bounds__(T1_THREADS)
+    matmul_1d_tile_kernel(int M, int N, int K, const float *A, const float *B, float *C)
+{
+    /* As: rows row0 .. row0+63 of A, columns k0 .. k0+7. Bs: rows k0 .. k0+7 of B,
+     * columns col0 .. col0+63. */
+    __shared__ float As[T1_BM][T1_BK];
+    __shared__ float Bs[T1_BK][T1_BN];
+    int tid = threadIdx.x;
+    int row0 = blockIdx.y * T1_BM, col0 = blockIdx.x * T1_BN; /* the block's corner of C */
+    int thread_col = tid % T1_BN; /* column of the block tile this thread computes, 0 .. 63 */
+    int thread_row = tid / T1_BN; /* its rows are thread_row * 8 .. + 7, thread_row 0 .. 7 */
+    int a_row = tid / T1_BK, a_col = tid % T1_BK; /* the A tile element it loads: 64 x 8 */
+    int b_row = tid / T1_BN, b_col = tid % T1_BN; /* the B tile element it loads: 8 x 64 */
+    float acc[T1_TM] = {0.0f};
+
+    for (int k0 = 0; k0 < K; k0 += T1_BK) {
+        // Load one element of each tile per thread (0 outside the matrix):
+        // As[a_row][a_col] from A row row0 + a_row, column k0 + a_col, and
+        // Bs[b_row][b_col] from B row k0 + b_row, column col0 + b_col.
+        // TODO
+        /* Both tiles are complete before any thread reads them. */
+        __syncthreads();
+        // For each k of the tile, hold Bs[k][thread_col] in a register and add
+        // its product with As[thread_row * TM + i][k] to acc[i], i = 0 .. TM-1.
+        // TODO
+        /* Every thread is done reading before the next step overwrites the tiles. */
+        __syncthreads();
+    }
+    // Store acc[i] to C row row0 + thread_row * TM + i, column col0 + thread_col,
+    // where both are inside C.
+    // TODO
+}
+
+extern "C" void matmul_1d_tile(int M, int N, int K, const float *d_A, const float *d_B, float *d_C)
+{
+    dim3 grid((N + T1_BN - 1) / T1_BN, (M + T1_BM - 1) / T1_BM); /* x covers columns of C */
+    matmul_1d_tile_kernel<<<grid, T1_THREADS>>>(M, N, K, d_A, d_B, d_C);
+    CUDA_CHECK_LAUNCH();
+}
+
+static __global__ void __launch_bounds__(THREADS)
+    matmul_2d_tile_kernel(int M, int N, int K, const float *A, const float *B, float *C)
+{
+    /* As: rows row0 .. row0+127 of A, columns k0 .. k0+7. Bs: rows k0 .. k0+7 of B,
+     * columns col0 .. col0+127. 8 KB in all. */
+    __shared__ float As[BM][BK];
+    __shared__ float Bs[BK][BN];
+    int tid = threadIdx.x;
+    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN; /* the block's corner of C */
+    int thread_row = tid / (BN / TN); /* rows thread_row * 8 .. + 7 of the tile, 0 .. 15 */
+    int thread_col = tid % (BN / TN); /* columns thread_col * 8 .. + 7 of the tile, 0 .. 15 */
+    float acc[TM][TN] = {{0.0f}};     /* 64 results, in registers */
+    float a[TM], b[TN];               /* a column of the A tile, a row of the B tile */
+
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        // Each tile has BM * BK = 1024 elements and there are 256 threads: thread
+        // tid loads elements tid, tid + 256, tid + 512, tid + 768 of each, idx ->
+        // As[idx / BK][idx % BK] and Bs[idx / BN][idx % BN], 0 outside the matrix.
+        // TODO
+        /* Both tiles are complete before any thread reads them. */
+        __syncthreads();
+        // For each k: load a[i] = As[thread_row * TM + i][k] and
+        // b[j] = Bs[k][thread_col * TN + j] into registers, then the TM x TN
+        // outer product acc[i][j] += a[i] * b[j].
+        // TODO
+        /* Every thread is done reading before the next step overwrites the tiles. */
+        __syncthreads();
+    }
+    // Store acc[i][j] to C row row0 + thread_row * TM + i, column
+    // col0 + thread_col * TN + j, where both are inside C.
+    // TODO
+}
+
+extern "C" void matmul_2d_tile(int M, int N, int K, const float *d_A, const float *d_B, float *d_C)
+{
+    dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM); /* x covers columns of C */
+    matmul_2d_tile_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C);
+    CUDA_CHECK_LAUNCH();
+}
+
+/*
+ * Elements start .. start+3 of a row of length len at @p row, 0 past its end.
+ * With @p vec (the row is 16-byte aligned: the launcher checked the pointer and
+ * the row length) and all four inside, one 128-bit load through the read-only
+ * path (ld.global.nc.v4.f32); otherwise up to four guarded scalar loads.
+ */
+static __device__ float4 load_row4(const float *row, int start, int len, int vec)
+{
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    // TODO
+    return v;
+}
+
+/* The same for a store: one 128-bit store when allowed, else guarded scalars. */
+static __device__ void store_row4(float *row, int start, int len, int vec, float4 v)
+{
+    // TODO
+}
+
+/* vec_a, vec_b, vec_c: the rows of A, B and C may be read or written as float4 (see the launcher).
+ */
+static __global__ void __launch_bounds__(THREADS)
+    matmul_vectorized_kernel(int M, int N, int K, const float *A, const float *B, float *C,
+                             int vec_a, int vec_b, int vec_c)
+{
+    /* As is the A tile transposed: As[k][m] = A[row0 + m][k0 + k], so that a
+     * thread's 8 values of A for one k are contiguous (two float4 reads). Bs:
+     * rows k0 .. k0+7 of B, columns col0 .. col0+127. Both 16-byte aligned. */
+    __shared__ __align__(16) float As[BK][BM];
+    __shared__ __align__(16) float Bs[BK][BN];
+    int tid = threadIdx.x;
+    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN; /* the block's corner of C */
+    int thread_row = tid / (BN / TN); /* rows thread_row * 8 .. + 7 of the tile, 0 .. 15 */
+    int thread_col = tid % (BN / TN); /* columns thread_col * 8 .. + 7 of the tile, 0 .. 15 */
+    /* The A tile is 128 rows of 2 float4 and the B tile 8 rows of 32 float4:
+     * 256 float4 each, one per thread. */
+    int a_row = tid / (BK / 4), a_k = tid % (BK / 4) * 4; /* A tile row 0..127, k 0 or 4 */
+    int b_k = tid / (BN / 4), b_col = tid % (BN / 4) * 4; /* B tile row 0..7, column 0..124 */
+    float acc[TM][TN] = {{0.0f}};
+    float a[TM], b[TN];
+
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        // Load a float4 of A (row row0 + a_row, columns k0 + a_k .. + 3) with
+        // load_row4 and scatter it transposed into As[a_k + q][a_row]; load a
+        // float4 of B (row k0 + b_k, columns col0 + b_col .. + 3) and store it
+        // whole into Bs[b_k][b_col]. Rows outside the matrix give zeros.
+        // TODO
+        /* Both tiles are complete before any thread reads them. */
+        __syncthreads();
+        // As in matmul_2d_tile, but read a[0..7] as two float4 from
+        // &As[k][thread_row * TM] and b[0..7] as two float4 from
+        // &Bs[k][thread_col * TN].
+        // TODO
+        /* Every thread is done reading before the next step overwrites the tiles. */
+        __syncthreads();
+    }
+    // Store each row i of the thread's 8 x 8 results as two float4 with
+    // store_row4, at C row row0 + thread_row * TM + i (skip rows >= M),
+    // columns col0 + thread_col * TN and + 4.
+    // TODO
+}
+
+/* Whether every row of a matrix with row length @p len at @p p starts 16-byte aligned. */
+static int rows_aligned16(const void *p, int len)
+{
+    return (uintptr_t)p % 16 == 0 && len % 4 == 0;
+}
+
+extern "C" void matmul_vectorized(int M, int N, int K, const float *d_A, const float *d_B,
+                                  float *d_C)
+{
+    dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM); /* x covers columns of C */
+    int vec_a = rows_aligned16(d_A, K), vec_b = rows_aligned16(d_B, N);
+    int vec_c = rows_aligned16(d_C, N);
+    matmul_vectorized_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C, vec_a, vec_b, vec_c);
+    CUDA_CHECK_LAUNCH();
+}
