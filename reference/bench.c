@@ -44,7 +44,8 @@ int bench_begin(struct bench_table *t, const char *lesson, const char *base,
     else
         printf("%s | CPU | M=%d N=%d K=%d | median of %d\n", lesson, opt->m, opt->n, opt->k,
                opt->reps);
-    printf("%% base = %% of %s's speed; %% peakBW = %% of the measured copy bandwidth\n", base);
+    printf("%% base = %% of %s's speed%s\n", base,
+           dev ? "; % peakBW = % of the measured copy bandwidth" : "");
     printf("%-24s %10s %10s %9s %9s %9s  %s\n", "version", "ms", dev ? "TFLOP/s" : "GFLOP/s",
            "GB/s", "% base", "% peakBW", "check");
     return 0;

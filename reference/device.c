@@ -19,8 +19,11 @@ int device_query(struct device_info *info)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        snprintf(info->why, sizeof info->why, "no CUDA device (%s)",
-                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        if (info->driver_version == 0)
+            snprintf(info->why, sizeof info->why, "no CUDA device (no NVIDIA driver is installed)");
+        else
+            snprintf(info->why, sizeof info->why, "no CUDA device (%s)",
+                     err != cudaSuccess ? cudaGetErrorString(err) : "none found");
         return 0;
     }
     struct cudaDeviceProp p;
