@@ -47,26 +47,15 @@ START_TEST(vector_add_edges)
 }
 END_TEST
 
-static void check_gemm_edges(bench_sgemm_fn fn, const char *name)
-{
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        const int *d = course_gemm_shapes[s];
-        struct mat_cmp cmp = course_check_sgemm(fn, d[0], d[1], d[2], 300 + s);
-        char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, d[0], d[1], d[2],
-                      mat_cmp_describe(&cmp, why, sizeof why));
-    }
-}
-
 START_TEST(matmul_naive_edges)
 {
-    check_gemm_edges(matmul_naive, "matmul_naive");
+    course_assert_sgemm_edges(matmul_naive, "matmul_naive", 300);
 }
 END_TEST
 
 START_TEST(matmul_coalesced_edges)
 {
-    check_gemm_edges(matmul_coalesced, "matmul_coalesced");
+    course_assert_sgemm_edges(matmul_coalesced, "matmul_coalesced", 300);
 }
 END_TEST
 

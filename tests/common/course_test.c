@@ -208,6 +208,17 @@ struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64
     return cmp;
 }
 
+void course_assert_sgemm_edges(bench_sgemm_fn fn, const char *name, uint64_t seed)
+{
+    for (size_t s = 0; s < course_gemm_shape_count; s++) {
+        const int *d = course_gemm_shapes[s];
+        struct mat_cmp cmp = course_check_sgemm(fn, d[0], d[1], d[2], seed + s);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, d[0], d[1], d[2],
+                      mat_cmp_describe(&cmp, why, sizeof why));
+    }
+}
+
 struct timed_sgemm {
     bench_sgemm_fn fn;
     int M, N, K;

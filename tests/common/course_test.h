@@ -87,6 +87,13 @@ extern const size_t course_gemm_shape_count;
  */
 struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed);
 
+/**
+ * Check @p fn with course_check_sgemm() at every shape of course_gemm_shapes
+ * (seeds from @p seed on); a Check assertion names @p name, the shape and the
+ * first bad element of the first shape that fails.
+ */
+void course_assert_sgemm_edges(bench_sgemm_fn fn, const char *name, uint64_t seed);
+
 /** Median milliseconds of @p fn at M x N x K (5 samples after 2 warm-ups). */
 double course_time_sgemm(bench_sgemm_fn fn, int M, int N, int K);
 
