@@ -113,6 +113,18 @@ struct mat_cmp mat_compare_f64(const float *got, const double *want, int rows, i
     return c;
 }
 
+struct mat_cmp mat_compare_scaled(const float *got, const double *want, const double *scale,
+                                  int rows, int cols, double tol)
+{
+    struct mat_cmp c = cmp_init();
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            size_t at = (size_t)i * cols + j;
+            cmp_add(&c, got[at], want[at], i, j, tol * scale[at], 0);
+        }
+    return c;
+}
+
 char *mat_cmp_describe(const struct mat_cmp *c, char *buf, size_t size)
 {
     if (c->n_bad == 0)

@@ -63,6 +63,14 @@ struct mat_cmp mat_compare_f64(const float *got, const double *want, int rows, i
                                double atol, double rtol);
 
 /**
+ * Compare @p got with @p want element by element against a bound of its own: an element is bad
+ * unless |got - want| <= @p tol * @p scale (same shape; NaN is always bad). With scale from
+ * ref_matmul_abs_f64() and tol from ref_gemm_tolerance() this is the course's rounding rule.
+ */
+struct mat_cmp mat_compare_scaled(const float *got, const double *want, const double *scale,
+                                  int rows, int cols, double tol);
+
+/**
  * Describe @p c in one line into @p buf: "ok (max abs err 0)" or
  * "37 bad, first at (2, 5): got nan, want 4". Returns @p buf.
  */

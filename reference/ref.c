@@ -4,6 +4,7 @@
  */
 #include "ref.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -35,6 +36,31 @@ void ref_matmul_f64(int M, int N, int K, const float *A, const float *B, double 
                 c[j] += a * (double)b[j];
         }
     }
+}
+
+void ref_matmul_abs_f64(int M, int N, int K, const float *A, const float *B, double *C)
+{
+    for (size_t i = 0; i < (size_t)M; i++) {
+        double *c = C + i * N;
+        for (int j = 0; j < N; j++)
+            c[j] = 0.0;
+        for (size_t k = 0; k < (size_t)K; k++) {
+            double a = fabs((double)A[i * K + k]);
+            const float *b = B + k * N;
+            for (int j = 0; j < N; j++)
+                c[j] += a * fabs((double)b[j]);
+        }
+    }
+}
+
+double ref_gemm_tolerance(int K, double u_in, double u_acc)
+{
+    double ku = K * u_acc;
+    if (ku >= 1)
+        return INFINITY;
+    double gamma = ku / (1 - ku);
+    double in = 2 * u_in + u_in * u_in; /* (1 + u_in)^2 - 1, without cancelling against 1 */
+    return in + gamma + in * gamma;
 }
 
 static uint32_t bits_of(float x)

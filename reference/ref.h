@@ -18,6 +18,40 @@ void ref_matmul(int M, int N, int K, const float *A, const float *B, float *C);
 /** C = A * B with every product and sum in double: the oracle. */
 void ref_matmul_f64(int M, int N, int K, const float *A, const float *B, double *C);
 
+/** C = |A| * |B| in double: sum_k |a_ik| |b_kj|, the scale of each element's rounding error. */
+void ref_matmul_abs_f64(int M, int N, int K, const float *A, const float *B, double *C);
+
+/** Unit roundoff of float (binary32): half the gap between 1 and the next value, 2^-24. */
+#define REF_U_FP32 0x1p-24
+/** Unit roundoff of TF32 (10 stored mantissa bits, as binary16): 2^-11. */
+#define REF_U_TF32 0x1p-11
+/** Unit roundoff of binary16 (fp16, 10 stored mantissa bits): 2^-11. */
+#define REF_U_FP16 0x1p-11
+/** Unit roundoff of bfloat16 (7 stored mantissa bits): 2^-8. */
+#define REF_U_BF16 0x1p-8
+/**
+ * The accumulator unit to pass for float accumulation on Tensor Cores: 2^-22. They align the
+ * addends of a block of products to the largest and truncate, so each block loses up to one
+ * ulp of its largest addend per addend (2^-23 relative, times (b + 1) / b for blocks of b
+ * products) instead of rounding once to half an ulp; 2^-22 covers that with room to spare.
+ */
+#define REF_U_TC_ACC 0x1p-22
+
+/**
+ * The course's one tolerance rule for a GEMM that rounds. Every element must satisfy
+ *
+ *     |got_ij - exact_ij| <= ref_gemm_tolerance(K, u_in, u_acc) * sum_k |a_ik| |b_kj|
+ *
+ * where exact is the product of the float inputs (ref_matmul_f64()), the sum is
+ * ref_matmul_abs_f64(), u_in the unit roundoff of the format A and B are rounded to before
+ * the multiply (0 when they are already exact in it) and u_acc that of the accumulation.
+ * Returns (1 + u_in)^2 (1 + gamma_K) - 1, with gamma_K = K u_acc / (1 - K u_acc) the classic
+ * bound on a K-term dot product (Higham, Accuracy and Stability of Numerical Algorithms,
+ * sec. 3.1); each rounded input adds a relative u_in to each product. Infinite when
+ * K u_acc >= 1, where the bound says nothing.
+ */
+double ref_gemm_tolerance(int K, double u_in, double u_acc);
+
 /** The IEEE binary16 bit pattern nearest to @p x (ties to even; NaN stays NaN, quiet). */
 uint16_t ref_f32_to_f16(float x);
 

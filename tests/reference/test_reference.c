@@ -145,6 +145,64 @@ START_TEST(conversions_round_to_nearest_even)
 }
 END_TEST
 
+/* The tolerance rule: its formula, then that float GEMMs obey it and that it is not vacuous. */
+START_TEST(gemm_tolerance_rule)
+{
+    const double u = REF_U_FP32;
+    ck_assert_double_eq_tol(ref_gemm_tolerance(1, 0, u), u / (1 - u), 1e-20);
+    ck_assert_double_eq_tol(ref_gemm_tolerance(1000, 0, u), 1000 * u / (1 - 1000 * u), 1e-18);
+    ck_assert(ref_gemm_tolerance(2000, 0, u) > ref_gemm_tolerance(1000, 0, u));
+    ck_assert_double_eq_tol(ref_gemm_tolerance(1, REF_U_FP16, 0), 2 * REF_U_FP16 + 0x1p-22, 1e-18);
+    ck_assert(isinf(ref_gemm_tolerance(1 << 11, 0, REF_U_FP16)));
+    ck_assert(isinf(ref_gemm_tolerance(1 << 24, 0, u)));
+
+    const int M = 17, N = 23;
+    const int Ks[] = {16, 4099};
+    for (int t = 0; t < 2; t++) {
+        int K = Ks[t];
+        float *A = mat_alloc_f32((size_t)M * K), *B = mat_alloc_f32((size_t)K * N);
+        float *Ah = mat_alloc_f32((size_t)M * K), *Bh = mat_alloc_f32((size_t)K * N);
+        float *C = mat_alloc_f32((size_t)M * N);
+        double *W = mat_alloc((size_t)M * N * sizeof *W), *S = mat_alloc((size_t)M * N * sizeof *S);
+        mat_fill_uniform(A, (size_t)M * K, 40 + t, -1, 1);
+        mat_fill_uniform(B, (size_t)K * N, 50 + t, -1, 1);
+        for (int i = 0; i < M * K; i++)
+            Ah[i] = ref_f16_to_f32(ref_f32_to_f16(A[i]));
+        for (int i = 0; i < K * N; i++)
+            Bh[i] = ref_f16_to_f32(ref_f32_to_f16(B[i]));
+        ref_matmul_f64(M, N, K, A, B, W);
+        ref_matmul_abs_f64(M, N, K, A, B, S);
+        /* Float accumulation of the exact inputs obeys the rule with u_acc = 2^-24. */
+        ref_matmul(M, N, K, A, B, C);
+        struct mat_cmp c = mat_compare_scaled(C, W, S, M, N, ref_gemm_tolerance(K, 0, u));
+        ck_assert_msg(c.n_bad == 0, "K=%d float accumulation: %lld outside the rule", K, c.n_bad);
+        /* Rounding the inputs to fp16 first needs u_in = 2^-11 ... */
+        ref_matmul(M, N, K, Ah, Bh, C);
+        c = mat_compare_scaled(C, W, S, M, N, ref_gemm_tolerance(K, REF_U_FP16, u));
+        ck_assert_msg(c.n_bad == 0, "K=%d fp16 inputs: %lld outside the rule", K, c.n_bad);
+        /* ... and at small K the rule without it catches the input rounding: it is not vacuous. */
+        if (K == 16) {
+            c = mat_compare_scaled(C, W, S, M, N, ref_gemm_tolerance(K, 0, u));
+            ck_assert_msg(c.n_bad > 0, "fp16 input rounding passed a float-only tolerance");
+        }
+        /* One element off by twice its bound is caught, at its place. */
+        ref_matmul(M, N, K, A, B, C);
+        double tol = ref_gemm_tolerance(K, 0, u);
+        C[5 * N + 7] = (float)(W[5 * N + 7] + 2 * tol * S[5 * N + 7] + 1e-30);
+        c = mat_compare_scaled(C, W, S, M, N, tol);
+        ck_assert_int_eq(c.n_bad, 1);
+        ck_assert(c.bad_row == 5 && c.bad_col == 7);
+        free(A);
+        free(B);
+        free(Ah);
+        free(Bh);
+        free(C);
+        free(W);
+        free(S);
+    }
+}
+END_TEST
+
 /* Parse argv given as one string of space-separated words. */
 static enum cli_status parse(const char *line, struct cli_bench *b)
 {
@@ -208,13 +266,7 @@ END_TEST
 /* cuBLAS, as the course calls it (row-major, swapped operands), equals the oracle. */
 START_TEST(baseline_sgemm_matches_reference)
 {
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        const int *d = course_gemm_shapes[s];
-        struct mat_cmp c = course_check_sgemm(baseline_sgemm, d[0], d[1], d[2], 900 + s);
-        char why[160];
-        ck_assert_msg(c.n_bad == 0, "M=%d N=%d K=%d: %s", d[0], d[1], d[2],
-                      mat_cmp_describe(&c, why, sizeof why));
-    }
+    course_assert_sgemm_edges(baseline_sgemm, "baseline_sgemm", 900);
 }
 END_TEST
 
@@ -279,6 +331,7 @@ int main(int argc, char **argv)
         {"fills_are_deterministic_and_varied", fills_are_deterministic_and_varied, CASE_CPU, 10},
         {"compare_reports_first_bad", compare_reports_first_bad, CASE_CPU, 10},
         {"conversions_round_to_nearest_even", conversions_round_to_nearest_even, CASE_CPU, 10},
+        {"gemm_tolerance_rule", gemm_tolerance_rule, CASE_CPU, 30},
         {"cli_accepts_and_rejects", cli_accepts_and_rejects, CASE_CPU, 10},
         {"cpu_timer_orders_samples", cpu_timer_orders_samples, CASE_CPU, 10},
         {"baseline_sgemm_matches_reference", baseline_sgemm_matches_reference, CASE_GPU, 120},
