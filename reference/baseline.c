@@ -40,6 +40,13 @@ void baseline_gemm_ex(int M, int N, int K, const void *d_A, const void *d_B, cud
                               CUBLAS_GEMM_DEFAULT));
 }
 
+void baseline_sgemv(int M, int K, const float *d_A, const float *d_x, float *d_y)
+{
+    const float one = 1.0f, zero = 0.0f;
+    /* Column-major A^T is K x M with leading dimension K; y = (A^T)^T x. */
+    CUBLAS_CHECK(cublasSgemv(get_handle(), CUBLAS_OP_T, K, M, &one, d_A, K, d_x, 1, &zero, d_y, 1));
+}
+
 void baseline_release(void)
 {
     if (handle)

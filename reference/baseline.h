@@ -25,6 +25,13 @@ void baseline_sgemm(int M, int N, int K, const float *d_A, const float *d_B, flo
 void baseline_gemm_ex(int M, int N, int K, const void *d_A, const void *d_B, cudaDataType_t ab_type,
                       float *d_C);
 
+/**
+ * y = A x in FP32 on the device (cublasSgemv), A M x K row-major, x K floats,
+ * y M floats. Row-major A is the column-major K x M matrix A^T, so this is
+ * cuBLAS's y = (A^T)^T x: CUBLAS_OP_T with m = K, n = M, lda = K.
+ */
+void baseline_sgemv(int M, int K, const float *d_A, const float *d_x, float *d_y);
+
 /** Destroy the cuBLAS handle, if one was made. */
 void baseline_release(void);
 

@@ -311,6 +311,40 @@ START_TEST(baseline_gemm_ex_matches_reference)
 }
 END_TEST
 
+/* cublasSgemv on row-major A (through CUBLAS_OP_T) equals the oracle, at edge shapes. */
+START_TEST(baseline_sgemv_matches_reference)
+{
+    static const int shapes[][2] = {{1, 1}, {31, 33}, {33, 31}, {32, 1031}, {1031, 257}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int M = shapes[s][0], K = shapes[s][1];
+        float *A = mat_alloc_f32((size_t)M * K), *x = mat_alloc_f32(K), *y = mat_alloc_f32(M);
+        double *want = mat_alloc((size_t)M * sizeof *want);
+        mat_fill_int(A, (size_t)M * K, 40 + s);
+        mat_fill_int(x, K, 60 + s);
+        ref_matmul_f64(M, 1, K, A, x, want); /* y = A x is C = A * B with N = 1 */
+        float *d_A, *d_x, *d_y;
+        CUDA_CHECK(cudaMalloc((void **)&d_A, (size_t)M * K * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&d_x, K * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&d_y, M * sizeof(float)));
+        CUDA_CHECK(cudaMemcpy(d_A, A, (size_t)M * K * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(d_x, x, K * sizeof(float), cudaMemcpyHostToDevice));
+        mat_poison_device(d_y, M * sizeof(float));
+        baseline_sgemv(M, K, d_A, d_x, d_y);
+        CUDA_CHECK(cudaMemcpy(y, d_y, M * sizeof(float), cudaMemcpyDeviceToHost));
+        struct mat_cmp c = mat_compare_f64(y, want, M, 1, 0, 0);
+        char why[160];
+        ck_assert_msg(c.n_bad == 0, "M=%d K=%d: %s", M, K, mat_cmp_describe(&c, why, sizeof why));
+        CUDA_CHECK(cudaFree(d_A));
+        CUDA_CHECK(cudaFree(d_x));
+        CUDA_CHECK(cudaFree(d_y));
+        free(A);
+        free(x);
+        free(y);
+        free(want);
+    }
+}
+END_TEST
+
 START_TEST(device_query_and_ceiling)
 {
     struct device_info d;
@@ -336,6 +370,7 @@ int main(int argc, char **argv)
         {"cpu_timer_orders_samples", cpu_timer_orders_samples, CASE_CPU, 10},
         {"baseline_sgemm_matches_reference", baseline_sgemm_matches_reference, CASE_GPU, 120},
         {"baseline_gemm_ex_matches_reference", baseline_gemm_ex_matches_reference, CASE_GPU, 60},
+        {"baseline_sgemv_matches_reference", baseline_sgemv_matches_reference, CASE_GPU, 60},
         {"device_query_and_ceiling", device_query_and_ceiling, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);

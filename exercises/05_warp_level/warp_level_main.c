@@ -1,0 +1,126 @@
+/**
+ * @file warp_level_main.c
+ * @brief Lesson 05's benchmark: gemv_warp against cublasSgemv and the copy bandwidth,
+ *        matmul_warptile against cuBLAS SGEMM.
+ *
+ *   ./course bench 05 [--size=4096] [--m=M --n=N --k=K] [--reps=10] [--flush-l2] [--csv=FILE]
+ *
+ * The GEMV is y = A x with A M x K: it reads 4 (M K + K + M) bytes and does
+ * 2 M K FLOPs, so it is memory-bound and measured in GB/s against a copy of
+ * the same footprint. Both it and the GEMM run on small-integer inputs and
+ * must equal cuBLAS's results exactly.
+ */
+#include "warp_level.h"
+
+#include <stdlib.h>
+
+#include "baseline.h"
+#include "bench.h"
+#include "cuda_check.h"
+#include "mat.h"
+#include "timer.h"
+
+static const char *const PROG = "05_warp_level";
+
+typedef void (*gemv_fn)(int M, int K, const float *d_A, const float *d_x, float *d_y);
+
+struct gemv_call {
+    gemv_fn fn;
+    int M, K;
+    const float *d_A, *d_x;
+    float *d_y;
+};
+
+static void run_gemv(void *arg)
+{
+    struct gemv_call *c = arg;
+    c->fn(c->M, c->K, c->d_A, c->d_x, c->d_y);
+}
+
+/* Time cublasSgemv and gemv_warp at M x K, print a row each and the copy
+ * ceiling. Returns 0, 1 (gemv_warp was wrong) or 2 (too big). */
+static int bench_gemv(struct bench_table *t, int M, int K)
+{
+    size_t na = (size_t)M * K;
+    double bytes = 4.0 * ((double)na + K + M), flops = 2.0 * na;
+    if (!device_fits(PROG, (na + K + M) * sizeof(float)))
+        return 2;
+    float *h_A = mat_alloc_f32(na), *h_x = mat_alloc_f32(K);
+    float *h_want = mat_alloc_f32(M), *h_got = mat_alloc_f32(M);
+    mat_fill_int(h_A, na, (uint64_t)t->opt->seed);
+    mat_fill_int(h_x, K, (uint64_t)t->opt->seed + 1);
+    float *d_A, *d_x;
+    struct gemv_call call = {baseline_sgemv, M, K, NULL, NULL, NULL};
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_x, K * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&call.d_y, M * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_A, h_A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_x, h_x, K * sizeof(float), cudaMemcpyHostToDevice));
+    call.d_A = d_A;
+    call.d_x = d_x;
+
+    struct timer_opts o = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
+    /* The ceiling: a copy that reads and writes the same number of bytes in all. */
+    double peak = device_copy_bandwidth_gbs((size_t)(bytes / 2), t->opt->reps);
+    run_gemv(&call);
+    CUDA_CHECK(cudaMemcpy(h_want, call.d_y, M * sizeof(float), cudaMemcpyDeviceToHost));
+    double base_ms = timer_measure(run_gemv, &call, &o).median_ms;
+    struct bench_row base = {"cublas_sgemv", base_ms, flops,         bytes,
+                             base_ms,        peak,    "(reference)", 1};
+    bench_row(t, &base);
+
+    call.fn = gemv_warp;
+    mat_poison_device(call.d_y, M * sizeof(float));
+    run_gemv(&call);
+    CUDA_CHECK(cudaMemcpy(h_got, call.d_y, M * sizeof(float), cudaMemcpyDeviceToHost));
+    struct mat_cmp cmp = mat_compare(h_got, h_want, M, 1, 0, 0);
+    char check[160];
+    mat_cmp_describe(&cmp, check, sizeof check);
+    double ms = timer_measure(run_gemv, &call, &o).median_ms;
+    struct bench_row row = {"gemv_warp", ms, flops, bytes, base_ms, peak, check, cmp.n_bad == 0};
+    bench_row(t, &row);
+    printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n", "copy bandwidth",
+           "", "", peak);
+
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(call.d_y));
+    free(h_A);
+    free(h_x);
+    free(h_want);
+    free(h_got);
+    return cmp.n_bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_bench o;
+    cli_bench_defaults(&o, 4096, 10);
+    enum cli_status st = cli_parse_bench(argc, argv, PROG,
+                                         "Lesson 05: gemv_warp (M x K) against cublasSgemv and "
+                                         "the copy bandwidth; matmul_warptile against cuBLAS.",
+                                         &o, NULL);
+    if (st != CLI_OK)
+        return cli_exit_status(st);
+
+    struct device_info dev;
+    if (!device_query(&dev)) {
+        fprintf(stderr, "%s: %s\n", PROG, dev.why);
+        return 1;
+    }
+    struct bench_table t;
+    if (bench_begin(&t, PROG, "cuBLAS (cublas_sgemv, cublas_sgemm)", &o, &dev))
+        return 2;
+    int rc = bench_gemv(&t, o.m, o.k);
+    const struct bench_sgemm versions[] = {
+        {"matmul_warptile", matmul_warptile},
+    };
+    if (rc != 2) {
+        int gemm = bench_sgemm_table(&t, versions, 1);
+        rc = gemm ? gemm : rc;
+    }
+    bench_end(&t);
+    baseline_release();
+    timer_release();
+    return rc;
+}

@@ -1,0 +1,266 @@
+/**
+ * @file test_warp_level.c
+ * @brief Lesson 05's suite: warp_sum, gemv_warp and matmul_warptile against the CPU at edge sizes
+ *        and misaligned pointers, shuffles and vector loads in the PTX, and their speed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "course_test.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "mat.h"
+#include "ref.h"
+#include "timer.h"
+#include "warp_level.h"
+
+/* Around one warp and one block of 1024, a prime, and enough for many strides. */
+static const int sum_lengths[] = {0, 1, 31, 32, 33, 1021, 1024, 1025, 1000003};
+
+START_TEST(warp_sum_edges)
+{
+    for (size_t l = 0; l < sizeof sum_lengths / sizeof *sum_lengths; l++) {
+        int n = sum_lengths[l];
+        size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
+        float *x = mat_alloc_f32(n > 0 ? n : 1);
+        mat_fill_int(x, n, 80 + l);
+        double want = 0;
+        for (int i = 0; i < n; i++)
+            want += x[i];
+        float *d_x, *d_out, got;
+        CUDA_CHECK(cudaMalloc((void **)&d_x, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&d_out, sizeof(float)));
+        CUDA_CHECK(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice));
+        mat_poison_device(d_out, sizeof(float));
+        warp_sum(d_x, n, d_out);
+        CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+        /* Integers below 2^24: every order of addition gives the exact sum. */
+        ck_assert_msg(got == want, "warp_sum of n=%d: got %g, want %g", n, got, want);
+        CUDA_CHECK(cudaFree(d_x));
+        CUDA_CHECK(cudaFree(d_out));
+        free(x);
+    }
+}
+END_TEST
+
+/* Run gemv_warp at M x K with A, x and y starting @p offset floats into their
+ * allocations, and compare with the oracle exactly. */
+static void check_gemv(int M, int K, int offset, uint64_t seed)
+{
+    size_t na = (size_t)M * K;
+    float *A = mat_alloc_f32(na), *x = mat_alloc_f32(K), *y = mat_alloc_f32(M);
+    double *want = mat_alloc((size_t)M * sizeof *want);
+    mat_fill_int(A, na, seed);
+    mat_fill_int(x, K, seed + 1);
+    ref_matmul_f64(M, 1, K, A, x, want); /* y = A x is C = A * B with N = 1 */
+    float *d_A, *d_x, *d_y;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, (na + offset) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_x, (K + offset) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_y, (M + offset) * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_A + offset, A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_x + offset, x, K * sizeof(float), cudaMemcpyHostToDevice));
+    mat_poison_device(d_y, (M + offset) * sizeof(float));
+    gemv_warp(M, K, d_A + offset, d_x + offset, d_y + offset);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(y, d_y + offset, M * sizeof(float), cudaMemcpyDeviceToHost));
+    struct mat_cmp cmp = mat_compare_f64(y, want, M, 1, 0, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "gemv_warp at M=%d K=%d (pointers %d floats in): %s", M, K,
+                  offset, mat_cmp_describe(&cmp, why, sizeof why));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(d_y));
+    free(A);
+    free(x);
+    free(y);
+    free(want);
+}
+
+START_TEST(gemv_warp_edges)
+{
+    /* Scalar path (K % 4 != 0) and float4 path (K % 4 == 0), rows around the
+     * 8 rows of a block, K around one warp-wide step (32 or 128 floats). */
+    static const int shapes[][2] = {{1, 1},    {31, 31},   {32, 32},   {33, 33},
+                                    {1, 1031}, {1031, 1},  {127, 131}, {257, 1029},
+                                    {9, 4},    {67, 1024}, {33, 132},  {1001, 516}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        check_gemv(shapes[s][0], shapes[s][1], 0, 90 + s);
+}
+END_TEST
+
+/* K a multiple of 4 but A and x one float off 16-byte alignment: the launcher
+ * must take the scalar path. */
+START_TEST(gemv_warp_misaligned)
+{
+    check_gemv(67, 1024, 1, 120);
+    check_gemv(33, 132, 3, 121);
+}
+END_TEST
+
+START_TEST(matmul_warptile_edges)
+{
+    for (size_t s = 0; s < course_gemm_shape_count; s++) {
+        const int *d = course_gemm_shapes[s];
+        struct mat_cmp cmp = course_check_sgemm(matmul_warptile, d[0], d[1], d[2], 700 + s);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "matmul_warptile at M=%d N=%d K=%d: %s", d[0], d[1], d[2],
+                      mat_cmp_describe(&cmp, why, sizeof why));
+    }
+    /* Multiples of 4 (the float4 path) that are not multiples of the tiles,
+     * and K of one, two and several 16-deep steps. */
+    static const int shapes[][3] = {
+        {128, 128, 16}, {132, 260, 36}, {4, 4, 4}, {256, 124, 1028}, {260, 132, 32}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const int *d = shapes[s];
+        struct mat_cmp cmp = course_check_sgemm(matmul_warptile, d[0], d[1], d[2], 800 + s);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "matmul_warptile at M=%d N=%d K=%d: %s", d[0], d[1], d[2],
+                      mat_cmp_describe(&cmp, why, sizeof why));
+    }
+}
+END_TEST
+
+/* Sizes that allow float4 but pointers that do not. */
+START_TEST(matmul_warptile_misaligned)
+{
+    const int M = 132, N = 136, K = 68;
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb), *C = mat_alloc_f32(nc);
+    double *want = mat_alloc(nc * sizeof *want);
+    mat_fill_int(A, na, 73);
+    mat_fill_int(B, nb, 74);
+    ref_matmul_f64(M, N, K, A, B, want);
+    float *d_A, *d_B, *d_C;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, (na + 1) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, (nb + 1) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_C, (nc + 1) * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_A + 1, A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_B + 1, B, nb * sizeof(float), cudaMemcpyHostToDevice));
+    mat_poison_device(d_C, (nc + 1) * sizeof(float));
+    matmul_warptile(M, N, K, d_A + 1, d_B + 1, d_C + 1);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(C, d_C + 1, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "matmul_warptile with pointers 4 bytes off alignment: %s",
+                  mat_cmp_describe(&cmp, why, sizeof why));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_B));
+    CUDA_CHECK(cudaFree(d_C));
+    free(A);
+    free(B);
+    free(C);
+    free(want);
+}
+END_TEST
+
+typedef void (*gemv_fn)(int M, int K, const float *d_A, const float *d_x, float *d_y);
+
+struct gemv_call {
+    gemv_fn fn;
+    int M, K;
+    const float *d_A, *d_x;
+    float *d_y;
+};
+
+static void run_gemv(void *arg)
+{
+    struct gemv_call *c = arg;
+    c->fn(c->M, c->K, c->d_A, c->d_x, c->d_y);
+}
+
+/* gemv_warp against cublasSgemv and the copy bandwidth, in the same run (the
+ * targets at 4096 on an H100 are 90% of cuBLAS and 80% of the copy). */
+START_TEST(gemv_warp_bandwidth)
+{
+    check_gemv(129, 516, 0, 1); /* a fast wrong kernel proves nothing */
+    const int M = 8192, K = 8192;
+    size_t na = (size_t)M * K;
+    double bytes = 4.0 * ((double)na + K + M);
+    float *d_A, *d_x, *d_y;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_x, K * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_y, M * sizeof(float)));
+    CUDA_CHECK(cudaMemset(d_A, 0, na * sizeof(float)));
+    CUDA_CHECK(cudaMemset(d_x, 0, K * sizeof(float)));
+    struct gemv_call call = {gemv_warp, M, K, d_A, d_x, d_y};
+    struct timer_opts o = {2, 10, 1, 0};
+    double ms = timer_measure(run_gemv, &call, &o).median_ms;
+    call.fn = baseline_sgemv;
+    double cublas = timer_measure(run_gemv, &call, &o).median_ms;
+    baseline_release();
+    double gbs = bytes / (ms * 1e6);
+    double copy = device_copy_bandwidth_gbs((size_t)(bytes / 2), 10);
+    ck_assert_msg(gbs > 0.5 * copy, "gemv_warp %.0f GB/s, copy %.0f GB/s", gbs, copy);
+    ck_assert_msg(cublas >= 0.6 * ms, "gemv_warp %.3f ms is below 60%% of cublasSgemv (%.3f ms)",
+                  ms, cublas);
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(d_y));
+}
+END_TEST
+
+/* The ladder's fastest FP32 kernel against cuBLAS in the same run (the target
+ * at 4096 on an H100 is 85%; the floor here is generous). */
+START_TEST(warptile_vs_cublas)
+{
+    struct mat_cmp cmp = course_check_sgemm(matmul_warptile, 129, 65, 63, 1);
+    ck_assert_msg(cmp.n_bad == 0, "matmul_warptile is wrong at 129 x 65 x 63: no timing");
+    double warptile = course_time_sgemm(matmul_warptile, 4096, 4096, 4096);
+    double cublas = course_time_sgemm(baseline_sgemm, 4096, 4096, 4096);
+    baseline_release();
+    ck_assert_msg(cublas >= 0.5 * warptile,
+                  "matmul_warptile %.3f ms is below 50%% of cuBLAS's speed (%.3f ms)", warptile,
+                  cublas);
+}
+END_TEST
+
+/* The PTX shows what the lesson teaches: shuffles in the reductions, and in
+ * the warp-tiled GEMM 128-bit global and shared loads and a 16-deep tile of
+ * 8 x 8 FMAs per thread. */
+START_TEST(ptx_uses_shuffles_and_warp_tiles)
+{
+    char *ptx = course_read_file(LESSON_PTX);
+    ck_assert_msg(ptx != NULL, "cannot read %s", LESSON_PTX);
+    const char *reductions[] = {"warp_sum_kernel", "gemv_warp_kernel"};
+    for (int i = 0; i < 2; i++) {
+        char *body = course_ptx_entry(ptx, reductions[i]);
+        ck_assert_msg(body != NULL, "no %s in the PTX", reductions[i]);
+        ck_assert_msg(course_count(body, "shfl.sync.down") >= 5,
+                      "%s has fewer than 5 shfl.sync.down (one warp reduction)", reductions[i]);
+        free(body);
+    }
+    char *gemv = course_ptx_entry(ptx, "gemv_warp_kernel");
+    ck_assert_msg(strstr(gemv, "ld.global.nc.v4.f32") || strstr(gemv, "ld.global.v4.f32"),
+                  "gemv_warp_kernel issues no 128-bit global loads");
+    free(gemv);
+    char *wt = course_ptx_entry(ptx, "matmul_warptile_kernel");
+    ck_assert_msg(wt != NULL, "no matmul_warptile_kernel in the PTX");
+    ck_assert_msg(strstr(wt, "ld.global.nc.v4.f32") || strstr(wt, "ld.global.v4.f32"),
+                  "matmul_warptile_kernel issues no 128-bit global loads");
+    ck_assert_msg(strstr(wt, "ld.shared.v4.f32"),
+                  "matmul_warptile_kernel issues no 128-bit shared loads");
+    ck_assert_msg(course_count(wt, "bar.sync") >= 2, "matmul_warptile_kernel needs its barriers");
+    int fma = course_count(wt, "fma.rn.f32");
+    ck_assert_msg(fma >= 16 * 64, "matmul_warptile_kernel has %d fma.rn.f32, want >= %d", fma,
+                  16 * 64);
+    free(wt);
+    free(ptx);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"warp_sum_edges", warp_sum_edges, CASE_GPU, 60},
+        {"gemv_warp_edges", gemv_warp_edges, CASE_GPU, 60},
+        {"gemv_warp_misaligned", gemv_warp_misaligned, CASE_GPU, 60},
+        {"matmul_warptile_edges", matmul_warptile_edges, CASE_GPU, 120},
+        {"matmul_warptile_misaligned", matmul_warptile_misaligned, CASE_GPU, 60},
+        {"gemv_warp_bandwidth", gemv_warp_bandwidth, CASE_GPU | CASE_PERF, 120},
+        {"warptile_vs_cublas", warptile_vs_cublas, CASE_GPU | CASE_PERF, 120},
+        {"ptx_uses_shuffles_and_warp_tiles", ptx_uses_shuffles_and_warp_tiles, CASE_CPU, 30},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
