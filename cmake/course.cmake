@@ -36,7 +36,9 @@ function(add_course_tests)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
 
-# add_lesson(NN_topic)
+# add_lesson(NN_topic [LINK libs...])
+# LINK: extra libraries (targets or generator expressions) both sides' libraries
+# link publicly, e.g. ZLIB::ZLIB or $<TARGET_NAME_IF_EXISTS:MPI::MPI_C>.
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
 #   library  NN_<side>          every .c and .cu in the folder but topic_main.c
 #   driver   NN_topic           (solution) / NN_topic_exercise, from topic_main.c
@@ -45,6 +47,7 @@ endfunction()
 #   tests    test_NN_<side>     from tests/NN_topic/test_topic.c, as NN.<side>.<case>
 # The test binary sees LESSON_LIB, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and LESSON_SOURCE_DIR.
 function(add_lesson name)
+  cmake_parse_arguments(L "" "" "LINK" ${ARGN})
   string(SUBSTRING ${name} 0 2 num)
   string(SUBSTRING ${name} 3 -1 topic)
   foreach(side solution exercise)
@@ -57,7 +60,7 @@ function(add_lesson name)
     set(lib ${num}_${side})
     add_library(${lib} STATIC ${sources})
     target_include_directories(${lib} PUBLIC ${dir})
-    target_link_libraries(${lib} PUBLIC course_reference)
+    target_link_libraries(${lib} PUBLIC course_reference ${L_LINK})
     if(side STREQUAL "exercise")
       # An unfinished exercise leaves parameters and locals unused by design.
       target_compile_options(${lib} PRIVATE

@@ -1,0 +1,343 @@
+/**
+ * @file train_gpu.c
+ * @brief Lesson 08: the trainer's CUDA path: replicas, streams, the step on the GPU.
+ *
+ * One step of one replica, all on the replica's stream:
+ *   gather      the shard's samples (indices uploaded, pixels already on the GPU)
+ *   forward     per layer: GEMM  Y = X W^T, then bias + ReLU fused
+ *   loss        softmax cross-entropy and dLoss/dlogits fused, a warp per row
+ *   backward    per layer, top down: bias grad + ReLU mask fused, then two GEMMs
+ *               dW = dY^T X and dX = dY W
+ * then the all-reduce of the gradients and the optimizer update. With local
+ * replicas the all-reduce runs on replica 0's stream after an event from
+ * every replica's stream, and every replica waits for it: the only point
+ * where replicas meet. Mixed precision (bf16, fp16) keeps fp32 master weights
+ * and fp32 GEMM outputs; the GEMMs read 16-bit copies of weights, inputs and
+ * gradients, and fp16 scales the loss (reference/scaler.h).
+ */
+#include "train_gpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "mat.h"
+#include "scaler.h"
+
+struct replica {
+    cudaStream_t stream;
+    cudaEvent_t grads_ready;             /* recorded after this replica's backward */
+    float *d_params, *d_grads, *d_state; /* P, P and S floats */
+    void *d_params_lo;                   /* P 16-bit weights (mixed precision), or NULL */
+    int *d_idx;                          /* local_B sample indices */
+    uint8_t *d_y;                        /* local_B labels */
+    float *d_x;                          /* local_B x 784 inputs */
+    void *d_x_lo;                        /* their 16-bit copy, or NULL */
+    float *d_acts;                       /* local_B x activation count: every layer's output */
+    void *d_acts_lo;                     /* their 16-bit copy, or NULL */
+    float *d_delta[2];                   /* local_B x widest: this layer's and the next delta */
+    void *d_delta_lo;                    /* the 16-bit copy of the current delta, or NULL */
+    float *d_loss;                       /* [0] loss sum, [1] correct count */
+};
+
+struct gtr {
+    const struct train_config *t;
+    struct mlp_shape s;
+    struct comm *c;
+    int nloc, B, wmax;
+    size_t P, S, A;
+    enum gpu_dtype lo;
+    size_t lo_size;    /* bytes per 16-bit element, 0 in fp32 */
+    uint8_t *d_images; /* the training set on the device */
+    uint8_t *d_labels;
+    struct replica *rep;
+    float **h_grad_ptrs; /* each replica's d_grads (host array) */
+    float **d_grad_ptrs; /* the same array on the device, for the all-reduce kernel */
+    float *h_staging;    /* pinned P floats: mpi's copy through the host */
+    cudaEvent_t reduced; /* recorded after the all-reduce */
+    int *d_overflow;     /* fp16: any inf/nan gradient */
+    struct scaler scaler;
+};
+
+static void *dmalloc(size_t bytes)
+{
+    void *p = NULL;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return p;
+}
+
+/* Element @p i of a buffer of 16-bit (lo_size 2) or float elements. */
+static void *lo_at(const struct gtr *g, void *base, size_t i)
+{
+    return base ? (char *)base + i * g->lo_size : NULL;
+}
+
+struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, struct comm *c,
+                       const struct idx_set *train, float *const *params, const float *state,
+                       int local_B)
+{
+    struct gtr *g = mat_alloc(sizeof *g);
+    memset(g, 0, sizeof *g);
+    g->t = t;
+    g->s = *s;
+    g->c = c;
+    g->nloc = c->nlocal;
+    g->B = local_B;
+    g->P = mlp_param_count(s);
+    g->S = g->P * (size_t)opt_state_per_param(t->opt.kind);
+    g->A = mlp_activation_count(s);
+    g->lo = (enum gpu_dtype)t->precision;
+    g->lo_size = g->lo == GPU_F32 ? 0 : 2;
+    for (int l = 0; l <= s->layers; l++)
+        g->wmax = s->dims[l] > g->wmax ? s->dims[l] : g->wmax;
+    if (c->backend == COMM_MPI) {
+        /* Ranks of a node share its GPUs round robin (several ranks may share one). */
+        const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+        lr = lr ? lr : getenv("SLURM_LOCALID");
+        int ndev = 0;
+        CUDA_CHECK(cudaGetDeviceCount(&ndev));
+        CUDA_CHECK(cudaSetDevice((lr ? atoi(lr) : c->proc_rank) % ndev));
+    }
+    size_t px = (size_t)train->n * 784;
+    g->d_images = dmalloc(px);
+    g->d_labels = dmalloc((size_t)train->n);
+    CUDA_CHECK(cudaMemcpy(g->d_images, train->images, px, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(g->d_labels, train->labels, (size_t)train->n, cudaMemcpyHostToDevice));
+
+    g->rep = mat_alloc((size_t)g->nloc * sizeof *g->rep);
+    g->h_grad_ptrs = mat_alloc((size_t)g->nloc * sizeof *g->h_grad_ptrs);
+    for (int l = 0; l < g->nloc; l++) {
+        struct replica *r = &g->rep[l];
+        CUDA_CHECK(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&r->grads_ready, cudaEventDisableTiming));
+        r->d_params = dmalloc(g->P * sizeof(float));
+        r->d_grads = dmalloc(g->P * sizeof(float));
+        r->d_state = dmalloc(g->S * sizeof(float));
+        CUDA_CHECK(
+            cudaMemcpy(r->d_params, params[l], g->P * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(r->d_state, state, g->S * sizeof(float), cudaMemcpyHostToDevice));
+        r->d_idx = dmalloc((size_t)local_B * sizeof(int));
+        r->d_y = dmalloc((size_t)local_B);
+        r->d_x = dmalloc((size_t)local_B * 784 * sizeof(float));
+        r->d_acts = dmalloc((size_t)local_B * g->A * sizeof(float));
+        r->d_delta[0] = dmalloc((size_t)local_B * g->wmax * sizeof(float));
+        r->d_delta[1] = dmalloc((size_t)local_B * g->wmax * sizeof(float));
+        r->d_loss = dmalloc(2 * sizeof(float));
+        CUDA_CHECK(cudaMemset(r->d_loss, 0, 2 * sizeof(float)));
+        if (g->lo_size) {
+            r->d_params_lo = dmalloc(g->P * g->lo_size);
+            r->d_x_lo = dmalloc((size_t)local_B * 784 * g->lo_size);
+            r->d_acts_lo = dmalloc((size_t)local_B * g->A * g->lo_size);
+            r->d_delta_lo = dmalloc((size_t)local_B * g->wmax * g->lo_size);
+        }
+        g->h_grad_ptrs[l] = r->d_grads;
+    }
+    g->d_grad_ptrs = dmalloc((size_t)g->nloc * sizeof(float *));
+    CUDA_CHECK(cudaMemcpy(g->d_grad_ptrs, g->h_grad_ptrs, (size_t)g->nloc * sizeof(float *),
+                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMallocHost((void **)&g->h_staging, g->P * sizeof(float)));
+    CUDA_CHECK(cudaEventCreateWithFlags(&g->reduced, cudaEventDisableTiming));
+    g->d_overflow = dmalloc(sizeof(int));
+    scaler_init(&g->scaler, 65536.0f, 2000);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return g;
+}
+
+/* Where layer @p l's output starts in a replica's activations (B rows per layer). */
+static size_t act_offset(const struct mlp_shape *s, int B, int l)
+{
+    size_t off = 0;
+    for (int k = 0; k < l; k++)
+        off += (size_t)B * s->dims[k + 1];
+    return off;
+}
+
+/* Forward pass of replica @p r over its d_x (B rows); returns the logits. */
+static float *forward(struct gtr *g, struct replica *r, int B)
+{
+    const struct mlp_shape *s = &g->s;
+    gpu_gemm_fn gemm = g->t->gemm;
+    enum gpu_dtype ab = g->lo_size ? g->lo : GPU_F32;
+    if (g->lo_size)
+        gpu_convert(r->d_params, r->d_params_lo, g->lo, g->P, r->stream);
+    const void *in = g->lo_size ? r->d_x_lo : (const void *)r->d_x;
+    size_t act_off = 0;
+    float *out = r->d_acts;
+    for (int l = 0; l < s->layers; l++) {
+        int din = s->dims[l], dout = s->dims[l + 1];
+        size_t w = mlp_weight_offset(s, l);
+        const void *W = g->lo_size ? lo_at(g, r->d_params_lo, w) : (const void *)(r->d_params + w);
+        out = r->d_acts + act_off;
+        /* Y (B x dout) = X (B x din) * W^T, W stored dout x din. */
+        gemm(0, 1, B, dout, din, 1.0f, in, din, W, din, 0.0f, out, dout, ab, r->stream);
+        void *out_lo = lo_at(g, r->d_acts_lo, act_off);
+        gpu_bias_act(out, r->d_params + w + (size_t)dout * din, B, dout, l + 1 < s->layers, out_lo,
+                     g->lo, r->stream);
+        in = g->lo_size ? (const void *)out_lo : (const void *)out;
+        act_off += (size_t)B * dout;
+    }
+    return out;
+}
+
+/* Forward, loss and backward of replica @p r: its d_grads get the gradient of its mean loss. */
+static void forward_backward(struct gtr *g, struct replica *r)
+{
+    const struct mlp_shape *s = &g->s;
+    gpu_gemm_fn gemm = g->t->gemm;
+    enum gpu_dtype ab = g->lo_size ? g->lo : GPU_F32;
+    int B = g->B, L = s->layers;
+    float *logits = forward(g, r, B);
+    float scale = g->lo == GPU_F16 ? g->scaler.scale : 1.0f;
+    float *delta = r->d_delta[0], *delta_next = r->d_delta[1];
+    gpu_softmax_xent(logits, r->d_y, B, s->dims[L], scale, delta, r->d_loss, r->stream);
+
+    for (int l = L - 1; l >= 0; l--) {
+        int din = s->dims[l], dout = s->dims[l + 1], hidden = l + 1 < L;
+        size_t w = mlp_weight_offset(s, l);
+        float *dW = r->d_grads + w, *db = dW + (size_t)dout * din;
+        /* delta holds dLoss/d(layer l's output), B x dout. For a hidden layer,
+         * mask it with ReLU' (its output > 0); then db = its column sums, and
+         * its 16-bit copy is what the GEMMs read. */
+        gpu_bias_act_backward(delta, hidden ? r->d_acts + act_offset(s, B, l) : NULL, B, dout,
+                              hidden, db, r->d_delta_lo, g->lo, r->stream);
+        const void *dY = g->lo_size ? r->d_delta_lo : (const void *)delta;
+        const void *X; /* this layer's input, B x din: the images or layer l - 1's output */
+        if (l == 0) {
+            X = g->lo_size ? r->d_x_lo : (const void *)r->d_x;
+        } else {
+            size_t off = act_offset(s, B, l - 1);
+            X = g->lo_size ? lo_at(g, r->d_acts_lo, off) : (const void *)(r->d_acts + off);
+        }
+        /* dW (dout x din) = dY^T (dout x B) * X (B x din). */
+        gemm(1, 0, dout, din, B, 1.0f, dY, dout, X, din, 0.0f, dW, din, ab, r->stream);
+        if (l == 0)
+            break;
+        /* dX (B x din) = dY (B x dout) * W (dout x din): dLoss/d(layer l - 1's output). */
+        const void *W = g->lo_size ? lo_at(g, r->d_params_lo, w) : (const void *)(r->d_params + w);
+        gemm(0, 0, B, din, dout, 1.0f, dY, dout, W, din, 0.0f, delta_next, din, ab, r->stream);
+        float *tmp = delta;
+        delta = delta_next;
+        delta_next = tmp;
+    }
+}
+
+void gtr_step(struct gtr *g, const int *const *idx, long long step)
+{
+    for (int l = 0; l < g->nloc; l++) {
+        struct replica *r = &g->rep[l];
+        /* A pageable source: the copy is staged before the call returns. */
+        CUDA_CHECK(cudaMemcpyAsync(r->d_idx, idx[l], (size_t)g->B * sizeof(int),
+                                   cudaMemcpyHostToDevice, r->stream));
+        gpu_gather(g->d_images, g->d_labels, r->d_idx, g->B, 784, IDX_PIXEL_MEAN, IDX_PIXEL_STD,
+                   r->d_x, r->d_x_lo, g->lo, r->d_y, r->stream);
+        forward_backward(g, r);
+        CUDA_CHECK(cudaEventRecord(r->grads_ready, r->stream));
+    }
+    /* The all-reduce runs on replica 0's stream once every replica's gradient is ready. */
+    cudaStream_t s0 = g->rep[0].stream;
+    for (int l = 1; l < g->nloc; l++)
+        CUDA_CHECK(cudaStreamWaitEvent(s0, g->rep[l].grads_ready, 0));
+    comm_allreduce_mean_device(g->c, g->h_grad_ptrs, (float *const *)g->d_grad_ptrs, g->P,
+                               g->h_staging, s0);
+    CUDA_CHECK(cudaEventRecord(g->reduced, s0));
+    int apply = 1;
+    if (g->lo == GPU_F16) {
+        /* Every replica and rank holds the same averaged gradient, so all decide alike. */
+        CUDA_CHECK(cudaMemsetAsync(g->d_overflow, 0, sizeof(int), s0));
+        for (int l = 0; l < g->nloc; l++)
+            gpu_scale_check(g->rep[l].d_grads, g->P, 1.0f / g->scaler.scale,
+                            l == 0 ? g->d_overflow : NULL, s0);
+        int overflow = 0;
+        CUDA_CHECK(
+            cudaMemcpyAsync(&overflow, g->d_overflow, sizeof(int), cudaMemcpyDeviceToHost, s0));
+        CUDA_CHECK(cudaStreamSynchronize(s0));
+        apply = scaler_update(&g->scaler, overflow);
+        CUDA_CHECK(cudaEventRecord(g->reduced, s0));
+    }
+    for (int l = 0; l < g->nloc; l++) {
+        struct replica *r = &g->rep[l];
+        if (l > 0)
+            CUDA_CHECK(cudaStreamWaitEvent(r->stream, g->reduced, 0));
+        if (apply)
+            gpu_opt_step(&g->t->opt, r->d_params, r->d_grads, r->d_state, g->P, step, r->stream);
+    }
+}
+
+void gtr_metrics(struct gtr *g, double *loss_sum, long long *right)
+{
+    for (int l = 0; l < g->nloc; l++) {
+        float h[2];
+        CUDA_CHECK(cudaMemcpyAsync(h, g->rep[l].d_loss, sizeof h, cudaMemcpyDeviceToHost,
+                                   g->rep[l].stream));
+        CUDA_CHECK(cudaStreamSynchronize(g->rep[l].stream));
+        CUDA_CHECK(cudaMemsetAsync(g->rep[l].d_loss, 0, sizeof h, g->rep[l].stream));
+        *loss_sum += h[0];
+        *right += (long long)h[1];
+    }
+}
+
+void gtr_download(struct gtr *g, int local, float *params, float *state)
+{
+    struct replica *r = &g->rep[local];
+    CUDA_CHECK(cudaStreamSynchronize(r->stream));
+    CUDA_CHECK(cudaMemcpy(params, r->d_params, g->P * sizeof(float), cudaMemcpyDeviceToHost));
+    if (state)
+        CUDA_CHECK(cudaMemcpy(state, r->d_state, g->S * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+int gtr_evaluate(struct gtr *g, const struct idx_set *set, int n)
+{
+    struct replica *r = &g->rep[0];
+    CUDA_CHECK(cudaDeviceSynchronize());
+    uint8_t *d_images = dmalloc((size_t)n * 784), *d_labels = dmalloc((size_t)n);
+    CUDA_CHECK(cudaMemcpy(d_images, set->images, (size_t)n * 784, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_labels, set->labels, (size_t)n, cudaMemcpyHostToDevice));
+    int *idx = mat_alloc((size_t)g->B * sizeof *idx);
+    CUDA_CHECK(cudaMemsetAsync(r->d_loss, 0, 2 * sizeof(float), r->stream));
+    for (int at = 0; at < n; at += g->B) {
+        int B = n - at < g->B ? n - at : g->B;
+        for (int i = 0; i < B; i++)
+            idx[i] = at + i;
+        CUDA_CHECK(cudaMemcpyAsync(r->d_idx, idx, (size_t)B * sizeof(int), cudaMemcpyHostToDevice,
+                                   r->stream));
+        gpu_gather(d_images, d_labels, r->d_idx, B, 784, IDX_PIXEL_MEAN, IDX_PIXEL_STD, r->d_x,
+                   r->d_x_lo, g->lo, r->d_y, r->stream);
+        float *logits = forward(g, r, B);
+        gpu_softmax_xent(logits, r->d_y, B, g->s.dims[g->s.layers], 1.0f, r->d_delta[0], r->d_loss,
+                         r->stream);
+    }
+    float h[2];
+    CUDA_CHECK(cudaMemcpyAsync(h, r->d_loss, sizeof h, cudaMemcpyDeviceToHost, r->stream));
+    CUDA_CHECK(cudaStreamSynchronize(r->stream));
+    CUDA_CHECK(cudaMemset(r->d_loss, 0, sizeof h));
+    CUDA_CHECK(cudaFree(d_images));
+    CUDA_CHECK(cudaFree(d_labels));
+    free(idx);
+    return (int)h[1];
+}
+
+void gtr_destroy(struct gtr *g)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int l = 0; l < g->nloc; l++) {
+        struct replica *r = &g->rep[l];
+        void *bufs[] = {r->d_params,   r->d_grads,    r->d_state,    r->d_params_lo, r->d_idx,
+                        r->d_y,        r->d_x,        r->d_x_lo,     r->d_acts,      r->d_acts_lo,
+                        r->d_delta[0], r->d_delta[1], r->d_delta_lo, r->d_loss};
+        for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+            CUDA_CHECK(cudaFree(bufs[i]));
+        CUDA_CHECK(cudaEventDestroy(r->grads_ready));
+        CUDA_CHECK(cudaStreamDestroy(r->stream));
+    }
+    CUDA_CHECK(cudaFree(g->d_images));
+    CUDA_CHECK(cudaFree(g->d_labels));
+    CUDA_CHECK(cudaFree(g->d_grad_ptrs));
+    CUDA_CHECK(cudaFree(g->d_overflow));
+    CUDA_CHECK(cudaFreeHost(g->h_staging));
+    CUDA_CHECK(cudaEventDestroy(g->reduced));
+    free(g->rep);
+    free(g->h_grad_ptrs);
+    free(g);
+}
