@@ -16,13 +16,7 @@
 
 START_TEST(matmul_tiled_edges)
 {
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        const int *d = course_gemm_shapes[s];
-        struct mat_cmp cmp = course_check_sgemm(matmul_tiled, d[0], d[1], d[2], 400 + s);
-        char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "matmul_tiled at M=%d N=%d K=%d: %s", d[0], d[1], d[2],
-                      mat_cmp_describe(&cmp, why, sizeof why));
-    }
+    course_assert_sgemm_edges(matmul_tiled, "matmul_tiled", 400);
 }
 END_TEST
 

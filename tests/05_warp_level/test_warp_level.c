@@ -100,13 +100,7 @@ END_TEST
 
 START_TEST(matmul_warptile_edges)
 {
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        const int *d = course_gemm_shapes[s];
-        struct mat_cmp cmp = course_check_sgemm(matmul_warptile, d[0], d[1], d[2], 700 + s);
-        char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "matmul_warptile at M=%d N=%d K=%d: %s", d[0], d[1], d[2],
-                      mat_cmp_describe(&cmp, why, sizeof why));
-    }
+    course_assert_sgemm_edges(matmul_warptile, "matmul_warptile", 700);
     /* Multiples of 4 (the float4 path) that are not multiples of the tiles,
      * and K of one, two and several 16-deep steps. */
     static const int shapes[][3] = {
