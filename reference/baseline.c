@@ -5,6 +5,7 @@
 #include "baseline.h"
 
 #include <cublas_v2.h>
+#include <stdint.h>
 
 #include "cuda_check.h"
 
@@ -45,6 +46,20 @@ void baseline_sgemv(int M, int K, const float *d_A, const float *d_x, float *d_y
     const float one = 1.0f, zero = 0.0f;
     /* Column-major A^T is K x M with leading dimension K; y = (A^T)^T x. */
     CUBLAS_CHECK(cublasSgemv(get_handle(), CUBLAS_OP_T, K, M, &one, d_A, K, d_x, 1, &zero, d_y, 1));
+}
+
+void baseline_gemm_compute(int M, int N, int K, const void *d_A, const void *d_B,
+                           cudaDataType_t ab_type, void *d_C, cudaDataType_t c_type,
+                           cublasComputeType_t compute)
+{
+    const float one = 1.0f, zero = 0.0f;
+    const uint16_t one16 = 0x3C00, zero16 = 0; /* 1 and 0 in binary16, for CUBLAS_COMPUTE_16F */
+    int half = compute == CUBLAS_COMPUTE_16F || compute == CUBLAS_COMPUTE_16F_PEDANTIC;
+    const void *alpha = half ? (const void *)&one16 : (const void *)&one;
+    const void *beta = half ? (const void *)&zero16 : (const void *)&zero;
+    CUBLAS_CHECK(cublasGemmEx(get_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, alpha, d_B, ab_type,
+                              N, d_A, ab_type, K, beta, d_C, c_type, N, compute,
+                              CUBLAS_GEMM_DEFAULT));
 }
 
 void baseline_release(void)

@@ -13,6 +13,7 @@
 #ifndef BASELINE_H
 #define BASELINE_H
 
+#include <cublas_api.h>
 #include <library_types.h>
 
 /** C = A * B in FP32 on the device (cublasSgemm, default math). */
@@ -31,6 +32,17 @@ void baseline_gemm_ex(int M, int N, int K, const void *d_A, const void *d_B, cud
  * cuBLAS's y = (A^T)^T x: CUBLAS_OP_T with m = K, n = M, lda = K.
  */
 void baseline_sgemv(int M, int K, const float *d_A, const float *d_x, float *d_y);
+
+/**
+ * C = A * B on the device with any cuBLAS compute type (cublasGemmEx): A and B of type
+ * @p ab_type, C of type @p c_type, arithmetic as @p compute says, e.g.
+ * CUBLAS_COMPUTE_32F_FAST_TF32 (float in and out, TF32 Tensor Cores inside) or
+ * CUBLAS_COMPUTE_16F (fp16 in and out, fp16 accumulation). alpha = 1 and beta = 0 are passed
+ * in the compute type's scalar type. Lesson 07's accuracy study runs every type through it.
+ */
+void baseline_gemm_compute(int M, int N, int K, const void *d_A, const void *d_B,
+                           cudaDataType_t ab_type, void *d_C, cudaDataType_t c_type,
+                           cublasComputeType_t compute);
 
 /** Destroy the cuBLAS handle, if one was made. */
 void baseline_release(void);

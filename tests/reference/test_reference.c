@@ -345,6 +345,62 @@ START_TEST(baseline_sgemv_matches_reference)
 }
 END_TEST
 
+/* Every compute type of the general entry point, on integers (exact in all of them: the sums
+ * stay below 2048, exact even when accumulated in fp16), equals the oracle. */
+START_TEST(baseline_gemm_compute_matches_reference)
+{
+    const int M = 37, N = 45, K = 33;
+    float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N), *C = mat_alloc_f32(M * N);
+    uint16_t *hA = mat_alloc(M * K * 2), *hB = mat_alloc(K * N * 2), *hC = mat_alloc(M * N * 2);
+    double *W = mat_alloc((size_t)M * N * sizeof *W);
+    mat_fill_int(A, M * K, 3);
+    mat_fill_int(B, K * N, 4);
+    ref_matmul_f64(M, N, K, A, B, W);
+    for (int i = 0; i < M * K; i++)
+        hA[i] = ref_f32_to_f16(A[i]);
+    for (int i = 0; i < K * N; i++)
+        hB[i] = ref_f32_to_f16(B[i]);
+    void *dA, *dB, *dA16, *dB16, *dC;
+    CUDA_CHECK(cudaMalloc(&dA, M * K * 4));
+    CUDA_CHECK(cudaMalloc(&dB, K * N * 4));
+    CUDA_CHECK(cudaMalloc(&dA16, M * K * 2));
+    CUDA_CHECK(cudaMalloc(&dB16, K * N * 2));
+    CUDA_CHECK(cudaMalloc(&dC, M * N * 4));
+    CUDA_CHECK(cudaMemcpy(dA, A, M * K * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dB, B, K * N * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dA16, hA, M * K * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dB16, hB, K * N * 2, cudaMemcpyHostToDevice));
+    const cublasComputeType_t fast[] = {CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                        CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF};
+    for (int t = 0; t < 4; t++) {
+        mat_poison_device(dC, M * N * 4);
+        baseline_gemm_compute(M, N, K, dA, dB, CUDA_R_32F, dC, CUDA_R_32F, fast[t]);
+        CUDA_CHECK(cudaMemcpy(C, dC, M * N * 4, cudaMemcpyDeviceToHost));
+        struct mat_cmp c = mat_compare_f64(C, W, M, N, 0, 0);
+        ck_assert_msg(c.n_bad == 0, "compute type %d: %lld bad", (int)fast[t], c.n_bad);
+    }
+    mat_poison_device(dC, M * N * 2);
+    baseline_gemm_compute(M, N, K, dA16, dB16, CUDA_R_16F, dC, CUDA_R_16F, CUBLAS_COMPUTE_16F);
+    CUDA_CHECK(cudaMemcpy(hC, dC, M * N * 2, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < M * N; i++)
+        C[i] = ref_f16_to_f32(hC[i]);
+    struct mat_cmp c = mat_compare_f64(C, W, M, N, 0, 0);
+    ck_assert_msg(c.n_bad == 0, "CUBLAS_COMPUTE_16F: %lld bad", c.n_bad);
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dA16));
+    CUDA_CHECK(cudaFree(dB16));
+    CUDA_CHECK(cudaFree(dC));
+    free(A);
+    free(B);
+    free(C);
+    free(hA);
+    free(hB);
+    free(hC);
+    free(W);
+}
+END_TEST
+
 START_TEST(device_query_and_ceiling)
 {
     struct device_info d;
@@ -371,6 +427,8 @@ int main(int argc, char **argv)
         {"baseline_sgemm_matches_reference", baseline_sgemm_matches_reference, CASE_GPU, 120},
         {"baseline_gemm_ex_matches_reference", baseline_gemm_ex_matches_reference, CASE_GPU, 60},
         {"baseline_sgemv_matches_reference", baseline_sgemv_matches_reference, CASE_GPU, 60},
+        {"baseline_gemm_compute_matches_reference", baseline_gemm_compute_matches_reference,
+         CASE_GPU, 60},
         {"device_query_and_ceiling", device_query_and_ceiling, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
