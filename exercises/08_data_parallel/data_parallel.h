@@ -365,6 +365,7 @@ struct train_config {
     const char *resume;     /**< checkpoint to resume from, or NULL */
     const char *dump;       /**< write the final weights (raw floats) here, or NULL */
     int quiet;              /**< no per-epoch lines */
+    int overlap; /**< CUDA: all-reduce each layer's gradient while the backward goes on */
 };
 
 /** Set the defaults: CPU, 2 x 256, SGD lr 0.05 momentum 0.9, 10 epochs, batch 128, seed 1. */

@@ -124,6 +124,7 @@ int main(int argc, char **argv)
         {"resume", CLI_STRING, &t.resume, 0, 0, "continue from this checkpoint"},
         {"dump-weights", CLI_STRING, &t.dump, 0, 0, "write the final weights (raw fp32) here"},
         {"quiet", CLI_FLAG, &t.quiet, 0, 0, "no per-epoch lines"},
+        {"overlap", CLI_FLAG, &t.overlap, 0, 0, "CUDA: all-reduce each layer during the backward"},
         {"inject-bug", CLI_STRING, &bug, 0, 0, "debug: none | sum | nobcast | sameshard"},
         {NULL, CLI_INT, NULL, 0, 0, NULL},
     };

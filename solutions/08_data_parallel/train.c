@@ -290,6 +290,7 @@ int train_run(const struct train_config *t, struct comm *c)
             printf("epoch %3d  step %7lld  loss %.4f  train acc %6.2f%%  %10.0f samples/s\n",
                    epoch + 1, step, all_loss, 100.0 * all_right / all_seen,
                    dt > 0 ? all_seen / dt : 0.0);
+        fflush(stdout); /* a line per epoch, even into a pipe or a log file */
         if (stopped == 2)
             break;
     }

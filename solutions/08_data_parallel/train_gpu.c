@@ -11,9 +11,11 @@
  * then the all-reduce of the gradients and the optimizer update. With local
  * replicas the all-reduce runs on replica 0's stream after an event from
  * every replica's stream, and every replica waits for it: the only point
- * where replicas meet. Mixed precision (bf16, fp16) keeps fp32 master weights
- * and fp32 GEMM outputs; the GEMMs read 16-bit copies of weights, inputs and
- * gradients, and fp16 scales the loss (reference/scaler.h).
+ * where replicas meet. With --overlap each layer's gradient is all-reduced on a
+ * separate comm stream as soon as every replica has it, while the backward of
+ * the layers below still runs (what PyTorch DDP does with its buckets). Mixed precision (bf16,
+ * fp16) keeps fp32 master weights and fp32 GEMM outputs; the GEMMs read 16-bit copies of weights,
+ * inputs and gradients, and fp16 scales the loss (reference/scaler.h).
  */
 #include "train_gpu.h"
 
@@ -28,18 +30,19 @@
 
 struct replica {
     cudaStream_t stream;
-    cudaEvent_t grads_ready;             /* recorded after this replica's backward */
-    float *d_params, *d_grads, *d_state; /* P, P and S floats */
-    void *d_params_lo;                   /* P 16-bit weights (mixed precision), or NULL */
-    int *d_idx;                          /* local_B sample indices */
-    uint8_t *d_y;                        /* local_B labels */
-    float *d_x;                          /* local_B x 784 inputs */
-    void *d_x_lo;                        /* their 16-bit copy, or NULL */
-    float *d_acts;                       /* local_B x activation count: every layer's output */
-    void *d_acts_lo;                     /* their 16-bit copy, or NULL */
-    float *d_delta[2];                   /* local_B x widest: this layer's and the next delta */
-    void *d_delta_lo;                    /* the 16-bit copy of the current delta, or NULL */
-    float *d_loss;                       /* [0] loss sum, [1] correct count */
+    cudaEvent_t grads_ready;                     /* recorded after this replica's backward */
+    cudaEvent_t layer_ready[MLP_MAX_LAYERS + 1]; /* --overlap: after layer k's gradient */
+    float *d_params, *d_grads, *d_state;         /* P, P and S floats */
+    void *d_params_lo;                           /* P 16-bit weights (mixed precision), or NULL */
+    int *d_idx;                                  /* local_B sample indices */
+    uint8_t *d_y;                                /* local_B labels */
+    float *d_x;                                  /* local_B x 784 inputs */
+    void *d_x_lo;                                /* their 16-bit copy, or NULL */
+    float *d_acts;     /* local_B x activation count: every layer's output */
+    void *d_acts_lo;   /* their 16-bit copy, or NULL */
+    float *d_delta[2]; /* local_B x widest: this layer's and the next delta */
+    void *d_delta_lo;  /* the 16-bit copy of the current delta, or NULL */
+    float *d_loss;     /* [0] loss sum, [1] correct count */
 };
 
 struct gtr {
@@ -53,11 +56,15 @@ struct gtr {
     uint8_t *d_images; /* the training set on the device */
     uint8_t *d_labels;
     struct replica *rep;
-    float **h_grad_ptrs; /* each replica's d_grads (host array) */
-    float **d_grad_ptrs; /* the same array on the device, for the all-reduce kernel */
-    float *h_staging;    /* pinned P floats: mpi's copy through the host */
-    cudaEvent_t reduced; /* recorded after the all-reduce */
-    int *d_overflow;     /* fp16: any inf/nan gradient */
+    float **h_grad_ptrs;      /* each replica's d_grads (host array) */
+    float **d_grad_ptrs;      /* the same array on the device, for the all-reduce kernel */
+    float *h_staging;         /* pinned P floats: mpi's copy through the host */
+    cudaEvent_t reduced;      /* recorded after the all-reduce */
+    int overlap;              /* all-reduce each layer as soon as its gradient is ready */
+    cudaStream_t comm_stream; /* --overlap: where the all-reduces run */
+    float **h_layer_ptrs[MLP_MAX_LAYERS + 1]; /* layer k's slice of each d_grads (host) */
+    float **d_layer_ptrs[MLP_MAX_LAYERS + 1]; /* the same arrays on the device */
+    int *d_overflow;                          /* fp16: any inf/nan gradient */
     struct scaler scaler;
 };
 
@@ -139,6 +146,22 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
                           cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMallocHost((void **)&g->h_staging, g->P * sizeof(float)));
     CUDA_CHECK(cudaEventCreateWithFlags(&g->reduced, cudaEventDisableTiming));
+    g->overlap = t->overlap;
+    if (g->overlap) {
+        CUDA_CHECK(cudaStreamCreateWithFlags(&g->comm_stream, cudaStreamNonBlocking));
+        for (int k = 0; k < s->layers; k++) {
+            size_t off = mlp_weight_offset(s, k);
+            g->h_layer_ptrs[k] = mat_alloc((size_t)g->nloc * sizeof(float *));
+            for (int l = 0; l < g->nloc; l++) {
+                g->h_layer_ptrs[k][l] = g->rep[l].d_grads + off;
+                CUDA_CHECK(
+                    cudaEventCreateWithFlags(&g->rep[l].layer_ready[k], cudaEventDisableTiming));
+            }
+            g->d_layer_ptrs[k] = dmalloc((size_t)g->nloc * sizeof(float *));
+            CUDA_CHECK(cudaMemcpy(g->d_layer_ptrs[k], g->h_layer_ptrs[k],
+                                  (size_t)g->nloc * sizeof(float *), cudaMemcpyHostToDevice));
+        }
+    }
     g->d_overflow = dmalloc(sizeof(int));
     scaler_init(&g->scaler, 65536.0f, 2000);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -212,6 +235,8 @@ static void forward_backward(struct gtr *g, struct replica *r)
         }
         /* dW (dout x din) = dY^T (dout x B) * X (B x din). */
         gemm(1, 0, dout, din, B, 1.0f, dY, dout, X, din, 0.0f, dW, din, ab, r->stream);
+        if (g->overlap) /* layer l's gradient is final: its all-reduce may start */
+            CUDA_CHECK(cudaEventRecord(r->layer_ready[l], r->stream));
         if (l == 0)
             break;
         /* dX (B x din) = dY (B x dout) * W (dout x din): dLoss/d(layer l - 1's output). */
@@ -235,13 +260,27 @@ void gtr_step(struct gtr *g, const int *const *idx, long long step)
         forward_backward(g, r);
         CUDA_CHECK(cudaEventRecord(r->grads_ready, r->stream));
     }
-    /* The all-reduce runs on replica 0's stream once every replica's gradient is ready. */
     cudaStream_t s0 = g->rep[0].stream;
-    for (int l = 1; l < g->nloc; l++)
-        CUDA_CHECK(cudaStreamWaitEvent(s0, g->rep[l].grads_ready, 0));
-    comm_allreduce_mean_device(g->c, g->h_grad_ptrs, (float *const *)g->d_grad_ptrs, g->P,
-                               g->h_staging, s0);
-    CUDA_CHECK(cudaEventRecord(g->reduced, s0));
+    if (!g->overlap) {
+        /* One all-reduce on replica 0's stream once every replica's gradient is ready. */
+        for (int l = 1; l < g->nloc; l++)
+            CUDA_CHECK(cudaStreamWaitEvent(s0, g->rep[l].grads_ready, 0));
+        comm_allreduce_mean_device(g->c, g->h_grad_ptrs, (float *const *)g->d_grad_ptrs, g->P,
+                                   g->h_staging, s0);
+        CUDA_CHECK(cudaEventRecord(g->reduced, s0));
+    } else {
+        /* One all-reduce per layer on the comm stream, top layer first: each starts when
+         * every replica has that layer's gradient, while the lower layers' backward runs. */
+        for (int k = g->s.layers - 1; k >= 0; k--) {
+            size_t off = mlp_weight_offset(&g->s, k), n = mlp_weight_offset(&g->s, k + 1) - off;
+            for (int l = 0; l < g->nloc; l++)
+                CUDA_CHECK(cudaStreamWaitEvent(g->comm_stream, g->rep[l].layer_ready[k], 0));
+            comm_allreduce_mean_device(g->c, g->h_layer_ptrs[k], (float *const *)g->d_layer_ptrs[k],
+                                       n, g->h_staging + off, g->comm_stream);
+        }
+        CUDA_CHECK(cudaEventRecord(g->reduced, g->comm_stream));
+        CUDA_CHECK(cudaStreamWaitEvent(s0, g->reduced, 0));
+    }
     int apply = 1;
     if (g->lo == GPU_F16) {
         /* Every replica and rank holds the same averaged gradient, so all decide alike. */
@@ -258,7 +297,7 @@ void gtr_step(struct gtr *g, const int *const *idx, long long step)
     }
     for (int l = 0; l < g->nloc; l++) {
         struct replica *r = &g->rep[l];
-        if (l > 0)
+        if (l > 0 || g->overlap)
             CUDA_CHECK(cudaStreamWaitEvent(r->stream, g->reduced, 0));
         if (apply)
             gpu_opt_step(&g->t->opt, r->d_params, r->d_grads, r->d_state, g->P, step, r->stream);
@@ -329,6 +368,8 @@ void gtr_destroy(struct gtr *g)
         for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
             CUDA_CHECK(cudaFree(bufs[i]));
         CUDA_CHECK(cudaEventDestroy(r->grads_ready));
+        for (int k = 0; g->overlap && k < g->s.layers; k++)
+            CUDA_CHECK(cudaEventDestroy(r->layer_ready[k]));
         CUDA_CHECK(cudaStreamDestroy(r->stream));
     }
     CUDA_CHECK(cudaFree(g->d_images));
@@ -337,6 +378,12 @@ void gtr_destroy(struct gtr *g)
     CUDA_CHECK(cudaFree(g->d_overflow));
     CUDA_CHECK(cudaFreeHost(g->h_staging));
     CUDA_CHECK(cudaEventDestroy(g->reduced));
+    for (int k = 0; g->overlap && k < g->s.layers; k++) {
+        free(g->h_layer_ptrs[k]);
+        CUDA_CHECK(cudaFree(g->d_layer_ptrs[k]));
+    }
+    if (g->overlap)
+        CUDA_CHECK(cudaStreamDestroy(g->comm_stream));
     free(g->rep);
     free(g->h_grad_ptrs);
     free(g);

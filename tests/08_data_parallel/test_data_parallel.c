@@ -464,6 +464,12 @@ START_TEST(local_equivalence_on_gpu)
             ck_assert_msg(d <= 1e-5, "%s: %d local replicas differ from 1 by %g", gemms[gi], n, d);
         }
     }
+    /* Per-layer all-reduces on a comm stream do the same arithmetic: bitwise equal. */
+    char over[512];
+    snprintf(over, sizeof over, "%s/w4-overlap", dir);
+    train_dump(dir, "", "--compute cuda --gemm course --comm local --replicas 4 --overlap", over);
+    double dov = weights_diff(w, over);
+    ck_assert_msg(dov == 0.0, "--overlap changed the weights by %g", dov);
     static const char *const bugs[] = {"sum", "nobcast", "sameshard"};
     for (int b = 0; b < 3; b++) {
         char flags[256];
