@@ -153,10 +153,14 @@ static __device__ void wmma_tile(int M, int N, int K, const T *A, const T *B, fl
         wmma::load_matrix_sync(a, stage_a[warp], KS);
         wmma::load_matrix_sync(b, stage_b[warp], TILE);
         if constexpr (KS == 8) {
+            /* __float_to_tf32 exists from sm_80 on; the sm_75 pass never instantiates this
+             * branch but still parses it. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
             // TF32 fragments hold floats as loaded: round every element of a and b to TF32
             // with wmma::__float_to_tf32 (round to nearest). Left as they are, the Tensor Core
             // would simply ignore their low 13 mantissa bits (truncation).
             // TODO
+#endif
         }
         wmma::mma_sync(acc, a, b, acc);
         __syncwarp(); /* every lane has loaded before the tiles are overwritten */
