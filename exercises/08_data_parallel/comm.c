@@ -105,6 +105,16 @@ int comm_replica(const struct comm *c, int local)
     return c->proc_rank * c->nlocal + local;
 }
 
+#ifdef COURSE_HAVE_MPI
+/* @p buf holds the sum of @p count ranks' gradients: make it their mean. */
+static void sum_to_mean(float *buf, size_t n, int count)
+{
+    // Every rank now holds the SUM of the gradients; the update must use their
+    // mean, so that N ranks on B / N samples each equal one rank on B samples.
+    // TODO
+}
+#endif
+
 void comm_allreduce_mean_host(struct comm *c, float *buf, size_t n)
 {
     if (c->proc_size == 1)
@@ -115,11 +125,8 @@ void comm_allreduce_mean_host(struct comm *c, float *buf, size_t n)
         size_t len = n - off < ((size_t)1 << 30) ? n - off : (size_t)1 << 30;
         MPI_Allreduce(MPI_IN_PLACE, buf + off, (int)len, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
-    if (c->bug == COMM_BUG_SUM)
-        return;
-    // Every rank now holds the SUM of the gradients; the update must use their
-    // mean, so that N ranks on B / N samples each equal one rank on B samples.
-    // TODO
+    if (c->bug != COMM_BUG_SUM)
+        sum_to_mean(buf, n, c->proc_size);
 #else
     (void)buf;
     (void)n;
