@@ -531,9 +531,12 @@ START_TEST(gpu_kernels_match_cpu)
     CUDA_CHECK(cudaMemcpy(d_y, y, K, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_B, Bt, sizeof(float) * K * N, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_acc, 0, sizeof acc));
-    mat_poison_device(d_C, sizeof(float) * M * N);
-    gpu_softmax_xent(d_B, d_y, K, N, 1.0f, d_A, d_acc, NULL);
-    CUDA_CHECK(cudaMemcpy(gd, d_A, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
+    float *d_dl;
+    CUDA_CHECK(cudaMalloc((void **)&d_dl, sizeof(float) * K * N));
+    mat_poison_device(d_dl, sizeof(float) * K * N);
+    gpu_softmax_xent(d_B, d_y, K, N, 1.0f, d_dl, d_acc, NULL);
+    CUDA_CHECK(cudaMemcpy(gd, d_dl, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_dl));
     CUDA_CHECK(cudaMemcpy(acc, d_acc, sizeof acc, cudaMemcpyDeviceToHost));
     struct mat_cmp cmp = mat_compare(gd, dl, K, N, 1e-6, 1e-4);
     char why[160];
