@@ -15,7 +15,8 @@
  * separate comm stream as soon as every replica has it, while the backward of
  * the layers below still runs (what PyTorch DDP does with its buckets). Mixed precision (bf16,
  * fp16) keeps fp32 master weights and fp32 GEMM outputs; the GEMMs read 16-bit copies of weights,
- * inputs and gradients, and fp16 scales the loss (reference/scaler.h).
+ * inputs and gradients, and fp16 scales the loss with lesson 07's dynamic loss scaler
+ * (loss_scale.h, linked from 07_solution).
  */
 #include "train_gpu.h"
 
@@ -25,8 +26,8 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "loss_scale.h"
 #include "mat.h"
-#include "scaler.h"
 
 struct replica {
     cudaStream_t stream;
@@ -65,7 +66,7 @@ struct gtr {
     float **h_layer_ptrs[MLP_MAX_LAYERS + 1]; /* layer k's slice of each d_grads (host) */
     float **d_layer_ptrs[MLP_MAX_LAYERS + 1]; /* the same arrays on the device */
     int *d_overflow;                          /* fp16: any inf/nan gradient */
-    struct scaler scaler;
+    struct loss_scale scaler;
 };
 
 static void *dmalloc(size_t bytes)
@@ -163,7 +164,7 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
         }
     }
     g->d_overflow = dmalloc(sizeof(int));
-    scaler_init(&g->scaler, 65536.0f, 2000);
+    loss_scale_init(&g->scaler, 65536.0f, 2000);
     CUDA_CHECK(cudaDeviceSynchronize());
     return g;
 }
@@ -292,7 +293,7 @@ void gtr_step(struct gtr *g, const int *const *idx, long long step)
         CUDA_CHECK(
             cudaMemcpyAsync(&overflow, g->d_overflow, sizeof(int), cudaMemcpyDeviceToHost, s0));
         CUDA_CHECK(cudaStreamSynchronize(s0));
-        apply = scaler_update(&g->scaler, overflow);
+        apply = loss_scale_update(&g->scaler, !overflow);
         CUDA_CHECK(cudaEventRecord(g->reduced, s0));
     }
     for (int l = 0; l < g->nloc; l++) {

@@ -24,7 +24,6 @@
 #include "data_parallel.h"
 #include "mat.h"
 #include "ref.h"
-#include "scaler.h"
 
 #define FASHION_DIR "/usr/share/datasets/fashion-mnist"
 #define MPIRUN "mpirun --allow-run-as-root --oversubscribe -np"
@@ -259,22 +258,6 @@ START_TEST(optimizers_match_formulas)
             }
         }
     }
-}
-END_TEST
-
-START_TEST(scaler_backs_off_and_grows)
-{
-    struct scaler s;
-    scaler_init(&s, 1024.0f, 3);
-    ck_assert_int_eq(scaler_update(&s, 1), 0); /* overflow: skip, halve */
-    ck_assert(s.scale == 512.0f && s.skipped == 1);
-    for (int i = 0; i < 3; i++)
-        ck_assert_int_eq(scaler_update(&s, 0), 1);
-    ck_assert(s.scale == 1024.0f); /* 3 clean steps: double */
-    scaler_init(&s, 2.0f, 100);
-    scaler_update(&s, 1);
-    scaler_update(&s, 1);
-    ck_assert(s.scale == 1.0f); /* never below 1 */
 }
 END_TEST
 
@@ -821,7 +804,6 @@ int main(int argc, char **argv)
         {"gradient_check", gradient_check, CASE_CPU, 30},
         {"softmax_xent_matches_formula", softmax_xent_matches_formula, CASE_CPU, 10},
         {"optimizers_match_formulas", optimizers_match_formulas, CASE_CPU, 10},
-        {"scaler_backs_off_and_grows", scaler_backs_off_and_grows, CASE_CPU, 10},
         {"loader_reads_gzip_and_plain", loader_reads_gzip_and_plain, CASE_CPU, 10},
         {"loader_rejects_broken_files", loader_rejects_broken_files, CASE_CPU, 10},
         {"driver_bad_data_exits_2", driver_bad_data_exits_2, CASE_CPU, 30},
