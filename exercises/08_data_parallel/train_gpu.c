@@ -56,6 +56,7 @@ struct gtr {
     size_t lo_size;    /* bytes per 16-bit element, 0 in fp32 */
     uint8_t *d_images; /* the training set on the device */
     uint8_t *d_labels;
+    int *d_perm; /* the epoch's order of the training samples */
     struct replica *rep;
     float **h_grad_ptrs;      /* each replica's d_grads (host array) */
     float **d_grad_ptrs;      /* the same array on the device, for the all-reduce kernel */
@@ -113,6 +114,7 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
     g->d_labels = dmalloc((size_t)train->n);
     CUDA_CHECK(cudaMemcpy(g->d_images, train->images, px, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(g->d_labels, train->labels, (size_t)train->n, cudaMemcpyHostToDevice));
+    g->d_perm = dmalloc((size_t)train->n * sizeof(int));
 
     g->rep = mat_alloc((size_t)g->nloc * sizeof *g->rep);
     g->h_grad_ptrs = mat_alloc((size_t)g->nloc * sizeof *g->h_grad_ptrs);
@@ -132,6 +134,9 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
         r->d_acts = dmalloc((size_t)local_B * g->A * sizeof(float));
         r->d_delta[0] = dmalloc((size_t)local_B * g->wmax * sizeof(float));
         r->d_delta[1] = dmalloc((size_t)local_B * g->wmax * sizeof(float));
+        /* NaN: a gradient the backward forgets to write poisons the weights visibly. */
+        mat_poison_device(r->d_delta[0], (size_t)local_B * g->wmax * sizeof(float));
+        mat_poison_device(r->d_delta[1], (size_t)local_B * g->wmax * sizeof(float));
         r->d_loss = dmalloc(2 * sizeof(float));
         CUDA_CHECK(cudaMemset(r->d_loss, 0, 2 * sizeof(float)));
         if (g->lo_size) {
@@ -249,15 +254,20 @@ static void forward_backward(struct gtr *g, struct replica *r)
     }
 }
 
-void gtr_step(struct gtr *g, const int *const *idx, long long step)
+void gtr_epoch(struct gtr *g, const int *perm, int n)
+{
+    /* Once per epoch: wait until the last epoch's gathers have read the old order. */
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(g->d_perm, perm, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+}
+
+void gtr_step(struct gtr *g, const size_t *shard_at, long long step)
 {
     for (int l = 0; l < g->nloc; l++) {
         struct replica *r = &g->rep[l];
-        /* A pageable source: the copy is staged before the call returns. */
-        CUDA_CHECK(cudaMemcpyAsync(r->d_idx, idx[l], (size_t)g->B * sizeof(int),
-                                   cudaMemcpyHostToDevice, r->stream));
-        gpu_gather(g->d_images, g->d_labels, r->d_idx, g->B, 784, IDX_PIXEL_MEAN, IDX_PIXEL_STD,
-                   r->d_x, r->d_x_lo, g->lo, r->d_y, r->stream);
+        /* No copy per step: the shard's indices are already on the device. */
+        gpu_gather(g->d_images, g->d_labels, g->d_perm + shard_at[l], g->B, 784, IDX_PIXEL_MEAN,
+                   IDX_PIXEL_STD, r->d_x, r->d_x_lo, g->lo, r->d_y, r->stream);
         forward_backward(g, r);
         CUDA_CHECK(cudaEventRecord(r->grads_ready, r->stream));
     }
@@ -351,7 +361,7 @@ int gtr_evaluate(struct gtr *g, const struct idx_set *set, int n)
     float h[2];
     CUDA_CHECK(cudaMemcpyAsync(h, r->d_loss, sizeof h, cudaMemcpyDeviceToHost, r->stream));
     CUDA_CHECK(cudaStreamSynchronize(r->stream));
-    CUDA_CHECK(cudaMemset(r->d_loss, 0, sizeof h));
+    CUDA_CHECK(cudaMemsetAsync(r->d_loss, 0, sizeof h, r->stream));
     CUDA_CHECK(cudaFree(d_images));
     CUDA_CHECK(cudaFree(d_labels));
     free(idx);
@@ -375,6 +385,7 @@ void gtr_destroy(struct gtr *g)
     }
     CUDA_CHECK(cudaFree(g->d_images));
     CUDA_CHECK(cudaFree(g->d_labels));
+    CUDA_CHECK(cudaFree(g->d_perm));
     CUDA_CHECK(cudaFree(g->d_grad_ptrs));
     CUDA_CHECK(cudaFree(g->d_overflow));
     CUDA_CHECK(cudaFreeHost(g->h_staging));

@@ -181,7 +181,7 @@ int train_run(const struct train_config *t, struct comm *c)
     long long step = 0;
     int rc = 0, stopped = 0;
     struct gtr *g = NULL;
-    int **shard_idx = NULL;
+    size_t *shard_at = NULL;
     int epoch0 = 0, batch0 = 0;
     struct ckpt ck = {s, t->opt.kind, t->batch, n_train, 0, 0, 0, 0, P, S, params[0], state};
     if (t->resume) {
@@ -222,10 +222,12 @@ int train_run(const struct train_config *t, struct comm *c)
 
     if (t->compute_cuda)
         g = gtr_create(t, &s, c, &train, params, state, local_B);
-    shard_idx = mat_alloc((size_t)nloc * sizeof *shard_idx);
+    shard_at = mat_alloc((size_t)nloc * sizeof *shard_at);
     for (int epoch = epoch0; epoch < t->epochs && !stopped; epoch++) {
         uint64_t rng_epoch = rng;
         shuffle(perm, n_train, &rng);
+        if (g)
+            gtr_epoch(g, perm, n_train);
         double t0 = now_s(), loss_sum = 0.0;
         long long right = 0, seen = 0;
         int first = epoch == epoch0 ? batch0 : 0;
@@ -233,15 +235,15 @@ int train_run(const struct train_config *t, struct comm *c)
             /* Step 2: replica r's slice of global batch bi. */
             for (int l = 0; l < nloc; l++) {
                 int shard = c->bug == COMM_BUG_SAMESHARD ? 0 : comm_replica(c, l);
-                shard_idx[l] = perm + (size_t)bi * t->batch + (size_t)shard * local_B;
+                shard_at[l] = (size_t)bi * t->batch + (size_t)shard * local_B; /* in perm */
             }
             step++;
             if (g) {
-                gtr_step(g, (const int *const *)shard_idx, step); /* steps 3 to 5 on the GPU */
+                gtr_step(g, shard_at, step); /* steps 3 to 5 on the GPU */
             } else {
                 /* Steps 3 to 5 on the CPU. */
                 int correct = 0;
-                gather(&train, shard_idx[0], local_B, x, y);
+                gather(&train, perm + shard_at[0], local_B, x, y);
                 float loss = mlp_loss_grad(&s, params[0], x, y, local_B, grads, work, &correct);
                 comm_allreduce_mean_host(c, grads, P);
                 opt_step(&t->opt, params[0], grads, state, P, step);
@@ -324,7 +326,7 @@ int train_run(const struct train_config *t, struct comm *c)
 out_free:
     if (g)
         gtr_destroy(g);
-    free(shard_idx);
+    free(shard_at);
     for (int l = 0; l < nloc; l++)
         free(params[l]);
     free(params);

@@ -3,10 +3,11 @@
  * @brief Lesson 08: the trainer's CUDA path (train_gpu.c): replicas on the GPU.
  *
  * Each local replica owns a stream, its weights, gradients, optimizer state
- * and activations on the device; the training set lives on the device once
- * and a step uploads only the shard's indices. train_run() calls these in
- * order: gtr_create, gtr_step per batch, gtr_metrics per epoch,
- * gtr_download for checkpoints and at the end, gtr_evaluate, gtr_destroy.
+ * and activations on the device; the training set lives on the device once,
+ * the epoch's order is uploaded once per epoch, and a step copies nothing from
+ * the host. train_run() calls, in order: gtr_create; per epoch gtr_epoch,
+ * gtr_step per batch, gtr_metrics; gtr_download for checkpoints and at the
+ * end; gtr_evaluate; gtr_destroy.
  */
 #ifndef TRAIN_GPU_H
 #define TRAIN_GPU_H
@@ -30,12 +31,19 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
                        int local_B);
 
 /**
- * Enqueue one step: local replica l reads samples @p idx[l][0 .. local_B - 1],
- * computes its gradient, the gradients are all-reduced, every replica updates
- * (update number @p step). Does not wait for the GPU (except for fp16, whose
- * loss scaler must see the overflow flag).
+ * Upload the epoch's order @p perm (@p n sample indices) to the device, after
+ * the previous epoch's steps are done with it.
  */
-void gtr_step(struct gtr *g, const int *const *idx, long long step);
+void gtr_epoch(struct gtr *g, const int *perm, int n);
+
+/**
+ * Enqueue one step: local replica l reads the local_B samples named by
+ * perm[@p shard_at[l] ...] of the epoch's order, computes its gradient, the
+ * gradients are all-reduced and every replica updates (update number @p step).
+ * Does not wait for the GPU (except for fp16, whose loss scaler must see the
+ * overflow flag).
+ */
+void gtr_step(struct gtr *g, const size_t *shard_at, long long step);
 
 /** Wait for the GPU; add the loss sum and correct count since the last call, then reset. */
 void gtr_metrics(struct gtr *g, double *loss_sum, long long *right);

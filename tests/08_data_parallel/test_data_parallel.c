@@ -466,6 +466,30 @@ START_TEST(local_equivalence_on_gpu)
 }
 END_TEST
 
+/* mpi with two ranks sharing a GPU, and nccl with one rank per GPU (1 or 2), equal one GPU. */
+START_TEST(mpi_and_nccl_on_gpu)
+{
+    need_mpi();
+    const char *dir = tmpdir();
+    write_dataset(dir, 1024, 64);
+    char one[512], w[512];
+    snprintf(one, sizeof one, "%s/w1", dir);
+    snprintf(w, sizeof w, "%s/w-mpi", dir);
+    train_dump(dir, "", "--compute cuda --comm self", one);
+    train_dump(dir, MPIRUN " 2", "--compute cuda --comm mpi", w);
+    double d = weights_diff(one, w);
+    ck_assert_msg(d <= 1e-5, "2 mpi ranks on one GPU differ from 1 rank by %g", d);
+    if (!comm_available(COMM_NCCL))
+        return; /* built without NCCL */
+    int ndev = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&ndev));
+    snprintf(w, sizeof w, "%s/w-nccl", dir);
+    train_dump(dir, ndev >= 2 ? MPIRUN " 2" : MPIRUN " 1", "--compute cuda --comm nccl", w);
+    d = weights_diff(one, w);
+    ck_assert_msg(d <= 1e-5, "nccl on %d GPU(s) differs from 1 GPU by %g", ndev >= 2 ? 2 : 1, d);
+}
+END_TEST
+
 /* The course GEMM (all transposes), the fused softmax and the all-reduce kernel, exactly. */
 START_TEST(gpu_kernels_match_cpu)
 {
@@ -817,6 +841,7 @@ int main(int argc, char **argv)
         {"ptx_structure", ptx_structure, CASE_CPU, 10},
         {"gpu_kernels_match_cpu", gpu_kernels_match_cpu, CASE_GPU, 60},
         {"local_equivalence_on_gpu", local_equivalence_on_gpu, CASE_GPU, 180},
+        {"mpi_and_nccl_on_gpu", mpi_and_nccl_on_gpu, CASE_GPU, 120},
         {"mixed_precision_trains_on_gpu", mixed_precision_trains_on_gpu, CASE_GPU, 120},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
