@@ -16,6 +16,10 @@
 #include <cublas_api.h>
 #include <library_types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** C = A * B in FP32 on the device (cublasSgemm, default math). */
 void baseline_sgemm(int M, int N, int K, const float *d_A, const float *d_B, float *d_C);
 
@@ -52,5 +56,9 @@ const char *baseline_cpu_name(void);
 
 /** C = A * B on the host with the CPU BLAS (cblas_sgemm). Returns 0 when there is none. */
 int baseline_cpu_sgemm(int M, int N, int K, const float *A, const float *B, float *C);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* BASELINE_H */

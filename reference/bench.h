@@ -15,6 +15,10 @@
 #include "cli.h"
 #include "device.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** A table being printed. */
 struct bench_table {
     const char *lesson;            /**< e.g. "02_threads_blocks_grids" */
@@ -67,5 +71,9 @@ struct bench_sgemm {
  * after a one-line error when the matrices do not fit in GPU memory.
  */
 int bench_sgemm_table(struct bench_table *t, const struct bench_sgemm *versions, int count);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* BENCH_H */

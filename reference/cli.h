@@ -10,6 +10,10 @@
 #ifndef CLI_H
 #define CLI_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** What an option's destination holds. */
 enum cli_type {
     CLI_INT,    /**< int, checked against [lo, hi] */
@@ -66,5 +70,9 @@ enum cli_status cli_parse_bench(int argc, char **argv, const char *prog, const c
 
 /** The exit status a driver returns for @p status: 0 after --help, 2 after an error. */
 int cli_exit_status(enum cli_status status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CLI_H */

@@ -39,6 +39,15 @@ int device_query(struct device_info *info)
     return 1;
 }
 
+int device_compute_capability(void)
+{
+    int dev, major, minor;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    return 10 * major + minor;
+}
+
 struct copy_args {
     void *dst;
     const void *src;

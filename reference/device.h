@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** The device a driver runs on (device 0), or why there is none. */
 struct device_info {
     int ok;                /**< 1 when a CUDA device answered */
@@ -27,6 +31,12 @@ struct device_info {
 int device_query(struct device_info *info);
 
 /**
+ * The compute capability of the current device as 10 * major + minor (e.g. 90
+ * for sm_90), for launchers that need a minimum (bf16 and TF32 need 80).
+ */
+int device_compute_capability(void);
+
+/**
  * Device-to-device copy bandwidth in GB/s (10^9 bytes/s, read plus write
  * counted), median of @p reps copies of @p bytes: the ceiling memory-bound
  * kernels are measured against.
@@ -38,5 +48,9 @@ double device_copy_bandwidth_gbs(size_t bytes, int reps);
  * "<prog>: needs X GiB of GPU memory, the device has Y GiB free" and returns 0.
  */
 int device_fits(const char *prog, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* DEVICE_H */

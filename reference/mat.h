@@ -18,6 +18,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Allocate @p bytes on the host; on failure print the size and abort. Never returns NULL. */
 void *mat_alloc(size_t bytes);
 
@@ -75,5 +79,9 @@ struct mat_cmp mat_compare_scaled(const float *got, const double *want, const do
  * "37 bad, first at (2, 5): got nan, want 4". Returns @p buf.
  */
 char *mat_cmp_describe(const struct mat_cmp *c, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* MAT_H */

@@ -12,6 +12,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** C = A * B with float accumulation (loop order i, k, j for cache-friendly access). */
 void ref_matmul(int M, int N, int K, const float *A, const float *B, float *C);
 
@@ -63,5 +67,9 @@ uint16_t ref_f32_to_bf16(float x);
 
 /** The float equal to the bfloat16 bit pattern @p b. */
 float ref_bf16_to_f32(uint16_t b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* REF_H */

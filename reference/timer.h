@@ -10,6 +10,10 @@
 #ifndef TIMER_H
 #define TIMER_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Work to time: a call that does (CPU) or enqueues on the default stream (GPU) one run. */
 typedef void (*timer_fn)(void *arg);
 
@@ -34,5 +38,9 @@ struct timer_stats timer_measure(timer_fn fn, void *arg, const struct timer_opts
 
 /** Release the L2 flush buffer, if one was made (before cudaDeviceReset, or at exit). */
 void timer_release(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TIMER_H */

@@ -34,15 +34,9 @@ void wmma_naive(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, f
 void wmma_shared(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C);
 
 /**
- * 1 when the current device runs bfloat16 WMMA (compute capability 8.0 or newer), else 0.
- * Call it before wmma_bf16().
- */
-int tensor_cores_bf16_supported(void);
-
-/**
  * wmma_shared() with bfloat16 A and B. Needs compute capability 8.0 or newer: on an older
  * device it prints "wmma_bf16: needs sm_80 ..." and exits, like a failed CUDA_CHECK (asking for
- * it there is a programming error; test tensor_cores_bf16_supported() first).
+ * it there is a programming error; check device_compute_capability() >= 80 first).
  */
 void wmma_bf16(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C);
 

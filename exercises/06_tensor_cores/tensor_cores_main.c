@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     c.fn = wmma_shared;
     time_row(&t, "wmma_shared", &c, h_ms, want, got);
 
-    if (tensor_cores_bf16_supported()) {
+    if (dev.cc_major >= 8) {
         for (size_t i = 0; i < na; i++)
             h16[i] = ref_f32_to_bf16(A[i]);
         CUDA_CHECK(cudaMemcpy(d_A, h16, na * 2, cudaMemcpyHostToDevice));

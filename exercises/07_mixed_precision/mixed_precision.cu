@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "device.h"
 
 using namespace nvcuda;
 
@@ -198,18 +199,10 @@ static __global__ void gemm_wmma_tf32_kernel(int M, int N, int K, const float *A
 #endif
 }
 
-extern "C" int mp_sm80_supported(void)
-{
-    int dev, major;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    return major >= 8;
-}
-
 /* Refuse to launch an sm_80 kernel on an older GPU: one line, then exit (a programming error). */
 static void require_sm80(const char *who)
 {
-    if (!mp_sm80_supported()) {
+    if (device_compute_capability() < 80) {
         fprintf(stderr, "%s: needs sm_80 or newer (bf16 and TF32 Tensor Core instructions)\n", who);
         exit(EXIT_FAILURE);
     }

@@ -321,7 +321,7 @@ int main(int argc, char **argv)
             fprintf(csv, "lesson,device,variant,inputs,accumulate,m,n,k,ms,tflops,rel_err,"
                          "max_err_scaled,rule,check\n");
     }
-    int sm80 = mp_sm80_supported();
+    int sm80 = dev.cc_major >= 8;
     printf("%s | %s (sm_%d%d) | M=%d N=%d, K=%d..%d, A and B uniform in [-1, 1) | median of %d\n",
            PROG, dev.name, dev.cc_major, dev.cc_minor, o.m, o.n, kmin, kmax, o.reps);
     printf("rel err = ||C - exact||_F / ||exact||_F; err/|A||B| = max |C - exact| / sum |a||b|, "

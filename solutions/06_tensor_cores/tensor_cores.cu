@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "device.h"
 
 using namespace nvcuda;
 
@@ -299,17 +300,9 @@ static __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #endif
 }
 
-extern "C" int tensor_cores_bf16_supported(void)
-{
-    int dev, major;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    return major >= 8;
-}
-
 extern "C" void wmma_bf16(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C)
 {
-    if (!tensor_cores_bf16_supported()) {
+    if (device_compute_capability() < 80) {
         fprintf(stderr, "wmma_bf16: needs sm_80 or newer (bfloat16 Tensor Core instructions)\n");
         exit(EXIT_FAILURE);
     }

@@ -31,12 +31,6 @@ void convert_f32_to_f16(const float *d_x, uint16_t *d_y, size_t n);
 void convert_f32_to_bf16(const float *d_x, uint16_t *d_y, size_t n);
 
 /**
- * 1 when the current device has bf16 and TF32 Tensor Core instructions (compute capability 8.0
- * or newer), else 0. Call it before gemm_wmma_bf16() and gemm_wmma_tf32().
- */
-int mp_sm80_supported(void);
-
-/**
  * C = A * B, fp16 A and B (bits), fp32 C, on Tensor Cores with fp32 accumulation: one warp per
  * 16 x 16 tile of C, tiles staged through shared memory with zeros past the edges.
  */

@@ -255,20 +255,12 @@ END_TEST
 
 START_TEST(gemm_wmma_bf16_edges)
 {
-    if (!mp_sm80_supported()) {
-        printf("gemm_wmma_bf16_edges: needs sm_80, not run on this GPU\n");
-        return;
-    }
     check_edges(T_BF16);
 }
 END_TEST
 
 START_TEST(gemm_wmma_tf32_edges)
 {
-    if (!mp_sm80_supported()) {
-        printf("gemm_wmma_tf32_edges: needs sm_80, not run on this GPU\n");
-        return;
-    }
     check_edges(T_TF32);
 }
 END_TEST
@@ -278,10 +270,6 @@ END_TEST
  * C shows which happened, exactly. */
 START_TEST(tf32_rounds_to_nearest)
 {
-    if (!mp_sm80_supported()) {
-        printf("tf32_rounds_to_nearest: needs sm_80, not run on this GPU\n");
-        return;
-    }
     const int M = 19, K = 24, N = K;
     float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N);
     const float s[] = {1.0f, -2.0f, 0.5f, 4.0f, -0.25f};
@@ -305,10 +293,6 @@ END_TEST
  * several times more accurate than bf16 (7 bits). */
 START_TEST(accuracy_follows_mantissa_bits)
 {
-    if (!mp_sm80_supported()) {
-        printf("accuracy_follows_mantissa_bits: needs sm_80, not run on this GPU\n");
-        return;
-    }
     const int M = 96, N = 80, K = 4096;
     double rel[3];
     for (int t = 0; t < 3; t++) {
@@ -436,10 +420,10 @@ int main(int argc, char **argv)
         {"bf16_conversion_exhaustive", bf16_conversion_exhaustive, CASE_CPU, 60},
         {"conversion_kernels_match_reference", conversion_kernels_match_reference, CASE_GPU, 60},
         {"gemm_wmma_f16_edges", gemm_wmma_f16_edges, CASE_GPU, 180},
-        {"gemm_wmma_bf16_edges", gemm_wmma_bf16_edges, CASE_GPU, 180},
-        {"gemm_wmma_tf32_edges", gemm_wmma_tf32_edges, CASE_GPU, 180},
-        {"tf32_rounds_to_nearest", tf32_rounds_to_nearest, CASE_GPU, 30},
-        {"accuracy_follows_mantissa_bits", accuracy_follows_mantissa_bits, CASE_GPU, 60},
+        {"gemm_wmma_bf16_edges", gemm_wmma_bf16_edges, CASE_SM80, 180},
+        {"gemm_wmma_tf32_edges", gemm_wmma_tf32_edges, CASE_SM80, 180},
+        {"tf32_rounds_to_nearest", tf32_rounds_to_nearest, CASE_SM80, 30},
+        {"accuracy_follows_mantissa_bits", accuracy_follows_mantissa_bits, CASE_SM80, 60},
         {"small_gradients_need_scaling", small_gradients_need_scaling, CASE_CPU, 10},
         {"loss_scale_grows_and_backs_off", loss_scale_grows_and_backs_off, CASE_CPU, 10},
         {"loss_scale_unscales_and_detects_overflow", loss_scale_unscales_and_detects_overflow,

@@ -22,7 +22,8 @@ const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *cours
 
 /*
  * Ask a child process whether a CUDA device answers, so that this process
- * never initialises CUDA. Returns 1 with a device; else 0 with @p why filled.
+ * never initialises CUDA. Returns the device's compute capability as
+ * 10 * major + minor (e.g. 90); 0 without a device, with @p why filled.
  */
 static int probe_gpu(char *why, size_t size)
 {
@@ -39,9 +40,14 @@ static int probe_gpu(char *why, size_t size)
     pid_t pid = fork();
     if (pid == 0) {
         struct device_info dev;
+        char msg[300];
         close(fds[0]);
         int ok = device_query(&dev);
-        if (!ok && write(fds[1], dev.why, strlen(dev.why)) < 0)
+        if (ok)
+            snprintf(msg, sizeof msg, "cc=%d", 10 * dev.cc_major + dev.cc_minor);
+        else
+            snprintf(msg, sizeof msg, "%s", dev.why);
+        if (write(fds[1], msg, strlen(msg)) < 0)
             _exit(2);
         _exit(ok ? 0 : 1);
     }
@@ -54,8 +60,9 @@ static int probe_gpu(char *why, size_t size)
         snprintf(why, size, "could not fork the device probe");
         return 0;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 1;
+    int cc = 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && sscanf(why, "cc=%d", &cc) == 1)
+        return cc;
     if (!why[0])
         snprintf(why, size, "the device probe crashed");
     return 0;
@@ -64,7 +71,7 @@ static int probe_gpu(char *why, size_t size)
 static int run_cases(const struct course_case *cases, size_t count, const char *only)
 {
     char why[256] = "";
-    int have_gpu = -1; /* unknown until a GPU case asks */
+    int cc = -1; /* the GPU's compute capability: unknown until a GPU case asks, 0 for none */
     size_t chosen = 0, skipped = 0;
     const struct course_case **run = mat_alloc(count * sizeof *run);
 
@@ -72,11 +79,16 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
         const struct course_case *c = &cases[i];
         if (only && strcmp(only, c->name))
             continue;
-        if (c->flags & CASE_GPU) {
-            if (have_gpu < 0)
-                have_gpu = probe_gpu(why, sizeof why);
-            if (!have_gpu) {
+        if (c->flags & (CASE_GPU | CASE_SM80)) {
+            if (cc < 0)
+                cc = probe_gpu(why, sizeof why);
+            if (cc == 0) {
                 printf("SKIPPED %s: %s\n", c->name, why);
+                skipped++;
+                continue;
+            }
+            if ((c->flags & CASE_SM80) && cc < 80) {
+                printf("SKIPPED %s: needs sm_80 or newer; this GPU is sm_%d\n", c->name, cc);
                 skipped++;
                 continue;
             }
@@ -163,7 +175,8 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
     int rc = 2;
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (size_t i = 0; i < count; i++)
-            printf("%s\t%s%s\t%d\n", all[i].name, all[i].flags & CASE_GPU ? "gpu" : "cpu",
+            printf("%s\t%s%s\t%d\n", all[i].name,
+                   all[i].flags & (CASE_GPU | CASE_SM80) ? "gpu" : "cpu",
                    all[i].flags & CASE_PERF ? ",perf" : "", all[i].timeout_s);
         rc = 0;
     } else if (argc == 3 && !strcmp(argv[1], "--case")) {

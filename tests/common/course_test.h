@@ -11,7 +11,8 @@
  * GPU cases first probe for a device in a child process, so CUDA is never
  * initialised in Check's parent (it does not survive fork()). Without a
  * device they print one line saying why and exit 77, which CTest reports as
- * Skipped. COURSE_NO_GPU=1 forces that path.
+ * Skipped; so do CASE_SM80 cases on a GPU older than sm_80. COURSE_NO_GPU=1
+ * forces the no-device path.
  */
 #ifndef COURSE_TEST_H
 #define COURSE_TEST_H
@@ -28,6 +29,7 @@ enum course_case_flags {
     CASE_CPU = 0,  /**< runs anywhere */
     CASE_GPU = 1,  /**< needs a CUDA device; skipped (exit 77) without one */
     CASE_PERF = 2, /**< a performance ratio measured in one run (label perf) */
+    CASE_SM80 = 4, /**< needs compute capability 8.0 or newer (bf16, TF32); skipped below */
 };
 
 /** One test case. */
