@@ -10,7 +10,8 @@
  *   gpu_gemm_course       C = alpha op(A) op(B) + beta C, 32 x 32 shared-memory tiles
  *   gpu_bias_act          fused bias + ReLU (+ the 16-bit copy the next GEMM reads)
  *   gpu_softmax_xent      fused softmax, cross-entropy and its gradient, a warp per row
- *   gpu_bias_act_backward fused ReLU mask + bias gradient (column sums) + 16-bit copy
+ *   gpu_bias_act_backward fused ReLU mask + bias gradient (column sums, 8 row groups
+ *                         per column meeting in shared memory) + 16-bit copy
  *   gpu_allreduce_mean    the course's all-reduce for replicas sharing one GPU
  *   gpu_scale_check       unscale gradients and flag inf/nan (fp16 loss scaling)
  *   gpu_opt_step          SGD with momentum / AdamW, one thread per parameter
@@ -219,35 +220,50 @@ extern "C" void gpu_softmax_xent(const float *logits, const uint8_t *labels, int
     CUDA_CHECK_LAUNCH();
 }
 
-/* One thread per column n: walks down the B rows (neighbouring threads read neighbouring
- * columns, so each row's read is coalesced), masks, converts and sums in a fixed order. */
+/*
+ * Block (32 x 8 threads) owns 32 columns. Thread (tx, ty) takes column
+ * n = 32 blockIdx.x + tx and rows ty, ty + 8, ...: a warp (one ty) reads 32
+ * neighbouring floats of a row, coalesced. Each thread masks, converts and
+ * sums its rows; the 8 partial sums of a column meet in shared memory and are
+ * added in a fixed order, so db is the same bit for bit on every run.
+ */
 static __global__ void gpu_bias_act_backward_kernel(float *dy, const float *y, int B, int N,
                                                     int relu, float *db, void *dy_lo,
                                                     enum gpu_dtype lo)
 {
-    int n = blockIdx.x * blockDim.x + threadIdx.x; /* column 0 .. N-1 */
-    if (n >= N)
-        return;
+    __shared__ float part[GEMM_ROWS][GEMM_TILE + 1]; /* [row group][column in the block] */
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int n = blockIdx.x * GEMM_TILE + tx; /* column 0 .. N-1, plus overhang */
     float sum = 0.0f;
-    for (int r = 0; r < B; r++) {
-        size_t i = (size_t)r * N + n; /* element (r, n) */
-        float v = dy[i];
-        if (relu && y[i] <= 0.0f)
-            v = 0.0f; /* ReLU passes no gradient where it output 0 */
-        dy[i] = v;
-        if (dy_lo)
-            store_lo(dy_lo, i, v, lo);
-        sum += v;
+    if (n < N) {
+        for (int r = ty; r < B; r += GEMM_ROWS) {
+            size_t i = (size_t)r * N + n; /* element (r, n) */
+            float v = dy[i];
+            if (relu && y[i] <= 0.0f)
+                v = 0.0f; /* ReLU passes no gradient where it output 0 */
+            dy[i] = v;
+            if (dy_lo)
+                store_lo(dy_lo, i, v, lo);
+            sum += v;
+        }
     }
-    db[n] = sum;
+    part[ty][tx] = sum;
+    __syncthreads(); /* all 8 partial sums of each column are in shared memory */
+    if (ty == 0 && n < N) {
+        float total = 0.0f;
+        for (int k = 0; k < GEMM_ROWS; k++)
+            total += part[k][tx];
+        db[n] = total;
+    }
 }
 
 extern "C" void gpu_bias_act_backward(float *dy, const float *y, int B, int N, int relu, float *db,
                                       void *dy_lo, enum gpu_dtype lo, void *stream)
 {
-    int blocks = (N + EW_THREADS - 1) / EW_THREADS;
-    gpu_bias_act_backward_kernel<<<blocks, EW_THREADS, 0, (cudaStream_t)stream>>>(dy, y, B, N, relu,
-                                                                                  db, dy_lo, lo);
+    dim3 block(GEMM_TILE, GEMM_ROWS);
+    int blocks = (N + GEMM_TILE - 1) / GEMM_TILE;
+    gpu_bias_act_backward_kernel<<<blocks, block, 0, (cudaStream_t)stream>>>(dy, y, B, N, relu, db,
+                                                                             dy_lo, lo);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -490,7 +490,7 @@ START_TEST(mpi_and_nccl_on_gpu)
 }
 END_TEST
 
-/* The course GEMM (all transposes), the fused softmax and the all-reduce kernel, exactly. */
+/* The course GEMM (all transposes), softmax, bias/ReLU both ways, optimizers, all-reduce. */
 START_TEST(gpu_kernels_match_cpu)
 {
     enum { M = 37, N = 45, K = 70 };
@@ -550,6 +550,82 @@ START_TEST(gpu_kernels_match_cpu)
     ck_assert_msg(cmp.n_bad == 0, "softmax gradient: %s", mat_cmp_describe(&cmp, why, sizeof why));
     ck_assert_msg(fabs(acc[0] / K - loss) < 1e-4 && (int)acc[1] == right,
                   "loss %g (want %g), right %g (want %d)", acc[0] / K, loss, acc[1], right);
+
+    /* Bias + ReLU forward, and the ReLU mask + bias gradient backward, on integers: exact. */
+    float *yv = mat_alloc_f32(K * N), *dyv = mat_alloc_f32(K * N), *bias = mat_alloc_f32(N);
+    float *got = mat_alloc_f32(K * N), dbw[N], dbg[N], *d_y2, *d_dy, *d_b, *d_db;
+    mat_fill_int(yv, K * N, 31);
+    mat_fill_int(dyv, K * N, 32);
+    mat_fill_int(bias, N, 33);
+    CUDA_CHECK(cudaMalloc((void **)&d_y2, sizeof(float) * K * N));
+    CUDA_CHECK(cudaMalloc((void **)&d_dy, sizeof(float) * K * N));
+    CUDA_CHECK(cudaMalloc((void **)&d_b, sizeof(float) * N));
+    CUDA_CHECK(cudaMalloc((void **)&d_db, sizeof(float) * N));
+    CUDA_CHECK(cudaMemcpy(d_y2, yv, sizeof(float) * K * N, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b, bias, sizeof(float) * N, cudaMemcpyHostToDevice));
+    gpu_bias_act(d_y2, d_b, K, N, 1, NULL, GPU_F32, NULL);
+    CUDA_CHECK(cudaMemcpy(got, d_y2, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < K * N; i++) {
+        float want_y = yv[i] + bias[i % N] > 0 ? yv[i] + bias[i % N] : 0.0f;
+        ck_assert_msg(got[i] == want_y, "bias_act (%d, %d): %g, want %g", i / N, i % N, got[i],
+                      want_y);
+        yv[i] = want_y;
+    }
+    CUDA_CHECK(cudaMemcpy(d_dy, dyv, sizeof(float) * K * N, cudaMemcpyHostToDevice));
+    mat_poison_device(d_db, sizeof(float) * N);
+    gpu_bias_act_backward(d_dy, d_y2, K, N, 1, d_db, NULL, GPU_F32, NULL);
+    CUDA_CHECK(cudaMemcpy(got, d_dy, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(dbg, d_db, sizeof dbg, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < N; j++)
+        dbw[j] = 0.0f;
+    for (int i = 0; i < K * N; i++) {
+        float want_dy = yv[i] > 0.0f ? dyv[i] : 0.0f;
+        ck_assert_msg(got[i] == want_dy, "mask (%d, %d): %g, want %g", i / N, i % N, got[i],
+                      want_dy);
+        dbw[i % N] += want_dy;
+    }
+    for (int j = 0; j < N; j++)
+        ck_assert_msg(dbg[j] == dbw[j], "db[%d] = %g, want %g", j, dbg[j], dbw[j]);
+    CUDA_CHECK(cudaFree(d_y2));
+    CUDA_CHECK(cudaFree(d_dy));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_db));
+    free(yv);
+    free(dyv);
+    free(bias);
+    free(got);
+
+    /* The optimizer kernels against opt_step: 3 updates of 1000 parameters. */
+    for (int kind = 0; kind < 2; kind++) {
+        enum { NP = 1000 };
+        struct opt_config o = {(enum opt_kind)kind, 0.01f, 0.9f, 0.9f, 0.999f, 1e-8f, 0.01f};
+        float *p = mat_alloc_f32(NP), *gr = mat_alloc_f32(NP), *st = mat_alloc_f32(2 * NP);
+        float *pg = mat_alloc_f32(NP), *d_p, *d_g, *d_st;
+        mat_fill_uniform(p, NP, 40, -1, 1);
+        mat_fill_uniform(gr, NP, 41, -1, 1);
+        memset(st, 0, sizeof(float) * 2 * NP);
+        CUDA_CHECK(cudaMalloc((void **)&d_p, sizeof(float) * NP));
+        CUDA_CHECK(cudaMalloc((void **)&d_g, sizeof(float) * NP));
+        CUDA_CHECK(cudaMalloc((void **)&d_st, sizeof(float) * 2 * NP));
+        CUDA_CHECK(cudaMemcpy(d_p, p, sizeof(float) * NP, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(d_g, gr, sizeof(float) * NP, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(d_st, 0, sizeof(float) * 2 * NP));
+        for (int step = 1; step <= 3; step++) {
+            opt_step(&o, p, gr, st, NP, step);
+            gpu_opt_step(&o, d_p, d_g, d_st, NP, step, NULL);
+        }
+        CUDA_CHECK(cudaMemcpy(pg, d_p, sizeof(float) * NP, cudaMemcpyDeviceToHost));
+        struct mat_cmp oc = mat_compare(pg, p, 1, NP, 1e-6, 1e-5);
+        ck_assert_msg(oc.n_bad == 0, "%s kernel: %s", kind ? "adamw" : "sgd",
+                      mat_cmp_describe(&oc, why, sizeof why));
+        CUDA_CHECK(cudaFree(d_p));
+        CUDA_CHECK(cudaFree(d_g));
+        CUDA_CHECK(cudaFree(d_st));
+        free(p);
+        free(gr);
+        free(st);
+        free(pg);
+    }
 
     /* All-reduce of 4 replicas of 1000 small integers times 4: the mean is exact. */
     enum { R = 4, L = 1000 };
