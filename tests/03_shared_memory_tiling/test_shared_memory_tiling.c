@@ -12,6 +12,7 @@
 #include "device.h"
 #include "mat.h"
 #include "shared_memory_tiling.h"
+#include "threads_blocks_grids.h"
 #include "timer.h"
 
 START_TEST(matmul_tiled_edges)
@@ -104,6 +105,21 @@ static double time_transpose(transpose_fn fn, int M, int N, const float *d_in, f
 
 /* Padding removes the 32-way conflicts of the column reads: the padded version
  * must be clearly faster, and close enough to the copy bandwidth. */
+/* The step this lesson takes, measured: tiles in shared memory against lesson 02's coalesced
+ * kernel (the course's solution), same run, same sizes. */
+START_TEST(tiled_faster_than_coalesced)
+{
+    struct mat_cmp cmp = course_check_sgemm(matmul_tiled, 129, 65, 63, 2);
+    ck_assert_msg(cmp.n_bad == 0, "matmul_tiled is wrong at 129 x 65 x 63: no timing");
+    double tiled = course_time_sgemm(matmul_tiled, 2048, 2048, 2048);
+    double coalesced = course_time_sgemm(matmul_coalesced, 2048, 2048, 2048);
+    ck_assert_msg(
+        tiled * 1.2 < coalesced,
+        "matmul_tiled %.3f ms is not 1.2x faster than lesson 02's matmul_coalesced %.3f ms", tiled,
+        coalesced);
+}
+END_TEST
+
 START_TEST(padded_transpose_beats_conflicts)
 {
     /* A fast wrong kernel proves nothing: first the answers, then the times. */
@@ -167,6 +183,7 @@ int main(int argc, char **argv)
         {"matmul_tiled_edges", matmul_tiled_edges, CASE_GPU, 120},
         {"transpose_shared_edges", transpose_shared_edges, CASE_GPU, 60},
         {"transpose_shared_padded_edges", transpose_shared_padded_edges, CASE_GPU, 60},
+        {"tiled_faster_than_coalesced", tiled_faster_than_coalesced, CASE_GPU | CASE_PERF, 120},
         {"tiled_vs_cublas", tiled_vs_cublas, CASE_GPU | CASE_PERF, 120},
         {"padded_transpose_beats_conflicts", padded_transpose_beats_conflicts, CASE_GPU | CASE_PERF,
          120},

@@ -12,6 +12,7 @@
 #include "device.h"
 #include "mat.h"
 #include "ref.h"
+#include "register_tiling.h"
 #include "timer.h"
 #include "warp_level.h"
 
@@ -213,6 +214,21 @@ END_TEST
 /* The PTX shows what the lesson teaches: shuffles in the reductions, and in
  * the warp-tiled GEMM 128-bit global and shared loads and a 16-deep tile of
  * 8 x 8 FMAs per thread. */
+/* The ladder's last step, measured: warp tiles against lesson 04's vectorized kernel (the
+ * course's solution), same run, same sizes. */
+START_TEST(warptile_faster_than_vectorized)
+{
+    struct mat_cmp cmp = course_check_sgemm(matmul_warptile, 129, 65, 63, 2);
+    ck_assert_msg(cmp.n_bad == 0, "matmul_warptile is wrong at 129 x 65 x 63: no timing");
+    double warptile = course_time_sgemm(matmul_warptile, 4096, 4096, 4096);
+    double vectorized = course_time_sgemm(matmul_vectorized, 4096, 4096, 4096);
+    ck_assert_msg(warptile * 1.05 < vectorized,
+                  "matmul_warptile %.3f ms is not 1.05x faster than lesson 04's matmul_vectorized "
+                  "%.3f ms",
+                  warptile, vectorized);
+}
+END_TEST
+
 START_TEST(ptx_uses_shuffles_and_warp_tiles)
 {
     char *ptx = course_read_file(LESSON_PTX);
@@ -253,6 +269,8 @@ int main(int argc, char **argv)
         {"matmul_warptile_edges", matmul_warptile_edges, CASE_GPU, 120},
         {"matmul_warptile_misaligned", matmul_warptile_misaligned, CASE_GPU, 60},
         {"gemv_warp_bandwidth", gemv_warp_bandwidth, CASE_GPU | CASE_PERF, 120},
+        {"warptile_faster_than_vectorized", warptile_faster_than_vectorized, CASE_GPU | CASE_PERF,
+         120},
         {"warptile_vs_cublas", warptile_vs_cublas, CASE_GPU | CASE_PERF, 120},
         {"ptx_uses_shuffles_and_warp_tiles", ptx_uses_shuffles_and_warp_tiles, CASE_CPU, 30},
     };
