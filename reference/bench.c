@@ -51,6 +51,19 @@ int bench_begin(struct bench_table *t, const char *lesson, const char *base,
     return 0;
 }
 
+int bench_setup(int argc, char **argv, const char *prog, const char *about, struct cli_bench *opt,
+                const struct cli_opt *extra, struct device_info *dev)
+{
+    enum cli_status st = cli_parse_bench(argc, argv, prog, about, opt, extra);
+    if (st != CLI_OK)
+        return cli_exit_status(st);
+    if (!device_query(dev)) {
+        fprintf(stderr, "%s: %s\n", prog, dev->why);
+        return 1;
+    }
+    return -1;
+}
+
 /* Print @p v with @p prec decimals in @p width columns, or "-" for zero. */
 static void cell(double v, int width, int prec)
 {

@@ -41,6 +41,15 @@ struct bench_row {
 };
 
 /**
+ * The start of every GPU driver: parse the benchmark options (and @p extra,
+ * which may be NULL) into @p opt, then query the GPU into @p dev. Returns -1
+ * to go on; otherwise the exit status to return at once: 0 after --help, 2
+ * after bad input, 1 without a GPU (after one line on stderr saying why).
+ */
+int bench_setup(int argc, char **argv, const char *prog, const char *about, struct cli_bench *opt,
+                const struct cli_opt *extra, struct device_info *dev);
+
+/**
  * Print the header and open the CSV file (appending; a header line is
  * written when the file is empty). @p base names the version that the
  * "% base" column is measured against (cuBLAS in the GPU lessons). Returns 0, or 2 after a one-line

@@ -96,19 +96,14 @@ int main(int argc, char **argv)
 {
     struct cli_bench o;
     cli_bench_defaults(&o, 4096, 10);
-    enum cli_status st =
-        cli_parse_bench(argc, argv, PROG,
-                        "Lesson 06: SGEMM against Tensor Core GEMM in cuBLAS, then "
-                        "the WMMA kernels against cuBLAS at the same precision.",
-                        &o, NULL);
-    if (st != CLI_OK)
-        return cli_exit_status(st);
-
     struct device_info dev;
-    if (!device_query(&dev)) {
-        fprintf(stderr, "%s: %s\n", PROG, dev.why);
-        return 1;
-    }
+
+    int status = bench_setup(argc, argv, PROG,
+                             "Lesson 06: SGEMM against Tensor Core GEMM in cuBLAS, then "
+                             "the WMMA kernels against cuBLAS at the same precision.",
+                             &o, NULL, &dev);
+    if (status >= 0)
+        return status;
     int M = o.m, N = o.n, K = o.k;
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     /* float A and B, 16-bit A and B, one C */

@@ -86,18 +86,14 @@ int main(int argc, char **argv)
         {"len", CLI_INT, &len, 1, 1 << 30, "elements of each vector_add vector"},
         {NULL, CLI_INT, NULL, 0, 0, NULL},
     };
-    enum cli_status st = cli_parse_bench(argc, argv, PROG,
-                                         "Lesson 02: vector_add against the copy bandwidth; "
-                                         "naive and coalesced matmul against cuBLAS SGEMM.",
-                                         &o, extra);
-    if (st != CLI_OK)
-        return cli_exit_status(st);
-
     struct device_info dev;
-    if (!device_query(&dev)) {
-        fprintf(stderr, "%s: %s\n", PROG, dev.why);
-        return 1;
-    }
+
+    int status = bench_setup(argc, argv, PROG,
+                             "Lesson 02: vector_add against the copy bandwidth; "
+                             "naive and coalesced matmul against cuBLAS SGEMM.",
+                             &o, extra, &dev);
+    if (status >= 0)
+        return status;
     struct bench_table t;
     if (bench_begin(&t, PROG, "cublas_sgemm", &o, &dev))
         return 2;

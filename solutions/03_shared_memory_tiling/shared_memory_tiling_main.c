@@ -90,18 +90,14 @@ int main(int argc, char **argv)
 {
     struct cli_bench o;
     cli_bench_defaults(&o, 4096, 10);
-    enum cli_status st = cli_parse_bench(argc, argv, PROG,
-                                         "Lesson 03: matmul_tiled against cuBLAS SGEMM; "
-                                         "transpose_shared(_padded) of M x N against a copy.",
-                                         &o, NULL);
-    if (st != CLI_OK)
-        return cli_exit_status(st);
-
     struct device_info dev;
-    if (!device_query(&dev)) {
-        fprintf(stderr, "%s: %s\n", PROG, dev.why);
-        return 1;
-    }
+
+    int status = bench_setup(argc, argv, PROG,
+                             "Lesson 03: matmul_tiled against cuBLAS SGEMM; "
+                             "transpose_shared(_padded) of M x N against a copy.",
+                             &o, NULL, &dev);
+    if (status >= 0)
+        return status;
     struct bench_table t;
     if (bench_begin(&t, PROG, "cublas_sgemm", &o, &dev))
         return 2;

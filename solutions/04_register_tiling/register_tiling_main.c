@@ -18,18 +18,13 @@ int main(int argc, char **argv)
 {
     struct cli_bench o;
     cli_bench_defaults(&o, 4096, 10);
-    enum cli_status st = cli_parse_bench(
+    struct device_info dev;
+    int status = bench_setup(
         argc, argv, PROG,
         "Lesson 04: matmul_1d_tile, matmul_2d_tile and matmul_vectorized against cuBLAS SGEMM.", &o,
-        NULL);
-    if (st != CLI_OK)
-        return cli_exit_status(st);
-
-    struct device_info dev;
-    if (!device_query(&dev)) {
-        fprintf(stderr, "%s: %s\n", PROG, dev.why);
-        return 1;
-    }
+        NULL, &dev);
+    if (status >= 0)
+        return status;
     struct bench_table t;
     if (bench_begin(&t, PROG, "cublas_sgemm", &o, &dev))
         return 2;

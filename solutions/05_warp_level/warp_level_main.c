@@ -96,18 +96,14 @@ int main(int argc, char **argv)
 {
     struct cli_bench o;
     cli_bench_defaults(&o, 4096, 10);
-    enum cli_status st = cli_parse_bench(argc, argv, PROG,
-                                         "Lesson 05: gemv_warp (M x K) against cublasSgemv and "
-                                         "the copy bandwidth; matmul_warptile against cuBLAS.",
-                                         &o, NULL);
-    if (st != CLI_OK)
-        return cli_exit_status(st);
-
     struct device_info dev;
-    if (!device_query(&dev)) {
-        fprintf(stderr, "%s: %s\n", PROG, dev.why);
-        return 1;
-    }
+
+    int status = bench_setup(argc, argv, PROG,
+                             "Lesson 05: gemv_warp (M x K) against cublasSgemv and "
+                             "the copy bandwidth; matmul_warptile against cuBLAS.",
+                             &o, NULL, &dev);
+    if (status >= 0)
+        return status;
     struct bench_table t;
     if (bench_begin(&t, PROG, "cuBLAS (cublas_sgemv, cublas_sgemm)", &o, &dev))
         return 2;

@@ -31,13 +31,8 @@ START_TEST(matmul_vectorized_edges)
 {
     course_assert_sgemm_edges(matmul_vectorized, "matmul_vectorized", 540);
     static const int shapes[][3] = {{128, 128, 8}, {132, 260, 36}, {4, 4, 4}, {256, 124, 1028}};
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        const int *d = shapes[s];
-        struct mat_cmp cmp = course_check_sgemm(matmul_vectorized, d[0], d[1], d[2], 600 + s);
-        char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "matmul_vectorized at M=%d N=%d K=%d: %s", d[0], d[1], d[2],
-                      mat_cmp_describe(&cmp, why, sizeof why));
-    }
+    course_assert_sgemm_shapes(matmul_vectorized, "matmul_vectorized", shapes,
+                               sizeof shapes / sizeof *shapes, 600, 0);
 }
 END_TEST
 
@@ -45,34 +40,8 @@ END_TEST
  * float past a 16-byte boundary. The launcher must take the scalar path. */
 START_TEST(matmul_vectorized_misaligned)
 {
-    const int M = 132, N = 136, K = 68;
-    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb), *C = mat_alloc_f32(nc);
-    double *want = mat_alloc(nc * sizeof *want);
-    mat_fill_int(A, na, 71);
-    mat_fill_int(B, nb, 72);
-    ref_matmul_f64(M, N, K, A, B, want);
-    float *d_A, *d_B, *d_C;
-    CUDA_CHECK(cudaMalloc((void **)&d_A, (na + 1) * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_B, (nb + 1) * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_C, (nc + 1) * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_A + 1, A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_B + 1, B, nb * sizeof(float), cudaMemcpyHostToDevice));
-    mat_poison_device(d_C, (nc + 1) * sizeof(float));
-    matmul_vectorized(M, N, K, d_A + 1, d_B + 1, d_C + 1);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(C, d_C + 1, nc * sizeof(float), cudaMemcpyDeviceToHost));
-    struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
-    char why[160];
-    ck_assert_msg(cmp.n_bad == 0, "matmul_vectorized with pointers 4 bytes off alignment: %s",
-                  mat_cmp_describe(&cmp, why, sizeof why));
-    CUDA_CHECK(cudaFree(d_A));
-    CUDA_CHECK(cudaFree(d_B));
-    CUDA_CHECK(cudaFree(d_C));
-    free(A);
-    free(B);
-    free(C);
-    free(want);
+    static const int shapes[][3] = {{132, 136, 68}};
+    course_assert_sgemm_shapes(matmul_vectorized, "matmul_vectorized", shapes, 1, 71, 1);
 }
 END_TEST
 

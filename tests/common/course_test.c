@@ -190,7 +190,8 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
     return rc;
 }
 
-struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed)
+struct mat_cmp course_check_sgemm_offset(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed,
+                                         int offset)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *h_A = mat_alloc_f32(na), *h_B = mat_alloc_f32(nb), *h_C = mat_alloc_f32(nc);
@@ -199,16 +200,17 @@ struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64
     mat_fill_int(h_B, nb, seed + 1);
     ref_matmul_f64(M, N, K, h_A, h_B, want);
 
+    /* Each buffer holds @p offset spare floats in front of its matrix. */
     float *d_A, *d_B, *d_C;
-    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_A, h_A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_B, h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
-    mat_poison_device(d_C, nc * sizeof(float));
-    fn(M, N, K, d_A, d_B, d_C);
+    CUDA_CHECK(cudaMalloc((void **)&d_A, (na + offset) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, (nb + offset) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_C, (nc + offset) * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_A + offset, h_A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_B + offset, h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
+    mat_poison_device(d_C, (nc + offset) * sizeof(float));
+    fn(M, N, K, d_A + offset, d_B + offset, d_C + offset);
     CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(h_C, d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h_C, d_C + offset, nc * sizeof(float), cudaMemcpyDeviceToHost));
     struct mat_cmp cmp = mat_compare_f64(h_C, want, M, N, 0, 0);
 
     CUDA_CHECK(cudaFree(d_A));
@@ -221,15 +223,27 @@ struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64
     return cmp;
 }
 
-void course_assert_sgemm_edges(bench_sgemm_fn fn, const char *name, uint64_t seed)
+struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed)
 {
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        const int *d = course_gemm_shapes[s];
-        struct mat_cmp cmp = course_check_sgemm(fn, d[0], d[1], d[2], seed + s);
+    return course_check_sgemm_offset(fn, M, N, K, seed, 0);
+}
+
+void course_assert_sgemm_shapes(bench_sgemm_fn fn, const char *name, const int (*shapes)[3],
+                                size_t count, uint64_t seed, int offset)
+{
+    for (size_t s = 0; s < count; s++) {
+        const int *d = shapes[s];
+        struct mat_cmp cmp = course_check_sgemm_offset(fn, d[0], d[1], d[2], seed + s, offset);
         char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, d[0], d[1], d[2],
+        ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d%s: %s", name, d[0], d[1], d[2],
+                      offset ? " (pointers not 16-byte aligned)" : "",
                       mat_cmp_describe(&cmp, why, sizeof why));
     }
+}
+
+void course_assert_sgemm_edges(bench_sgemm_fn fn, const char *name, uint64_t seed)
+{
+    course_assert_sgemm_shapes(fn, name, course_gemm_shapes, course_gemm_shape_count, seed, 0);
 }
 
 struct timed_sgemm {

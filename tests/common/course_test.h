@@ -90,10 +90,22 @@ extern const size_t course_gemm_shape_count;
 struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed);
 
 /**
- * Check @p fn with course_check_sgemm() at every shape of course_gemm_shapes
- * (seeds from @p seed on); a Check assertion names @p name, the shape and the
- * first bad element of the first shape that fails.
+ * course_check_sgemm() with A, B and C each starting @p offset floats past the
+ * start of their allocation (1: not 16-byte aligned), for launchers that
+ * choose a vector path by alignment.
  */
+struct mat_cmp course_check_sgemm_offset(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed,
+                                         int offset);
+
+/**
+ * Check @p fn with course_check_sgemm_offset() at each of the @p count shapes
+ * {M, N, K} (seeds from @p seed on); a Check assertion names @p name, the
+ * shape and the first bad element of the first shape that fails.
+ */
+void course_assert_sgemm_shapes(bench_sgemm_fn fn, const char *name, const int (*shapes)[3],
+                                size_t count, uint64_t seed, int offset);
+
+/** course_assert_sgemm_shapes() at every shape of course_gemm_shapes, aligned. */
 void course_assert_sgemm_edges(bench_sgemm_fn fn, const char *name, uint64_t seed);
 
 /** Median milliseconds of @p fn at M x N x K (5 samples after 2 warm-ups). */
