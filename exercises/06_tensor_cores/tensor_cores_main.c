@@ -97,7 +97,6 @@ int main(int argc, char **argv)
     struct cli_bench o;
     cli_bench_defaults(&o, 4096, 10);
     struct device_info dev;
-
     int status = bench_setup(argc, argv, PROG,
                              "Lesson 06: SGEMM against Tensor Core GEMM in cuBLAS, then "
                              "the WMMA kernels against cuBLAS at the same precision.",
