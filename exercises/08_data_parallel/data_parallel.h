@@ -361,11 +361,11 @@ struct train_config {
     int n_train;            /**< training samples used (0: all) */
     int n_test;             /**< test samples used (0: all) */
     const char *checkpoint; /**< checkpoint file, or NULL */
-    int every;              /**< checkpoint every this many steps (0: only on a signal) */
-    const char *resume;     /**< checkpoint to resume from, or NULL */
-    const char *dump;       /**< write the final weights (raw floats) here, or NULL */
-    int quiet;              /**< no per-epoch lines */
-    int overlap; /**< CUDA: all-reduce each layer's gradient while the backward goes on */
+    int every;          /**< checkpoint every this many steps (always at the end and on a signal) */
+    const char *resume; /**< checkpoint to resume from, or NULL */
+    const char *dump;   /**< write the final weights (raw floats) here, or NULL */
+    int quiet;          /**< no per-epoch lines */
+    int overlap;        /**< CUDA: all-reduce each layer's gradient while the backward goes on */
 };
 
 /** Set the defaults: CPU, 2 x 256, SGD lr 0.05 momentum 0.9, 10 epochs, batch 128, seed 1. */

@@ -165,9 +165,8 @@ int train_run(const struct train_config *t, struct comm *c)
     float *x = mat_alloc_f32((size_t)local_B * 784);
     uint8_t *y = mat_alloc((size_t)local_B);
     float *work = t->compute_cuda ? NULL : mat_alloc_f32(mlp_work_count(&s, local_B));
-    if (work)
-        mat_poison(work,
-                   mlp_work_count(&s, local_B)); /* what the backward forgets to write shows */
+    if (work) /* NaN: a gradient the backward forgets to write poisons the weights visibly */
+        mat_poison(work, mlp_work_count(&s, local_B));
     int *perm = mat_alloc((size_t)n_train * sizeof *perm);
 
     /* Step 1: every replica initialises from its own seed; rank 0's weights win. */
@@ -185,8 +184,14 @@ int train_run(const struct train_config *t, struct comm *c)
     int epoch0 = 0, batch0 = 0;
     struct ckpt ck = {s, t->opt.kind, t->batch, n_train, 0, 0, 0, 0, P, S, params[0], state};
     if (t->resume) {
-        if (ckpt_load(t->resume, &ck, err, sizeof err)) {
-            rc = fail2(rank, err);
+        /* Every rank reads the file (a shared file system), and all stop if any fails:
+         * one line, from rank 0 if it failed, else from the ranks that did. */
+        int failed = ckpt_load(t->resume, &ck, err, sizeof err) != 0;
+        int zero_failed = comm_max_int(c, rank == 0 && failed);
+        if (comm_max_int(c, failed)) {
+            if (failed && (rank == 0 || !zero_failed))
+                fprintf(stderr, "08_data_parallel: %s\n", err);
+            rc = 2;
             goto out_free;
         }
         for (int l = 1; l < nloc; l++)
@@ -254,7 +259,8 @@ int train_run(const struct train_config *t, struct comm *c)
 
             int limit = t->max_steps && step >= t->max_steps;
             stopped = comm_max_int(c, stop_requested);
-            int due = t->checkpoint && (stopped || (t->every && step % t->every == 0));
+            int last = limit || (epoch + 1 == t->epochs && bi + 1 == nb);
+            int due = t->checkpoint && (stopped || last || (t->every && step % t->every == 0));
             if (due) {
                 if (g)
                     gtr_download(g, 0, params[0], state);

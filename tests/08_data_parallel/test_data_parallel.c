@@ -699,7 +699,7 @@ END_TEST
 /* ---- checkpoints ------------------------------------------------------------------------- */
 
 #define CK_FLAGS                                                                                   \
-    "--compute cpu --comm self --hidden 64 --batch 32 --epochs 3 --train-samples 4096 "            \
+    "--compute cpu --comm self --hidden 64 --batch 32 --epochs 5 --train-samples 4096 "            \
     "--test-samples 64 --quiet"
 
 /* SIGTERM mid-run, resume: the final weights equal an uninterrupted run's, bit for bit. */
@@ -722,7 +722,7 @@ START_TEST(checkpoint_resume_is_bitwise)
     if (pid == 0) {
         freopen(log, "w", stdout);
         execl(driver(), driver(), "--data", data, "--compute", "cpu", "--comm", "self", "--hidden",
-              "64", "--batch", "32", "--epochs", "3", "--train-samples", "4096", "--test-samples",
+              "64", "--batch", "32", "--epochs", "5", "--train-samples", "4096", "--test-samples",
               "64", "--quiet", "--checkpoint", ck, "--every", "25", (char *)NULL);
         _exit(127);
     }
