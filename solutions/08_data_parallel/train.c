@@ -214,15 +214,19 @@ int train_run(const struct train_config *t, struct comm *c)
                P, t->compute_cuda ? "cuda" : "cpu", t->opt.kind == OPT_SGD ? "sgd" : "adamw", R,
                R == 1 ? "" : "s", c->proc_size, c->proc_size == 1 ? "" : "es", t->batch, local_B,
                n_train, n_test);
-        int half = t->compute_cuda && t->precision != GPU_F32;
         printf("memory per replica:\n");
         print_bytes("parameters (fp32 master)", 4.0 * (double)P);
-        if (half)
-            print_bytes("parameters (16-bit copy)", 2.0 * (double)P);
         print_bytes("gradients", 4.0 * (double)P);
         print_bytes("optimizer state", 4.0 * (double)S);
         print_bytes("activations (batch per replica)",
-                    (half ? 6.0 : 4.0) * (double)local_B * (double)mlp_activation_count(&s));
+                    4.0 * (double)local_B * (double)mlp_activation_count(&s));
+        if (t->compute_cuda && t->precision != GPU_F32) {
+            int wmax = 0; /* the widest layer: one 16-bit gradient buffer of B x wmax */
+            for (int l = 0; l <= s.layers; l++)
+                wmax = s.dims[l] > wmax ? s.dims[l] : wmax;
+            double rows = (double)s.dims[0] + (double)mlp_activation_count(&s) + wmax;
+            print_bytes("16-bit copies", 2.0 * (double)P + 2.0 * (double)local_B * rows);
+        }
     }
 
     if (t->compute_cuda)
