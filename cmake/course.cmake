@@ -90,12 +90,13 @@ function(add_lesson name)
       set(depends ${lib}_report)
     endif()
 
+    # The suite depends on the driver too: a suite may run it (lesson 08's does).
     add_course_tests(TARGET test_${num}_${side}
                      SOURCE ${CMAKE_SOURCE_DIR}/tests/${name}/test_${topic}.c
                      PREFIX ${num}.${side}
                      LABELS ${side} ${num}
                      LINK ${lib}
                      DEFINES ${defines}
-                     DEPENDS ${depends})
+                     DEPENDS ${depends} ${driver})
   endforeach()
 endfunction()
