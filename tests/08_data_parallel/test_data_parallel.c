@@ -30,13 +30,27 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-/* A fresh temporary directory for this case (removed by the OS's tmp cleaning). */
+static char made_dir[256]; /* this case's temporary directory, removed at exit */
+
+static void remove_made_dir(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", made_dir);
+    if (made_dir[0] && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", made_dir);
+}
+
+/* A fresh temporary directory for this case, removed when the case's process exits
+ * normally (a failed case keeps it, for a look at the logs). */
 static const char *tmpdir(void)
 {
-    static char dir[256];
-    snprintf(dir, sizeof dir, "/tmp/course08-XXXXXX");
-    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
-    return dir;
+    if (made_dir[0])
+        remove_made_dir(); /* cases run in one process (CK_FORK=no): one directory at a time */
+    else
+        atexit(remove_made_dir);
+    snprintf(made_dir, sizeof made_dir, "/tmp/course08-XXXXXX");
+    ck_assert_msg(mkdtemp(made_dir) != NULL, "mkdtemp: %s", strerror(errno));
+    return made_dir;
 }
 
 /* The driver of the side under test, next to this binary. */
