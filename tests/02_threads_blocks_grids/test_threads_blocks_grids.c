@@ -16,34 +16,37 @@
  * grid (so the grid-stride loop takes more than one step). */
 static const int vec_lengths[] = {1, 31, 32, 33, 255, 256, 257, 1000003, 5000011};
 
+/* Run vector_add on @p n small integers into a poisoned c and compare every element exactly. */
+static void check_vector_add(int n, uint64_t seed)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    float *a = mat_alloc_f32(n), *b = mat_alloc_f32(n), *c = mat_alloc_f32(n);
+    mat_fill_int(a, n, seed);
+    mat_fill_int(b, n, seed + 10);
+    float *d_a, *d_b, *d_c;
+    CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_c, bytes));
+    CUDA_CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
+    mat_poison_device(d_c, bytes);
+    vector_add(d_a, d_b, d_c, n);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(c, d_c, bytes, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(c[i] == a[i] + b[i], "n=%d: c[%d] = %g, want %g", n, i, c[i], a[i] + b[i]);
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_c));
+    free(a);
+    free(b);
+    free(c);
+}
+
 START_TEST(vector_add_edges)
 {
-    for (size_t l = 0; l < sizeof vec_lengths / sizeof *vec_lengths; l++) {
-        int n = vec_lengths[l];
-        size_t bytes = (size_t)n * sizeof(float);
-        float *a = mat_alloc_f32(n), *b = mat_alloc_f32(n), *c = mat_alloc_f32(n);
-        mat_fill_int(a, n, 10 + l);
-        mat_fill_int(b, n, 20 + l);
-        float *d_a, *d_b, *d_c;
-        CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&d_c, bytes));
-        CUDA_CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
-        mat_poison_device(d_c, bytes);
-        vector_add(d_a, d_b, d_c, n);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CUDA_CHECK(cudaMemcpy(c, d_c, bytes, cudaMemcpyDeviceToHost));
-        for (int i = 0; i < n; i++)
-            ck_assert_msg(c[i] == a[i] + b[i], "n=%d: c[%d] = %g, want %g", n, i, c[i],
-                          a[i] + b[i]);
-        CUDA_CHECK(cudaFree(d_a));
-        CUDA_CHECK(cudaFree(d_b));
-        CUDA_CHECK(cudaFree(d_c));
-        free(a);
-        free(b);
-        free(c);
-    }
+    for (size_t l = 0; l < sizeof vec_lengths / sizeof *vec_lengths; l++)
+        check_vector_add(vec_lengths[l], 10 + l);
 }
 END_TEST
 
@@ -62,6 +65,11 @@ END_TEST
 /* Same run, same sizes: coalescing must pay clearly (the benchmark shows far more). */
 START_TEST(coalesced_faster_than_naive)
 {
+    /* A fast wrong kernel proves nothing: first the answers, then the times. */
+    struct mat_cmp cmp = course_check_sgemm(matmul_naive, 129, 65, 63, 1);
+    ck_assert_msg(cmp.n_bad == 0, "matmul_naive is wrong at 129 x 65 x 63: no timing");
+    cmp = course_check_sgemm(matmul_coalesced, 129, 65, 63, 2);
+    ck_assert_msg(cmp.n_bad == 0, "matmul_coalesced is wrong at 129 x 65 x 63: no timing");
     double naive = course_time_sgemm(matmul_naive, 2048, 2048, 2048);
     double coalesced = course_time_sgemm(matmul_coalesced, 2048, 2048, 2048);
     ck_assert_msg(coalesced * 2.0 < naive, "matmul_coalesced %.3f ms vs matmul_naive %.3f ms",
@@ -84,6 +92,7 @@ static void run_vector_add(void *arg)
 /* vector_add against a copy of the same footprint, in the same run. */
 START_TEST(vector_add_near_copy_bandwidth)
 {
+    check_vector_add(1000003, 40); /* a fast wrong kernel proves nothing */
     const int n = 1 << 26;
     size_t bytes = (size_t)n * sizeof(float);
     struct vec_call v = {NULL, NULL, NULL, n};
