@@ -259,6 +259,9 @@ void gtr_epoch(struct gtr *g, const int *perm, int n)
     /* Once per epoch: wait until the last epoch's gathers have read the old order. */
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(g->d_perm, perm, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    /* A cudaMemcpy from pageable memory may return before its DMA has landed, and the replicas'
+     * non-blocking streams do not wait for the legacy stream it ran on: wait for it here. */
+    CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void gtr_step(struct gtr *g, const size_t *shard_at, long long step)
@@ -344,6 +347,7 @@ int gtr_evaluate(struct gtr *g, const struct idx_set *set, int n)
     uint8_t *d_images = dmalloc((size_t)n * 784), *d_labels = dmalloc((size_t)n);
     CUDA_CHECK(cudaMemcpy(d_images, set->images, (size_t)n * 784, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_labels, set->labels, (size_t)n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the copies have landed before r->stream's gathers */
     int *idx = mat_alloc((size_t)g->B * sizeof *idx);
     CUDA_CHECK(cudaMemsetAsync(r->d_loss, 0, 2 * sizeof(float), r->stream));
     for (int at = 0; at < n; at += g->B) {
