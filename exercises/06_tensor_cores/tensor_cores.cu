@@ -218,6 +218,8 @@ static __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
      * launcher never starts there. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     wmma_block_tile<__nv_bfloat16>(M, N, K, A, B, C);
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* built for an older GPU only: fail loudly, never leave C unwritten */
 #endif
 }
 

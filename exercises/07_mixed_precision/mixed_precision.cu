@@ -188,6 +188,8 @@ static __global__ void gemm_wmma_bf16_kernel(int M, int N, int K, const __nv_bfl
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     wmma_tile<__nv_bfloat16, __nv_bfloat16, 16>(M, N, K, A, B, C);
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* built for an older GPU only: fail loudly, never leave C unwritten */
 #endif
 }
 
@@ -196,6 +198,8 @@ static __global__ void gemm_wmma_tf32_kernel(int M, int N, int K, const float *A
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     wmma_tile<float, wmma::precision::tf32, 8>(M, N, K, A, B, C);
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* built for an older GPU only: fail loudly, never leave C unwritten */
 #endif
 }
 
