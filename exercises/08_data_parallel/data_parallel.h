@@ -347,20 +347,22 @@ void gpu_opt_step(const struct opt_config *o, float *params, const float *grads,
 
 /** Everything the driver's flags set. */
 struct train_config {
-    const char *data_dir;   /**< where the IDX files are */
-    const char *hidden;     /**< hidden widths, "256,256" */
-    int compute_cuda;       /**< 0: CPU, 1: CUDA */
-    gpu_gemm_fn gemm;       /**< the GEMM of the CUDA path */
-    const char *gemm_name;  /**< its name, for the log */
-    int precision;          /**< enum gpu_dtype of the GEMM inputs on CUDA */
-    struct opt_config opt;  /**< the optimizer */
-    int epochs;             /**< passes over the training set */
-    int batch;              /**< global batch (all replicas together) */
-    long long max_steps;    /**< stop after this many updates (0: no limit) */
-    long long seed;         /**< init and shuffle seed */
-    int n_train;            /**< training samples used (0: all) */
-    int n_test;             /**< test samples used (0: all) */
-    const char *checkpoint; /**< checkpoint file, or NULL */
+    const char *data_dir;       /**< where the IDX files are */
+    const char *hidden;         /**< hidden widths, "256,256" */
+    int compute_cuda;           /**< 0: CPU, 1: CUDA */
+    gpu_gemm_fn gemm;           /**< the GEMM of the CUDA path */
+    const char *gemm_name;      /**< its name, for the log */
+    void (*gemm_release)(void); /**< frees the GEMM's per-stream state while the streams live,
+                                     or NULL */
+    int precision;              /**< enum gpu_dtype of the GEMM inputs on CUDA */
+    struct opt_config opt;      /**< the optimizer */
+    int epochs;                 /**< passes over the training set */
+    int batch;                  /**< global batch (all replicas together) */
+    long long max_steps;        /**< stop after this many updates (0: no limit) */
+    long long seed;             /**< init and shuffle seed */
+    int n_train;                /**< training samples used (0: all) */
+    int n_test;                 /**< test samples used (0: all) */
+    const char *checkpoint;     /**< checkpoint file, or NULL */
     int every;          /**< checkpoint every this many steps (always at the end and on a signal) */
     const char *resume; /**< checkpoint to resume from, or NULL */
     const char *dump;   /**< write the final weights (raw floats) here, or NULL */

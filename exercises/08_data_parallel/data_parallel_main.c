@@ -73,6 +73,14 @@ static void gemm_cublas(int ta, int tb, int M, int N, int K, float alpha, const 
                               &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+/* Destroy the handles while their streams still exist (train_run calls this first). */
+static void release_handles(void)
+{
+    for (int i = 0; i < n_handles; i++)
+        CUBLAS_CHECK(cublasDestroy(handles[i].handle));
+    n_handles = 0;
+}
+
 static void on_signal(int sig)
 {
     (void)sig;
@@ -155,6 +163,7 @@ int main(int argc, char **argv)
     t.precision = pi;
     t.gemm = gi == 0 ? gemm_cublas : gpu_gemm_course;
     t.gemm_name = gemms[gi];
+    t.gemm_release = gi == 0 ? release_handles : NULL;
     if (bi == 4)
         bi = comm_launched_by_mpi() ? COMM_MPI : COMM_SELF;
     int gpu_comm = bi == COMM_NCCL || bi == COMM_LOCAL;
@@ -202,8 +211,6 @@ int main(int argc, char **argv)
 
     int rc = train_run(&t, &c);
     fflush(stdout);
-    for (int i = 0; i < n_handles; i++)
-        CUBLAS_CHECK(cublasDestroy(handles[i].handle));
     comm_finalize(&c);
     return rc;
 }

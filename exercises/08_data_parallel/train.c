@@ -334,6 +334,8 @@ int train_run(const struct train_config *t, struct comm *c)
         }
     }
 out_free:
+    if (g && t->gemm_release)
+        t->gemm_release(); /* cuBLAS handles are bound to the replicas' streams */
     if (g)
         gtr_destroy(g);
     free(shard_at);
