@@ -107,14 +107,21 @@ int bench_end(struct bench_table *t)
 struct sgemm_call {
     bench_sgemm_fn fn;
     int M, N, K;
-    const float *d_A, *d_B;
-    float *d_C;
+    const float *A, *B;
+    float *C;
 };
 
 static void call_sgemm(void *arg)
 {
     struct sgemm_call *c = arg;
-    c->fn(c->M, c->N, c->K, c->d_A, c->d_B, c->d_C);
+    c->fn(c->M, c->N, c->K, c->A, c->B, c->C);
+}
+
+double bench_time_sgemm(bench_sgemm_fn fn, int M, int N, int K, const float *A, const float *B,
+                        float *C, const struct timer_opts *opts)
+{
+    struct sgemm_call call = {fn, M, N, K, A, B, C};
+    return timer_measure(call_sgemm, &call, opts).median_ms;
 }
 
 int bench_sgemm_table(struct bench_table *t, const struct bench_sgemm *versions, int count)
@@ -137,26 +144,25 @@ int bench_sgemm_table(struct bench_table *t, const struct bench_sgemm *versions,
     CUDA_CHECK(cudaMemcpy(d_B, h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
 
     struct timer_opts topt = {o->warmup, o->reps, 1, o->flush_l2};
-    struct sgemm_call call = {baseline_sgemm, o->m, o->n, o->k, d_A, d_B, d_C};
     double flops = 2.0 * o->m * o->n * o->k;
 
     /* The baseline's C is the expected answer: on integer inputs it is exact. */
-    call_sgemm(&call);
+    baseline_sgemm(o->m, o->n, o->k, d_A, d_B, d_C);
     CUDA_CHECK(cudaMemcpy(h_want, d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
-    double base_ms = timer_measure(call_sgemm, &call, &topt).median_ms;
+    double base_ms = bench_time_sgemm(baseline_sgemm, o->m, o->n, o->k, d_A, d_B, d_C, &topt);
     struct bench_row base = {"cublas_sgemm", base_ms, flops, 0, base_ms, 0, "(reference)", 1};
     bench_row(t, &base);
 
     for (int v = 0; v < count; v++) {
         char check[160];
-        call.fn = versions[v].fn;
+        bench_sgemm_fn fn = versions[v].fn;
         mat_poison_device(d_C, nc * sizeof(float));
-        call_sgemm(&call);
+        fn(o->m, o->n, o->k, d_A, d_B, d_C);
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(h_got, d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
         struct mat_cmp cmp = mat_compare(h_got, h_want, o->m, o->n, 0, 0);
         mat_cmp_describe(&cmp, check, sizeof check);
-        double ms = timer_measure(call_sgemm, &call, &topt).median_ms;
+        double ms = bench_time_sgemm(fn, o->m, o->n, o->k, d_A, d_B, d_C, &topt);
         struct bench_row row = {versions[v].name, ms, flops, 0, base_ms, 0, check, cmp.n_bad == 0};
         bench_row(t, &row);
     }

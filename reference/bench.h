@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "device.h"
+#include "timer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,7 +65,10 @@ void bench_row(struct bench_table *t, const struct bench_row *r);
 /** Close the table. Returns 0 when every checked row was right, else 1. */
 int bench_end(struct bench_table *t);
 
-/** A row-major SGEMM launcher: C = A * B, A M x K, B K x N, all on the device. */
+/**
+ * A row-major SGEMM: C = A * B, A M x K, B K x N (device pointers for the GPU
+ * launchers, host pointers for lesson 01's CPU versions).
+ */
 typedef void (*bench_sgemm_fn)(int M, int N, int K, const float *d_A, const float *d_B, float *d_C);
 
 /** A named SGEMM version. */
@@ -72,6 +76,14 @@ struct bench_sgemm {
     const char *name;  /**< printed in the table */
     bench_sgemm_fn fn; /**< the launcher */
 };
+
+/**
+ * Median milliseconds of fn(M, N, K, A, B, C) timed as @p opts says: GPU work
+ * on device pointers with CUDA events, or (opts->gpu = 0) a CPU matmul of the
+ * same signature on host pointers with the host clock.
+ */
+double bench_time_sgemm(bench_sgemm_fn fn, int M, int N, int K, const float *A, const float *B,
+                        float *C, const struct timer_opts *opts);
 
 /**
  * Time cuBLAS SGEMM and each of @p versions on the same M x K and K x N

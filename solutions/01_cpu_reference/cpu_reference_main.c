@@ -21,21 +21,6 @@
 
 static const char *const PROG = "01_cpu_reference";
 
-typedef void (*cpu_matmul_fn)(int M, int N, int K, const float *A, const float *B, float *C);
-
-struct cpu_call {
-    cpu_matmul_fn fn;
-    int M, N, K;
-    const float *A, *B;
-    float *C;
-};
-
-static void run_cpu(void *arg)
-{
-    struct cpu_call *c = arg;
-    c->fn(c->M, c->N, c->K, c->A, c->B, c->C);
-}
-
 /* A CPU BLAS behind the lesson's own signature; the table shows it only when linked. */
 static void cpu_blas(int M, int N, int K, const float *A, const float *B, float *C)
 {
@@ -46,21 +31,18 @@ static void cpu_blas(int M, int N, int K, const float *A, const float *B, float 
 static double time_cublas(const struct cli_bench *o, const float *A, const float *B, float *C)
 {
     size_t na = (size_t)o->m * o->k, nb = (size_t)o->k * o->n, nc = (size_t)o->m * o->n;
-    struct cpu_call call = {baseline_sgemm, o->m, o->n, o->k, NULL, NULL, NULL};
-    float *d_A, *d_B;
+    float *d_A, *d_B, *d_C;
     CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&call.C, nc * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(d_A, A, na * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_B, B, nb * sizeof(float), cudaMemcpyHostToDevice));
-    call.A = d_A;
-    call.B = d_B;
     struct timer_opts t = {o->warmup, o->reps, 1, o->flush_l2};
-    double ms = timer_measure(run_cpu, &call, &t).median_ms;
-    CUDA_CHECK(cudaMemcpy(C, call.C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    double ms = bench_time_sgemm(baseline_sgemm, o->m, o->n, o->k, d_A, d_B, d_C, &t);
+    CUDA_CHECK(cudaMemcpy(C, d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_B));
-    CUDA_CHECK(cudaFree(call.C));
+    CUDA_CHECK(cudaFree(d_C));
     return ms;
 }
 
@@ -90,7 +72,7 @@ int main(int argc, char **argv)
         return 2;
     const struct {
         const char *name;
-        cpu_matmul_fn fn;
+        bench_sgemm_fn fn;
     } versions[] = {
         {"matmul_naive", matmul_naive},
         {"matmul_reordered", matmul_reordered},
@@ -103,12 +85,11 @@ int main(int argc, char **argv)
 
     for (int v = 0; v < count; v++) {
         char check[160];
-        struct cpu_call call = {versions[v].fn, o.m, o.n, o.k, A, B, C};
         mat_poison(C, nc);
-        run_cpu(&call);
+        versions[v].fn(o.m, o.n, o.k, A, B, C);
         struct mat_cmp cmp = mat_compare_f64(C, want, o.m, o.n, 0, 0);
         mat_cmp_describe(&cmp, check, sizeof check);
-        double ms = timer_measure(run_cpu, &call, &topt).median_ms;
+        double ms = bench_time_sgemm(versions[v].fn, o.m, o.n, o.k, A, B, C, &topt);
         naive_ms = v == 0 ? ms : naive_ms;
         struct bench_row row = {versions[v].name, ms, flops, 0, naive_ms, 0, check, cmp.n_bad == 0};
         bench_row(&t, &row);

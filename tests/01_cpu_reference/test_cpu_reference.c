@@ -10,10 +10,8 @@
 #include "ref.h"
 #include "timer.h"
 
-typedef void (*cpu_matmul_fn)(int M, int N, int K, const float *A, const float *B, float *C);
-
 /* Run @p fn at every edge shape on small integers into a poisoned C; require equality. */
-static void check_edges(cpu_matmul_fn fn, const char *name)
+static void check_edges(bench_sgemm_fn fn, const char *name)
 {
     for (size_t s = 0; s < course_gemm_shape_count; s++) {
         int M = course_gemm_shapes[s][0], N = course_gemm_shapes[s][1];
@@ -66,7 +64,7 @@ START_TEST(versions_close_on_random_floats)
     mat_fill_uniform(A, (size_t)M * K, 5, -1, 1);
     mat_fill_uniform(B, (size_t)K * N, 6, -1, 1);
     ref_matmul_f64(M, N, K, A, B, want);
-    cpu_matmul_fn fns[] = {matmul_naive, matmul_reordered, matmul_blocked};
+    bench_sgemm_fn fns[] = {matmul_naive, matmul_reordered, matmul_blocked};
     for (int v = 0; v < 3; v++) {
         mat_poison(C, (size_t)M * N);
         fns[v](M, N, K, A, B, C);
@@ -81,19 +79,6 @@ START_TEST(versions_close_on_random_floats)
 }
 END_TEST
 
-struct timed_call {
-    cpu_matmul_fn fn;
-    int n;
-    const float *A, *B;
-    float *C;
-};
-
-static void run_call(void *arg)
-{
-    struct timed_call *t = arg;
-    t->fn(t->n, t->n, t->n, t->A, t->B, t->C);
-}
-
 /* A ratio measured in one run: the blocked version must beat the naive one
  * clearly (the benchmark shows 5x or more; the floor here is generous). */
 START_TEST(blocked_faster_than_naive)
@@ -104,9 +89,8 @@ START_TEST(blocked_faster_than_naive)
     mat_fill_int(A, (size_t)n * n, 1);
     mat_fill_int(B, (size_t)n * n, 2);
     struct timer_opts o = {1, 3, 0, 0};
-    struct timed_call naive = {matmul_naive, n, A, B, C}, blocked = {matmul_blocked, n, A, B, C};
-    double naive_ms = timer_measure(run_call, &naive, &o).median_ms;
-    double blocked_ms = timer_measure(run_call, &blocked, &o).median_ms;
+    double naive_ms = bench_time_sgemm(matmul_naive, n, n, n, A, B, C, &o);
+    double blocked_ms = bench_time_sgemm(matmul_blocked, n, n, n, A, B, C, &o);
     ck_assert_msg(blocked_ms * 2.0 < naive_ms,
                   "matmul_blocked %.1f ms is not 2x faster than matmul_naive %.1f ms at %d",
                   blocked_ms, naive_ms, n);

@@ -246,39 +246,23 @@ void course_assert_sgemm_edges(bench_sgemm_fn fn, const char *name, uint64_t see
     course_assert_sgemm_shapes(fn, name, course_gemm_shapes, course_gemm_shape_count, seed, 0);
 }
 
-struct timed_sgemm {
-    bench_sgemm_fn fn;
-    int M, N, K;
-    const float *d_A, *d_B;
-    float *d_C;
-};
-
-static void run_timed(void *arg)
-{
-    struct timed_sgemm *t = arg;
-    t->fn(t->M, t->N, t->K, t->d_A, t->d_B, t->d_C);
-}
-
 double course_time_sgemm(bench_sgemm_fn fn, int M, int N, int K)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *h = mat_alloc_f32(na > nb ? na : nb);
-    struct timed_sgemm t = {fn, M, N, K, NULL, NULL, NULL};
-    float *d_A, *d_B;
+    float *d_A, *d_B, *d_C;
     CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&t.d_C, nc * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
     mat_fill_int(h, na, 7);
     CUDA_CHECK(cudaMemcpy(d_A, h, na * sizeof(float), cudaMemcpyHostToDevice));
     mat_fill_int(h, nb, 8);
     CUDA_CHECK(cudaMemcpy(d_B, h, nb * sizeof(float), cudaMemcpyHostToDevice));
-    t.d_A = d_A;
-    t.d_B = d_B;
     struct timer_opts o = {2, 5, 1, 0};
-    double ms = timer_measure(run_timed, &t, &o).median_ms;
+    double ms = bench_time_sgemm(fn, M, N, K, d_A, d_B, d_C, &o);
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_B));
-    CUDA_CHECK(cudaFree(t.d_C));
+    CUDA_CHECK(cudaFree(d_C));
     free(h);
     return ms;
 }
