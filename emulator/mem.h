@@ -1,0 +1,106 @@
+/**
+ * @file mem.h
+ * @brief The emulated device memory: one address space for every emulated GPU.
+ *
+ * Device memory is a sparse memfd. The process that hands device pointers to
+ * host code (the runtime stand-in) reserves an inaccessible range at @ref
+ * emu_mem::base, so that a host dereference of a device pointer faults as it
+ * would with a real GPU, and maps the same memfd a second time, readable and
+ * writable, at @ref emu_mem::alias. Any other process (the device server) maps
+ * only the alias. Both translate a device address with mem_host().
+ *
+ * Allocations are placed next-fit through a span far larger than the capacity,
+ * so a freed range is not handed out again until the cursor wraps: a late
+ * access through a freed pointer is reported as use after free, never as a
+ * read of somebody else's data. The table of live blocks is sorted by
+ * address; mem_find() is a binary search behind a one-entry cache.
+ */
+#ifndef EMU_MEM_H
+#define EMU_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Allocation granularity and alignment (cudaMalloc guarantees 256 bytes). */
+#define MEM_ALIGN 256
+/** How many recent frees are remembered, to name a use after free. */
+#define MEM_FREED_RING 4096
+
+/** One allocation. */
+struct mem_block {
+    uint64_t addr; /**< device address of the first byte */
+    uint64_t size; /**< bytes asked for (the reservation is rounded up to MEM_ALIGN) */
+    int device;    /**< the emulated GPU it belongs to */
+};
+
+/** The address space. Zero-initialise, then mem_create() or mem_attach(). */
+struct emu_mem {
+    uint64_t base;     /**< device address of the span's first byte */
+    uint64_t span;     /**< bytes of address space */
+    uint64_t capacity; /**< bytes that may be live at once (the reported memory size) */
+    uint64_t used;     /**< bytes live now, rounded to MEM_ALIGN */
+    uint64_t cursor;   /**< next-fit cursor, an offset into the span */
+    uint8_t *alias;    /**< where the span is readable and writable in this process */
+    void *reserve;     /**< the inaccessible reservation at base, or NULL (mem_attach) */
+    int fd;            /**< the memfd, -1 when none */
+    struct mem_block *live; /**< live blocks sorted by address */
+    size_t nlive, cap;
+    struct mem_block freed[MEM_FREED_RING]; /**< recent frees, a ring */
+    size_t nfreed;                          /**< frees so far (the ring holds the last ones) */
+    size_t hint;                            /**< index of the block mem_find() hit last */
+};
+
+/**
+ * Create a span of @p span bytes of which @p capacity may be live at once:
+ * the memfd, the inaccessible reservation and the alias. Returns 0, or -1
+ * with a one-line reason in @p err.
+ */
+int mem_create(struct emu_mem *m, uint64_t span, uint64_t capacity, char *err, size_t err_size);
+
+/**
+ * Map the alias of a span another process created (its memfd @p fd, device
+ * base @p base). No reservation is made. Returns 0, or -1 with @p err.
+ */
+int mem_attach(struct emu_mem *m, int fd, uint64_t base, uint64_t span, uint64_t capacity,
+               char *err, size_t err_size);
+
+/** Unmap everything and free the tables. */
+void mem_destroy(struct emu_mem *m);
+
+/**
+ * Allocate @p bytes (at least 1) for @p device. Returns the device address,
+ * or 0 when the capacity would be exceeded.
+ */
+uint64_t mem_alloc(struct emu_mem *m, uint64_t bytes, int device);
+
+/**
+ * Record a block another process allocated in the same span (a mirror of its
+ * table). Returns 0, or -1 when it overlaps a live block or leaves the span.
+ */
+int mem_insert(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device);
+
+/**
+ * Free the block that starts at @p addr and give its pages back. Returns 0,
+ * or -1 when no live block starts there.
+ */
+int mem_free(struct emu_mem *m, uint64_t addr);
+
+/** The live block that holds all of [addr, addr + bytes), or NULL. */
+const struct mem_block *mem_find(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+
+/** A recently freed block that held @p addr, or NULL. */
+const struct mem_block *mem_find_freed(const struct emu_mem *m, uint64_t addr);
+
+/** Where device address @p addr lives in this process (no check: mem_find() first). */
+static inline void *mem_host(const struct emu_mem *m, uint64_t addr)
+{
+    return m->alias + (addr - m->base);
+}
+
+/** 1 when @p addr lies in the span at all. */
+static inline int mem_in_span(const struct emu_mem *m, uint64_t addr)
+{
+    return addr - m->base < m->span;
+}
+
+#endif /* EMU_MEM_H */

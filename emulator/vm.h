@@ -1,0 +1,150 @@
+/**
+ * @file vm.h
+ * @brief The PTX virtual machine: load a module once, launch its kernels.
+ *
+ * vm_load() parses PTX text and decodes every instruction into a compact
+ * form; vm_launch() runs a grid on the CPU, one warp at a time, against the
+ * device memory of mem.h. Nothing here knows about the CUDA runtime, sockets
+ * or processes: the device server (server.c) calls these two and reports.
+ *
+ * An instruction the VM cannot execute is decoded as "unsupported" and fails
+ * the launch that reaches it, naming the opcode and its source line; a
+ * module is refused outright only when its text cannot be parsed.
+ */
+#ifndef EMU_VM_H
+#define EMU_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem.h"
+
+struct vm_module;
+
+/** One kernel parameter: where it sits in the parameter buffer. */
+struct vm_param {
+    uint32_t offset; /**< byte offset in the buffer */
+    uint32_t size;   /**< bytes */
+};
+
+/** What the runtime needs to know about a kernel to launch it. */
+struct vm_kernel {
+    const char *name;              /**< the .entry name (mangled) */
+    uint32_t nparams;              /**< parameters */
+    const struct vm_param *params; /**< nparams of them, in order */
+    uint32_t param_bytes;          /**< size of the parameter buffer */
+    uint32_t static_smem;          /**< bytes of .shared declared in the kernel and module */
+    uint32_t local_bytes;          /**< bytes of .local per thread */
+    uint32_t maxntid;              /**< .maxntid product, 0 when not given */
+    uint32_t reqntid[3];           /**< .reqntid, zeros when not given */
+};
+
+/** Checks a launch may run (./course sanitize); each costs time. */
+enum vm_check {
+    VM_CHECK_MEM = 1,   /**< memcheck: shared bounds, misalignment (global is always checked) */
+    VM_CHECK_RACE = 2,  /**< racecheck: shared-memory hazards between barriers */
+    VM_CHECK_SYNC = 4,  /**< synccheck: barriers and warp-sync masks */
+    VM_CHECK_INIT = 8   /**< initcheck: reads of memory nobody wrote */
+};
+
+/** Instruction classes the counters split thread instructions into. */
+enum vm_class {
+    VM_CLASS_FMA32,   /**< fp32 fma / mad */
+    VM_CLASS_FP,      /**< other floating point (add, mul, div, sqrt, approximations, f64) */
+    VM_CLASS_INT,     /**< integer, logic, compare, select, move, convert */
+    VM_CLASS_LDG,     /**< global loads (and generic loads that hit global) */
+    VM_CLASS_STG,     /**< global stores, atomics */
+    VM_CLASS_LDS,     /**< shared loads */
+    VM_CLASS_STS,     /**< shared stores */
+    VM_CLASS_TENSOR,  /**< wmma / mma / ldmatrix */
+    VM_CLASS_CONTROL, /**< branches, barriers, exits, warp-level synchronisation */
+    VM_CLASS_OTHER,   /**< local and param memory, shuffles, votes, everything else */
+    VM_CLASS_COUNT
+};
+
+/**
+ * Counters of one launch: what Nsight Compute's instruction and memory
+ * sections report, counted exactly. A request is one warp-level memory
+ * instruction; a sector is an aligned 32-byte piece of global memory; a
+ * wavefront is one pass through the 32 shared-memory banks.
+ */
+struct vm_counters {
+    uint64_t warp_insts;                  /**< warp-level instructions issued */
+    uint64_t thread_insts;                /**< summed over active lanes */
+    uint64_t class_insts[VM_CLASS_COUNT]; /**< thread instructions per class */
+    uint64_t gld_requests, gld_sectors;   /**< global loads */
+    uint64_t gst_requests, gst_sectors;   /**< global stores and atomics */
+    uint64_t lds_requests, lds_wavefronts; /**< shared loads */
+    uint64_t sts_requests, sts_wavefronts; /**< shared stores */
+    uint64_t unique_read_bytes;  /**< distinct global sectors read, times 32 */
+    uint64_t unique_write_bytes; /**< distinct global sectors written, times 32 */
+    uint64_t barriers;           /**< bar.sync executed (per warp) */
+    uint64_t branches;           /**< branch instructions (per warp) */
+    uint64_t divergent_branches; /**< branches that split the warp */
+    uint64_t flops;              /**< floating-point operations (an FMA is 2) */
+};
+
+/** How a launch ended. */
+enum vm_status {
+    VM_OK = 0,
+    VM_BAD_LAUNCH,  /**< invalid configuration: block too large, too much shared memory */
+    VM_FAULT,       /**< out of bounds, misaligned, freed memory */
+    VM_TRAP,        /**< trap, brkpt or a failed assert */
+    VM_UNSUPPORTED, /**< an instruction or feature the VM lacks */
+    VM_DEADLOCK     /**< every live thread waits and no barrier can complete */
+};
+
+/** Output callback: kernel printf text and check reports, in order. */
+typedef void (*vm_print_fn)(void *ctx, const char *text, size_t len);
+
+/** One launch. */
+struct vm_launch {
+    const struct vm_module *module;
+    uint32_t kernel;         /**< index from vm_find() */
+    uint32_t grid[3];        /**< blocks */
+    uint32_t block[3];       /**< threads per block */
+    uint32_t dyn_smem;       /**< dynamic shared memory bytes */
+    uint32_t smem_limit;     /**< the most shared memory this launch may use */
+    const void *params;      /**< param_bytes of arguments */
+    struct emu_mem *mem;     /**< device memory */
+    unsigned checks;         /**< enum vm_check bits */
+    int count;               /**< 1: fill @ref vm_result::counters */
+    vm_print_fn print;       /**< printf and reports; NULL: stdout */
+    void *print_ctx;
+};
+
+/** What a launch did. */
+struct vm_result {
+    enum vm_status status;
+    char message[512];           /**< one line: what, kernel, file:line, block, thread */
+    struct vm_counters counters; /**< when asked */
+    uint64_t reports;            /**< check reports (hazards, leaks are the runtime's) */
+};
+
+/**
+ * Parse and decode @p len bytes of PTX. Module-scope .global and .const
+ * variables are allocated in @p mem and initialised. @p origin names the
+ * module in messages. Returns 0, or -1 with one line in @p err.
+ */
+int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem,
+            struct vm_module **out, char *err, size_t err_size);
+
+/** Free a module and its variables in @p mem. */
+void vm_unload(struct vm_module *m, struct emu_mem *mem);
+
+/** How many kernels (.entry) the module holds. */
+uint32_t vm_kernel_count(const struct vm_module *m);
+
+/** Kernel @p i. */
+const struct vm_kernel *vm_kernel_info(const struct vm_module *m, uint32_t i);
+
+/** Index of the kernel named @p name, or -1. */
+int vm_find(const struct vm_module *m, const char *name);
+
+/** Device address of module variable @p name (and its size in @p size), or 0. */
+uint64_t vm_symbol(const struct vm_module *m, const char *name, uint64_t *size);
+
+/** Run one grid to completion. Returns @ref vm_result::status. */
+enum vm_status vm_launch(const struct vm_launch *l, struct vm_result *r);
+
+#endif /* EMU_VM_H */
