@@ -3,6 +3,7 @@
  * @brief course-emu-device: the emulated GPUs, a process of their own.
  *
  *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]
+ *   course-emu-device --self-test
  *
  * Serves one client (the runtime stand-in, libcudart.so.13) on the connected
  * unix socket N, in the protocol of proto.h: it attaches the client's device
@@ -26,6 +27,10 @@
  * (one line, fields separated by single spaces, values without spaces;
  * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock). Launches
  * are always counted when an observer is attached.
+ *
+ * --self-test: load a one-kernel module, run it on 32 threads and check what
+ * they wrote; exit 0 silently, or print why the emulator cannot run kernels
+ * on stdout and exit 1 (./course asks this before choosing the emulator).
  *
  * The server prints nothing itself, except a line starting
  * "course-emu-device: emulator bug:" when the client breaks the protocol.
@@ -366,9 +371,63 @@ static int parse_checks(const char *list)
     return bits;
 }
 
+/** The self-test's module: each thread t of one warp writes 42 + t to out[t]. */
+static const char probe_ptx[] = ".version 8.0\n"
+                                ".target sm_90\n"
+                                ".address_size 64\n"
+                                ".visible .entry course_emu_probe(.param .u64 out)\n"
+                                "{\n"
+                                "  .reg .b32 %r<3>;\n"
+                                "  .reg .b64 %rd<5>;\n"
+                                "  ld.param.u64 %rd1, [out];\n"
+                                "  cvta.to.global.u64 %rd2, %rd1;\n"
+                                "  mov.u32 %r1, %tid.x;\n"
+                                "  add.s32 %r2, %r1, 42;\n"
+                                "  mul.wide.u32 %rd3, %r1, 4;\n"
+                                "  add.s64 %rd4, %rd2, %rd3;\n"
+                                "  st.global.u32 [%rd4], %r2;\n"
+                                "  ret;\n"
+                                "}\n";
+
+/* --self-test (see the file comment). Returns the exit status. */
+static int self_test(void)
+{
+    static struct emu_mem mem;
+    static struct vm_result r;
+    struct vm_module *m = NULL;
+    char err[512] = "";
+    if (mem_create(&mem, (uint64_t)1 << 30, (uint64_t)1 << 24, err, sizeof err) ||
+        vm_load(probe_ptx, sizeof probe_ptx - 1, "the self-test", &mem, &m, err, sizeof err)) {
+        printf("%s\n", err);
+        return 1;
+    }
+    int k = vm_find(m, "course_emu_probe");
+    if (k < 0) {
+        printf("the PTX VM found no kernel in its one-kernel self-test module\n");
+        return 1;
+    }
+    uint64_t out = mem_alloc(&mem, 32 * sizeof(uint32_t), 0);
+    struct vm_launch l = {m,    (uint32_t)k, {1, 1, 1}, {32, 1, 1}, 0,    48 * 1024,
+                          &out, &mem,        0,         0,          NULL, NULL};
+    if (vm_launch(&l, &r) != VM_OK) {
+        printf("the self-test kernel failed: %s\n", r.message);
+        return 1;
+    }
+    const uint32_t *got = mem_host(&mem, out);
+    for (uint32_t t = 0; t < 32; t++)
+        if (got[t] != 42 + t) {
+            printf("the self-test kernel wrote %u for thread %u, not %u\n", got[t], t, 42 + t);
+            return 1;
+        }
+    vm_unload(m, &mem);
+    mem_destroy(&mem);
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]\n"
+                    "       course-emu-device --self-test\n"
                     "  (started by the CPU emulator's libcudart.so.13; see emulator/README.md)\n");
     exit(2);
 }
@@ -376,6 +435,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     struct server s = {.sock = -1, .observe = -1};
+    if (argc == 2 && !strcmp(argv[1], "--self-test"))
+        return self_test();
     for (int i = 1; i + 1 < argc; i += 2) {
         char *end;
         long v = strtol(argv[i + 1], &end, 10);
