@@ -93,7 +93,9 @@ static cudaError_t fault_error(enum vm_status st, const char *msg)
     case VM_FAULT:
         return strstr(msg, "misaligned") ? cudaErrorMisalignedAddress : cudaErrorIllegalAddress;
     case VM_TRAP:
-        return strstr(msg, "assert") ? cudaErrorAssert : cudaErrorLaunchFailure;
+        return cudaErrorLaunchFailure;
+    case VM_ASSERT:
+        return cudaErrorAssert;
     case VM_UNSUPPORTED:
         return cudaErrorNotSupported;
     case VM_DEADLOCK:

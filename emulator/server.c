@@ -260,6 +260,8 @@ static const char *status_name(enum vm_status st)
         return "fault";
     case VM_TRAP:
         return "trap";
+    case VM_ASSERT:
+        return "assert";
     case VM_UNSUPPORTED:
         return "unsupported";
     case VM_DEADLOCK:
