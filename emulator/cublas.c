@@ -17,7 +17,8 @@
  * (CUBLAS_TF32_TENSOR_OP_MATH makes SGEMM and 32F GemmEx use TF32 too.) The
  * result is alpha * op(A) op(B) + beta * C, rounded once to C's type; C is not
  * read when beta is 0. fp32 accumulation is OpenBLAS's SGEMM on the rounded
- * operands where OpenBLAS is installed, a plain loop otherwise.
+ * operands where OpenBLAS is installed, a plain loop otherwise. fp16 and bf16
+ * conversions are the course's CPU references (reference/ref.c).
  */
 #include <cublas_api.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@
 #endif
 
 #include "emu.h"
-#include "half.h"
+#include "ref.h"
 
 enum { HANDLE_MAGIC = 0x43424c53 };
 
@@ -149,6 +150,18 @@ cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_
 
 /* --- operands ------------------------------------------------------------------------------- */
 
+/* @p f rounded to TF32 as cvt.rna.tf32.f32 does: to nearest, ties away from zero, keeping 10
+ * mantissa bits in an fp32 container. Infinity and NaN pass through. */
+static float tf32_round(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7f800000) != 0x7f800000)
+        x = (x + 0x1000) & 0xffffe000; /* a carry into the exponent is still correct */
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
 static size_t type_size(cudaDataType t)
 {
     return t == CUDA_R_32F ? 4 : 2;
@@ -158,17 +171,17 @@ static size_t type_size(cudaDataType t)
 static float load(const void *p, cudaDataType t, size_t i, enum rounding r)
 {
     float v = t == CUDA_R_32F   ? ((const float *)p)[i]
-              : t == CUDA_R_16F ? half_to_float(((const uint16_t *)p)[i])
-                                : bf16_to_float(((const uint16_t *)p)[i]);
+              : t == CUDA_R_16F ? ref_f16_to_f32(((const uint16_t *)p)[i])
+                                : ref_bf16_to_f32(((const uint16_t *)p)[i]);
     switch (r) {
     case ROUND_NONE:
         return v;
     case ROUND_TF32:
         return tf32_round(v);
     case ROUND_F16:
-        return half_to_float(half_from_float(v));
+        return ref_f16_to_f32(ref_f32_to_f16(v));
     case ROUND_BF16:
-        return bf16_to_float(bf16_from_float(v));
+        return ref_bf16_to_f32(ref_f32_to_bf16(v));
     }
     return v;
 }
@@ -178,9 +191,9 @@ static void store(void *p, cudaDataType t, size_t i, float v)
     if (t == CUDA_R_32F)
         ((float *)p)[i] = v;
     else if (t == CUDA_R_16F)
-        ((uint16_t *)p)[i] = half_from_float(v);
+        ((uint16_t *)p)[i] = ref_f32_to_f16(v);
     else
-        ((uint16_t *)p)[i] = bf16_from_float(v);
+        ((uint16_t *)p)[i] = ref_f32_to_bf16(v);
 }
 
 /*
@@ -236,8 +249,8 @@ static void product_f16(int m, int n, int k, const float *A, const float *B, flo
         for (int i = 0; i < m; i++) {
             float acc = 0.0f;
             for (int p = 0; p < k; p++)
-                acc = half_to_float(
-                    half_from_float(acc + A[(size_t)p * m + i] * B[(size_t)j * k + p]));
+                acc = ref_f16_to_f32(
+                    ref_f32_to_f16(acc + A[(size_t)p * m + i] * B[(size_t)j * k + p]));
             T[(size_t)j * m + i] = acc;
         }
 }

@@ -88,6 +88,12 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
     return rt_error(err);
 }
 
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    (void)hStream;
+    return cudaMalloc(devPtr, size);
+}
+
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     (void)flags;
@@ -146,6 +152,12 @@ cudaError_t cudaFree(void *devPtr)
     }
     rt_unlock();
     return rt_error(err);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    (void)hStream;
+    return cudaFree(devPtr);
 }
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)

@@ -111,7 +111,7 @@ static void server_gone(void)
 
 int rt_call(uint32_t op, const struct iovec *parts, int nparts, struct proto_msg *reply)
 {
-    if (rt.sticky == cudaErrorLaunchFailure && rt.sock < 0)
+    if (rt.sock < 0)
         return -1;
     if (proto_send(rt.sock, op, parts, nparts, -1) == 0 && proto_recv(rt.sock, reply) == 0)
         return 0;
@@ -182,15 +182,15 @@ cudaError_t rt_start(void)
 
 cudaError_t rt_device(void)
 {
+    static cudaError_t start_failed; /* said once; every later call returns it */
+    if (start_failed != cudaSuccess)
+        return start_failed;
     if (rt.started && rt.pid != getpid()) {
         rt_say("this process was forked after it used the device; as with a GPU, the child "
                "cannot use it (use CUDA only after fork(), or exec a new program)");
-        return cudaErrorInitializationError;
+        return start_failed = cudaErrorInitializationError;
     }
-    if (!rt.started) {
-        cudaError_t err = rt_start();
-        if (err != cudaSuccess)
-            return err;
-    }
+    if (!rt.started && (start_failed = rt_start()) != cudaSuccess)
+        return start_failed;
     return rt.sticky;
 }

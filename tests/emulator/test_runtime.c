@@ -8,16 +8,19 @@
  * fails (emulator/vm/stub.c).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "course_test.h"
 #include "device.h"
 #include "test_runtime.h"
+#include "vm.h"
 
 /* --- helpers -------------------------------------------------------------------------------- */
 
@@ -396,7 +399,8 @@ START_TEST(launch_runs)
 }
 END_TEST
 
-/* A fault prints one line, and its error is returned by every call after the launch. */
+/* A fault prints one line, and its error is returned by every call after the launch (the
+ * launch itself returns cudaSuccess, as the launch of a grid that faults later does). */
 START_TEST(fault_is_sticky)
 {
     int *d;
@@ -405,7 +409,8 @@ START_TEST(fault_is_sticky)
     capture_begin(&cap, 2);
     cudaError_t launch = rt_test_store_at(d, 1 << 24);
     char *said = capture_end(&cap);
-    ck_assert_int_eq(launch, cudaSuccess); /* faults surface later, as on a GPU */
+    /* The grid has run by now, so the launcher's own cudaGetLastError already sees it. */
+    ck_assert_int_eq(launch, cudaErrorIllegalAddress);
     ck_assert_msg(!strncmp(said, "emulator: ", 10) && course_count(said, "\n") == 1, "%s", said);
     ck_assert_msg(strstr(said, "store_at_kernel"), "the line names no kernel: %s", said);
     free(said);
@@ -497,6 +502,148 @@ START_TEST(kernel_printf)
 }
 END_TEST
 
+/* --- judge mode ----------------------------------------------------------------------------- */
+
+/** A device server started as a grader starts one, and what its observer saw. */
+struct judge {
+    pid_t server;
+    int client_fd; /**< the end a program inherits as COURSE_EMU_FD */
+    int observe;   /**< read end of the observer pipe */
+};
+
+static void judge_start(struct judge *j)
+{
+    int sv[2], ob[2];
+    ck_assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && pipe(ob) == 0);
+    fflush(NULL);
+    j->server = fork();
+    if (j->server == 0) {
+        char fd[16], obs[16];
+        close(sv[0]);
+        close(ob[0]);
+        snprintf(fd, sizeof fd, "%d", sv[1]);
+        snprintf(obs, sizeof obs, "%d", ob[1]);
+        execl(EMU_SERVER, EMU_SERVER, "--fd", fd, "--observe", obs, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    close(ob[1]);
+    j->client_fd = sv[0];
+    j->observe = ob[0];
+}
+
+/*
+ * Run @p body in a child that reaches the device only through COURSE_EMU_FD, then return
+ * the observer's text (malloc'd) once the server has left; the child's exit status in
+ * @p status, the server's in @p server_status.
+ */
+static char *judge_run(int (*body)(void), int *status, int *server_status)
+{
+    struct judge j;
+    judge_start(&j);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char fd[16];
+        close(j.observe);
+        snprintf(fd, sizeof fd, "%d", j.client_fd);
+        setenv("COURSE_EMU_FD", fd, 1);
+        _exit(body());
+    }
+    close(j.client_fd); /* only the child holds the client's end: the server sees it leave */
+    ck_assert_int_eq(waitpid(pid, status, 0), pid);
+    FILE *f = fdopen(j.observe, "r");
+    char *text = mat_alloc(1 << 16);
+    size_t got = fread(text, 1, (1 << 16) - 1, f);
+    text[got] = 0;
+    fclose(f);
+    ck_assert_int_eq(waitpid(j.server, server_status, 0), j.server);
+    return text;
+}
+
+static int judge_copies(void)
+{
+    int in[100], out[100], *d;
+    for (int i = 0; i < 100; i++)
+        in[i] = i * 37 - 1000;
+    if (cudaMalloc((void **)&d, sizeof in) || cudaMemcpy(d, in, sizeof in, cudaMemcpyDefault) ||
+        cudaMemcpy(out, d, sizeof out, cudaMemcpyDefault) || cudaFree(d))
+        return 1;
+    return memcmp(in, out, sizeof in) ? 2 : 0;
+}
+
+/* With COURSE_EMU_FD the runtime uses a server somebody else started; copies work, and an
+ * observer sees no launch when there was none. A bad COURSE_EMU_FD is one clear line. */
+START_TEST(judge_mode_host)
+{
+    int status, server_status;
+    char *seen = judge_run(judge_copies, &status, &server_status);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_msg(WIFEXITED(server_status) && WEXITSTATUS(server_status) == 0, "server 0x%x",
+                  server_status);
+    ck_assert_str_eq(seen, "");
+    free(seen);
+    struct capture cap;
+    setenv("COURSE_EMU_FD", "99999", 1);
+    capture_begin(&cap, 2);
+    void *p;
+    cudaError_t err = cudaMalloc(&p, 4);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorInitializationError);
+    ck_assert_msg(strstr(said, "COURSE_EMU_FD='99999' is not an open socket") &&
+                      course_count(said, "\n") == 1,
+                  "%s", said);
+    free(said);
+}
+END_TEST
+
+static int judge_launch(void)
+{
+    int *d;
+    if (cudaMalloc((void **)&d, 96 * sizeof *d) ||
+        rt_test_affine(d, 96, 1, 0, d3(3, 1, 1), d3(32, 1, 1)) || cudaDeviceSynchronize())
+        return 1;
+    return 0;
+}
+
+/* The observer gets one line per launch, with the counters, and the program none of it. */
+START_TEST(judge_mode_observes_launches)
+{
+    int status, server_status;
+    char *seen = judge_run(judge_launch, &status, &server_status);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_int_eq(course_count(seen, "\n"), 1);
+    ck_assert_msg(!strncmp(seen, "launch device=0 kernel=", 23) && strstr(seen, "affine_kernel") &&
+                      strstr(seen, " grid=3,1,1 block=32,1,1 smem=0 status=ok counted=1 "),
+                  "%s", seen);
+    unsigned long long threads = 0;
+    const char *at = strstr(seen, " thread_insts=");
+    ck_assert_msg(at && sscanf(at, " thread_insts=%llu", &threads) == 1 && threads >= 96, "%s",
+                  seen);
+    free(seen);
+}
+END_TEST
+
+/* The in-process counters (emu.h): nothing before counting is on, the last launch after. */
+START_TEST(counters_in_process)
+{
+    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
+    int (*last)(struct vm_counters *) =
+        (int (*)(struct vm_counters *))dlsym(RTLD_DEFAULT, "course_emu_last_counters");
+    ck_assert(set_counting && last);
+    struct vm_counters c;
+    int *d;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 1000 * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(d, 1000, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(last(&c), -1);
+    set_counting(1);
+    ck_assert_int_eq(rt_test_affine(d, 1000, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(last(&c), 0);
+    ck_assert_uint_ge(c.thread_insts, 1000);
+    ck_assert_uint_ge(c.gst_requests, 1000 / 32);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 /* --- the suite ------------------------------------------------------------------------------- */
 
 /* Whether the device server's self-test passes; if not, @p why says why. */
@@ -524,6 +671,7 @@ int main(int argc, char **argv)
         {"streams_and_events", streams_and_events, CASE_CPU, 60},
         {"bad_launch_config_not_sticky", bad_launch_config_not_sticky, CASE_CPU, 60},
         {"no_ptx_message", no_ptx_message, CASE_CPU, 60},
+        {"judge_mode_host", judge_mode_host, CASE_CPU, 60},
     };
 
     /* These need the PTX VM to execute kernels. */
@@ -534,6 +682,8 @@ int main(int argc, char **argv)
         {"same_kernel_name_in_two_modules", same_kernel_name_in_two_modules, CASE_CPU, 60},
         {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
         {"kernel_printf", kernel_printf, CASE_CPU, 60},
+        {"judge_mode_observes_launches", judge_mode_observes_launches, CASE_CPU, 60},
+        {"counters_in_process", counters_in_process, CASE_CPU, 60},
     };
     size_t nh = sizeof host_cases / sizeof *host_cases;
     size_t nk = sizeof kernel_cases / sizeof *kernel_cases;
