@@ -141,7 +141,9 @@ static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n
         return bad(c, "this form of wmma.%s is not emulated", load ? "load" : "store");
     int type = mma_type_of(types[0].name);
     enum space s = mn_has(m, "global") ? SP_GLOBAL : mn_has(m, "shared") ? SP_SHARED : SP_GENERIC;
-    if (type < 0 || (shape == WS_16_16_8) != (type == MT_TF32 || matrix == 2))
+    int ok = matrix == 2 ? type == MT_F32 || type == MT_F16
+                         : type != MT_F32 && (shape == WS_16_16_8) == (type == MT_TF32);
+    if (type < 0 || !ok)
         return bad(c, "this wmma type and shape are not emulated");
     const struct operand *frag = load ? &o[0] : &o[1], *addr = load ? &o[1] : &o[0];
     uint32_t words[VEC_MAX], stride = NO_REG;

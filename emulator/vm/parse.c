@@ -837,7 +837,8 @@ static void parse_loc(struct parser *P)
     int at = P->t.line;
     next(P);
     int64_t file = loc_int(P), line = loc_int(P);
-    struct srcloc loc = {(uint16_t)(file < 0 ? 0 : file), (uint32_t)(line < 0 ? 0 : line), 0, 0};
+    struct srcloc loc = {.file = (uint16_t)(file < 0 ? 0 : file),
+                         .line = (uint32_t)(line < 0 ? 0 : line)};
     while (P->t.kind != T_END && P->t.line == at) {
         if (is(&P->t, "inlined_at")) {
             next(P);
