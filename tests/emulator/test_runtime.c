@@ -476,6 +476,7 @@ START_TEST(device_variable_symbols)
     ck_assert_int_eq(
         cudaMemcpyToSymbol(rt_test_table_symbol(), table, 4, 37 * 4, cudaMemcpyHostToDevice),
         cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue); /* and is reported once */
     ck_assert_int_eq(rt_test_table_plus_one(d), cudaSuccess);
     ck_assert_int_eq(cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
     for (int i = 0; i < 37; i++)
