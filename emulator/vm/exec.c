@@ -234,7 +234,10 @@ static enum event run_warp(struct exec *x, struct warp *w)
 {
     const struct insn *code = x->code;
     uint32_t pc, mask, stop;
-    while (pick_group(w, &pc, &mask, &stop)) {
+    for (;;) {
+        try_converge(w); /* groups that met through a taken branch run as one again */
+        if (!pick_group(w, &pc, &mask, &stop))
+            break;
         for (;;) {
             const struct insn *in = &code[pc];
             uint32_t m = mask;

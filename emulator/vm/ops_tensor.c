@@ -57,7 +57,7 @@ static void frag_set(struct warp *w, const uint32_t *regs, int per, int bytes, i
 static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                            int store)
 {
-    if (m != w->live || w->diverged)
+    if (m != w->live)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "wmma with part of the warp (lanes 0x%08x): the whole warp must execute it",
                        m);
@@ -135,7 +135,7 @@ static void mma_tile(int M, int N, int K, const float *A, const float *B, const 
 
 enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    if (m != w->live || w->diverged)
+    if (m != w->live)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "wmma.mma with part of the warp: the whole warp must execute it");
     uint32_t mod = in->mod;
@@ -214,7 +214,7 @@ static void mma_io(struct warp *w, const uint32_t *regs, int matrix, int at, int
 
 enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    if (m != FULL_MASK || w->diverged)
+    if (m != FULL_MASK)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "mma.sync with part of the warp: all 32 lanes must execute it");
     int shape = (int)MMA_SHAPE(in->mod), at = (int)MMA_AT(in->mod);
@@ -235,7 +235,7 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
  * row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of matrix i (with .trans, of its transpose). */
 enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    if (m != FULL_MASK || w->diverged)
+    if (m != FULL_MASK)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "ldmatrix with part of the warp: all 32 lanes must execute it");
     const uint32_t *regs = &x->mod->pool[in->o[5]];
