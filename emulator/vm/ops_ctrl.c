@@ -87,14 +87,14 @@ static const char *device_string(struct exec *x, struct warp *w, const struct in
                                  uint64_t a)
 {
     uint8_t *p;
-    if (vm_access(x, w, in, lane, SP_GENERIC, a, 1, 0, &p) != EV_NONE)
+    if (vm_access(x, w, in, lane, SP_GENERIC, a, 1, 1, 0, &p) != EV_NONE)
         return NULL;
     /* The string must end inside the same allocation (or window). */
     for (uint64_t n = 1;; n++) {
         if (p[n - 1] == '\0')
             return (const char *)p;
         uint8_t *q;
-        if (vm_access(x, w, in, lane, SP_GENERIC, a + n, 1, 0, &q) != EV_NONE)
+        if (vm_access(x, w, in, lane, SP_GENERIC, a + n, 1, 1, 0, &q) != EV_NONE)
             return NULL;
     }
 }
@@ -135,7 +135,7 @@ static int format(struct exec *x, struct warp *w, const struct insn *in, int lan
         unsigned bytes = wide ? 8 : 4;
         at = (at + bytes - 1) / bytes * bytes;
         uint8_t *q;
-        if (vm_access(x, w, in, lane, SP_GENERIC, at, bytes, 0, &q) != EV_NONE)
+        if (vm_access(x, w, in, lane, SP_GENERIC, at, bytes, bytes, 0, &q) != EV_NONE)
             return -1;
         uint64_t raw = 0;
         memcpy(&raw, q, bytes);

@@ -59,22 +59,23 @@ static enum event fault(struct exec *x, struct warp *w, const struct insn *in, i
 
 /* Global lanes: one allocation holds them all (the usual case), or each is looked up. */
 static enum event resolve_global(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
-                                 const uint64_t *addr, unsigned bytes, int store, uint8_t **host)
+                                 const uint64_t *addr, unsigned bytes, unsigned align, int store,
+                                 uint8_t **host)
 {
     uint64_t lo = UINT64_MAX, hi = 0, misaligned = 0;
     LANES(m, {
         lo = addr[l] < lo ? addr[l] : lo;
         hi = addr[l] > hi ? addr[l] : hi;
-        misaligned |= addr[l] & (bytes - 1);
+        misaligned |= addr[l] & (align - 1);
     });
     if (misaligned) {
         for (uint32_t mm = m; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
-            if (addr[l] & (bytes - 1))
+            if (addr[l] & (align - 1))
                 return vm_fail(x, w, in, l, VM_FAULT,
                                "misaligned global %s of %u bytes at 0x%llx (it must be a multiple "
                                "of %u)",
-                               store ? "write" : "read", bytes, (unsigned long long)addr[l], bytes);
+                               store ? "write" : "read", bytes, (unsigned long long)addr[l], align);
         }
     }
     if (!mem_find(x->mem, lo, hi - lo + bytes)) {
@@ -92,9 +93,10 @@ static enum event resolve_global(struct exec *x, struct warp *w, const struct in
 }
 
 static enum event resolve_shared(struct exec *x, struct warp *w, const struct insn *in, int lane,
-                                 uint64_t a, unsigned bytes, int store, uint8_t **host)
+                                 uint64_t a, unsigned bytes, unsigned align, int store,
+                                 uint8_t **host)
 {
-    if (a & (bytes - 1))
+    if (a & (align - 1))
         return vm_fail(x, w, in, lane, VM_FAULT, "misaligned shared %s of %u bytes at offset %llu",
                        store ? "write" : "read", bytes, (unsigned long long)a);
     if (a + bytes > x->smem_bytes) {
@@ -107,9 +109,10 @@ static enum event resolve_shared(struct exec *x, struct warp *w, const struct in
 }
 
 static enum event resolve_local(struct exec *x, struct warp *w, const struct insn *in, int lane,
-                                uint64_t a, unsigned bytes, int store, uint8_t **host)
+                                uint64_t a, unsigned bytes, unsigned align, int store,
+                                uint8_t **host)
 {
-    if (a + bytes > x->local_frame || (a & (bytes - 1))) {
+    if (a + bytes > x->local_frame || (a & (align - 1))) {
         char why[120];
         snprintf(why, sizeof why, "a thread has %u bytes of local memory", x->local_frame);
         return fault(x, w, in, lane, "local", store, bytes, a, why);
@@ -134,20 +137,20 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
             uint64_t a = addr[l];
             enum event ev = EV_NONE;
             if (a - SHARED_WINDOW < WINDOW_SIZE)
-                ev = resolve_shared(x, w, in, l, a - SHARED_WINDOW, bytes, store, &host[l]);
+                ev = resolve_shared(x, w, in, l, a - SHARED_WINDOW, bytes, bytes, store, &host[l]);
             else if (a - LOCAL_WINDOW < WINDOW_SIZE)
-                ev = resolve_local(x, w, in, l, a - LOCAL_WINDOW, bytes, store, &host[l]);
+                ev = resolve_local(x, w, in, l, a - LOCAL_WINDOW, bytes, bytes, store, &host[l]);
             else
                 glob |= 1u << l;
             if (ev != EV_NONE)
                 return ev;
         }
         if (glob != m) /* a mix of windows: count nothing, check each lane as done */
-            return glob ? resolve_global(x, w, in, glob, addr, bytes, store, host) : EV_NONE;
+            return glob ? resolve_global(x, w, in, glob, addr, bytes, bytes, store, host) : EV_NONE;
         sp = SP_GLOBAL;
     }
     if (sp == SP_GLOBAL) {
-        enum event ev = resolve_global(x, w, in, m, addr, bytes, store, host);
+        enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
         if (ev == EV_NONE && x->cnt)
             count_global(x, addr, m, bytes, store);
         if (ev == EV_NONE && x->launch->checks)
@@ -157,8 +160,8 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         enum event ev = sp == SP_SHARED
-                            ? resolve_shared(x, w, in, l, addr[l], bytes, store, &host[l])
-                            : resolve_local(x, w, in, l, addr[l], bytes, store, &host[l]);
+                            ? resolve_shared(x, w, in, l, addr[l], bytes, bytes, store, &host[l])
+                            : resolve_local(x, w, in, l, addr[l], bytes, bytes, store, &host[l]);
         if (ev != EV_NONE)
             return ev;
     }
@@ -170,20 +173,20 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
 }
 
 enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int lane, enum space sp,
-                     uint64_t a, unsigned bytes, int store, uint8_t **host)
+                     uint64_t a, unsigned bytes, unsigned align, int store, uint8_t **host)
 {
     if (sp == SP_GENERIC)
         sp = a - SHARED_WINDOW < WINDOW_SIZE  ? (a -= SHARED_WINDOW, SP_SHARED)
              : a - LOCAL_WINDOW < WINDOW_SIZE ? (a -= LOCAL_WINDOW, SP_LOCAL)
                                               : SP_GLOBAL;
     if (sp == SP_SHARED)
-        return resolve_shared(x, w, in, lane, a, bytes, store, host);
+        return resolve_shared(x, w, in, lane, a, bytes, align, store, host);
     if (sp == SP_LOCAL)
-        return resolve_local(x, w, in, lane, a, bytes, store, host);
+        return resolve_local(x, w, in, lane, a, bytes, align, store, host);
     uint64_t addr[32];
     uint8_t *hosts[32];
     addr[lane] = a;
-    enum event ev = resolve_global(x, w, in, 1u << lane, addr, bytes, store, hosts);
+    enum event ev = resolve_global(x, w, in, 1u << lane, addr, bytes, align, store, hosts);
     *host = hosts[lane];
     return ev;
 }

@@ -53,7 +53,8 @@ static void frag_set(struct warp *w, const uint32_t *regs, int per, int bytes, i
     *r = (*r & ~(0xFFFFu << sh)) | (v & 0xFFFF) << sh;
 }
 
-/* wmma.load / wmma.store: every slot of the fragment from / to memory. */
+/* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
+ * a row-major array, then the array to or from every slot of the fragment. */
 static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                            int store)
 {
@@ -67,32 +68,37 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
     int per = bytes == 2 ? 2 * nregs : nregs, rows, cols;
     wmma_dims(shape, matrix, &rows, &cols);
     const uint32_t *regs = &x->mod->pool[in->o[5]];
-    int lane = __builtin_ctz(m);
+    int lane = __builtin_ctz(m), col = (int)WM_COL(mod);
     uint64_t base = in->o[0] == NO_REG      ? 0
                     : (mod & WM_BASE32_BIT) ? R32(w, in->o[0])[lane]
                                             : R64(w, in->o[0])[lane];
     base += (uint64_t)in->imm;
-    uint64_t stride = in->o[1] != NO_REG ? R32(w, in->o[1])[lane] : (uint64_t)cols;
-    for (int s = 0; s < 32 * per; s++) {
-        int e = s % (rows * cols), r = e / cols, c = e % cols;
-        uint64_t idx =
-            WM_COL(mod) ? (uint64_t)c * stride + (uint64_t)r : (uint64_t)r * stride + (uint64_t)c;
+    uint64_t stride = in->o[1] != NO_REG ? R32(w, in->o[1])[lane] : (uint64_t)(col ? rows : cols);
+    uint32_t tile[32 * 16];
+    if (store)
+        for (int e = 0; e < rows * cols; e++)
+            tile[e] = frag_get(w, regs, per, bytes, e);
+    int lines = col ? cols : rows, len = col ? rows : cols; /* contiguous runs in memory */
+    for (int i = 0; i < lines; i++) {
         uint8_t *p;
-        enum event ev = vm_access(x, w, in, s / per, (enum space)WM_SPACE(mod),
-                                  base + idx * (uint64_t)bytes, (unsigned)bytes, store, &p);
+        enum event ev = vm_access(x, w, in, lane, (enum space)WM_SPACE(mod),
+                                  base + (uint64_t)i * stride * (uint64_t)bytes,
+                                  (unsigned)(len * bytes), (unsigned)bytes, store, &p);
         if (ev != EV_NONE)
             return ev;
-        uint32_t v = 0;
-        if (store) {
-            if (s < rows * cols) {
-                v = frag_get(w, regs, per, bytes, s);
-                memcpy(p, &v, (size_t)bytes);
+        for (int j = 0; j < len; j++) {
+            uint32_t *t = &tile[col ? j * cols + i : i * cols + j];
+            if (store) {
+                memcpy(p + j * bytes, t, (size_t)bytes);
+            } else {
+                *t = 0;
+                memcpy(t, p + j * bytes, (size_t)bytes);
             }
-        } else {
-            memcpy(&v, p, (size_t)bytes);
-            frag_set(w, regs, per, bytes, s, v);
         }
     }
+    if (!store)
+        for (int s = 0; s < 32 * per; s++)
+            frag_set(w, regs, per, bytes, s, tile[s % (rows * cols)]);
     return EV_NONE;
 }
 
@@ -248,7 +254,8 @@ enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uin
                          : (in->mod & MEM_BASE32_BIT) ? R32(w, in->o[0])[lane]
                                                       : R64(w, in->o[0])[lane];
             uint8_t *p;
-            enum event ev = vm_access(x, w, in, lane, SP_SHARED, a + (uint64_t)in->imm, 16, 0, &p);
+            enum event ev =
+                vm_access(x, w, in, lane, SP_SHARED, a + (uint64_t)in->imm, 16, 16, 0, &p);
             if (ev != EV_NONE)
                 return ev;
             memcpy(mat[i][r], p, 16);
