@@ -355,11 +355,12 @@ const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf
 void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t tid[3]);
 
 /**
- * One lane's access of @p bytes at address @p a in space @p sp (generic addresses are
- * sorted into their window), checked like any load or store: sets *host, or fails the launch.
+ * One lane's access of @p bytes at address @p a (aligned to @p align) in space @p sp
+ * (generic addresses are sorted into their window), checked like any load or store: sets
+ * *host, or fails the launch.
  */
 enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int lane, enum space sp,
-                     uint64_t a, unsigned bytes, int store, uint8_t **host);
+                     uint64_t a, unsigned bytes, unsigned align, int store, uint8_t **host);
 
 /** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
 int wmma_frag_regs(int matrix, int type, int shape);
