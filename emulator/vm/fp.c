@@ -86,7 +86,12 @@ uint16_t fp_f32_to_bf16(float x)
 
 float fp_f16_to_f32(uint16_t h)
 {
-    return (float)fp_value(h, FMT_F16);
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1F, man = h & 0x3FFu;
+    if (e == 0) /* zero or subnormal: man * 2^-24, exact in float */
+        return sign ? -(float)man * 0x1p-24f : (float)man * 0x1p-24f;
+    if (e == 31)
+        return u2f(sign | 0x7F800000u | man << 13);
+    return u2f(sign | (e + 112) << 23 | man << 13);
 }
 
 double fp_add_odd(double a, double b)

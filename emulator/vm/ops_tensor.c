@@ -31,26 +31,33 @@ static int elem_bytes(int type)
     return type == MT_F16 || type == MT_BF16 ? 2 : 4;
 }
 
-/* Fragment slot s (lane s / per, element s % per) of registers @p regs: get and set the raw
- * element (16 or 32 bits). */
-static uint32_t frag_get(const struct warp *w, const uint32_t *regs, int per, int bytes, int s)
+/* Fragment slot s is element s % per of lane s / per; 16-bit elements pack two to a register.
+ * frag_gather reads slots 0 .. n-1 into raw[]; frag_scatter writes every slot of the fragment
+ * (per lanes 32) from raw[s % n]. */
+static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int bytes, int n,
+                        uint32_t *raw)
 {
-    int lane = s / per, j = s % per;
-    if (bytes == 4)
-        return R32(w, regs[j])[lane];
-    return (R32(w, regs[j / 2])[lane] >> (16 * (j & 1))) & 0xFFFF;
+    for (int s = 0, lane = 0; s < n; lane++)
+        for (int j = 0; j < per && s < n; j++, s++) {
+            uint32_t r = R32(w, regs[bytes == 4 ? j : j / 2])[lane];
+            raw[s] = bytes == 4 ? r : (r >> (16 * (j & 1))) & 0xFFFF;
+        }
 }
 
-static void frag_set(struct warp *w, const uint32_t *regs, int per, int bytes, int s, uint32_t v)
+static void frag_scatter(struct warp *w, const uint32_t *regs, int per, int bytes, int n,
+                         const uint32_t *raw)
 {
-    int lane = s / per, j = s % per;
-    if (bytes == 4) {
-        R32(w, regs[j])[lane] = v;
-        return;
-    }
-    uint32_t *r = &R32(w, regs[j / 2])[lane];
-    int sh = 16 * (j & 1);
-    *r = (*r & ~(0xFFFFu << sh)) | (v & 0xFFFF) << sh;
+    int e = 0;
+    for (int lane = 0; lane < 32; lane++)
+        for (int j = 0; j < per; j += bytes == 4 ? 1 : 2) {
+            uint32_t v = raw[e];
+            e = e + 1 == n ? 0 : e + 1;
+            if (bytes == 2) {
+                v = (v & 0xFFFF) | raw[e] << 16;
+                e = e + 1 == n ? 0 : e + 1;
+            }
+            R32(w, regs[bytes == 4 ? j : j / 2])[lane] = v;
+        }
 }
 
 /* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
@@ -76,8 +83,7 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
     uint64_t stride = in->o[1] != NO_REG ? R32(w, in->o[1])[lane] : (uint64_t)(col ? rows : cols);
     uint32_t tile[32 * 16];
     if (store)
-        for (int e = 0; e < rows * cols; e++)
-            tile[e] = frag_get(w, regs, per, bytes, e);
+        frag_gather(w, regs, per, bytes, rows * cols, tile);
     int lines = col ? cols : rows, len = col ? rows : cols; /* contiguous runs in memory */
     for (int i = 0; i < lines; i++) {
         uint8_t *p;
@@ -97,8 +103,7 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
         }
     }
     if (!store)
-        for (int s = 0; s < 32 * per; s++)
-            frag_set(w, regs, per, bytes, s, tile[s % (rows * cols)]);
+        frag_scatter(w, regs, per, bytes, rows * cols, tile);
     return EV_NONE;
 }
 
@@ -157,19 +162,22 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
     int per_b = ab == 2 ? 2 * (int)pool[2] : (int)pool[2];
     int cb = elem_bytes(ct), per_c = cb == 2 ? 2 * (int)pool[3] : (int)pool[3];
     int db = elem_bytes(dt), per_d = db == 2 ? 2 * (int)pool[0] : (int)pool[0];
-    /* Matrix a or b stored column-major in its fragment: wmma.load put element (r, c) of the
-     * tile at slot r * cols + c whatever the memory layout, so the fragment is row-major. */
+    /* The fragments are row-major tiles whatever the memory layout was: wmma.load put element
+     * (r, c) at slot r * cols + c. */
+    uint32_t raw[32 * 16];
+    frag_gather(w, ra, per_a, ab, M * K, raw);
     for (int e = 0; e < M * K; e++)
-        A[e] = tc_value(at, frag_get(w, ra, per_a, ab, e));
+        A[e] = tc_value(at, raw[e]);
+    frag_gather(w, rb, per_b, ab, K * N, raw);
     for (int e = 0; e < K * N; e++)
-        B[e] = tc_value(at, frag_get(w, rb, per_b, ab, e));
+        B[e] = tc_value(at, raw[e]);
+    frag_gather(w, rc, per_c, cb, M * N, raw);
     for (int e = 0; e < M * N; e++)
-        C[e] = tc_value(ct, frag_get(w, rc, per_c, cb, e));
+        C[e] = tc_value(ct, raw[e]);
     mma_tile(M, N, K, A, B, C, D);
-    for (int s = 0; s < 32 * per_d; s++) {
-        float v = D[s % (M * N)];
-        frag_set(w, rd, per_d, db, s, dt == MT_F16 ? fp_f32_to_f16(v) : f2u(v));
-    }
+    for (int e = 0; e < M * N; e++)
+        raw[e] = dt == MT_F16 ? fp_f32_to_f16(D[e]) : f2u(D[e]);
+    frag_scatter(w, rd, per_d, db, M * N, raw);
     return EV_NONE;
 }
 
@@ -209,12 +217,13 @@ static void mma_io(struct warp *w, const uint32_t *regs, int matrix, int at, int
         for (int i = 0; i < n; i++) {
             int r, c;
             mma_pos(matrix, at, shape, lane, i, &r, &c);
-            int s = lane * n + i;
-            if (out)
-                frag_set(w, regs, n, 4, s, f2u(out[r * cols + c]));
-            else
-                tile[r * cols + c] =
-                    tc_value(matrix == 2 ? MT_F32 : at, frag_get(w, regs, n, bytes, s));
+            uint32_t *reg = &R32(w, regs[bytes == 4 ? i : i / 2])[lane];
+            if (out) {
+                *reg = f2u(out[r * cols + c]);
+            } else {
+                uint32_t raw = bytes == 4 ? *reg : (*reg >> (16 * (i & 1))) & 0xFFFF;
+                tile[r * cols + c] = tc_value(matrix == 2 ? MT_F32 : at, raw);
+            }
         }
 }
 
