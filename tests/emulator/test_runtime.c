@@ -17,43 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "device.h"
 #include "test_runtime.h"
 #include "vm.h"
 
 /* --- helpers -------------------------------------------------------------------------------- */
-
-/** A file descriptor redirected into a temporary file, to read what a call printed. */
-struct capture {
-    int fd, saved;
-    FILE *file;
-};
-
-static void capture_begin(struct capture *c, int fd)
-{
-    fflush(NULL);
-    c->fd = fd;
-    c->file = tmpfile();
-    ck_assert(c->file != NULL);
-    c->saved = dup(fd);
-    dup2(fileno(c->file), fd);
-}
-
-/* Stop capturing; the text (malloc'd) is what went to the descriptor. */
-static char *capture_end(struct capture *c)
-{
-    fflush(NULL);
-    dup2(c->saved, c->fd);
-    close(c->saved);
-    long len = ftell(c->file);
-    char *text = mat_alloc((size_t)(len > 0 ? len : 0) + 1);
-    rewind(c->file);
-    size_t got = fread(text, 1, (size_t)(len > 0 ? len : 0), c->file);
-    text[got] = 0;
-    fclose(c->file);
-    return text;
-}
 
 /* A dim3 in C. */
 static dim3 d3(unsigned x, unsigned y, unsigned z)
