@@ -141,7 +141,10 @@ static int format(struct exec *x, struct warp *w, const struct insn *in, int lan
         memcpy(&raw, q, bytes);
         at += bytes;
         int wrote;
-        if (conv == 's') {
+        if (conv == 'c') {
+            spec[k++] = 'c', spec[k] = '\0';
+            wrote = snprintf(out + n, size - n, spec, (int)raw);
+        } else if (conv == 's') {
             spec[k++] = 's', spec[k] = '\0';
             const char *s = device_string(x, w, in, lane, raw);
             if (!s)
