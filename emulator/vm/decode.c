@@ -301,8 +301,10 @@ int decode_insn(struct dctx *c, const char *mn, const struct reg *guard, int neg
     c->start = c->mod->ncode;
     const struct row *row =
         bsearch(m.base, table, sizeof table / sizeof *table, sizeof *table, cmp_base);
-    if (!row)
-        return unsupported(c, "not an instruction the emulator knows");
+    if (!row) {
+        unsupported(c, "not an instruction the emulator knows");
+        return 0;
+    }
     /* A decoder that gives up has already turned the instruction into OP_UNSUPPORTED. */
     row->fn(c, &m, ops, nops);
     return 0;
