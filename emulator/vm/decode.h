@@ -73,6 +73,7 @@ struct dctx {
     /* Provided by parse.c for the decoder: */
     uint32_t (*constant)(struct dctx *c, uint64_t value, int slot);
     void (*label_ref)(struct dctx *c, uint32_t insn, const char *name);
+    void (*callee)(struct dctx *c, uint32_t insn, const char *name);
     uint64_t (*dyn_smem_base)(struct dctx *c);
     void *parser; /**< parse.c's own state */
 };

@@ -361,10 +361,21 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
         in->o[5] = decode_pool(c->mod, words, 4);
         return 0;
     }
-    return bad(c,
-               "a call to the device function %s: calls are not emulated yet; "
-               "mark it __forceinline__",
-               name);
+    uint32_t words[2 + 8];
+    words[0] = (uint32_t)nargs;
+    for (int i = 0; i < nargs; i++) {
+        if (callparam(&o[callee + 1 + i]) < 0 || i >= 7)
+            return bad(c, "a call argument is not a .param the emulator can pass");
+        words[1 + i] = (uint32_t)callparam(&o[callee + 1 + i]);
+    }
+    if (nret > 1 || (nret == 1 && callparam(&o[0]) < 0))
+        return bad(c, "a call's return value is not a .param the emulator can pass");
+    words[1 + nargs] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nargs + 2);
+    struct insn *in = emit(c, OP_CALL);
+    in->o[5] = pool;
+    c->callee(c, (uint32_t)(in - c->mod->code), name);
+    return 0;
 }
 
 /* exit, ret, trap, brkpt. */
@@ -377,8 +388,6 @@ int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n)
         emit(c, OP_TRAP);
         return 0;
     }
-    if (!strcmp(m->base, "ret") && !c->fn->is_entry)
-        return bad(c, "ret from a device function: calls are not emulated yet");
-    emit(c, OP_EXIT);
+    emit(c, !strcmp(m->base, "ret") && !c->fn->is_entry ? OP_RET : OP_EXIT);
     return 0;
 }

@@ -607,6 +607,8 @@ int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return bad(c, "cvt.%s.%s is not emulated", types[0].name, types[1].name);
     enum rnd r = mn_rounding(m);
     int sat = mn_has(m, "sat"), ftz = mn_has(m, "ftz");
+    if (d == CT_F64 && (a == CT_S64 || a == CT_U64) && r != RND_RN && r != RND_NONE)
+        return bad(c, "cvt to .f64 from a 64-bit integer rounds to nearest only here");
     enum op op = cvt_fast(d, a, r, sat, ftz);
     int dbits = types[0].bits == 64 ? 64 : 32, abits = types[1].bits == 64 ? 64 : 32;
     struct insn *in = emit_dn(c, op, o, n, 1, types[1].kind, dbits, abits);

@@ -221,12 +221,29 @@ static int on_event(struct exec *x, struct warp *w, enum event ev, uint32_t *pc,
         park(w, *mask, *pc + 1);
         try_converge(w);
         return 0;
+    case EV_CALL: /* lanes jump into another function: their registers change with it */
+        diverge(w);
+        park(w, x->branch_taken, x->branch_target);
+        park(w, *mask & ~x->branch_taken, *pc + 1);
+        return 0;
+    case EV_RET:
+        diverge(w);
+        for (uint32_t m = x->branch_taken; m; m &= m - 1)
+            w->lane_pc[__builtin_ctz(m)] = x->ret_target[__builtin_ctz(m)];
+        park(w, *mask & ~x->branch_taken, *pc + 1);
+        return 0;
     case EV_ERROR:
         return -1;
     case EV_NONE:
         break;
     }
     return 1;
+}
+
+/* Point the warp's registers at function @p f's part of its arena. */
+static void use_frame(const struct exec *x, struct warp *w, uint32_t f)
+{
+    w->regs = w->arena + x->fbase[f];
 }
 
 /* Run warp @p w until all its live lanes wait or exit. Returns EV_ERROR on failure. */
@@ -238,6 +255,7 @@ static enum event run_warp(struct exec *x, struct warp *w)
         try_converge(w); /* groups that met through a taken branch run as one again */
         if (!pick_group(w, &pc, &mask, &stop))
             break;
+        use_frame(x, w, x->mod->func_at[pc]);
         for (;;) {
             const struct insn *in = &code[pc];
             uint32_t m = mask;
@@ -323,9 +341,9 @@ static void deadlock(struct exec *x, struct warp *warps, uint32_t nwarps)
 /* ---- blocks and grids ----------------------------------------------------------------------- */
 
 /* Lane values of the special registers that depend on the lane or the warp. */
-static void fill_lane_specials(const struct exec *x, struct warp *w)
+static void fill_lane_specials(const struct exec *x, const struct func *fn, struct warp *w)
 {
-    const uint32_t *sp = x->fn->special;
+    const uint32_t *sp = fn->special;
     for (int l = 0; l < 32; l++) {
         uint32_t tid[3];
         vm_thread_of(x, w, l, tid);
@@ -346,10 +364,10 @@ static void fill_lane_specials(const struct exec *x, struct warp *w)
 }
 
 /* The uniform specials (sizes, block index) into every lane of @p w. */
-static void fill_uniform_specials(const struct exec *x, struct warp *w)
+static void fill_uniform_specials(const struct exec *x, const struct func *fn, struct warp *w)
 {
     const struct vm_launch *L = x->launch;
-    const uint32_t *sp = x->fn->special;
+    const uint32_t *sp = fn->special;
     uint32_t v[SR_COUNT] = {0};
     for (int i = 0; i < 3; i++) {
         v[SR_NTID_X + i] = L->block[i];
@@ -368,8 +386,9 @@ static void fill_uniform_specials(const struct exec *x, struct warp *w)
                 R32(w, sp[s])[l] = v[s];
 }
 
-static void fill_presets(const struct func *fn, struct warp *w)
+static void fill_presets(const struct exec *x, const struct func *fn, struct warp *w)
 {
+    (void)x;
     for (uint32_t i = 0; i < fn->npresets; i++) {
         const struct preset *p = &fn->presets[i];
         if (p->bytes == SLOT_64)
@@ -381,6 +400,17 @@ static void fill_presets(const struct func *fn, struct warp *w)
         else
             PRED(w, p->off) = (uint32_t)p->value;
     }
+}
+
+/* Call @p fill for every function the kernel can reach, in its part of the arena. */
+static void each_function(const struct exec *x, struct warp *w,
+                          void (*fill)(const struct exec *x, const struct func *fn, struct warp *w))
+{
+    for (uint32_t f = 0; f < x->mod->nfuncs; f++)
+        if (x->fbase[f] != NO_REG) {
+            use_frame(x, w, f);
+            fill(x, &x->mod->funcs[f], w);
+        }
 }
 
 /* Run the block at x->ctaid. */
@@ -397,7 +427,8 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
         w->waiting = 0;
         w->diverged = 0;
         w->pc = x->fn->first;
-        fill_uniform_specials(x, w);
+        memset(w->depth, 0, sizeof w->depth);
+        each_function(x, w, fill_uniform_specials);
         if (x->local_frame)
             memset(w->local, 0xFF, 32 * (size_t)x->local_frame);
     }
@@ -454,27 +485,79 @@ static enum vm_status check_launch(const struct vm_launch *L, const struct func 
     return VM_BAD_LAUNCH;
 }
 
-/* The warps of one block, with their arenas and local frames, ready for any block. */
-static struct warp *make_warps(struct exec *x, uint32_t nwarps, uint8_t **arena)
+/*
+ * Lay out the registers of the kernel and of every device function it can call in one arena:
+ * x->fbase[f] for each function reached, NO_REG for the rest. Returns the arena's size; fails
+ * the launch on recursion or calls nested deeper than CALL_DEPTH.
+ */
+static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
 {
-    const struct func *fn = x->fn;
-    size_t per = fn->arena_bytes, local = 32 * (size_t)x->local_frame;
-    size_t callp = 32 * (size_t)fn->call_bytes;
+    const struct vm_module *m = x->mod;
+    uint32_t stack[CALL_DEPTH + 1], depth = 0, arena = 0;
+    uint8_t *state = calloc(m->nfuncs, 1); /* 0 unseen, 1 on the stack, 2 done */
+    if (!state)
+        abort();
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        fbase[f] = NO_REG;
+    uint32_t kernel = (uint32_t)(x->fn - m->funcs);
+    stack[depth++] = kernel;
+    state[kernel] = 1;
+    /* Depth first: each function is placed when the last of its callees is. */
+    uint32_t *next_pc = calloc(m->nfuncs, sizeof *next_pc);
+    if (!next_pc)
+        abort();
+    while (depth) {
+        uint32_t f = stack[depth - 1];
+        const struct func *fn = &m->funcs[f];
+        uint32_t pc = fn->first + next_pc[f];
+        if (next_pc[f] < fn->count) {
+            next_pc[f]++;
+            if (m->code[pc].op != OP_CALL)
+                continue;
+            uint32_t g = (uint32_t)m->code[pc].imm;
+            if (state[g] == 1 || depth > CALL_DEPTH) {
+                vm_fail(x, NULL, &m->code[pc], 0, VM_UNSUPPORTED,
+                        state[g] == 1 ? "recursive device functions are not emulated"
+                                      : "device functions nested more than %d deep",
+                        CALL_DEPTH);
+                break;
+            }
+            if (state[g] == 0) {
+                state[g] = 1;
+                stack[depth++] = g;
+            }
+            continue;
+        }
+        fbase[f] = arena;
+        arena += fn->arena_bytes;
+        state[f] = 2;
+        depth--;
+    }
+    free(state);
+    free(next_pc);
+    return arena ? arena : 64;
+}
+
+/* The warps of one block, with their arenas and local frames, ready for any block. */
+static struct warp *make_warps(struct exec *x, uint32_t nwarps, uint32_t per, uint8_t **arena)
+{
+    size_t local = 32 * (size_t)x->local_frame, callp = 32 * (size_t)x->mod->call_total;
+    size_t each = per + local + callp;
     struct warp *warps = calloc(nwarps, sizeof *warps);
-    *arena = aligned_alloc(64, nwarps * (per + local + callp) + 64);
+    *arena = aligned_alloc(64, nwarps * each + 64);
     if (!warps || !*arena) {
         fprintf(stderr, "emulator: out of host memory for %u warps\n", nwarps);
         abort();
     }
-    memset(*arena, 0, nwarps * (per + local + callp));
+    memset(*arena, 0, nwarps * each);
     for (uint32_t i = 0; i < nwarps; i++) {
         struct warp *w = &warps[i];
-        w->regs = *arena + i * (per + local + callp);
-        w->local = w->regs + per;
+        w->arena = *arena + i * each;
+        w->local = w->arena + per;
         w->call_params = w->local + local;
         w->index = i;
-        fill_presets(fn, w);
-        fill_lane_specials(x, w);
+        each_function(x, w, fill_presets);
+        each_function(x, w, fill_lane_specials);
     }
     return warps;
 }
@@ -498,12 +581,21 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
                      .mem = L->mem,
                      .params = L->params};
     x.nthreads = L->block[0] * L->block[1] * L->block[2];
-    x.local_frame = (fn->info.local_bytes + 15) / 16 * 16;
+    x.local_frame = mod->local_total;
     x.smem_bytes = fn->smem_static + L->dyn_smem;
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
+    uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
+    if (!fbase)
+        abort();
+    x.fbase = fbase;
+    uint32_t per = plan_frames(&x, fbase);
+    if (r->status != VM_OK) {
+        free(fbase);
+        return r->status;
+    }
     uint8_t *arena;
-    struct warp *warps = make_warps(&x, nwarps, &arena);
+    struct warp *warps = make_warps(&x, nwarps, per, &arena);
     x.smem = malloc(x.smem_bytes ? x.smem_bytes : 1);
     if (!x.smem)
         abort();
@@ -518,5 +610,6 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
     free(x.smem);
     free(arena);
     free(warps);
+    free(fbase);
     return r->status;
 }

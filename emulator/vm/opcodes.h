@@ -357,6 +357,13 @@ OP(LDMATRIX, VM_CLASS_TENSOR, "ldmatrix")
 OP(BRA, VM_CLASS_CONTROL, "bra")
 /* exit, and ret from a kernel: the lanes finish. [9.7.12.8] */
 OP(EXIT, VM_CLASS_CONTROL, "exit")
+/* call{.uni} (ret), func, (args): copies each argument from the caller's call parameters to
+ * the callee's, and jumps; imm = the callee; the pool at o[5] holds nargs, the arguments'
+ * frame offsets, then the return value's (or NO_REG). Recursion is refused. [9.7.12.6] */
+OP(CALL, VM_CLASS_CONTROL, "call")
+/* ret from a device function: its return value copied to the caller's, back to the
+ * instruction after the call. [9.7.12.7] */
+OP(RET, VM_CLASS_CONTROL, "ret")
 /* call vprintf(fmt, args): formats like the device printf and hands the text to the
  * launch's print callback, lane by lane; imm and mod are the call-frame offsets of the two
  * arguments, o[0] the return value's (or NO_REG). */

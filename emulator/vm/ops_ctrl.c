@@ -27,6 +27,48 @@ enum event h_EXIT(struct exec *x, struct warp *w, const struct insn *in, uint32_
     return EV_EXIT;
 }
 
+/* A lane's call frame: every call's parameters and every device function's, side by side. */
+static uint8_t *frame(const struct exec *x, const struct warp *w, int lane)
+{
+    return w->call_params + (size_t)lane * x->mod->call_total;
+}
+
+enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint32_t *pool = &x->mod->pool[in->o[5]];
+    const struct func *f = &x->mod->funcs[in->imm];
+    uint32_t nargs = pool[0], pc = (uint32_t)(in - x->code);
+    if (nargs != f->info.nparams)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_FAULT, "call to %s with %u arguments, not %u",
+                       f->info.name, nargs, f->info.nparams);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint8_t *fr = frame(x, w, l);
+        for (uint32_t i = 0; i < nargs; i++)
+            memmove(fr + f->info.params[i].offset, fr + pool[1 + i], f->info.params[i].size);
+        w->ret_pc[l][w->depth[l]] = pc + 1;
+        w->ret_dst[l][w->depth[l]] = pool[1 + nargs];
+        w->depth[l]++; /* the launch refused call chains deeper than CALL_DEPTH */
+    }
+    x->branch_taken = m;
+    x->branch_target = f->first;
+    return EV_CALL;
+}
+
+enum event h_RET(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const struct func *f = &x->mod->funcs[x->mod->func_at[in - x->code]];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t d = --w->depth[l], dst = w->ret_dst[l][d];
+        if (dst != NO_REG && f->ret_size)
+            memmove(frame(x, w, l) + dst, frame(x, w, l) + f->ret_off, f->ret_size);
+        x->ret_target[l] = w->ret_pc[l][d];
+    }
+    x->branch_taken = m;
+    return EV_RET;
+}
+
 /* The barrier id and thread count: the same for every lane, or the program is wrong. */
 static enum event bar_operands(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                                uint32_t *id, uint32_t *count)
@@ -103,7 +145,7 @@ static const char *device_string(struct exec *x, struct warp *w, const struct in
 static uint64_t frame_u64(const struct exec *x, const struct warp *w, int lane, uint32_t off)
 {
     uint64_t v;
-    memcpy(&v, w->call_params + (size_t)lane * x->fn->call_bytes + off, 8);
+    memcpy(&v, frame(x, w, lane) + off, 8);
     return v;
 }
 
@@ -190,7 +232,7 @@ enum event h_VPRINTF(struct exec *x, struct warp *w, const struct insn *in, uint
         print(x, text, (size_t)n);
         if (in->o[0] != NO_REG) {
             int32_t ret = n;
-            memcpy(w->call_params + (size_t)l * x->fn->call_bytes + in->o[0], &ret, 4);
+            memcpy(frame(x, w, l) + in->o[0], &ret, 4);
         }
     }
     return EV_NONE;
@@ -210,7 +252,7 @@ enum event h_TRAP(struct exec *x, struct warp *w, const struct insn *in, uint32_
     if (!func)
         return EV_ERROR;
     uint32_t line;
-    memcpy(&line, w->call_params + (size_t)lane * x->fn->call_bytes + off[2], 4);
+    memcpy(&line, frame(x, w, lane) + off[2], 4);
     char text[1024];
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         uint32_t tid[3];

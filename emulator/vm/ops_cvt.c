@@ -217,6 +217,8 @@ static uint64_t convert(uint32_t mod, uint64_t raw)
             v = fp_ftz((float)v);
         return clamp_int(round_int(v, rnd), d);
     }
+    if (d == CT_F64 && !is_float(a)) /* decode allows round to nearest only */
+        return d2u(is_signed(a) ? (double)read_int(a, raw) : (double)(uint64_t)read_int(a, raw));
     double v = is_float(a) ? read_float(a, raw) : int_to_odd(read_int(a, raw), !is_signed(a));
     if (ftz && a == CT_F32)
         v = fp_ftz((float)v);

@@ -93,6 +93,15 @@ static float finish32(double v, uint32_t mod)
     return r;
 }
 
+/* An exact zero sum is +0, but -0 when rounding down (and when both addends are -0); the
+ * host's round-to-nearest addition only knows the first rule. */
+static double sum_zero_sign(double v, double p, double q, uint32_t mod)
+{
+    if (v != 0 || (mod & 15) != RND_RM)
+        return v;
+    return p == 0 && q == 0 && !signbit(p) && !signbit(q) ? 0.0 : -0.0;
+}
+
 static float in32(float v, uint32_t mod)
 {
     return (mod >> 4) & 1 ? fp_ftz(v) : v;
@@ -106,10 +115,11 @@ enum event h_ARITH_F32_X(struct exec *x, struct warp *w, const struct insn *in, 
     uint32_t mod = in->mod;
     LANES(m, {
         double p = in32(a[l], mod), q = in32(b[l], mod);
-        double v = in->width == 0   ? fp_add_odd(p, q)
-                   : in->width == 1 ? fp_add_odd(p, -q)
-                   : in->width == 2 ? p * q
-                                    : fp_add_odd(p * q, in32(c[l], mod));
+        if (in->width == 1)
+            q = -q;
+        if (in->width == 3)
+            p = p * q, q = in32(c[l], mod);
+        double v = in->width == 2 ? p * q : sum_zero_sign(fp_add_odd(p, q), p, q, mod);
         d[l] = finish32(v, mod);
     });
     return EV_NONE;

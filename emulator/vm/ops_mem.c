@@ -325,7 +325,7 @@ static enum event callparam(struct exec *x, struct warp *w, const struct insn *i
                             uint8_t **host)
 {
     unsigned bytes = in->width * MEM_COUNT(in->mod);
-    uint32_t frame = x->fn->call_bytes;
+    uint32_t frame = x->mod->call_total;
     if ((uint64_t)in->imm + bytes > frame)
         return fault(x, w, in, __builtin_ctz(m), "call parameter", 0, bytes, (uint64_t)in->imm,
                      "past the call's parameters");

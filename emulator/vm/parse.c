@@ -216,6 +216,11 @@ struct fixup {
     uint32_t line;
 };
 
+struct callfix {
+    uint32_t insn; /* an OP_CALL whose imm becomes the callee's index */
+    char *name;
+};
+
 struct preset_key {
     uint64_t value;
     int slot;
@@ -235,9 +240,15 @@ struct parser {
     struct preset_key *consts;
     uint32_t nconsts, capconsts;
     uint32_t capfuncs, caplines, capvars;
-    uint32_t local_bytes, call_bytes, static_smem, smem_align;
+    uint32_t local_bytes, call_bytes; /* module-wide cursors: every function's local and call
+                                       * frames have their own offsets */
+    uint32_t local_before;            /* local_bytes when this function began */
+    uint32_t static_smem, smem_align;
     int dyn_used; /* the dynamic shared memory's place is fixed */
     /* per module */
+    struct callfix *calls;
+    uint32_t ncalls, capcalls;
+    char **fnames;        /* function names in parse order */
     uint32_t module_smem; /* module-scope .shared bytes (shared by every kernel) */
 };
 
@@ -476,6 +487,14 @@ static void label_ref(struct dctx *c, uint32_t insn, const char *name)
     struct parser *P = c->parser;
     P->fix = vm_grow(P->fix, P->nfix, &P->capfix, sizeof *P->fix);
     P->fix[P->nfix++] = (struct fixup){insn, strdup(name), (uint32_t)P->t.line};
+}
+
+/* Instruction @p insn calls function @p name: its index is filled in at the module's end. */
+static void callee_ref(struct dctx *c, uint32_t insn, const char *name)
+{
+    struct parser *P = c->parser;
+    P->calls = vm_grow(P->calls, P->ncalls, &P->capcalls, sizeof *P->calls);
+    P->calls[P->ncalls++] = (struct callfix){insn, strdup(name)};
 }
 
 /* Where the dynamic shared memory starts: after the static shared memory, aligned. */
@@ -962,10 +981,15 @@ static int parse_body_statement(struct parser *P)
 /* ---- functions -------------------------------------------------------------------------- */
 
 /* (.param ... , .param ...): declare each as a parameter of the function. */
+/*
+ * (.param ... , .param ...): a kernel's parameters sit in its argument buffer; a device
+ * function's, and its return value, in the module-wide call frame every lane has (where its
+ * callers copy their arguments).
+ */
 static int parse_params(struct parser *P, struct func *fn, int is_return)
 {
     next(P); /* ( */
-    uint32_t offset = fn->info.param_bytes;
+    uint32_t offset = fn->is_entry ? fn->info.param_bytes : P->call_bytes;
     while (!is_punct(&P->t, ')')) {
         struct decl d;
         if (parse_decl(P, &d))
@@ -976,23 +1000,27 @@ static int parse_params(struct parser *P, struct func *fn, int is_return)
         e->sym.space = SP_PARAM;
         e->sym.addr = offset;
         e->sym.size = size;
-        if (fn->is_entry && !is_return) {
+        e->sym.is_callparam = !fn->is_entry;
+        if (is_return) {
+            fn->ret_off = offset;
+            fn->ret_size = size;
+        } else {
             struct vm_param *p = (struct vm_param *)fn->info.params;
             p = realloc(p, (fn->info.nparams + 1) * sizeof *p);
             if (!p)
                 abort();
             p[fn->info.nparams++] = (struct vm_param){offset, size};
             fn->info.params = p;
-        } else {
-            /* A device function reads its parameters from the lane's call frame. */
-            e->sym.is_callparam = 1;
         }
         offset += size;
         if (is_punct(&P->t, ','))
             next(P);
     }
     next(P);
-    fn->info.param_bytes = offset;
+    if (fn->is_entry)
+        fn->info.param_bytes = offset;
+    else
+        P->call_bytes = offset;
     return 0;
 }
 
@@ -1038,8 +1066,7 @@ static void finish_function(struct parser *P, struct func *fn)
     fn->smem_static = P->static_smem;
     fn->smem_align = P->smem_align ? P->smem_align : 16;
     fn->info.static_smem = P->static_smem;
-    fn->info.local_bytes = P->local_bytes;
-    fn->call_bytes = P->call_bytes;
+    fn->info.local_bytes = P->local_bytes - P->local_before;
     fn->arena_bytes = align_up(fn->arena_bytes, 64);
 }
 
@@ -1056,7 +1083,7 @@ static int parse_function(struct parser *P, int is_entry)
     P->dc.fn = fn;
     P->depth = 1;
     P->nconsts = 0;
-    P->local_bytes = P->call_bytes = 0;
+    P->local_before = P->local_bytes;
     P->dyn_used = 0;
     P->static_smem = P->module_smem;
     if (!is_entry && is_punct(&P->t, '(') && parse_params(P, fn, 1))
@@ -1076,11 +1103,16 @@ static int parse_function(struct parser *P, int is_entry)
     if (is_punct(&P->t, ';')) { /* a prototype: .extern .func vprintf(...); */
         next(P);
         free(name);
+        free((void *)fn->info.params);
         pop_scope(&P->names, 1);
         return 0;
     }
     fn->info.name = name;
     fn->first = m->ncode;
+    P->fnames = realloc(P->fnames, (m->nfuncs + 1) * sizeof *P->fnames);
+    if (!P->fnames)
+        abort();
+    P->fnames[m->nfuncs] = name;
     m->nfuncs++;
     P->depth = 0; /* the body's block opens scope 1 */
     if (!is_punct(&P->t, '{'))
@@ -1172,22 +1204,52 @@ static int parse_module_statement(struct parser *P)
     return 0;
 }
 
-/* Kernels first (their indexes are what vm_find() returns), device functions after. */
-static void order_functions(struct vm_module *m)
+/* Kernels first (their indexes are what vm_find() returns), device functions after; calls
+ * then name their callee by its new index, and every pc knows its function. */
+static void order_functions(struct parser *P)
 {
-    struct func *sorted = malloc((m->nfuncs ? m->nfuncs : 1) * sizeof *sorted);
-    if (!sorted)
+    struct vm_module *m = P->dc.mod;
+    uint32_t n = m->nfuncs ? m->nfuncs : 1, *index = malloc(n * sizeof *index);
+    struct func *sorted = malloc(n * sizeof *sorted);
+    m->func_at = malloc((m->ncode ? m->ncode : 1) * sizeof *m->func_at);
+    if (!index || !sorted || !m->func_at)
         abort();
     uint32_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < m->nfuncs; i++)
-            if (m->funcs[i].is_entry == !pass)
+            if (m->funcs[i].is_entry == !pass) {
+                index[i] = k;
                 sorted[k++] = m->funcs[i];
+            }
     m->nkernels = 0;
-    for (uint32_t i = 0; i < m->nfuncs; i++)
-        m->nkernels += m->funcs[i].is_entry;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        m->nkernels += sorted[i].is_entry;
+        for (uint32_t pc = sorted[i].first; pc < sorted[i].first + sorted[i].count; pc++)
+            m->func_at[pc] = (uint16_t)i;
+    }
+    for (uint32_t c = 0; c < P->ncalls; c++) {
+        uint32_t i = 0;
+        while (i < m->nfuncs && strcmp(P->fnames[i], P->calls[c].name))
+            i++;
+        struct insn *in = &m->code[P->calls[c].insn];
+        if (i < m->nfuncs) {
+            in->imm = index[i];
+        } else { /* an external function the module only declares */
+            in->op = OP_UNSUPPORTED;
+            char *text = malloc(strlen(P->calls[c].name) + 64);
+            if (!text)
+                abort();
+            sprintf(text, "call %s (not defined in this module)", P->calls[c].name);
+            free(m->texts[P->calls[c].insn]);
+            m->texts[P->calls[c].insn] = text;
+        }
+        free(P->calls[c].name);
+    }
+    m->local_total = align_up(P->local_bytes, 16);
+    m->call_total = align_up(P->call_bytes, 16);
     free(m->funcs);
     m->funcs = sorted;
+    free(index);
 }
 
 static void free_parser(struct parser *P)
@@ -1196,6 +1258,8 @@ static void free_parser(struct parser *P)
     free(P->names.all);
     free(P->fix);
     free(P->consts);
+    free(P->calls);
+    free(P->fnames);
 }
 
 int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem,
@@ -1212,6 +1276,7 @@ int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem
     P->dc = (struct dctx){.mod = m, .err = err, .err_size = err_size};
     P->dc.constant = constant_reg;
     P->dc.label_ref = label_ref;
+    P->dc.callee = callee_ref;
     P->dc.dyn_smem_base = dyn_smem_base;
     P->dc.parser = P;
     next(P);
@@ -1219,7 +1284,7 @@ int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem
     while (P->t.kind != T_END && rc == 0)
         rc = parse_module_statement(P);
     if (rc == 0)
-        order_functions(m);
+        order_functions(P);
     free_parser(P);
     free(P);
     if (rc) {

@@ -213,9 +213,9 @@ struct func {
     uint32_t special[SR_COUNT]; /**< arena offset of each special register used, or NO_REG */
     struct preset *presets;     /**< constant registers */
     uint32_t npresets;
-    uint32_t smem_static; /**< bytes of static shared memory (module + kernel) */
-    uint32_t smem_align;  /**< alignment of the dynamic shared memory that follows */
-    uint32_t call_bytes;  /**< per-thread bytes of .param space for calls made */
+    uint32_t smem_static;       /**< bytes of static shared memory (module + kernel) */
+    uint32_t smem_align;        /**< alignment of the dynamic shared memory that follows */
+    uint32_t ret_off, ret_size; /**< a device function's return value in the call frame */
 };
 
 /** A module-scope variable (.global, .const) placed in device memory. */
@@ -241,15 +241,22 @@ struct vm_module {
     char **texts; /**< instruction texts, for "unsupported" messages (by insn index) */
     struct var *vars;
     uint32_t nvars;
+    uint16_t *func_at;    /**< the function each pc belongs to */
+    uint32_t local_total; /**< bytes of every function's .local, per thread */
+    uint32_t call_total;  /**< bytes of every call's parameters, per thread */
 };
 
 /* ---- execution state ------------------------------------------------------------- */
 
 struct exec;
 
+/** How deep device-function calls may nest. */
+#define CALL_DEPTH 16
+
 /** One warp's state. */
 struct warp {
-    uint8_t *regs;        /**< the register arena */
+    uint8_t *arena;       /**< every register of the kernel and of the functions it calls */
+    uint8_t *regs;        /**< the running function's registers, in the arena */
     uint32_t pc;          /**< program counter of every live lane while converged */
     uint32_t live;        /**< lanes that exist and have not exited */
     uint32_t waiting;     /**< lanes stopped at a barrier */
@@ -258,7 +265,10 @@ struct warp {
     uint32_t lane_pc[32]; /**< per-lane pcs while diverged */
     uint32_t index;       /**< warp index in the block */
     uint8_t *local;       /**< local memory: lane l's frame at local + l * frame */
-    uint8_t *call_params; /**< .param space of calls: lane l's at call_params + l * call_bytes */
+    uint8_t *call_params; /**< .param space of calls: lane l's at call_params + l * call_total */
+    uint8_t depth[32];    /**< calls each lane is inside */
+    uint32_t ret_pc[32][CALL_DEPTH];  /**< where each lane returns to */
+    uint32_t ret_dst[32][CALL_DEPTH]; /**< where its return value goes (NO_REG: nowhere) */
 };
 
 /** Why the dispatch loop stopped running a group of lanes. */
@@ -267,6 +277,8 @@ enum event {
     EV_BRANCH,   /**< the handler set a branch outcome */
     EV_EXIT,     /**< lanes exited */
     EV_BARRIER,  /**< lanes arrived at a barrier */
+    EV_CALL,     /**< lanes entered a device function (branch_taken, branch_target) */
+    EV_RET,      /**< lanes returned (branch_taken; each to ret_target) */
     EV_ERROR     /**< the launch failed: exec.result says why */
 };
 
@@ -282,11 +294,13 @@ struct exec {
     uint32_t smem_bytes;
     uint32_t ctaid[3];       /**< this block */
     uint32_t nthreads;       /**< threads per block */
-    uint32_t local_frame;    /**< local bytes per thread */
+    uint32_t local_frame;    /**< local bytes per thread (every function's) */
     const uint8_t *params;   /**< kernel parameter buffer */
     uint32_t branch_taken;   /**< set by a branch handler: lanes that jump */
     uint32_t branch_target;  /**< and where */
     uint32_t exited;         /**< set by an exit handler */
+    uint32_t ret_target[32]; /**< set by a return handler: where each returning lane goes */
+    const uint32_t *fbase;   /**< each function's registers in the warp arena (NO_REG: unused) */
     uint32_t bar_arrived;    /**< set by a barrier handler: lanes that now wait */
     uint8_t bar_id;          /**< and at which barrier */
     uint32_t bar_count[16];  /**< threads a barrier waits for (0: the whole block) */
