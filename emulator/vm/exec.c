@@ -317,25 +317,33 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
     return released;
 }
 
-/* A message for a block stuck at barriers: who waits where. */
+/* A message for a block stuck at barriers: how many threads wait at each, for how many. */
 static void deadlock(struct exec *x, struct warp *warps, uint32_t nwarps)
 {
-    uint32_t live = 0, waiting = 0;
+    uint32_t live = 0, waiting = 0, at[16] = {0};
     struct warp *w0 = NULL;
     int lane = 0;
     for (uint32_t i = 0; i < nwarps; i++) {
         live += (uint32_t)__builtin_popcount(warps[i].live);
         waiting += (uint32_t)__builtin_popcount(warps[i].waiting);
+        for (uint32_t m = warps[i].waiting; m; m &= m - 1)
+            at[warps[i].bar_id[__builtin_ctz(m)] & 15]++;
         if (warps[i].waiting && !w0) {
             w0 = &warps[i];
             lane = __builtin_ctz(warps[i].waiting);
         }
     }
+    char each[200] = "";
+    size_t n = 0;
+    for (int b = 0; b < 16 && n < sizeof each; b++)
+        if (at[b])
+            n +=
+                (size_t)snprintf(each + n, sizeof each - n, "%sbarrier %d: %u of %u", n ? ", " : "",
+                                 b, at[b], x->bar_count[b] ? x->bar_count[b] : live);
     uint32_t pc = w0 && w0->diverged ? w0->lane_pc[lane] : w0 ? w0->pc : x->fn->first + 1;
     vm_fail(x, w0, &x->code[pc - 1], lane, VM_DEADLOCK,
-            "deadlock: %u of the block's %u live threads wait at a barrier no other thread "
-            "will reach (a __syncthreads() inside a branch?)",
-            waiting, live);
+            "deadlock: %u of the block's %u live threads wait at barriers that cannot open (%s)",
+            waiting, live, each);
 }
 
 /* ---- blocks and grids ----------------------------------------------------------------------- */

@@ -88,8 +88,8 @@ static double sqrt_odd(double a)
 static float finish32(double v, uint32_t mod)
 {
     float r = u2f(fp_round(v, FMT_F32, (enum rnd)(mod & 15), (mod >> 4) & 1));
-    if ((mod >> 5) & 1)
-        r = isnan(r) ? 0.0f : r < 0 ? 0.0f : r > 1 ? 1.0f : r;
+    if ((mod >> 5) & 1) /* .sat: into [+0, 1], NaN and -0 to +0 */
+        r = isnan(r) || r <= 0 ? 0.0f : r > 1 ? 1.0f : r;
     return r;
 }
 
