@@ -8,6 +8,7 @@
  */
 #include "test_vm.h"
 
+#undef NDEBUG /* the assert kernel needs assert() in every build type */
 #include <cassert>
 #include <cstdio>
 #include <cstring>
@@ -594,10 +595,13 @@ cudaError_t vm_barriers(int *out)
     return cudaGetLastError();
 }
 
+/* Each warp waits at its own named barrier for 64 threads: neither barrier can open. */
 static __global__ void deadlock_kernel(void)
 {
     if (threadIdx.x < 32)
-        __syncthreads();
+        asm volatile("bar.sync 1, 64;");
+    else
+        asm volatile("bar.sync 2, 64;");
 }
 
 cudaError_t vm_deadlock(void)
@@ -649,8 +653,10 @@ static __global__ void fault_kernel(int kind, float *buf, int n)
     int t = threadIdx.x;
     if (kind == 0 && t == 0)
         buf[n] = 1.0f; /* FAULT_PAST_END */
-    if (kind == 1 && t == 0)
-        buf[0] = ((const float4 *)(buf + 1))->x; /* FAULT_MISALIGNED */
+    if (kind == 1 && t == 0) {
+        float4 v = *(const float4 *)(buf + 1); /* FAULT_MISALIGNED */
+        buf[0] = v.x + v.y + v.z + v.w;
+    }
     if (kind == 2)
         dyn[t + n] = 1.0f; /* FAULT_SHARED */
     if (kind == 3 && t == 0)
