@@ -65,10 +65,14 @@ static int run(struct vm_module *m, int kernel, struct emu_mem *mem, const int m
     memcpy(params + 16, &a, 8);
     memcpy(params + 24, &b, 8);
     memcpy(params + 32, &c, 8);
-    struct vm_launch l = {.module = m, .kernel = (uint32_t)kernel,
+    struct vm_launch l = {.module = m,
+                          .kernel = (uint32_t)kernel,
                           .grid = {(uint32_t)(N + 31) / 32, (uint32_t)(M + 31) / 32, 1},
-                          .block = {32, 32, 1}, .smem_limit = 48 * 1024, .params = params,
-                          .mem = mem, .count = count};
+                          .block = {32, 32, 1},
+                          .smem_limit = 48 * 1024,
+                          .params = params,
+                          .mem = mem,
+                          .count = count};
     double t0 = seconds();
     vm_launch(&l, r);
     *secs = seconds() - t0;

@@ -72,10 +72,10 @@ static uint64_t rnd64(void)
 /* Kinds of input a test draws. */
 enum input { IN_INT, IN_SMALL, IN_POSLEN, IN_NONZERO, IN_FLOAT, IN_HALF, IN_BF16 };
 
-static const uint32_t int_edges[] = {0,           1,           2,          3,          0xFFFFFFFFu,
-                                     0xFFFFFFFEu, 0x80000000u, 0x7FFFFFFFu, 0x80000001u, 0xFFFFu,
-                                     0x10000u,    0x00FFFFFFu, 0xFF800000u, 31,         32,
-                                     33,          7,           0x12345678u};
+static const uint32_t int_edges[] = {
+    0,           1,           2,           3,       0xFFFFFFFFu, 0xFFFFFFFEu,
+    0x80000000u, 0x7FFFFFFFu, 0x80000001u, 0xFFFFu, 0x10000u,    0x00FFFFFFu,
+    0xFF800000u, 31,          32,          33,      7,           0x12345678u};
 
 static const uint32_t float_edges[] = {
     0x00000000u, 0x80000000u, 0x3F800000u, 0xBF800000u, 0x7F800000u, 0xFF800000u,
@@ -105,14 +105,16 @@ static uint32_t input32(enum input k, int i, int operand)
     case IN_FLOAT:
         if ((size_t)i < ne * ne)
             return edges[e];
-        return (r & 1) ? fbits((float)((int64_t)(r >> 40) - (1 << 23)) / (float)(1 << (r >> 8 & 15)))
-                       : (uint32_t)(r >> 16);
+        return (r & 1)
+                   ? fbits((float)((int64_t)(r >> 40) - (1 << 23)) / (float)(1 << (r >> 8 & 15)))
+                   : (uint32_t)(r >> 16);
     default:
         return (size_t)i < ne * ne ? edges[e] : (uint32_t)(r >> 16);
     }
 }
 
-/* ---- running one instruction ------------------------------------------------------------------ */
+/* ---- running one instruction ------------------------------------------------------------------
+ */
 
 /* out = op(a, b, c) on the device, for @p n lanes. */
 static void run32(const char *op, const uint32_t *a, const uint32_t *b, const uint32_t *c,
@@ -147,7 +149,8 @@ static void run64(const char *op, const uint64_t *a, const uint64_t *b, const ui
         CUDA_CHECK(cudaFree(d[i]));
 }
 
-/* ---- integer references ------------------------------------------------------------------------- */
+/* ---- integer references -------------------------------------------------------------------------
+ */
 
 typedef uint32_t (*ref32)(uint32_t a, uint32_t b, uint32_t c);
 
@@ -180,13 +183,26 @@ static uint32_t prmt_ref(uint32_t a, uint32_t b, uint32_t c, int mode)
     for (uint32_t i = 0; i < 4; i++) {
         uint32_t sel;
         switch (mode) {
-        case 1: sel = (n + i) & 7; break;
-        case 2: sel = (n + 8 - i) & 7; break;
-        case 3: sel = n; break;
-        case 4: sel = i > n ? i : n; break;
-        case 5: sel = i < n ? i : n; break;
-        case 6: sel = 2 * (c & 1) + (i & 1); break;
-        default: sel = (c >> 4 * i) & 0xF;
+        case 1:
+            sel = (n + i) & 7;
+            break;
+        case 2:
+            sel = (n + 8 - i) & 7;
+            break;
+        case 3:
+            sel = n;
+            break;
+        case 4:
+            sel = i > n ? i : n;
+            break;
+        case 5:
+            sel = i < n ? i : n;
+            break;
+        case 6:
+            sel = 2 * (c & 1) + (i & 1);
+            break;
+        default:
+            sel = (c >> 4 * i) & 0xF;
         }
         uint8_t v = bytes[sel & 7];
         if (mode == 0 && (sel & 8))
@@ -372,7 +388,7 @@ static const struct {
 /* Run every instruction of a table on its inputs; @p same says when two results agree. */
 #define RUN_TABLE(TABLE, SAME)                                                                     \
     do {                                                                                           \
-        uint32_t *a = mat_alloc(3 * N * 4), *out = mat_alloc(N * 4);                                \
+        uint32_t *a = mat_alloc(3 * N * 4), *out = mat_alloc(N * 4);                               \
         for (size_t t = 0; t < sizeof TABLE / sizeof *TABLE; t++) {                                \
             for (int k = 0; k < 3; k++)                                                            \
                 for (int i = 0; i < N; i++)                                                        \
@@ -380,8 +396,10 @@ static const struct {
             run32(TABLE[t].op, a, a + N, a + 2 * N, out, N);                                       \
             for (int i = 0; i < N; i++) {                                                          \
                 uint32_t want = TABLE[t].ref(a[i], a[N + i], a[2 * N + i]);                        \
-                ck_assert_msg(SAME(out[i], want), "%s(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want "     \
-                              "0x%08x", TABLE[t].op, a[i], a[N + i], a[2 * N + i], out[i], want); \
+                ck_assert_msg(SAME(out[i], want),                                                  \
+                              "%s(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want "                         \
+                              "0x%08x",                                                            \
+                              TABLE[t].op, a[i], a[N + i], a[2 * N + i], out[i], want);            \
             }                                                                                      \
         }                                                                                          \
         free(a);                                                                                   \
@@ -396,7 +414,8 @@ START_TEST(integer_instructions)
 }
 END_TEST
 
-/* ---- fp32 ------------------------------------------------------------------------------------- */
+/* ---- fp32 -------------------------------------------------------------------------------------
+ */
 
 /* The host's fp32 arithmetic in rounding mode @p mode (this file is built with -frounding-math). */
 static uint32_t fenv_op(int mode, int op, uint32_t a, uint32_t b, uint32_t c)
@@ -404,13 +423,27 @@ static uint32_t fenv_op(int mode, int op, uint32_t a, uint32_t b, uint32_t c)
     fesetround(mode);
     volatile float x = bitsf(a), y = bitsf(b), z = bitsf(c), r;
     switch (op) {
-    case 0: r = x + y; break;
-    case 1: r = x - y; break;
-    case 2: r = x * y; break;
-    case 3: r = fmaf(x, y, z); break;
-    case 4: r = x / y; break;
-    case 5: r = sqrtf(x); break;
-    default: r = 1.0f / x; break;
+    case 0:
+        r = x + y;
+        break;
+    case 1:
+        r = x - y;
+        break;
+    case 2:
+        r = x * y;
+        break;
+    case 3:
+        r = fmaf(x, y, z);
+        break;
+    case 4:
+        r = x / y;
+        break;
+    case 5:
+        r = sqrtf(x);
+        break;
+    default:
+        r = 1.0f / x;
+        break;
     }
     fesetround(FE_TONEAREST);
     return fbits(r);
@@ -539,7 +572,8 @@ START_TEST(approximations_within_their_bounds)
         for (int i = 0; i < N; i++) {
             double x = bitsf(a[i]), got = bitsf(out[i]);
             double want = approx[t].exact ? approx[t].exact(x) : 1.0 / sqrt(x);
-            int absolute = approx[t].absolute == 1 || (approx[t].absolute == 2 && x >= 0.5 && x <= 2);
+            int absolute =
+                approx[t].absolute == 1 || (approx[t].absolute == 2 && x >= 0.5 && x <= 2);
             double err = fabs(got - want) / (absolute ? 1.0 : fabs(want));
             ck_assert_msg(err <= approx[t].bound, "%s(%a) = %a, want %a: error %g over %g",
                           approx[t].op, x, got, want, err, approx[t].bound);
@@ -550,7 +584,8 @@ START_TEST(approximations_within_their_bounds)
 }
 END_TEST
 
-/* ---- 64-bit ------------------------------------------------------------------------------------- */
+/* ---- 64-bit -------------------------------------------------------------------------------------
+ */
 
 typedef uint64_t (*ref64)(uint64_t a, uint64_t b, uint64_t c);
 
@@ -571,8 +606,10 @@ static uint64_t bfe64(uint64_t a, uint32_t pos, uint32_t len, int sgn)
 
 static uint64_t to_s64(double v)
 {
-    return isnan(v) ? 0 : v >= 0x1p63 ? (uint64_t)INT64_MAX : v <= -0x1p63 ? (uint64_t)INT64_MIN
-                                                                            : (uint64_t)(int64_t)v;
+    return isnan(v)       ? 0
+           : v >= 0x1p63  ? (uint64_t)INT64_MAX
+           : v <= -0x1p63 ? (uint64_t)INT64_MIN
+                          : (uint64_t)(int64_t)v;
 }
 
 static uint64_t f32_from_f64(double v, int mode)
@@ -609,19 +646,20 @@ R64(q_popc, __builtin_popcountll(a))
 R64(q_clz, a ? __builtin_clzll(a) : 64)
 R64(q_bfe_u, bfe64(a, (uint32_t)b, (uint32_t)c, 0))
 R64(q_bfe_s, bfe64(a, (uint32_t)b, (uint32_t)c, 1))
-R64(q_wide_s, (int64_t)(int32_t)a * (int32_t)b)
-R64(q_wide_u, (uint64_t)(uint32_t)a * (uint32_t)b)
-R64(q_mad_wide_s, (uint64_t)((int64_t)(int32_t)a * (int32_t)b) + c)
+R64(q_wide_s, (int64_t)(int32_t)a *(int32_t)b)
+R64(q_wide_u, (uint64_t)(uint32_t)a *(uint32_t)b)
+R64(q_mad_wide_s, (uint64_t)((int64_t)(int32_t)a *(int32_t)b) + c)
 R64(q_sext, (int64_t)(int32_t)a)
 R64(q_dadd, dbits(bitsd(a) + bitsd(b)))
 R64(q_dmul, dbits(bitsd(a) * bitsd(b)))
 R64(q_dfma, dbits(fma(bitsd(a), bitsd(b), bitsd(c))))
 R64(q_ddiv, dbits(bitsd(a) / bitsd(b)))
 R64(q_dsqrt, dbits(sqrt(bitsd(a))))
-R64(q_dmin, isnan(bitsd(a)) ? (isnan(bitsd(b)) ? 0x7FFFFFFFFFFFFFFFull : b)
-            : isnan(bitsd(b)) ? a
+R64(q_dmin, isnan(bitsd(a))        ? (isnan(bitsd(b)) ? 0x7FFFFFFFFFFFFFFFull : b)
+            : isnan(bitsd(b))      ? a
             : bitsd(a) == bitsd(b) ? ((a >> 63) ? a : b)
-            : bitsd(a) < bitsd(b) ? a : b)
+            : bitsd(a) < bitsd(b)  ? a
+                                   : b)
 R64(q_d2f, f32_from_f64(bitsd(a), FE_TONEAREST))
 R64(q_d2f_rz, f32_from_f64(bitsd(a), FE_TOWARDZERO))
 R64(q_f2d, dbits((double)bitsf((uint32_t)a)))
@@ -636,13 +674,17 @@ static uint64_t input64(int kind, int i, int operand)
     if (kind == 1) /* small: shift counts, positions */
         return r % 140;
     if (kind == 2) { /* doubles */
-        static const uint64_t edges[] = {0, 0x8000000000000000ull, 0x3FF0000000000000ull,
-                                         0x7FF0000000000000ull, 0x7FF8000000000000ull, 1,
-                                         0x43E0000000000000ull, 0xC3E0000000000001ull};
+        static const uint64_t edges[] = {0,
+                                         0x8000000000000000ull,
+                                         0x3FF0000000000000ull,
+                                         0x7FF0000000000000ull,
+                                         0x7FF8000000000000ull,
+                                         1,
+                                         0x43E0000000000000ull,
+                                         0xC3E0000000000001ull};
         if (i < 64)
             return edges[(operand ? i / 8 : i) % 8];
-        return (r & 1) ? dbits((double)(int64_t)(r >> 12) / (double)(1ull << (r >> 4 & 31)))
-                       : r;
+        return (r & 1) ? dbits((double)(int64_t)(r >> 12) / (double)(1ull << (r >> 4 & 31))) : r;
     }
     uint64_t v = (uint64_t)input32(IN_INT, i, operand) << 32 | input32(IN_INT, i + 7, operand);
     return kind == 3 && v == 0 ? 9 : v; /* 3: nonzero divisors */
@@ -655,23 +697,40 @@ START_TEST(sixty_four_bit_instructions)
         ref64 ref;
         int in[3]; /* 0 integer, 1 small, 2 double, 3 nonzero */
     } ops[] = {
-        {"add.s64", q_add, {0, 0}},          {"sub.s64", q_sub, {0, 0}},
-        {"mul.lo.s64", q_mul, {0, 0}},       {"mul.hi.u64", q_mulhi_u, {0, 0}},
-        {"mul.hi.s64", q_mulhi_s, {0, 0}},   {"div.s64", q_div_s, {0, 3}},
-        {"div.u64", q_div_u, {0, 3}},        {"rem.s64", q_rem_s, {0, 3}},
-        {"rem.u64", q_rem_u, {0, 3}},        {"min.s64", q_min_s, {0, 0}},
-        {"max.u64", q_max_u, {0, 0}},        {"shl.b64", q_shl, {0, 1}},
-        {"shr.s64", q_shr_s, {0, 1}},        {"shr.u64", q_shr_u, {0, 1}},
-        {"brev.b64", q_brev, {0}},           {"popc.b64", q_popc, {0}},
-        {"clz.b64", q_clz, {0}},             {"bfe.u64", q_bfe_u, {0, 1, 1}},
-        {"bfe.s64", q_bfe_s, {0, 1, 1}},     {"mul.wide.s32", q_wide_s, {0, 0}},
-        {"mul.wide.u32", q_wide_u, {0, 0}},  {"mad.wide.s32", q_mad_wide_s, {0, 0, 0}},
-        {"cvt.s64.s32", q_sext, {0}},        {"add.rn.f64", q_dadd, {2, 2}},
-        {"mul.rn.f64", q_dmul, {2, 2}},      {"fma.rn.f64", q_dfma, {2, 2, 2}},
-        {"div.rn.f64", q_ddiv, {2, 2}},      {"sqrt.rn.f64", q_dsqrt, {2}},
-        {"min.f64", q_dmin, {2, 2}},         {"cvt.rn.f32.f64", q_d2f, {2}},
-        {"cvt.rz.f32.f64", q_d2f_rz, {2}},   {"cvt.f64.f32", q_f2d, {0}},
-        {"cvt.rzi.s64.f64", q_d2s64, {2}},   {"cvt.rn.f64.s64", q_s642d, {0}},
+        {"add.s64", q_add, {0, 0}},
+        {"sub.s64", q_sub, {0, 0}},
+        {"mul.lo.s64", q_mul, {0, 0}},
+        {"mul.hi.u64", q_mulhi_u, {0, 0}},
+        {"mul.hi.s64", q_mulhi_s, {0, 0}},
+        {"div.s64", q_div_s, {0, 3}},
+        {"div.u64", q_div_u, {0, 3}},
+        {"rem.s64", q_rem_s, {0, 3}},
+        {"rem.u64", q_rem_u, {0, 3}},
+        {"min.s64", q_min_s, {0, 0}},
+        {"max.u64", q_max_u, {0, 0}},
+        {"shl.b64", q_shl, {0, 1}},
+        {"shr.s64", q_shr_s, {0, 1}},
+        {"shr.u64", q_shr_u, {0, 1}},
+        {"brev.b64", q_brev, {0}},
+        {"popc.b64", q_popc, {0}},
+        {"clz.b64", q_clz, {0}},
+        {"bfe.u64", q_bfe_u, {0, 1, 1}},
+        {"bfe.s64", q_bfe_s, {0, 1, 1}},
+        {"mul.wide.s32", q_wide_s, {0, 0}},
+        {"mul.wide.u32", q_wide_u, {0, 0}},
+        {"mad.wide.s32", q_mad_wide_s, {0, 0, 0}},
+        {"cvt.s64.s32", q_sext, {0}},
+        {"add.rn.f64", q_dadd, {2, 2}},
+        {"mul.rn.f64", q_dmul, {2, 2}},
+        {"fma.rn.f64", q_dfma, {2, 2, 2}},
+        {"div.rn.f64", q_ddiv, {2, 2}},
+        {"sqrt.rn.f64", q_dsqrt, {2}},
+        {"min.f64", q_dmin, {2, 2}},
+        {"cvt.rn.f32.f64", q_d2f, {2}},
+        {"cvt.rz.f32.f64", q_d2f_rz, {2}},
+        {"cvt.f64.f32", q_f2d, {0}},
+        {"cvt.rzi.s64.f64", q_d2s64, {2}},
+        {"cvt.rn.f64.s64", q_s642d, {0}},
         {"cvt.rn.f32.s64", q_s642f, {0}},
     };
     uint64_t *a = mat_alloc(3 * N * 8), *out = mat_alloc(N * 8);
@@ -697,7 +756,8 @@ START_TEST(sixty_four_bit_instructions)
 }
 END_TEST
 
-/* ---- conversions --------------------------------------------------------------------------------- */
+/* ---- conversions
+ * --------------------------------------------------------------------------------- */
 
 /* Every f16 value, the midpoints between neighbours, and the floats either side of each: every
  * rounding boundary of f32 -> f16, and (fp_to_f16 of the first 65536) the exact widening. */
@@ -761,7 +821,10 @@ START_TEST(f16_conversions_at_every_boundary)
     for (int d = 0; d < 3; d++) {
         run32(directed[d], x, x, x, out, n);
         for (int i = 0; i < n; i++)
-            ck_assert_msg(directed_ok(out[i], bitsf(x[i]), d == 0 ? 0 : d == 1 ? -1 : 1),
+            ck_assert_msg(directed_ok(out[i], bitsf(x[i]),
+                                      d == 0   ? 0
+                                      : d == 1 ? -1
+                                               : 1),
                           "%s(%a) = 0x%04x", directed[d], bitsf(x[i]), out[i]);
     }
     uint32_t *h = mat_alloc(65536 * 4);
@@ -769,8 +832,8 @@ START_TEST(f16_conversions_at_every_boundary)
         h[i] = i;
     run32("cvt.f32.f16", h, h, h, out, 65536);
     for (uint32_t i = 0; i < 65536; i++)
-        ck_assert_msg(out[i] == fbits(ref_f16_to_f32((uint16_t)i)),
-                      "cvt.f32.f16(0x%04x) = 0x%08x", i, out[i]);
+        ck_assert_msg(out[i] == fbits(ref_f16_to_f32((uint16_t)i)), "cvt.f32.f16(0x%04x) = 0x%08x",
+                      i, out[i]);
     free(h);
     free(x);
     free(out);
@@ -783,14 +846,14 @@ START_TEST(bf16_and_tf32_conversions)
     uint32_t *x = mat_alloc(65536 * 3 * 4), *out = mat_alloc(65536 * 3 * 4);
     for (uint32_t b = 0; b < 65536; b++) {
         x[3 * b] = b << 16;
-        x[3 * b + 1] = (b << 16) | 0x8000u;             /* a tie */
+        x[3 * b + 1] = (b << 16) | 0x8000u;            /* a tie */
         x[3 * b + 2] = (b << 16) | (0x8000u + b % 97); /* just above it */
     }
     run32("cvt.rn.bf16.f32", x, x, x, out, 3 * 65536);
     for (int i = 0; i < 3 * 65536; i++) {
         uint32_t want = isnan(bitsf(x[i])) ? 0x7FFF : ref_f32_to_bf16(bitsf(x[i]));
-        ck_assert_msg(out[i] == want, "cvt.rn.bf16.f32(0x%08x) = 0x%04x, want 0x%04x", x[i],
-                      out[i], want);
+        ck_assert_msg(out[i] == want, "cvt.rn.bf16.f32(0x%08x) = 0x%04x, want 0x%04x", x[i], out[i],
+                      want);
     }
     run32("cvt.rz.bf16.f32", x, x, x, out, 3 * 65536);
     for (int i = 0; i < 3 * 65536; i++)
@@ -806,7 +869,7 @@ START_TEST(bf16_and_tf32_conversions)
         x[i] = input32(IN_FLOAT, i, 0) ^ (uint32_t)(i & 0x1FFF);
     run32("cvt.rna.tf32.f32", x, x, x, out, N);
     for (int i = 0; i < N; i++) {
-        uint32_t want = isnan(bitsf(x[i])) ? 0x7FFFE000u
+        uint32_t want = isnan(bitsf(x[i]))                    ? 0x7FFFE000u
                         : (x[i] & 0x7F800000u) == 0x7F800000u ? x[i]
                                                               : (x[i] + 0x1000u) & ~0x1FFFu;
         ck_assert_msg(out[i] == want, "cvt.rna.tf32.f32(0x%08x) = 0x%08x, want 0x%08x", x[i],
@@ -855,8 +918,8 @@ START_TEST(integer_float_conversions)
         ref32 ref;
         enum input in[3];
     } ops[] = {
-        {"cvt.rzi.s32.f32", r_rzi, {IN_FLOAT}},  {"cvt.rni.s32.f32", r_rni, {IN_FLOAT}},
-        {"cvt.rmi.s32.f32", r_rmi, {IN_FLOAT}},  {"cvt.rpi.s32.f32", r_rpi, {IN_FLOAT}},
+        {"cvt.rzi.s32.f32", r_rzi, {IN_FLOAT}},   {"cvt.rni.s32.f32", r_rni, {IN_FLOAT}},
+        {"cvt.rmi.s32.f32", r_rmi, {IN_FLOAT}},   {"cvt.rpi.s32.f32", r_rpi, {IN_FLOAT}},
         {"cvt.rzi.u32.f32", r_rzi_u, {IN_FLOAT}}, {"cvt.rn.f32.s32", r_s2f, {IN_INT}},
         {"cvt.rz.f32.u32", r_u2f_rz, {IN_INT}},   {"cvt.rni.f32.f32", r_rni_f, {IN_FLOAT}},
         {"cvt.sat.s8.s32", r_sat_s8, {IN_INT}},   {"cvt.u16.u32", r_u16, {IN_INT}},
@@ -865,7 +928,8 @@ START_TEST(integer_float_conversions)
 }
 END_TEST
 
-/* ---- f16 and bf16 arithmetic ------------------------------------------------------------------ */
+/* ---- f16 and bf16 arithmetic ------------------------------------------------------------------
+ */
 
 static double bf16v(uint32_t h)
 {
@@ -888,8 +952,8 @@ START_TEST(half_and_bfloat_arithmetic)
         const char *op;
         int kind; /* 0 add, 1 mul, 2 fma */
         int bf;
-    } ops[] = {{"add.rn.f16", 0, 0}, {"mul.rn.f16", 1, 0}, {"fma.rn.f16", 2, 0},
-               {"fma.rn.bf16", 2, 1}};
+    } ops[] = {
+        {"add.rn.f16", 0, 0}, {"mul.rn.f16", 1, 0}, {"fma.rn.f16", 2, 0}, {"fma.rn.bf16", 2, 1}};
     uint32_t *a = mat_alloc(3 * N * 4), *out = mat_alloc(N * 4);
     for (size_t t = 0; t < sizeof ops / sizeof *ops; t++) {
         for (int i = 0; i < 3 * N; i++)
@@ -910,8 +974,8 @@ START_TEST(half_and_bfloat_arithmetic)
     run32("add.rn.f16x2", a, a + N, a, out, N);
     for (int i = 0; i < N; i++)
         for (int s = 0; s < 32; s += 16)
-            ck_assert_msg(nearest_ok(out[i] >> s & 0xFFFF, f16v(a[i] >> s & 0xFFFF) +
-                                                              f16v(a[N + i] >> s & 0xFFFF), 0),
+            ck_assert_msg(nearest_ok(out[i] >> s & 0xFFFF,
+                                     f16v(a[i] >> s & 0xFFFF) + f16v(a[N + i] >> s & 0xFFFF), 0),
                           "add.rn.f16x2 half %d of 0x%08x + 0x%08x = 0x%08x", s / 16, a[i],
                           a[N + i], out[i]);
     free(a);
@@ -1005,7 +1069,8 @@ START_TEST(cp_async_fills_with_zeros)
 }
 END_TEST
 
-/* ---- warp level ------------------------------------------------------------------------------- */
+/* ---- warp level -------------------------------------------------------------------------------
+ */
 
 /* What shfl.sync gives lane @p l of a warp holding @p v[], by the ISA's rule (mode 0 up by 3,
  * 1 down by 5, 2 xor 6, 3 idx v % 37), for width @p width as the CUDA intrinsics encode it. */
@@ -1014,10 +1079,18 @@ static uint32_t shfl_ref(const uint32_t *v, int l, int mode, int width)
     uint32_t seg = (uint32_t)(32 - width), c = mode == 0 ? 0 : 31;
     int base = (int)((uint32_t)l & seg), max = (int)(((uint32_t)l & seg) | (c & ~seg)), j;
     switch (mode) {
-    case 0: j = l - 3; return j >= max ? v[j] : v[l];
-    case 1: j = l + 5; return j <= max ? v[j] : v[l];
-    case 2: j = l ^ 6; return j <= max ? v[j] : v[l];
-    default: j = base | (int)((v[l] % 37) & 31 & ~seg); return j <= max ? v[j] : v[l];
+    case 0:
+        j = l - 3;
+        return j >= max ? v[j] : v[l];
+    case 1:
+        j = l + 5;
+        return j <= max ? v[j] : v[l];
+    case 2:
+        j = l ^ 6;
+        return j <= max ? v[j] : v[l];
+    default:
+        j = base | (int)((v[l] % 37) & 31 & ~seg);
+        return j <= max ? v[j] : v[l];
     }
 }
 
@@ -1037,8 +1110,8 @@ START_TEST(shuffles_every_mode_and_width)
             for (int t = 0; t < 64; t++) {
                 uint32_t want = shfl_ref(in + (t & ~31), t & 31, mode, widths[w]);
                 ck_assert_msg(out[mode * 192 + w * 64 + t] == want,
-                              "shuffle mode %d width %d thread %d: %u, want %u", mode, widths[w],
-                              t, out[mode * 192 + w * 64 + t], want);
+                              "shuffle mode %d width %d thread %d: %u, want %u", mode, widths[w], t,
+                              out[mode * 192 + w * 64 + t], want);
             }
     CUDA_CHECK(cudaFree(din));
     CUDA_CHECK(cudaFree(dout));
@@ -1066,8 +1139,8 @@ START_TEST(votes_matches_reductions)
             sum += v[l];
             max = v[l] > max ? v[l] : max;
         }
-        uint32_t want[8] = {ballot == 0xFFFFFFFFu, ballot != 0, ballot, same5,
-                            same2 ? 0xFFFFFFFFu : 0, (uint32_t)same2, sum, max};
+        uint32_t want[8] = {ballot == 0xFFFFFFFFu,   ballot != 0,     ballot, same5,
+                            same2 ? 0xFFFFFFFFu : 0, (uint32_t)same2, sum,    max};
         for (int k = 0; k < 8; k++)
             ck_assert_msg(o[k] == want[k], "thread %d result %d: 0x%08x, want 0x%08x", t, k, o[k],
                           want[k]);
@@ -1077,7 +1150,8 @@ START_TEST(votes_matches_reductions)
 }
 END_TEST
 
-/* ---- control ---------------------------------------------------------------------------------- */
+/* ---- control ----------------------------------------------------------------------------------
+ */
 
 START_TEST(divergent_lanes_reconverge)
 {
@@ -1164,8 +1238,7 @@ START_TEST(faults_name_kernel_and_line)
         const char *marker, *what;
         cudaError_t err;
     } faults[] = {
-        {"FAULT_PAST_END", "4 bytes past the end of a 64-byte allocation",
-         cudaErrorIllegalAddress},
+        {"FAULT_PAST_END", "4 bytes past the end of a 64-byte allocation", cudaErrorIllegalAddress},
         {"FAULT_MISALIGNED", "misaligned global read of 16 bytes", cudaErrorMisalignedAddress},
         {"FAULT_SHARED", "the block has 128 bytes of shared memory", cudaErrorIllegalAddress},
         {"FAULT_FREED", "freed", cudaErrorIllegalAddress},
@@ -1242,11 +1315,11 @@ START_TEST(printf_formats)
 }
 END_TEST
 
-/* ---- tensor cores ------------------------------------------------------------------------------ */
+/* ---- tensor cores ------------------------------------------------------------------------------
+ */
 
 /* D = A * B + C in fp32, k in order (the products of these inputs are exact). */
-static void gemm_ref(int M, int N_, int K, const float *A, const float *B, const float *C,
-                     float *D)
+static void gemm_ref(int M, int N_, int K, const float *A, const float *B, const float *C, float *D)
 {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N_; j++) {
@@ -1335,7 +1408,12 @@ START_TEST(mma_sync_documented_layouts)
         CUDA_CHECK(cudaMalloc((void **)&dev[i], sizeof a));
     for (size_t cs = 0; cs < sizeof cases / sizeof *cases; cs++) {
         int shape = cases[cs][0], type = cases[cs][1], K = shape == 0 ? 16 : shape == 1 ? 8 : 4;
-        int per_a = shape == 0 ? 8 : shape == 1 ? 4 : 2, per_b = shape == 0 ? 4 : shape == 1 ? 2 : 1;
+        int per_a = shape == 0   ? 8
+                    : shape == 1 ? 4
+                                 : 2,
+            per_b = shape == 0   ? 4
+                    : shape == 1 ? 2
+                                 : 1;
         float A[16 * 16], B[16 * 8], C[16 * 8], want[16 * 8];
         for (int i = 0; i < 16 * K; i++)
             A[i] = (float)(i * 7 % 13) - 6.0f;

@@ -81,7 +81,8 @@ OP32(op_sad_u32, "sad.u32 %0, %1, %2, %3;")
 OP32(op_sad_s32, "sad.s32 %0, %1, %2, %3;")
 OP32(op_bfe_u32, "bfe.u32 %0, %1, %2, %3;")
 OP32(op_bfe_s32, "bfe.s32 %0, %1, %2, %3;")
-OP32(op_bfi_b32, "{ .reg .b32 pos, len; and.b32 pos, %3, 255; shr.u32 len, %3, 8; and.b32 len, len, 255; bfi.b32 %0, %1, %2, pos, len; }")
+OP32(op_bfi_b32, "{ .reg .b32 pos, len; and.b32 pos, %3, 255; shr.u32 len, %3, 8; and.b32 len, "
+                 "len, 255; bfi.b32 %0, %1, %2, pos, len; }")
 OP32(op_prmt_b32, "prmt.b32 %0, %1, %2, %3;")
 OP32(op_prmt_b32_f4e, "prmt.b32.f4e %0, %1, %2, %3;")
 OP32(op_prmt_b32_b4e, "prmt.b32.b4e %0, %1, %2, %3;")
@@ -95,8 +96,12 @@ OP32(op_shf_l_clamp_b32, "shf.l.clamp.b32 %0, %1, %2, %3;")
 OP32(op_shf_r_clamp_b32, "shf.r.clamp.b32 %0, %1, %2, %3;")
 OP32(op_lop3_b32_xor3, "lop3.b32 %0, %1, %2, %3, 0x96;")
 OP32(op_lop3_b32_maj, "lop3.b32 %0, %1, %2, %3, 0xE8;")
-OP32(op_setp_ge_and_s32, "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.ge.and.s32 p|q, %1, %2, c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }")
-OP32(op_setp_lt_xor_s32, "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.lt.xor.s32 p|q, %1, %2, !c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }")
+OP32(op_setp_ge_and_s32,
+     "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.ge.and.s32 p|q, %1, %2, c; "
+     "selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }")
+OP32(op_setp_lt_xor_s32,
+     "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.lt.xor.s32 p|q, %1, %2, !c; "
+     "selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }")
 OP32(op_add_rn_f32, "add.rn.f32 %0, %1, %2;")
 OP32(op_sub_rn_f32, "sub.rn.f32 %0, %1, %2;")
 OP32(op_mul_rn_f32, "mul.rn.f32 %0, %1, %2;")
@@ -151,10 +156,14 @@ OP32(op_cvt_rz_f32_u32, "cvt.rz.f32.u32 %0, %1;")
 OP32(op_cvt_rni_f32_f32, "cvt.rni.f32.f32 %0, %1;")
 OP32(op_cvt_sat_s8_s32, "{ .reg .b16 h; cvt.sat.s8.s32 h, %1; cvt.s32.s8 %0, h; }")
 OP32(op_cvt_u16_u32, "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.u32.u16 %0, h; }")
-OP32(op_add_rn_f16, "{ .reg .b16 x, y, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; add.rn.f16 z, x, y; cvt.u32.u16 %0, z; }")
-OP32(op_mul_rn_f16, "{ .reg .b16 x, y, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; mul.rn.f16 z, x, y; cvt.u32.u16 %0, z; }")
-OP32(op_fma_rn_f16, "{ .reg .b16 x, y, w, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; cvt.u16.u32 w, %3; fma.rn.f16 z, x, y, w; cvt.u32.u16 %0, z; }")
-OP32(op_fma_rn_bf16, "{ .reg .b16 x, y, w, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; cvt.u16.u32 w, %3; fma.rn.bf16 z, x, y, w; cvt.u32.u16 %0, z; }")
+OP32(op_add_rn_f16, "{ .reg .b16 x, y, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; add.rn.f16 z, x, "
+                    "y; cvt.u32.u16 %0, z; }")
+OP32(op_mul_rn_f16, "{ .reg .b16 x, y, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; mul.rn.f16 z, x, "
+                    "y; cvt.u32.u16 %0, z; }")
+OP32(op_fma_rn_f16, "{ .reg .b16 x, y, w, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; cvt.u16.u32 w, "
+                    "%3; fma.rn.f16 z, x, y, w; cvt.u32.u16 %0, z; }")
+OP32(op_fma_rn_bf16, "{ .reg .b16 x, y, w, z; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; cvt.u16.u32 w, "
+                     "%3; fma.rn.bf16 z, x, y, w; cvt.u32.u16 %0, z; }")
 OP32(op_add_rn_f16x2, "add.rn.f16x2 %0, %1, %2;")
 
 /* 64-bit instructions. */
@@ -177,9 +186,12 @@ OP64(op_popc_b64, "{ .reg .b32 r; popc.b64 r, %1; cvt.u64.u32 %0, r; }")
 OP64(op_clz_b64, "{ .reg .b32 r; clz.b64 r, %1; cvt.u64.u32 %0, r; }")
 OP64(op_bfe_u64, "{ .reg .b32 p, l; cvt.u32.u64 p, %2; cvt.u32.u64 l, %3; bfe.u64 %0, %1, p, l; }")
 OP64(op_bfe_s64, "{ .reg .b32 p, l; cvt.u32.u64 p, %2; cvt.u32.u64 l, %3; bfe.s64 %0, %1, p, l; }")
-OP64(op_mul_wide_s32, "{ .reg .b32 x, y; cvt.u32.u64 x, %1; cvt.u32.u64 y, %2; mul.wide.s32 %0, x, y; }")
-OP64(op_mul_wide_u32, "{ .reg .b32 x, y; cvt.u32.u64 x, %1; cvt.u32.u64 y, %2; mul.wide.u32 %0, x, y; }")
-OP64(op_mad_wide_s32, "{ .reg .b32 x, y; cvt.u32.u64 x, %1; cvt.u32.u64 y, %2; mad.wide.s32 %0, x, y, %3; }")
+OP64(op_mul_wide_s32,
+     "{ .reg .b32 x, y; cvt.u32.u64 x, %1; cvt.u32.u64 y, %2; mul.wide.s32 %0, x, y; }")
+OP64(op_mul_wide_u32,
+     "{ .reg .b32 x, y; cvt.u32.u64 x, %1; cvt.u32.u64 y, %2; mul.wide.u32 %0, x, y; }")
+OP64(op_mad_wide_s32,
+     "{ .reg .b32 x, y; cvt.u32.u64 x, %1; cvt.u32.u64 y, %2; mad.wide.s32 %0, x, y, %3; }")
 OP64(op_cvt_s64_s32, "{ .reg .b32 x; cvt.u32.u64 x, %1; cvt.s64.s32 %0, x; }")
 OP64(op_add_rn_f64, "add.rn.f64 %0, %1, %2;")
 OP64(op_mul_rn_f64, "mul.rn.f64 %0, %1, %2;")
@@ -187,12 +199,16 @@ OP64(op_fma_rn_f64, "fma.rn.f64 %0, %1, %2, %3;")
 OP64(op_div_rn_f64, "div.rn.f64 %0, %1, %2;")
 OP64(op_sqrt_rn_f64, "sqrt.rn.f64 %0, %1;")
 OP64(op_min_f64, "min.f64 %0, %1, %2;")
-OP64(op_cvt_rn_f32_f64, "{ .reg .f32 f; .reg .b32 r; cvt.rn.f32.f64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
-OP64(op_cvt_rz_f32_f64, "{ .reg .f32 f; .reg .b32 r; cvt.rz.f32.f64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
-OP64(op_cvt_f64_f32, "{ .reg .f32 f; .reg .b32 r; cvt.u32.u64 r, %1; mov.b32 f, r; cvt.f64.f32 %0, f; }")
+OP64(op_cvt_rn_f32_f64,
+     "{ .reg .f32 f; .reg .b32 r; cvt.rn.f32.f64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
+OP64(op_cvt_rz_f32_f64,
+     "{ .reg .f32 f; .reg .b32 r; cvt.rz.f32.f64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
+OP64(op_cvt_f64_f32,
+     "{ .reg .f32 f; .reg .b32 r; cvt.u32.u64 r, %1; mov.b32 f, r; cvt.f64.f32 %0, f; }")
 OP64(op_cvt_rzi_s64_f64, "cvt.rzi.s64.f64 %0, %1;")
 OP64(op_cvt_rn_f64_s64, "cvt.rn.f64.s64 %0, %1;")
-OP64(op_cvt_rn_f32_s64, "{ .reg .f32 f; .reg .b32 r; cvt.rn.f32.s64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
+OP64(op_cvt_rn_f32_s64,
+     "{ .reg .f32 f; .reg .b32 r; cvt.rn.f32.s64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
 
 template <uint32_t (*F)(uint32_t, uint32_t, uint32_t)>
 static __global__ void apply32(const uint32_t *a, const uint32_t *b, const uint32_t *c,
@@ -435,11 +451,11 @@ static __global__ void memory_kernel(const int8_t *in8, const float4 *in4, int32
     for (int i = 0; i < 16; i++)
         local[i] = in8[i] * (t + 1);
     if (t == 0) {
-        out[32] = sum_generic(tile, 64);            /* shared, through a generic pointer */
-        out[33] = sum_generic(out, 16);             /* global, through the same code */
+        out[32] = sum_generic(tile, 64); /* shared, through a generic pointer */
+        out[33] = sum_generic(out, 16);  /* global, through the same code */
         out[34] = local[in8[0] & 15] + local[(in8[1] + 16) & 15];
         uint16_t h = (uint16_t)0xBEEF;
-        ((uint16_t *)(out + 35))[0] = h;            /* a 16-bit store into out[35]'s low half */
+        ((uint16_t *)(out + 35))[0] = h; /* a 16-bit store into out[35]'s low half */
         ((uint16_t *)(out + 35))[1] = (uint16_t)n;
     }
 }
@@ -494,7 +510,8 @@ cudaError_t vm_cp_async(const uint32_t *in, uint32_t *out)
     return cudaGetLastError();
 }
 
-/* ---- warp level ------------------------------------------------------------------------------- */
+/* ---- warp level -------------------------------------------------------------------------------
+ */
 
 static __global__ void shuffles_kernel(const uint32_t *in, uint32_t *out)
 {
@@ -723,8 +740,8 @@ cudaError_t vm_wmma(int type, int b_col, int half_acc, const float *A, const flo
     else if (type == 0)
         wmma_kernel<__half, __half, float, 16, wmma::row_major><<<1, 32>>>(A, B, C, D);
     else if (type == 1)
-        wmma_kernel<__nv_bfloat16, __nv_bfloat16, float, 16, wmma::row_major><<<1, 32>>>(A, B, C,
-                                                                                       D);
+        wmma_kernel<__nv_bfloat16, __nv_bfloat16, float, 16, wmma::row_major>
+            <<<1, 32>>>(A, B, C, D);
     else
         wmma_kernel<wmma::precision::tf32, float, float, 8, wmma::row_major><<<1, 32>>>(A, B, C, D);
     return cudaDeviceSynchronize();
@@ -743,26 +760,25 @@ static __global__ void mma_kernel(int shape, int type, const uint32_t *a, const 
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, "
                      "%5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
                      : "=f"(D[0]), "=f"(D[1]), "=f"(D[2]), "=f"(D[3])
-                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]),
-                       "f"(C[0]), "f"(C[1]), "f"(C[2]), "f"(C[3]));
+                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]), "f"(C[0]),
+                       "f"(C[1]), "f"(C[2]), "f"(C[3]));
     else if (shape == 0)
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, "
                      "%5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
                      : "=f"(D[0]), "=f"(D[1]), "=f"(D[2]), "=f"(D[3])
-                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]),
-                       "f"(C[0]), "f"(C[1]), "f"(C[2]), "f"(C[3]));
+                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]), "f"(C[0]),
+                       "f"(C[1]), "f"(C[2]), "f"(C[3]));
     else if (shape == 1)
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, "
                      "%5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
                      : "=f"(D[0]), "=f"(D[1]), "=f"(D[2]), "=f"(D[3])
-                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]),
-                       "f"(C[0]), "f"(C[1]), "f"(C[2]), "f"(C[3]));
+                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]), "f"(C[0]),
+                       "f"(C[1]), "f"(C[2]), "f"(C[3]));
     else
         asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, "
                      "%5}, {%6}, {%7, %8, %9, %10};"
                      : "=f"(D[0]), "=f"(D[1]), "=f"(D[2]), "=f"(D[3])
-                     : "r"(A[0]), "r"(A[1]), "r"(B[0]), "f"(C[0]), "f"(C[1]), "f"(C[2]),
-                       "f"(C[3]));
+                     : "r"(A[0]), "r"(A[1]), "r"(B[0]), "f"(C[0]), "f"(C[1]), "f"(C[2]), "f"(C[3]));
     for (int i = 0; i < 4; i++)
         d[4 * l + i] = __float_as_uint(D[i]);
 }
