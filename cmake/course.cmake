@@ -5,12 +5,13 @@ set(COURSE_STRUCTURE_ARCHS 80 90 CACHE STRING
     "Architectures whose ptxas -v report the structure checks read (spills)")
 
 # add_course_tests(TARGET t SOURCE f PREFIX p LABELS l... LINK libs... DEFINES defs...
-#                  DEPENDS targets...)
+#                  DEPENDS targets... [ENV modification])
 # Builds the Check binary t and registers each case it lists (t --list) as the
 # CTest test "p.case", labelled l plus the case's own cpu/gpu/perf labels. A
-# binary that failed to build shows up as one failing test, p.NOT_BUILT.
+# binary that failed to build shows up as one failing test, p.NOT_BUILT. ENV is
+# one ENVIRONMENT_MODIFICATION entry for every case (VAR=op:value).
 function(add_course_tests)
-  cmake_parse_arguments(T "" "TARGET;SOURCE;PREFIX" "LABELS;LINK;DEFINES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(T "" "TARGET;SOURCE;PREFIX;ENV" "LABELS;LINK;DEFINES;DEPENDS" ${ARGN})
   add_executable(${T_TARGET} ${T_SOURCE})
   target_link_libraries(${T_TARGET} PRIVATE course_test_harness ${T_LINK})
   target_compile_definitions(${T_TARGET} PRIVATE ${T_DEFINES})
@@ -22,7 +23,7 @@ function(add_course_tests)
   list(JOIN T_LABELS "," labels)
   add_custom_command(TARGET ${T_TARGET} POST_BUILD
     COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${T_TARGET}> -DOUT=${list_file}
-            -DPREFIX=${T_PREFIX} -DLABELS=${labels}
+            -DPREFIX=${T_PREFIX} -DLABELS=${labels} "-DENV=${T_ENV}"
             -P ${CMAKE_SOURCE_DIR}/cmake/discover_tests.cmake
     VERBATIM)
   set(include_file ${CMAKE_BINARY_DIR}/ctest/${T_TARGET}_include.cmake)

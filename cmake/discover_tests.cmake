@@ -1,5 +1,6 @@
 # Run a Check binary with --list and write the CTest file that registers each
-# of its cases. Inputs: EXE, OUT, PREFIX, LABELS (comma-separated).
+# of its cases. Inputs: EXE, OUT, PREFIX, LABELS (comma-separated), ENV (an
+# ENVIRONMENT_MODIFICATION entry for every case, or empty).
 execute_process(COMMAND ${EXE} --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${EXE} --list failed (${rc})")
@@ -23,5 +24,9 @@ foreach(line IN LISTS lines)
     "add_test([=[${test}]=] [=[${EXE}]=] --case [=[${case}]=])\n"
     "set_tests_properties([=[${test}]=] PROPERTIES LABELS [=[${labels};${case_labels}]=]"
     " TIMEOUT ${ctest_timeout} SKIP_RETURN_CODE 77)\n")
+  if(ENV)
+    string(APPEND content
+      "set_tests_properties([=[${test}]=] PROPERTIES ENVIRONMENT_MODIFICATION [=[${ENV}]=])\n")
+  endif()
 endforeach()
 file(WRITE ${OUT} "${content}")

@@ -35,14 +35,14 @@ struct mem_block {
 
 /** The address space. Zero-initialise, then mem_create() or mem_attach(). */
 struct emu_mem {
-    uint64_t base;     /**< device address of the span's first byte */
-    uint64_t span;     /**< bytes of address space */
-    uint64_t capacity; /**< bytes that may be live at once (the reported memory size) */
-    uint64_t used;     /**< bytes live now, rounded to MEM_ALIGN */
-    uint64_t cursor;   /**< next-fit cursor, an offset into the span */
-    uint8_t *alias;    /**< where the span is readable and writable in this process */
-    void *reserve;     /**< the inaccessible reservation at base, or NULL (mem_attach) */
-    int fd;            /**< the memfd, -1 when none */
+    uint64_t base;          /**< device address of the span's first byte */
+    uint64_t span;          /**< bytes of address space */
+    uint64_t capacity;      /**< bytes that may be live at once (the reported memory size) */
+    uint64_t used;          /**< bytes live now, rounded to MEM_ALIGN */
+    uint64_t cursor;        /**< next-fit cursor, an offset into the span */
+    uint8_t *alias;         /**< where the span is readable and writable in this process */
+    void *reserve;          /**< the inaccessible reservation at base, or NULL (mem_attach) */
+    int fd;                 /**< the memfd, -1 when none */
     struct mem_block *live; /**< live blocks sorted by address */
     size_t nlive, cap;
     struct mem_block freed[MEM_FREED_RING]; /**< recent frees, a ring */

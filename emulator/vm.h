@@ -41,10 +41,10 @@ struct vm_kernel {
 
 /** Checks a launch may run (./course sanitize); each costs time. */
 enum vm_check {
-    VM_CHECK_MEM = 1,   /**< memcheck: shared bounds, misalignment (global is always checked) */
-    VM_CHECK_RACE = 2,  /**< racecheck: shared-memory hazards between barriers */
-    VM_CHECK_SYNC = 4,  /**< synccheck: barriers and warp-sync masks */
-    VM_CHECK_INIT = 8   /**< initcheck: reads of memory nobody wrote */
+    VM_CHECK_MEM = 1,  /**< memcheck: shared bounds, misalignment (global is always checked) */
+    VM_CHECK_RACE = 2, /**< racecheck: shared-memory hazards between barriers */
+    VM_CHECK_SYNC = 4, /**< synccheck: barriers and warp-sync masks */
+    VM_CHECK_INIT = 8  /**< initcheck: reads of memory nobody wrote */
 };
 
 /** Instruction classes the counters split thread instructions into. */
@@ -69,19 +69,19 @@ enum vm_class {
  * wavefront is one pass through the 32 shared-memory banks.
  */
 struct vm_counters {
-    uint64_t warp_insts;                  /**< warp-level instructions issued */
-    uint64_t thread_insts;                /**< summed over active lanes */
-    uint64_t class_insts[VM_CLASS_COUNT]; /**< thread instructions per class */
-    uint64_t gld_requests, gld_sectors;   /**< global loads */
-    uint64_t gst_requests, gst_sectors;   /**< global stores and atomics */
+    uint64_t warp_insts;                   /**< warp-level instructions issued */
+    uint64_t thread_insts;                 /**< summed over active lanes */
+    uint64_t class_insts[VM_CLASS_COUNT];  /**< thread instructions per class */
+    uint64_t gld_requests, gld_sectors;    /**< global loads */
+    uint64_t gst_requests, gst_sectors;    /**< global stores and atomics */
     uint64_t lds_requests, lds_wavefronts; /**< shared loads */
     uint64_t sts_requests, sts_wavefronts; /**< shared stores */
-    uint64_t unique_read_bytes;  /**< distinct global sectors read, times 32 */
-    uint64_t unique_write_bytes; /**< distinct global sectors written, times 32 */
-    uint64_t barriers;           /**< bar.sync executed (per warp) */
-    uint64_t branches;           /**< branch instructions (per warp) */
-    uint64_t divergent_branches; /**< branches that split the warp */
-    uint64_t flops;              /**< floating-point operations (an FMA is 2) */
+    uint64_t unique_read_bytes;            /**< distinct global sectors read, times 32 */
+    uint64_t unique_write_bytes;           /**< distinct global sectors written, times 32 */
+    uint64_t barriers;                     /**< bar.sync executed (per warp) */
+    uint64_t branches;                     /**< branch instructions (per warp) */
+    uint64_t divergent_branches;           /**< branches that split the warp */
+    uint64_t flops;                        /**< floating-point operations (an FMA is 2) */
 };
 
 /** How a launch ended. */
@@ -89,7 +89,8 @@ enum vm_status {
     VM_OK = 0,
     VM_BAD_LAUNCH,  /**< invalid configuration: block too large, too much shared memory */
     VM_FAULT,       /**< out of bounds, misaligned, freed memory */
-    VM_TRAP,        /**< trap, brkpt or a failed assert */
+    VM_TRAP,        /**< trap or brkpt */
+    VM_ASSERT,      /**< a failed assert() in device code */
     VM_UNSUPPORTED, /**< an instruction or feature the VM lacks */
     VM_DEADLOCK     /**< every live thread waits and no barrier can complete */
 };
@@ -100,16 +101,16 @@ typedef void (*vm_print_fn)(void *ctx, const char *text, size_t len);
 /** One launch. */
 struct vm_launch {
     const struct vm_module *module;
-    uint32_t kernel;         /**< index from vm_find() */
-    uint32_t grid[3];        /**< blocks */
-    uint32_t block[3];       /**< threads per block */
-    uint32_t dyn_smem;       /**< dynamic shared memory bytes */
-    uint32_t smem_limit;     /**< the most shared memory this launch may use */
-    const void *params;      /**< param_bytes of arguments */
-    struct emu_mem *mem;     /**< device memory */
-    unsigned checks;         /**< enum vm_check bits */
-    int count;               /**< 1: fill @ref vm_result::counters */
-    vm_print_fn print;       /**< printf and reports; NULL: stdout */
+    uint32_t kernel;     /**< index from vm_find() */
+    uint32_t grid[3];    /**< blocks */
+    uint32_t block[3];   /**< threads per block */
+    uint32_t dyn_smem;   /**< dynamic shared memory bytes */
+    uint32_t smem_limit; /**< the most shared memory this launch may use */
+    const void *params;  /**< param_bytes of arguments */
+    struct emu_mem *mem; /**< device memory */
+    unsigned checks;     /**< enum vm_check bits */
+    int count;           /**< 1: fill @ref vm_result::counters */
+    vm_print_fn print;   /**< printf and reports; NULL: stdout */
     void *print_ctx;
 };
 

@@ -2,13 +2,22 @@
  * @file device.c
  * @brief What the GPU is, and the ceilings measured on it.
  */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "device.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda_check.h"
 #include "timer.h"
+
+int device_emulated(void)
+{
+    /* Only the emulator's runtime defines this symbol (emulator/emu.h). */
+    int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "course_emu_active");
+    return active && active();
+}
 
 int device_query(struct device_info *info)
 {
@@ -34,6 +43,7 @@ int device_query(struct device_info *info)
     info->sms = p.multiProcessorCount;
     info->l2_bytes = (size_t)p.l2CacheSize;
     info->smem_per_block = p.sharedMemPerBlockOptin;
+    info->emulated = device_emulated();
     CUDA_CHECK(cudaMemGetInfo(&info->mem_free, &info->mem_total));
     info->ok = 1;
     return 1;

@@ -25,10 +25,18 @@ struct device_info {
     size_t smem_per_block; /**< shared memory a block may opt in to, bytes */
     int driver_version;    /**< e.g. 13000 for CUDA 13.0 */
     int runtime_version;   /**< the runtime this program was built with */
+    int emulated;          /**< 1: the CPU emulator (emulator/README.md), not a real GPU */
 };
 
 /** Query device 0 into @p info. Returns info->ok; without a device, info->why says why. */
 int device_query(struct device_info *info);
+
+/**
+ * 1 when this process runs its kernels on the course's CPU emulator (its
+ * libcudart.so.13 was loaded in place of CUDA's), 0 on a real GPU. Timings
+ * mean nothing on the emulator.
+ */
+int device_emulated(void);
 
 /**
  * The compute capability of the current device as 10 * major + minor (e.g. 90

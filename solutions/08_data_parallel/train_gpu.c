@@ -117,6 +117,7 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
     g->d_perm = dmalloc((size_t)train->n * sizeof(int));
 
     g->rep = mat_alloc((size_t)g->nloc * sizeof *g->rep);
+    memset(g->rep, 0, (size_t)g->nloc * sizeof *g->rep); /* the 16-bit copies stay NULL in fp32 */
     g->h_grad_ptrs = mat_alloc((size_t)g->nloc * sizeof *g->h_grad_ptrs);
     for (int l = 0; l < g->nloc; l++) {
         struct replica *r = &g->rep[l];

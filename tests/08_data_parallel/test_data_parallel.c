@@ -662,6 +662,8 @@ START_TEST(gpu_kernels_match_cpu)
             float mean = (h[0][i] + h[1][i] + h[2][i] + h[3][i]) / 4.0f;
             ck_assert_msg(got[i] == mean, "replica %d element %d: %g, want %g", r, i, got[i], mean);
         }
+    }
+    for (int r = 0; r < R; r++) { /* only now: every replica's check reads all the inputs */
         CUDA_CHECK(cudaFree(d[r]));
         free(h[r]);
     }

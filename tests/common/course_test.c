@@ -24,8 +24,9 @@ const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *cours
  * Ask a child process whether a CUDA device answers, so that this process
  * never initialises CUDA. Returns the device's compute capability as
  * 10 * major + minor (e.g. 90); 0 without a device, with @p why filled.
+ * @p emulated says whether the device is the CPU emulator.
  */
-static int probe_gpu(char *why, size_t size)
+static int probe_gpu(char *why, size_t size, int *emulated)
 {
     if (getenv("COURSE_NO_GPU") && *getenv("COURSE_NO_GPU") &&
         strcmp(getenv("COURSE_NO_GPU"), "0")) {
@@ -44,7 +45,8 @@ static int probe_gpu(char *why, size_t size)
         close(fds[0]);
         int ok = device_query(&dev);
         if (ok)
-            snprintf(msg, sizeof msg, "cc=%d", 10 * dev.cc_major + dev.cc_minor);
+            snprintf(msg, sizeof msg, "cc=%d emulated=%d", 10 * dev.cc_major + dev.cc_minor,
+                     dev.emulated);
         else
             snprintf(msg, sizeof msg, "%s", dev.why);
         if (write(fds[1], msg, strlen(msg)) < 0)
@@ -61,7 +63,8 @@ static int probe_gpu(char *why, size_t size)
         return 0;
     }
     int cc = 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && sscanf(why, "cc=%d", &cc) == 1)
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+        sscanf(why, "cc=%d emulated=%d", &cc, emulated) == 2)
         return cc;
     if (!why[0])
         snprintf(why, size, "the device probe crashed");
@@ -72,6 +75,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
 {
     char why[256] = "";
     int cc = -1; /* the GPU's compute capability: unknown until a GPU case asks, 0 for none */
+    int emulated = 0;
     size_t chosen = 0, skipped = 0;
     const struct course_case **run = mat_alloc(count * sizeof *run);
 
@@ -81,9 +85,14 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             continue;
         if (c->flags & (CASE_GPU | CASE_SM80)) {
             if (cc < 0)
-                cc = probe_gpu(why, sizeof why);
+                cc = probe_gpu(why, sizeof why, &emulated);
             if (cc == 0) {
                 printf("SKIPPED %s: %s\n", c->name, why);
+                skipped++;
+                continue;
+            }
+            if ((c->flags & CASE_PERF) && emulated) {
+                printf("SKIPPED %s: timing needs a GPU (this one is the CPU emulator)\n", c->name);
                 skipped++;
                 continue;
             }

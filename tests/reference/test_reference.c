@@ -409,7 +409,9 @@ START_TEST(device_query_and_ceiling)
     ck_assert_msg(device_query(&d), "device_query failed: %s", d.why);
     ck_assert(d.sms > 0 && d.mem_total > 0 && d.cc_major >= 7);
     double gbs = device_copy_bandwidth_gbs((size_t)256 << 20, 5);
-    ck_assert_msg(gbs > 50 && gbs < 20000, "copy bandwidth %g GB/s is implausible", gbs);
+    /* On the CPU emulator the copy runs at host memory speed: any positive rate will do. */
+    ck_assert_msg(d.emulated ? gbs > 0 : gbs > 50 && gbs < 20000,
+                  "copy bandwidth %g GB/s is implausible", gbs);
     ck_assert(device_fits("test", 1 << 20));
     ck_assert(!device_fits("test", d.mem_total * 2));
 }

@@ -1,0 +1,55 @@
+/**
+ * @file emu.h
+ * @brief What the CPU emulator's libcudart.so.13 exports beside the CUDA runtime API.
+ *
+ * Only the stand-in runtime defines these symbols. Code that must also run on
+ * a real GPU looks them up at run time, e.g. dlsym(RTLD_DEFAULT,
+ * "course_emu_active"), and treats a missing symbol as "a real GPU". The cuBLAS
+ * and NCCL stand-ins link against them directly.
+ */
+#ifndef EMU_H
+#define EMU_H
+
+#include <stddef.h>
+
+#include "vm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** 1: this process runs its kernels on the CPU emulator. */
+int course_emu_active(void);
+
+/**
+ * Count the instructions and memory traffic of the launches that follow (1)
+ * or stop counting (0). Counting slows the emulator down.
+ */
+void course_emu_set_counting(int on);
+
+/**
+ * Copy the counters of the last launch into @p out. Returns 0, or -1 when the
+ * last launch was not counted (or there was none).
+ */
+int course_emu_last_counters(struct vm_counters *out);
+
+/**
+ * Where the device range [@p dev, @p dev + @p bytes) lives in this process,
+ * for library stand-ins that compute on the host. The range must lie inside
+ * one live allocation; otherwise prints one line naming @p who and the range
+ * (out of bounds, use after free) to stderr and returns NULL.
+ */
+void *course_emu_host(const void *dev, size_t bytes, const char *who);
+
+/**
+ * 0 when the emulated device can run work now; otherwise the sticky CUDA
+ * error (as an int) a fault left behind, which library stand-ins report as an
+ * execution failure.
+ */
+int course_emu_sticky_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMU_H */

@@ -1,0 +1,102 @@
+/**
+ * @file fatbin.c
+ * @brief The PTX inside an nvcc fat binary (see fatbin.h).
+ */
+#include "fatbin.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+enum { WRAPPER_MAGIC = 0x466243b1, FATBIN_MAGIC = 0xBA55ED50, KIND_PTX = 1, FLAG_ZSTD = 0x8000 };
+
+/** The wrapper nvcc emits (__fatBinC_Wrapper_t). */
+struct wrapper {
+    int32_t magic, version;
+    const uint8_t *data;
+    const void *filename_or_fatbins;
+};
+
+/* Little-endian fields at byte offsets, read without alignment assumptions. */
+static uint32_t u32_at(const uint8_t *p, size_t off)
+{
+    uint32_t v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+static uint64_t u64_at(const uint8_t *p, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, p + off, sizeof v);
+    return v;
+}
+
+/* The text of one PTX entry (payload @p data), decompressed when it must be; NULL on failure. */
+static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char *err,
+                        size_t err_size)
+{
+    uint64_t payload = u64_at(e, 8), flags = u64_at(e, 40);
+    if (!(flags & FLAG_ZSTD)) {
+        char *t = malloc(payload + 1);
+        if (!t)
+            return NULL;
+        memcpy(t, data, payload);
+        t[payload] = 0;
+        *len = strlen(t); /* the payload is padded with NULs */
+        return t;
+    }
+    uint32_t packed = u32_at(e, 16);
+    uint64_t size = u64_at(e, 56);
+    if (packed > payload || size > ((uint64_t)1 << 30)) {
+        snprintf(err, err_size, "a compressed PTX entry has impossible sizes");
+        return NULL;
+    }
+    char *t = malloc(size + 1);
+    size_t got = t ? ZSTD_decompress(t, size, data, packed) : 0;
+    if (!t || ZSTD_isError(got)) {
+        snprintf(err, err_size, "cannot decompress the PTX (%s)",
+                 t ? ZSTD_getErrorName(got) : "out of memory");
+        free(t);
+        return NULL;
+    }
+    t[got] = 0;
+    *len = strlen(t);
+    return t;
+}
+
+enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,
+                              size_t err_size)
+{
+    const struct wrapper *w = wrapper;
+    *ptx = NULL;
+    if (!w || w->magic != WRAPPER_MAGIC || !w->data || u32_at(w->data, 0) != FATBIN_MAGIC) {
+        snprintf(err, err_size, "not an nvcc fat binary (unknown magic number)");
+        return FATBIN_BAD;
+    }
+    const uint8_t *fb = w->data;
+    size_t head = u32_at(fb, 4) >> 16, total = u64_at(fb, 8);
+    const uint8_t *best = NULL;
+    int best_arch = -1;
+    for (size_t off = head; off + 64 <= head + total;) {
+        const uint8_t *e = fb + off;
+        uint32_t kind = u32_at(e, 0) & 0xffff, ehead = u32_at(e, 4), a = u32_at(e, 28);
+        uint64_t payload = u64_at(e, 8);
+        if (ehead < 64 || off + ehead + payload > head + total) {
+            snprintf(err, err_size, "a fat binary entry runs past the end of the fat binary");
+            return FATBIN_BAD;
+        }
+        if (kind == KIND_PTX && (int)a <= FATBIN_MAX_ARCH && (int)a > best_arch) {
+            best = e;
+            best_arch = (int)a;
+        }
+        off += ehead + payload;
+    }
+    if (!best)
+        return FATBIN_NO_PTX;
+    *ptx = entry_text(best, best + u32_at(best, 4), len, err, err_size);
+    *arch = best_arch;
+    return *ptx ? FATBIN_PTX : FATBIN_BAD;
+}

@@ -1,0 +1,35 @@
+/**
+ * @file fatbin.h
+ * @brief The PTX inside an nvcc fat binary.
+ *
+ * nvcc hands __cudaRegisterFatBinary a wrapper (magic 0x466243b1) that points
+ * at the fat binary: a header (magic 0xBA55ED50, header size, payload size)
+ * and entries one after another, each with its own header: kind (1 PTX, 2
+ * ELF cubin) at offset 0, header size at 4, payload size at 8, compressed
+ * size at 16, the architecture (e.g. 90) at 28, flags at 40 (0x8000: the
+ * payload is zstd-compressed) and the uncompressed size at 56.
+ */
+#ifndef EMU_FATBIN_H
+#define EMU_FATBIN_H
+
+#include <stddef.h>
+
+/** The newest PTX architecture the emulator runs (sm_90). */
+#define FATBIN_MAX_ARCH 90
+
+/** What fatbin_ptx() found. */
+enum fatbin_status {
+    FATBIN_PTX = 0, /**< *ptx holds the text */
+    FATBIN_NO_PTX,  /**< the binary holds machine code only, or PTX newer than FATBIN_MAX_ARCH */
+    FATBIN_BAD      /**< not a fat binary we understand, or the text cannot be decompressed */
+};
+
+/**
+ * The PTX of the highest architecture <= FATBIN_MAX_ARCH in the fat binary
+ * behind @p wrapper: malloc'd NUL-terminated text in @p ptx (length in @p len,
+ * architecture in @p arch). On FATBIN_BAD, @p err says why in one line.
+ */
+enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,
+                              size_t err_size);
+
+#endif /* EMU_FATBIN_H */

@@ -1,0 +1,135 @@
+/**
+ * @file proto.h
+ * @brief The wire protocol between the runtime stand-in (client) and the device server.
+ *
+ * One connected unix stream socket. Every message is a head (operation and
+ * payload length) followed by the payload: a fixed struct for the operation,
+ * then its variable part. Both ends are built from the same source on the same
+ * machine, so structs travel as they are in memory. The client sends; the
+ * server answers the requests that need an answer (HELLO, LOAD, SYMBOL,
+ * LAUNCH) with OK, LOADED, SYMBOL_AT, DONE or ERROR, and takes ALLOC and FREE
+ * without a reply (the socket keeps them in order before the next request).
+ *
+ *   HELLO    proto_hello, and the memfd of the device memory (SCM_RIGHTS)  -> OK | ERROR
+ *   ALLOC    proto_block: mirror a block the client allocated               (no reply)
+ *   FREE     proto_block: mirror a free (only addr is read)                 (no reply)
+ *   LOAD     proto_load, origin (NUL-terminated), PTX text                  -> LOADED | ERROR
+ *   SYMBOL   proto_symbol, name (NUL-terminated)                            -> SYMBOL_AT
+ *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
+ *
+ * LOADED carries proto_loaded, then the blocks vm_load() allocated for module
+ * variables (proto_block each, for the client's table), then per kernel a
+ * proto_kernel, its vm_param array and its name (NUL-terminated). DONE carries
+ * proto_done, the one-line message, then the kernel's printf output.
+ */
+#ifndef EMU_PROTO_H
+#define EMU_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "vm.h"
+
+/** Operations. */
+enum proto_op {
+    PROTO_HELLO = 1,
+    PROTO_ALLOC,
+    PROTO_FREE,
+    PROTO_LOAD,
+    PROTO_SYMBOL,
+    PROTO_LAUNCH,
+    PROTO_OK,
+    PROTO_ERROR,
+    PROTO_LOADED,
+    PROTO_SYMBOL_AT,
+    PROTO_DONE
+};
+
+/** The most payload one message may carry (a PTX module is the largest). */
+#define PROTO_MAX_PAYLOAD ((uint32_t)1 << 30)
+
+/** Kernel printf output kept per launch, as a GPU's default printf buffer. */
+#define PROTO_MAX_OUTPUT ((size_t)1 << 20)
+
+/** The message head. */
+struct proto_head {
+    uint32_t op;  /**< enum proto_op */
+    uint32_t len; /**< payload bytes that follow */
+};
+
+/** HELLO: the device memory the client created (the memfd rides along). */
+struct proto_hello {
+    uint64_t base, span, capacity; /**< as in struct emu_mem */
+    uint32_t gpus;                 /**< emulated GPUs */
+};
+
+/** ALLOC and FREE: one block. */
+struct proto_block {
+    uint64_t addr, size;
+    int32_t device;
+};
+
+/** LOAD: the client's number for the module (index into the server's table). */
+struct proto_load {
+    uint32_t module;
+};
+
+/** LOADED: counts of what follows. */
+struct proto_loaded {
+    uint32_t blocks;  /**< proto_block records */
+    uint32_t kernels; /**< proto_kernel records */
+};
+
+/** LOADED: one kernel (followed by nparams vm_param and the name). */
+struct proto_kernel {
+    uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
+};
+
+/** SYMBOL: which module to ask. */
+struct proto_symbol {
+    uint32_t module;
+};
+
+/** SYMBOL_AT: the answer; addr 0 when there is no such variable. */
+struct proto_symbol_at {
+    uint64_t addr, size;
+};
+
+/** LAUNCH: one grid (the parameter buffer follows). */
+struct proto_launch {
+    uint32_t module, kernel;
+    uint32_t grid[3], block[3];
+    uint32_t dyn_smem, smem_limit;
+    uint32_t device; /**< the emulated GPU, for the observer's record */
+    uint32_t count;  /**< 1: fill the counters in the reply */
+};
+
+/** DONE: how the launch ended (the message and the printf output follow). */
+struct proto_done {
+    int32_t status;   /**< enum vm_status */
+    uint32_t msg_len; /**< bytes of message (no NUL) */
+    uint32_t out_len; /**< bytes of printf output */
+    uint32_t counted; /**< 1: counters hold this launch's counts */
+    struct vm_counters counters;
+};
+
+/** A received message: the payload is malloc'd and owned by the caller. */
+struct proto_msg {
+    uint32_t op;
+    uint32_t len;
+    uint8_t *data; /**< len bytes (plus a NUL after them), or NULL when len is 0 */
+    int fd;        /**< a descriptor that came with it, or -1 */
+};
+
+/**
+ * Send one message made of @p nparts pieces, with descriptor @p pass_fd
+ * attached when it is >= 0. Never raises SIGPIPE. Returns 0, or -1 when the
+ * peer is gone.
+ */
+int proto_send(int sock, uint32_t op, const struct iovec *parts, int nparts, int pass_fd);
+
+/** Receive one message into @p msg. Returns 0, or -1 at end of stream or on error. */
+int proto_recv(int sock, struct proto_msg *msg);
+
+#endif /* EMU_PROTO_H */

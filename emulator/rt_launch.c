@@ -1,0 +1,301 @@
+/**
+ * @file rt_launch.c
+ * @brief The runtime stand-in: kernel launches and function attributes.
+ *
+ * nvcc's launch stub calls __cudaPushCallConfiguration (at the <<< >>>),
+ * __cudaPopCallConfiguration, __cudaGetKernel once and __cudaLaunchKernel;
+ * cudaLaunchKernel is the public path. All of them end in launch(): check
+ * the configuration as a GPU would (errors returned, not sticky), pack the
+ * arguments by the kernel's .param layout, and run the grid on the server
+ * before returning. A fault inside the kernel prints the VM's line and leaves
+ * a sticky error that every later call returns.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "rt.h"
+
+/** One pending <<<grid, block, smem, stream>>>. */
+struct config {
+    dim3 grid, block;
+    size_t smem;
+    void *stream;
+};
+
+/* Launch configurations pushed and not yet popped, per thread (launches may nest in arguments). */
+static _Thread_local struct config configs[16];
+static _Thread_local int nconfigs;
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                     struct CUstream_st *stream)
+{
+    if (nconfigs == 16)
+        return 1;
+    configs[nconfigs++] = (struct config){gridDim, blockDim, sharedMem, stream};
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                       void *stream)
+{
+    if (nconfigs == 0)
+        return rt_error(cudaErrorMissingConfiguration);
+    struct config c = configs[--nconfigs];
+    *gridDim = c.grid;
+    *blockDim = c.block;
+    *sharedMem = c.smem;
+    *(void **)stream = c.stream;
+    return cudaSuccess;
+}
+
+/* Grid and block within sm_90's limits (cudaErrorInvalidConfiguration otherwise). */
+static int dims_ok(dim3 g, dim3 b)
+{
+    return g.x && g.y && g.z && b.x && b.y && b.z && g.x <= 0x7fffffffu && g.y <= 65535 &&
+           g.z <= 65535 && b.x <= 1024 && b.y <= 1024 && b.z <= 64 &&
+           (uint64_t)b.x * b.y * b.z <= 1024;
+}
+
+/* The most shared memory (static + dynamic) a launch of @p f may use. */
+static uint32_t smem_limit(const struct rt_function *f, const struct rt_kernel *k)
+{
+    if (!f->max_dyn_smem)
+        return RT_SMEM_DEFAULT;
+    uint32_t lim = k->static_smem + f->max_dyn_smem;
+    return lim > RT_SMEM_OPTIN ? RT_SMEM_OPTIN : lim;
+}
+
+/* The configuration checks that need the kernel: shared memory and __launch_bounds__. */
+static cudaError_t check_kernel(const struct rt_function *f, const struct rt_kernel *k, dim3 b,
+                                size_t smem)
+{
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (k->static_smem + smem > smem_limit(f, k))
+        return cudaErrorInvalidValue;
+    if (k->maxntid && threads > k->maxntid)
+        return cudaErrorLaunchOutOfResources;
+    if (k->reqntid[0] && (b.x != k->reqntid[0] || b.y != k->reqntid[1] || b.z != k->reqntid[2]))
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+/* The sticky error a failed launch leaves, from the VM's status and message. */
+static cudaError_t fault_error(enum vm_status st, const char *msg)
+{
+    switch (st) {
+    case VM_OK:
+        return cudaSuccess;
+    case VM_BAD_LAUNCH:
+        return cudaErrorInvalidConfiguration;
+    case VM_FAULT:
+        return strstr(msg, "misaligned") ? cudaErrorMisalignedAddress : cudaErrorIllegalAddress;
+    case VM_TRAP:
+        return cudaErrorLaunchFailure;
+    case VM_ASSERT:
+        return cudaErrorAssert;
+    case VM_UNSUPPORTED:
+        return cudaErrorNotSupported;
+    case VM_DEADLOCK:
+        return cudaErrorLaunchFailure;
+    }
+    return cudaErrorUnknown;
+}
+
+/* Read a DONE reply: print the kernel's output and message; the launch's error. */
+static cudaError_t finish(const struct proto_msg *reply, int counted_wanted)
+{
+    struct proto_done d;
+    if (reply->op != PROTO_DONE || reply->len < sizeof d) {
+        rt_say("the device server sent a malformed launch reply (an emulator bug)");
+        return rt.sticky = cudaErrorLaunchFailure;
+    }
+    memcpy(&d, reply->data, sizeof d);
+    if ((uint64_t)sizeof d + d.msg_len + d.out_len != reply->len) {
+        rt_say("the device server sent a malformed launch reply (an emulator bug)");
+        return rt.sticky = cudaErrorLaunchFailure;
+    }
+    const char *msg = (const char *)reply->data + sizeof d;
+    if (d.out_len) {
+        fwrite(msg + d.msg_len, 1, d.out_len, stdout);
+        fflush(stdout);
+    }
+    rt.counted = counted_wanted && d.counted;
+    rt.last_counters = d.counters;
+    char line[600];
+    snprintf(line, sizeof line, "%.*s", (int)d.msg_len, msg);
+    cudaError_t err = fault_error((enum vm_status)d.status, line);
+    if (d.status != VM_OK)
+        rt_say("%s", line[0] ? line : "the kernel failed without a message (an emulator bug)");
+    if (d.status != VM_OK && d.status != VM_BAD_LAUNCH)
+        rt.sticky = err;
+    return err;
+}
+
+/* Pack the arguments and run the grid; the lock is held. */
+static cudaError_t run(struct rt_function *f, const struct rt_kernel *k, dim3 g, dim3 b,
+                       void **args, size_t smem)
+{
+    struct proto_launch l = {f->module->id,
+                             (uint32_t)f->index,
+                             {g.x, g.y, g.z},
+                             {b.x, b.y, b.z},
+                             (uint32_t)smem,
+                             smem_limit(f, k),
+                             (uint32_t)rt_self()->device,
+                             (uint32_t)rt.counting};
+    uint8_t *params = calloc(1, k->param_bytes + 1);
+    if (!params)
+        return cudaErrorMemoryAllocation;
+    for (uint32_t i = 0; i < k->nparams; i++)
+        memcpy(params + k->params[i].offset, args[i], k->params[i].size);
+    struct iovec parts[2] = {{&l, sizeof l}, {params, k->param_bytes}};
+    struct proto_msg reply;
+    cudaError_t err = rt_call(PROTO_LAUNCH, parts, 2, &reply) ? rt.sticky : cudaSuccess;
+    free(params);
+    if (err == cudaSuccess) {
+        err = finish(&reply, rt.counting);
+        free(reply.data);
+    }
+    return err;
+}
+
+static cudaError_t launch(struct rt_function *f, dim3 g, dim3 b, void **args, size_t smem)
+{
+    if (!f)
+        return rt_error(cudaErrorInvalidDeviceFunction);
+    rt_lock();
+    cudaError_t err = rt_device();
+    const struct rt_kernel *k = NULL;
+    if (err == cudaSuccess && !dims_ok(g, b))
+        err = cudaErrorInvalidConfiguration;
+    if (err == cudaSuccess)
+        k = rt_kernel_of(f, &err);
+    if (err == cudaSuccess)
+        err = check_kernel(f, k, b, smem);
+    if (err == cudaSuccess) {
+        err = run(f, k, g, b, args, smem);
+        /* A fault in this grid is sticky and reported by the calls after it, as on a GPU. */
+        if (err == rt.sticky)
+            err = cudaSuccess;
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+    rt_lock();
+    struct rt_function *f = rt_function_of(hostFun);
+    rt_unlock();
+    *kernel = (cudaKernel_t)f;
+    return f ? cudaSuccess : rt_error(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+                               size_t sharedMem, cudaStream_t stream)
+{
+    (void)stream;
+    return launch((struct rt_function *)kernel, gridDim, blockDim, args, sharedMem);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream)
+{
+    (void)stream;
+    return launch((struct rt_function *)kernel, gridDim, blockDim, args, sharedMem);
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                             size_t sharedMem, cudaStream_t stream)
+{
+    (void)stream;
+    rt_lock();
+    struct rt_function *f = rt_function_of(func);
+    rt_unlock();
+    return launch(f, gridDim, blockDim, args, sharedMem);
+}
+
+/* --- function attributes ------------------------------------------------------------------ */
+
+/* The function of host stub @p func with its kernel loaded; NULL with *err. */
+static const struct rt_kernel *kernel_for(const void *func, struct rt_function **f,
+                                          cudaError_t *err)
+{
+    *f = rt_function_of(func);
+    *err = rt_device();
+    if (*err == cudaSuccess && !*f)
+        *err = cudaErrorInvalidDeviceFunction;
+    return *err == cudaSuccess ? rt_kernel_of(*f, err) : NULL;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    if (k && attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || k->static_smem + (uint32_t)value > RT_SMEM_OPTIN)
+            err = cudaErrorInvalidValue;
+        else
+            f->max_dyn_smem = (uint32_t)value;
+    } else if (k && attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+        err = value >= -1 && value <= 100 ? cudaSuccess : cudaErrorInvalidValue;
+    } else if (k) {
+        rt_say("cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
+        err = cudaErrorInvalidValue;
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    if (k) {
+        uint32_t req = k->reqntid[0] * k->reqntid[1] * k->reqntid[2];
+        memset(attr, 0, sizeof *attr);
+        attr->sharedSizeBytes = k->static_smem;
+        attr->localSizeBytes = k->local_bytes;
+        attr->maxThreadsPerBlock = (int)(req ? req : k->maxntid ? k->maxntid : 1024);
+        attr->numRegs = 32; /* the VM has no register allocation; a typical count */
+        attr->ptxVersion = attr->binaryVersion = 90;
+        attr->maxDynamicSharedSizeBytes = (int)(smem_limit(f, k) - k->static_smem);
+        attr->preferredShmemCarveout = -1;
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    (void)func, (void)cacheConfig;
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    *numBlocks = 0;
+    if (k && blockSize > 0 && blockSize <= 1024) {
+        /* sm_90: 64 warps, 32 blocks and 228 KiB of shared memory (1 KiB reserved per block). */
+        int warps = (blockSize + 31) / 32, blocks = 64 / warps;
+        size_t smem = k->static_smem + dynamicSMemSize + 1024;
+        if (k->static_smem + dynamicSMemSize <= smem_limit(f, k))
+            *numBlocks = blocks < 32 ? blocks : 32;
+        if ((size_t)*numBlocks * smem > 228 * 1024)
+            *numBlocks = (int)(228 * 1024 / smem);
+    }
+    rt_unlock();
+    return rt_error(err);
+}

@@ -1,0 +1,426 @@
+/**
+ * @file rt_memory.c
+ * @brief The runtime stand-in: device, managed and pinned host memory, copies and fills.
+ *
+ * The allocator is the client's (mem_alloc on the shared span); every block
+ * is mirrored to the server (ALLOC/FREE) so that kernels are checked against
+ * the same table. Copies and fills run here, on the alias, after the range is
+ * checked against the table: a range outside every live block is refused
+ * with cudaErrorInvalidValue and one line saying whether it runs past a
+ * block's end or into a freed one. Managed memory is a device block whose
+ * pages are also mapped, readable and writable, at the device address itself,
+ * so host code may use the pointer too. Pinned host memory is ordinary host
+ * memory.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "proto.h"
+#include "rt.h"
+
+/* Bytes of address space a block covers once placed (mem.c starts blocks on a page). */
+static size_t pages_of(size_t bytes)
+{
+    return (bytes + 4095) / 4096 * 4096;
+}
+
+int rt_is_device(const void *p)
+{
+    return rt.started && mem_in_span(&rt.mem, (uint64_t)(uintptr_t)p);
+}
+
+static struct rt_host_block *find_block(struct rt_host_block *list, const void *p)
+{
+    for (; list; list = list->next)
+        if ((const char *)p >= (const char *)list->ptr &&
+            (const char *)p < (const char *)list->ptr + list->size)
+            return list;
+    return NULL;
+}
+
+void *rt_host(const void *p, size_t bytes, const char *who)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    if (!rt_is_device(p)) {
+        rt_say("%s: %p is not a device pointer", who, p);
+        return NULL;
+    }
+    if (mem_find(&rt.mem, a, bytes))
+        return mem_host(&rt.mem, a);
+    const struct mem_block *b = mem_find(&rt.mem, a, 0);
+    const struct mem_block *gone = mem_find_freed(&rt.mem, a);
+    if (b)
+        rt_say("%s: %zu bytes at %p run %llu bytes past the end of a %llu-byte allocation", who,
+               bytes, p, (unsigned long long)(a + bytes - b->addr - b->size),
+               (unsigned long long)b->size);
+    else if (gone)
+        rt_say("%s: %p lies in a %llu-byte allocation that was freed (use after free)", who, p,
+               (unsigned long long)gone->size);
+    else
+        rt_say("%s: %p is not inside any device allocation", who, p);
+    return NULL;
+}
+
+/* Allocate a device block and mirror it; 0 when the memory is full. */
+static uint64_t alloc_block(size_t size)
+{
+    uint64_t a = mem_alloc(&rt.mem, size, rt_self()->device);
+    struct proto_block b = {a, size ? size : 1, rt_self()->device};
+    if (a && rt_post(PROTO_ALLOC, &b, sizeof b)) {
+        mem_free(&rt.mem, a);
+        return 0;
+    }
+    return a;
+}
+
+cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+    rt_lock();
+    cudaError_t err = rt_device();
+    uint64_t a = 0;
+    if (err == cudaSuccess && size > 0 && !(a = alloc_block(size)))
+        err = rt.sticky != cudaSuccess ? rt.sticky : cudaErrorMemoryAllocation;
+    rt_unlock();
+    *devPtr = (void *)(uintptr_t)a;
+    return rt_error(err);
+}
+
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    (void)hStream;
+    return cudaMalloc(devPtr, size);
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    (void)flags;
+    cudaError_t err = cudaMalloc(devPtr, size);
+    if (err != cudaSuccess || !*devPtr)
+        return err;
+    rt_lock();
+    struct rt_host_block *m = malloc(sizeof *m);
+    uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
+    if (!m || mmap(*devPtr, pages_of(size), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                   rt.mem.fd, (off_t)off) == MAP_FAILED) {
+        rt_say("cudaMallocManaged: cannot map %zu bytes for the host", size);
+        free(m);
+        rt_unlock();
+        cudaFree(*devPtr);
+        *devPtr = NULL;
+        return rt_error(cudaErrorMemoryAllocation);
+    }
+    *m = (struct rt_host_block){*devPtr, size, rt.managed};
+    rt.managed = m;
+    rt_unlock();
+    return cudaSuccess;
+}
+
+/* Forget managed block @p p, making its pages inaccessible to the host again. */
+static void unmap_managed(void *p)
+{
+    for (struct rt_host_block **at = &rt.managed; *at; at = &(*at)->next) {
+        struct rt_host_block *m = *at;
+        if (m->ptr != p)
+            continue;
+        mmap(p, pages_of(m->size), PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        *at = m->next;
+        free(m);
+        return;
+    }
+}
+
+cudaError_t cudaFree(void *devPtr)
+{
+    if (!devPtr)
+        return cudaSuccess;
+    rt_lock();
+    cudaError_t err = rt_device();
+    uint64_t a = (uint64_t)(uintptr_t)devPtr;
+    if (err == cudaSuccess && mem_free(&rt.mem, a)) {
+        rt_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
+               mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
+        err = cudaErrorInvalidValue;
+    } else if (err == cudaSuccess) {
+        unmap_managed(devPtr);
+        struct proto_block b = {a, 0, 0};
+        if (rt_post(PROTO_FREE, &b, sizeof b))
+            err = rt.sticky;
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    (void)hStream;
+    return cudaFree(devPtr);
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    rt_lock();
+    struct rt_host_block *h = malloc(sizeof *h);
+    void *p = NULL;
+    if (h && posix_memalign(&p, 4096, size ? size : 1) == 0) {
+        *h = (struct rt_host_block){p, size, rt.host_blocks};
+        rt.host_blocks = h;
+    } else {
+        free(h);
+        p = NULL;
+    }
+    rt_unlock();
+    *ptr = p;
+    return p ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return cudaMallocHost(pHost, size);
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+    if (!ptr)
+        return cudaSuccess;
+    rt_lock();
+    struct rt_host_block **at = &rt.host_blocks;
+    while (*at && (*at)->ptr != ptr)
+        at = &(*at)->next;
+    struct rt_host_block *h = *at;
+    if (h)
+        *at = h->next;
+    rt_unlock();
+    if (!h) {
+        rt_say("cudaFreeHost: %p was not allocated by cudaMallocHost or cudaHostAlloc", ptr);
+        return rt_error(cudaErrorInvalidValue);
+    }
+    free(h->ptr);
+    free(h);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    (void)ptr, (void)size, (void)flags;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr)
+{
+    (void)ptr;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    (void)flags;
+    *pDevice = pHost;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    int n;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess)
+        return err;
+    rt_lock();
+    uint64_t used = rt.started ? rt.mem.used : 0;
+    *total = rt.capacity;
+    *free_bytes = rt.capacity > used ? rt.capacity - used : 0;
+    rt_unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    rt_lock();
+    uint64_t a = (uint64_t)(uintptr_t)ptr;
+    const struct mem_block *b = rt_is_device(ptr) ? mem_find(&rt.mem, a, 1) : NULL;
+    memset(attributes, 0, sizeof *attributes);
+    attributes->device = -2;
+    if (b && find_block(rt.managed, ptr)) {
+        attributes->type = cudaMemoryTypeManaged;
+        attributes->device = b->device;
+        attributes->devicePointer = attributes->hostPointer = (void *)ptr;
+    } else if (b) {
+        attributes->type = cudaMemoryTypeDevice;
+        attributes->device = b->device;
+        attributes->devicePointer = (void *)ptr;
+    } else if (find_block(rt.host_blocks, ptr)) {
+        attributes->type = cudaMemoryTypeHost;
+        attributes->devicePointer = attributes->hostPointer = (void *)ptr;
+    } else {
+        attributes->type = cudaMemoryTypeUnregistered;
+        attributes->hostPointer = (void *)ptr;
+    }
+    rt_unlock();
+    return cudaSuccess;
+}
+
+/* --- copies and fills ---------------------------------------------------------------- */
+
+/*
+ * Where one side of a copy lives in this process: a device side (as @p kind
+ * says, or as the pointer says for cudaMemcpyDefault) is checked against the
+ * table over @p extent bytes; a host side must not point into device memory.
+ */
+static char *copy_side(const void *p, size_t extent, int device_side, const char *who)
+{
+    if (device_side)
+        return rt_host(p, extent, who);
+    if (rt_is_device(p) && !find_block(rt.managed, p)) {
+        rt_say("%s: %p is device memory, but the copy direction says host memory", who, p);
+        return NULL;
+    }
+    return (char *)p;
+}
+
+/* Which sides @p kind makes device sides (bit 0 destination, bit 1 source); -1 if invalid. */
+static int device_sides(enum cudaMemcpyKind kind, const void *dst, const void *src)
+{
+    switch (kind) {
+    case cudaMemcpyHostToHost:
+        return 0;
+    case cudaMemcpyHostToDevice:
+        return 1;
+    case cudaMemcpyDeviceToHost:
+        return 2;
+    case cudaMemcpyDeviceToDevice:
+        return 3;
+    case cudaMemcpyDefault:
+        return rt_is_device(dst) | rt_is_device(src) << 1;
+    default:
+        return -1;
+    }
+}
+
+/* A pitched copy of @p height rows of @p width bytes (a plain copy is one row). */
+static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height, enum cudaMemcpyKind kind, const char *who)
+{
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    if (width > dpitch || width > spitch)
+        return rt_error(cudaErrorInvalidPitchValue);
+    rt_lock();
+    cudaError_t err = rt_device();
+    int sides = device_sides(kind, dst, src);
+    char *d = NULL, *s = NULL;
+    if (err == cudaSuccess && sides < 0)
+        err = cudaErrorInvalidMemcpyDirection;
+    if (err == cudaSuccess) {
+        d = copy_side(dst, dpitch * (height - 1) + width, sides & 1, who);
+        s = copy_side(src, spitch * (height - 1) + width, sides & 2, who);
+        err = d && s ? cudaSuccess : cudaErrorInvalidValue;
+    }
+    for (size_t r = 0; err == cudaSuccess && r < height; r++)
+        memmove(d + r * dpitch, s + r * spitch, width);
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return copy_rows(dst, count, src, count, count, 1, kind, "cudaMemcpy");
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream)
+{
+    (void)stream;
+    return copy_rows(dst, count, src, count, count, 1, kind, "cudaMemcpyAsync");
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind)
+{
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D");
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, enum cudaMemcpyKind kind,
+                              cudaStream_t stream)
+{
+    (void)stream;
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync");
+}
+
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    (void)dstDevice, (void)srcDevice;
+    return copy_rows(dst, count, src, count, count, 1, cudaMemcpyDeviceToDevice, "cudaMemcpyPeer");
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                size_t count, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+}
+
+/* Fill @p height rows of @p width bytes, @p pitch apart, with byte @p value. */
+static cudaError_t fill_rows(void *p, size_t pitch, int value, size_t width, size_t height,
+                             const char *who)
+{
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    if (width > pitch)
+        return rt_error(cudaErrorInvalidPitchValue);
+    rt_lock();
+    cudaError_t err = rt_device();
+    char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
+    if (err == cudaSuccess && !h)
+        err = cudaErrorInvalidValue;
+    for (size_t r = 0; err == cudaSuccess && r < height; r++)
+        memset(h + r * pitch, value, width);
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+    return fill_rows(devPtr, count, value, count, 1, "cudaMemset");
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    (void)stream;
+    return fill_rows(devPtr, count, value, count, 1, "cudaMemsetAsync");
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return fill_rows(devPtr, pitch, value, width, height, "cudaMemset2D");
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream)
+{
+    (void)stream;
+    return fill_rows(devPtr, pitch, value, width, height, "cudaMemset2DAsync");
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    *pitch = (width + 511) / 512 * 512;
+    return cudaMalloc(devPtr, *pitch * height);
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+    /* Clears a fault's sticky error, as a reset does; allocations are kept (they end with the
+     * process). A server that stopped cannot be reset. */
+    rt_lock();
+    if (rt.sock >= 0)
+        rt.sticky = cudaSuccess;
+    rt_self()->last_error = cudaSuccess;
+    cudaError_t err = rt.sticky;
+    rt_unlock();
+    return err;
+}

@@ -1,0 +1,326 @@
+/**
+ * @file rt_module.c
+ * @brief The runtime stand-in: registration of fat binaries, kernels and variables; loading.
+ *
+ * nvcc's static constructors register every fat binary, kernel and device
+ * variable before main(). Nothing is loaded then: a module goes to the server
+ * the first time one of its kernels or variables is used. Its PTX is the
+ * highest architecture <= 90 the fat binary embeds. Kernels are found by
+ * their host stub's address, never by name alone, so two modules may each
+ * hold a static kernel of the same name.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fatbin.h"
+#include "proto.h"
+#include "rt.h"
+
+/* Allocation that aborts, for the registries (small and made once). */
+static void *must_alloc(size_t bytes)
+{
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p) {
+        rt_say("out of host memory (%zu bytes)", bytes);
+        abort();
+    }
+    return p;
+}
+
+static char *must_strdup(const char *s)
+{
+    char *d = must_alloc(strlen(s) + 1);
+    memcpy(d, s, strlen(s) + 1);
+    return d;
+}
+
+void **__cudaRegisterFatBinary(void *fatCubin)
+{
+    rt_lock();
+    struct rt_module *m = must_alloc(sizeof *m);
+    m->wrapper = fatCubin;
+    m->id = rt.nmodules++;
+    m->next = rt.modules;
+    rt.modules = m;
+    rt_unlock();
+    return (void **)m;
+}
+
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
+{
+    (void)fatCubinHandle;
+}
+
+void __cudaUnregisterFatBinary(void **fatCubinHandle)
+{
+    (void)fatCubinHandle; /* the server and its modules end with the process */
+}
+
+char __cudaInitModule(void **fatCubinHandle)
+{
+    (void)fatCubinHandle;
+    return 1;
+}
+
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                            const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+                            dim3 *bDim, dim3 *gDim, int *wSize)
+{
+    (void)deviceName, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
+    rt_lock();
+    struct rt_function *f = must_alloc(sizeof *f);
+    f->host = hostFun;
+    f->name = must_strdup(deviceFun);
+    f->module = (struct rt_module *)fatCubinHandle;
+    f->index = -1;
+    f->next = rt.functions;
+    rt.functions = f;
+    rt_unlock();
+}
+
+void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+                       const char *deviceName, int ext, size_t size, int constant, int global)
+{
+    (void)deviceName, (void)ext, (void)constant, (void)global;
+    rt_lock();
+    struct rt_var *v = must_alloc(sizeof *v);
+    v->host = hostVar;
+    v->name = must_strdup(deviceAddress);
+    v->module = (struct rt_module *)fatCubinHandle;
+    v->size = size;
+    v->next = rt.vars;
+    rt.vars = v;
+    rt_unlock();
+}
+
+struct rt_function *rt_function_of(const void *host)
+{
+    for (struct rt_function *f = rt.functions; f; f = f->next)
+        if (f->host == host)
+            return f;
+    return NULL;
+}
+
+/* "program (fat binary N, compute_A)": how messages name a module. */
+static void origin_of(const struct rt_module *m, int arch, char *out, size_t size)
+{
+    Dl_info info;
+    char path[4096] = "this program";
+    if (dladdr(m->wrapper, &info) && info.dli_fname && *info.dli_fname)
+        snprintf(path, sizeof path, "%s", info.dli_fname);
+    snprintf(out, size, "%s (fat binary %u, compute_%d)", basename(path), m->id, arch);
+}
+
+/* Read a LOADED reply into @p m: mirror the module's variables, keep the kernel table. */
+static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end)
+{
+    struct proto_loaded head;
+    if (end - p < (long)sizeof head)
+        return -1;
+    memcpy(&head, p, sizeof head), p += sizeof head;
+    for (uint32_t i = 0; i < head.blocks; i++, p += sizeof(struct proto_block)) {
+        struct proto_block b;
+        if (end - p < (long)sizeof b)
+            return -1;
+        memcpy(&b, p, sizeof b);
+        if (mem_insert(&rt.mem, b.addr, b.size, b.device))
+            return -1;
+    }
+    m->kernels = must_alloc(head.kernels * sizeof *m->kernels);
+    m->nkernels = head.kernels;
+    for (uint32_t k = 0; k < head.kernels; k++) {
+        struct proto_kernel pk;
+        struct rt_kernel *kn = &m->kernels[k];
+        if (end - p < (long)sizeof pk)
+            return -1;
+        memcpy(&pk, p, sizeof pk), p += sizeof pk;
+        size_t pbytes = pk.nparams * sizeof(struct vm_param);
+        if ((size_t)(end - p) < pbytes + 1 || !memchr(p + pbytes, 0, (size_t)(end - p) - pbytes))
+            return -1;
+        *kn = (struct rt_kernel){NULL,
+                                 pk.nparams,
+                                 pk.param_bytes,
+                                 pk.static_smem,
+                                 pk.local_bytes,
+                                 pk.maxntid,
+                                 {pk.reqntid[0], pk.reqntid[1], pk.reqntid[2]},
+                                 NULL};
+        kn->params = must_alloc(pbytes);
+        memcpy(kn->params, p, pbytes), p += pbytes;
+        kn->name = must_strdup((const char *)p), p += strlen(kn->name) + 1;
+    }
+    return 0;
+}
+
+/* Send the PTX to the server; cudaSuccess once the kernel table is in @p m. */
+static cudaError_t send_module(struct rt_module *m, const char *ptx, size_t len, const char *origin)
+{
+    struct proto_load l = {m->id};
+    struct iovec parts[3] = {
+        {&l, sizeof l}, {(void *)origin, strlen(origin) + 1}, {(void *)ptx, len}};
+    struct proto_msg reply;
+    if (rt_call(PROTO_LOAD, parts, 3, &reply))
+        return rt.sticky;
+    cudaError_t err = cudaSuccess;
+    if (reply.op == PROTO_ERROR) {
+        rt_say("%s: %s", origin, reply.data ? (const char *)reply.data : "the PTX was refused");
+        err = cudaErrorInvalidPtx;
+    } else if (reply.op != PROTO_LOADED || read_loaded(m, reply.data, reply.data + reply.len)) {
+        rt_say("%s: the device server sent a malformed kernel table (an emulator bug)", origin);
+        err = cudaErrorInvalidKernelImage;
+    }
+    free(reply.data);
+    return err;
+}
+
+cudaError_t rt_module_load(struct rt_module *m)
+{
+    if (m->state)
+        return m->state > 0 ? cudaSuccess : m->error;
+    char *ptx, err[256], origin[4200];
+    size_t len = 0;
+    int arch = 0;
+    enum fatbin_status st = fatbin_ptx(m->wrapper, &ptx, &len, &arch, err, sizeof err);
+    origin_of(m, arch, origin, sizeof origin);
+    m->state = -1;
+    if (st == FATBIN_NO_PTX) {
+        rt_say("%s holds no PTX for compute_%d or older, only machine code for real GPUs; rebuild "
+               "keeping PTX: COURSE_CUDA_ARCHS=90 ./course ...",
+               origin, FATBIN_MAX_ARCH);
+        m->error = cudaErrorNoKernelImageForDevice;
+    } else if (st == FATBIN_BAD) {
+        rt_say("%s: %s", origin, err);
+        m->error = cudaErrorInvalidKernelImage;
+    } else {
+        m->error = send_module(m, ptx, len, origin);
+        m->state = m->error == cudaSuccess ? 1 : -1;
+    }
+    free(ptx);
+    return m->error;
+}
+
+const struct rt_kernel *rt_kernel_of(struct rt_function *f, cudaError_t *err)
+{
+    *err = rt_module_load(f->module);
+    if (*err != cudaSuccess)
+        return NULL;
+    for (uint32_t k = 0; f->index < 0 && k < f->module->nkernels; k++)
+        if (!strcmp(f->module->kernels[k].name, f->name))
+            f->index = (int)k;
+    if (f->index < 0) {
+        rt_say("kernel %s is not in the PTX the emulator loaded for it", f->name);
+        *err = cudaErrorInvalidDeviceFunction;
+        return NULL;
+    }
+    return &f->module->kernels[f->index];
+}
+
+/* --- device variables ------------------------------------------------------------------ */
+
+/* The device address of the variable whose host shadow is @p symbol; 0 with *err. */
+static uint64_t var_address(const void *symbol, size_t *size, cudaError_t *err)
+{
+    struct rt_var *v = rt.vars;
+    while (v && v->host != symbol)
+        v = v->next;
+    *err = rt_device();
+    if (*err == cudaSuccess && !v)
+        *err = cudaErrorInvalidSymbol;
+    if (*err == cudaSuccess)
+        *err = rt_module_load(v->module);
+    if (*err != cudaSuccess)
+        return 0;
+    if (!v->addr) {
+        struct proto_symbol q = {v->module->id};
+        struct iovec parts[2] = {{&q, sizeof q}, {v->name, strlen(v->name) + 1}};
+        struct proto_msg reply;
+        if (rt_call(PROTO_SYMBOL, parts, 2, &reply)) {
+            *err = rt.sticky;
+            return 0;
+        }
+        struct proto_symbol_at at = {0, 0};
+        if (reply.op == PROTO_SYMBOL_AT && reply.len == sizeof at)
+            memcpy(&at, reply.data, sizeof at);
+        free(reply.data);
+        v->addr = at.addr;
+        if (!v->addr) {
+            rt_say("device variable %s is not in the PTX the emulator loaded", v->name);
+            *err = cudaErrorInvalidSymbol;
+            return 0;
+        }
+    }
+    *size = v->size;
+    return v->addr;
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    size_t size;
+    cudaError_t err;
+    rt_lock();
+    *devPtr = (void *)(uintptr_t)var_address(symbol, &size, &err);
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+    cudaError_t err;
+    rt_lock();
+    var_address(symbol, size, &err);
+    rt_unlock();
+    return rt_error(err);
+}
+
+/* Copy between a device variable and memory; @p to_symbol picks the direction. */
+static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, int to_symbol)
+{
+    size_t size = 0;
+    cudaError_t err;
+    rt_lock();
+    uint64_t a = var_address(symbol, &size, &err);
+    rt_unlock();
+    if (err != cudaSuccess)
+        return rt_error(err);
+    if (offset > size || count > size - offset) {
+        rt_say("%s: %zu bytes at offset %zu run past the %zu-byte variable",
+               to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", count, offset, size);
+        return rt_error(cudaErrorInvalidValue);
+    }
+    void *dev = (void *)(uintptr_t)(a + offset);
+    if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToDevice ||
+        kind == cudaMemcpyDeviceToHost)
+        kind = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    return to_symbol ? cudaMemcpy(dev, mem, count, kind) : cudaMemcpy(mem, dev, count, kind);
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind)
+{
+    return symbol_copy(symbol, (void *)src, count, offset, kind, 1);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind)
+{
+    return symbol_copy(symbol, dst, count, offset, kind, 0);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                    size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    (void)stream;
+    return symbol_copy(symbol, (void *)src, count, offset, kind, 1);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    (void)stream;
+    return symbol_copy(symbol, dst, count, offset, kind, 0);
+}

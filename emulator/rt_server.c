@@ -1,0 +1,196 @@
+/**
+ * @file rt_server.c
+ * @brief The runtime stand-in: starting the device (memory and server) and talking to it.
+ *
+ * The device starts at the first call that needs it, never at registration
+ * (static constructors run in processes that fork() later, such as Check's
+ * parent). It creates the device memory here (mem_create: the memfd, the
+ * inaccessible reservation, the alias) and then either spawns the server,
+ * course-emu-device beside the library's folder (lib/../course-emu-device),
+ * or, when COURSE_EMU_FD=N is set (judge mode), uses inherited socket N to a
+ * server somebody else started. Either way the memfd goes to the server in
+ * HELLO.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "rt.h"
+
+extern char **environ;
+
+/* Address space for the device memory: far more than the capacity, so freed ranges rest long. */
+static uint64_t span_for(uint64_t capacity)
+{
+    uint64_t span = (uint64_t)64 << 30;
+    return 4 * capacity > span ? 4 * capacity : span;
+}
+
+/* The server binary: lib/../course-emu-device next to this library. */
+static int server_path(char *path, size_t size)
+{
+    Dl_info info;
+    if (!dladdr((void *)server_path, &info) || !info.dli_fname)
+        return -1;
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s", info.dli_fname);
+    snprintf(path, size, "%s/../course-emu-device", dirname(lib));
+    return access(path, X_OK);
+}
+
+/* Spawn the server on one end of a socketpair; the other end becomes rt.sock. */
+static cudaError_t spawn_server(void)
+{
+    char path[4200], fdarg[16];
+    if (server_path(path, sizeof path)) {
+        rt_say("cannot find the device server course-emu-device beside libcudart.so.13 "
+               "(build the emulator: cmake --build build --target course-emu-device)");
+        return cudaErrorInitializationError;
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        rt_say("socketpair failed: %s", strerror(errno));
+        return cudaErrorInitializationError;
+    }
+    snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
+    const char *checks = getenv("COURSE_EMU_CHECKS");
+    char *argv[] = {path,           "--fd", fdarg, checks && *checks ? "--checks" : NULL,
+                    (char *)checks, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], sv[1]); /* same number: clears close-on-exec */
+    int rc = posix_spawn(&rt.server, path, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (rc) {
+        close(sv[0]);
+        rt_say("cannot start %s: %s", path, strerror(rc));
+        return cudaErrorInitializationError;
+    }
+    rt.sock = sv[0];
+    return cudaSuccess;
+}
+
+/* Judge mode: use the socket inherited as COURSE_EMU_FD. */
+static cudaError_t join_server(const char *env)
+{
+    char *end;
+    long fd = strtol(env, &end, 10);
+    struct stat st;
+    if (*end || fd < 0 || fd > 65535 || fstat((int)fd, &st) || !S_ISSOCK(st.st_mode)) {
+        rt_say("COURSE_EMU_FD='%s' is not an open socket to a device server", env);
+        return cudaErrorInitializationError;
+    }
+    rt.sock = (int)fd;
+    return cudaSuccess;
+}
+
+/* Say how the server ended, once the connection broke. */
+static void server_gone(void)
+{
+    int status = 0;
+    if (rt.server > 0 && waitpid(rt.server, &status, 0) == rt.server && WIFSIGNALED(status))
+        rt_say("the device server died of signal %d: an emulator bug; please report it with the "
+               "kernel that was running",
+               WTERMSIG(status));
+    else
+        rt_say("the device server stopped answering: an emulator bug; please report it");
+    rt.server = 0;
+    rt.sticky = cudaErrorLaunchFailure;
+}
+
+int rt_call(uint32_t op, const struct iovec *parts, int nparts, struct proto_msg *reply)
+{
+    if (rt.sock < 0)
+        return -1;
+    if (proto_send(rt.sock, op, parts, nparts, -1) == 0 && proto_recv(rt.sock, reply) == 0)
+        return 0;
+    server_gone();
+    close(rt.sock);
+    rt.sock = -1;
+    return -1;
+}
+
+int rt_post(uint32_t op, const void *data, size_t len)
+{
+    struct iovec part = {(void *)data, len};
+    if (rt.sock >= 0 && proto_send(rt.sock, op, &part, 1, -1) == 0)
+        return 0;
+    if (rt.sock >= 0) {
+        server_gone();
+        close(rt.sock);
+        rt.sock = -1;
+    }
+    return -1;
+}
+
+/* HELLO: hand the memory to the server and wait for its answer. */
+static cudaError_t hello(void)
+{
+    struct proto_hello h = {rt.mem.base, rt.mem.span, rt.mem.capacity, (uint32_t)rt.gpus};
+    struct iovec part = {&h, sizeof h};
+    struct proto_msg reply;
+    if (proto_send(rt.sock, PROTO_HELLO, &part, 1, rt.mem.fd) || proto_recv(rt.sock, &reply)) {
+        server_gone();
+        return cudaErrorInitializationError;
+    }
+    cudaError_t err = cudaSuccess;
+    if (reply.op != PROTO_OK) {
+        rt_say("the device server refused the memory: %s",
+               reply.data ? (const char *)reply.data : "no reason given");
+        err = cudaErrorInitializationError;
+    }
+    free(reply.data);
+    return err;
+}
+
+cudaError_t rt_start(void)
+{
+    char err[256];
+    int count;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+        return cudaErrorNoDevice;
+    if (mem_create(&rt.mem, span_for(rt.capacity), rt.capacity, err, sizeof err)) {
+        rt_say("%s", err);
+        return cudaErrorInitializationError;
+    }
+    const char *judge = getenv("COURSE_EMU_FD");
+    cudaError_t e = judge && *judge ? join_server(judge) : spawn_server();
+    if (e == cudaSuccess)
+        e = hello();
+    if (e != cudaSuccess) {
+        mem_destroy(&rt.mem);
+        if (rt.sock >= 0)
+            close(rt.sock);
+        rt.sock = -1;
+        return e;
+    }
+    rt.started = 1;
+    rt.pid = getpid();
+    return cudaSuccess;
+}
+
+cudaError_t rt_device(void)
+{
+    static cudaError_t start_failed; /* said once; every later call returns it */
+    if (start_failed != cudaSuccess)
+        return start_failed;
+    if (rt.started && rt.pid != getpid()) {
+        rt_say("this process was forked after it used the device; as with a GPU, the child "
+               "cannot use it (use CUDA only after fork(), or exec a new program)");
+        return start_failed = cudaErrorInitializationError;
+    }
+    if (!rt.started && (start_failed = rt_start()) != cudaSuccess)
+        return start_failed;
+    return rt.sticky;
+}

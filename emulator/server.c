@@ -1,0 +1,492 @@
+/**
+ * @file server.c
+ * @brief course-emu-device: the emulated GPUs, a process of their own.
+ *
+ *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]
+ *   course-emu-device --self-test
+ *
+ * Serves one client (the runtime stand-in, libcudart.so.13) on the connected
+ * unix socket N, in the protocol of proto.h: it attaches the client's device
+ * memory, mirrors its allocation table, loads PTX modules with vm_load() and
+ * runs launches with vm_launch(), answering each launch with its status, its
+ * one-line message and the kernel's printf output. It exits when the client
+ * hangs up, even in the middle of a launch (a watchdog thread sees the hang-up,
+ * so a kernel that never ends dies with the test that timed it out).
+ *
+ * --observe FD: after every launch, one line goes to FD, which the client
+ * never sees (a grader reads it):
+ *
+ *   launch device=0 kernel=NAME grid=X,Y,Z block=X,Y,Z smem=BYTES status=STATUS
+ *          counted=1 warp_insts=N thread_insts=N fma32=N fp=N int=N ldg=N stg=N
+ *          lds=N sts=N tensor=N control=N other=N gld_requests=N gld_sectors=N
+ *          gst_requests=N gst_sectors=N lds_requests=N lds_wavefronts=N
+ *          sts_requests=N sts_wavefronts=N unique_read_bytes=N
+ *          unique_write_bytes=N barriers=N branches=N divergent_branches=N
+ *          flops=N reports=N
+ *
+ * (one line, fields separated by single spaces, values without spaces;
+ * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock). Launches
+ * are always counted when an observer is attached.
+ *
+ * --self-test: load a one-kernel module, run it on 32 threads and check what
+ * they wrote; exit 0 silently, or print why the emulator cannot run kernels
+ * on stdout and exit 1 (./course asks this before choosing the emulator).
+ *
+ * The server prints nothing itself, except a line starting
+ * "course-emu-device: emulator bug:" when the client breaks the protocol.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "proto.h"
+#include "vm.h"
+
+/** The server's whole state. */
+struct server {
+    int sock;                   /**< the client */
+    int observe;                /**< observer's descriptor, or -1 */
+    unsigned checks;            /**< enum vm_check bits for every launch */
+    struct emu_mem mem;         /**< the client's device memory, attached */
+    int attached;               /**< 1 after HELLO */
+    struct vm_module **modules; /**< by the client's module number; NULL: not loaded */
+    uint32_t nmodules;
+};
+
+/** Kernel printf output of one launch, capped at PROTO_MAX_OUTPUT. */
+struct output {
+    char *text;
+    size_t len, cap;
+    int dropped;
+};
+
+static _Noreturn void bug(const char *what)
+{
+    fprintf(stderr, "course-emu-device: emulator bug: %s\n", what);
+    exit(3);
+}
+
+/* Watchdog: exit as soon as the client hangs up, whatever the main thread is doing. */
+static void *watch_client(void *arg)
+{
+    struct pollfd p = {*(int *)arg, POLLRDHUP, 0};
+    for (;;) {
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+            _exit(0);
+        if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+            _exit(0);
+    }
+    return NULL;
+}
+
+static void print_output(void *ctx, const char *text, size_t len)
+{
+    struct output *o = ctx;
+    if (o->len + len > PROTO_MAX_OUTPUT) {
+        o->dropped = 1;
+        return;
+    }
+    if (o->len + len > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap < o->len + len)
+            cap *= 2;
+        char *bigger = realloc(o->text, cap);
+        if (!bigger)
+            bug("out of host memory for printf output");
+        o->text = bigger;
+        o->cap = cap;
+    }
+    memcpy(o->text + o->len, text, len);
+    o->len += len;
+}
+
+static void reply(struct server *s, uint32_t op, const void *a, size_t alen, const void *b,
+                  size_t blen)
+{
+    struct iovec parts[2] = {{(void *)a, alen}, {(void *)b, blen}};
+    if (proto_send(s->sock, op, parts, 2, -1))
+        exit(0); /* the client is gone */
+}
+
+static void reply_error(struct server *s, const char *text)
+{
+    reply(s, PROTO_ERROR, text, strlen(text), NULL, 0);
+}
+
+static void on_hello(struct server *s, struct proto_msg *m)
+{
+    struct proto_hello h;
+    char err[256];
+    if (s->attached || m->len != sizeof h || m->fd < 0)
+        bug("malformed HELLO");
+    memcpy(&h, m->data, sizeof h);
+    if (mem_attach(&s->mem, m->fd, h.base, h.span, h.capacity, err, sizeof err)) {
+        reply_error(s, err);
+        return;
+    }
+    s->attached = 1;
+    reply(s, PROTO_OK, NULL, 0, NULL, 0);
+}
+
+static void on_block(struct server *s, struct proto_msg *m)
+{
+    struct proto_block b;
+    if (!s->attached || m->len != sizeof b)
+        bug("malformed ALLOC or FREE");
+    memcpy(&b, m->data, sizeof b);
+    int bad = m->op == PROTO_ALLOC ? mem_insert(&s->mem, b.addr, b.size, b.device)
+                                   : mem_free(&s->mem, b.addr);
+    if (bad)
+        bug("the client's allocation table and the server's disagree");
+}
+
+/* Append the blocks of @p after that are not in @p before (both sorted by address). */
+static size_t new_blocks(const struct mem_block *before, size_t nb, const struct mem_block *after,
+                         size_t na, struct proto_block *out)
+{
+    size_t i = 0, n = 0;
+    for (size_t j = 0; j < na; j++) {
+        while (i < nb && before[i].addr < after[j].addr)
+            i++;
+        if (i < nb && before[i].addr == after[j].addr)
+            continue;
+        out[n++] = (struct proto_block){after[j].addr, after[j].size, after[j].device};
+    }
+    return n;
+}
+
+/* The LOADED payload for module @p vm: new blocks, then every kernel. */
+static void send_loaded(struct server *s, const struct vm_module *vm, const struct proto_block *b,
+                        size_t nb)
+{
+    struct proto_loaded head = {(uint32_t)nb, vm_kernel_count(vm)};
+    size_t len = sizeof head + nb * sizeof *b;
+    for (uint32_t k = 0; k < head.kernels; k++) {
+        const struct vm_kernel *kn = vm_kernel_info(vm, k);
+        len += sizeof(struct proto_kernel) + kn->nparams * sizeof(struct vm_param) +
+               strlen(kn->name) + 1;
+    }
+    char *buf = malloc(len), *p = buf;
+    if (!buf)
+        bug("out of host memory for a kernel table");
+    memcpy(p, &head, sizeof head), p += sizeof head;
+    memcpy(p, b, nb * sizeof *b), p += nb * sizeof *b;
+    for (uint32_t k = 0; k < head.kernels; k++) {
+        const struct vm_kernel *kn = vm_kernel_info(vm, k);
+        struct proto_kernel pk = {
+            kn->nparams,     kn->param_bytes, kn->static_smem,
+            kn->local_bytes, kn->maxntid,     {kn->reqntid[0], kn->reqntid[1], kn->reqntid[2]}};
+        memcpy(p, &pk, sizeof pk), p += sizeof pk;
+        memcpy(p, kn->params, kn->nparams * sizeof *kn->params);
+        p += kn->nparams * sizeof *kn->params;
+        memcpy(p, kn->name, strlen(kn->name) + 1), p += strlen(kn->name) + 1;
+    }
+    reply(s, PROTO_LOADED, buf, len, NULL, 0);
+    free(buf);
+}
+
+static void on_load(struct server *s, struct proto_msg *m)
+{
+    struct proto_load l;
+    if (!s->attached || m->len < sizeof l + 1)
+        bug("malformed LOAD");
+    memcpy(&l, m->data, sizeof l);
+    const char *origin = (const char *)m->data + sizeof l;
+    size_t olen = strnlen(origin, m->len - sizeof l);
+    if (olen == m->len - sizeof l || l.module > 100000)
+        bug("malformed LOAD");
+    const char *ptx = origin + olen + 1;
+    size_t ptx_len = m->len - sizeof l - olen - 1;
+    if (l.module >= s->nmodules) {
+        struct vm_module **more = realloc(s->modules, (l.module + 1) * sizeof *more);
+        if (!more)
+            bug("out of host memory for the module table");
+        memset(more + s->nmodules, 0, (l.module + 1 - s->nmodules) * sizeof *more);
+        s->modules = more;
+        s->nmodules = l.module + 1;
+    }
+    if (s->modules[l.module])
+        bug("a module was loaded twice");
+
+    size_t nbefore = s->mem.nlive;
+    struct mem_block *before = malloc((nbefore + 1) * sizeof *before);
+    if (!before)
+        bug("out of host memory");
+    memcpy(before, s->mem.live, nbefore * sizeof *before);
+    char err[512];
+    struct vm_module *vm = NULL;
+    if (vm_load(ptx, ptx_len, origin, &s->mem, &vm, err, sizeof err)) {
+        free(before);
+        reply_error(s, err);
+        return;
+    }
+    s->modules[l.module] = vm;
+    struct proto_block *added = malloc((s->mem.nlive + 1) * sizeof *added);
+    if (!added)
+        bug("out of host memory");
+    size_t nadded = new_blocks(before, nbefore, s->mem.live, s->mem.nlive, added);
+    send_loaded(s, vm, added, nadded);
+    free(added);
+    free(before);
+}
+
+static void on_symbol(struct server *s, struct proto_msg *m)
+{
+    struct proto_symbol q;
+    struct proto_symbol_at at = {0, 0};
+    if (m->len < sizeof q + 1 || m->data[m->len - 1] != 0)
+        bug("malformed SYMBOL");
+    memcpy(&q, m->data, sizeof q);
+    if (q.module < s->nmodules && s->modules[q.module])
+        at.addr = vm_symbol(s->modules[q.module], (const char *)m->data + sizeof q, &at.size);
+    reply(s, PROTO_SYMBOL_AT, &at, sizeof at, NULL, 0);
+}
+
+static const char *status_name(enum vm_status st)
+{
+    switch (st) {
+    case VM_OK:
+        return "ok";
+    case VM_BAD_LAUNCH:
+        return "bad_launch";
+    case VM_FAULT:
+        return "fault";
+    case VM_TRAP:
+        return "trap";
+    case VM_ASSERT:
+        return "assert";
+    case VM_UNSUPPORTED:
+        return "unsupported";
+    case VM_DEADLOCK:
+        return "deadlock";
+    }
+    return "unknown";
+}
+
+/* One line for the observer (format in the file comment). */
+static void observe(const struct server *s, const struct proto_launch *l, const char *name,
+                    const struct vm_result *r)
+{
+    const struct vm_counters *c = &r->counters;
+    const uint64_t *k = c->class_insts;
+    dprintf(s->observe,
+            "launch device=%u kernel=%s grid=%u,%u,%u block=%u,%u,%u smem=%u status=%s counted=1"
+            " warp_insts=%llu thread_insts=%llu fma32=%llu fp=%llu int=%llu ldg=%llu stg=%llu"
+            " lds=%llu sts=%llu tensor=%llu control=%llu other=%llu",
+            l->device, name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+            l->block[2], l->dyn_smem, status_name(r->status), (unsigned long long)c->warp_insts,
+            (unsigned long long)c->thread_insts, (unsigned long long)k[VM_CLASS_FMA32],
+            (unsigned long long)k[VM_CLASS_FP], (unsigned long long)k[VM_CLASS_INT],
+            (unsigned long long)k[VM_CLASS_LDG], (unsigned long long)k[VM_CLASS_STG],
+            (unsigned long long)k[VM_CLASS_LDS], (unsigned long long)k[VM_CLASS_STS],
+            (unsigned long long)k[VM_CLASS_TENSOR], (unsigned long long)k[VM_CLASS_CONTROL],
+            (unsigned long long)k[VM_CLASS_OTHER]);
+    dprintf(s->observe,
+            " gld_requests=%llu gld_sectors=%llu gst_requests=%llu gst_sectors=%llu"
+            " lds_requests=%llu lds_wavefronts=%llu sts_requests=%llu sts_wavefronts=%llu"
+            " unique_read_bytes=%llu unique_write_bytes=%llu barriers=%llu branches=%llu"
+            " divergent_branches=%llu flops=%llu reports=%llu\n",
+            (unsigned long long)c->gld_requests, (unsigned long long)c->gld_sectors,
+            (unsigned long long)c->gst_requests, (unsigned long long)c->gst_sectors,
+            (unsigned long long)c->lds_requests, (unsigned long long)c->lds_wavefronts,
+            (unsigned long long)c->sts_requests, (unsigned long long)c->sts_wavefronts,
+            (unsigned long long)c->unique_read_bytes, (unsigned long long)c->unique_write_bytes,
+            (unsigned long long)c->barriers, (unsigned long long)c->branches,
+            (unsigned long long)c->divergent_branches, (unsigned long long)c->flops,
+            (unsigned long long)r->reports);
+}
+
+static void on_launch(struct server *s, struct proto_msg *m)
+{
+    struct proto_launch l;
+    if (!s->attached || m->len < sizeof l)
+        bug("malformed LAUNCH");
+    memcpy(&l, m->data, sizeof l);
+    const struct vm_module *vm = l.module < s->nmodules ? s->modules[l.module] : NULL;
+    if (!vm || l.kernel >= vm_kernel_count(vm) ||
+        m->len - sizeof l != vm_kernel_info(vm, l.kernel)->param_bytes)
+        bug("LAUNCH names no loaded kernel, or its parameters have the wrong size");
+
+    struct output out = {NULL, 0, 0, 0};
+    struct vm_launch vl = {vm,
+                           l.kernel,
+                           {l.grid[0], l.grid[1], l.grid[2]},
+                           {l.block[0], l.block[1], l.block[2]},
+                           l.dyn_smem,
+                           l.smem_limit,
+                           m->data + sizeof l,
+                           &s->mem,
+                           s->checks,
+                           l.count || s->observe >= 0,
+                           print_output,
+                           &out};
+    static struct vm_result r;
+    memset(&r, 0, sizeof r);
+    vm_launch(&vl, &r);
+    if (out.dropped) {
+        static const char note[] = "emulator: kernel printf output past 1 MiB was dropped (a "
+                                   "GPU's printf buffer also holds 1 MiB by default)\n";
+        out.dropped = 0;
+        out.len =
+            out.len + sizeof note > PROTO_MAX_OUTPUT ? PROTO_MAX_OUTPUT - sizeof note : out.len;
+        print_output(&out, note, sizeof note - 1);
+    }
+    if (s->observe >= 0)
+        observe(s, &l, vm_kernel_info(vm, l.kernel)->name, &r);
+
+    struct proto_done d = {(int32_t)r.status, (uint32_t)strnlen(r.message, sizeof r.message),
+                           (uint32_t)out.len, (uint32_t)vl.count, r.counters};
+    struct iovec parts[3] = {{&d, sizeof d}, {r.message, d.msg_len}, {out.text, out.len}};
+    if (proto_send(s->sock, PROTO_DONE, parts, 3, -1))
+        exit(0);
+    free(out.text);
+}
+
+/* Parse "mem,race,sync,init" into enum vm_check bits; -1 on an unknown name. */
+static int parse_checks(const char *list)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {{"mem", VM_CHECK_MEM},
+                 {"race", VM_CHECK_RACE},
+                 {"sync", VM_CHECK_SYNC},
+                 {"init", VM_CHECK_INIT}};
+    int bits = 0;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *save, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (i < sizeof names / sizeof *names && strcmp(names[i].name, t))
+            i++;
+        if (i == sizeof names / sizeof *names)
+            return -1;
+        bits |= (int)names[i].bit;
+    }
+    return bits;
+}
+
+/** The self-test's module: each thread t of one warp writes 42 + t to out[t]. */
+static const char probe_ptx[] = ".version 8.0\n"
+                                ".target sm_90\n"
+                                ".address_size 64\n"
+                                ".visible .entry course_emu_probe(.param .u64 out)\n"
+                                "{\n"
+                                "  .reg .b32 %r<3>;\n"
+                                "  .reg .b64 %rd<5>;\n"
+                                "  ld.param.u64 %rd1, [out];\n"
+                                "  cvta.to.global.u64 %rd2, %rd1;\n"
+                                "  mov.u32 %r1, %tid.x;\n"
+                                "  add.s32 %r2, %r1, 42;\n"
+                                "  mul.wide.u32 %rd3, %r1, 4;\n"
+                                "  add.s64 %rd4, %rd2, %rd3;\n"
+                                "  st.global.u32 [%rd4], %r2;\n"
+                                "  ret;\n"
+                                "}\n";
+
+/* --self-test (see the file comment). Returns the exit status. */
+static int self_test(void)
+{
+    static struct emu_mem mem;
+    static struct vm_result r;
+    struct vm_module *m = NULL;
+    char err[512] = "";
+    if (mem_create(&mem, (uint64_t)1 << 30, (uint64_t)1 << 24, err, sizeof err) ||
+        vm_load(probe_ptx, sizeof probe_ptx - 1, "the self-test", &mem, &m, err, sizeof err)) {
+        printf("%s\n", err);
+        return 1;
+    }
+    int k = vm_find(m, "course_emu_probe");
+    if (k < 0) {
+        printf("the PTX VM found no kernel in its one-kernel self-test module\n");
+        return 1;
+    }
+    uint64_t out = mem_alloc(&mem, 32 * sizeof(uint32_t), 0);
+    struct vm_launch l = {m,    (uint32_t)k, {1, 1, 1}, {32, 1, 1}, 0,    48 * 1024,
+                          &out, &mem,        0,         0,          NULL, NULL};
+    if (vm_launch(&l, &r) != VM_OK) {
+        printf("the self-test kernel failed: %s\n", r.message);
+        return 1;
+    }
+    const uint32_t *got = mem_host(&mem, out);
+    for (uint32_t t = 0; t < 32; t++)
+        if (got[t] != 42 + t) {
+            printf("the self-test kernel wrote %u for thread %u, not %u\n", got[t], t, 42 + t);
+            return 1;
+        }
+    vm_unload(m, &mem);
+    mem_destroy(&mem);
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]\n"
+                    "       course-emu-device --self-test\n"
+                    "  (started by the CPU emulator's libcudart.so.13; see emulator/README.md)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    struct server s = {.sock = -1, .observe = -1};
+    if (argc == 2 && !strcmp(argv[1], "--self-test"))
+        return self_test();
+    for (int i = 1; i + 1 < argc; i += 2) {
+        char *end;
+        long v = strtol(argv[i + 1], &end, 10);
+        if (!strcmp(argv[i], "--fd") && !*end && v >= 0)
+            s.sock = (int)v;
+        else if (!strcmp(argv[i], "--observe") && !*end && v >= 0)
+            s.observe = (int)v;
+        else if (!strcmp(argv[i], "--checks") && parse_checks(argv[i + 1]) >= 0)
+            s.checks = (unsigned)parse_checks(argv[i + 1]);
+        else
+            usage();
+    }
+    if (s.sock < 0 || argc % 2 == 0)
+        usage();
+    signal(SIGPIPE, SIG_IGN); /* an observer that stops reading must not kill the device */
+    pthread_t watchdog;
+    if (pthread_create(&watchdog, NULL, watch_client, &s.sock))
+        bug("cannot start the watchdog thread");
+
+    struct proto_msg m;
+    while (proto_recv(s.sock, &m) == 0) {
+        switch ((enum proto_op)m.op) {
+        case PROTO_HELLO:
+            on_hello(&s, &m);
+            break;
+        case PROTO_ALLOC:
+        case PROTO_FREE:
+            on_block(&s, &m);
+            break;
+        case PROTO_LOAD:
+            on_load(&s, &m);
+            break;
+        case PROTO_SYMBOL:
+            on_symbol(&s, &m);
+            break;
+        case PROTO_LAUNCH:
+            on_launch(&s, &m);
+            break;
+        case PROTO_OK:
+        case PROTO_ERROR:
+        case PROTO_LOADED:
+        case PROTO_SYMBOL_AT:
+        case PROTO_DONE:
+            bug("the client sent a reply");
+        default:
+            bug("unknown operation");
+        }
+        free(m.data);
+    }
+    return 0;
+}

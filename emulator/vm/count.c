@@ -1,0 +1,176 @@
+/**
+ * @file count.c
+ * @brief The counters: what Nsight Compute's instruction and memory sections show,
+ *        counted exactly.
+ *
+ * A global request touches the 32-byte sectors its lanes' bytes fall in; a
+ * shared request takes as many wavefronts as its worst bank needs distinct
+ * 4-byte words, per phase of 128 bytes (one phase for 4-byte accesses, two
+ * half-warps for 8-byte ones, four quarter-warps for 16-byte ones). Unique
+ * bytes are distinct sectors over the whole launch, times 32.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "count.h"
+
+/* A set of sector numbers (open addressing; 0 marks an empty slot, so sectors are stored +1). */
+struct sector_set {
+    uint64_t *slot;
+    size_t cap, count;
+};
+
+struct count_state {
+    struct sector_set seen[2]; /* read, written */
+};
+
+static void set_add(struct sector_set *s, uint64_t sector)
+{
+    if (2 * (s->count + 1) > s->cap) {
+        struct sector_set bigger = {calloc(s->cap ? 2 * s->cap : 4096, 8),
+                                    s->cap ? 2 * s->cap : 4096, 0};
+        if (!bigger.slot)
+            abort();
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slot[i])
+                set_add(&bigger, s->slot[i] - 1);
+        free(s->slot);
+        *s = bigger;
+    }
+    uint64_t key = sector + 1;
+    size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
+    while (s->slot[i] && s->slot[i] != key)
+        i = (i + 1) & (s->cap - 1);
+    if (!s->slot[i]) {
+        s->slot[i] = key;
+        s->count++;
+    }
+}
+
+void count_begin(struct exec *x)
+{
+    if (!x->cnt)
+        return;
+    x->count_state = calloc(1, sizeof(struct count_state));
+    if (!x->count_state)
+        abort();
+}
+
+void count_end(struct exec *x)
+{
+    struct count_state *st = x->count_state;
+    if (!st)
+        return;
+    x->cnt->unique_read_bytes = 32 * (uint64_t)st->seen[0].count;
+    x->cnt->unique_write_bytes = 32 * (uint64_t)st->seen[1].count;
+    free(st->seen[0].slot);
+    free(st->seen[1].slot);
+    free(st);
+    x->count_state = NULL;
+}
+
+/* Floating-point operations one lane of @p in does. */
+static uint64_t flops(const struct insn *in)
+{
+    switch (in->op) {
+    case OP_FMA_F32:
+        return 2;
+    case OP_ARITH_F32_X:
+    case OP_ARITH_F64:
+        return in->width == 3 ? 2 : 1;
+    case OP_HALF_ARITH:
+        return (uint64_t)(in->width == 3 ? 2 : in->width <= 2 ? 1 : 0) * ((in->mod & 2) ? 2 : 1);
+    default:
+        return vm_op_class[in->op] == VM_CLASS_FP;
+    }
+}
+
+void count_insn(struct exec *x, const struct insn *in, uint32_t m)
+{
+    struct vm_counters *c = x->cnt;
+    uint64_t n = (uint64_t)__builtin_popcount(m);
+    c->warp_insts++;
+    c->thread_insts += n;
+    c->class_insts[vm_op_class[in->op]] += n;
+    c->flops += n * flops(in);
+    if (in->op == OP_BRA)
+        c->branches++;
+    else if (in->op == OP_BAR_SYNC && in->width == 0 && m)
+        c->barriers++;
+    else if ((in->op == OP_WMMA_MMA || in->op == OP_MMA_SYNC) && m) {
+        static const uint64_t wmma_mnk[4] = {16 * 16 * 16, 32 * 8 * 16, 8 * 32 * 16, 16 * 16 * 8};
+        static const uint64_t mma_mnk[3] = {16 * 8 * 16, 16 * 8 * 8, 16 * 8 * 4};
+        c->flops += 2 * (in->op == OP_WMMA_MMA ? wmma_mnk[MMA_SHAPE(in->mod)]
+                                               : mma_mnk[MMA_SHAPE(in->mod)]);
+    }
+}
+
+void count_divergence(struct exec *x)
+{
+    x->cnt->divergent_branches++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
+{
+    uint64_t sec[64];
+    int n = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (uint64_t s = addr[l] >> 5; s <= (addr[l] + bytes - 1) >> 5 && n < 64; s++)
+            sec[n++] = s;
+    }
+    qsort(sec, (size_t)n, sizeof *sec, cmp_u64);
+    uint64_t distinct = 0;
+    struct sector_set *seen = &((struct count_state *)x->count_state)->seen[store];
+    for (int i = 0; i < n; i++)
+        if (i == 0 || sec[i] != sec[i - 1]) {
+            distinct++;
+            set_add(seen, sec[i]);
+        }
+    if (store) {
+        x->cnt->gst_requests++;
+        x->cnt->gst_sectors += distinct;
+    } else {
+        x->cnt->gld_requests++;
+        x->cnt->gld_sectors += distinct;
+    }
+}
+
+void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
+{
+    int per_phase = bytes <= 4 ? 32 : (int)(128 / bytes);
+    uint64_t waves = 0;
+    for (int p = 0; p < 32; p += per_phase) {
+        uint32_t phase = m & (per_phase == 32 ? FULL_MASK : ((1u << per_phase) - 1) << p);
+        if (!phase)
+            continue;
+        /* Distinct words per bank: the worst bank sets this phase's wavefronts. */
+        uint64_t words[32][32];
+        int nw[32] = {0}, worst = 1;
+        for (uint32_t mm = phase; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            for (uint64_t word = addr[l] >> 2; word <= (addr[l] + bytes - 1) >> 2; word++) {
+                int bank = (int)(word & 31), seen = 0;
+                for (int i = 0; i < nw[bank]; i++)
+                    seen |= words[bank][i] == word;
+                if (!seen && nw[bank] < 32)
+                    words[bank][nw[bank]++] = word;
+                worst = nw[bank] > worst ? nw[bank] : worst;
+            }
+        }
+        waves += (uint64_t)worst;
+    }
+    if (store) {
+        x->cnt->sts_requests++;
+        x->cnt->sts_wavefronts += waves;
+    } else {
+        x->cnt->lds_requests++;
+        x->cnt->lds_wavefronts += waves;
+    }
+}

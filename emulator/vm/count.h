@@ -1,0 +1,24 @@
+/**
+ * @file count.h
+ * @brief The counters of one launch (struct vm_counters): instructions by class, global
+ *        sectors, shared wavefronts, unique bytes, branches. Called only when counting.
+ */
+#ifndef EMU_COUNT_H
+#define EMU_COUNT_H
+
+#include "vm_impl.h"
+
+/** Start counting a launch (x->cnt set). */
+void count_begin(struct exec *x);
+/** Finish: unique bytes from the sectors seen; free what counting used. */
+void count_end(struct exec *x);
+/** One warp-level instruction issued with @p m active lanes (0: predicated off). */
+void count_insn(struct exec *x, const struct insn *in, uint32_t m);
+/** One global request: lanes of @p m at @p addr, @p bytes each. */
+void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
+/** One shared request: window offsets of lanes in @p m, @p bytes each. */
+void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
+/** A branch that split the warp. */
+void count_divergence(struct exec *x);
+
+#endif /* EMU_COUNT_H */

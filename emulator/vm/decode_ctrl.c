@@ -1,0 +1,393 @@
+/**
+ * @file decode_ctrl.c
+ * @brief Decoding warp-level, tensor and control instructions.
+ */
+#include <string.h>
+
+#include "decode_impl.h"
+
+/* ---- warp level ------------------------------------------------------------------------ */
+
+/* shfl.sync, vote.sync, match.sync, redux.sync, activemask. */
+int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    const char *b = m->base;
+    if (!strcmp(b, "activemask")) {
+        uint32_t d;
+        if (n != 1 || dst(c, &o[0], 32, &d))
+            return n != 1 ? bad(c, "expected 1 operand") : -1;
+        emit(c, OP_ACTIVEMASK)->o[0] = d;
+        return 0;
+    }
+    if (!mn_has(m, "sync"))
+        return bad(c, "%s without .sync (pre-Volta) is not emulated", b);
+    if (!strcmp(b, "shfl")) {
+        static const char *const modes[] = {"up", "down", "bfly", "idx"};
+        int mode = -1;
+        for (int i = 0; i < 4; i++)
+            if (mn_has(m, modes[i]))
+                mode = i;
+        uint32_t d, p = NO_REG, a, lane, cl, mask;
+        if (mode < 0 || n != 5 || dst(c, &o[0], 32, &d) || src(c, &o[1], 'b', 32, &a) ||
+            src(c, &o[2], 'u', 32, &lane) || src(c, &o[3], 'u', 32, &cl) ||
+            src(c, &o[4], 'u', 32, &mask))
+            return mode < 0 || n != 5 ? bad(c, "this form of shfl is not emulated") : -1;
+        if (o[0].reg2)
+            p = o[0].reg2->off;
+        struct insn *in = emit(c, OP_SHFL_SYNC);
+        in->o[0] = d, in->o[1] = p, in->o[2] = a, in->o[3] = lane, in->o[4] = cl, in->o[5] = mask;
+        in->mod = (uint32_t)mode;
+        return 0;
+    }
+    if (!strcmp(b, "vote")) {
+        static const char *const modes[] = {"all", "any", "uni", "ballot"};
+        int mode = -1;
+        for (int i = 0; i < 4; i++)
+            if (mn_has(m, modes[i]))
+                mode = i;
+        uint32_t d, a, mask;
+        if (mode < 0 || n != 3 || dst(c, &o[0], mode == 3 ? 32 : 1, &d) ||
+            src(c, &o[1], 'p', 1, &a) || src(c, &o[2], 'u', 32, &mask))
+            return mode < 0 || n != 3 ? bad(c, "this form of vote is not emulated") : -1;
+        struct insn *in = emit(c, OP_VOTE_SYNC);
+        in->o[0] = d, in->o[1] = a, in->o[2] = mask;
+        in->mod = (uint32_t)mode | (uint32_t)o[1].negated << 4;
+        return 0;
+    }
+    if (!strcmp(b, "match")) {
+        int all = mn_has(m, "all"), bits = mn_has(m, "b64") ? 64 : 32;
+        uint32_t d, a, mask;
+        if ((!all && !mn_has(m, "any")) || n != 3 || dst(c, &o[0], 32, &d) ||
+            src(c, &o[1], 'b', bits, &a) || src(c, &o[2], 'u', 32, &mask))
+            return n != 3 ? bad(c, "this form of match is not emulated") : -1;
+        struct insn *in = emit(c, OP_MATCH_SYNC);
+        in->o[0] = d, in->o[1] = o[0].reg2 ? o[0].reg2->off : NO_REG, in->o[2] = a;
+        in->o[3] = mask;
+        in->mod = (uint32_t)all | (uint32_t)(bits == 64) << 1;
+        return 0;
+    }
+    if (!strcmp(b, "redux")) {
+        static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};
+        int op = -1;
+        for (int i = 0; i < 6; i++)
+            if (mn_has(m, ops[i]))
+                op = i;
+        uint32_t d, a, mask;
+        if (op < 0 || mn_has(m, "f32") || n != 3 || dst(c, &o[0], 32, &d) ||
+            src(c, &o[1], 'b', 32, &a) || src(c, &o[2], 'u', 32, &mask))
+            return op < 0 || n != 3 ? bad(c, "this form of redux is not emulated") : -1;
+        struct insn *in = emit(c, OP_REDUX_SYNC);
+        in->o[0] = d, in->o[1] = a, in->o[2] = mask;
+        in->mod = (uint32_t)op | (uint32_t)mn_has(m, "s32") << 4;
+        return 0;
+    }
+    return bad(c, "%s is not emulated", b);
+}
+
+/* ---- tensor cores ------------------------------------------------------------------------ */
+
+static int mma_type_of(const char *s)
+{
+    return !strcmp(s, "f16")    ? MT_F16
+           : !strcmp(s, "bf16") ? MT_BF16
+           : !strcmp(s, "tf32") ? MT_TF32
+           : !strcmp(s, "f32")  ? MT_F32
+                                : -1;
+}
+
+static int wmma_shape_of(const struct mn *m)
+{
+    return mn_has(m, "m16n16k16")  ? WS_16_16_16
+           : mn_has(m, "m32n8k16") ? WS_32_8_16
+           : mn_has(m, "m8n32k16") ? WS_8_32_16
+           : mn_has(m, "m16n16k8") ? WS_16_16_8
+                                   : -1;
+}
+
+/* A fragment {r0, r1, ...} of @p want registers, appended to @p words. */
+static int fragment(struct dctx *c, const struct operand *o, int want, uint32_t *words, int *nw)
+{
+    if (o->kind != OK_VEC || o->nvec != want)
+        return bad(c, "a fragment of %d registers was expected", want);
+    for (int i = 0; i < want; i++) {
+        if (!o->vec[i] || o->vec[i]->slot != SLOT_32)
+            return bad(c, "a fragment register is not 32 bits");
+        words[(*nw)++] = o->vec[i]->off;
+    }
+    return 0;
+}
+
+/* Registers per lane of a wmma fragment: matrix 0 a, 1 b, 2 c/d. */
+int wmma_frag_regs(int matrix, int type, int shape)
+{
+    if (matrix == 2)
+        return type == MT_F16 ? 4 : 8;
+    if (type == MT_F16)
+        return 8;
+    if (type == MT_TF32)
+        return 4;
+    /* bf16: m16n16k16 a and b 4; m32n8k16 a 8, b 2; m8n32k16 a 2, b 8 */
+    if (shape == WS_16_16_16)
+        return 4;
+    return (shape == WS_32_8_16) == (matrix == 0) ? 8 : 2;
+}
+
+static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n, int load)
+{
+    int matrix = mn_has(m, "a") ? 0 : mn_has(m, "b") ? 1 : 2;
+    struct mtype types[2];
+    int shape = wmma_shape_of(m);
+    if (mn_types(m, types, 2) != 1 || shape < 0 || (n != 3 && n != 2))
+        return bad(c, "this form of wmma.%s is not emulated", load ? "load" : "store");
+    int type = mma_type_of(types[0].name);
+    enum space s = mn_has(m, "global") ? SP_GLOBAL : mn_has(m, "shared") ? SP_SHARED : SP_GENERIC;
+    int ok = matrix == 2 ? type == MT_F32 || type == MT_F16
+                         : type != MT_F32 && (shape == WS_16_16_8) == (type == MT_TF32);
+    if (type < 0 || !ok)
+        return bad(c, "this wmma type and shape are not emulated");
+    const struct operand *frag = load ? &o[0] : &o[1], *addr = load ? &o[1] : &o[0];
+    uint32_t words[VEC_MAX], stride = NO_REG;
+    int nw = 0;
+    if (fragment(c, frag, wmma_frag_regs(matrix, type, shape), words, &nw))
+        return -1;
+    if (n == 3 && src(c, &o[2], 'u', 32, &stride))
+        return -1;
+    if (addr->kind != OK_ADDR)
+        return bad(c, "expected an address");
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
+    struct insn *in = emit(c, load ? OP_WMMA_LOAD : OP_WMMA_STORE);
+    in->imm = addr->imm + (addr->sym ? (int64_t)sym_addr(c, addr->sym) : 0);
+    in->o[0] = addr->reg ? addr->reg->off : NO_REG;
+    in->o[1] = stride;
+    in->o[5] = pool;
+    in->mod = WM_MOD((uint32_t)matrix, (uint32_t)type, (uint32_t)mn_has(m, "col"), (uint32_t)shape,
+                     (uint32_t)s) |
+              (addr->reg && addr->reg->slot == SLOT_32 ? WM_BASE32_BIT : 0);
+    return 0;
+}
+
+/* wmma.mma.sync.aligned.alayout.blayout.shape.dtype[.atype.btype].ctype d, a, b, c */
+static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    struct mtype t[4];
+    int nt = mn_types(m, t, 4), shape = wmma_shape_of(m);
+    if ((nt != 2 && nt != 4) || shape < 0 || n != 4 || mn_has(m, "satfinite"))
+        return bad(c, "this form of wmma.mma is not emulated");
+    int dt = mma_type_of(t[0].name), ct = mma_type_of(t[nt - 1].name);
+    int at = nt == 4 ? mma_type_of(t[1].name) : MT_F16,
+        bt = nt == 4 ? mma_type_of(t[2].name) : MT_F16;
+    if (dt < 0 || ct < 0 || at < 0 || at != bt)
+        return bad(c, "these wmma.mma types are not emulated");
+    const char *al = NULL, *bl = NULL;
+    for (int i = 0; i < m->nmods; i++)
+        if (!strcmp(m->mods[i], "row") || !strcmp(m->mods[i], "col")) {
+            if (!al)
+                al = m->mods[i];
+            else
+                bl = m->mods[i];
+        }
+    if (!al || !bl)
+        return bad(c, "wmma.mma needs two layouts");
+    uint32_t words[4 * VEC_MAX + 4];
+    int nw = 4;
+    words[0] = (uint32_t)wmma_frag_regs(2, dt, shape);
+    words[1] = (uint32_t)wmma_frag_regs(0, at, shape);
+    words[2] = (uint32_t)wmma_frag_regs(1, at, shape);
+    words[3] = (uint32_t)wmma_frag_regs(2, ct, shape);
+    for (int i = 0; i < 4; i++)
+        if (fragment(c, &o[i], (int)words[i], words, &nw))
+            return -1;
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
+    struct insn *in = emit(c, OP_WMMA_MMA);
+    in->o[5] = pool;
+    in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
+                      (uint32_t)(al[0] == 'c'), (uint32_t)(bl[0] == 'c'));
+    return 0;
+}
+
+int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (mn_has(m, "load"))
+        return wmma_mem(c, m, o, n, 1);
+    if (mn_has(m, "store"))
+        return wmma_mem(c, m, o, n, 0);
+    if (mn_has(m, "mma"))
+        return wmma_mma(c, m, o, n);
+    return bad(c, "this wmma is not emulated");
+}
+
+/* Registers per lane of an mma.sync fragment (0 a, 1 b, 2 c/d) for f32 accumulators. */
+int mma_frag_regs(int matrix, int type, int shape)
+{
+    if (matrix == 2)
+        return 4;
+    if (shape == MS_16_8_16)
+        return matrix == 0 ? 4 : 2;
+    if (shape == MS_16_8_8)
+        return type == MT_TF32 ? (matrix == 0 ? 4 : 2) : (matrix == 0 ? 2 : 1);
+    return matrix == 0 ? 2 : 1; /* m16n8k4 tf32 */
+}
+
+/* mma.sync.aligned.shape.row.col.f32.atype.btype.f32 d, a, b, c */
+int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    struct mtype t[4];
+    int shape = mn_has(m, "m16n8k16")  ? MS_16_8_16
+                : mn_has(m, "m16n8k8") ? MS_16_8_8
+                : mn_has(m, "m16n8k4") ? MS_16_8_4
+                                       : -1;
+    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col"))
+        return bad(c, "this form of mma is not emulated");
+    int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), ct = mma_type_of(t[3].name);
+    int ok = dt == MT_F32 && ct == MT_F32 && at == mma_type_of(t[2].name) &&
+             (shape == MS_16_8_4
+                  ? at == MT_TF32
+                  : at == MT_F16 || at == MT_BF16 || (at == MT_TF32 && shape == MS_16_8_8));
+    if (!ok)
+        return bad(c, "these mma types are not emulated (f32 accumulators, f16/bf16/tf32 inputs)");
+    uint32_t words[4 * VEC_MAX + 4];
+    int nw = 4;
+    for (int i = 0; i < 4; i++)
+        words[i] = (uint32_t)mma_frag_regs(i == 3 ? 2 : i == 0 ? 2 : i - 1, at, shape);
+    for (int i = 0; i < 4; i++)
+        if (fragment(c, &o[i], (int)words[i], words, &nw))
+            return -1;
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
+    struct insn *in = emit(c, OP_MMA_SYNC);
+    in->o[5] = pool;
+    in->mod =
+        MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)at, (uint32_t)ct, (uint32_t)dt, 0, 1);
+    return 0;
+}
+
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {d...}, [a] */
+int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    int num = mn_has(m, "x4") ? 4 : mn_has(m, "x2") ? 2 : mn_has(m, "x1") ? 1 : 0;
+    if (!num || !mn_has(m, "m8n8") || !mn_has(m, "b16") || n != 2 || o[1].kind != OK_ADDR)
+        return bad(c, "this form of ldmatrix is not emulated");
+    uint32_t words[4];
+    int nw = 0;
+    if (fragment(c, &o[0], num, words, &nw))
+        return -1;
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
+    struct insn *in = emit(c, OP_LDMATRIX);
+    in->imm = o[1].imm + (o[1].sym ? (int64_t)sym_addr(c, o[1].sym) : 0);
+    in->o[0] = o[1].reg ? o[1].reg->off : NO_REG;
+    in->o[5] = pool;
+    in->width = (uint8_t)num;
+    in->mod =
+        (uint32_t)mn_has(m, "trans") | (o[1].reg && o[1].reg->slot == SLOT_32 ? MEM_BASE32_BIT : 0);
+    return 0;
+}
+
+/* ---- control ------------------------------------------------------------------------------ */
+
+/* bar.sync / barrier.sync a{, b}; bar.arrive a, b; bar.red.op.type d, a{, b}, {!}c;
+ * bar.warp.sync mask. */
+int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (mn_has(m, "warp")) {
+        uint32_t mask;
+        if (n != 1 || src(c, &o[0], 'u', 32, &mask))
+            return n != 1 ? bad(c, "expected 1 operand") : -1;
+        emit(c, OP_BAR_WARP_SYNC)->o[0] = mask;
+        return 0;
+    }
+    int red = mn_has(m, "red"), arrive = mn_has(m, "arrive");
+    if (!red && !arrive && !mn_has(m, "sync") && strcmp(m->base, "bar"))
+        return bad(c, "this barrier is not emulated");
+    int first = red ? 1 : 0, nsrc = n - first - red;
+    uint32_t id, count = NO_REG, d = NO_REG, p = NO_REG;
+    if (nsrc < 1 || nsrc > 2 || src(c, &o[first], 'u', 32, &id) ||
+        (nsrc == 2 && src(c, &o[first + 1], 'u', 32, &count)))
+        return nsrc < 1 || nsrc > 2 ? bad(c, "this barrier's operands are not emulated") : -1;
+    int redop = mn_has(m, "popc") ? 0 : mn_has(m, "and") ? 1 : 2;
+    if (red && (dst(c, &o[0], redop ? 1 : 32, &d) || src(c, &o[n - 1], 'p', 1, &p)))
+        return -1;
+    struct insn *in = emit(c, OP_BAR_SYNC);
+    in->o[0] = id, in->o[1] = count, in->o[2] = d, in->o[3] = p;
+    in->width = (uint8_t)(red ? 2 : arrive ? 1 : 0);
+    in->mod = (uint32_t)redop | (uint32_t)(red && o[n - 1].negated) << 4;
+    return 0;
+}
+
+int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (n != 1 || o[0].kind != OK_SYM || !o[0].name)
+        return bad(c, "%s needs a label (indirect branches are not emulated)", m->base);
+    struct insn *in = emit(c, OP_BRA);
+    in->mod = (uint32_t)mn_has(m, "uni");
+    c->label_ref(c, (uint32_t)(in - c->mod->code), o[0].name);
+    return 0;
+}
+
+/* The call frame offset of a call's argument @p o, or -1. */
+static int64_t callparam(const struct operand *o)
+{
+    return o->kind == OK_SYM && o->sym && o->sym->is_callparam ? (int64_t)o->sym->addr : -1;
+}
+
+/* call (ret), vprintf, (fmt, args) and call __assertfail, (msg, file, line, func, size):
+ * the two library functions device code calls; anything else is a real call. */
+int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    (void)m;
+    int callee = -1;
+    for (int i = 0; i < n; i++)
+        if (o[i].paren == 0)
+            callee = i;
+    if (callee < 0 || o[callee].kind != OK_SYM || !o[callee].name)
+        return bad(c, "indirect calls are not emulated");
+    const char *name = o[callee].name;
+    int nret = callee, nargs = n - callee - 1;
+    if (!strcmp(name, "vprintf") && nargs == 2 && callparam(&o[callee + 1]) >= 0 &&
+        callparam(&o[callee + 2]) >= 0) {
+        struct insn *in = emit(c, OP_VPRINTF);
+        in->imm = callparam(&o[callee + 1]);
+        in->mod = (uint32_t)callparam(&o[callee + 2]);
+        in->o[0] = nret == 1 && callparam(&o[0]) >= 0 ? (uint32_t)callparam(&o[0]) : NO_REG;
+        return 0;
+    }
+    if (!strcmp(name, "__assertfail") && nargs >= 4) {
+        uint32_t words[4];
+        for (int i = 0; i < 4; i++) {
+            if (callparam(&o[callee + 1 + i]) < 0)
+                return bad(c, "an __assertfail argument is not a parameter");
+            words[i] = (uint32_t)callparam(&o[callee + 1 + i]);
+        }
+        struct insn *in = emit(c, OP_TRAP);
+        in->width = 1; /* an assertion: message, file, line, function in the call frame */
+        in->o[5] = decode_pool(c->mod, words, 4);
+        return 0;
+    }
+    uint32_t words[2 + 8];
+    words[0] = (uint32_t)nargs;
+    for (int i = 0; i < nargs; i++) {
+        if (callparam(&o[callee + 1 + i]) < 0 || i >= 7)
+            return bad(c, "a call argument is not a .param the emulator can pass");
+        words[1 + i] = (uint32_t)callparam(&o[callee + 1 + i]);
+    }
+    if (nret > 1 || (nret == 1 && callparam(&o[0]) < 0))
+        return bad(c, "a call's return value is not a .param the emulator can pass");
+    words[1 + nargs] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nargs + 2);
+    struct insn *in = emit(c, OP_CALL);
+    in->o[5] = pool;
+    c->callee(c, (uint32_t)(in - c->mod->code), name);
+    return 0;
+}
+
+/* exit, ret, trap, brkpt. */
+int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    (void)o;
+    if (n != 0)
+        return bad(c, "%s takes no operands", m->base);
+    if (!strcmp(m->base, "trap") || !strcmp(m->base, "brkpt")) {
+        emit(c, OP_TRAP);
+        return 0;
+    }
+    emit(c, !strcmp(m->base, "ret") && !c->fn->is_entry ? OP_RET : OP_EXIT);
+    return 0;
+}

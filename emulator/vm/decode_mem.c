@@ -1,0 +1,219 @@
+/**
+ * @file decode_mem.c
+ * @brief Decoding loads, stores, atomics and asynchronous copies.
+ *
+ * Every memory instruction keeps its address as a base register (o[0], or
+ * NO_REG) plus a displacement (imm) that already includes a variable's
+ * address; the state space is in the opcode, so the handler never asks.
+ */
+#include <string.h>
+
+#include "decode_impl.h"
+
+static enum space space_of(const struct mn *m)
+{
+    if (mn_has(m, "global"))
+        return SP_GLOBAL;
+    if (mn_has(m, "shared") || mn_has(m, "shared::cta"))
+        return SP_SHARED;
+    if (mn_has(m, "local"))
+        return SP_LOCAL;
+    if (mn_has(m, "const"))
+        return SP_CONST;
+    if (mn_has(m, "param"))
+        return SP_PARAM;
+    return SP_GENERIC;
+}
+
+static int vec_count(const struct mn *m)
+{
+    return mn_has(m, "v4") ? 4 : mn_has(m, "v2") ? 2 : mn_has(m, "v8") ? 8 : 1;
+}
+
+/* An address operand [base + imm] / [sym + imm] into in->o[0], in->imm and the base32 bit. */
+static int address(struct dctx *c, const struct operand *a, struct insn *in, uint32_t *mod)
+{
+    if (a->kind != OK_ADDR)
+        return bad(c, "expected an address in [ ]");
+    in->imm = a->imm;
+    if (a->reg) {
+        if (a->reg->slot == SLOT_PRED)
+            return bad(c, "a predicate as an address");
+        in->o[0] = a->reg->off;
+        if (a->reg->slot == SLOT_32)
+            *mod |= MEM_BASE32_BIT;
+    } else if (a->sym) {
+        in->imm += (int64_t)sym_addr(c, a->sym);
+    }
+    return 0;
+}
+
+/* Which opcode a load or store in space @p s with address @p a uses. */
+static enum op mem_op(struct dctx *c, enum space s, const struct operand *a, int store)
+{
+    if (s == SP_PARAM) {
+        if (a->sym && a->sym->is_callparam)
+            return store ? OP_ST_CALLPARAM : OP_LD_CALLPARAM;
+        return store ? OP_UNSUPPORTED : OP_LD_PARAM;
+    }
+    static const enum op ld[] = {OP_LD_GENERIC, OP_LD_GLOBAL,   OP_LD_SHARED,
+                                 OP_LD_LOCAL,   OP_UNSUPPORTED, OP_LD_GLOBAL};
+    static const enum op st[] = {OP_ST_GENERIC, OP_ST_GLOBAL,   OP_ST_SHARED,
+                                 OP_ST_LOCAL,   OP_UNSUPPORTED, OP_UNSUPPORTED};
+    (void)c;
+    return store ? st[s] : ld[s];
+}
+
+/* ld / ldu: d or {d...}, [address]. */
+int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    struct mtype types[2];
+    if (mn_types(m, types, 2) != 1 || n != 2)
+        return bad(c, "this form of ld is not emulated");
+    struct mtype t = types[0];
+    int count = vec_count(m);
+    enum op op = mem_op(c, space_of(m), &o[1], 0);
+    if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
+        return bad(c, "this form of ld is not emulated");
+    const struct reg *d[4] = {o[0].reg};
+    if (o[0].kind == OK_VEC) {
+        if (o[0].nvec != count)
+            return bad(c, "the vector has %d registers, the load %d", o[0].nvec, count);
+        memcpy(d, o[0].vec, (size_t)count * sizeof *d);
+    } else if (o[0].kind != OK_REG || count != 1) {
+        return bad(c, "the destination is not a register");
+    }
+    int slot = 0;
+    for (int i = 0; i < count; i++)
+        if (d[i]) {
+            if ((slot && d[i]->slot != slot) || d[i]->slot == SLOT_PRED ||
+                (d[i]->slot == SLOT_32 && t.bits == 64))
+                return bad(c, "a destination register of the wrong width");
+            slot = d[i]->slot;
+        }
+    struct insn *in = emit(c, op);
+    uint32_t mod = (uint32_t)count;
+    if (t.kind == 's' && t.bits < 32)
+        mod |= MEM_SIGNED_BIT;
+    if (slot == SLOT_64)
+        mod |= MEM_DST64_BIT;
+    if (address(c, &o[1], in, &mod))
+        return -1;
+    for (int i = 0; i < count; i++)
+        in->o[1 + i] = d[i] ? d[i]->off : NO_REG;
+    in->width = (uint8_t)(t.bits / 8);
+    in->mod = mod;
+    return 0;
+}
+
+/* st: [address], a or {a...}. */
+int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    struct mtype types[2];
+    if (mn_types(m, types, 2) != 1 || n != 2)
+        return bad(c, "this form of st is not emulated");
+    struct mtype t = types[0];
+    int count = vec_count(m);
+    enum op op = mem_op(c, space_of(m), &o[0], 1);
+    if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
+        return bad(c, "this form of st is not emulated");
+    int bits = t.bits == 64 ? 64 : 32;
+    uint32_t s[4];
+    if (o[1].kind == OK_VEC) {
+        if (o[1].nvec != count)
+            return bad(c, "the vector has %d registers, the store %d", o[1].nvec, count);
+        for (int i = 0; i < count; i++) {
+            if (!o[1].vec[i])
+                return bad(c, "a store from the sink");
+            struct operand one = {.kind = OK_REG, .reg = o[1].vec[i]};
+            if (src(c, &one, t.kind, bits, &s[i]))
+                return -1;
+        }
+    } else if (count != 1 || src(c, &o[1], t.kind, bits, &s[0])) {
+        return count != 1 ? bad(c, "a vector store needs { }") : -1;
+    }
+    struct insn *in = emit(c, op);
+    uint32_t mod = (uint32_t)count;
+    if (address(c, &o[0], in, &mod))
+        return -1;
+    for (int i = 0; i < count; i++)
+        in->o[1 + i] = s[i];
+    in->width = (uint8_t)(t.bits / 8);
+    in->mod = mod;
+    return 0;
+}
+
+/* atom.op.type d, [a], b[, c] and red.op.type [a], b. */
+int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    static const char *const ops[] = {"add", "min", "max", "inc",  "dec",
+                                      "and", "or",  "xor", "exch", "cas"};
+    int op = -1, red = !strcmp(m->base, "red");
+    for (int i = 0; i < 10; i++)
+        if (mn_has(m, ops[i]))
+            op = i;
+    struct mtype types[2];
+    enum space s = space_of(m);
+    if (op < 0 || mn_types(m, types, 2) != 1 ||
+        (s != SP_GLOBAL && s != SP_SHARED && s != SP_GENERIC))
+        return bad(c, "this form of %s is not emulated", m->base);
+    struct mtype t = types[0];
+    if ((t.bits != 32 && t.bits != 64) ||
+        (t.kind == 'f' && op != AT_ADD && op != AT_EXCH && op != AT_MIN && op != AT_MAX))
+        return bad(c, "%s.%s on %s is not emulated", m->base, ops[op], t.name);
+    int ct = t.kind == 'f'   ? (t.bits == 32 ? CT_F32 : CT_F64)
+             : t.kind == 's' ? (t.bits == 32 ? CT_S32 : CT_S64)
+                             : (t.bits == 32 ? CT_U32 : CT_U64);
+    int need = (red ? 2 : 3) + (op == AT_CAS);
+    if (n != need)
+        return bad(c, "expected %d operands", need);
+    const struct operand *addr = red ? &o[0] : &o[1];
+    uint32_t d = NO_REG, b, cc = NO_REG;
+    if ((!red && dst(c, &o[0], t.bits, &d)) || src(c, addr + 1, t.kind, t.bits, &b) ||
+        (op == AT_CAS && src(c, addr + 2, t.kind, t.bits, &cc)))
+        return -1;
+    struct insn *in = emit(c, OP_ATOM);
+    uint32_t mod = 0;
+    if (address(c, addr, in, &mod))
+        return -1;
+    in->o[1] = d, in->o[2] = b, in->o[3] = cc;
+    in->width = (uint8_t)(t.bits / 8);
+    in->mod = ATOM_MOD((uint32_t)op, (uint32_t)ct, (uint32_t)s) |
+              ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
+    return 0;
+}
+
+/* cp.async.{ca,cg}.shared.global [d], [a], size[, src_size]; commit and wait: nothing to do,
+ * since the copy happened when it was issued. */
+int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (!mn_has(m, "async") || mn_has(m, "bulk"))
+        return bad(c, "this form of cp is not emulated");
+    if (mn_has(m, "commit_group") || mn_has(m, "wait_group") || mn_has(m, "wait_all")) {
+        emit(c, OP_NOP);
+        return 0;
+    }
+    if (n < 3 || n > 4 || o[2].kind != OK_IMM || (o[2].imm != 4 && o[2].imm != 8 && o[2].imm != 16))
+        return bad(c, "this form of cp.async is not emulated");
+    if (o[1].kind != OK_ADDR || !o[1].reg || o[1].reg->slot != SLOT_64 || o[1].imm || o[1].sym)
+        return bad(c, "cp.async's source must be [64-bit register]");
+    uint32_t size_reg = NO_REG;
+    if (n == 4 && src(c, &o[3], 'u', 32, &size_reg))
+        return -1;
+    struct insn *in = emit(c, OP_CP_ASYNC);
+    uint32_t mod = 0;
+    if (address(c, &o[0], in, &mod))
+        return -1;
+    in->o[1] = o[1].reg->off;
+    in->o[2] = size_reg;
+    in->width = (uint8_t)o[2].imm;
+    in->mod = mod;
+    return 0;
+}
+
+int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    (void)m, (void)o, (void)n;
+    emit(c, OP_NOP);
+    return 0;
+}

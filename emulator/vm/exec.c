@@ -1,0 +1,623 @@
+/**
+ * @file exec.c
+ * @brief Running a grid: blocks in order, warps until they wait, and the one
+ *        dispatch loop.
+ *
+ * A block runs each of its warps in turn until the warp exits or all its
+ * live lanes wait at a barrier; when every warp waits, the barrier opens and
+ * the round starts again. No warp is ever preempted, so a run is
+ * deterministic, and a barrier nobody can complete is reported as a
+ * deadlock instead of hanging.
+ *
+ * Inside a warp, lanes that took different branches keep one pc each
+ * (`diverged`), and the group of lanes with the lowest pc runs until it
+ * reaches the next group's pc, where the two merge. For the structured code
+ * compilers emit, this joins the lanes exactly where the branches meet.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "count.h"
+#include "vm_impl.h"
+
+/* ---- messages ------------------------------------------------------------------------- */
+
+const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf, size_t size)
+{
+    if (!m->nlines) {
+        snprintf(buf, size, "(no line information: build with -lineinfo)");
+        return buf;
+    }
+    struct srcloc loc = m->lines[in->line];
+    uint32_t file = loc.file, line = loc.line;
+    /* A CUDA header (wmma, shuffles) is not where the student's bug is: name the call site. */
+    if (loc.iline && file < m->nfiles && m->files[file] && strstr(m->files[file], "/include/"))
+        file = loc.ifile, line = loc.iline;
+    const char *path = file < m->nfiles && m->files[file] ? m->files[file] : "?";
+    /* The last two components: the lesson folder and the file. */
+    const char *tail = path + strlen(path);
+    for (int slashes = 0; tail > path; tail--)
+        if (tail[-1] == '/' && ++slashes == 2)
+            break;
+    snprintf(buf, size, "%s:%u", tail, line);
+    return buf;
+}
+
+/* "matmul_tiled_kernel" from "_Z19matmul_tiled_kerneliiiPKfS0_Pf"; nested names joined by ::. */
+static const char *plain_name(const char *mangled, char *buf, size_t size)
+{
+    const char *p = mangled;
+    if (strncmp(p, "_Z", 2)) {
+        snprintf(buf, size, "%s", mangled);
+        return buf;
+    }
+    p += 2;
+    int nested = *p == 'N';
+    p += nested;
+    size_t used = 0;
+    buf[0] = '\0';
+    while (*p >= '0' && *p <= '9') {
+        char *end;
+        long len = strtol(p, &end, 10);
+        if (len <= 0 || (size_t)len > strlen(end))
+            break;
+        if (strncmp(end, "_INTERNAL", 9)) /* skip the anonymous-namespace tag */
+            used += (size_t)snprintf(buf + used, used < size ? size - used : 0, "%s%.*s",
+                                     used ? "::" : "", (int)len, end);
+        p = end + len;
+        if (!nested)
+            break;
+    }
+    if (!buf[0])
+        snprintf(buf, size, "%s", mangled);
+    return buf;
+}
+
+void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t tid[3])
+{
+    const uint32_t *b = x->launch->block;
+    uint32_t linear = w->index * 32 + (uint32_t)lane;
+    tid[0] = linear % b[0];
+    tid[1] = linear / b[0] % b[1];
+    tid[2] = linear / (b[0] * b[1]);
+}
+
+enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, int lane,
+                   enum vm_status status, const char *fmt, ...)
+{
+    if (x->result->status != VM_OK)
+        return EV_ERROR; /* the first failure is the one reported */
+    char what[300], where[200], name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    uint32_t tid[3] = {0, 0, 0};
+    if (w)
+        vm_thread_of(x, w, lane, tid);
+    snprintf(x->result->message, sizeof x->result->message,
+             "%s in %s at %s, block (%u,%u,%u), thread (%u,%u,%u)", what,
+             plain_name(x->fn->info.name, name, sizeof name),
+             in ? vm_where(x->mod, in, where, sizeof where) : "launch", x->ctaid[0], x->ctaid[1],
+             x->ctaid[2], tid[0], tid[1], tid[2]);
+    x->result->status = status;
+    return EV_ERROR;
+}
+
+/* ---- lanes and groups ------------------------------------------------------------------- */
+
+/* Give every live lane of a converged warp its own pc. */
+static void diverge(struct warp *w)
+{
+    if (w->diverged)
+        return;
+    for (int l = 0; l < 32; l++)
+        w->lane_pc[l] = w->pc;
+    w->diverged = 1;
+}
+
+/* Back to one pc when every live lane has the same one and they all run or all wait. */
+static void try_converge(struct warp *w)
+{
+    if (!w->diverged || !w->live)
+        return;
+    if (w->waiting && w->waiting != w->live)
+        return;
+    uint32_t pc = w->lane_pc[__builtin_ctz(w->live)];
+    for (uint32_t m = w->live; m; m &= m - 1)
+        if (w->lane_pc[__builtin_ctz(m)] != pc)
+            return;
+    w->pc = pc;
+    w->diverged = 0;
+}
+
+/* The runnable lanes with the lowest pc, and the next higher pc of a runnable lane (where the
+ * group must stop to merge). Returns 0 when no lane can run. */
+static int pick_group(const struct warp *w, uint32_t *pc, uint32_t *mask, uint32_t *stop)
+{
+    uint32_t run = w->live & ~w->waiting;
+    if (!run)
+        return 0;
+    if (!w->diverged) {
+        *pc = w->pc;
+        *mask = run;
+        *stop = UINT32_MAX;
+        return 1;
+    }
+    uint32_t lo = UINT32_MAX, next = UINT32_MAX, m = 0;
+    for (uint32_t r = run; r; r &= r - 1) {
+        int l = __builtin_ctz(r);
+        uint32_t p = w->lane_pc[l];
+        if (p < lo) {
+            next = lo;
+            lo = p;
+            m = 1u << l;
+        } else if (p == lo) {
+            m |= 1u << l;
+        } else if (p < next) {
+            next = p;
+        }
+    }
+    *pc = lo;
+    *mask = m;
+    *stop = next;
+    return 1;
+}
+
+/* Park the lanes of @p mask at @p pc (diverged mode). */
+static void park(struct warp *w, uint32_t mask, uint32_t pc)
+{
+    for (; mask; mask &= mask - 1)
+        w->lane_pc[__builtin_ctz(mask)] = pc;
+}
+
+/* ---- the dispatch loop -------------------------------------------------------------------- */
+
+/*
+ * Handle an event from instruction @p pc for the group @p *mask. Returns 1 to keep running
+ * the group at *pc, 0 to stop it (its lanes' pcs already saved), -1 on error.
+ */
+static int on_event(struct exec *x, struct warp *w, enum event ev, uint32_t *pc, uint32_t *mask)
+{
+    switch (ev) {
+    case EV_BRANCH: {
+        uint32_t taken = x->branch_taken;
+        if (taken == *mask && !w->diverged) {
+            *pc = x->branch_target;
+            return 1;
+        }
+        if (taken != *mask && x->cnt)
+            count_divergence(x);
+        diverge(w);
+        park(w, taken, x->branch_target);
+        park(w, *mask & ~taken, *pc + 1);
+        return 0;
+    }
+    case EV_EXIT:
+        w->live &= ~x->exited;
+        *mask &= ~x->exited;
+        if (!*mask) {
+            try_converge(w);
+            return 0;
+        }
+        ++*pc;
+        if (w->diverged) {
+            park(w, *mask, *pc);
+            try_converge(w);
+            return 0;
+        }
+        return 1;
+    case EV_BARRIER:
+        w->waiting |= x->bar_arrived;
+        for (uint32_t m = x->bar_arrived; m; m &= m - 1)
+            w->bar_id[__builtin_ctz(m)] = x->bar_id;
+        if (!w->diverged && x->bar_arrived == w->live) {
+            w->pc = *pc + 1;
+            return 0;
+        }
+        diverge(w);
+        park(w, *mask, *pc + 1);
+        try_converge(w);
+        return 0;
+    case EV_CALL: /* lanes jump into another function: their registers change with it */
+        diverge(w);
+        park(w, x->branch_taken, x->branch_target);
+        park(w, *mask & ~x->branch_taken, *pc + 1);
+        return 0;
+    case EV_RET:
+        diverge(w);
+        for (uint32_t m = x->branch_taken; m; m &= m - 1)
+            w->lane_pc[__builtin_ctz(m)] = x->ret_target[__builtin_ctz(m)];
+        park(w, *mask & ~x->branch_taken, *pc + 1);
+        return 0;
+    case EV_ERROR:
+        return -1;
+    case EV_NONE:
+        break;
+    }
+    return 1;
+}
+
+/* Point the warp's registers at function @p f's part of its arena. */
+static void use_frame(const struct exec *x, struct warp *w, uint32_t f)
+{
+    w->regs = w->arena + x->fbase[f];
+}
+
+/* Run warp @p w until all its live lanes wait or exit. Returns EV_ERROR on failure. */
+static enum event run_warp(struct exec *x, struct warp *w)
+{
+    const struct insn *code = x->code;
+    uint32_t pc, mask, stop;
+    for (;;) {
+        try_converge(w); /* groups that met through a taken branch run as one again */
+        if (!pick_group(w, &pc, &mask, &stop))
+            break;
+        use_frame(x, w, x->mod->func_at[pc]);
+        for (;;) {
+            const struct insn *in = &code[pc];
+            uint32_t m = mask;
+            if (in->guard != NO_REG)
+                m &= in->neg_guard ? ~PRED(w, in->guard) : PRED(w, in->guard);
+            x->clock++;
+            if (x->cnt)
+                count_insn(x, in, m);
+            enum event ev = m ? vm_ops[in->op](x, w, in, m) : EV_NONE;
+            if (ev == EV_NONE) {
+                if (++pc == stop)
+                    break;
+                continue;
+            }
+            int go = on_event(x, w, ev, &pc, &mask);
+            if (go < 0)
+                return EV_ERROR;
+            if (!go)
+                goto next_group;
+        }
+        /* Reached the next group's pc: park here, and the next pick merges the two. */
+        park(w, mask, pc);
+        try_converge(w);
+    next_group:;
+    }
+    return EV_NONE;
+}
+
+/* ---- barriers ------------------------------------------------------------------------------- */
+
+/* Open every barrier that all the threads it waits for have reached. Returns how many lanes
+ * were released; 0 with lanes still waiting is a deadlock. */
+static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarps)
+{
+    uint32_t arrived[16] = {0}, live = 0, released = 0;
+    for (uint32_t i = 0; i < nwarps; i++) {
+        live += (uint32_t)__builtin_popcount(warps[i].live);
+        for (uint32_t m = warps[i].waiting; m; m &= m - 1)
+            arrived[warps[i].bar_id[__builtin_ctz(m)] & 15]++;
+    }
+    for (int b = 0; b < 16; b++) {
+        uint32_t want = x->bar_count[b] ? x->bar_count[b] : live;
+        if (!arrived[b] || arrived[b] + x->bar_nowait[b] < want)
+            continue;
+        for (uint32_t i = 0; i < nwarps; i++) {
+            struct warp *w = &warps[i];
+            for (uint32_t m = w->waiting; m; m &= m - 1) {
+                int l = __builtin_ctz(m);
+                if (w->bar_id[l] == b) {
+                    w->waiting &= ~(1u << l);
+                    released++;
+                }
+            }
+            try_converge(w);
+        }
+        x->bar_count[b] = 0;
+        x->bar_nowait[b] = 0;
+    }
+    return released;
+}
+
+/* A message for a block stuck at barriers: how many threads wait at each, for how many. */
+static void deadlock(struct exec *x, struct warp *warps, uint32_t nwarps)
+{
+    uint32_t live = 0, waiting = 0, at[16] = {0};
+    struct warp *w0 = NULL;
+    int lane = 0;
+    for (uint32_t i = 0; i < nwarps; i++) {
+        live += (uint32_t)__builtin_popcount(warps[i].live);
+        waiting += (uint32_t)__builtin_popcount(warps[i].waiting);
+        for (uint32_t m = warps[i].waiting; m; m &= m - 1)
+            at[warps[i].bar_id[__builtin_ctz(m)] & 15]++;
+        if (warps[i].waiting && !w0) {
+            w0 = &warps[i];
+            lane = __builtin_ctz(warps[i].waiting);
+        }
+    }
+    char each[200] = "";
+    size_t n = 0;
+    for (int b = 0; b < 16 && n < sizeof each; b++)
+        if (at[b])
+            n +=
+                (size_t)snprintf(each + n, sizeof each - n, "%sbarrier %d: %u of %u", n ? ", " : "",
+                                 b, at[b], x->bar_count[b] ? x->bar_count[b] : live);
+    uint32_t pc = w0 && w0->diverged ? w0->lane_pc[lane] : w0 ? w0->pc : x->fn->first + 1;
+    vm_fail(x, w0, &x->code[pc - 1], lane, VM_DEADLOCK,
+            "deadlock: %u of the block's %u live threads wait at barriers that cannot open (%s)",
+            waiting, live, each);
+}
+
+/* ---- blocks and grids ----------------------------------------------------------------------- */
+
+/* Lane values of the special registers that depend on the lane or the warp. */
+static void fill_lane_specials(const struct exec *x, const struct func *fn, struct warp *w)
+{
+    const uint32_t *sp = fn->special;
+    for (int l = 0; l < 32; l++) {
+        uint32_t tid[3];
+        vm_thread_of(x, w, l, tid);
+        uint32_t v[SR_COUNT] = {0};
+        v[SR_TID_X] = tid[0], v[SR_TID_Y] = tid[1], v[SR_TID_Z] = tid[2];
+        v[SR_LANEID] = (uint32_t)l;
+        v[SR_WARPID] = w->index;
+        v[SR_LANEMASK_EQ] = 1u << l;
+        v[SR_LANEMASK_LT] = (1u << l) - 1;
+        v[SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1);
+        v[SR_LANEMASK_GT] = ~v[SR_LANEMASK_LE];
+        v[SR_LANEMASK_GE] = ~v[SR_LANEMASK_LT];
+        for (int s = 0; s < SR_COUNT; s++)
+            if (sp[s] != NO_REG && (s <= SR_TID_Z || (s >= SR_LANEID && s <= SR_WARPID) ||
+                                    (s >= SR_LANEMASK_EQ && s <= SR_LANEMASK_GE)))
+                R32(w, sp[s])[l] = v[s];
+    }
+}
+
+/* The uniform specials (sizes, block index) into every lane of @p w. */
+static void fill_uniform_specials(const struct exec *x, const struct func *fn, struct warp *w)
+{
+    const struct vm_launch *L = x->launch;
+    const uint32_t *sp = fn->special;
+    uint32_t v[SR_COUNT] = {0};
+    for (int i = 0; i < 3; i++) {
+        v[SR_NTID_X + i] = L->block[i];
+        v[SR_CTAID_X + i] = x->ctaid[i];
+        v[SR_NCTAID_X + i] = L->grid[i];
+    }
+    v[SR_NWARPID] = 64;
+    v[SR_NSMID] = 132;
+    v[SR_SMID] = (x->ctaid[0] + x->ctaid[1] * L->grid[0]) % 132;
+    v[SR_DYN_SMEM] = L->dyn_smem;
+    v[SR_TOTAL_SMEM] = x->smem_bytes;
+    for (int s = SR_NTID_X; s < SR_COUNT; s++)
+        if (sp[s] != NO_REG && !(s >= SR_LANEID && s <= SR_WARPID) &&
+            !(s >= SR_LANEMASK_EQ && s <= SR_LANEMASK_GE))
+            for (int l = 0; l < 32; l++)
+                R32(w, sp[s])[l] = v[s];
+}
+
+static void fill_presets(const struct exec *x, const struct func *fn, struct warp *w)
+{
+    (void)x;
+    for (uint32_t i = 0; i < fn->npresets; i++) {
+        const struct preset *p = &fn->presets[i];
+        if (p->bytes == SLOT_64)
+            for (int l = 0; l < 32; l++)
+                R64(w, p->off)[l] = p->value;
+        else if (p->bytes == SLOT_32)
+            for (int l = 0; l < 32; l++)
+                R32(w, p->off)[l] = (uint32_t)p->value;
+        else
+            PRED(w, p->off) = (uint32_t)p->value;
+    }
+}
+
+/* Call @p fill for every function the kernel can reach, in its part of the arena. */
+static void each_function(const struct exec *x, struct warp *w,
+                          void (*fill)(const struct exec *x, const struct func *fn, struct warp *w))
+{
+    for (uint32_t f = 0; f < x->mod->nfuncs; f++)
+        if (x->fbase[f] != NO_REG) {
+            use_frame(x, w, f);
+            fill(x, &x->mod->funcs[f], w);
+        }
+}
+
+/* Run the block at x->ctaid. */
+static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwarps)
+{
+    uint32_t nthreads = x->nthreads;
+    /* Shared and local memory start as 0xFF bytes (NaN, -1): a read of something never
+     * written shows. */
+    memset(x->smem, 0xFF, x->smem_bytes);
+    for (uint32_t i = 0; i < nwarps; i++) {
+        struct warp *w = &warps[i];
+        uint32_t lanes = nthreads - 32 * i;
+        w->live = lanes >= 32 ? FULL_MASK : (1u << lanes) - 1;
+        w->waiting = 0;
+        w->diverged = 0;
+        w->pc = x->fn->first;
+        memset(w->depth, 0, sizeof w->depth);
+        each_function(x, w, fill_uniform_specials);
+        if (x->local_frame)
+            memset(w->local, 0xFF, 32 * (size_t)x->local_frame);
+    }
+    memset(x->bar_count, 0, sizeof x->bar_count);
+    memset(x->bar_nowait, 0, sizeof x->bar_nowait);
+    for (;;) {
+        int any = 0;
+        for (uint32_t i = 0; i < nwarps; i++) {
+            if (!(warps[i].live & ~warps[i].waiting))
+                continue;
+            any = 1;
+            if (run_warp(x, &warps[i]) == EV_ERROR)
+                return x->result->status;
+        }
+        uint32_t waiting = 0;
+        for (uint32_t i = 0; i < nwarps; i++)
+            waiting |= warps[i].waiting;
+        if (!waiting)
+            return VM_OK;
+        if (!open_barriers(x, warps, nwarps) && !any) {
+            deadlock(x, warps, nwarps);
+            return x->result->status;
+        }
+    }
+}
+
+/* The launch's configuration checks; fills the result and returns VM_BAD_LAUNCH. */
+static enum vm_status check_launch(const struct vm_launch *L, const struct func *fn,
+                                   struct vm_result *r)
+{
+    uint64_t threads = (uint64_t)L->block[0] * L->block[1] * L->block[2];
+    uint64_t smem = (uint64_t)fn->smem_static + L->dyn_smem;
+    const char *why = NULL;
+    char buf[200];
+    if (!threads || !L->grid[0] || !L->grid[1] || !L->grid[2])
+        why = "a grid or block dimension is 0";
+    else if (threads > 1024 || L->block[2] > 64)
+        why = "more than 1024 threads per block (or blockDim.z > 64)";
+    else if (L->grid[1] > 65535 || L->grid[2] > 65535 || L->grid[0] > 0x7FFFFFFFu)
+        why = "the grid is larger than gridDim allows";
+    else if (fn->info.maxntid && threads > fn->info.maxntid)
+        why = "more threads per block than the kernel's __launch_bounds__";
+    else if (smem > L->smem_limit) {
+        snprintf(buf, sizeof buf,
+                 "%llu bytes of shared memory per block, over the limit of %u (dynamic shared "
+                 "memory above 48 KiB needs cudaFuncSetAttribute)",
+                 (unsigned long long)smem, L->smem_limit);
+        why = buf;
+    }
+    if (!why)
+        return VM_OK;
+    snprintf(r->message, sizeof r->message, "invalid launch of %s: %s", fn->info.name, why);
+    r->status = VM_BAD_LAUNCH;
+    return VM_BAD_LAUNCH;
+}
+
+/*
+ * Lay out the registers of the kernel and of every device function it can call in one arena:
+ * x->fbase[f] for each function reached, NO_REG for the rest. Returns the arena's size; fails
+ * the launch on recursion or calls nested deeper than CALL_DEPTH.
+ */
+static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
+{
+    const struct vm_module *m = x->mod;
+    uint32_t stack[CALL_DEPTH + 1], depth = 0, arena = 0;
+    uint8_t *state = calloc(m->nfuncs, 1); /* 0 unseen, 1 on the stack, 2 done */
+    if (!state)
+        abort();
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        fbase[f] = NO_REG;
+    uint32_t kernel = (uint32_t)(x->fn - m->funcs);
+    stack[depth++] = kernel;
+    state[kernel] = 1;
+    /* Depth first: each function is placed when the last of its callees is. */
+    uint32_t *next_pc = calloc(m->nfuncs, sizeof *next_pc);
+    if (!next_pc)
+        abort();
+    while (depth) {
+        uint32_t f = stack[depth - 1];
+        const struct func *fn = &m->funcs[f];
+        uint32_t pc = fn->first + next_pc[f];
+        if (next_pc[f] < fn->count) {
+            next_pc[f]++;
+            if (m->code[pc].op != OP_CALL)
+                continue;
+            uint32_t g = (uint32_t)m->code[pc].imm;
+            if (state[g] == 1 || depth > CALL_DEPTH) {
+                vm_fail(x, NULL, &m->code[pc], 0, VM_UNSUPPORTED,
+                        state[g] == 1 ? "recursive device functions are not emulated"
+                                      : "device functions nested more than %d deep",
+                        CALL_DEPTH);
+                break;
+            }
+            if (state[g] == 0) {
+                state[g] = 1;
+                stack[depth++] = g;
+            }
+            continue;
+        }
+        fbase[f] = arena;
+        arena += fn->arena_bytes;
+        state[f] = 2;
+        depth--;
+    }
+    free(state);
+    free(next_pc);
+    return arena ? arena : 64;
+}
+
+/* The warps of one block, with their arenas and local frames, ready for any block. */
+static struct warp *make_warps(struct exec *x, uint32_t nwarps, uint32_t per, uint8_t **arena)
+{
+    size_t local = 32 * (size_t)x->local_frame, callp = 32 * (size_t)x->mod->call_total;
+    size_t each = per + local + callp;
+    struct warp *warps = calloc(nwarps, sizeof *warps);
+    *arena = aligned_alloc(64, nwarps * each + 64);
+    if (!warps || !*arena) {
+        fprintf(stderr, "emulator: out of host memory for %u warps\n", nwarps);
+        abort();
+    }
+    memset(*arena, 0, nwarps * each);
+    for (uint32_t i = 0; i < nwarps; i++) {
+        struct warp *w = &warps[i];
+        w->arena = *arena + i * each;
+        w->local = w->arena + per;
+        w->call_params = w->local + local;
+        w->index = i;
+        each_function(x, w, fill_presets);
+        each_function(x, w, fill_lane_specials);
+    }
+    return warps;
+}
+
+enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const struct vm_module *mod = L->module;
+    if (L->kernel >= mod->nkernels) {
+        snprintf(r->message, sizeof r->message, "no kernel %u in %s", L->kernel, mod->origin);
+        return r->status = VM_BAD_LAUNCH;
+    }
+    const struct func *fn = &mod->funcs[L->kernel];
+    if (check_launch(L, fn, r) != VM_OK)
+        return r->status;
+    struct exec x = {.launch = L,
+                     .mod = mod,
+                     .fn = fn,
+                     .code = mod->code,
+                     .result = r,
+                     .mem = L->mem,
+                     .params = L->params};
+    x.nthreads = L->block[0] * L->block[1] * L->block[2];
+    x.local_frame = mod->local_total;
+    x.smem_bytes = fn->smem_static + L->dyn_smem;
+    x.cnt = L->count ? &r->counters : NULL;
+    uint32_t nwarps = (x.nthreads + 31) / 32;
+    uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
+    if (!fbase)
+        abort();
+    x.fbase = fbase;
+    uint32_t per = plan_frames(&x, fbase);
+    if (r->status != VM_OK) {
+        free(fbase);
+        return r->status;
+    }
+    uint8_t *arena;
+    struct warp *warps = make_warps(&x, nwarps, per, &arena);
+    x.smem = malloc(x.smem_bytes ? x.smem_bytes : 1);
+    if (!x.smem)
+        abort();
+    count_begin(&x);
+    for (uint32_t z = 0; z < L->grid[2] && r->status == VM_OK; z++)
+        for (uint32_t y = 0; y < L->grid[1] && r->status == VM_OK; y++)
+            for (uint32_t bx = 0; bx < L->grid[0] && r->status == VM_OK; bx++) {
+                x.ctaid[0] = bx, x.ctaid[1] = y, x.ctaid[2] = z;
+                run_block(&x, warps, nwarps);
+            }
+    count_end(&x);
+    free(x.smem);
+    free(arena);
+    free(warps);
+    free(fbase);
+    return r->status;
+}

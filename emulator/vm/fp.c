@@ -1,0 +1,125 @@
+/**
+ * @file fp.c
+ * @brief Floating-point formats and rounding (see fp.h).
+ */
+#include "fp.h"
+
+#include <math.h>
+
+uint32_t fp_round(double x, struct fmt f, enum rnd r, int ftz)
+{
+    uint32_t sign = signbit(x) ? 1u << (f.man + f.exp) : 0;
+    uint32_t exp_all = (1u << f.exp) - 1, inf = exp_all << f.man;
+    if (isnan(x))
+        return inf | ((1u << f.man) - 1);
+    if (isinf(x))
+        return sign | inf;
+    double ax = fabs(x);
+    if (ax == 0)
+        return sign;
+    int bias = (int)(exp_all >> 1), emin = 1 - bias;
+    int e;
+    frexp(ax, &e);
+    e -= 1; /* ax in [2^e, 2^(e+1)) */
+    int q_exp = (e < emin ? emin : e) - f.man;
+    double q = ldexp(ax, -q_exp); /* quanta of the result's spacing: exact */
+    double n;
+    int up_away = sign ? r == RND_RM : r == RND_RP; /* round the magnitude up */
+    int toward0 = r == RND_RZ || (sign ? r == RND_RP : r == RND_RM);
+    if (r == RND_RNA)
+        n = floor(q + 0.5);
+    else if (toward0)
+        n = floor(q);
+    else if (up_away)
+        n = ceil(q);
+    else
+        n = nearbyint(q); /* ties to even in the default rounding mode */
+    double top = ldexp(2.0 - ldexp(1.0, -f.man), bias); /* the largest finite value */
+    if (ldexp(n, q_exp) > top)
+        return sign | (toward0 ? inf - 1 : inf);
+    uint64_t bits = (uint64_t)n;
+    if (e >= emin || bits >= (1ull << f.man)) {
+        /* Normal (perhaps reached by rounding up from a subnormal): the exponent field
+         * absorbs a carry out of the mantissa. */
+        int ee = e < emin ? emin : e;
+        bits = ((uint64_t)(ee + bias) << f.man) + (bits - (1ull << f.man));
+    } else if (ftz) {
+        return sign;
+    }
+    return sign | (uint32_t)bits;
+}
+
+double fp_value(uint32_t b, struct fmt f)
+{
+    uint32_t exp_all = (1u << f.exp) - 1;
+    int bias = (int)(exp_all >> 1);
+    uint32_t man = b & ((1u << f.man) - 1), ex = (b >> f.man) & exp_all;
+    double sign = (b >> (f.man + f.exp)) & 1 ? -1.0 : 1.0;
+    if (ex == exp_all)
+        return man ? NAN : sign * INFINITY;
+    if (ex == 0)
+        return sign * ldexp((double)man, 1 - bias - f.man);
+    return sign * ldexp((double)(man | (1u << f.man)), (int)ex - bias - f.man);
+}
+
+uint16_t fp_f32_to_f16(float x)
+{
+    uint32_t u = f2u(x);
+    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u)
+        return 0x7FFF;
+    if (a >= 0x477FF000u) /* 65520 and up round to infinity */
+        return (uint16_t)(sign | 0x7C00u);
+    if (a < 0x38800000u) /* below 2^-14: subnormal or zero */
+        return (uint16_t)(sign | fp_round(u2f(a), FMT_F16, RND_RN, 0));
+    uint32_t r = a + 0xFFFu + ((a >> 13) & 1) - 0x38000000u; /* rebias, round to even */
+    return (uint16_t)(sign | (r >> 13));
+}
+
+uint16_t fp_f32_to_bf16(float x)
+{
+    uint32_t u = f2u(x);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+        return 0x7FFF;
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1)) >> 16);
+}
+
+float fp_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1F, man = h & 0x3FFu;
+    if (e == 0) /* zero or subnormal: man * 2^-24, exact in float */
+        return sign ? -(float)man * 0x1p-24f : (float)man * 0x1p-24f;
+    if (e == 31)
+        return u2f(sign | 0x7F800000u | man << 13);
+    return u2f(sign | (e + 112) << 23 | man << 13);
+}
+
+double fp_add_odd(double a, double b)
+{
+    double s = a + b;
+    if (!isfinite(s))
+        return s;
+    /* Knuth's TwoSum: err is exactly (a + b) - s. */
+    double bb = s - a;
+    double err = (a - (s - bb)) + (b - bb);
+    if (err == 0)
+        return s;
+    uint64_t u = d2u(s);
+    /* Truncate toward zero (s may have rounded away), then set the last bit: round to odd. */
+    if ((err > 0) != (s > 0))
+        u -= 1;
+    return u2d(u | 1);
+}
+
+float fp_fmaf(float a, float b, float c)
+{
+#ifdef __FP_FAST_FMAF
+    return fmaf(a, b, c);
+#else
+    /* a * b is exact in double; one rounding to odd, then one to float, is correct. */
+    double p = (double)a * b;
+    if (!isfinite(p) || c == 0 || p == 0)
+        return (float)(p + c);
+    return (float)fp_add_odd(p, c);
+#endif
+}

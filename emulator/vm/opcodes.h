@@ -1,0 +1,382 @@
+/*
+ * opcodes.h: every opcode the VM executes, one row each, in families.
+ *
+ * OP(NAME, CLASS, "ptx spelling"): the handler is h_NAME (in the family's
+ * file), CLASS is its vm_class for the counters. The comment above a row is
+ * that opcode's manual: operands as decoded into struct insn (o[0] first),
+ * what it computes, and the PTX ISA section (numbers of PTX ISA 9.0).
+ * Decoding (decode.c) picks the row from the mnemonic, type and modifiers.
+ * Included with OP defined; no include guard on purpose.
+ */
+
+/* ---- integer and logic (ops_int.c) ------------------------------------------------ */
+
+/* add.{s,u}16 d, a, b: d = (a + b) mod 2^16. [9.7.1.1] */
+OP(ADD_I16, VM_CLASS_INT, "add.u16")
+/* add.{s,u}32 d, a, b: d = (a + b) mod 2^32. [9.7.1.1] */
+OP(ADD_I32, VM_CLASS_INT, "add.u32")
+/* add.sat.s32 d, a, b: the sum clamped to [INT32_MIN, INT32_MAX]. [9.7.1.1] */
+OP(ADD_SAT_S32, VM_CLASS_INT, "add.sat.s32")
+/* add.{s,u}64 d, a, b: d = (a + b) mod 2^64. [9.7.1.1] */
+OP(ADD_I64, VM_CLASS_INT, "add.u64")
+/* sub.{s,u}16 d, a, b: d = (a - b) mod 2^16. [9.7.1.2] */
+OP(SUB_I16, VM_CLASS_INT, "sub.u16")
+/* sub.{s,u}32 d, a, b: d = (a - b) mod 2^32. [9.7.1.2] */
+OP(SUB_I32, VM_CLASS_INT, "sub.u32")
+/* sub.sat.s32 d, a, b: the difference clamped to the s32 range. [9.7.1.2] */
+OP(SUB_SAT_S32, VM_CLASS_INT, "sub.sat.s32")
+/* sub.{s,u}64 d, a, b: d = (a - b) mod 2^64. [9.7.1.2] */
+OP(SUB_I64, VM_CLASS_INT, "sub.u64")
+/* mul.lo.{s,u}16 d, a, b: the low 16 bits of a * b. [9.7.1.3] */
+OP(MUL_LO_I16, VM_CLASS_INT, "mul.lo.u16")
+/* mul.lo.{s,u}32 d, a, b: the low 32 bits of a * b. [9.7.1.3] */
+OP(MUL_LO_I32, VM_CLASS_INT, "mul.lo.u32")
+/* mul.lo.{s,u}64 d, a, b: the low 64 bits of a * b. [9.7.1.3] */
+OP(MUL_LO_I64, VM_CLASS_INT, "mul.lo.u64")
+/* mul.hi.s32 d, a, b: the high 32 bits of the signed 64-bit product. [9.7.1.3] */
+OP(MUL_HI_S32, VM_CLASS_INT, "mul.hi.s32")
+/* mul.hi.u32 d, a, b: the high 32 bits of the unsigned 64-bit product. [9.7.1.3] */
+OP(MUL_HI_U32, VM_CLASS_INT, "mul.hi.u32")
+/* mul.hi.s64 d, a, b: the high 64 bits of the signed 128-bit product. [9.7.1.3] */
+OP(MUL_HI_S64, VM_CLASS_INT, "mul.hi.s64")
+/* mul.hi.u64 d, a, b: the high 64 bits of the unsigned 128-bit product. [9.7.1.3] */
+OP(MUL_HI_U64, VM_CLASS_INT, "mul.hi.u64")
+/* mul.wide.s16 d(32), a, b: the full signed 32-bit product. [9.7.1.3] */
+OP(MUL_WIDE_S16, VM_CLASS_INT, "mul.wide.s16")
+/* mul.wide.u16 d(32), a, b: the full unsigned 32-bit product. [9.7.1.3] */
+OP(MUL_WIDE_U16, VM_CLASS_INT, "mul.wide.u16")
+/* mul.wide.s32 d(64), a, b: the full signed 64-bit product. [9.7.1.3] */
+OP(MUL_WIDE_S32, VM_CLASS_INT, "mul.wide.s32")
+/* mul.wide.u32 d(64), a, b: the full unsigned 64-bit product. [9.7.1.3] */
+OP(MUL_WIDE_U32, VM_CLASS_INT, "mul.wide.u32")
+/* mad.lo.{s,u}32 d, a, b, c: d = low 32 bits of a * b, plus c. [9.7.1.4] */
+OP(MAD_LO_I32, VM_CLASS_INT, "mad.lo.u32")
+/* mad.lo.{s,u}64 d, a, b, c: d = low 64 bits of a * b, plus c. [9.7.1.4] */
+OP(MAD_LO_I64, VM_CLASS_INT, "mad.lo.u64")
+/* mad.hi.s32 d, a, b, c: d = high 32 bits of the signed product, plus c. [9.7.1.4] */
+OP(MAD_HI_S32, VM_CLASS_INT, "mad.hi.s32")
+/* mad.hi.u32 d, a, b, c: d = high 32 bits of the unsigned product, plus c. [9.7.1.4] */
+OP(MAD_HI_U32, VM_CLASS_INT, "mad.hi.u32")
+/* mad.wide.s32 d(64), a, b, c(64): d = a * b (signed, full) + c. [9.7.1.4] */
+OP(MAD_WIDE_S32, VM_CLASS_INT, "mad.wide.s32")
+/* mad.wide.u32 d(64), a, b, c(64): d = a * b (unsigned, full) + c. [9.7.1.4] */
+OP(MAD_WIDE_U32, VM_CLASS_INT, "mad.wide.u32")
+/* mul24.lo.{s,u}32 d, a, b: low 32 bits of the product of a and b's low 24 bits. [9.7.1.5] */
+OP(MUL24_LO_S32, VM_CLASS_INT, "mul24.lo.s32")
+OP(MUL24_LO_U32, VM_CLASS_INT, "mul24.lo.u32")
+/* mad24.lo.{s,u}32 d, a, b, c: mul24.lo plus c. [9.7.1.6] */
+OP(MAD24_LO_S32, VM_CLASS_INT, "mad24.lo.s32")
+OP(MAD24_LO_U32, VM_CLASS_INT, "mad24.lo.u32")
+/* sad.{s,u}32 d, a, b, c: d = |a - b| + c. [9.7.1.7] */
+OP(SAD_S32, VM_CLASS_INT, "sad.s32")
+OP(SAD_U32, VM_CLASS_INT, "sad.u32")
+/* div.s32 d, a, b: truncating quotient; b == 0 gives -1 (the result is unspecified). [9.7.1.8] */
+OP(DIV_S32, VM_CLASS_INT, "div.s32")
+/* div.u32 d, a, b: quotient; b == 0 gives 0xFFFFFFFF (unspecified). [9.7.1.8] */
+OP(DIV_U32, VM_CLASS_INT, "div.u32")
+/* div.s64, div.u64: as the 32-bit forms. [9.7.1.8] */
+OP(DIV_S64, VM_CLASS_INT, "div.s64")
+OP(DIV_U64, VM_CLASS_INT, "div.u64")
+/* rem.s32 d, a, b: remainder with the sign of a; b == 0 gives a (unspecified). [9.7.1.9] */
+OP(REM_S32, VM_CLASS_INT, "rem.s32")
+/* rem.u32, rem.s64, rem.u64: as rem.s32. [9.7.1.9] */
+OP(REM_U32, VM_CLASS_INT, "rem.u32")
+OP(REM_S64, VM_CLASS_INT, "rem.s64")
+OP(REM_U64, VM_CLASS_INT, "rem.u64")
+/* abs.s32 d, a: |a| (INT32_MIN stays INT32_MIN). [9.7.1.10] */
+OP(ABS_S32, VM_CLASS_INT, "abs.s32")
+OP(ABS_S64, VM_CLASS_INT, "abs.s64")
+/* neg.s32 d, a: -a modulo 2^32. [9.7.1.11] */
+OP(NEG_S32, VM_CLASS_INT, "neg.s32")
+OP(NEG_S64, VM_CLASS_INT, "neg.s64")
+/* min/max.{s,u}{32,64} d, a, b: the smaller / larger as signed or unsigned. [9.7.1.12-13] */
+OP(MIN_S32, VM_CLASS_INT, "min.s32")
+OP(MIN_U32, VM_CLASS_INT, "min.u32")
+OP(MIN_S64, VM_CLASS_INT, "min.s64")
+OP(MIN_U64, VM_CLASS_INT, "min.u64")
+OP(MAX_S32, VM_CLASS_INT, "max.s32")
+OP(MAX_U32, VM_CLASS_INT, "max.u32")
+OP(MAX_S64, VM_CLASS_INT, "max.s64")
+OP(MAX_U64, VM_CLASS_INT, "max.u64")
+/* popc.b32 d(u32), a: number of set bits. popc.b64: of a 64-bit a. [9.7.1.14] */
+OP(POPC_B32, VM_CLASS_INT, "popc.b32")
+OP(POPC_B64, VM_CLASS_INT, "popc.b64")
+/* clz.b32 d(u32), a: leading zeros (32 for 0). clz.b64: of a 64-bit a. [9.7.1.15] */
+OP(CLZ_B32, VM_CLASS_INT, "clz.b32")
+OP(CLZ_B64, VM_CLASS_INT, "clz.b64")
+/* bfind.{u,s}32 d, a: position of the most significant non-sign bit, 0xFFFFFFFF if none;
+ * mod 1 = .shiftamt (31 - position). [9.7.1.16] */
+OP(BFIND_U32, VM_CLASS_INT, "bfind.u32")
+OP(BFIND_S32, VM_CLASS_INT, "bfind.s32")
+/* brev.b32 d, a: the bits of a reversed. [9.7.1.18] */
+OP(BREV_B32, VM_CLASS_INT, "brev.b32")
+OP(BREV_B64, VM_CLASS_INT, "brev.b64")
+/* bfe.{u,s}32 d, a, b(pos), c(len): extract c bits of a from b, zero / sign extended. [9.7.1.19] */
+OP(BFE_U32, VM_CLASS_INT, "bfe.u32")
+OP(BFE_S32, VM_CLASS_INT, "bfe.s32")
+OP(BFE_U64, VM_CLASS_INT, "bfe.u64")
+OP(BFE_S64, VM_CLASS_INT, "bfe.s64")
+/* bfi.b32 d, a, b, c(pos), o3(len): b with len bits at pos replaced by a's low bits. [9.7.1.20] */
+OP(BFI_B32, VM_CLASS_INT, "bfi.b32")
+OP(BFI_B64, VM_CLASS_INT, "bfi.b64")
+/* and/or/xor.b{16,32,64} d, a, b and not.b* d, a: bitwise. [9.7.8.1-4] */
+OP(AND_B32, VM_CLASS_INT, "and.b32")
+OP(OR_B32, VM_CLASS_INT, "or.b32")
+OP(XOR_B32, VM_CLASS_INT, "xor.b32")
+OP(NOT_B32, VM_CLASS_INT, "not.b32")
+OP(AND_B64, VM_CLASS_INT, "and.b64")
+OP(OR_B64, VM_CLASS_INT, "or.b64")
+OP(XOR_B64, VM_CLASS_INT, "xor.b64")
+OP(NOT_B64, VM_CLASS_INT, "not.b64")
+/* not.b16 d, a: the low 16 bits inverted. [9.7.8.4] */
+OP(NOT_B16, VM_CLASS_INT, "not.b16")
+/* cnot.b32 d, a: d = (a == 0). [9.7.8.5] */
+OP(CNOT_B32, VM_CLASS_INT, "cnot.b32")
+/* and/or/xor/not.pred d, a, b: lane masks combined. [9.7.8.1-4] */
+OP(AND_PRED, VM_CLASS_INT, "and.pred")
+OP(OR_PRED, VM_CLASS_INT, "or.pred")
+OP(XOR_PRED, VM_CLASS_INT, "xor.pred")
+OP(NOT_PRED, VM_CLASS_INT, "not.pred")
+/* lop3.b32 d, a, b, c, imm(lut): any function of three inputs, by truth table. [9.7.8.6] */
+OP(LOP3_B32, VM_CLASS_INT, "lop3.b32")
+/* shl.b{16,32,64} d, a, b(u32): a << b, 0 when b >= width. [9.7.8.8] */
+OP(SHL_B16, VM_CLASS_INT, "shl.b16")
+OP(SHL_B32, VM_CLASS_INT, "shl.b32")
+OP(SHL_B64, VM_CLASS_INT, "shl.b64")
+/* shr.{u,b}{16,32,64} d, a, b: logical shift right (0 when b >= width). [9.7.8.9] */
+OP(SHR_U16, VM_CLASS_INT, "shr.u16")
+OP(SHR_U32, VM_CLASS_INT, "shr.u32")
+OP(SHR_U64, VM_CLASS_INT, "shr.u64")
+/* shr.s{16,32,64} d, a, b: arithmetic shift right (sign fill when b >= width). [9.7.8.9] */
+OP(SHR_S16, VM_CLASS_INT, "shr.s16")
+OP(SHR_S32, VM_CLASS_INT, "shr.s32")
+OP(SHR_S64, VM_CLASS_INT, "shr.s64")
+/* shf.{l,r}.{wrap,clamp}.b32 d, a(lo), b(hi), c(shift): funnel shift of b:a; mod bit 0 = r,
+ * bit 1 = clamp. [9.7.8.7] */
+OP(SHF_B32, VM_CLASS_INT, "shf.b32")
+/* prmt.b32 d, a, b, c: byte permute of b:a by selector c; mod = mode (0 default,
+ * 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr, 6 rc16). [9.7.9.7] */
+OP(PRMT_B32, VM_CLASS_INT, "prmt.b32")
+/* setp.cmp.{s,u}{16,32,64} p[|q], a, b[, c]: compare; mod = cmp | boolop << 8 | neg_c << 12;
+ * with a boolop, p = cmp OP c and q = !cmp OP c. [9.7.5.2] */
+OP(SETP_S16, VM_CLASS_INT, "setp.s16")
+OP(SETP_U16, VM_CLASS_INT, "setp.u16")
+OP(SETP_S32, VM_CLASS_INT, "setp.s32")
+OP(SETP_U32, VM_CLASS_INT, "setp.u32")
+OP(SETP_S64, VM_CLASS_INT, "setp.s64")
+OP(SETP_U64, VM_CLASS_INT, "setp.u64")
+/* set.cmp.u32.{s32,u32,f32} d, a, b: 0xFFFFFFFF when the compare holds, else 0;
+ * set.cmp.f32.f32 gives 1.0f / 0.0f (mod bit 16). [9.7.5.1] */
+OP(SET_S32, VM_CLASS_INT, "set.s32")
+OP(SET_U32, VM_CLASS_INT, "set.u32")
+OP(SET_F32, VM_CLASS_INT, "set.f32")
+/* selp.b{32,64} d, a, b, c(pred): d = c ? a : b. [9.7.5.4] */
+OP(SELP_32, VM_CLASS_INT, "selp.b32")
+OP(SELP_64, VM_CLASS_INT, "selp.b64")
+/* mov.b{16,32} d, a: copy. [9.7.9.1] */
+OP(MOV_32, VM_CLASS_INT, "mov.b32")
+/* mov.b64 d, a: copy. [9.7.9.1] */
+OP(MOV_64, VM_CLASS_INT, "mov.b64")
+/* mov.pred d, a: copy a lane mask. [9.7.9.1] */
+OP(MOV_PRED, VM_CLASS_INT, "mov.pred")
+/* mov.b32 d, {a, b}: d = b << 16 | a (16-bit halves, a lowest). [9.7.9.2] */
+OP(PACK_32, VM_CLASS_INT, "mov.b32 {}")
+/* mov.b64 d, {a, b}: d = b << 32 | a. [9.7.9.2] */
+OP(PACK_64, VM_CLASS_INT, "mov.b64 {}")
+/* mov.b32 {d0, d1}, a: d0 = low 16 bits, d1 = high 16 bits. [9.7.9.2] */
+OP(UNPACK_32, VM_CLASS_INT, "mov.b32 {},")
+/* mov.b64 {d0, d1}, a: d0 = low 32 bits, d1 = high 32 bits. [9.7.9.2] */
+OP(UNPACK_64, VM_CLASS_INT, "mov.b64 {},")
+/* mov.b64 {d0, d1, d2, d3}, a: four 16-bit pieces of a, lowest first. [9.7.9.2] */
+OP(UNPACK_64_16, VM_CLASS_INT, "mov.b64 {,,,},")
+
+/* ---- floating point (ops_float.c) -------------------------------------------------- */
+
+/* add.rn.f32 d, a, b: IEEE sum, round to nearest even. [9.7.3.1] */
+OP(ADD_F32, VM_CLASS_FP, "add.f32")
+/* sub.rn.f32 d, a, b. [9.7.3.2] */
+OP(SUB_F32, VM_CLASS_FP, "sub.f32")
+/* mul.rn.f32 d, a, b. [9.7.3.3] */
+OP(MUL_F32, VM_CLASS_FP, "mul.f32")
+/* fma.rn.f32 d, a, b, c: a * b + c rounded once (mad.rn.f32 is the same). [9.7.3.4] */
+OP(FMA_F32, VM_CLASS_FMA32, "fma.rn.f32")
+/* add/sub/mul/fma.f32 with .rz/.rm/.rp, .ftz or .sat: mod = rnd | ftz << 4 | sat << 5;
+ * width = 0 add, 1 sub, 2 mul, 3 fma. [9.7.3.1-4] */
+OP(ARITH_F32_X, VM_CLASS_FP, "arith.f32")
+/* div.rn.f32 d, a, b: IEEE quotient (div.full and div.approx compute the same, within
+ * their 2-ulp bound); mod as ARITH_F32_X. [9.7.3.6] */
+OP(DIV_F32, VM_CLASS_FP, "div.rn.f32")
+/* abs.f32 / neg.f32 d, a: clear / flip the sign bit (NaN payloads kept). [9.7.3.7-8] */
+OP(ABS_F32, VM_CLASS_FP, "abs.f32")
+OP(NEG_F32, VM_CLASS_FP, "neg.f32")
+/* min.f32 / max.f32 d, a, b: a NaN operand yields the other; -0 < +0. [9.7.3.9-10] */
+OP(MIN_F32, VM_CLASS_FP, "min.f32")
+OP(MAX_F32, VM_CLASS_FP, "max.f32")
+/* rcp.rn.f32 d, a: 1 / a rounded (rcp.approx within 1 ulp: the same). [9.7.3.11] */
+OP(RCP_F32, VM_CLASS_FP, "rcp.rn.f32")
+/* sqrt.rn.f32 d, a: IEEE square root (sqrt.approx: the same). [9.7.3.13] */
+OP(SQRT_F32, VM_CLASS_FP, "sqrt.rn.f32")
+/* rsqrt.approx.f32 d, a: 1 / sqrt(a), well inside the 2-ulp bound. [9.7.3.14] */
+OP(RSQRT_F32, VM_CLASS_FP, "rsqrt.approx.f32")
+/* sin/cos.approx.f32 d, a: within the ISA's absolute error bound. [9.7.3.16-17] */
+OP(SIN_F32, VM_CLASS_FP, "sin.approx.f32")
+OP(COS_F32, VM_CLASS_FP, "cos.approx.f32")
+/* lg2.approx.f32 d, a: log2(a). ex2.approx.f32 d, a: 2^a. mod bit 4 = .ftz. [9.7.3.18-19] */
+OP(LG2_F32, VM_CLASS_FP, "lg2.approx.f32")
+OP(EX2_F32, VM_CLASS_FP, "ex2.approx.f32")
+/* tanh.approx.f32 d, a. [9.7.3.20] */
+OP(TANH_F32, VM_CLASS_FP, "tanh.approx.f32")
+/* copysign.f32 d, a, b: the magnitude of b with the sign of a. [9.7.3.5] */
+OP(COPYSIGN_F32, VM_CLASS_FP, "copysign.f32")
+/* testp.op.f32 p, a: mod = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal,
+ * 5 subnormal. [9.7.3.21] */
+OP(TESTP_F32, VM_CLASS_FP, "testp.f32")
+/* setp.cmp.f32 p[|q], a, b[, c]: IEEE compare, the u-forms true on NaN; mod as SETP_S32. */
+OP(SETP_F32, VM_CLASS_FP, "setp.f32")
+/* add/sub/mul/fma.f64 and div/rcp/sqrt .rn.f64: IEEE double; width as ARITH_F32_X,
+ * 4 div, 5 rcp, 6 sqrt; mod = rnd. [9.7.4] */
+OP(ARITH_F64, VM_CLASS_FP, "arith.f64")
+/* abs/neg/min/max.f64. [9.7.4] */
+OP(ABS_F64, VM_CLASS_FP, "abs.f64")
+OP(NEG_F64, VM_CLASS_FP, "neg.f64")
+OP(MIN_F64, VM_CLASS_FP, "min.f64")
+OP(MAX_F64, VM_CLASS_FP, "max.f64")
+/* rsqrt.approx.f64 d, a. [9.7.4.9] */
+OP(RSQRT_F64, VM_CLASS_FP, "rsqrt.approx.f64")
+/* setp.cmp.f64 p[|q], a, b[, c]. [9.7.5.2] */
+OP(SETP_F64, VM_CLASS_FP, "setp.f64")
+/* add/sub/mul/fma/min/max/neg/abs on .f16, .f16x2, .bf16, .bf16x2: computed exactly, rounded
+ * once to the format (round to nearest even); width = 0 add, 1 sub, 2 mul, 3 fma, 4 min,
+ * 5 max, 6 neg, 7 abs; mod bit 0 = bf16, bit 1 = x2 (two halves), bit 2 = .ftz,
+ * bit 3 = .sat, bit 4 = .relu. [9.7.4.x half] */
+OP(HALF_ARITH, VM_CLASS_FP, "arith.f16")
+/* setp.cmp.{f16,bf16} p, a, b: compare as floats; mod as SETP_S32, bit 16 = bf16. */
+OP(SETP_HALF, VM_CLASS_FP, "setp.f16")
+
+/* ---- conversions (ops_cvt.c) -------------------------------------------------------- */
+
+/* cvt.s64.s32 d, a: sign extension. [9.7.9.21] */
+OP(CVT_S64_S32, VM_CLASS_INT, "cvt.s64.s32")
+/* cvt.u64.u32 d, a: zero extension. [9.7.9.21] */
+OP(CVT_U64_U32, VM_CLASS_INT, "cvt.u64.u32")
+/* cvt.{u,s}32.{u,s}64 d, a: the low 32 bits. [9.7.9.21] */
+OP(CVT_32_64, VM_CLASS_INT, "cvt.u32.u64")
+/* cvt.f32.f16 d, a: exact widening of binary16. [9.7.9.21] */
+OP(CVT_F32_F16, VM_CLASS_INT, "cvt.f32.f16")
+/* cvt.rn.f16.f32 d, a: binary16, round to nearest even; NaN gives 0x7FFF. [9.7.9.21] */
+OP(CVT_F16_F32, VM_CLASS_INT, "cvt.rn.f16.f32")
+/* cvt.f32.bf16 d, a: exact widening of bfloat16. [9.7.9.21] */
+OP(CVT_F32_BF16, VM_CLASS_INT, "cvt.f32.bf16")
+/* cvt.rn.bf16.f32 d, a: bfloat16, round to nearest even; NaN gives 0x7FFF. [9.7.9.21] */
+OP(CVT_BF16_F32, VM_CLASS_INT, "cvt.rn.bf16.f32")
+/* cvt.rna.tf32.f32 d, a: a float whose low 13 mantissa bits are zero, rounded to nearest
+ * with ties away (mod = rnd: .rn ties to even, .rz truncates). [9.7.9.21] */
+OP(CVT_TF32_F32, VM_CLASS_INT, "cvt.rna.tf32.f32")
+/* cvt.frnd.f32.{s,u}{32,64} and cvt.irnd.{s,u}{32,64}.f32 and every other pairing: the
+ * general converter; mod = dtype | atype << 5 | rnd << 10 | sat << 14 | ftz << 15. [9.7.9.21] */
+OP(CVT, VM_CLASS_INT, "cvt")
+/* cvta.shared.u64 / cvta.local.u64 d, a: a window offset made a generic address;
+ * mod = space. The .to forms undo it; global, const and param are the identity. [9.7.9.22] */
+OP(CVTA_TO_GENERIC, VM_CLASS_INT, "cvta")
+OP(CVTA_FROM_GENERIC, VM_CLASS_INT, "cvta.to")
+/* isspacep.space p, a: is generic address a in that window. [9.7.9.23] */
+OP(ISSPACEP, VM_CLASS_INT, "isspacep")
+
+/* ---- memory (ops_mem.c) ------------------------------------------------------------ */
+
+/* ld.global{.nc}{.v2,.v4}.type d, [a+imm]: o[1..4] the destinations, width = bytes per
+ * element, mod = count | signed << 4 | dst64 << 5. Every lane's address must lie in a live
+ * allocation and be aligned to width * count. [9.7.9.8] */
+OP(LD_GLOBAL, VM_CLASS_LDG, "ld.global")
+/* st.global{.v2,.v4}.type [a+imm], o[1..4]. [9.7.9.10] */
+OP(ST_GLOBAL, VM_CLASS_STG, "st.global")
+/* ld.shared / st.shared: a window offset checked against the block's shared memory. */
+OP(LD_SHARED, VM_CLASS_LDS, "ld.shared")
+OP(ST_SHARED, VM_CLASS_STS, "st.shared")
+/* ld.local / st.local: an offset into the lane's own frame. */
+OP(LD_LOCAL, VM_CLASS_OTHER, "ld.local")
+OP(ST_LOCAL, VM_CLASS_OTHER, "st.local")
+/* ld / st without a space: generic addresses, routed to global, shared or local. */
+OP(LD_GENERIC, VM_CLASS_LDG, "ld")
+OP(ST_GENERIC, VM_CLASS_STG, "st")
+/* ld.param d, [param+imm]: the kernel's argument buffer (the same for every lane). */
+OP(LD_PARAM, VM_CLASS_OTHER, "ld.param")
+/* ld.param / st.param on a call's parameters: the lane's own call frame. [9.7.9.8] */
+OP(LD_CALLPARAM, VM_CLASS_OTHER, "ld.param (call)")
+OP(ST_CALLPARAM, VM_CLASS_OTHER, "st.param (call)")
+/* atom.space.op.type d, [a+imm], b[, c]: one lane at a time, in lane order; mod = op | type
+ * << 4 | space << 8. red: the same with no d. [9.7.13.5-6] */
+OP(ATOM, VM_CLASS_STG, "atom")
+/* prefetch, fence, membar, discard: nothing to do in a sequential machine. [9.7.13] */
+OP(NOP, VM_CLASS_OTHER, "nop")
+/* cp.async.{ca,cg}.shared.global [o0+imm], [o1], width[, o2 = src_size]: copied at once (a
+ * valid schedule of the asynchronous copy); bytes past src_size are zero. [9.7.9.25] */
+OP(CP_ASYNC, VM_CLASS_LDG, "cp.async")
+
+/* ---- warp level (ops_warp.c) ----------------------------------------------------- */
+
+/* shfl.sync.mode.b32 d[|p], a, b, c, mask: mod = 0 up, 1 down, 2 bfly, 3 idx. [9.7.9.6] */
+OP(SHFL_SYNC, VM_CLASS_OTHER, "shfl.sync")
+/* vote.sync.{all,any,uni}.pred d, a, mask and vote.sync.ballot.b32 d, a, mask: mod = mode.
+ * [9.7.13.12] */
+OP(VOTE_SYNC, VM_CLASS_OTHER, "vote.sync")
+/* match.sync.{any,all}.b{32,64} d[|p], a, mask. [9.7.13.13] */
+OP(MATCH_SYNC, VM_CLASS_OTHER, "match.sync")
+/* redux.sync.op.{u32,s32,b32} d, a, mask: add, min, max, and, or, xor. [9.7.13.14] */
+OP(REDUX_SYNC, VM_CLASS_OTHER, "redux.sync")
+/* bar.warp.sync mask: the named lanes must all be here. [9.7.13.3] */
+OP(BAR_WARP_SYNC, VM_CLASS_CONTROL, "bar.warp.sync")
+/* activemask.b32 d: the lanes executing this instruction. [9.7.13.11] */
+OP(ACTIVEMASK, VM_CLASS_OTHER, "activemask.b32")
+
+/* ---- tensor cores (ops_tensor.c) ------------------------------------------------- */
+
+/* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {frag}, [a], stride: the whole
+ * warp loads a tile. Fragment layout (the emulator's own, self-consistent): element e of
+ * the row-major m x k (a), k x n (b) or m x n (c) tile sits in lane e / per_lane, register
+ * e % per_lane, packed two to a register for 16-bit types; f16 fragments repeat the tile
+ * twice over the warp as on hardware. width = matrix | type << 2, mod = layout | shape << 1
+ * | space << 4; the fragment registers are in the pool at imm. [9.7.14.4] */
+OP(WMMA_LOAD, VM_CLASS_TENSOR, "wmma.load")
+/* wmma.store.d.sync.aligned.layout.shape{.space}.type [a], {frag}, stride. [9.7.14.4] */
+OP(WMMA_STORE, VM_CLASS_TENSOR, "wmma.store")
+/* wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c: D = A * B + C with
+ * exact products accumulated in fp32 in k order (tf32 inputs truncated to 10 mantissa
+ * bits, as the hardware reads them). [9.7.14.5] */
+OP(WMMA_MMA, VM_CLASS_TENSOR, "wmma.mma")
+/* mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16,tf32}.f32 d, a, b, c: with the
+ * register layouts the PTX ISA documents for these shapes. [9.7.15.5] */
+OP(MMA_SYNC, VM_CLASS_TENSOR, "mma.sync")
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {d}, [a]: lanes supply row
+ * addresses; each register gets the fragment the PTX ISA documents. [9.7.15.6] */
+OP(LDMATRIX, VM_CLASS_TENSOR, "ldmatrix")
+
+/* ---- control (ops_ctrl.c) -------------------------------------------------------- */
+
+/* bra{.uni} target: jump for the guarded lanes; imm = target pc. [9.7.12.2] */
+OP(BRA, VM_CLASS_CONTROL, "bra")
+/* exit, and ret from a kernel: the lanes finish. [9.7.12.8] */
+OP(EXIT, VM_CLASS_CONTROL, "exit")
+/* call{.uni} (ret), func, (args): copies each argument from the caller's call parameters to
+ * the callee's, and jumps; imm = the callee; the pool at o[5] holds nargs, the arguments'
+ * frame offsets, then the return value's (or NO_REG). Recursion is refused. [9.7.12.6] */
+OP(CALL, VM_CLASS_CONTROL, "call")
+/* ret from a device function: its return value copied to the caller's, back to the
+ * instruction after the call. [9.7.12.7] */
+OP(RET, VM_CLASS_CONTROL, "ret")
+/* call vprintf(fmt, args): formats like the device printf and hands the text to the
+ * launch's print callback, lane by lane; imm and mod are the call-frame offsets of the two
+ * arguments, o[0] the return value's (or NO_REG). */
+OP(VPRINTF, VM_CLASS_CONTROL, "call vprintf")
+/* trap / brkpt: the launch fails (__trap()). width 1: call __assertfail, whose message, file,
+ * line and function are at the call-frame offsets in the pool at o[5]. [9.7.12.9] */
+OP(TRAP, VM_CLASS_CONTROL, "trap")
+/* bar.sync / barrier.sync a{, b}: wait until every live thread (or b threads) of the block
+ * arrives at barrier a; bar.arrive arrives without waiting (width 1); bar.red.op: width 2,
+ * mod = 0 popc, 1 and, 2 or, reducing predicate c into d. [9.7.13.1] */
+OP(BAR_SYNC, VM_CLASS_CONTROL, "bar.sync")
+/* mov d, %clock / %clock64 / %globaltimer: instructions issued so far in this launch. */
+OP(CLOCK, VM_CLASS_OTHER, "mov %clock")
+/* An instruction the VM cannot run: executing it fails the launch naming it (imm = index
+ * of its text). */
+OP(UNSUPPORTED, VM_CLASS_OTHER, "unsupported")

@@ -1,0 +1,267 @@
+/**
+ * @file ops_ctrl.c
+ * @brief Control: branches, exits, barriers, traps and assertions, printf, the clock.
+ *
+ * Branches, exits and barriers do not move the pc themselves: they report
+ * an event (and which lanes) to the dispatch loop in exec.c, which owns the
+ * warp's pcs.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fp.h"
+
+enum event h_BRA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)w;
+    x->branch_taken = m;
+    x->branch_target = (uint32_t)in->imm;
+    return EV_BRANCH;
+}
+
+enum event h_EXIT(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)w, (void)in;
+    x->exited = m;
+    return EV_EXIT;
+}
+
+/* A lane's call frame: every call's parameters and every device function's, side by side. */
+static uint8_t *frame(const struct exec *x, const struct warp *w, int lane)
+{
+    return w->call_params + (size_t)lane * x->mod->call_total;
+}
+
+enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint32_t *pool = &x->mod->pool[in->o[5]];
+    const struct func *f = &x->mod->funcs[in->imm];
+    uint32_t nargs = pool[0], pc = (uint32_t)(in - x->code);
+    if (nargs != f->info.nparams)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_FAULT, "call to %s with %u arguments, not %u",
+                       f->info.name, nargs, f->info.nparams);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint8_t *fr = frame(x, w, l);
+        for (uint32_t i = 0; i < nargs; i++)
+            memmove(fr + f->info.params[i].offset, fr + pool[1 + i], f->info.params[i].size);
+        w->ret_pc[l][w->depth[l]] = pc + 1;
+        w->ret_dst[l][w->depth[l]] = pool[1 + nargs];
+        w->depth[l]++; /* the launch refused call chains deeper than CALL_DEPTH */
+    }
+    x->branch_taken = m;
+    x->branch_target = f->first;
+    return EV_CALL;
+}
+
+enum event h_RET(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const struct func *f = &x->mod->funcs[x->mod->func_at[in - x->code]];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t d = --w->depth[l], dst = w->ret_dst[l][d];
+        if (dst != NO_REG && f->ret_size)
+            memmove(frame(x, w, l) + dst, frame(x, w, l) + f->ret_off, f->ret_size);
+        x->ret_target[l] = w->ret_pc[l][d];
+    }
+    x->branch_taken = m;
+    return EV_RET;
+}
+
+/* The barrier id and thread count: the same for every lane, or the program is wrong. */
+static enum event bar_operands(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                               uint32_t *id, uint32_t *count)
+{
+    int lane = __builtin_ctz(m);
+    *id = R32(w, in->o[0])[lane];
+    *count = in->o[1] != NO_REG ? R32(w, in->o[1])[lane] : 0;
+    if (*id > 15)
+        return vm_fail(x, w, in, lane, VM_FAULT, "barrier %u: ids go from 0 to 15", *id);
+    if (*count % 32)
+        return vm_fail(x, w, in, lane, VM_FAULT,
+                       "barrier %u waits for %u threads: the count must be a multiple of 32", *id,
+                       *count);
+    return EV_NONE;
+}
+
+enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint32_t id, count;
+    enum event ev = bar_operands(x, w, in, m, &id, &count);
+    if (ev != EV_NONE)
+        return ev;
+    if (count)
+        x->bar_count[id] = count;
+    if (in->width == 1) { /* bar.arrive: counted, does not wait */
+        x->bar_nowait[id] += (uint32_t)__builtin_popcount(m);
+        return EV_NONE;
+    }
+    if (in->width == 2)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "bar.red (__syncthreads_count/and/or) is not emulated");
+    x->bar_arrived = m;
+    x->bar_id = (uint8_t)id;
+    return EV_BARRIER;
+}
+
+enum event h_CLOCK(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    /* The emulation's own clock: instructions issued so far. Monotonic, deterministic. */
+    uint64_t t = x->clock;
+    uint32_t *d = R32(w, in->o[0]);
+    LANES(m, d[l] = (uint32_t)t);
+    return EV_NONE;
+}
+
+enum event h_UNSUPPORTED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const char *text = x->mod->texts[in - x->code];
+    return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED, "the emulator cannot execute '%s'",
+                   text ? text : "?");
+}
+
+/* ---- device printf and assert -----------------------------------------------------------------
+ */
+
+/* A NUL-terminated string of device memory at generic address @p a, or NULL after a fault. */
+static const char *device_string(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                                 uint64_t a)
+{
+    uint8_t *p;
+    if (vm_access(x, w, in, lane, SP_GENERIC, a, 1, 1, 0, &p) != EV_NONE)
+        return NULL;
+    /* The string must end inside the same allocation (or window). */
+    for (uint64_t n = 1;; n++) {
+        if (p[n - 1] == '\0')
+            return (const char *)p;
+        uint8_t *q;
+        if (vm_access(x, w, in, lane, SP_GENERIC, a + n, 1, 1, 0, &q) != EV_NONE)
+            return NULL;
+    }
+}
+
+/* 8 bytes of the lane's call frame at @p off. */
+static uint64_t frame_u64(const struct exec *x, const struct warp *w, int lane, uint32_t off)
+{
+    uint64_t v;
+    memcpy(&v, frame(x, w, lane) + off, 8);
+    return v;
+}
+
+/* Format one argument list like printf: args at generic address @p args, each aligned to its
+ * own size, as vprintf lays them out. Returns the text length, or -1 after a fault. */
+static int format(struct exec *x, struct warp *w, const struct insn *in, int lane, const char *fmt,
+                  uint64_t args, char *out, size_t size)
+{
+    size_t n = 0;
+    uint64_t at = args;
+    for (const char *p = fmt; *p && n + 1 < size;) {
+        if (*p != '%' || p[1] == '%') {
+            out[n++] = *p;
+            p += *p == '%' ? 2 : 1;
+            continue;
+        }
+        char spec[32];
+        size_t k = 0;
+        spec[k++] = *p++;
+        int longs = 0;
+        while (*p && !strchr("diouxXcsfFeEgGaAp", *p) && k < sizeof spec - 3) {
+            longs += *p == 'l';
+            if (*p != 'l' && *p != 'h')
+                spec[k++] = *p;
+            p++;
+        }
+        char conv = *p ? *p++ : 's';
+        int wide = longs || strchr("fFeEgGaAsp", conv);
+        unsigned bytes = wide ? 8 : 4;
+        at = (at + bytes - 1) / bytes * bytes;
+        uint8_t *q;
+        if (vm_access(x, w, in, lane, SP_GENERIC, at, bytes, bytes, 0, &q) != EV_NONE)
+            return -1;
+        uint64_t raw = 0;
+        memcpy(&raw, q, bytes);
+        at += bytes;
+        int wrote;
+        if (conv == 'c') {
+            spec[k++] = 'c', spec[k] = '\0';
+            wrote = snprintf(out + n, size - n, spec, (int)raw);
+        } else if (conv == 's') {
+            spec[k++] = 's', spec[k] = '\0';
+            const char *s = device_string(x, w, in, lane, raw);
+            if (!s)
+                return -1;
+            wrote = snprintf(out + n, size - n, spec, s);
+        } else if (strchr("fFeEgGaA", conv)) {
+            spec[k++] = conv, spec[k] = '\0';
+            wrote = snprintf(out + n, size - n, spec, u2d(raw));
+        } else if (conv == 'p') {
+            wrote = snprintf(out + n, size - n, "0x%" PRIx64, raw);
+        } else {
+            spec[k++] = 'l', spec[k++] = 'l', spec[k++] = conv, spec[k] = '\0';
+            long long v = wide                 ? (long long)raw
+                          : strchr("di", conv) ? (long long)(int32_t)raw
+                                               : (long long)(uint32_t)raw;
+            wrote = snprintf(out + n, size - n, spec, v);
+        }
+        n += wrote > 0 ? (size_t)wrote : 0;
+        if (n >= size)
+            n = size - 1;
+    }
+    out[n] = '\0';
+    return (int)n;
+}
+
+static void print(struct exec *x, const char *text, size_t len)
+{
+    if (x->launch->print)
+        x->launch->print(x->launch->print_ctx, text, len);
+    else
+        fwrite(text, 1, len, stdout);
+}
+
+enum event h_VPRINTF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        const char *fmt = device_string(x, w, in, l, frame_u64(x, w, l, (uint32_t)in->imm));
+        char text[4096];
+        int n = fmt ? format(x, w, in, l, fmt, frame_u64(x, w, l, in->mod), text, sizeof text) : -1;
+        if (n < 0)
+            return EV_ERROR;
+        print(x, text, (size_t)n);
+        if (in->o[0] != NO_REG) {
+            int32_t ret = n;
+            memcpy(frame(x, w, l) + in->o[0], &ret, 4);
+        }
+    }
+    return EV_NONE;
+}
+
+/* trap, or (width 1) a failed assert: CUDA's message for each failing thread, then the launch
+ * fails. */
+enum event h_TRAP(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    int lane = __builtin_ctz(m);
+    if (in->width != 1)
+        return vm_fail(x, w, in, lane, VM_TRAP, "trap (__trap() or brkpt)");
+    const uint32_t *off = &x->mod->pool[in->o[5]];
+    const char *msg = device_string(x, w, in, lane, frame_u64(x, w, lane, off[0]));
+    const char *file = msg ? device_string(x, w, in, lane, frame_u64(x, w, lane, off[1])) : NULL;
+    const char *func = file ? device_string(x, w, in, lane, frame_u64(x, w, lane, off[3])) : NULL;
+    if (!func)
+        return EV_ERROR;
+    uint32_t line;
+    memcpy(&line, frame(x, w, lane) + off[2], 4);
+    char text[1024];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        uint32_t tid[3];
+        vm_thread_of(x, w, __builtin_ctz(mm), tid);
+        int n = snprintf(
+            text, sizeof text,
+            "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line,
+            func, x->ctaid[0], x->ctaid[1], x->ctaid[2], tid[0], tid[1], tid[2], msg);
+        print(x, text, n > 0 ? (size_t)n : 0);
+    }
+    return vm_fail(x, w, in, lane, VM_ASSERT, "assertion `%s` failed", msg);
+}

@@ -1,0 +1,556 @@
+/**
+ * @file ops_float.c
+ * @brief Floating-point instructions: fp32 and fp64 arithmetic, the
+ *        approximate functions, compares, and the 16-bit formats.
+ *
+ * Round-to-nearest fp32 runs natively (the host's IEEE arithmetic). Every
+ * other rounding mode, .ftz and .sat go through fp_round() from a value that
+ * is exact or rounded to odd, so no host rounding mode is ever changed.
+ * Approximations (ex2, lg2, sin, ...) use the host's libm, which is well
+ * inside the error bounds the PTX ISA gives them.
+ */
+#include <math.h>
+
+#include "fp.h"
+
+#define F32(w, off) RF32(w, off)
+
+/* ---- fp32: the plain round-to-nearest forms ---------------------------------------------- */
+
+enum event h_ADD_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    LANES(m, d[l] = a[l] + b[l]);
+    return EV_NONE;
+}
+
+enum event h_SUB_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    LANES(m, d[l] = a[l] - b[l]);
+    return EV_NONE;
+}
+
+enum event h_MUL_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    LANES(m, d[l] = a[l] * b[l]);
+    return EV_NONE;
+}
+
+enum event h_FMA_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    float *c = F32(w, in->o[3]);
+    LANES(m, d[l] = fp_fmaf(a[l], b[l], c[l]));
+    return EV_NONE;
+}
+
+/* ---- fp32 with a rounding mode, .ftz or .sat ---------------------------------------------------
+ */
+
+/* The quotient a / b rounded to odd at double precision (exact remainder through fma). */
+static double div_odd(double a, double b)
+{
+    double q = a / b;
+    if (!isfinite(q) || q == 0)
+        return q;
+    double r = fma(q, b, -a); /* q * b - a, exactly */
+    if (r == 0)
+        return q;
+    uint64_t u = d2u(q);
+    /* The true quotient is q - r / b: below q in magnitude when r / b has q's sign. */
+    if ((r / b > 0) == (q > 0))
+        u -= 1;
+    return u2d(u | 1);
+}
+
+static double sqrt_odd(double a)
+{
+    double s = sqrt(a);
+    if (!isfinite(s) || s == 0)
+        return s;
+    double r = fma(s, s, -a);
+    if (r == 0)
+        return s;
+    uint64_t u = d2u(s);
+    if (r > 0)
+        u -= 1;
+    return u2d(u | 1);
+}
+
+/* One fp32 result from the exact (or odd-rounded) value v, under the instruction's modifiers:
+ * mod = rnd | ftz << 4 | sat << 5. */
+static float finish32(double v, uint32_t mod)
+{
+    float r = u2f(fp_round(v, FMT_F32, (enum rnd)(mod & 15), (mod >> 4) & 1));
+    if ((mod >> 5) & 1) /* .sat: into [+0, 1], NaN and -0 to +0 */
+        r = isnan(r) || r <= 0 ? 0.0f : r > 1 ? 1.0f : r;
+    return r;
+}
+
+/* An exact zero sum is +0, but -0 when rounding down (and when both addends are -0); the
+ * host's round-to-nearest addition only knows the first rule. */
+static double sum_zero_sign(double v, double p, double q, uint32_t mod)
+{
+    if (v != 0 || (mod & 15) != RND_RM)
+        return v;
+    return p == 0 && q == 0 && !signbit(p) && !signbit(q) ? 0.0 : -0.0;
+}
+
+static float in32(float v, uint32_t mod)
+{
+    return (mod >> 4) & 1 ? fp_ftz(v) : v;
+}
+
+enum event h_ARITH_F32_X(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    float *c = in->width == 3 ? F32(w, in->o[3]) : NULL;
+    uint32_t mod = in->mod;
+    LANES(m, {
+        double p = in32(a[l], mod), q = in32(b[l], mod);
+        if (in->width == 1)
+            q = -q;
+        if (in->width == 3)
+            p = p * q, q = in32(c[l], mod);
+        double v = in->width == 2 ? p * q : sum_zero_sign(fp_add_odd(p, q), p, q, mod);
+        d[l] = finish32(v, mod);
+    });
+    return EV_NONE;
+}
+
+enum event h_DIV_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    uint32_t mod = in->mod;
+    if (mod == RND_RN)
+        LANES(m, d[l] = a[l] / b[l]);
+    else
+        LANES(m, d[l] = finish32(div_odd(in32(a[l], mod), in32(b[l], mod)), mod));
+    return EV_NONE;
+}
+
+enum event h_RCP_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]);
+    uint32_t mod = in->mod;
+    if (mod == RND_RN)
+        LANES(m, d[l] = 1.0f / a[l]);
+    else
+        LANES(m, d[l] = finish32(div_odd(1.0, in32(a[l], mod)), mod));
+    return EV_NONE;
+}
+
+enum event h_SQRT_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]);
+    uint32_t mod = in->mod;
+    if (mod == RND_RN)
+        LANES(m, d[l] = sqrtf(a[l]));
+    else
+        LANES(m, d[l] = finish32(sqrt_odd(in32(a[l], mod)), mod));
+    return EV_NONE;
+}
+
+/* ---- approximations ------------------------------------------------------------------------- */
+
+#define APPROX(NAME, EXPR)                                                                         \
+    enum event h_##NAME(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)         \
+    {                                                                                              \
+        (void)x;                                                                                   \
+        float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]);                                        \
+        int ftz = (in->mod >> 4) & 1;                                                              \
+        LANES(m, {                                                                                 \
+            double v = ftz ? fp_ftz(a[l]) : a[l];                                                  \
+            float r = (float)(EXPR);                                                               \
+            d[l] = ftz ? fp_ftz(r) : r;                                                            \
+        });                                                                                        \
+        return EV_NONE;                                                                            \
+    }
+
+APPROX(RSQRT_F32, 1.0 / sqrt(v))
+APPROX(SIN_F32, sin(v))
+APPROX(COS_F32, cos(v))
+APPROX(LG2_F32, log2(v))
+APPROX(EX2_F32, exp2(v))
+APPROX(TANH_F32, tanh(v))
+
+/* ---- sign, min, max, tests, compares ----------------------------------------------------------
+ */
+
+enum event h_ABS_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]);
+    int ftz = (in->mod >> 4) & 1;
+    LANES(m, d[l] = f2u(ftz ? fp_ftz(u2f(a[l])) : u2f(a[l])) & 0x7FFFFFFFu);
+    return EV_NONE;
+}
+
+enum event h_NEG_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]);
+    int ftz = (in->mod >> 4) & 1;
+    LANES(m, d[l] = f2u(ftz ? fp_ftz(u2f(a[l])) : u2f(a[l])) ^ 0x80000000u);
+    return EV_NONE;
+}
+
+/* min/max: a NaN loses to a number; two NaNs give the canonical NaN; -0 is below +0. */
+static float fmin32(float a, float b, int ftz)
+{
+    if (ftz)
+        a = fp_ftz(a), b = fp_ftz(b);
+    if (isnan(a))
+        return isnan(b) ? u2f(0x7FFFFFFFu) : b;
+    if (isnan(b))
+        return a;
+    if (a == b)
+        return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+static float fmax32(float a, float b, int ftz)
+{
+    if (ftz)
+        a = fp_ftz(a), b = fp_ftz(b);
+    if (isnan(a))
+        return isnan(b) ? u2f(0x7FFFFFFFu) : b;
+    if (isnan(b))
+        return a;
+    if (a == b)
+        return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+enum event h_MIN_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    int ftz = (in->mod >> 4) & 1;
+    LANES(m, d[l] = fmin32(a[l], b[l], ftz));
+    return EV_NONE;
+}
+
+enum event h_MAX_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
+    int ftz = (in->mod >> 4) & 1;
+    LANES(m, d[l] = fmax32(a[l], b[l], ftz));
+    return EV_NONE;
+}
+
+enum event h_COPYSIGN_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]), *b = R32(w, in->o[2]);
+    LANES(m, d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u));
+    return EV_NONE;
+}
+
+static int testp(float v, uint32_t mode)
+{
+    switch (mode) {
+    case 0:
+        return isfinite(v);
+    case 1:
+        return isinf(v);
+    case 2:
+        return !isnan(v);
+    case 3:
+        return isnan(v);
+    case 4:
+        return isnormal(v);
+    default:
+        return fpclassify(v) == FP_SUBNORMAL;
+    }
+}
+
+enum event h_TESTP_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *a = F32(w, in->o[1]);
+    uint32_t r = 0;
+    LANES(m, r |= (uint32_t)testp(a[l], in->mod) << l);
+    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | r;
+    return EV_NONE;
+}
+
+/* IEEE compares; the u-forms are also true when either side is NaN. */
+static int fcmp(double a, double b, uint32_t cmp)
+{
+    int un = isnan(a) || isnan(b);
+    switch (cmp) {
+    case CMP_EQ:
+        return a == b;
+    case CMP_NE:
+        return !un && a != b;
+    case CMP_LT:
+        return a < b;
+    case CMP_LE:
+        return a <= b;
+    case CMP_GT:
+        return a > b;
+    case CMP_GE:
+        return a >= b;
+    case CMP_EQU:
+        return un || a == b;
+    case CMP_NEU:
+        return a != b;
+    case CMP_LTU:
+        return un || a < b;
+    case CMP_LEU:
+        return un || a <= b;
+    case CMP_GTU:
+        return un || a > b;
+    case CMP_GEU:
+        return un || a >= b;
+    case CMP_NUM:
+        return !un;
+    case CMP_NAN:
+        return un;
+    default:
+        return 0; /* lo/ls/hi/hs are integer compares; decode never pairs them with floats */
+    }
+}
+
+/* Combine the compare bits into p (and q) by the boolean op, as in ops_int.c. */
+static void setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
+{
+    uint32_t op = (in->mod >> 8) & 3;
+    uint32_t c = in->o[4] != NO_REG ? PRED(w, in->o[4]) : 0;
+    if ((in->mod >> 12) & 1)
+        c = ~c;
+    uint32_t p = r, q = ~r;
+    if (op == 1)
+        p &= c, q &= c;
+    else if (op == 2)
+        p |= c, q |= c;
+    else if (op == 3)
+        p ^= c, q ^= c;
+    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
+    if (in->o[1] != NO_REG)
+        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
+}
+
+enum event h_SETP_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    float *a = F32(w, in->o[2]), *b = F32(w, in->o[3]);
+    uint32_t cmp = in->mod & 0xFF, r = 0;
+    int ftz = (in->mod >> 18) & 1;
+    LANES(m, r |= (uint32_t)fcmp(ftz ? fp_ftz(a[l]) : a[l], ftz ? fp_ftz(b[l]) : b[l], cmp) << l);
+    setp_store(w, in, m, r);
+    return EV_NONE;
+}
+
+enum event h_SET_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]);
+    float *a = F32(w, in->o[2]), *b = F32(w, in->o[3]);
+    uint32_t cmp = in->mod & 0xFF, one = (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu;
+    LANES(m, d[l] = fcmp(a[l], b[l], cmp) ? one : 0);
+    return EV_NONE;
+}
+
+/* ---- fp64 ---------------------------------------------------------------------------------------
+ */
+
+/* width: 0 add, 1 sub, 2 mul, 3 fma, 4 div, 5 rcp, 6 sqrt; mod = rnd. Only .rn is emulated:
+ * the directed modes on fp64 fail the launch by name. */
+enum event h_ARITH_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    if (in->mod != RND_RN)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "fp64 arithmetic with a rounding mode other than .rn is not emulated");
+    double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]);
+    double *b = in->width <= 4 ? RF64(w, in->o[2]) : NULL;
+    double *c = in->width == 3 ? RF64(w, in->o[3]) : NULL;
+    switch (in->width) {
+    case 0:
+        LANES(m, d[l] = a[l] + b[l]);
+        break;
+    case 1:
+        LANES(m, d[l] = a[l] - b[l]);
+        break;
+    case 2:
+        LANES(m, d[l] = a[l] * b[l]);
+        break;
+    case 3:
+        LANES(m, d[l] = fma(a[l], b[l], c[l]));
+        break;
+    case 4:
+        LANES(m, d[l] = a[l] / b[l]);
+        break;
+    case 5:
+        LANES(m, d[l] = 1.0 / a[l]);
+        break;
+    default:
+        LANES(m, d[l] = sqrt(a[l]));
+        break;
+    }
+    return EV_NONE;
+}
+
+enum event h_ABS_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint64_t *d = R64(w, in->o[0]), *a = R64(w, in->o[1]);
+    LANES(m, d[l] = a[l] & 0x7FFFFFFFFFFFFFFFull);
+    return EV_NONE;
+}
+
+enum event h_NEG_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint64_t *d = R64(w, in->o[0]), *a = R64(w, in->o[1]);
+    LANES(m, d[l] = a[l] ^ 0x8000000000000000ull);
+    return EV_NONE;
+}
+
+static double fmin64(double a, double b)
+{
+    if (isnan(a))
+        return isnan(b) ? u2d(0x7FFFFFFFFFFFFFFFull) : b;
+    if (isnan(b))
+        return a;
+    if (a == b)
+        return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+static double fmax64(double a, double b)
+{
+    if (isnan(a))
+        return isnan(b) ? u2d(0x7FFFFFFFFFFFFFFFull) : b;
+    if (isnan(b))
+        return a;
+    if (a == b)
+        return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+enum event h_MIN_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]), *b = RF64(w, in->o[2]);
+    LANES(m, d[l] = fmin64(a[l], b[l]));
+    return EV_NONE;
+}
+
+enum event h_MAX_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]), *b = RF64(w, in->o[2]);
+    LANES(m, d[l] = fmax64(a[l], b[l]));
+    return EV_NONE;
+}
+
+enum event h_RSQRT_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]);
+    LANES(m, d[l] = 1.0 / sqrt(a[l]));
+    return EV_NONE;
+}
+
+enum event h_SETP_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    double *a = RF64(w, in->o[2]), *b = RF64(w, in->o[3]);
+    uint32_t cmp = in->mod & 0xFF, r = 0;
+    LANES(m, r |= (uint32_t)fcmp(a[l], b[l], cmp) << l);
+    setp_store(w, in, m, r);
+    return EV_NONE;
+}
+
+/* ---- f16 and bf16 -------------------------------------------------------------------------------
+ */
+
+/* One 16-bit result of op (0 add, 1 sub, 2 mul, 3 fma, 4 min, 5 max, 6 neg, 7 abs) on the
+ * 16-bit values a, b, c; flags = bf16 | x2 << 1 | ftz << 2 | sat << 3 | relu << 4. */
+static uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t flags)
+{
+    struct fmt f = flags & 1 ? FMT_BF16 : FMT_F16;
+    uint32_t signbit16 = 0x8000u;
+    if (op == 6)
+        return a ^ signbit16;
+    if (op == 7)
+        return a & 0x7FFFu;
+    double va = fp_value(a, f), vb = fp_value(b, f), vc = fp_value(c, f);
+    if (flags & 4) {
+        va = (a & 0x7FFF) < (1u << f.man) ? copysign(0.0, va) : va;
+        vb = (b & 0x7FFF) < (1u << f.man) ? copysign(0.0, vb) : vb;
+        vc = (c & 0x7FFF) < (1u << f.man) ? copysign(0.0, vc) : vc;
+    }
+    double v;
+    switch (op) {
+    case 0:
+        v = fp_add_odd(va, vb);
+        break;
+    case 1:
+        v = fp_add_odd(va, -vb);
+        break;
+    case 2:
+        v = va * vb;
+        break;
+    case 3:
+        v = fp_add_odd(va * vb, vc);
+        break;
+    case 4:
+        v = fmin64(va, vb);
+        break;
+    default:
+        v = fmax64(va, vb);
+        break;
+    }
+    if ((flags & 8) && !isnan(v))
+        v = v < 0 ? 0 : v > 1 ? 1 : v;
+    if ((flags & 16) && !isnan(v) && v < 0)
+        v = 0;
+    if ((flags & 8) && isnan(v))
+        v = 0;
+    return fp_round(v, f, RND_RN, (flags >> 2) & 1);
+}
+
+enum event h_HALF_ARITH(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]);
+    uint32_t *b = in->o[2] != NO_REG ? R32(w, in->o[2]) : a;
+    uint32_t *c = in->o[3] != NO_REG ? R32(w, in->o[3]) : a;
+    int op = in->width, halves = (in->mod & 2) ? 2 : 1;
+    LANES(m, {
+        uint32_t r = 0;
+        for (int h = 0; h < halves; h++) {
+            int s = 16 * h;
+            r |= half_op(op, (a[l] >> s) & 0xFFFF, (b[l] >> s) & 0xFFFF, (c[l] >> s) & 0xFFFF,
+                         in->mod)
+                 << s;
+        }
+        d[l] = r;
+    });
+    return EV_NONE;
+}
+
+enum event h_SETP_HALF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]);
+    struct fmt f = (in->mod >> 16) & 1 ? FMT_BF16 : FMT_F16;
+    uint32_t cmp = in->mod & 0xFF, r = 0;
+    LANES(m, r |= (uint32_t)fcmp(fp_value(a[l] & 0xFFFF, f), fp_value(b[l] & 0xFFFF, f), cmp) << l);
+    setp_store(w, in, m, r);
+    return EV_NONE;
+}

@@ -1,0 +1,480 @@
+/**
+ * @file ops_mem.c
+ * @brief Loads, stores, atomics and asynchronous copies, in every state space.
+ *
+ * Every access goes through resolve(): the lanes' addresses, checked
+ * (alignment, bounds, freed memory) and turned into host pointers. The
+ * counters and checks see each warp-level access there, once.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "count.h"
+#include "fp.h"
+
+/* Every active lane's address: base register (32 or 64 bits, or none) plus displacement. */
+static void lane_addrs(const struct warp *w, const struct insn *in, uint32_t m, int base32,
+                       uint64_t *addr)
+{
+    if (in->o[0] == NO_REG) {
+        LANES(m, addr[l] = (uint64_t)in->imm);
+    } else if (base32) {
+        const uint32_t *b = R32(w, in->o[0]);
+        LANES(m, addr[l] = (uint32_t)(b[l] + (uint32_t)in->imm));
+    } else {
+        const uint64_t *b = R64(w, in->o[0]);
+        LANES(m, addr[l] = b[l] + (uint64_t)in->imm);
+    }
+}
+
+/* Why a global access at @p a is invalid, for the message. */
+static void global_why(struct emu_mem *mem, uint64_t a, unsigned bytes, char *buf, size_t size)
+{
+    const struct mem_block *freed = mem_find_freed(mem, a);
+    const struct mem_block *near = NULL;
+    for (size_t i = 0; i < mem->nlive; i++)
+        if (mem->live[i].addr <= a)
+            near = &mem->live[i];
+    if (freed) {
+        snprintf(buf, size, "inside a %llu-byte allocation that was freed",
+                 (unsigned long long)freed->size);
+    } else if (near && a >= near->addr && a - near->addr < near->size + (1u << 20)) {
+        snprintf(buf, size, "%llu bytes past the end of a %llu-byte allocation",
+                 (unsigned long long)(a + bytes - near->addr - near->size),
+                 (unsigned long long)near->size);
+    } else if (!mem_in_span(mem, a)) {
+        snprintf(buf, size, "outside device memory (a host pointer, or an uninitialised one?)");
+    } else {
+        snprintf(buf, size, "in no allocation");
+    }
+}
+
+static enum event fault(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                        const char *space, int store, unsigned bytes, uint64_t a, const char *why)
+{
+    return vm_fail(x, w, in, lane, VM_FAULT, "invalid %s %s of %u bytes at 0x%llx (%s)", space,
+                   store ? "write" : "read", bytes, (unsigned long long)a, why);
+}
+
+/* Global lanes: one allocation holds them all (the usual case), or each is looked up. */
+static enum event resolve_global(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                                 const uint64_t *addr, unsigned bytes, unsigned align, int store,
+                                 uint8_t **host)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, misaligned = 0;
+    LANES(m, {
+        lo = addr[l] < lo ? addr[l] : lo;
+        hi = addr[l] > hi ? addr[l] : hi;
+        misaligned |= addr[l] & (align - 1);
+    });
+    if (misaligned) {
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            if (addr[l] & (align - 1))
+                return vm_fail(x, w, in, l, VM_FAULT,
+                               "misaligned global %s of %u bytes at 0x%llx (it must be a multiple "
+                               "of %u)",
+                               store ? "write" : "read", bytes, (unsigned long long)addr[l], align);
+        }
+    }
+    if (!mem_find(x->mem, lo, hi - lo + bytes)) {
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            if (!mem_find(x->mem, addr[l], bytes)) {
+                char why[160];
+                global_why(x->mem, addr[l], bytes, why, sizeof why);
+                return fault(x, w, in, l, "global", store, bytes, addr[l], why);
+            }
+        }
+    }
+    LANES(m, host[l] = mem_host(x->mem, addr[l]));
+    return EV_NONE;
+}
+
+static enum event resolve_shared(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                                 uint64_t a, unsigned bytes, unsigned align, int store,
+                                 uint8_t **host)
+{
+    if (a & (align - 1))
+        return vm_fail(x, w, in, lane, VM_FAULT, "misaligned shared %s of %u bytes at offset %llu",
+                       store ? "write" : "read", bytes, (unsigned long long)a);
+    if (a + bytes > x->smem_bytes) {
+        char why[120];
+        snprintf(why, sizeof why, "the block has %u bytes of shared memory", x->smem_bytes);
+        return fault(x, w, in, lane, "shared", store, bytes, a, why);
+    }
+    *host = x->smem + a;
+    return EV_NONE;
+}
+
+static enum event resolve_local(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                                uint64_t a, unsigned bytes, unsigned align, int store,
+                                uint8_t **host)
+{
+    if (a + bytes > x->local_frame || (a & (align - 1))) {
+        char why[120];
+        snprintf(why, sizeof why, "a thread has %u bytes of local memory", x->local_frame);
+        return fault(x, w, in, lane, "local", store, bytes, a, why);
+    }
+    *host = w->local + (size_t)lane * x->local_frame + a;
+    return EV_NONE;
+}
+
+/*
+ * The host pointer of every active lane's access of @p bytes in space @p sp (generic
+ * addresses are sorted into their windows lane by lane), with the checks and counters.
+ */
+static enum event resolve(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                          enum space sp, int base32, unsigned bytes, int store, uint8_t **host)
+{
+    uint64_t addr[32];
+    lane_addrs(w, in, m, base32, addr);
+    if (sp == SP_GENERIC) {
+        uint32_t glob = 0;
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            uint64_t a = addr[l];
+            enum event ev = EV_NONE;
+            if (a - SHARED_WINDOW < WINDOW_SIZE)
+                ev = resolve_shared(x, w, in, l, a - SHARED_WINDOW, bytes, bytes, store, &host[l]);
+            else if (a - LOCAL_WINDOW < WINDOW_SIZE)
+                ev = resolve_local(x, w, in, l, a - LOCAL_WINDOW, bytes, bytes, store, &host[l]);
+            else
+                glob |= 1u << l;
+            if (ev != EV_NONE)
+                return ev;
+        }
+        if (glob != m) /* a mix of windows: count nothing, check each lane as done */
+            return glob ? resolve_global(x, w, in, glob, addr, bytes, bytes, store, host) : EV_NONE;
+        sp = SP_GLOBAL;
+    }
+    if (sp == SP_GLOBAL) {
+        enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
+        if (ev == EV_NONE && x->cnt)
+            count_global(x, addr, m, bytes, store);
+        if (ev == EV_NONE && x->launch->checks)
+            check_global(x, w, in, addr, m, bytes, store);
+        return ev;
+    }
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        enum event ev = sp == SP_SHARED
+                            ? resolve_shared(x, w, in, l, addr[l], bytes, bytes, store, &host[l])
+                            : resolve_local(x, w, in, l, addr[l], bytes, bytes, store, &host[l]);
+        if (ev != EV_NONE)
+            return ev;
+    }
+    if (sp == SP_SHARED && x->cnt)
+        count_shared(x, addr, m, bytes, store);
+    if (sp == SP_SHARED && x->launch->checks)
+        return check_shared(x, w, in, addr, m, bytes, store);
+    return EV_NONE;
+}
+
+enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int lane, enum space sp,
+                     uint64_t a, unsigned bytes, unsigned align, int store, uint8_t **host)
+{
+    if (sp == SP_GENERIC)
+        sp = a - SHARED_WINDOW < WINDOW_SIZE  ? (a -= SHARED_WINDOW, SP_SHARED)
+             : a - LOCAL_WINDOW < WINDOW_SIZE ? (a -= LOCAL_WINDOW, SP_LOCAL)
+                                              : SP_GLOBAL;
+    if (sp == SP_SHARED)
+        return resolve_shared(x, w, in, lane, a, bytes, align, store, host);
+    if (sp == SP_LOCAL)
+        return resolve_local(x, w, in, lane, a, bytes, align, store, host);
+    uint64_t addr[32];
+    uint8_t *hosts[32];
+    addr[lane] = a;
+    enum event ev = resolve_global(x, w, in, 1u << lane, addr, bytes, align, store, hosts);
+    *host = hosts[lane];
+    return ev;
+}
+
+/* ---- loads and stores -------------------------------------------------------------------------
+ */
+
+/* Lane values from host[l] + off into register @p reg (32- or 64-bit slot). */
+static void load_elem(struct warp *w, uint32_t reg, uint8_t **host, size_t off, uint32_t m,
+                      unsigned width, uint32_t mod)
+{
+    int sgn = MEM_SIGNED(mod);
+    if (MEM_DST64(mod)) {
+        uint64_t *d = R64(w, reg);
+        LANES(m, {
+            const uint8_t *p = host[l] + off;
+            uint64_t v = 0;
+            memcpy(&v, p, width);
+            if (sgn && width < 8 && (v >> (8 * width - 1)) & 1)
+                v |= ~0ull << (8 * width);
+            d[l] = v;
+        });
+        return;
+    }
+    uint32_t *d = R32(w, reg);
+    if (width == 4) {
+        LANES(m, memcpy(&d[l], host[l] + off, 4));
+        return;
+    }
+    LANES(m, {
+        uint32_t v = 0;
+        memcpy(&v, host[l] + off, width);
+        if (sgn && (v >> (8 * width - 1)) & 1)
+            v |= ~0u << (8 * width);
+        d[l] = v;
+    });
+}
+
+static enum event load(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                       enum space sp)
+{
+    uint8_t *host[32];
+    unsigned count = MEM_COUNT(in->mod), width = in->width;
+    enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 0, host);
+    if (ev != EV_NONE)
+        return ev;
+    for (unsigned i = 0; i < count; i++)
+        if (in->o[1 + i] != NO_REG)
+            load_elem(w, in->o[1 + i], host, i * width, m, width, in->mod);
+    return EV_NONE;
+}
+
+static enum event store(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                        enum space sp)
+{
+    uint8_t *host[32];
+    unsigned count = MEM_COUNT(in->mod), width = in->width;
+    enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 1, host);
+    if (ev != EV_NONE)
+        return ev;
+    for (unsigned i = 0; i < count; i++) {
+        size_t off = i * width;
+        if (width == 8) {
+            const uint64_t *s = R64(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], 8));
+        } else {
+            const uint32_t *s = R32(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], width));
+        }
+    }
+    return EV_NONE;
+}
+
+enum event h_LD_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return load(x, w, in, m, SP_GLOBAL);
+}
+
+enum event h_ST_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return store(x, w, in, m, SP_GLOBAL);
+}
+
+enum event h_LD_SHARED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return load(x, w, in, m, SP_SHARED);
+}
+
+enum event h_ST_SHARED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return store(x, w, in, m, SP_SHARED);
+}
+
+enum event h_LD_LOCAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return load(x, w, in, m, SP_LOCAL);
+}
+
+enum event h_ST_LOCAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return store(x, w, in, m, SP_LOCAL);
+}
+
+enum event h_LD_GENERIC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return load(x, w, in, m, SP_GENERIC);
+}
+
+enum event h_ST_GENERIC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return store(x, w, in, m, SP_GENERIC);
+}
+
+/* Kernel parameters: one buffer for the whole grid. */
+enum event h_LD_PARAM(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint64_t addr[32];
+    unsigned count = MEM_COUNT(in->mod), bytes = in->width * count;
+    lane_addrs(w, in, m, MEM_BASE32(in->mod), addr);
+    uint8_t *host[32];
+    uint32_t size = x->fn->info.param_bytes;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (addr[l] + bytes > size)
+            return fault(x, w, in, l, "parameter", 0, bytes, addr[l], "past the parameters");
+        host[l] = (uint8_t *)x->params + addr[l];
+    }
+    for (unsigned i = 0; i < count; i++)
+        if (in->o[1 + i] != NO_REG)
+            load_elem(w, in->o[1 + i], host, i * in->width, m, in->width, in->mod);
+    return EV_NONE;
+}
+
+/* A call's parameters: each lane's own frame. */
+static enum event callparam(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                            uint8_t **host)
+{
+    unsigned bytes = in->width * MEM_COUNT(in->mod);
+    uint32_t frame = x->mod->call_total;
+    if ((uint64_t)in->imm + bytes > frame)
+        return fault(x, w, in, __builtin_ctz(m), "call parameter", 0, bytes, (uint64_t)in->imm,
+                     "past the call's parameters");
+    LANES(m, host[l] = w->call_params + (size_t)l * frame + in->imm);
+    return EV_NONE;
+}
+
+enum event h_LD_CALLPARAM(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint8_t *host[32];
+    enum event ev = callparam(x, w, in, m, host);
+    if (ev != EV_NONE)
+        return ev;
+    for (unsigned i = 0; i < MEM_COUNT(in->mod); i++)
+        if (in->o[1 + i] != NO_REG)
+            load_elem(w, in->o[1 + i], host, i * in->width, m, in->width, in->mod);
+    return EV_NONE;
+}
+
+enum event h_ST_CALLPARAM(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint8_t *host[32];
+    enum event ev = callparam(x, w, in, m, host);
+    if (ev != EV_NONE)
+        return ev;
+    for (unsigned i = 0; i < MEM_COUNT(in->mod); i++) {
+        size_t off = i * in->width;
+        if (in->width == 8) {
+            const uint64_t *s = R64(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], 8));
+        } else {
+            const uint32_t *s = R32(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], in->width));
+        }
+    }
+    return EV_NONE;
+}
+
+/* ---- atomics ------------------------------------------------------------------------------------
+ */
+
+/* One read-modify-write of the word at @p p; returns the old value. */
+static uint64_t atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned width)
+{
+    uint64_t old = 0, v;
+    memcpy(&old, p, width);
+    int op = (int)ATOM_OP(mod), t = (int)ATOM_TYPE(mod);
+    switch (op) {
+    case AT_ADD:
+        if (t == CT_F32)
+            v = f2u(u2f((uint32_t)old) + u2f((uint32_t)b));
+        else if (t == CT_F64)
+            v = d2u(u2d(old) + u2d(b));
+        else
+            v = old + b;
+        break;
+    case AT_MIN:
+    case AT_MAX: {
+        int less;
+        if (t == CT_F32)
+            less = u2f((uint32_t)b) < u2f((uint32_t)old);
+        else if (t == CT_F64)
+            less = u2d(b) < u2d(old);
+        else if (t == CT_S32)
+            less = (int32_t)b < (int32_t)old;
+        else if (t == CT_S64)
+            less = (int64_t)b < (int64_t)old;
+        else
+            less = b < old;
+        v = (op == AT_MIN) == less ? b : old;
+        break;
+    }
+    case AT_INC:
+        v = old >= b ? 0 : old + 1;
+        break;
+    case AT_DEC:
+        v = old == 0 || old > b ? b : old - 1;
+        break;
+    case AT_AND:
+        v = old & b;
+        break;
+    case AT_OR:
+        v = old | b;
+        break;
+    case AT_XOR:
+        v = old ^ b;
+        break;
+    case AT_EXCH:
+        v = b;
+        break;
+    default:
+        v = old == b ? c : old;
+        break; /* cas */
+    }
+    memcpy(p, &v, width);
+    return old;
+}
+
+/* atom / red: lane by lane, in lane order (so results are deterministic). */
+enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint8_t *host[32];
+    unsigned width = in->width;
+    enum space sp = (enum space)ATOM_SPACE(in->mod);
+    enum event ev = resolve(x, w, in, m, sp, (in->mod & ATOM_BASE32_BIT) != 0, width, 1, host);
+    if (ev != EV_NONE)
+        return ev;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t b = width == 8 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l];
+        uint64_t c = in->o[3] == NO_REG ? 0
+                     : width == 8       ? R64(w, in->o[3])[l]
+                                        : R32(w, in->o[3])[l];
+        uint64_t old = atom1(in->mod, host[l], b, c, width);
+        if (in->o[1] != NO_REG) {
+            if (width == 8)
+                R64(w, in->o[1])[l] = old;
+            else
+                R32(w, in->o[1])[l] = (uint32_t)old;
+        }
+    }
+    return EV_NONE;
+}
+
+enum event h_NOP(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x, (void)w, (void)in, (void)m;
+    return EV_NONE;
+}
+
+/* cp.async: the copy happens now; src_size (o[2]) bytes come from global, the rest are 0. */
+enum event h_CP_ASYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint8_t *dst[32], *src[32];
+    unsigned width = in->width;
+    enum event ev = resolve(x, w, in, m, SP_SHARED, MEM_BASE32(in->mod), width, 1, dst);
+    if (ev != EV_NONE)
+        return ev;
+    struct insn from = *in;
+    from.o[0] = in->o[1];
+    from.imm = 0;
+    ev = resolve(x, w, &from, m, SP_GLOBAL, 0, width, 0, src);
+    if (ev != EV_NONE)
+        return ev;
+    const uint32_t *size = in->o[2] != NO_REG ? R32(w, in->o[2]) : NULL;
+    LANES(m, {
+        unsigned n = size && size[l] < width ? size[l] : width;
+        memcpy(dst[l], src[l], n);
+        memset(dst[l] + n, 0, width - n);
+    });
+    return EV_NONE;
+}

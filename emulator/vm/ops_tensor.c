@@ -1,0 +1,280 @@
+/**
+ * @file ops_tensor.c
+ * @brief Tensor-core instructions: wmma (the emulator's own fragment layout),
+ *        mma.sync and ldmatrix (the layouts the PTX ISA documents).
+ *
+ * wmma fragments are opaque to programs, so any layout that load, mma and
+ * store agree on is correct; this one is the simplest: element e of the
+ * row-major tile is slot e of the warp (lane e / per_lane, element
+ * e % per_lane of that lane), repeated when a fragment holds more slots than
+ * the tile has elements (f16 A and B fragments hold each element twice, as
+ * the hardware's do).
+ *
+ * Products of f16, bf16 and tf32 values are exact in fp32; they are summed
+ * into the fp32 accumulator in k order, one rounding per addition. tf32
+ * inputs are read with their low 13 mantissa bits ignored, as the hardware
+ * reads an fp32 register it is given as tf32.
+ */
+#include "fp.h"
+
+/* Rows and columns of matrix @p matrix (0 a: M x K, 1 b: K x N, 2 c/d: M x N) of a wmma shape. */
+static void wmma_dims(int shape, int matrix, int *rows, int *cols)
+{
+    static const int mnk[4][3] = {{16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8}};
+    const int *d = mnk[shape];
+    *rows = matrix == 1 ? d[2] : d[0];
+    *cols = matrix == 0 ? d[2] : d[1];
+}
+
+static int elem_bytes(int type)
+{
+    return type == MT_F16 || type == MT_BF16 ? 2 : 4;
+}
+
+/* Fragment slot s is element s % per of lane s / per; 16-bit elements pack two to a register.
+ * frag_gather reads slots 0 .. n-1 into raw[]; frag_scatter writes every slot of the fragment
+ * (per lanes 32) from raw[s % n]. */
+static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int bytes, int n,
+                        uint32_t *raw)
+{
+    for (int s = 0, lane = 0; s < n; lane++)
+        for (int j = 0; j < per && s < n; j++, s++) {
+            uint32_t r = R32(w, regs[bytes == 4 ? j : j / 2])[lane];
+            raw[s] = bytes == 4 ? r : (r >> (16 * (j & 1))) & 0xFFFF;
+        }
+}
+
+static void frag_scatter(struct warp *w, const uint32_t *regs, int per, int bytes, int n,
+                         const uint32_t *raw)
+{
+    int e = 0;
+    for (int lane = 0; lane < 32; lane++)
+        for (int j = 0; j < per; j += bytes == 4 ? 1 : 2) {
+            uint32_t v = raw[e];
+            e = e + 1 == n ? 0 : e + 1;
+            if (bytes == 2) {
+                v = (v & 0xFFFF) | raw[e] << 16;
+                e = e + 1 == n ? 0 : e + 1;
+            }
+            R32(w, regs[bytes == 4 ? j : j / 2])[lane] = v;
+        }
+}
+
+/* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
+ * a row-major array, then the array to or from every slot of the fragment. */
+static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                           int store)
+{
+    if (m != w->live)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "wmma with part of the warp (lanes 0x%08x): the whole warp must execute it",
+                       m);
+    uint32_t mod = in->mod;
+    int matrix = (int)WM_MATRIX(mod), type = (int)WM_TYPE(mod), shape = (int)WM_SHAPE(mod);
+    int nregs = wmma_frag_regs(matrix, type, shape), bytes = elem_bytes(type);
+    int per = bytes == 2 ? 2 * nregs : nregs, rows, cols;
+    wmma_dims(shape, matrix, &rows, &cols);
+    const uint32_t *regs = &x->mod->pool[in->o[5]];
+    int lane = __builtin_ctz(m), col = (int)WM_COL(mod);
+    uint64_t base = in->o[0] == NO_REG      ? 0
+                    : (mod & WM_BASE32_BIT) ? R32(w, in->o[0])[lane]
+                                            : R64(w, in->o[0])[lane];
+    base += (uint64_t)in->imm;
+    uint64_t stride = in->o[1] != NO_REG ? R32(w, in->o[1])[lane] : (uint64_t)(col ? rows : cols);
+    uint32_t tile[32 * 16];
+    if (store)
+        frag_gather(w, regs, per, bytes, rows * cols, tile);
+    int lines = col ? cols : rows, len = col ? rows : cols; /* contiguous runs in memory */
+    for (int i = 0; i < lines; i++) {
+        uint8_t *p;
+        enum event ev = vm_access(x, w, in, lane, (enum space)WM_SPACE(mod),
+                                  base + (uint64_t)i * stride * (uint64_t)bytes,
+                                  (unsigned)(len * bytes), (unsigned)bytes, store, &p);
+        if (ev != EV_NONE)
+            return ev;
+        for (int j = 0; j < len; j++) {
+            uint32_t *t = &tile[col ? j * cols + i : i * cols + j];
+            if (store) {
+                memcpy(p + j * bytes, t, (size_t)bytes);
+            } else {
+                *t = 0;
+                memcpy(t, p + j * bytes, (size_t)bytes);
+            }
+        }
+    }
+    if (!store)
+        frag_scatter(w, regs, per, bytes, rows * cols, tile);
+    return EV_NONE;
+}
+
+enum event h_WMMA_LOAD(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return wmma_mem(x, w, in, m, 0);
+}
+
+enum event h_WMMA_STORE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return wmma_mem(x, w, in, m, 1);
+}
+
+/* A raw element of type @p t as the fp32 value the tensor core multiplies. */
+static float tc_value(int t, uint32_t raw)
+{
+    switch (t) {
+    case MT_F16:
+        return fp_f16_to_f32((uint16_t)raw);
+    case MT_BF16:
+        return fp_bf16_to_f32((uint16_t)raw);
+    case MT_TF32:
+        return u2f(raw & ~0x1FFFu);
+    default:
+        return u2f(raw);
+    }
+}
+
+/* D = A * B + C on tiles already gathered into row-major fp32 arrays. */
+static void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = C[i * N + j];
+            for (int k = 0; k < K; k++)
+                acc += A[i * K + k] * B[k * N + j]; /* the product is exact */
+            D[i * N + j] = acc;
+        }
+}
+
+enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    if (m != w->live)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "wmma.mma with part of the warp: the whole warp must execute it");
+    uint32_t mod = in->mod;
+    int shape = (int)MMA_SHAPE(mod), at = (int)MMA_AT(mod), ct = (int)MMA_CT(mod);
+    int dt = (int)MMA_DT(mod);
+    const uint32_t *pool = &x->mod->pool[in->o[5]];
+    const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
+    int M, N, K;
+    wmma_dims(shape, 2, &M, &N);
+    wmma_dims(shape, 0, &M, &K);
+    float A[32 * 16], B[16 * 32], C[16 * 16], D[16 * 16];
+    int ab = elem_bytes(at), per_a = ab == 2 ? 2 * (int)pool[1] : (int)pool[1];
+    int per_b = ab == 2 ? 2 * (int)pool[2] : (int)pool[2];
+    int cb = elem_bytes(ct), per_c = cb == 2 ? 2 * (int)pool[3] : (int)pool[3];
+    int db = elem_bytes(dt), per_d = db == 2 ? 2 * (int)pool[0] : (int)pool[0];
+    /* The fragments are row-major tiles whatever the memory layout was: wmma.load put element
+     * (r, c) at slot r * cols + c. */
+    uint32_t raw[32 * 16];
+    frag_gather(w, ra, per_a, ab, M * K, raw);
+    for (int e = 0; e < M * K; e++)
+        A[e] = tc_value(at, raw[e]);
+    frag_gather(w, rb, per_b, ab, K * N, raw);
+    for (int e = 0; e < K * N; e++)
+        B[e] = tc_value(at, raw[e]);
+    frag_gather(w, rc, per_c, cb, M * N, raw);
+    for (int e = 0; e < M * N; e++)
+        C[e] = tc_value(ct, raw[e]);
+    mma_tile(M, N, K, A, B, C, D);
+    for (int e = 0; e < M * N; e++)
+        raw[e] = dt == MT_F16 ? fp_f32_to_f16(D[e]) : f2u(D[e]);
+    frag_scatter(w, rd, per_d, db, M * N, raw);
+    return EV_NONE;
+}
+
+/* ---- mma.sync ------------------------------------------------------------------------------- */
+
+/* Where element i of lane @p lane's fragment sits, for the m16n8k* shapes (PTX ISA 9.7.15.5.1):
+ * g = lane >> 2 (group), t = lane % 4 (thread in group). */
+static void mma_pos(int matrix, int at, int shape, int lane, int i, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3;
+    if (matrix == 2) { /* c, d: 4 fp32 */
+        *row = g + 8 * (i >= 2);
+        *col = 2 * t + (i & 1);
+    } else if (at == MT_TF32) {
+        if (matrix == 0) { /* a: k8 -> 4 regs, k4 -> 2 */
+            *row = g + 8 * (i & 1);
+            *col = t + 4 * (i >= 2);
+        } else {
+            *row = t + 4 * i;
+            *col = g;
+        }
+    } else if (matrix == 0) { /* f16 / bf16 a: k16 -> 8 halves, k8 -> 4 */
+        *row = g + 8 * ((i >> 1) & 1);
+        *col = 2 * t + (i & 1) + 8 * (i >= 4);
+    } else { /* b: k16 -> 4 halves, k8 -> 2 */
+        *row = 2 * t + (i & 1) + 8 * (i >= 2);
+        *col = g;
+    }
+    (void)shape;
+}
+
+/* Gather (or scatter) a whole mma.sync fragment: per lane, @p n elements of @p bytes. */
+static void mma_io(struct warp *w, const uint32_t *regs, int matrix, int at, int shape, int n,
+                   int bytes, int cols, float *tile, const float *out)
+{
+    for (int lane = 0; lane < 32; lane++)
+        for (int i = 0; i < n; i++) {
+            int r, c;
+            mma_pos(matrix, at, shape, lane, i, &r, &c);
+            uint32_t *reg = &R32(w, regs[bytes == 4 ? i : i / 2])[lane];
+            if (out) {
+                *reg = f2u(out[r * cols + c]);
+            } else {
+                uint32_t raw = bytes == 4 ? *reg : (*reg >> (16 * (i & 1))) & 0xFFFF;
+                tile[r * cols + c] = tc_value(matrix == 2 ? MT_F32 : at, raw);
+            }
+        }
+}
+
+enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    if (m != FULL_MASK)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "mma.sync with part of the warp: all 32 lanes must execute it");
+    int shape = (int)MMA_SHAPE(in->mod), at = (int)MMA_AT(in->mod);
+    const uint32_t *pool = &x->mod->pool[in->o[5]];
+    const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
+    int K = shape == MS_16_8_16 ? 16 : shape == MS_16_8_8 ? 8 : 4, bytes = elem_bytes(at);
+    int na = (int)pool[1] * (bytes == 2 ? 2 : 1), nb = (int)pool[2] * (bytes == 2 ? 2 : 1);
+    float A[16 * 16], B[16 * 8], C[16 * 8], D[16 * 8];
+    mma_io(w, ra, 0, at, shape, na, bytes, K, A, NULL);
+    mma_io(w, rb, 1, at, shape, nb, bytes, 8, B, NULL);
+    mma_io(w, rc, 2, at, shape, 4, 4, 8, C, NULL);
+    mma_tile(16, 8, K, A, B, C, D);
+    mma_io(w, rd, 2, at, shape, 4, 4, 8, NULL, D);
+    return EV_NONE;
+}
+
+/* ldmatrix: lanes 8i .. 8i+7 give the row addresses of matrix i; register i of lane l gets
+ * row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of matrix i (with .trans, of its transpose). */
+enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    if (m != FULL_MASK)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "ldmatrix with part of the warp: all 32 lanes must execute it");
+    const uint32_t *regs = &x->mod->pool[in->o[5]];
+    int trans = in->mod & 1;
+    uint16_t mat[4][8][8];
+    for (int i = 0; i < in->width; i++)
+        for (int r = 0; r < 8; r++) {
+            int lane = 8 * i + r;
+            uint64_t a = in->o[0] == NO_REG           ? 0
+                         : (in->mod & MEM_BASE32_BIT) ? R32(w, in->o[0])[lane]
+                                                      : R64(w, in->o[0])[lane];
+            uint8_t *p;
+            enum event ev =
+                vm_access(x, w, in, lane, SP_SHARED, a + (uint64_t)in->imm, 16, 16, 0, &p);
+            if (ev != EV_NONE)
+                return ev;
+            memcpy(mat[i][r], p, 16);
+        }
+    for (int i = 0; i < in->width; i++)
+        for (int l = 0; l < 32; l++) {
+            int r = l / 4, c = 2 * (l % 4);
+            uint32_t lo = trans ? mat[i][c][r] : mat[i][r][c];
+            uint32_t hi = trans ? mat[i][c + 1][r] : mat[i][r][c + 1];
+            R32(w, regs[i])[l] = lo | hi << 16;
+        }
+    return EV_NONE;
+}

@@ -1,0 +1,176 @@
+/**
+ * @file ops_warp.c
+ * @brief Warp-level instructions: shuffles, votes, matches, reductions, bar.warp.sync.
+ *
+ * The lanes named in a .sync instruction's mask must all be executing that
+ * instruction together. A named lane that is elsewhere in the program is an
+ * error the VM reports (it cannot wait for it); a named lane that has exited
+ * or does not exist is undefined behaviour that synccheck reports, and its
+ * registers are read as they were left.
+ */
+#include "check.h"
+#include "vm_impl.h"
+
+/* The mask operand (the same in every lane, or the instruction is malformed). Fails the launch
+ * when a named lane is live but not here. */
+static int sync_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                     uint32_t off, uint32_t *mask)
+{
+    const uint32_t *v = R32(w, off);
+    uint32_t first = v[__builtin_ctz(m)];
+    *mask = first;
+    uint32_t elsewhere = first & w->live & ~m;
+    if (elsewhere) {
+        vm_fail(x, w, in, __builtin_ctz(elsewhere), VM_UNSUPPORTED,
+                "%s: lanes 0x%08x named in the mask 0x%08x are executing other instructions "
+                "(diverged warp-synchronous code is not emulated)",
+                vm_op_names[in->op], elsewhere, first);
+        return -1;
+    }
+    if (x->launch->checks & VM_CHECK_SYNC)
+        check_warp_mask(x, w, in, m, first);
+    return 0;
+}
+
+enum event h_SHFL_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint32_t mask;
+    if (sync_mask(x, w, in, m, in->o[5], &mask))
+        return EV_ERROR;
+    const uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]), *c = R32(w, in->o[4]);
+    uint32_t src[32], out[32], ok = 0;
+    for (int l = 0; l < 32; l++)
+        src[l] = a[l]; /* read every lane before any lane writes (d may alias a) */
+    /* The ISA's rule: c[4:0] clamps, c[12:8] splits the warp into segments. */
+    LANES(m, {
+        uint32_t bv = b[l] & 31, cv = c[l] & 31, seg = (c[l] >> 8) & 31;
+        int maxl = (int)(((uint32_t)l & seg) | (cv & ~seg)), minl = (int)((uint32_t)l & seg);
+        int j, p;
+        switch (in->mod) {
+        case 0:
+            j = l - (int)bv, p = j >= maxl;
+            break; /* up */
+        case 1:
+            j = l + (int)bv, p = j <= maxl;
+            break; /* down */
+        case 2:
+            j = l ^ (int)bv, p = j <= maxl;
+            break; /* bfly */
+        default:
+            j = minl | (int)(bv & ~seg), p = j <= maxl;
+            break; /* idx */
+        }
+        out[l] = src[p ? j : l];
+        ok |= (uint32_t)p << l;
+    });
+    uint32_t *d = R32(w, in->o[0]);
+    LANES(m, d[l] = out[l]);
+    if (in->o[1] != NO_REG)
+        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (ok & m);
+    return EV_NONE;
+}
+
+enum event h_VOTE_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint32_t mask;
+    if (sync_mask(x, w, in, m, in->o[2], &mask))
+        return EV_ERROR;
+    uint32_t p = PRED(w, in->o[1]);
+    if (in->mod & 16)
+        p = ~p;
+    uint32_t group = mask & m, set = p & group;
+    switch (in->mod & 15) {
+    case 3: {
+        uint32_t *d = R32(w, in->o[0]);
+        LANES(m, d[l] = set);
+        return EV_NONE;
+    }
+    case 0:
+        p = (set & group) == group ? FULL_MASK : 0;
+        break;
+    case 1:
+        p = (set & group) ? FULL_MASK : 0;
+        break;
+    default:
+        p = (set & group) == group || !(set & group) ? FULL_MASK : 0;
+        break;
+    }
+    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
+    return EV_NONE;
+}
+
+enum event h_MATCH_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint32_t mask;
+    if (sync_mask(x, w, in, m, in->o[3], &mask))
+        return EV_ERROR;
+    int b64 = (in->mod >> 1) & 1, all = in->mod & 1;
+    uint64_t v[32];
+    for (int l = 0; l < 32; l++)
+        v[l] = b64 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l];
+    uint32_t *d = R32(w, in->o[0]), same_all = 1, group = mask & m;
+    for (uint32_t g = group; g; g &= g - 1)
+        same_all &= v[__builtin_ctz(g)] == v[__builtin_ctz(group)];
+    LANES(m, {
+        uint32_t eq = 0;
+        for (uint32_t g = group; g; g &= g - 1)
+            eq |= (uint32_t)(v[__builtin_ctz(g)] == v[l]) << __builtin_ctz(g);
+        d[l] = all ? (same_all ? group : 0) : eq;
+    });
+    if (in->o[1] != NO_REG)
+        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (same_all ? m : 0);
+    return EV_NONE;
+}
+
+enum event h_REDUX_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint32_t mask;
+    if (sync_mask(x, w, in, m, in->o[2], &mask))
+        return EV_ERROR;
+    const uint32_t *a = R32(w, in->o[1]);
+    uint32_t group = mask & m, op = in->mod & 15, sgn = (in->mod >> 4) & 1;
+    uint32_t r = op == 3   ? FULL_MASK
+                 : op == 1 ? (sgn ? 0x7FFFFFFFu : FULL_MASK)
+                 : op == 2 ? (sgn ? 0x80000000u : 0)
+                           : 0;
+    for (uint32_t g = group; g; g &= g - 1) {
+        uint32_t v = a[__builtin_ctz(g)];
+        switch (op) {
+        case 0:
+            r += v;
+            break;
+        case 1:
+            r = sgn ? ((int32_t)v < (int32_t)r ? v : r) : (v < r ? v : r);
+            break;
+        case 2:
+            r = sgn ? ((int32_t)v > (int32_t)r ? v : r) : (v > r ? v : r);
+            break;
+        case 3:
+            r &= v;
+            break;
+        case 4:
+            r |= v;
+            break;
+        default:
+            r ^= v;
+            break;
+        }
+    }
+    uint32_t *d = R32(w, in->o[0]);
+    LANES(m, d[l] = r);
+    return EV_NONE;
+}
+
+enum event h_BAR_WARP_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    uint32_t mask;
+    return sync_mask(x, w, in, m, in->o[0], &mask) ? EV_ERROR : EV_NONE;
+}
+
+enum event h_ACTIVEMASK(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]);
+    LANES(m, d[l] = m);
+    return EV_NONE;
+}

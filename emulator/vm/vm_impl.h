@@ -1,0 +1,383 @@
+/**
+ * @file vm_impl.h
+ * @brief The VM's inside: the decoded form, the execution state, the opcode families.
+ *
+ * Decoding (decode.c) turns every PTX instruction into one `struct insn`: an
+ * opcode from opcodes.h, already specialised by type and modifiers, whose
+ * operands are byte offsets into a warp's register arena. The arena holds,
+ * for every virtual register, one slot per lane side by side (lane l of a
+ * 32-bit register is `((uint32_t *)(regs + off))[l]`), so an instruction is
+ * a short loop over 32 lanes that the compiler vectorises. Predicates are
+ * one 32-bit lane mask each. Immediates and special registers (%tid.x, ...)
+ * are registers too, filled before the warp runs: no operand is ever
+ * interpreted at run time.
+ *
+ * Execution (exec.c) runs one block at a time and, inside it, one warp at a
+ * time until the warp waits at a barrier or exits. A warp whose lanes took
+ * different branches keeps one program counter per lane and always runs the
+ * group of lanes with the lowest one, so the groups meet again where the
+ * branches join.
+ */
+#ifndef EMU_VM_IMPL_H
+#define EMU_VM_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../vm.h"
+
+/* ---- opcodes ------------------------------------------------------------------- */
+
+#define OP(name, klass, spelling) OP_##name,
+/** Every decoded opcode (opcodes.h lists them with their manuals). */
+enum op {
+#include "opcodes.h"
+    OP_COUNT
+};
+#undef OP
+
+/* ---- the decoded form ------------------------------------------------------------ */
+
+/** Operand slots of an instruction; wider lists (wmma fragments) live in the module's pool. */
+#define INSN_OPS 6
+
+/** Marks an absent guard or operand. */
+#define NO_REG UINT32_MAX
+
+/** Memory state spaces. */
+enum space { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST };
+
+/** Floating-point rounding of an instruction. */
+enum rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
+
+/** Generic-address windows of shared and local memory (global addresses are the device
+ *  addresses of mem.h, which never fall here: the VM checks). */
+#define SHARED_WINDOW (1ull << 32)
+#define LOCAL_WINDOW (2ull << 32)
+#define WINDOW_SIZE (1ull << 32)
+
+/** Compare operators of setp / set, in insn.mod's low byte. */
+enum cmp {
+    CMP_EQ,
+    CMP_NE,
+    CMP_LT,
+    CMP_LE,
+    CMP_GT,
+    CMP_GE,
+    CMP_LO,
+    CMP_LS,
+    CMP_HI,
+    CMP_HS,
+    CMP_EQU,
+    CMP_NEU,
+    CMP_LTU,
+    CMP_LEU,
+    CMP_GTU,
+    CMP_GEU,
+    CMP_NUM,
+    CMP_NAN
+};
+
+/** Types of the general converter (OP_CVT), 5 bits each in insn.mod. */
+enum ctype {
+    CT_U8,
+    CT_U16,
+    CT_U32,
+    CT_U64,
+    CT_S8,
+    CT_S16,
+    CT_S32,
+    CT_S64,
+    CT_F16,
+    CT_BF16,
+    CT_F32,
+    CT_F64,
+    CT_TF32
+};
+
+/** Fields of a memory instruction's insn.mod (ld, st, atom, ...). */
+#define MEM_COUNT(mod) ((mod)&15)          /**< vector elements */
+#define MEM_SIGNED(mod) (((mod) >> 4) & 1) /**< sign-extend a narrow load */
+#define MEM_BASE32(mod) (((mod) >> 6) & 1) /**< the base register is 32 bits */
+#define MEM_DST64(mod) (((mod) >> 5) & 1)  /**< the destination registers are 64 bits */
+#define MEM_SIGNED_BIT (1u << 4)
+#define MEM_DST64_BIT (1u << 5)
+#define MEM_BASE32_BIT (1u << 6)
+
+/** Atomic operations (OP_ATOM's mod & 15) and fields. */
+enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS };
+#define ATOM_MOD(op, type, space) ((op) | (type) << 4 | (space) << 9)
+#define ATOM_OP(mod) ((mod)&15)
+#define ATOM_TYPE(mod) (((mod) >> 4) & 31) /**< enum ctype */
+#define ATOM_SPACE(mod) (((mod) >> 9) & 7)
+#define ATOM_BASE32_BIT (1u << 12)
+
+/** Element types of the tensor instructions. */
+enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32 };
+/** Tile shapes of wmma: m16n16k16, m32n8k16, m8n32k16, m16n16k8. */
+enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8 };
+/** Fields of a wmma.load / wmma.store insn.mod. */
+#define WM_MOD(matrix, type, col, shape, space)                                                    \
+    ((matrix) | (type) << 2 | (col) << 5 | (shape) << 6 | (space) << 9)
+#define WM_MATRIX(mod) ((mod)&3) /**< 0 a, 1 b, 2 c or d */
+#define WM_TYPE(mod) (((mod) >> 2) & 7)
+#define WM_COL(mod) (((mod) >> 5) & 1)
+#define WM_SHAPE(mod) (((mod) >> 6) & 7)
+#define WM_SPACE(mod) (((mod) >> 9) & 7)
+#define WM_BASE32_BIT (1u << 12)
+/** Fields of a wmma.mma / mma.sync insn.mod: shape, the four types, the two layouts. */
+#define MMA_MOD(shape, at, bt, ct, dt, acol, bcol)                                                 \
+    ((shape) | (at) << 3 | (bt) << 6 | (ct) << 9 | (dt) << 12 | (acol) << 15 | (bcol) << 16)
+#define MMA_SHAPE(mod) ((mod)&7)
+#define MMA_AT(mod) (((mod) >> 3) & 7)
+#define MMA_BT(mod) (((mod) >> 6) & 7)
+#define MMA_CT(mod) (((mod) >> 9) & 7)
+#define MMA_DT(mod) (((mod) >> 12) & 7)
+#define MMA_ACOL(mod) (((mod) >> 15) & 1)
+#define MMA_BCOL(mod) (((mod) >> 16) & 1)
+/** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC). */
+enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4 };
+
+/** Field helpers of OP_CVT's insn.mod. */
+#define CVT_MOD(d, a, rnd, sat, ftz) ((d) | (a) << 5 | (rnd) << 10 | (sat) << 14 | (ftz) << 15)
+#define CVT_D(mod) ((mod)&31)
+#define CVT_A(mod) (((mod) >> 5) & 31)
+#define CVT_RND(mod) (((mod) >> 10) & 15)
+#define CVT_SAT(mod) (((mod) >> 14) & 1)
+#define CVT_FTZ(mod) (((mod) >> 15) & 1)
+
+/** One decoded instruction. */
+struct insn {
+    uint16_t op;          /**< enum op */
+    uint8_t neg_guard;    /**< @!p */
+    uint8_t width;        /**< access size in bytes (memory), vector count, or a sub-mode */
+    uint32_t guard;       /**< arena offset of the guard predicate, or NO_REG */
+    uint32_t o[INSN_OPS]; /**< operand arena offsets (d first), NO_REG where absent */
+    int64_t imm;          /**< displacement, branch target, bit count, ... */
+    uint32_t mod;         /**< opcode-specific modifiers (compare, rounding, shuffle mode, ...) */
+    uint32_t line;        /**< index of the source location in the module's line table */
+};
+
+/** A source location from `.loc`: where, and where that was inlined (0: not inlined). */
+struct srcloc {
+    uint16_t file, ifile; /**< indexes into the module's file table */
+    uint32_t line, iline; /**< 0: unknown */
+};
+
+/** Register classes and their bytes per warp in the arena. */
+enum { SLOT_PRED = 4, SLOT_32 = 32 * 4, SLOT_64 = 32 * 8 };
+
+/** A value every lane of a register starts with (immediates, uniform specials). */
+struct preset {
+    uint32_t off;   /**< arena offset */
+    uint32_t bytes; /**< SLOT_32 or SLOT_64 */
+    uint64_t value; /**< the same in every lane */
+};
+
+/** Special registers whose value depends on the lane, the warp or the block. */
+enum special {
+    SR_TID_X,
+    SR_TID_Y,
+    SR_TID_Z,
+    SR_NTID_X,
+    SR_NTID_Y,
+    SR_NTID_Z,
+    SR_CTAID_X,
+    SR_CTAID_Y,
+    SR_CTAID_Z,
+    SR_NCTAID_X,
+    SR_NCTAID_Y,
+    SR_NCTAID_Z,
+    SR_LANEID,
+    SR_WARPID,
+    SR_NWARPID,
+    SR_SMID,
+    SR_NSMID,
+    SR_GRIDID,
+    SR_LANEMASK_EQ,
+    SR_LANEMASK_LT,
+    SR_LANEMASK_LE,
+    SR_LANEMASK_GT,
+    SR_LANEMASK_GE,
+    SR_DYN_SMEM,
+    SR_TOTAL_SMEM,
+    SR_COUNT
+};
+
+/** One kernel or device function, decoded. */
+struct func {
+    struct vm_kernel info;      /**< what vm.h publishes */
+    int is_entry;               /**< .entry (1) or .func (0) */
+    uint32_t first, count;      /**< its instructions: module code[first .. first + count) */
+    uint32_t arena_bytes;       /**< register arena per warp */
+    uint32_t special[SR_COUNT]; /**< arena offset of each special register used, or NO_REG */
+    struct preset *presets;     /**< constant registers */
+    uint32_t npresets;
+    uint32_t smem_static;       /**< bytes of static shared memory (module + kernel) */
+    uint32_t smem_align;        /**< alignment of the dynamic shared memory that follows */
+    uint32_t ret_off, ret_size; /**< a device function's return value in the call frame */
+};
+
+/** A module-scope variable (.global, .const) placed in device memory. */
+struct var {
+    char *name;
+    uint64_t addr; /**< device address */
+    uint64_t size;
+};
+
+/** A loaded module. */
+struct vm_module {
+    char *origin;      /**< for messages */
+    struct insn *code; /**< every function's instructions, back to back */
+    uint32_t ncode;
+    struct func *funcs; /**< kernels first, then device functions */
+    uint32_t nkernels, nfuncs;
+    uint32_t *pool; /**< long operand lists (wmma fragments, call arguments) */
+    uint32_t npool;
+    struct srcloc *lines; /**< line table */
+    uint32_t nlines;
+    char **files; /**< .file names, indexed by PTX file number */
+    uint32_t nfiles;
+    char **texts; /**< instruction texts, for "unsupported" messages (by insn index) */
+    struct var *vars;
+    uint32_t nvars;
+    uint16_t *func_at;    /**< the function each pc belongs to */
+    uint32_t local_total; /**< bytes of every function's .local, per thread */
+    uint32_t call_total;  /**< bytes of every call's parameters, per thread */
+};
+
+/* ---- execution state ------------------------------------------------------------- */
+
+struct exec;
+
+/** How deep device-function calls may nest. */
+#define CALL_DEPTH 16
+
+/** One warp's state. */
+struct warp {
+    uint8_t *arena;       /**< every register of the kernel and of the functions it calls */
+    uint8_t *regs;        /**< the running function's registers, in the arena */
+    uint32_t pc;          /**< program counter of every live lane while converged */
+    uint32_t live;        /**< lanes that exist and have not exited */
+    uint32_t waiting;     /**< lanes stopped at a barrier */
+    uint8_t diverged;     /**< lanes are at different pcs: lane_pc holds them */
+    uint8_t bar_id[32];   /**< the barrier each waiting lane waits at */
+    uint32_t lane_pc[32]; /**< per-lane pcs while diverged */
+    uint32_t index;       /**< warp index in the block */
+    uint8_t *local;       /**< local memory: lane l's frame at local + l * frame */
+    uint8_t *call_params; /**< .param space of calls: lane l's at call_params + l * call_total */
+    uint8_t depth[32];    /**< calls each lane is inside */
+    uint32_t ret_pc[32][CALL_DEPTH];  /**< where each lane returns to */
+    uint32_t ret_dst[32][CALL_DEPTH]; /**< where its return value goes (NO_REG: nowhere) */
+};
+
+/** Why the dispatch loop stopped running a group of lanes. */
+enum event {
+    EV_NONE = 0, /**< fall through to pc + 1 */
+    EV_BRANCH,   /**< the handler set a branch outcome */
+    EV_EXIT,     /**< lanes exited */
+    EV_BARRIER,  /**< lanes arrived at a barrier */
+    EV_CALL,     /**< lanes entered a device function (branch_taken, branch_target) */
+    EV_RET,      /**< lanes returned (branch_taken; each to ret_target) */
+    EV_ERROR     /**< the launch failed: exec.result says why */
+};
+
+/** Per-launch execution context. */
+struct exec {
+    const struct vm_launch *launch;
+    const struct vm_module *mod;
+    const struct func *fn;
+    const struct insn *code; /**< module code (pcs index it) */
+    struct vm_result *result;
+    struct emu_mem *mem;
+    uint8_t *smem; /**< this block's shared memory */
+    uint32_t smem_bytes;
+    uint32_t ctaid[3];       /**< this block */
+    uint32_t nthreads;       /**< threads per block */
+    uint32_t local_frame;    /**< local bytes per thread (every function's) */
+    const uint8_t *params;   /**< kernel parameter buffer */
+    uint32_t branch_taken;   /**< set by a branch handler: lanes that jump */
+    uint32_t branch_target;  /**< and where */
+    uint32_t exited;         /**< set by an exit handler */
+    uint32_t ret_target[32]; /**< set by a return handler: where each returning lane goes */
+    const uint32_t *fbase;   /**< each function's registers in the warp arena (NO_REG: unused) */
+    uint32_t bar_arrived;    /**< set by a barrier handler: lanes that now wait */
+    uint8_t bar_id;          /**< and at which barrier */
+    uint32_t bar_count[16];  /**< threads a barrier waits for (0: the whole block) */
+    uint32_t bar_nowait[16]; /**< threads that arrived without waiting (bar.arrive) */
+    uint64_t clock;          /**< instructions issued, the %clock of this emulation */
+    struct vm_counters *cnt; /**< counters, or NULL */
+    void *count_state;       /**< count.c's sets of sectors seen */
+};
+
+/** A handler executes one instruction for the lanes in @p mask. */
+typedef enum event (*op_fn)(struct exec *x, struct warp *w, const struct insn *in, uint32_t mask);
+
+/** The handler of every opcode (vm_ops.c joins the families' tables). */
+extern const op_fn vm_ops[OP_COUNT];
+/** The instruction class of every opcode, for the counters. */
+extern const uint8_t vm_op_class[OP_COUNT];
+/** The PTX spelling of every opcode, for messages. */
+extern const char *const vm_op_names[OP_COUNT];
+
+/* ---- helpers shared by the families ---------------------------------------------- */
+
+#define FULL_MASK 0xFFFFFFFFu
+
+/** Lane l's slot of the 32-bit register at arena offset @p off. */
+#define R32(w, off) ((uint32_t *)((w)->regs + (off)))
+#define RF32(w, off) ((float *)((w)->regs + (off)))
+#define RS32(w, off) ((int32_t *)((w)->regs + (off)))
+#define R64(w, off) ((uint64_t *)((w)->regs + (off)))
+#define RF64(w, off) ((double *)((w)->regs + (off)))
+#define RS64(w, off) ((int64_t *)((w)->regs + (off)))
+/** The predicate (a lane mask) at arena offset @p off. */
+#define PRED(w, off) (*(uint32_t *)((w)->regs + (off)))
+
+/**
+ * Run the body (the arguments after M) for every lane l in mask M: a branch-free loop the
+ * compiler can vectorise when all 32 lanes run, a walk over the set bits otherwise.
+ */
+#define LANES(M, ...)                                                                              \
+    do {                                                                                           \
+        uint32_t lanes_m_ = (M);                                                                   \
+        if (lanes_m_ == FULL_MASK) {                                                               \
+            for (int l = 0; l < 32; l++) {                                                         \
+                __VA_ARGS__;                                                                       \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (; lanes_m_; lanes_m_ &= lanes_m_ - 1) {                                           \
+                int l = __builtin_ctz(lanes_m_);                                                   \
+                __VA_ARGS__;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/**
+ * Fail the launch: fill x->result with @p status and a message naming the
+ * kernel, the source line of @p in, the block and lane @p lane's thread.
+ * Returns EV_ERROR so handlers can `return vm_fail(...)`.
+ */
+enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, int lane,
+                   enum vm_status status, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/** "file:line" of instruction @p in, into @p buf. */
+const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf, size_t size);
+
+/** The thread index (x, y, z) of lane @p lane of warp @p w, in the current block. */
+void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t tid[3]);
+
+/**
+ * One lane's access of @p bytes at address @p a (aligned to @p align) in space @p sp
+ * (generic addresses are sorted into their window), checked like any load or store: sets
+ * *host, or fails the launch.
+ */
+enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int lane, enum space sp,
+                     uint64_t a, unsigned bytes, unsigned align, int store, uint8_t **host);
+
+/** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
+int wmma_frag_regs(int matrix, int type, int shape);
+int mma_frag_regs(int matrix, int type, int shape);
+
+#endif /* EMU_VM_IMPL_H */

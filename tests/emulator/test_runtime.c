@@ -1,0 +1,677 @@
+/**
+ * @file test_runtime.c
+ * @brief The runtime stand-in (emulator/libcudart.so.13), checked through the CUDA API.
+ *
+ * CTest runs every case with the emulator's libraries first on LD_LIBRARY_PATH,
+ * GPU or not. Host cases need only the runtime and the device server; kernel
+ * cases also need the PTX VM, and say SKIPPED (exit 77) while its self-test
+ * fails (emulator/vm/stub.c).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "course_test.h"
+#include "device.h"
+#include "test_runtime.h"
+#include "vm.h"
+
+/* --- helpers -------------------------------------------------------------------------------- */
+
+/* A dim3 in C. */
+static dim3 d3(unsigned x, unsigned y, unsigned z)
+{
+    return (dim3){x, y, z};
+}
+
+/* Bytes that differ from @p value in [p, p + n). */
+static size_t count_not(const unsigned char *p, size_t n, unsigned char value)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += p[i] != value;
+    return bad;
+}
+
+/* --- memory ---------------------------------------------------------------------------------- */
+
+enum { GUARD = 64 };
+
+/* H2D, D2D at an offset, memset of a middle range, D2H into a guarded buffer, at odd sizes. */
+START_TEST(memcpy_memset_round_trip)
+{
+    const size_t sizes[] = {1, 31, 33, 4097, 1000003};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t n = sizes[s];
+        unsigned char *src = mat_alloc(n), *back = mat_alloc(n + 2 * GUARD);
+        for (size_t i = 0; i < n; i++)
+            src[i] = (unsigned char)(i * 131 + s * 7 + 1);
+        unsigned char *d_a, *d_b;
+        ck_assert_int_eq(cudaMalloc((void **)&d_a, n), cudaSuccess);
+        ck_assert_int_eq(cudaMalloc((void **)&d_b, n + 3), cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d_a, src, n, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d_b + 3, d_a, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+        ck_assert_int_eq(cudaMemset(d_b + 3 + n / 3, 0xA5, n / 3), cudaSuccess);
+        memset(back, 0x5A, n + 2 * GUARD);
+        ck_assert_int_eq(cudaMemcpy(back + GUARD, d_b + 3, n, cudaMemcpyDefault), cudaSuccess);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char want = i >= n / 3 && i < n / 3 + n / 3 ? 0xA5 : src[i];
+            ck_assert_msg(back[GUARD + i] == want, "n=%zu: byte %zu is %u, not %u", n, i,
+                          back[GUARD + i], want);
+        }
+        ck_assert_uint_eq(count_not(back, GUARD, 0x5A), 0);
+        ck_assert_uint_eq(count_not(back + GUARD + n, GUARD, 0x5A), 0);
+        ck_assert_int_eq(cudaFree(d_a), cudaSuccess);
+        ck_assert_int_eq(cudaFree(d_b), cudaSuccess);
+        free(src);
+        free(back);
+    }
+}
+END_TEST
+
+/* A 2D copy of 13 rows of 37 bytes between pitches 64 (device) and 41 (host), and a 2D fill. */
+START_TEST(memcpy2d_memset2d)
+{
+    enum { W = 37, H = 13, DP = 64, HP = 41 };
+    unsigned char host[HP * H], back[HP * H], *d;
+    for (int i = 0; i < HP * H; i++)
+        host[i] = (unsigned char)(i * 7 + 3);
+    ck_assert_int_eq(cudaMalloc((void **)&d, DP * H), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(d, 0xEE, DP * H), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy2D(d, DP, host, HP, W, H, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemset2D(d + 5, DP, 0x11, 3, H), cudaSuccess);
+    memset(back, 0, sizeof back);
+    ck_assert_int_eq(cudaMemcpy2D(back, HP, d, DP, W, H, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int r = 0; r < H; r++)
+        for (int c = 0; c < W; c++) {
+            unsigned char want = c >= 5 && c < 8 ? 0x11 : host[r * HP + c];
+            ck_assert_msg(back[r * HP + c] == want, "row %d col %d", r, c);
+        }
+    unsigned char pad[DP - W];
+    ck_assert_int_eq(cudaMemcpy(pad, d + W, DP - W, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_uint_eq(count_not(pad, DP - W, 0xEE), 0); /* the pitch padding is untouched */
+    ck_assert_int_eq(cudaMemcpy2D(back, 10, d, DP, W, H, cudaMemcpyDeviceToHost),
+                     cudaErrorInvalidPitchValue);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidPitchValue);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* More than the reported memory fails cleanly, is not sticky, and frees make room again. */
+START_TEST(malloc_beyond_capacity)
+{
+    size_t free_b, total;
+    void *a, *b;
+    ck_assert_int_eq(cudaMemGetInfo(&free_b, &total), cudaSuccess);
+    ck_assert_msg(total >= ((size_t)64 << 20), "only %zu bytes reported", total);
+    ck_assert_int_eq(cudaMalloc(&a, total + 1), cudaErrorMemoryAllocation);
+    ck_assert_ptr_null(a);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorMemoryAllocation);
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc(&a, total / 2 + 4096), cudaSuccess);
+    ck_assert_int_eq(cudaMemGetInfo(&free_b, &total), cudaSuccess);
+    ck_assert_uint_lt(free_b, total / 2);
+    ck_assert_int_eq(cudaMalloc(&b, total / 2 + 4096), cudaErrorMemoryAllocation);
+    ck_assert_int_eq(cudaFree(a), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc(&b, total / 2 + 4096), cudaSuccess);
+    ck_assert_int_eq(cudaFree(b), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+/* The host cannot dereference a device pointer: a child that tries dies of SIGSEGV. */
+START_TEST(host_dereference_segfaults)
+{
+    int *d;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 4096), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(d, 0, 4096), cudaSuccess);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGSEGV, SIG_DFL);
+        volatile int *p = d;
+        _exit(p[5] == 12345 ? 3 : 4); /* the read itself must fault */
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+                  "the child was not killed by SIGSEGV (status 0x%x)", status);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* Copies through freed, out-of-range and host pointers are refused with one line each. */
+START_TEST(bad_ranges_refused)
+{
+    int host[64] = {0}, *d, *e;
+    struct capture cap;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 64 * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&e, 64 * sizeof(int)), cudaSuccess);
+    capture_begin(&cap, 2);
+    cudaError_t past = cudaMemcpy(d + 1, host, 64 * sizeof(int), cudaMemcpyHostToDevice);
+    cudaError_t wrong = cudaMemcpy(host, host + 1, 4, cudaMemcpyDeviceToHost);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    cudaError_t freed = cudaMemcpy(host, d, 4, cudaMemcpyDeviceToHost);
+    cudaError_t twice = cudaFree(d);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(past, cudaErrorInvalidValue);
+    ck_assert_int_eq(wrong, cudaErrorInvalidValue);
+    ck_assert_int_eq(freed, cudaErrorInvalidValue);
+    ck_assert_int_eq(twice, cudaErrorInvalidValue);
+    ck_assert_msg(strstr(said, "run 4 bytes past the end of a 256-byte allocation"), "%s", said);
+    ck_assert_msg(strstr(said, "is not a device pointer"), "%s", said);
+    ck_assert_msg(strstr(said, "use after free"), "%s", said);
+    ck_assert_msg(strstr(said, "freed already"), "%s", said);
+    ck_assert_int_eq(course_count(said, "\n"), 4);
+    free(said);
+    /* Not sticky: the next calls work. */
+    ck_assert_int_eq(cudaMemcpy(e, host, 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaFree(e), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+/* Pinned, managed (host-usable device memory) and device pointers, as attributes tell them. */
+START_TEST(pointer_kinds)
+{
+    int *d, *h, *m, local = 0;
+    struct cudaPointerAttributes a;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 100), cudaSuccess);
+    ck_assert_int_eq(cudaMallocHost((void **)&h, 100), cudaSuccess);
+    ck_assert_int_eq(cudaMallocManaged((void **)&m, 33 * sizeof(int), cudaMemAttachGlobal),
+                     cudaSuccess);
+    for (int i = 0; i < 33; i++)
+        m[i] = 3 * i - 7; /* the host writes managed memory directly */
+    int back[33];
+    ck_assert_int_eq(cudaMemcpy(back, m, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < 33; i++)
+        ck_assert_int_eq(back[i], 3 * i - 7);
+    ck_assert_int_eq(cudaPointerGetAttributes(&a, d), cudaSuccess);
+    ck_assert_int_eq(a.type, cudaMemoryTypeDevice);
+    ck_assert_int_eq(a.device, 0);
+    ck_assert_int_eq(cudaPointerGetAttributes(&a, h), cudaSuccess);
+    ck_assert_int_eq(a.type, cudaMemoryTypeHost);
+    ck_assert_int_eq(cudaPointerGetAttributes(&a, m + 5), cudaSuccess);
+    ck_assert_int_eq(a.type, cudaMemoryTypeManaged);
+    ck_assert_int_eq(cudaPointerGetAttributes(&a, &local), cudaSuccess);
+    ck_assert_int_eq(a.type, cudaMemoryTypeUnregistered);
+    ck_assert_int_eq(cudaFree(m), cudaSuccess);
+    ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
+    ck_assert_int_eq(cudaFreeHost(&local), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* --- devices, streams, events ---------------------------------------------------------------- */
+
+/* An sm_90 part that says it is emulated, with the course's limits. */
+START_TEST(device_properties)
+{
+    struct cudaDeviceProp p;
+    struct device_info info;
+    int v, count;
+    const char *gpus = getenv("COURSE_EMU_GPUS");
+    ck_assert_int_eq(cudaGetDeviceCount(&count), cudaSuccess);
+    ck_assert_int_eq(count, gpus && *gpus ? atoi(gpus) : 2);
+    ck_assert_int_eq(cudaGetDeviceProperties(&p, 1), cudaSuccess);
+    ck_assert_str_eq(p.name, "Course CPU emulator (sm_90)");
+    ck_assert_int_eq(p.major * 10 + p.minor, 90);
+    ck_assert_int_eq(p.warpSize, 32);
+    ck_assert_int_eq(p.maxThreadsPerBlock, 1024);
+    ck_assert_uint_eq(p.sharedMemPerBlock, 48 * 1024);
+    ck_assert_uint_eq(p.sharedMemPerBlockOptin, 227 * 1024);
+    ck_assert_int_gt(p.multiProcessorCount, 0);
+    ck_assert_int_gt(p.l2CacheSize, 0);
+    ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+    ck_assert_int_eq(v, p.multiProcessorCount);
+    ck_assert_int_eq(cudaGetDeviceProperties(&p, count), cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaSetDevice(count), cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidDevice);
+    ck_assert_int_eq(device_query(&info), 1);
+    ck_assert_int_eq(info.emulated, 1);
+    ck_assert_int_eq(device_emulated(), 1);
+    ck_assert_int_eq(device_compute_capability(), 90);
+    ck_assert_uint_eq(info.mem_total, p.totalGlobalMem);
+    ck_assert_str_eq(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress");
+    ck_assert_str_eq(cudaGetErrorString(cudaErrorNoKernelImageForDevice),
+                     "no kernel image is available for execution on the device");
+}
+END_TEST
+
+/* COURSE_EMU_GPUS=N gives N GPUs whose allocations say which GPU they are on; a bad value
+ * is refused with one line (each in a fresh child: the count is read once per process). */
+START_TEST(emu_gpus_setting)
+{
+    const char *values[] = {"3", "0", "seven", "17"};
+    const int want[] = {3, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int n = -1, *d;
+            struct cudaPointerAttributes a;
+            setenv("COURSE_EMU_GPUS", values[i], 1);
+            if (freopen("/dev/null", "w", stderr) == NULL)
+                _exit(90);
+            if (cudaGetDeviceCount(&n) != cudaSuccess)
+                _exit(n == 0 ? 0 : 91);
+            if (cudaSetDevice(n - 1) || cudaMalloc((void **)&d, 4) ||
+                cudaPointerGetAttributes(&a, d) || a.device != n - 1 || cudaSetDevice(n) == 0)
+                _exit(92);
+            _exit(n);
+        }
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == want[i],
+                      "COURSE_EMU_GPUS=%s: status 0x%x", values[i], status);
+    }
+}
+END_TEST
+
+/* Streams and events: ordered and synchronous; host-time events; the API's error cases. */
+START_TEST(streams_and_events)
+{
+    cudaStream_t s;
+    cudaEvent_t start, stop, untimed, never;
+    float ms = -1;
+    int *d;
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&start), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&stop), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&never), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, 1 << 20), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(start, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemsetAsync(d, 1, 1 << 20, s), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(stop, s), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(untimed, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamWaitEvent(0, stop, 0), cudaSuccess);
+    ck_assert_int_eq(cudaEventSynchronize(stop), cudaSuccess);
+    ck_assert_int_eq(cudaEventQuery(stop), cudaSuccess);
+    ck_assert_int_eq(cudaStreamQuery(s), cudaSuccess);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+    ck_assert(ms >= 0.0f && ms < 10000.0f);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, start, untimed), cudaErrorInvalidResourceHandle);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, start, never), cudaErrorInvalidResourceHandle);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    ck_assert_int_eq(cudaEventDestroy(start), cudaSuccess);
+    ck_assert_int_eq(cudaEventDestroy(stop), cudaSuccess);
+    ck_assert_int_eq(cudaEventDestroy(untimed), cudaSuccess);
+    ck_assert_int_eq(cudaEventDestroy(never), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* --- launches -------------------------------------------------------------------------------- */
+
+/* Configuration errors come back from cudaGetLastError once, and are not sticky. */
+START_TEST(bad_launch_config_not_sticky)
+{
+    int *d;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(1, 1, 1), d3(1025, 1, 1)),
+                     cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(1, 65536, 1), d3(32, 1, 1)),
+                     cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(0, 1, 1), d3(32, 1, 1)),
+                     cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(1, 1, 1), d3(8, 8, 65)),
+                     cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* A binary without PTX says how to rebuild, once, and gets cudaErrorNoKernelImageForDevice. */
+START_TEST(no_ptx_message)
+{
+    int *d;
+    struct capture cap;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
+    capture_begin(&cap, 2);
+    cudaError_t first = rt_test_no_ptx(d), again = rt_test_no_ptx(d);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(first, cudaErrorNoKernelImageForDevice);
+    ck_assert_int_eq(again, cudaErrorNoKernelImageForDevice);
+    ck_assert_msg(strstr(said, "COURSE_CUDA_ARCHS=90 ./course") && course_count(said, "\n") == 1,
+                  "%s", said);
+    free(said);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* A launch runs the grid: every element of a 2D grid written, the guard zone not. */
+START_TEST(launch_runs)
+{
+    enum { N = 100003, PAD = 64 };
+    int *d, *h = mat_alloc((N + 2 * PAD) * sizeof *h);
+    ck_assert_int_eq(cudaMalloc((void **)&d, (N + 2 * PAD) * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(d, 0xFF, (N + 2 * PAD) * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(d + PAD, N, 3, -5, d3(131, 8, 1), d3(96, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(h, d, (N + 2 * PAD) * sizeof *d, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(h[PAD + i] == 3 * i - 5, "out[%d] = %d", i, h[PAD + i]);
+    for (int i = 0; i < PAD; i++)
+        ck_assert(h[i] == -1 && h[PAD + N + i] == -1);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    free(h);
+}
+END_TEST
+
+/* A fault prints one line, and its error is returned by every call after the launch (the
+ * launch itself returns cudaSuccess, as the launch of a grid that faults later does). */
+START_TEST(fault_is_sticky)
+{
+    int *d;
+    struct capture cap;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
+    capture_begin(&cap, 2);
+    cudaError_t launch = rt_test_store_at(d, 1 << 24);
+    char *said = capture_end(&cap);
+    /* The grid has run by now, so the launcher's own cudaGetLastError already sees it. */
+    ck_assert_int_eq(launch, cudaErrorIllegalAddress);
+    ck_assert_msg(!strncmp(said, "emulator: ", 10) && course_count(said, "\n") == 1, "%s", said);
+    ck_assert_msg(strstr(said, "store_at_kernel"), "the line names no kernel: %s", said);
+    free(said);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorIllegalAddress);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorIllegalAddress);
+    void *more;
+    ck_assert_int_eq(cudaMalloc(&more, 64), cudaErrorIllegalAddress);
+    ck_assert_int_eq(cudaMemcpy(&launch, d, 4, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
+}
+END_TEST
+
+/* Dynamic shared memory beyond 48 KiB needs cudaFuncSetAttribute, up to 227 KiB. */
+START_TEST(dynamic_shared_memory_limit)
+{
+    int *d, h[256];
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
+    ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 48 * 1024), cudaSuccess);
+    ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 64 * 1024), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess); /* the launch itself returned it */
+    ck_assert_int_eq(cudaFuncSetAttribute(rt_test_dynamic_smem_kernel(),
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024),
+                     cudaSuccess);
+    ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 96 * 1024), cudaSuccess);
+    ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 96 * 1024 + 4), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaFuncSetAttribute(rt_test_dynamic_smem_kernel(),
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, 228 * 1024),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int t = 0; t < 256; t++)
+        ck_assert_int_eq(h[t], t);
+    struct cudaFuncAttributes fa;
+    ck_assert_int_eq(cudaFuncGetAttributes(&fa, rt_test_dynamic_smem_kernel()), cudaSuccess);
+    ck_assert_int_eq(fa.maxDynamicSharedSizeBytes, 96 * 1024);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* Two modules each with a static fill_kernel: each launcher runs its own. */
+START_TEST(same_kernel_name_in_two_modules)
+{
+    int *d, h[2];
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
+    ck_assert_int_eq(rt_test_fill_one(d), cudaSuccess);
+    ck_assert_int_eq(rt_test_fill_two(d + 1), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_int_eq(h[0], 1);
+    ck_assert_int_eq(h[1], 2);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* cudaMemcpyToSymbol / FromSymbol with an offset, read by a kernel. */
+START_TEST(device_variable_symbols)
+{
+    int table[37], back[37], *d;
+    for (int i = 0; i < 37; i++)
+        table[i] = i * i - 50;
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof back), cudaSuccess);
+    ck_assert_int_eq(
+        cudaMemcpyToSymbol(rt_test_table_symbol(), table, sizeof table, 0, cudaMemcpyHostToDevice),
+        cudaSuccess);
+    ck_assert_int_eq(
+        cudaMemcpyToSymbol(rt_test_table_symbol(), table, 4, 37 * 4, cudaMemcpyHostToDevice),
+        cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue); /* and is reported once */
+    ck_assert_int_eq(rt_test_table_plus_one(d), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < 37; i++)
+        ck_assert_int_eq(back[i], i * i - 49);
+    ck_assert_int_eq(cudaMemcpyFromSymbol(back, rt_test_table_symbol(), 8 * sizeof(int),
+                                          3 * sizeof(int), cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(back[i], table[3 + i]);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* Kernel printf reaches this process's stdout, in thread order within the warp. */
+START_TEST(kernel_printf)
+{
+    struct capture cap;
+    capture_begin(&cap, 1);
+    cudaError_t err = rt_test_printf(3);
+    char *out = capture_end(&cap);
+    ck_assert_int_eq(err, cudaSuccess);
+    ck_assert_str_eq(out, "block 0 thread 0\nblock 0 thread 1\nblock 0 thread 2\n");
+    free(out);
+}
+END_TEST
+
+/* --- judge mode ----------------------------------------------------------------------------- */
+
+/** A device server started as a grader starts one, and what its observer saw. */
+struct judge {
+    pid_t server;
+    int client_fd; /**< the end a program inherits as COURSE_EMU_FD */
+    int observe;   /**< read end of the observer pipe */
+};
+
+static void judge_start(struct judge *j)
+{
+    int sv[2], ob[2];
+    ck_assert(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && pipe(ob) == 0);
+    fflush(NULL);
+    j->server = fork();
+    if (j->server == 0) {
+        char fd[16], obs[16];
+        close(sv[0]);
+        close(ob[0]);
+        snprintf(fd, sizeof fd, "%d", sv[1]);
+        snprintf(obs, sizeof obs, "%d", ob[1]);
+        execl(EMU_SERVER, EMU_SERVER, "--fd", fd, "--observe", obs, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    close(ob[1]);
+    j->client_fd = sv[0];
+    j->observe = ob[0];
+}
+
+/*
+ * Run @p body in a child that reaches the device only through COURSE_EMU_FD, then return
+ * the observer's text (malloc'd) once the server has left; the child's exit status in
+ * @p status, the server's in @p server_status.
+ */
+static char *judge_run(int (*body)(void), int *status, int *server_status)
+{
+    struct judge j;
+    judge_start(&j);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char fd[16];
+        close(j.observe);
+        snprintf(fd, sizeof fd, "%d", j.client_fd);
+        setenv("COURSE_EMU_FD", fd, 1);
+        _exit(body());
+    }
+    close(j.client_fd); /* only the child holds the client's end: the server sees it leave */
+    ck_assert_int_eq(waitpid(pid, status, 0), pid);
+    FILE *f = fdopen(j.observe, "r");
+    char *text = mat_alloc(1 << 16);
+    size_t got = fread(text, 1, (1 << 16) - 1, f);
+    text[got] = 0;
+    fclose(f);
+    ck_assert_int_eq(waitpid(j.server, server_status, 0), j.server);
+    return text;
+}
+
+static int judge_copies(void)
+{
+    int in[100], out[100], *d;
+    for (int i = 0; i < 100; i++)
+        in[i] = i * 37 - 1000;
+    if (cudaMalloc((void **)&d, sizeof in) || cudaMemcpy(d, in, sizeof in, cudaMemcpyDefault) ||
+        cudaMemcpy(out, d, sizeof out, cudaMemcpyDefault) || cudaFree(d))
+        return 1;
+    return memcmp(in, out, sizeof in) ? 2 : 0;
+}
+
+/* With COURSE_EMU_FD the runtime uses a server somebody else started; copies work, and an
+ * observer sees no launch when there was none. A bad COURSE_EMU_FD is one clear line. */
+START_TEST(judge_mode_host)
+{
+    int status, server_status;
+    char *seen = judge_run(judge_copies, &status, &server_status);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_msg(WIFEXITED(server_status) && WEXITSTATUS(server_status) == 0, "server 0x%x",
+                  server_status);
+    ck_assert_str_eq(seen, "");
+    free(seen);
+    struct capture cap;
+    setenv("COURSE_EMU_FD", "99999", 1);
+    capture_begin(&cap, 2);
+    void *p;
+    cudaError_t err = cudaMalloc(&p, 4);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorInitializationError);
+    ck_assert_msg(strstr(said, "COURSE_EMU_FD='99999' is not an open socket") &&
+                      course_count(said, "\n") == 1,
+                  "%s", said);
+    free(said);
+}
+END_TEST
+
+static int judge_launch(void)
+{
+    int *d;
+    if (cudaMalloc((void **)&d, 96 * sizeof *d) ||
+        rt_test_affine(d, 96, 1, 0, d3(3, 1, 1), d3(32, 1, 1)) || cudaDeviceSynchronize())
+        return 1;
+    return 0;
+}
+
+/* The observer gets one line per launch, with the counters, and the program none of it. */
+START_TEST(judge_mode_observes_launches)
+{
+    int status, server_status;
+    char *seen = judge_run(judge_launch, &status, &server_status);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_int_eq(course_count(seen, "\n"), 1);
+    ck_assert_msg(!strncmp(seen, "launch device=0 kernel=", 23) && strstr(seen, "affine_kernel") &&
+                      strstr(seen, " grid=3,1,1 block=32,1,1 smem=0 status=ok counted=1 "),
+                  "%s", seen);
+    unsigned long long threads = 0;
+    const char *at = strstr(seen, " thread_insts=");
+    ck_assert_msg(at && sscanf(at, " thread_insts=%llu", &threads) == 1 && threads >= 96, "%s",
+                  seen);
+    free(seen);
+}
+END_TEST
+
+/* The in-process counters (emu.h): nothing before counting is on, the last launch after. */
+START_TEST(counters_in_process)
+{
+    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
+    int (*last)(struct vm_counters *) =
+        (int (*)(struct vm_counters *))dlsym(RTLD_DEFAULT, "course_emu_last_counters");
+    ck_assert(set_counting && last);
+    struct vm_counters c;
+    int *d;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 1000 * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(d, 1000, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(last(&c), -1);
+    set_counting(1);
+    ck_assert_int_eq(rt_test_affine(d, 1000, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(last(&c), 0);
+    ck_assert_uint_ge(c.thread_insts, 1000);
+    ck_assert_uint_ge(c.gst_requests, 1000 / 32);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* --- the suite ------------------------------------------------------------------------------- */
+
+/* Whether the device server's self-test passes; if not, @p why says why. */
+static int vm_ready(char *why, size_t size)
+{
+    FILE *p = popen("'" EMU_SERVER "' --self-test", "r");
+    why[0] = 0;
+    if (!p || !fgets(why, (int)size, p))
+        snprintf(why, size, "%s", p ? "" : "cannot run the device server's self-test");
+    why[strcspn(why, "\n")] = 0;
+    return p && pclose(p) == 0;
+}
+
+int main(int argc, char **argv)
+{
+    const struct course_case host_cases[] = {
+        {"memcpy_memset_round_trip", memcpy_memset_round_trip, CASE_CPU, 60},
+        {"memcpy2d_memset2d", memcpy2d_memset2d, CASE_CPU, 60},
+        {"malloc_beyond_capacity", malloc_beyond_capacity, CASE_CPU, 60},
+        {"host_dereference_segfaults", host_dereference_segfaults, CASE_CPU, 60},
+        {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
+        {"pointer_kinds", pointer_kinds, CASE_CPU, 60},
+        {"device_properties", device_properties, CASE_CPU, 60},
+        {"emu_gpus_setting", emu_gpus_setting, CASE_CPU, 60},
+        {"streams_and_events", streams_and_events, CASE_CPU, 60},
+        {"bad_launch_config_not_sticky", bad_launch_config_not_sticky, CASE_CPU, 60},
+        {"no_ptx_message", no_ptx_message, CASE_CPU, 60},
+        {"judge_mode_host", judge_mode_host, CASE_CPU, 60},
+    };
+
+    /* These need the PTX VM to execute kernels. */
+    const struct course_case kernel_cases[] = {
+        {"launch_runs", launch_runs, CASE_CPU, 120},
+        {"fault_is_sticky", fault_is_sticky, CASE_CPU, 60},
+        {"dynamic_shared_memory_limit", dynamic_shared_memory_limit, CASE_CPU, 60},
+        {"same_kernel_name_in_two_modules", same_kernel_name_in_two_modules, CASE_CPU, 60},
+        {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
+        {"kernel_printf", kernel_printf, CASE_CPU, 60},
+        {"judge_mode_observes_launches", judge_mode_observes_launches, CASE_CPU, 60},
+        {"counters_in_process", counters_in_process, CASE_CPU, 60},
+    };
+    size_t nh = sizeof host_cases / sizeof *host_cases;
+    size_t nk = sizeof kernel_cases / sizeof *kernel_cases;
+    struct course_case
+        all[sizeof host_cases / sizeof *host_cases + sizeof kernel_cases / sizeof *kernel_cases];
+    char why[256];
+    memcpy(all, host_cases, sizeof host_cases);
+    memcpy(all + nh, kernel_cases, sizeof kernel_cases);
+    int listing = argc == 2 && !strcmp(argv[1], "--list");
+    if (!listing && !vm_ready(why, sizeof why)) {
+        for (size_t k = 0; k < nk; k++)
+            if (argc == 3 && !strcmp(argv[2], kernel_cases[k].name)) {
+                printf("SKIPPED %s: the emulator cannot run kernels yet: %s\n", argv[2], why);
+                return COURSE_SKIP;
+            }
+        nk = 0;
+    }
+    struct course_lesson none = {NULL, NULL, 1};
+    return course_test_main(argc, argv, none, all, nh + nk);
+}

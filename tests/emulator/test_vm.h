@@ -1,0 +1,96 @@
+/**
+ * @file test_vm.h
+ * @brief The kernels the VM's suite launches (test_vm_kernels.cu), behind C launchers that
+ *        return the launch's own error.
+ *
+ * Most of them apply one PTX instruction, written as inline asm so the compiler cannot
+ * choose another, to arrays of inputs: the suite computes what each should give on the host.
+ */
+#ifndef TEST_VM_H
+#define TEST_VM_H
+
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * out[i] = OP(a[i], b[i], c[i]) for i < n, 32-bit words, for the instruction named @p op
+ * (e.g. "bfe.u32"; test_vm_kernels.cu lists them). cudaErrorInvalidValue for an unknown op.
+ */
+cudaError_t vm_op32(const char *op, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                    uint32_t *out, int n);
+
+/** The same for the 64-bit instructions (e.g. "mul.hi.u64"). */
+cudaError_t vm_op64(const char *op, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+                    uint64_t *out, int n);
+
+/** Loads and stores of every width and sign, local arrays, generic pointers to shared and
+ *  global memory: out[0 .. 63] (see the kernel for what each holds). */
+cudaError_t vm_memory(const int8_t *in8, const float4 *in4, int32_t *out, int n);
+
+/** Atomics under contention from @p threads threads: out[0] add, 1 sub via add, 2 min, 3 max,
+ *  4 inc (wraps at 100), 5 cas counter, 6 exch; fout[0] float add. */
+cudaError_t vm_atomics(int *out, float *fout, int threads);
+
+/** cp.async of 16 bytes per thread into shared memory with src_size = lane % 17, then out. */
+cudaError_t vm_cp_async(const uint32_t *in, uint32_t *out);
+
+/** Shuffles in every mode and width: out[mode * 3 * 64 + width_index * 64 + t], two warps. */
+cudaError_t vm_shuffles(const uint32_t *in, uint32_t *out);
+
+/** Votes, ballots, matches and reductions of in[] over two warps: out[8 * t + k]. */
+cudaError_t vm_votes(const uint32_t *in, uint32_t *out);
+
+/** Divergent control flow: per-thread loops, breaks, nested branches, then a warp sum that
+ *  needs the lanes back together; out[t] for 96 threads. */
+cudaError_t vm_divergence(const int *trips, int *out);
+
+/** Barriers inside loops and named barriers with counts: out[t] for 128 threads. */
+cudaError_t vm_barriers(int *out);
+
+/** A __syncthreads() only the first warp reaches: deadlock. */
+cudaError_t vm_deadlock(void);
+
+/** A trap; an assert(i < 40) over 64 threads. */
+cudaError_t vm_trap(void);
+cudaError_t vm_assert(void);
+
+/** printf with every conversion the course uses. */
+cudaError_t vm_printf(void);
+
+/** A fault of @p kind: 0 a write one past the end of @p buf (n floats), 1 a misaligned float4
+ *  read, 2 a shared write past 32 floats of dynamic shared memory (index t + n), 3 a write
+ *  to @p buf (freed by the caller). */
+cudaError_t vm_fault(int kind, float *buf, int n);
+
+/** An instruction the emulator does not execute (dp4a): the launch fails naming it. */
+cudaError_t vm_unsupported(uint32_t *out);
+
+/**
+ * D = A * B + C through wmma on one 16 x 16 x 16 tile (k8 for tf32): @p type 0 f16, 1 bf16,
+ * 2 tf32 (inputs are float arrays, converted on the device); @p b_col loads B column-major;
+ * @p half_acc accumulates in f16 (f16 only). A row-major m x k, B as laid out, C, D row-major.
+ */
+cudaError_t vm_wmma(int type, int b_col, int half_acc, const float *A, const float *B,
+                    const float *C, float *D);
+
+/**
+ * mma.sync.m16n8k16 (f16 or bf16 by @p bf16) and m16n8k8 / m16n8k4 (tf32) on fragments the
+ * caller lays out as the PTX ISA documents: a[32 * na], b[32 * nb], c[32 * 4], d[32 * 4],
+ * raw 32-bit registers lane by lane. @p shape: 0 m16n8k16, 1 m16n8k8, 2 m16n8k4.
+ */
+cudaError_t vm_mma(int shape, int type, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                   uint32_t *d);
+
+/** ldmatrix.x4 (and .trans) of four 8 x 8 b16 matrices m[4][8][8]: out[2][32 * 4] registers. */
+cudaError_t vm_ldmatrix(const uint16_t *m, uint32_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEST_VM_H */
