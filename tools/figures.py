@@ -161,7 +161,7 @@ def fig_sectors(out):
 
 def fig_tile_sliding(out):
     """matmul_tiled: the block's C tile, and the A and B tiles it stages, step by step along K."""
-    fig, ax = plt.subplots(figsize=(WIDTH, 4.2))
+    fig, ax = plt.subplots(figsize=(WIDTH, 5.4))
     blank(ax)
     t = 0.5  # one 32 x 32 tile
     tiles_k, tiles_mn = 5, 4
@@ -409,7 +409,7 @@ def fig_formats(out):
     ax.set_xlim(-0.9, 32 * s + 2.9)
     ax.set_ylim(-1.5, 0.3)
     ax.axis("off")
-    save(fig, out, "07_formats.png")
+    save(fig, out, "06_formats.png")
 
 
 def fig_number_line(out):
@@ -639,7 +639,7 @@ FIGURES = {
     "05_warp_tiles.png": fig_warp_tiles,
     "06_wmma_fragment.png": fig_wmma_fragment,
     "06_double_buffer.png": fig_double_buffer,
-    "07_formats.png": fig_formats,
+    "06_formats.png": fig_formats,
     "07_number_line.png": fig_number_line,
     "07_rounding.png": fig_rounding,
     "08_dp_step.png": fig_dp_step,
