@@ -585,9 +585,9 @@ def fig_roofline(out, bench):
     ax.plot(xs, [min(PEAK_FP16_TC, x * HBM_BW) / 1e12 for x in xs], color=GREY, linewidth=1.5,
             linestyle="--", label="FP16 Tensor Core roof: 989 TFLOP/s")
     measured = read_bench(bench)
-    groups = {}  # kernels at the same intensity share one label
+    groups = {}  # kernels at the same intensity share one label, a line per lesson
     for name, lesson, ai, tc in KERNELS:
-        groups.setdefault(ai, []).append(f"{name} ({lesson})")
+        groups.setdefault(ai, {}).setdefault(lesson, []).append(name)
         roof = min(PEAK_FP16_TC if tc else PEAK_FP32, ai * HBM_BW) / 1e12
         ax.plot([ai], [roof], marker="o", color=ORANGE if tc else BLUE, markersize=7,
                 markeredgecolor=INK, linestyle="none")
@@ -597,7 +597,8 @@ def fig_roofline(out, bench):
     for ai, names in groups.items():
         roof = min(PEAK_FP32 if ai < 64 else PEAK_FP16_TC, ai * HBM_BW) / 1e12
         left = ai == 16  # above the slope, clear of its neighbours' labels below it
-        ax.annotate("\n".join(names), (ai, roof), textcoords="offset points",
+        label = "\n".join(f"{', '.join(n)} ({lesson})" for lesson, n in names.items())
+        ax.annotate(label, (ai, roof), textcoords="offset points",
                     xytext=(-8, 4) if left else (7, -3 if ai == 32 else -6),
                     ha="right" if left else "left",
                     va="bottom" if left else "top", fontsize=9.5)
