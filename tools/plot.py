@@ -67,6 +67,13 @@ def read_rows(paths):
     return rows
 
 
+def select_device(rows, device=None):
+    """(device, rows of that GPU plus the CPU rows): @p device, else the GPU with most rows."""
+    gpus = collections.Counter(r["device"] for r in rows if r["device"] != "CPU")
+    device = device or (gpus.most_common(1)[0][0] if gpus else "CPU")
+    return device, [r for r in rows if r["device"] in (device, "CPU")]  # CPU rows: lesson 01
+
+
 def is_gemm(row):
     """A GEMM row: a FLOP rate and no bandwidth column."""
     return row["gflops"] > 0 and row["gbs"] == 0
@@ -203,9 +210,7 @@ def main():
     if not rows:
         print("plot.py: no rows in " + ", ".join(args.csv), file=sys.stderr)
         return 2
-    gpus = collections.Counter(r["device"] for r in rows if r["device"] != "CPU")
-    device = args.device or (gpus.most_common(1)[0][0] if gpus else "CPU")
-    rows = [r for r in rows if r["device"] in (device, "CPU")]  # CPU rows: lesson 01
+    device, rows = select_device(rows, args.device)
     if not any(is_gemm(r) for r in rows):
         print(f"plot.py: no GEMM rows for device '{device}'", file=sys.stderr)
         return 2

@@ -46,7 +46,8 @@ static __global__ void matmul_tiled_kernel(int M, int N, int K, const float *A, 
         As[ty][tx] = (row < M && k0 + tx < K) ? A[(size_t)row * K + k0 + tx] : 0.0f;
         Bs[ty][tx] = (k0 + ty < K && col < N) ? B[(size_t)(k0 + ty) * N + col] : 0.0f;
         /* Barrier 1: both tiles are complete before any thread reads them, since
-         * each thread reads elements that 63 other threads wrote. */
+         * each thread reads elements that 62 other threads wrote (31 in its row
+         * of As, 31 in its column of Bs). */
         __syncthreads();
         /* As[ty][k] is the same address for the whole warp (a broadcast);
          * Bs[k][tx] is 32 consecutive floats, one per bank: no conflicts. */

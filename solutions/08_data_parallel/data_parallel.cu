@@ -109,6 +109,11 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
     int row0 = blockIdx.y * GEMM_TILE, col0 = blockIdx.x * GEMM_TILE; /* the tile's corner */
     float acc[GEMM_TILE / GEMM_ROWS] = {0.0f};
     for (int k0 = 0; k0 < K; k0 += GEMM_TILE) {
+        // Fill rows i = ty, ty + 8, ty + 16, ty + 24 of both tiles, column tx:
+        // As[i][tx] = op(A)(row0 + i, k0 + tx) and Bs[i][tx] = op(B)(k0 + i, col0 + tx),
+        // 0 outside the matrices. op(A)(m, k) is A[m * lda + k], or A[k * lda + m]
+        // when ta (the same for B with ldb and tb); load_as_f32 reads any dtype.
+        // BEGIN SOLUTION
         for (int i = ty; i < GEMM_TILE; i += GEMM_ROWS) {
             int m = row0 + i, k = k0 + tx; /* As[i][tx] = op(A)(m, k) */
             size_t ia = ta ? (size_t)k * lda + m : (size_t)m * lda + k;
@@ -117,12 +122,21 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
             size_t ib = tb ? (size_t)n * ldb + kb : (size_t)kb * ldb + n;
             Bs[i][tx] = kb < K && n < N ? load_as_f32(B, ib, ab) : 0.0f;
         }
+        // END SOLUTION
         __syncthreads(); /* both tiles are loaded before anyone reads them */
+        // acc[j] accumulates C(row0 + ty + 8 j, col0 + tx): the dot product of
+        // row ty + 8 j of As with column tx of Bs.
+        // BEGIN SOLUTION
         for (int k = 0; k < GEMM_TILE; k++)
             for (int j = 0; j < GEMM_TILE / GEMM_ROWS; j++)
                 acc[j] += As[ty + j * GEMM_ROWS][k] * Bs[k][tx];
+        // END SOLUTION
         __syncthreads(); /* everyone is done reading before the next tiles overwrite them */
     }
+    // Inside C only: C(m, n) = alpha acc[j] + beta C(m, n), m = row0 + ty + 8 j,
+    // n = col0 + tx, at C[m * ldc + n]. With beta == 0, C is not read (it may
+    // hold NaN).
+    // BEGIN SOLUTION
     for (int j = 0; j < GEMM_TILE / GEMM_ROWS; j++) {
         int m = row0 + ty + j * GEMM_ROWS, n = col0 + tx; /* this thread's C(m, n) */
         if (m < M && n < N) {
@@ -130,6 +144,7 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
             *c = alpha * acc[j] + (beta == 0.0f ? 0.0f : beta * *c);
         }
     }
+    // END SOLUTION
 }
 
 extern "C" void gpu_gemm_course(int ta, int tb, int M, int N, int K, float alpha, const void *A,
@@ -149,11 +164,15 @@ static __global__ void gpu_bias_act_kernel(float *y, const float *b, int B, int 
     size_t n = (size_t)B * N;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
+        // Element i is (i / N, i % N): add column i % N's bias, apply ReLU when
+        // relu, write y[i] back, and its 16-bit copy (store_lo) when y_lo is set.
+        // BEGIN SOLUTION
         float v = y[i] + b[i % N]; /* element (i / N, i % N): column i % N's bias */
         v = relu && v < 0.0f ? 0.0f : v;
         y[i] = v;
         if (y_lo)
             store_lo(y_lo, i, v, lo);
+        // END SOLUTION
     }
 }
 
@@ -235,6 +254,10 @@ static __global__ void gpu_bias_act_backward_kernel(float *dy, const float *y, i
     int tx = threadIdx.x, ty = threadIdx.y;
     int n = blockIdx.x * GEMM_TILE + tx; /* column 0 .. N-1, plus overhang */
     float sum = 0.0f;
+    // For column n (if n < N) and rows r = ty, ty + 8, ...: zero dy where ReLU
+    // output 0 (relu and y <= 0), write it back and its 16-bit copy, and add it
+    // to sum.
+    // BEGIN SOLUTION
     if (n < N) {
         for (int r = ty; r < B; r += GEMM_ROWS) {
             size_t i = (size_t)r * N + n; /* element (r, n) */
@@ -247,14 +270,19 @@ static __global__ void gpu_bias_act_backward_kernel(float *dy, const float *y, i
             sum += v;
         }
     }
+    // END SOLUTION
     part[ty][tx] = sum;
     __syncthreads(); /* all 8 partial sums of each column are in shared memory */
+    // Row group 0 adds the column's 8 partial sums in order k = 0 .. 7 (a fixed
+    // order: db is the same bit for bit on every run) into db[n].
+    // BEGIN SOLUTION
     if (ty == 0 && n < N) {
         float total = 0.0f;
         for (int k = 0; k < GEMM_ROWS; k++)
             total += part[k][tx];
         db[n] = total;
     }
+    // END SOLUTION
 }
 
 extern "C" void gpu_bias_act_backward(float *dy, const float *y, int B, int N, int relu, float *db,
@@ -318,9 +346,13 @@ static __global__ void gpu_sgd_kernel(float *p, const float *g, float *v, size_t
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
+        // SGD with momentum and L2 weight decay, as opt_step in mlp.c:
+        // g' = g + wd p; v = mu v + g'; p -= lr v.
+        // BEGIN SOLUTION
         float gi = g[i] + wd * p[i];
         v[i] = mu * v[i] + gi;
         p[i] -= lr * v[i];
+        // END SOLUTION
     }
 }
 
@@ -330,11 +362,15 @@ static __global__ void gpu_adamw_kernel(float *p, const float *g, float *m, floa
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
+        // AdamW, as opt_step in mlp.c: decoupled decay p -= lr wd p, then the
+        // moments m and v, and the step with bias corrections c1 and c2.
+        // BEGIN SOLUTION
         float gi = g[i];
         p[i] -= lr * wd * p[i];
         m[i] = b1 * m[i] + (1.0f - b1) * gi;
         v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
         p[i] -= lr * (m[i] / c1) / (sqrtf(v[i] / c2) + eps);
+        // END SOLUTION
     }
 }
 

@@ -1,0 +1,678 @@
+#!/usr/bin/env python3
+"""The course's figures, drawn from the kernels' own shapes, for the lesson texts and slides.
+
+  tools/figures.py OUT [--bench CSV ...] [--only NAME ...]
+
+Writes one PNG per figure into OUT (./course docs uses docs/figures). Every number drawn comes
+from the kernels' constants (tile sizes, lane layouts) or from a formula stated beside it, so
+the figures are reproducible and need no GPU. With --bench, the roofline also shows the
+measured GFLOP/s of each kernel found in the benchmark CSV files (./course bench NN --csv=F).
+
+House style: one palette (Okabe and Ito's, readable by colour-blind readers), one font, text
+at least 11 points at the size shown (about 7 inches wide), no grid or frame that carries no
+information. matplotlib is imported by load() (main() calls it; so does tools/course.ipynb):
+without it the script says how to install it in one line and exits 2.
+"""
+import argparse
+import csv
+import math
+import pathlib
+import sys
+
+# Okabe-Ito: blue, orange, green, vermillion, sky blue, purple, yellow; plus greys.
+BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW = (
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442")
+INK, GREY, LIGHT = "#222222", "#999999", "#E8E8E8"
+WIDTH = 7.0  # inches: every figure is drawn at the width it is shown on a slide
+
+# The roofline's machine (H100 SXM data sheet) and the course's kernels, each at its
+# arithmetic intensity as lesson 01 defines it: FLOPs per byte of global-memory accesses,
+# every access counted each time it is made. Derivations are in the lesson texts.
+PEAK_FP32 = 67e12
+PEAK_FP16_TC = 989e12
+HBM_BW = 3.35e12
+KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
+    ("vector_add", "02", 1 / 12, False),
+    ("matmul_naive", "02", 0.25, False),
+    ("matmul_coalesced", "02", 0.25, False),
+    ("gemv_warp", "05", 0.5, False),
+    ("matmul_tiled", "03", 8.0, False),
+    ("wmma_naive", "06", 8.0, True),
+    ("matmul_1d_tile", "04", 16.0, False),
+    ("matmul_2d_tile", "04", 32.0, False),
+    ("matmul_vectorized", "04", 32.0, False),
+    ("matmul_warptile", "05", 32.0, False),
+    ("wmma_shared", "06", 64.0, True),
+]
+
+plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
+patches = None
+
+
+def load():
+    """Import matplotlib (headless) and set the house style; False when it is not installed."""
+    global plt, patches
+    try:
+        import matplotlib
+    except ImportError:
+        return False
+    matplotlib.use("Agg")
+    import matplotlib.patches
+    import matplotlib.pyplot
+    plt, patches = matplotlib.pyplot, matplotlib.patches
+    plt.rcParams.update({
+        "font.family": "DejaVu Sans", "font.size": 12, "axes.titlesize": 13,
+        "axes.labelsize": 12, "xtick.labelsize": 11, "ytick.labelsize": 11,
+        "legend.fontsize": 11, "legend.frameon": False, "axes.spines.top": False,
+        "axes.spines.right": False, "savefig.dpi": 150, "savefig.bbox": "tight",
+        "savefig.pad_inches": 0.08})
+    return True
+
+
+def blank(ax):
+    """An axis used as a drawing board: equal units, no ticks, no frame."""
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+def cells(ax, x0, y0, rows, cols, size=1.0, face="white", edge=GREY, lw=0.5):
+    """A rows x cols grid of square cells, row 0 at the top, whose top-left corner is (x0, y0)."""
+    for r in range(rows):
+        for c in range(cols):
+            ax.add_patch(patches.Rectangle((x0 + c * size, y0 - (r + 1) * size), size, size,
+                                           facecolor=face, edgecolor=edge, linewidth=lw))
+
+
+def box(ax, x, y, w, h, face="white", edge=INK, lw=1.2, text=None, size=12, color=INK, **kw):
+    """A rectangle whose bottom-left corner is (x, y), with centred text."""
+    ax.add_patch(patches.Rectangle((x, y), w, h, facecolor=face, edgecolor=edge, linewidth=lw,
+                                   **kw))
+    if text:
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size, color=color)
+
+
+def arrow(ax, x0, y0, x1, y1, color=INK, lw=1.5):
+    ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                arrowprops=dict(arrowstyle="->", color=color, linewidth=lw))
+
+
+# ---- lesson 02 ----------------------------------------------------------------------------
+
+def fig_index_maps(out):
+    """Which C elements one 32 x 8 block computes in the two matmul mappings; warp 0 in full."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.9))
+    s = 0.1
+    for ax, naive in zip(axes, (True, False)):
+        blank(ax)
+        cells(ax, 0, 0, 32, 32, s, edge="#DDDDDD", lw=0.3)  # a 32 x 32 corner of C
+        for w in range(8):  # warp w: threadIdx.y = w, threadIdx.x = lane = 0 .. 31
+            for lane in range(32):
+                r, c = (lane, w) if naive else (w, lane)
+                ax.add_patch(patches.Rectangle((c * s, -(r + 1) * s), s, s,
+                                               facecolor=ORANGE if w == 0 else SKY,
+                                               edgecolor="white", linewidth=0.3))
+        ax.set_xlim(-0.05, 3.25)
+        ax.set_ylim(-4.25, 0.05)
+        ax.set_title("matmul_naive" if naive else "matmul_coalesced", fontsize=13)
+        what = ("warp 0: 32 rows of one column\nloads A[row+l][k]: 32 rows of A"
+                if naive else "warp 0: 32 columns of one row\nloads B[k][col+l]: 1 row of B")
+        ax.text(0, -3.3, what, va="top", fontsize=11)
+    legend = [patches.Patch(facecolor=ORANGE, label="warp 0 (threadIdx.x = lane 0..31)"),
+              patches.Patch(facecolor=SKY, label="warps 1-7 of the same block")]
+    fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.02))
+    save(fig, out, "02_index_maps.png")
+
+
+def fig_sectors(out):
+    """The 32-byte sectors one warp-wide load touches: a column of A against a row of B."""
+    fig, axes = plt.subplots(2, 1, figsize=(WIDTH, 2.9), gridspec_kw={"height_ratios": [2.2, 1]})
+    n_words = 64  # two 128-byte lines' worth of each row shown
+    for ax, naive in zip(axes, (True, False)):
+        blank(ax)
+        rows = 4 if naive else 1
+        for r in range(rows):
+            for w in range(n_words):
+                hit = (w == 3) if naive else (8 <= w < 40)
+                face = ORANGE if hit else "white"
+                ax.add_patch(patches.Rectangle((w * 0.1, -r * 0.32), 0.1, 0.2, facecolor=face,
+                                               edgecolor=LIGHT, linewidth=0.4))
+            for s in range(n_words // 8):  # sector outlines: 8 floats = 32 bytes
+                touched = (s == 0) if naive else (1 <= s < 5)
+                ax.add_patch(patches.Rectangle((s * 0.8, -r * 0.32), 0.8, 0.2, fill=False,
+                                               edgecolor=BLUE if touched else GREY,
+                                               linewidth=2.0 if touched else 0.8))
+        if naive:
+            ax.text(n_words * 0.1 + 0.15, -0.55, "... 32 rows,\n32 sectors", va="center",
+                    fontsize=11)
+            ax.set_title("matmul_naive: lane l loads A[row + l][k] (rows K floats apart)",
+                         fontsize=12, loc="left")
+        else:
+            ax.text(n_words * 0.1 + 0.15, 0.1, "4 sectors", va="center", fontsize=11)
+            ax.set_title("matmul_coalesced: lane l loads B[k][col + l] (consecutive floats)",
+                         fontsize=12, loc="left")
+        ax.set_xlim(-0.05, n_words * 0.1 + 1.4)
+        ax.set_ylim(-1.1 if naive else -0.15, 0.3)
+    fig.text(0.01, 0.0, "orange: the floats requested; blue frames: the 32-byte sectors moved",
+             fontsize=11)
+    save(fig, out, "02_sectors.png")
+
+
+# ---- lesson 03 ----------------------------------------------------------------------------
+
+def fig_tile_sliding(out):
+    """matmul_tiled: the block's C tile, and the A and B tiles it stages, step by step along K."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 5.4))
+    blank(ax)
+    t = 0.5  # one 32 x 32 tile
+    tiles_k, tiles_mn = 5, 4
+    bx, by = tiles_k * t + 0.6, 0  # B's top-left corner; A sits below-left, C below-right
+    cells(ax, bx, by + tiles_k * t, tiles_k, tiles_mn, t, face="white", edge=GREY)
+    cells(ax, 0, by - 0.6, tiles_mn, tiles_k, t, face="white", edge=GREY)
+    cells(ax, bx, by - 0.6, tiles_mn, tiles_mn, t, face="white", edge=GREY)
+    row, col = 1, 2  # the block's tile of C
+    box(ax, bx + col * t, by - 0.6 - (row + 1) * t, t, t, face=RED, lw=1.5)
+    shades = [BLUE, SKY, LIGHT, LIGHT, LIGHT]
+    for step in range(tiles_k):
+        face = shades[step]
+        box(ax, step * t, by - 0.6 - (row + 1) * t, t, t, face=face, lw=1.0)
+        box(ax, bx + col * t, by + (tiles_k - step - 1) * t, t, t, face=face, lw=1.0)
+    ax.text(0, by - 0.6 - tiles_mn * t - 0.1, "steps k0 = 0, 32, 64, ... along K", va="top",
+            fontsize=11)
+    arrow(ax, 2.2 * t, by - 0.6 - (row + 0.5) * t, 4.6 * t, by - 0.6 - (row + 0.5) * t, BLUE)
+    arrow(ax, bx + (col + 0.5) * t, by + (tiles_k - 2.2) * t, bx + (col + 0.5) * t,
+          by + 0.4 * t, BLUE)
+    ax.text(tiles_k * t / 2, by + 0.1 - 0.6 + 0.2, "A (M x K)", ha="center", fontsize=12)
+    ax.text(bx + tiles_mn * t + 0.15, by + tiles_k * t / 2, "B (K x N)", va="center", fontsize=12)
+    ax.text(bx + tiles_mn * t + 0.15, by - 0.6 - tiles_mn * t / 2, "C (M x N)", va="center",
+            fontsize=12)
+    legend = [patches.Patch(facecolor=RED, edgecolor=INK, label="the block's 32 x 32 tile of C"),
+              patches.Patch(facecolor=BLUE, edgecolor=INK, label="tiles in shared memory now"),
+              patches.Patch(facecolor=SKY, edgecolor=INK, label="next step (k0 + 32)")]
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(0.0, 1.0), fontsize=11)
+    ax.set_xlim(-1.6, bx + tiles_mn * t + 1.3)
+    ax.set_ylim(by - 0.6 - tiles_mn * t - 0.45, by + tiles_k * t + 0.1)
+    ax.set_title("matmul_tiled: per step, one 32 x 32 tile of A and one of B", fontsize=12)
+    save(fig, out, "03_tile_sliding.png")
+
+
+def fig_bank_maps(out):
+    """[32][32] against [32][33]: the banks of one column, which a warp reads in the transpose."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.0))
+    s = 0.1
+    for ax, width in zip(axes, (32, 33)):
+        blank(ax)
+        for r in range(32):
+            for c in range(width):
+                bank = (r * width + c) % 32
+                face = LIGHT if c == 32 else (ORANGE if bank == 0 else "white")
+                ax.add_patch(patches.Rectangle((c * s, -(r + 1) * s), s, s, facecolor=face,
+                                               edgecolor="#CCCCCC", linewidth=0.3))
+        ax.add_patch(patches.Rectangle((0, -32 * s), s, 32 * s, fill=False, edgecolor=BLUE,
+                                       linewidth=2.2))
+        ax.set_xlim(-0.05, 33 * s + 0.05)
+        ax.set_ylim(-32 * s - 1.0, 0.05)
+        if width == 32:
+            title = "float tile[32][32]"
+            note = "column 0: all 32 words in bank 0\n32 wavefronts per warp read"
+        else:
+            title = "float tile[32][33] (grey: padding)"
+            note = "column 0: banks 0, 1, ..., 31\n1 wavefront per warp read"
+        ax.set_title(title, fontsize=12)
+        ax.text(0, -32 * s - 0.1, note, va="top", fontsize=11)
+    legend = [patches.Patch(facecolor=ORANGE, edgecolor=INK, label="words in bank 0"),
+              patches.Patch(facecolor="white", edgecolor=BLUE, linewidth=2,
+                            label="the column a warp reads")]
+    fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    save(fig, out, "03_bank_maps.png")
+
+
+# ---- lessons 04 and 05 ----------------------------------------------------------------------
+
+def fig_thread_tiles(out):
+    """matmul_1d_tile's 8 x 1 and matmul_2d_tile's 8 x 8 thread tiles, with what they load."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.9))
+    for ax, two_d in zip(axes, (False, True)):
+        blank(ax)
+        bm = 128 if two_d else 64
+        tm, tn = (8, 8) if two_d else (8, 1)
+        s = 3.0 / bm  # the block tile is drawn 3 units wide
+        k = 8 * s * (1.5 if not two_d else 3)  # the BK = 8 strips, widened to be visible
+        box(ax, 0, 0, 3.0, 3.0, face="white", lw=1.2)  # C tile
+        for i in range(0, bm + 1, tm):
+            ax.plot([0, 3.0], [3.0 - i * s, 3.0 - i * s], color=LIGHT, linewidth=0.5)
+        for j in range(0, bm + 1, tn if two_d else 8):
+            ax.plot([j * s, j * s], [0, 3.0], color=LIGHT, linewidth=0.5)
+        tr, tc = 2, 5  # one thread's place
+        x, y = tc * tn * s, 3.0 - (tr + 1) * tm * s
+        box(ax, x, y, tn * s, tm * s, face=RED, lw=1.0)
+        box(ax, -k - 0.15, 0, k, 3.0, face="white", lw=1.0)  # As strip: bm x 8
+        box(ax, -k - 0.15, y, k, tm * s, face=BLUE, lw=0.8)
+        box(ax, 0, 3.15, 3.0, k, face="white", lw=1.0)  # Bs strip: 8 x bn
+        box(ax, x, 3.15, tn * s, k, face=BLUE, lw=0.8)
+        ax.text(-k / 2 - 0.15, 3.15 + k / 2, "As", ha="center", va="center", fontsize=11)
+        ax.text(3.05, 3.15 + k / 2, "Bs", ha="left", va="center", fontsize=11)
+        ax.set_xlim(-k - 0.3, 3.4)
+        ax.set_ylim(-1.0, 3.3 + k)
+        if two_d:
+            ax.set_title("matmul_2d_tile\n128 x 128 block, 8 x 8 per thread", fontsize=12)
+            note = "per k: 8 values of A + 8 of B\n-> 64 FMAs (outer product)"
+        else:
+            ax.set_title("matmul_1d_tile\n64 x 64 block, 8 x 1 per thread", fontsize=12)
+            note = "per k: 8 values of A + 1 of B\n-> 8 FMAs"
+        ax.text(0, -0.12, note, va="top", fontsize=11)
+    legend = [patches.Patch(facecolor=RED, edgecolor=INK, label="one thread's results (registers)"),
+              patches.Patch(facecolor=BLUE, edgecolor=INK,
+                            label="what it reads of As and Bs (BK = 8 deep)")]
+    fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.05))
+    save(fig, out, "04_thread_tiles.png")
+
+
+def fig_warp_tiles(out):
+    """matmul_warptile's three levels: block 128 x 128, warp 64 x 32, lane 2 x 2 pieces of 4 x 4."""
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, 3.5),
+                             gridspec_kw={"width_ratios": [1.0, 0.62, 0.9]})
+    ax = axes[0]
+    blank(ax)
+    s = 3.0 / 128
+    for w in range(8):
+        wm, wn = w // 4, w % 4
+        box(ax, wn * 32 * s, 3.0 - (wm + 1) * 64 * s, 32 * s, 64 * s,
+            face=ORANGE if w == 5 else "white", lw=1.0, text=f"w{w}", size=11)
+    ax.set_xlim(-0.05, 3.05)
+    ax.set_ylim(-0.05, 3.05)
+    ax = axes[1]
+    blank(ax)
+    s = 3.0 / 64
+    for i in range(2):
+        for j in range(2):
+            box(ax, j * 16 * s, 3.0 - (i + 1) * 32 * s, 16 * s, 32 * s, face="white", lw=1.0)
+            box(ax, j * 16 * s, 3.0 - i * 32 * s - 4 * s, 4 * s, 4 * s, face=RED, lw=0.6)
+    ax.set_xlim(-0.05, 32 * s + 0.05)
+    ax.set_ylim(-0.05, 3.05)
+    ax = axes[2]
+    blank(ax)
+    s = 3.0 / 32
+    for lane in range(32):
+        r, c = lane // 4, lane % 4
+        box(ax, c * 4 * s, 3.0 - (r + 1) * 4 * s, 4 * s, 4 * s,
+            face=RED if lane == 0 else "white", lw=0.8, text=str(lane), size=11)
+    ax.set_xlim(-0.05, 16 * s + 0.05)
+    ax.set_ylim(-0.05, 3.05)
+    titles = ("block 128 x 128:\n8 warps as 2 x 4", "warp tile 64 x 32:\n2 x 2 pieces",
+              "a 32 x 16 piece: lane l\nowns a 4 x 4 block")
+    for ax, title in zip(axes, titles):
+        ax.set_anchor("S")
+        box_ = ax.get_position()
+        fig.text((box_.x0 + box_.x1) / 2, 0.93, title, ha="center", va="bottom", fontsize=12)
+    fig.text(0.5, -0.02, "red: lane 0's four 4 x 4 blocks = its 8 x 8 thread tile; per k a warp "
+             "reads 8 float4 of A and 4 of B", ha="center", fontsize=11)
+    save(fig, out, "05_warp_tiles.png")
+
+
+# ---- lesson 06 ----------------------------------------------------------------------------
+
+def fig_wmma_fragment(out):
+    """One mma_sync (16 x 16 x 16) as two m16n8k16, and who holds the accumulator of one."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.0), gridspec_kw={"width_ratios": [1.3, 1]})
+    ax = axes[0]
+    blank(ax)
+    u = 0.1  # one element
+    box(ax, 0, 0, 16 * u, 16 * u, face=LIGHT, lw=1.0, text="A", size=12)
+    ax.text(1.9, 8 * u, "x", fontsize=14, ha="center", va="center")
+    for x0, label in ((2.2, "B"), (4.4, "D")):
+        box(ax, x0, 0, 8 * u, 16 * u, face=BLUE, lw=1.0)
+        box(ax, x0 + 8 * u, 0, 8 * u, 16 * u, face=ORANGE, lw=1.0)
+        ax.text(x0 + 8 * u, 16 * u + 0.08, label, ha="center", va="bottom", fontsize=12)
+    ax.text(0.8, 16 * u + 0.08, "16 x 16", ha="center", va="bottom", fontsize=11)
+    ax.text(4.1, 8 * u, "=", fontsize=14, ha="center", va="center")
+    ax.text(0, -0.15, "one 16 x 16 x 16 mma_sync = two\nmma.m16n8k16 (in SASS: two\n"
+            "HMMA.16816.F32), one per 8 columns", va="top", fontsize=11)
+    ax.set_xlim(-0.05, 6.1)
+    ax.set_ylim(-1.3, 2.0)
+    ax = axes[1]
+    blank(ax)
+    s = 0.3
+    for r in range(16):
+        for c in range(8):
+            lane = (r % 8) * 4 + c // 2
+            box(ax, c * s, -(r + 1) * s, s, s, face=SKY if r < 8 else LIGHT, edge="white",
+                lw=0.6)
+            ax.text(c * s + s / 2, -(r + 0.5) * s, str(lane), ha="center", va="center",
+                    fontsize=8)
+    ax.text(8 * s + 0.08, -4 * s, "c0, c1", va="center", fontsize=10.5)
+    ax.text(8 * s + 0.08, -12 * s, "c2, c3", va="center", fontsize=10.5)
+    ax.set_xlim(-0.05, 8 * s + 0.9)
+    ax.set_ylim(-16 * s - 0.05, 0.05)
+    ax.set_title("blue half of D: the lane\nthat holds each element", fontsize=11.5)
+    fig.text(0.5, -0.04, "lane = 4 (row % 8) + col / 2: the PTX ISA's layout for mma.m16n8k16 "
+             "(.f32);\nWMMA itself promises no layout, so code must not depend on one",
+             ha="center", fontsize=10.5)
+    save(fig, out, "06_wmma_fragment.png")
+
+
+def fig_double_buffer(out):
+    """wmma_shared's main loop over 4 slices: loads in flight during the math, one barrier."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.8))
+    lanes = ["global -> registers", "mma_sync (shared)", "registers -> shared"]
+    for i, name in enumerate(lanes):
+        ax.text(-0.15, 2 - i, name, ha="right", va="center", fontsize=11)
+    colour = [BLUE, ORANGE]
+    box(ax, 0, 1.7, 1.1, 0.6, face=colour[0], text="slice 0", size=10.5, color="white")
+    box(ax, 1.1, -0.3, 0.4, 0.6, face=colour[0])
+    x = 1.6
+    ax.axvline(x - 0.05, color=INK, linewidth=1.2, linestyle="--")
+    for t in range(4):
+        buf, nxt = t % 2, (t + 1) % 2
+        if t < 3:
+            box(ax, x, 1.7, 1.1, 0.6, face=colour[nxt], text=f"slice {t + 1}", size=10.5,
+                color="white")
+        box(ax, x, 0.7, 2.0, 0.6, face=colour[buf], text=f"slice {t}", size=10.5, color="white")
+        if t < 3:
+            box(ax, x + 2.05, -0.3, 0.4, 0.6, face=colour[nxt])
+        x += 2.55
+        ax.axvline(x - 0.05, color=INK, linewidth=1.2, linestyle="--")
+    ax.set_xlim(-0.1, x + 0.1)
+    ax.set_ylim(-0.5, 2.5)
+    ax.axis("off")
+    legend = [patches.Patch(facecolor=BLUE, label="shared buffer 0"),
+              patches.Patch(facecolor=ORANGE, label="shared buffer 1"),
+              plt.Line2D([], [], color=INK, linestyle="--", label="__syncthreads()")]
+    fig.legend(handles=legend, loc="lower center", ncol=3, bbox_to_anchor=(0.55, -0.1))
+    ax.set_title("wmma_shared over 4 slices (time runs right): the next slice's loads fly "
+                 "during the math", fontsize=11.5, loc="right")
+    save(fig, out, "06_double_buffer.png")
+
+
+# ---- lesson 07 ----------------------------------------------------------------------------
+
+FORMATS = [  # name, exponent bits, mantissa bits, ignored low bits (TF32 in a 32-bit float)
+    ("fp32", 8, 23, 0), ("TF32", 8, 10, 13), ("bf16", 8, 7, 0), ("fp16", 5, 10, 0)]
+
+
+def fig_formats(out):
+    """The bits of the four formats: sign, exponent, mantissa."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.6))
+    s = 0.18
+    for row, (name, e, m, ignored) in enumerate(FORMATS):
+        y = -row * 0.45
+        ax.text(-0.15, y + s / 2, name, ha="right", va="center", fontsize=12)
+        bits = [RED] + [BLUE] * e + [GREEN] * m + [LIGHT] * ignored
+        for i, face in enumerate(bits):
+            ax.add_patch(patches.Rectangle((i * s, y), s, s, facecolor=face, edgecolor="white",
+                                           linewidth=0.6))
+        label = f"1 + {e} + {m}" + (" (low 13 bits ignored)" if ignored else "")
+        ax.text(len(bits) * s + 0.15, y + s / 2, label, va="center", fontsize=11)
+    legend = [patches.Patch(facecolor=RED, label="sign"),
+              patches.Patch(facecolor=BLUE, label="exponent: range"),
+              patches.Patch(facecolor=GREEN, label="mantissa: precision")]
+    ax.legend(handles=legend, loc="upper center", ncol=3, bbox_to_anchor=(0.45, 1.3))
+    ax.set_xlim(-0.9, 32 * s + 2.9)
+    ax.set_ylim(-1.5, 0.3)
+    ax.axis("off")
+    save(fig, out, "06_formats.png")
+
+
+def fig_number_line(out):
+    """Each format's range on a log2 axis: subnormals, normals, and the loss-scaling demo."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.9))
+    spans = {  # (smallest subnormal, smallest normal, largest finite) as powers of two
+        "fp32": (-149, -126, 128), "TF32": (-149, -126, 128), "bf16": (-133, -126, 128),
+        "fp16": (-24, -14, math.log2(65504))}
+    for row, (name, _, _, _) in enumerate(FORMATS):
+        sub, norm, top = spans[name]
+        y = -row
+        ax.barh(y, norm - sub, left=sub, height=0.5, color=SKY, edgecolor="none", zorder=1)
+        ax.barh(y, top - norm, left=norm, height=0.5, color=BLUE, edgecolor="none", zorder=1)
+        ax.text(-160, y, name, ha="right", va="center", fontsize=12)
+    ax.axvspan(-34, -4, color=ORANGE, alpha=0.3, linewidth=0, zorder=0)
+    ax.text(-19, 0.55, "lesson 07's gradients\n|g| in [2^-34, 2^-4]", ha="center", va="bottom",
+            fontsize=10.5)
+    ax.set_xlim(-160, 135)
+    ax.set_ylim(-3.6, 1.4)
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.set_xticks([-149, -126, -24, 0, 16, 128])
+    ax.set_xlabel("log2 |x|")
+    legend = [patches.Patch(facecolor=SKY, label="subnormal"),
+              patches.Patch(facecolor=BLUE, label="normal")]
+    ax.legend(handles=legend, loc="lower right", ncol=2)
+    save(fig, out, "07_number_line.png")
+
+
+def fig_rounding(out):
+    """Round to nearest, ties to even, near 1: the bf16 and fp16 grids and two values."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 2.7))
+    lo, hi = 1.0, 1.0 + 4 * 2 ** -7
+    for y, step, name in ((1.0, 2 ** -7, "bf16 (spacing 2^-7)"), (0.0, 2 ** -10,
+                                                                   "fp16 (spacing 2^-10)")):
+        ax.plot([lo, hi], [y, y], color=INK, linewidth=1.0)
+        v = lo
+        while v <= hi + 1e-12:
+            ax.plot([v, v], [y - 0.12, y + 0.12], color=INK, linewidth=1.0)
+            v += step
+        ax.text(lo - 0.0008, y, name, ha="right", va="center", fontsize=11)
+    x1 = 1.0 + 0.7 * 2 ** -7
+    tie = 1.0 + 2.5 * 2 ** -7
+    for y, step in ((1.0, 2 ** -7), (0.0, 2 ** -10)):
+        for x, colour in ((x1, RED), (tie, GREEN)):
+            q = x / step
+            n = math.floor(q)
+            r = n + 1 if q - n > 0.5 or (q - n == 0.5 and n % 2 == 1) else n
+            ax.plot([x], [y + 0.28], marker="v", color=colour, markersize=8)
+            if abs(r * step - x) > 1e-12:
+                ax.annotate("", xy=(r * step, y + 0.13), xytext=(x, y + 0.26),
+                            arrowprops=dict(arrowstyle="->", color=colour, linewidth=1.4))
+    ax.text(x1, 1.45, "x = 1.0055: up to the nearest", color=RED, ha="left", fontsize=10.5)
+    ax.text(tie, -0.6, "x = 1 + 2.5 x 2^-7: a tie in bf16,\nto the even neighbour (1 + 2 x 2^-7)",
+            color=GREEN, ha="center", fontsize=10.5)
+    ax.set_xlim(lo - 0.012, hi + 0.001)
+    ax.set_ylim(-1.0, 1.8)
+    ax.axis("off")
+    save(fig, out, "07_rounding.png")
+
+
+# ---- lesson 08 ----------------------------------------------------------------------------
+
+def fig_dp_step(out):
+    """One data-parallel step with 4 replicas."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.2))
+    ax.axis("off")
+    box(ax, 0, 0.9, 1.0, 1.6, face=LIGHT, text="batch", size=10.5)
+    for r in range(4):
+        y = 2.6 - r * 0.75
+        box(ax, 1.45, y, 1.0, 0.5, face=SKY, text=f"shard {r}", size=10.5)
+        arrow(ax, 1.0, 1.7, 1.43, y + 0.25, GREY, 1.0)
+        box(ax, 2.85, y, 1.5, 0.5, face="white", text=f"replica {r}", size=10.5)
+        arrow(ax, 2.47, y + 0.25, 2.83, y + 0.25, INK, 1.0)
+        box(ax, 4.75, y, 0.6, 0.5, face=ORANGE, text=f"g{r}", size=10.5)
+        arrow(ax, 4.37, y + 0.25, 4.73, y + 0.25, INK, 1.0)
+        arrow(ax, 5.37, y + 0.25, 5.83, 1.7, GREY, 1.0)
+        box(ax, 7.75, y, 1.2, 0.5, face=GREEN, text="update", size=10.5, color="white")
+        arrow(ax, 7.27, 1.7, 7.73, y + 0.25, GREY, 1.0)
+    box(ax, 5.85, 1.15, 1.4, 1.1, face=ORANGE, text="all-reduce\nmean", size=10.5)
+    ax.text(3.6, 3.25, "fwd + bwd", ha="center", fontsize=10.5)
+    ax.text(5.05, 3.25, "gradients", ha="center", fontsize=10.5)
+    ax.text(4.5, 0.05, "mean over 4 equal shards = the gradient of the whole batch, so every "
+            "replica makes the same update", ha="center", fontsize=10.5)
+    ax.set_xlim(-0.05, 9.0)
+    ax.set_ylim(0.0, 3.55)
+    save(fig, out, "08_dp_step.png")
+
+
+def ring_states(R):
+    """The contributors to each worker's copy of each chunk, after each step of a ring
+    all-reduce: reduce-scatter (R - 1 steps) then all-gather (R - 1 steps)."""
+    have = [[{w} for _ in range(R)] for w in range(R)]  # have[w][c]: whose data is summed in
+    states = [[[len(s) for s in row] for row in have]]
+    for step in range(R - 1):  # reduce-scatter: w sends chunk (w - step) to w + 1, which adds
+        sent = [(w, (w - step) % R, set(have[w][(w - step) % R])) for w in range(R)]
+        for w, c, s in sent:
+            have[(w + 1) % R][c] |= s
+        states.append([[len(s) for s in row] for row in have])
+    for step in range(R - 1):  # all-gather: w passes its complete chunk (w + 1 - step) on
+        sent = [(w, (w + 1 - step) % R, set(have[w][(w + 1 - step) % R])) for w in range(R)]
+        for w, c, s in sent:
+            have[(w + 1) % R][c] = s
+        states.append([[len(s) for s in row] for row in have])
+    return states
+
+
+def fig_ring_allreduce(out):
+    """A ring all-reduce over 4 workers: how many gradients each chunk holds, step by step."""
+    R = 4
+    states = ring_states(R)
+    shown = [(0, "start"), (1, "RS step 1"), (R - 1, "after RS\n(3 steps)"),
+             (2 * R - 2, "after AG\n(3 more)")]
+    fig, axes = plt.subplots(1, len(shown) + 1, figsize=(WIDTH, 2.1),
+                             gridspec_kw={"width_ratios": [1.1] + [1] * len(shown)})
+    ax = axes[0]
+    blank(ax)
+    for w in range(R):
+        a = math.pi / 2 - w * 2 * math.pi / R
+        b = math.pi / 2 - (w + 1) * 2 * math.pi / R
+        ax.add_patch(patches.Circle((math.cos(a), math.sin(a)), 0.3, facecolor=SKY,
+                                    edgecolor=INK))
+        ax.text(math.cos(a), math.sin(a), str(w), ha="center", va="center", fontsize=12)
+        ax.annotate("", xy=(0.62 * math.cos(b) + 0.1 * math.cos(a),
+                            0.62 * math.sin(b) + 0.1 * math.sin(a)),
+                    xytext=(0.62 * math.cos(a) + 0.1 * math.cos(b),
+                            0.62 * math.sin(a) + 0.1 * math.sin(b)),
+                    arrowprops=dict(arrowstyle="->", color=INK, linewidth=1.3))
+    ax.set_xlim(-1.4, 1.4)
+    ax.set_ylim(-1.4, 1.4)
+    ax.set_title("4 workers", fontsize=12)
+    shade = {1: "white", 2: "#CFE6F5", 3: SKY, 4: BLUE}
+    for ax, (i, title) in zip(axes[1:], shown):
+        blank(ax)
+        for w in range(R):
+            for c in range(R):
+                n = states[i][w][c]
+                box(ax, c, R - 1 - w, 1, 1, face=shade[n], edge=GREY, lw=0.6, text=str(n),
+                    size=11, color="white" if n == R else INK)
+        ax.set_xlim(-0.1, R + 0.1)
+        ax.set_ylim(-0.1, R + 0.1)
+        ax.set_title(title, fontsize=11)
+    fig.text(0.5, 0.08, "rows: workers; columns: the 4 chunks of the gradient; number: how many "
+             "workers' gradients\nthe copy sums. RS: reduce-scatter, AG: all-gather.",
+             ha="center", va="top", fontsize=10.5)
+    save(fig, out, "08_ring_allreduce.png")
+
+
+# ---- the roofline (lessons 01 to 06) --------------------------------------------------------
+
+def read_bench(paths):
+    """{version: best GFLOP/s} over the GEMM-like rows of benchmark CSV files."""
+    best = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                try:
+                    g = float(row.get("gflops") or 0)
+                except ValueError:
+                    continue
+                v = row.get("version", "")
+                if g > 0 and g > best.get(v, 0):
+                    best[v] = g
+    return best
+
+
+def fig_roofline(out, bench):
+    """The H100's roofline with the course's kernels at their intensity (and measured points)."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 4.6))
+    xs = [2 ** (i / 8) for i in range(-40, 81)]
+    ax.plot(xs, [min(PEAK_FP32, x * HBM_BW) / 1e12 for x in xs], color=INK, linewidth=2,
+            label="FP32 roof: 67 TFLOP/s, HBM 3.35 TB/s")
+    ax.plot(xs, [min(PEAK_FP16_TC, x * HBM_BW) / 1e12 for x in xs], color=GREY, linewidth=1.5,
+            linestyle="--", label="FP16 Tensor Core roof: 989 TFLOP/s")
+    measured = read_bench(bench)
+    groups = {}  # kernels at the same intensity share one label, a line per lesson
+    for name, lesson, ai, tc in KERNELS:
+        groups.setdefault(ai, {}).setdefault(lesson, []).append(name)
+        roof = min(PEAK_FP16_TC if tc else PEAK_FP32, ai * HBM_BW) / 1e12
+        ax.plot([ai], [roof], marker="o", color=ORANGE if tc else BLUE, markersize=7,
+                markeredgecolor=INK, linestyle="none")
+        if name in measured:
+            ax.plot([ai], [measured[name] / 1e3], marker="*", color=RED, markersize=12,
+                    markeredgecolor=INK, linestyle="none")
+    for ai, names in groups.items():
+        roof = min(PEAK_FP32 if ai < 64 else PEAK_FP16_TC, ai * HBM_BW) / 1e12
+        left = ai == 16  # above the slope, clear of its neighbours' labels below it
+        label = "\n".join(f"{', '.join(n)} ({lesson})" for lesson, n in names.items())
+        ax.annotate(label, (ai, roof), textcoords="offset points",
+                    xytext=(-8, 4) if left else (7, -3 if ai == 32 else -6),
+                    ha="right" if left else "left",
+                    va="bottom" if left else "top", fontsize=9.5)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_xlabel("arithmetic intensity: FLOP per byte of global-memory accesses")
+    ax.set_ylabel("TFLOP/s (at most)")
+    ax.set_xlim(2 ** -5, 2 ** 10)
+    ax.set_ylim(0.05, 3000)
+    handles, labels = ax.get_legend_handles_labels()
+    handles.append(plt.Line2D([], [], marker="o", color=BLUE, markeredgecolor=INK,
+                              linestyle="none"))
+    labels.append("course kernel, CUDA cores (at its roof)")
+    handles.append(plt.Line2D([], [], marker="o", color=ORANGE, markeredgecolor=INK,
+                              linestyle="none"))
+    labels.append("course kernel, Tensor Cores")
+    if measured:
+        handles.append(plt.Line2D([], [], marker="*", color=RED, markeredgecolor=INK,
+                                  markersize=12, linestyle="none"))
+        labels.append("measured (--bench CSV)")
+    ax.legend(handles, labels, loc="upper left", fontsize=10)
+    ax.set_title("Roofline of an H100 SXM (data-sheet peaks)", fontsize=12)
+    save(fig, out, "roofline.png")
+
+
+def save(fig, out, name):
+    path = out / name
+    fig.savefig(path)
+    plt.close(fig)
+    print(path)
+
+
+FIGURES = {
+    "02_index_maps.png": fig_index_maps,
+    "02_sectors.png": fig_sectors,
+    "03_tile_sliding.png": fig_tile_sliding,
+    "03_bank_maps.png": fig_bank_maps,
+    "04_thread_tiles.png": fig_thread_tiles,
+    "05_warp_tiles.png": fig_warp_tiles,
+    "06_wmma_fragment.png": fig_wmma_fragment,
+    "06_double_buffer.png": fig_double_buffer,
+    "06_formats.png": fig_formats,
+    "07_number_line.png": fig_number_line,
+    "07_rounding.png": fig_rounding,
+    "08_dp_step.png": fig_dp_step,
+    "08_ring_allreduce.png": fig_ring_allreduce,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", help="folder for the PNG files (./course docs: docs/figures)")
+    parser.add_argument("--bench", nargs="*", default=[], help="benchmark CSV files")
+    parser.add_argument("--only", nargs="*", default=[], help="draw only these figures")
+    args = parser.parse_args()
+    if not load():
+        print("matplotlib is not installed: apt-get install python3-matplotlib "
+              "(or python3 -m pip install matplotlib)", file=sys.stderr)
+        return 2
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(FIGURES) + ["roofline.png"]
+    unknown = [n for n in args.only if n not in names]
+    if unknown:
+        print(f"figures.py: no figure {unknown[0]}; the figures are: {' '.join(names)}",
+              file=sys.stderr)
+        return 2
+    for name in args.only or names:
+        if name == "roofline.png":
+            fig_roofline(out, args.bench)
+        else:
+            FIGURES[name](out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
