@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "course_judge.h"
 #include "cuda_check.h"
 #include "ref.h"
 #include "timer.h"
@@ -24,8 +25,9 @@ const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *cours
  * Ask a child process whether a CUDA device answers, so that this process
  * never initialises CUDA. Returns the device's compute capability as
  * 10 * major + minor (e.g. 90); 0 without a device, with @p why filled.
+ * @p emulated says whether the device is the emulator.
  */
-static int probe_gpu(char *why, size_t size)
+static int probe_gpu(char *why, size_t size, int *emulated)
 {
     if (getenv("COURSE_NO_GPU") && *getenv("COURSE_NO_GPU") &&
         strcmp(getenv("COURSE_NO_GPU"), "0")) {
@@ -43,8 +45,9 @@ static int probe_gpu(char *why, size_t size)
         char msg[300];
         close(fds[0]);
         int ok = device_query(&dev);
+        int emu = 0; /* struct device_info gains `emulated` with the emulator: read it here */
         if (ok)
-            snprintf(msg, sizeof msg, "cc=%d", 10 * dev.cc_major + dev.cc_minor);
+            snprintf(msg, sizeof msg, "cc=%d emu=%d", 10 * dev.cc_major + dev.cc_minor, emu);
         else
             snprintf(msg, sizeof msg, "%s", dev.why);
         if (write(fds[1], msg, strlen(msg)) < 0)
@@ -61,17 +64,29 @@ static int probe_gpu(char *why, size_t size)
         return 0;
     }
     int cc = 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && sscanf(why, "cc=%d", &cc) == 1)
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+        sscanf(why, "cc=%d emu=%d", &cc, emulated) == 2)
         return cc;
     if (!why[0])
         snprintf(why, size, "the device probe crashed");
     return 0;
 }
 
+/* The seconds a judge gives its runners in a case of @p timeout_s: a little less, so that the
+ * judge reports a hang before Check's own timeout (scaled as Check scales it) kills it. */
+static int judge_budget(int timeout_s)
+{
+    const char *mult = getenv("CK_TIMEOUT_MULTIPLIER");
+    double t = timeout_s * (mult && atof(mult) > 0 ? atof(mult) : 1.0);
+    double margin = t / 10 > 2 ? t / 10 : 2;
+    return t - margin > 1 ? (int)(t - margin) : 1;
+}
+
 static int run_cases(const struct course_case *cases, size_t count, const char *only)
 {
     char why[256] = "";
     int cc = -1; /* the GPU's compute capability: unknown until a GPU case asks, 0 for none */
+    int emulated = 0;
     size_t chosen = 0, skipped = 0;
     const struct course_case **run = mat_alloc(count * sizeof *run);
 
@@ -81,7 +96,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             continue;
         if (c->flags & (CASE_GPU | CASE_SM80)) {
             if (cc < 0)
-                cc = probe_gpu(why, sizeof why);
+                cc = probe_gpu(why, sizeof why, &emulated);
             if (cc == 0) {
                 printf("SKIPPED %s: %s\n", c->name, why);
                 skipped++;
@@ -92,8 +107,15 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
                 skipped++;
                 continue;
             }
+            if ((c->flags & CASE_PERF) && emulated) {
+                printf("SKIPPED %s: timing needs a GPU (this device is the emulator)\n", c->name);
+                skipped++;
+                continue;
+            }
         }
         run[chosen++] = c;
+        if (judge_budget(c->timeout_s) > course_judge_budget_s || chosen == 1)
+            course_judge_budget_s = judge_budget(c->timeout_s);
     }
     int rc = COURSE_SKIP;
     if (only && chosen + skipped == 0) {
@@ -139,10 +161,12 @@ START_TEST(no_cublas_calls)
 {
     int cublas = course_undefined_symbols(the_lesson.lib, "cublas");
     int baseline = course_undefined_symbols(the_lesson.lib, "baseline_");
-    ck_assert_msg(cublas >= 0 && baseline >= 0, "nm -u %s failed", the_lesson.lib);
-    ck_assert_msg(cublas == 0 && baseline == 0,
-                  "%s calls cuBLAS (%d symbols) or the baselines (%d): write the kernel yourself",
-                  the_lesson.lib, cublas, baseline);
+    int ref = course_undefined_symbols(the_lesson.lib, "ref_");
+    ck_assert_msg(cublas >= 0 && baseline >= 0 && ref >= 0, "nm -u %s failed", the_lesson.lib);
+    ck_assert_msg(cublas == 0 && baseline == 0 && ref == 0,
+                  "%s calls cuBLAS (%d symbols), the baselines (%d) or the CPU references (%d): "
+                  "write the code yourself",
+                  the_lesson.lib, cublas, baseline, ref);
 }
 END_TEST
 
@@ -168,6 +192,7 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
     struct course_case *all = mat_alloc((count + 2) * sizeof *all);
     memcpy(all, cases, count * sizeof *all);
     the_lesson = lesson;
+    course_judge_set_lesson(lesson.runner, lesson.lib);
     if (lesson.lib)
         all[count++] = (struct course_case){"no_cublas_calls", no_cublas_calls, CASE_CPU, 60};
     if (lesson.ptxas && lesson.solution)

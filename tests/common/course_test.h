@@ -11,8 +11,12 @@
  * GPU cases first probe for a device in a child process, so CUDA is never
  * initialised in Check's parent (it does not survive fork()). Without a
  * device they print one line saying why and exit 77, which CTest reports as
- * Skipped; so do CASE_SM80 cases on a GPU older than sm_80. COURSE_NO_GPU=1
- * forces the no-device path.
+ * Skipped; so do CASE_SM80 cases on a GPU older than sm_80, and CASE_PERF cases
+ * on an emulated device (timing needs a GPU). COURSE_NO_GPU=1 forces the
+ * no-device path.
+ *
+ * A lesson suite is a judge (course_judge.h): the lesson's code runs in a
+ * runner process, never in this one.
  */
 #ifndef COURSE_TEST_H
 #define COURSE_TEST_H
@@ -46,14 +50,15 @@ struct course_case {
 /**
  * The built artefacts of the lesson side under test, for the structure
  * checks the harness adds to every lesson suite: "no_cublas_calls" (the
- * library calls neither cuBLAS nor the baselines; a lesson's kernels are its
+ * library calls neither cuBLAS, the baselines nor the CPU references; a lesson's code is its
  * own) and, on the solution side, "no_register_spills" (ptxas -v for every
  * architecture in the report shows no spill stores or loads).
  */
 struct course_lesson {
-    const char *lib;   /**< the lesson library (static archive), or NULL */
-    const char *ptxas; /**< the ptxas -v report, or NULL for a lesson without kernels */
-    int solution;      /**< 1 on the solution side */
+    const char *lib;    /**< the lesson library (static archive), or NULL */
+    const char *runner; /**< the runner built with it (runner_NN_<side>), or NULL */
+    const char *ptxas;  /**< the ptxas -v report, or NULL for a lesson without kernels */
+    int solution;       /**< 1 on the solution side */
 };
 
 #ifndef LESSON_LIB
@@ -64,12 +69,17 @@ struct course_lesson {
 /** Path of the lesson's ptxas -v report (CMake defines it for lessons with kernels). */
 #define LESSON_PTXAS NULL
 #endif
+#ifndef LESSON_RUNNER
+/** Path of the runner of the lesson side under test (CMake defines it; NULL outside a lesson). */
+#define LESSON_RUNNER NULL
+#endif
 #ifndef LESSON_SIDE
 /** "solution" or "exercise": the side of the lesson this binary tests. */
 #define LESSON_SIDE "solution"
 #endif
 /** The course_lesson of the binary being compiled (CMake defines the LESSON_ macros). */
-#define COURSE_LESSON ((struct course_lesson){LESSON_LIB, LESSON_PTXAS, LESSON_SIDE[0] == 's'})
+#define COURSE_LESSON                                                                              \
+    ((struct course_lesson){LESSON_LIB, LESSON_RUNNER, LESSON_PTXAS, LESSON_SIDE[0] == 's'})
 
 /** Run the suite as the command line says (see the file comment). */
 int course_test_main(int argc, char **argv, struct course_lesson lesson,
