@@ -51,6 +51,10 @@ int course_buf_in(struct course_runner *r, enum proto_mem mem, const void *data,
 int course_buf_ints(struct course_runner *r, enum proto_mem mem, size_t count, uint64_t seed,
                     size_t offset);
 
+/** A buffer the code both reads and writes: @p data, with COURSE_GUARD_OUT guards around it. */
+int course_buf_inout(struct course_runner *r, enum proto_mem mem, const void *data, size_t bytes,
+                     size_t offset);
+
 /** A new output buffer of @p bytes, NaN-poisoned, with COURSE_GUARD_OUT guards around it. */
 int course_buf_out(struct course_runner *r, enum proto_mem mem, size_t bytes, size_t offset);
 
@@ -128,7 +132,10 @@ struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, in
 void course_judge_sgemm_shapes(struct course_runner *r, const char *name, const int (*shapes)[3],
                                size_t count, uint64_t seed, size_t offset);
 
-/** course_judge_sgemm_shapes() at every shape of course_gemm_shapes, aligned. */
+/** How many of course_gemm_shapes a GEMM check runs here: all but the last on the emulator. */
+size_t course_gemm_edge_count(void);
+
+/** course_judge_sgemm_shapes() at the first course_gemm_edge_count() shapes, aligned. */
 void course_judge_sgemm_edges(struct course_runner *r, const char *name, uint64_t seed);
 
 /** Median ms of the SGEMM launcher @p name at M x N x K (5 samples after 2 warm-ups). */

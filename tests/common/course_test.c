@@ -16,10 +16,12 @@
 #include "timer.h"
 
 const int course_gemm_shapes[][3] = {
-    {1, 1, 1},   {31, 31, 31},   {32, 32, 32},   {33, 33, 33},    {1, 33, 31},   {33, 1, 32},
-    {32, 31, 1}, {127, 67, 131}, {67, 131, 257}, {257, 251, 127}, {129, 65, 63}, {1031, 1029, 1027},
+    {1, 1, 1},     {31, 31, 31},    {32, 32, 32},       {33, 33, 33},   {1, 33, 31},
+    {33, 1, 32},   {32, 31, 1},     {127, 67, 131},     {67, 131, 257}, {257, 251, 127},
+    {129, 65, 63}, {257, 263, 269}, {1031, 1029, 1027},
 };
 const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *course_gemm_shapes;
+int course_emulated;
 
 /*
  * Ask a child process whether a CUDA device answers, so that this process
@@ -86,7 +88,6 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
 {
     char why[256] = "";
     int cc = -1; /* the GPU's compute capability: unknown until a GPU case asks, 0 for none */
-    int emulated = 0;
     size_t chosen = 0, skipped = 0;
     const struct course_case **run = mat_alloc(count * sizeof *run);
 
@@ -96,7 +97,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             continue;
         if (c->flags & (CASE_GPU | CASE_SM80)) {
             if (cc < 0)
-                cc = probe_gpu(why, sizeof why, &emulated);
+                cc = probe_gpu(why, sizeof why, &course_emulated);
             if (cc == 0) {
                 printf("SKIPPED %s: %s\n", c->name, why);
                 skipped++;
@@ -107,7 +108,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
                 skipped++;
                 continue;
             }
-            if ((c->flags & CASE_PERF) && emulated) {
+            if ((c->flags & CASE_PERF) && course_emulated) {
                 printf("SKIPPED %s: timing needs a GPU (this device is the emulator)\n", c->name);
                 skipped++;
                 continue;

@@ -88,10 +88,16 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
 /** How many undefined symbols of the archive @p lib start with @p prefix (nm -u), or -1. */
 int course_undefined_symbols(const char *lib, const char *prefix);
 
-/** The M, N, K triples every GEMM kernel is checked at: 1, 31, 32, 33, primes, odd 1000+. */
+/**
+ * The M, N, K triples every GEMM kernel is checked at: 1, 31, 32, 33, primes, odd sizes above
+ * 256 in every dimension, and last the odd 1000+ class (course_gemm_edge_count() leaves it out
+ * on the emulator).
+ */
 extern const int course_gemm_shapes[][3];
 /** How many triples course_gemm_shapes holds. */
 extern const size_t course_gemm_shape_count;
+/** 1 when the GPU cases run on the emulator (the device probe says so; set before a case). */
+extern int course_emulated;
 
 /**
  * Run the SGEMM launcher @p fn once on small-integer inputs of the given
