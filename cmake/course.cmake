@@ -36,11 +36,12 @@ function(add_course_tests)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
 
-# add_lesson(NN_topic [IN_PROCESS] [RACE NN_solution] [LINK libs...])
+# add_lesson(NN_topic [RACE NN_solution] [LINK libs...] [JUDGE_LINK libs...])
 # LINK: extra libraries (targets or generator expressions) both sides' libraries
 # link publicly, e.g. ZLIB::ZLIB or $<TARGET_NAME_IF_EXISTS:MPI::MPI_C>.
 # RACE: an earlier lesson's solution library, whole in the runner: the perf tests
 # race a lesson's kernel against the one it improves.
+# JUDGE_LINK: libraries the judge itself needs (lesson 08's writes gzip files).
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
 #   library  NN_<side>          every .c and .cu in the folder but topic_main.c
 #   driver   NN_topic           (solution) / NN_topic_exercise, from topic_main.c
@@ -50,9 +51,9 @@ endfunction()
 #   tests    test_NN_<side>     the judge, from tests/NN_topic/test_topic.c, as NN.<side>.<case>;
 #                               it links no lesson code and sees the lesson's header only
 # The judge sees LESSON_LIB, LESSON_RUNNER, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and
-# LESSON_SOURCE_DIR. IN_PROCESS (a suite not yet a judge) links the library into it instead.
+# LESSON_SOURCE_DIR.
 function(add_lesson name)
-  cmake_parse_arguments(L "IN_PROCESS" "RACE" "LINK" ${ARGN})
+  cmake_parse_arguments(L "" "RACE" "LINK;JUDGE_LINK" ${ARGN})
   string(SUBSTRING ${name} 0 2 num)
   string(SUBSTRING ${name} 3 -1 topic)
   foreach(side solution exercise)
@@ -109,16 +110,11 @@ function(add_lesson name)
     endif()
 
     # The suite depends on the runner and the driver: it runs them (lesson 08's runs its driver).
-    if(L_IN_PROCESS)
-      set(judge_link ${lib} ${L_RACE})
-    else()
-      set(judge_link "")
-    endif()
     add_course_tests(TARGET test_${num}_${side}
                      SOURCE ${CMAKE_SOURCE_DIR}/tests/${name}/test_${topic}.c
                      PREFIX ${num}.${side}
                      LABELS ${side} ${num}
-                     LINK ${judge_link}
+                     LINK ${L_JUDGE_LINK}
                      DEFINES ${defines}
                      DEPENDS ${depends} ${driver} ${runner})
     target_include_directories(test_${num}_${side} PRIVATE ${CMAKE_SOURCE_DIR}/solutions/${name})

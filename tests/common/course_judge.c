@@ -118,14 +118,15 @@ static void limit(int resource, rlim_t v)
 }
 
 /*
- * In the child: its own process group, no core dumps, the sandbox user and limits when one is
- * named, death with the judge, the private directory; then exec @p argv. Never returns.
+ * In the child: stdout to @p out_fd and stderr to @p err_fd, its own process group, no core
+ * dumps, the sandbox user and limits when one is named, death with the judge, the private
+ * directory; then exec @p argv. Never returns.
  */
 static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t judge, int out_fd,
-                           const char *ld_path)
+                           const char *ld_path, int err_fd)
 {
     int null = open("/dev/null", O_RDONLY);
-    if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+    if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(126);
     for (int fd = COURSE_PROTO_OUT + 1; fd < 1024; fd++)
         close(fd);
@@ -241,7 +242,7 @@ struct course_runner *course_runner_start(enum course_device dev)
             _exit(126);
         char *argv[] = {(char *)runner_path, NULL};
         exec_sandboxed(argv, pw, judge, r->out_fd,
-                       dev == COURSE_EMULATED ? COURSE_EMULATOR_LIB : NULL);
+                       dev == COURSE_EMULATED ? COURSE_EMULATOR_LIB : NULL, r->out_fd);
     }
     close(req[0]);
     close(rep[1]);
@@ -494,6 +495,17 @@ void course_buf_free(struct course_runner *r, int id)
     b->live = 0;
 }
 
+void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what)
+{
+    ck_assert_msg(bytes <= (1u << 30), "%s: %zu bytes is too much to read", what, bytes);
+    struct proto_peek q = {addr, bytes};
+    send_request(r, PROTO_PEEK, &q, sizeof q, NULL, 0, what);
+    recv_head(r, bytes, what);
+    void *data = mat_alloc(bytes);
+    recv_bytes(r, data, bytes, what);
+    return data;
+}
+
 /* ---- calls ------------------------------------------------------------------------------ */
 
 static struct proto_call make_call(const char *name, enum proto_kind ret,
@@ -618,16 +630,28 @@ double course_judge_time_sgemm(struct course_runner *r, const char *name, int M,
 
 /* ---- student programs ----------------------------------------------------------------------- */
 
+/* The last 16 MiB at most of what a child wrote to @p fd (malloc'd, NUL-terminated); closes it. */
+static char *slurp_fd(int fd)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    size_t keep = size > (16 << 20) ? (16 << 20) : (size_t)(size > 0 ? size : 0);
+    char *text = mat_alloc(keep + 1);
+    ssize_t got = pread(fd, text, keep, size - (off_t)keep);
+    text[got > 0 ? got : 0] = '\0';
+    close(fd);
+    return text;
+}
+
 struct course_program course_program_start(char *const argv[])
 {
-    struct course_program p = {0, capture_file(), 0, 0, 0, NULL};
+    struct course_program p = {0, capture_file(), capture_file(), 0, 0, 0, NULL, NULL};
     const struct passwd *pw = sandbox_user();
     course_sandbox_dir();
     pid_t judge = getpid();
     p.pid = fork();
     ck_assert_msg(p.pid >= 0, "fork: %s", strerror(errno));
     if (p.pid == 0)
-        exec_sandboxed(argv, pw, judge, p.out_fd, NULL);
+        exec_sandboxed(argv, pw, judge, p.out_fd, NULL, p.err_fd);
     return p;
 }
 
@@ -644,12 +668,8 @@ void course_program_wait(struct course_program *p, int timeout_s)
         waitpid(p->pid, &st, 0);
     p->status = WIFEXITED(st) && !p->timed_out ? WEXITSTATUS(st) : -1;
     p->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    off_t size = lseek(p->out_fd, 0, SEEK_END);
-    size_t keep = size > (16 << 20) ? (16 << 20) : (size_t)(size > 0 ? size : 0);
-    p->output = mat_alloc(keep + 1);
-    ssize_t got = pread(p->out_fd, p->output, keep, size - (off_t)keep);
-    p->output[got > 0 ? got : 0] = '\0';
-    close(p->out_fd);
+    p->output = slurp_fd(p->out_fd);
+    p->errors = slurp_fd(p->err_fd);
 }
 
 struct course_program course_program_run(char *const argv[], int timeout_s)

@@ -67,6 +67,12 @@ void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, s
  */
 void *course_buf_read(struct course_runner *r, int id, const char *what);
 
+/**
+ * @p bytes of the runner's memory at @p addr (malloc'd): memory the student's code allocated
+ * and pointed to from a buffer (a struct it filled). A bad address fails the case.
+ */
+void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what);
+
 /** Free buffer @p id in the runner. */
 void course_buf_free(struct course_runner *r, int id);
 
@@ -147,23 +153,25 @@ const char *course_sandbox_dir(void);
 /** A student program started by course_program_start(). */
 struct course_program {
     pid_t pid;     /**< its process (the leader of its own group) */
-    int out_fd;    /**< stdout and stderr, together, in an unlinked file */
-    int status;    /**< exit status once done, -1 when killed by a signal */
+    int out_fd;    /**< its stdout, in an unlinked file */
+    int err_fd;    /**< its stderr, in another */
+    int status;    /**< exit status once done, -1 when killed by a signal or the deadline */
     int signal;    /**< the signal that ended it, or 0 */
     int timed_out; /**< 1 when the judge killed it at its deadline */
-    char *output;  /**< everything it printed (malloc'd, NUL-terminated) once done */
+    char *output;  /**< what it printed on stdout (malloc'd, NUL-terminated) once done */
+    char *errors;  /**< what it printed on stderr (malloc'd, NUL-terminated) once done */
 };
 
 /**
  * Start @p argv (argv[0] a path or a name on PATH) sandboxed like a runner, in
- * course_sandbox_dir(), with stdout and stderr captured.
+ * course_sandbox_dir(), with stdout and stderr captured apart.
  */
 struct course_program course_program_start(char *const argv[]);
 
 /** Wait for @p p until @p timeout_s, killing its group then; fills status and output. */
 void course_program_wait(struct course_program *p, int timeout_s);
 
-/** course_program_start() then course_program_wait(); the caller frees output. */
+/** course_program_start() then course_program_wait(); the caller frees output and errors. */
 struct course_program course_program_run(char *const argv[], int timeout_s);
 
 /**

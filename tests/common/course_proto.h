@@ -46,6 +46,7 @@ enum proto_op {
     PROTO_CALL,        /**< proto_call: call, synchronise, report */
     PROTO_TIME,        /**< proto_call: median ms of repeated calls (timer_measure) */
     PROTO_MAP,         /**< proto_call: a unary function over every element of a host buffer */
+    PROTO_PEEK,        /**< proto_peek; the reply carries those bytes of the runner's memory */
     PROTO_QUIT,        /**< no payload: the runner exits 0 */
     PROTO_REPLY = 100, /**< a reply: proto_reply, or the bytes of a PROTO_BUF_READ */
 };
@@ -94,6 +95,12 @@ struct proto_reloc {
 /** PROTO_BUF_READ and PROTO_BUF_FREE. */
 struct proto_buf_id {
     uint32_t id; /**< the buffer */
+};
+
+/** PROTO_PEEK: memory the student's code allocated (a pointer it returned in a struct). */
+struct proto_peek {
+    uint64_t addr;  /**< an address in the runner */
+    uint64_t bytes; /**< how many bytes, at most 1 GiB */
 };
 
 /** Types of arguments and return values. */

@@ -372,6 +372,16 @@ static void map(const struct proto_call *q)
     send_ok();
 }
 
+/* Bytes of the runner's memory at an address the judge read out of a buffer. */
+static void peek(const struct proto_peek *q)
+{
+    if (q->bytes > (1ull << 30))
+        _exit(3);
+    struct proto_head h = {COURSE_PROTO_MAGIC, PROTO_REPLY, q->bytes};
+    write_all(&h, sizeof h);
+    write_all((const void *)(uintptr_t)q->addr, q->bytes);
+}
+
 /* Read a fixed-size request payload, or exit when its length is not that size. */
 static void read_payload(const struct proto_head *h, void *p, size_t size)
 {
@@ -396,6 +406,7 @@ int main(void)
             struct proto_reloc rel;
             struct proto_buf_id id;
             struct proto_call call;
+            struct proto_peek peek;
         } q;
         switch (h.op) {
         case PROTO_BUF_NEW:
@@ -426,6 +437,10 @@ int main(void)
         case PROTO_MAP:
             read_payload(&h, &q.call, sizeof q.call);
             map(&q.call);
+            break;
+        case PROTO_PEEK:
+            read_payload(&h, &q.peek, sizeof q.peek);
+            peek(&q.peek);
             break;
         case PROTO_QUIT:
             return 0;

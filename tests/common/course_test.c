@@ -249,11 +249,6 @@ struct mat_cmp course_check_sgemm_offset(bench_sgemm_fn fn, int M, int N, int K,
     return cmp;
 }
 
-struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed)
-{
-    return course_check_sgemm_offset(fn, M, N, K, seed, 0);
-}
-
 void course_assert_sgemm_shapes(bench_sgemm_fn fn, const char *name, const int (*shapes)[3],
                                 size_t count, uint64_t seed, int offset)
 {

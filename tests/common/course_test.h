@@ -100,15 +100,11 @@ extern const size_t course_gemm_shape_count;
 extern int course_emulated;
 
 /**
- * Run the SGEMM launcher @p fn once on small-integer inputs of the given
- * sizes into a poisoned C, and compare with ref_matmul_f64() exactly.
- */
-struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed);
-
-/**
- * course_check_sgemm() with A, B and C each starting @p offset floats past the
- * start of their allocation (1: not 16-byte aligned), for launchers that
- * choose a vector path by alignment.
+ * Run the SGEMM launcher @p fn in this process once on small-integer inputs of
+ * the given sizes into a poisoned C, each matrix @p offset floats past the start
+ * of its allocation, and compare with ref_matmul_f64() exactly. For suites that
+ * grade no student code (the reference library's); lesson suites use
+ * course_remote_sgemm() (course_judge.h).
  */
 struct mat_cmp course_check_sgemm_offset(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed,
                                          int offset);
