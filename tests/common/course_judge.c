@@ -2,7 +2,7 @@
  * @file course_judge.c
  * @brief The judge's side of a lesson suite: runners, buffers, calls, student programs.
  */
-#define _GNU_SOURCE /* setgroups, pipe2 */
+#define _GNU_SOURCE /* setgroups, pipe2, closefrom */
 #include "course_judge.h"
 
 #include <check.h>
@@ -118,18 +118,18 @@ static void limit(int resource, rlim_t v)
 }
 
 /*
- * In the child: stdout to @p out_fd and stderr to @p err_fd, its own process group, no core
- * dumps, the sandbox user and limits when one is named, death with the judge, the private
- * directory; then exec @p argv. Never returns.
+ * In the child: stdout to @p out_fd and stderr to @p err_fd, every other fd from @p first_closed
+ * on closed (the judge's, Check's messages among them), its own process group, no core dumps,
+ * the sandbox user and limits when one is named, death with the judge, the private directory;
+ * then exec @p argv. Never returns.
  */
 static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t judge, int out_fd,
-                           const char *ld_path, int err_fd)
+                           int err_fd, int first_closed, const char *ld_path)
 {
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(126);
-    for (int fd = COURSE_PROTO_OUT + 1; fd < 1024; fd++)
-        close(fd);
+    closefrom(first_closed);
     setpgid(0, 0);
     limit(RLIMIT_CORE, 0);
     if (pw) {
@@ -241,8 +241,8 @@ struct course_runner *course_runner_start(enum course_device dev)
         if (in < 0 || out < 0 || dup2(in, COURSE_PROTO_IN) < 0 || dup2(out, COURSE_PROTO_OUT) < 0)
             _exit(126);
         char *argv[] = {(char *)runner_path, NULL};
-        exec_sandboxed(argv, pw, judge, r->out_fd,
-                       dev == COURSE_EMULATED ? COURSE_EMULATOR_LIB : NULL, r->out_fd);
+        exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd, COURSE_PROTO_OUT + 1,
+                       dev == COURSE_EMULATED ? COURSE_EMULATOR_LIB : NULL);
     }
     close(req[0]);
     close(rep[1]);
@@ -651,7 +651,7 @@ struct course_program course_program_start(char *const argv[])
     p.pid = fork();
     ck_assert_msg(p.pid >= 0, "fork: %s", strerror(errno));
     if (p.pid == 0)
-        exec_sandboxed(argv, pw, judge, p.out_fd, NULL, p.err_fd);
+        exec_sandboxed(argv, pw, judge, p.out_fd, p.err_fd, COURSE_PROTO_IN, NULL);
     return p;
 }
 
