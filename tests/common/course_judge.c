@@ -32,6 +32,7 @@
 #endif
 
 int course_judge_budget_s = 60;
+static double case_deadline_s; /* when this case's runners and programs are killed, or 0 */
 
 /* What the judge knows of a buffer it made in the runner. */
 struct judge_buf {
@@ -54,6 +55,15 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The moment the judge gives up on what the case runs: course_judge_budget_s after the case's
+ * first runner or program started (a case runs in a process of its own: Check forks). */
+static double deadline(void)
+{
+    if (case_deadline_s == 0)
+        case_deadline_s = now_s() + course_judge_budget_s;
+    return case_deadline_s;
 }
 
 /* ---- the sandbox --------------------------------------------------------------------- */
@@ -249,7 +259,7 @@ struct course_runner *course_runner_start(enum course_device dev)
     r->to = req[1];
     r->from = rep[0];
     fcntl(r->to, F_SETFL, O_NONBLOCK);
-    r->deadline_s = now_s() + course_judge_budget_s;
+    r->deadline_s = deadline();
     return r;
 }
 
@@ -657,10 +667,10 @@ struct course_program course_program_start(char *const argv[])
 
 void course_program_wait(struct course_program *p, int timeout_s)
 {
-    double deadline = now_s() + timeout_s;
+    double until = now_s() + timeout_s < deadline() ? now_s() + timeout_s : deadline();
     int st = 0;
     pid_t w;
-    while ((w = waitpid(p->pid, &st, WNOHANG)) == 0 && now_s() < deadline)
+    while ((w = waitpid(p->pid, &st, WNOHANG)) == 0 && now_s() < until)
         nanosleep(&(struct timespec){0, 5000000}, NULL);
     p->timed_out = w == 0;
     kill(-p->pid, SIGKILL); /* the rest of its group too (mpirun's ranks) */

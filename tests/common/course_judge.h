@@ -168,7 +168,10 @@ struct course_program {
  */
 struct course_program course_program_start(char *const argv[]);
 
-/** Wait for @p p until @p timeout_s, killing its group then; fills status and output. */
+/**
+ * Wait for @p p for @p timeout_s at most (and never past the case's deadline), killing its
+ * group then; fills status, output and errors.
+ */
 void course_program_wait(struct course_program *p, int timeout_s);
 
 /** course_program_start() then course_program_wait(); the caller frees output and errors. */
@@ -181,7 +184,11 @@ struct course_program course_program_run(char *const argv[], int timeout_s);
  */
 void course_judge_set_lesson(const char *runner, const char *lib);
 
-/** Seconds the judge gives a case's runners before it kills them (set by the harness). */
+/**
+ * Seconds the judge gives a case's runners and programs, all told, counted from the first one
+ * started: a little less than the case's timeout, so that the judge reports a hang before
+ * Check kills it (set by the harness).
+ */
 extern int course_judge_budget_s;
 
 #endif /* COURSE_JUDGE_H */

@@ -115,6 +115,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             }
         }
         run[chosen++] = c;
+        /* Each case runs in a process of its own (Check forks), which starts the clock. */
         if (judge_budget(c->timeout_s) > course_judge_budget_s || chosen == 1)
             course_judge_budget_s = judge_budget(c->timeout_s);
     }
