@@ -66,7 +66,8 @@ static struct mat_cmp check_half_gemm(struct course_runner *r, const char *name,
     ref_matmul_f64(M, N, K, A, B, want);
     int a = course_buf_in(r, PROTO_DEVICE, hA, na * 2, offset);
     int b = course_buf_in(r, PROTO_DEVICE, hB, nb * 2, offset);
-    int c = course_buf_out(r, PROTO_DEVICE, nc * sizeof(float), offset);
+    /* C holds floats: a float a GPU can store is 4-byte aligned, so C moves in whole floats. */
+    int c = course_buf_out(r, PROTO_DEVICE, nc * sizeof(float), (offset + 3) / 4 * 4);
     COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
                 COURSE_PTR(b), COURSE_PTR(c));
     float *C = course_buf_read(r, c, name);
