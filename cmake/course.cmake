@@ -37,18 +37,24 @@ function(add_course_tests)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
 
-# add_lesson(NN_topic [LINK libs...])
+# add_lesson(NN_topic [RACE NN_solution] [LINK libs...] [JUDGE_LINK libs...])
 # LINK: extra libraries (targets or generator expressions) both sides' libraries
 # link publicly, e.g. ZLIB::ZLIB or $<TARGET_NAME_IF_EXISTS:MPI::MPI_C>.
+# RACE: an earlier lesson's solution library, whole in the runner: the perf tests
+# race a lesson's kernel against the one it improves.
+# JUDGE_LINK: libraries the judge itself needs (lesson 08's writes gzip files).
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
 #   library  NN_<side>          every .c and .cu in the folder but topic_main.c
 #   driver   NN_topic           (solution) / NN_topic_exercise, from topic_main.c
 #   report   NN_<side>.ptx      PTX of the folder's .cu files (compute_80) and
 #            NN_<side>.ptxas.txt  ptxas -v for each COURSE_STRUCTURE_ARCHS
-#   tests    test_NN_<side>     from tests/NN_topic/test_topic.c, as NN.<side>.<case>
-# The test binary sees LESSON_LIB, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and LESSON_SOURCE_DIR.
+#   runner   runner_NN_<side>   tests/common/course_runner.c with the whole library
+#   tests    test_NN_<side>     the judge, from tests/NN_topic/test_topic.c, as NN.<side>.<case>;
+#                               it links no lesson code and sees the lesson's header only
+# The judge sees LESSON_LIB, LESSON_RUNNER, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and
+# LESSON_SOURCE_DIR.
 function(add_lesson name)
-  cmake_parse_arguments(L "" "" "LINK" ${ARGN})
+  cmake_parse_arguments(L "" "RACE" "LINK;JUDGE_LINK" ${ARGN})
   string(SUBSTRING ${name} 0 2 num)
   string(SUBSTRING ${name} 3 -1 topic)
   foreach(side solution exercise)
@@ -74,8 +80,21 @@ function(add_lesson name)
     add_executable(${driver} ${dir}/${topic}_main.c)
     target_link_libraries(${driver} PRIVATE ${lib})
 
+    # The runner: the student's code in a process of its own, found by name (dlsym).
+    set(runner runner_${num}_${side})
+    set(whole "$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>")
+    if(L_RACE)
+      list(APPEND whole "$<LINK_LIBRARY:WHOLE_ARCHIVE,${L_RACE}>")
+    endif()
+    add_executable(${runner} ${CMAKE_SOURCE_DIR}/tests/common/course_runner.c)
+    target_include_directories(${runner} PRIVATE ${CMAKE_SOURCE_DIR}/tests/common)
+    target_link_libraries(${runner} PRIVATE ${whole} course_reference PkgConfig::FFI
+                          ${CMAKE_DL_LIBS})
+    set_target_properties(${runner} PROPERTIES ENABLE_EXPORTS ON)
+
     set(report ${CMAKE_BINARY_DIR}/reports/${lib})
-    set(defines LESSON_SIDE="${side}" LESSON_SOURCE_DIR="${dir}" LESSON_LIB="$<TARGET_FILE:${lib}>")
+    set(defines LESSON_SIDE="${side}" LESSON_SOURCE_DIR="${dir}" LESSON_LIB="$<TARGET_FILE:${lib}>"
+                LESSON_RUNNER="$<TARGET_FILE:${runner}>")
     set(depends "")
     if(cuda_sources)
       add_custom_command(
@@ -91,13 +110,14 @@ function(add_lesson name)
       set(depends ${lib}_report)
     endif()
 
-    # The suite depends on the driver too: a suite may run it (lesson 08's does).
+    # The suite depends on the runner and the driver: it runs them (lesson 08's runs its driver).
     add_course_tests(TARGET test_${num}_${side}
                      SOURCE ${CMAKE_SOURCE_DIR}/tests/${name}/test_${topic}.c
                      PREFIX ${num}.${side}
                      LABELS ${side} ${num}
-                     LINK ${lib}
+                     LINK ${L_JUDGE_LINK}
                      DEFINES ${defines}
-                     DEPENDS ${depends} ${driver})
+                     DEPENDS ${depends} ${driver} ${runner})
+    target_include_directories(test_${num}_${side} PRIVATE ${CMAKE_SOURCE_DIR}/solutions/${name})
   endforeach()
 endfunction()

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ref_matmul(int M, int N, int K, const float *A, const float *B, float *C)
@@ -140,4 +141,50 @@ uint16_t ref_f32_to_bf16(float x)
 float ref_bf16_to_f32(uint16_t b)
 {
     return float_of((uint32_t)b << 16);
+}
+
+/* One sample through the layers in double: @p cur (dims[0] values) becomes the logits. */
+static void mlp_forward_f64(int layers, const int *dims, const float *params, double *cur,
+                            double *next)
+{
+    const float *W = params; /* layer l's weights (out x in), then its biases */
+    for (int l = 0; l < layers; l++) {
+        int in = dims[l], out = dims[l + 1];
+        const float *bias = W + (size_t)out * in;
+        for (int o = 0; o < out; o++) {
+            double v = bias[o];
+            for (int i = 0; i < in; i++)
+                v += (double)W[(size_t)o * in + i] * cur[i];
+            next[o] = l + 1 < layers && v < 0.0 ? 0.0 : v; /* ReLU on hidden layers */
+        }
+        memcpy(cur, next, (size_t)out * sizeof *cur);
+        W = bias + out;
+    }
+}
+
+double ref_mlp_loss_f64(int layers, const int *dims, const float *params, const float *x,
+                        const uint8_t *labels, int B)
+{
+    int w = 0;
+    for (int l = 0; l <= layers; l++)
+        w = dims[l] > w ? dims[l] : w;
+    double *cur = malloc((size_t)w * sizeof *cur), *next = malloc((size_t)w * sizeof *next);
+    if (!cur || !next)
+        abort();
+    double loss = 0.0;
+    for (int r = 0; r < B; r++) {
+        for (int i = 0; i < dims[0]; i++)
+            cur[i] = x[(size_t)r * dims[0] + i];
+        mlp_forward_f64(layers, dims, params, cur, next);
+        int C = dims[layers];
+        double zmax = cur[0], sum = 0.0;
+        for (int c = 1; c < C; c++)
+            zmax = cur[c] > zmax ? cur[c] : zmax;
+        for (int c = 0; c < C; c++)
+            sum += exp(cur[c] - zmax);
+        loss += log(sum) - (cur[labels[r]] - zmax);
+    }
+    free(cur);
+    free(next);
+    return loss / B;
 }

@@ -56,6 +56,15 @@ void ref_matmul_abs_f64(int M, int N, int K, const float *A, const float *B, dou
  */
 double ref_gemm_tolerance(int K, double u_in, double u_acc);
 
+/**
+ * Mean softmax cross-entropy of an MLP over @p B samples, every product and sum in double: the
+ * oracle of lesson 08's gradient check. @p layers linear layers of widths dims[0] (inputs) ..
+ * dims[layers] (classes), ReLU between them; @p params holds, layer after layer, the weights
+ * (dims[l + 1] x dims[l], row-major) then the biases. @p x is B x dims[0], @p labels B classes.
+ */
+double ref_mlp_loss_f64(int layers, const int *dims, const float *params, const float *x,
+                        const uint8_t *labels, int B);
+
 /** The IEEE binary16 bit pattern nearest to @p x (ties to even; NaN stays NaN, quiet). */
 uint16_t ref_f32_to_f16(float x);
 

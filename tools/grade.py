@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Turn CTest results of the exercise side into grades and verdicts.
 
-  grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...]
+  grade.py take --submission DIR --into EXERCISES
+      copy a student's files into a clean copy's exercises/: only regular files whose
+      names exist in the official exercises/NN_topic/ folders; everything else (links,
+      new files, files outside exercises/) is reported and ignored.
+  grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
       results.json (Gradescope autograder format), grades.csv and a terminal table.
       Every test named in the points file for the chosen lessons is reported: one that
       did not run because there is no GPU is "not run" with 0 points, never passed; one
-      that is missing from the results (its lesson did not compile) scores 0.
+      that is missing from the results scores 0, and when its lesson did not compile
+      (DIR/NN.log holds the build log) it carries the compiler's first errors.
   grade.py verdict --junit FILE --lesson NN
       one line per test for a student (./course check NN), with the failure's first
       lines and a pointer to the lesson text.
@@ -16,7 +21,9 @@ import argparse
 import csv
 import json
 import pathlib
+import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -81,15 +88,51 @@ def lesson_of(test):
     return test.split(".", 1)[0]
 
 
+COMPILER_ERROR = re.compile(
+    r"^(?P<file>[^\s:()][^:()]*?)(?::(?P<line>\d+)(?::\d+)?|\((?P<nvline>\d+)\)):"
+    r"\s*(?:fatal )?error:?\s*(?P<msg>.*)$")
+
+
+def first_errors(log, limit=3):
+    """The compiler's first error lines of a build log, as 'file:line: message'."""
+    found = []
+    for line in log.splitlines():
+        m = COMPILER_ERROR.match(line.strip())
+        if m:
+            where = pathlib.Path(m["file"]).parts
+            short = "/".join(where[where.index("exercises"):] if "exercises" in where
+                             else where[-1:])
+            found.append(f"{short}:{m['line'] or m['nvline']}: {m['msg']}")
+        elif "undefined reference" in line:
+            found.append(line.strip().split(": ", 1)[-1])
+        if len(found) == limit:
+            break
+    if not found:
+        found = [l.strip() for l in log.splitlines() if "rror" in l][:limit]
+    return found or ["(no error line found in the build log)"]
+
+
+def build_errors(logs_dir):
+    """{lesson number: first error lines} for every lesson whose build failed."""
+    if not logs_dir:
+        return {}
+    return {log.stem: first_errors(log.read_text(errors="replace"))
+            for log in sorted(pathlib.Path(logs_dir).glob("[0-9][0-9].log"))}
+
+
 def cmd_report(args):
     points = read_points(args.points)
     results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
+    errors = build_errors(args.build_logs)
     tests = []
     for name, max_score in points.items():
         if args.lessons and lesson_of(name) not in args.lessons:
             continue
-        status, output = results.get(name, ("failed", "did not build or did not run: "
-                                             "see the build log"))
+        missing = "did not build or did not run: see the build log"
+        if lesson_of(name) in errors:
+            missing = (f"lesson {lesson_of(name)} did not compile:\n"
+                       + "\n".join(errors[lesson_of(name)]))
+        status, output = results.get(name, ("failed", missing))
         if status == "notrun":
             output = f"NOT RUN (counted as 0, not as passed): {why_not_run(output)}"
         score = max_score if status == "passed" else 0.0
@@ -120,6 +163,11 @@ def cmd_report(args):
         print(f"{t['name']:<{width}}  {t['extra_data']['result']:<7}  "
               f"{t['score']:g}/{t['max_score']:g}")
     print(f"{'TOTAL':<{width}}  {'':<7}  {total:g}/{possible:g}")
+    for lesson, lines in errors.items():
+        if not args.lessons or lesson in args.lessons:
+            print(f"lesson {lesson} did not compile (it scores 0):")
+            for line in lines:
+                print(f"    {line[:200]}")
     print(summary)
     print(f"wrote {out / 'results.json'} and {out / 'grades.csv'}")
     return 0
@@ -149,6 +197,40 @@ def cmd_verdict(args):
     return 1 if failed else 0
 
 
+def official_files(exercises):
+    """The relative paths of every file of the official exercises (NN_topic/name)."""
+    return {p.relative_to(exercises).as_posix() for p in exercises.glob("[0-9][0-9]_*/*")
+            if p.is_file() and not p.is_symlink()}
+
+
+def cmd_take(args):
+    sub = pathlib.Path(args.submission)
+    into = pathlib.Path(args.into)
+    official = official_files(into)
+    nested = (sub / "exercises").is_dir() and not (sub / "exercises").is_symlink()
+    taken = 0
+    for root, dirs, files in os.walk(sub):  # links to folders are listed, never entered
+        for entry in sorted(dirs + files):
+            path = pathlib.Path(root) / entry
+            rel = path.relative_to(sub).as_posix()
+            inside = rel
+            if nested:
+                inside = rel[len("exercises/"):] if rel.startswith("exercises/") else None
+            if path.is_symlink():
+                print(f"ignoring {rel}: a symbolic link")
+            elif path.is_dir():
+                continue
+            elif inside is None:
+                print(f"ignoring {rel}: outside exercises/")
+            elif inside in official and path.is_file():
+                shutil.copyfile(path, into / inside)
+                taken += 1
+            else:
+                print(f"ignoring {rel}: not a file of the exercises (only those are graded)")
+    print(f"took {taken} exercise files from {sub}")
+    return 0
+
+
 def cmd_check_points(args):
     listing = subprocess.run(
         ["ctest", "--test-dir", args.build, "-N", "-L", "exercise", "--show-only=json-v1"],
@@ -174,6 +256,10 @@ def main():
     rep.add_argument("--out", required=True)
     rep.add_argument("--points", default=str(POINTS))
     rep.add_argument("--lessons", nargs="*")
+    rep.add_argument("--build-logs")
+    take = sub.add_parser("take")
+    take.add_argument("--submission", required=True)
+    take.add_argument("--into", required=True)
     ver = sub.add_parser("verdict")
     ver.add_argument("--junit", required=True)
     ver.add_argument("--lesson", required=True)
@@ -181,7 +267,7 @@ def main():
     chk.add_argument("--build", required=True)
     chk.add_argument("--points", default=str(POINTS))
     args = parser.parse_args()
-    return {"report": cmd_report, "verdict": cmd_verdict,
+    return {"report": cmd_report, "verdict": cmd_verdict, "take": cmd_take,
             "check-points": cmd_check_points}[args.cmd](args)
 
 

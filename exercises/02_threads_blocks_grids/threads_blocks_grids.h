@@ -12,6 +12,14 @@ extern "C" {
 /** d_c[i] = d_a[i] + d_b[i] for i < n, with a grid-stride loop. */
 void vector_add(const float *d_a, const float *d_b, float *d_c, int n);
 
+/**
+ * The host side of c = a + b on @p n elements of host arrays: allocate device arrays, copy
+ * @p h_a and @p h_b in, launch one thread per element, copy the result into @p h_c, free, with
+ * every call checked. *@p ms receives the kernel's time, measured with CUDA events (0 for
+ * n <= 0). Unlike a launcher, it waits for the GPU: its result is on the host.
+ */
+void vector_add_host(int n, const float *h_a, const float *h_b, float *h_c, float *ms);
+
 /** C = A * B, one thread per element of C, threadIdx.x walking down a column (uncoalesced). */
 void matmul_naive(int M, int N, int K, const float *d_A, const float *d_B, float *d_C);
 

@@ -216,41 +216,6 @@ float mlp_loss_grad(const struct mlp_shape *s, const float *params, const float 
     return loss;
 }
 
-double mlp_loss_f64(const struct mlp_shape *s, const float *params, const float *x,
-                    const uint8_t *labels, int B)
-{
-    int w = widest(s);
-    double *cur = mat_alloc((size_t)w * sizeof *cur), *next = mat_alloc((size_t)w * sizeof *next);
-    double loss = 0.0;
-    for (int r = 0; r < B; r++) {
-        for (int i = 0; i < s->dims[0]; i++)
-            cur[i] = x[(size_t)r * s->dims[0] + i];
-        for (int l = 0; l < s->layers; l++) {
-            int in = s->dims[l], out = s->dims[l + 1];
-            const float *W = params + mlp_weight_offset(s, l), *bias = W + (size_t)out * in;
-            for (int o = 0; o < out; o++) {
-                double v = bias[o];
-                for (int i = 0; i < in; i++)
-                    v += (double)W[(size_t)o * in + i] * cur[i];
-                next[o] = l + 1 < s->layers && v < 0.0 ? 0.0 : v;
-            }
-            double *t = cur;
-            cur = next;
-            next = t;
-        }
-        int C = s->dims[s->layers];
-        double zmax = cur[0], sum = 0.0;
-        for (int c = 1; c < C; c++)
-            zmax = cur[c] > zmax ? cur[c] : zmax;
-        for (int c = 0; c < C; c++)
-            sum += exp(cur[c] - zmax);
-        loss += log(sum) - (cur[labels[r]] - zmax);
-    }
-    free(cur);
-    free(next);
-    return loss / B;
-}
-
 int opt_state_per_param(enum opt_kind kind)
 {
     return kind == OPT_ADAMW ? 2 : 1;

@@ -4,6 +4,8 @@
  *
  * Row-major float, any sizes (every kernel guards its edges). Versions, in order:
  *   vector_add        c = a + b with a grid-stride loop: memory-bound, measured in GB/s
+ *   vector_add_host   the host side of a whole GPU computation: allocate, copy in, launch
+ *                     one thread per element, time it with events, copy out, free
  *   matmul_naive      one thread per C element; neighbouring threads take neighbouring
  *                     rows, so a warp's loads of A and stores of C are 32 transactions
  *   matmul_coalesced  the same work; neighbouring threads take neighbouring columns, so
@@ -44,6 +46,48 @@ extern "C" void vector_add(const float *d_a, const float *d_b, float *d_c, int n
         blocks = blocks_max; /* the grid-stride loop covers the rest */
     vector_add_kernel<<<blocks, VEC_THREADS>>>(d_a, d_b, d_c, n);
     CUDA_CHECK_LAUNCH();
+}
+
+extern "C" void vector_add_host(int n, const float *h_a, const float *h_b, float *h_c, float *ms)
+{
+    *ms = 0.0f;
+    if (n <= 0)
+        return;
+    size_t bytes = (size_t)n * sizeof(float);
+    float *d_a = NULL, *d_b = NULL, *d_c = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    // Allocate d_a, d_b and d_c (n floats each) with cudaMalloc, copy h_a and h_b to the device
+    // with cudaMemcpy (cudaMemcpyHostToDevice), and create two events: every call in CUDA_CHECK.
+    // BEGIN SOLUTION
+    CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_c, bytes));
+    CUDA_CHECK(cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    // END SOLUTION
+    // One thread per element: enough blocks of VEC_THREADS to cover all n (round up). Record
+    // start, launch vector_add_kernel, check the launch (CUDA_CHECK_LAUNCH), record stop.
+    // BEGIN SOLUTION
+    int blocks = (n + VEC_THREADS - 1) / VEC_THREADS;
+    CUDA_CHECK(cudaEventRecord(start, 0));
+    vector_add_kernel<<<blocks, VEC_THREADS>>>(d_a, d_b, d_c, n);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(stop, 0));
+    // END SOLUTION
+    // Copy d_c back into h_c (cudaMemcpy waits for the kernel), wait for the stop event, put
+    // the milliseconds between the events in *ms, then free the arrays and destroy the events.
+    // BEGIN SOLUTION
+    CUDA_CHECK(cudaMemcpy(h_c, d_c, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventElapsedTime(ms, start, stop));
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_c));
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    // END SOLUTION
 }
 
 static __global__ void matmul_naive_kernel(int M, int N, int K, const float *A, const float *B,

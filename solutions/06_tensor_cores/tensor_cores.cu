@@ -3,7 +3,8 @@
  * @brief Lesson 06: C = A * B on Tensor Cores, through the WMMA API.
  *
  * Row-major, A and B 16-bit (fp16 or bf16, passed as raw bits), C float, any M, N, K (edges
- * are guarded: partial tiles are zero-filled). Versions, in order:
+ * are guarded: partial tiles are zero-filled), any pointers (off 32-byte alignment, every
+ * access goes through the staging path). Versions, in order:
  *   wmma_naive   one warp per 16 x 16 tile of C; fragments straight from global memory
  *   wmma_shared  128 x 128 block tiles, 32-deep slices of A and B double-buffered in padded
  *                shared memory, eight warps each owning 4 x 2 fragments of C
@@ -18,6 +19,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,8 +47,16 @@ static __device__ void stage_tile(__half *dst, const __half *src, int rows, int 
     }
 }
 
+/* Whether A, B and C all start 32-byte aligned: load_matrix_sync and store_matrix_sync need
+ * 256-bit aligned addresses, and the 128-bit loads 16 bytes. When not, the kernels stage every
+ * tile instead of touching global memory in place: slower, never wrong. */
+static bool aligned32(const void *A, const void *B, const void *C)
+{
+    return ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 32 == 0;
+}
+
 static __global__ void wmma_naive_kernel(int M, int N, int K, const __half *A, const __half *B,
-                                         float *C)
+                                         float *C, bool aligned)
 {
     /* Per-warp staging for tiles the fragment loads cannot read in place: 16 x 16 of A, of B
      * and of C. 32-byte alignment is what load_matrix_sync and store_matrix_sync require. */
@@ -60,9 +70,9 @@ static __global__ void wmma_naive_kernel(int M, int N, int K, const __half *A, c
         return; /* the whole warp leaves together: its tile lies outside C */
 
     /* A fragment load reads 16 rows ldm elements apart from a 32-byte-aligned address: straight
-     * from global memory that needs K and N multiples of 16 and a tile wholly inside. The test
-     * is the same for every lane, so the warp never splits between the two paths. */
-    bool direct = K % 16 == 0 && N % 16 == 0 && row + WMMA_M <= M && col + WMMA_N <= N;
+     * from global memory that needs aligned pointers, K and N multiples of 16 and a tile wholly
+     * inside. The test is the same for every lane, so the warp never splits between the paths. */
+    bool direct = aligned && K % 16 == 0 && N % 16 == 0 && row + WMMA_M <= M && col + WMMA_N <= N;
 
     wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float> acc;
     wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major> a;
@@ -89,10 +99,11 @@ static __global__ void wmma_naive_kernel(int M, int N, int K, const __half *A, c
     }
     // END SOLUTION
 
-    // Store acc: in place when the tile is wholly inside C and N is a multiple of 4 (ldm of a
-    // float store), else into stage_c and from there element by element, guarded.
+    // Store acc: in place when the pointers are aligned, the tile is wholly inside C and N is a
+    // multiple of 4 (ldm of a float store), else into stage_c and from there element by
+    // element, guarded.
     // BEGIN SOLUTION
-    if (row + WMMA_M <= M && col + WMMA_N <= N && N % 4 == 0) {
+    if (aligned && row + WMMA_M <= M && col + WMMA_N <= N && N % 4 == 0) {
         wmma::store_matrix_sync(C + (size_t)row * N + col, acc, N, wmma::mem_row_major);
     } else {
         wmma::store_matrix_sync(stage_c[warp], acc, WMMA_N, wmma::mem_row_major);
@@ -111,7 +122,8 @@ extern "C" void wmma_naive(int M, int N, int K, const uint16_t *d_A, const uint1
 {
     dim3 block(32 * NAIVE_WARPS);
     dim3 grid((N + 32 - 1) / 32, (M + 32 - 1) / 32); /* a block covers 32 x 32 of C */
-    wmma_naive_kernel<<<grid, block>>>(M, N, K, (const __half *)d_A, (const __half *)d_B, d_C);
+    wmma_naive_kernel<<<grid, block>>>(M, N, K, (const __half *)d_A, (const __half *)d_B, d_C,
+                                       aligned32(d_A, d_B, d_C));
     CUDA_CHECK_LAUNCH();
 }
 
@@ -162,7 +174,7 @@ static __device__ uint4 load_chunk(const unsigned short *src, int rows, int cols
  * (__half or __nv_bfloat16; the loads move bits and do not care which). */
 template <typename T>
 static __device__ void wmma_block_tile(int M, int N, int K, const unsigned short *A,
-                                       const unsigned short *B, float *C)
+                                       const unsigned short *B, float *C, bool aligned)
 {
     /* Two buffers per slice (double buffering): while the warps multiply out of one, the next
      * slice goes into the other. Rows are padded by PAD: 8 consecutive rows start 80 (A) or
@@ -173,7 +185,7 @@ static __device__ void wmma_block_tile(int M, int N, int K, const unsigned short
     int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     int wm = warp / WARPS_N, wn = warp % WARPS_N;   /* the warp's place in the 2 x 4 warp grid */
     int bm = blockIdx.y * BM, bn = blockIdx.x * BN; /* the block tile's first row and column */
-    bool vec = K % 8 == 0 && N % 8 == 0;            /* 128-bit loads of A and B rows are aligned */
+    bool vec = aligned && K % 8 == 0 && N % 8 == 0; /* 128-bit loads of A and B rows are aligned */
 
     wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float> acc[FM][FN];
 #pragma unroll
@@ -258,7 +270,7 @@ static __device__ void wmma_block_tile(int M, int N, int K, const unsigned short
             int col = bn + wn * WTN + j * WMMA_N; /* and first column */
             if (row >= M || col >= N)
                 continue; /* warp-uniform: the fragment lies outside C */
-            if (row + WMMA_M <= M && col + WMMA_N <= N && N % 4 == 0) {
+            if (aligned && row + WMMA_M <= M && col + WMMA_N <= N && N % 4 == 0) {
                 wmma::store_matrix_sync(C + (size_t)row * N + col, acc[i][j], N,
                                         wmma::mem_row_major);
             } else {
@@ -276,27 +288,27 @@ static __device__ void wmma_block_tile(int M, int N, int K, const unsigned short
 
 static __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     wmma_shared_kernel(int M, int N, int K, const unsigned short *A, const unsigned short *B,
-                       float *C)
+                       float *C, bool aligned)
 {
-    wmma_block_tile<__half>(M, N, K, A, B, C);
+    wmma_block_tile<__half>(M, N, K, A, B, C, aligned);
 }
 
 extern "C" void wmma_shared(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
                             float *d_C)
 {
     dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM); /* x walks the columns of C */
-    wmma_shared_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C);
+    wmma_shared_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C, aligned32(d_A, d_B, d_C));
     CUDA_CHECK_LAUNCH();
 }
 
 static __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     wmma_bf16_kernel(int M, int N, int K, const unsigned short *A, const unsigned short *B,
-                     float *C)
+                     float *C, bool aligned)
 {
     /* bfloat16 fragments exist from sm_80 on; the sm_75 build gets an empty kernel, which the
      * launcher never starts there. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    wmma_block_tile<__nv_bfloat16>(M, N, K, A, B, C);
+    wmma_block_tile<__nv_bfloat16>(M, N, K, A, B, C, aligned);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* built for an older GPU only: fail loudly, never leave C unwritten */
 #endif
@@ -309,6 +321,6 @@ extern "C" void wmma_bf16(int M, int N, int K, const uint16_t *d_A, const uint16
         exit(EXIT_FAILURE);
     }
     dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM); /* x walks the columns of C */
-    wmma_bf16_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C);
+    wmma_bf16_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C, aligned32(d_A, d_B, d_C));
     CUDA_CHECK_LAUNCH();
 }

@@ -115,10 +115,6 @@ float mlp_softmax_xent(const float *logits, const uint8_t *labels, int B, int C,
 float mlp_loss_grad(const struct mlp_shape *s, const float *params, const float *x,
                     const uint8_t *labels, int B, float *grads, float *work, int *correct);
 
-/** Mean loss with every product and sum in double: the oracle of the gradient check. */
-double mlp_loss_f64(const struct mlp_shape *s, const float *params, const float *x,
-                    const uint8_t *labels, int B);
-
 /** Floats of work mlp_loss_grad() needs for @p B samples. */
 size_t mlp_work_count(const struct mlp_shape *s, int B);
 

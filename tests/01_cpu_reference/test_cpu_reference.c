@@ -1,55 +1,36 @@
 /**
  * @file test_cpu_reference.c
- * @brief Lesson 01's suite: each CPU version against the fp64 reference.
+ * @brief Lesson 01's suite: each CPU version against the fp64 reference, run in the runner.
  */
 #include <stdlib.h>
 
+#include "course_judge.h"
 #include "course_test.h"
-#include "cpu_reference.h"
 #include "mat.h"
 #include "ref.h"
-#include "timer.h"
 
-/* Run @p fn at every edge shape on small integers into a poisoned C; require equality. */
-static void check_edges(bench_sgemm_fn fn, const char *name)
+static void check_edges(const char *name, uint64_t seed)
 {
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        int M = course_gemm_shapes[s][0], N = course_gemm_shapes[s][1];
-        int K = course_gemm_shapes[s][2];
-        size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-        float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb), *C = mat_alloc_f32(nc);
-        double *want = mat_alloc(nc * sizeof *want);
-        mat_fill_int(A, na, 100 + s);
-        mat_fill_int(B, nb, 200 + s);
-        mat_poison(C, nc);
-        ref_matmul_f64(M, N, K, A, B, want);
-        fn(M, N, K, A, B, C);
-        struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
-        char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, M, N, K,
-                      mat_cmp_describe(&cmp, why, sizeof why));
-        free(A);
-        free(B);
-        free(C);
-        free(want);
-    }
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    course_judge_sgemm_edges(r, name, seed);
+    course_runner_stop(r);
 }
 
 START_TEST(naive_matches_reference)
 {
-    check_edges(matmul_naive, "matmul_naive");
+    check_edges("matmul_naive", 100);
 }
 END_TEST
 
 START_TEST(reordered_matches_reference)
 {
-    check_edges(matmul_reordered, "matmul_reordered");
+    check_edges("matmul_reordered", 200);
 }
 END_TEST
 
 START_TEST(blocked_matches_reference)
 {
-    check_edges(matmul_blocked, "matmul_blocked");
+    check_edges("matmul_blocked", 300);
 }
 END_TEST
 
@@ -58,23 +39,31 @@ END_TEST
 START_TEST(versions_close_on_random_floats)
 {
     const int M = 67, N = 45, K = 301;
-    float *A = mat_alloc_f32((size_t)M * K), *B = mat_alloc_f32((size_t)K * N);
-    float *C = mat_alloc_f32((size_t)M * N);
-    double *want = mat_alloc((size_t)M * N * sizeof *want);
-    mat_fill_uniform(A, (size_t)M * K, 5, -1, 1);
-    mat_fill_uniform(B, (size_t)K * N, 6, -1, 1);
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
+    double *want = mat_alloc(nc * sizeof *want);
+    mat_fill_uniform(A, na, 5, -1, 1);
+    mat_fill_uniform(B, nb, 6, -1, 1);
     ref_matmul_f64(M, N, K, A, B, want);
-    bench_sgemm_fn fns[] = {matmul_naive, matmul_reordered, matmul_blocked};
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int a = course_buf_in(r, PROTO_HOST, A, na * sizeof(float), 0);
+    int b = course_buf_in(r, PROTO_HOST, B, nb * sizeof(float), 0);
+    const char *versions[] = {"matmul_naive", "matmul_reordered", "matmul_blocked"};
     for (int v = 0; v < 3; v++) {
-        mat_poison(C, (size_t)M * N);
-        fns[v](M, N, K, A, B, C);
+        int c = course_buf_out(r, PROTO_HOST, nc * sizeof(float), 0);
+        COURSE_CALL(r, versions[v], PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K),
+                    COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c));
+        float *C = course_buf_read(r, c, versions[v]);
         struct mat_cmp cmp = mat_compare_f64(C, want, M, N, (double)K * K * 0x1p-24, 0);
         char why[160];
-        ck_assert_msg(cmp.n_bad == 0, "version %d: %s", v, mat_cmp_describe(&cmp, why, sizeof why));
+        ck_assert_msg(cmp.n_bad == 0, "%s: %s", versions[v],
+                      mat_cmp_describe(&cmp, why, sizeof why));
+        course_buf_free(r, c);
+        free(C);
     }
+    course_runner_stop(r);
     free(A);
     free(B);
-    free(C);
     free(want);
 }
 END_TEST
@@ -84,19 +73,17 @@ END_TEST
 START_TEST(blocked_faster_than_naive)
 {
     const int n = 768;
-    float *A = mat_alloc_f32((size_t)n * n), *B = mat_alloc_f32((size_t)n * n);
-    float *C = mat_alloc_f32((size_t)n * n);
-    mat_fill_int(A, (size_t)n * n, 1);
-    mat_fill_int(B, (size_t)n * n, 2);
-    struct timer_opts o = {1, 3, 0, 0};
-    double naive_ms = bench_time_sgemm(matmul_naive, n, n, n, A, B, C, &o);
-    double blocked_ms = bench_time_sgemm(matmul_blocked, n, n, n, A, B, C, &o);
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    /* A fast wrong version proves nothing: first the answers, then the times. */
+    static const int shape[][3] = {{129, 65, 63}};
+    course_judge_sgemm_shapes(r, "matmul_naive", shape, 1, 1, 0);
+    course_judge_sgemm_shapes(r, "matmul_blocked", shape, 1, 2, 0);
+    double naive_ms = course_judge_time_sgemm(r, "matmul_naive", n, n, n);
+    double blocked_ms = course_judge_time_sgemm(r, "matmul_blocked", n, n, n);
     ck_assert_msg(blocked_ms * 2.0 < naive_ms,
                   "matmul_blocked %.1f ms is not 2x faster than matmul_naive %.1f ms at %d",
                   blocked_ms, naive_ms, n);
-    free(A);
-    free(B);
-    free(C);
+    course_runner_stop(r);
 }
 END_TEST
 

@@ -1,116 +1,146 @@
 /**
  * @file test_threads_blocks_grids.c
- * @brief Lesson 02's suite: vector_add and both matmuls against the CPU, plus PTX structure.
+ * @brief Lesson 02's suite: vector_add (launcher and host side) and both matmuls against the
+ *        CPU, plus PTX structure and the speed-ups the lesson promises.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "course_judge.h"
 #include "course_test.h"
-#include "cuda_check.h"
 #include "device.h"
 #include "mat.h"
-#include "threads_blocks_grids.h"
-#include "timer.h"
 
 /* Lengths around warp and block multiples, a prime, and one past a full
  * grid (so the grid-stride loop takes more than one step). */
 static const int vec_lengths[] = {1, 31, 32, 33, 255, 256, 257, 1000003, 5000011};
 
-/* Run vector_add on @p n small integers into a poisoned c and compare every element exactly. */
-static void check_vector_add(int n, uint64_t seed)
+/* a + b for @p n elements of mat_fill_int(@p seed) and mat_fill_int(@p seed + 10). */
+static float *vector_sum(int n, uint64_t seed)
 {
-    size_t bytes = (size_t)n * sizeof(float);
-    float *a = mat_alloc_f32(n), *b = mat_alloc_f32(n), *c = mat_alloc_f32(n);
+    float *a = mat_alloc_f32(n), *b = mat_alloc_f32(n);
     mat_fill_int(a, n, seed);
     mat_fill_int(b, n, seed + 10);
-    float *d_a, *d_b, *d_c;
-    CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_c, bytes));
-    CUDA_CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
-    mat_poison_device(d_c, bytes);
-    vector_add(d_a, d_b, d_c, n);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(c, d_c, bytes, cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; i++)
-        ck_assert_msg(c[i] == a[i] + b[i], "n=%d: c[%d] = %g, want %g", n, i, c[i], a[i] + b[i]);
-    CUDA_CHECK(cudaFree(d_a));
-    CUDA_CHECK(cudaFree(d_b));
-    CUDA_CHECK(cudaFree(d_c));
-    free(a);
+        a[i] += b[i];
     free(b);
-    free(c);
+    return a;
+}
+
+/* Compare @p got with @p want (n floats) exactly: one assertion for the whole array. */
+static void assert_vector(const float *got, const float *want, int n, const char *name)
+{
+    struct mat_cmp cmp = mat_compare(got, want, 1, n, 0, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "%s at n=%d: %s", name, n,
+                  mat_cmp_describe(&cmp, why, sizeof why));
+}
+
+/* vector_add on @p n small integers in device memory, into a poisoned, guarded c. */
+static void check_vector_add(struct course_runner *r, int n, uint64_t seed)
+{
+    int a = course_buf_ints(r, PROTO_DEVICE, n, seed, 0);
+    int b = course_buf_ints(r, PROTO_DEVICE, n, seed + 10, 0);
+    int c = course_buf_out(r, PROTO_DEVICE, (size_t)n * sizeof(float), 0);
+    COURSE_CALL(r, "vector_add", PROTO_VOID, COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c),
+                COURSE_I32(n));
+    float *got = course_buf_read(r, c, "vector_add"), *want = vector_sum(n, seed);
+    assert_vector(got, want, n, "vector_add");
+    course_buf_free(r, a);
+    course_buf_free(r, b);
+    course_buf_free(r, c);
+    free(got);
+    free(want);
 }
 
 START_TEST(vector_add_edges)
 {
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     for (size_t l = 0; l < sizeof vec_lengths / sizeof *vec_lengths; l++)
-        check_vector_add(vec_lengths[l], 10 + l);
+        check_vector_add(r, vec_lengths[l], 10 + l);
+    course_runner_stop(r);
+}
+END_TEST
+
+/* The student's host code: host arrays in, a host array and a time out. */
+START_TEST(vector_add_host_edges)
+{
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    for (size_t l = 0; l < sizeof vec_lengths / sizeof *vec_lengths; l++) {
+        int n = vec_lengths[l];
+        int a = course_buf_ints(r, PROTO_HOST, n, 50 + l, 0);
+        int b = course_buf_ints(r, PROTO_HOST, n, 60 + l, 0);
+        int c = course_buf_out(r, PROTO_HOST, (size_t)n * sizeof(float), 0);
+        int ms = course_buf_out(r, PROTO_HOST, sizeof(float), 0);
+        COURSE_CALL(r, "vector_add_host", PROTO_VOID, COURSE_I32(n), COURSE_PTR(a), COURSE_PTR(b),
+                    COURSE_PTR(c), COURSE_PTR(ms));
+        float *got = course_buf_read(r, c, "vector_add_host");
+        float *want = vector_sum(n, 50 + l), *t = course_buf_read(r, ms, "vector_add_host");
+        assert_vector(got, want, n, "vector_add_host");
+        ck_assert_msg(isfinite(*t) && *t > 0,
+                      "vector_add_host at n=%d reported %g ms: time the "
+                      "kernel between two recorded events",
+                      n, *t);
+        course_buf_free(r, a);
+        course_buf_free(r, b);
+        course_buf_free(r, c);
+        course_buf_free(r, ms);
+        free(got);
+        free(want);
+        free(t);
+    }
+    course_runner_stop(r);
 }
 END_TEST
 
 START_TEST(matmul_naive_edges)
 {
-    course_assert_sgemm_edges(matmul_naive, "matmul_naive", 300);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    course_judge_sgemm_edges(r, "matmul_naive", 300);
+    course_runner_stop(r);
 }
 END_TEST
 
 START_TEST(matmul_coalesced_edges)
 {
-    course_assert_sgemm_edges(matmul_coalesced, "matmul_coalesced", 300);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    course_judge_sgemm_edges(r, "matmul_coalesced", 300);
+    course_runner_stop(r);
 }
 END_TEST
 
 /* Same run, same sizes: coalescing must pay clearly (the benchmark shows far more). */
 START_TEST(coalesced_faster_than_naive)
 {
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     /* A fast wrong kernel proves nothing: first the answers, then the times. */
-    struct mat_cmp cmp = course_check_sgemm(matmul_naive, 129, 65, 63, 1);
-    ck_assert_msg(cmp.n_bad == 0, "matmul_naive is wrong at 129 x 65 x 63: no timing");
-    cmp = course_check_sgemm(matmul_coalesced, 129, 65, 63, 2);
-    ck_assert_msg(cmp.n_bad == 0, "matmul_coalesced is wrong at 129 x 65 x 63: no timing");
-    double naive = course_time_sgemm(matmul_naive, 2048, 2048, 2048);
-    double coalesced = course_time_sgemm(matmul_coalesced, 2048, 2048, 2048);
+    static const int shape[][3] = {{129, 65, 63}};
+    course_judge_sgemm_shapes(r, "matmul_naive", shape, 1, 1, 0);
+    course_judge_sgemm_shapes(r, "matmul_coalesced", shape, 1, 2, 0);
+    double naive = course_judge_time_sgemm(r, "matmul_naive", 2048, 2048, 2048);
+    double coalesced = course_judge_time_sgemm(r, "matmul_coalesced", 2048, 2048, 2048);
     ck_assert_msg(coalesced * 2.0 < naive, "matmul_coalesced %.3f ms vs matmul_naive %.3f ms",
                   coalesced, naive);
+    course_runner_stop(r);
 }
 END_TEST
 
-struct vec_call {
-    const float *d_a, *d_b;
-    float *d_c;
-    int n;
-};
-
-static void run_vector_add(void *arg)
-{
-    struct vec_call *v = arg;
-    vector_add(v->d_a, v->d_b, v->d_c, v->n);
-}
-
-/* vector_add against a copy of the same footprint, in the same run. */
+/* vector_add against a copy of the same footprint (the judge's own, on the same GPU). */
 START_TEST(vector_add_near_copy_bandwidth)
 {
-    check_vector_add(1000003, 40); /* a fast wrong kernel proves nothing */
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_vector_add(r, 1000003, 40); /* a fast wrong kernel proves nothing */
     const int n = 1 << 26;
     size_t bytes = (size_t)n * sizeof(float);
-    struct vec_call v = {NULL, NULL, NULL, n};
-    float *d_a, *d_b;
-    CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&v.d_c, bytes));
-    CUDA_CHECK(cudaMemset(d_a, 0, bytes));
-    CUDA_CHECK(cudaMemset(d_b, 0, bytes));
-    v.d_a = d_a;
-    v.d_b = d_b;
-    struct timer_opts o = {2, 10, 1, 0};
-    double gbs = 3.0 * bytes / (timer_measure(run_vector_add, &v, &o).median_ms * 1e6);
+    int a = course_buf_ints(r, PROTO_DEVICE, n, 1, 0),
+        b = course_buf_ints(r, PROTO_DEVICE, n, 2, 0);
+    int c = course_buf_out(r, PROTO_DEVICE, bytes, 0);
+    const struct proto_arg args[] = {COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c), COURSE_I32(n)};
+    double gbs = 3.0 * bytes / (course_time(r, "vector_add", args, 4, 2, 10) * 1e6);
+    course_runner_stop(r);
     double copy = device_copy_bandwidth_gbs(bytes * 3 / 2, 10);
     ck_assert_msg(gbs > 0.5 * copy, "vector_add %.0f GB/s, copy %.0f GB/s", gbs, copy);
-    CUDA_CHECK(cudaFree(d_a));
-    CUDA_CHECK(cudaFree(d_b));
-    CUDA_CHECK(cudaFree(v.d_c));
 }
 END_TEST
 
@@ -144,6 +174,7 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"vector_add_edges", vector_add_edges, CASE_GPU, 60},
+        {"vector_add_host_edges", vector_add_host_edges, CASE_GPU, 60},
         {"matmul_naive_edges", matmul_naive_edges, CASE_GPU, 120},
         {"matmul_coalesced_edges", matmul_coalesced_edges, CASE_GPU, 120},
         {"coalesced_faster_than_naive", coalesced_faster_than_naive, CASE_GPU | CASE_PERF, 120},

@@ -7,74 +7,83 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "course_judge.h"
 #include "course_test.h"
-#include "cuda_check.h"
 #include "device.h"
 #include "mat.h"
-#include "shared_memory_tiling.h"
-#include "threads_blocks_grids.h"
-#include "timer.h"
 
 START_TEST(matmul_tiled_edges)
 {
-    course_assert_sgemm_edges(matmul_tiled, "matmul_tiled", 400);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    course_judge_sgemm_edges(r, "matmul_tiled", 400);
+    course_runner_stop(r);
 }
 END_TEST
-
-typedef void (*transpose_fn)(int M, int N, const float *d_in, float *d_out);
 
 /* Shapes around the 32 x 32 tile: single rows and columns, one short and one
  * over, and a large ragged one. */
 static const int transpose_shapes[][2] = {{1, 1},    {31, 33},  {32, 32},    {33, 31},
                                           {1, 1031}, {1031, 1}, {257, 1029}, {64, 96}};
 
-static void check_transpose(transpose_fn fn, const char *name)
+/* The transpose @p name at every shape, into a guarded output: one assertion per shape. */
+static void check_transpose(struct course_runner *r, const char *name)
 {
     for (size_t s = 0; s < sizeof transpose_shapes / sizeof *transpose_shapes; s++) {
         int M = transpose_shapes[s][0], N = transpose_shapes[s][1];
-        size_t count = (size_t)M * N, bytes = count * sizeof(float);
-        float *in = mat_alloc_f32(count), *out = mat_alloc_f32(count);
+        size_t count = (size_t)M * N;
+        float *in = mat_alloc_f32(count), *want = mat_alloc_f32(count);
         mat_fill_int(in, count, 30 + s);
-        float *d_in, *d_out;
-        CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
-        CUDA_CHECK(cudaMemcpy(d_in, in, bytes, cudaMemcpyHostToDevice));
-        mat_poison_device(d_out, bytes);
-        fn(M, N, d_in, d_out);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CUDA_CHECK(cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost));
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++)
-                ck_assert_msg(out[(size_t)j * M + i] == in[(size_t)i * N + j],
-                              "%s %d x %d: out[%d][%d] = %g, want in[%d][%d] = %g", name, M, N, j,
-                              i, out[(size_t)j * M + i], i, j, in[(size_t)i * N + j]);
-        CUDA_CHECK(cudaFree(d_in));
-        CUDA_CHECK(cudaFree(d_out));
+                want[(size_t)j * M + i] = in[(size_t)i * N + j];
+        int d_in = course_buf_ints(r, PROTO_DEVICE, count, 30 + s, 0);
+        int d_out = course_buf_out(r, PROTO_DEVICE, count * sizeof(float), 0);
+        COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_PTR(d_in),
+                    COURSE_PTR(d_out));
+        float *out = course_buf_read(r, d_out, name);
+        struct mat_cmp cmp = mat_compare(out, want, N, M, 0, 0);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "%s of %d x %d (out is %d x %d): %s", name, M, N, N, M,
+                      mat_cmp_describe(&cmp, why, sizeof why));
+        course_buf_free(r, d_in);
+        course_buf_free(r, d_out);
         free(in);
+        free(want);
         free(out);
     }
 }
 
 START_TEST(transpose_shared_edges)
 {
-    check_transpose(transpose_shared, "transpose_shared");
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_transpose(r, "transpose_shared");
+    course_runner_stop(r);
 }
 END_TEST
 
 START_TEST(transpose_shared_padded_edges)
 {
-    check_transpose(transpose_shared_padded, "transpose_shared_padded");
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_transpose(r, "transpose_shared_padded");
+    course_runner_stop(r);
 }
 END_TEST
 
-/* Same run, same size: the tiled kernel must reach a fair fraction of cuBLAS
- * (the target at 4096 on an H100 is 15%; the floor here is generous). */
+/* A fast wrong kernel proves nothing: first the answer, then the time. */
+static void assert_right(struct course_runner *r, const char *name)
+{
+    static const int shape[][3] = {{129, 65, 63}};
+    course_judge_sgemm_shapes(r, name, shape, 1, 1, 0);
+}
+
+/* Same run, same size: the tiled kernel must reach a fair fraction of cuBLAS (timed by the
+ * judge itself; the target at 4096 on an H100 is 15%; the floor here is generous). */
 START_TEST(tiled_vs_cublas)
 {
-    /* A fast wrong kernel proves nothing: first the answer, then the time. */
-    struct mat_cmp cmp = course_check_sgemm(matmul_tiled, 129, 65, 63, 1);
-    ck_assert_msg(cmp.n_bad == 0, "matmul_tiled is wrong at 129 x 65 x 63: no timing");
-    double tiled = course_time_sgemm(matmul_tiled, 2048, 2048, 2048);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    assert_right(r, "matmul_tiled");
+    double tiled = course_judge_time_sgemm(r, "matmul_tiled", 2048, 2048, 2048);
+    course_runner_stop(r);
     double cublas = course_time_sgemm(baseline_sgemm, 2048, 2048, 2048);
     baseline_release();
     ck_assert_msg(cublas >= 0.08 * tiled,
@@ -82,37 +91,15 @@ START_TEST(tiled_vs_cublas)
 }
 END_TEST
 
-struct transpose_call {
-    transpose_fn fn;
-    int M, N;
-    const float *d_in;
-    float *d_out;
-};
-
-static void run_transpose(void *arg)
-{
-    struct transpose_call *c = arg;
-    c->fn(c->M, c->N, c->d_in, c->d_out);
-}
-
-/* Median ms of @p fn on an M x N matrix already on the device. */
-static double time_transpose(transpose_fn fn, int M, int N, const float *d_in, float *d_out)
-{
-    struct transpose_call call = {fn, M, N, d_in, d_out};
-    struct timer_opts o = {2, 10, 1, 0};
-    return timer_measure(run_transpose, &call, &o).median_ms;
-}
-
-/* Padding removes the 32-way conflicts of the column reads: the padded version
- * must be clearly faster, and close enough to the copy bandwidth. */
 /* The step this lesson takes, measured: tiles in shared memory against lesson 02's coalesced
- * kernel (the course's solution), same run, same sizes. */
+ * kernel (the course's solution, in the same runner), same run, same sizes. */
 START_TEST(tiled_faster_than_coalesced)
 {
-    struct mat_cmp cmp = course_check_sgemm(matmul_tiled, 129, 65, 63, 2);
-    ck_assert_msg(cmp.n_bad == 0, "matmul_tiled is wrong at 129 x 65 x 63: no timing");
-    double tiled = course_time_sgemm(matmul_tiled, 2048, 2048, 2048);
-    double coalesced = course_time_sgemm(matmul_coalesced, 2048, 2048, 2048);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    assert_right(r, "matmul_tiled");
+    double tiled = course_judge_time_sgemm(r, "matmul_tiled", 2048, 2048, 2048);
+    double coalesced = course_judge_time_sgemm(r, "matmul_coalesced", 2048, 2048, 2048);
+    course_runner_stop(r);
     ck_assert_msg(
         tiled * 1.2 < coalesced,
         "matmul_tiled %.3f ms is not 1.2x faster than lesson 02's matmul_coalesced %.3f ms", tiled,
@@ -120,19 +107,23 @@ START_TEST(tiled_faster_than_coalesced)
 }
 END_TEST
 
+/* Padding removes the 32-way conflicts of the column reads: the padded version
+ * must be clearly faster, and close enough to the copy bandwidth. */
 START_TEST(padded_transpose_beats_conflicts)
 {
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     /* A fast wrong kernel proves nothing: first the answers, then the times. */
-    check_transpose(transpose_shared, "transpose_shared");
-    check_transpose(transpose_shared_padded, "transpose_shared_padded");
+    check_transpose(r, "transpose_shared");
+    check_transpose(r, "transpose_shared_padded");
     const int M = 8192, N = 8192;
     size_t bytes = (size_t)M * N * sizeof(float);
-    float *d_in, *d_out;
-    CUDA_CHECK(cudaMalloc((void **)&d_in, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_out, bytes));
-    CUDA_CHECK(cudaMemset(d_in, 0, bytes));
-    double plain = time_transpose(transpose_shared, M, N, d_in, d_out);
-    double padded = time_transpose(transpose_shared_padded, M, N, d_in, d_out);
+    int d_in = course_buf_ints(r, PROTO_DEVICE, (size_t)M * N, 1, 0);
+    int d_out = course_buf_out(r, PROTO_DEVICE, bytes, 0);
+    const struct proto_arg args[] = {COURSE_I32(M), COURSE_I32(N), COURSE_PTR(d_in),
+                                     COURSE_PTR(d_out)};
+    double plain = course_time(r, "transpose_shared", args, 4, 2, 10);
+    double padded = course_time(r, "transpose_shared_padded", args, 4, 2, 10);
+    course_runner_stop(r);
     double copy = device_copy_bandwidth_gbs(bytes, 10);
     double padded_gbs = 2.0 * bytes / (padded * 1e6);
     ck_assert_msg(padded * 1.15 < plain,
@@ -141,8 +132,6 @@ START_TEST(padded_transpose_beats_conflicts)
                   padded, plain);
     ck_assert_msg(padded_gbs > 0.4 * copy, "transpose_shared_padded %.0f GB/s, copy %.0f GB/s",
                   padded_gbs, copy);
-    CUDA_CHECK(cudaFree(d_in));
-    CUDA_CHECK(cudaFree(d_out));
 }
 END_TEST
 
@@ -165,7 +154,7 @@ START_TEST(ptx_uses_shared_memory)
         free(body);
     }
     char *tiled = course_ptx_entry(ptx, "matmul_tiled_kernel");
-    ck_assert_msg(course_count(tiled, "bar.sync") >= 2,
+    ck_assert_msg(course_count(tiled, "bar.sync") == 2,
                   "matmul_tiled_kernel needs two barriers per step (after the loads, and before "
                   "the next step overwrites the tiles)");
     free(tiled);

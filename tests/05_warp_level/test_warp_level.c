@@ -7,71 +7,65 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "course_judge.h"
 #include "course_test.h"
 #include "cuda_check.h"
 #include "device.h"
 #include "mat.h"
 #include "ref.h"
-#include "register_tiling.h"
 #include "timer.h"
-#include "warp_level.h"
 
 /* Around one warp and one block of 1024, a prime, and enough for many strides. */
 static const int sum_lengths[] = {0, 1, 31, 32, 33, 1021, 1024, 1025, 1000003};
 
 START_TEST(warp_sum_edges)
 {
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     for (size_t l = 0; l < sizeof sum_lengths / sizeof *sum_lengths; l++) {
         int n = sum_lengths[l];
-        size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
         float *x = mat_alloc_f32(n > 0 ? n : 1);
         mat_fill_int(x, n, 80 + l);
         double want = 0;
         for (int i = 0; i < n; i++)
             want += x[i];
-        float *d_x, *d_out, got;
-        CUDA_CHECK(cudaMalloc((void **)&d_x, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&d_out, sizeof(float)));
-        CUDA_CHECK(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice));
-        mat_poison_device(d_out, sizeof(float));
-        warp_sum(d_x, n, d_out);
-        CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+        int d_x = course_buf_ints(r, PROTO_DEVICE, n, 80 + l, 0);
+        int d_out = course_buf_out(r, PROTO_DEVICE, sizeof(float), 0);
+        COURSE_CALL(r, "warp_sum", PROTO_VOID, COURSE_PTR(d_x), COURSE_I32(n), COURSE_PTR(d_out));
+        float *got = course_buf_read(r, d_out, "warp_sum");
         /* Integers below 2^24: every order of addition gives the exact sum. */
-        ck_assert_msg(got == want, "warp_sum of n=%d: got %g, want %g", n, got, want);
-        CUDA_CHECK(cudaFree(d_x));
-        CUDA_CHECK(cudaFree(d_out));
+        ck_assert_msg(*got == want, "warp_sum of n=%d: got %g, want %g", n, *got, want);
+        course_buf_free(r, d_x);
+        course_buf_free(r, d_out);
         free(x);
+        free(got);
     }
+    course_runner_stop(r);
 }
 END_TEST
 
-/* Run gemv_warp at M x K with A, x and y starting @p offset floats into their
- * allocations, and compare with the oracle exactly. */
-static void check_gemv(int M, int K, int offset, uint64_t seed)
+/* Run gemv_warp at M x K with A, x and y starting @p offset bytes past an aligned address, and
+ * compare with the oracle exactly. */
+static void check_gemv(struct course_runner *r, int M, int K, size_t offset, uint64_t seed)
 {
     size_t na = (size_t)M * K;
-    float *A = mat_alloc_f32(na), *x = mat_alloc_f32(K), *y = mat_alloc_f32(M);
+    float *A = mat_alloc_f32(na), *x = mat_alloc_f32(K);
     double *want = mat_alloc((size_t)M * sizeof *want);
     mat_fill_int(A, na, seed);
     mat_fill_int(x, K, seed + 1);
     ref_matmul_f64(M, 1, K, A, x, want); /* y = A x is C = A * B with N = 1 */
-    float *d_A, *d_x, *d_y;
-    CUDA_CHECK(cudaMalloc((void **)&d_A, (na + offset) * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_x, (K + offset) * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_y, (M + offset) * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_A + offset, A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_x + offset, x, K * sizeof(float), cudaMemcpyHostToDevice));
-    mat_poison_device(d_y, (M + offset) * sizeof(float));
-    gemv_warp(M, K, d_A + offset, d_x + offset, d_y + offset);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(y, d_y + offset, M * sizeof(float), cudaMemcpyDeviceToHost));
+    int d_A = course_buf_ints(r, PROTO_DEVICE, na, seed, offset);
+    int d_x = course_buf_ints(r, PROTO_DEVICE, K, seed + 1, offset);
+    int d_y = course_buf_out(r, PROTO_DEVICE, (size_t)M * sizeof(float), offset);
+    COURSE_CALL(r, "gemv_warp", PROTO_VOID, COURSE_I32(M), COURSE_I32(K), COURSE_PTR(d_A),
+                COURSE_PTR(d_x), COURSE_PTR(d_y));
+    float *y = course_buf_read(r, d_y, "gemv_warp");
     struct mat_cmp cmp = mat_compare_f64(y, want, M, 1, 0, 0);
     char why[160];
-    ck_assert_msg(cmp.n_bad == 0, "gemv_warp at M=%d K=%d (pointers %d floats in): %s", M, K,
+    ck_assert_msg(cmp.n_bad == 0, "gemv_warp at M=%d K=%d (pointers %zu bytes in): %s", M, K,
                   offset, mat_cmp_describe(&cmp, why, sizeof why));
-    CUDA_CHECK(cudaFree(d_A));
-    CUDA_CHECK(cudaFree(d_x));
-    CUDA_CHECK(cudaFree(d_y));
+    course_buf_free(r, d_A);
+    course_buf_free(r, d_x);
+    course_buf_free(r, d_y);
     free(A);
     free(x);
     free(y);
@@ -85,93 +79,120 @@ START_TEST(gemv_warp_edges)
     static const int shapes[][2] = {{1, 1},    {31, 31},   {32, 32},   {33, 33},
                                     {1, 1031}, {1031, 1},  {127, 131}, {257, 1029},
                                     {9, 4},    {67, 1024}, {33, 132},  {1001, 516}};
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-        check_gemv(shapes[s][0], shapes[s][1], 0, 90 + s);
+        check_gemv(r, shapes[s][0], shapes[s][1], 0, 90 + s);
+    course_runner_stop(r);
 }
 END_TEST
 
-/* K a multiple of 4 but A and x one float off 16-byte alignment: the launcher
- * must take the scalar path. */
+/* K a multiple of 4 but A and x off 16-byte alignment: the launcher must take the scalar path. */
 START_TEST(gemv_warp_misaligned)
 {
-    check_gemv(67, 1024, 1, 120);
-    check_gemv(33, 132, 3, 121);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_gemv(r, 67, 1024, 4, 120);
+    check_gemv(r, 33, 132, 12, 121);
+    course_runner_stop(r);
 }
 END_TEST
 
 START_TEST(matmul_warptile_edges)
 {
-    course_assert_sgemm_edges(matmul_warptile, "matmul_warptile", 700);
-    /* Multiples of 4 (the float4 path) that are not multiples of the tiles,
-     * and K of one, two and several 16-deep steps. */
-    static const int shapes[][3] = {
-        {128, 128, 16}, {132, 260, 36}, {4, 4, 4}, {256, 124, 1028}, {260, 132, 32}};
-    course_assert_sgemm_shapes(matmul_warptile, "matmul_warptile", shapes,
-                               sizeof shapes / sizeof *shapes, 800, 0);
+    /* Multiples of 4 (the float4 path) that are not multiples of the tiles, K of one, two and
+     * several 16-deep steps, and N % 4 == 0 with K % 4 != 0 (and the reverse), where an
+     * alignment test on the wrong dimension breaks. */
+    static const int shapes[][3] = {{128, 128, 16}, {132, 260, 36}, {4, 4, 4},     {256, 124, 1028},
+                                    {260, 132, 32}, {128, 132, 37}, {130, 37, 132}};
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    course_judge_sgemm_edges(r, "matmul_warptile", 700);
+    course_judge_sgemm_shapes(r, "matmul_warptile", shapes, sizeof shapes / sizeof *shapes, 800, 0);
+    course_runner_stop(r);
 }
 END_TEST
 
 /* Sizes that allow float4 but pointers that do not. */
 START_TEST(matmul_warptile_misaligned)
 {
-    static const int shapes[][3] = {{132, 136, 68}};
-    course_assert_sgemm_shapes(matmul_warptile, "matmul_warptile", shapes, 1, 73, 1);
+    static const int shapes[][3] = {{132, 136, 68}, {128, 132, 36}};
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    course_judge_sgemm_shapes(r, "matmul_warptile", shapes, 2, 73, sizeof(float));
+    course_runner_stop(r);
 }
 END_TEST
 
-typedef void (*gemv_fn)(int M, int K, const float *d_A, const float *d_x, float *d_y);
-
+/* Median ms of the gemv @p name (in the runner) or cublasSgemv (in the judge) at M x K. */
 struct gemv_call {
-    gemv_fn fn;
     int M, K;
     const float *d_A, *d_x;
     float *d_y;
 };
 
-static void run_gemv(void *arg)
+static void run_cublas_gemv(void *arg)
 {
     struct gemv_call *c = arg;
-    c->fn(c->M, c->K, c->d_A, c->d_x, c->d_y);
+    baseline_sgemv(c->M, c->K, c->d_A, c->d_x, c->d_y);
 }
 
-/* gemv_warp against cublasSgemv and the copy bandwidth, in the same run (the
- * targets at 4096 on an H100 are 90% of cuBLAS and 80% of the copy). */
+static double time_cublas_gemv(int M, int K)
+{
+    struct gemv_call call = {M, K, NULL, NULL, NULL};
+    float *d_A, *d_x;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, (size_t)M * K * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_x, K * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&call.d_y, M * sizeof(float)));
+    CUDA_CHECK(cudaMemset(d_A, 0, (size_t)M * K * sizeof(float)));
+    CUDA_CHECK(cudaMemset(d_x, 0, K * sizeof(float)));
+    call.d_A = d_A;
+    call.d_x = d_x;
+    struct timer_opts o = {2, 10, 1, 0};
+    double ms = timer_measure(run_cublas_gemv, &call, &o).median_ms;
+    baseline_release();
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(call.d_y));
+    return ms;
+}
+
+/* gemv_warp against cublasSgemv and the copy bandwidth, both measured by the judge, in the
+ * same run (the targets at 4096 on an H100 are 90% of cuBLAS and 80% of the copy). */
 START_TEST(gemv_warp_bandwidth)
 {
-    check_gemv(129, 516, 0, 1); /* a fast wrong kernel proves nothing */
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_gemv(r, 129, 516, 0, 1); /* a fast wrong kernel proves nothing */
     const int M = 8192, K = 8192;
     size_t na = (size_t)M * K;
     double bytes = 4.0 * ((double)na + K + M);
-    float *d_A, *d_x, *d_y;
-    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_x, K * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_y, M * sizeof(float)));
-    CUDA_CHECK(cudaMemset(d_A, 0, na * sizeof(float)));
-    CUDA_CHECK(cudaMemset(d_x, 0, K * sizeof(float)));
-    struct gemv_call call = {gemv_warp, M, K, d_A, d_x, d_y};
-    struct timer_opts o = {2, 10, 1, 0};
-    double ms = timer_measure(run_gemv, &call, &o).median_ms;
-    call.fn = baseline_sgemv;
-    double cublas = timer_measure(run_gemv, &call, &o).median_ms;
-    baseline_release();
+    int d_A = course_buf_ints(r, PROTO_DEVICE, na, 1, 0);
+    int d_x = course_buf_ints(r, PROTO_DEVICE, K, 2, 0);
+    int d_y = course_buf_out(r, PROTO_DEVICE, M * sizeof(float), 0);
+    const struct proto_arg args[] = {COURSE_I32(M), COURSE_I32(K), COURSE_PTR(d_A), COURSE_PTR(d_x),
+                                     COURSE_PTR(d_y)};
+    double ms = course_time(r, "gemv_warp", args, 5, 2, 10);
+    course_runner_stop(r);
+    double cublas = time_cublas_gemv(M, K);
     double gbs = bytes / (ms * 1e6);
     double copy = device_copy_bandwidth_gbs((size_t)(bytes / 2), 10);
     ck_assert_msg(gbs > 0.5 * copy, "gemv_warp %.0f GB/s, copy %.0f GB/s", gbs, copy);
     ck_assert_msg(cublas >= 0.6 * ms, "gemv_warp %.3f ms is below 60%% of cublasSgemv (%.3f ms)",
                   ms, cublas);
-    CUDA_CHECK(cudaFree(d_A));
-    CUDA_CHECK(cudaFree(d_x));
-    CUDA_CHECK(cudaFree(d_y));
 }
 END_TEST
+
+/* A fast wrong kernel proves nothing: first the answer, then the time. */
+static void assert_right(struct course_runner *r, const char *name)
+{
+    static const int shape[][3] = {{129, 65, 63}};
+    course_judge_sgemm_shapes(r, name, shape, 1, 1, 0);
+}
 
 /* The ladder's fastest FP32 kernel against cuBLAS in the same run (the target
  * at 4096 on an H100 is 85%; the floor here is generous). */
 START_TEST(warptile_vs_cublas)
 {
-    struct mat_cmp cmp = course_check_sgemm(matmul_warptile, 129, 65, 63, 1);
-    ck_assert_msg(cmp.n_bad == 0, "matmul_warptile is wrong at 129 x 65 x 63: no timing");
-    double warptile = course_time_sgemm(matmul_warptile, 4096, 4096, 4096);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    assert_right(r, "matmul_warptile");
+    double warptile = course_judge_time_sgemm(r, "matmul_warptile", 4096, 4096, 4096);
+    course_runner_stop(r);
     double cublas = course_time_sgemm(baseline_sgemm, 4096, 4096, 4096);
     baseline_release();
     ck_assert_msg(cublas >= 0.5 * warptile,
@@ -180,17 +201,15 @@ START_TEST(warptile_vs_cublas)
 }
 END_TEST
 
-/* The PTX shows what the lesson teaches: shuffles in the reductions, and in
- * the warp-tiled GEMM 128-bit global and shared loads and a 16-deep tile of
- * 8 x 8 FMAs per thread. */
 /* The ladder's last step, measured: warp tiles against lesson 04's vectorized kernel (the
- * course's solution), same run, same sizes. */
+ * course's solution, in the same runner), same run, same sizes. */
 START_TEST(warptile_faster_than_vectorized)
 {
-    struct mat_cmp cmp = course_check_sgemm(matmul_warptile, 129, 65, 63, 2);
-    ck_assert_msg(cmp.n_bad == 0, "matmul_warptile is wrong at 129 x 65 x 63: no timing");
-    double warptile = course_time_sgemm(matmul_warptile, 4096, 4096, 4096);
-    double vectorized = course_time_sgemm(matmul_vectorized, 4096, 4096, 4096);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    assert_right(r, "matmul_warptile");
+    double warptile = course_judge_time_sgemm(r, "matmul_warptile", 4096, 4096, 4096);
+    double vectorized = course_judge_time_sgemm(r, "matmul_vectorized", 4096, 4096, 4096);
+    course_runner_stop(r);
     ck_assert_msg(warptile * 1.05 < vectorized,
                   "matmul_warptile %.3f ms is not 1.05x faster than lesson 04's matmul_vectorized "
                   "%.3f ms",
@@ -198,6 +217,9 @@ START_TEST(warptile_faster_than_vectorized)
 }
 END_TEST
 
+/* The PTX shows what the lesson teaches: shuffles in the reductions, and in
+ * the warp-tiled GEMM 128-bit global and shared loads and a 16-deep tile of
+ * 8 x 8 FMAs per thread. */
 START_TEST(ptx_uses_shuffles_and_warp_tiles)
 {
     char *ptx = course_read_file(LESSON_PTX);
@@ -220,7 +242,10 @@ START_TEST(ptx_uses_shuffles_and_warp_tiles)
                   "matmul_warptile_kernel issues no 128-bit global loads");
     ck_assert_msg(strstr(wt, "ld.shared.v4.f32"),
                   "matmul_warptile_kernel issues no 128-bit shared loads");
-    ck_assert_msg(course_count(wt, "bar.sync") >= 2, "matmul_warptile_kernel needs its barriers");
+    ck_assert_msg(course_count(wt, "bar.sync") == 3,
+                  "matmul_warptile_kernel has %d barriers, want 3: after the first tiles are "
+                  "stored, after each step's reads, and after each next step's stores",
+                  course_count(wt, "bar.sync"));
     int fma = course_count(wt, "fma.rn.f32");
     ck_assert_msg(fma >= 16 * 64, "matmul_warptile_kernel has %d fma.rn.f32, want >= %d", fma,
                   16 * 64);

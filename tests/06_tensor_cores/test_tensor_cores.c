@@ -8,23 +8,22 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "course_judge.h"
 #include "course_test.h"
 #include "cuda_check.h"
 #include "mat.h"
 #include "ref.h"
-#include "tensor_cores.h"
 #include "timer.h"
 
-/** A 16-bit GEMM launcher of this lesson. */
-typedef void (*half_gemm_fn)(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
-                             float *d_C);
-
 /* Shapes beyond course_gemm_shapes: multiples of 8 and 16, so the in-place fragment loads and
- * the 128-bit loads run, with and without partial tiles. */
+ * the 128-bit loads run, with and without partial tiles; N % 8 == 0 with K % 8 != 0 (and the
+ * reverse), where an alignment test on the wrong dimension breaks; last a large one, which the
+ * emulator skips. */
 static const int aligned_shapes[][3] = {
-    {16, 16, 16},   {128, 128, 128}, {256, 384, 512},
-    {200, 136, 72}, {144, 1040, 48}, {1024, 1024, 1024},
+    {16, 16, 16},    {128, 128, 128}, {256, 384, 512}, {200, 136, 72},
+    {144, 1040, 48}, {96, 64, 33},    {96, 33, 64},    {1024, 1024, 1024},
 };
+static const size_t aligned_count = sizeof aligned_shapes / sizeof *aligned_shapes;
 
 /* The value of float @p x after rounding to the 16-bit format (bf16 or fp16). */
 static float round16(float x, int bf16)
@@ -32,18 +31,29 @@ static float round16(float x, int bf16)
     return bf16 ? ref_bf16_to_f32(ref_f32_to_bf16(x)) : ref_f16_to_f32(ref_f32_to_f16(x));
 }
 
+/* Round @p x (n floats) to the 16-bit format in place, and return its bits (malloc'd). */
+static uint16_t *to16(float *x, size_t n, int bf16)
+{
+    uint16_t *h = mat_alloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = round16(x[i], bf16);
+        h[i] = bf16 ? ref_f32_to_bf16(x[i]) : ref_f32_to_f16(x[i]);
+    }
+    return h;
+}
+
 /*
- * Run @p fn once at M x N x K into a poisoned C. Inputs: small integers (exact in both formats;
- * the check is equality) or, with @p uniform, floats in [-1, 1) rounded to the format on the
- * host, so the only rounding left is the accumulation's: the check is the course's rule,
- * ref_gemm_tolerance(K, 0, REF_U_TC_ACC) times sum |a||b|.
+ * Run @p name once at M x N x K into a poisoned, guarded C, each matrix @p offset bytes past an
+ * aligned address. Inputs: small integers (exact in both formats; the check is equality) or,
+ * with @p uniform, floats in [-1, 1) rounded to the format on the host, so the only rounding
+ * left is the accumulation's: the check is the course's rule, ref_gemm_tolerance(K, 0,
+ * REF_U_TC_ACC) times sum |a||b|.
  */
-static struct mat_cmp check_half_gemm(half_gemm_fn fn, int bf16, int M, int N, int K, uint64_t seed,
-                                      int uniform)
+static struct mat_cmp check_half_gemm(struct course_runner *r, const char *name, int bf16, int M,
+                                      int N, int K, uint64_t seed, int uniform, size_t offset)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb), *C = mat_alloc_f32(nc);
-    uint16_t *hA = mat_alloc(na * 2), *hB = mat_alloc(nb * 2);
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
     double *want = mat_alloc(nc * sizeof *want), *scale = mat_alloc(nc * sizeof *scale);
     if (uniform) {
         mat_fill_uniform(A, na, seed, -1, 1);
@@ -52,26 +62,15 @@ static struct mat_cmp check_half_gemm(half_gemm_fn fn, int bf16, int M, int N, i
         mat_fill_int(A, na, seed);
         mat_fill_int(B, nb, seed + 1);
     }
-    for (size_t i = 0; i < na; i++) {
-        A[i] = round16(A[i], bf16);
-        hA[i] = bf16 ? ref_f32_to_bf16(A[i]) : ref_f32_to_f16(A[i]);
-    }
-    for (size_t i = 0; i < nb; i++) {
-        B[i] = round16(B[i], bf16);
-        hB[i] = bf16 ? ref_f32_to_bf16(B[i]) : ref_f32_to_f16(B[i]);
-    }
+    uint16_t *hA = to16(A, na, bf16), *hB = to16(B, nb, bf16);
     ref_matmul_f64(M, N, K, A, B, want);
-    uint16_t *dA, *dB;
-    float *dC;
-    CUDA_CHECK(cudaMalloc((void **)&dA, na * 2));
-    CUDA_CHECK(cudaMalloc((void **)&dB, nb * 2));
-    CUDA_CHECK(cudaMalloc((void **)&dC, nc * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(dA, hA, na * 2, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice));
-    mat_poison_device(dC, nc * sizeof(float));
-    fn(M, N, K, dA, dB, dC);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(C, dC, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    int a = course_buf_in(r, PROTO_DEVICE, hA, na * 2, offset);
+    int b = course_buf_in(r, PROTO_DEVICE, hB, nb * 2, offset);
+    /* C holds floats: a float a GPU can store is 4-byte aligned, so C moves in whole floats. */
+    int c = course_buf_out(r, PROTO_DEVICE, nc * sizeof(float), (offset + 3) / 4 * 4);
+    COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
+                COURSE_PTR(b), COURSE_PTR(c));
+    float *C = course_buf_read(r, c, name);
     struct mat_cmp cmp;
     if (uniform) {
         ref_matmul_abs_f64(M, N, K, A, B, scale);
@@ -79,9 +78,9 @@ static struct mat_cmp check_half_gemm(half_gemm_fn fn, int bf16, int M, int N, i
     } else {
         cmp = mat_compare_f64(C, want, M, N, 0, 0);
     }
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(dC));
+    course_buf_free(r, a);
+    course_buf_free(r, b);
+    course_buf_free(r, c);
     free(A);
     free(B);
     free(C);
@@ -92,122 +91,144 @@ static struct mat_cmp check_half_gemm(half_gemm_fn fn, int bf16, int M, int N, i
     return cmp;
 }
 
-/* Every edge shape exactly on integers, the aligned shapes too, then random floats under the
- * rounding rule at a few shapes (the largest K makes the accumulation error visible). */
-static void check_edges(half_gemm_fn fn, int bf16, const char *name)
+/* Check @p name at @p count shapes, on integers or (@p uniform) under the rounding rule. */
+static void check_shapes(struct course_runner *r, const char *name, int bf16,
+                         const int (*shapes)[3], size_t count, uint64_t seed, int uniform,
+                         size_t offset)
 {
     char why[160];
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
-        const int *d = course_gemm_shapes[s];
-        struct mat_cmp c = check_half_gemm(fn, bf16, d[0], d[1], d[2], 600 + s, 0);
-        ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (integers): %s", name, d[0], d[1], d[2],
+    for (size_t s = 0; s < count; s++) {
+        const int *d = shapes[s];
+        struct mat_cmp c =
+            check_half_gemm(r, name, bf16, d[0], d[1], d[2], seed + s, uniform, offset);
+        ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (%s, pointers %zu bytes in): %s", name,
+                      d[0], d[1], d[2], uniform ? "random, rounding rule" : "integers", offset,
                       mat_cmp_describe(&c, why, sizeof why));
     }
-    for (size_t s = 0; s < sizeof aligned_shapes / sizeof *aligned_shapes; s++) {
-        const int *d = aligned_shapes[s];
-        struct mat_cmp c = check_half_gemm(fn, bf16, d[0], d[1], d[2], 700 + s, 0);
-        ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (integers): %s", name, d[0], d[1], d[2],
-                      mat_cmp_describe(&c, why, sizeof why));
-    }
-    const int random_shapes[][3] = {{33, 31, 1}, {129, 65, 4099}, {256, 256, 2048}};
-    for (size_t s = 0; s < 3; s++) {
-        const int *d = random_shapes[s];
-        struct mat_cmp c = check_half_gemm(fn, bf16, d[0], d[1], d[2], 800 + s, 1);
-        ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (random, rounding rule): %s", name, d[0],
-                      d[1], d[2], mat_cmp_describe(&c, why, sizeof why));
-    }
+}
+
+/* Every edge shape exactly on integers, the aligned shapes too, then random floats under the
+ * rounding rule at a few shapes (the largest K makes the accumulation error visible). */
+static void check_edges(const char *name, int bf16)
+{
+    static const int random_shapes[][3] = {{33, 31, 1}, {129, 65, 4099}, {256, 256, 2048}};
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_shapes(r, name, bf16, course_gemm_shapes, course_gemm_edge_count(), 600, 0, 0);
+    check_shapes(r, name, bf16, aligned_shapes, aligned_count - (course_emulated ? 1 : 0), 700, 0,
+                 0);
+    check_shapes(r, name, bf16, random_shapes, 3, 800, 1, 0);
+    course_runner_stop(r);
 }
 
 START_TEST(wmma_naive_edges)
 {
-    check_edges(wmma_naive, 0, "wmma_naive");
+    check_edges("wmma_naive", 0);
 }
 END_TEST
 
 START_TEST(wmma_shared_edges)
 {
-    check_edges(wmma_shared, 0, "wmma_shared");
+    check_edges("wmma_shared", 0);
 }
 END_TEST
 
 /* bfloat16 needs sm_80: on an older GPU the harness skips the case (CASE_SM80). */
 START_TEST(wmma_bf16_edges)
 {
-    check_edges(wmma_bf16, 1, "wmma_bf16");
+    check_edges("wmma_bf16", 1);
 }
 END_TEST
 
+/* Shapes whose rows are aligned, at pointers 2 bytes (one element) and 16 bytes off 32-byte
+ * alignment: the launchers must notice and take the staged path. */
+START_TEST(wmma_misaligned)
+{
+    static const int shapes[][3] = {{128, 128, 128}, {144, 1040, 48}, {96, 64, 32}};
+    const char *names[] = {"wmma_naive", "wmma_shared"};
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    for (int v = 0; v < 2; v++) {
+        check_shapes(r, names[v], 0, shapes, 3, 950, 0, 2);
+        check_shapes(r, names[v], 0, shapes, 3, 960, 0, 16);
+    }
+    course_runner_stop(r);
+}
+END_TEST
+
+/* cuBLAS at fp16 with fp32 compute, timed by the judge on its own copy of the inputs. */
 struct timed_half {
-    half_gemm_fn fn;
-    int M, N, K;
+    int n;
     const uint16_t *d_A, *d_B;
     float *d_C;
 };
 
-static void run_timed(void *arg)
+static void run_cublas_hgemm(void *arg)
 {
     struct timed_half *t = arg;
-    t->fn(t->M, t->N, t->K, t->d_A, t->d_B, t->d_C);
+    baseline_gemm_ex(t->n, t->n, t->n, t->d_A, t->d_B, CUDA_R_16F, t->d_C);
 }
 
-static void cublas_hgemm(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C)
+static double time_cublas_hgemm(int n)
 {
-    baseline_gemm_ex(M, N, K, d_A, d_B, CUDA_R_16F, d_C);
-}
-
-/* Median ms of each of @p count launchers at n x n x n, on the same fp16 integer inputs. Each
- * must first be right at 128 x 128 x 128: a fast wrong kernel proves nothing. */
-static void time_half(const half_gemm_fn *fns, double *ms, int count, int n)
-{
-    for (int i = 0; i < count; i++) {
-        struct mat_cmp c = check_half_gemm(fns[i], 0, 128, 128, 128, 900 + i, 0);
-        ck_assert_msg(c.n_bad == 0, "version %d of this timing is wrong at 128^3", i);
-    }
     size_t elems = (size_t)n * n;
-    uint16_t *h = mat_alloc(elems * 2);
-    float *f = mat_alloc_f32(elems);
-    struct timed_half t = {NULL, n, n, n, NULL, NULL, NULL};
+    struct timed_half t = {n, NULL, NULL, NULL};
     uint16_t *dA, *dB;
     CUDA_CHECK(cudaMalloc((void **)&dA, elems * 2));
     CUDA_CHECK(cudaMalloc((void **)&dB, elems * 2));
     CUDA_CHECK(cudaMalloc((void **)&t.d_C, elems * sizeof(float)));
-    mat_fill_int(f, elems, 5);
-    for (size_t i = 0; i < elems; i++)
-        h[i] = ref_f32_to_f16(f[i]);
-    CUDA_CHECK(cudaMemcpy(dA, h, elems * 2, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dB, h, elems * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dA, 0x3C, elems * 2)); /* 0x3C3C: a finite fp16 value, 1.06 */
+    CUDA_CHECK(cudaMemset(dB, 0x3C, elems * 2));
     t.d_A = dA;
     t.d_B = dB;
     struct timer_opts o = {2, 5, 1, 0};
-    for (int i = 0; i < count; i++) {
-        t.fn = fns[i];
-        ms[i] = timer_measure(run_timed, &t, &o).median_ms;
-    }
+    double ms = timer_measure(run_cublas_hgemm, &t, &o).median_ms;
+    baseline_release();
     CUDA_CHECK(cudaFree(dA));
     CUDA_CHECK(cudaFree(dB));
     CUDA_CHECK(cudaFree(t.d_C));
-    free(h);
+    return ms;
+}
+
+/* Median ms of the launcher @p name at n x n x n on fp16 integers, in the runner. It must first
+ * be right at 128 x 128 x 128: a fast wrong kernel proves nothing. */
+static double time_half(struct course_runner *r, const char *name, int n)
+{
+    static const int shape[][3] = {{128, 128, 128}};
+    check_shapes(r, name, 0, shape, 1, 900, 0, 0);
+    size_t elems = (size_t)n * n;
+    float *f = mat_alloc_f32(elems);
+    mat_fill_int(f, elems, 5);
+    uint16_t *h = to16(f, elems, 0);
+    int a = course_buf_in(r, PROTO_DEVICE, h, elems * 2, 0);
+    int c = course_buf_out(r, PROTO_DEVICE, elems * sizeof(float), 0);
+    const struct proto_arg args[] = {COURSE_I32(n), COURSE_I32(n), COURSE_I32(n),
+                                     COURSE_PTR(a), COURSE_PTR(a), COURSE_PTR(c)};
+    double ms = course_time(r, name, args, 6, 2, 5);
+    course_buf_free(r, a);
+    course_buf_free(r, c);
     free(f);
+    free(h);
+    return ms;
 }
 
 /* Same run, same data: shared-memory tiles must beat fragments straight from global memory. */
 START_TEST(shared_faster_than_naive)
 {
-    const half_gemm_fn fns[] = {wmma_naive, wmma_shared};
-    double ms[2];
-    time_half(fns, ms, 2, 4096);
-    ck_assert_msg(ms[1] * 1.3 < ms[0], "wmma_shared %.3f ms vs wmma_naive %.3f ms", ms[1], ms[0]);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    double naive = time_half(r, "wmma_naive", 4096), shared = time_half(r, "wmma_shared", 4096);
+    course_runner_stop(r);
+    ck_assert_msg(shared * 1.3 < naive, "wmma_shared %.3f ms vs wmma_naive %.3f ms", shared, naive);
 }
 END_TEST
 
 /* A generous floor against cuBLAS at the same precision (the lesson's target is far higher). */
 START_TEST(shared_near_cublas)
 {
-    const half_gemm_fn fns[] = {cublas_hgemm, wmma_shared};
-    double ms[2];
-    time_half(fns, ms, 2, 4096);
-    ck_assert_msg(ms[0] > 0.15 * ms[1], "wmma_shared %.3f ms is under 15%% of cuBLAS (%.3f ms)",
-                  ms[1], ms[0]);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    double shared = time_half(r, "wmma_shared", 4096);
+    course_runner_stop(r);
+    double cublas = time_cublas_hgemm(4096);
+    ck_assert_msg(cublas > 0.15 * shared, "wmma_shared %.3f ms is under 15%% of cuBLAS (%.3f ms)",
+                  shared, cublas);
 }
 END_TEST
 
@@ -235,7 +256,10 @@ START_TEST(ptx_uses_tensor_cores)
             ck_assert_msg(strstr(body, "m16n16k16.global.f16"),
                           "wmma_naive_kernel loads no fragment from global memory");
         } else {
-            ck_assert_msg(strstr(body, "bar.sync"), "%s has no barrier", kernels[k]);
+            ck_assert_msg(course_count(body, "bar.sync") == 2,
+                          "%s has %d barriers, want 2: one after the first slice is stored, one "
+                          "per slice after the next is stored and this one read",
+                          kernels[k], course_count(body, "bar.sync"));
             ck_assert_msg(strstr(body, "st.shared.v4"), "%s stores no 128-bit chunk to shared",
                           kernels[k]);
         }
@@ -251,6 +275,7 @@ int main(int argc, char **argv)
         {"wmma_naive_edges", wmma_naive_edges, CASE_GPU, 180},
         {"wmma_shared_edges", wmma_shared_edges, CASE_GPU, 180},
         {"wmma_bf16_edges", wmma_bf16_edges, CASE_SM80, 180},
+        {"wmma_misaligned", wmma_misaligned, CASE_GPU, 60},
         {"shared_faster_than_naive", shared_faster_than_naive, CASE_GPU | CASE_PERF, 120},
         {"shared_near_cublas", shared_near_cublas, CASE_GPU | CASE_PERF, 120},
         {"ptx_uses_tensor_cores", ptx_uses_tensor_cores, CASE_CPU, 30},

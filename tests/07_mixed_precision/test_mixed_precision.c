@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "course_judge.h"
 #include "course_test.h"
-#include "cuda_check.h"
 #include "loss_scale.h"
 #include "mat.h"
-#include "mixed_precision.h"
 #include "ref.h"
 
 static float float_of(uint32_t u)
@@ -86,17 +85,38 @@ static struct cases conversion_cases(int bf16)
     return c;
 }
 
+/* Compare the converted bits @p got with the reference for every case: one assertion. */
+static void assert_conversions(const struct cases *c, const uint16_t *got, int bf16,
+                               const char *name)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        uint16_t want = bf16 ? ref_f32_to_bf16(c->x[i]) : ref_f32_to_f16(c->x[i]);
+        if (got[i] != want && bad++ == 0)
+            first = i;
+    }
+    if (bad) {
+        uint32_t u;
+        memcpy(&u, &c->x[first], sizeof u);
+        uint16_t want = bf16 ? ref_f32_to_bf16(c->x[first]) : ref_f32_to_f16(c->x[first]);
+        ck_abort_msg("%s: %zu of %zu wrong, the first %a (0x%08x) -> 0x%04x, want 0x%04x", name,
+                     bad, c->n, c->x[first], u, got[first], want);
+    }
+}
+
+/* The host conversion @p name on every case, element by element in the runner. */
 static void check_host_conversion(int bf16)
 {
+    const char *name = bf16 ? "mp_f32_to_bf16" : "mp_f32_to_f16";
     struct cases c = conversion_cases(bf16);
-    for (size_t i = 0; i < c.n; i++) {
-        uint32_t u;
-        memcpy(&u, &c.x[i], sizeof u);
-        uint16_t want = bf16 ? ref_f32_to_bf16(c.x[i]) : ref_f32_to_f16(c.x[i]);
-        uint16_t got = bf16 ? mp_f32_to_bf16(c.x[i]) : mp_f32_to_f16(c.x[i]);
-        ck_assert_msg(got == want, "%s(%a = 0x%08x) = 0x%04x, want 0x%04x",
-                      bf16 ? "mp_f32_to_bf16" : "mp_f32_to_f16", c.x[i], u, got, want);
-    }
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int x = course_buf_in(r, PROTO_HOST, c.x, c.n * sizeof(float), 0);
+    int y = course_buf_out(r, PROTO_HOST, c.n * sizeof(uint16_t), 0);
+    course_map(r, name, PROTO_U16, PROTO_F32, x, y, c.n);
+    uint16_t *got = course_buf_read(r, y, name);
+    course_runner_stop(r);
+    assert_conversions(&c, got, bf16, name);
+    free(got);
     free(c.x);
 }
 
@@ -115,31 +135,21 @@ END_TEST
 /* The device kernels on the same cases (they run the same routine; this checks the kernels). */
 START_TEST(conversion_kernels_match_reference)
 {
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     for (int bf16 = 0; bf16 < 2; bf16++) {
+        const char *name = bf16 ? "convert_f32_to_bf16" : "convert_f32_to_f16";
         struct cases c = conversion_cases(bf16);
-        uint16_t *got = mat_alloc(c.n * 2);
-        float *d_x;
-        uint16_t *d_y;
-        CUDA_CHECK(cudaMalloc((void **)&d_x, c.n * 4));
-        CUDA_CHECK(cudaMalloc((void **)&d_y, c.n * 2));
-        CUDA_CHECK(cudaMemcpy(d_x, c.x, c.n * 4, cudaMemcpyHostToDevice));
-        mat_poison_device(d_y, c.n * 2);
-        if (bf16)
-            convert_f32_to_bf16(d_x, d_y, c.n);
-        else
-            convert_f32_to_f16(d_x, d_y, c.n);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CUDA_CHECK(cudaMemcpy(got, d_y, c.n * 2, cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < c.n; i++) {
-            uint16_t want = bf16 ? ref_f32_to_bf16(c.x[i]) : ref_f32_to_f16(c.x[i]);
-            ck_assert_msg(got[i] == want, "%s kernel: %a -> 0x%04x, want 0x%04x",
-                          bf16 ? "bf16" : "f16", c.x[i], got[i], want);
-        }
-        CUDA_CHECK(cudaFree(d_x));
-        CUDA_CHECK(cudaFree(d_y));
+        int x = course_buf_in(r, PROTO_DEVICE, c.x, c.n * sizeof(float), 0);
+        int y = course_buf_out(r, PROTO_DEVICE, c.n * sizeof(uint16_t), 0);
+        COURSE_CALL(r, name, PROTO_VOID, COURSE_PTR(x), COURSE_PTR(y), COURSE_I64(c.n));
+        uint16_t *got = course_buf_read(r, y, name);
+        assert_conversions(&c, got, bf16, name);
+        course_buf_free(r, x);
+        course_buf_free(r, y);
         free(got);
         free(c.x);
     }
+    course_runner_stop(r);
 }
 END_TEST
 
@@ -147,48 +157,41 @@ enum gemm_type { T_F16, T_BF16, T_TF32 };
 static const char *const type_names[] = {"gemm_wmma_f16", "gemm_wmma_bf16", "gemm_wmma_tf32"};
 
 /*
- * Run the WMMA GEMM of @p type on A and B into a poisoned C; return C (malloc'd). For fp16 and
- * bf16 the inputs are first rounded to the format on the host (A and B are overwritten with
- * the rounded values); TF32 takes the floats as they are and rounds inside.
+ * Run the WMMA GEMM of @p type on A and B into a poisoned, guarded C; return C (malloc'd). For
+ * fp16 and bf16 the inputs are first rounded to the format on the host (A and B are overwritten
+ * with the rounded values); TF32 takes the floats as they are and rounds inside.
  */
-static float *run_gemm(enum gemm_type type, int M, int N, int K, float *A, float *B)
+static float *run_gemm(struct course_runner *r, enum gemm_type type, int M, int N, int K, float *A,
+                       float *B)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *C = mat_alloc_f32(nc);
-    void *dA, *dB;
-    float *dC;
-    CUDA_CHECK(cudaMalloc(&dA, na * 4));
-    CUDA_CHECK(cudaMalloc(&dB, nb * 4));
-    CUDA_CHECK(cudaMalloc((void **)&dC, nc * 4));
+    int a, b;
     if (type == T_TF32) {
-        CUDA_CHECK(cudaMemcpy(dA, A, na * 4, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(dB, B, nb * 4, cudaMemcpyHostToDevice));
+        a = course_buf_in(r, PROTO_DEVICE, A, na * 4, 0);
+        b = course_buf_in(r, PROTO_DEVICE, B, nb * 4, 0);
     } else {
         uint16_t *h = mat_alloc((na > nb ? na : nb) * 2);
         float *mats[2] = {A, B};
-        void *dev[2] = {dA, dB};
         size_t counts[2] = {na, nb};
+        int ids[2];
         for (int m = 0; m < 2; m++) {
             for (size_t i = 0; i < counts[m]; i++) {
                 h[i] = type == T_BF16 ? ref_f32_to_bf16(mats[m][i]) : ref_f32_to_f16(mats[m][i]);
                 mats[m][i] = type == T_BF16 ? ref_bf16_to_f32(h[i]) : ref_f16_to_f32(h[i]);
             }
-            CUDA_CHECK(cudaMemcpy(dev[m], h, counts[m] * 2, cudaMemcpyHostToDevice));
+            ids[m] = course_buf_in(r, PROTO_DEVICE, h, counts[m] * 2, 0);
         }
+        a = ids[0];
+        b = ids[1];
         free(h);
     }
-    mat_poison_device(dC, nc * 4);
-    if (type == T_F16)
-        gemm_wmma_f16(M, N, K, dA, dB, dC);
-    else if (type == T_BF16)
-        gemm_wmma_bf16(M, N, K, dA, dB, dC);
-    else
-        gemm_wmma_tf32(M, N, K, dA, dB, dC);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(C, dC, nc * 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(dC));
+    int c = course_buf_out(r, PROTO_DEVICE, nc * 4, 0);
+    COURSE_CALL(r, type_names[type], PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K),
+                COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c));
+    float *C = course_buf_read(r, c, type_names[type]);
+    course_buf_free(r, a);
+    course_buf_free(r, b);
+    course_buf_free(r, c);
     return C;
 }
 
@@ -198,8 +201,8 @@ static float *run_gemm(enum gemm_type type, int M, int N, int K, float *A, float
  * reference uses the rounded values) and REF_U_TF32 for TF32 (rounded in the kernel, so the
  * reference uses the floats).
  */
-static struct mat_cmp check_gemm(enum gemm_type type, int M, int N, int K, uint64_t seed,
-                                 int uniform)
+static struct mat_cmp check_gemm(struct course_runner *r, enum gemm_type type, int M, int N, int K,
+                                 uint64_t seed, int uniform)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
@@ -211,7 +214,7 @@ static struct mat_cmp check_gemm(enum gemm_type type, int M, int N, int K, uint6
         mat_fill_int(A, na, seed);
         mat_fill_int(B, nb, seed + 1);
     }
-    float *C = run_gemm(type, M, N, K, A, B);
+    float *C = run_gemm(r, type, M, N, K, A, B);
     ref_matmul_f64(M, N, K, A, B, want);
     struct mat_cmp cmp;
     if (uniform) {
@@ -232,19 +235,21 @@ static struct mat_cmp check_gemm(enum gemm_type type, int M, int N, int K, uint6
 static void check_edges(enum gemm_type type)
 {
     char why[160];
-    for (size_t s = 0; s < course_gemm_shape_count; s++) {
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    for (size_t s = 0; s < course_gemm_edge_count(); s++) {
         const int *d = course_gemm_shapes[s];
-        struct mat_cmp c = check_gemm(type, d[0], d[1], d[2], 100 + s, 0);
+        struct mat_cmp c = check_gemm(r, type, d[0], d[1], d[2], 100 + s, 0);
         ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (integers): %s", type_names[type], d[0],
                       d[1], d[2], mat_cmp_describe(&c, why, sizeof why));
     }
     const int random_shapes[][3] = {{33, 31, 1}, {67, 129, 257}, {129, 65, 4099}};
     for (size_t s = 0; s < 3; s++) {
         const int *d = random_shapes[s];
-        struct mat_cmp c = check_gemm(type, d[0], d[1], d[2], 200 + s, 1);
+        struct mat_cmp c = check_gemm(r, type, d[0], d[1], d[2], 200 + s, 1);
         ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (random, rounding rule): %s",
                       type_names[type], d[0], d[1], d[2], mat_cmp_describe(&c, why, sizeof why));
     }
+    course_runner_stop(r);
 }
 
 START_TEST(gemm_wmma_f16_edges)
@@ -271,21 +276,25 @@ END_TEST
 START_TEST(tf32_rounds_to_nearest)
 {
     const int M = 19, K = 24, N = K;
-    float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N);
+    float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N), *want = mat_alloc_f32(M * N);
     const float s[] = {1.0f, -2.0f, 0.5f, 4.0f, -0.25f};
     for (int i = 0; i < M * K; i++)
         A[i] = s[i % 5] * (1.0f + 3 * 0x1p-12f);
     for (int i = 0; i < K * N; i++)
         B[i] = i / N == i % N; /* the identity */
-    float *C = run_gemm(T_TF32, M, N, K, A, B);
-    for (int i = 0; i < M * N; i++) {
-        float want = s[i % 5] * (1.0f + 0x1p-10f);
-        ck_assert_msg(C[i] == want, "C[%d] = %a, want %a (TF32 inputs not rounded to nearest?)", i,
-                      C[i], want);
-    }
+    for (int i = 0; i < M * N; i++)
+        want[i] = s[i % 5] * (1.0f + 0x1p-10f);
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    float *C = run_gemm(r, T_TF32, M, N, K, A, B);
+    course_runner_stop(r);
+    struct mat_cmp cmp = mat_compare(C, want, M, N, 0, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "%s (TF32 inputs not rounded to nearest?)",
+                  mat_cmp_describe(&cmp, why, sizeof why));
     free(A);
     free(B);
     free(C);
+    free(want);
 }
 END_TEST
 
@@ -295,13 +304,14 @@ START_TEST(accuracy_follows_mantissa_bits)
 {
     const int M = 96, N = 80, K = 4096;
     double rel[3];
+    struct course_runner *r = course_runner_start(COURSE_GPU);
     for (int t = 0; t < 3; t++) {
         float *A = mat_alloc_f32((size_t)M * K), *B = mat_alloc_f32((size_t)K * N);
         double *want = mat_alloc((size_t)M * N * sizeof *want);
         mat_fill_uniform(A, (size_t)M * K, 31, -1, 1);
         mat_fill_uniform(B, (size_t)K * N, 32, -1, 1);
         ref_matmul_f64(M, N, K, A, B, want); /* exact, before run_gemm rounds A and B */
-        float *C = run_gemm((enum gemm_type)t, M, N, K, A, B);
+        float *C = run_gemm(r, (enum gemm_type)t, M, N, K, A, B);
         double e2 = 0, w2 = 0;
         for (int i = 0; i < M * N; i++) {
             e2 += (C[i] - want[i]) * (C[i] - want[i]);
@@ -313,6 +323,7 @@ START_TEST(accuracy_follows_mantissa_bits)
         free(C);
         free(want);
     }
+    course_runner_stop(r);
     ck_assert_msg(rel[T_F16] * 2 < rel[T_BF16] && rel[T_TF32] * 2 < rel[T_BF16],
                   "relative errors fp16 %.3g, bf16 %.3g, tf32 %.3g", rel[T_F16], rel[T_BF16],
                   rel[T_TF32]);
@@ -320,61 +331,111 @@ START_TEST(accuracy_follows_mantissa_bits)
 }
 END_TEST
 
+/* The student's mp_f32_to_f16(@p x), through the runner, as a float. */
+static float via_f16(struct course_runner *r, float x)
+{
+    return ref_f16_to_f32((uint16_t)COURSE_CALL(r, "mp_f32_to_f16", PROTO_U16, COURSE_F32(x)).i);
+}
+
 /* Small gradients: below 2^-25 they vanish in fp16; scaled by 2^16 they survive, and come back
  * to within fp16's relative precision once unscaled in float. */
 START_TEST(small_gradients_need_scaling)
 {
     const float g[] = {0x1.3p-26f, -0x1.7p-30f, 0x1.9p-33f, 0x1.fp-27f};
+    struct course_runner *r = course_runner_start(COURSE_CPU);
     for (int i = 0; i < 4; i++) {
-        ck_assert_msg(ref_f16_to_f32(mp_f32_to_f16(g[i])) == 0.0f, "%a survived unscaled", g[i]);
-        float back = ref_f16_to_f32(mp_f32_to_f16(g[i] * 65536.0f)) / 65536.0f;
+        ck_assert_msg(via_f16(r, g[i]) == 0.0f, "%a survived unscaled", g[i]);
+        float back = via_f16(r, g[i] * 65536.0f) / 65536.0f;
         ck_assert_msg(back != 0.0f && fabsf(back - g[i]) <= fabsf(g[i]) * 0x1p-11f,
                       "%a scaled by 2^16 came back as %a", g[i], back);
     }
+    course_runner_stop(r);
 }
 END_TEST
 
+/* The scaler in buffer @p id, read back (its guards checked). */
+static struct loss_scale read_scale(struct course_runner *r, int id)
+{
+    struct loss_scale *p = course_buf_read(r, id, "loss_scale"), s = *p;
+    free(p);
+    return s;
+}
+
+static void scale_init(struct course_runner *r, int id, float initial, int interval)
+{
+    COURSE_CALL(r, "loss_scale_init", PROTO_VOID, COURSE_PTR(id), COURSE_F32(initial),
+                COURSE_I32(interval));
+}
+
+/* loss_scale_update(s, @p finite): what it returns. */
+static int update(struct course_runner *r, int id, int finite)
+{
+    return (int)COURSE_CALL(r, "loss_scale_update", PROTO_I32, COURSE_PTR(id), COURSE_I32(finite))
+        .i;
+}
+
 START_TEST(loss_scale_grows_and_backs_off)
 {
-    struct loss_scale s;
-    loss_scale_init(&s, 1024.0f, 3);
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int id = course_buf_out(r, PROTO_HOST, sizeof(struct loss_scale), 0);
+    scale_init(r, id, 1024.0f, 3);
+    struct loss_scale s = read_scale(r, id);
     ck_assert(s.scale == 1024.0f && s.good_steps == 0 && s.steps == 0 && s.skipped == 0);
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1);
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1);
-    ck_assert(s.scale == 1024.0f);
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1); /* third good step in a row: grow */
+    ck_assert_int_eq(update(r, id, 1), 1);
+    ck_assert_int_eq(update(r, id, 1), 1);
+    ck_assert(read_scale(r, id).scale == 1024.0f);
+    ck_assert_int_eq(update(r, id, 1), 1); /* third good step in a row: grow */
+    s = read_scale(r, id);
     ck_assert(s.scale == 2048.0f && s.good_steps == 0);
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1);
-    ck_assert_int_eq(loss_scale_update(&s, 0), 0); /* overflow: skip, back off, reset the run */
+    ck_assert_int_eq(update(r, id, 1), 1);
+    ck_assert_int_eq(update(r, id, 0), 0); /* overflow: skip, back off, reset the run */
+    s = read_scale(r, id);
     ck_assert(s.scale == 1024.0f && s.good_steps == 0 && s.skipped == 1);
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1);
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1);
-    ck_assert(s.scale == 1024.0f); /* only two good steps since the overflow */
-    ck_assert_int_eq(loss_scale_update(&s, 1), 1);
+    ck_assert_int_eq(update(r, id, 1), 1);
+    ck_assert_int_eq(update(r, id, 1), 1);
+    ck_assert(read_scale(r, id).scale == 1024.0f); /* only two good steps since the overflow */
+    ck_assert_int_eq(update(r, id, 1), 1);
+    s = read_scale(r, id);
     ck_assert(s.scale == 2048.0f && s.steps == 8 && s.skipped == 1);
 
-    loss_scale_init(&s, 2.0f, 1); /* the bounds hold */
-    loss_scale_update(&s, 0);
-    loss_scale_update(&s, 0);
+    scale_init(r, id, 2.0f, 1); /* the bounds hold */
+    update(r, id, 0);
+    update(r, id, 0);
+    s = read_scale(r, id);
     ck_assert(s.scale == 1.0f && s.skipped == 2);
-    loss_scale_init(&s, 0x1p24f, 1);
-    loss_scale_update(&s, 1);
-    ck_assert(s.scale == 0x1p24f);
+    scale_init(r, id, 0x1p24f, 1);
+    update(r, id, 1);
+    ck_assert(read_scale(r, id).scale == 0x1p24f);
+    course_runner_stop(r);
 }
 END_TEST
 
 START_TEST(loss_scale_unscales_and_detects_overflow)
 {
-    struct loss_scale s;
-    loss_scale_init(&s, 65536.0f, 2000);
-    float g[4] = {3.0f * 65536.0f, -0.5f * 65536.0f, 0x1p-20f * 65536.0f, 0.0f};
-    ck_assert_int_eq(loss_scale_unscale(&s, g, 4), 1);
-    ck_assert(g[0] == 3.0f && g[1] == -0.5f && g[2] == 0x1p-20f && g[3] == 0.0f);
-    float h[3] = {1.0f, INFINITY, 2.0f};
-    ck_assert_int_eq(loss_scale_unscale(&s, h, 3), 0);
-    float n[2] = {NAN, 1.0f};
-    ck_assert_int_eq(loss_scale_all_finite(n, 2), 0);
-    ck_assert_int_eq(loss_scale_all_finite(g, 4), 1);
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int id = course_buf_out(r, PROTO_HOST, sizeof(struct loss_scale), 0);
+    scale_init(r, id, 65536.0f, 2000);
+    const float g0[4] = {3.0f * 65536.0f, -0.5f * 65536.0f, 0x1p-20f * 65536.0f, 0.0f};
+    const float h0[3] = {1.0f, INFINITY, 2.0f}, n0[2] = {NAN, 1.0f};
+    int g = course_buf_inout(r, PROTO_HOST, g0, sizeof g0, 0);
+    int h = course_buf_inout(r, PROTO_HOST, h0, sizeof h0, 0);
+    int n = course_buf_in(r, PROTO_HOST, n0, sizeof n0, 0);
+    ck_assert_int_eq(COURSE_CALL(r, "loss_scale_unscale", PROTO_I32, COURSE_PTR(id), COURSE_PTR(g),
+                                 COURSE_I64(4))
+                         .i,
+                     1);
+    float *gv = course_buf_read(r, g, "loss_scale_unscale");
+    ck_assert(gv[0] == 3.0f && gv[1] == -0.5f && gv[2] == 0x1p-20f && gv[3] == 0.0f);
+    free(gv);
+    ck_assert_int_eq(COURSE_CALL(r, "loss_scale_unscale", PROTO_I32, COURSE_PTR(id), COURSE_PTR(h),
+                                 COURSE_I64(3))
+                         .i,
+                     0);
+    ck_assert_int_eq(
+        COURSE_CALL(r, "loss_scale_all_finite", PROTO_I32, COURSE_PTR(n), COURSE_I64(2)).i, 0);
+    ck_assert_int_eq(
+        COURSE_CALL(r, "loss_scale_all_finite", PROTO_I32, COURSE_PTR(g), COURSE_I64(4)).i, 1);
+    course_runner_stop(r);
 }
 END_TEST
 

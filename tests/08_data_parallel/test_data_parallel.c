@@ -3,22 +3,25 @@
  * @brief Lesson 08's suite: gradients, optimizers, the loader, data-parallel
  *        equivalence (mpi on CPU ranks, local on a GPU), checkpoints, accuracy.
  *
- * Most cases run the lesson's driver (next to this binary in bin/) on a small
- * synthetic dataset the test writes as gzip IDX files, so they need neither the
- * real dataset nor a GPU; the accuracy floor reads the real Fashion-MNIST.
+ * Most cases run the lesson's driver (next to this binary in bin/), sandboxed like a runner,
+ * on a small synthetic dataset the test writes as gzip IDX files into the case's private
+ * directory, so they need neither the real dataset nor a GPU; the accuracy floor reads the
+ * real Fashion-MNIST. The library's functions run in a runner; every reference (the fp64 loss,
+ * the softmax and optimizer formulas) is the judge's own.
  */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "course_judge.h"
 #include "course_test.h"
 #include "cuda_check.h"
 #include "data_parallel.h"
@@ -29,29 +32,6 @@
 #define MPIRUN "mpirun --allow-run-as-root --oversubscribe -np"
 
 /* ---- helpers ------------------------------------------------------------------------ */
-
-static char made_dir[256]; /* this case's temporary directory, removed at exit */
-
-static void remove_made_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", made_dir);
-    if (made_dir[0] && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", made_dir);
-}
-
-/* A fresh temporary directory for this case, removed when the case's process exits
- * normally (a failed case keeps it, for a look at the logs). */
-static const char *tmpdir(void)
-{
-    if (made_dir[0])
-        remove_made_dir(); /* cases run in one process (CK_FORK=no): one directory at a time */
-    else
-        atexit(remove_made_dir);
-    snprintf(made_dir, sizeof made_dir, "/tmp/course08-XXXXXX");
-    ck_assert_msg(mkdtemp(made_dir) != NULL, "mkdtemp: %s", strerror(errno));
-    return made_dir;
-}
 
 /* The driver of the side under test, next to this binary. */
 static const char *driver(void)
@@ -68,14 +48,37 @@ static const char *driver(void)
     return path;
 }
 
-/* Run @p cmd through sh with stdout and stderr into @p log; the exit status, or -1. */
-static int run(const char *cmd, const char *log)
+/* @p launch (e.g. MPIRUN " 2", or "") then the driver and @p args, split at spaces into argv. */
+static struct course_program start_driver(const char *launch, const char *args)
 {
-    char full[8400];
-    int len = snprintf(full, sizeof full, "%s > '%s' 2>&1", cmd, log);
-    ck_assert(len > 0 && (size_t)len < sizeof full);
-    int st = system(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    static char line[8192];
+    snprintf(line, sizeof line, "%s %s %s", launch, driver(), args);
+    char *argv[64];
+    int n = 0;
+    for (char *tok = strtok(line, " "); tok && n < 63; tok = strtok(NULL, " "))
+        argv[n++] = tok;
+    argv[n] = NULL;
+    return course_program_start(argv);
+}
+
+/* Run the driver to its end (or the case's deadline); the caller frees it (program_free). */
+static struct course_program run_driver(const char *launch, const char *args)
+{
+    struct course_program p = start_driver(launch, args);
+    course_program_wait(&p, course_judge_budget_s);
+    return p;
+}
+
+static void program_free(struct course_program *p)
+{
+    free(p->output);
+    free(p->errors);
+}
+
+/* Whether @p text is exactly one line. */
+static int one_line(const char *text)
+{
+    return *text && strchr(text, '\n') == text + strlen(text) - 1;
 }
 
 static long file_size(const char *path)
@@ -169,77 +172,162 @@ static double weights_diff(const char *a, const char *b)
     return worst;
 }
 
-static char *slurp(const char *path)
+/* ---- the judge's own references ---------------------------------------------------------- */
+
+/* Offset of layer @p l's weights in an MLP's parameters (weights, then biases, per layer). */
+static size_t weight_offset(const struct mlp_shape *s, int l)
 {
-    char *s = course_read_file(path);
-    ck_assert_msg(s != NULL, "cannot read %s", path);
-    return s;
+    size_t off = 0;
+    for (int i = 0; i < l; i++)
+        off += (size_t)s->dims[i + 1] * s->dims[i] + s->dims[i + 1];
+    return off;
+}
+
+/* Softmax cross-entropy of @p B rows of @p C logits in double: the mean loss; the gradient
+ * (softmax - onehot) / B into @p d; the rows whose argmax is the label into @p right. */
+static double softmax_ref(const float *z, const uint8_t *y, int B, int C, double *d, int *right)
+{
+    double loss = 0.0;
+    *right = 0;
+    for (int r = 0; r < B; r++) {
+        const float *row = z + (size_t)r * C;
+        double zmax = row[0], sum = 0.0;
+        int arg = 0;
+        for (int c = 1; c < C; c++)
+            if (row[c] > zmax)
+                zmax = row[arg = c];
+        for (int c = 0; c < C; c++)
+            sum += exp(row[c] - zmax);
+        loss += log(sum) - (row[y[r]] - zmax);
+        for (int c = 0; c < C; c++)
+            d[(size_t)r * C + c] = (exp(row[c] - zmax) / sum - (c == y[r])) / B;
+        *right += arg == y[r];
+    }
+    return loss / B;
+}
+
+/* One update of @p n parameters @p p (double) with state @p m, @p v, by the formulas of
+ * SGD with momentum and AdamW (PyTorch's forms). */
+static void opt_ref(const struct opt_config *o, double *p, const float *g, double *m, double *v,
+                    size_t n, int step)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (o->kind == OPT_SGD) {
+            m[i] = o->momentum * (double)m[i] + (g[i] + (double)o->weight_decay * p[i]);
+            p[i] -= (double)o->lr * m[i];
+        } else {
+            p[i] -= (double)o->lr * o->weight_decay * p[i];
+            m[i] = o->beta1 * m[i] + (1 - (double)o->beta1) * g[i];
+            v[i] = o->beta2 * v[i] + (1 - (double)o->beta2) * g[i] * g[i];
+            double mh = m[i] / (1 - pow(o->beta1, step)), vh = v[i] / (1 - pow(o->beta2, step));
+            p[i] -= (double)o->lr * mh / (sqrt(vh) + o->eps);
+        }
+    }
+}
+
+/* Whether the library was built with @p backend (asked in a runner). */
+static int available(enum comm_backend backend)
+{
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int yes = (int)COURSE_CALL(r, "comm_available", PROTO_I32, COURSE_I32(backend)).i;
+    course_runner_stop(r);
+    return yes;
+}
+
+/* A NUL-terminated string @p text in a new host buffer. */
+static int buf_string(struct course_runner *r, const char *text)
+{
+    return course_buf_in(r, PROTO_HOST, text, strlen(text) + 1, 0);
 }
 
 /* ---- the model and optimizers on the CPU ----------------------------------------------- */
 
-/* Backward pass against central differences of the fp64 loss, for every parameter. */
+/* Backward pass against central differences of the judge's fp64 loss, for every parameter. */
 START_TEST(gradient_check)
 {
-    struct mlp_shape s;
-    ck_assert_int_eq(mlp_shape_parse(&s, 20, "7,5", 4), 0);
-    int B = 6;
-    size_t P = mlp_param_count(&s);
+    enum { B = 6 };
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int sid = course_buf_out(r, PROTO_HOST, sizeof(struct mlp_shape), 0);
+    ck_assert_int_eq(COURSE_CALL(r, "mlp_shape_parse", PROTO_I32, COURSE_PTR(sid), COURSE_I32(20),
+                                 COURSE_PTR(buf_string(r, "7,5")), COURSE_I32(4))
+                         .i,
+                     0);
+    struct mlp_shape *s = course_buf_read(r, sid, "mlp_shape_parse");
+    ck_assert_msg(s->layers == 3 && s->dims[0] == 20 && s->dims[1] == 7 && s->dims[2] == 5 &&
+                      s->dims[3] == 4,
+                  "mlp_shape_parse(20, \"7,5\", 4) gave %d layers", s->layers);
+    size_t P = (size_t)COURSE_CALL(r, "mlp_param_count", PROTO_I64, COURSE_PTR(sid)).i;
     ck_assert_uint_eq(P, 20 * 7 + 7 + 7 * 5 + 5 + 5 * 4 + 4);
-    float *p = mat_alloc_f32(P), *g = mat_alloc_f32(P), *x = mat_alloc_f32((size_t)B * 20);
-    float *work = mat_alloc_f32(mlp_work_count(&s, B));
-    mat_poison(work, mlp_work_count(&s, B));
-    mat_poison(g, P);
-    mlp_init(&s, p, 3);
-    for (int l = 0; l < s.layers; l++) { /* non-zero biases, so their gradients matter */
-        float *b = p + mlp_weight_offset(&s, l) + (size_t)s.dims[l + 1] * s.dims[l];
-        mat_fill_uniform(b, (size_t)s.dims[l + 1], 10 + l, -0.2f, 0.2f);
+    size_t W =
+        (size_t)COURSE_CALL(r, "mlp_work_count", PROTO_I64, COURSE_PTR(sid), COURSE_I32(B)).i;
+    ck_assert_msg(W < (1u << 24), "mlp_work_count says %zu floats", W);
+    int pid = course_buf_out(r, PROTO_HOST, P * sizeof(float), 0);
+    COURSE_CALL(r, "mlp_init", PROTO_VOID, COURSE_PTR(sid), COURSE_PTR(pid), COURSE_I64(3));
+    float *p = course_buf_read(r, pid, "mlp_init"), *x = mat_alloc_f32((size_t)B * 20);
+    for (int l = 0; l < s->layers; l++) { /* non-zero biases, so their gradients matter */
+        float *b = p + weight_offset(s, l) + (size_t)s->dims[l + 1] * s->dims[l];
+        mat_fill_uniform(b, (size_t)s->dims[l + 1], 10 + l, -0.2f, 0.2f);
     }
     mat_fill_uniform(x, (size_t)B * 20, 5, -1.0f, 1.0f);
-    uint8_t y[6] = {0, 3, 1, 2, 3, 0};
-    float loss = mlp_loss_grad(&s, p, x, y, B, g, work, NULL);
-    double loss64 = mlp_loss_f64(&s, p, x, y, B);
+    uint8_t y[B] = {0, 3, 1, 2, 3, 0};
+    int gid = course_buf_out(r, PROTO_HOST, P * sizeof(float), 0);
+    int wid = course_buf_out(r, PROTO_HOST, W * sizeof(float), 0);
+    float loss =
+        (float)COURSE_CALL(r, "mlp_loss_grad", PROTO_F32, COURSE_PTR(sid),
+                           COURSE_PTR(course_buf_in(r, PROTO_HOST, p, P * sizeof(float), 0)),
+                           COURSE_PTR(course_buf_in(r, PROTO_HOST, x, (size_t)B * 20 * 4, 0)),
+                           COURSE_PTR(course_buf_in(r, PROTO_HOST, y, B, 0)), COURSE_I32(B),
+                           COURSE_PTR(gid), COURSE_PTR(wid), COURSE_NULL)
+            .f;
+    float *g = course_buf_read(r, gid, "mlp_loss_grad");
+    free(course_buf_read(r, wid, "mlp_loss_grad (its work buffer)"));
+    course_runner_stop(r);
+    double loss64 = ref_mlp_loss_f64(s->layers, s->dims, p, x, y, B);
     ck_assert_msg(fabs(loss - loss64) < 1e-5, "loss %g, fp64 %g", loss, loss64);
     for (size_t i = 0; i < P; i++) {
         float keep = p[i];
         float up = keep + 1e-3f, down = keep - 1e-3f;
         p[i] = up;
-        double lu = mlp_loss_f64(&s, p, x, y, B);
+        double lu = ref_mlp_loss_f64(s->layers, s->dims, p, x, y, B);
         p[i] = down;
-        double ld = mlp_loss_f64(&s, p, x, y, B);
+        double ld = ref_mlp_loss_f64(s->layers, s->dims, p, x, y, B);
         p[i] = keep;
         double fd = (lu - ld) / ((double)up - (double)down); /* the step actually taken */
         ck_assert_msg(fabs(g[i] - fd) <= 1e-4 + 1e-3 * fabs(fd),
                       "parameter %zu: backward %.8g, finite difference %.8g", i, g[i], fd);
     }
+    free(s);
     free(p);
     free(g);
     free(x);
-    free(work);
 }
 END_TEST
 
 START_TEST(softmax_xent_matches_formula)
 {
-    float z[2 * 3] = {1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 0.25f}, d[6];
-    uint8_t y[2] = {2, 0};
-    mat_poison(d, 6);
-    int right = -1;
-    float loss = mlp_softmax_xent(z, y, 2, 3, d, &right);
-    double want = 0.0;
-    for (int r = 0; r < 2; r++) {
-        double sum = 0.0;
-        for (int c = 0; c < 3; c++)
-            sum += exp(z[r * 3 + c]);
-        want += log(sum) - z[r * 3 + y[r]];
-        for (int c = 0; c < 3; c++) {
-            double g = (exp(z[r * 3 + c]) / sum - (c == y[r])) / 2.0;
-            ck_assert_msg(fabs(d[r * 3 + c] - g) < 1e-6, "d[%d][%d] = %g, want %g", r, c,
-                          d[r * 3 + c], g);
-        }
-    }
-    ck_assert_msg(fabs(loss - want / 2) < 1e-6, "loss %g, want %g", loss, want / 2);
-    ck_assert_int_eq(right, 1);
+    const float z[2 * 3] = {1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 0.25f};
+    const uint8_t y[2] = {2, 0};
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    int did = course_buf_out(r, PROTO_HOST, 6 * sizeof(float), 0);
+    int rid = course_buf_out(r, PROTO_HOST, sizeof(int), 0);
+    float loss = (float)COURSE_CALL(r, "mlp_softmax_xent", PROTO_F32,
+                                    COURSE_PTR(course_buf_in(r, PROTO_HOST, z, sizeof z, 0)),
+                                    COURSE_PTR(course_buf_in(r, PROTO_HOST, y, sizeof y, 0)),
+                                    COURSE_I32(2), COURSE_I32(3), COURSE_PTR(did), COURSE_PTR(rid))
+                     .f;
+    float *d = course_buf_read(r, did, "mlp_softmax_xent");
+    int *right = course_buf_read(r, rid, "mlp_softmax_xent");
+    course_runner_stop(r);
+    double want[6];
+    int want_right;
+    double want_loss = softmax_ref(z, y, 2, 3, want, &want_right);
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(fabs(d[i] - want[i]) < 1e-6, "d[%d][%d] = %g, want %g", i / 3, i % 3, d[i],
+                      want[i]);
+    ck_assert_msg(fabs(loss - want_loss) < 1e-6, "loss %g, want %g", loss, want_loss);
+    ck_assert_int_eq(*right, want_right);
+    free(d);
+    free(right);
 }
 END_TEST
 
@@ -247,43 +335,73 @@ END_TEST
 START_TEST(optimizers_match_formulas)
 {
     enum { N = 5 };
-    float g[N] = {0.5f, -0.25f, 1e-3f, 0.0f, -2.0f};
+    const float g[N] = {0.5f, -0.25f, 1e-3f, 0.0f, -2.0f};
+    struct course_runner *r = course_runner_start(COURSE_CPU);
     for (int kind = 0; kind < 2; kind++) {
         struct opt_config o = {(enum opt_kind)kind, 0.1f, 0.9f, 0.9f, 0.999f, 1e-8f, 0.01f};
-        float p[N] = {1.0f, -1.0f, 0.5f, 2.0f, 0.0f}, st[2 * N] = {0};
+        const float p0[N] = {1.0f, -1.0f, 0.5f, 2.0f, 0.0f}, st0[2 * N] = {0};
         double pd[N], m[N] = {0}, v[N] = {0};
         for (int i = 0; i < N; i++)
-            pd[i] = p[i];
+            pd[i] = p0[i];
+        int oid = course_buf_in(r, PROTO_HOST, &o, sizeof o, 0);
+        int pid = course_buf_inout(r, PROTO_HOST, p0, sizeof p0, 0);
+        int sid = course_buf_inout(r, PROTO_HOST, st0, sizeof st0, 0);
+        int gid = course_buf_in(r, PROTO_HOST, g, sizeof g, 0);
         for (int step = 1; step <= 3; step++) {
-            opt_step(&o, p, g, st, N, step);
-            for (int i = 0; i < N; i++) {
-                if (kind == OPT_SGD) {
-                    m[i] = 0.9 * m[i] + (g[i] + 0.01 * pd[i]);
-                    pd[i] -= 0.1 * m[i];
-                } else {
-                    pd[i] -= 0.1 * 0.01 * pd[i];
-                    m[i] = 0.9 * m[i] + 0.1 * g[i];
-                    v[i] = 0.999 * v[i] + 0.001 * g[i] * g[i];
-                    double mh = m[i] / (1 - pow(0.9, step)), vh = v[i] / (1 - pow(0.999, step));
-                    pd[i] -= 0.1 * mh / (sqrt(vh) + 1e-8);
-                }
+            COURSE_CALL(r, "opt_step", PROTO_VOID, COURSE_PTR(oid), COURSE_PTR(pid),
+                        COURSE_PTR(gid), COURSE_PTR(sid), COURSE_I64(N), COURSE_I64(step));
+            opt_ref(&o, pd, g, m, v, N, step);
+            float *p = course_buf_read(r, pid, "opt_step");
+            for (int i = 0; i < N; i++)
                 ck_assert_msg(fabs(p[i] - pd[i]) < 1e-5, "%s step %d p[%d] = %.7g, want %.7g",
                               kind ? "adamw" : "sgd", step, i, p[i], pd[i]);
-            }
+            free(p);
         }
+        free(course_buf_read(r, sid, "opt_step (its state)"));
     }
+    course_runner_stop(r);
 }
 END_TEST
 
 /* ---- the loader ------------------------------------------------------------------------ */
 
+/* idx_load(@p pi, @p pl) in the runner: its return value, the set (images and labels copied
+ * out of the runner, malloc'd) and its error message. */
+static int load(struct course_runner *r, const char *pi, const char *pl, struct idx_set *set,
+                char *err, size_t size)
+{
+    int sid = course_buf_out(r, PROTO_HOST, sizeof *set, 0);
+    int eid = course_buf_out(r, PROTO_HOST, size, 0);
+    int rc = (int)COURSE_CALL(r, "idx_load", PROTO_I32, COURSE_PTR(buf_string(r, pi)),
+                              COURSE_PTR(buf_string(r, pl)), COURSE_PTR(sid), COURSE_PTR(eid),
+                              COURSE_I64(size))
+                 .i;
+    char *e = course_buf_read(r, eid, "idx_load");
+    ck_assert_msg(rc != -1 || memchr(e, '\0', size), "idx_load's message is not a C string");
+    snprintf(err, size, "%s", rc == -1 ? e : "");
+    free(e);
+    struct idx_set *got = course_buf_read(r, sid, "idx_load");
+    *set = *got;
+    if (rc == 0) {
+        size_t px = (size_t)set->n * set->rows * set->cols;
+        ck_assert_msg(set->n >= 0 && set->rows >= 0 && set->cols >= 0 && px < (1u << 28),
+                      "idx_load reports %d x %d x %d", set->n, set->rows, set->cols);
+        set->images = course_peek(r, (uintptr_t)got->images, px, "idx_load's images");
+        set->labels = course_peek(r, (uintptr_t)got->labels, (size_t)set->n, "idx_load's labels");
+        COURSE_CALL(r, "idx_free", PROTO_VOID, COURSE_PTR(sid));
+    }
+    free(got);
+    return rc;
+}
+
 START_TEST(loader_reads_gzip_and_plain)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     uint8_t img[3 * 4 * 5], lab[3] = {9, 0, 4};
     for (int i = 0; i < 60; i++)
         img[i] = (uint8_t)(i * 7);
     uint32_t di[3] = {3, 4, 5}, dl[1] = {3};
+    struct course_runner *r = course_runner_start(COURSE_CPU);
     for (int gz = 0; gz < 2; gz++) {
         char pi[512], pl[512], err[512];
         snprintf(pi, sizeof pi, "%s/i%d", dir, gz);
@@ -291,27 +409,30 @@ START_TEST(loader_reads_gzip_and_plain)
         write_idx(pi, gz, 2051, di, 3, img, sizeof img);
         write_idx(pl, gz, 2049, dl, 1, lab, sizeof lab);
         struct idx_set set;
-        ck_assert_msg(idx_load(pi, pl, &set, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(load(r, pi, pl, &set, err, sizeof err) == 0, "%s", err);
         ck_assert(set.n == 3 && set.rows == 4 && set.cols == 5);
         ck_assert(!memcmp(set.images, img, sizeof img) && !memcmp(set.labels, lab, 3));
-        idx_free(&set);
+        free(set.images);
+        free(set.labels);
     }
+    course_runner_stop(r);
 }
 END_TEST
 
 /* Load @p pi / @p pl, expect failure with a one-line message naming @p culprit and @p why. */
-static void expect_load_error(const char *pi, const char *pl, const char *culprit, const char *why)
+static void expect_load_error(struct course_runner *r, const char *pi, const char *pl,
+                              const char *culprit, const char *why)
 {
     char err[1024] = "";
     struct idx_set set;
-    ck_assert_msg(idx_load(pi, pl, &set, err, sizeof err) == -1, "loaded a broken %s", culprit);
+    ck_assert_msg(load(r, pi, pl, &set, err, sizeof err) == -1, "loaded a broken %s", culprit);
     ck_assert_msg(strstr(err, culprit) == err && strstr(err, why) && !strchr(err, '\n'),
                   "error '%s' should name %s and say '%s'", err, culprit, why);
 }
 
 START_TEST(loader_rejects_broken_files)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     uint8_t img[3 * 4 * 5] = {0}, lab[4] = {1, 2, 3, 12};
     uint32_t di[3] = {3, 4, 5}, dl3[1] = {3}, dl4[1] = {4}, di4[3] = {4, 4, 5};
     char good_i[512], good_l[512], p[512];
@@ -319,53 +440,57 @@ START_TEST(loader_rejects_broken_files)
     snprintf(good_l, sizeof good_l, "%s/good-labels.gz", dir);
     write_idx(good_i, 1, 2051, di, 3, img, sizeof img);
     write_idx(good_l, 1, 2049, dl3, 1, lab, 3);
+    struct course_runner *r = course_runner_start(COURSE_CPU);
 
     snprintf(p, sizeof p, "%s/bad-magic.gz", dir); /* a label file where images belong */
     write_idx(p, 1, 2049, dl3, 1, lab, 3);
-    expect_load_error(p, good_l, p, "bad magic");
+    expect_load_error(r, p, good_l, p, "bad magic");
     snprintf(p, sizeof p, "%s/truncated.gz", dir); /* header says 4 images, 3 follow */
     write_idx(p, 1, 2051, di4, 3, img, sizeof img);
-    expect_load_error(p, good_l, p, "truncated");
+    expect_load_error(r, p, good_l, p, "truncated");
     snprintf(p, sizeof p, "%s/four-labels.gz", dir); /* 4 labels for 3 images */
     write_idx(p, 1, 2049, dl4, 1, lab, 3);
-    expect_load_error(good_i, p, p, "truncated");
+    expect_load_error(r, good_i, p, p, "truncated");
     write_idx(p, 1, 2049, dl4, 1, lab, 4); /* complete now, but 4 != 3 and a label of 12 */
-    expect_load_error(good_i, p, p, "4 labels for 3 images");
+    expect_load_error(r, good_i, p, p, "4 labels for 3 images");
     snprintf(p, sizeof p, "%s/long.gz", dir); /* more bytes than the header says */
     write_idx(p, 1, 2049, dl3, 1, lab, 4);
-    expect_load_error(good_i, p, p, "longer");
+    expect_load_error(r, good_i, p, p, "longer");
     snprintf(p, sizeof p, "%s/bad-label.gz", dir);
     uint8_t big[3] = {1, 2, 12};
     write_idx(p, 1, 2049, dl3, 1, big, 3);
-    expect_load_error(good_i, p, p, "not in 0..9");
+    expect_load_error(r, good_i, p, p, "not in 0..9");
     snprintf(p, sizeof p, "%s/missing.gz", dir);
-    expect_load_error(p, good_l, p, "cannot open");
+    expect_load_error(r, p, good_l, p, "cannot open");
+    course_runner_stop(r);
 }
 END_TEST
 
 /* The driver turns a bad dataset into one line on stderr and exit status 2. */
 START_TEST(driver_bad_data_exits_2)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 64, 16);
-    char victim[512], cmd[4096], log[512];
+    char victim[512], args[4096];
     snprintf(victim, sizeof victim, "%s/t10k-labels-idx1-ubyte.gz", dir);
     uint32_t dl[1] = {15}; /* 15 labels for 16 images */
     uint8_t lab[15] = {0};
     write_idx(victim, 1, 2049, dl, 1, lab, 15);
-    snprintf(log, sizeof log, "%s/log", dir);
-    snprintf(cmd, sizeof cmd, "%s --compute cpu --data %s --epochs 1", driver(), dir);
-    ck_assert_int_eq(run(cmd, log), 2);
-    char *out = slurp(log);
-    ck_assert_msg(strstr(out, victim) && strchr(out, '\n') == out + strlen(out) - 1,
-                  "want one line naming %s, got: %s", victim, out);
-    free(out);
-    snprintf(cmd, sizeof cmd, "%s --compute cpu --data %s/nowhere --epochs 1", driver(), dir);
-    ck_assert_int_eq(run(cmd, log), 2);
-    snprintf(cmd, sizeof cmd, "%s --compute quantum", driver());
-    ck_assert_int_eq(run(cmd, log), 2);
-    snprintf(cmd, sizeof cmd, "%s --help", driver());
-    ck_assert_int_eq(run(cmd, log), 0);
+    snprintf(args, sizeof args, "--compute cpu --data %s --epochs 1", dir);
+    struct course_program p = run_driver("", args);
+    ck_assert_msg(p.status == 2 && strstr(p.errors, victim) && one_line(p.errors),
+                  "want exit 2 and one line naming %s, got %d: %s", victim, p.status, p.errors);
+    program_free(&p);
+    snprintf(args, sizeof args, "--compute cpu --data %s/nowhere --epochs 1", dir);
+    p = run_driver("", args);
+    ck_assert_int_eq(p.status, 2);
+    program_free(&p);
+    p = run_driver("", "--compute quantum");
+    ck_assert_int_eq(p.status, 2);
+    program_free(&p);
+    p = run_driver("", "--help");
+    ck_assert_int_eq(p.status, 0);
+    program_free(&p);
 }
 END_TEST
 
@@ -375,29 +500,27 @@ END_TEST
 #define EQ_FLAGS                                                                                   \
     "--hidden 48,24 --batch 64 --steps 20 --train-samples 1024 --test-samples 64 --quiet"
 
-/* Run the driver with @p launch in front (e.g. "mpirun ... -np 2") and dump the weights. */
+/* Run the driver with @p launch in front (e.g. MPIRUN " 2") and dump the weights. */
 static void train_dump(const char *dir, const char *launch, const char *flags, const char *dump)
 {
-    char cmd[8192], log[600];
-    snprintf(log, sizeof log, "%s.log", dump);
-    snprintf(cmd, sizeof cmd, "%s %s --data %s %s %s --dump-weights %s", launch, driver(), dir,
-             EQ_FLAGS, flags, dump);
-    int rc = run(cmd, log);
-    char *out = slurp(log);
-    ck_assert_msg(rc == 0, "'%s' exited %d:\n%s", cmd, rc, out);
-    free(out);
+    char args[8192];
+    snprintf(args, sizeof args, "--data %s " EQ_FLAGS " %s --dump-weights %s", dir, flags, dump);
+    struct course_program p = run_driver(launch, args);
+    ck_assert_msg(p.status == 0, "'%s %s' exited %d%s:\n%s%s", launch, args, p.status,
+                  p.timed_out ? " (timed out)" : "", p.output, p.errors);
+    program_free(&p);
 }
 
 static void need_mpi(void)
 {
-    ck_assert_msg(comm_available(COMM_MPI), "this build has no MPI (install libopenmpi-dev)");
+    ck_assert_msg(available(COMM_MPI), "this build has no MPI (install libopenmpi-dev)");
     ck_assert_msg(system("command -v mpirun > /dev/null") == 0, "mpirun is not installed");
 }
 
 START_TEST(mpi_equivalence_2_and_4_ranks)
 {
     need_mpi();
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
     char one[512], two[512], four[512];
     snprintf(one, sizeof one, "%s/w1", dir);
@@ -416,7 +539,7 @@ END_TEST
 START_TEST(mpi_equivalence_catches_bugs)
 {
     need_mpi();
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
     char one[512], w[512];
     snprintf(one, sizeof one, "%s/w1", dir);
@@ -438,7 +561,7 @@ END_TEST
 
 START_TEST(local_equivalence_on_gpu)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
     char cpu[512], one[512], w[512];
     snprintf(cpu, sizeof cpu, "%s/wcpu", dir);
@@ -484,7 +607,7 @@ END_TEST
 START_TEST(mpi_and_nccl_on_gpu)
 {
     need_mpi();
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
     char one[512], w[512];
     snprintf(one, sizeof one, "%s/w1", dir);
@@ -493,7 +616,7 @@ START_TEST(mpi_and_nccl_on_gpu)
     train_dump(dir, MPIRUN " 2", "--compute cuda --comm mpi", w);
     double d = weights_diff(one, w);
     ck_assert_msg(d <= 1e-5, "2 mpi ranks on one GPU differ from 1 rank by %g", d);
-    if (!comm_available(COMM_NCCL))
+    if (!available(COMM_NCCL))
         return; /* built without NCCL */
     int ndev = 0;
     CUDA_CHECK(cudaGetDeviceCount(&ndev));
@@ -504,11 +627,13 @@ START_TEST(mpi_and_nccl_on_gpu)
 }
 END_TEST
 
-/* The course GEMM (all transposes), softmax, bias/ReLU both ways, optimizers, all-reduce. */
-START_TEST(gpu_kernels_match_cpu)
+/* ---- the kernels on the GPU --------------------------------------------------------------- */
+
+/* The course GEMM at every transpose, on integers: exact. */
+static void check_gemm_transposes(struct course_runner *r)
 {
     enum { M = 37, N = 45, K = 70 };
-    float *A = mat_alloc_f32(M * K), *Bm = mat_alloc_f32(K * N), *C = mat_alloc_f32(M * N);
+    float *A = mat_alloc_f32(M * K), *Bm = mat_alloc_f32(K * N);
     float *At = mat_alloc_f32(M * K), *Bt = mat_alloc_f32(K * N);
     double *want = mat_alloc(sizeof(double) * M * N);
     mat_fill_int(A, M * K, 1);
@@ -520,194 +645,260 @@ START_TEST(gpu_kernels_match_cpu)
         for (int j = 0; j < N; j++)
             Bt[(size_t)j * K + k] = Bm[(size_t)k * N + j];
     ref_matmul_f64(M, N, K, A, Bm, want);
-    float *d_A, *d_B, *d_C;
-    CUDA_CHECK(cudaMalloc((void **)&d_A, sizeof(float) * M * K));
-    CUDA_CHECK(cudaMalloc((void **)&d_B, sizeof(float) * K * N));
-    CUDA_CHECK(cudaMalloc((void **)&d_C, sizeof(float) * M * N));
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
-            CUDA_CHECK(cudaMemcpy(d_A, ta ? At : A, sizeof(float) * M * K, cudaMemcpyHostToDevice));
-            CUDA_CHECK(
-                cudaMemcpy(d_B, tb ? Bt : Bm, sizeof(float) * K * N, cudaMemcpyHostToDevice));
-            mat_poison_device(d_C, sizeof(float) * M * N);
-            gpu_gemm_course(ta, tb, M, N, K, 1.0f, d_A, ta ? M : K, d_B, tb ? K : N, 0.0f, d_C, N,
-                            GPU_F32, NULL);
-            CUDA_CHECK(cudaMemcpy(C, d_C, sizeof(float) * M * N, cudaMemcpyDeviceToHost));
+            int a = course_buf_in(r, PROTO_DEVICE, ta ? At : A, sizeof(float) * M * K, 0);
+            int b = course_buf_in(r, PROTO_DEVICE, tb ? Bt : Bm, sizeof(float) * K * N, 0);
+            int c = course_buf_out(r, PROTO_DEVICE, sizeof(float) * M * N, 0);
+            COURSE_CALL(r, "gpu_gemm_course", PROTO_VOID, COURSE_I32(ta), COURSE_I32(tb),
+                        COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_F32(1), COURSE_PTR(a),
+                        COURSE_I32(ta ? M : K), COURSE_PTR(b), COURSE_I32(tb ? K : N),
+                        COURSE_F32(0), COURSE_PTR(c), COURSE_I32(N), COURSE_I32(GPU_F32),
+                        COURSE_NULL);
+            float *C = course_buf_read(r, c, "gpu_gemm_course");
             struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
             char why[160];
             ck_assert_msg(cmp.n_bad == 0, "gemm ta=%d tb=%d: %s", ta, tb,
                           mat_cmp_describe(&cmp, why, sizeof why));
+            course_buf_free(r, a);
+            course_buf_free(r, b);
+            course_buf_free(r, c);
+            free(C);
         }
-
-    /* Softmax cross-entropy: 70 rows of 45 logits (more than a warp's 32 lanes). */
-    uint8_t y[K], *d_y;
-    for (int r = 0; r < K; r++)
-        y[r] = (uint8_t)(r * 7 % N);
-    float *dl = mat_alloc_f32(K * N), *gd = mat_alloc_f32(K * N), acc[2], *d_acc;
-    mat_fill_uniform(Bt, K * N, 9, -4.0f, 4.0f);
-    int right;
-    float loss = mlp_softmax_xent(Bt, y, K, N, dl, &right);
-    CUDA_CHECK(cudaMalloc((void **)&d_y, K));
-    CUDA_CHECK(cudaMalloc((void **)&d_acc, sizeof acc));
-    CUDA_CHECK(cudaMemcpy(d_y, y, K, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_B, Bt, sizeof(float) * K * N, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(d_acc, 0, sizeof acc));
-    float *d_dl;
-    CUDA_CHECK(cudaMalloc((void **)&d_dl, sizeof(float) * K * N));
-    mat_poison_device(d_dl, sizeof(float) * K * N);
-    gpu_softmax_xent(d_B, d_y, K, N, 1.0f, d_dl, d_acc, NULL);
-    CUDA_CHECK(cudaMemcpy(gd, d_dl, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(d_dl));
-    CUDA_CHECK(cudaMemcpy(acc, d_acc, sizeof acc, cudaMemcpyDeviceToHost));
-    struct mat_cmp cmp = mat_compare(gd, dl, K, N, 1e-6, 1e-4);
-    char why[160];
-    ck_assert_msg(cmp.n_bad == 0, "softmax gradient: %s", mat_cmp_describe(&cmp, why, sizeof why));
-    ck_assert_msg(fabs(acc[0] / K - loss) < 1e-4 && (int)acc[1] == right,
-                  "loss %g (want %g), right %g (want %d)", acc[0] / K, loss, acc[1], right);
-
-    /* Bias + ReLU forward, and the ReLU mask + bias gradient backward, on integers: exact. */
-    float *yv = mat_alloc_f32(K * N), *dyv = mat_alloc_f32(K * N), *bias = mat_alloc_f32(N);
-    float *got = mat_alloc_f32(K * N), dbw[N], dbg[N], *d_y2, *d_dy, *d_b, *d_db;
-    mat_fill_int(yv, K * N, 31);
-    mat_fill_int(dyv, K * N, 32);
-    mat_fill_int(bias, N, 33);
-    CUDA_CHECK(cudaMalloc((void **)&d_y2, sizeof(float) * K * N));
-    CUDA_CHECK(cudaMalloc((void **)&d_dy, sizeof(float) * K * N));
-    CUDA_CHECK(cudaMalloc((void **)&d_b, sizeof(float) * N));
-    CUDA_CHECK(cudaMalloc((void **)&d_db, sizeof(float) * N));
-    CUDA_CHECK(cudaMemcpy(d_y2, yv, sizeof(float) * K * N, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_b, bias, sizeof(float) * N, cudaMemcpyHostToDevice));
-    gpu_bias_act(d_y2, d_b, K, N, 1, NULL, GPU_F32, NULL);
-    CUDA_CHECK(cudaMemcpy(got, d_y2, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < K * N; i++) {
-        float want_y = yv[i] + bias[i % N] > 0 ? yv[i] + bias[i % N] : 0.0f;
-        ck_assert_msg(got[i] == want_y, "bias_act (%d, %d): %g, want %g", i / N, i % N, got[i],
-                      want_y);
-        yv[i] = want_y;
-    }
-    CUDA_CHECK(cudaMemcpy(d_dy, dyv, sizeof(float) * K * N, cudaMemcpyHostToDevice));
-    mat_poison_device(d_db, sizeof(float) * N);
-    gpu_bias_act_backward(d_dy, d_y2, K, N, 1, d_db, NULL, GPU_F32, NULL);
-    CUDA_CHECK(cudaMemcpy(got, d_dy, sizeof(float) * K * N, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(dbg, d_db, sizeof dbg, cudaMemcpyDeviceToHost));
-    for (int j = 0; j < N; j++)
-        dbw[j] = 0.0f;
-    for (int i = 0; i < K * N; i++) {
-        float want_dy = yv[i] > 0.0f ? dyv[i] : 0.0f;
-        ck_assert_msg(got[i] == want_dy, "mask (%d, %d): %g, want %g", i / N, i % N, got[i],
-                      want_dy);
-        dbw[i % N] += want_dy;
-    }
-    for (int j = 0; j < N; j++)
-        ck_assert_msg(dbg[j] == dbw[j], "db[%d] = %g, want %g", j, dbg[j], dbw[j]);
-    CUDA_CHECK(cudaFree(d_y2));
-    CUDA_CHECK(cudaFree(d_dy));
-    CUDA_CHECK(cudaFree(d_b));
-    CUDA_CHECK(cudaFree(d_db));
-    free(yv);
-    free(dyv);
-    free(bias);
-    free(got);
-
-    /* The optimizer kernels against opt_step: 3 updates of 1000 parameters. */
-    for (int kind = 0; kind < 2; kind++) {
-        enum { NP = 1000 };
-        struct opt_config o = {(enum opt_kind)kind, 0.01f, 0.9f, 0.9f, 0.999f, 1e-8f, 0.01f};
-        float *p = mat_alloc_f32(NP), *gr = mat_alloc_f32(NP), *st = mat_alloc_f32(2 * NP);
-        float *pg = mat_alloc_f32(NP), *d_p, *d_g, *d_st;
-        mat_fill_uniform(p, NP, 40, -1, 1);
-        mat_fill_uniform(gr, NP, 41, -1, 1);
-        memset(st, 0, sizeof(float) * 2 * NP);
-        CUDA_CHECK(cudaMalloc((void **)&d_p, sizeof(float) * NP));
-        CUDA_CHECK(cudaMalloc((void **)&d_g, sizeof(float) * NP));
-        CUDA_CHECK(cudaMalloc((void **)&d_st, sizeof(float) * 2 * NP));
-        CUDA_CHECK(cudaMemcpy(d_p, p, sizeof(float) * NP, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(d_g, gr, sizeof(float) * NP, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemset(d_st, 0, sizeof(float) * 2 * NP));
-        for (int step = 1; step <= 3; step++) {
-            opt_step(&o, p, gr, st, NP, step);
-            gpu_opt_step(&o, d_p, d_g, d_st, NP, step, NULL);
-        }
-        CUDA_CHECK(cudaMemcpy(pg, d_p, sizeof(float) * NP, cudaMemcpyDeviceToHost));
-        struct mat_cmp oc = mat_compare(pg, p, 1, NP, 1e-6, 1e-5);
-        ck_assert_msg(oc.n_bad == 0, "%s kernel: %s", kind ? "adamw" : "sgd",
-                      mat_cmp_describe(&oc, why, sizeof why));
-        CUDA_CHECK(cudaFree(d_p));
-        CUDA_CHECK(cudaFree(d_g));
-        CUDA_CHECK(cudaFree(d_st));
-        free(p);
-        free(gr);
-        free(st);
-        free(pg);
-    }
-
-    /* All-reduce of 4 replicas of 1000 small integers times 4: the mean is exact. */
-    enum { R = 4, L = 1000 };
-    float *h[R], *d[R], **d_ptrs;
-    for (int r = 0; r < R; r++) {
-        h[r] = mat_alloc_f32(L);
-        mat_fill_int(h[r], L, 20 + r);
-        for (int i = 0; i < L; i++)
-            h[r][i] *= 4.0f;
-        CUDA_CHECK(cudaMalloc((void **)&d[r], sizeof(float) * L));
-        CUDA_CHECK(cudaMemcpy(d[r], h[r], sizeof(float) * L, cudaMemcpyHostToDevice));
-    }
-    CUDA_CHECK(cudaMalloc((void **)&d_ptrs, sizeof d));
-    CUDA_CHECK(cudaMemcpy(d_ptrs, d, sizeof d, cudaMemcpyHostToDevice));
-    gpu_allreduce_mean(d_ptrs, R, L, 0, NULL);
-    for (int r = 0; r < R; r++) {
-        float got[L];
-        CUDA_CHECK(cudaMemcpy(got, d[r], sizeof got, cudaMemcpyDeviceToHost));
-        for (int i = 0; i < L; i++) {
-            float mean = (h[0][i] + h[1][i] + h[2][i] + h[3][i]) / 4.0f;
-            ck_assert_msg(got[i] == mean, "replica %d element %d: %g, want %g", r, i, got[i], mean);
-        }
-    }
-    for (int r = 0; r < R; r++) { /* only now: every replica's check reads all the inputs */
-        CUDA_CHECK(cudaFree(d[r]));
-        free(h[r]);
-    }
-    CUDA_CHECK(cudaFree(d_ptrs));
-    CUDA_CHECK(cudaFree(d_A));
-    CUDA_CHECK(cudaFree(d_B));
-    CUDA_CHECK(cudaFree(d_C));
-    CUDA_CHECK(cudaFree(d_y));
-    CUDA_CHECK(cudaFree(d_acc));
     free(A);
     free(Bm);
-    free(C);
     free(At);
     free(Bt);
     free(want);
-    free(dl);
-    free(gd);
+}
+
+/* Softmax cross-entropy: 70 rows of 45 logits (more than a warp's 32 lanes). */
+static void check_softmax(struct course_runner *r)
+{
+    enum { B = 70, C = 45 };
+    float *z = mat_alloc_f32(B * C), *d;
+    double *want = mat_alloc(sizeof(double) * B * C);
+    uint8_t y[B];
+    for (int i = 0; i < B; i++)
+        y[i] = (uint8_t)(i * 7 % C);
+    mat_fill_uniform(z, B * C, 9, -4.0f, 4.0f);
+    int right;
+    double loss = softmax_ref(z, y, B, C, want, &right);
+    const float zero[2] = {0, 0};
+    int zid = course_buf_in(r, PROTO_DEVICE, z, sizeof(float) * B * C, 0);
+    int yid = course_buf_in(r, PROTO_DEVICE, y, B, 0);
+    int did = course_buf_out(r, PROTO_DEVICE, sizeof(float) * B * C, 0);
+    int aid = course_buf_inout(r, PROTO_DEVICE, zero, sizeof zero, 0);
+    COURSE_CALL(r, "gpu_softmax_xent", PROTO_VOID, COURSE_PTR(zid), COURSE_PTR(yid), COURSE_I32(B),
+                COURSE_I32(C), COURSE_F32(1), COURSE_PTR(did), COURSE_PTR(aid), COURSE_NULL);
+    d = course_buf_read(r, did, "gpu_softmax_xent");
+    float *acc = course_buf_read(r, aid, "gpu_softmax_xent");
+    struct mat_cmp cmp = mat_compare_f64(d, want, B, C, 1e-6, 1e-4);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "softmax gradient: %s", mat_cmp_describe(&cmp, why, sizeof why));
+    ck_assert_msg(fabs(acc[0] / B - loss) < 1e-4 && (int)acc[1] == right,
+                  "loss %g (want %g), right %g (want %d)", acc[0] / B, loss, acc[1], right);
+    free(z);
+    free(d);
+    free(acc);
+    free(want);
+}
+
+/* Bias + ReLU forward, and the ReLU mask + bias gradient backward, on integers: exact. */
+static void check_bias_act(struct course_runner *r, int B, int N)
+{
+    size_t n = (size_t)B * N;
+    float *y = mat_alloc_f32(n), *dy = mat_alloc_f32(n), *bias = mat_alloc_f32(N);
+    double *db = mat_alloc(sizeof(double) * N);
+    mat_fill_int(y, n, 31);
+    mat_fill_int(dy, n, 32);
+    mat_fill_int(bias, N, 33);
+    int yid = course_buf_inout(r, PROTO_DEVICE, y, n * sizeof(float), 0);
+    int bid = course_buf_in(r, PROTO_DEVICE, bias, N * sizeof(float), 0);
+    COURSE_CALL(r, "gpu_bias_act", PROTO_VOID, COURSE_PTR(yid), COURSE_PTR(bid), COURSE_I32(B),
+                COURSE_I32(N), COURSE_I32(1), COURSE_NULL, COURSE_I32(GPU_F32), COURSE_NULL);
+    float *got = course_buf_read(r, yid, "gpu_bias_act");
+    int dyid = course_buf_inout(r, PROTO_DEVICE, dy, n * sizeof(float), 0);
+    int dbid = course_buf_out(r, PROTO_DEVICE, N * sizeof(float), 0);
+    for (size_t i = 0; i < n; i++) {
+        y[i] = y[i] + bias[i % N] > 0 ? y[i] + bias[i % N] : 0.0f;
+        dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+    }
+    for (int j = 0; j < N; j++)
+        db[j] = 0;
+    for (size_t i = 0; i < n; i++)
+        db[i % N] += dy[i];
+    struct mat_cmp cmp = mat_compare(got, y, B, N, 0, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "gpu_bias_act at %d x %d: %s", B, N,
+                  mat_cmp_describe(&cmp, why, sizeof why));
+    free(got);
+    COURSE_CALL(r, "gpu_bias_act_backward", PROTO_VOID, COURSE_PTR(dyid), COURSE_PTR(yid),
+                COURSE_I32(B), COURSE_I32(N), COURSE_I32(1), COURSE_PTR(dbid), COURSE_NULL,
+                COURSE_I32(GPU_F32), COURSE_NULL);
+    got = course_buf_read(r, dyid, "gpu_bias_act_backward");
+    cmp = mat_compare(got, dy, B, N, 0, 0);
+    ck_assert_msg(cmp.n_bad == 0, "gpu_bias_act_backward's ReLU mask at %d x %d: %s", B, N,
+                  mat_cmp_describe(&cmp, why, sizeof why));
+    free(got);
+    got = course_buf_read(r, dbid, "gpu_bias_act_backward");
+    cmp = mat_compare_f64(got, db, 1, N, 0, 0);
+    ck_assert_msg(cmp.n_bad == 0, "gpu_bias_act_backward's bias gradient at %d x %d: %s", B, N,
+                  mat_cmp_describe(&cmp, why, sizeof why));
+    course_buf_free(r, yid);
+    course_buf_free(r, bid);
+    course_buf_free(r, dyid);
+    course_buf_free(r, dbid);
+    free(got);
+    free(y);
+    free(dy);
+    free(bias);
+    free(db);
+}
+
+/* The optimizer kernels against the formulas: 3 updates of @p n parameters, both kinds. */
+static void check_opt_kernels(struct course_runner *r, size_t n)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        struct opt_config o = {(enum opt_kind)kind, 0.01f, 0.9f, 0.9f, 0.999f, 1e-8f, 0.01f};
+        float *p = mat_alloc_f32(n), *g = mat_alloc_f32(n), *zero = mat_alloc_f32(2 * n);
+        double *pd = mat_alloc(n * sizeof *pd), *m = mat_alloc(n * sizeof *m);
+        double *v = mat_alloc(n * sizeof *v);
+        mat_fill_uniform(p, n, 40, -1, 1);
+        mat_fill_uniform(g, n, 41, -1, 1);
+        memset(zero, 0, 2 * n * sizeof *zero);
+        for (size_t i = 0; i < n; i++)
+            pd[i] = p[i], m[i] = v[i] = 0;
+        int oid = course_buf_in(r, PROTO_HOST, &o, sizeof o, 0);
+        int pid = course_buf_inout(r, PROTO_DEVICE, p, n * sizeof(float), 0);
+        int gid = course_buf_in(r, PROTO_DEVICE, g, n * sizeof(float), 0);
+        int sid = course_buf_inout(r, PROTO_DEVICE, zero, 2 * n * sizeof(float), 0);
+        for (int step = 1; step <= 3; step++) {
+            COURSE_CALL(r, "gpu_opt_step", PROTO_VOID, COURSE_PTR(oid), COURSE_PTR(pid),
+                        COURSE_PTR(gid), COURSE_PTR(sid), COURSE_I64(n), COURSE_I64(step),
+                        COURSE_NULL);
+            opt_ref(&o, pd, g, m, v, n, step);
+        }
+        float *got = course_buf_read(r, pid, "gpu_opt_step");
+        free(course_buf_read(r, sid, "gpu_opt_step (its state)"));
+        struct mat_cmp cmp = mat_compare_f64(got, pd, 1, (int)n, 1e-6, 1e-5);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "%s kernel on %zu parameters: %s", kind ? "adamw" : "sgd", n,
+                      mat_cmp_describe(&cmp, why, sizeof why));
+        course_buf_free(r, oid);
+        course_buf_free(r, pid);
+        course_buf_free(r, gid);
+        course_buf_free(r, sid);
+        free(got);
+        free(p);
+        free(g);
+        free(zero);
+        free(pd);
+        free(m);
+        free(v);
+    }
+}
+
+/* All-reduce of @p R replicas of @p L small integers times 4: the mean is exact. The replicas'
+ * addresses reach the kernel in a device array (relocations). */
+static void check_allreduce(struct course_runner *r, int R, size_t L)
+{
+    float *h = mat_alloc_f32((size_t)R * L), *mean = mat_alloc_f32(L);
+    int ids[8];
+    ck_assert(R <= 8);
+    mat_fill_int(h, (size_t)R * L, 20);
+    int ptrs = course_buf_out(r, PROTO_DEVICE, (size_t)R * sizeof(void *), 0);
+    for (int k = 0; k < R; k++) {
+        for (size_t i = 0; i < L; i++)
+            h[k * L + i] *= 4.0f;
+        ids[k] = course_buf_inout(r, PROTO_DEVICE, h + k * L, L * sizeof(float), 0);
+        course_buf_reloc(r, ptrs, (size_t)k * sizeof(void *), ids[k], 0);
+    }
+    for (size_t i = 0; i < L; i++) {
+        float sum = 0;
+        for (int k = 0; k < R; k++)
+            sum += h[k * L + i];
+        mean[i] = sum / R;
+    }
+    COURSE_CALL(r, "gpu_allreduce_mean", PROTO_VOID, COURSE_PTR(ptrs), COURSE_I32(R), COURSE_I64(L),
+                COURSE_I32(0), COURSE_NULL);
+    for (int k = 0; k < R; k++) {
+        float *got = course_buf_read(r, ids[k], "gpu_allreduce_mean");
+        struct mat_cmp cmp = mat_compare(got, mean, 1, (int)L, 0, 0);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "all-reduce of %d x %zu, replica %d: %s", R, L, k,
+                      mat_cmp_describe(&cmp, why, sizeof why));
+        course_buf_free(r, ids[k]);
+        free(got);
+    }
+    course_buf_free(r, ptrs);
+    free(h);
+    free(mean);
+}
+
+/* The course GEMM (all transposes), softmax, bias/ReLU both ways, optimizers, all-reduce. */
+START_TEST(gpu_kernels_match_cpu)
+{
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_gemm_transposes(r);
+    check_softmax(r);
+    check_bias_act(r, 70, 45);
+    check_opt_kernels(r, 1000);
+    check_allreduce(r, 4, 1000);
+    course_runner_stop(r);
+}
+END_TEST
+
+/* Sizes past 4096 blocks of 256 threads (the launchers' cap), so that every grid-stride loop
+ * takes a second step: an index that forgets the stride leaves the tail unwritten. */
+START_TEST(grid_stride_kernels_large_n)
+{
+    const size_t n = (1u << 21) + 3;
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    check_opt_kernels(r, n);
+    check_allreduce(r, 2, n);
+    check_bias_act(r, 2049, 513);
+    float *x = mat_alloc_f32(n);
+    mat_fill_int(x, n, 50);
+    int xid = course_buf_in(r, PROTO_DEVICE, x, n * sizeof(float), 0);
+    int yid = course_buf_out(r, PROTO_DEVICE, n * sizeof(uint16_t), 0);
+    COURSE_CALL(r, "gpu_convert", PROTO_VOID, COURSE_PTR(xid), COURSE_PTR(yid), COURSE_I32(GPU_F16),
+                COURSE_I64(n), COURSE_NULL);
+    uint16_t *y = course_buf_read(r, yid, "gpu_convert");
+    course_runner_stop(r);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (y[i] != ref_f32_to_f16(x[i]) && bad++ == 0)
+            first = i;
+    ck_assert_msg(bad == 0, "gpu_convert of %zu floats to fp16: %zu wrong, the first at %zu", n,
+                  bad, first);
+    free(x);
+    free(y);
 }
 END_TEST
 
 /* Mixed precision trains: bf16 and fp16 end within a few points of fp32 on the synthetic set. */
 START_TEST(mixed_precision_trains_on_gpu)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 2048, 512);
     static const char *const prec[] = {"fp32", "bf16", "fp16"};
-    for (int p = 0; p < 3; p++) {
-        char cmd[4096], log[512];
-        snprintf(log, sizeof log, "%s/%s.log", dir, prec[p]);
-        snprintf(cmd, sizeof cmd,
-                 "%s --compute cuda --precision %s --data %s --hidden 64 --epochs 2 --quiet",
-                 driver(), prec[p], dir);
-        int rc = run(cmd, log);
-        char *out = slurp(log);
-        if (rc == 2 && strstr(out, "needs sm_80")) {
-            free(out);
+    for (int i = 0; i < 3; i++) {
+        char args[4096];
+        snprintf(args, sizeof args,
+                 "--compute cuda --precision %s --data %s --hidden 64 --epochs 2 --quiet", prec[i],
+                 dir);
+        struct course_program p = run_driver("", args);
+        if (p.status == 2 && strstr(p.errors, "needs sm_80")) {
+            program_free(&p);
             continue; /* bf16 on a Turing GPU */
         }
-        ck_assert_msg(rc == 0, "%s exited %d:\n%s", prec[p], rc, out);
-        const char *at = strstr(out, "test accuracy ");
+        ck_assert_msg(p.status == 0, "%s exited %d:\n%s%s", prec[i], p.status, p.output, p.errors);
+        const char *at = strstr(p.output, "test accuracy ");
         double acc = at ? atof(at + strlen("test accuracy ")) : 0.0;
-        ck_assert_msg(acc >= 90.0, "%s: test accuracy %.2f%% < 90%% on the synthetic set", prec[p],
+        ck_assert_msg(acc >= 90.0, "%s: test accuracy %.2f%% < 90%% on the synthetic set", prec[i],
                       acc);
-        free(out);
+        program_free(&p);
     }
 }
 END_TEST
@@ -721,48 +912,37 @@ END_TEST
 /* SIGTERM mid-run, resume: the final weights equal an uninterrupted run's, bit for bit. */
 START_TEST(checkpoint_resume_is_bitwise)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 4096, 64);
-    char cmd[8192], log[512], full[512], ck[512], resumed[512];
-    snprintf(log, sizeof log, "%s/log", dir);
+    char args[8192], full[512], ck[512], resumed[512];
     snprintf(full, sizeof full, "%s/full", dir);
     snprintf(ck, sizeof ck, "%s/run.ckpt", dir);
     snprintf(resumed, sizeof resumed, "%s/resumed", dir);
-    snprintf(cmd, sizeof cmd, "%s --data %s " CK_FLAGS " --dump-weights %s", driver(), dir, full);
-    ck_assert_int_eq(run(cmd, log), 0);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --dump-weights %s", dir, full);
+    struct course_program p = run_driver("", args);
+    ck_assert_msg(p.status == 0, "the full run exited %d:\n%s", p.status, p.errors);
+    program_free(&p);
 
     /* The interrupted run: start it, wait for its first checkpoint, SIGTERM it. */
-    char data[512];
-    snprintf(data, sizeof data, "%s", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        freopen(log, "w", stdout);
-        execl(driver(), driver(), "--data", data, "--compute", "cpu", "--comm", "self", "--hidden",
-              "64", "--batch", "32", "--epochs", "5", "--train-samples", "4096", "--test-samples",
-              "64", "--quiet", "--checkpoint", ck, "--every", "25", (char *)NULL);
-        _exit(127);
-    }
-    ck_assert(pid > 0);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --checkpoint %s --every 25", dir, ck);
+    p = start_driver("", args);
     struct timespec pause = {0, 5000000}; /* 5 ms */
     for (int i = 0; i < 6000 && file_size(ck) <= 0; i++)
         nanosleep(&pause, NULL);
     ck_assert_msg(file_size(ck) > 0, "no checkpoint appeared");
-    kill(pid, SIGTERM);
-    int st;
-    ck_assert(waitpid(pid, &st, 0) == pid);
-    char *out = slurp(log);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the signalled run did not exit 0:\n%s",
-                  out);
-    ck_assert_msg(strstr(out, "stopped by a signal"), "the run finished before the signal:\n%s",
-                  out);
-    free(out);
+    kill(p.pid, SIGTERM);
+    course_program_wait(&p, 60);
+    ck_assert_msg(p.status == 0, "the signalled run did not exit 0:\n%s%s", p.output, p.errors);
+    ck_assert_msg(strstr(p.output, "stopped by a signal"),
+                  "the run finished before the signal:\n%s", p.output);
+    program_free(&p);
 
-    snprintf(cmd, sizeof cmd, "%s --data %s " CK_FLAGS " --resume %s --dump-weights %s", driver(),
-             dir, ck, resumed);
-    int rc = run(cmd, log);
-    out = slurp(log);
-    ck_assert_msg(rc == 0 && strstr(out, "resumed from"), "resume exited %d:\n%s", rc, out);
-    free(out);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --resume %s --dump-weights %s", dir, ck,
+             resumed);
+    p = run_driver("", args);
+    ck_assert_msg(p.status == 0 && strstr(p.output, "resumed from"), "resume exited %d:\n%s%s",
+                  p.status, p.output, p.errors);
+    program_free(&p);
     double d = weights_diff(full, resumed);
     ck_assert_msg(d == 0.0, "resumed weights differ from the uninterrupted run by %g", d);
 }
@@ -783,32 +963,31 @@ static void copy_file(const char *from, const char *to, long len)
 /* Resume from @p ck with @p extra flags: exit 2, one line on stderr containing @p why. */
 static void expect_resume_error(const char *dir, const char *ck, const char *extra, const char *why)
 {
-    char cmd[8192], log[512];
-    snprintf(log, sizeof log, "%s/err.log", dir);
-    snprintf(cmd, sizeof cmd,
-             "%s --data %s " CK_FLAGS " %s --resume %s --checkpoint %s 2>&1 >/dev/null", driver(),
-             dir, extra, ck, ck);
-    int rc = run(cmd, log);
-    char *out = slurp(log);
-    ck_assert_msg(rc == 2 && strstr(out, why) && strchr(out, '\n') == out + strlen(out) - 1,
-                  "want exit 2 and one line with '%s', got %d: %s", why, rc, out);
-    free(out);
+    char args[8192];
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " %s --resume %s --checkpoint %s", dir, extra,
+             ck, ck);
+    struct course_program p = run_driver("", args);
+    ck_assert_msg(p.status == 2 && strstr(p.errors, why) && one_line(p.errors),
+                  "want exit 2 and one line with '%s', got %d: %s", why, p.status, p.errors);
+    program_free(&p);
 }
 
 START_TEST(checkpoint_rejects_corrupt_and_keeps_good)
 {
-    const char *dir = tmpdir();
+    const char *dir = course_sandbox_dir();
     write_dataset(dir, 4096, 64);
-    char cmd[8192], log[512], good[512], bad[600];
-    snprintf(log, sizeof log, "%s/log", dir);
+    char args[8192], good[512], bad[600];
     snprintf(good, sizeof good, "%s/good.ckpt", dir);
     snprintf(bad, sizeof bad, "%s/bad.ckpt", dir);
-    snprintf(cmd, sizeof cmd, "%s --data %s " CK_FLAGS " --steps 10 --checkpoint %s --every 10",
-             driver(), dir, good);
-    ck_assert_int_eq(run(cmd, log), 0);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 10 --checkpoint %s --every 10", dir,
+             good);
+    struct course_program p = run_driver("", args);
+    ck_assert_msg(p.status == 0, "the run exited %d:\n%s", p.status, p.errors);
+    program_free(&p);
     long size = file_size(good);
     ck_assert(size > 0);
-    char *before = slurp(good);
+    char *before = course_read_file(good);
+    ck_assert(before != NULL);
 
     copy_file(good, bad, size); /* one flipped byte in the weights */
     FILE *f = fopen(bad, "r+b");
@@ -825,8 +1004,8 @@ START_TEST(checkpoint_rejects_corrupt_and_keeps_good)
     expect_resume_error(dir, good, "--hidden 32", "different run"); /* mismatched model */
     expect_resume_error(dir, good, "--optimizer adamw", "different run");
 
-    char *after = slurp(good);
-    ck_assert_msg(file_size(good) == size && !memcmp(before, after, (size_t)size),
+    char *after = course_read_file(good);
+    ck_assert_msg(after && file_size(good) == size && !memcmp(before, after, (size_t)size),
                   "a failed resume changed the good checkpoint");
     snprintf(bad, sizeof bad, "%s.tmp", good);
     ck_assert_msg(access(bad, F_OK) != 0, "a temporary file was left behind");
@@ -835,31 +1014,57 @@ START_TEST(checkpoint_rejects_corrupt_and_keeps_good)
 }
 END_TEST
 
-/* ckpt_save / ckpt_load round trip in-process, and the FNV-64 test vector. */
+/* A struct ckpt in a host buffer of the runner, its params and state pointing at @p pid and
+ * @p sid (relocations). */
+static int ckpt_buf(struct course_runner *r, const struct ckpt *c, int pid, int sid)
+{
+    int id = course_buf_inout(r, PROTO_HOST, c, sizeof *c, 0);
+    course_buf_reloc(r, id, offsetof(struct ckpt, params), pid, 0);
+    course_buf_reloc(r, id, offsetof(struct ckpt, state), sid, 0);
+    return id;
+}
+
+/* ckpt_save / ckpt_load round trip in the runner, and the FNV-64 test vector. */
 START_TEST(checkpoint_round_trip)
 {
-    ck_assert(ckpt_fnv64(CKPT_FNV64_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL);
-    const char *dir = tmpdir();
-    char path[512], err[512];
-    snprintf(path, sizeof path, "%s/x.ckpt", dir);
-    struct mlp_shape s;
-    mlp_shape_parse(&s, 784, "16", 10);
-    size_t P = mlp_param_count(&s);
-    float *p = mat_alloc_f32(P), *st = mat_alloc_f32(P), *p2 = mat_alloc_f32(P),
-          *st2 = mat_alloc_f32(P);
+    struct course_runner *r = course_runner_start(COURSE_CPU);
+    uint64_t h = (uint64_t)COURSE_CALL(r, "ckpt_fnv64", PROTO_I64, COURSE_I64(CKPT_FNV64_INIT),
+                                       COURSE_PTR(buf_string(r, "a")), COURSE_I64(1))
+                     .i;
+    ck_assert_msg(h == 0xaf63dc4c8601ec8cULL, "ckpt_fnv64(\"a\") = %#llx", (unsigned long long)h);
+    char path[512];
+    snprintf(path, sizeof path, "%s/x.ckpt", course_sandbox_dir());
+    struct mlp_shape s = {2, {784, 16, 10}};
+    size_t P = 784 * 16 + 16 + 16 * 10 + 10;
+    float *p = mat_alloc_f32(P), *st = mat_alloc_f32(P);
     mat_fill_uniform(p, P, 1, -1, 1);
     mat_fill_uniform(st, P, 2, -1, 1);
-    struct ckpt c = {s, OPT_SGD, 32, 1000, 77, 2, 5, 0x1234567890abcdefULL, P, P, p, st};
-    ck_assert_msg(ckpt_save(path, &c, err, sizeof err) == 0, "%s", err);
-    struct ckpt r = {s, OPT_SGD, 32, 1000, 0, 0, 0, 0, P, P, p2, st2};
-    ck_assert_msg(ckpt_load(path, &r, err, sizeof err) == 0, "%s", err);
-    ck_assert(r.step == 77 && r.epoch == 2 && r.batch_in_epoch == 5 &&
-              r.rng_epoch == 0x1234567890abcdefULL);
-    ck_assert(!memcmp(p, p2, P * 4) && !memcmp(st, st2, P * 4));
+    struct ckpt c = {s, OPT_SGD, 32, 1000, 77, 2, 5, 0x1234567890abcdefULL, P, P, NULL, NULL};
+    int cid = ckpt_buf(r, &c, course_buf_in(r, PROTO_HOST, p, P * 4, 0),
+                       course_buf_in(r, PROTO_HOST, st, P * 4, 0));
+    int eid = course_buf_out(r, PROTO_HOST, 512, 0), path_id = buf_string(r, path);
+    ck_assert_int_eq(COURSE_CALL(r, "ckpt_save", PROTO_I32, COURSE_PTR(path_id), COURSE_PTR(cid),
+                                 COURSE_PTR(eid), COURSE_I64(512))
+                         .i,
+                     0);
+    struct ckpt back = {s, OPT_SGD, 32, 1000, 0, 0, 0, 0, P, P, NULL, NULL};
+    int p2 = course_buf_out(r, PROTO_HOST, P * 4, 0), st2 = course_buf_out(r, PROTO_HOST, P * 4, 0);
+    int bid = ckpt_buf(r, &back, p2, st2);
+    ck_assert_int_eq(COURSE_CALL(r, "ckpt_load", PROTO_I32, COURSE_PTR(path_id), COURSE_PTR(bid),
+                                 COURSE_PTR(eid), COURSE_I64(512))
+                         .i,
+                     0);
+    struct ckpt *got = course_buf_read(r, bid, "ckpt_load");
+    ck_assert(got->step == 77 && got->epoch == 2 && got->batch_in_epoch == 5 &&
+              got->rng_epoch == 0x1234567890abcdefULL);
+    float *gp = course_buf_read(r, p2, "ckpt_load"), *gs = course_buf_read(r, st2, "ckpt_load");
+    ck_assert(!memcmp(p, gp, P * 4) && !memcmp(st, gs, P * 4));
+    course_runner_stop(r);
     free(p);
     free(st);
-    free(p2);
-    free(st2);
+    free(got);
+    free(gp);
+    free(gs);
 }
 END_TEST
 
@@ -872,21 +1077,16 @@ START_TEST(cpu_training_accuracy_floor)
     snprintf(probe, sizeof probe, "%s/train-images-idx3-ubyte.gz", FASHION_DIR);
     ck_assert_msg(access(probe, R_OK) == 0, "%s is missing: apt-get install dataset-fashion-mnist",
                   probe);
-    const char *dir = tmpdir();
-    char cmd[4096], log[512];
-    snprintf(log, sizeof log, "%s/log", dir);
-    snprintf(cmd, sizeof cmd, "%s --compute cpu --comm self --epochs 2 --train-samples 6000",
-             driver());
-    int rc = run(cmd, log);
-    char *out = slurp(log);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    const char *at = strstr(out, "test accuracy ");
+    struct course_program p =
+        run_driver("", "--compute cpu --comm self --epochs 2 --train-samples 6000");
+    ck_assert_msg(p.status == 0, "exit %d:\n%s%s", p.status, p.output, p.errors);
+    const char *at = strstr(p.output, "test accuracy ");
     double acc = at ? atof(at + strlen("test accuracy ")) : 0.0;
     ck_assert_msg(acc >= 77.0, "test accuracy %.2f%% after 2 epochs on 6000 samples, want >= 77%%",
                   acc);
-    ck_assert_msg(strstr(out, "optimizer state") && strstr(out, "activations"),
-                  "no memory budget printed:\n%s", out);
-    free(out);
+    ck_assert_msg(strstr(p.output, "optimizer state") && strstr(p.output, "activations"),
+                  "no memory budget printed:\n%s", p.output);
+    program_free(&p);
 }
 END_TEST
 
@@ -932,6 +1132,7 @@ int main(int argc, char **argv)
         {"cpu_training_accuracy_floor", cpu_training_accuracy_floor, CASE_CPU, 90},
         {"ptx_structure", ptx_structure, CASE_CPU, 10},
         {"gpu_kernels_match_cpu", gpu_kernels_match_cpu, CASE_GPU, 60},
+        {"grid_stride_kernels_large_n", grid_stride_kernels_large_n, CASE_GPU, 120},
         {"local_equivalence_on_gpu", local_equivalence_on_gpu, CASE_GPU, 180},
         {"mpi_and_nccl_on_gpu", mpi_and_nccl_on_gpu, CASE_GPU, 120},
         {"mixed_precision_trains_on_gpu", mixed_precision_trains_on_gpu, CASE_GPU, 120},

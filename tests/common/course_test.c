@@ -10,21 +10,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "course_judge.h"
 #include "cuda_check.h"
 #include "ref.h"
 #include "timer.h"
 
 const int course_gemm_shapes[][3] = {
-    {1, 1, 1},   {31, 31, 31},   {32, 32, 32},   {33, 33, 33},    {1, 33, 31},   {33, 1, 32},
-    {32, 31, 1}, {127, 67, 131}, {67, 131, 257}, {257, 251, 127}, {129, 65, 63}, {1031, 1029, 1027},
+    {1, 1, 1},     {31, 31, 31},    {32, 32, 32},       {33, 33, 33},   {1, 33, 31},
+    {33, 1, 32},   {32, 31, 1},     {127, 67, 131},     {67, 131, 257}, {257, 251, 127},
+    {129, 65, 63}, {257, 263, 269}, {1031, 1029, 1027},
 };
 const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *course_gemm_shapes;
+int course_emulated;
 
 /*
  * Ask a child process whether a CUDA device answers, so that this process
  * never initialises CUDA. Returns the device's compute capability as
  * 10 * major + minor (e.g. 90); 0 without a device, with @p why filled.
- * @p emulated says whether the device is the CPU emulator.
+ * @p emulated says whether the device is the emulator.
  */
 static int probe_gpu(char *why, size_t size, int *emulated)
 {
@@ -45,7 +48,7 @@ static int probe_gpu(char *why, size_t size, int *emulated)
         close(fds[0]);
         int ok = device_query(&dev);
         if (ok)
-            snprintf(msg, sizeof msg, "cc=%d emulated=%d", 10 * dev.cc_major + dev.cc_minor,
+            snprintf(msg, sizeof msg, "cc=%d emu=%d", 10 * dev.cc_major + dev.cc_minor,
                      dev.emulated);
         else
             snprintf(msg, sizeof msg, "%s", dev.why);
@@ -64,18 +67,27 @@ static int probe_gpu(char *why, size_t size, int *emulated)
     }
     int cc = 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-        sscanf(why, "cc=%d emulated=%d", &cc, emulated) == 2)
+        sscanf(why, "cc=%d emu=%d", &cc, emulated) == 2)
         return cc;
     if (!why[0])
         snprintf(why, size, "the device probe crashed");
     return 0;
 }
 
+/* The seconds a judge gives its runners in a case of @p timeout_s: a little less, so that the
+ * judge reports a hang before Check's own timeout (scaled as Check scales it) kills it. */
+static int judge_budget(int timeout_s)
+{
+    const char *mult = getenv("CK_TIMEOUT_MULTIPLIER");
+    double t = timeout_s * (mult && atof(mult) > 0 ? atof(mult) : 1.0);
+    double margin = t / 10 > 2 ? t / 10 : 2;
+    return t - margin > 1 ? (int)(t - margin) : 1;
+}
+
 static int run_cases(const struct course_case *cases, size_t count, const char *only)
 {
     char why[256] = "";
     int cc = -1; /* the GPU's compute capability: unknown until a GPU case asks, 0 for none */
-    int emulated = 0;
     size_t chosen = 0, skipped = 0;
     const struct course_case **run = mat_alloc(count * sizeof *run);
 
@@ -85,14 +97,9 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             continue;
         if (c->flags & (CASE_GPU | CASE_SM80)) {
             if (cc < 0)
-                cc = probe_gpu(why, sizeof why, &emulated);
+                cc = probe_gpu(why, sizeof why, &course_emulated);
             if (cc == 0) {
                 printf("SKIPPED %s: %s\n", c->name, why);
-                skipped++;
-                continue;
-            }
-            if ((c->flags & CASE_PERF) && emulated) {
-                printf("SKIPPED %s: timing needs a GPU (this one is the CPU emulator)\n", c->name);
                 skipped++;
                 continue;
             }
@@ -101,8 +108,16 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
                 skipped++;
                 continue;
             }
+            if ((c->flags & CASE_PERF) && course_emulated) {
+                printf("SKIPPED %s: timing needs a GPU (this one is the CPU emulator)\n", c->name);
+                skipped++;
+                continue;
+            }
         }
         run[chosen++] = c;
+        /* Each case runs in a process of its own (Check forks), which starts the clock. */
+        if (judge_budget(c->timeout_s) > course_judge_budget_s || chosen == 1)
+            course_judge_budget_s = judge_budget(c->timeout_s);
     }
     int rc = COURSE_SKIP;
     if (only && chosen + skipped == 0) {
@@ -148,10 +163,12 @@ START_TEST(no_cublas_calls)
 {
     int cublas = course_undefined_symbols(the_lesson.lib, "cublas");
     int baseline = course_undefined_symbols(the_lesson.lib, "baseline_");
-    ck_assert_msg(cublas >= 0 && baseline >= 0, "nm -u %s failed", the_lesson.lib);
-    ck_assert_msg(cublas == 0 && baseline == 0,
-                  "%s calls cuBLAS (%d symbols) or the baselines (%d): write the kernel yourself",
-                  the_lesson.lib, cublas, baseline);
+    int ref = course_undefined_symbols(the_lesson.lib, "ref_");
+    ck_assert_msg(cublas >= 0 && baseline >= 0 && ref >= 0, "nm -u %s failed", the_lesson.lib);
+    ck_assert_msg(cublas == 0 && baseline == 0 && ref == 0,
+                  "%s calls cuBLAS (%d symbols), the baselines (%d) or the CPU references (%d): "
+                  "write the code yourself",
+                  the_lesson.lib, cublas, baseline, ref);
 }
 END_TEST
 
@@ -177,6 +194,7 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
     struct course_case *all = mat_alloc((count + 2) * sizeof *all);
     memcpy(all, cases, count * sizeof *all);
     the_lesson = lesson;
+    course_judge_set_lesson(lesson.runner, lesson.lib);
     if (lesson.lib)
         all[count++] = (struct course_case){"no_cublas_calls", no_cublas_calls, CASE_CPU, 60};
     if (lesson.ptxas && lesson.solution)
@@ -230,11 +248,6 @@ struct mat_cmp course_check_sgemm_offset(bench_sgemm_fn fn, int M, int N, int K,
     free(h_C);
     free(want);
     return cmp;
-}
-
-struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed)
-{
-    return course_check_sgemm_offset(fn, M, N, K, seed, 0);
 }
 
 void course_assert_sgemm_shapes(bench_sgemm_fn fn, const char *name, const int (*shapes)[3],

@@ -11,8 +11,12 @@
  * GPU cases first probe for a device in a child process, so CUDA is never
  * initialised in Check's parent (it does not survive fork()). Without a
  * device they print one line saying why and exit 77, which CTest reports as
- * Skipped; so do CASE_SM80 cases on a GPU older than sm_80. COURSE_NO_GPU=1
- * forces the no-device path.
+ * Skipped; so do CASE_SM80 cases on a GPU older than sm_80, and CASE_PERF cases
+ * on an emulated device (timing needs a GPU). COURSE_NO_GPU=1 forces the
+ * no-device path.
+ *
+ * A lesson suite is a judge (course_judge.h): the lesson's code runs in a
+ * runner process, never in this one.
  */
 #ifndef COURSE_TEST_H
 #define COURSE_TEST_H
@@ -46,14 +50,15 @@ struct course_case {
 /**
  * The built artefacts of the lesson side under test, for the structure
  * checks the harness adds to every lesson suite: "no_cublas_calls" (the
- * library calls neither cuBLAS nor the baselines; a lesson's kernels are its
+ * library calls neither cuBLAS, the baselines nor the CPU references; a lesson's code is its
  * own) and, on the solution side, "no_register_spills" (ptxas -v for every
  * architecture in the report shows no spill stores or loads).
  */
 struct course_lesson {
-    const char *lib;   /**< the lesson library (static archive), or NULL */
-    const char *ptxas; /**< the ptxas -v report, or NULL for a lesson without kernels */
-    int solution;      /**< 1 on the solution side */
+    const char *lib;    /**< the lesson library (static archive), or NULL */
+    const char *runner; /**< the runner built with it (runner_NN_<side>), or NULL */
+    const char *ptxas;  /**< the ptxas -v report, or NULL for a lesson without kernels */
+    int solution;       /**< 1 on the solution side */
 };
 
 #ifndef LESSON_LIB
@@ -64,12 +69,17 @@ struct course_lesson {
 /** Path of the lesson's ptxas -v report (CMake defines it for lessons with kernels). */
 #define LESSON_PTXAS NULL
 #endif
+#ifndef LESSON_RUNNER
+/** Path of the runner of the lesson side under test (CMake defines it; NULL outside a lesson). */
+#define LESSON_RUNNER NULL
+#endif
 #ifndef LESSON_SIDE
 /** "solution" or "exercise": the side of the lesson this binary tests. */
 #define LESSON_SIDE "solution"
 #endif
 /** The course_lesson of the binary being compiled (CMake defines the LESSON_ macros). */
-#define COURSE_LESSON ((struct course_lesson){LESSON_LIB, LESSON_PTXAS, LESSON_SIDE[0] == 's'})
+#define COURSE_LESSON                                                                              \
+    ((struct course_lesson){LESSON_LIB, LESSON_RUNNER, LESSON_PTXAS, LESSON_SIDE[0] == 's'})
 
 /** Run the suite as the command line says (see the file comment). */
 int course_test_main(int argc, char **argv, struct course_lesson lesson,
@@ -78,21 +88,23 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
 /** How many undefined symbols of the archive @p lib start with @p prefix (nm -u), or -1. */
 int course_undefined_symbols(const char *lib, const char *prefix);
 
-/** The M, N, K triples every GEMM kernel is checked at: 1, 31, 32, 33, primes, odd 1000+. */
+/**
+ * The M, N, K triples every GEMM kernel is checked at: 1, 31, 32, 33, primes, odd sizes above
+ * 256 in every dimension, and last the odd 1000+ class (course_gemm_edge_count() leaves it out
+ * on the emulator).
+ */
 extern const int course_gemm_shapes[][3];
 /** How many triples course_gemm_shapes holds. */
 extern const size_t course_gemm_shape_count;
+/** 1 when the GPU cases run on the emulator (the device probe says so; set before a case). */
+extern int course_emulated;
 
 /**
- * Run the SGEMM launcher @p fn once on small-integer inputs of the given
- * sizes into a poisoned C, and compare with ref_matmul_f64() exactly.
- */
-struct mat_cmp course_check_sgemm(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed);
-
-/**
- * course_check_sgemm() with A, B and C each starting @p offset floats past the
- * start of their allocation (1: not 16-byte aligned), for launchers that
- * choose a vector path by alignment.
+ * Run the SGEMM launcher @p fn in this process once on small-integer inputs of
+ * the given sizes into a poisoned C, each matrix @p offset floats past the start
+ * of its allocation, and compare with ref_matmul_f64() exactly. For suites that
+ * grade no student code (the reference library's); lesson suites use
+ * course_remote_sgemm() (course_judge.h).
  */
 struct mat_cmp course_check_sgemm_offset(bench_sgemm_fn fn, int M, int N, int K, uint64_t seed,
                                          int offset);

@@ -453,6 +453,5 @@ int main(int argc, char **argv)
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
     };
-    struct course_lesson none = {NULL, NULL, 1};
-    return course_test_main(argc, argv, none, cases, sizeof cases / sizeof *cases);
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -177,6 +177,5 @@ int main(int argc, char **argv)
         {"two_ranks_one_gpu_refused", two_ranks_one_gpu_refused, CASE_CPU, 60},
         {"bad_arguments_refused", bad_arguments_refused, CASE_CPU, 60},
     };
-    struct course_lesson none = {NULL, NULL, 1};
-    return course_test_main(argc, argv, none, cases, sizeof cases / sizeof *cases);
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -672,6 +672,5 @@ int main(int argc, char **argv)
             }
         nk = 0;
     }
-    struct course_lesson none = {NULL, NULL, 1};
-    return course_test_main(argc, argv, none, all, nh + nk);
+    return course_test_main(argc, argv, COURSE_LESSON, all, nh + nk);
 }

@@ -63,6 +63,41 @@ class GradeReport(unittest.TestCase):
         d = {t["name"]: t for t in res["tests"]}["02.exercise.d"]
         self.assertEqual((d["score"], d["max_score"]), (0, 3))
 
+    def test_build_errors_reach_every_test_of_the_lesson(self):
+        logs = pathlib.Path(self.tmp.name) / "logs"
+        logs.mkdir()
+        (logs / "02.log").write_text(
+            "[1/3] Building CUDA object x.o\n"
+            "/tmp/course-grade.x/exercises/02_threads_blocks_grids/t.cu(41): error: "
+            "identifier \"idx\" is undefined\n")
+        res, table = self.run_report("--build-logs", str(logs))
+        d = {t["name"]: t for t in res["tests"]}["02.exercise.d"]
+        self.assertIn("did not compile", d["output"])
+        self.assertIn("exercises/02_threads_blocks_grids/t.cu:41: identifier", d["output"])
+        self.assertIn("lesson 02 did not compile", table)
+
+    def test_take_copies_only_exercise_files(self):
+        d = pathlib.Path(self.tmp.name)
+        official = d / "tree" / "exercises" / "01_x"
+        official.mkdir(parents=True)
+        (official / "a.c").write_text("official\n")
+        (official / "b.c").write_text("official\n")
+        sub = d / "sub" / "exercises" / "01_x"
+        sub.mkdir(parents=True)
+        (sub / "a.c").write_text("student\n")
+        (sub / "new.c").write_text("student\n")
+        (sub / "b.c").symlink_to(d / "elsewhere")
+        (d / "sub" / "points.tsv").write_text("x\t100\n")
+        out = subprocess.run([sys.executable, GRADE, "take", "--submission", d / "sub",
+                              "--into", d / "tree" / "exercises"],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertEqual((official / "a.c").read_text(), "student\n")
+        self.assertEqual((official / "b.c").read_text(), "official\n")
+        self.assertFalse((official / "new.c").exists())
+        self.assertIn("ignoring exercises/01_x/new.c", out)
+        self.assertIn("ignoring exercises/01_x/b.c: a symbolic link", out)
+        self.assertIn("ignoring points.tsv: outside exercises/", out)
+
     def test_lesson_filter_and_csv(self):
         res, _ = self.run_report("--lessons", "01")
         self.assertEqual([t["name"] for t in res["tests"]], ["01.exercise.a", "01.exercise.b"])

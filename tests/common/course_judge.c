@@ -1,0 +1,690 @@
+/**
+ * @file course_judge.c
+ * @brief The judge's side of a lesson suite: runners, buffers, calls, student programs.
+ */
+#define _GNU_SOURCE /* setgroups, pipe2, closefrom */
+#include "course_judge.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "course_test.h"
+#include "ref.h"
+
+#ifndef COURSE_EMULATOR_LIB
+/** Where the emulator's libcudart.so.13 and friends are built (CMake defines it). */
+#define COURSE_EMULATOR_LIB "emulator/lib"
+#endif
+
+int course_judge_budget_s = 60;
+static double case_deadline_s; /* when this case's runners and programs are killed, or 0 */
+
+/* What the judge knows of a buffer it made in the runner. */
+struct judge_buf {
+    int live;
+    size_t bytes, data_at, total;
+    unsigned char guard_byte;
+};
+
+struct course_runner {
+    pid_t pid;         /* the runner, leader of its own process group */
+    int to, from;      /* request and reply pipes */
+    int out_fd;        /* the runner's stdout and stderr */
+    int gpu;           /* 1: buffers on the device, synchronise after calls */
+    double deadline_s; /* monotonic time after which the judge kills it */
+    struct judge_buf bufs[COURSE_PROTO_BUFS];
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The moment the judge gives up on what the case runs: course_judge_budget_s after the case's
+ * first runner or program started (a case runs in a process of its own: Check forks). */
+static double deadline(void)
+{
+    if (case_deadline_s == 0)
+        case_deadline_s = now_s() + course_judge_budget_s;
+    return case_deadline_s;
+}
+
+/* ---- the sandbox --------------------------------------------------------------------- */
+
+static char sandbox_path[512];
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path) && errno != ENOENT;
+}
+
+static void sandbox_remove(void)
+{
+    if (sandbox_path[0])
+        nftw(sandbox_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The user sandboxed processes become, when the judge runs as root and one is named. */
+static const struct passwd *sandbox_user(void)
+{
+    const char *name = getenv("COURSE_SANDBOX_USER");
+    if (geteuid() != 0 || !name || !*name)
+        return NULL;
+    const struct passwd *pw = getpwnam(name);
+    ck_assert_msg(pw != NULL, "COURSE_SANDBOX_USER=%s names no user", name);
+    return pw;
+}
+
+const char *course_sandbox_dir(void)
+{
+    if (sandbox_path[0])
+        return sandbox_path;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(sandbox_path, sizeof sandbox_path, "%s/course-case-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    ck_assert_msg(mkdtemp(sandbox_path) != NULL, "mkdtemp: %s", strerror(errno));
+    atexit(sandbox_remove);
+    const struct passwd *pw = sandbox_user();
+    if (pw)
+        ck_assert_msg(chown(sandbox_path, pw->pw_uid, pw->pw_gid) == 0, "chown %s: %s",
+                      sandbox_path, strerror(errno));
+    return sandbox_path;
+}
+
+/* An unlinked file for a child's stdout and stderr. */
+static int capture_file(void)
+{
+    FILE *f = tmpfile();
+    ck_assert_msg(f != NULL, "tmpfile: %s", strerror(errno));
+    int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 5);
+    fclose(f);
+    ck_assert(fd >= 0);
+    return fd;
+}
+
+/* Set a limit to @p v, soft and hard. */
+static void limit(int resource, rlim_t v)
+{
+    struct rlimit l = {v, v};
+    setrlimit(resource, &l);
+}
+
+/*
+ * In the child: stdout to @p out_fd and stderr to @p err_fd, every other fd from @p first_closed
+ * on closed (the judge's, Check's messages among them), its own process group, no core dumps,
+ * the sandbox user and limits when one is named, death with the judge, the private directory;
+ * then exec @p argv. Never returns.
+ */
+static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t judge, int out_fd,
+                           int err_fd, int first_closed, const char *ld_path)
+{
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+        _exit(126);
+    closefrom(first_closed);
+    setpgid(0, 0);
+    limit(RLIMIT_CORE, 0);
+    if (pw) {
+        limit(RLIMIT_FSIZE, (rlim_t)1 << 30);
+        limit(RLIMIT_NPROC, 512);
+        limit(RLIMIT_CPU, (rlim_t)course_judge_budget_s + 30);
+        if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+            fprintf(stderr, "cannot become %s: %s\n", pw->pw_name, strerror(errno));
+            _exit(126);
+        }
+    }
+    /* After the credential change, which clears it; then make sure the judge still lives. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != judge)
+        _exit(125);
+    const char *dir = sandbox_path;
+    if (chdir(dir))
+        _exit(126);
+    setenv("HOME", dir, 1);
+    setenv("TMPDIR", dir, 1);
+    if (ld_path) {
+        const char *old = getenv("LD_LIBRARY_PATH");
+        char path[4096];
+        snprintf(path, sizeof path, "%s%s%s", ld_path, old ? ":" : "", old ? old : "");
+        setenv("LD_LIBRARY_PATH", path, 1);
+    }
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* The last lines a child printed, on one line (" | " between them), into @p buf. */
+static void output_tail(int fd, char *buf, size_t size)
+{
+    char raw[300];
+    off_t end = lseek(fd, 0, SEEK_END);
+    off_t from = end > (off_t)sizeof raw - 1 ? end - (off_t)sizeof raw + 1 : 0;
+    ssize_t got = end > 0 ? pread(fd, raw, sizeof raw - 1, from) : 0;
+    raw[got > 0 ? got : 0] = '\0';
+    const char *p = raw;
+    if (from > 0 && strchr(raw, '\n'))
+        p = strchr(raw, '\n') + 1; /* begin at a whole line */
+    size_t out = 0;
+    for (; *p && out + 4 < size; p++) {
+        if (*p == '\n' && p[1]) {
+            memcpy(buf + out, " | ", 3);
+            out += 3;
+        } else if ((unsigned char)*p >= ' ') {
+            buf[out++] = *p;
+        }
+    }
+    buf[out] = '\0';
+}
+
+/* How a process ended, in words. */
+static void describe_status(int st, char *buf, size_t size)
+{
+    if (WIFSIGNALED(st))
+        snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else if (WIFEXITED(st))
+        snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
+    else
+        snprintf(buf, size, "stopped");
+}
+
+/* ---- runners --------------------------------------------------------------------------- */
+
+static const char *runner_path, *runner_lib;
+
+void course_judge_set_lesson(const char *runner, const char *lib)
+{
+    runner_path = runner;
+    runner_lib = lib;
+}
+
+/* A library that calls cuBLAS, the baselines or the CPU references grades nothing. */
+static void assert_own_code(void)
+{
+    static const char *const yardsticks[] = {"cublas", "baseline_", "ref_"};
+    for (int i = 0; runner_lib && i < 3; i++) {
+        int n = course_undefined_symbols(runner_lib, yardsticks[i]);
+        ck_assert_msg(n == 0, "the lesson library calls %s* (%d symbols): its code must be its own",
+                      yardsticks[i], n);
+    }
+}
+
+struct course_runner *course_runner_start(enum course_device dev)
+{
+    ck_assert_msg(dev != COURSE_OBSERVED,
+                  "observed runs need the emulator's observer (issue 8), not built yet");
+    ck_assert_msg(runner_path && access(runner_path, X_OK) == 0, "no runner at %s (build it)",
+                  runner_path ? runner_path : "(none)");
+    assert_own_code();
+    struct course_runner *r = mat_alloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->gpu = dev != COURSE_CPU;
+    r->out_fd = capture_file();
+    const struct passwd *pw = sandbox_user();
+    course_sandbox_dir();
+    int req[2], rep[2];
+    ck_assert(pipe2(req, O_CLOEXEC) == 0 && pipe2(rep, O_CLOEXEC) == 0);
+    signal(SIGPIPE, SIG_IGN); /* a dead runner is an EPIPE, not the judge's death */
+    pid_t judge = getpid();
+    r->pid = fork();
+    ck_assert_msg(r->pid >= 0, "fork: %s", strerror(errno));
+    if (r->pid == 0) {
+        /* Out of the way of fds 3 and 4 first, then into place. */
+        int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(rep[1], F_DUPFD, 10);
+        if (in < 0 || out < 0 || dup2(in, COURSE_PROTO_IN) < 0 || dup2(out, COURSE_PROTO_OUT) < 0)
+            _exit(126);
+        char *argv[] = {(char *)runner_path, NULL};
+        exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd, COURSE_PROTO_OUT + 1,
+                       dev == COURSE_EMULATED ? COURSE_EMULATOR_LIB : NULL);
+    }
+    close(req[0]);
+    close(rep[1]);
+    r->to = req[1];
+    r->from = rep[0];
+    fcntl(r->to, F_SETFL, O_NONBLOCK);
+    r->deadline_s = deadline();
+    return r;
+}
+
+/* Fail the case: the runner did not do what @p doing needed. Kills it first. */
+static void runner_failed(struct course_runner *r, const char *doing, int timed_out)
+{
+    int st = 0;
+    pid_t w = 0;
+    for (int i = 0; i < 50 && !timed_out && w == 0; i++) {
+        w = waitpid(r->pid, &st, WNOHANG); /* a runner that closed its pipe is dying: wait */
+        if (w == 0)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(-r->pid, SIGKILL);
+    if (w == 0)
+        waitpid(r->pid, &st, 0);
+    char how[160], tail[400];
+    if (timed_out)
+        snprintf(how, sizeof how, "timed out after %d s (the judge killed it)",
+                 course_judge_budget_s);
+    else if (w == 0)
+        snprintf(how, sizeof how, "answered garbage (the judge killed it)");
+    else
+        describe_status(st, how, sizeof how);
+    output_tail(r->out_fd, tail, sizeof tail);
+    ck_abort_msg("%s: the student's code %s%s%s", doing, how, tail[0] ? "; its output ends: " : "",
+                 tail);
+}
+
+/* Wait until @p fd is ready for @p events, or fail the case at the deadline. */
+static void await(struct course_runner *r, int fd, short events, const char *doing)
+{
+    for (;;) {
+        double left = r->deadline_s - now_s();
+        if (left <= 0)
+            runner_failed(r, doing, 1);
+        struct pollfd p = {fd, events, 0};
+        int n = poll(&p, 1, (int)(left * 1000) + 1);
+        if (n > 0)
+            return;
+        if (n < 0 && errno != EINTR)
+            runner_failed(r, doing, 0);
+    }
+}
+
+static void send_bytes(struct course_runner *r, const void *p, size_t n, const char *doing)
+{
+    for (const unsigned char *at = p; n > 0;) {
+        await(r, r->to, POLLOUT, doing);
+        ssize_t put = write(r->to, at, n);
+        if (put < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (put <= 0)
+            runner_failed(r, doing, 0);
+        at += put;
+        n -= (size_t)put;
+    }
+}
+
+static void recv_bytes(struct course_runner *r, void *p, size_t n, const char *doing)
+{
+    for (unsigned char *at = p; n > 0;) {
+        await(r, r->from, POLLIN, doing);
+        ssize_t got = read(r->from, at, n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            runner_failed(r, doing, 0);
+        at += got;
+        n -= (size_t)got;
+    }
+}
+
+static void send_request(struct course_runner *r, uint32_t op, const void *p, size_t n,
+                         const void *extra, size_t extra_n, const char *doing)
+{
+    struct proto_head h = {COURSE_PROTO_MAGIC, op, n + extra_n};
+    send_bytes(r, &h, sizeof h, doing);
+    send_bytes(r, p, n, doing);
+    if (extra_n)
+        send_bytes(r, extra, extra_n, doing);
+}
+
+/* Read a reply head and check it announces exactly @p len bytes. */
+static void recv_head(struct course_runner *r, uint64_t len, const char *doing)
+{
+    struct proto_head h;
+    recv_bytes(r, &h, sizeof h, doing);
+    if (h.magic != COURSE_PROTO_MAGIC || h.op != PROTO_REPLY || h.len != len)
+        runner_failed(r, doing, 0);
+}
+
+/* A proto_reply; a refused request fails the case with the runner's reason. */
+static struct proto_reply recv_reply(struct course_runner *r, const char *doing)
+{
+    struct proto_reply rep;
+    recv_head(r, sizeof rep, doing);
+    recv_bytes(r, &rep, sizeof rep, doing);
+    rep.what[sizeof rep.what - 1] = '\0';
+    if (!rep.ok)
+        ck_abort_msg("%s: the runner refused: %s", doing, rep.what);
+    return rep;
+}
+
+void course_runner_stop(struct course_runner *r)
+{
+    struct proto_head h = {COURSE_PROTO_MAGIC, PROTO_QUIT, 0};
+    send_bytes(r, &h, sizeof h, "stopping the runner");
+    int st;
+    for (int i = 0; i < 200 && waitpid(r->pid, &st, WNOHANG) == 0; i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    kill(-r->pid, SIGKILL);
+    waitpid(r->pid, &st, WNOHANG);
+    close(r->to);
+    close(r->from);
+    close(r->out_fd);
+    free(r);
+}
+
+/* ---- buffers ---------------------------------------------------------------------------- */
+
+/* A free buffer id of @p r. */
+static int free_id(struct course_runner *r)
+{
+    for (int id = 0; id < COURSE_PROTO_BUFS; id++)
+        if (!r->bufs[id].live)
+            return id;
+    ck_abort_msg("the judge holds more than %d buffers in one runner", COURSE_PROTO_BUFS);
+    return -1;
+}
+
+/* Guards as long as the data (one row past any matrix, at least), from 256 bytes to 1 MiB. */
+static size_t guard_for(size_t bytes)
+{
+    size_t g = bytes < 256 ? 256 : bytes > (1u << 20) ? (1u << 20) : bytes;
+    return (g + 255) / 256 * 256;
+}
+
+static int buf_new(struct course_runner *r, enum proto_mem mem, enum proto_fill fill,
+                   const void *data, size_t bytes, size_t offset, unsigned char guard_byte,
+                   uint64_t seed)
+{
+    ck_assert_msg(mem == PROTO_HOST || r->gpu, "device buffer in a CPU runner");
+    int id = free_id(r);
+    struct proto_buf_new q = {(uint32_t)id,     mem, fill, guard_byte, bytes, offset,
+                              guard_for(bytes), seed};
+    send_request(r, PROTO_BUF_NEW, &q, sizeof q, data, fill == PROTO_FILL_BYTES ? bytes : 0,
+                 "creating a buffer");
+    recv_reply(r, "creating a buffer");
+    struct judge_buf *b = &r->bufs[id];
+    b->live = 1;
+    b->bytes = bytes;
+    b->data_at = q.guard + offset;
+    b->total = (b->data_at + bytes + q.guard + 255) / 256 * 256;
+    b->guard_byte = guard_byte;
+    return id;
+}
+
+int course_buf_in(struct course_runner *r, enum proto_mem mem, const void *data, size_t bytes,
+                  size_t offset)
+{
+    return buf_new(r, mem, PROTO_FILL_BYTES, data, bytes, offset, COURSE_GUARD_IN, 0);
+}
+
+int course_buf_ints(struct course_runner *r, enum proto_mem mem, size_t count, uint64_t seed,
+                    size_t offset)
+{
+    return buf_new(r, mem, PROTO_FILL_INT, NULL, count * sizeof(float), offset, COURSE_GUARD_IN,
+                   seed);
+}
+
+int course_buf_inout(struct course_runner *r, enum proto_mem mem, const void *data, size_t bytes,
+                     size_t offset)
+{
+    return buf_new(r, mem, PROTO_FILL_BYTES, data, bytes, offset, COURSE_GUARD_OUT, 0);
+}
+
+int course_buf_out(struct course_runner *r, enum proto_mem mem, size_t bytes, size_t offset)
+{
+    return buf_new(r, mem, PROTO_FILL_POISON, NULL, bytes, offset, COURSE_GUARD_OUT, 0);
+}
+
+static struct judge_buf *judge_buf(struct course_runner *r, int id)
+{
+    ck_assert_msg(id >= 0 && id < COURSE_PROTO_BUFS && r->bufs[id].live, "no buffer %d", id);
+    return &r->bufs[id];
+}
+
+void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, size_t off)
+{
+    judge_buf(r, buf);
+    judge_buf(r, target);
+    struct proto_reloc q = {(uint32_t)buf, (uint32_t)target, at, off};
+    send_request(r, PROTO_BUF_RELOC, &q, sizeof q, NULL, 0, "relocating a buffer");
+    recv_reply(r, "relocating a buffer");
+}
+
+/* Assert every byte of @p img outside the data equals the guard byte. */
+static void assert_guards(const struct judge_buf *b, const unsigned char *img, const char *what)
+{
+    size_t changed = 0, first = 0;
+    for (size_t i = 0; i < b->total; i++) {
+        if (i == b->data_at) {
+            i += b->bytes - 1;
+            continue;
+        }
+        if (img[i] != b->guard_byte && changed++ == 0)
+            first = i;
+    }
+    if (!changed)
+        return;
+    if (first < b->data_at)
+        ck_abort_msg("%s wrote outside its output: %zu guard bytes changed, the first %zu bytes "
+                     "before the start",
+                     what, changed, b->data_at - first);
+    ck_abort_msg("%s wrote outside its output: %zu guard bytes changed, the first %zu bytes past "
+                 "the end",
+                 what, changed, first - b->data_at - b->bytes);
+}
+
+void *course_buf_read(struct course_runner *r, int id, const char *what)
+{
+    struct judge_buf *b = judge_buf(r, id);
+    struct proto_buf_id q = {(uint32_t)id};
+    send_request(r, PROTO_BUF_READ, &q, sizeof q, NULL, 0, what);
+    recv_head(r, b->total, what);
+    unsigned char *img = mat_alloc(b->total);
+    recv_bytes(r, img, b->total, what);
+    if (b->guard_byte == COURSE_GUARD_OUT)
+        assert_guards(b, img, what);
+    unsigned char *data = mat_alloc(b->bytes);
+    memcpy(data, img + b->data_at, b->bytes);
+    free(img);
+    return data;
+}
+
+void course_buf_free(struct course_runner *r, int id)
+{
+    struct judge_buf *b = judge_buf(r, id);
+    struct proto_buf_id q = {(uint32_t)id};
+    send_request(r, PROTO_BUF_FREE, &q, sizeof q, NULL, 0, "freeing a buffer");
+    recv_reply(r, "freeing a buffer");
+    b->live = 0;
+}
+
+void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what)
+{
+    ck_assert_msg(bytes <= (1u << 30), "%s: %zu bytes is too much to read", what, bytes);
+    struct proto_peek q = {addr, bytes};
+    send_request(r, PROTO_PEEK, &q, sizeof q, NULL, 0, what);
+    recv_head(r, bytes, what);
+    void *data = mat_alloc(bytes);
+    recv_bytes(r, data, bytes, what);
+    return data;
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+static struct proto_call make_call(const char *name, enum proto_kind ret,
+                                   const struct proto_arg *args, int nargs)
+{
+    struct proto_call q;
+    memset(&q, 0, sizeof q);
+    ck_assert_msg(strlen(name) < sizeof q.name && nargs >= 0 && nargs <= COURSE_PROTO_ARGS,
+                  "bad call of %s", name);
+    strcpy(q.name, name);
+    q.ret = ret;
+    q.nargs = (uint32_t)nargs;
+    memcpy(q.args, args, (size_t)nargs * sizeof *args);
+    return q;
+}
+
+struct course_ret course_call(struct course_runner *r, const char *name, enum proto_kind ret,
+                              const struct proto_arg *args, int nargs)
+{
+    struct proto_call q = make_call(name, ret, args, nargs);
+    q.sync = (uint32_t)r->gpu;
+    send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
+    struct proto_reply rep = recv_reply(r, name);
+    ck_assert_msg(rep.cuda == 0, "%s: CUDA error after the call: %s", name, rep.what);
+    return (struct course_ret){rep.i, rep.f};
+}
+
+double course_time(struct course_runner *r, const char *name, const struct proto_arg *args,
+                   int nargs, int warmup, int reps)
+{
+    struct proto_call q = make_call(name, PROTO_VOID, args, nargs);
+    q.sync = (uint32_t)r->gpu;
+    q.gpu = (uint32_t)r->gpu;
+    q.warmup = (uint32_t)warmup;
+    q.reps = (uint32_t)reps;
+    send_request(r, PROTO_TIME, &q, sizeof q, NULL, 0, name);
+    struct proto_reply rep = recv_reply(r, name);
+    ck_assert_msg(rep.cuda == 0, "%s: CUDA error while timing: %s", name, rep.what);
+    ck_assert_msg(rep.ms > 0 && rep.ms < 1e9, "%s: the runner reported %g ms", name, rep.ms);
+    return rep.ms;
+}
+
+void course_map(struct course_runner *r, const char *name, enum proto_kind ret, enum proto_kind arg,
+                int in, int out, size_t count)
+{
+    struct proto_arg args[2] = {{arg, (uint32_t)in, 0, 0, 0}, {PROTO_PTR, (uint32_t)out, 0, 0, 0}};
+    struct proto_call q = make_call(name, ret, args, 2);
+    q.reps = (uint32_t)count;
+    ck_assert(count == q.reps);
+    send_request(r, PROTO_MAP, &q, sizeof q, NULL, 0, name);
+    recv_reply(r, name);
+}
+
+/* ---- SGEMM checks ------------------------------------------------------------------------- */
+
+struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, int M, int N, int K,
+                                   uint64_t seed, size_t offset)
+{
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
+    double *want = mat_alloc(nc * sizeof *want);
+    mat_fill_int(A, na, seed);
+    mat_fill_int(B, nb, seed + 1);
+    ref_matmul_f64(M, N, K, A, B, want);
+    enum proto_mem mem = r->gpu ? PROTO_DEVICE : PROTO_HOST;
+    int a = course_buf_ints(r, mem, na, seed, offset);
+    int b = course_buf_ints(r, mem, nb, seed + 1, offset);
+    int c = course_buf_out(r, mem, nc * sizeof(float), offset);
+    COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
+                COURSE_PTR(b), COURSE_PTR(c));
+    float *C = course_buf_read(r, c, name);
+    struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
+    course_buf_free(r, a);
+    course_buf_free(r, b);
+    course_buf_free(r, c);
+    free(A);
+    free(B);
+    free(C);
+    free(want);
+    return cmp;
+}
+
+void course_judge_sgemm_shapes(struct course_runner *r, const char *name, const int (*shapes)[3],
+                               size_t count, uint64_t seed, size_t offset)
+{
+    for (size_t s = 0; s < count; s++) {
+        const int *d = shapes[s];
+        struct mat_cmp cmp = course_remote_sgemm(r, name, d[0], d[1], d[2], seed + 2 * s, offset);
+        char why[160];
+        ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d%s: %s", name, d[0], d[1], d[2],
+                      offset % 16 ? " (pointers not 16-byte aligned)" : "",
+                      mat_cmp_describe(&cmp, why, sizeof why));
+    }
+}
+
+size_t course_gemm_edge_count(void)
+{
+    /* The emulator runs a kernel some 10^4 times slower than a GPU: it skips the 1031^3 class,
+     * the one place where it changes the sizes a case checks. */
+    return course_gemm_shape_count - (course_emulated ? 1 : 0);
+}
+
+void course_judge_sgemm_edges(struct course_runner *r, const char *name, uint64_t seed)
+{
+    course_judge_sgemm_shapes(r, name, course_gemm_shapes, course_gemm_edge_count(), seed, 0);
+}
+
+double course_judge_time_sgemm(struct course_runner *r, const char *name, int M, int N, int K)
+{
+    enum proto_mem mem = r->gpu ? PROTO_DEVICE : PROTO_HOST;
+    int a = course_buf_ints(r, mem, (size_t)M * K, 7, 0);
+    int b = course_buf_ints(r, mem, (size_t)K * N, 8, 0);
+    int c = course_buf_out(r, mem, (size_t)M * N * sizeof(float), 0);
+    const struct proto_arg args[] = {COURSE_I32(M), COURSE_I32(N), COURSE_I32(K),
+                                     COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c)};
+    double ms = course_time(r, name, args, 6, r->gpu ? 2 : 1, r->gpu ? 5 : 3);
+    course_buf_free(r, a);
+    course_buf_free(r, b);
+    course_buf_free(r, c);
+    return ms;
+}
+
+/* ---- student programs ----------------------------------------------------------------------- */
+
+/* The last 16 MiB at most of what a child wrote to @p fd (malloc'd, NUL-terminated); closes it. */
+static char *slurp_fd(int fd)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    size_t keep = size > (16 << 20) ? (16 << 20) : (size_t)(size > 0 ? size : 0);
+    char *text = mat_alloc(keep + 1);
+    ssize_t got = pread(fd, text, keep, size - (off_t)keep);
+    text[got > 0 ? got : 0] = '\0';
+    close(fd);
+    return text;
+}
+
+struct course_program course_program_start(char *const argv[])
+{
+    struct course_program p = {0, capture_file(), capture_file(), 0, 0, 0, NULL, NULL};
+    const struct passwd *pw = sandbox_user();
+    course_sandbox_dir();
+    pid_t judge = getpid();
+    p.pid = fork();
+    ck_assert_msg(p.pid >= 0, "fork: %s", strerror(errno));
+    if (p.pid == 0)
+        exec_sandboxed(argv, pw, judge, p.out_fd, p.err_fd, COURSE_PROTO_IN, NULL);
+    return p;
+}
+
+void course_program_wait(struct course_program *p, int timeout_s)
+{
+    double until = now_s() + timeout_s < deadline() ? now_s() + timeout_s : deadline();
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(p->pid, &st, WNOHANG)) == 0 && now_s() < until)
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    p->timed_out = w == 0;
+    kill(-p->pid, SIGKILL); /* the rest of its group too (mpirun's ranks) */
+    if (w == 0)
+        waitpid(p->pid, &st, 0);
+    p->status = WIFEXITED(st) && !p->timed_out ? WEXITSTATUS(st) : -1;
+    p->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    p->output = slurp_fd(p->out_fd);
+    p->errors = slurp_fd(p->err_fd);
+}
+
+struct course_program course_program_run(char *const argv[], int timeout_s)
+{
+    struct course_program p = course_program_start(argv);
+    course_program_wait(&p, timeout_s);
+    return p;
+}

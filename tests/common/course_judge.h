@@ -1,0 +1,194 @@
+/**
+ * @file course_judge.h
+ * @brief The judge's side of a lesson suite: the student's code runs elsewhere.
+ *
+ * A lesson's Check binary (the judge) never links the lesson library. It starts a runner
+ * (course_runner.c, built per lesson side with the library in it), creates buffers there,
+ * calls the student's functions by name, reads the outputs back, and compares them with
+ * references it computes itself. A runner that crashes, hangs, exits or answers garbage
+ * fails the case with one line naming what happened and the tail of its stderr.
+ *
+ * Under `./course grade` run as root, COURSE_SANDBOX_USER names the user runners and
+ * student programs run as (nobody): each in its own process group, in a private
+ * temporary directory it owns (course_sandbox_dir()), with no core dumps and limits on
+ * file size, processes and CPU time; it dies with the judge (PR_SET_PDEATHSIG).
+ */
+#ifndef COURSE_JUDGE_H
+#define COURSE_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "course_proto.h"
+#include "mat.h"
+
+/** Which device a runner's CUDA calls reach. */
+enum course_device {
+    COURSE_CPU,      /**< CPU code only: the runner never touches CUDA */
+    COURSE_GPU,      /**< the device the environment gives: a GPU, or the emulator */
+    COURSE_EMULATED, /**< the emulator (build/emulator/lib), even where a GPU answers */
+    COURSE_OBSERVED, /**< the emulator with a private observe pipe (metric cases, to come) */
+};
+
+/** A running runner. */
+struct course_runner;
+
+/** Start this lesson side's runner on @p dev; a failure to start fails the case. */
+struct course_runner *course_runner_start(enum course_device dev);
+
+/** Ask the runner to quit, reap it and its process group, and free @p r. */
+void course_runner_stop(struct course_runner *r);
+
+/**
+ * A new input buffer in the runner holding @p bytes from @p data, @p offset bytes past an
+ * aligned address, with NaN guards around it. Returns its id.
+ */
+int course_buf_in(struct course_runner *r, enum proto_mem mem, const void *data, size_t bytes,
+                  size_t offset);
+
+/** An input buffer of @p count floats filled in the runner by mat_fill_int(@p seed). */
+int course_buf_ints(struct course_runner *r, enum proto_mem mem, size_t count, uint64_t seed,
+                    size_t offset);
+
+/** A buffer the code both reads and writes: @p data, with COURSE_GUARD_OUT guards around it. */
+int course_buf_inout(struct course_runner *r, enum proto_mem mem, const void *data, size_t bytes,
+                     size_t offset);
+
+/** A new output buffer of @p bytes, NaN-poisoned, with COURSE_GUARD_OUT guards around it. */
+int course_buf_out(struct course_runner *r, enum proto_mem mem, size_t bytes, size_t offset);
+
+/** Store the address of buffer @p target (+ @p off bytes) at byte @p at of buffer @p buf. */
+void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, size_t off);
+
+/**
+ * Read buffer @p id back (malloc'd, its data bytes only). For an output buffer, first assert
+ * that every guard byte is untouched, naming @p what and where the first stray write landed.
+ */
+void *course_buf_read(struct course_runner *r, int id, const char *what);
+
+/**
+ * @p bytes of the runner's memory at @p addr (malloc'd): memory the student's code allocated
+ * and pointed to from a buffer (a struct it filled). A bad address fails the case.
+ */
+void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what);
+
+/** Free buffer @p id in the runner. */
+void course_buf_free(struct course_runner *r, int id);
+
+/** An int argument. */
+#define COURSE_I32(x) ((struct proto_arg){PROTO_I32, 0, 0, (int64_t)(x), 0})
+/** A long, long long or size_t argument. */
+#define COURSE_I64(x) ((struct proto_arg){PROTO_I64, 0, 0, (int64_t)(x), 0})
+/** A uint16_t argument. */
+#define COURSE_U16(x) ((struct proto_arg){PROTO_U16, 0, 0, (int64_t)(x), 0})
+/** A float argument. */
+#define COURSE_F32(x) ((struct proto_arg){PROTO_F32, 0, 0, 0, (double)(x)})
+/** A double argument. */
+#define COURSE_F64(x) ((struct proto_arg){PROTO_F64, 0, 0, 0, (double)(x)})
+/** A pointer to buffer @p b's data. */
+#define COURSE_PTR(b) ((struct proto_arg){PROTO_PTR, (uint32_t)(b), 0, 0, 0})
+/** A NULL pointer. */
+#define COURSE_NULL ((struct proto_arg){PROTO_PTR, PROTO_NO_BUF, 0, 0, 0})
+
+/** What a call returned. */
+struct course_ret {
+    int64_t i; /**< integer return value */
+    double f;  /**< floating-point return value */
+};
+
+/**
+ * Call @p name(@p args) in the runner, then (on a GPU runner) synchronise. A CUDA error
+ * after the call, a missing function or a failed runner fails the case, naming @p name.
+ */
+struct course_ret course_call(struct course_runner *r, const char *name, enum proto_kind ret,
+                              const struct proto_arg *args, int nargs);
+
+/** course_call() with the arguments listed inline. */
+#define COURSE_CALL(r, name, ret, ...)                                                             \
+    course_call((r), (name), (ret), (const struct proto_arg[]){__VA_ARGS__},                       \
+                (int)(sizeof((const struct proto_arg[]){__VA_ARGS__}) / sizeof(struct proto_arg)))
+
+/**
+ * Median milliseconds of @p name(@p args) over @p reps calls after @p warmup, timed in the
+ * runner by timer_measure() (CUDA events on a GPU runner, the host clock on a CPU one).
+ */
+double course_time(struct course_runner *r, const char *name, const struct proto_arg *args,
+                   int nargs, int warmup, int reps);
+
+/**
+ * out[i] = @p name(in[i]) for @p count elements of two host buffers, in the runner: a unary
+ * function of kind @p arg returning @p ret (e.g. a conversion), at the cost of one request.
+ */
+void course_map(struct course_runner *r, const char *name, enum proto_kind ret, enum proto_kind arg,
+                int in, int out, size_t count);
+
+/**
+ * The SGEMM launcher @p name (C = A * B, row-major floats) at M x N x K on small integers,
+ * each matrix @p offset bytes past an aligned address with guards around it, against
+ * ref_matmul_f64() exactly. Asserts C's guards untouched; returns the comparison.
+ */
+struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, int M, int N, int K,
+                                   uint64_t seed, size_t offset);
+
+/**
+ * course_remote_sgemm() at each of @p count shapes {M, N, K} (seeds from @p seed on); a Check
+ * assertion names @p name, the shape and the first bad element of the first shape that fails.
+ */
+void course_judge_sgemm_shapes(struct course_runner *r, const char *name, const int (*shapes)[3],
+                               size_t count, uint64_t seed, size_t offset);
+
+/** How many of course_gemm_shapes a GEMM check runs here: all but the last on the emulator. */
+size_t course_gemm_edge_count(void);
+
+/** course_judge_sgemm_shapes() at the first course_gemm_edge_count() shapes, aligned. */
+void course_judge_sgemm_edges(struct course_runner *r, const char *name, uint64_t seed);
+
+/** Median ms of the SGEMM launcher @p name at M x N x K (5 samples after 2 warm-ups). */
+double course_judge_time_sgemm(struct course_runner *r, const char *name, int M, int N, int K);
+
+/** This case's private temporary directory (made on first use, removed when the case ends). */
+const char *course_sandbox_dir(void);
+
+/** A student program started by course_program_start(). */
+struct course_program {
+    pid_t pid;     /**< its process (the leader of its own group) */
+    int out_fd;    /**< its stdout, in an unlinked file */
+    int err_fd;    /**< its stderr, in another */
+    int status;    /**< exit status once done, -1 when killed by a signal or the deadline */
+    int signal;    /**< the signal that ended it, or 0 */
+    int timed_out; /**< 1 when the judge killed it at its deadline */
+    char *output;  /**< what it printed on stdout (malloc'd, NUL-terminated) once done */
+    char *errors;  /**< what it printed on stderr (malloc'd, NUL-terminated) once done */
+};
+
+/**
+ * Start @p argv (argv[0] a path or a name on PATH) sandboxed like a runner, in
+ * course_sandbox_dir(), with stdout and stderr captured apart.
+ */
+struct course_program course_program_start(char *const argv[]);
+
+/**
+ * Wait for @p p for @p timeout_s at most (and never past the case's deadline), killing its
+ * group then; fills status, output and errors.
+ */
+void course_program_wait(struct course_program *p, int timeout_s);
+
+/** course_program_start() then course_program_wait(); the caller frees output and errors. */
+struct course_program course_program_run(char *const argv[], int timeout_s);
+
+/**
+ * Set by the harness: the runner built for this judge's lesson side (runner_NN_<side>) and
+ * the lesson library in it. Every runner start first checks that the library calls neither
+ * cuBLAS, the baselines nor the CPU references (nm -u): such a library grades nothing.
+ */
+void course_judge_set_lesson(const char *runner, const char *lib);
+
+/**
+ * Seconds the judge gives a case's runners and programs, all told, counted from the first one
+ * started: a little less than the case's timeout, so that the judge reports a hang before
+ * Check kills it (set by the harness).
+ */
+extern int course_judge_budget_s;
+
+#endif /* COURSE_JUDGE_H */

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Grade each submission under tests/tools/attacks/ with ./course grade; check what it scores.
+
+Each folder is a submission made from the untouched exercise (or the solution) of lesson 01:
+NAME.append and NAME.prepend add lines to that file, other files are copied as they are, and
+attack.txt says the rest, one directive a line:
+  base exercise|solution        what the submission starts from
+  link PATH TARGET              PATH becomes a symbolic link to TARGET ({root}: this course)
+  env NAME=VALUE                set for ./course grade
+  root-only                     only meaningful as root (the sandbox user is the defence)
+  expect total NN POINTS        lesson NN scores exactly POINTS
+  expect fail TEST TEXT         TEST scores 0 and its output holds TEXT
+  expect pass TEST              TEST scores its full points
+  expect output TEXT            ./course grade prints TEXT
+  expect untouched PATH...      these files of the grade tree are still the course's own
+All grades share one kept tree (--work), so only lesson 01 rebuilds between them.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+ATTACKS = pathlib.Path(__file__).resolve().parent / "attacks"
+LESSON = "01_cpu_reference"
+
+
+def make_submission(attack, sub):
+    """Build the submission folder of @p attack in @p sub; return its directives."""
+    lines = [l.split() for l in (attack / "attack.txt").read_text().splitlines()
+             if l.strip() and not l.startswith("#")]
+    base = dict(l[:2] for l in lines if l[0] == "base").get("base", "exercise")
+    shutil.copytree(ROOT / f"{base}s" / LESSON, sub / "exercises" / LESSON)
+    for f in sorted(attack.rglob("*")):
+        if not f.is_file() or f.name == "attack.txt":
+            continue
+        rel = f.relative_to(attack)
+        target = sub / rel.with_suffix("") if f.suffix in (".append", ".prepend") else sub / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if f.suffix == ".append":
+            target.write_text(target.read_text() + f.read_text())
+        elif f.suffix == ".prepend":
+            target.write_text(f.read_text() + target.read_text())
+        else:
+            shutil.copyfile(f, target)
+    for l in lines:
+        if l[0] == "link":
+            (sub / l[1]).unlink(missing_ok=True)
+            (sub / l[1]).symlink_to(l[2].replace("{root}", str(ROOT)))
+    return lines
+
+
+def check(lines, res, printed, work):
+    """The failed expectations, as messages."""
+    by = {t["name"]: t for t in res["tests"]}
+    bad = []
+    for l in lines:
+        if l[0] != "expect":
+            continue
+        kind, args = l[1], l[2:]
+        if kind == "total":
+            got = sum(t["score"] for n, t in by.items() if n.startswith(args[0] + "."))
+            if got != float(args[1]):
+                bad.append(f"lesson {args[0]} scored {got:g}, want {args[1]}")
+        elif kind in ("fail", "pass"):
+            t = by.get(args[0])
+            text = " ".join(args[1:])
+            if t is None:
+                bad.append(f"{args[0]} is not in results.json")
+            elif kind == "pass" and t["score"] != t["max_score"]:
+                bad.append(f"{args[0]} should pass: {t['output'][-300:]}")
+            elif kind == "fail" and (t["score"] != 0 or text not in t["output"]):
+                bad.append(f"{args[0]} should fail with '{text}': {t['output'][-300:]}")
+        elif kind == "output" and " ".join(args) not in printed:
+            bad.append(f"./course grade did not print '{' '.join(args)}'")
+        elif kind == "untouched":
+            bad += [f"{p} of the grade tree was changed" for p in args
+                    if (work / p).read_bytes() != (ROOT / p).read_bytes()]
+    return bad
+
+
+def main():
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="course-attacks-"))
+    tmp.chmod(0o755)  # the sandbox user must reach the kept grade tree below it
+    work = tmp / "work"
+    names = sorted(p.name for p in ATTACKS.iterdir() if (p / "attack.txt").exists())
+    names.sort(key=lambda n: n != "honest")  # the honest one first: it builds the tree
+    passed = failed = 0
+    try:
+        for name in names:
+            lines = make_submission(ATTACKS / name, tmp / name / "sub")
+            if ["root-only"] in lines and os.geteuid() != 0:
+                print(f"skip  {name}: the defence is the sandbox user, which needs root")
+                continue
+            env = dict(os.environ, **dict(l[1].split("=", 1) for l in lines if l[0] == "env"))
+            out = tmp / name / "out"
+            run = subprocess.run(
+                [str(ROOT / "course"), "grade", "--submission", str(tmp / name / "sub"),
+                 "--out", str(out), "--lesson", "01", "--work", str(work)],
+                capture_output=True, text=True, env=env, timeout=900)
+            printed = run.stdout + run.stderr
+            results = out / "results.json"
+            bad = [] if results.exists() else [f"no results.json:\n{printed[-2000:]}"]
+            if not bad:
+                bad = check(lines, json.loads(results.read_text()), printed, work)
+            print(f"{'ok  ' if not bad else 'FAIL'}  {name}")
+            for b in bad:
+                print(f"      {b}")
+            passed += not bad
+            failed += bool(bad)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
