@@ -286,6 +286,9 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
                     v += beta * load(C, g->ct, at, ROUND_NONE);
                 store(C, g->ct, at, v);
             }
+        for (int j = 0; j < g->n; j++)
+            course_emu_wrote((const char *)g->C + (size_t)j * g->ldc * type_size(g->ct),
+                             (size_t)g->m * type_size(g->ct));
     }
     free(a);
     free(b);
@@ -402,6 +405,8 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
         float *yi = &ys[(size_t)(incy > 0 ? i : yl - 1 - i) * abs(incy)];
         *yi = be != 0.0f ? al * acc + be * *yi : al * acc;
     }
+    if (m && n) /* the whole strided extent of y: initcheck may miss unwritten gaps */
+        course_emu_wrote(y, ((size_t)(yl - 1) * abs(incy) + 1) * sizeof(float));
     return CUBLAS_STATUS_SUCCESS;
 }
 

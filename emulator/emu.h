@@ -42,6 +42,12 @@ int course_emu_last_counters(struct vm_counters *out);
 void *course_emu_host(const void *dev, size_t bytes, const char *who);
 
 /**
+ * Tell the emulator that library stand-ins wrote the device range [@p dev, @p dev +
+ * @p bytes) from the host (initcheck counts those bytes as initialised).
+ */
+void course_emu_wrote(const void *dev, size_t bytes);
+
+/**
  * 0 when the emulated device can run work now; otherwise the sticky CUDA
  * error (as an int) a fault left behind, which library stand-ins report as an
  * execution failure.

@@ -70,8 +70,97 @@ int mem_attach(struct emu_mem *m, int fd, uint64_t base, uint64_t span, uint64_t
     return 0;
 }
 
+/* ---- initcheck's record of written bytes: a bitmap per 4 KiB page, pages in a hash ---- */
+
+enum { INIT_PAGE = 4096, INIT_BUCKETS = 4096 };
+
+struct init_page {
+    uint64_t page; /* address / INIT_PAGE */
+    uint8_t bits[INIT_PAGE / 8];
+    struct init_page *next;
+};
+
+struct mem_init {
+    struct init_page *bucket[INIT_BUCKETS];
+};
+
+void mem_track_writes(struct emu_mem *m)
+{
+    if (!m->init && !(m->init = calloc(1, sizeof *m->init))) {
+        fprintf(stderr, "emulator: out of host memory for initcheck\n");
+        abort();
+    }
+}
+
+static struct init_page *init_page(const struct emu_mem *m, uint64_t page, int create)
+{
+    struct init_page **head = &m->init->bucket[page % INIT_BUCKETS];
+    for (struct init_page *p = *head; p; p = p->next)
+        if (p->page == page)
+            return p;
+    if (!create)
+        return NULL;
+    struct init_page *p = calloc(1, sizeof *p);
+    if (!p)
+        abort();
+    p->page = page;
+    p->next = *head;
+    *head = p;
+    return p;
+}
+
+/* Set (@p on) or clear the bits of [addr, addr + bytes), a page at a time. */
+static void init_set(struct emu_mem *m, uint64_t addr, uint64_t bytes, int on)
+{
+    uint64_t a = addr, end = addr + bytes;
+    while (a < end) {
+        uint64_t page_end = (a / INIT_PAGE + 1) * INIT_PAGE, stop = end < page_end ? end : page_end;
+        struct init_page *p = init_page(m, a / INIT_PAGE, on);
+        for (; p && a < stop; a++) {
+            uint64_t i = a % INIT_PAGE;
+            if (on)
+                p->bits[i / 8] |= (uint8_t)(1u << (i % 8));
+            else
+                p->bits[i / 8] &= (uint8_t) ~(1u << (i % 8));
+        }
+        a = stop; /* a page never written needs no clearing */
+    }
+}
+
+void mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    if (m->init)
+        init_set(m, addr, bytes, 1);
+}
+
+int64_t mem_first_unwritten(const struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    if (!m->init)
+        return -1;
+    for (uint64_t a = addr; a < addr + bytes; a++) {
+        const struct init_page *p = init_page(m, a / INIT_PAGE, 0);
+        uint64_t i = a % INIT_PAGE;
+        if (!p || !(p->bits[i / 8] >> (i % 8) & 1))
+            return (int64_t)(a - addr);
+    }
+    return -1;
+}
+
+static void free_init(struct mem_init *init)
+{
+    if (!init)
+        return;
+    for (int b = 0; b < INIT_BUCKETS; b++)
+        for (struct init_page *p = init->bucket[b], *next; p; p = next) {
+            next = p->next;
+            free(p);
+        }
+    free(init);
+}
+
 void mem_destroy(struct emu_mem *m)
 {
+    free_init(m->init);
     if (m->alias)
         munmap(m->alias, m->span);
     if (m->reserve)
@@ -172,6 +261,8 @@ int mem_free(struct emu_mem *m, uint64_t addr)
     m->used -= round_up(b.size, MEM_ALIGN);
     m->hint = 0;
     m->freed[m->nfreed++ % MEM_FREED_RING] = b;
+    if (m->init)
+        init_set(m, addr, b.size, 0);
     /* Give the pages back; the range reads as zeros if it is ever handed out again. */
     madvise(mem_host(m, addr), round_up(b.size, PAGE), MADV_REMOVE);
     return 0;

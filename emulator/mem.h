@@ -48,6 +48,7 @@ struct emu_mem {
     struct mem_block freed[MEM_FREED_RING]; /**< recent frees, a ring */
     size_t nfreed;                          /**< frees so far (the ring holds the last ones) */
     size_t hint;                            /**< index of the block mem_find() hit last */
+    struct mem_init *init;                  /**< initcheck's record of written bytes, or NULL */
 };
 
 /**
@@ -90,6 +91,19 @@ const struct mem_block *mem_find(struct emu_mem *m, uint64_t addr, uint64_t byte
 
 /** A recently freed block that held @p addr, or NULL. */
 const struct mem_block *mem_find_freed(const struct emu_mem *m, uint64_t addr);
+
+/**
+ * Start recording which bytes have been written (initcheck): every allocation starts
+ * unwritten; mem_mark_written() records writes; mem_free() forgets the block's record.
+ */
+void mem_track_writes(struct emu_mem *m);
+
+/** Record that [addr, addr + bytes) has been written (no-op unless tracking). */
+void mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+
+/** The offset of the first byte of [addr, addr + bytes) never written, or -1 (and -1 when
+ *  not tracking). */
+int64_t mem_first_unwritten(const struct emu_mem *m, uint64_t addr, uint64_t bytes);
 
 /** Where device address @p addr lives in this process (no check: mem_find() first). */
 static inline void *mem_host(const struct emu_mem *m, uint64_t addr)

@@ -427,6 +427,8 @@ static ncclResult_t buffers(struct ncclComm *c, const void *send, void *recv, si
     size_t bytes = count * type_size(t);
     *s = send ? course_emu_host(send, bytes, who) : NULL;
     *r = course_emu_host(recv, bytes, who);
+    if (*r)
+        course_emu_wrote(recv, bytes); /* the collective fills it (initcheck) */
     return (*s || !send) && *r ? ncclSuccess : ncclInvalidArgument;
 }
 

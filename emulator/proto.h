@@ -7,12 +7,13 @@
  * then its variable part. Both ends are built from the same source on the same
  * machine, so structs travel as they are in memory. The client sends; the
  * server answers the requests that need an answer (HELLO, LOAD, SYMBOL,
- * LAUNCH) with OK, LOADED, SYMBOL_AT, DONE or ERROR, and takes ALLOC and FREE
- * without a reply (the socket keeps them in order before the next request).
+ * LAUNCH) with OK, LOADED, SYMBOL_AT, DONE or ERROR, and takes ALLOC, FREE and
+ * WRITTEN without a reply (the socket keeps them in order before the next request).
  *
  *   HELLO    proto_hello, and the memfd of the device memory (SCM_RIGHTS)  -> OK | ERROR
  *   ALLOC    proto_block: mirror a block the client allocated               (no reply)
  *   FREE     proto_block: mirror a free (only addr is read)                 (no reply)
+ *   WRITTEN  proto_block: the host wrote this range (copy, fill, library)   (no reply)
  *   LOAD     proto_load, origin (NUL-terminated), PTX text                  -> LOADED | ERROR
  *   SYMBOL   proto_symbol, name (NUL-terminated)                            -> SYMBOL_AT
  *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
@@ -43,7 +44,8 @@ enum proto_op {
     PROTO_ERROR,
     PROTO_LOADED,
     PROTO_SYMBOL_AT,
-    PROTO_DONE
+    PROTO_DONE,
+    PROTO_WRITTEN
 };
 
 /** The most payload one message may carry (a PTX module is the largest). */
@@ -64,7 +66,7 @@ struct proto_hello {
     uint32_t gpus;                 /**< emulated GPUs */
 };
 
-/** ALLOC and FREE: one block. */
+/** ALLOC, FREE and WRITTEN: one range. */
 struct proto_block {
     uint64_t addr, size;
     int32_t device;

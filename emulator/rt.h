@@ -91,6 +91,7 @@ struct rt_state {
     pid_t server; /**< its pid when we spawned it, else 0 */
     struct emu_mem mem;
     cudaError_t sticky; /**< a fault's error, returned by every call after it */
+    int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
     int counted;        /**< 1: last_counters holds the last launch */
     struct vm_counters last_counters;
@@ -141,8 +142,14 @@ int rt_is_device(const void *p);
 struct proto_msg;
 int rt_call(uint32_t op, const struct iovec *parts, int nparts, struct proto_msg *reply);
 
-/** Send a message that has no reply (ALLOC, FREE). Returns 0 or -1 as rt_call(). */
+/** Send a message that has no reply (ALLOC, FREE, WRITTEN). Returns 0 or -1 as rt_call(). */
 int rt_post(uint32_t op, const void *data, size_t len);
+
+/** Tell the server the host wrote device range [@p dev, @p dev + @p bytes) (initcheck). */
+void rt_wrote(const void *dev, size_t bytes);
+
+/** Report, at exit, the device allocations never freed (memcheck's leak check). */
+void rt_track_leaks(void);
 
 /** Start the memory and the server: the body of rt_device(). Returns cudaSuccess or why not. */
 cudaError_t rt_start(void);

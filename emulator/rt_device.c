@@ -489,3 +489,11 @@ void *course_emu_host(const void *dev, size_t bytes, const char *who)
     rt_unlock();
     return h;
 }
+
+void course_emu_wrote(const void *dev, size_t bytes)
+{
+    rt_lock();
+    if (rt.started)
+        rt_wrote(dev, bytes);
+    rt_unlock();
+}

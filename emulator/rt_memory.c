@@ -11,12 +11,20 @@
  * pages are also mapped, readable and writable, at the device address itself,
  * so host code may use the pointer too. Pinned host memory is ordinary host
  * memory.
+ *
+ * Every range the host writes (copies, fills, library stand-ins: course_emu_wrote) is
+ * announced to the server (WRITTEN), for initcheck. With memcheck on (COURSE_EMU_CHECKS
+ * names mem), allocations remember the code that made them, and those never freed are
+ * reported when the process exits.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "proto.h"
 #include "rt.h"
@@ -64,8 +72,93 @@ void *rt_host(const void *p, size_t bytes, const char *who)
     return NULL;
 }
 
-/* Allocate a device block and mirror it; 0 when the memory is full. */
-static uint64_t alloc_block(size_t size)
+void rt_wrote(const void *dev, size_t bytes)
+{
+    struct proto_block b = {(uint64_t)(uintptr_t)dev, bytes, 0};
+    if (bytes)
+        rt_post(PROTO_WRITTEN, &b, sizeof b);
+}
+
+/* The leak check's record: each live allocation's address and the code that made it. */
+struct site {
+    uint64_t addr;
+    const void *caller;
+};
+static struct site *sites;
+static size_t nsites, capsites;
+
+static void remember_site(uint64_t addr, const void *caller)
+{
+    if (nsites == capsites) {
+        size_t cap = capsites ? 2 * capsites : 64;
+        struct site *bigger = realloc(sites, cap * sizeof *sites);
+        if (!bigger)
+            return; /* the leak check misses this one; the program goes on */
+        sites = bigger;
+        capsites = cap;
+    }
+    sites[nsites++] = (struct site){addr, caller};
+}
+
+static void forget_site(uint64_t addr)
+{
+    for (size_t i = 0; i < nsites; i++)
+        if (sites[i].addr == addr) {
+            sites[i] = sites[--nsites];
+            return;
+        }
+}
+
+/* "in FUNCTION()", or "from OBJECT+0xOFFSET" where no exported symbol holds the address (a
+ * static function: addr2line -f -e OBJECT 0xOFFSET names it). */
+static void caller_name(const void *caller, char *buf, size_t size)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1(caller, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_fname)
+        snprintf(buf, size, "at %p", caller);
+    else if (info.dli_sname && sym &&
+             (const char *)caller < (const char *)info.dli_saddr + sym->st_size)
+        snprintf(buf, size, "in %s()", info.dli_sname);
+    else
+        snprintf(buf, size, "from %s+0x%zx", info.dli_fname,
+                 (size_t)((const char *)caller - (const char *)info.dli_fbase));
+}
+
+/* At exit: one line per allocation never freed (stderr and the report), then the total. */
+static void report_leaks(void)
+{
+    if (getpid() != rt.pid)
+        return; /* a forked child: the allocations are its parent's */
+    const char *path = getenv("COURSE_EMU_REPORT");
+    FILE *report = path && *path ? fopen(path, "a") : NULL;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < nsites; i++) {
+        const struct mem_block *b = mem_find(&rt.mem, sites[i].addr, 0);
+        char who[4200], line[4400];
+        caller_name(sites[i].caller, who, sizeof who);
+        snprintf(line, sizeof line, "leak-check: %llu bytes at %p allocated %s never freed",
+                 b ? (unsigned long long)b->size : 0ULL, (void *)(uintptr_t)sites[i].addr, who);
+        rt_say("%s", line);
+        if (report)
+            fprintf(report, "%s\n", line);
+        bytes += b ? b->size : 0;
+    }
+    if (nsites)
+        rt_say("leak-check: %zu allocation%s (%llu bytes) never freed", nsites,
+               nsites == 1 ? "" : "s", (unsigned long long)bytes);
+    if (report)
+        fclose(report);
+}
+
+void rt_track_leaks(void)
+{
+    atexit(report_leaks);
+    rt.leak_check = 1;
+}
+
+/* Allocate a device block for @p caller and mirror it; 0 when the memory is full. */
+static uint64_t alloc_block(size_t size, const void *caller)
 {
     uint64_t a = mem_alloc(&rt.mem, size, rt_self()->device);
     struct proto_block b = {a, size ? size : 1, rt_self()->device};
@@ -73,34 +166,43 @@ static uint64_t alloc_block(size_t size)
         mem_free(&rt.mem, a);
         return 0;
     }
+    if (a && rt.leak_check)
+        remember_site(a, caller);
     return a;
 }
 
-cudaError_t cudaMalloc(void **devPtr, size_t size)
+/* cudaMalloc on behalf of @p caller (the user's code that asked). */
+static cudaError_t malloc_for(void **devPtr, size_t size, const void *caller)
 {
     rt_lock();
     cudaError_t err = rt_device();
     uint64_t a = 0;
-    if (err == cudaSuccess && size > 0 && !(a = alloc_block(size)))
+    if (err == cudaSuccess && size > 0 && !(a = alloc_block(size, caller)))
         err = rt.sticky != cudaSuccess ? rt.sticky : cudaErrorMemoryAllocation;
     rt_unlock();
     *devPtr = (void *)(uintptr_t)a;
     return rt_error(err);
 }
 
+cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+    return malloc_for(devPtr, size, __builtin_return_address(0));
+}
+
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     (void)hStream;
-    return cudaMalloc(devPtr, size);
+    return malloc_for(devPtr, size, __builtin_return_address(0));
 }
 
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     (void)flags;
-    cudaError_t err = cudaMalloc(devPtr, size);
+    cudaError_t err = malloc_for(devPtr, size, __builtin_return_address(0));
     if (err != cudaSuccess || !*devPtr)
         return err;
     rt_lock();
+    rt_wrote(*devPtr, size); /* the host may write it directly: initcheck cannot tell */
     struct rt_host_block *m = malloc(sizeof *m);
     uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
     if (!m || mmap(*devPtr, pages_of(size), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
@@ -145,6 +247,7 @@ cudaError_t cudaFree(void *devPtr)
                mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
         err = cudaErrorInvalidValue;
     } else if (err == cudaSuccess) {
+        forget_site(a);
         unmap_managed(devPtr);
         struct proto_block b = {a, 0, 0};
         if (rt_post(PROTO_FREE, &b, sizeof b))
@@ -319,8 +422,11 @@ static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t s
         s = copy_side(src, spitch * (height - 1) + width, sides & 2, who);
         err = d && s ? cudaSuccess : cudaErrorInvalidValue;
     }
-    for (size_t r = 0; err == cudaSuccess && r < height; r++)
+    for (size_t r = 0; err == cudaSuccess && r < height; r++) {
         memmove(d + r * dpitch, s + r * spitch, width);
+        if (sides & 1)
+            rt_wrote((const char *)dst + r * dpitch, width);
+    }
     rt_unlock();
     return rt_error(err);
 }
@@ -377,8 +483,10 @@ static cudaError_t fill_rows(void *p, size_t pitch, int value, size_t width, siz
     char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
     if (err == cudaSuccess && !h)
         err = cudaErrorInvalidValue;
-    for (size_t r = 0; err == cudaSuccess && r < height; r++)
+    for (size_t r = 0; err == cudaSuccess && r < height; r++) {
         memset(h + r * pitch, value, width);
+        rt_wrote((const char *)p + r * pitch, width);
+    }
     rt_unlock();
     return rt_error(err);
 }
@@ -409,7 +517,7 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t widt
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     *pitch = (width + 511) / 512 * 512;
-    return cudaMalloc(devPtr, *pitch * height);
+    return malloc_for(devPtr, *pitch * height, __builtin_return_address(0));
 }
 
 cudaError_t cudaDeviceReset(void)

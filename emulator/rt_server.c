@@ -9,7 +9,9 @@
  * course-emu-device beside the library's folder (lib/../course-emu-device),
  * or, when COURSE_EMU_FD=N is set (judge mode), uses inherited socket N to a
  * server somebody else started. Either way the memfd goes to the server in
- * HELLO.
+ * HELLO. A spawned server runs the sanitizer's checks named by COURSE_EMU_CHECKS
+ * (e.g. mem,race,sync,init) and appends its findings to the file COURSE_EMU_REPORT
+ * names, beside printing them (./course sanitize sets both).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -63,9 +65,17 @@ static cudaError_t spawn_server(void)
         return cudaErrorInitializationError;
     }
     snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
-    const char *checks = getenv("COURSE_EMU_CHECKS");
-    char *argv[] = {path,           "--fd", fdarg, checks && *checks ? "--checks" : NULL,
-                    (char *)checks, NULL};
+    char *argv[8] = {path, "--fd", fdarg};
+    int argc = 3;
+    static const char *const options[][2] = {{"COURSE_EMU_CHECKS", "--checks"},
+                                             {"COURSE_EMU_REPORT", "--report"}};
+    for (int i = 0; i < 2; i++) {
+        char *value = getenv(options[i][0]);
+        if (value && *value) {
+            argv[argc++] = (char *)options[i][1];
+            argv[argc++] = value;
+        }
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, sv[1], sv[1]); /* same number: clears close-on-exec */
@@ -99,7 +109,11 @@ static cudaError_t join_server(const char *env)
 static void server_gone(void)
 {
     int status = 0;
-    if (rt.server > 0 && waitpid(rt.server, &status, 0) == rt.server && WIFSIGNALED(status))
+    if (rt.server > 0 && waitpid(rt.server, &status, 0) != rt.server)
+        status = 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+        rt_say("the device server refused its options (the line above says why)");
+    else if (WIFSIGNALED(status))
         rt_say("the device server died of signal %d: an emulator bug; please report it with the "
                "kernel that was running",
                WTERMSIG(status));
@@ -177,6 +191,9 @@ cudaError_t rt_start(void)
     }
     rt.started = 1;
     rt.pid = getpid();
+    const char *checks = getenv("COURSE_EMU_CHECKS");
+    if (checks && strstr(checks, "mem"))
+        rt_track_leaks();
     return cudaSuccess;
 }
 

@@ -2,7 +2,7 @@
  * @file server.c
  * @brief course-emu-device: the emulated GPUs, a process of their own.
  *
- *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]
+ *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init] [--report FILE]
  *   course-emu-device --self-test
  *
  * Serves one client (the runtime stand-in, libcudart.so.13) on the connected
@@ -32,7 +32,13 @@
  * they wrote; exit 0 silently, or print why the emulator cannot run kernels
  * on stdout and exit 1 (./course asks this before choosing the emulator).
  *
- * The server prints nothing itself, except a line starting
+ * --checks: the sanitizer's checks for every launch (vm.h, enum vm_check); with init, the
+ * server records which device bytes were written (kernels, and the client's WRITTEN
+ * messages for copies, fills and library calls). Each finding is one line on stderr,
+ * "emulator: racecheck: ..." (the client's stderr, inherited), and, with --report, appended
+ * to FILE as well.
+ *
+ * Otherwise the server prints nothing itself, except a line starting
  * "course-emu-device: emulator bug:" when the client breaks the protocol.
  */
 #define _GNU_SOURCE
@@ -54,6 +60,7 @@ struct server {
     int sock;                   /**< the client */
     int observe;                /**< observer's descriptor, or -1 */
     unsigned checks;            /**< enum vm_check bits for every launch */
+    FILE *report;               /**< --report: findings appended here too, or NULL */
     struct emu_mem mem;         /**< the client's device memory, attached */
     int attached;               /**< 1 after HELLO */
     struct vm_module **modules; /**< by the client's module number; NULL: not loaded */
@@ -107,6 +114,17 @@ static void print_output(void *ctx, const char *text, size_t len)
     o->len += len;
 }
 
+/* A check's finding (one line, ending in a newline): to stderr, and to --report's file. */
+static void report_line(void *ctx, const char *text, size_t len)
+{
+    const struct server *s = ctx;
+    fprintf(stderr, "emulator: %.*s", (int)len, text);
+    if (s->report) {
+        fwrite(text, 1, len, s->report);
+        fflush(s->report);
+    }
+}
+
 static void reply(struct server *s, uint32_t op, const void *a, size_t alen, const void *b,
                   size_t blen)
 {
@@ -132,6 +150,8 @@ static void on_hello(struct server *s, struct proto_msg *m)
         return;
     }
     s->attached = 1;
+    if (s->checks & VM_CHECK_INIT)
+        mem_track_writes(&s->mem);
     reply(s, PROTO_OK, NULL, 0, NULL, 0);
 }
 
@@ -139,10 +159,17 @@ static void on_block(struct server *s, struct proto_msg *m)
 {
     struct proto_block b;
     if (!s->attached || m->len != sizeof b)
-        bug("malformed ALLOC or FREE");
+        bug("malformed ALLOC, FREE or WRITTEN");
     memcpy(&b, m->data, sizeof b);
-    int bad = m->op == PROTO_ALLOC ? mem_insert(&s->mem, b.addr, b.size, b.device)
-                                   : mem_free(&s->mem, b.addr);
+    int bad = 0;
+    if (m->op == PROTO_ALLOC)
+        bad = mem_insert(&s->mem, b.addr, b.size, b.device);
+    else if (m->op == PROTO_FREE)
+        bad = mem_free(&s->mem, b.addr);
+    else if (mem_find(&s->mem, b.addr, b.size))
+        mem_mark_written(&s->mem, b.addr, b.size);
+    else
+        bad = 1;
     if (bad)
         bug("the client's allocation table and the server's disagree");
 }
@@ -326,7 +353,9 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            s->checks,
                            l.count || s->observe >= 0,
                            print_output,
-                           &out};
+                           &out,
+                           report_line,
+                           s};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     vm_launch(&vl, &r);
@@ -409,8 +438,13 @@ static int self_test(void)
         return 1;
     }
     uint64_t out = mem_alloc(&mem, 32 * sizeof(uint32_t), 0);
-    struct vm_launch l = {m,    (uint32_t)k, {1, 1, 1}, {32, 1, 1}, 0,    48 * 1024,
-                          &out, &mem,        0,         0,          NULL, NULL};
+    struct vm_launch l = {.module = m,
+                          .kernel = (uint32_t)k,
+                          .grid = {1, 1, 1},
+                          .block = {32, 1, 1},
+                          .smem_limit = 48 * 1024,
+                          .params = &out,
+                          .mem = &mem};
     if (vm_launch(&l, &r) != VM_OK) {
         printf("the self-test kernel failed: %s\n", r.message);
         return 1;
@@ -426,9 +460,35 @@ static int self_test(void)
     return 0;
 }
 
+/* --checks' bits; exit 2 naming the list when it holds an unknown check. */
+static unsigned checks_or_exit(const char *list)
+{
+    int bits = parse_checks(list);
+    if (bits < 0) {
+        fprintf(stderr,
+                "course-emu-device: unknown check in '%s' (COURSE_EMU_CHECKS): the checks "
+                "are mem, race, sync and init, separated by commas\n",
+                list);
+        exit(2);
+    }
+    return (unsigned)bits;
+}
+
+/* --report's file, opened for appending; exit 2 when it cannot be. */
+static FILE *open_report(const char *path)
+{
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "course-emu-device: cannot append to %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    return f;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]\n"
+    fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]"
+                    " [--report FILE]\n"
                     "       course-emu-device --self-test\n"
                     "  (started by the CPU emulator's libcudart.so.13; see emulator/README.md)\n");
     exit(2);
@@ -446,8 +506,10 @@ int main(int argc, char **argv)
             s.sock = (int)v;
         else if (!strcmp(argv[i], "--observe") && !*end && v >= 0)
             s.observe = (int)v;
-        else if (!strcmp(argv[i], "--checks") && parse_checks(argv[i + 1]) >= 0)
-            s.checks = (unsigned)parse_checks(argv[i + 1]);
+        else if (!strcmp(argv[i], "--checks"))
+            s.checks = checks_or_exit(argv[i + 1]);
+        else if (!strcmp(argv[i], "--report") && !s.report)
+            s.report = open_report(argv[i + 1]);
         else
             usage();
     }
@@ -466,6 +528,7 @@ int main(int argc, char **argv)
             break;
         case PROTO_ALLOC:
         case PROTO_FREE:
+        case PROTO_WRITTEN:
             on_block(&s, &m);
             break;
         case PROTO_LOAD:

@@ -95,7 +95,7 @@ enum vm_status {
     VM_DEADLOCK     /**< every live thread waits and no barrier can complete */
 };
 
-/** Output callback: kernel printf text and check reports, in order. */
+/** Output callback: kernel printf text (print), or check reports (report), in order. */
 typedef void (*vm_print_fn)(void *ctx, const char *text, size_t len);
 
 /** One launch. */
@@ -110,8 +110,10 @@ struct vm_launch {
     struct emu_mem *mem; /**< device memory */
     unsigned checks;     /**< enum vm_check bits */
     int count;           /**< 1: fill @ref vm_result::counters */
-    vm_print_fn print;   /**< printf and reports; NULL: stdout */
+    vm_print_fn print;   /**< printf output; NULL: stdout */
     void *print_ctx;
+    vm_print_fn report; /**< check reports, one line each with a count; NULL: stderr */
+    void *report_ctx;
 };
 
 /** What a launch did. */
@@ -119,7 +121,7 @@ struct vm_result {
     enum vm_status status;
     char message[512];           /**< one line: what, kernel, file:line, block, thread */
     struct vm_counters counters; /**< when asked */
-    uint64_t reports;            /**< check reports (hazards, leaks are the runtime's) */
+    uint64_t reports;            /**< check findings, counted (leaks are the runtime's) */
 };
 
 /**

@@ -1,24 +1,332 @@
 /**
  * @file check.c
- * @brief The sanitizer's checks (see check.h).
+ * @brief The sanitizer's checks: racecheck, synccheck, initcheck (memcheck's faults are
+ *        always on: ops_mem.c), each finding one line, counted.
+ *
+ * racecheck keeps, per byte of shared memory, the last thread that wrote it and a thread
+ * that read it since, each with the block's barrier generation and its warp's
+ * __syncwarp generation at the time. An access by another thread with no barrier (or, inside
+ * one warp, no __syncwarp) between is a hazard: read after write, write after read, write
+ * after write. Records belong to a block by tag, so nothing is cleared between blocks.
+ *
+ * initcheck asks the device memory's record of written bytes (mem.h) for global loads, and
+ * the shared bytes' records for shared loads. synccheck looks at every barrier (the block meets at
+ * one place in the program; no thread exited instead of arriving) and every warp-level mask
+ * (no exited, absent or missing lanes). Lanes of one warp may reach a barrier apart, as they
+ * may on sm_70 and newer.
+ *
+ * A finding is kept once per (kind, source line, other source line) with its first message and
+ * a count; check_end() reports them in order of first appearance.
  */
+#define _GNU_SOURCE
 #include "check.h"
 
-void check_global(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
-                  uint32_t m, unsigned bytes, int store)
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One byte of shared memory, as racecheck and initcheck see it (no writer: never written). */
+struct sbyte {
+    uint32_t block;                      /* the block this record belongs to (tag) */
+    uint32_t w_tid, w_pc, w_gen, w_sync; /* last writer: thread + 1 (0: none) */
+    uint32_t r_tid, r_pc, r_gen, r_sync; /* a reader since: thread + 1 (0: none) */
+};
+
+/* A finding: its kind and places (source lines), the first message, how often. */
+struct finding {
+    int kind;
+    uint64_t at, at2;
+    uint64_t count;
+    char *line;
+};
+
+enum { MAX_BARRIER_PCS = 4 };
+
+struct check_state {
+    struct sbyte *sh;  /* a record per byte of the block's shared memory */
+    uint32_t block;    /* the running block's tag (1, 2, ...) */
+    uint32_t gen;      /* barriers opened in this block so far */
+    uint32_t sync[32]; /* each warp's __syncwarp count */
+    /* synccheck: where each barrier's waiting threads arrived */
+    uint32_t bar_pc[16][MAX_BARRIER_PCS], bar_npc[16];
+    struct finding *found;
+    size_t nfound, cap;
+};
+
+enum kind {
+    K_RAW,
+    K_WAR,
+    K_WAW,
+    K_INIT_SHARED,
+    K_INIT_GLOBAL,
+    K_SYNC_MASK,
+    K_SYNC_EXITED,
+    K_SYNC_PLACES
+};
+
+static struct check_state *state(struct exec *x)
 {
-    (void)x, (void)w, (void)in, (void)addr, (void)m, (void)bytes, (void)store;
+    return x->check_state;
+}
+
+/* Where instruction @p pc comes from, as a key: its source line (an unrolled loop's copies
+ * share it), or the instruction itself without line information. */
+static uint64_t place(const struct exec *x, uint32_t pc)
+{
+    if (!x->mod->nlines)
+        return (uint64_t)1 << 63 | pc;
+    struct srcloc loc = x->mod->lines[x->code[pc].line];
+    return (uint64_t)loc.file << 32 | loc.line;
+}
+
+/* Record a finding at places @p at and @p at2; the message is formatted only the first time. */
+static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
+{
+    struct check_state *s = state(x);
+    x->result->reports++;
+    for (size_t i = 0; i < s->nfound; i++)
+        if (s->found[i].kind == kind && s->found[i].at == at && s->found[i].at2 == at2) {
+            s->found[i].count++;
+            return;
+        }
+    if (s->nfound == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->found = realloc(s->found, s->cap * sizeof *s->found);
+        if (!s->found)
+            abort();
+    }
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, strdup(line)};
+}
+
+void check_begin(struct exec *x)
+{
+    struct check_state *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    s->sh = calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
+    if (!s->sh)
+        abort();
+    x->check_state = s;
+}
+
+void check_end(struct exec *x)
+{
+    struct check_state *s = state(x);
+    for (size_t i = 0; i < s->nfound; i++) {
+        char line[1200];
+        int n = snprintf(line, sizeof line, "%s (%llu time%s)\n", s->found[i].line,
+                         (unsigned long long)s->found[i].count, s->found[i].count == 1 ? "" : "s");
+        if (x->launch->report)
+            x->launch->report(x->launch->report_ctx, line, (size_t)n);
+        else
+            fputs(line, stderr);
+        free(s->found[i].line);
+    }
+    free(s->found);
+    free(s->sh);
+    free(s);
+    x->check_state = NULL;
+}
+
+void check_block(struct exec *x)
+{
+    struct check_state *s = state(x);
+    s->block++;
+    s->gen = 0;
+    memset(s->sync, 0, sizeof s->sync);
+    memset(s->bar_npc, 0, sizeof s->bar_npc);
+}
+
+/* ---- racecheck and shared initcheck --------------------------------------------------- */
+
+/* Is an access by thread @p tid ordered after one by @p other (thread + 1, barrier generation
+ * and warp-sync count then)? Same thread, a barrier since, or a __syncwarp since in one warp. */
+static int ordered(const struct check_state *s, uint32_t tid, uint32_t other, uint32_t gen,
+                   uint32_t sync)
+{
+    if (!other || other - 1 == tid || gen != s->gen)
+        return 1;
+    return (other - 1) / 32 == tid / 32 && sync != s->sync[tid / 32];
+}
+
+/* "thread (x,y,z) at FILE:LINE" of another access, for a hazard message. */
+static const char *other(const struct exec *x, uint32_t tid, uint32_t pc, char *buf, size_t size)
+{
+    const uint32_t *b = x->launch->block;
+    char where[200];
+    snprintf(buf, size, "thread (%u,%u,%u) at %s", tid % b[0], tid / b[0] % b[1],
+             tid / (b[0] * b[1]), vm_where(x->mod, &x->code[pc], where, sizeof where));
+    return buf;
+}
+
+/* What one lane's access found, byte by byte: the first hazard of each kind. */
+struct hazards {
+    int unwritten;          /* a byte read that nobody wrote */
+    uint32_t raw, war, waw; /* the other thread + 1 (0: none) */
+    uint32_t raw_pc, war_pc, waw_pc;
+};
+
+/* Thread @p tid's access of byte @p r by instruction @p pc: check it, then record it. */
+static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, uint32_t pc,
+                        int store, struct hazards *h)
+{
+    uint32_t sync = s->sync[tid / 32];
+    if (r->block != s->block)
+        *r = (struct sbyte){.block = s->block};
+    if (!store && !r->w_tid) {
+        h->unwritten = 1;
+    } else if (!ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) && !(store ? h->waw : h->raw)) {
+        *(store ? &h->waw : &h->raw) = r->w_tid;
+        *(store ? &h->waw_pc : &h->raw_pc) = r->w_pc;
+    }
+    if (store && r->r_tid && r->r_gen == s->gen &&
+        !ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) && !h->war)
+        h->war = r->r_tid, h->war_pc = r->r_pc;
+    if (store) {
+        *r = (struct sbyte){s->block, tid + 1, pc, s->gen, sync, 0, 0, 0, 0};
+    } else if (!r->r_tid || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync)) {
+        /* Keep a reader whose read is still unordered: a later writer must be checked
+         * against some other thread's read, not only its own. */
+        r->r_tid = tid + 1, r->r_pc = pc, r->r_gen = s->gen, r->r_sync = sync;
+    }
+}
+
+/* The findings of one lane's access at shared offset @p a. */
+static void shared_report(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                          uint64_t a, int store, const struct hazards *h)
+{
+    uint32_t pc = (uint32_t)(in - x->code);
+    char me[400], them[300];
+    unsigned checks = x->launch->checks;
+    if (h->unwritten && (checks & VM_CHECK_INIT))
+        find(x, K_INIT_SHARED, place(x, pc), 0,
+             "initcheck: read of shared memory nobody wrote, at 0x%llx %s", (unsigned long long)a,
+             vm_describe(x, w, in, lane, me, sizeof me));
+    if (!(checks & VM_CHECK_RACE))
+        return;
+    if (h->raw || h->waw)
+        find(x, store ? K_WAW : K_RAW, place(x, pc), place(x, store ? h->waw_pc : h->raw_pc),
+             "racecheck: %s hazard on shared 0x%llx %s: written by %s, no barrier between",
+             store ? "write-after-write" : "read-after-write", (unsigned long long)a,
+             vm_describe(x, w, in, lane, me, sizeof me),
+             other(x, (store ? h->waw : h->raw) - 1, store ? h->waw_pc : h->raw_pc, them,
+                   sizeof them));
+    if (h->war)
+        find(x, K_WAR, place(x, pc), place(x, h->war_pc),
+             "racecheck: write-after-read hazard on shared 0x%llx %s: read by %s, no barrier "
+             "between",
+             (unsigned long long)a, vm_describe(x, w, in, lane, me, sizeof me),
+             other(x, h->war - 1, h->war_pc, them, sizeof them));
 }
 
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store)
 {
-    (void)x, (void)w, (void)in, (void)addr, (void)m, (void)bytes, (void)store;
+    if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
+        return EV_NONE;
+    struct check_state *s = state(x);
+    uint32_t pc = (uint32_t)(in - x->code);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        struct hazards h = {0};
+        for (unsigned i = 0; i < bytes; i++)
+            shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, store, &h);
+        if (h.unwritten || h.raw || h.war || h.waw)
+            shared_report(x, w, in, l, addr[l], store, &h);
+    }
     return EV_NONE;
 }
+
+/* ---- global initcheck ------------------------------------------------------------------- */
+
+void check_global(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
+                  uint32_t m, unsigned bytes, int store)
+{
+    if (!(x->launch->checks & VM_CHECK_INIT))
+        return;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (store) {
+            mem_mark_written(x->mem, addr[l], bytes);
+            continue;
+        }
+        int64_t off = mem_first_unwritten(x->mem, addr[l], bytes);
+        if (off >= 0) {
+            char me[400];
+            const struct mem_block *b = mem_find(x->mem, addr[l], bytes);
+            find(x, K_INIT_GLOBAL, place(x, (uint32_t)(in - x->code)), 0,
+                 "initcheck: read of global memory nobody wrote, at 0x%llx (byte %llu of a "
+                 "%llu-byte allocation) %s",
+                 (unsigned long long)(addr[l] + (uint64_t)off),
+                 (unsigned long long)(b ? addr[l] + (uint64_t)off - b->addr : 0),
+                 (unsigned long long)(b ? b->size : 0), vm_describe(x, w, in, l, me, sizeof me));
+        }
+    }
+}
+
+/* ---- synccheck -------------------------------------------------------------------------- */
 
 void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                      uint32_t mask)
 {
-    (void)x, (void)w, (void)in, (void)m, (void)mask;
+    uint32_t pc = (uint32_t)(in - x->code), gone = mask & ~w->live, missing = m & ~mask;
+    char me[400];
+    if (in->op == OP_BAR_WARP_SYNC)
+        state(x)->sync[w->index]++; /* __syncwarp orders the lanes' shared accesses */
+    if (!(x->launch->checks & VM_CHECK_SYNC))
+        return;
+    if (gone)
+        find(x, K_SYNC_MASK, place(x, pc), 0,
+             "synccheck: %s's mask 0x%08x names lanes 0x%08x that have exited or do not exist "
+             "%s",
+             vm_op_names[in->op], mask, gone,
+             vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
+    if (missing)
+        find(x, K_SYNC_MASK, place(x, pc), 1,
+             "synccheck: lanes 0x%08x execute %s but are not in its mask 0x%08x %s", missing,
+             vm_op_names[in->op], mask, vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
+}
+
+void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id)
+{
+    struct check_state *s = state(x);
+    uint32_t pc = (uint32_t)(in - x->code);
+    if (!(x->launch->checks & VM_CHECK_SYNC))
+        return;
+    for (uint32_t i = 0; i < s->bar_npc[id]; i++)
+        if (s->bar_pc[id][i] == pc)
+            return;
+    if (s->bar_npc[id] < MAX_BARRIER_PCS)
+        s->bar_pc[id][s->bar_npc[id]++] = pc;
+}
+
+void check_barrier_open(struct exec *x, uint32_t id, uint32_t exited)
+{
+    struct check_state *s = state(x);
+    char a[200], b[200];
+    if (exited && s->bar_npc[id])
+        find(x, K_SYNC_EXITED, place(x, s->bar_pc[id][0]), 0,
+             "synccheck: barrier %u at %s completed without %u threads of block (%u,%u,%u) that "
+             "exited before reaching it (a __syncthreads() after an early return, or in a branch "
+             "not every thread takes)",
+             id, vm_where(x->mod, &x->code[s->bar_pc[id][0]], a, sizeof a), exited, x->ctaid[0],
+             x->ctaid[1], x->ctaid[2]);
+    if (s->bar_npc[id] > 1)
+        find(x, K_SYNC_PLACES, place(x, s->bar_pc[id][0]), place(x, s->bar_pc[id][1]),
+             "synccheck: threads of block (%u,%u,%u) met at barrier %u from different places, "
+             "%s and %s (a __syncthreads() in each branch?)",
+             x->ctaid[0], x->ctaid[1], x->ctaid[2], id,
+             vm_where(x->mod, &x->code[s->bar_pc[id][0]], a, sizeof a),
+             vm_where(x->mod, &x->code[s->bar_pc[id][1]], b, sizeof b));
+    s->bar_npc[id] = 0;
+    s->gen++; /* every shared access after this is ordered after every one before */
 }

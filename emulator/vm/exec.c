@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "count.h"
 #include "vm_impl.h"
 
@@ -84,24 +85,32 @@ void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t
     tid[2] = linear / (b[0] * b[1]);
 }
 
+const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
+                        char *buf, size_t size)
+{
+    char where[200], name[160];
+    uint32_t tid[3] = {0, 0, 0};
+    if (w)
+        vm_thread_of(x, w, lane, tid);
+    snprintf(buf, size, "in %s at %s, block (%u,%u,%u), thread (%u,%u,%u)",
+             plain_name(x->fn->info.name, name, sizeof name),
+             in ? vm_where(x->mod, in, where, sizeof where) : "launch", x->ctaid[0], x->ctaid[1],
+             x->ctaid[2], tid[0], tid[1], tid[2]);
+    return buf;
+}
+
 enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, int lane,
                    enum vm_status status, const char *fmt, ...)
 {
     if (x->result->status != VM_OK)
         return EV_ERROR; /* the first failure is the one reported */
-    char what[300], where[200], name[160];
+    char what[300], where[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    uint32_t tid[3] = {0, 0, 0};
-    if (w)
-        vm_thread_of(x, w, lane, tid);
-    snprintf(x->result->message, sizeof x->result->message,
-             "%s in %s at %s, block (%u,%u,%u), thread (%u,%u,%u)", what,
-             plain_name(x->fn->info.name, name, sizeof name),
-             in ? vm_where(x->mod, in, where, sizeof where) : "launch", x->ctaid[0], x->ctaid[1],
-             x->ctaid[2], tid[0], tid[1], tid[2]);
+    snprintf(x->result->message, sizeof x->result->message, "%s %s", what,
+             vm_describe(x, w, in, lane, where, sizeof where));
     x->result->status = status;
     return EV_ERROR;
 }
@@ -300,6 +309,9 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         uint32_t want = x->bar_count[b] ? x->bar_count[b] : live;
         if (!arrived[b] || arrived[b] + x->bar_nowait[b] < want)
             continue;
+        /* A whole-block barrier opened by fewer threads than the block has: some exited. */
+        const uint32_t *bd = x->launch->block;
+        uint32_t exited = x->bar_count[b] ? 0 : bd[0] * bd[1] * bd[2] - live;
         for (uint32_t i = 0; i < nwarps; i++) {
             struct warp *w = &warps[i];
             for (uint32_t m = w->waiting; m; m &= m - 1) {
@@ -313,6 +325,8 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         }
         x->bar_count[b] = 0;
         x->bar_nowait[b] = 0;
+        if (x->launch->checks)
+            check_barrier_open(x, (uint32_t)b, exited);
     }
     return released;
 }
@@ -442,6 +456,8 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
     }
     memset(x->bar_count, 0, sizeof x->bar_count);
     memset(x->bar_nowait, 0, sizeof x->bar_nowait);
+    if (x->launch->checks)
+        check_block(x);
     for (;;) {
         int any = 0;
         for (uint32_t i = 0; i < nwarps; i++) {
@@ -608,6 +624,8 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
     if (!x.smem)
         abort();
     count_begin(&x);
+    if (L->checks)
+        check_begin(&x);
     for (uint32_t z = 0; z < L->grid[2] && r->status == VM_OK; z++)
         for (uint32_t y = 0; y < L->grid[1] && r->status == VM_OK; y++)
             for (uint32_t bx = 0; bx < L->grid[0] && r->status == VM_OK; bx++) {
@@ -615,6 +633,8 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
                 run_block(&x, warps, nwarps);
             }
     count_end(&x);
+    if (L->checks)
+        check_end(&x);
     free(x.smem);
     free(arena);
     free(warps);

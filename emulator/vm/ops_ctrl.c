@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "fp.h"
 
 enum event h_BRA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -100,6 +101,8 @@ enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     if (in->width == 2)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "bar.red (__syncthreads_count/and/or) is not emulated");
+    if (x->launch->checks)
+        check_barrier_arrive(x, in, id);
     x->bar_arrived = m;
     x->bar_id = (uint8_t)id;
     return EV_BARRIER;

@@ -121,34 +121,60 @@ static enum event resolve_local(struct exec *x, struct warp *w, const struct ins
     return EV_NONE;
 }
 
+/* The space all of @p m's generic addresses fall in, made window offsets; SP_GENERIC if mixed. */
+static enum space sort_generic(uint32_t m, uint64_t *addr)
+{
+    uint32_t shared = 0, local = 0;
+    LANES(m, {
+        shared |= (uint32_t)(addr[l] - SHARED_WINDOW < WINDOW_SIZE) << l;
+        local |= (uint32_t)(addr[l] - LOCAL_WINDOW < WINDOW_SIZE) << l;
+    });
+    if (shared == m) {
+        LANES(m, addr[l] -= SHARED_WINDOW);
+        return SP_SHARED;
+    }
+    if (local == m) {
+        LANES(m, addr[l] -= LOCAL_WINDOW);
+        return SP_LOCAL;
+    }
+    return shared | local ? SP_GENERIC : SP_GLOBAL;
+}
+
+/* A warp whose generic addresses span windows: each lane alone, uncounted and unchecked. */
+static enum event resolve_mixed(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                                const uint64_t *addr, unsigned bytes, int store, uint8_t **host)
+{
+    uint32_t glob = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t a = addr[l];
+        enum event ev = EV_NONE;
+        if (a - SHARED_WINDOW < WINDOW_SIZE)
+            ev = resolve_shared(x, w, in, l, a - SHARED_WINDOW, bytes, bytes, store, &host[l]);
+        else if (a - LOCAL_WINDOW < WINDOW_SIZE)
+            ev = resolve_local(x, w, in, l, a - LOCAL_WINDOW, bytes, bytes, store, &host[l]);
+        else
+            glob |= 1u << l;
+        if (ev != EV_NONE)
+            return ev;
+    }
+    return glob ? resolve_global(x, w, in, glob, addr, bytes, bytes, store, host) : EV_NONE;
+}
+
 /*
- * The host pointer of every active lane's access of @p bytes in space @p sp (generic
- * addresses are sorted into their windows lane by lane), with the checks and counters.
+ * The host pointer of every active lane's access of @p bytes in space @p sp, with the
+ * checks and counters. A generic access whose lanes all fall in one window is that
+ * space's access, counted and checked as such.
  */
 static enum event resolve(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                           enum space sp, int base32, unsigned bytes, int store, uint8_t **host)
 {
     uint64_t addr[32];
     lane_addrs(w, in, m, base32, addr);
-    if (sp == SP_GENERIC) {
-        uint32_t glob = 0;
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-            int l = __builtin_ctz(mm);
-            uint64_t a = addr[l];
-            enum event ev = EV_NONE;
-            if (a - SHARED_WINDOW < WINDOW_SIZE)
-                ev = resolve_shared(x, w, in, l, a - SHARED_WINDOW, bytes, bytes, store, &host[l]);
-            else if (a - LOCAL_WINDOW < WINDOW_SIZE)
-                ev = resolve_local(x, w, in, l, a - LOCAL_WINDOW, bytes, bytes, store, &host[l]);
-            else
-                glob |= 1u << l;
-            if (ev != EV_NONE)
-                return ev;
-        }
-        if (glob != m) /* a mix of windows: count nothing, check each lane as done */
-            return glob ? resolve_global(x, w, in, glob, addr, bytes, bytes, store, host) : EV_NONE;
-        sp = SP_GLOBAL;
-    }
+    if (sp == SP_GENERIC)
+        sp = sort_generic(m, addr);
+    if (sp == SP_GENERIC)
+        return resolve_mixed(x, w, in, m, addr, bytes, store, host);
     if (sp == SP_GLOBAL) {
         enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
         if (ev == EV_NONE && x->cnt)
@@ -179,15 +205,22 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
         sp = a - SHARED_WINDOW < WINDOW_SIZE  ? (a -= SHARED_WINDOW, SP_SHARED)
              : a - LOCAL_WINDOW < WINDOW_SIZE ? (a -= LOCAL_WINDOW, SP_LOCAL)
                                               : SP_GLOBAL;
-    if (sp == SP_SHARED)
-        return resolve_shared(x, w, in, lane, a, bytes, align, store, host);
+    uint64_t addr[32];
+    addr[lane] = a;
+    enum event ev;
+    if (sp == SP_SHARED) {
+        ev = resolve_shared(x, w, in, lane, a, bytes, align, store, host);
+        if (ev == EV_NONE && x->launch->checks)
+            ev = check_shared(x, w, in, addr, 1u << lane, bytes, store);
+        return ev;
+    }
     if (sp == SP_LOCAL)
         return resolve_local(x, w, in, lane, a, bytes, align, store, host);
-    uint64_t addr[32];
     uint8_t *hosts[32];
-    addr[lane] = a;
-    enum event ev = resolve_global(x, w, in, 1u << lane, addr, bytes, align, store, hosts);
+    ev = resolve_global(x, w, in, 1u << lane, addr, bytes, align, store, hosts);
     *host = hosts[lane];
+    if (ev == EV_NONE && x->launch->checks)
+        check_global(x, w, in, addr, 1u << lane, bytes, store);
     return ev;
 }
 

@@ -27,7 +27,7 @@ static int sync_mask(struct exec *x, struct warp *w, const struct insn *in, uint
                 vm_op_names[in->op], elsewhere, first);
         return -1;
     }
-    if (x->launch->checks & VM_CHECK_SYNC)
+    if (x->launch->checks)
         check_warp_mask(x, w, in, m, first);
     return 0;
 }

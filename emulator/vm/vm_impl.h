@@ -308,6 +308,7 @@ struct exec {
     uint64_t clock;          /**< instructions issued, the %clock of this emulation */
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
+    void *check_state;       /**< check.c's records, when the launch runs checks */
 };
 
 /** A handler executes one instruction for the lanes in @p mask. */
@@ -361,6 +362,10 @@ extern const char *const vm_op_names[OP_COUNT];
 enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, int lane,
                    enum vm_status status, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+
+/** "in KERNEL at FILE:LINE, block (..), thread (..)" for lane @p lane of @p w at @p in. */
+const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
+                        char *buf, size_t size);
 
 /** "file:line" of instruction @p in, into @p buf. */
 const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf, size_t size);

@@ -6,8 +6,10 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "course_test.h"
 #include "mat.h"
 
 void capture_begin(struct capture *c, int fd)
@@ -32,4 +34,28 @@ char *capture_end(struct capture *c)
     text[got] = 0;
     fclose(c->file);
     return text;
+}
+
+/* The line of @p source holding @p marker (0 if none). */
+static int line_of(const char *source, const char *marker)
+{
+    char *text = course_read_file(source);
+    ck_assert_msg(text != NULL, "cannot read %s", source);
+    const char *at = strstr(text, marker);
+    int line = 1;
+    for (const char *p = text; at && p < at; p++)
+        line += *p == '\n';
+    free(text);
+    return at ? line : 0;
+}
+
+void capture_assert_at(const char *text, const char *source, const char *marker, const char *what)
+{
+    const char *name = source + strlen(source);
+    for (int slashes = 0; name > source && slashes < 2; name--)
+        slashes += name[-1] == '/';
+    char where[256];
+    snprintf(where, sizeof where, "%s:%d", name + (*name == '/'), line_of(source, marker));
+    ck_assert_msg(strstr(text, where) && strstr(text, what),
+                  "expected a line naming %s and saying '%s', got: %s", where, what, text);
 }

@@ -1,7 +1,8 @@
 /**
  * @file capture.h
  * @brief What a call prints, for the emulator's suites: a file descriptor redirected into a
- *        temporary file for the length of the call.
+ *        temporary file for the length of the call, and the check that a message names the
+ *        right source line.
  */
 #ifndef EMU_TEST_CAPTURE_H
 #define EMU_TEST_CAPTURE_H
@@ -19,5 +20,11 @@ void capture_begin(struct capture *c, int fd);
 
 /** Stop; the text written meanwhile (malloc'd, NUL-terminated). */
 char *capture_end(struct capture *c);
+
+/**
+ * Assert that @p text says @p what and names the line of @p source (a kernel file) holding
+ * @p marker, as the emulator writes it: "folder/file.cu:LINE".
+ */
+void capture_assert_at(const char *text, const char *source, const char *marker, const char *what);
 
 #endif /* EMU_TEST_CAPTURE_H */

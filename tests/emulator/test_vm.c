@@ -1210,28 +1210,6 @@ START_TEST(barriers_in_loops_and_named)
 }
 END_TEST
 
-/* The line of test_vm_kernels.cu holding @p marker (0 if none). */
-static int kernel_line(const char *marker)
-{
-    char *text = course_read_file(TEST_VM_KERNELS);
-    ck_assert_msg(text != NULL, "cannot read %s", TEST_VM_KERNELS);
-    const char *at = strstr(text, marker);
-    int line = 1;
-    for (const char *p = text; at && p < at; p++)
-        line += *p == '\n';
-    free(text);
-    return at ? line : 0;
-}
-
-/* @p text names the kernel file and line of @p marker, and says @p what. */
-static void assert_reported(const char *text, const char *marker, const char *what)
-{
-    char where[64];
-    snprintf(where, sizeof where, "emulator/test_vm_kernels.cu:%d", kernel_line(marker));
-    ck_assert_msg(strstr(text, where) && strstr(text, what),
-                  "expected a line naming %s and saying '%s', got: %s", where, what, text);
-}
-
 START_TEST(faults_name_kernel_and_line)
 {
     static const struct {
@@ -1254,7 +1232,7 @@ START_TEST(faults_name_kernel_and_line)
         char *said = capture_end(&cap);
         ck_assert_msg(err == faults[k].err, "fault %d: %s, want %s", k, cudaGetErrorName(err),
                       cudaGetErrorName(faults[k].err));
-        assert_reported(said, faults[k].marker, faults[k].what);
+        capture_assert_at(said, TEST_VM_KERNELS, faults[k].marker, faults[k].what);
         ck_assert_msg(strstr(said, "fault_kernel"), "the kernel is not named: %s", said);
         free(said);
         ck_assert_int_eq(cudaDeviceReset(), cudaSuccess); /* the fault is sticky until then */
@@ -1296,7 +1274,7 @@ START_TEST(deadlock_trap_assert_unsupported)
     err = vm_unsupported(d);
     said = capture_end(&cap);
     ck_assert_int_eq(err, cudaErrorNotSupported);
-    assert_reported(said, "dp4a.u32.u32", "dp4a.u32.u32");
+    capture_assert_at(said, TEST_VM_KERNELS, "dp4a.u32.u32", "dp4a.u32.u32");
     free(said);
 }
 END_TEST

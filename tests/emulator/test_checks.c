@@ -1,0 +1,256 @@
+/**
+ * @file test_checks.c
+ * @brief The emulator's sanitizer: each planted bug of test_checks_kernels.cu is reported,
+ *        once per place with a count, naming the kernel's file and line; each correct twin
+ *        computes the right answer and is reported nothing.
+ *
+ * Every case turns the checks on for its own process before its first CUDA call
+ * (COURSE_EMU_CHECKS, as ./course sanitize does) and reads the findings from the report file
+ * (COURSE_EMU_REPORT). Faults are memcheck's share and are always on: they fail the launch
+ * and print one line, captured from stderr.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "course_test.h"
+#include "cuda_check.h"
+#include "mat.h"
+#include "ref.h"
+#include "test_checks.h"
+
+static char report_path[4096];
+
+/* Turn every check on for this case's process; call before its first CUDA call. */
+static void checks_on(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(report_path, sizeof report_path, "%s/course-checks-XXXXXX", tmp ? tmp : "/tmp");
+    int fd = mkstemp(report_path);
+    ck_assert_msg(fd >= 0, "cannot create %s", report_path);
+    close(fd);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    setenv("COURSE_EMU_REPORT", report_path, 1);
+}
+
+/* What the checks reported since the last call (malloc'd); the report file is emptied. */
+static char *reports(void)
+{
+    char *text = course_read_file(report_path);
+    ck_assert_msg(text != NULL, "cannot read %s", report_path);
+    ck_assert_int_eq(truncate(report_path, 0), 0);
+    return text;
+}
+
+static void assert_no_reports(const char *what)
+{
+    char *text = reports();
+    ck_assert_msg(text[0] == 0, "%s: expected no reports, got: %s", what, text);
+    free(text);
+}
+
+/* The report says @p what at @p marker's line, @p times times when @p times > 0. */
+static void assert_report(const char *marker, const char *what, int times)
+{
+    char *text = reports();
+    capture_assert_at(text, TEST_CHECKS_KERNELS, marker, what);
+    if (times > 0) {
+        char count[32];
+        snprintf(count, sizeof count, "(%d time%s)", times, times == 1 ? "" : "s");
+        ck_assert_msg(strstr(text, count), "expected '%s' in: %s", count, text);
+    }
+    free(text);
+}
+
+/* A device copy of @p n floats of mat_fill_int(@p seed). */
+static float *device_ints(size_t n, uint64_t seed, float *host)
+{
+    float *d;
+    mat_fill_int(host, n, seed);
+    CUDA_CHECK(cudaMalloc((void **)&d, n * sizeof *d));
+    CUDA_CHECK(cudaMemcpy(d, host, n * sizeof *d, cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* The tiled matmul at n = 37 (three partial tiles), checked against the CPU reference. */
+static cudaError_t matmul(enum check_bug bug, int check_result)
+{
+    enum { N = 37 };
+    static float A[N * N], B[N * N], C[N * N];
+    static double want[N * N];
+    float *dA = device_ints(N * N, 11, A), *dB = device_ints(N * N, 12, B), *dC;
+    CUDA_CHECK(cudaMalloc((void **)&dC, sizeof C));
+    cudaError_t err = checks_tiled_matmul(bug, dA, dB, dC, N);
+    if (err != cudaSuccess)
+        cudaDeviceReset(); /* a fault is sticky until a reset: then the frees work */
+    if (check_result) {
+        CUDA_CHECK(cudaMemcpy(C, dC, sizeof C, cudaMemcpyDeviceToHost));
+        ref_matmul_f64(N, N, N, A, B, want);
+        for (int i = 0; i < N * N; i++)
+            ck_assert_msg(C[i] == (float)want[i], "C[%d] = %g, want %g", i, C[i], want[i]);
+    }
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    return err;
+}
+
+START_TEST(racecheck_finds_dropped_barriers)
+{
+    checks_on();
+    ck_assert_int_eq(matmul(BUG_NONE, 1), cudaSuccess);
+    assert_no_reports("the correct tiled matmul");
+    ck_assert_int_eq(matmul(BUG_NO_SYNC_BEFORE, 0), cudaSuccess);
+    assert_report("CHECK_USE_TILE", "racecheck: read-after-write hazard", 0);
+    ck_assert_int_eq(matmul(BUG_NO_SYNC_AFTER, 0), cudaSuccess);
+    assert_report("CHECK_LOAD_A", "racecheck: write-after-read hazard", 0);
+}
+END_TEST
+
+START_TEST(racecheck_finds_missing_syncwarp)
+{
+    checks_on();
+    float in[32], sum = 0.0f, got;
+    float *din = device_ints(32, 21, in), *dout;
+    for (int i = 0; i < 32; i++)
+        sum += in[i];
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof *dout));
+    ck_assert_int_eq(checks_warp_sum(1, din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(&got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    ck_assert_msg(got == sum, "warp sum %g, want %g", got, sum);
+    assert_no_reports("the warp sum with __syncwarp()");
+    ck_assert_int_eq(checks_warp_sum(0, din, dout), cudaSuccess);
+    /* One line however the loop is unrolled: lanes 0..7 read what lanes 8..15 wrote the step
+     * before, then 0..3 what 4..7 wrote, and so on: 8 + 4 + 2 + 1 reads. */
+    assert_report("CHECK_WARP_SUM", "written by thread (8,0,0)", 15);
+    cudaFree(din), cudaFree(dout);
+}
+END_TEST
+
+/* A launch that faults: its error, and the one line it printed. */
+static void assert_fault(cudaError_t (*launch)(void), const char *marker, const char *what)
+{
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = launch();
+    char *said = capture_end(&cap);
+    ck_assert_msg(err == cudaErrorIllegalAddress, "got %s, want cudaErrorIllegalAddress",
+                  cudaGetErrorName(err));
+    capture_assert_at(said, TEST_CHECKS_KERNELS, marker, what);
+    free(said);
+}
+
+static cudaError_t store_past_end(void)
+{
+    enum { N = 1000 };
+    static float in[N];
+    float *din = device_ints(N, 31, in), *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, N * sizeof *dout));
+    cudaError_t err = checks_scale(1, din, dout, N);
+    cudaDeviceReset(); /* the fault is sticky until then */
+    cudaFree(din), cudaFree(dout);
+    return err;
+}
+
+static cudaError_t read_past_last_row(void)
+{
+    return matmul(BUG_NO_ROW_GUARD, 0);
+}
+
+START_TEST(memcheck_finds_out_of_bounds)
+{
+    checks_on();
+    assert_fault(store_past_end, "CHECK_STORE_GUARD", "invalid global write of 4 bytes at 0x");
+    assert_fault(store_past_end, "CHECK_STORE_GUARD",
+                 "4 bytes past the end of a 4000-byte allocation");
+    /* Row 47 of a 37 x 37 A, the last one its tile reaches: 10 rows past the end. */
+    assert_fault(read_past_last_row, "CHECK_LOAD_A", "invalid global read of 4 bytes");
+    assert_no_reports("faults (they fail the launch instead)");
+}
+END_TEST
+
+START_TEST(initcheck_finds_unwritten_reads)
+{
+    checks_on();
+    float in[64], out[32];
+    float *din, *dout;
+    mat_fill_int(in, 64, 41);
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemcpy(din, in, 32 * sizeof *in, cudaMemcpyHostToDevice)); /* half of it */
+    ck_assert_int_eq(checks_uninitialised(0, din, dout), cudaSuccess);
+    assert_report("CHECK_GLOBAL_UNWRITTEN", "byte 128 of a 256-byte allocation", 32);
+    ck_assert_int_eq(checks_uninitialised(1, din, dout), cudaSuccess);
+    assert_report("CHECK_SHARED_UNWRITTEN", "initcheck: read of shared memory nobody wrote", 32);
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice)); /* now all of it */
+    ck_assert_int_eq(checks_uninitialised(0, din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 32; t++)
+        ck_assert_msg(out[t] == in[t + 32], "out[%d] = %g, want %g", t, out[t], in[t + 32]);
+    assert_no_reports("reads of written memory");
+    cudaFree(din), cudaFree(dout);
+}
+END_TEST
+
+START_TEST(synccheck_finds_bad_synchronisation)
+{
+    static const struct {
+        const char *marker, *what;
+    } bugs[] = {
+        {"CHECK_HALF_WARP", "completed without 16 threads of block (0,0,0) that exited"},
+        {"CHECK_ODD_BARRIER", "met at barrier 0 from different places"},
+        {"CHECK_SHUFFLE_MASK", "lanes 0xffff0000 execute shfl.sync but are not in its mask"},
+        {"CHECK_ABSENT_LANES", "names lanes 0xffff0000 that have exited or do not exist"},
+    };
+    checks_on();
+    float *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, 64 * sizeof *dout));
+    for (int kind = 0; kind < 4; kind++) {
+        cudaError_t err = checks_bad_sync(kind, dout);
+        ck_assert_msg(err == cudaSuccess, "kind %d: %s", kind, cudaGetErrorName(err));
+        assert_report(bugs[kind].marker, bugs[kind].what, 0);
+    }
+    cudaFree(dout);
+}
+END_TEST
+
+START_TEST(leak_check_names_where_it_was_allocated)
+{
+    checks_on();
+    fflush(NULL);
+    pid_t child = fork(); /* the leak check speaks when a process exits */
+    ck_assert(child >= 0);
+    if (child == 0) {
+        float *kept, *freed;
+        int ok = cudaMalloc((void **)&kept, 1000) == cudaSuccess &&
+                 cudaMalloc((void **)&freed, 24) == cudaSuccess && cudaFree(freed) == cudaSuccess;
+        exit(ok ? 0 : 1); /* exit(), not _exit(): the check runs at exit */
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    char *text = reports();
+    ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+    /* A static function has no exported name: the object and offset stand in for it. */
+    ck_assert_msg(strstr(text, "leak-check: 1000 bytes at 0x") && strstr(text, "allocated from ") &&
+                      strstr(text, "test_emulator_checks+0x"),
+                  "got: %s", text);
+    ck_assert_msg(!strstr(text, "24 bytes"), "a freed block was reported: %s", text);
+    free(text);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"racecheck_finds_dropped_barriers", racecheck_finds_dropped_barriers, CASE_GPU, 60},
+        {"racecheck_finds_missing_syncwarp", racecheck_finds_missing_syncwarp, CASE_GPU, 60},
+        {"memcheck_finds_out_of_bounds", memcheck_finds_out_of_bounds, CASE_GPU, 60},
+        {"initcheck_finds_unwritten_reads", initcheck_finds_unwritten_reads, CASE_GPU, 60},
+        {"synccheck_finds_bad_synchronisation", synccheck_finds_bad_synchronisation, CASE_GPU, 60},
+        {"leak_check_names_where_it_was_allocated", leak_check_names_where_it_was_allocated,
+         CASE_GPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}

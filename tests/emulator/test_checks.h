@@ -1,0 +1,50 @@
+/**
+ * @file test_checks.h
+ * @brief Kernels with the bugs the emulator's checks must find (test_checks_kernels.cu), each
+ *        beside its correct twin, behind C launchers that return the launch's own error.
+ *
+ * Each bug's line carries a marker comment (CHECK_...) that the suite looks up, so a report
+ * can be asserted to name the right file and line.
+ */
+#ifndef TEST_CHECKS_H
+#define TEST_CHECKS_H
+
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Which bug a kernel carries. */
+enum check_bug {
+    BUG_NONE,           /**< the correct kernel */
+    BUG_NO_SYNC_BEFORE, /**< tiled matmul: no __syncthreads() between loading and using a tile */
+    BUG_NO_SYNC_AFTER,  /**< tiled matmul: none between using a tile and loading the next */
+    BUG_NO_ROW_GUARD,   /**< tiled matmul: A's tile loaded without the row guard */
+};
+
+/** C = A B (n x n, row-major) with 16 x 16 tiles, carrying @p bug. */
+cudaError_t checks_tiled_matmul(enum check_bug bug, const float *A, const float *B, float *C,
+                                int n);
+
+/** out[i] = 2 in[i] for i < n, with the guard written `i <= n` when @p off_by_one. */
+cudaError_t checks_scale(int off_by_one, const float *in, float *out, int n);
+
+/** One warp sums in[0..31] through shared memory into *out, with or without __syncwarp(). */
+cudaError_t checks_warp_sum(int syncwarp, const float *in, float *out);
+
+/** Reads of memory nobody wrote: @p shared 1: a shared array half filled; 0: in[0..63]. */
+cudaError_t checks_uninitialised(int shared, const float *in, float *out);
+
+/**
+ * Wrong synchronisation: @p kind 0 __syncthreads() reached by half a warp, 1 the block meeting
+ * at two different __syncthreads(), 2 a shuffle whose mask leaves out lanes that run it,
+ * 3 __syncwarp() naming lanes a 16-thread block does not have.
+ */
+cudaError_t checks_bad_sync(int kind, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEST_CHECKS_H */

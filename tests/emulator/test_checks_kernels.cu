@@ -1,0 +1,121 @@
+/**
+ * @file test_checks_kernels.cu
+ * @brief The bugs of test_checks.h, planted: the lines the checks must name carry markers.
+ */
+#include "test_checks.h"
+
+enum { TILE = 16 };
+
+static __global__ void tiled_matmul_kernel(enum check_bug bug, const float *A, const float *B,
+                                           float *C, int n)
+{
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < n; t += TILE) {
+        int a_ok = bug == BUG_NO_ROW_GUARD || row < n;
+        As[ty][tx] = a_ok && t + tx < n ? A[(size_t)row * n + t + tx] : 0.0f; /* CHECK_LOAD_A */
+        Bs[ty][tx] = t + ty < n && col < n ? B[(size_t)(t + ty) * n + col] : 0.0f;
+        if (bug != BUG_NO_SYNC_BEFORE)
+            __syncthreads();
+        for (int k = 0; k < TILE; k++)
+            acc += As[ty][k] * Bs[k][tx]; /* CHECK_USE_TILE */
+        if (bug != BUG_NO_SYNC_AFTER)
+            __syncthreads();
+    }
+    if (row < n && col < n)
+        C[(size_t)row * n + col] = acc;
+}
+
+cudaError_t checks_tiled_matmul(enum check_bug bug, const float *A, const float *B, float *C, int n)
+{
+    dim3 block(TILE, TILE), grid((n + TILE - 1) / TILE, (n + TILE - 1) / TILE);
+    tiled_matmul_kernel<<<grid, block>>>(bug, A, B, C, n);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void scale_kernel(int off_by_one, const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (off_by_one ? i <= n : i < n)
+        out[i] = 2.0f * in[i < n ? i : 0]; /* CHECK_STORE_GUARD */
+}
+
+cudaError_t checks_scale(int off_by_one, const float *in, float *out, int n)
+{
+    scale_kernel<<<(n + 127) / 128, 128>>>(off_by_one, in, out, n);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void warp_sum_kernel(int syncwarp, const float *in, float *out)
+{
+    __shared__ float s[32];
+    int lane = threadIdx.x;
+    s[lane] = in[lane];
+    __syncwarp();
+    for (int off = 16; off > 0; off /= 2) {
+        if (lane < off)
+            s[lane] += s[lane + off]; /* CHECK_WARP_SUM */
+        if (syncwarp)
+            __syncwarp();
+    }
+    if (lane == 0)
+        *out = s[0];
+}
+
+cudaError_t checks_warp_sum(int syncwarp, const float *in, float *out)
+{
+    warp_sum_kernel<<<1, 32>>>(syncwarp, in, out);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void uninitialised_kernel(int shared, const float *in, float *out)
+{
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    if (shared)
+        out[t] = s[t + 32]; /* CHECK_SHARED_UNWRITTEN */
+    else
+        out[t] = in[t + 32]; /* CHECK_GLOBAL_UNWRITTEN */
+}
+
+cudaError_t checks_uninitialised(int shared, const float *in, float *out)
+{
+    uninitialised_kernel<<<1, 32>>>(shared, in, out);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void bad_sync_kernel(int kind, float *out)
+{
+    int t = threadIdx.x;
+    float v = (float)t;
+    if (kind == 0 && t < 48) {
+        __syncthreads(); /* CHECK_HALF_WARP */
+        v += 1.0f;
+    }
+    if (kind == 1) {
+        if (t % 2) {
+            v *= 3.0f;
+            asm volatile("bar.sync 0;"); /* CHECK_ODD_BARRIER */
+            v += 1.0f;
+        } else {
+            v *= 5.0f;
+            asm volatile("bar.sync 0;"); /* CHECK_EVEN_BARRIER */
+            v -= 1.0f;
+        }
+    }
+    if (kind == 2)
+        v = __shfl_sync(0x0000ffffu, v, 0); /* CHECK_SHUFFLE_MASK */
+    if (kind == 3)
+        __syncwarp(0xffffffffu); /* CHECK_ABSENT_LANES */
+    out[t] = v;
+}
+
+cudaError_t checks_bad_sync(int kind, float *out)
+{
+    bad_sync_kernel<<<1, kind == 3 ? 16 : 64>>>(kind, out);
+    return cudaDeviceSynchronize();
+}
