@@ -51,6 +51,8 @@ endfunction()
 #   runner   runner_NN_<side>   tests/common/course_runner.c with the whole library
 #   tests    test_NN_<side>     the judge, from tests/NN_topic/test_topic.c, as NN.<side>.<case>;
 #                               it links no lesson code and sees the lesson's header only
+#            NN.solution.sanitize  the solution's GPU cases under the emulator's checks
+#                               (tools/sanitize.sh): not one report
 # The judge sees LESSON_LIB, LESSON_RUNNER, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and
 # LESSON_SOURCE_DIR.
 function(add_lesson name)
@@ -119,5 +121,13 @@ function(add_lesson name)
                      DEFINES ${defines}
                      DEPENDS ${depends} ${driver} ${runner})
     target_include_directories(test_${num}_${side} PRIVATE ${CMAKE_SOURCE_DIR}/solutions/${name})
+    if(cuda_sources AND side STREQUAL "solution")
+      add_test(NAME ${num}.solution.sanitize
+               COMMAND sh ${CMAKE_SOURCE_DIR}/tools/sanitize.sh $<TARGET_FILE:test_${num}_solution>
+                       ${CMAKE_BINARY_DIR}/sanitize/${num})
+      set_tests_properties(${num}.solution.sanitize PROPERTIES
+        LABELS "solution;${num};emulator;sanitize" TIMEOUT 900 SKIP_RETURN_CODE 77
+        ENVIRONMENT_MODIFICATION "LD_LIBRARY_PATH=path_list_prepend:${CMAKE_BINARY_DIR}/emulator/lib")
+    endif()
   endforeach()
 endfunction()

@@ -1,0 +1,37 @@
+#!/bin/sh
+# sanitize.sh SUITE LOG_DIR: every GPU case of one lesson's suite (timing cases aside) on the
+# CPU emulator with all of its checks on: memcheck (with the leak check), racecheck, synccheck
+# and initcheck. One line per case; exit 1 when a case fails or a check reports anything, 77
+# when the suite has no GPU case or the emulator cannot run it. Each case's output and report
+# go to LOG_DIR. The caller puts the emulator's libraries first on LD_LIBRARY_PATH
+# (./course sanitize does, and CTest's NN.solution.sanitize).
+set -u
+suite=$1
+dir=$2
+mkdir -p "$dir"
+cases=$("$suite" --list | awk -F '\t' '$2 ~ /gpu/ && $2 !~ /perf/ { print $1 }')
+[ -n "$cases" ] || { echo "sanitize: $suite has no GPU cases"; exit 77; }
+bad=0
+found=0
+for c in $cases; do
+    report=$dir/$c.report
+    log=$dir/$c.log
+    : >"$report"
+    COURSE_EMU_CHECKS=mem,race,sync,init COURSE_EMU_REPORT=$report "$suite" --case "$c" >"$log" 2>&1
+    rc=$?
+    n=$(grep -c . "$report")
+    found=$((found + n))
+    if [ "$rc" = 77 ]; then
+        echo "  not run  $c: $(grep -m 1 SKIPPED "$log")"
+        exit 77
+    elif [ "$rc" = 0 ] && [ "$n" = 0 ]; then
+        echo "  ok       $c"
+    else
+        bad=1
+        [ "$rc" = 0 ] && what="$n reports" || what="the case failed, $n reports"
+        echo "  FAIL     $c: $what (log: $log)"
+        sed -n '1,3s/^/             /p' "$report"
+    fi
+done
+echo "sanitize: $found reports in $(echo "$cases" | wc -l) cases of $(basename "$suite")"
+exit "$bad"
