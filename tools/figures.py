@@ -229,12 +229,15 @@ def fig_bank_maps(out):
 # ---- lessons 04 and 05 ----------------------------------------------------------------------
 
 def fig_thread_tiles(out):
-    """matmul_1d_tile's 8 x 1 and matmul_2d_tile's 8 x 8 thread tiles, with what they load."""
+    """matmul_1d_tile's 8 x 1 and matmul_2d_tile's 8 x (4 + 4) thread tiles, with what they load.
+
+    matmul_2d_tile's thread takes columns thread_col * 4 .. + 3 and 64 + thread_col * 4 .. + 3
+    (two groups of TV = 4, BN / 2 apart), so its 8 x 8 results are two 8 x 4 pieces."""
     fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.9))
     for ax, two_d in zip(axes, (False, True)):
         blank(ax)
         bm = 128 if two_d else 64
-        tm, tn = (8, 8) if two_d else (8, 1)
+        tm, tn = (8, 4) if two_d else (8, 1)  # one piece of a thread's results
         s = 3.0 / bm  # the block tile is drawn 3 units wide
         k = 8 * s * (1.5 if not two_d else 3)  # the BK = 8 strips, widened to be visible
         box(ax, 0, 0, 3.0, 3.0, face="white", lw=1.2)  # C tile
@@ -243,19 +246,20 @@ def fig_thread_tiles(out):
         for j in range(0, bm + 1, tn if two_d else 8):
             ax.plot([j * s, j * s], [0, 3.0], color=LIGHT, linewidth=0.5)
         tr, tc = 2, 5  # one thread's place
-        x, y = tc * tn * s, 3.0 - (tr + 1) * tm * s
-        box(ax, x, y, tn * s, tm * s, face=RED, lw=1.0)
+        y = 3.0 - (tr + 1) * tm * s
         box(ax, -k - 0.15, 0, k, 3.0, face="white", lw=1.0)  # As strip: bm x 8
         box(ax, -k - 0.15, y, k, tm * s, face=BLUE, lw=0.8)
         box(ax, 0, 3.15, 3.0, k, face="white", lw=1.0)  # Bs strip: 8 x bn
-        box(ax, x, 3.15, tn * s, k, face=BLUE, lw=0.8)
+        for x in ([tc * tn * s, (bm // 2 + tc * tn) * s] if two_d else [tc * s]):
+            box(ax, x, y, tn * s, tm * s, face=RED, lw=1.0)
+            box(ax, x, 3.15, tn * s, k, face=BLUE, lw=0.8)
         ax.text(-k / 2 - 0.15, 3.15 + k / 2, "As", ha="center", va="center", fontsize=11)
         ax.text(3.05, 3.15 + k / 2, "Bs", ha="left", va="center", fontsize=11)
         ax.set_xlim(-k - 0.3, 3.4)
         ax.set_ylim(-1.0, 3.3 + k)
         if two_d:
             ax.set_title("matmul_2d_tile\n128 x 128 block, 8 x 8 per thread", fontsize=12)
-            note = "per k: 8 values of A + 8 of B\n-> 64 FMAs (outer product)"
+            note = "per k: 8 values of A + 8 of B (4 + 4,\n64 columns apart) -> 64 FMAs"
         else:
             ax.set_title("matmul_1d_tile\n64 x 64 block, 8 x 1 per thread", fontsize=12)
             note = "per k: 8 values of A + 1 of B\n-> 8 FMAs"

@@ -6,7 +6,10 @@
  *   matmul_1d_tile     64 x 64 block tile, BK = 8; each thread computes TM = 8 results in a
  *                      column, so one B value loaded from shared memory feeds 8 FMAs
  *   matmul_2d_tile     128 x 128 block tile, BK = 8; each thread computes TM x TN = 8 x 8
- *                      results from 8 + 8 values in registers: 64 FMAs per 16 shared loads
+ *                      results from 8 + 8 values in registers: 64 FMAs per 16 shared loads;
+ *                      its 8 columns are two groups of 4, 64 apart, so that the shared
+ *                      reads of B have no bank conflicts; at most 128 registers, so that
+ *                      two blocks fit on an SM
  *   matmul_vectorized  matmul_2d_tile with float4 global loads and stores, and A stored
  *                      transposed in shared memory so the inner loop reads both tiles
  *                      with 128-bit loads; unaligned or edge accesses fall back to scalars
@@ -25,8 +28,14 @@
 enum { T1_BM = 64, T1_BN = 64, T1_BK = 8, T1_TM = 8, T1_THREADS = T1_BM * T1_BN / T1_TM };
 
 /* matmul_2d_tile and matmul_vectorized: a 128 x 128 tile of C per block, K in
- * steps of 8, 8 x 8 results per thread: (128 / 8) * (128 / 8) = 256 threads. */
-enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = (BM / TM) * (BN / TN) };
+ * steps of 8, 8 x 8 results per thread: (128 / 8) * (128 / 8) = 256 threads.
+ * A thread's 8 columns are two groups of TV = 4 (one 16-byte piece of a Bs row
+ * each), BN / 2 = 64 apart: thread_col * 4 .. + 3 and 64 + thread_col * 4 .. + 3.
+ * A 128-bit shared load is served 8 lanes (128 bytes) at a time; lanes 0 .. 7
+ * of a warp (thread_col 0 .. 7) then read 128 contiguous bytes, one wavefront.
+ * With 8 adjacent columns per thread they would read pieces 32 bytes apart,
+ * lanes t and t + 4 in the same banks: 2 wavefronts. */
+enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, TV = 4, THREADS = (BM / TM) * (BN / TN) };
 
 static __global__ void __launch_bounds__(T1_THREADS)
     matmul_1d_tile_kernel(int M, int N, int K, const float *A, const float *B, float *C)
@@ -68,17 +77,21 @@ extern "C" void matmul_1d_tile(int M, int N, int K, const float *d_A, const floa
     CUDA_CHECK_LAUNCH();
 }
 
-static __global__ void __launch_bounds__(THREADS)
+/* __launch_bounds__(256, 2): at most 128 registers per thread, so that two
+ * blocks (16 warps) fit on an SM; without it ptxas takes 148 on sm_90 and one
+ * block fits (ptxas -v: 128 registers, no spills). */
+static __global__ void __launch_bounds__(THREADS, 2)
     matmul_2d_tile_kernel(int M, int N, int K, const float *A, const float *B, float *C)
 {
     /* As: rows row0 .. row0+127 of A, columns k0 .. k0+7. Bs: rows k0 .. k0+7 of B,
-     * columns col0 .. col0+127. 8 KB in all. */
-    __shared__ float As[BM][BK];
-    __shared__ float Bs[BK][BN];
+     * columns col0 .. col0+127. 8 KB in all, 16-byte aligned, so that the compiler
+     * reads 4 neighbouring floats with one 128-bit load (ld.shared.v4.f32). */
+    __shared__ __align__(16) float As[BM][BK];
+    __shared__ __align__(16) float Bs[BK][BN];
     int tid = threadIdx.x;
     int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN; /* the block's corner of C */
     int thread_row = tid / (BN / TN); /* rows thread_row * 8 .. + 7 of the tile, 0 .. 15 */
-    int thread_col = tid % (BN / TN); /* columns thread_col * 8 .. + 7 of the tile, 0 .. 15 */
+    int thread_col = tid % (BN / TN); /* columns thread_col * 4 .. + 3 and + 64, 0 .. 15 */
     float acc[TM][TN] = {{0.0f}};     /* 64 results, in registers */
     float a[TM], b[TN];               /* a column of the A tile, a row of the B tile */
 
@@ -89,15 +102,16 @@ static __global__ void __launch_bounds__(THREADS)
         // TODO
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
-        // For each k: load a[i] = As[thread_row * TM + i][k] and
-        // b[j] = Bs[k][thread_col * TN + j] into registers, then the TM x TN
-        // outer product acc[i][j] += a[i] * b[j].
+        // For each k: load a[i] = As[thread_row * TM + i][k] and b[j] =
+        // Bs[k][j / TV * (BN / 2) + thread_col * TV + j % TV] (two groups of 4,
+        // 64 apart) into registers, then the TM x TN outer product
+        // acc[i][j] += a[i] * b[j].
         // TODO
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
     }
     // Store acc[i][j] to C row row0 + thread_row * TM + i, column
-    // col0 + thread_col * TN + j, where both are inside C.
+    // col0 + j / TV * (BN / 2) + thread_col * TV + j % TV, where both are inside C.
     // TODO
 }
 
@@ -141,7 +155,7 @@ static __global__ void __launch_bounds__(THREADS)
     int tid = threadIdx.x;
     int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN; /* the block's corner of C */
     int thread_row = tid / (BN / TN); /* rows thread_row * 8 .. + 7 of the tile, 0 .. 15 */
-    int thread_col = tid % (BN / TN); /* columns thread_col * 8 .. + 7 of the tile, 0 .. 15 */
+    int thread_col = tid % (BN / TN); /* columns thread_col * 4 .. + 3 and + 64, 0 .. 15 */
     /* The A tile is 128 rows of 2 float4 and the B tile 8 rows of 32 float4:
      * 256 float4 each, one per thread. */
     int a_row = tid / (BK / 4), a_k = tid % (BK / 4) * 4; /* A tile row 0..127, k 0 or 4 */
@@ -158,15 +172,15 @@ static __global__ void __launch_bounds__(THREADS)
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
         // As in matmul_2d_tile, but read a[0..7] as two float4 from
-        // &As[k][thread_row * TM] and b[0..7] as two float4 from
-        // &Bs[k][thread_col * TN].
+        // &As[k][thread_row * TM] and + 4, and b[0..7] as two float4 from
+        // &Bs[k][thread_col * TV] and + BN / 2.
         // TODO
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
     }
     // Store each row i of the thread's 8 x 8 results as two float4 with
     // store_row4, at C row row0 + thread_row * TM + i (skip rows >= M),
-    // columns col0 + thread_col * TN and + 4.
+    // columns col0 + thread_col * TV and + BN / 2.
     // TODO
 }
 

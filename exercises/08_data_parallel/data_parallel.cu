@@ -97,7 +97,11 @@ extern "C" void gpu_convert(const float *x, void *y, enum gpu_dtype lo, size_t n
 /*
  * Block (32 x 8 threads) computes a 32 x 32 tile of C; each thread 4 outputs,
  * rows ty, ty + 8, ty + 16, ty + 24 of the tile, column tx. op(A)(m, k) is
- * A[m * lda + k], or A[k * lda + m] when transposed; the same for B.
+ * A[m * lda + k], or A[k * lda + m] when transposed; the same for B. The tiles
+ * are loaded along the operand's rows in memory, whichever way it is stored:
+ * a transposed operand is written into its tile column by column, so that a
+ * warp always reads 32 neighbouring elements (coalesced) and the padded tile
+ * takes the column writes without bank conflicts.
  */
 static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int K, float alpha,
                                               const void *A, int lda, const void *B, int ldb,
@@ -109,10 +113,12 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
     int row0 = blockIdx.y * GEMM_TILE, col0 = blockIdx.x * GEMM_TILE; /* the tile's corner */
     float acc[GEMM_TILE / GEMM_ROWS] = {0.0f};
     for (int k0 = 0; k0 < K; k0 += GEMM_TILE) {
-        // Fill rows i = ty, ty + 8, ty + 16, ty + 24 of both tiles, column tx:
-        // As[i][tx] = op(A)(row0 + i, k0 + tx) and Bs[i][tx] = op(B)(k0 + i, col0 + tx),
-        // 0 outside the matrices. op(A)(m, k) is A[m * lda + k], or A[k * lda + m]
-        // when ta (the same for B with ldb and tb); load_as_f32 reads any dtype.
+        // For i = ty, ty + 8, ty + 16, ty + 24, fill As[r][c] = op(A)(row0 + r, k0 + c)
+        // with (r, c) = (i, tx), or (tx, i) when ta: either way consecutive tx read
+        // consecutive addresses, A[m * lda + k] or (ta) A[k * lda + m]. The same for
+        // Bs[r][c] = op(B)(k0 + r, col0 + c) with ldb and tb: (i, tx), or (tx, i) when
+        // tb, at B[k * ldb + n] or B[n * ldb + k]. 0 outside the matrices;
+        // load_as_f32 reads any dtype.
         // TODO
         __syncthreads(); /* both tiles are loaded before anyone reads them */
         // acc[j] accumulates C(row0 + ty + 8 j, col0 + tx): the dot product of
