@@ -81,6 +81,13 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
                                             : R64(w, in->o[0])[lane];
     base += (uint64_t)in->imm;
     uint64_t stride = in->o[1] != NO_REG ? R32(w, in->o[1])[lane] : (uint64_t)(col ? rows : cols);
+    /* The CUDA C++ rules for load_matrix_sync and store_matrix_sync (a GPU may fault). */
+    if (base % 32 || stride * (uint64_t)bytes % 16)
+        return vm_fail(x, w, in, lane, VM_FAULT,
+                       "misaligned wmma %s: the address 0x%llx must be 32-byte aligned and the "
+                       "row stride (%llu elements, %llu bytes) a multiple of 16 bytes",
+                       store ? "store" : "load", (unsigned long long)base,
+                       (unsigned long long)stride, (unsigned long long)(stride * (uint64_t)bytes));
     uint32_t tile[32 * 16];
     if (store)
         frag_gather(w, regs, per, bytes, rows * cols, tile);

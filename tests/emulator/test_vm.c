@@ -1347,6 +1347,37 @@ START_TEST(wmma_tiles)
 }
 END_TEST
 
+START_TEST(wmma_alignment_rules)
+{
+    /* 24 rows of 32 f16 values 0..7: a tile at (row 0 or 1, element 0 or 8), any ldm <= 32. */
+    uint16_t A[24 * 32];
+    for (int i = 0; i < 24 * 32; i++)
+        A[i] = ref_f32_to_f16((float)(i % 8));
+    uint16_t *dA;
+    float *dD;
+    CUDA_CHECK(cudaMalloc((void **)&dA, sizeof A));
+    CUDA_CHECK(cudaMalloc((void **)&dD, 256 * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(dA, A, sizeof A, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(vm_wmma_stride(dA + 16, 24, dD), cudaSuccess); /* 32 bytes in, 48-byte rows */
+    static const struct {
+        int offset, ldm;
+        const char *what;
+    } bad[] = {{8, 24, "the address 0x"}, {0, 20, "row stride (20 elements, 40 bytes)"}};
+    for (int k = 0; k < 2; k++) {
+        struct capture cap;
+        capture_begin(&cap, 2);
+        cudaError_t err = vm_wmma_stride(dA + bad[k].offset, bad[k].ldm, dD);
+        char *said = capture_end(&cap);
+        ck_assert_msg(err == cudaErrorMisalignedAddress, "case %d: %s", k, cudaGetErrorName(err));
+        capture_assert_at(said, TEST_VM_KERNELS, "WMMA_ALIGNMENT", bad[k].what);
+        free(said);
+        ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+    }
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dD));
+}
+END_TEST
+
 /*
  * The register layouts of mma.sync's m16n8k* fragments, as the PTX ISA tabulates them
  * ("Matrix Fragments for mma.m16n8k16 / k8 / k4"): element i of lane l, with
@@ -1500,6 +1531,7 @@ int main(int argc, char **argv)
         {"deadlock_trap_assert_unsupported", deadlock_trap_assert_unsupported, CASE_GPU, 60},
         {"printf_formats", printf_formats, CASE_GPU, 60},
         {"wmma_tiles", wmma_tiles, CASE_GPU | CASE_SM80, 60},
+        {"wmma_alignment_rules", wmma_alignment_rules, CASE_GPU | CASE_SM80, 60},
         {"mma_sync_documented_layouts", mma_sync_documented_layouts, CASE_GPU | CASE_SM80, 60},
         {"ldmatrix_documented_layout", ldmatrix_documented_layout, CASE_GPU | CASE_SM80, 60},
     };

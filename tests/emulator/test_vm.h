@@ -75,6 +75,10 @@ cudaError_t vm_unsupported(uint32_t *out);
  * 2 tf32 (inputs are float arrays, converted on the device); @p b_col loads B column-major;
  * @p half_acc accumulates in f16 (f16 only). A row-major m x k, B as laid out, C, D row-major.
  */
+/** D (16 x 16 floats) = A A^T, A's 16 x 16 f16 tile read at @p A with row stride @p ldm
+ *  elements: load_matrix_sync needs A 32-byte aligned and ldm a multiple of 8. */
+cudaError_t vm_wmma_stride(const void *A, int ldm, float *D);
+
 cudaError_t vm_wmma(int type, int b_col, int half_acc, const float *A, const float *B,
                     const float *C, float *D);
 

@@ -747,6 +747,25 @@ cudaError_t vm_wmma(int type, int b_col, int half_acc, const float *A, const flo
     return cudaDeviceSynchronize();
 }
 
+/* D = A A^T through wmma, A loaded from @p A with row stride @p ldm (f16 elements). */
+static __global__ void wmma_stride_kernel(const __half *A, int ldm, float *D)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+    wmma::load_matrix_sync(a, A, ldm); /* WMMA_ALIGNMENT */
+    wmma::load_matrix_sync(b, A, ldm);
+    wmma::fill_fragment(c, 0.0f);
+    wmma::mma_sync(c, a, b, c);
+    wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
+}
+
+cudaError_t vm_wmma_stride(const void *A, int ldm, float *D)
+{
+    wmma_stride_kernel<<<1, 32>>>((const __half *)A, ldm, D);
+    return cudaDeviceSynchronize();
+}
+
 /* mma.sync with the registers exactly as the caller laid them out. */
 static __global__ void mma_kernel(int shape, int type, const uint32_t *a, const uint32_t *b,
                                   const uint32_t *c, uint32_t *d)
