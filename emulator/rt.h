@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "emu.h"
 #include "mem.h"
 #include "vm.h"
 
@@ -92,8 +93,12 @@ struct rt_state {
     struct emu_mem mem;
     cudaError_t sticky; /**< a fault's error, returned by every call after it */
     int counting;       /**< course_emu_set_counting() */
-    int counted;        /**< 1: last_counters holds the last launch */
-    struct vm_counters last_counters;
+
+    /* The launches counted since course_emu_take_launches() last took them. */
+    struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */
+    int nlaunches;                      /**< recorded in launches */
+    int launches_cap;                   /**< room in launches */
+    int launches_seen;                  /**< counted: recorded or dropped */
 };
 
 /** The process's runtime state. */

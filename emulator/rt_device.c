@@ -464,14 +464,16 @@ void course_emu_set_counting(int on)
     rt_unlock();
 }
 
-int course_emu_last_counters(struct vm_counters *out)
+int course_emu_take_launches(struct course_emu_launch *out, int max)
 {
     rt_lock();
-    int ok = rt.counted;
-    if (ok)
-        *out = rt.last_counters;
+    int seen = rt.launches_seen;
+    int n = rt.nlaunches < max ? rt.nlaunches : (max > 0 ? max : 0);
+    if (n > 0)
+        memcpy(out, rt.launches, (size_t)n * sizeof *out);
+    rt.nlaunches = rt.launches_seen = 0;
     rt_unlock();
-    return ok ? 0 : -1;
+    return seen;
 }
 
 int course_emu_sticky_error(void)
