@@ -38,10 +38,10 @@ struct course_emu_launch {
 
 /**
  * Move the launches counted since the last call (oldest first) into @p out, at
- * most @p max of them, and forget them. Returns how many were counted: more
- * than @p max means the rest were dropped (so were any past the 65536 the
- * runtime keeps between two calls). Launches run while counting was off are
- * not recorded.
+ * most @p max of them, and forget them all; returns how many it moved. With
+ * @p out NULL, returns how many there are and forgets nothing. Launches run
+ * while counting was off are not recorded, nor those past the first 65536
+ * between two calls.
  */
 int course_emu_take_launches(struct course_emu_launch *out, int max);
 

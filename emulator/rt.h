@@ -98,7 +98,6 @@ struct rt_state {
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */
     int nlaunches;                      /**< recorded in launches */
     int launches_cap;                   /**< room in launches */
-    int launches_seen;                  /**< counted: recorded or dropped */
 };
 
 /** The process's runtime state. */

@@ -467,13 +467,15 @@ void course_emu_set_counting(int on)
 int course_emu_take_launches(struct course_emu_launch *out, int max)
 {
     rt_lock();
-    int seen = rt.launches_seen;
-    int n = rt.nlaunches < max ? rt.nlaunches : (max > 0 ? max : 0);
-    if (n > 0)
-        memcpy(out, rt.launches, (size_t)n * sizeof *out);
-    rt.nlaunches = rt.launches_seen = 0;
+    int n = rt.nlaunches;
+    if (out) {
+        n = n < max ? n : (max > 0 ? max : 0);
+        if (n > 0)
+            memcpy(out, rt.launches, (size_t)n * sizeof *out);
+        rt.nlaunches = 0;
+    }
     rt_unlock();
-    return seen;
+    return n;
 }
 
 int course_emu_sticky_error(void)

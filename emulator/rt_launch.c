@@ -104,7 +104,7 @@ static cudaError_t fault_error(enum vm_status st, const char *msg)
     return cudaErrorUnknown;
 }
 
-/* Launches course_emu_take_launches() may hand over at once; later ones are only counted. */
+/* Launches kept between two calls of course_emu_take_launches(); later ones are dropped. */
 enum { MAX_RECORDED = 65536 };
 
 /*
@@ -148,14 +148,13 @@ static void demangle(const char *sym, char *out, size_t size)
 /* Keep the counters of launch @p l of kernel @p name for course_emu_take_launches(). */
 static void record(const char *name, const struct proto_launch *l, const struct proto_done *d)
 {
-    rt.launches_seen++;
     if (rt.nlaunches == MAX_RECORDED)
         return;
     if (rt.nlaunches == rt.launches_cap) {
         int cap = rt.launches_cap ? 2 * rt.launches_cap : 64;
         struct course_emu_launch *more = realloc(rt.launches, (size_t)cap * sizeof *more);
         if (!more)
-            return; /* counted, not recorded: the caller sees it in the total */
+            return; /* out of host memory: dropped, like those past MAX_RECORDED */
         rt.launches = more;
         rt.launches_cap = cap;
     }
