@@ -179,12 +179,11 @@ void bench_run(struct bench_table *t, void (*fn)(void *), void *arg)
     t->nlaunches = take(t->launches, n);
 }
 
-/* Add the counters of @p b into @p a. */
-static void add_counters(struct vm_counters *a, const struct vm_counters *b)
+void bench_add_counters(struct vm_counters *sum, const struct vm_counters *c)
 {
-    uint64_t *x = (uint64_t *)a;
-    const uint64_t *y = (const uint64_t *)b;
-    for (size_t i = 0; i < sizeof *a / sizeof *x; i++)
+    uint64_t *x = (uint64_t *)sum; /* the struct holds uint64_t counters only */
+    const uint64_t *y = (const uint64_t *)c;
+    for (size_t i = 0; i < sizeof *sum / sizeof *x; i++)
         x[i] += y[i];
 }
 
@@ -277,7 +276,7 @@ static void counted_rows(struct bench_table *t, const struct bench_row *r)
         struct vm_counters sum = {0};
         for (int j = i; j < t->nlaunches; j++)
             if (!strcmp(t->launches[j].kernel, e->kernel)) {
-                add_counters(&sum, &t->launches[j].counters);
+                bench_add_counters(&sum, &t->launches[j].counters);
                 launches++;
             }
         char label[sizeof e->kernel];

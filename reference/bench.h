@@ -47,6 +47,7 @@ extern "C" {
 #define BENCH_EMU_LEN 1000003
 
 struct course_emu_launch;
+struct vm_counters;
 
 /** A table being printed. */
 struct bench_table {
@@ -117,6 +118,9 @@ double bench_report(struct bench_table *t, struct bench_row *r, void (*fn)(void 
 
 /** Close the table. Returns 0 when every checked row was right, else 1. */
 int bench_end(struct bench_table *t);
+
+/** Add the emulator's counters @p c (emulator/vm.h) into @p sum, field by field. */
+void bench_add_counters(struct vm_counters *sum, const struct vm_counters *c);
 
 /**
  * A row-major SGEMM: C = A * B, A M x K, B K x N (device pointers for the GPU
