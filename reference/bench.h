@@ -21,11 +21,12 @@
  *     warp_insts,thread_insts,fma32,fp,int,ldg,stg,lds,sts,tensor,control,other,
  *     gld_requests,gld_sectors,gst_requests,gst_sectors,lds_requests,lds_wavefronts,
  *     sts_requests,sts_wavefronts,unique_read_bytes,unique_write_bytes,barriers,branches,
- *     divergent_branches,flops,check
+ *     divergent_branches,flops,intensity,check
  *
  * where the counters are summed over the kernel's launches and named as the
  * device server's observer names them (emulator/server.c), grid and block are
- * XxYxZ (the first launch's), and check is ok or FAIL.
+ * XxYxZ (the first launch's), intensity is flops per unique byte (read and
+ * written), and check is ok or FAIL.
  */
 #ifndef BENCH_H
 #define BENCH_H
