@@ -256,35 +256,41 @@ static void counter_row(struct bench_table *t, const char *version, const char *
             ok ? "ok" : "FAIL");
 }
 
+/* 1 when launch @p i is the first of its kernel among those bench_run() counted. */
+static int first_of_kernel(const struct bench_table *t, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!strcmp(t->launches[j].kernel, t->launches[i].kernel))
+            return 0;
+    return 1;
+}
+
 /* The rows of the launches bench_run() counted: one per kernel, in order of first launch. */
 static void counted_rows(struct bench_table *t, const struct bench_row *r)
 {
     int kernels = 0, failed = 0;
     for (int i = 0; i < t->nlaunches; i++) {
-        int first = 1;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(t->launches[j].kernel, t->launches[i].kernel) != 0;
-        kernels += first;
+        kernels += first_of_kernel(t, i);
         failed |= t->launches[i].status != 0;
     }
     const char *check = failed ? "a launch failed (see above)" : r->check;
     for (int i = 0; i < t->nlaunches; i++) {
         const struct course_emu_launch *e = &t->launches[i];
-        int seen = 0, launches = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = !strcmp(t->launches[j].kernel, e->kernel);
-        if (seen)
+        if (!first_of_kernel(t, i))
             continue;
         struct vm_counters sum = {0};
+        int launches = 0;
         for (int j = i; j < t->nlaunches; j++)
             if (!strcmp(t->launches[j].kernel, e->kernel)) {
                 bench_add_counters(&sum, &t->launches[j].counters);
                 launches++;
             }
+        /* Several kernels: a row each, named as its launcher (the kernel less "_kernel"). */
         char label[sizeof e->kernel];
         snprintf(label, sizeof label, "%s", kernels > 1 ? e->kernel : r->version);
-        if (kernels > 1 && strlen(label) > 7 && !strcmp(label + strlen(label) - 7, "_kernel"))
-            label[strlen(label) - 7] = '\0'; /* the kernel's rows: its launcher's name */
+        size_t len = strlen(label);
+        if (kernels > 1 && len > 7 && !strcmp(label + len - 7, "_kernel"))
+            label[len - 7] = '\0';
         counter_row(t, r->version, label, e->kernel, launches, e, &sum, check, r->ok && !failed);
     }
     if (r->library || t->nlaunches == 0)

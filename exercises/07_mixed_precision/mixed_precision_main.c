@@ -208,7 +208,8 @@ static void report_variant(struct bench_table *t, const struct variant *var, str
         struct bench_row row = {.version = var->name,
                                 .check = check,
                                 .ok = ok,
-                                .library = !strncmp(var->name, "cublas", 6)};
+                                .library = var->kind != OWN_TF32 && var->kind != OWN_F16 &&
+                                           var->kind != OWN_BF16};
         bench_report(t, &row, run_variant, o);
         return;
     }

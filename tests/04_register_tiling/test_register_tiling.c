@@ -143,20 +143,8 @@ START_TEST(vectorized_128bit_conflict_free)
     struct course_runner *r = course_runner_start(COURSE_OBSERVED);
     struct vm_counters c =
         course_observed_sgemm(r, "matmul_vectorized", "matmul_vectorized_kernel", MT_M, MT_N, MT_K);
-    double fma = (double)c.class_insts[VM_CLASS_FMA32];
-    double lds = (double)c.class_insts[VM_CLASS_LDS];
-    ck_assert_msg(fma >= 16 * lds,
-                  "matmul_vectorized: %.2f FMAs per shared load, want 16: read a[] and b[] as two "
-                  "float4 each",
-                  fma / lds);
-    course_assert_per_request("matmul_vectorized's 128-bit shared loads", "wavefronts",
-                              c.lds_wavefronts, c.lds_requests, 4, 4);
     uint64_t warps = (uint64_t)(MT_M / 128) * (MT_N / 128) * 8, steps = MT_K / 8;
-    ck_assert_msg(c.gld_requests <= 2 * warps * steps,
-                  "matmul_vectorized made %llu global load requests, float4 loads make %llu",
-                  (unsigned long long)c.gld_requests, (unsigned long long)(2 * warps * steps));
-    course_assert_per_request("matmul_vectorized's global loads", "sectors", c.gld_sectors,
-                              c.gld_requests, 0, 16);
+    course_assert_float4_tiles("matmul_vectorized", &c, 2 * warps * steps);
     ck_assert_msg(c.gst_requests <= (uint64_t)MT_M * MT_N / 128,
                   "matmul_vectorized made %llu store requests, float4 stores make %d",
                   (unsigned long long)c.gst_requests, MT_M * MT_N / 128);

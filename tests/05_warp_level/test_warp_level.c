@@ -297,18 +297,8 @@ START_TEST(warptile_128bit_conflict_free)
     struct course_runner *r = course_runner_start(COURSE_OBSERVED);
     struct vm_counters c =
         course_observed_sgemm(r, "matmul_warptile", "matmul_warptile_kernel", M, N, K);
-    double fma = (double)c.class_insts[VM_CLASS_FMA32];
-    double lds = (double)c.class_insts[VM_CLASS_LDS];
-    ck_assert_msg(fma >= 16 * lds, "matmul_warptile: %.2f FMAs per shared load, want 16",
-                  fma / lds);
-    course_assert_per_request("matmul_warptile's 128-bit shared loads", "wavefronts",
-                              c.lds_wavefronts, c.lds_requests, 4, 4);
     uint64_t warps = (uint64_t)(M / 128) * (N / 128) * 8, tiles = K / 16;
-    ck_assert_msg(c.gld_requests <= 4 * warps * tiles,
-                  "matmul_warptile made %llu global load requests, float4 loads make %llu",
-                  (unsigned long long)c.gld_requests, (unsigned long long)(4 * warps * tiles));
-    course_assert_per_request("matmul_warptile's global loads", "sectors", c.gld_sectors,
-                              c.gld_requests, 0, 16);
+    course_assert_float4_tiles("matmul_warptile", &c, 4 * warps * tiles);
     course_runner_stop(r);
 }
 END_TEST

@@ -161,7 +161,10 @@ static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t ju
     setpgid(0, 0);
     limit(RLIMIT_CORE, 0);
     if (pw) {
-        limit(RLIMIT_FSIZE, (rlim_t)1 << 30);
+        /* The CPU emulator's device memory is a sparse memfd of 64 GiB or more, which a
+         * file-size limit counts (ftruncate past it is SIGXFSZ): on the emulator, the CPU-time
+         * limit is what bounds the bytes a process writes. */
+        limit(RLIMIT_FSIZE, ld_path || course_emulated ? RLIM_INFINITY : (rlim_t)1 << 30);
         limit(RLIMIT_NPROC, 512);
         limit(RLIMIT_CPU, (rlim_t)course_judge_budget_s + 30);
         if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
@@ -877,6 +880,22 @@ void course_assert_per_request(const char *what, const char *unit, uint64_t coun
     ck_assert_msg(per >= lo && per <= hi,
                   "%s: %.2f %s per request (%llu in %llu requests), want %s", what, per, unit,
                   (unsigned long long)count, (unsigned long long)requests, want);
+}
+
+void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads)
+{
+    double fma = (double)c->class_insts[VM_CLASS_FMA32], lds = (double)c->class_insts[VM_CLASS_LDS];
+    ck_assert_msg(fma >= 16 * lds,
+                  "%s: %.2f FMAs per shared load, want 16: read a[] and b[] as two float4 each",
+                  name, fma / lds);
+    char what[96];
+    snprintf(what, sizeof what, "%s's 128-bit shared loads", name);
+    course_assert_per_request(what, "wavefronts", c->lds_wavefronts, c->lds_requests, 4, 4);
+    ck_assert_msg(c->gld_requests <= max_loads,
+                  "%s made %llu global load requests, float4 loads make %llu", name,
+                  (unsigned long long)c->gld_requests, (unsigned long long)max_loads);
+    snprintf(what, sizeof what, "%s's global loads", name);
+    course_assert_per_request(what, "sectors", c->gld_sectors, c->gld_requests, 0, 16);
 }
 
 size_t course_gemm_edge_count(void)

@@ -182,6 +182,15 @@ struct vm_counters course_observed_sgemm(struct course_runner *r, const char *na
 void course_assert_per_request(const char *what, const char *unit, uint64_t count,
                                uint64_t requests, double lo, double hi);
 
+/**
+ * Assert that the GEMM kernels of @p name (counters @p c) read their tiles as lessons 04 and 05
+ * teach: 16 FMAs per shared-load instruction (two float4 of A and two of B per k for an 8 x 8
+ * thread tile), 128-bit shared loads without bank conflicts (4 wavefronts per request, one per
+ * quarter warp), and float4 global loads, at most @p max_loads requests of at most 16 sectors
+ * (a warp's 512 bytes).
+ */
+void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads);
+
 /** How many of course_gemm_shapes a GEMM check runs here: all but the last on the emulator. */
 size_t course_gemm_edge_count(void);
 
