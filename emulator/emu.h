@@ -27,11 +27,23 @@ int course_emu_active(void);
  */
 void course_emu_set_counting(int on);
 
+/** One counted launch, as course_emu_take_launches() hands it over. */
+struct course_emu_launch {
+    char kernel[128];            /**< the kernel's name, demangled, without its parameters */
+    unsigned grid[3];            /**< blocks */
+    unsigned block[3];           /**< threads per block */
+    int status;                  /**< enum vm_status: VM_OK when it ran to the end */
+    struct vm_counters counters; /**< what it did, counted exactly */
+};
+
 /**
- * Copy the counters of the last launch into @p out. Returns 0, or -1 when the
- * last launch was not counted (or there was none).
+ * Move the launches counted since the last call (oldest first) into @p out, at
+ * most @p max of them, and forget them all; returns how many it moved. With
+ * @p out NULL, returns how many there are and forgets nothing. Launches run
+ * while counting was off are not recorded, nor those past the first 65536
+ * between two calls.
  */
-int course_emu_last_counters(struct vm_counters *out);
+int course_emu_take_launches(struct course_emu_launch *out, int max);
 
 /**
  * Where the device range [@p dev, @p dev + @p bytes) lives in this process,

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "emu.h"
 #include "mem.h"
 #include "vm.h"
 
@@ -93,8 +94,11 @@ struct rt_state {
     cudaError_t sticky; /**< a fault's error, returned by every call after it */
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
-    int counted;        /**< 1: last_counters holds the last launch */
-    struct vm_counters last_counters;
+
+    /* The launches counted since course_emu_take_launches() last took them. */
+    struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */
+    int nlaunches;                      /**< recorded in launches */
+    int launches_cap;                   /**< room in launches */
 };
 
 /** The process's runtime state. */

@@ -464,14 +464,18 @@ void course_emu_set_counting(int on)
     rt_unlock();
 }
 
-int course_emu_last_counters(struct vm_counters *out)
+int course_emu_take_launches(struct course_emu_launch *out, int max)
 {
     rt_lock();
-    int ok = rt.counted;
-    if (ok)
-        *out = rt.last_counters;
+    int n = rt.nlaunches;
+    if (out) {
+        n = n < max ? n : (max > 0 ? max : 0);
+        if (n > 0)
+            memcpy(out, rt.launches, (size_t)n * sizeof *out);
+        rt.nlaunches = 0;
+    }
     rt_unlock();
-    return ok ? 0 : -1;
+    return n;
 }
 
 int course_emu_sticky_error(void)

@@ -104,8 +104,72 @@ static cudaError_t fault_error(enum vm_status st, const char *msg)
     return cudaErrorUnknown;
 }
 
-/* Read a DONE reply: print the kernel's output and message; the launch's error. */
-static cudaError_t finish(const struct proto_msg *reply, int counted_wanted)
+/* Launches kept between two calls of course_emu_take_launches(); later ones are dropped. */
+enum { MAX_RECORDED = 65536 };
+
+/*
+ * The name an Itanium-mangled symbol stands for, without its parameters or template
+ * arguments, into @p out: "_ZL19matmul_tiled_kerneliiiPKfS1_Pf" is "matmul_tiled_kernel",
+ * "_ZN2ns6kernelEv" is "ns::kernel". Anything else (an extern "C" kernel) is copied as it is.
+ */
+static void demangle(const char *sym, char *out, size_t size)
+{
+    snprintf(out, size, "%s", sym);
+    if (strncmp(sym, "_Z", 2))
+        return;
+    const char *p = sym + 2;
+    int nested = *p == 'N'; /* N <name> <name> ... E: namespaces and classes */
+    size_t n = 0;
+    for (p += nested; *p && n < size;) {
+        if (*p == 'L' && !nested) { /* internal linkage: a static kernel */
+            p++;
+            continue;
+        }
+        if (*p == 'I') { /* template arguments: balanced I ... E */
+            int depth = 0;
+            do
+                depth += (*p == 'I') - (*p == 'E');
+            while (*++p && depth > 0);
+            continue;
+        }
+        char *end;
+        long len = strtol(p, &end, 10); /* a name is its length, then its characters */
+        if (end == p || len <= 0 || strnlen(end, (size_t)len) < (size_t)len)
+            break;
+        n += (size_t)snprintf(out + n, size - n, "%s%.*s", n ? "::" : "", (int)len, end);
+        p = end + len;
+        if (!nested)
+            break;
+    }
+    if (n == 0)
+        snprintf(out, size, "%s", sym);
+}
+
+/* Keep the counters of launch @p l of kernel @p name for course_emu_take_launches(). */
+static void record(const char *name, const struct proto_launch *l, const struct proto_done *d)
+{
+    if (rt.nlaunches == MAX_RECORDED)
+        return;
+    if (rt.nlaunches == rt.launches_cap) {
+        int cap = rt.launches_cap ? 2 * rt.launches_cap : 64;
+        struct course_emu_launch *more = realloc(rt.launches, (size_t)cap * sizeof *more);
+        if (!more)
+            return; /* out of host memory: dropped, like those past MAX_RECORDED */
+        rt.launches = more;
+        rt.launches_cap = cap;
+    }
+    struct course_emu_launch *e = &rt.launches[rt.nlaunches++];
+    demangle(name, e->kernel, sizeof e->kernel);
+    memcpy(e->grid, l->grid, sizeof e->grid);
+    memcpy(e->block, l->block, sizeof e->block);
+    e->status = d->status;
+    e->counters = d->counters;
+}
+
+/* Read the DONE reply to launch @p l of kernel @p name: print the kernel's output and message,
+ * record its counters when counting; the launch's error. */
+static cudaError_t finish(const struct proto_msg *reply, const char *name,
+                          const struct proto_launch *l)
 {
     struct proto_done d;
     if (reply->op != PROTO_DONE || reply->len < sizeof d) {
@@ -122,8 +186,8 @@ static cudaError_t finish(const struct proto_msg *reply, int counted_wanted)
         fwrite(msg + d.msg_len, 1, d.out_len, stdout);
         fflush(stdout);
     }
-    rt.counted = counted_wanted && d.counted;
-    rt.last_counters = d.counters;
+    if (l->count && d.counted)
+        record(name, l, &d);
     char line[600];
     snprintf(line, sizeof line, "%.*s", (int)d.msg_len, msg);
     cudaError_t err = fault_error((enum vm_status)d.status, line);
@@ -156,7 +220,7 @@ static cudaError_t run(struct rt_function *f, const struct rt_kernel *k, dim3 g,
     cudaError_t err = rt_call(PROTO_LAUNCH, parts, 2, &reply) ? rt.sticky : cudaSuccess;
     free(params);
     if (err == cudaSuccess) {
-        err = finish(&reply, rt.counting);
+        err = finish(&reply, k->name, &l);
         free(reply.data);
     }
     return err;

@@ -134,7 +134,8 @@ def cmd_report(args):
                        + "\n".join(errors[lesson_of(name)]))
         status, output = results.get(name, ("failed", missing))
         if status == "notrun":
-            output = f"NOT RUN (counted as 0, not as passed): {why_not_run(output)}"
+            worth = "counted as 0, not as passed" if max_score else "feedback only, worth 0 points"
+            output = f"NOT RUN ({worth}): {why_not_run(output)}"
         score = max_score if status == "passed" else 0.0
         tests.append({"name": name, "score": score, "max_score": max_score,
                       "status": "passed" if status == "passed" else "failed",
@@ -142,7 +143,8 @@ def cmd_report(args):
                       "extra_data": {"result": status}})
     total = sum(t["score"] for t in tests)
     possible = sum(t["max_score"] for t in tests)
-    not_run = sum(t["extra_data"]["result"] == "notrun" for t in tests)
+    # Tests worth points that could not run; timing cases (0 points, feedback) do not count.
+    not_run = sum(t["extra_data"]["result"] == "notrun" and t["max_score"] > 0 for t in tests)
     summary = f"{total:g} of {possible:g} points"
     if not_run:
         summary += f"; {not_run} tests could not run on this machine (no GPU) and score 0"

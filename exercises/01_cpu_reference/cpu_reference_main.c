@@ -91,7 +91,12 @@ int main(int argc, char **argv)
         mat_cmp_describe(&cmp, check, sizeof check);
         double ms = bench_time_sgemm(versions[v].fn, o.m, o.n, o.k, A, B, C, &topt);
         naive_ms = v == 0 ? ms : naive_ms;
-        struct bench_row row = {versions[v].name, ms, flops, 0, naive_ms, 0, check, cmp.n_bad == 0};
+        struct bench_row row = {.version = versions[v].name,
+                                .ms = ms,
+                                .flops = flops,
+                                .base_ms = naive_ms,
+                                .check = check,
+                                .ok = cmp.n_bad == 0};
         bench_row(&t, &row);
     }
 
@@ -102,8 +107,13 @@ int main(int argc, char **argv)
         double ms = time_cublas(&o, A, B, C);
         struct mat_cmp cmp = mat_compare_f64(C, want, o.m, o.n, 0, 0);
         mat_cmp_describe(&cmp, check, sizeof check);
-        struct bench_row row = {"cublas_sgemm (GPU)", ms, flops, 0, naive_ms, 0, check,
-                                cmp.n_bad == 0};
+        struct bench_row row = {.version = "cublas_sgemm (GPU)",
+                                .ms = ms,
+                                .flops = flops,
+                                .base_ms = naive_ms,
+                                .check = check,
+                                .ok = cmp.n_bad == 0,
+                                .library = 1};
         bench_row(&t, &row);
         printf("cuBLAS ran on %s; its time excludes copying A, B and C.\n", dev.name);
         baseline_release();

@@ -3,6 +3,7 @@
  * @brief Lesson 03's benchmark: matmul_tiled against cuBLAS, the transposes against a copy.
  *
  *   ./course bench 03 [--size=4096] [--m=M --n=N --k=K] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 03 [--csv=FILE]     (on the CPU emulator: counters instead of times)
  *
  * matmul_tiled runs on small-integer inputs and must equal cuBLAS's result
  * exactly. The transposes read and write M x N floats each (8 bytes per
@@ -35,8 +36,9 @@ static void run_transpose(void *arg)
     c->fn(c->M, c->N, c->d_in, c->d_out);
 }
 
-/* Time both transposes of an M x N matrix and print a row each, plus the copy
- * ceiling. Returns 0, 1 (a result was wrong) or 2 (too big). */
+/* Run both transposes of an M x N matrix, check them, and report a row each (timed on a GPU,
+ * with the copy ceiling; counted on the emulator). Returns 0, 1 (a result was wrong) or 2
+ * (too big). */
 static int bench_transposes(struct bench_table *t, int M, int N)
 {
     size_t count = (size_t)M * N, bytes = count * sizeof(float);
@@ -52,7 +54,7 @@ static int bench_transposes(struct bench_table *t, int M, int N)
     call.d_in = d_in;
 
     /* The ceiling: copying the matrix also reads and writes every element once. */
-    double peak = device_copy_bandwidth_gbs(bytes, t->opt->reps);
+    double peak = t->counting ? 0 : device_copy_bandwidth_gbs(bytes, t->opt->reps);
     const struct {
         const char *name;
         transpose_fn fn;
@@ -62,7 +64,7 @@ static int bench_transposes(struct bench_table *t, int M, int N)
     for (int v = 0; v < 2; v++) {
         call.fn = versions[v].fn;
         mat_poison_device(call.d_out, bytes);
-        run_transpose(&call);
+        bench_run(t, run_transpose, &call);
         CUDA_CHECK(cudaMemcpy(h_out, call.d_out, bytes, cudaMemcpyDeviceToHost));
         long long bad = 0;
         for (int i = 0; i < M; i++)
@@ -70,14 +72,17 @@ static int bench_transposes(struct bench_table *t, int M, int N)
                 bad += !(h_out[(size_t)j * M + i] == h_in[(size_t)i * N + j]);
         char check[64];
         snprintf(check, sizeof check, bad ? "%lld of %zu wrong" : "ok", bad, count);
-        struct timer_opts o = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
-        double ms = timer_measure(run_transpose, &call, &o).median_ms;
-        struct bench_row row = {versions[v].name, ms, 0, 2.0 * bytes, 0, peak, check, bad == 0};
-        bench_row(t, &row);
+        struct bench_row row = {.version = versions[v].name,
+                                .bytes = 2.0 * bytes,
+                                .peak_gbs = peak,
+                                .check = check,
+                                .ok = bad == 0};
+        bench_report(t, &row, run_transpose, &call);
         rc |= bad != 0;
     }
-    printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n", "copy bandwidth",
-           "", "", peak);
+    if (!t->counting)
+        printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n",
+               "copy bandwidth", "", "", peak);
 
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(call.d_out));

@@ -7,6 +7,7 @@
  *   mpirun -np 4 build/bin/08_data_parallel --compute cpu     (4 CPU ranks, --comm mpi)
  *   build/bin/08_data_parallel --compute cuda --comm local --replicas 4
  *   mpirun -np 8 build/bin/08_data_parallel --comm nccl      (one rank per GPU)
+ *   ./course profile 08 [--csv=FILE]         (--counters, on the CPU emulator)
  *
  * It prints the model, the memory budget per replica, one line per epoch
  * (loss, training accuracy, samples/s) and the test accuracy at the end.
@@ -17,18 +18,27 @@
  * The library never calls cuBLAS (the harness checks that); this driver plugs
  * it in as the default GEMM of the CUDA path, --gemm course swaps in the
  * lesson's own.
+ *
+ * --counters (CPU emulator only) prints what the emulator counts instead of
+ * training: gpu_gemm_course in each of its four transpose cases, checked
+ * against the CPU, then every kernel of a short run on the lesson's own GEMM
+ * (bench.h has the columns).
  */
 #include "data_parallel.h"
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cublas_v2.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "cuda_check.h"
 #include "device.h"
+#include "mat.h"
+#include "ref.h"
 
 static const char *const PROG = "08_data_parallel";
 
@@ -87,6 +97,118 @@ static void on_signal(int sig)
     train_request_stop();
 }
 
+/** One gpu_gemm_course call, for bench_run(). */
+struct gemm_call {
+    int ta, tb, M, N, K;
+    const float *A, *B; /* stored as op(A) M x K and op(B) K x N say, transposed when ta, tb */
+    float *C;
+};
+
+static void run_gemm(void *arg)
+{
+    const struct gemm_call *g = arg;
+    gpu_gemm_course(g->ta, g->tb, g->M, g->N, g->K, 1.0f, g->A, g->ta ? g->M : g->K, g->B,
+                    g->tb ? g->K : g->N, 0.0f, g->C, g->N, GPU_F32, NULL);
+}
+
+/* @p rows x @p cols row-major @p x, or its transpose when @p t (a new array). */
+static float *stored(const float *x, int rows, int cols, int t)
+{
+    float *s = mat_alloc_f32((size_t)rows * cols);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            s[t ? (size_t)j * rows + i : (size_t)i * cols + j] = x[(size_t)i * cols + j];
+    return s;
+}
+
+/* gpu_gemm_course at M x N x K in each transpose case, checked exactly on small integers; a
+ * row of counters each. */
+static void count_gemms(struct bench_table *t)
+{
+    int M = t->opt->m, N = t->opt->n, K = t->opt->k;
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb), *C = mat_alloc_f32(nc);
+    double *want = mat_alloc(nc * sizeof *want);
+    mat_fill_int(A, na, (uint64_t)t->opt->seed);
+    mat_fill_int(B, nb, (uint64_t)t->opt->seed + 1);
+    ref_matmul_f64(M, N, K, A, B, want);
+    float *d_A, *d_B;
+    struct gemm_call g = {0, 0, M, N, K, NULL, NULL, NULL};
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&g.C, nc * sizeof(float)));
+    for (int c = 0; c < 4; c++) {
+        g.ta = c >> 1, g.tb = c & 1;
+        float *sa = stored(A, M, K, g.ta), *sb = stored(B, K, N, g.tb);
+        CUDA_CHECK(cudaMemcpy(d_A, sa, na * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(d_B, sb, nb * sizeof(float), cudaMemcpyHostToDevice));
+        g.A = d_A;
+        g.B = d_B;
+        mat_poison_device(g.C, nc * sizeof(float));
+        bench_run(t, run_gemm, &g);
+        CUDA_CHECK(cudaMemcpy(C, g.C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+        struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
+        char name[48], check[160];
+        snprintf(name, sizeof name, "gpu_gemm_course ta=%d tb=%d", g.ta, g.tb);
+        struct bench_row row = {.version = name,
+                                .check = mat_cmp_describe(&cmp, check, sizeof check),
+                                .ok = cmp.n_bad == 0};
+        bench_report(t, &row, run_gemm, &g);
+        free(sa);
+        free(sb);
+    }
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_B));
+    CUDA_CHECK(cudaFree(g.C));
+    free(A);
+    free(B);
+    free(C);
+    free(want);
+}
+
+/** A short training run, for bench_run(). */
+struct train_call {
+    const struct train_config *t;
+    struct comm *c;
+    int rc;
+};
+
+static void run_train(void *arg)
+{
+    struct train_call *r = arg;
+    r->rc = train_run(r->t, r->c);
+}
+
+/*
+ * --counters: the counters of count_gemms(), then of every kernel of @p t's run (on the GPU
+ * path with the lesson's own GEMM), one row per kernel. Needs the CPU emulator. Returns the
+ * exit status.
+ */
+static int count_kernels(struct train_config *t, struct comm *c, const char *csv)
+{
+    struct device_info dev;
+    if (!device_query(&dev) || !dev.emulated) {
+        fprintf(stderr, "%s: --counters counts on the CPU emulator: run ./course profile 08\n",
+                PROG);
+        return 2;
+    }
+    struct cli_bench o;
+    cli_bench_defaults(&o, BENCH_EMU_SIZE, 1);
+    o.csv = csv;
+    struct bench_table tb;
+    if (bench_begin(&tb, PROG, "", &o, &dev))
+        return 2;
+    count_gemms(&tb);
+    printf("\nA training run of %lld steps (batch %d, gemm course), every kernel it launched:\n",
+           t->max_steps, t->batch);
+    struct train_call run = {t, c, 1};
+    bench_run(&tb, run_train, &run);
+    struct bench_row row = {
+        .version = "training", .check = run.rc ? "the run failed" : "ok", .ok = run.rc == 0};
+    bench_report(&tb, &row, run_train, &run);
+    return bench_end(&tb);
+}
+
 /* Index of @p s in @p names (count @p n), or -1 with a one-line error. */
 static int pick(const char *flag, const char *s, const char *const *names, int n)
 {
@@ -105,8 +227,8 @@ int main(int argc, char **argv)
     struct train_config t;
     train_defaults(&t);
     const char *compute = "auto", *gemm = "cublas", *precision = "fp32", *optimizer = "sgd";
-    const char *backend = "auto", *bug = "none";
-    int replicas = 2;
+    const char *backend = "auto", *bug = "none", *csv = NULL;
+    int replicas = 2, counters = 0;
     double lr = -1, momentum = t.opt.momentum, wd = -1;
     const struct cli_opt opts[] = {
         {"data", CLI_STRING, &t.data_dir, 0, 0, "directory of the Fashion-MNIST .gz files"},
@@ -135,6 +257,9 @@ int main(int argc, char **argv)
         {"quiet", CLI_FLAG, &t.quiet, 0, 0, "no per-epoch lines"},
         {"overlap", CLI_FLAG, &t.overlap, 0, 0, "CUDA: all-reduce each layer during the backward"},
         {"inject-bug", CLI_STRING, &bug, 0, 0, "debug: none | sum | nobcast | sameshard"},
+        {"counters", CLI_FLAG, &counters, 0, 0,
+         "CPU emulator: count the kernels (every GEMM transpose case, then 2 steps) instead"},
+        {"csv", CLI_STRING, &csv, 0, 0, "with --counters: append one row per kernel to this file"},
         {NULL, CLI_INT, NULL, 0, 0, NULL},
     };
     enum cli_status st = cli_parse(argc, argv, PROG,
@@ -156,6 +281,13 @@ int main(int argc, char **argv)
     int bi = pick("comm", backend, backends, 5), ui = pick("inject-bug", bug, bugs, 4);
     if (ci < 0 || gi < 0 || pi < 0 || oi < 0 || bi < 0 || ui < 0)
         return 2;
+    if (counters) { /* the lesson's own GEMM on the (emulated) GPU, a short run */
+        ci = 1, gi = 1;
+        t.max_steps = t.max_steps ? t.max_steps : 2;
+        t.n_train = t.n_train ? t.n_train : t.batch * (int)t.max_steps;
+        t.n_test = t.n_test ? t.n_test : 256;
+        t.quiet = 1;
+    }
     t.opt.kind = (enum opt_kind)oi;
     t.opt.lr = (float)(lr >= 0 ? lr : oi == OPT_SGD ? 0.05 : 0.001);
     t.opt.momentum = (float)momentum;
@@ -209,7 +341,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
-    int rc = train_run(&t, &c);
+    int rc = counters ? count_kernels(&t, &c, csv) : train_run(&t, &c);
     fflush(stdout);
     comm_finalize(&c);
     return rc;

@@ -3,6 +3,7 @@
  * @brief Lesson 02's benchmark: vector_add against the copy bandwidth, the matmuls against cuBLAS.
  *
  *   ./course bench 02 [--size=4096] [--len=67108864] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 02 [--csv=FILE]     (on the CPU emulator: counters instead of times)
  *
  * vector_add moves 12 bytes per element (two loads, one store), and is
  * compared with a device-to-device copy of the same footprint; the matmuls
@@ -31,7 +32,8 @@ static void run_vector_add(void *arg)
     vector_add(v->d_a, v->d_b, v->d_c, v->n);
 }
 
-/* Time vector_add on @p n elements and print its row. Returns 0, 1 (wrong) or 2 (too big). */
+/* Run vector_add on @p n elements, check it, and report its row (timed on a GPU, with the copy
+ * ceiling; counted on the emulator). Returns 0, 1 (wrong) or 2 (too big). */
 static int bench_vector_add(struct bench_table *t, int n)
 {
     size_t bytes = (size_t)n * sizeof(float);
@@ -51,7 +53,7 @@ static int bench_vector_add(struct bench_table *t, int n)
     v.d_b = d_b;
 
     mat_poison_device(v.d_c, bytes);
-    run_vector_add(&v);
+    bench_run(t, run_vector_add, &v);
     CUDA_CHECK(cudaMemcpy(h_c, v.d_c, bytes, cudaMemcpyDeviceToHost));
     long long bad = 0;
     for (int i = 0; i < n; i++)
@@ -59,14 +61,17 @@ static int bench_vector_add(struct bench_table *t, int n)
     char check[64];
     snprintf(check, sizeof check, bad ? "%lld of %d wrong" : "ok", bad, n);
 
-    struct timer_opts o = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
-    double ms = timer_measure(run_vector_add, &v, &o).median_ms;
     /* The ceiling: a copy moving the same 12 bytes per element (6 read + 6 written). */
-    double peak = device_copy_bandwidth_gbs(bytes * 3 / 2, t->opt->reps);
-    struct bench_row row = {"vector_add", ms, 0, 3.0 * bytes, 0, peak, check, bad == 0};
-    bench_row(t, &row);
-    printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n", "copy bandwidth",
-           "", "", peak);
+    double peak = t->counting ? 0 : device_copy_bandwidth_gbs(bytes * 3 / 2, t->opt->reps);
+    struct bench_row row = {.version = "vector_add",
+                            .bytes = 3.0 * bytes,
+                            .peak_gbs = peak,
+                            .check = check,
+                            .ok = bad == 0};
+    bench_report(t, &row, run_vector_add, &v);
+    if (!t->counting)
+        printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n",
+               "copy bandwidth", "", "", peak);
 
     CUDA_CHECK(cudaFree(d_a));
     CUDA_CHECK(cudaFree(d_b));
@@ -80,7 +85,7 @@ static int bench_vector_add(struct bench_table *t, int n)
 int main(int argc, char **argv)
 {
     struct cli_bench o;
-    int len = 1 << 26;
+    int len = device_emulated() ? BENCH_EMU_LEN : 1 << 26; /* a GPU's, or seconds on the CPU */
     cli_bench_defaults(&o, 4096, 10);
     const struct cli_opt extra[] = {
         {"len", CLI_INT, &len, 1, 1 << 30, "elements of each vector_add vector"},

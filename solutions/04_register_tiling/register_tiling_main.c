@@ -3,6 +3,7 @@
  * @brief Lesson 04's benchmark: the register-tiled matmuls against cuBLAS SGEMM.
  *
  *   ./course bench 04 [--size=4096] [--m=M --n=N --k=K] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 04 [--csv=FILE]     (on the CPU emulator: counters instead of times)
  *
  * Every version runs on small-integer inputs and must equal cuBLAS's result
  * exactly. Try odd sizes (--size=4097) to see what the edge paths cost.

@@ -4,6 +4,7 @@
  *        matmul_warptile against cuBLAS SGEMM.
  *
  *   ./course bench 05 [--size=4096] [--m=M --n=N --k=K] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 05 [--csv=FILE]     (on the CPU emulator: counters instead of times)
  *
  * The GEMV is y = A x with A M x K: it reads 4 (M K + K + M) bytes and does
  * 2 M K FLOPs, so it is memory-bound and measured in GB/s against a copy of
@@ -37,8 +38,9 @@ static void run_gemv(void *arg)
     c->fn(c->M, c->K, c->d_A, c->d_x, c->d_y);
 }
 
-/* Time cublasSgemv and gemv_warp at M x K, print a row each and the copy
- * ceiling. Returns 0, 1 (gemv_warp was wrong) or 2 (too big). */
+/* Run cublasSgemv and gemv_warp at M x K, check gemv_warp against it, and report a row each
+ * (timed on a GPU, with the copy ceiling; counted on the emulator). Returns 0, 1 (gemv_warp
+ * was wrong) or 2 (too big). */
 static int bench_gemv(struct bench_table *t, int M, int K)
 {
     size_t na = (size_t)M * K;
@@ -59,28 +61,38 @@ static int bench_gemv(struct bench_table *t, int M, int K)
     call.d_A = d_A;
     call.d_x = d_x;
 
-    struct timer_opts o = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
     /* The ceiling: a copy that reads and writes the same number of bytes in all. */
-    double peak = device_copy_bandwidth_gbs((size_t)(bytes / 2), t->opt->reps);
-    run_gemv(&call);
+    double peak = t->counting ? 0 : device_copy_bandwidth_gbs((size_t)(bytes / 2), t->opt->reps);
+    bench_run(t, run_gemv, &call);
     CUDA_CHECK(cudaMemcpy(h_want, call.d_y, M * sizeof(float), cudaMemcpyDeviceToHost));
-    double base_ms = timer_measure(run_gemv, &call, &o).median_ms;
-    struct bench_row base = {"cublas_sgemv", base_ms, flops,         bytes,
-                             base_ms,        peak,    "(reference)", 1};
-    bench_row(t, &base);
+    struct bench_row base = {.version = "cublas_sgemv",
+                             .flops = flops,
+                             .bytes = bytes,
+                             .base_ms = BENCH_SELF,
+                             .peak_gbs = peak,
+                             .check = "(reference)",
+                             .ok = 1,
+                             .library = 1};
+    double base_ms = bench_report(t, &base, run_gemv, &call);
 
     call.fn = gemv_warp;
     mat_poison_device(call.d_y, M * sizeof(float));
-    run_gemv(&call);
+    bench_run(t, run_gemv, &call);
     CUDA_CHECK(cudaMemcpy(h_got, call.d_y, M * sizeof(float), cudaMemcpyDeviceToHost));
     struct mat_cmp cmp = mat_compare(h_got, h_want, M, 1, 0, 0);
     char check[160];
     mat_cmp_describe(&cmp, check, sizeof check);
-    double ms = timer_measure(run_gemv, &call, &o).median_ms;
-    struct bench_row row = {"gemv_warp", ms, flops, bytes, base_ms, peak, check, cmp.n_bad == 0};
-    bench_row(t, &row);
-    printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n", "copy bandwidth",
-           "", "", peak);
+    struct bench_row row = {.version = "gemv_warp",
+                            .flops = flops,
+                            .bytes = bytes,
+                            .base_ms = base_ms,
+                            .peak_gbs = peak,
+                            .check = check,
+                            .ok = cmp.n_bad == 0};
+    bench_report(t, &row, run_gemv, &call);
+    if (!t->counting)
+        printf("%-24s %10s %10s %9.1f  (device-to-device cudaMemcpy, the ceiling)\n",
+               "copy bandwidth", "", "", peak);
 
     CUDA_CHECK(cudaFree(d_A));
     CUDA_CHECK(cudaFree(d_x));

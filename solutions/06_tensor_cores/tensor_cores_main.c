@@ -4,6 +4,7 @@
  *        cuBLAS at their own precision.
  *
  *   ./course bench 06 [--size=4096] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 06 [--csv=FILE]     (on the CPU emulator: counters instead of times)
  *
  * First cuBLAS twice on the same problem: SGEMM (fp32, CUDA cores) and GemmEx with fp16 inputs
  * and fp32 accumulation (Tensor Cores): the ratio is the gap this lesson is about. Then each
@@ -59,16 +60,15 @@ static void run_gemm(void *arg)
 
 /*
  * Run @p c once into a poisoned C and compare with @p want exactly (or, with want NULL, copy
- * the result into @p got as the reference), then time it and print its row against
- * @p base_ms. Returns the median ms.
+ * the result into @p got as the reference), then report its row against @p base_ms (0: its own
+ * time): timed on a GPU, counted on the emulator. Returns the median ms (0 on the emulator).
  */
-static double time_row(struct bench_table *t, const char *name, struct gemm_call *c, double base_ms,
-                       const float *want, float *got)
+static double report_gemm(struct bench_table *t, const char *name, struct gemm_call *c,
+                          double base_ms, const float *want, float *got)
 {
     size_t nc = (size_t)c->M * c->N;
     mat_poison_device(c->d_C, nc * sizeof(float));
-    run_gemm(c);
-    CUDA_CHECK(cudaDeviceSynchronize());
+    bench_run(t, run_gemm, c);
     CUDA_CHECK(cudaMemcpy(got, c->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
     char check[160] = "reference";
     int ok = 1;
@@ -77,19 +77,15 @@ static double time_row(struct bench_table *t, const char *name, struct gemm_call
         mat_cmp_describe(&cmp, check, sizeof check);
         ok = cmp.n_bad == 0;
     }
-    struct timer_opts o = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
-    double ms = timer_measure(run_gemm, c, &o).median_ms;
     double elem = c->fn ? 2.0 : 4.0; /* bytes per input element */
-    struct bench_row row = {name,
-                            ms,
-                            2.0 * c->M * c->N * c->K,
-                            elem * ((double)c->M * c->K + (double)c->K * c->N) + 4.0 * nc,
-                            base_ms > 0 ? base_ms : ms,
-                            0,
-                            check,
-                            ok};
-    bench_row(t, &row);
-    return ms;
+    struct bench_row row = {.version = name,
+                            .flops = 2.0 * c->M * c->N * c->K,
+                            .bytes = elem * ((double)c->M * c->K + (double)c->K * c->N) + 4.0 * nc,
+                            .base_ms = base_ms > 0 ? base_ms : BENCH_SELF,
+                            .check = check,
+                            .ok = ok,
+                            .library = !c->fn || c->fn == cublas_hgemm || c->fn == cublas_bf16gemm};
+    return bench_report(t, &row, run_gemm, c);
 }
 
 int main(int argc, char **argv)
@@ -134,7 +130,7 @@ int main(int argc, char **argv)
         return 2;
 
     /* CUDA cores against Tensor Cores: the same product, cuBLAS both times. */
-    double sgemm_ms = time_row(&t, "cublas_sgemm (fp32)", &c, 0, NULL, want);
+    double sgemm_ms = report_gemm(&t, "cublas_sgemm (fp32)", &c, 0, NULL, want);
     for (size_t i = 0; i < na; i++)
         h16[i] = ref_f32_to_f16(A[i]);
     CUDA_CHECK(cudaMemcpy(d_A, h16, na * 2, cudaMemcpyHostToDevice));
@@ -142,11 +138,11 @@ int main(int argc, char **argv)
         h16[i] = ref_f32_to_f16(B[i]);
     CUDA_CHECK(cudaMemcpy(d_B, h16, nb * 2, cudaMemcpyHostToDevice));
     c.fn = cublas_hgemm;
-    double h_ms = time_row(&t, "cublas_gemm_ex (fp16)", &c, 0, want, got);
+    double h_ms = report_gemm(&t, "cublas_gemm_ex (fp16)", &c, 0, want, got);
     c.fn = wmma_naive;
-    time_row(&t, "wmma_naive", &c, h_ms, want, got);
+    report_gemm(&t, "wmma_naive", &c, h_ms, want, got);
     c.fn = wmma_shared;
-    time_row(&t, "wmma_shared", &c, h_ms, want, got);
+    report_gemm(&t, "wmma_shared", &c, h_ms, want, got);
 
     if (dev.cc_major >= 8) {
         for (size_t i = 0; i < na; i++)
@@ -156,15 +152,16 @@ int main(int argc, char **argv)
             h16[i] = ref_f32_to_bf16(B[i]);
         CUDA_CHECK(cudaMemcpy(d_B, h16, nb * 2, cudaMemcpyHostToDevice));
         c.fn = cublas_bf16gemm;
-        double b_ms = time_row(&t, "cublas_gemm_ex (bf16)", &c, 0, want, got);
+        double b_ms = report_gemm(&t, "cublas_gemm_ex (bf16)", &c, 0, want, got);
         c.fn = wmma_bf16;
-        time_row(&t, "wmma_bf16", &c, b_ms, want, got);
+        report_gemm(&t, "wmma_bf16", &c, b_ms, want, got);
     } else {
         printf("%-24s needs sm_80; this GPU is sm_%d%d\n", "wmma_bf16", dev.cc_major, dev.cc_minor);
     }
-    printf("Tensor Cores vs CUDA cores (cuBLAS fp16 in, fp32 accumulate vs cuBLAS SGEMM): "
-           "%.1fx the FLOP rate\n",
-           sgemm_ms / h_ms);
+    if (!t.counting)
+        printf("Tensor Cores vs CUDA cores (cuBLAS fp16 in, fp32 accumulate vs cuBLAS SGEMM): "
+               "%.1fx the FLOP rate\n",
+               sgemm_ms / h_ms);
 
     int rc = bench_end(&t);
     CUDA_CHECK(cudaFree(d_fA));

@@ -4,6 +4,7 @@
  *
  *   ./course bench 07 [--m=256] [--n=256] [--kmin=64] [--kmax=16384] [--reps=5] [--csv=FILE]
  *   ./course bench 07 --k=4096          (one K instead of the sweep; --size sets M, N and K)
+ *   ./course profile 07 [--csv=FILE]    (on the CPU emulator: counters instead of times, one K)
  *
  * For each K from kmin to kmax (times 4 each step): A (M x K) and B (K x N) uniform in [-1, 1),
  * the exact product from ref_matmul_f64(), then every variant: cuBLAS in fp32, TF32, fp16 and
@@ -146,9 +147,88 @@ static struct accuracy measure(const float *C, const double *exact, const double
     return a;
 }
 
-/* Run the study at one K; returns how many variants broke the rule. */
-static int study_k(const struct cli_bench *opt, int K, int sm80, FILE *csv, const char *dev)
+/** One of this lesson's conversion kernels over A and B, for bench_run(). */
+struct convert_call {
+    void (*fn)(const float *d_x, uint16_t *d_y, size_t n);
+    const struct operands *o;
+    uint16_t *d_A, *d_B; /* where A and B go */
+    uint16_t (*ref)(float x);
+};
+
+static void run_convert(void *arg)
 {
+    const struct convert_call *c = arg;
+    c->fn(c->o->d_A, c->d_A, (size_t)c->o->M * c->o->K);
+    c->fn(c->o->d_B, c->d_B, (size_t)c->o->K * c->o->N);
+}
+
+/*
+ * The 16-bit operands, made by this lesson's own conversion kernels from the float ones (@p A,
+ * @p B on the host). On the emulator each kernel's row shows its counters, checked against the
+ * reference conversion.
+ */
+static void convert_operands(struct bench_table *t, struct operands *o, const float *A,
+                             const float *B)
+{
+    size_t na = (size_t)o->M * o->K, nb = (size_t)o->K * o->N;
+    const struct convert_call calls[2] = {
+        {convert_f32_to_f16, o, o->d_A16, o->d_B16, ref_f32_to_f16},
+        {convert_f32_to_bf16, o, o->d_Abf, o->d_Bbf, ref_f32_to_bf16}};
+    const char *names[2] = {"convert_f32_to_f16", "convert_f32_to_bf16"};
+    uint16_t *h = mat_alloc((na > nb ? na : nb) * 2);
+    for (int i = 0; i < 2; i++) {
+        bench_run(t, run_convert, (void *)&calls[i]);
+        if (!t->counting)
+            continue;
+        size_t bad = 0;
+        CUDA_CHECK(cudaMemcpy(h, calls[i].d_A, na * 2, cudaMemcpyDeviceToHost));
+        for (size_t e = 0; e < na; e++)
+            bad += h[e] != calls[i].ref(A[e]);
+        CUDA_CHECK(cudaMemcpy(h, calls[i].d_B, nb * 2, cudaMemcpyDeviceToHost));
+        for (size_t e = 0; e < nb; e++)
+            bad += h[e] != calls[i].ref(B[e]);
+        char check[64];
+        snprintf(check, sizeof check, bad ? "%zu of %zu wrong" : "ok", bad, na + nb);
+        struct bench_row row = {.version = names[i], .check = check, .ok = bad == 0};
+        bench_report(t, &row, run_convert, (void *)&calls[i]);
+    }
+    free(h);
+}
+
+/* Report variant @p var at one K: on a GPU, time it and print (and write) the study's row; on
+ * the emulator, its counters with the accuracy as the check. */
+static void report_variant(struct bench_table *t, const struct variant *var, struct operands *o,
+                           const struct accuracy *acc, double rule, FILE *csv, const char *dev)
+{
+    int ok = acc->max_scaled <= rule;
+    if (t->counting) {
+        char check[96];
+        snprintf(check, sizeof check, "%s: err/|A||B| %.2e, rule %.2e", ok ? "ok" : "BROKEN",
+                 acc->max_scaled, rule);
+        struct bench_row row = {.version = var->name,
+                                .check = check,
+                                .ok = ok,
+                                .library = var->kind != OWN_TF32 && var->kind != OWN_F16 &&
+                                           var->kind != OWN_BF16};
+        bench_report(t, &row, run_variant, o);
+        return;
+    }
+    struct timer_opts topt = {t->opt->warmup, t->opt->reps, 1, t->opt->flush_l2};
+    double ms = timer_measure(run_variant, o, &topt).median_ms;
+    double tflops = 2.0 * o->M * o->N * o->K / (ms * 1e9);
+    printf("%6d  %-22s %-9s %-8s %9.4f %8.2f %10.2e %10.2e %10.2e  %s\n", o->K, var->name,
+           var->inputs, var->acc, ms, tflops, acc->rel_fro, acc->max_scaled, rule,
+           ok ? "ok" : "BROKEN");
+    if (csv)
+        fprintf(csv, "%s,\"%s\",\"%s\",%s,%s,%d,%d,%d,%.6f,%.4f,%.6e,%.6e,%.6e,%s\n", PROG, dev,
+                var->name, var->inputs, var->acc, o->M, o->N, o->K, ms, tflops, acc->rel_fro,
+                acc->max_scaled, rule, ok ? "ok" : "BROKEN");
+}
+
+/* Run the study at one K; returns how many variants broke the rule. */
+static int study_k(struct bench_table *t, int K, int sm80, FILE *csv, const char *dev)
+{
+    const struct cli_bench *opt = t->opt;
     int M = opt->m, N = opt->n;
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb), *C = mat_alloc_f32(nc);
@@ -170,11 +250,7 @@ static int study_k(const struct cli_bench *opt, int K, int sm80, FILE *csv, cons
     CUDA_CHECK(cudaMalloc((void **)&o.d_C16, nc * 2));
     CUDA_CHECK(cudaMemcpy(o.d_A, A, na * 4, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(o.d_B, B, nb * 4, cudaMemcpyHostToDevice));
-    /* The 16-bit operands come from this lesson's own conversion kernels. */
-    convert_f32_to_f16(o.d_A, o.d_A16, na);
-    convert_f32_to_f16(o.d_B, o.d_B16, nb);
-    convert_f32_to_bf16(o.d_A, o.d_Abf, na);
-    convert_f32_to_bf16(o.d_B, o.d_Bbf, nb);
+    convert_operands(t, &o, A, B);
 
     int broken = 0;
     for (size_t v = 0; v < N_VARIANTS; v++) {
@@ -186,8 +262,7 @@ static int study_k(const struct cli_bench *opt, int K, int sm80, FILE *csv, cons
         o.kind = var->kind;
         mat_poison_device(o.d_C, nc * 4);
         mat_poison_device(o.d_C16, nc * 2);
-        run_variant(&o);
-        CUDA_CHECK(cudaDeviceSynchronize());
+        bench_run(t, run_variant, &o);
         if (var->kind == CUBLAS_16F) {
             CUDA_CHECK(cudaMemcpy(C16, o.d_C16, nc * 2, cudaMemcpyDeviceToHost));
             for (size_t i = 0; i < nc; i++)
@@ -197,18 +272,8 @@ static int study_k(const struct cli_bench *opt, int K, int sm80, FILE *csv, cons
         }
         struct accuracy acc = measure(C, exact, scale, nc);
         double rule = ref_gemm_tolerance(K, var->u_in, var->u_acc);
-        int ok = acc.max_scaled <= rule;
-        broken += !ok;
-        struct timer_opts t = {opt->warmup, opt->reps, 1, opt->flush_l2};
-        double ms = timer_measure(run_variant, &o, &t).median_ms;
-        double tflops = 2.0 * M * N * K / (ms * 1e9);
-        printf("%6d  %-22s %-9s %-8s %9.4f %8.2f %10.2e %10.2e %10.2e  %s\n", K, var->name,
-               var->inputs, var->acc, ms, tflops, acc.rel_fro, acc.max_scaled, rule,
-               ok ? "ok" : "BROKEN");
-        if (csv)
-            fprintf(csv, "%s,\"%s\",\"%s\",%s,%s,%d,%d,%d,%.6f,%.4f,%.6e,%.6e,%.6e,%s\n", PROG, dev,
-                    var->name, var->inputs, var->acc, M, N, K, ms, tflops, acc.rel_fro,
-                    acc.max_scaled, rule, ok ? "ok" : "BROKEN");
+        broken += !(acc.max_scaled <= rule);
+        report_variant(t, var, &o, &acc, rule, csv, dev);
     }
     fflush(stdout);
 
@@ -274,12 +339,39 @@ static void loss_scaling_demo(uint64_t seed)
     free(g);
 }
 
+/* The study's CSV file (appending, or NULL without --csv) and header. Returns 0, or 2 after a
+ * one-line error when the file cannot be opened. */
+static int begin_study(const struct cli_bench *o, const struct device_info *dev, int kmin, int kmax,
+                       FILE **csv)
+{
+    *csv = NULL;
+    if (o->csv) {
+        *csv = fopen(o->csv, "a");
+        if (!*csv) {
+            fprintf(stderr, "%s: cannot open CSV file '%s': %s\n", PROG, o->csv, strerror(errno));
+            return 2;
+        }
+        if (ftell(*csv) == 0)
+            fprintf(*csv, "lesson,device,variant,inputs,accumulate,m,n,k,ms,tflops,rel_err,"
+                          "max_err_scaled,rule,check\n");
+    }
+    printf("%s | %s (sm_%d%d) | M=%d N=%d, K=%d..%d, A and B uniform in [-1, 1) | median of %d\n",
+           PROG, dev->name, dev->cc_major, dev->cc_minor, o->m, o->n, kmin, kmax, o->reps);
+    printf("rel err = ||C - exact||_F / ||exact||_F; err/|A||B| = max |C - exact| / sum |a||b|, "
+           "which the rule bounds\n");
+    printf("%6s  %-22s %-9s %-8s %9s %8s %10s %10s %10s  %s\n", "K", "variant", "inputs", "acc",
+           "ms", "TFLOP/s", "rel err", "err/|A||B|", "rule", "check");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct cli_bench o;
     int kmin = 64, kmax = 16384;
     cli_bench_defaults(&o, 256, 5);
-    o.k = 0; /* no --k or --size: sweep K */
+    o.k = 0;               /* no --k or --size: sweep K */
+    if (device_emulated()) /* one K of seconds on the CPU; the command line still wins */
+        o.m = o.n = kmin = kmax = BENCH_EMU_SIZE;
     const struct cli_opt extra[] = {
         {"kmin", CLI_INT, &kmin, 1, 1 << 20, "smallest K of the sweep"},
         {"kmax", CLI_INT, &kmax, 1, 1 << 20, "largest K of the sweep (K grows 4x per step)"},
@@ -310,29 +402,19 @@ int main(int argc, char **argv)
     size_t bytes = ((size_t)o.m * kmax + (size_t)kmax * o.n) * 8 + (size_t)o.m * o.n * 6;
     if (!device_fits(PROG, bytes))
         return 2;
+    /* On the emulator, the study's rows show counters (bench.h) instead of times. */
+    struct bench_table t = {.opt = &o};
     FILE *csv = NULL;
-    if (o.csv) {
-        csv = fopen(o.csv, "a");
-        if (!csv) {
-            fprintf(stderr, "%s: cannot open CSV file '%s': %s\n", PROG, o.csv, strerror(errno));
-            return 2;
-        }
-        if (ftell(csv) == 0)
-            fprintf(csv, "lesson,device,variant,inputs,accumulate,m,n,k,ms,tflops,rel_err,"
-                         "max_err_scaled,rule,check\n");
-    }
-    int sm80 = dev.cc_major >= 8;
-    printf("%s | %s (sm_%d%d) | M=%d N=%d, K=%d..%d, A and B uniform in [-1, 1) | median of %d\n",
-           PROG, dev.name, dev.cc_major, dev.cc_minor, o.m, o.n, kmin, kmax, o.reps);
-    printf("rel err = ||C - exact||_F / ||exact||_F; err/|A||B| = max |C - exact| / sum |a||b|, "
-           "which the rule bounds\n");
-    printf("%6s  %-22s %-9s %-8s %9s %8s %10s %10s %10s  %s\n", "K", "variant", "inputs", "acc",
-           "ms", "TFLOP/s", "rel err", "err/|A||B|", "rule", "check");
+    o.k = kmin;
+    if (dev.emulated ? bench_begin(&t, PROG, "", &o, &dev)
+                     : begin_study(&o, &dev, kmin, kmax, &csv))
+        return 2;
     int broken = 0;
     for (long long K = kmin; K <= kmax; K *= 4)
-        broken += study_k(&o, (int)K, sm80, csv, dev.name);
+        broken += study_k(&t, (int)K, dev.cc_major >= 8, csv, dev.name);
     if (csv)
         fclose(csv);
+    bench_end(&t);
     loss_scaling_demo((uint64_t)o.seed);
     baseline_release();
     timer_release();

@@ -110,7 +110,8 @@ START_TEST(matmul_coalesced_edges)
 }
 END_TEST
 
-/* Same run, same sizes: coalescing must pay clearly (the benchmark shows far more). */
+/* Same run, same sizes: the lesson's target on an H100 is 8x (feedback: the points are
+ * coalesced_sectors_per_request's). */
 START_TEST(coalesced_faster_than_naive)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
@@ -120,13 +121,16 @@ START_TEST(coalesced_faster_than_naive)
     course_judge_sgemm_shapes(r, "matmul_coalesced", shape, 1, 2, 0);
     double naive = course_judge_time_sgemm(r, "matmul_naive", 2048, 2048, 2048);
     double coalesced = course_judge_time_sgemm(r, "matmul_coalesced", 2048, 2048, 2048);
-    ck_assert_msg(coalesced * 2.0 < naive, "matmul_coalesced %.3f ms vs matmul_naive %.3f ms",
-                  coalesced, naive);
+    ck_assert_msg(coalesced * 8.0 <= naive,
+                  "matmul_coalesced %.3f ms vs matmul_naive %.3f ms: %.1fx, below the lesson's "
+                  "target of 8x",
+                  coalesced, naive, naive / coalesced);
     course_runner_stop(r);
 }
 END_TEST
 
-/* vector_add against a copy of the same footprint (the judge's own, on the same GPU). */
+/* vector_add against a copy of the same footprint (the judge's own, on the same GPU): the
+ * lesson's target is 85% (feedback: the points are vector_add_sectors_per_request's). */
 START_TEST(vector_add_near_copy_bandwidth)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
@@ -140,7 +144,66 @@ START_TEST(vector_add_near_copy_bandwidth)
     double gbs = 3.0 * bytes / (course_time(r, "vector_add", args, 4, 2, 10) * 1e6);
     course_runner_stop(r);
     double copy = device_copy_bandwidth_gbs(bytes * 3 / 2, 10);
-    ck_assert_msg(gbs > 0.5 * copy, "vector_add %.0f GB/s, copy %.0f GB/s", gbs, copy);
+    ck_assert_msg(gbs >= 0.85 * copy,
+                  "vector_add %.0f GB/s is %.0f%% of the copy's %.0f GB/s, below the lesson's "
+                  "target of 85%%",
+                  gbs, 100 * gbs / copy, copy);
+}
+END_TEST
+
+/* ---- metric cases: what the lesson teaches, counted on the CPU emulator ---------------------
+ *
+ * Full warps (N a multiple of 32) and 256-byte aligned buffers, so a warp's 32 consecutive
+ * floats are 128 bytes in exactly 4 sectors of 32 bytes. */
+
+/*
+ * The two mappings, as the lesson states them: matmul_coalesced's warp shares a row, so per k
+ * it loads one A element (a broadcast: 1 sector) and 32 consecutive B elements (4 sectors),
+ * 2.5 sectors per request, and stores 32 consecutive C elements (4). matmul_naive's warp
+ * shares a column: 32 A elements a row apart (32 sectors) and one B element (1), 16.5 per
+ * request, and C stores a row apart (32). The bounds, at most 4 and at least 16, sit between:
+ * the other mapping fails either one by far.
+ */
+START_TEST(coalesced_sectors_per_request)
+{
+    enum { M = 64, N = 96, K = 48 };
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    struct vm_counters c =
+        course_observed_sgemm(r, "matmul_coalesced", "matmul_coalesced_kernel", M, N, K);
+    course_assert_per_request("matmul_coalesced's global loads", "sectors", c.gld_sectors,
+                              c.gld_requests, 0, 4);
+    course_assert_per_request("matmul_coalesced's stores of C", "sectors", c.gst_sectors,
+                              c.gst_requests, 0, 4);
+    c = course_observed_sgemm(r, "matmul_naive", "matmul_naive_kernel", M, N, K);
+    course_assert_per_request("matmul_naive's global loads (a warp walks down a column of C)",
+                              "sectors", c.gld_sectors, c.gld_requests, 16, 1e9);
+    course_assert_per_request("matmul_naive's stores of C", "sectors", c.gst_sectors,
+                              c.gst_requests, 16, 1e9);
+    course_runner_stop(r);
+}
+END_TEST
+
+/*
+ * vector_add's grid-stride loop keeps neighbouring threads on neighbouring elements: each
+ * warp-wide load of a or b and store of c is 128 contiguous bytes, 4 sectors (fewer in the
+ * last, partial warp), and each element is read once: 2 requests per 32 elements. n is past
+ * the launcher's largest grid (132 SMs x 32 blocks x 256 threads), so the loop takes a second
+ * step. A thread that walks a chunk of its own makes 32 sectors per request.
+ */
+START_TEST(vector_add_sectors_per_request)
+{
+    const int n = 2000003;
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    check_vector_add(r, n, 70);
+    struct vm_counters c = course_observed(r, "vector_add_kernel");
+    course_assert_per_request("vector_add's loads of a and b", "sectors", c.gld_sectors,
+                              c.gld_requests, 0, 4);
+    course_assert_per_request("vector_add's stores of c", "sectors", c.gst_sectors, c.gst_requests,
+                              0, 4);
+    ck_assert_msg(c.gld_requests <= 2 * ((n + 31) / 32),
+                  "vector_add made %llu load requests for 2 x %d elements: %d would do",
+                  (unsigned long long)c.gld_requests, n, 2 * ((n + 31) / 32));
+    course_runner_stop(r);
 }
 END_TEST
 
@@ -181,6 +244,8 @@ int main(int argc, char **argv)
         {"vector_add_near_copy_bandwidth", vector_add_near_copy_bandwidth, CASE_GPU | CASE_PERF,
          60},
         {"ptx_uses_thread_hierarchy", ptx_uses_thread_hierarchy, CASE_CPU, 30},
+        {"coalesced_sectors_per_request", coalesced_sectors_per_request, CASE_GPU, 60},
+        {"vector_add_sectors_per_request", vector_add_sectors_per_request, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

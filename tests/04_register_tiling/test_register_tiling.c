@@ -74,8 +74,8 @@ START_TEST(tile_2d_faster_than_1d)
 }
 END_TEST
 
-/* The vectorized kernel against cuBLAS (timed by the judge) in the same run (the target at
- * 4096 on an H100 is 65% of cuBLAS; the floor here is generous). */
+/* The vectorized kernel against cuBLAS (timed by the judge) in the same run, at the lesson's
+ * target: 65% of cuBLAS at 4096 on an H100 (feedback: the points are the metric cases'). */
 START_TEST(vectorized_vs_cublas)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
@@ -84,9 +84,71 @@ START_TEST(vectorized_vs_cublas)
     course_runner_stop(r);
     double cublas = course_time_sgemm(baseline_sgemm, 4096, 4096, 4096);
     baseline_release();
-    ck_assert_msg(cublas >= 0.35 * vec,
-                  "matmul_vectorized %.3f ms is below 35%% of cuBLAS's speed (%.3f ms)", vec,
-                  cublas);
+    ck_assert_msg(cublas >= 0.65 * vec,
+                  "matmul_vectorized %.3f ms is %.0f%% of cuBLAS's speed (%.3f ms), below the "
+                  "lesson's target of 65%%",
+                  vec, 100 * cublas / vec, cublas);
+}
+END_TEST
+
+/* ---- metric cases: what the lesson teaches, counted on the CPU emulator --------------------
+ *
+ * M x N x K = 128 x 256 x 64: whole 64 x 64 and 128 x 128 block tiles, whole 8-deep steps, rows
+ * a multiple of 4 floats, buffers 256-byte aligned (the float4 paths run). Ratios are of
+ * thread instructions (class fma32 over class lds), so a float4 load counts once. */
+enum { MT_M = 128, MT_N = 256, MT_K = 64 };
+
+/*
+ * Register tiles cut shared loads per FMA, lesson 03's 1 FMA per 2 loads (As[ty][k], Bs[k][tx])
+ * being the baseline. matmul_1d_tile: per k, one Bs value and 8 As values (broadcasts) feed 8
+ * FMAs, 8/9 = 0.89 FMA per load (bound 0.8). matmul_2d_tile: 8 As and 8 Bs values feed the
+ * 8 x 8 outer product, 64/16 = 4 (bound 4: exact). A thread that re-reads shared memory for
+ * each product makes 0.5. Both load their tiles along rows: 4 sectors per request.
+ */
+START_TEST(register_tiles_cut_shared_loads)
+{
+    static const struct {
+        const char *name, *kernel;
+        double fma_per_load;
+    } versions[] = {{"matmul_1d_tile", "matmul_1d_tile_kernel", 0.8},
+                    {"matmul_2d_tile", "matmul_2d_tile_kernel", 4}};
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    for (int v = 0; v < 2; v++) {
+        struct vm_counters c =
+            course_observed_sgemm(r, versions[v].name, versions[v].kernel, MT_M, MT_N, MT_K);
+        double fma = (double)c.class_insts[VM_CLASS_FMA32];
+        double lds = (double)c.class_insts[VM_CLASS_LDS];
+        ck_assert_msg(fma >= versions[v].fma_per_load * lds,
+                      "%s: %.2f FMAs per shared load (thread instructions), want at least %g: "
+                      "keep the values a thread reuses in registers",
+                      versions[v].name, fma / lds, versions[v].fma_per_load);
+        char what[64];
+        snprintf(what, sizeof what, "%s's global loads", versions[v].name);
+        course_assert_per_request(what, "sectors", c.gld_sectors, c.gld_requests, 0, 4);
+    }
+    course_runner_stop(r);
+}
+END_TEST
+
+/*
+ * matmul_vectorized reads both tiles with 128-bit loads: per k, two float4 of As and two of
+ * Bs for 64 FMAs, 16 FMAs per load. Without bank conflicts a 128-bit request takes 4
+ * wavefronts (one per quarter warp); B read with its 8 columns per thread 32 bytes apart
+ * takes 8 (lanes t and t + 4 share banks). Global loads are float4 as well: per 8-deep step,
+ * each thread one float4 of A and one of B, 2 requests per warp, each 512 bytes in 16
+ * sectors; C is stored as float4 too, one request per 4 x 32 floats.
+ */
+START_TEST(vectorized_128bit_conflict_free)
+{
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    struct vm_counters c =
+        course_observed_sgemm(r, "matmul_vectorized", "matmul_vectorized_kernel", MT_M, MT_N, MT_K);
+    uint64_t warps = (uint64_t)(MT_M / 128) * (MT_N / 128) * 8, steps = MT_K / 8;
+    course_assert_float4_tiles("matmul_vectorized", &c, 2 * warps * steps);
+    ck_assert_msg(c.gst_requests <= (uint64_t)MT_M * MT_N / 128,
+                  "matmul_vectorized made %llu store requests, float4 stores make %d",
+                  (unsigned long long)c.gst_requests, MT_M * MT_N / 128);
+    course_runner_stop(r);
 }
 END_TEST
 
@@ -137,6 +199,8 @@ int main(int argc, char **argv)
         {"matmul_2d_tile_edges", matmul_2d_tile_edges, CASE_GPU, 120},
         {"matmul_vectorized_edges", matmul_vectorized_edges, CASE_GPU, 120},
         {"matmul_vectorized_misaligned", matmul_vectorized_misaligned, CASE_GPU, 60},
+        {"register_tiles_cut_shared_loads", register_tiles_cut_shared_loads, CASE_GPU, 60},
+        {"vectorized_128bit_conflict_free", vectorized_128bit_conflict_free, CASE_GPU, 60},
         {"tile_2d_faster_than_1d", tile_2d_faster_than_1d, CASE_GPU | CASE_PERF, 120},
         {"vectorized_vs_cublas", vectorized_vs_cublas, CASE_GPU | CASE_PERF, 120},
         {"ptx_register_tiles_and_vector_loads", ptx_register_tiles_and_vector_loads, CASE_CPU, 30},

@@ -220,15 +220,94 @@ START_TEST(shared_faster_than_naive)
 }
 END_TEST
 
-/* A generous floor against cuBLAS at the same precision (the lesson's target is far higher). */
+/* wmma_shared against cuBLAS at the same precision, at the lesson's target on an H100: 40%
+ * (feedback: the points are wmma_shared_stages_slices'). */
 START_TEST(shared_near_cublas)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
     double shared = time_half(r, "wmma_shared", 4096);
     course_runner_stop(r);
     double cublas = time_cublas_hgemm(4096);
-    ck_assert_msg(cublas > 0.15 * shared, "wmma_shared %.3f ms is under 15%% of cuBLAS (%.3f ms)",
-                  shared, cublas);
+    ck_assert_msg(cublas >= 0.4 * shared,
+                  "wmma_shared %.3f ms is %.0f%% of cuBLAS's speed (%.3f ms), below the lesson's "
+                  "target of 40%%",
+                  shared, 100 * cublas / shared, cublas);
+}
+END_TEST
+
+/* ---- metric cases: what the lesson teaches, counted on the CPU emulator --------------------
+ *
+ * The emulator counts a kernel's ordinary loads and stores; the fragment loads and stores
+ * (wmma.load, wmma.store) count as tensor instructions, not as memory requests. */
+
+/* @p name at M x N x K on small integers, asserted exact, then its launches' counters: every
+ * one @p kernel's, the product done on Tensor Cores (all its flops, no fp32 FMA). */
+static struct vm_counters observed_half_gemm(struct course_runner *r, const char *name,
+                                             const char *kernel, int M, int N, int K)
+{
+    struct mat_cmp cmp = check_half_gemm(r, name, 0, M, N, K, 910, 0, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, M, N, K,
+                  mat_cmp_describe(&cmp, why, sizeof why));
+    struct vm_counters c = course_observed(r, kernel);
+    ck_assert_msg((double)c.flops >= 2.0 * M * N * K && c.class_insts[VM_CLASS_FMA32] == 0,
+                  "%s: %llu flops and %llu fp32 FMAs for a %d x %d x %d product: mma_sync on "
+                  "Tensor Cores does all %.0f flops, the CUDA cores none",
+                  name, (unsigned long long)c.flops,
+                  (unsigned long long)c.class_insts[VM_CLASS_FMA32], M, N, K, 2.0 * M * N * K);
+    return c;
+}
+
+/*
+ * wmma_shared at 256 x 256 x 96: 2 x 2 blocks of 8 warps, 3 slices of 32. Each slice of A
+ * (128 x 32) and of B (32 x 128) is fetched once per block, as 128-bit chunks (2 of A and 2
+ * of B per thread: 4 requests per warp, 512 bytes in 16 sectors each), and staged in shared
+ * memory: blocks x slices x 2 x 128 x 32 x 2 bytes = 6144 sectors in all. Fragments loaded
+ * from global memory in place (no staging) make no such loads; a slice fetched twice makes
+ * twice as many. Double buffering needs one barrier per slice, plus the first: 4 per warp,
+ * where staging into one buffer needs two per slice.
+ */
+START_TEST(wmma_shared_stages_slices)
+{
+    enum { M = 256, N = 256, K = 96, SLICES = K / 32 };
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    struct vm_counters c = observed_half_gemm(r, "wmma_shared", "wmma_shared_kernel", M, N, K);
+    uint64_t blocks = (M / 128) * (N / 128), warps = 8 * blocks;
+    uint64_t sectors = blocks * SLICES * 2 * 128 * 32 * 2 / 32;
+    ck_assert_msg(c.gld_sectors == sectors,
+                  "wmma_shared loaded %llu sectors of A and B; each slice once per block, through "
+                  "shared memory, is %llu",
+                  (unsigned long long)c.gld_sectors, (unsigned long long)sectors);
+    course_assert_per_request("wmma_shared's 128-bit loads of the slices", "sectors", c.gld_sectors,
+                              c.gld_requests, 16, 16);
+    ck_assert_msg(c.sts_requests > 0, "wmma_shared stages nothing in shared memory");
+    ck_assert_msg(c.barriers == warps * (SLICES + 1),
+                  "wmma_shared: %llu barriers (summed over its %llu warps), want %llu: one after "
+                  "the first slice, then one per slice (double buffering)",
+                  (unsigned long long)c.barriers, (unsigned long long)warps,
+                  (unsigned long long)(warps * (SLICES + 1)));
+    course_runner_stop(r);
+}
+END_TEST
+
+/*
+ * wmma_naive loads its fragments straight from global memory when it can (pointers 32-byte
+ * aligned, K and N multiples of 16, the tile inside C): no shared memory at all, at 64 x 64 x
+ * 48. With K = 40 it must stage its tiles through shared memory (__syncwarp between the copy
+ * and the fragment load), zero-filled past K.
+ */
+START_TEST(wmma_naive_direct_when_aligned)
+{
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    struct vm_counters c = observed_half_gemm(r, "wmma_naive", "wmma_naive_kernel", 64, 64, 48);
+    ck_assert_msg(c.sts_requests + c.lds_requests == 0,
+                  "wmma_naive made %llu shared-memory requests at 64 x 64 x 48, where every "
+                  "fragment can be loaded and stored in place",
+                  (unsigned long long)(c.sts_requests + c.lds_requests));
+    c = observed_half_gemm(r, "wmma_naive", "wmma_naive_kernel", 64, 64, 40);
+    ck_assert_msg(c.sts_requests > 0,
+                  "wmma_naive at K = 40 (not a multiple of 16) staged nothing in shared memory");
+    course_runner_stop(r);
 }
 END_TEST
 
@@ -276,6 +355,8 @@ int main(int argc, char **argv)
         {"wmma_shared_edges", wmma_shared_edges, CASE_GPU, 180},
         {"wmma_bf16_edges", wmma_bf16_edges, CASE_SM80, 180},
         {"wmma_misaligned", wmma_misaligned, CASE_GPU, 60},
+        {"wmma_shared_stages_slices", wmma_shared_stages_slices, CASE_GPU, 60},
+        {"wmma_naive_direct_when_aligned", wmma_naive_direct_when_aligned, CASE_GPU, 60},
         {"shared_faster_than_naive", shared_faster_than_naive, CASE_GPU | CASE_PERF, 120},
         {"shared_near_cublas", shared_near_cublas, CASE_GPU | CASE_PERF, 120},
         {"ptx_uses_tensor_cores", ptx_uses_tensor_cores, CASE_CPU, 30},

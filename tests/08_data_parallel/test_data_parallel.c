@@ -629,10 +629,10 @@ END_TEST
 
 /* ---- the kernels on the GPU --------------------------------------------------------------- */
 
-/* The course GEMM at every transpose, on integers: exact. */
-static void check_gemm_transposes(struct course_runner *r)
+/* The course GEMM at every transpose, on integers: exact. With @p coalesced (an observed
+ * runner), also each case's global loads and stores at most 4 sectors per request. */
+static void check_gemm_transposes(struct course_runner *r, int M, int N, int K, int coalesced)
 {
-    enum { M = 37, N = 45, K = 70 };
     float *A = mat_alloc_f32(M * K), *Bm = mat_alloc_f32(K * N);
     float *At = mat_alloc_f32(M * K), *Bt = mat_alloc_f32(K * N);
     double *want = mat_alloc(sizeof(double) * M * N);
@@ -660,6 +660,13 @@ static void check_gemm_transposes(struct course_runner *r)
             char why[160];
             ck_assert_msg(cmp.n_bad == 0, "gemm ta=%d tb=%d: %s", ta, tb,
                           mat_cmp_describe(&cmp, why, sizeof why));
+            if (coalesced) {
+                struct vm_counters n = course_observed(r, "gpu_gemm_course_kernel");
+                snprintf(why, sizeof why, "gpu_gemm_course ta=%d tb=%d: global loads", ta, tb);
+                course_assert_per_request(why, "sectors", n.gld_sectors, n.gld_requests, 0, 4);
+                snprintf(why, sizeof why, "gpu_gemm_course ta=%d tb=%d: stores of C", ta, tb);
+                course_assert_per_request(why, "sectors", n.gst_sectors, n.gst_requests, 0, 4);
+            }
             course_buf_free(r, a);
             course_buf_free(r, b);
             course_buf_free(r, c);
@@ -671,6 +678,22 @@ static void check_gemm_transposes(struct course_runner *r)
     free(Bt);
     free(want);
 }
+
+/*
+ * Metric case, counted on the CPU emulator: gpu_gemm_course reads op(A) and op(B) coalesced
+ * in every transpose case. A warp loads 32 consecutive floats of a tile row (4 sectors) when
+ * the operand is stored that way; a transposed operand read the same way (lane l at element
+ * l of op(A)'s row, lda floats apart in memory) touches 32 sectors per request: it must be
+ * read along the rows it is stored in and transposed on its way into shared memory. Stores of
+ * C are rows too: 4. Sizes are multiples of the 32 x 32 tile, rows of 256 or 384 bytes.
+ */
+START_TEST(gemm_course_coalesced)
+{
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    check_gemm_transposes(r, 64, 96, 64, 1);
+    course_runner_stop(r);
+}
+END_TEST
 
 /* Softmax cross-entropy: 70 rows of 45 logits (more than a warp's 32 lanes). */
 static void check_softmax(struct course_runner *r)
@@ -840,7 +863,7 @@ static void check_allreduce(struct course_runner *r, int R, size_t L)
 START_TEST(gpu_kernels_match_cpu)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    check_gemm_transposes(r);
+    check_gemm_transposes(r, 37, 45, 70, 0);
     check_softmax(r);
     check_bias_act(r, 70, 45);
     check_opt_kernels(r, 1000);
@@ -1132,6 +1155,7 @@ int main(int argc, char **argv)
         {"cpu_training_accuracy_floor", cpu_training_accuracy_floor, CASE_CPU, 90},
         {"ptx_structure", ptx_structure, CASE_CPU, 10},
         {"gpu_kernels_match_cpu", gpu_kernels_match_cpu, CASE_GPU, 60},
+        {"gemm_course_coalesced", gemm_course_coalesced, CASE_GPU, 60},
         {"grid_stride_kernels_large_n", grid_stride_kernels_large_n, CASE_GPU, 120},
         {"local_equivalence_on_gpu", local_equivalence_on_gpu, CASE_GPU, 180},
         {"mpi_and_nccl_on_gpu", mpi_and_nccl_on_gpu, CASE_GPU, 120},

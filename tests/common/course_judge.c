@@ -13,16 +13,19 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "course_test.h"
 #include "ref.h"
 
@@ -41,12 +44,27 @@ struct judge_buf {
     unsigned char guard_byte;
 };
 
+/* Most launches one call may make on an observed runner (a metric case makes a few). */
+enum { MAX_LAUNCHES = 4096 };
+
+/* The device server of an observed runner, and what its observer has said. */
+struct observer {
+    pid_t server;    /* course-emu-device, the judge's child, or 0 */
+    int fd;          /* read end of its observer pipe, or -1 */
+    char line[4096]; /* the start of a line not yet complete */
+    size_t len;      /* bytes in line */
+    int overflow;    /* 1: the call made more than MAX_LAUNCHES launches, or a line was garbage */
+    struct course_launch *launches; /* the current call's, MAX_LAUNCHES of room */
+    int nlaunches;
+};
+
 struct course_runner {
     pid_t pid;         /* the runner, leader of its own process group */
     int to, from;      /* request and reply pipes */
     int out_fd;        /* the runner's stdout and stderr */
     int gpu;           /* 1: buffers on the device, synchronise after calls */
     double deadline_s; /* monotonic time after which the judge kills it */
+    struct observer obs;
     struct judge_buf bufs[COURSE_PROTO_BUFS];
 };
 
@@ -143,7 +161,10 @@ static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t ju
     setpgid(0, 0);
     limit(RLIMIT_CORE, 0);
     if (pw) {
-        limit(RLIMIT_FSIZE, (rlim_t)1 << 30);
+        /* The CPU emulator's device memory is a sparse memfd of 64 GiB or more, which a
+         * file-size limit counts (ftruncate past it is SIGXFSZ): on the emulator, the CPU-time
+         * limit is what bounds the bytes a process writes. */
+        limit(RLIMIT_FSIZE, ld_path || course_emulated ? RLIM_INFINITY : (rlim_t)1 << 30);
         limit(RLIMIT_NPROC, 512);
         limit(RLIMIT_CPU, (rlim_t)course_judge_budget_s + 30);
         if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
@@ -226,19 +247,189 @@ static void assert_own_code(void)
     }
 }
 
+/* ---- the observer: a device server only the judge talks to ----------------------------------
+ *
+ * An observed runner reaches its GPU through a socket to a course-emu-device the judge started
+ * (COURSE_EMU_FD), which writes one line per launch to a pipe only the judge holds (the format
+ * is in emulator/server.c). The server runs as the judge's user, not the sandbox's: the
+ * runner can reach neither its memory nor the pipe.
+ */
+
+/* The device server beside the emulator's libraries. */
+static const char *server_path(void)
+{
+    return COURSE_EMULATOR_LIB "/../course-emu-device";
+}
+
+/* In the child: the server on socket @p sock, observer pipe @p pipe_fd. Never returns. */
+static void exec_server(int sock, int pipe_fd, int err_fd, pid_t judge)
+{
+    int s = fcntl(sock, F_DUPFD, 10), o = fcntl(pipe_fd, F_DUPFD, 10);
+    int null = open("/dev/null", O_RDWR);
+    if (s < 0 || o < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+        dup2(err_fd, 2) < 0 || dup2(s, 3) < 0 || dup2(o, 4) < 0)
+        _exit(126);
+    closefrom(5);
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != judge)
+        _exit(125);
+    execl(server_path(), server_path(), "--fd", "3", "--observe", "4", (char *)NULL);
+    fprintf(stderr, "cannot run %s: %s\n", server_path(), strerror(errno));
+    _exit(127);
+}
+
+/* Start @p r's device server; *client is the socket end the runner inherits. */
+static void observer_start(struct course_runner *r, int *client)
+{
+    ck_assert_msg(access(server_path(), X_OK) == 0,
+                  "no device server at %s: build the course_emulator target", server_path());
+    int sv[2], ob[2];
+    ck_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
+              pipe2(ob, O_CLOEXEC) == 0);
+    pid_t judge = getpid();
+    r->obs.server = fork();
+    ck_assert_msg(r->obs.server >= 0, "fork: %s", strerror(errno));
+    if (r->obs.server == 0)
+        exec_server(sv[0], ob[1], r->out_fd, judge);
+    close(sv[0]);
+    close(ob[1]);
+    r->obs.fd = ob[0];
+    fcntl(r->obs.fd, F_SETFL, O_NONBLOCK);
+    r->obs.launches = mat_alloc(MAX_LAUNCHES * sizeof *r->obs.launches);
+    *client = sv[1];
+}
+
+/* Where each observer key goes in struct vm_counters. */
+static const struct {
+    const char *key;
+    size_t at;
+} counter_keys[] = {
+#define AT(field) offsetof(struct vm_counters, field)
+    {"warp_insts", AT(warp_insts)},
+    {"thread_insts", AT(thread_insts)},
+    {"fma32", AT(class_insts[VM_CLASS_FMA32])},
+    {"fp", AT(class_insts[VM_CLASS_FP])},
+    {"int", AT(class_insts[VM_CLASS_INT])},
+    {"ldg", AT(class_insts[VM_CLASS_LDG])},
+    {"stg", AT(class_insts[VM_CLASS_STG])},
+    {"lds", AT(class_insts[VM_CLASS_LDS])},
+    {"sts", AT(class_insts[VM_CLASS_STS])},
+    {"tensor", AT(class_insts[VM_CLASS_TENSOR])},
+    {"control", AT(class_insts[VM_CLASS_CONTROL])},
+    {"other", AT(class_insts[VM_CLASS_OTHER])},
+    {"gld_requests", AT(gld_requests)},
+    {"gld_sectors", AT(gld_sectors)},
+    {"gst_requests", AT(gst_requests)},
+    {"gst_sectors", AT(gst_sectors)},
+    {"lds_requests", AT(lds_requests)},
+    {"lds_wavefronts", AT(lds_wavefronts)},
+    {"sts_requests", AT(sts_requests)},
+    {"sts_wavefronts", AT(sts_wavefronts)},
+    {"unique_read_bytes", AT(unique_read_bytes)},
+    {"unique_write_bytes", AT(unique_write_bytes)},
+    {"barriers", AT(barriers)},
+    {"branches", AT(branches)},
+    {"divergent_branches", AT(divergent_branches)},
+    {"flops", AT(flops)},
+#undef AT
+};
+
+/* One observer line into @p l; 0, or -1 when it is not one. */
+static int parse_launch(char *line, struct course_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    char *save, *tok = strtok_r(line, " ", &save);
+    if (!tok || strcmp(tok, "launch"))
+        return -1;
+    int fields = 0;
+    while ((tok = strtok_r(NULL, " ", &save))) {
+        char *v = strchr(tok, '=');
+        if (!v)
+            return -1;
+        *v++ = '\0';
+        unsigned long long n = strtoull(v, NULL, 10);
+        if (!strcmp(tok, "kernel"))
+            fields += snprintf(l->kernel, sizeof l->kernel, "%s", v) > 0;
+        else if (!strcmp(tok, "status"))
+            fields += snprintf(l->status, sizeof l->status, "%s", v) > 0;
+        else if (!strcmp(tok, "grid"))
+            fields += sscanf(v, "%u,%u,%u", &l->grid[0], &l->grid[1], &l->grid[2]) == 3;
+        else if (!strcmp(tok, "block"))
+            fields += sscanf(v, "%u,%u,%u", &l->block[0], &l->block[1], &l->block[2]) == 3;
+        for (size_t k = 0; k < sizeof counter_keys / sizeof *counter_keys; k++)
+            if (!strcmp(tok, counter_keys[k].key)) {
+                memcpy((char *)&l->counters + counter_keys[k].at, &(uint64_t){n}, 8);
+                fields++;
+            }
+    }
+    return fields == 4 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
+}
+
+/* Read what the observer has written so far (never blocking) and parse its complete lines. */
+static void observer_drain(struct observer *o)
+{
+    for (;;) {
+        if (o->fd < 0)
+            return;
+        ssize_t got = read(o->fd, o->line + o->len, sizeof o->line - 1 - o->len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got == 0) { /* the server has gone */
+                close(o->fd);
+                o->fd = -1;
+            }
+            return;
+        }
+        o->len += (size_t)got;
+        o->line[o->len] = '\0';
+        char *nl;
+        while ((nl = strchr(o->line, '\n'))) {
+            *nl = '\0';
+            if (o->nlaunches == MAX_LAUNCHES || parse_launch(o->line, &o->launches[o->nlaunches]))
+                o->overflow = 1;
+            else
+                o->nlaunches++;
+            o->len -= (size_t)(nl + 1 - o->line);
+            memmove(o->line, nl + 1, o->len + 1);
+        }
+        if (o->len == sizeof o->line - 1) { /* no line is this long */
+            o->overflow = 1;
+            o->len = 0;
+        }
+    }
+}
+
+/* The judge is done with the observer: its server leaves (the runner, its client, is gone). */
+static void observer_stop(struct observer *o)
+{
+    if (o->server > 0) {
+        kill(o->server, SIGKILL);
+        waitpid(o->server, NULL, 0);
+    }
+    if (o->fd >= 0)
+        close(o->fd);
+    free(o->launches);
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+}
+
 struct course_runner *course_runner_start(enum course_device dev)
 {
-    ck_assert_msg(dev != COURSE_OBSERVED,
-                  "observed runs need the emulator's observer (issue 8), not built yet");
     ck_assert_msg(runner_path && access(runner_path, X_OK) == 0, "no runner at %s (build it)",
                   runner_path ? runner_path : "(none)");
     assert_own_code();
     struct course_runner *r = mat_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
+    r->obs.fd = -1;
     r->gpu = dev != COURSE_CPU;
     r->out_fd = capture_file();
     const struct passwd *pw = sandbox_user();
     course_sandbox_dir();
+    int client = -1;
+    if (dev == COURSE_OBSERVED)
+        observer_start(r, &client);
     int req[2], rep[2];
     ck_assert(pipe2(req, O_CLOEXEC) == 0 && pipe2(rep, O_CLOEXEC) == 0);
     signal(SIGPIPE, SIG_IGN); /* a dead runner is an EPIPE, not the judge's death */
@@ -246,16 +437,22 @@ struct course_runner *course_runner_start(enum course_device dev)
     r->pid = fork();
     ck_assert_msg(r->pid >= 0, "fork: %s", strerror(errno));
     if (r->pid == 0) {
-        /* Out of the way of fds 3 and 4 first, then into place. */
+        /* Out of the way of fds 3, 4 and 5 first, then into place. */
         int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(rep[1], F_DUPFD, 10);
-        if (in < 0 || out < 0 || dup2(in, COURSE_PROTO_IN) < 0 || dup2(out, COURSE_PROTO_OUT) < 0)
+        int sock = client >= 0 ? fcntl(client, F_DUPFD, 10) : -1;
+        if (in < 0 || out < 0 || dup2(in, COURSE_PROTO_IN) < 0 || dup2(out, COURSE_PROTO_OUT) < 0 ||
+            (client >= 0 && (sock < 0 || dup2(sock, COURSE_PROTO_OUT + 1) < 0)))
             _exit(126);
+        if (client >= 0)
+            setenv("COURSE_EMU_FD", "5", 1); /* COURSE_PROTO_OUT + 1 */
         char *argv[] = {(char *)runner_path, NULL};
-        exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd, COURSE_PROTO_OUT + 1,
-                       dev == COURSE_EMULATED ? COURSE_EMULATOR_LIB : NULL);
+        exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd, COURSE_PROTO_OUT + 1 + (client >= 0),
+                       dev == COURSE_GPU || dev == COURSE_CPU ? NULL : COURSE_EMULATOR_LIB);
     }
     close(req[0]);
     close(rep[1]);
+    if (client >= 0)
+        close(client); /* only the runner holds it now: the server sees it leave */
     r->to = req[1];
     r->from = rep[0];
     fcntl(r->to, F_SETFL, O_NONBLOCK);
@@ -276,6 +473,7 @@ static void runner_failed(struct course_runner *r, const char *doing, int timed_
     kill(-r->pid, SIGKILL);
     if (w == 0)
         waitpid(r->pid, &st, 0);
+    observer_stop(&r->obs);
     char how[160], tail[400];
     if (timed_out)
         snprintf(how, sizeof how, "timed out after %d s (the judge killed it)",
@@ -296,9 +494,12 @@ static void await(struct course_runner *r, int fd, short events, const char *doi
         double left = r->deadline_s - now_s();
         if (left <= 0)
             runner_failed(r, doing, 1);
-        struct pollfd p = {fd, events, 0};
-        int n = poll(&p, 1, (int)(left * 1000) + 1);
-        if (n > 0)
+        /* The observer is read as it writes: a full pipe would stall the server's launches. */
+        struct pollfd p[2] = {{fd, events, 0}, {r->obs.fd, POLLIN, 0}};
+        int n = poll(p, r->obs.fd >= 0 ? 2 : 1, (int)(left * 1000) + 1);
+        if (n > 0 && r->obs.fd >= 0 && p[1].revents)
+            observer_drain(&r->obs);
+        if (n > 0 && p[0].revents)
             return;
         if (n < 0 && errno != EINTR)
             runner_failed(r, doing, 0);
@@ -373,6 +574,7 @@ void course_runner_stop(struct course_runner *r)
         nanosleep(&(struct timespec){0, 10000000}, NULL);
     kill(-r->pid, SIGKILL);
     waitpid(r->pid, &st, WNOHANG);
+    observer_stop(&r->obs);
     close(r->to);
     close(r->from);
     close(r->out_fd);
@@ -537,10 +739,43 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
 {
     struct proto_call q = make_call(name, ret, args, nargs);
     q.sync = (uint32_t)r->gpu;
+    observer_drain(&r->obs); /* what earlier requests launched is not this call's */
+    r->obs.nlaunches = r->obs.overflow = 0;
     send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
+    /* The server writes a launch's line before it answers the launch: all of them are in. */
+    observer_drain(&r->obs);
     ck_assert_msg(rep.cuda == 0, "%s: CUDA error after the call: %s", name, rep.what);
     return (struct course_ret){rep.i, rep.f};
+}
+
+const struct course_launch *course_launches(struct course_runner *r, int *n)
+{
+    ck_assert_msg(r->obs.launches != NULL, "course_launches() needs a COURSE_OBSERVED runner");
+    ck_assert_msg(!r->obs.overflow,
+                  "the call made more than %d kernel launches, or the device server's observer "
+                  "wrote a line the judge cannot read",
+                  MAX_LAUNCHES);
+    *n = r->obs.nlaunches;
+    return r->obs.launches;
+}
+
+struct vm_counters course_observed(struct course_runner *r, const char *kernel)
+{
+    int n;
+    const struct course_launch *l = course_launches(r, &n);
+    struct vm_counters sum;
+    memset(&sum, 0, sizeof sum);
+    ck_assert_msg(n > 0, "the device saw no kernel launch in that call (expected %s)", kernel);
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(strstr(l[i].kernel, kernel) != NULL,
+                      "launch %d of %d was %s, not %s: the lesson's kernel must do the work", i + 1,
+                      n, l[i].kernel, kernel);
+        ck_assert_msg(!strcmp(l[i].status, "ok"), "%s's launch %d ended with status %s", kernel,
+                      i + 1, l[i].status);
+        bench_add_counters(&sum, &l[i].counters);
+    }
+    return sum;
 }
 
 double course_time(struct course_runner *r, const char *name, const struct proto_arg *args,
@@ -609,6 +844,58 @@ void course_judge_sgemm_shapes(struct course_runner *r, const char *name, const 
                       offset % 16 ? " (pointers not 16-byte aligned)" : "",
                       mat_cmp_describe(&cmp, why, sizeof why));
     }
+}
+
+struct vm_counters course_observed_sgemm(struct course_runner *r, const char *name,
+                                         const char *kernel, int M, int N, int K)
+{
+    struct mat_cmp cmp = course_remote_sgemm(r, name, M, N, K, 11, 0);
+    char why[160];
+    ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, M, N, K,
+                  mat_cmp_describe(&cmp, why, sizeof why));
+    struct vm_counters c = course_observed(r, kernel);
+    /* The product was computed on the device, by these launches: a wrong answer failed above. */
+    ck_assert_msg((double)c.flops >= 2.0 * M * N * K && c.unique_write_bytes >= 4ull * M * N,
+                  "%s's kernels did %llu flops and wrote %llu bytes: C = A B at M=%d N=%d K=%d "
+                  "needs %.0f and %d",
+                  name, (unsigned long long)c.flops, (unsigned long long)c.unique_write_bytes, M, N,
+                  K, 2.0 * M * N * K, 4 * M * N);
+    return c;
+}
+
+void course_assert_per_request(const char *what, const char *unit, uint64_t count,
+                               uint64_t requests, double lo, double hi)
+{
+    ck_assert_msg(requests > 0, "%s: not one request", what);
+    char want[64];
+    if (lo == hi)
+        snprintf(want, sizeof want, "exactly %g", lo);
+    else if (lo <= 0)
+        snprintf(want, sizeof want, "at most %g", hi);
+    else if (hi >= 1e9)
+        snprintf(want, sizeof want, "at least %g", lo);
+    else
+        snprintf(want, sizeof want, "%g to %g", lo, hi);
+    double per = (double)count / (double)requests;
+    ck_assert_msg(per >= lo && per <= hi,
+                  "%s: %.2f %s per request (%llu in %llu requests), want %s", what, per, unit,
+                  (unsigned long long)count, (unsigned long long)requests, want);
+}
+
+void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads)
+{
+    double fma = (double)c->class_insts[VM_CLASS_FMA32], lds = (double)c->class_insts[VM_CLASS_LDS];
+    ck_assert_msg(fma >= 16 * lds,
+                  "%s: %.2f FMAs per shared load, want 16: read a[] and b[] as two float4 each",
+                  name, fma / lds);
+    char what[96];
+    snprintf(what, sizeof what, "%s's 128-bit shared loads", name);
+    course_assert_per_request(what, "wavefronts", c->lds_wavefronts, c->lds_requests, 4, 4);
+    ck_assert_msg(c->gld_requests <= max_loads,
+                  "%s made %llu global load requests, float4 loads make %llu", name,
+                  (unsigned long long)c->gld_requests, (unsigned long long)max_loads);
+    snprintf(what, sizeof what, "%s's global loads", name);
+    course_assert_per_request(what, "sectors", c->gld_sectors, c->gld_requests, 0, 16);
 }
 
 size_t course_gemm_edge_count(void)

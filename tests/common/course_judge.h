@@ -8,6 +8,11 @@
  * references it computes itself. A runner that crashes, hangs, exits or answers garbage
  * fails the case with one line naming what happened and the tail of its stderr.
  *
+ * A COURSE_OBSERVED runner runs on the CPU emulator, GPU or not, through a device server the
+ * judge starts and whose observer only the judge reads: every launch's exact counters
+ * (course_launches(), course_observed()), for the metric cases that grade what a lesson
+ * teaches on any machine.
+ *
  * Under `./course grade` run as root, COURSE_SANDBOX_USER names the user runners and
  * student programs run as (nobody): each in its own process group, in a private
  * temporary directory it owns (course_sandbox_dir()), with no core dumps and limits on
@@ -22,13 +27,14 @@
 
 #include "course_proto.h"
 #include "mat.h"
+#include "vm.h"
 
 /** Which device a runner's CUDA calls reach. */
 enum course_device {
     COURSE_CPU,      /**< CPU code only: the runner never touches CUDA */
     COURSE_GPU,      /**< the device the environment gives: a GPU, or the emulator */
     COURSE_EMULATED, /**< the emulator (build/emulator/lib), even where a GPU answers */
-    COURSE_OBSERVED, /**< the emulator with a private observe pipe (metric cases, to come) */
+    COURSE_OBSERVED, /**< the emulator, on a device server only the judge hears (metric cases) */
 };
 
 /** A running runner. */
@@ -109,6 +115,28 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     course_call((r), (name), (ret), (const struct proto_arg[]){__VA_ARGS__},                       \
                 (int)(sizeof((const struct proto_arg[]){__VA_ARGS__}) / sizeof(struct proto_arg)))
 
+/** One kernel launch of an observed runner, as its device server's observer reported it. */
+struct course_launch {
+    char kernel[160];            /**< the kernel's .entry name (mangled) */
+    unsigned grid[3];            /**< blocks */
+    unsigned block[3];           /**< threads per block */
+    char status[16];             /**< ok, bad_launch, fault, trap, assert, unsupported, deadlock */
+    struct vm_counters counters; /**< what it did, counted exactly (emulator/vm.h) */
+};
+
+/**
+ * The launches the last course_call() on a COURSE_OBSERVED runner made, oldest first (*@p n of
+ * them). The judge starts that runner's device server itself and reads its observer, which the
+ * student's code can neither see nor write. Valid until the next call.
+ */
+const struct course_launch *course_launches(struct course_runner *r, int *n);
+
+/**
+ * The counters of the last call's launches, summed, once asserted that there was at least one,
+ * that every one was a kernel whose name contains @p kernel, and that each ran to its end.
+ */
+struct vm_counters course_observed(struct course_runner *r, const char *kernel);
+
 /**
  * Median milliseconds of @p name(@p args) over @p reps calls after @p warmup, timed in the
  * runner by timer_measure() (CUDA events on a GPU runner, the host clock on a CPU one).
@@ -137,6 +165,31 @@ struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, in
  */
 void course_judge_sgemm_shapes(struct course_runner *r, const char *name, const int (*shapes)[3],
                                size_t count, uint64_t seed, size_t offset);
+
+/**
+ * The SGEMM launcher @p name at M x N x K on a COURSE_OBSERVED runner, asserted exact
+ * (course_remote_sgemm()), then course_observed(@p kernel), asserted to have done the product's
+ * flops and written C on the device: the counters of the kernels that computed it.
+ */
+struct vm_counters course_observed_sgemm(struct course_runner *r, const char *name,
+                                         const char *kernel, int M, int N, int K);
+
+/**
+ * Assert that @p what made @p lo to @p hi @p unit per request on average: @p count of them
+ * (sectors, wavefronts) in @p requests requests, from course_observed(). Not one request fails.
+ * @p lo == @p hi asks for exactly that; @p hi of 1e9 or more means no upper bound.
+ */
+void course_assert_per_request(const char *what, const char *unit, uint64_t count,
+                               uint64_t requests, double lo, double hi);
+
+/**
+ * Assert that the GEMM kernels of @p name (counters @p c) read their tiles as lessons 04 and 05
+ * teach: 16 FMAs per shared-load instruction (two float4 of A and two of B per k for an 8 x 8
+ * thread tile), 128-bit shared loads without bank conflicts (4 wavefronts per request, one per
+ * quarter warp), and float4 global loads, at most @p max_loads requests of at most 16 sectors
+ * (a warp's 512 bytes).
+ */
+void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads);
 
 /** How many of course_gemm_shapes a GEMM check runs here: all but the last on the emulator. */
 size_t course_gemm_edge_count(void);

@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "course_test.h"
 #include "device.h"
+#include "emu.h"
 #include "test_runtime.h"
 #include "vm.h"
 
@@ -594,23 +595,35 @@ START_TEST(judge_mode_observes_launches)
 }
 END_TEST
 
-/* The in-process counters (emu.h): nothing before counting is on, the last launch after. */
+/* The in-process counters (emu.h): nothing while counting is off, then every launch since the
+ * last take, with its kernel's demangled name, grid and block, handed over once. */
 START_TEST(counters_in_process)
 {
     void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
-    int (*last)(struct vm_counters *) =
-        (int (*)(struct vm_counters *))dlsym(RTLD_DEFAULT, "course_emu_last_counters");
-    ck_assert(set_counting && last);
-    struct vm_counters c;
+    int (*take)(struct course_emu_launch *, int) =
+        (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
+    ck_assert(set_counting && take);
+    struct course_emu_launch got[2];
     int *d;
     ck_assert_int_eq(cudaMalloc((void **)&d, 1000 * sizeof *d), cudaSuccess);
     ck_assert_int_eq(rt_test_affine(d, 1000, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
-    ck_assert_int_eq(last(&c), -1);
+    ck_assert_int_eq(take(got, 2), 0);
     set_counting(1);
     ck_assert_int_eq(rt_test_affine(d, 1000, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
-    ck_assert_int_eq(last(&c), 0);
-    ck_assert_uint_ge(c.thread_insts, 1000);
-    ck_assert_uint_ge(c.gst_requests, 1000 / 32);
+    ck_assert_int_eq(rt_test_affine(d, 96, 1, 0, d3(3, 1, 1), d3(32, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(d, 64, 1, 0, d3(2, 1, 1), d3(32, 1, 1)), cudaSuccess);
+    set_counting(0);
+    ck_assert_int_eq(take(NULL, 0), 3); /* a look takes nothing */
+    ck_assert_int_eq(take(got, 2), 2);  /* the first two handed over, the third dropped */
+    ck_assert_str_eq(got[0].kernel, "affine_kernel");
+    ck_assert_uint_eq(got[0].grid[0], 4);
+    ck_assert_uint_eq(got[0].block[0], 256);
+    ck_assert_int_eq(got[0].status, VM_OK);
+    ck_assert_uint_ge(got[0].counters.thread_insts, 1000);
+    ck_assert_uint_eq(got[0].counters.gst_requests, 1000 / 32 + 1);
+    ck_assert_uint_eq(got[1].grid[0], 3);
+    ck_assert_uint_eq(got[1].counters.gst_requests, 3);
+    ck_assert_int_eq(take(got, 2), 0);
     ck_assert_int_eq(cudaFree(d), cudaSuccess);
 }
 END_TEST

@@ -17,9 +17,13 @@ JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
     <system-out>x.c:9:F:b:b:0: matmul at M=1: 1 bad</system-out></testcase>
   <testcase name="02.exercise.c" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/>
     <system-out>SKIPPED c: no CUDA device (none found)</system-out></testcase>
+  <testcase name="02.exercise.e" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/>
+    <system-out>SKIPPED e: timing needs a GPU (this one is the CPU emulator)</system-out>
+  </testcase>
 </testsuite>
 """
-POINTS = "# comment\n01.exercise.a\t10\n01.exercise.b\t5\n02.exercise.c\t7\n02.exercise.d\t3\n"
+POINTS = ("# comment\n01.exercise.a\t10\n01.exercise.b\t5\n02.exercise.c\t7\n02.exercise.d\t3\n"
+          "02.exercise.e\t0\n")
 
 
 class GradeReport(unittest.TestCase):
@@ -57,6 +61,13 @@ class GradeReport(unittest.TestCase):
         self.assertEqual(c["extra_data"]["result"], "notrun")
         self.assertIn("NOT RUN", c["output"])
         self.assertIn("no CUDA device", c["output"])
+
+    def test_timing_case_is_feedback(self):
+        res, table = self.run_report()
+        e = {t["name"]: t for t in res["tests"]}["02.exercise.e"]
+        self.assertEqual((e["score"], e["max_score"]), (0, 0))
+        self.assertIn("feedback only", e["output"])
+        self.assertIn("1 tests could not run", res["output"])  # 02.exercise.c, not e
 
     def test_missing_test_scores_zero(self):
         res, _ = self.run_report()
