@@ -274,7 +274,19 @@ static void exec_server(int sock, int pipe_fd, int err_fd, pid_t judge)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != judge)
         _exit(125);
-    execl(server_path(), server_path(), "--fd", "3", "--observe", "4", (char *)NULL);
+    /* ./course sanitize's checks reach observed runners too (the judge's environment). */
+    const char *checks = getenv("COURSE_EMU_CHECKS"), *report = getenv("COURSE_EMU_REPORT");
+    char *argv[10] = {(char *)server_path(), "--fd", "3", "--observe", "4"}; /* and a NULL */
+    int argc = 5;
+    if (checks && *checks) {
+        argv[argc++] = "--checks";
+        argv[argc++] = (char *)checks;
+    }
+    if (report && *report) {
+        argv[argc++] = "--report";
+        argv[argc++] = (char *)report;
+    }
+    execv(server_path(), argv);
     fprintf(stderr, "cannot run %s: %s\n", server_path(), strerror(errno));
     _exit(127);
 }
