@@ -47,9 +47,10 @@ START_TEST(warp_sum_edges)
 }
 END_TEST
 
-/* Run gemv_warp at M x K with A, x and y starting @p offset bytes past an aligned address, and
- * compare with the oracle exactly. */
-static void check_gemv(struct course_runner *r, int M, int K, size_t offset, uint64_t seed)
+/* Run gemv_warp at M x K with A and y starting @p offset bytes past an aligned address and x
+ * @p x_offset bytes past one, and compare with the oracle exactly. */
+static void check_gemv_at(struct course_runner *r, int M, int K, size_t offset, size_t x_offset,
+                          uint64_t seed)
 {
     size_t na = (size_t)M * K;
     float *A = mat_alloc_f32(na), *x = mat_alloc_f32(K);
@@ -58,15 +59,15 @@ static void check_gemv(struct course_runner *r, int M, int K, size_t offset, uin
     mat_fill_int(x, K, seed + 1);
     ref_matmul_f64(M, 1, K, A, x, want); /* y = A x is C = A * B with N = 1 */
     int d_A = course_buf_ints(r, PROTO_DEVICE, na, seed, offset);
-    int d_x = course_buf_ints(r, PROTO_DEVICE, K, seed + 1, offset);
+    int d_x = course_buf_ints(r, PROTO_DEVICE, K, seed + 1, x_offset);
     int d_y = course_buf_out(r, PROTO_DEVICE, (size_t)M * sizeof(float), offset);
     COURSE_CALL(r, "gemv_warp", PROTO_VOID, COURSE_I32(M), COURSE_I32(K), COURSE_PTR(d_A),
                 COURSE_PTR(d_x), COURSE_PTR(d_y));
     float *y = course_buf_read(r, d_y, "gemv_warp");
     struct mat_cmp cmp = mat_compare_f64(y, want, M, 1, 0, 0);
     char why[160];
-    ck_assert_msg(cmp.n_bad == 0, "gemv_warp at M=%d K=%d (pointers %zu bytes in): %s", M, K,
-                  offset, mat_cmp_describe(&cmp, why, sizeof why));
+    ck_assert_msg(cmp.n_bad == 0, "gemv_warp at M=%d K=%d (A and y %zu bytes in, x %zu): %s", M, K,
+                  offset, x_offset, mat_cmp_describe(&cmp, why, sizeof why));
     course_buf_free(r, d_A);
     course_buf_free(r, d_x);
     course_buf_free(r, d_y);
@@ -74,6 +75,12 @@ static void check_gemv(struct course_runner *r, int M, int K, size_t offset, uin
     free(x);
     free(y);
     free(want);
+}
+
+/* check_gemv_at() with every pointer @p offset bytes past an aligned address. */
+static void check_gemv(struct course_runner *r, int M, int K, size_t offset, uint64_t seed)
+{
+    check_gemv_at(r, M, K, offset, offset, seed);
 }
 
 START_TEST(gemv_warp_edges)
@@ -90,12 +97,14 @@ START_TEST(gemv_warp_edges)
 }
 END_TEST
 
-/* K a multiple of 4 but A and x off 16-byte alignment: the launcher must take the scalar path. */
+/* K a multiple of 4 but A and x off 16-byte alignment, both or x alone: the launcher must take
+ * the scalar path. */
 START_TEST(gemv_warp_misaligned)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
     check_gemv(r, 67, 1024, 4, 120);
     check_gemv(r, 33, 132, 12, 121);
+    check_gemv_at(r, 33, 132, 0, 8, 122);
     course_runner_stop(r);
 }
 END_TEST
