@@ -609,10 +609,15 @@ START_TEST(mpi_and_nccl_on_gpu)
     need_mpi();
     const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
-    char one[512], w[512];
+    char cpu[512], one[512], w[512];
+    snprintf(cpu, sizeof cpu, "%s/wcpu", dir);
     snprintf(one, sizeof one, "%s/w1", dir);
     snprintf(w, sizeof w, "%s/w-mpi", dir);
+    /* The 1-rank GPU run is the yardstick: first it must train as the CPU does. */
+    train_dump(dir, "", "--compute cpu --comm self", cpu);
     train_dump(dir, "", "--compute cuda --comm self", one);
+    double dc = weights_diff(cpu, one);
+    ck_assert_msg(dc <= 1e-4, "one GPU rank differs from the CPU by %g", dc);
     train_dump(dir, MPIRUN " 2", "--compute cuda --comm mpi", w);
     double d = weights_diff(one, w);
     ck_assert_msg(d <= 1e-5, "2 mpi ranks on one GPU differ from 1 rank by %g", d);
