@@ -70,8 +70,8 @@ enum vm_class {
  */
 struct vm_counters {
     uint64_t warp_insts;                   /**< warp-level instructions issued */
-    uint64_t thread_insts;                 /**< summed over active lanes */
-    uint64_t class_insts[VM_CLASS_COUNT];  /**< thread instructions per class */
+    uint64_t thread_insts;                 /**< summed over active lanes (predicated-off too) */
+    uint64_t class_insts[VM_CLASS_COUNT];  /**< per class, over lanes whose predicate is on */
     uint64_t gld_requests, gld_sectors;    /**< global loads */
     uint64_t gst_requests, gst_sectors;    /**< global stores and atomics */
     uint64_t lds_requests, lds_wavefronts; /**< shared loads */

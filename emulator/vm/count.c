@@ -85,12 +85,12 @@ static uint64_t flops(const struct insn *in)
     }
 }
 
-void count_insn(struct exec *x, const struct insn *in, uint32_t m)
+void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t m)
 {
     struct vm_counters *c = x->cnt;
     uint64_t n = (uint64_t)__builtin_popcount(m);
     c->warp_insts++;
-    c->thread_insts += n;
+    c->thread_insts += (uint64_t)__builtin_popcount(active);
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
     if (in->op == OP_BRA)

@@ -12,8 +12,9 @@
 void count_begin(struct exec *x);
 /** Finish: unique bytes from the sectors seen; free what counting used. */
 void count_end(struct exec *x);
-/** One warp-level instruction issued with @p m active lanes (0: predicated off). */
-void count_insn(struct exec *x, const struct insn *in, uint32_t m);
+/** One warp-level instruction issued to lanes @p active, of which lanes @p m have its
+ *  predicate on (they execute it). */
+void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t m);
 /** One global request: lanes of @p m at @p addr, @p bytes each. */
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
 /** One shared request: window offsets of lanes in @p m, @p bytes each. */

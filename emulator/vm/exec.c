@@ -272,7 +272,7 @@ static enum event run_warp(struct exec *x, struct warp *w)
                 m &= in->neg_guard ? ~PRED(w, in->guard) : PRED(w, in->guard);
             x->clock++;
             if (x->cnt)
-                count_insn(x, in, m);
+                count_insn(x, in, mask, m);
             enum event ev = m ? vm_ops[in->op](x, w, in, m) : EV_NONE;
             if (ev == EV_NONE) {
                 if (++pc == stop)
