@@ -108,6 +108,23 @@ static enum event resolve_shared(struct exec *x, struct warp *w, const struct in
     return EV_NONE;
 }
 
+/* All lanes of a shared access at once (the hot path): each lane alone only to say what failed. */
+static enum event resolve_shared_warp(struct exec *x, struct warp *w, const struct insn *in,
+                                      uint32_t m, const uint64_t *addr, unsigned bytes, int store,
+                                      uint8_t **host)
+{
+    uint64_t bad = 0;
+    LANES(m, bad |= (addr[l] & (bytes - 1)) | (uint64_t)(addr[l] + bytes > x->smem_bytes));
+    for (uint32_t mm = bad ? m : 0; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        enum event ev = resolve_shared(x, w, in, l, addr[l], bytes, bytes, store, &host[l]);
+        if (ev != EV_NONE)
+            return ev;
+    }
+    LANES(m, host[l] = x->smem + addr[l]);
+    return EV_NONE;
+}
+
 static enum event resolve_local(struct exec *x, struct warp *w, const struct insn *in, int lane,
                                 uint64_t a, unsigned bytes, unsigned align, int store,
                                 uint8_t **host)
@@ -183,19 +200,21 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
             check_global(x, w, in, addr, m, bytes, store);
         return ev;
     }
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        enum event ev = sp == SP_SHARED
-                            ? resolve_shared(x, w, in, l, addr[l], bytes, bytes, store, &host[l])
-                            : resolve_local(x, w, in, l, addr[l], bytes, bytes, store, &host[l]);
-        if (ev != EV_NONE)
-            return ev;
+    if (sp == SP_LOCAL) {
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            enum event ev = resolve_local(x, w, in, l, addr[l], bytes, bytes, store, &host[l]);
+            if (ev != EV_NONE)
+                return ev;
+        }
+        return EV_NONE;
     }
-    if (sp == SP_SHARED && x->cnt)
+    enum event ev = resolve_shared_warp(x, w, in, m, addr, bytes, store, host);
+    if (ev == EV_NONE && x->cnt)
         count_shared(x, addr, m, bytes, store);
-    if (sp == SP_SHARED && x->launch->checks)
+    if (ev == EV_NONE && x->launch->checks)
         return check_shared(x, w, in, addr, m, bytes, store);
-    return EV_NONE;
+    return ev;
 }
 
 enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int lane, enum space sp,
