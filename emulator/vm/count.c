@@ -69,7 +69,8 @@ void count_end(struct exec *x)
     x->count_state = NULL;
 }
 
-/* Floating-point operations one lane of @p in does. */
+/* Floating-point operations one lane of @p in does: arithmetic only (an FMA is 2); compares,
+ * min, max, abs, neg and moves are not flops, as in Nsight Compute's counts. */
 static uint64_t flops(const struct insn *in)
 {
     switch (in->op) {
@@ -80,8 +81,22 @@ static uint64_t flops(const struct insn *in)
         return in->width == 3 ? 2 : 1;
     case OP_HALF_ARITH:
         return (uint64_t)(in->width == 3 ? 2 : in->width <= 2 ? 1 : 0) * ((in->mod & 2) ? 2 : 1);
+    case OP_ADD_F32:
+    case OP_SUB_F32:
+    case OP_MUL_F32:
+    case OP_DIV_F32:
+    case OP_RCP_F32:
+    case OP_SQRT_F32:
+    case OP_RSQRT_F32:
+    case OP_SIN_F32:
+    case OP_COS_F32:
+    case OP_LG2_F32:
+    case OP_EX2_F32:
+    case OP_TANH_F32:
+    case OP_RSQRT_F64:
+        return 1;
     default:
-        return vm_op_class[in->op] == VM_CLASS_FP;
+        return 0;
     }
 }
 
