@@ -105,7 +105,8 @@ def main_loop(instrs, labels):
 def histogram(instrs):
     """'LDS.128 32, FFMA 512, ...': the counts of the memory and FMA instructions (full opcode
     with its width) and of all instructions, most frequent first."""
-    keep = ("LDS", "STS", "LDG", "STG", "LDSM", "FFMA", "HMMA", "BAR", "SHFL", "LDC")
+    keep = ("LD", "ST", "LDS", "STS", "LDG", "STG", "LDSM", "MOVM", "FFMA", "HMMA", "BAR",
+            "SHFL", "LDC")  # LD and ST: generic loads and stores, which a GPU resolves at run time
     counts = collections.Counter(op for _, op, _, _ in instrs if op.split(".")[0] in keep)
     parts = [f"{op} {n}" for op, n in counts.most_common()]
     return ", ".join(parts + [f"all {len(instrs)}"])
