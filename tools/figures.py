@@ -35,7 +35,7 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
     ("vector_add", "02", 1 / 12, False),
     ("matmul_naive", "02", 0.25, False),
     ("matmul_coalesced", "02", 0.25, False),
-    ("gemv_warp", "05", 0.5, False),
+    ("gemv_warp", "05", 0.25, False),  # x is read again for every row
     ("matmul_tiled", "03", 8.0, False),
     ("wmma_naive", "06", 8.0, True),
     ("matmul_1d_tile", "04", 16.0, False),
