@@ -3,9 +3,10 @@
 
   test_notebook.py BIN_DIR
 
-Runs lesson 01's CPU benchmark (BIN_DIR/01_cpu_reference) at two small sizes into a CSV,
-executes the notebook with nbclient on it (no profile CSV: the notebook must say so), and
-checks that it drew the ladder and the roofline. Also checks that the committed notebook
+Runs lesson 01's CPU benchmark (BIN_DIR/01_cpu_reference) at two small sizes into a CSV, and
+lesson 03's driver on the CPU emulator into a profile CSV (the emulator's counters), executes
+the notebook with nbclient on both, and checks that it drew the ladder and the roofline and set
+matmul_tiled's counted intensity beside the lesson's. Also checks that the committed notebook
 holds no outputs. Exit 0 on success, 1 on a failure, 77 (skipped) when nbclient, ipykernel
 or matplotlib is missing.
 """
@@ -31,15 +32,24 @@ def committed_clean():
     return not dirty
 
 
+def profile_03(bin_dir, csv):
+    """Lesson 03's kernels counted on the CPU emulator (its libraries first, GPU or not)."""
+    lib = bin_dir.parent / "emulator" / "lib"
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}")
+    subprocess.run([str(bin_dir / "03_shared_memory_tiling"), "--size=64", f"--csv={csv}"],
+                   check=True, stdout=subprocess.DEVNULL, env=env)
+
+
 def run_notebook(bin_dir, tmp):
-    """Execute the notebook on a fresh lesson 01 CSV; return the text it printed."""
+    """Execute the notebook on fresh lesson 01 and lesson 03 CSVs; return the text it printed."""
     import nbclient
     import nbformat
-    csv = tmp / "bench01.csv"
+    csv, profile = tmp / "bench01.csv", tmp / "profile03.csv"
     for size in ("64", "96"):
         subprocess.run([str(bin_dir / "01_cpu_reference"), f"--size={size}", "--reps=1",
                         f"--csv={csv}"], check=True, stdout=subprocess.DEVNULL)
-    os.environ.update(COURSE_BENCH_CSV=str(csv), COURSE_PROFILE_CSV="",
+    profile_03(bin_dir, profile)
+    os.environ.update(COURSE_BENCH_CSV=str(csv), COURSE_PROFILE_CSV=str(profile),
                       COURSE_NOTEBOOK_OUT=str(tmp / "plots"), COURSE_ROOT=str(ROOT))
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
@@ -65,7 +75,7 @@ def main():
             if not path.exists() or path.stat().st_size < 10000:
                 print(f"FAIL the notebook did not draw {name}")
                 ok = False
-        for want in ("matmul_blocked", "no profile CSV given"):
+        for want in ("matmul_blocked", "lesson text: 8"):
             if want not in text:
                 print(f"FAIL the notebook's output lacks '{want}'")
                 ok = False
