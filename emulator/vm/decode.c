@@ -84,6 +84,21 @@ enum rnd mn_rounding(const struct mn *m)
     return RND_NONE;
 }
 
+enum space mn_space(const struct mn *m)
+{
+    if (mn_has(m, "global"))
+        return SP_GLOBAL;
+    if (mn_has(m, "shared") || mn_has(m, "shared::cta"))
+        return SP_SHARED;
+    if (mn_has(m, "local"))
+        return SP_LOCAL;
+    if (mn_has(m, "const"))
+        return SP_CONST;
+    if (mn_has(m, "param"))
+        return SP_PARAM;
+    return SP_GENERIC;
+}
+
 /* ---- emitting --------------------------------------------------------------------------- */
 
 struct insn *emit(struct dctx *c, enum op op)

@@ -32,6 +32,8 @@ int mn_has(const struct mn *m, const char *mod);
 int mn_types(const struct mn *m, struct mtype *types, int max);
 /** The rounding modifier, or RND_NONE. */
 enum rnd mn_rounding(const struct mn *m);
+/** The state space a mnemonic names (.global, .shared, ...), SP_GENERIC when none. */
+enum space mn_space(const struct mn *m);
 
 /** Append a blank instruction (guard and line filled in) and return it. */
 struct insn *emit(struct dctx *c, enum op op);

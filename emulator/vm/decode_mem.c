@@ -10,21 +10,6 @@
 
 #include "decode_impl.h"
 
-static enum space space_of(const struct mn *m)
-{
-    if (mn_has(m, "global"))
-        return SP_GLOBAL;
-    if (mn_has(m, "shared") || mn_has(m, "shared::cta"))
-        return SP_SHARED;
-    if (mn_has(m, "local"))
-        return SP_LOCAL;
-    if (mn_has(m, "const"))
-        return SP_CONST;
-    if (mn_has(m, "param"))
-        return SP_PARAM;
-    return SP_GENERIC;
-}
-
 static int vec_count(const struct mn *m)
 {
     return mn_has(m, "v4") ? 4 : mn_has(m, "v2") ? 2 : mn_has(m, "v8") ? 8 : 1;
@@ -72,7 +57,7 @@ int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return bad(c, "this form of ld is not emulated");
     struct mtype t = types[0];
     int count = vec_count(m);
-    enum op op = mem_op(c, space_of(m), &o[1], 0);
+    enum op op = mem_op(c, mn_space(m), &o[1], 0);
     if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
         return bad(c, "this form of ld is not emulated");
     const struct reg *d[4] = {o[0].reg};
@@ -114,7 +99,7 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return bad(c, "this form of st is not emulated");
     struct mtype t = types[0];
     int count = vec_count(m);
-    enum op op = mem_op(c, space_of(m), &o[0], 1);
+    enum op op = mem_op(c, mn_space(m), &o[0], 1);
     if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
         return bad(c, "this form of st is not emulated");
     int bits = t.bits == 64 ? 64 : 32;
@@ -153,7 +138,7 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
         if (mn_has(m, ops[i]))
             op = i;
     struct mtype types[2];
-    enum space s = space_of(m);
+    enum space s = mn_space(m);
     if (op < 0 || mn_types(m, types, 2) != 1 ||
         (s != SP_GLOBAL && s != SP_SHARED && s != SP_GENERIC))
         return bad(c, "this form of %s is not emulated", m->base);

@@ -620,25 +620,10 @@ int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
-static enum space space_of(const struct mn *m)
-{
-    if (mn_has(m, "global"))
-        return SP_GLOBAL;
-    if (mn_has(m, "shared") || mn_has(m, "shared::cta"))
-        return SP_SHARED;
-    if (mn_has(m, "local"))
-        return SP_LOCAL;
-    if (mn_has(m, "const"))
-        return SP_CONST;
-    if (mn_has(m, "param"))
-        return SP_PARAM;
-    return SP_GENERIC;
-}
-
 /* cvta.space.size d, a; cvta.to.space.size d, a; isspacep.space p, a. */
 int dec_cvta(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    enum space s = space_of(m);
+    enum space s = mn_space(m);
     if (!strcmp(m->base, "isspacep")) {
         struct insn *in = emit_dn(c, OP_ISSPACEP, o, n, 1, 'u', 1, 64);
         if (in)

@@ -324,25 +324,6 @@ static int fcmp(double a, double b, uint32_t cmp)
     }
 }
 
-/* Combine the compare bits into p (and q) by the boolean op, as in ops_int.c. */
-static void setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
-{
-    uint32_t op = (in->mod >> 8) & 3;
-    uint32_t c = in->o[4] != NO_REG ? PRED(w, in->o[4]) : 0;
-    if ((in->mod >> 12) & 1)
-        c = ~c;
-    uint32_t p = r, q = ~r;
-    if (op == 1)
-        p &= c, q &= c;
-    else if (op == 2)
-        p |= c, q |= c;
-    else if (op == 3)
-        p ^= c, q ^= c;
-    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
-    if (in->o[1] != NO_REG)
-        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
-}
-
 enum event h_SETP_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)x;
@@ -350,7 +331,7 @@ enum event h_SETP_F32(struct exec *x, struct warp *w, const struct insn *in, uin
     uint32_t cmp = in->mod & 0xFF, r = 0;
     int ftz = (in->mod >> 18) & 1;
     LANES(m, r |= (uint32_t)fcmp(ftz ? fp_ftz(a[l]) : a[l], ftz ? fp_ftz(b[l]) : b[l], cmp) << l);
-    setp_store(w, in, m, r);
+    vm_setp_store(w, in, m, r);
     return EV_NONE;
 }
 
@@ -471,7 +452,7 @@ enum event h_SETP_F64(struct exec *x, struct warp *w, const struct insn *in, uin
     double *a = RF64(w, in->o[2]), *b = RF64(w, in->o[3]);
     uint32_t cmp = in->mod & 0xFF, r = 0;
     LANES(m, r |= (uint32_t)fcmp(a[l], b[l], cmp) << l);
-    setp_store(w, in, m, r);
+    vm_setp_store(w, in, m, r);
     return EV_NONE;
 }
 
@@ -551,6 +532,6 @@ enum event h_SETP_HALF(struct exec *x, struct warp *w, const struct insn *in, ui
     struct fmt f = (in->mod >> 16) & 1 ? FMT_BF16 : FMT_F16;
     uint32_t cmp = in->mod & 0xFF, r = 0;
     LANES(m, r |= (uint32_t)fcmp(fp_value(a[l] & 0xFFFF, f), fp_value(b[l] & 0xFFFF, f), cmp) << l);
-    setp_store(w, in, m, r);
+    vm_setp_store(w, in, m, r);
     return EV_NONE;
 }

@@ -439,25 +439,6 @@ TERNARY(PRMT_B32, uint32_t, R32, prmt(a[l], b[l], c[l], in->mod))
      : (CMP) == CMP_HI ? (U)(A) > (U)(B)                                                           \
                        : (U)(A) >= (U)(B))
 
-/* Combine compare result bits @p r (for lanes in m) into p (and q) by the boolean op. */
-static void setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
-{
-    uint32_t op = (in->mod >> 8) & 3;
-    uint32_t c = in->o[4] != NO_REG ? PRED(w, in->o[4]) : 0;
-    if ((in->mod >> 12) & 1)
-        c = ~c;
-    uint32_t p = r, q = ~r;
-    if (op == 1)
-        p &= c, q &= c;
-    else if (op == 2)
-        p |= c, q |= c;
-    else if (op == 3)
-        p ^= c, q ^= c;
-    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
-    if (in->o[1] != NO_REG)
-        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
-}
-
 #define SETP_INT(NAME, T, U, REG, NARROW)                                                          \
     enum event h_##NAME(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)         \
     {                                                                                              \
@@ -468,7 +449,7 @@ static void setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32
             T av = (T)NARROW(a[l]), bv = (T)NARROW(b[l]);                                          \
             r |= (uint32_t)(ICMP(T, U, av, bv, cmp) != 0) << l;                                    \
         }                                                                                          \
-        setp_store(w, in, m, r);                                                                   \
+        vm_setp_store(w, in, m, r);                                                                \
         return EV_NONE;                                                                            \
     }
 

@@ -354,6 +354,26 @@ extern const char *const vm_op_names[OP_COUNT];
         }                                                                                          \
     } while (0)
 
+/** setp's result: compare bits @p r (for lanes in @p m) into p (and q), combined with the
+ *  optional predicate c by the boolean op (mod bits 8-9, c negated by bit 12). */
+static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
+{
+    uint32_t op = (in->mod >> 8) & 3;
+    uint32_t c = in->o[4] != NO_REG ? PRED(w, in->o[4]) : 0;
+    if ((in->mod >> 12) & 1)
+        c = ~c;
+    uint32_t p = r, q = ~r;
+    if (op == 1)
+        p &= c, q &= c;
+    else if (op == 2)
+        p |= c, q |= c;
+    else if (op == 3)
+        p ^= c, q ^= c;
+    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
+    if (in->o[1] != NO_REG)
+        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
+}
+
 /**
  * Fail the launch: fill x->result with @p status and a message naming the
  * kernel, the source line of @p in, the block and lane @p lane's thread.
