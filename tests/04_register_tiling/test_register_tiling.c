@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
 #include "course_judge.h"
 #include "course_test.h"
 
@@ -59,19 +58,12 @@ START_TEST(matmul_vectorized_misaligned)
 }
 END_TEST
 
-/* A fast wrong kernel proves nothing: first the answer, then the time. */
-static void assert_right(struct course_runner *r, const char *name)
-{
-    static const int shape[][3] = {{129, 65, 63}};
-    course_judge_sgemm_shapes(r, name, shape, 1, 1, 0);
-}
-
 /* 64 results per thread against 8: the 2D tile must be clearly faster. */
 START_TEST(tile_2d_faster_than_1d)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    assert_right(r, "matmul_1d_tile");
-    assert_right(r, "matmul_2d_tile");
+    course_judge_sgemm_right(r, "matmul_1d_tile");
+    course_judge_sgemm_right(r, "matmul_2d_tile");
     double t1 = course_judge_time_sgemm(r, "matmul_1d_tile", 4096, 4096, 4096);
     double t2 = course_judge_time_sgemm(r, "matmul_2d_tile", 4096, 4096, 4096);
     course_runner_stop(r);
@@ -83,16 +75,7 @@ END_TEST
  * target: 65% of cuBLAS at 4096 on an H100 (feedback: the points are the metric cases'). */
 START_TEST(vectorized_vs_cublas)
 {
-    struct course_runner *r = course_runner_start(COURSE_GPU);
-    assert_right(r, "matmul_vectorized");
-    double vec = course_judge_time_sgemm(r, "matmul_vectorized", 4096, 4096, 4096);
-    course_runner_stop(r);
-    double cublas = course_time_sgemm(baseline_sgemm, 4096, 4096, 4096);
-    baseline_release();
-    ck_assert_msg(cublas >= 0.65 * vec,
-                  "matmul_vectorized %.3f ms is %.0f%% of cuBLAS's speed (%.3f ms), below the "
-                  "lesson's target of 65%%",
-                  vec, 100 * cublas / vec, cublas);
+    course_judge_vs_cublas("matmul_vectorized", 0.65);
 }
 END_TEST
 

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "bench.h"
 #include "course_test.h"
 #include "ref.h"
@@ -986,4 +987,24 @@ struct course_program course_program_run(char *const argv[], int timeout_s)
     struct course_program p = course_program_start(argv);
     course_program_wait(&p, timeout_s);
     return p;
+}
+
+void course_judge_sgemm_right(struct course_runner *r, const char *name)
+{
+    static const int shape[][3] = {{129, 65, 63}};
+    course_judge_sgemm_shapes(r, name, shape, 1, 1, 0);
+}
+
+void course_judge_vs_cublas(const char *name, double target)
+{
+    struct course_runner *r = course_runner_start(COURSE_GPU);
+    course_judge_sgemm_right(r, name);
+    double ms = course_judge_time_sgemm(r, name, 4096, 4096, 4096);
+    course_runner_stop(r);
+    double cublas = course_time_sgemm(baseline_sgemm, 4096, 4096, 4096);
+    baseline_release();
+    ck_assert_msg(cublas >= target * ms,
+                  "%s %.3f ms is %.0f%% of cuBLAS's speed (%.3f ms), below the lesson's target "
+                  "of %.0f%%",
+                  name, ms, 100 * cublas / ms, cublas, 100 * target);
 }

@@ -200,6 +200,16 @@ void course_judge_sgemm_edges(struct course_runner *r, const char *name, uint64_
 /** Median ms of the SGEMM launcher @p name at M x N x K (5 samples after 2 warm-ups). */
 double course_judge_time_sgemm(struct course_runner *r, const char *name, int M, int N, int K);
 
+/** Before a timing: the SGEMM launcher @p name exact at 129 x 65 x 63 (a fast wrong kernel
+ *  proves nothing). */
+void course_judge_sgemm_right(struct course_runner *r, const char *name);
+
+/**
+ * Timing feedback: the SGEMM launcher @p name (checked first) and cuBLAS SGEMM at 4096^3 in one
+ * run; assert the kernel reaches @p target of cuBLAS's speed, the lesson's stated target.
+ */
+void course_judge_vs_cublas(const char *name, double target);
+
 /** This case's private temporary directory (made on first use, removed when the case ends). */
 const char *course_sandbox_dir(void);
 
