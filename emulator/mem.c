@@ -70,97 +70,175 @@ int mem_attach(struct emu_mem *m, int fd, uint64_t base, uint64_t span, uint64_t
     return 0;
 }
 
-/* ---- initcheck's record of written bytes: a bitmap per 4 KiB page, pages in a hash ---- */
+/* ---- the record of who wrote each byte: a state byte per byte of a block, and a value ---- */
 
-enum { INIT_PAGE = 4096, INIT_BUCKETS = 4096 };
-
-struct init_page {
-    uint64_t page; /* address / INIT_PAGE */
-    uint8_t bits[INIT_PAGE / 8];
-    struct init_page *next;
-};
-
-struct mem_init {
-    struct init_page *bucket[INIT_BUCKETS];
-};
-
-void mem_track_writes(struct emu_mem *m)
+void mem_track_writes(struct emu_mem *m, int values)
 {
-    if (!m->init && !(m->init = calloc(1, sizeof *m->init))) {
-        fprintf(stderr, "emulator: out of host memory for initcheck\n");
-        abort();
-    }
+    m->track = values ? 2 : 1;
 }
 
-static struct init_page *init_page(const struct emu_mem *m, uint64_t page, int create)
+/* Give @p b its record when tracking (calloc'd: the kernel hands zero pages out lazily). */
+static void record_new(const struct emu_mem *m, struct mem_block *b)
 {
-    struct init_page **head = &m->init->bucket[page % INIT_BUCKETS];
-    for (struct init_page *p = *head; p; p = p->next)
-        if (p->page == page)
-            return p;
-    if (!create)
-        return NULL;
-    struct init_page *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
-    p->page = page;
-    p->next = *head;
-    *head = p;
-    return p;
-}
-
-/* Set (@p on) or clear the bits of [addr, addr + bytes), a page at a time. */
-static void init_set(struct emu_mem *m, uint64_t addr, uint64_t bytes, int on)
-{
-    uint64_t a = addr, end = addr + bytes;
-    while (a < end) {
-        uint64_t page_end = (a / INIT_PAGE + 1) * INIT_PAGE, stop = end < page_end ? end : page_end;
-        struct init_page *p = init_page(m, a / INIT_PAGE, on);
-        for (; p && a < stop; a++) {
-            uint64_t i = a % INIT_PAGE;
-            if (on)
-                p->bits[i / 8] |= (uint8_t)(1u << (i % 8));
-            else
-                p->bits[i / 8] &= (uint8_t) ~(1u << (i % 8));
-        }
-        a = stop; /* a page never written needs no clearing */
-    }
-}
-
-void mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes)
-{
-    if (m->init)
-        init_set(m, addr, bytes, 1);
-}
-
-int64_t mem_first_unwritten(const struct emu_mem *m, uint64_t addr, uint64_t bytes)
-{
-    if (!m->init)
-        return -1;
-    for (uint64_t a = addr; a < addr + bytes; a++) {
-        const struct init_page *p = init_page(m, a / INIT_PAGE, 0);
-        uint64_t i = a % INIT_PAGE;
-        if (!p || !(p->bits[i / 8] >> (i % 8) & 1))
-            return (int64_t)(a - addr);
-    }
-    return -1;
-}
-
-static void free_init(struct mem_init *init)
-{
-    if (!init)
+    if (!m->track)
         return;
-    for (int b = 0; b < INIT_BUCKETS; b++)
-        for (struct init_page *p = init->bucket[b], *next; p; p = next) {
-            next = p->next;
-            free(p);
+    b->state = calloc(b->size, 1);
+    b->shadow = m->track == 2 ? calloc(b->size, 1) : NULL;
+    if (!b->state || (m->track == 2 && !b->shadow)) {
+        fprintf(stderr, "emulator: out of host memory for the record of %llu bytes\n",
+                (unsigned long long)b->size);
+        abort();
+    }
+}
+
+static void record_free(struct mem_block *b)
+{
+    free(b->state);
+    free(b->shadow);
+    b->state = b->shadow = NULL;
+}
+
+/* The block holding [addr, addr + bytes) when it has a record, and the offset into it. */
+static const struct mem_block *recorded(struct emu_mem *m, uint64_t addr, uint64_t bytes,
+                                        uint64_t *off)
+{
+    const struct mem_block *b = m->track ? mem_find(m, addr, bytes) : NULL;
+    if (!b || !b->state)
+        return NULL;
+    *off = addr - b->addr;
+    return b;
+}
+
+int mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes, enum mem_writer who)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    unsigned guarded = 0;
+    for (uint64_t i = o; b && i < o + bytes; i++) {
+        guarded |= b->state[i];
+        b->state[i] = (uint8_t)((b->state[i] & MEM_GUARDED) | who);
+    }
+    if (b && b->shadow && who != MEM_KERNEL)
+        memcpy(b->shadow + o, mem_host(m, addr), bytes);
+    return (guarded & MEM_GUARDED) != 0;
+}
+
+void mem_keep_values(struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    if (b && b->shadow)
+        memcpy(b->shadow + o, mem_host(m, addr), bytes);
+}
+
+void mem_mark_filled(struct emu_mem *m, uint64_t addr, uint64_t bytes, uint8_t value)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    if (!b)
+        return;
+    for (uint64_t i = o; i < o + bytes; i++)
+        b->state[i] = (uint8_t)((b->state[i] & MEM_GUARDED) | MEM_FILL);
+    if (b->shadow)
+        memset(b->shadow + o, value, bytes);
+}
+
+void mem_mark_copied(struct emu_mem *m, uint64_t dst, uint64_t src, uint64_t bytes)
+{
+    uint64_t od, os;
+    const struct mem_block *d = recorded(m, dst, bytes, &od);
+    const struct mem_block *s = recorded(m, src, bytes, &os);
+    if (!d)
+        return;
+    if (!s) { /* a source without a record: the copy counts as the host's */
+        mem_mark_written(m, dst, bytes, MEM_HOST);
+        return;
+    }
+    for (uint64_t i = 0; i < bytes; i++)
+        d->state[od + i] =
+            (uint8_t)((d->state[od + i] & MEM_GUARDED) | (s->state[os + i] & MEM_WRITER));
+    if (d->shadow && s->shadow)
+        memmove(d->shadow + od, s->shadow + os, bytes);
+}
+
+void mem_guard(struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    for (uint64_t i = o; b && i < o + bytes; i++)
+        b->state[i] |= MEM_GUARDED;
+}
+
+void mem_new_call(struct emu_mem *m)
+{
+    for (size_t k = 0; k < m->nlive; k++)
+        for (uint64_t i = 0; m->live[k].state && i < m->live[k].size; i++)
+            m->live[k].state[i] &= (uint8_t)~MEM_READ;
+}
+
+/* The state of byte @p i of @p b, with MEM_CHANGED when its value is not its writer's. */
+static unsigned state_of(const struct emu_mem *m, const struct mem_block *b, uint64_t i)
+{
+    unsigned st = b->state[i];
+    if (b->shadow && (st & MEM_WRITER) != MEM_NOBODY &&
+        *(const uint8_t *)mem_host(m, b->addr + i) != b->shadow[i])
+        st |= MEM_CHANGED;
+    return st;
+}
+
+unsigned mem_read_by_kernel(struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    if (!b || !b->shadow)
+        return 0;
+    unsigned bad = 0;
+    for (uint64_t i = o; i < o + bytes; i++) {
+        unsigned st = state_of(m, b, i), who = st & MEM_WRITER;
+        b->state[i] |= MEM_READ;
+        if (!bad && (who == MEM_HOST || who == MEM_NOBODY || (st & (MEM_CHANGED | MEM_GUARDED))))
+            bad = st | MEM_ANSWER;
+    }
+    return bad;
+}
+
+void mem_provenance(struct emu_mem *m, uint64_t addr, uint64_t bytes, struct mem_prov *p)
+{
+    *p = (struct mem_prov){0, 0, -1, 0, -1, -1};
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    for (uint64_t i = 0; b && i < bytes; i++) {
+        unsigned st = state_of(m, b, o + i);
+        unsigned who = st & (MEM_WRITER | MEM_CHANGED);
+        p->kernel += (uint64_t)(who == MEM_KERNEL);
+        if (who != MEM_KERNEL && who != MEM_JUDGE && p->first_other < 0) {
+            p->first_other = (int64_t)i;
+            p->other_state = (uint8_t)st;
         }
-    free(init);
+        if (st & MEM_READ) {
+            p->read++;
+            if (p->first_read < 0)
+                p->first_read = (int64_t)i;
+        } else if (p->first_unread < 0) {
+            p->first_unread = (int64_t)i;
+        }
+    }
+}
+
+int64_t mem_first_unwritten(struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    for (uint64_t i = 0; b && i < bytes; i++)
+        if ((b->state[o + i] & MEM_WRITER) == MEM_NOBODY)
+            return (int64_t)i;
+    return -1;
 }
 
 void mem_destroy(struct emu_mem *m)
 {
-    free_init(m->init);
+    for (size_t k = 0; k < m->nlive; k++)
+        record_free(&m->live[k]);
     if (m->alias)
         munmap(m->alias, m->span);
     if (m->reserve)
@@ -198,6 +276,7 @@ static void insert_at(struct emu_mem *m, size_t i, struct mem_block b)
     }
     memmove(&m->live[i + 1], &m->live[i], (m->nlive - i) * sizeof *m->live);
     m->live[i] = b;
+    record_new(m, &m->live[i]);
     m->nlive++;
     m->used += round_up(b.size, MEM_ALIGN);
     m->hint = i;
@@ -228,7 +307,7 @@ uint64_t mem_alloc(struct emu_mem *m, uint64_t bytes, int device)
             } else if (i < m->nlive && m->live[i].addr - m->base < off + need + GAP) {
                 off = end_of(m, &m->live[i]);
             } else {
-                insert_at(m, i, (struct mem_block){m->base + off, bytes, device});
+                insert_at(m, i, (struct mem_block){m->base + off, bytes, device, NULL, NULL});
                 m->cursor = off + need + GAP;
                 return m->base + off;
             }
@@ -246,7 +325,7 @@ int mem_insert(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device)
         return -1;
     if (i > 0 && m->live[i - 1].addr + m->live[i - 1].size > addr)
         return -1;
-    insert_at(m, i, (struct mem_block){addr, bytes ? bytes : 1, device});
+    insert_at(m, i, (struct mem_block){addr, bytes ? bytes : 1, device, NULL, NULL});
     return 0;
 }
 
@@ -260,9 +339,8 @@ int mem_free(struct emu_mem *m, uint64_t addr)
     m->nlive--;
     m->used -= round_up(b.size, MEM_ALIGN);
     m->hint = 0;
+    record_free(&b);
     m->freed[m->nfreed++ % MEM_FREED_RING] = b;
-    if (m->init)
-        init_set(m, addr, b.size, 0);
     /* Give the pages back; the range reads as zeros if it is ever handed out again. */
     madvise(mem_host(m, addr), round_up(b.size, PAGE), MADV_REMOVE);
     return 0;

@@ -28,9 +28,40 @@
 
 /** One allocation. */
 struct mem_block {
-    uint64_t addr; /**< device address of the first byte */
-    uint64_t size; /**< bytes asked for (the reservation is rounded up to MEM_ALIGN) */
-    int device;    /**< the emulated GPU it belongs to */
+    uint64_t addr;   /**< device address of the first byte */
+    uint64_t size;   /**< bytes asked for (the reservation is rounded up to MEM_ALIGN) */
+    int device;      /**< the emulated GPU it belongs to */
+    uint8_t *state;  /**< per byte: who wrote it last, and flags (mem_track_writes), or NULL */
+    uint8_t *shadow; /**< per byte: the value that writer left (values tracked), or NULL */
+};
+
+/** Who last wrote a byte of device memory: the low bits of its state. */
+enum mem_writer {
+    MEM_NOBODY = 0, /**< nothing, since it was allocated */
+    MEM_HOST,       /**< the host: a copy, a library stand-in, a host-mapped pointer */
+    MEM_FILL,       /**< a fill (cudaMemset) */
+    MEM_MODULE,     /**< a module variable's initial value */
+    MEM_KERNEL,     /**< a kernel's store or atomic */
+    MEM_JUDGE,      /**< the grader's own data: the buffers it made (mem_mark_written()) */
+};
+
+/** The bits of a byte's state. */
+enum {
+    MEM_WRITER = 7,   /**< mask of the enum mem_writer */
+    MEM_READ = 16,    /**< read by a kernel since mem_new_call() */
+    MEM_GUARDED = 32, /**< a guard byte: no kernel should touch it (mem_guard()) */
+    MEM_CHANGED = 64, /**< (answers only) the byte no longer holds the value its writer left */
+    MEM_ANSWER = 128, /**< (mem_read_by_kernel's answer only) set, so that MEM_NOBODY is not 0 */
+};
+
+/** What the record says of a range (mem_provenance()). */
+struct mem_prov {
+    uint64_t kernel;     /**< bytes a kernel wrote last, holding what it wrote */
+    uint64_t read;       /**< bytes a kernel read since mem_new_call() */
+    int64_t first_other; /**< first byte neither a kernel's nor the grader's, holding the value
+                              its writer left, or -1 */
+    uint8_t other_state; /**< its state, with MEM_CHANGED when its value is not its writer's */
+    int64_t first_unread, first_read; /**< first byte not read and read, or -1 */
 };
 
 /** The address space. Zero-initialise, then mem_create() or mem_attach(). */
@@ -48,7 +79,7 @@ struct emu_mem {
     struct mem_block freed[MEM_FREED_RING]; /**< recent frees, a ring */
     size_t nfreed;                          /**< frees so far (the ring holds the last ones) */
     size_t hint;                            /**< index of the block mem_find() hit last */
-    struct mem_init *init;                  /**< initcheck's record of written bytes, or NULL */
+    int track; /**< 0, or who writes each byte (1), and the values they left too (2) */
 };
 
 /**
@@ -93,17 +124,51 @@ const struct mem_block *mem_find(struct emu_mem *m, uint64_t addr, uint64_t byte
 const struct mem_block *mem_find_freed(const struct emu_mem *m, uint64_t addr);
 
 /**
- * Start recording which bytes have been written (initcheck): every allocation starts
- * unwritten; mem_mark_written() records writes; mem_free() forgets the block's record.
+ * Start recording who writes each byte of every block allocated from now on: initcheck's
+ * record, and with @p values the values each writer left too (the grader's provenance: a
+ * value that differs was written behind the device's back, through a host mapping). Every
+ * allocation starts MEM_NOBODY; mem_free() forgets the block's record.
  */
-void mem_track_writes(struct emu_mem *m);
+void mem_track_writes(struct emu_mem *m, int values);
 
-/** Record that [addr, addr + bytes) has been written (no-op unless tracking). */
-void mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+/**
+ * Record that @p who wrote [addr, addr + bytes); the values kept are those the range holds,
+ * except for MEM_KERNEL, whose store has not happened yet: mem_keep_values() once it has. No-op
+ * unless tracking; a range outside every block is ignored. Returns 1 when the range holds a guard
+ * byte.
+ */
+int mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes, enum mem_writer who);
+
+/** Keep the values [addr, addr + bytes) holds now as its writer's (after a kernel's store). */
+void mem_keep_values(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+
+/** Record a fill of [addr, addr + bytes) with byte @p value. */
+void mem_mark_filled(struct emu_mem *m, uint64_t addr, uint64_t bytes, uint8_t value);
+
+/** Record a device-to-device copy: the destination takes the source's writers and values. */
+void mem_mark_copied(struct emu_mem *m, uint64_t dst, uint64_t src, uint64_t bytes);
+
+/** Mark [addr, addr + bytes) as guard bytes: mem_read_by_kernel() answers MEM_GUARDED there. */
+void mem_guard(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+
+/** A new graded call starts: clear every byte's MEM_READ. */
+void mem_new_call(struct emu_mem *m);
+
+/**
+ * A kernel reads [addr, addr + bytes): mark it MEM_READ; return 0 when every byte was written
+ * by a kernel, a fill, a module or the grader, and holds its writer's value; else MEM_ANSWER
+ * with the state of the first byte that was not (written by the host or nobody; MEM_CHANGED
+ * when its value is not its writer's, MEM_GUARDED on a guard byte). 0 unless values are
+ * tracked.
+ */
+unsigned mem_read_by_kernel(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+
+/** What the record says of [addr, addr + bytes), which one block holds, into @p p. */
+void mem_provenance(struct emu_mem *m, uint64_t addr, uint64_t bytes, struct mem_prov *p);
 
 /** The offset of the first byte of [addr, addr + bytes) never written, or -1 (and -1 when
  *  not tracking). */
-int64_t mem_first_unwritten(const struct emu_mem *m, uint64_t addr, uint64_t bytes);
+int64_t mem_first_unwritten(struct emu_mem *m, uint64_t addr, uint64_t bytes);
 
 /** Where device address @p addr lives in this process (no check: mem_find() first). */
 static inline void *mem_host(const struct emu_mem *m, uint64_t addr)

@@ -66,10 +66,19 @@ struct proto_hello {
     uint32_t gpus;                 /**< emulated GPUs */
 };
 
+/** How the host wrote a range it announces (WRITTEN). */
+enum proto_wrote {
+    PROTO_WROTE_HOST, /**< a copy from host memory, a library stand-in, a host mapping */
+    PROTO_WROTE_FILL, /**< a fill with the byte in @ref proto_block::from */
+    PROTO_WROTE_COPY, /**< a copy from device memory at @ref proto_block::from */
+};
+
 /** ALLOC, FREE and WRITTEN: one range. */
 struct proto_block {
     uint64_t addr, size;
     int32_t device;
+    uint32_t how;  /**< WRITTEN: enum proto_wrote */
+    uint64_t from; /**< WRITTEN: the fill byte, or the copy's source */
 };
 
 /** LOAD: the client's number for the module (index into the server's table). */

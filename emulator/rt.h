@@ -149,8 +149,10 @@ int rt_call(uint32_t op, const struct iovec *parts, int nparts, struct proto_msg
 /** Send a message that has no reply (ALLOC, FREE, WRITTEN). Returns 0 or -1 as rt_call(). */
 int rt_post(uint32_t op, const void *data, size_t len);
 
-/** Tell the server the host wrote device range [@p dev, @p dev + @p bytes) (initcheck). */
-void rt_wrote(const void *dev, size_t bytes);
+/** Tell the server the host wrote device range [@p dev, @p dev + @p bytes), and how (enum
+ *  proto_wrote, with the fill byte or the source address in @p from): initcheck's record and
+ *  the grader's provenance. */
+void rt_wrote(const void *dev, size_t bytes, uint32_t how, uint64_t from);
 
 /** Report, at exit, the device allocations never freed (memcheck's leak check). */
 void rt_track_leaks(void);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "emu.h"
+#include "proto.h"
 #include "rt.h"
 
 struct rt_state rt = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .sock = -1};
@@ -498,6 +499,6 @@ void course_emu_wrote(const void *dev, size_t bytes)
 {
     rt_lock();
     if (rt.started)
-        rt_wrote(dev, bytes);
+        rt_wrote(dev, bytes, PROTO_WROTE_HOST, 0);
     rt_unlock();
 }

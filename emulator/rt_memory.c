@@ -72,9 +72,9 @@ void *rt_host(const void *p, size_t bytes, const char *who)
     return NULL;
 }
 
-void rt_wrote(const void *dev, size_t bytes)
+void rt_wrote(const void *dev, size_t bytes, uint32_t how, uint64_t from)
 {
-    struct proto_block b = {(uint64_t)(uintptr_t)dev, bytes, 0};
+    struct proto_block b = {(uint64_t)(uintptr_t)dev, bytes, 0, how, from};
     if (bytes)
         rt_post(PROTO_WRITTEN, &b, sizeof b);
 }
@@ -161,7 +161,7 @@ void rt_track_leaks(void)
 static uint64_t alloc_block(size_t size, const void *caller)
 {
     uint64_t a = mem_alloc(&rt.mem, size, rt_self()->device);
-    struct proto_block b = {a, size ? size : 1, rt_self()->device};
+    struct proto_block b = {a, size ? size : 1, rt_self()->device, 0, 0};
     if (a && rt_post(PROTO_ALLOC, &b, sizeof b)) {
         mem_free(&rt.mem, a);
         return 0;
@@ -202,7 +202,7 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
     if (err != cudaSuccess || !*devPtr)
         return err;
     rt_lock();
-    rt_wrote(*devPtr, size); /* the host may write it directly: initcheck cannot tell */
+    rt_wrote(*devPtr, size, PROTO_WROTE_HOST, 0); /* the host may write it directly */
     struct rt_host_block *m = malloc(sizeof *m);
     uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
     if (!m || mmap(*devPtr, pages_of(size), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
@@ -249,7 +249,7 @@ cudaError_t cudaFree(void *devPtr)
     } else if (err == cudaSuccess) {
         forget_site(a);
         unmap_managed(devPtr);
-        struct proto_block b = {a, 0, 0};
+        struct proto_block b = {a, 0, 0, 0, 0};
         if (rt_post(PROTO_FREE, &b, sizeof b))
             err = rt.sticky;
     }
@@ -425,7 +425,9 @@ static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t s
     for (size_t r = 0; err == cudaSuccess && r < height; r++) {
         memmove(d + r * dpitch, s + r * spitch, width);
         if (sides & 1)
-            rt_wrote((const char *)dst + r * dpitch, width);
+            rt_wrote((const char *)dst + r * dpitch, width,
+                     sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
+                     (uint64_t)(uintptr_t)((const char *)src + r * spitch));
     }
     rt_unlock();
     return rt_error(err);
@@ -485,7 +487,7 @@ static cudaError_t fill_rows(void *p, size_t pitch, int value, size_t width, siz
         err = cudaErrorInvalidValue;
     for (size_t r = 0; err == cudaSuccess && r < height; r++) {
         memset(h + r * pitch, value, width);
-        rt_wrote((const char *)p + r * pitch, width);
+        rt_wrote((const char *)p + r * pitch, width, PROTO_WROTE_FILL, (uint8_t)value);
     }
     rt_unlock();
     return rt_error(err);

@@ -13,11 +13,11 @@
  * hangs up, even in the middle of a launch (a watchdog thread sees the hang-up,
  * so a kernel that never ends dies with the test that timed it out).
  *
- * --observe FD: after every launch, one line goes to FD, which the client
- * never sees (a grader reads it):
+ * --observe FD: a socket to a grader, which the client never sees. After every
+ * launch, one line goes to it:
  *
- *   launch device=0 kernel=NAME grid=X,Y,Z block=X,Y,Z smem=BYTES status=STATUS
- *          counted=1 warp_insts=N thread_insts=N fma32=N fp=N int=N ldg=N stg=N
+ *   launch device=0 kernel=NAME grid=X,Y,Z block=X,Y,Z smem=BYTES params=BYTES
+ *          status=STATUS counted=1 warp_insts=N thread_insts=N fma32=N fp=N int=N ldg=N stg=N
  *          lds=N sts=N tensor=N control=N other=N gld_requests=N gld_sectors=N
  *          gst_requests=N gst_sectors=N lds_requests=N lds_wavefronts=N
  *          sts_requests=N sts_wavefronts=N unique_read_bytes=N
@@ -26,7 +26,24 @@
  *
  * (one line, fields separated by single spaces, values without spaces;
  * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock). Launches
- * are always counted when an observer is attached.
+ * are always counted when an observer is attached, and the device memory keeps
+ * the provenance record (mem.h: who wrote each byte, and the value it left). The
+ * grader sends lines of its own. Each is served once the client's messages already
+ * sent are: the grader speaks when the client has answered it and waits for it, so what
+ * the client did before is done, and it waits for the answer before it lets the client go.
+ *
+ *   mark ADDR TOTAL AT BYTES  the grader's buffer: [ADDR, ADDR + TOTAL) is its data
+ *                         (MEM_JUDGE), of which all but [ADDR + AT, ADDR + AT + BYTES) are
+ *                         guard bytes (mem_guard); answered "ok"
+ *   begin                 a graded call starts (mem_new_call; the findings reset); "ok"
+ *   query ADDR BYTES      answered "prov kernel=N read=N first_other=OFF other_state=S
+ *                         first_unread=OFF first_read=OFF" (mem_provenance; OFF -1: none;
+ *                         all zero and -1 when no block holds the range)
+ *   findings              answered by two lines, "handed count=N addr=A state=S where=..."
+ *                         and "guard count=N addr=A state=S where=...": since "begin", the
+ *                         first kernel read of bytes the host or nobody wrote (or that
+ *                         changed behind the device's back), and the first access to a guard
+ *                         byte (vm.h, struct vm_prov), WHERE to the line's end
  *
  * --self-test: load a one-kernel module, run it on 32 threads and check what
  * they wrote; exit 0 silently, or print why the emulator cannot run kernels
@@ -58,7 +75,9 @@
 /** The server's whole state. */
 struct server {
     int sock;                   /**< the client */
-    int observe;                /**< observer's descriptor, or -1 */
+    int observe;                /**< the grader's socket (--observe), or -1 */
+    struct vm_prov call;        /**< the provenance findings since the grader's "begin" */
+    int silent;                 /**< 1: the grader's descriptor cannot be read (it asks nothing) */
     unsigned checks;            /**< enum vm_check bits for every launch */
     FILE *report;               /**< --report: findings appended here too, or NULL */
     struct emu_mem mem;         /**< the client's device memory, attached */
@@ -150,8 +169,8 @@ static void on_hello(struct server *s, struct proto_msg *m)
         return;
     }
     s->attached = 1;
-    if (s->checks & VM_CHECK_INIT)
-        mem_track_writes(&s->mem);
+    if ((s->checks & VM_CHECK_INIT) || s->observe >= 0)
+        mem_track_writes(&s->mem, s->observe >= 0);
     reply(s, PROTO_OK, NULL, 0, NULL, 0);
 }
 
@@ -166,10 +185,14 @@ static void on_block(struct server *s, struct proto_msg *m)
         bad = mem_insert(&s->mem, b.addr, b.size, b.device);
     else if (m->op == PROTO_FREE)
         bad = mem_free(&s->mem, b.addr);
-    else if (mem_find(&s->mem, b.addr, b.size))
-        mem_mark_written(&s->mem, b.addr, b.size);
-    else
+    else if (!mem_find(&s->mem, b.addr, b.size))
         bad = 1;
+    else if (b.how == PROTO_WROTE_FILL)
+        mem_mark_filled(&s->mem, b.addr, b.size, (uint8_t)b.from);
+    else if (b.how == PROTO_WROTE_COPY)
+        mem_mark_copied(&s->mem, b.addr, b.from, b.size);
+    else
+        mem_mark_written(&s->mem, b.addr, b.size, MEM_HOST);
     if (bad)
         bug("the client's allocation table and the server's disagree");
 }
@@ -184,7 +207,7 @@ static size_t new_blocks(const struct mem_block *before, size_t nb, const struct
             i++;
         if (i < nb && before[i].addr == after[j].addr)
             continue;
-        out[n++] = (struct proto_block){after[j].addr, after[j].size, after[j].device};
+        out[n++] = (struct proto_block){after[j].addr, after[j].size, after[j].device, 0, 0};
     }
     return n;
 }
@@ -299,22 +322,23 @@ static const char *status_name(enum vm_status st)
 
 /* One line for the observer (format in the file comment). */
 static void observe(const struct server *s, const struct proto_launch *l, const char *name,
-                    const struct vm_result *r)
+                    uint32_t params, const struct vm_result *r)
 {
     const struct vm_counters *c = &r->counters;
     const uint64_t *k = c->class_insts;
     dprintf(s->observe,
-            "launch device=%u kernel=%s grid=%u,%u,%u block=%u,%u,%u smem=%u status=%s counted=1"
+            "launch device=%u kernel=%s grid=%u,%u,%u block=%u,%u,%u smem=%u params=%u status=%s"
+            " counted=1"
             " warp_insts=%llu thread_insts=%llu fma32=%llu fp=%llu int=%llu ldg=%llu stg=%llu"
             " lds=%llu sts=%llu tensor=%llu control=%llu other=%llu",
             l->device, name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-            l->block[2], l->dyn_smem, status_name(r->status), (unsigned long long)c->warp_insts,
-            (unsigned long long)c->thread_insts, (unsigned long long)k[VM_CLASS_FMA32],
-            (unsigned long long)k[VM_CLASS_FP], (unsigned long long)k[VM_CLASS_INT],
-            (unsigned long long)k[VM_CLASS_LDG], (unsigned long long)k[VM_CLASS_STG],
-            (unsigned long long)k[VM_CLASS_LDS], (unsigned long long)k[VM_CLASS_STS],
-            (unsigned long long)k[VM_CLASS_TENSOR], (unsigned long long)k[VM_CLASS_CONTROL],
-            (unsigned long long)k[VM_CLASS_OTHER]);
+            l->block[2], l->dyn_smem, params, status_name(r->status),
+            (unsigned long long)c->warp_insts, (unsigned long long)c->thread_insts,
+            (unsigned long long)k[VM_CLASS_FMA32], (unsigned long long)k[VM_CLASS_FP],
+            (unsigned long long)k[VM_CLASS_INT], (unsigned long long)k[VM_CLASS_LDG],
+            (unsigned long long)k[VM_CLASS_STG], (unsigned long long)k[VM_CLASS_LDS],
+            (unsigned long long)k[VM_CLASS_STS], (unsigned long long)k[VM_CLASS_TENSOR],
+            (unsigned long long)k[VM_CLASS_CONTROL], (unsigned long long)k[VM_CLASS_OTHER]);
     dprintf(s->observe,
             " gld_requests=%llu gld_sectors=%llu gst_requests=%llu gst_sectors=%llu"
             " lds_requests=%llu lds_wavefronts=%llu sts_requests=%llu sts_wavefronts=%llu"
@@ -328,6 +352,15 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->barriers, (unsigned long long)c->branches,
             (unsigned long long)c->divergent_branches, (unsigned long long)c->flops,
             (unsigned long long)r->reports);
+}
+
+/* A launch's provenance findings of one kind into the call's: counts add, the first stays. */
+static void add_findings(struct vm_prov_hit *call, const struct vm_prov_hit *launch)
+{
+    if (!call->count && launch->count)
+        *call = *launch;
+    else
+        call->count += launch->count;
 }
 
 static void on_launch(struct server *s, struct proto_msg *m)
@@ -352,6 +385,7 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            &s->mem,
                            s->checks,
                            l.count || s->observe >= 0,
+                           s->observe >= 0,
                            print_output,
                            &out,
                            report_line,
@@ -367,8 +401,11 @@ static void on_launch(struct server *s, struct proto_msg *m)
             out.len + sizeof note > PROTO_MAX_OUTPUT ? PROTO_MAX_OUTPUT - sizeof note : out.len;
         print_output(&out, note, sizeof note - 1);
     }
-    if (s->observe >= 0)
-        observe(s, &l, vm_kernel_info(vm, l.kernel)->name, &r);
+    if (s->observe >= 0) {
+        observe(s, &l, vm_kernel_info(vm, l.kernel)->name, (uint32_t)(m->len - sizeof l), &r);
+        add_findings(&s->call.handed, &r.prov.handed);
+        add_findings(&s->call.guard, &r.prov.guard);
+    }
 
     struct proto_done d = {(int32_t)r.status, (uint32_t)strnlen(r.message, sizeof r.message),
                            (uint32_t)out.len, (uint32_t)vl.count, r.counters};
@@ -376,6 +413,110 @@ static void on_launch(struct server *s, struct proto_msg *m)
     if (proto_send(s->sock, PROTO_DONE, parts, 3, -1))
         exit(0);
     free(out.text);
+}
+
+/* One grader command (the file comment lists them), answered on the grader's socket. */
+static void grader_command(struct server *s, const char *line)
+{
+    unsigned long long addr = 0, bytes = 0;
+    unsigned long long at = 0, data = 0;
+    if (!strcmp(line, "begin")) {
+        mem_new_call(&s->mem);
+        memset(&s->call, 0, sizeof s->call);
+        dprintf(s->observe, "ok\n");
+    } else if (sscanf(line, "mark %llx %llu %llu %llu", &addr, &bytes, &at, &data) == 4) {
+        if (at + data > bytes)
+            bug("the grader marked a buffer whose data lies outside it");
+        mem_mark_written(&s->mem, addr, bytes, MEM_JUDGE);
+        mem_guard(&s->mem, addr, at);
+        mem_guard(&s->mem, addr + at + data, bytes - at - data);
+        dprintf(s->observe, "ok\n");
+    } else if (sscanf(line, "query %llx %llu", &addr, &bytes) == 2) {
+        struct mem_prov p = {0, 0, -1, 0, -1, -1};
+        if (mem_find(&s->mem, addr, bytes))
+            mem_provenance(&s->mem, addr, bytes, &p);
+        dprintf(s->observe,
+                "prov kernel=%llu read=%llu first_other=%lld other_state=%u first_unread=%lld "
+                "first_read=%lld\n",
+                (unsigned long long)p.kernel, (unsigned long long)p.read, (long long)p.first_other,
+                p.other_state, (long long)p.first_unread, (long long)p.first_read);
+    } else if (!strcmp(line, "findings")) {
+        const struct vm_prov_hit *hit[2] = {&s->call.handed, &s->call.guard};
+        for (int i = 0; i < 2; i++)
+            dprintf(s->observe, "%s count=%llu addr=%llx state=%u where=%s\n",
+                    i ? "guard" : "handed", (unsigned long long)hit[i]->count,
+                    (unsigned long long)hit[i]->addr, hit[i]->state, hit[i]->where);
+    } else {
+        bug("the grader sent a command the device does not know");
+    }
+}
+
+static int serve_client(struct server *s);
+
+/* Read what the grader has sent and serve its complete lines, each after the client's
+ * messages already sent. */
+static void serve_grader(struct server *s)
+{
+    static char buf[4096];
+    static size_t len;
+    ssize_t got = read(s->observe, buf + len, sizeof buf - 1 - len);
+    if (got <= 0) {
+        if (got == 0 || errno != EINTR)
+            exit(0); /* the grader has gone: so has the case */
+        return;
+    }
+    len += (size_t)got;
+    buf[len] = '\0';
+    char *nl;
+    while ((nl = strchr(buf, '\n'))) {
+        *nl = '\0';
+        struct pollfd p = {s->sock, POLLIN, 0};
+        while (poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+            if (serve_client(s))
+                exit(0);
+        grader_command(s, buf);
+        len -= (size_t)(nl + 1 - buf);
+        memmove(buf, nl + 1, len + 1);
+    }
+    if (len == sizeof buf - 1)
+        bug("the grader sent a line too long");
+}
+
+/* One message from the client, served; -1 when the client has gone. */
+static int serve_client(struct server *s)
+{
+    struct proto_msg m;
+    if (proto_recv(s->sock, &m))
+        return -1;
+    switch ((enum proto_op)m.op) {
+    case PROTO_HELLO:
+        on_hello(s, &m);
+        break;
+    case PROTO_ALLOC:
+    case PROTO_FREE:
+    case PROTO_WRITTEN:
+        on_block(s, &m);
+        break;
+    case PROTO_LOAD:
+        on_load(s, &m);
+        break;
+    case PROTO_SYMBOL:
+        on_symbol(s, &m);
+        break;
+    case PROTO_LAUNCH:
+        on_launch(s, &m);
+        break;
+    case PROTO_OK:
+    case PROTO_ERROR:
+    case PROTO_LOADED:
+    case PROTO_SYMBOL_AT:
+    case PROTO_DONE:
+        bug("the client sent a reply");
+    default:
+        bug("unknown operation");
+    }
+    free(m.data);
+    return 0;
 }
 
 /* Parse "mem,race,sync,init" into enum vm_check bits; -1 on an unknown name. */
@@ -520,36 +661,18 @@ int main(int argc, char **argv)
     if (pthread_create(&watchdog, NULL, watch_client, &s.sock))
         bug("cannot start the watchdog thread");
 
-    struct proto_msg m;
-    while (proto_recv(s.sock, &m) == 0) {
-        switch ((enum proto_op)m.op) {
-        case PROTO_HELLO:
-            on_hello(&s, &m);
+    for (;;) {
+        /* The grader's commands first: one sent before the client's message applies to it. */
+        struct pollfd p[2] = {{s.sock, POLLIN, 0}, {s.observe, POLLIN, 0}};
+        int ready = poll(p, s.observe >= 0 && !s.silent ? 2 : 1, -1);
+        if (ready < 0 && errno != EINTR)
             break;
-        case PROTO_ALLOC:
-        case PROTO_FREE:
-        case PROTO_WRITTEN:
-            on_block(&s, &m);
+        if (ready > 0 && p[1].revents && !(p[1].revents & POLLIN))
+            s.silent = 1; /* a pipe's write end: a grader that only listens */
+        else if (ready > 0 && (p[1].revents & POLLIN))
+            serve_grader(&s); /* it may serve the client too: poll again */
+        else if (ready > 0 && (p[0].revents & (POLLIN | POLLHUP)) && serve_client(&s))
             break;
-        case PROTO_LOAD:
-            on_load(&s, &m);
-            break;
-        case PROTO_SYMBOL:
-            on_symbol(&s, &m);
-            break;
-        case PROTO_LAUNCH:
-            on_launch(&s, &m);
-            break;
-        case PROTO_OK:
-        case PROTO_ERROR:
-        case PROTO_LOADED:
-        case PROTO_SYMBOL_AT:
-        case PROTO_DONE:
-            bug("the client sent a reply");
-        default:
-            bug("unknown operation");
-        }
-        free(m.data);
     }
     return 0;
 }

@@ -84,6 +84,21 @@ struct vm_counters {
     uint64_t flops;                        /**< floating-point operations (an FMA is 2) */
 };
 
+/** One kind of finding of the grader's provenance record: how many, and the first. */
+struct vm_prov_hit {
+    uint64_t count;  /**< accesses (lanes) that made it */
+    uint64_t addr;   /**< the first one's address */
+    unsigned state;  /**< and its byte's state (mem.h: writer and flags) */
+    char where[400]; /**< and its place: kernel, file:line, block, thread */
+};
+
+/** What the provenance record found in a launch (vm_launch::prov). */
+struct vm_prov {
+    struct vm_prov_hit handed; /**< reads of bytes the host wrote during the call (or that
+                                    changed behind the device's back, or nobody wrote) */
+    struct vm_prov_hit guard;  /**< reads and writes of guard bytes (mem_guard()) */
+};
+
 /** How a launch ended. */
 enum vm_status {
     VM_OK = 0,
@@ -110,6 +125,8 @@ struct vm_launch {
     struct emu_mem *mem; /**< device memory */
     unsigned checks;     /**< enum vm_check bits */
     int count;           /**< 1: fill @ref vm_result::counters */
+    int prov;            /**< 1: keep the provenance record (mem values tracked), fill
+                              @ref vm_result::prov */
     vm_print_fn print;   /**< printf output; NULL: stdout */
     void *print_ctx;
     vm_print_fn report; /**< check reports, one line each with a count; NULL: stderr */
@@ -122,6 +139,7 @@ struct vm_result {
     char message[512];           /**< one line: what, kernel, file:line, block, thread */
     struct vm_counters counters; /**< when asked */
     uint64_t reports;            /**< check findings, counted (leaks are the runtime's) */
+    struct vm_prov prov;         /**< when asked */
 };
 
 /**

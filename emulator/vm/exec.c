@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "count.h"
+#include "prov.h"
 #include "vm_impl.h"
 
 /* ---- messages ------------------------------------------------------------------------- */
@@ -635,6 +636,8 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
     count_end(&x);
     if (L->checks)
         check_end(&x);
+    if (L->prov)
+        prov_end(&x);
     free(x.smem);
     free(arena);
     free(warps);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "count.h"
 #include "fp.h"
+#include "prov.h"
 
 /* Every active lane's address: base register (32 or 64 bits, or none) plus displacement. */
 static void lane_addrs(const struct warp *w, const struct insn *in, uint32_t m, int base32,
@@ -89,6 +90,8 @@ static enum event resolve_global(struct exec *x, struct warp *w, const struct in
         }
     }
     LANES(m, host[l] = mem_host(x->mem, addr[l]));
+    if (x->launch->prov)
+        prov_global(x, w, in, addr, m, bytes, store);
     return EV_NONE;
 }
 

@@ -653,7 +653,7 @@ static int module_var(struct parser *P)
         m->vars = vm_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
         m->vars[m->nvars++] = (struct var){strndup(d.name.s, d.name.len), addr, bytes};
         memset(mem_host(P->mem, addr), 0, bytes);
-        mem_mark_written(P->mem, addr, bytes);
+        mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
         if (is_punct(&P->t, '=') && parse_init(P, &d, mem_host(P->mem, addr), bytes))
             return -1;
     } else {

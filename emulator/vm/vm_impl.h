@@ -309,6 +309,11 @@ struct exec {
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< check.c's records, when the launch runs checks */
+    struct prov_pending {    /**< prov.c's stores whose values are not kept yet */
+        uint64_t addr[32];
+        unsigned bytes[32];
+        int n;
+    } prov_pending;
 };
 
 /** A handler executes one instruction for the lanes in @p mask. */

@@ -584,9 +584,10 @@ START_TEST(judge_mode_observes_launches)
     char *seen = judge_run(judge_launch, &status, &server_status);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
     ck_assert_int_eq(course_count(seen, "\n"), 1);
-    ck_assert_msg(!strncmp(seen, "launch device=0 kernel=", 23) && strstr(seen, "affine_kernel") &&
-                      strstr(seen, " grid=3,1,1 block=32,1,1 smem=0 status=ok counted=1 "),
-                  "%s", seen);
+    ck_assert_msg(
+        !strncmp(seen, "launch device=0 kernel=", 23) && strstr(seen, "affine_kernel") &&
+            strstr(seen, " grid=3,1,1 block=32,1,1 smem=0 params=20 status=ok counted=1 "),
+        "%s", seen);
     unsigned long long threads = 0;
     const char *at = strstr(seen, " thread_insts=");
     ck_assert_msg(at && sscanf(at, " thread_insts=%llu", &threads) == 1 && threads >= 96, "%s",
