@@ -43,10 +43,17 @@ struct judge_buf {
     int live;
     size_t bytes, data_at, total;
     unsigned char guard_byte;
+    enum proto_mem mem;
+    uint64_t addr; /* the allocation's address in the runner */
 };
 
 /* Most launches one call may make on an observed runner (a metric case makes a few). */
 enum { MAX_LAUNCHES = 4096 };
+
+/* Most bytes of kernel parameters one call's launches may pass on an observed runner: ample for
+ * pointers and sizes, far short of any output the cases check (a host-computed answer smuggled
+ * in as parameters). */
+#define COURSE_PARAM_BUDGET 4096
 
 /* The device server of an observed runner, and what its observer has said. */
 struct observer {
@@ -57,6 +64,8 @@ struct observer {
     int overflow;    /* 1: the call made more than MAX_LAUNCHES launches, or a line was garbage */
     struct course_launch *launches; /* the current call's, MAX_LAUNCHES of room */
     int nlaunches;
+    char answer[2][600]; /* the answers to the last question (observer_ask()) */
+    int nanswers;
 };
 
 struct course_runner {
@@ -251,9 +260,10 @@ static void assert_own_code(void)
 /* ---- the observer: a device server only the judge talks to ----------------------------------
  *
  * An observed runner reaches its GPU through a socket to a course-emu-device the judge started
- * (COURSE_EMU_FD), which writes one line per launch to a pipe only the judge holds (the format
- * is in emulator/server.c). The server runs as the judge's user, not the sandbox's: the
- * runner can reach neither its memory nor the pipe.
+ * (COURSE_EMU_FD), which writes one line per launch to a socket only the judge holds, and
+ * answers the judge's questions about its provenance record there (the format is in
+ * emulator/server.c). The server runs as the judge's user, not the sandbox's: the runner can
+ * reach neither its memory's record nor that socket.
  */
 
 /* The device server beside the emulator's libraries. */
@@ -299,7 +309,7 @@ static void observer_start(struct course_runner *r, int *client)
                   "no device server at %s: build the course_emulator target", server_path());
     int sv[2], ob[2];
     ck_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
-              pipe2(ob, O_CLOEXEC) == 0);
+              socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ob) == 0);
     pid_t judge = getpid();
     r->obs.server = fork();
     ck_assert_msg(r->obs.server >= 0, "fork: %s", strerror(errno));
@@ -370,13 +380,15 @@ static int parse_launch(char *line, struct course_launch *l)
             fields += sscanf(v, "%u,%u,%u", &l->grid[0], &l->grid[1], &l->grid[2]) == 3;
         else if (!strcmp(tok, "block"))
             fields += sscanf(v, "%u,%u,%u", &l->block[0], &l->block[1], &l->block[2]) == 3;
+        else if (!strcmp(tok, "params"))
+            fields += sscanf(v, "%u", &l->params) == 1;
         for (size_t k = 0; k < sizeof counter_keys / sizeof *counter_keys; k++)
             if (!strcmp(tok, counter_keys[k].key)) {
                 memcpy((char *)&l->counters + counter_keys[k].at, &(uint64_t){n}, 8);
                 fields++;
             }
     }
-    return fields == 4 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
+    return fields == 5 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
 }
 
 /* Read what the observer has written so far (never blocking) and parse its complete lines. */
@@ -400,7 +412,10 @@ static void observer_drain(struct observer *o)
         char *nl;
         while ((nl = strchr(o->line, '\n'))) {
             *nl = '\0';
-            if (o->nlaunches == MAX_LAUNCHES || parse_launch(o->line, &o->launches[o->nlaunches]))
+            if (strncmp(o->line, "launch ", 7) && o->nanswers < 2)
+                snprintf(o->answer[o->nanswers++], sizeof o->answer[0], "%.599s", o->line);
+            else if (o->nlaunches == MAX_LAUNCHES ||
+                     parse_launch(o->line, &o->launches[o->nlaunches]))
                 o->overflow = 1;
             else
                 o->nlaunches++;
@@ -428,6 +443,176 @@ static void observer_stop(struct observer *o)
     o->fd = -1;
 }
 
+/* 1 when @p r runs on a device server the judge observes. */
+static int observed(const struct course_runner *r)
+{
+    return r->obs.launches != NULL;
+}
+
+/* Tell @p r's device server @p command (a line); wait for its @p answers lines of answer. */
+static void observer_ask(struct course_runner *r, const char *command, int answers)
+{
+    struct observer *o = &r->obs;
+    size_t n = strlen(command);
+    o->nanswers = 0;
+    ck_assert_msg(o->fd >= 0 && write(o->fd, command, n) == (ssize_t)n,
+                  "the device server has gone (asked: %.20s)", command);
+    while (o->nanswers < answers) {
+        double left = r->deadline_s - now_s();
+        ck_assert_msg(left > 0 && o->fd >= 0, "the device server did not answer (asked: %.20s)",
+                      command);
+        struct pollfd pf = {o->fd, POLLIN, 0};
+        poll(&pf, 1, (int)(left * 1000) + 1);
+        observer_drain(o);
+    }
+}
+
+/* ---- what the device did: the provenance record's verdicts ----------------------------------- */
+
+/* How a byte was last written, from its state (mem.h's bits), in words. */
+static const char *writer_words(unsigned st)
+{
+    if (st & MEM_CHANGED)
+        return "changed behind the device's back (by no kernel, copy or fill the runtime saw)";
+    switch (st & MEM_WRITER) {
+    case MEM_NOBODY:
+        return "written by nothing";
+    case MEM_HOST:
+        return "written by the host (a cudaMemcpy, or a library)";
+    case MEM_FILL:
+        return "only filled (cudaMemset), never computed";
+    case MEM_MODULE:
+        return "a module variable's initial value";
+    case MEM_JUDGE:
+        return "as the grader made it";
+    default:
+        return "written by a kernel";
+    }
+}
+
+/* Where address @p a lies among the call's pointer arguments, in words. */
+static void place_words(const struct course_runner *r, const struct proto_arg *args, int nargs,
+                        uint64_t a, char *buf, size_t size)
+{
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind != PROTO_PTR || args[i].buf >= COURSE_PROTO_BUFS)
+            continue;
+        const struct judge_buf *b = &r->bufs[args[i].buf];
+        if (!b->live || a < b->addr || a >= b->addr + b->total)
+            continue;
+        long long at = (long long)(a - b->addr) - (long long)b->data_at;
+        if (at < 0)
+            snprintf(buf, size, "%lld bytes before argument %d's first byte", -at, i + 1);
+        else if (at >= (long long)b->bytes)
+            snprintf(buf, size, "%lld bytes past argument %d's last byte",
+                     at - (long long)b->bytes + 1, i + 1);
+        else
+            snprintf(buf, size, "byte %lld of argument %d", at, i + 1);
+        return;
+    }
+    snprintf(buf, size, "memory the call allocated itself");
+}
+
+/* Assert the device server's finding @p line ("handed ..." or "guard ...") counts nothing. */
+static void assert_no_finding(const struct course_runner *r, const char *name,
+                              const struct proto_arg *args, int nargs, const char *line)
+{
+    char kind[16], place[160];
+    unsigned long long count = 0, addr = 0;
+    unsigned state = 0;
+    int at = 0;
+    sscanf(line, "%15s count=%llu addr=%llx state=%u where=%n", kind, &count, &addr, &state, &at);
+    ck_assert_msg(at > 0, "the device server's answer is garbled: %.80s", line);
+    if (!count)
+        return;
+    place_words(r, args, nargs, addr, place, sizeof place);
+    if (!strcmp(kind, "guard"))
+        ck_abort_msg("%s: a kernel %s %s, outside the data (on a GPU: another allocation, or a "
+                     "fault), %s (%llu such accesses)",
+                     name, state & MEM_ANSWER ? "read" : "wrote", place, line + at, count);
+    ck_abort_msg("%s: a kernel read %s, %s, %s (%llu such reads): the device must compute the "
+                 "answer from the inputs",
+                 name, place, writer_words(state), line + at, count);
+}
+
+/* The record of [addr, addr + bytes), from the device server. */
+static struct mem_prov query_prov(struct course_runner *r, uint64_t addr, size_t bytes)
+{
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "query %llx %zu\n", (unsigned long long)addr, bytes);
+    observer_ask(r, cmd, 1);
+    unsigned long long kernel, read;
+    long long other, unread, first_read;
+    unsigned state;
+    ck_assert_msg(sscanf(r->obs.answer[0],
+                         "prov kernel=%llu read=%llu first_other=%lld other_state=%u "
+                         "first_unread=%lld first_read=%lld",
+                         &kernel, &read, &other, &state, &unread, &first_read) == 6,
+                  "the device server's answer is garbled: %.80s", r->obs.answer[0]);
+    return (struct mem_prov){kernel, read, other, (uint8_t)state, unread, first_read};
+}
+
+/* Assert the call's kernels read every byte of input argument @p i (buffer @p b). */
+static void assert_read(struct course_runner *r, const char *name, int i, const struct judge_buf *b)
+{
+    struct mem_prov p = query_prov(r, b->addr + b->data_at, b->bytes);
+    ck_assert_msg(p.read == b->bytes,
+                  "%s: its kernels never read byte %lld of argument %d, an input (%llu of its "
+                  "%zu bytes unread): the answer must be computed from every input",
+                  name, (long long)p.first_unread, i + 1, (unsigned long long)(b->bytes - p.read),
+                  b->bytes);
+}
+
+/* Assert the launches passed few parameter bytes: not an answer computed on the host. */
+static void assert_few_params(const struct course_runner *r, const char *name)
+{
+    unsigned long long bytes = 0;
+    for (int i = 0; i < r->obs.nlaunches; i++)
+        bytes += r->obs.launches[i].params;
+    ck_assert_msg(bytes <= COURSE_PARAM_BUDGET,
+                  "%s: its %d kernel launches passed %llu bytes of parameters, more than %d: "
+                  "an answer carried in from the host is not computed on the device",
+                  name, r->obs.nlaunches, bytes, COURSE_PARAM_BUDGET);
+}
+
+/* What the device did in the call @p name just made (course_call()'s contract). */
+static void judge_device_work(struct course_runner *r, const char *name,
+                              const struct proto_arg *args, int nargs)
+{
+    size_t data = 0;
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind != PROTO_PTR || args[i].buf >= COURSE_PROTO_BUFS)
+            continue;
+        if (r->bufs[args[i].buf].mem != PROTO_DEVICE)
+            return; /* host code: its copies are the exercise */
+        data += r->bufs[args[i].buf].bytes;
+    }
+    ck_assert_msg(r->obs.nlaunches > 0 || data == 0,
+                  "%s launched no kernel: the device must compute the answer, not the host", name);
+    observer_ask(r, "findings\n", 2);
+    char answers[2][sizeof r->obs.answer[0]];
+    memcpy(answers, r->obs.answer, sizeof answers);
+    for (int k = 0; k < 2; k++)
+        assert_no_finding(r, name, args, nargs, answers[k]);
+    assert_few_params(r, name);
+    for (int i = 0; i < nargs; i++) {
+        const struct judge_buf *b = args[i].kind == PROTO_PTR && args[i].buf < COURSE_PROTO_BUFS
+                                        ? &r->bufs[args[i].buf]
+                                        : NULL;
+        if (b && b->live && args[i].off == 0 && b->guard_byte == COURSE_GUARD_IN)
+            assert_read(r, name, i, b);
+    }
+}
+
+/* Assert output @p b's bytes were written by kernels, or left as they were made. */
+static void assert_computed(struct course_runner *r, const struct judge_buf *b, const char *what)
+{
+    struct mem_prov p = query_prov(r, b->addr + b->data_at, b->bytes);
+    ck_assert_msg(p.first_other < 0,
+                  "%s: byte %lld of its output was %s: the device's kernels must write it", what,
+                  (long long)p.first_other, writer_words(p.other_state));
+}
+
 struct course_runner *course_runner_start(enum course_device dev)
 {
     ck_assert_msg(runner_path && access(runner_path, X_OK) == 0, "no runner at %s (build it)",
@@ -436,6 +621,8 @@ struct course_runner *course_runner_start(enum course_device dev)
     struct course_runner *r = mat_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
     r->obs.fd = -1;
+    if (dev == COURSE_GPU && !course_case_timed)
+        dev = COURSE_OBSERVED; /* graded on the emulator, the same on every machine */
     r->gpu = dev != COURSE_CPU;
     r->out_fd = capture_file();
     const struct passwd *pw = sandbox_user();
@@ -613,6 +800,17 @@ static size_t guard_for(size_t bytes)
     return (g + 255) / 256 * 256;
 }
 
+/* On an observed runner, tell the device server buffer @p b is the judge's, as it is now. */
+static void mark_judged(struct course_runner *r, const struct judge_buf *b)
+{
+    if (!observed(r) || b->mem != PROTO_DEVICE)
+        return;
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "mark %llx %zu %zu %zu\n", (unsigned long long)b->addr, b->total,
+             b->data_at, b->bytes);
+    observer_ask(r, cmd, 1);
+}
+
 static int buf_new(struct course_runner *r, enum proto_mem mem, enum proto_fill fill,
                    const void *data, size_t bytes, size_t offset, unsigned char guard_byte,
                    uint64_t seed)
@@ -623,13 +821,11 @@ static int buf_new(struct course_runner *r, enum proto_mem mem, enum proto_fill 
                               guard_for(bytes), seed};
     send_request(r, PROTO_BUF_NEW, &q, sizeof q, data, fill == PROTO_FILL_BYTES ? bytes : 0,
                  "creating a buffer");
-    recv_reply(r, "creating a buffer");
+    struct proto_reply rep = recv_reply(r, "creating a buffer");
     struct judge_buf *b = &r->bufs[id];
-    b->live = 1;
-    b->bytes = bytes;
-    b->data_at = q.guard + offset;
+    *b = (struct judge_buf){1, bytes, q.guard + offset, 0, guard_byte, mem, (uint64_t)rep.i};
     b->total = (b->data_at + bytes + q.guard + 255) / 256 * 256;
-    b->guard_byte = guard_byte;
+    mark_judged(r, b);
     return id;
 }
 
@@ -670,6 +866,7 @@ void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, s
     struct proto_reloc q = {(uint32_t)buf, (uint32_t)target, at, off};
     send_request(r, PROTO_BUF_RELOC, &q, sizeof q, NULL, 0, "relocating a buffer");
     recv_reply(r, "relocating a buffer");
+    mark_judged(r, judge_buf(r, buf)); /* the address the runner wrote is the judge's too */
 }
 
 /* Assert every byte of @p img outside the data equals the guard byte. */
@@ -705,6 +902,8 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     recv_bytes(r, img, b->total, what);
     if (b->guard_byte == COURSE_GUARD_OUT)
         assert_guards(b, img, what);
+    if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem == PROTO_DEVICE)
+        assert_computed(r, b, what);
     unsigned char *data = mat_alloc(b->bytes);
     memcpy(data, img + b->data_at, b->bytes);
     free(img);
@@ -754,11 +953,15 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     q.sync = (uint32_t)r->gpu;
     observer_drain(&r->obs); /* what earlier requests launched is not this call's */
     r->obs.nlaunches = r->obs.overflow = 0;
+    if (observed(r))
+        observer_ask(r, "begin\n", 1);
     send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
     /* The server writes a launch's line before it answers the launch: all of them are in. */
     observer_drain(&r->obs);
     ck_assert_msg(rep.cuda == 0, "%s: CUDA error after the call: %s", name, rep.what);
+    if (observed(r))
+        judge_device_work(r, name, args, nargs);
     return (struct course_ret){rep.i, rep.f};
 }
 

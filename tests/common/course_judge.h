@@ -11,7 +11,10 @@
  * A COURSE_OBSERVED runner runs on the CPU emulator, GPU or not, through a device server the
  * judge starts and whose observer only the judge reads: every launch's exact counters
  * (course_launches(), course_observed()), for the metric cases that grade what a lesson
- * teaches on any machine.
+ * teaches on any machine, and the device memory's provenance record, with which every call
+ * is judged for what the device did (course_call()). Every GPU case but a timing one runs
+ * its runners so, on every machine: the grade is the same with a GPU and without, and a
+ * submission cannot tell a metric case from any other.
  *
  * Under `./course grade` run as root, COURSE_SANDBOX_USER names the user runners and
  * student programs run as (nobody): each in its own process group, in a private
@@ -32,7 +35,7 @@
 /** Which device a runner's CUDA calls reach. */
 enum course_device {
     COURSE_CPU,      /**< CPU code only: the runner never touches CUDA */
-    COURSE_GPU,      /**< the device the environment gives: a GPU, or the emulator */
+    COURSE_GPU,      /**< a timing case: the GPU where one answers; else COURSE_OBSERVED */
     COURSE_EMULATED, /**< the emulator (build/emulator/lib), even where a GPU answers */
     COURSE_OBSERVED, /**< the emulator, on a device server only the judge hears (metric cases) */
 };
@@ -69,7 +72,10 @@ void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, s
 
 /**
  * Read buffer @p id back (malloc'd, its data bytes only). For an output buffer, first assert
- * that every guard byte is untouched, naming @p what and where the first stray write landed.
+ * that every guard byte is untouched, naming @p what and where the first stray write landed;
+ * on an observed runner, that every byte of it was written by a kernel or left as the judge
+ * made it (the comparison finds those), none by the host, a fill or a library, or changed
+ * behind the device's back.
  */
 void *course_buf_read(struct course_runner *r, int id, const char *what);
 
@@ -106,6 +112,15 @@ struct course_ret {
 /**
  * Call @p name(@p args) in the runner, then (on a GPU runner) synchronise. A CUDA error
  * after the call, a missing function or a failed runner fails the case, naming @p name.
+ *
+ * On an observed runner the call is judged for what the device did, from the provenance
+ * record, when its pointer arguments are all device buffers (a host-code exercise's are not).
+ * Kernels may read the judge's buffers, what kernels wrote, fills and module variables, and
+ * nothing else: not bytes the host wrote (a copy of an answer the host computed), changed
+ * behind the device's back or never written. No kernel may touch a guard byte (an over-read
+ * the NaN guards would absorb). The kernels must read every byte of each input argument, and
+ * the launches may pass 4 KiB of parameters at most (not an answer). course_buf_read() then
+ * asserts an output was written by kernels.
  */
 struct course_ret course_call(struct course_runner *r, const char *name, enum proto_kind ret,
                               const struct proto_arg *args, int nargs);
@@ -121,6 +136,7 @@ struct course_launch {
     unsigned grid[3];            /**< blocks */
     unsigned block[3];           /**< threads per block */
     char status[16];             /**< ok, bad_launch, fault, trap, assert, unsupported, deadlock */
+    unsigned params;             /**< bytes of kernel parameters it passed */
     struct vm_counters counters; /**< what it did, counted exactly (emulator/vm.h) */
 };
 

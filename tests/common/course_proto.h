@@ -39,7 +39,8 @@
 
 /** What a request asks for. */
 enum proto_op {
-    PROTO_BUF_NEW = 1, /**< proto_buf_new, then the data when fill is PROTO_FILL_BYTES */
+    PROTO_BUF_NEW = 1, /**< proto_buf_new, then the data when fill is PROTO_FILL_BYTES; the
+                            reply's i is the allocation's address */
     PROTO_BUF_RELOC,   /**< proto_reloc: store a buffer's address inside another buffer */
     PROTO_BUF_READ,    /**< proto_buf_id; the reply carries the whole allocation, guards too */
     PROTO_BUF_FREE,    /**< proto_buf_id */

@@ -22,6 +22,13 @@ const int course_gemm_shapes[][3] = {
 };
 const size_t course_gemm_shape_count = sizeof course_gemm_shapes / sizeof *course_gemm_shapes;
 int course_emulated;
+int course_case_timed;
+
+/* A CASE_PERF case's fixture (it runs in the case's own process, before the case). */
+static void mark_timed(void)
+{
+    course_case_timed = 1;
+}
 
 /*
  * Ask a child process whether a CUDA device answers, so that this process
@@ -129,6 +136,8 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             TCase *tc = tcase_create(run[i]->name);
             tcase_add_test(tc, run[i]->test);
             tcase_set_timeout(tc, run[i]->timeout_s);
+            if (run[i]->flags & CASE_PERF)
+                tcase_add_checked_fixture(tc, mark_timed, NULL);
             suite_add_tcase(suite, tc);
         }
         SRunner *runner = srunner_create(suite); /* owns the suite from here */

@@ -99,6 +99,10 @@ extern const size_t course_gemm_shape_count;
 /** 1 when the GPU cases run on the emulator (the device probe says so; set before a case). */
 extern int course_emulated;
 
+/** 1 in a CASE_PERF case: its COURSE_GPU runners run on the GPU; every other case's run on
+ *  the observed emulator, GPU or not (course_judge.h). Set by the harness. */
+extern int course_case_timed;
+
 /**
  * Run the SGEMM launcher @p fn in this process once on small-integer inputs of
  * the given sizes into a poisoned C, each matrix @p offset floats past the start
