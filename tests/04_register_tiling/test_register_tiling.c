@@ -137,7 +137,8 @@ START_TEST(vectorized_128bit_conflict_free)
      * rows of As apart, one bank: 2 wavefronts each) and one float4 of B (4): 12 wavefronts
      * in 5 requests. More means bank conflicts this layout avoids. */
     course_assert_shared_wavefronts("matmul_vectorized's shared stores", c.sts_wavefronts,
-                                    c.sts_requests, 12.0 / 5, 12.0 * warps * steps);
+                                    c.sts_requests, 12.0 / 5, 12.0 * warps * steps,
+                                    "keep the lesson's tile layout and store mapping");
     ck_assert_msg(c.gst_requests <= (uint64_t)MT_M * MT_N / 128,
                   "matmul_vectorized made %llu store requests, float4 stores make %d",
                   (unsigned long long)c.gst_requests, MT_M * MT_N / 128);
@@ -177,10 +178,14 @@ START_TEST(register_tiles_conflict_free)
         char what[64];
         snprintf(what, sizeof what, "%s's shared loads", versions[v].name);
         course_assert_shared_wavefronts(what, c.lds_wavefronts, c.lds_requests,
-                                        versions[v].lds_ideal, versions[v].lds_wf * steps);
+                                        versions[v].lds_ideal, versions[v].lds_wf * steps,
+                                        "give neighbouring lanes neighbouring columns, each "
+                                        "thread's 8 columns as two groups of 4 (64 apart), and "
+                                        "unroll the k loop and the thread-tile loops fully");
         snprintf(what, sizeof what, "%s's shared stores", versions[v].name);
         course_assert_shared_wavefronts(what, c.sts_wavefronts, c.sts_requests,
-                                        versions[v].sts_ideal, versions[v].sts_wf * steps);
+                                        versions[v].sts_ideal, versions[v].sts_wf * steps,
+                                        "neighbouring lanes store neighbouring words of a tile");
     }
     course_runner_stop(r);
 }

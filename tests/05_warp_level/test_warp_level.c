@@ -312,8 +312,10 @@ START_TEST(warptile_shared_stores_conflict_free)
     struct vm_counters c =
         course_observed_sgemm(r, "matmul_warptile", "matmul_warptile_kernel", M, N, K);
     double warp_tiles = (double)(M / 128) * (N / 128) * 8 * (K / 16);
-    course_assert_shared_wavefronts("matmul_warptile's shared stores (pad the rows of As)",
-                                    c.sts_wavefronts, c.sts_requests, 24.0 / 10, 24.0 * warp_tiles);
+    course_assert_shared_wavefronts("matmul_warptile's shared stores", c.sts_wavefronts,
+                                    c.sts_requests, 24.0 / 10, 24.0 * warp_tiles,
+                                    "pad the rows of As (WT_PAD) so that the transposed stores "
+                                    "spread over the banks");
     course_runner_stop(r);
 }
 END_TEST

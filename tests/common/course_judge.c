@@ -899,7 +899,8 @@ void course_assert_float4_tiles(const char *name, const struct vm_counters *c, u
 {
     double fma = (double)c->class_insts[VM_CLASS_FMA32], lds = (double)c->class_insts[VM_CLASS_LDS];
     ck_assert_msg(fma >= 16 * lds,
-                  "%s: %.2f FMAs per shared load, want 16: read a[] and b[] as two float4 each",
+                  "%s: %.2f FMAs per shared load, want 16: read a[] and b[] as two float4 each, "
+                  "and unroll the k loop fully",
                   name, fma / lds);
     char what[96];
     snprintf(what, sizeof what, "%s's 128-bit shared loads", name);
@@ -1025,13 +1026,18 @@ void course_assert_sector_efficiency(const char *what, uint64_t sectors, double 
 }
 
 void course_assert_shared_wavefronts(const char *what, uint64_t wavefronts, uint64_t requests,
-                                     double ideal, double max_total)
+                                     double ideal, double max_total, const char *hint)
 {
-    course_assert_per_request(what, "wavefronts (bank conflicts)", wavefronts, requests, 0, ideal);
+    ck_assert_msg(requests > 0, "%s: not one request", what);
+    double per = (double)wavefronts / (double)requests;
+    ck_assert_msg(per <= ideal,
+                  "%s: %.2f wavefronts per request (%llu in %llu requests), want at most %g: bank "
+                  "conflicts; %s",
+                  what, per, (unsigned long long)wavefronts, (unsigned long long)requests, ideal,
+                  hint);
     ck_assert_msg((double)wavefronts <= max_total,
-                  "%s took %llu wavefronts, conflict-free accesses take %.0f: bank conflicts or "
-                  "extra shared-memory traffic",
-                  what, (unsigned long long)wavefronts, max_total);
+                  "%s took %llu wavefronts, conflict-free accesses take %.0f: %s", what,
+                  (unsigned long long)wavefronts, max_total, hint);
 }
 
 void course_assert_in_registers(const char *ptxas_path, const char *kernel, const char *hint)

@@ -185,9 +185,9 @@ void course_assert_per_request(const char *what, const char *unit, uint64_t coun
 /**
  * Assert that the GEMM kernels of @p name (counters @p c) read their tiles as lessons 04 and 05
  * teach: 16 FMAs per shared-load instruction (two float4 of A and two of B per k for an 8 x 8
- * thread tile), 128-bit shared loads without bank conflicts (4 wavefronts per request, one per
- * quarter warp), and float4 global loads, at most @p max_loads requests of at most 16 sectors
- * (a warp's 512 bytes).
+ * thread tile, the k loop unrolled), 128-bit shared loads without bank conflicts (4 wavefronts per
+ * request, one per quarter warp), and float4 global loads, at most @p max_loads requests of at most
+ * 16 sectors (a warp's 512 bytes).
  */
 void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads);
 
@@ -269,10 +269,11 @@ void course_assert_sector_efficiency(const char *what, uint64_t sectors, double 
 /**
  * Assert that shared accesses of @p what took at most @p ideal wavefronts per request (the
  * conflict-free count for their width: 1 for 32-bit, 4 for 128-bit) and at most @p max_total
- * in all (what the kernel's conflict-free accesses need), from course_observed().
+ * in all (what the kernel's conflict-free accesses need), from course_observed(); @p hint says
+ * what to do when it took more.
  */
 void course_assert_shared_wavefronts(const char *what, uint64_t wavefronts, uint64_t requests,
-                                     double ideal, double max_total);
+                                     double ideal, double max_total, const char *hint);
 
 /**
  * Assert that ptxas (report @p ptxas_path, for sm_90) kept every kernel whose name contains
