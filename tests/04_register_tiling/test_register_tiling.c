@@ -212,6 +212,24 @@ START_TEST(register_tiles_in_registers)
 }
 END_TEST
 
+/* The PTX shows what the lesson builds on: every kernel stages its tiles in shared memory. */
+START_TEST(ptx_tiles_in_shared_memory)
+{
+    char *ptx = course_read_file(LESSON_PTX);
+    ck_assert_msg(ptx != NULL, "cannot read %s", LESSON_PTX);
+    const char *kernels[] = {"matmul_1d_tile_kernel", "matmul_2d_tile_kernel",
+                             "matmul_vectorized_kernel"};
+    for (int i = 0; i < 3; i++) {
+        char *body = course_ptx_entry(ptx, kernels[i]);
+        ck_assert_msg(body != NULL, "no %s in the PTX", kernels[i]);
+        ck_assert_msg(strstr(body, "st.shared") && strstr(body, "ld.shared"),
+                      "%s does not stage its tiles in shared memory", kernels[i]);
+        free(body);
+    }
+    free(ptx);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -225,6 +243,7 @@ int main(int argc, char **argv)
         {"vectorized_vs_cublas", vectorized_vs_cublas, CASE_GPU | CASE_PERF, 120},
         {"register_tiles_conflict_free", register_tiles_conflict_free, CASE_GPU, 60},
         {"register_tiles_in_registers", register_tiles_in_registers, CASE_GPU, 60},
+        {"ptx_tiles_in_shared_memory", ptx_tiles_in_shared_memory, CASE_CPU, 30},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
