@@ -141,7 +141,8 @@ END_TEST
  * all. matmul_tiled loads, per 32 x 32 block and per 32-deep step, a 32 x 32 tile of A and of
  * B, each warp one 128-byte row of each (4 + 4 sectors): (M N / 1024) (K / 32) 32 (8) =
  * M N K / 128, 20x fewer. The bound asks for 16x; a kernel that reads either operand from
- * global memory in its inner loop moves at least M N K / 32. The tiles are read conflict-free
+ * global memory in its inner loop moves at least M N K / 32. Those loads are coalesced (at
+ * least 80% of the sector bytes are ones the tiles need). The tiles are read conflict-free
  * (As[ty][k] is a broadcast, Bs[k][tx] 32 banks): 1 wavefront per request, which a tile
  * stored or read transposed (32-way) fails.
  */
@@ -155,8 +156,10 @@ START_TEST(tiled_global_traffic)
                   "matmul_tiled loaded %llu sectors, %.1fx fewer than matmul_coalesced's %.0f: "
                   "the lesson's tiles make it 20x (at least 16x)",
                   (unsigned long long)c.gld_sectors, coalesced / (double)c.gld_sectors, coalesced);
-    course_assert_per_request("matmul_tiled's global loads", "sectors", c.gld_sectors,
-                              c.gld_requests, 0, 4);
+    /* Coalesced tile loads move what the tiles need: a block reads 32 rows of A and 32
+     * columns of B, K floats each, 256 K bytes for M N / 1024 blocks: M N K / 4 bytes. */
+    course_assert_sector_efficiency("matmul_tiled's global loads", c.gld_sectors,
+                                    (double)M * N * K / 4, 0.8);
     course_assert_per_request("matmul_tiled's shared loads", "wavefronts", c.lds_wavefronts,
                               c.lds_requests, 1, 1);
     course_assert_per_request("matmul_tiled's shared stores", "wavefronts", c.sts_wavefronts,
@@ -200,8 +203,10 @@ START_TEST(transpose_bank_conflicts)
 }
 END_TEST
 
-/* The PTX shows what the lesson teaches: shared-memory stores and loads
- * separated by barriers, and a padded tile of 32 x 33 floats (4224 bytes). */
+/* The PTX shows what the lesson teaches: each kernel stages data through shared memory (stores
+ * and loads) behind a barrier. How many barriers, and where, is judged by what the kernels
+ * compute (the edge cases) and by ./course sanitize's racecheck and synccheck; the padding by
+ * transpose_bank_conflicts. */
 START_TEST(ptx_uses_shared_memory)
 {
     char *ptx = course_read_file(LESSON_PTX);
@@ -218,15 +223,6 @@ START_TEST(ptx_uses_shared_memory)
                       "%s does not both load and store global memory", kernels[i]);
         free(body);
     }
-    char *tiled = course_ptx_entry(ptx, "matmul_tiled_kernel");
-    ck_assert_msg(course_count(tiled, "bar.sync") == 2,
-                  "matmul_tiled_kernel needs two barriers per step (after the loads, and before "
-                  "the next step overwrites the tiles)");
-    free(tiled);
-    char *padded = course_ptx_entry(ptx, "transpose_shared_padded_kernel");
-    ck_assert_msg(strstr(padded, "tile[4224]"),
-                  "transpose_shared_padded_kernel has no 32 x 33 float tile (4224 bytes)");
-    free(padded);
     free(ptx);
 }
 END_TEST

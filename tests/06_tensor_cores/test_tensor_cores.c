@@ -313,8 +313,8 @@ END_TEST
 
 /* The PTX shows Tensor Core instructions, with float accumulation, in every kernel; the naive
  * kernel loads fragments from global memory, the tiled ones from shared memory behind a
- * barrier, with 128-bit stores into it. (The bf16 fragment loads use generic addresses in the
- * PTX; ptxas resolves them.) */
+ * barrier (how many is judged by the results and ./course sanitize), with 128-bit stores into it.
+ * (The bf16 fragment loads use generic addresses in the PTX; ptxas resolves them.) */
 START_TEST(ptx_uses_tensor_cores)
 {
     char *ptx = course_read_file(LESSON_PTX);
@@ -335,10 +335,9 @@ START_TEST(ptx_uses_tensor_cores)
             ck_assert_msg(strstr(body, "m16n16k16.global.f16"),
                           "wmma_naive_kernel loads no fragment from global memory");
         } else {
-            ck_assert_msg(course_count(body, "bar.sync") == 2,
-                          "%s has %d barriers, want 2: one after the first slice is stored, one "
-                          "per slice after the next is stored and this one read",
-                          kernels[k], course_count(body, "bar.sync"));
+            ck_assert_msg(strstr(body, "bar.sync"),
+                          "%s has no __syncthreads() between storing a slice and reading it",
+                          kernels[k]);
             ck_assert_msg(strstr(body, "st.shared.v4"), "%s stores no 128-bit chunk to shared",
                           kernels[k]);
         }

@@ -1102,7 +1102,8 @@ void course_assert_float4_tiles(const char *name, const struct vm_counters *c, u
 {
     double fma = (double)c->class_insts[VM_CLASS_FMA32], lds = (double)c->class_insts[VM_CLASS_LDS];
     ck_assert_msg(fma >= 16 * lds,
-                  "%s: %.2f FMAs per shared load, want 16: read a[] and b[] as two float4 each",
+                  "%s: %.2f FMAs per shared load, want 16: read a[] and b[] as two float4 each, "
+                  "and unroll the k loop fully",
                   name, fma / lds);
     char what[96];
     snprintf(what, sizeof what, "%s's 128-bit shared loads", name);
@@ -1210,4 +1211,67 @@ void course_judge_vs_cublas(const char *name, double target)
                   "%s %.3f ms is %.0f%% of cuBLAS's speed (%.3f ms), below the lesson's target "
                   "of %.0f%%",
                   name, ms, 100 * cublas / ms, cublas, 100 * target);
+}
+
+/* ---- absolute bounds: what a kernel moved against what the problem needs ------------------- */
+
+void course_assert_sector_efficiency(const char *what, uint64_t sectors, double need_bytes,
+                                     double min_efficiency)
+{
+    ck_assert_msg(sectors > 0, "%s: not one sector moved", what);
+    double moved = 32.0 * (double)sectors, efficiency = need_bytes / moved;
+    ck_assert_msg(efficiency >= min_efficiency,
+                  "%s moved %.0f bytes in %llu sectors for the %.0f the problem needs: %.0f%% "
+                  "efficient, want at least %.0f%%: let neighbouring lanes touch neighbouring "
+                  "addresses",
+                  what, moved, (unsigned long long)sectors, need_bytes, 100 * efficiency,
+                  100 * min_efficiency);
+}
+
+void course_assert_shared_wavefronts(const char *what, uint64_t wavefronts, uint64_t requests,
+                                     double ideal, double max_total, const char *hint)
+{
+    ck_assert_msg(requests > 0, "%s: not one request", what);
+    double per = (double)wavefronts / (double)requests;
+    ck_assert_msg(per <= ideal,
+                  "%s: %.2f wavefronts per request (%llu in %llu requests), want at most %g: bank "
+                  "conflicts; %s",
+                  what, per, (unsigned long long)wavefronts, (unsigned long long)requests, ideal,
+                  hint);
+    ck_assert_msg((double)wavefronts <= max_total,
+                  "%s took %llu wavefronts, conflict-free accesses take %.0f: %s", what,
+                  (unsigned long long)wavefronts, max_total, hint);
+}
+
+void course_assert_in_registers(const char *ptxas_path, const char *kernel, const char *hint)
+{
+    char *log = course_read_file(ptxas_path);
+    ck_assert_msg(log != NULL, "cannot read %s", ptxas_path);
+    /* ptxas -v, per function: "Compiling entry function 'NAME' for 'sm_90'", then
+     * "N bytes stack frame, N bytes spill stores, N bytes spill loads". */
+    int found = 0;
+    for (const char *p = strstr(log, "Compiling entry function '"); p;
+         p = strstr(p + 1, "Compiling entry function '")) {
+        const char *name = p + strlen("Compiling entry function '"), *end = strchr(name, '\'');
+        const char *frame = strstr(p, "bytes stack frame");
+        if (!end || !frame || strncmp(end, "' for 'sm_90'", 13) != 0)
+            continue;
+        char entry[256];
+        snprintf(entry, sizeof entry, "%.*s", (int)(end - name), name);
+        if (!strstr(entry, kernel))
+            continue;
+        const char *num = frame - 1;
+        while (num > p && num[-1] >= '0' && num[-1] <= '9')
+            num--;
+        int stack = atoi(num), stores = 0, loads = 0;
+        sscanf(frame, "bytes stack frame, %d bytes spill stores, %d bytes spill loads", &stores,
+               &loads);
+        found = 1;
+        ck_assert_msg(stack == 0 && stores == 0 && loads == 0,
+                      "%s: ptxas gives it %d bytes of local memory (stack frame) and %d + %d bytes "
+                      "of spills on sm_90, where its register tile belongs in registers: %s",
+                      kernel, stack, stores, loads, hint);
+    }
+    free(log);
+    ck_assert_msg(found, "%s: no such kernel in the ptxas -v report %s", kernel, ptxas_path);
 }

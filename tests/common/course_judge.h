@@ -201,9 +201,9 @@ void course_assert_per_request(const char *what, const char *unit, uint64_t coun
 /**
  * Assert that the GEMM kernels of @p name (counters @p c) read their tiles as lessons 04 and 05
  * teach: 16 FMAs per shared-load instruction (two float4 of A and two of B per k for an 8 x 8
- * thread tile), 128-bit shared loads without bank conflicts (4 wavefronts per request, one per
- * quarter warp), and float4 global loads, at most @p max_loads requests of at most 16 sectors
- * (a warp's 512 bytes).
+ * thread tile, the k loop unrolled), 128-bit shared loads without bank conflicts (4 wavefronts per
+ * request, one per quarter warp), and float4 global loads, at most @p max_loads requests of at most
+ * 16 sectors (a warp's 512 bytes).
  */
 void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads);
 
@@ -269,5 +269,33 @@ void course_judge_set_lesson(const char *runner, const char *lib);
  * Check kills it (set by the harness).
  */
 extern int course_judge_budget_s;
+
+/* ---- absolute bounds: what a kernel moved against what the problem needs ------------------- */
+
+/**
+ * Assert that global accesses moving @p sectors 32-byte sectors served @p need_bytes, the bytes
+ * the problem needs (rounded to whole sectors where a warp's lanes share one): an efficiency of
+ * need_bytes / (32 sectors) of at least @p min_efficiency. Loads of any width pass alike (a
+ * warp's float4 are 16 sectors for 512 bytes); extra requests only lower it, so it cannot be
+ * diluted the way a per-request ratio can.
+ */
+void course_assert_sector_efficiency(const char *what, uint64_t sectors, double need_bytes,
+                                     double min_efficiency);
+
+/**
+ * Assert that shared accesses of @p what took at most @p ideal wavefronts per request (the
+ * conflict-free count for their width: 1 for 32-bit, 4 for 128-bit) and at most @p max_total
+ * in all (what the kernel's conflict-free accesses need), from course_observed(); @p hint says
+ * what to do when it took more.
+ */
+void course_assert_shared_wavefronts(const char *what, uint64_t wavefronts, uint64_t requests,
+                                     double ideal, double max_total, const char *hint);
+
+/**
+ * Assert that ptxas (report @p ptxas_path, for sm_90) kept every kernel whose name contains
+ * @p kernel in registers: no stack frame and no spills. A register array indexed by a loop
+ * counter the compiler could not unroll lives in local memory; @p hint says what to do.
+ */
+void course_assert_in_registers(const char *ptxas_path, const char *kernel, const char *hint);
 
 #endif /* COURSE_JUDGE_H */

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Grade each submission under tests/tools/attacks/ with ./course grade; check what it scores.
+"""Grade each submission of a folder with ./course grade; check what it scores.
 
-Each folder is a submission made from the untouched exercise (or the solution) of lesson 01:
-NAME.append and NAME.prepend add lines to that file, other files are copied as they are, and
-attack.txt says the rest, one directive a line:
+  test_attacks.py [FOLDER]      FOLDER: tests/tools/attacks (the default) or tests/tools/variants
+
+attacks/ holds cheating submissions, which must score nothing they did not earn; variants/ holds
+correct solutions written differently, which must score full marks. Each subfolder is a
+submission made from the untouched exercise (or the solution) of one lesson: NAME.append and
+NAME.prepend add lines to that file, NAME.patch is a unified diff applied to it, other files are
+copied as they are, and attack.txt (or variant.txt) says the rest, one directive a line:
+  lesson NN_topic               the lesson it submits (default 01_cpu_reference)
   base exercise|solution        what the submission starts from
   link PATH TARGET              PATH becomes a symbolic link to TARGET ({root}: this course)
   env NAME=VALUE                set for ./course grade
@@ -13,7 +18,8 @@ attack.txt says the rest, one directive a line:
   expect pass TEST              TEST scores its full points
   expect output TEXT            ./course grade prints TEXT
   expect untouched PATH...      these files of the grade tree are still the course's own
-All grades share one kept tree (--work), so only lesson 01 rebuilds between them.
+All grades share one kept tree (--work), so only the graded lesson rebuilds between them, and
+each grades its own lesson alone (--lesson).
 """
 import json
 import os
@@ -26,24 +32,39 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 ATTACKS = pathlib.Path(__file__).resolve().parent / "attacks"
 LESSON = "01_cpu_reference"
+DIRECTIVES = ("attack.txt", "variant.txt")
+
+
+def directives(case):
+    """The directive file's lines of submission folder @p case, split into words."""
+    text = next(case / d for d in DIRECTIVES if (case / d).exists()).read_text()
+    return [l.split() for l in text.splitlines() if l.strip() and not l.startswith("#")]
+
+
+def lesson_of(lines):
+    return dict(l[:2] for l in lines if l[0] == "lesson").get("lesson", LESSON)
 
 
 def make_submission(attack, sub):
     """Build the submission folder of @p attack in @p sub; return its directives."""
-    lines = [l.split() for l in (attack / "attack.txt").read_text().splitlines()
-             if l.strip() and not l.startswith("#")]
+    lines = directives(attack)
     base = dict(l[:2] for l in lines if l[0] == "base").get("base", "exercise")
-    shutil.copytree(ROOT / f"{base}s" / LESSON, sub / "exercises" / LESSON)
+    lesson = lesson_of(lines)
+    shutil.copytree(ROOT / f"{base}s" / lesson, sub / "exercises" / lesson)
     for f in sorted(attack.rglob("*")):
-        if not f.is_file() or f.name == "attack.txt":
+        if not f.is_file() or f.name in DIRECTIVES:
             continue
         rel = f.relative_to(attack)
-        target = sub / rel.with_suffix("") if f.suffix in (".append", ".prepend") else sub / rel
+        edits = (".append", ".prepend", ".patch")
+        target = sub / rel.with_suffix("") if f.suffix in edits else sub / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         if f.suffix == ".append":
             target.write_text(target.read_text() + f.read_text())
         elif f.suffix == ".prepend":
             target.write_text(f.read_text() + target.read_text())
+        elif f.suffix == ".patch":
+            subprocess.run(["patch", "--quiet", "--no-backup-if-mismatch", str(target), str(f)],
+                           check=True)
         else:
             shutil.copyfile(f, target)
     for l in lines:
@@ -83,15 +104,17 @@ def check(lines, res, printed, work):
 
 
 def main():
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="course-attacks-"))
+    folder = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ATTACKS
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"course-{folder.name}-"))
     tmp.chmod(0o755)  # the sandbox user must reach the kept grade tree below it
     work = tmp / "work"
-    names = sorted(p.name for p in ATTACKS.iterdir() if (p / "attack.txt").exists())
+    names = sorted(p.name for p in folder.iterdir()
+                   if any((p / d).exists() for d in DIRECTIVES))
     names.sort(key=lambda n: n != "honest")  # the honest one first: it builds the tree
     passed = failed = 0
     try:
         for name in names:
-            lines = make_submission(ATTACKS / name, tmp / name / "sub")
+            lines = make_submission(folder / name, tmp / name / "sub")
             if ["root-only"] in lines and os.geteuid() != 0:
                 print(f"skip  {name}: the defence is the sandbox user, which needs root")
                 continue
@@ -99,7 +122,7 @@ def main():
             out = tmp / name / "out"
             run = subprocess.run(
                 [str(ROOT / "course"), "grade", "--submission", str(tmp / name / "sub"),
-                 "--out", str(out), "--lesson", "01", "--work", str(work)],
+                 "--out", str(out), "--lesson", lesson_of(lines)[:2], "--work", str(work)],
                 capture_output=True, text=True, env=env, timeout=900)
             printed = run.stdout + run.stderr
             results = out / "results.json"
