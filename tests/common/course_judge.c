@@ -217,8 +217,8 @@ static int emulator_line(const char *line)
 /*
  * What a child printed to @p fd, for a failure message: into @p faults the emulator's lines,
  * whole (a fault names the access, the allocation, the file:line, the block and the thread;
- * the CUDA error the code prints after it only echoes it); into @p tail its last other lines.
- * Both on one line each, " | " between lines.
+ * the CUDA error the code prints after it only echoes it); into @p tail its last lines not
+ * the emulator's (leaks at exit are not worth the room). Each on one line, " | " between lines.
  */
 static void output_tail(int fd, char *faults, size_t fsize, char *tail, size_t tsize)
 {
@@ -228,18 +228,24 @@ static void output_tail(int fd, char *faults, size_t fsize, char *tail, size_t t
     off_t from = end > KEEP ? end - KEEP : 0;
     ssize_t got = end > 0 ? pread(fd, raw, KEEP, from) : 0;
     raw[got > 0 ? got : 0] = '\0';
-    size_t nf = 0, nt = 0, tail_from = got > TAIL ? (size_t)got - TAIL : 0;
+    char *first = from > 0 ? raw + strcspn(raw, "\n") : raw; /* a line that began before */
+    char *stop = raw + (got > 0 ? got : 0);
+    size_t others = 0, seen = 0, nf = 0, nt = 0; /* bytes of lines not the emulator's */
+    for (char *l = first; l < stop; l += strlen(l) + 1) {
+        l[strcspn(l, "\n")] = '\0';
+        others += *l && strncmp(l, "emulator: ", 10) ? strlen(l) + 1 : 0;
+    }
     faults[0] = tail[0] = '\0';
     int n = 0;
-    char *save;
-    for (char *line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (line == raw && from > 0)
-            continue; /* the end of a line that began before what was read */
-        if (emulator_line(line) && n < FAULTS && !strstr(faults, line + 10)) {
-            append_line(faults, fsize, &nf, line + 10, strlen(line + 10));
+    for (char *l = first; l < stop; l += strlen(l) + 1) {
+        size_t len = strlen(l);
+        if (emulator_line(l) && n < FAULTS && !strstr(faults, l + 10)) {
+            append_line(faults, fsize, &nf, l + 10, len - 10);
             n++;
-        } else if ((size_t)(line - raw) >= tail_from && !emulator_line(line)) {
-            append_line(tail, tsize, &nt, line, strlen(line));
+        } else if (len && strncmp(l, "emulator: ", 10)) {
+            seen += len + 1;
+            if (seen + TAIL >= others + len + 1 || seen == others) /* the last TAIL bytes */
+                append_line(tail, tsize, &nt, l, len);
         }
     }
     free(raw);
