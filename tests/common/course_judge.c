@@ -856,7 +856,9 @@ double course_time(struct course_runner *r, const char *name, const struct proto
     q.reps = (uint32_t)reps;
     send_request(r, PROTO_TIME, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
-    ck_assert_msg(rep.cuda == 0, "%s: CUDA error while timing: %s", name, rep.what);
+    char faults[2048];
+    ck_assert_msg(rep.cuda == 0, "%s: %sCUDA error while timing: %s", name,
+                  faults_first(r->out_fd, faults, sizeof faults), rep.what);
     ck_assert_msg(rep.ms > 0 && rep.ms < 1e9, "%s: the runner reported %g ms", name, rep.ms);
     return rep.ms;
 }
