@@ -129,6 +129,11 @@ char *mat_cmp_describe(const struct mat_cmp *c, char *buf, size_t size)
 {
     if (c->n_bad == 0)
         snprintf(buf, size, "ok (max abs err %.3g)", c->max_abs);
+    else if (isnan(c->bad_got)) /* outputs start as NaN: the judge poisons them */
+        snprintf(buf, size,
+                 "%lld bad, first at (%d, %d): got NaN, want %.9g (NaN means the element was "
+                 "never written)",
+                 c->n_bad, c->bad_row, c->bad_col, c->bad_want);
     else
         snprintf(buf, size, "%lld bad, first at (%d, %d): got %.9g, want %.9g", c->n_bad,
                  c->bad_row, c->bad_col, c->bad_got, c->bad_want);

@@ -76,7 +76,8 @@ struct mat_cmp mat_compare_scaled(const float *got, const double *want, const do
 
 /**
  * Describe @p c in one line into @p buf: "ok (max abs err 0)" or
- * "37 bad, first at (2, 5): got nan, want 4". Returns @p buf.
+ * "37 bad, first at (2, 5): got 3, want 4"; a NaN got adds that NaN means the element was never
+ * written (the judge fills outputs with NaN). Returns @p buf.
  */
 char *mat_cmp_describe(const struct mat_cmp *c, char *buf, size_t size);
 

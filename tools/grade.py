@@ -7,13 +7,17 @@
       new files, files outside exercises/) is reported and ignored.
   grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
       results.json (Gradescope autograder format), grades.csv and a terminal table.
-      Every test named in the points file for the chosen lessons is reported: one that
-      did not run because there is no GPU is "not run" with 0 points, never passed; one
-      that is missing from the results scores 0, and when its lesson did not compile
-      (DIR/NN.log holds the build log) it carries the compiler's first errors.
-  grade.py verdict --junit FILE --lesson NN
-      one line per test for a student (./course check NN), with the failure's first
-      lines and a pointer to the lesson text.
+      Every test named in the points file for the chosen lessons is reported, with why it
+      scored what it did in one line (the judge's message, fault lines first; no absolute
+      paths): one that did not run because there is no GPU is "not run" with 0 points,
+      never passed; one that is missing from the results scores 0, and when its lesson did
+      not compile (DIR/NN.log holds the build log) it carries the compiler's first errors.
+      A lesson that scores nothing because it did not compile or run says so.
+  grade.py verdict --junit FILE --lesson NN [--points FILE]
+      one line per test for a student (./course check NN), in the suite's order, with its
+      points and why it failed, and a pointer to the lesson text.
+  grade.py errors --log FILE
+      the compiler's first errors in a build log, one line each with its detail.
   grade.py check-points --build DIR
       exit 1 unless the points file lists exactly the exercise tests CTest knows.
 """
@@ -68,20 +72,34 @@ def why_not_run(output):
     return "not run"
 
 
-CHECK_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):[FE]:[^:]*:[^:]*:\d+: (?P<msg>.*)$")
+CHECK_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):[FE]:[^:]*:[^:]*:-?\d+: (?P<msg>.*)$")
+ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:[^\s/:()'\"]+/)+[^\s/:()'\"]*")
 
 
-def failure_lines(output, limit=4):
-    """The lines of a failure worth showing: Check's verdicts (message first) and errors."""
+def short_paths(text):
+    """@p text with every absolute path cut to exercises/... (or solutions/...), else its name."""
+    def short(m):
+        parts = pathlib.PurePosixPath(m[0]).parts
+        for top in ("exercises", "solutions"):
+            if top in parts:
+                return "/".join(parts[len(parts) - 1 - parts[::-1].index(top):])
+        return parts[-1]
+    return ABSOLUTE.sub(short, text)
+
+
+def failure_line(output):
+    """Why a case failed, in one clean line: Check's message (the judge puts the emulator's
+    fault lines first in it), else the harness's error lines; absolute paths cut short."""
     keep = []
     for line in output.splitlines():
         check = CHECK_LINE.match(line.strip())
         if check:
-            where = pathlib.Path(check["file"]).name
-            keep.append(f"{check['msg']}  ({where}:{check['line']})")
-        elif re.search(r"error:|Timeout|timeout|signal|was not built", line):
+            keep = [check["msg"]]
+            break
+        if re.search(r"error:|Timeout|timeout|signal|was not built", line):
             keep.append(line.strip())
-    return (keep or output.strip().splitlines()[-limit:])[:limit]
+    keep = keep or output.strip().splitlines()[-2:] or ["failed without output"]
+    return short_paths(" | ".join(keep[:3]))
 
 
 def lesson_of(test):
@@ -91,25 +109,39 @@ def lesson_of(test):
 COMPILER_ERROR = re.compile(
     r"^(?P<file>[^\s:()][^:()]*?)(?::(?P<line>\d+)(?::\d+)?|\((?P<nvline>\d+)\)):"
     r"\s*(?:fatal )?error:?\s*(?P<msg>.*)$")
+SOURCE_ECHO = re.compile(r"^\s*\d*\s*\|")  # gcc's "  12 |     code" and "     |     ^~~"
+
+
+def error_detail(lines):
+    """The indented lines after an error that carry its detail (nvcc's "operand types are:
+    ..."), not the source line it echoes and the caret under it."""
+    block = []
+    for line in lines:
+        if not line.startswith(" ") or not line.strip() or SOURCE_ECHO.match(line):
+            break
+        block.append(line.strip())
+    if block and block[-1].startswith("^"):
+        block = block[:-2]  # the echoed source and its caret
+    return block
 
 
 def first_errors(log, limit=3):
-    """The compiler's first error lines of a build log, as 'file:line: message'."""
+    """The compiler's first errors in a build log, one line each: 'file:line: message; detail',
+    with paths from exercises/."""
+    lines = log.splitlines()
     found = []
-    for line in log.splitlines():
+    for i, line in enumerate(lines):
         m = COMPILER_ERROR.match(line.strip())
         if m:
-            where = pathlib.Path(m["file"]).parts
-            short = "/".join(where[where.index("exercises"):] if "exercises" in where
-                             else where[-1:])
-            found.append(f"{short}:{m['line'] or m['nvline']}: {m['msg']}")
+            found.append("; ".join([f"{m['file']}:{m['line'] or m['nvline']}: {m['msg']}"]
+                                   + error_detail(lines[i + 1:])))
         elif "undefined reference" in line:
             found.append(line.strip().split(": ", 1)[-1])
         if len(found) == limit:
             break
     if not found:
-        found = [l.strip() for l in log.splitlines() if "rror" in l][:limit]
-    return found or ["(no error line found in the build log)"]
+        found = [l.strip() for l in lines if "rror" in l][:limit]
+    return [short_paths(f) for f in found] or ["(no error line found in the build log)"]
 
 
 def build_errors(logs_dir):
@@ -120,6 +152,33 @@ def build_errors(logs_dir):
             for log in sorted(pathlib.Path(logs_dir).glob("[0-9][0-9].log"))}
 
 
+def case_message(lesson, status, output, max_score, errors):
+    """Why a case scored what it did, in one line (passed, not run, failed: why)."""
+    if status == "passed":
+        return "passed"
+    if status == "notrun":
+        worth = "counted as 0, not as passed" if max_score else "feedback only, worth 0 points"
+        return f"NOT RUN ({worth}): {why_not_run(output)}"
+    if status == "missing":
+        if lesson in errors:
+            return f"lesson {lesson} did not compile: " + " | ".join(errors[lesson])
+        return "did not run: the lesson's tests were not run (see ctest.log)"
+    return failure_line(output)
+
+
+def lesson_reason(lesson, tests, errors):
+    """Why lesson @p lesson scores nothing, or None: it did not compile, or did not run."""
+    mine = [t for t in tests if lesson_of(t["name"]) == lesson]
+    results = {t["extra_data"]["result"] for t in mine if t["max_score"] > 0}
+    if lesson in errors:
+        return "did not compile"
+    if results == {"missing"}:
+        return "did not run (see ctest.log)"
+    if results == {"notrun"}:
+        return "not run: " + next(t["output"] for t in mine if t["max_score"] > 0).split(": ", 1)[1]
+    return None
+
+
 def cmd_report(args):
     points = read_points(args.points)
     results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
@@ -128,18 +187,11 @@ def cmd_report(args):
     for name, max_score in points.items():
         if args.lessons and lesson_of(name) not in args.lessons:
             continue
-        missing = "did not build or did not run: see the build log"
-        if lesson_of(name) in errors:
-            missing = (f"lesson {lesson_of(name)} did not compile:\n"
-                       + "\n".join(errors[lesson_of(name)]))
-        status, output = results.get(name, ("failed", missing))
-        if status == "notrun":
-            worth = "counted as 0, not as passed" if max_score else "feedback only, worth 0 points"
-            output = f"NOT RUN ({worth}): {why_not_run(output)}"
+        status, output = results.get(name, ("missing", ""))
         score = max_score if status == "passed" else 0.0
         tests.append({"name": name, "score": score, "max_score": max_score,
                       "status": "passed" if status == "passed" else "failed",
-                      "output": output.strip()[-4000:],
+                      "output": case_message(lesson_of(name), status, output, max_score, errors),
                       "extra_data": {"result": status}})
     total = sum(t["score"] for t in tests)
     possible = sum(t["max_score"] for t in tests)
@@ -164,39 +216,51 @@ def cmd_report(args):
     for t in tests:
         print(f"{t['name']:<{width}}  {t['extra_data']['result']:<7}  "
               f"{t['score']:g}/{t['max_score']:g}")
+        if t["extra_data"]["result"] == "failed":
+            print(f"    {t['output']}")
     print(f"{'TOTAL':<{width}}  {'':<7}  {total:g}/{possible:g}")
-    for lesson, lines in errors.items():
-        if not args.lessons or lesson in args.lessons:
-            print(f"lesson {lesson} did not compile (it scores 0):")
-            for line in lines:
-                print(f"    {line[:200]}")
+    for lesson in sorted({lesson_of(t["name"]) for t in tests}):
+        reason = lesson_reason(lesson, tests, errors)
+        if reason:
+            print(f"lesson {lesson} {reason} (it scores 0)")
+        for line in errors.get(lesson, []) if reason == "did not compile" else []:
+            print(f"    {line}")
     print(summary)
     print(f"wrote {out / 'results.json'} and {out / 'grades.csv'}")
     return 0
 
 
 def cmd_verdict(args):
-    results = read_junit(args.junit)
+    results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
+    points = read_points(args.points)
     lesson = next(iter(sorted(ROOT.glob(f"lessons/{args.lesson}_*"))), None)
     text = lesson.relative_to(ROOT) / "README.md" if lesson else "the lesson README"
-    passed = failed = notrun = 0
-    for name, (status, output) in sorted(results.items()):
-        short = name.split(".", 2)[-1]
-        if status == "passed":
-            passed += 1
-            print(f"  PASS  {short}")
-        elif status == "notrun":
-            notrun += 1
-            print(f"  SKIP  {short}: {why_not_run(output)}")
-        else:
-            failed += 1
-            print(f"  FAIL  {short}")
-            for line in failure_lines(output):
-                print(f"          {line[:200]}")
-    print(f"{passed} passed, {failed} failed, {notrun} skipped")
-    if failed:
+    order = list(points)  # the suite's file order
+    counts = {"passed": 0, "failed": 0, "notrun": 0}
+    for name in sorted(results, key=lambda n: (order.index(n) if n in order else len(order), n)):
+        status, output = results[name]
+        counts[status] += 1
+        worth = f"{points[name]:g}" if name in points else "?"
+        got = worth if status == "passed" else "0"
+        word = {"passed": "PASS", "failed": "FAIL", "notrun": "SKIP"}[status]
+        line = f"  {word}  {got:>2}/{worth:<2}  {name.split('.', 2)[-1]}"
+        if status == "notrun":
+            line += f": {why_not_run(output)}"
+        print(line)
+        if status == "failed":
+            print(f"                {failure_line(output)}")
+    if not results:
+        print(f"  no test ran: see {args.junit} and the ctest output beside it")
+    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['notrun']} skipped")
+    if counts["failed"]:
         print(f"Stuck? Re-read {text} (the exercise section has hints).")
-    return 1 if failed else 0
+    return 1 if counts["failed"] or not results else 0
+
+
+def cmd_errors(args):
+    for line in first_errors(pathlib.Path(args.log).read_text(errors="replace")):
+        print(f"  {line}")
+    return 0
 
 
 def official_files(exercises):
@@ -265,12 +329,15 @@ def main():
     ver = sub.add_parser("verdict")
     ver.add_argument("--junit", required=True)
     ver.add_argument("--lesson", required=True)
+    ver.add_argument("--points", default=str(POINTS))
+    err = sub.add_parser("errors")
+    err.add_argument("--log", required=True)
     chk = sub.add_parser("check-points")
     chk.add_argument("--build", required=True)
     chk.add_argument("--points", default=str(POINTS))
     args = parser.parse_args()
     return {"report": cmd_report, "verdict": cmd_verdict, "take": cmd_take,
-            "check-points": cmd_check_points}[args.cmd](args)
+            "errors": cmd_errors, "check-points": cmd_check_points}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/sh
 # sanitize.sh SUITE LOG_DIR: every GPU case of one lesson's suite (timing cases aside) on the
 # CPU emulator with all of its checks on: memcheck (with the leak check), racecheck, synccheck
-# and initcheck. One line per case; exit 1 when a case fails or a check reports anything, 77
+# and initcheck. One line per case, and for a failed one why (the fault first) and its first
+# reports, leaks last; exit 1 when a case fails or a check reports anything, 77
 # when the suite has no GPU case or the emulator cannot run it. Each case's output and report
 # go to LOG_DIR. The caller puts the emulator's libraries first on LD_LIBRARY_PATH
 # (./course sanitize does, and CTest's NN.solution.sanitize).
@@ -30,7 +31,11 @@ for c in $cases; do
         bad=1
         [ "$rc" = 0 ] && what="$n reports" || what="the case failed, $n reports"
         echo "  FAIL     $c: $what (log: $log)"
-        sed -n '1,3s/^/             /p' "$report"
+        # The failure first (the judge puts the emulator's fault line first in it), then the
+        # checks' reports, leaks last: a crash leaks what it had not freed yet.
+        sed -n 's/^[^:]*:[0-9]*:[FE]:[^:]*:[^:]*:-*[0-9]*: /             failed: /p' "$log" | head -n 1
+        { grep -v '^leak-check' "$report"; grep '^leak-check' "$report"; } |
+            sed -n '1,3s/^/             /p'
     fi
 done
 echo "sanitize: $found reports in $(echo "$cases" | wc -l) cases of $(basename "$suite")"

@@ -45,7 +45,9 @@ static void check_vector_add(struct course_runner *r, int n, uint64_t seed)
     int c = course_buf_out(r, PROTO_DEVICE, (size_t)n * sizeof(float), 0);
     COURSE_CALL(r, "vector_add", PROTO_VOID, COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c),
                 COURSE_I32(n));
-    float *got = course_buf_read(r, c, "vector_add"), *want = vector_sum(n, seed);
+    char what[64];
+    snprintf(what, sizeof what, "vector_add at n=%d", n);
+    float *got = course_buf_read(r, c, what), *want = vector_sum(n, seed);
     assert_vector(got, want, n, "vector_add");
     course_buf_free(r, a);
     course_buf_free(r, b);
@@ -75,8 +77,10 @@ START_TEST(vector_add_host_edges)
         int ms = course_buf_out(r, PROTO_HOST, sizeof(float), 0);
         COURSE_CALL(r, "vector_add_host", PROTO_VOID, COURSE_I32(n), COURSE_PTR(a), COURSE_PTR(b),
                     COURSE_PTR(c), COURSE_PTR(ms));
-        float *got = course_buf_read(r, c, "vector_add_host");
-        float *want = vector_sum(n, 50 + l), *t = course_buf_read(r, ms, "vector_add_host");
+        char what[64];
+        snprintf(what, sizeof what, "vector_add_host at n=%d", n);
+        float *got = course_buf_read(r, c, what);
+        float *want = vector_sum(n, 50 + l), *t = course_buf_read(r, ms, what);
         assert_vector(got, want, n, "vector_add_host");
         ck_assert_msg(isfinite(*t) && *t > 0,
                       "vector_add_host at n=%d reported %g ms: time the "

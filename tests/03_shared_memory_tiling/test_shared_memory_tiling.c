@@ -43,9 +43,10 @@ static void check_transpose_shape(struct course_runner *r, const char *name, int
     int d_out = course_buf_out(r, PROTO_DEVICE, count * sizeof(float), 0);
     COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_PTR(d_in),
                 COURSE_PTR(d_out));
-    float *out = course_buf_read(r, d_out, name);
+    char what[96], why[160];
+    snprintf(what, sizeof what, "%s of %d x %d (out is %d x %d)", name, M, N, N, M);
+    float *out = course_buf_read(r, d_out, what);
     struct mat_cmp cmp = mat_compare(out, want, N, M, 0, 0);
-    char why[160];
     ck_assert_msg(cmp.n_bad == 0, "%s of %d x %d (out is %d x %d): %s", name, M, N, N, M,
                   mat_cmp_describe(&cmp, why, sizeof why));
     course_buf_free(r, d_in);

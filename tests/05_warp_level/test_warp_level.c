@@ -63,9 +63,10 @@ static void check_gemv_at(struct course_runner *r, int M, int K, size_t offset, 
     int d_y = course_buf_out(r, PROTO_DEVICE, (size_t)M * sizeof(float), offset);
     COURSE_CALL(r, "gemv_warp", PROTO_VOID, COURSE_I32(M), COURSE_I32(K), COURSE_PTR(d_A),
                 COURSE_PTR(d_x), COURSE_PTR(d_y));
-    float *y = course_buf_read(r, d_y, "gemv_warp");
+    char what[64], why[160];
+    snprintf(what, sizeof what, "gemv_warp at M=%d K=%d", M, K);
+    float *y = course_buf_read(r, d_y, what);
     struct mat_cmp cmp = mat_compare_f64(y, want, M, 1, 0, 0);
-    char why[160];
     ck_assert_msg(cmp.n_bad == 0, "gemv_warp at M=%d K=%d (A and y %zu bytes in, x %zu): %s", M, K,
                   offset, x_offset, mat_cmp_describe(&cmp, why, sizeof why));
     course_buf_free(r, d_A);

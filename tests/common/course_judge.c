@@ -202,27 +202,72 @@ static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t ju
     _exit(127);
 }
 
-/* The last lines a child printed, on one line (" | " between them), into @p buf. */
-static void output_tail(int fd, char *buf, size_t size)
+/* Append @p len bytes of @p line to @p buf (@p *out used of @p size), " | " before all but the
+ * first line, control bytes dropped; a line that does not fit is cut. */
+static void append_line(char *buf, size_t size, size_t *out, const char *line, size_t len)
 {
-    char raw[300];
+    if (*out && *out + 4 < size) {
+        memcpy(buf + *out, " | ", 3);
+        *out += 3;
+    }
+    for (size_t i = 0; i < len && *out + 1 < size; i++)
+        if ((unsigned char)line[i] >= ' ')
+            buf[(*out)++] = line[i];
+    buf[*out] = '\0';
+}
+
+/* Is @p line one the emulator printed about the code (a fault, a check's finding), not one
+ * about leaks at exit, which a crash causes and which say nothing of its cause? */
+static int emulator_line(const char *line)
+{
+    return !strncmp(line, "emulator: ", 10) && !strstr(line, "leak-check");
+}
+
+/*
+ * What a child printed to @p fd, for a failure message: into @p faults the emulator's lines,
+ * whole (a fault names the access, the allocation, the file:line, the block and the thread;
+ * the CUDA error the code prints after it only echoes it); into @p tail its last lines not
+ * the emulator's (leaks at exit are not worth the room). Each on one line, " | " between lines.
+ */
+static void output_tail(int fd, char *faults, size_t fsize, char *tail, size_t tsize)
+{
+    enum { KEEP = 1 << 16, TAIL = 300, FAULTS = 3 };
+    char *raw = mat_alloc(KEEP + 1);
     off_t end = lseek(fd, 0, SEEK_END);
-    off_t from = end > (off_t)sizeof raw - 1 ? end - (off_t)sizeof raw + 1 : 0;
-    ssize_t got = end > 0 ? pread(fd, raw, sizeof raw - 1, from) : 0;
+    off_t from = end > KEEP ? end - KEEP : 0;
+    ssize_t got = end > 0 ? pread(fd, raw, KEEP, from) : 0;
     raw[got > 0 ? got : 0] = '\0';
-    const char *p = raw;
-    if (from > 0 && strchr(raw, '\n'))
-        p = strchr(raw, '\n') + 1; /* begin at a whole line */
-    size_t out = 0;
-    for (; *p && out + 4 < size; p++) {
-        if (*p == '\n' && p[1]) {
-            memcpy(buf + out, " | ", 3);
-            out += 3;
-        } else if ((unsigned char)*p >= ' ') {
-            buf[out++] = *p;
+    char *first = from > 0 ? raw + strcspn(raw, "\n") : raw; /* a line that began before */
+    char *stop = raw + (got > 0 ? got : 0);
+    size_t others = 0, seen = 0, nf = 0, nt = 0; /* bytes of lines not the emulator's */
+    for (char *l = first; l < stop; l += strlen(l) + 1) {
+        l[strcspn(l, "\n")] = '\0';
+        others += *l && strncmp(l, "emulator: ", 10) ? strlen(l) + 1 : 0;
+    }
+    faults[0] = tail[0] = '\0';
+    int n = 0;
+    for (char *l = first; l < stop; l += strlen(l) + 1) {
+        size_t len = strlen(l);
+        if (emulator_line(l) && n < FAULTS && !strstr(faults, l + 10)) {
+            append_line(faults, fsize, &nf, l + 10, len - 10);
+            n++;
+        } else if (len && strncmp(l, "emulator: ", 10)) {
+            seen += len + 1;
+            if (seen + TAIL >= others + len + 1 || seen == others) /* the last TAIL bytes */
+                append_line(tail, tsize, &nt, l, len);
         }
     }
-    buf[out] = '\0';
+    free(raw);
+}
+
+/* The emulator's lines a runner printed (see output_tail) and "; then ", or "", into @p buf. */
+static const char *faults_first(int out_fd, char *buf, size_t size)
+{
+    char tail[8];
+    output_tail(out_fd, buf, size - 8, tail, sizeof tail);
+    if (buf[0])
+        strcat(buf, "; then ");
+    return buf;
 }
 
 /* How a process ended, in words. */
@@ -674,7 +719,7 @@ static void runner_failed(struct course_runner *r, const char *doing, int timed_
     if (w == 0)
         waitpid(r->pid, &st, 0);
     observer_stop(&r->obs);
-    char how[160], tail[400];
+    char how[160], faults[2048], tail[400];
     if (timed_out)
         snprintf(how, sizeof how, "timed out after %d s (the judge killed it)",
                  course_judge_budget_s);
@@ -682,9 +727,9 @@ static void runner_failed(struct course_runner *r, const char *doing, int timed_
         snprintf(how, sizeof how, "answered garbage (the judge killed it)");
     else
         describe_status(st, how, sizeof how);
-    output_tail(r->out_fd, tail, sizeof tail);
-    ck_abort_msg("%s: the student's code %s%s%s", doing, how, tail[0] ? "; its output ends: " : "",
-                 tail);
+    output_tail(r->out_fd, faults, sizeof faults, tail, sizeof tail);
+    ck_abort_msg("%s: %s%sthe student's code %s%s%s", doing, faults, faults[0] ? "; then " : "",
+                 how, tail[0] ? "; its output ends: " : "", tail);
 }
 
 /* Wait until @p fd is ready for @p events, or fail the case at the deadline. */
@@ -869,8 +914,13 @@ void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, s
     mark_judged(r, judge_buf(r, buf)); /* the address the runner wrote is the judge's too */
 }
 
-/* Assert every byte of @p img outside the data equals the guard byte. */
-static void assert_guards(const struct judge_buf *b, const unsigned char *img, const char *what)
+/*
+ * Assert every byte of @p img outside the data equals the guard byte; else fail naming @p what
+ * (the caller puts the shape in it), how many bytes changed and the first as an index of the
+ * output: [n] is the element just past the last, [-1] the one before the first.
+ */
+static void assert_guards(const struct judge_buf *b, const unsigned char *img, const char *what,
+                          int out_fd)
 {
     size_t changed = 0, first = 0;
     for (size_t i = 0; i < b->total; i++) {
@@ -883,13 +933,16 @@ static void assert_guards(const struct judge_buf *b, const unsigned char *img, c
     }
     if (!changed)
         return;
-    if (first < b->data_at)
-        ck_abort_msg("%s wrote outside its output: %zu guard bytes changed, the first %zu bytes "
-                     "before the start",
-                     what, changed, b->data_at - first);
-    ck_abort_msg("%s wrote outside its output: %zu guard bytes changed, the first %zu bytes past "
-                 "the end",
-                 what, changed, first - b->data_at - b->bytes);
+    long long at = (long long)first - (long long)b->data_at; /* from the output's first byte */
+    const char *side = at < 0 ? "before the first" : "past the last";
+    char where[128], faults[2048];
+    if (b->bytes % 4 == 0)
+        snprintf(where, sizeof where, "element [%lld], %s of %zu (4-byte elements)",
+                 at < 0 ? -((-at + 3) / 4) : at / 4, side, b->bytes / 4);
+    else
+        snprintf(where, sizeof where, "byte [%lld], %s of %zu", at, side, b->bytes);
+    ck_abort_msg("%s%s wrote outside its output: %zu guard bytes changed, the first at %s",
+                 faults_first(out_fd, faults, sizeof faults), what, changed, where);
 }
 
 void *course_buf_read(struct course_runner *r, int id, const char *what)
@@ -901,7 +954,7 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     unsigned char *img = mat_alloc(b->total);
     recv_bytes(r, img, b->total, what);
     if (b->guard_byte == COURSE_GUARD_OUT)
-        assert_guards(b, img, what);
+        assert_guards(b, img, what, r->out_fd);
     if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem == PROTO_DEVICE)
         assert_computed(r, b, what);
     unsigned char *data = mat_alloc(b->bytes);
@@ -959,7 +1012,9 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     struct proto_reply rep = recv_reply(r, name);
     /* The server writes a launch's line before it answers the launch: all of them are in. */
     observer_drain(&r->obs);
-    ck_assert_msg(rep.cuda == 0, "%s: CUDA error after the call: %s", name, rep.what);
+    char faults[2048];
+    ck_assert_msg(rep.cuda == 0, "%s: %sCUDA error after the call: %s", name,
+                  faults_first(r->out_fd, faults, sizeof faults), rep.what);
     if (observed(r))
         judge_device_work(r, name, args, nargs);
     return (struct course_ret){rep.i, rep.f};
@@ -1004,7 +1059,9 @@ double course_time(struct course_runner *r, const char *name, const struct proto
     q.reps = (uint32_t)reps;
     send_request(r, PROTO_TIME, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
-    ck_assert_msg(rep.cuda == 0, "%s: CUDA error while timing: %s", name, rep.what);
+    char faults[2048];
+    ck_assert_msg(rep.cuda == 0, "%s: %sCUDA error while timing: %s", name,
+                  faults_first(r->out_fd, faults, sizeof faults), rep.what);
     ck_assert_msg(rep.ms > 0 && rep.ms < 1e9, "%s: the runner reported %g ms", name, rep.ms);
     return rep.ms;
 }

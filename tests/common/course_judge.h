@@ -6,7 +6,8 @@
  * (course_runner.c, built per lesson side with the library in it), creates buffers there,
  * calls the student's functions by name, reads the outputs back, and compares them with
  * references it computes itself. A runner that crashes, hangs, exits or answers garbage
- * fails the case with one line naming what happened and the tail of its stderr.
+ * fails the case with one line: the emulator's fault lines first and whole, then what
+ * happened and the tail of its output.
  *
  * A COURSE_OBSERVED runner runs on the CPU emulator, GPU or not, through a device server the
  * judge starts and whose observer only the judge reads: every launch's exact counters
@@ -72,10 +73,11 @@ void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, s
 
 /**
  * Read buffer @p id back (malloc'd, its data bytes only). For an output buffer, first assert
- * that every guard byte is untouched, naming @p what and where the first stray write landed;
- * on an observed runner, that every byte of it was written by a kernel or left as the judge
- * made it (the comparison finds those), none by the host, a fill or a library, or changed
- * behind the device's back.
+ * that every guard byte is untouched, naming @p what (give the shape: "vector_add at n=1000")
+ * and the index of the first stray write, after any fault line the emulator printed; on an
+ * observed runner, that every byte of it was written by a kernel or left as the judge made it
+ * (the comparison finds those), none by the host, a fill or a library, or changed behind the
+ * device's back.
  */
 void *course_buf_read(struct course_runner *r, int id, const char *what);
 

@@ -110,6 +110,10 @@ START_TEST(compare_reports_first_bad)
     ck_assert_int_eq(c.n_bad, 1);
     char buf[160];
     ck_assert(strstr(mat_cmp_describe(&c, buf, sizeof buf), "first at (1, 2)"));
+    got[6] = NAN; /* what the judge's poison leaves in an element nobody wrote */
+    c = mat_compare(got, want, 3, 4, 0, 0);
+    ck_assert(strstr(mat_cmp_describe(&c, buf, sizeof buf), "got NaN, want"));
+    ck_assert(strstr(buf, "(NaN means the element was never written)"));
 }
 END_TEST
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tools/grade.py on a hand-written CTest JUnit file: scores, not-run tests, missing tests."""
+"""tools/grade.py on hand-written CTest JUnit files and build logs (scores, not-run tests,
+missing tests, the one-line feedback), and tools/sanitize.sh on a stand-in suite."""
 import json
 import pathlib
 import subprocess
@@ -115,6 +116,147 @@ class GradeReport(unittest.TestCase):
         rows = (pathlib.Path(self.tmp.name) / "out" / "grades.csv").read_text().splitlines()
         self.assertEqual(rows[0], "test,result,score,max_score")
         self.assertEqual(rows[-1], "TOTAL,,10,15")
+
+
+# What the judge wrote, on the emulator, for a lesson 02 vector_add without its bound check
+# (c[i] = a[i] + b[i] for every thread of the grid), and a PTX case: in the suite's order,
+# reversed here.
+FAULT = ("vector_add: invalid global read of 4 bytes at 0x7f2625100300 (4 bytes past the end "
+         "of a 768-byte allocation) in vector_add_kernel at 02_threads_blocks_grids/"
+         "threads_blocks_grids.cu:31, block (0,0,0), thread (128,0,0)")
+REAL_JUNIT = f"""<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3">
+  <testcase name="02.exercise.ptx_uses_thread_hierarchy" status="fail"><failure message=""/>
+    <system-out>Running suite(s): course
+0%: Checks: 1, Failures: 1, Errors: 0
+/work/x/tests/02_threads_blocks_grids/test_threads_blocks_grids.c:222:F:ptx_uses_thread_hierarchy:ptx_uses_thread_hierarchy:0: vector_add_kernel does not read gridDim.x and blockDim.x: no grid-stride loop
+</system-out></testcase>
+  <testcase name="02.exercise.vector_add_host_edges" status="run"><system-out>100%</system-out>
+  </testcase>
+  <testcase name="02.exercise.vector_add_edges" status="fail"><failure message=""/>
+    <system-out>Running suite(s): course
+0%: Checks: 1, Failures: 1, Errors: 0
+/work/x/tests/common/course_judge.c:544:F:vector_add_edges:vector_add_edges:0: {FAULT}; then the student's code exited with status 1; its output ends: /tmp/course-grade.Ab12/exercises/02_threads_blocks_grids/threads_blocks_grids.cu:49: cudaGetLastError() failed: cudaErrorIllegalAddress (an illegal memory access was encountered)
+</system-out></testcase>
+</testsuite>
+"""
+REAL_POINTS = ("02.exercise.vector_add_edges\t10\n02.exercise.vector_add_host_edges\t10\n"
+               "02.exercise.ptx_uses_thread_hierarchy\t5\n")
+# nvcc's own lines for float4 + float4, after ninja's FAILED line and the command it ran.
+NVCC_LOG = """[1/3] Building CUDA object CMakeFiles/02_exercise.dir/exercises/02_x/x.cu.o
+FAILED: CMakeFiles/02_exercise.dir/exercises/02_x/x.cu.o
+/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -Xcompiler=-Wall -c /g/exercises/02_x/x.cu
+/g/exercises/02_x/x.cu(31): error: no operator "+" matches these operands
+            operand types are: float4 + float4
+      c[0] = (x + y).x;
+                ^
+/g/exercises/02_x/x.cu(31): note #3328-D: built-in operator+(<promoted arithmetic>) does not match
+      c[0] = (x + y).x;
+                ^
+
+1 error detected in the compilation of "/g/exercises/02_x/x.cu".
+ninja: build stopped: subcommand failed.
+"""
+GCC_LOG = """/g/exercises/01_x/x.c: In function 'matmul_naive':
+/g/exercises/01_x/x.c:12:5: error: 'foo' undeclared (first use in this function)
+   12 |     foo = 1;
+      |     ^~~
+/g/exercises/01_x/x.c:12:5: note: each undeclared identifier is reported only once
+"""
+
+
+class Feedback(unittest.TestCase):
+    """What a student reads: one clean line per case, most important first."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = pathlib.Path(self.tmp.name)
+        (self.d / "j.xml").write_text(REAL_JUNIT)
+        (self.d / "points.tsv").write_text(REAL_POINTS)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def grade(self, *args, check=True):
+        return subprocess.run([sys.executable, GRADE, *map(str, args)], capture_output=True,
+                              text=True, check=check).stdout
+
+    def test_fault_line_first_whole_and_clean(self):
+        self.grade("report", "--junit", self.d / "j.xml", "--points", self.d / "points.tsv",
+                   "--out", self.d / "out")
+        res = json.loads((self.d / "out" / "results.json").read_text())
+        out = {t["name"]: t for t in res["tests"]}["02.exercise.vector_add_edges"]["output"]
+        self.assertTrue(out.startswith(FAULT), out)
+        self.assertIn("exercises/02_threads_blocks_grids/threads_blocks_grids.cu:49: "
+                      "cudaGetLastError() failed: cudaErrorIllegalAddress (an illegal memory "
+                      "access was encountered)", out)
+        self.assertNotIn("\n", out)
+        for raw in ("/work/", "/tmp/", ":F:", "course_judge.c", "Checks:"):
+            self.assertNotIn(raw, out)
+
+    def test_check_lists_cases_in_file_order_with_points(self):
+        res = subprocess.run([sys.executable, GRADE, "verdict", "--junit", self.d / "j.xml",
+                              "--lesson", "02", "--points", self.d / "points.tsv"],
+                             capture_output=True, text=True)
+        self.assertEqual(res.returncode, 1)
+        lines = res.stdout.splitlines()
+        cases = [l.split()[-1] for l in lines if l.startswith("  PASS") or l.startswith("  FAIL")]
+        self.assertEqual(cases, ["vector_add_edges", "vector_add_host_edges",
+                                 "ptx_uses_thread_hierarchy"])
+        self.assertIn("  FAIL   0/10  vector_add_edges", lines)
+        self.assertIn("  PASS  10/10  vector_add_host_edges", lines)
+        self.assertTrue(lines[1].strip().startswith(FAULT), lines[1])  # whole, not cut at 200
+
+    def test_compile_error_keeps_nvcc_detail(self):
+        (self.d / "nvcc.log").write_text(NVCC_LOG)
+        (self.d / "gcc.log").write_text(GCC_LOG)
+        nvcc = self.grade("errors", "--log", self.d / "nvcc.log").splitlines()
+        self.assertEqual(nvcc, ['  exercises/02_x/x.cu:31: no operator "+" matches these '
+                                'operands; operand types are: float4 + float4'])
+        gcc = self.grade("errors", "--log", self.d / "gcc.log").splitlines()
+        self.assertEqual(gcc, ["  exercises/01_x/x.c:12: 'foo' undeclared (first use in this "
+                               "function)"])
+
+    def test_lesson_scoring_nothing_says_why(self):
+        logs = self.d / "logs"
+        logs.mkdir()
+        (logs / "01.log").write_text(GCC_LOG)
+        (self.d / "points.tsv").write_text(REAL_POINTS + "01.exercise.a\t5\n03.exercise.b\t5\n"
+                                           "04.exercise.c\t5\n")
+        skipped = ('<testcase name="03.exercise.b" status="notrun"><skipped/><system-out>'
+                   "SKIPPED b: no CUDA device (no NVIDIA driver is installed)</system-out>"
+                   "</testcase>\n</testsuite>")
+        (self.d / "j.xml").write_text(REAL_JUNIT.replace("</testsuite>", skipped))
+        table = self.grade("report", "--junit", self.d / "j.xml", "--points",
+                           self.d / "points.tsv", "--out", self.d / "out",
+                           "--build-logs", logs)
+        self.assertIn("lesson 01 did not compile (it scores 0)", table)
+        self.assertIn("    exercises/01_x/x.c:12: 'foo' undeclared", table)
+        self.assertIn("lesson 03 not run: no CUDA device (no NVIDIA driver is installed)", table)
+        self.assertIn("lesson 04 did not run (see ctest.log)", table)
+        self.assertNotIn("lesson 02 ", table)
+        self.assertIn(f"    {FAULT}", table)
+
+
+class Sanitize(unittest.TestCase):
+    """tools/sanitize.sh reports why a case failed before the leaks its crash left."""
+
+    def test_fault_before_leaks(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            suite = pathlib.Path(tmp) / "suite"
+            suite.write_text(f"""#!/bin/sh
+[ "$1" = --list ] && {{ printf 'vector_add_edges\\tgpu\\n'; exit 0; }}
+printf 'leak-check: 768 bytes at 0x7f00 allocated in main() never freed\\n' >>"$COURSE_EMU_REPORT"
+echo "/w/tests/common/course_judge.c:544:F:vector_add_edges:vector_add_edges:0: {FAULT}"
+exit 1
+""")
+            suite.chmod(0o755)
+            res = subprocess.run(["sh", ROOT / "tools" / "sanitize.sh", suite,
+                                  pathlib.Path(tmp) / "logs"], capture_output=True, text=True)
+        self.assertEqual(res.returncode, 1)
+        lines = [l.strip() for l in res.stdout.splitlines()]
+        self.assertEqual(lines[1], f"failed: {FAULT}")
+        self.assertTrue(lines[2].startswith("leak-check: 768 bytes"), lines)
 
 
 if __name__ == "__main__":
