@@ -147,11 +147,43 @@ static void limit(int resource, rlim_t v)
     setrlimit(resource, &l);
 }
 
+/* Keep @p fd as fd 0 and close every other from 3 on: the runner's pipes stay with the runner,
+ * so the judge still reads its end as soon as it ends. Returns 0. */
+static int keep_only(int fd)
+{
+    if (dup2(fd, 0) < 0)
+        _exit(126);
+    closefrom(3);
+    return 0;
+}
+
+static pid_t forward_pid; /* where a process of contain() passes a signal on */
+
+static void forward_signal(int sig)
+{
+    kill(forward_pid, sig);
+}
+
+/* Pass on to @p pid the signals a judge sends a program (SIGTERM to stop it, ...), in place of
+ * the handlers inherited from the judge. */
+static void forward_signals_to(pid_t pid)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    forward_pid = pid;
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
 /* Outside the namespace: wait for its pid 1 (@p init), then end as the sandboxed process ended
  * (its wait status, which pid 1 sends on @p fd), so that the judge sees that ending. */
 static void relay_ending(pid_t init, int fd)
 {
     int st = 0, child = 0;
+    fd = keep_only(fd);
+    forward_signals_to(init);
     while (waitpid(init, &st, 0) < 0 && errno == EINTR)
         ;
     if (read(fd, &child, sizeof child) == (ssize_t)sizeof child)
@@ -169,6 +201,8 @@ static void reap_until(pid_t child, int fd)
 {
     int st = 0;
     pid_t w;
+    fd = keep_only(fd);
+    forward_signals_to(child);
     while ((w = wait(&st)) != child)
         if (w < 0 && errno != EINTR)
             _exit(127);
@@ -180,9 +214,9 @@ static void reap_until(pid_t child, int fd)
  * Contain what the sandboxed process starts. From here on it runs as the only child of pid 1
  * in a PID namespace of its own, so whatever it forks (double-forked, setsid() or not) dies
  * with the namespace: when it ends, or when the judge kills its process group (which holds the
- * two root processes outside its reach that stand between them: one here, that passes the
- * ending on, and pid 1). Returns in the process that goes on, with the parent it must see:
- * 1, or @p judge where no namespace can be made (then nothing is contained).
+ * two root processes outside its reach that stand between them: one here, that passes signals
+ * in and the ending out, and pid 1). Returns in the process that goes on, with the parent it must
+ * see: 1, or @p judge where no namespace can be made (then nothing is contained).
  */
 static pid_t contain(pid_t judge)
 {
