@@ -55,11 +55,20 @@ endfunction()
 #                               (tools/sanitize.sh): not one report
 # The judge sees LESSON_LIB, LESSON_RUNNER, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and
 # LESSON_SOURCE_DIR.
+# With COURSE_GRADE (./course grade's copy, which holds no solution source) only the exercise
+# side is built, and an earlier lesson's solution named by RACE or LINK is that lesson's
+# exercise: the student's own.
 function(add_lesson name)
   cmake_parse_arguments(L "" "RACE" "LINK;JUDGE_LINK" ${ARGN})
   string(SUBSTRING ${name} 0 2 num)
   string(SUBSTRING ${name} 3 -1 topic)
-  foreach(side solution exercise)
+  set(sides solution exercise)
+  if(COURSE_GRADE)
+    set(sides exercise)
+    list(TRANSFORM L_LINK REPLACE "^([0-9][0-9])_solution$" "\\1_exercise")
+    list(TRANSFORM L_RACE REPLACE "^([0-9][0-9])_solution$" "\\1_exercise")
+  endif()
+  foreach(side ${sides})
     set(dir ${CMAKE_SOURCE_DIR}/${side}s/${name})
     file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu)
     list(FILTER sources EXCLUDE REGEX "_main\\.c$")

@@ -24,6 +24,17 @@ void ref_matmul(int M, int N, int K, const float *A, const float *B, float *C)
     }
 }
 
+void ref_matmul_naive(int M, int N, int K, const float *A, const float *B, float *C)
+{
+    for (size_t i = 0; i < (size_t)M; i++)
+        for (size_t j = 0; j < (size_t)N; j++) {
+            float sum = 0.0f;
+            for (size_t k = 0; k < (size_t)K; k++)
+                sum += A[i * K + k] * B[k * N + j]; /* a new cache line of B every k */
+            C[i * N + j] = sum;
+        }
+}
+
 void ref_matmul_f64(int M, int N, int K, const float *A, const float *B, double *C)
 {
     for (size_t i = 0; i < (size_t)M; i++) {

@@ -6,13 +6,17 @@
       names exist in the official exercises/NN_topic/ folders; everything else (links,
       new files, files outside exercises/) is reported and ignored.
   grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
+                  [--exercises DIR]
       results.json (Gradescope autograder format), grades.csv and a terminal table.
       Every test named in the points file for the chosen lessons is reported, with why it
       scored what it did in one line (the judge's message, fault lines first; no absolute
       paths): one that did not run because there is no GPU is "not run" with 0 points,
       never passed; one that is missing from the results scores 0, and when its lesson did
       not compile (DIR/NN.log holds the build log) it carries the compiler's first errors.
-      A lesson that scores nothing because it did not compile or run says so.
+      A lesson that scores nothing because it did not compile or run says so. With
+      --exercises (the graded exercises/), a column per lesson says how much of the code
+      the student had to write matches the course's solution token for token
+      (informational, no points).
   grade.py verdict --junit FILE --lesson NN [--points FILE]
       one line per test for a student (./course check NN), in the suite's order, with its
       points and why it failed, and a pointer to the lesson text.
@@ -23,6 +27,7 @@
 """
 import argparse
 import csv
+import difflib
 import json
 import pathlib
 import os
@@ -31,6 +36,8 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+import gen_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 POINTS = ROOT / "tests" / "points.tsv"
@@ -179,6 +186,71 @@ def lesson_reason(lesson, tests, errors):
     return None
 
 
+C_TOKEN = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|[A-Za-z_]\w*"
+                     r"|\d[\w.]*|<<<|>>>|->|\+\+|--|&&|\|\||<<=?|>>=?|[<>=!+\-*/%&|^]=|\S", re.S)
+
+
+def tokens(text, known):
+    """The C tokens of @p text without comments; a name not in @p known (the exercise's own: its
+    API, parameters, types) becomes its order of first appearance, so renaming changes nothing."""
+    out, names = [], {}
+    for t in C_TOKEN.findall(text):
+        if t.startswith(("//", "/*")):
+            continue
+        if (t[0].isalpha() or t[0] == "_") and t not in known:
+            t = names.setdefault(t, f"name{len(names)}")
+        out.append(t)
+    return out
+
+
+def solution_regions(text):
+    """The text of each BEGIN/END SOLUTION region of @p text, in order."""
+    regions, inside = [], None
+    for line in text.splitlines(keepends=True):
+        if gen_exercises.BEGIN.match(line):
+            inside = []
+        elif gen_exercises.END.match(line):
+            regions.append("".join(inside))
+            inside = None
+        elif inside is not None:
+            inside.append(line)
+    return regions
+
+
+def written(exercise, student):
+    """The lines the student wrote: those of @p student that differ from @p exercise."""
+    ours, theirs = exercise.splitlines(), student.splitlines()
+    ops = difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_opcodes()
+    return "\n".join(l for tag, _, _, j1, j2 in ops if tag != "equal" for l in theirs[j1:j2])
+
+
+def solution_match(exercises, lesson):
+    """Percent of the solution regions' tokens of @p lesson that the student's files (under
+    @p exercises) repeat in order, names normalised; None when the lesson has no region."""
+    matched = total = 0
+    for sol in sorted(ROOT.glob(f"solutions/{lesson}_*/*")):
+        text = sol.read_text(errors="replace")
+        regions = solution_regions(text)
+        if not regions:
+            continue
+        exercise = gen_exercises.strip(text, str(sol))
+        known = set(C_TOKEN.findall(exercise))
+        want = tokens("\n".join(regions), known)
+        mine = exercises / sol.parent.name / sol.name
+        got = tokens(written(exercise, mine.read_text(errors="replace")), known) if mine.is_file() else []
+        blocks = difflib.SequenceMatcher(None, want, got, autojunk=False).get_matching_blocks()
+        matched += sum(b.size for b in blocks)
+        total += len(want)
+    return 100.0 * matched / total if total else None
+
+
+def match_text(percent):
+    """A similarity for the table and grades.csv: '' (no region), 'NN%' or '100% (copy)'."""
+    if percent is None:
+        return ""
+    return "100% (copy)" if percent == 100 else f"{percent:.0f}%"
+
+
 def cmd_report(args):
     points = read_points(args.points)
     results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
@@ -195,6 +267,9 @@ def cmd_report(args):
                       "extra_data": {"result": status}})
     total = sum(t["score"] for t in tests)
     possible = sum(t["max_score"] for t in tests)
+    lessons = sorted({lesson_of(t["name"]) for t in tests})
+    match = {l: solution_match(pathlib.Path(args.exercises), l) if args.exercises else None
+             for l in lessons}
     # Tests worth points that could not run; timing cases (0 points, feedback) do not count.
     not_run = sum(t["extra_data"]["result"] == "notrun" and t["max_score"] > 0 for t in tests)
     summary = f"{total:g} of {possible:g} points"
@@ -202,20 +277,28 @@ def cmd_report(args):
         summary += f"; {not_run} tests could not run on this machine (no GPU) and score 0"
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    # Per lesson: how much of the code the student wrote is the solution's (no points).
+    similarity = {l: {"percent": None if p is None else round(p, 1), "copy": p == 100}
+                  for l, p in match.items()}
     (out / "results.json").write_text(json.dumps(
-        {"score": total, "output": summary, "tests": tests}, indent=2) + "\n")
+        {"score": total, "output": summary, "tests": tests,
+         "extra_data": {"solution_match": similarity}}, indent=2) + "\n")
     with open(out / "grades.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["test", "result", "score", "max_score"])
+        w.writerow(["test", "result", "score", "max_score", "solution_match"])
         for t in tests:
             w.writerow([t["name"], t["extra_data"]["result"], f"{t['score']:g}",
-                        f"{t['max_score']:g}"])
-        w.writerow(["TOTAL", "", f"{total:g}", f"{possible:g}"])
+                        f"{t['max_score']:g}", match_text(match[lesson_of(t["name"])])])
+        w.writerow(["TOTAL", "", f"{total:g}", f"{possible:g}", ""])
     width = max([len(t["name"]) for t in tests] + [4])
-    print(f"{'test':<{width}}  {'result':<7}  points")
+    print(f"{'test':<{width}}  {'result':<7}  {'points':<9}  same as solution")
+    shown = set()
     for t in tests:
-        print(f"{t['name']:<{width}}  {t['extra_data']['result']:<7}  "
-              f"{t['score']:g}/{t['max_score']:g}")
+        lesson = lesson_of(t["name"])
+        same = "" if lesson in shown else match_text(match[lesson])
+        shown.add(lesson)
+        points = f"{t['score']:g}/{t['max_score']:g}"
+        print(f"{t['name']:<{width}}  {t['extra_data']['result']:<7}  {points:<9}  {same}".rstrip())
         if t["extra_data"]["result"] == "failed":
             print(f"    {t['output']}")
     print(f"{'TOTAL':<{width}}  {'':<7}  {total:g}/{possible:g}")
@@ -323,6 +406,7 @@ def main():
     rep.add_argument("--points", default=str(POINTS))
     rep.add_argument("--lessons", nargs="*")
     rep.add_argument("--build-logs")
+    rep.add_argument("--exercises")
     take = sub.add_parser("take")
     take.add_argument("--submission", required=True)
     take.add_argument("--into", required=True)

@@ -2,7 +2,7 @@
  * @file course_judge.c
  * @brief The judge's side of a lesson suite: runners, buffers, calls, student programs.
  */
-#define _GNU_SOURCE /* setgroups, pipe2, closefrom */
+#define _GNU_SOURCE /* setgroups, pipe2, closefrom, unshare */
 #include "course_judge.h"
 
 #include <check.h>
@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -155,11 +156,108 @@ static void limit(int resource, rlim_t v)
     setrlimit(resource, &l);
 }
 
+/* Keep @p fd as fd 0 and close every other from 3 on: the runner's pipes stay with the runner,
+ * so the judge still reads its end as soon as it ends. Returns 0. */
+static int keep_only(int fd)
+{
+    if (dup2(fd, 0) < 0)
+        _exit(126);
+    closefrom(3);
+    return 0;
+}
+
+static pid_t forward_pid; /* where a process of contain() passes a signal on */
+
+static void forward_signal(int sig)
+{
+    kill(forward_pid, sig);
+}
+
+/* Pass on to @p pid the signals a judge sends a program (SIGTERM to stop it, ...), in place of
+ * the handlers inherited from the judge. */
+static void forward_signals_to(pid_t pid)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    forward_pid = pid;
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+/* Outside the namespace: wait for its pid 1 (@p init), then end as the sandboxed process ended
+ * (its wait status, which pid 1 sends on @p fd), so that the judge sees that ending. */
+static void relay_ending(pid_t init, int fd)
+{
+    int st = 0, child = 0;
+    fd = keep_only(fd);
+    forward_signals_to(init);
+    while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (read(fd, &child, sizeof child) == (ssize_t)sizeof child)
+        st = child;
+    if (WIFSIGNALED(st)) {
+        signal(WTERMSIG(st), SIG_DFL);
+        kill(getpid(), WTERMSIG(st));
+    }
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
+}
+
+/* Pid 1 of the namespace: reap every orphan until @p child ends, send its wait status on
+ * @p fd; then leave, and the kernel kills whatever is left in the namespace. */
+static void reap_until(pid_t child, int fd)
+{
+    int st = 0;
+    pid_t w;
+    fd = keep_only(fd);
+    forward_signals_to(child);
+    while ((w = wait(&st)) != child)
+        if (w < 0 && errno != EINTR)
+            _exit(127);
+    ssize_t put = write(fd, &st, sizeof st);
+    _exit(put == (ssize_t)sizeof st ? 0 : 127);
+}
+
+/*
+ * Contain what the sandboxed process starts. From here on it runs as the only child of pid 1
+ * in a PID namespace of its own, so whatever it forks (double-forked, setsid() or not) dies
+ * with the namespace: when it ends, or when the judge kills its process group (which holds the
+ * two root processes outside its reach that stand between them: one here, that passes signals
+ * in and the ending out, and pid 1). Returns in the process that goes on, with the parent it must
+ * see: 1, or @p judge where no namespace can be made (then nothing is contained).
+ */
+static pid_t contain(pid_t judge)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || unshare(CLONE_NEWPID))
+        return judge;
+    pid_t init = fork();
+    if (init < 0)
+        _exit(126);
+    if (init > 0) {
+        close(sv[1]);
+        relay_ending(init, sv[0]);
+    }
+    close(sv[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pollfd alive = {sv[1], POLLIN, 0};
+    if (poll(&alive, 1, 0) != 0) /* the process outside left before pid 1 could follow it */
+        _exit(125);
+    pid_t child = fork();
+    if (child < 0)
+        _exit(126);
+    if (child > 0)
+        reap_until(child, sv[1]);
+    close(sv[1]);
+    return 1;
+}
+
 /*
  * In the child: stdout to @p out_fd and stderr to @p err_fd, every other fd from @p first_closed
  * on closed (the judge's, Check's messages among them), its own process group, no core dumps,
- * the sandbox user and limits when one is named, death with the judge, the private directory;
- * then exec @p argv. Never returns.
+ * the sandbox user, limits and a PID namespace (contain()) when one is named, death with the
+ * judge, the private directory; then exec @p argv. Never returns.
  */
 static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t judge, int out_fd,
                            int err_fd, int first_closed, const char *ld_path)
@@ -177,12 +275,16 @@ static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t ju
         limit(RLIMIT_FSIZE, ld_path || course_emulated ? RLIM_INFINITY : (rlim_t)1 << 30);
         limit(RLIMIT_NPROC, 512);
         limit(RLIMIT_CPU, (rlim_t)course_judge_budget_s + 30);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != judge)
+            _exit(125);
+        judge = contain(judge);
         if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
             fprintf(stderr, "cannot become %s: %s\n", pw->pw_name, strerror(errno));
             _exit(126);
         }
     }
-    /* After the credential change, which clears it; then make sure the judge still lives. */
+    /* After the credential change, which clears it; then make sure the parent still lives. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != judge)
         _exit(125);

@@ -20,7 +20,8 @@
  * Under `./course grade` run as root, COURSE_SANDBOX_USER names the user runners and
  * student programs run as (nobody): each in its own process group, in a private
  * temporary directory it owns (course_sandbox_dir()), with no core dumps and limits on
- * file size, processes and CPU time; it dies with the judge (PR_SET_PDEATHSIG).
+ * file size, processes and CPU time; it dies with the judge (PR_SET_PDEATHSIG), and as the
+ * only child of pid 1 in a PID namespace of its own, whatever it forks dies with it.
  */
 #ifndef COURSE_JUDGE_H
 #define COURSE_JUDGE_H

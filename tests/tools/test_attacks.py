@@ -7,12 +7,14 @@ attacks/ holds cheating submissions, which must score nothing they did not earn;
 correct solutions written differently, which must score full marks. Each subfolder is a
 submission made from the untouched exercise (or the solution) of one lesson: NAME.append and
 NAME.prepend add lines to that file, NAME.patch is a unified diff applied to it, other files are
-copied as they are, and attack.txt (or variant.txt) says the rest, one directive a line:
+copied as they are ({root} in their text becomes this course's checkout), and attack.txt (or
+variant.txt) says the rest, one directive a line:
   lesson NN_topic               the lesson it submits (default 01_cpu_reference)
   base exercise|solution        what the submission starts from
   link PATH TARGET              PATH becomes a symbolic link to TARGET ({root}: this course)
   env NAME=VALUE                set for ./course grade
   root-only                     only meaningful as root (the sandbox user is the defence)
+  then NAME                     grade submission NAME right after this one, with its expectations
   expect total NN POINTS        lesson NN scores exactly POINTS
   expect fail TEST TEXT         TEST scores 0 and its output holds TEXT
   expect pass TEST              TEST scores its full points
@@ -58,15 +60,16 @@ def make_submission(attack, sub):
         edits = (".append", ".prepend", ".patch")
         target = sub / rel.with_suffix("") if f.suffix in edits else sub / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        text = f.read_text().replace("{root}", str(ROOT))
         if f.suffix == ".append":
-            target.write_text(target.read_text() + f.read_text())
+            target.write_text(target.read_text() + text)
         elif f.suffix == ".prepend":
-            target.write_text(f.read_text() + target.read_text())
+            target.write_text(text + target.read_text())
         elif f.suffix == ".patch":
             subprocess.run(["patch", "--quiet", "--no-backup-if-mismatch", str(target), str(f)],
                            check=True)
         else:
-            shutil.copyfile(f, target)
+            target.write_text(text)
     for l in lines:
         if l[0] == "link":
             (sub / l[1]).unlink(missing_ok=True)
@@ -103,37 +106,50 @@ def check(lines, res, printed, work):
     return bad
 
 
+def grade(folder, name, tmp):
+    """Grade submission @p name of @p folder in the kept tree under @p tmp; the failed
+    expectations, or None when it was skipped."""
+    lines = make_submission(folder / name, tmp / name / "sub")
+    if ["root-only"] in lines and os.geteuid() != 0:
+        print(f"skip  {name}: the defence is the sandbox user, which needs root")
+        return None
+    env = dict(os.environ, **dict(l[1].split("=", 1) for l in lines if l[0] == "env"))
+    out = tmp / name / "out"
+    work = tmp / "work"
+    run = subprocess.run(
+        [str(ROOT / "course"), "grade", "--submission", str(tmp / name / "sub"),
+         "--out", str(out), "--lesson", lesson_of(lines)[:2], "--work", str(work)],
+        capture_output=True, text=True, env=env, timeout=900)
+    printed = run.stdout + run.stderr
+    results = out / "results.json"
+    bad = [] if results.exists() else [f"no results.json:\n{printed[-2000:]}"]
+    if not bad:
+        bad = check(lines, json.loads(results.read_text()), printed, work)
+    print(f"{'ok  ' if not bad else 'FAIL'}  {name}")
+    for b in bad:
+        print(f"      {b}")
+    for l in lines:
+        if l[0] == "then":
+            shutil.rmtree(tmp / l[1], ignore_errors=True)
+            after = grade(folder, l[1], tmp)
+            bad += [f"after {name}: {b}" for b in after or []]
+    return bad
+
+
 def main():
     folder = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ATTACKS
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"course-{folder.name}-"))
     tmp.chmod(0o755)  # the sandbox user must reach the kept grade tree below it
-    work = tmp / "work"
     names = sorted(p.name for p in folder.iterdir()
                    if any((p / d).exists() for d in DIRECTIVES))
     names.sort(key=lambda n: n != "honest")  # the honest one first: it builds the tree
     passed = failed = 0
     try:
         for name in names:
-            lines = make_submission(folder / name, tmp / name / "sub")
-            if ["root-only"] in lines and os.geteuid() != 0:
-                print(f"skip  {name}: the defence is the sandbox user, which needs root")
-                continue
-            env = dict(os.environ, **dict(l[1].split("=", 1) for l in lines if l[0] == "env"))
-            out = tmp / name / "out"
-            run = subprocess.run(
-                [str(ROOT / "course"), "grade", "--submission", str(tmp / name / "sub"),
-                 "--out", str(out), "--lesson", lesson_of(lines)[:2], "--work", str(work)],
-                capture_output=True, text=True, env=env, timeout=900)
-            printed = run.stdout + run.stderr
-            results = out / "results.json"
-            bad = [] if results.exists() else [f"no results.json:\n{printed[-2000:]}"]
-            if not bad:
-                bad = check(lines, json.loads(results.read_text()), printed, work)
-            print(f"{'ok  ' if not bad else 'FAIL'}  {name}")
-            for b in bad:
-                print(f"      {b}")
-            passed += not bad
-            failed += bool(bad)
+            bad = grade(folder, name, tmp)
+            if bad is not None:
+                passed += not bad
+                failed += bool(bad)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")

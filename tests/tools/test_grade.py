@@ -114,8 +114,17 @@ class GradeReport(unittest.TestCase):
         res, _ = self.run_report("--lessons", "01")
         self.assertEqual([t["name"] for t in res["tests"]], ["01.exercise.a", "01.exercise.b"])
         rows = (pathlib.Path(self.tmp.name) / "out" / "grades.csv").read_text().splitlines()
-        self.assertEqual(rows[0], "test,result,score,max_score")
-        self.assertEqual(rows[-1], "TOTAL,,10,15")
+        self.assertEqual(rows[0], "test,result,score,max_score,solution_match")
+        self.assertEqual(rows[-1], "TOTAL,,10,15,")
+
+    def test_solution_match(self):
+        res, table = self.run_report("--lessons", "01", "--exercises", ROOT / "solutions")
+        self.assertEqual(res["extra_data"]["solution_match"]["01"], {"percent": 100, "copy": True})
+        self.assertIn("100% (copy)", table)
+        res, table = self.run_report("--lessons", "01", "--exercises", ROOT / "exercises")
+        self.assertEqual(res["extra_data"]["solution_match"]["01"], {"percent": 0, "copy": False})
+        rows = (pathlib.Path(self.tmp.name) / "out" / "grades.csv").read_text().splitlines()
+        self.assertEqual(rows[1], "01.exercise.a,passed,10,10,0%")
 
 
 # What the judge wrote, on the emulator, for a lesson 02 vector_add without its bound check

@@ -1,0 +1,1 @@
+#include "{root}/solutions/01_cpu_reference/cpu_reference.c"

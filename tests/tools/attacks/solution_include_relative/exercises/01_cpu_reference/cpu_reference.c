@@ -1,0 +1,1 @@
+#include "../../solutions/01_cpu_reference/cpu_reference.c"
