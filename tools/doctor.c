@@ -7,7 +7,8 @@
  * device-to-device copy bandwidth, cuBLAS SGEMM (FP32) and HGEMM (fp16 in,
  * FP32 accumulate) at 4096 (or --size). Without a GPU it says why and exits 0.
  * With --probe it only answers whether a GPU is there: exit 0, or the reason
- * on stdout and exit 1 (the course script asks this before GPU work).
+ * on stdout and exit 1 (the course script asks this before GPU work); the CPU
+ * emulator, found first on LD_LIBRARY_PATH, is not a GPU.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -82,9 +83,11 @@ int main(int argc, char **argv)
     struct device_info d;
     int ok = device_query(&d);
     if (probe) {
-        if (!ok)
+        if (ok && d.emulated) /* a caller's LD_LIBRARY_PATH put the emulator first */
+            printf("the device that answers is the CPU emulator, not a GPU\n");
+        else if (!ok)
             printf("%s\n", d.why);
-        return ok ? 0 : 1;
+        return ok && !d.emulated ? 0 : 1;
     }
     printf("CUDA runtime  %d.%d (this build)\n", d.runtime_version / 1000,
            d.runtime_version % 1000 / 10);
