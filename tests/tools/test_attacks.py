@@ -114,6 +114,8 @@ def grade(folder, name, tmp):
         print(f"skip  {name}: the defence is the sandbox user, which needs root")
         return None
     env = dict(os.environ, **dict(l[1].split("=", 1) for l in lines if l[0] == "env"))
+    # Kernels run on the emulator here, which reads the PTX: one architecture builds 5x faster.
+    env.setdefault("COURSE_CUDA_ARCHS", "90")
     out = tmp / name / "out"
     work = tmp / "work"
     run = subprocess.run(
