@@ -204,24 +204,19 @@ unsigned mem_read_by_kernel(struct emu_mem *m, uint64_t addr, uint64_t bytes)
 
 void mem_provenance(struct emu_mem *m, uint64_t addr, uint64_t bytes, struct mem_prov *p)
 {
-    *p = (struct mem_prov){0, 0, -1, 0, -1, -1};
+    *p = (struct mem_prov){0, -1, 0, -1};
     uint64_t o;
     const struct mem_block *b = recorded(m, addr, bytes, &o);
     for (uint64_t i = 0; b && i < bytes; i++) {
         unsigned st = state_of(m, b, o + i);
         unsigned who = st & (MEM_WRITER | MEM_CHANGED);
-        p->kernel += (uint64_t)(who == MEM_KERNEL);
         if (who != MEM_KERNEL && who != MEM_JUDGE && p->first_other < 0) {
             p->first_other = (int64_t)i;
             p->other_state = (uint8_t)st;
         }
-        if (st & MEM_READ) {
-            p->read++;
-            if (p->first_read < 0)
-                p->first_read = (int64_t)i;
-        } else if (p->first_unread < 0) {
+        p->read += (st & MEM_READ) != 0;
+        if (!(st & MEM_READ) && p->first_unread < 0)
             p->first_unread = (int64_t)i;
-        }
     }
 }
 

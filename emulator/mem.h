@@ -56,12 +56,11 @@ enum {
 
 /** What the record says of a range (mem_provenance()). */
 struct mem_prov {
-    uint64_t kernel;     /**< bytes a kernel wrote last, holding what it wrote */
-    uint64_t read;       /**< bytes a kernel read since mem_new_call() */
-    int64_t first_other; /**< first byte neither a kernel's nor the grader's, holding the value
-                              its writer left, or -1 */
-    uint8_t other_state; /**< its state, with MEM_CHANGED when its value is not its writer's */
-    int64_t first_unread, first_read; /**< first byte not read and read, or -1 */
+    uint64_t read;        /**< bytes a kernel read since mem_new_call() */
+    int64_t first_other;  /**< first byte neither a kernel's nor the grader's, holding the value
+                               its writer left, or -1 */
+    uint8_t other_state;  /**< its state, with MEM_CHANGED when its value is not its writer's */
+    int64_t first_unread; /**< first byte not read since mem_new_call(), or -1 */
 };
 
 /** The address space. Zero-initialise, then mem_create() or mem_attach(). */

@@ -36,8 +36,8 @@
  *                         (MEM_JUDGE), of which all but [ADDR + AT, ADDR + AT + BYTES) are
  *                         guard bytes (mem_guard); answered "ok"
  *   begin                 a graded call starts (mem_new_call; the findings reset); "ok"
- *   query ADDR BYTES      answered "prov kernel=N read=N first_other=OFF other_state=S
- *                         first_unread=OFF first_read=OFF" (mem_provenance; OFF -1: none;
+ *   query ADDR BYTES      answered "prov read=N first_other=OFF other_state=S
+ *                         first_unread=OFF" (mem_provenance; OFF -1: none;
  *                         all zero and -1 when no block holds the range)
  *   findings              answered by two lines, "handed count=N addr=A state=S where=..."
  *                         and "guard count=N addr=A state=S where=...": since "begin", the
@@ -432,14 +432,12 @@ static void grader_command(struct server *s, const char *line)
         mem_guard(&s->mem, addr + at + data, bytes - at - data);
         dprintf(s->observe, "ok\n");
     } else if (sscanf(line, "query %llx %llu", &addr, &bytes) == 2) {
-        struct mem_prov p = {0, 0, -1, 0, -1, -1};
+        struct mem_prov p = {0, -1, 0, -1};
         if (mem_find(&s->mem, addr, bytes))
             mem_provenance(&s->mem, addr, bytes, &p);
-        dprintf(s->observe,
-                "prov kernel=%llu read=%llu first_other=%lld other_state=%u first_unread=%lld "
-                "first_read=%lld\n",
-                (unsigned long long)p.kernel, (unsigned long long)p.read, (long long)p.first_other,
-                p.other_state, (long long)p.first_unread, (long long)p.first_read);
+        dprintf(s->observe, "prov read=%llu first_other=%lld other_state=%u first_unread=%lld\n",
+                (unsigned long long)p.read, (long long)p.first_other, p.other_state,
+                (long long)p.first_unread);
     } else if (!strcmp(line, "findings")) {
         const struct vm_prov_hit *hit[2] = {&s->call.handed, &s->call.guard};
         for (int i = 0; i < 2; i++)

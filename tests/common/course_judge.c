@@ -688,15 +688,15 @@ static struct mem_prov query_prov(struct course_runner *r, uint64_t addr, size_t
     char cmd[96];
     snprintf(cmd, sizeof cmd, "query %llx %zu\n", (unsigned long long)addr, bytes);
     observer_ask(r, cmd, 1);
-    unsigned long long kernel, read;
-    long long other, unread, first_read;
+    unsigned long long read;
+    long long other, unread;
     unsigned state;
     ck_assert_msg(sscanf(r->obs.answer[0],
-                         "prov kernel=%llu read=%llu first_other=%lld other_state=%u "
-                         "first_unread=%lld first_read=%lld",
-                         &kernel, &read, &other, &state, &unread, &first_read) == 6,
+                         "prov read=%llu first_other=%lld other_state=%u "
+                         "first_unread=%lld",
+                         &read, &other, &state, &unread) == 4,
                   "the device server's answer is garbled: %.80s", r->obs.answer[0]);
-    return (struct mem_prov){kernel, read, other, (uint8_t)state, unread, first_read};
+    return (struct mem_prov){read, other, (uint8_t)state, unread};
 }
 
 /* Assert the call's kernels read every byte of input argument @p i (buffer @p b). */
