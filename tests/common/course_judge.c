@@ -722,6 +722,9 @@ static void assert_few_params(const struct course_runner *r, const char *name)
                   name, r->obs.nlaunches, bytes, COURSE_PARAM_BUDGET);
 }
 
+/* The shape of the call being made, for messages (" at M=.. N=.. K=.."), or "". */
+static char call_shape[64];
+
 /* What the device did in the call @p name just made (course_call()'s contract). */
 static void judge_device_work(struct course_runner *r, const char *name,
                               const struct proto_arg *args, int nargs)
@@ -1117,8 +1120,11 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     char faults[2048];
     ck_assert_msg(rep.cuda == 0, "%s: %sCUDA error after the call: %s", name,
                   faults_first(r->out_fd, faults, sizeof faults), rep.what);
-    if (observed(r))
-        judge_device_work(r, name, args, nargs);
+    if (observed(r)) {
+        char who[COURSE_PROTO_NAME + sizeof call_shape];
+        snprintf(who, sizeof who, "%s%s", name, call_shape);
+        judge_device_work(r, who, args, nargs);
+    }
     return (struct course_ret){rep.i, rep.f};
 }
 
@@ -1194,9 +1200,13 @@ struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, in
     int a = course_buf_ints(r, mem, na, seed, offset);
     int b = course_buf_ints(r, mem, nb, seed + 1, offset);
     int c = course_buf_out(r, mem, nc * sizeof(float), offset);
+    snprintf(call_shape, sizeof call_shape, " at M=%d N=%d K=%d", M, N, K);
     COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
                 COURSE_PTR(b), COURSE_PTR(c));
-    float *C = course_buf_read(r, c, name);
+    char what[COURSE_PROTO_NAME + sizeof call_shape];
+    snprintf(what, sizeof what, "%s%s", name, call_shape);
+    call_shape[0] = '\0';
+    float *C = course_buf_read(r, c, what);
     struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
     course_buf_free(r, a);
     course_buf_free(r, b);
