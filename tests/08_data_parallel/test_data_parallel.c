@@ -1042,6 +1042,52 @@ START_TEST(checkpoint_rejects_corrupt_and_keeps_good)
 }
 END_TEST
 
+/*
+ * A save killed half-way leaves the previous checkpoint whole. The driver resumes from it and
+ * saves again under a file-size limit of half a checkpoint (prlimit --fsize), so the kernel
+ * ends the write with SIGXFSZ in the middle: a checkpoint written in place is half a file then.
+ * The previous one must keep its bytes, and a resume from it must load it.
+ */
+START_TEST(checkpoint_survives_a_killed_save)
+{
+    const char *dir = course_sandbox_dir();
+    write_dataset(dir, 4096, 64);
+    char args[8192], ck[512], limit[64];
+    snprintf(ck, sizeof ck, "%s/run.ckpt", dir);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 10 --checkpoint %s", dir, ck);
+    struct course_program p = run_driver("", args);
+    ck_assert_msg(p.status == 0, "the first run exited %d:\n%s", p.status, p.errors);
+    program_free(&p);
+    long size = file_size(ck);
+    char *before = course_read_file(ck);
+    ck_assert_msg(size > 0 && before, "the first run wrote no checkpoint");
+
+    snprintf(limit, sizeof limit, "prlimit --fsize=%ld", size / 2);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 20 --resume %s --checkpoint %s",
+             dir, ck, ck);
+    p = run_driver(limit, args);
+    ck_assert_msg(p.signal == SIGXFSZ,
+                  "a save past a file-size limit of %ld bytes was not killed by SIGXFSZ "
+                  "(exit %d, signal %d): %s",
+                  size / 2, p.status, p.signal, p.errors);
+    program_free(&p);
+    char *after = course_read_file(ck);
+    ck_assert_msg(after && file_size(ck) == size && !memcmp(before, after, (size_t)size),
+                  "a save killed half-way changed the previous checkpoint (%ld bytes, were %ld): "
+                  "write a temporary file, then rename it",
+                  file_size(ck), size);
+
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 11 --resume %s", dir, ck);
+    p = run_driver("", args);
+    ck_assert_msg(p.status == 0 && strstr(p.output, "resumed from"),
+                  "resuming from the previous checkpoint after a killed save exited %d: %s",
+                  p.status, p.errors);
+    program_free(&p);
+    free(before);
+    free(after);
+}
+END_TEST
+
 /* A struct ckpt in a host buffer of the runner, its params and state pointing at @p pid and
  * @p sid (relocations). */
 static int ckpt_buf(struct course_runner *r, const struct ckpt *c, int pid, int sid)
@@ -1157,6 +1203,7 @@ int main(int argc, char **argv)
         {"checkpoint_resume_is_bitwise", checkpoint_resume_is_bitwise, CASE_CPU, 90},
         {"checkpoint_rejects_corrupt_and_keeps_good", checkpoint_rejects_corrupt_and_keeps_good,
          CASE_CPU, 60},
+        {"checkpoint_survives_a_killed_save", checkpoint_survives_a_killed_save, CASE_CPU, 60},
         {"cpu_training_accuracy_floor", cpu_training_accuracy_floor, CASE_CPU, 90},
         {"ptx_structure", ptx_structure, CASE_CPU, 10},
         {"gpu_kernels_match_cpu", gpu_kernels_match_cpu, CASE_GPU, 60},
