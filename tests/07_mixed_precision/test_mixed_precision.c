@@ -132,9 +132,41 @@ START_TEST(bf16_conversion_exhaustive)
 }
 END_TEST
 
+/*
+ * Counted on the emulator: the conversion kernel reads each sector of x and writes each sector
+ * of y once, and reaches all of them. A loop that steps by a block, not by the whole grid, gives
+ * the right values but makes every block redo the rest of the array (on the emulator, about 50 s
+ * at the sizes below, near the case's timeout); 20011 elements are several blocks of any size.
+ */
+static void assert_converted_once(int bf16)
+{
+    const char *name = bf16 ? "convert_f32_to_bf16" : "convert_f32_to_f16";
+    const size_t n = 20011;
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    int x = course_buf_ints(r, PROTO_DEVICE, n, 7, 0);
+    int y = course_buf_out(r, PROTO_DEVICE, n * sizeof(uint16_t), 0);
+    COURSE_CALL(r, name, PROTO_VOID, COURSE_PTR(x), COURSE_PTR(y), COURSE_I64(n));
+    struct vm_counters c =
+        course_observed(r, bf16 ? "convert_f32_to_bf16_kernel" : "convert_f32_to_f16_kernel");
+    course_runner_stop(r);
+    ck_assert_msg(c.unique_read_bytes >= 4 * n && c.unique_write_bytes >= 2 * n,
+                  "%s of %zu floats reached %llu bytes of x and %llu of y", name, n,
+                  (unsigned long long)c.unique_read_bytes,
+                  (unsigned long long)c.unique_write_bytes);
+    ck_assert_msg(32 * c.gld_sectors == c.unique_read_bytes &&
+                      32 * c.gst_sectors == c.unique_write_bytes,
+                  "%s of %zu floats moved %llu sectors of x and %llu of y for %llu and %llu "
+                  "distinct ones: does the loop step by the whole grid?",
+                  name, n, (unsigned long long)c.gld_sectors, (unsigned long long)c.gst_sectors,
+                  (unsigned long long)c.unique_read_bytes / 32,
+                  (unsigned long long)c.unique_write_bytes / 32);
+}
+
 /* The device kernels on the same cases (they run the same routine; this checks the kernels). */
 START_TEST(conversion_kernels_match_reference)
 {
+    assert_converted_once(0); /* first: a loop that redoes work is slow at the sizes below */
+    assert_converted_once(1);
     struct course_runner *r = course_runner_start(COURSE_GPU);
     for (int bf16 = 0; bf16 < 2; bf16++) {
         const char *name = bf16 ? "convert_f32_to_bf16" : "convert_f32_to_f16";

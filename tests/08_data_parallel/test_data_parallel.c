@@ -864,6 +864,24 @@ static void check_allreduce(struct course_runner *r, int R, size_t L)
     free(mean);
 }
 
+/*
+ * Counted on the emulator: the all-reduce writes each sector of each replica once. A loop that
+ * steps by a block, not by the whole grid, keeps the mean right but makes every block redo the
+ * rest of the buffers (on the emulator, a timeout in grid_stride_kernels_large_n).
+ */
+static void check_allreduce_writes_once(int R, size_t L)
+{
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    check_allreduce(r, R, L);
+    struct vm_counters c = course_observed(r, "gpu_allreduce_mean_kernel");
+    course_runner_stop(r);
+    ck_assert_msg(
+        c.unique_write_bytes >= R * L * sizeof(float) && 32 * c.gst_sectors == c.unique_write_bytes,
+        "all-reduce of %d x %zu stored %llu sectors for %llu distinct ones: does the "
+        "loop step by the whole grid?",
+        R, L, (unsigned long long)c.gst_sectors, (unsigned long long)c.unique_write_bytes / 32);
+}
+
 /* The course GEMM (all transposes), softmax, bias/ReLU both ways, optimizers, all-reduce. */
 START_TEST(gpu_kernels_match_cpu)
 {
@@ -874,6 +892,7 @@ START_TEST(gpu_kernels_match_cpu)
     check_opt_kernels(r, 1000);
     check_allreduce(r, 4, 1000);
     course_runner_stop(r);
+    check_allreduce_writes_once(4, 1000);
 }
 END_TEST
 
