@@ -56,8 +56,35 @@ static void check_vector_add(struct course_runner *r, int n, uint64_t seed)
     free(want);
 }
 
+/*
+ * Counted on the emulator: vector_add reads each sector of a and b and writes each sector of c
+ * once, and reaches all of them. A loop that steps by a block, not by the whole grid, gives the
+ * right sums but makes every block redo the rest of the array (on the emulator, a timeout at
+ * the lengths below); 20011 elements are several blocks of any size.
+ */
+static void assert_added_once(void)
+{
+    const int n = 20011;
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    check_vector_add(r, n, 90);
+    struct vm_counters c = course_observed(r, "vector_add_kernel");
+    course_runner_stop(r);
+    ck_assert_msg(c.unique_read_bytes >= 8ull * n && c.unique_write_bytes >= 4ull * n,
+                  "vector_add at n=%d reached %llu bytes of a and b and %llu of c", n,
+                  (unsigned long long)c.unique_read_bytes,
+                  (unsigned long long)c.unique_write_bytes);
+    ck_assert_msg(32 * c.gld_sectors == c.unique_read_bytes &&
+                      32 * c.gst_sectors == c.unique_write_bytes,
+                  "vector_add at n=%d moved %llu sectors of a and b and %llu of c for %llu and "
+                  "%llu distinct ones: does the loop step by the whole grid?",
+                  n, (unsigned long long)c.gld_sectors, (unsigned long long)c.gst_sectors,
+                  (unsigned long long)c.unique_read_bytes / 32,
+                  (unsigned long long)c.unique_write_bytes / 32);
+}
+
 START_TEST(vector_add_edges)
 {
+    assert_added_once(); /* first: a loop that redoes work is slow at the lengths below */
     struct course_runner *r = course_runner_start(COURSE_GPU);
     for (size_t l = 0; l < sizeof vec_lengths / sizeof *vec_lengths; l++)
         check_vector_add(r, vec_lengths[l], 10 + l);

@@ -864,6 +864,24 @@ static void check_allreduce(struct course_runner *r, int R, size_t L)
     free(mean);
 }
 
+/*
+ * Counted on the emulator: the all-reduce writes each sector of each replica once. A loop that
+ * steps by a block, not by the whole grid, keeps the mean right but makes every block redo the
+ * rest of the buffers (on the emulator, a timeout in grid_stride_kernels_large_n).
+ */
+static void check_allreduce_writes_once(int R, size_t L)
+{
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    check_allreduce(r, R, L);
+    struct vm_counters c = course_observed(r, "gpu_allreduce_mean_kernel");
+    course_runner_stop(r);
+    ck_assert_msg(
+        c.unique_write_bytes >= R * L * sizeof(float) && 32 * c.gst_sectors == c.unique_write_bytes,
+        "all-reduce of %d x %zu stored %llu sectors for %llu distinct ones: does the "
+        "loop step by the whole grid?",
+        R, L, (unsigned long long)c.gst_sectors, (unsigned long long)c.unique_write_bytes / 32);
+}
+
 /* The course GEMM (all transposes), softmax, bias/ReLU both ways, optimizers, all-reduce. */
 START_TEST(gpu_kernels_match_cpu)
 {
@@ -874,6 +892,7 @@ START_TEST(gpu_kernels_match_cpu)
     check_opt_kernels(r, 1000);
     check_allreduce(r, 4, 1000);
     course_runner_stop(r);
+    check_allreduce_writes_once(4, 1000);
 }
 END_TEST
 
@@ -1042,6 +1061,52 @@ START_TEST(checkpoint_rejects_corrupt_and_keeps_good)
 }
 END_TEST
 
+/*
+ * A save killed half-way leaves the previous checkpoint whole. The driver resumes from it and
+ * saves again under a file-size limit of half a checkpoint (prlimit --fsize), so the kernel
+ * ends the write with SIGXFSZ in the middle: a checkpoint written in place is half a file then.
+ * The previous one must keep its bytes, and a resume from it must load it.
+ */
+START_TEST(checkpoint_survives_a_killed_save)
+{
+    const char *dir = course_sandbox_dir();
+    write_dataset(dir, 4096, 64);
+    char args[8192], ck[512], limit[64];
+    snprintf(ck, sizeof ck, "%s/run.ckpt", dir);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 10 --checkpoint %s", dir, ck);
+    struct course_program p = run_driver("", args);
+    ck_assert_msg(p.status == 0, "the first run exited %d:\n%s", p.status, p.errors);
+    program_free(&p);
+    long size = file_size(ck);
+    char *before = course_read_file(ck);
+    ck_assert_msg(size > 0 && before, "the first run wrote no checkpoint");
+
+    snprintf(limit, sizeof limit, "prlimit --fsize=%ld", size / 2);
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 20 --resume %s --checkpoint %s",
+             dir, ck, ck);
+    p = run_driver(limit, args);
+    ck_assert_msg(p.signal == SIGXFSZ,
+                  "a save past a file-size limit of %ld bytes was not killed by SIGXFSZ "
+                  "(exit %d, signal %d): %s",
+                  size / 2, p.status, p.signal, p.errors);
+    program_free(&p);
+    char *after = course_read_file(ck);
+    ck_assert_msg(after && file_size(ck) == size && !memcmp(before, after, (size_t)size),
+                  "a save killed half-way changed the previous checkpoint (%ld bytes, were %ld): "
+                  "write a temporary file, then rename it",
+                  file_size(ck), size);
+
+    snprintf(args, sizeof args, "--data %s " CK_FLAGS " --steps 11 --resume %s", dir, ck);
+    p = run_driver("", args);
+    ck_assert_msg(p.status == 0 && strstr(p.output, "resumed from"),
+                  "resuming from the previous checkpoint after a killed save exited %d: %s",
+                  p.status, p.errors);
+    program_free(&p);
+    free(before);
+    free(after);
+}
+END_TEST
+
 /* A struct ckpt in a host buffer of the runner, its params and state pointing at @p pid and
  * @p sid (relocations). */
 static int ckpt_buf(struct course_runner *r, const struct ckpt *c, int pid, int sid)
@@ -1178,6 +1243,7 @@ int main(int argc, char **argv)
         {"checkpoint_resume_is_bitwise", checkpoint_resume_is_bitwise, CASE_CPU, 90},
         {"checkpoint_rejects_corrupt_and_keeps_good", checkpoint_rejects_corrupt_and_keeps_good,
          CASE_CPU, 60},
+        {"checkpoint_survives_a_killed_save", checkpoint_survives_a_killed_save, CASE_CPU, 60},
         {"cpu_training_accuracy_floor", cpu_training_accuracy_floor, CASE_CPU, 90},
         {"ptx_gemm_uses_shared", ptx_gemm_uses_shared, CASE_CPU, 10},
         {"ptx_softmax_uses_shuffles", ptx_softmax_uses_shuffles, CASE_CPU, 10},
