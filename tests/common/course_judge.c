@@ -1315,6 +1315,23 @@ double course_judge_time_sgemm(struct course_runner *r, const char *name, int M,
     return ms;
 }
 
+void course_assert_each_sector_once(const char *what, const struct vm_counters *c,
+                                    uint64_t read_bytes, uint64_t write_bytes)
+{
+    ck_assert_msg(c->unique_read_bytes >= read_bytes && c->unique_write_bytes >= write_bytes,
+                  "%s reached %llu bytes of its inputs and %llu of its outputs, of %llu and %llu",
+                  what, (unsigned long long)c->unique_read_bytes,
+                  (unsigned long long)c->unique_write_bytes, (unsigned long long)read_bytes,
+                  (unsigned long long)write_bytes);
+    ck_assert_msg((!read_bytes || 32 * c->gld_sectors == c->unique_read_bytes) &&
+                      32 * c->gst_sectors == c->unique_write_bytes,
+                  "%s moved %llu sectors of its inputs and %llu of its outputs for %llu and %llu "
+                  "distinct ones: does the loop step by the whole grid?",
+                  what, (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
+                  (unsigned long long)c->unique_read_bytes / 32,
+                  (unsigned long long)c->unique_write_bytes / 32);
+}
+
 /* ---- student programs ----------------------------------------------------------------------- */
 
 /* The last 16 MiB at most of what a child wrote to @p fd (malloc'd, NUL-terminated); closes it. */

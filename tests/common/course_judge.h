@@ -229,6 +229,15 @@ void course_judge_sgemm_right(struct course_runner *r, const char *name);
  */
 void course_judge_vs_cublas(const char *name, double target);
 
+/**
+ * Assert that the kernels whose counters are @p c touched each global sector once and all the
+ * bytes of the problem: @p read_bytes read, @p write_bytes written (0: reads are not judged).
+ * A grid-stride loop that steps by a block, not by the whole grid, gives right values but makes
+ * every block redo the rest of the array: @p what names the call and its size.
+ */
+void course_assert_each_sector_once(const char *what, const struct vm_counters *c,
+                                    uint64_t read_bytes, uint64_t write_bytes);
+
 /** This case's private temporary directory (made on first use, removed when the case ends). */
 const char *course_sandbox_dir(void);
 
