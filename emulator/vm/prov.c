@@ -11,8 +11,6 @@
  */
 #include "prov.h"
 
-#include <stdio.h>
-
 /* Keep the values of the stores made since the last access (a warp instruction's lanes). */
 static void keep_values(struct exec *x)
 {
