@@ -145,6 +145,8 @@ enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4 };
 #define CVT_RND(mod) (((mod) >> 10) & 15)
 #define CVT_SAT(mod) (((mod) >> 14) & 1)
 #define CVT_FTZ(mod) (((mod) >> 15) & 1)
+/** The source register is 64-bit though the source type is narrower: its low bits convert. */
+#define CVT_WIDE (1u << 16)
 
 /** One decoded instruction. */
 struct insn {
@@ -201,6 +203,11 @@ enum special {
     SR_LANEMASK_GE,
     SR_DYN_SMEM,
     SR_TOTAL_SMEM,
+    SR_RESERVED_BEGIN, /* %reserved_smem_offset_begin, _end, _cap, _0, _1: the shared memory */
+    SR_RESERVED_END,   /* CUDA reserves per block (cooperative groups' scratch at _1) */
+    SR_RESERVED_CAP,
+    SR_RESERVED_0,
+    SR_RESERVED_1,
     SR_COUNT
 };
 
@@ -244,7 +251,12 @@ struct vm_module {
     uint16_t *func_at;    /**< the function each pc belongs to */
     uint32_t local_total; /**< bytes of every function's .local, per thread */
     uint32_t call_total;  /**< bytes of every call's parameters, per thread */
+    int reserved_smem;    /**< a function reads %reserved_smem_offset_*: blocks get RESERVED_SMEM */
 };
+
+/** The shared memory CUDA reserves per block on sm_90 (cudaDevAttrReservedSharedMemoryPerBlock),
+ *  placed after the program's own when a module asks where it is. */
+#define RESERVED_SMEM 1024u
 
 /* ---- execution state ------------------------------------------------------------- */
 
@@ -290,8 +302,9 @@ struct exec {
     const struct insn *code; /**< module code (pcs index it) */
     struct vm_result *result;
     struct emu_mem *mem;
-    uint8_t *smem; /**< this block's shared memory */
-    uint32_t smem_bytes;
+    uint8_t *smem;           /**< this block's shared memory */
+    uint32_t smem_bytes;     /**< the block's shared memory, reserved part included */
+    uint32_t reserved_smem;  /**< where the reserved part begins */
     uint32_t ctaid[3];       /**< this block */
     uint32_t nthreads;       /**< threads per block */
     uint32_t local_frame;    /**< local bytes per thread (every function's) */
@@ -306,6 +319,7 @@ struct exec {
     uint32_t bar_count[16];  /**< threads a barrier waits for (0: the whole block) */
     uint32_t bar_nowait[16]; /**< threads that arrived without waiting (bar.arrive) */
     uint64_t clock;          /**< instructions issued, the %clock of this emulation */
+    uint32_t back_branches;  /**< taken backward branches since a warp last yielded */
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< check.c's records, when the launch runs checks */
