@@ -429,3 +429,23 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
     return err == cudaSuccess ? cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream)
                               : err;
 }
+
+/*
+ * cudaLaunchKernelEx's C form: a plain or cooperative launch with its attributes. Clusters of
+ * more than one block are not emulated (no %cluster_* registers, no distributed shared
+ * memory): such a launch answers cudaErrorNotSupported with one line. Other attributes
+ * (priorities, access policies, programmatic serialisation) change nothing here.
+ */
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    int cooperative = 0;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        if (a->id == cudaLaunchAttributeClusterDimension &&
+            a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1)
+            return rt_not_supported("cudaLaunchKernelEx with a cluster of several blocks");
+        cooperative |= a->id == cudaLaunchAttributeCooperative && a->val.cooperative;
+    }
+    return (cooperative ? cudaLaunchCooperativeKernel : cudaLaunchKernel)(
+        func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+}

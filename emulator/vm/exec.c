@@ -378,9 +378,19 @@ static void deadlock(struct exec *x, struct warp *warps, uint32_t nwarps)
 
 /* ---- blocks and grids ----------------------------------------------------------------------- */
 
+/* 1 when the kernel or a function it calls (x->fbase planned) reads %reserved_smem_offset_*. */
+static int asks_reserved_smem(const struct exec *x)
+{
+    for (uint32_t f = 0; f < x->mod->nfuncs; f++)
+        for (int s = SR_RESERVED_BEGIN; s <= SR_RESERVED_1 && x->fbase[f] != NO_REG; s++)
+            if (x->mod->funcs[f].special[s] != NO_REG)
+                return 1;
+    return 0;
+}
+
 /*
  * The block's shared memory as ptxas lays it out: the static variables, then the dynamic array
- * at the next multiple of its alignment, then (only when the module asks where it is) the part
+ * at the next multiple of its alignment, then (only when the kernel asks where it is) the part
  * CUDA reserves.
  */
 static void layout_smem(struct exec *x)
@@ -390,7 +400,7 @@ static void layout_smem(struct exec *x)
     if (x->launch->dyn_smem)
         bytes = (bytes + a - 1) / a * a + x->launch->dyn_smem;
     x->reserved_smem = (bytes + 15) / 16 * 16;
-    x->smem_bytes = x->mod->reserved_smem ? x->reserved_smem + RESERVED_SMEM : bytes;
+    x->smem_bytes = asks_reserved_smem(x) ? x->reserved_smem + RESERVED_SMEM : bytes;
 }
 
 /* Lane values of the special registers that depend on the lane or the warp. */
@@ -643,7 +653,6 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
                      .params = L->params};
     x.nthreads = L->block[0] * L->block[1] * L->block[2];
     x.local_frame = mod->local_total;
-    layout_smem(&x);
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
     uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
@@ -655,6 +664,7 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
         free(fbase);
         return r->status;
     }
+    layout_smem(&x);
     uint8_t *arena;
     struct warp *warps = make_warps(&x, nwarps, per, &arena);
     x.smem = malloc(x.smem_bytes ? x.smem_bytes : 1);

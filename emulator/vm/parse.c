@@ -483,7 +483,6 @@ static const struct reg *special_reg(struct parser *P, const struct tok *t)
             e->reg.kind = 'u';
             e->reg.off = arena_take(P->dc.fn, SLOT_32);
             P->dc.fn->special[i] = e->reg.off;
-            P->dc.mod->reserved_smem |= i >= SR_RESERVED_BEGIN;
         }
         return &e->reg;
     }

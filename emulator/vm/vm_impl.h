@@ -251,11 +251,10 @@ struct vm_module {
     uint16_t *func_at;    /**< the function each pc belongs to */
     uint32_t local_total; /**< bytes of every function's .local, per thread */
     uint32_t call_total;  /**< bytes of every call's parameters, per thread */
-    int reserved_smem;    /**< a function reads %reserved_smem_offset_*: blocks get RESERVED_SMEM */
 };
 
 /** The shared memory CUDA reserves per block on sm_90 (cudaDevAttrReservedSharedMemoryPerBlock),
- *  placed after the program's own when a module asks where it is. */
+ *  placed after the program's own when a kernel asks where it is. */
 #define RESERVED_SMEM 1024u
 
 /* ---- execution state ------------------------------------------------------------- */

@@ -125,8 +125,31 @@ static void assert_counting(const int *d, int n)
     free(h);
 }
 
+/* cudaLaunchKernelEx (its C form) runs kernel @p k on d[0 .. n), and refuses a cluster of two
+ * blocks with one line. */
+static void assert_launch_ex(const void *k, int *d, int n)
+{
+    cudaLaunchAttribute cluster = {.id = cudaLaunchAttributeClusterDimension};
+    cudaLaunchConfig_t cfg = {.gridDim = {4, 1, 1}, .blockDim = {256, 1, 1}};
+    void *args[] = {&d, &n};
+    CUDA_CHECK(cudaMemset(d, 0, (size_t)n * sizeof *d));
+    CUDA_CHECK(cudaLaunchKernelExC(&cfg, k, args));
+    assert_counting(d, n);
+    cluster.val.clusterDim.x = 2, cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+    cfg.attrs = &cluster, cfg.numAttrs = 1;
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = cudaLaunchKernelExC(&cfg, k, args);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorNotSupported);
+    ck_assert_msg(strstr(said, "cluster of several blocks is not emulated"), "%s", said);
+    free(said);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorNotSupported);
+}
+
 /* cudaStreamAddCallback, occupancy with flags and per-block dynamic memory, cooperative
- * launches (and one too large to be co-resident), and stream-ordered pools. */
+ * launches (and one too large to be co-resident), cudaLaunchKernelEx, and stream-ordered
+ * pools. */
 START_TEST(runtime_calls_programs_make)
 {
     enum { N = 1000 };
@@ -163,6 +186,7 @@ START_TEST(runtime_calls_programs_make)
                      cudaErrorCooperativeLaunchTooLarge);
     ck_assert_int_eq(cudaGetLastError(), cudaErrorCooperativeLaunchTooLarge);
     ck_assert_int_eq(conf_cooperative(d, N, 4, 256), cudaSuccess); /* not sticky */
+    assert_launch_ex(k, d, N);
     CUDA_CHECK(cudaFreeAsync(d, 0));
     CUDA_CHECK(cudaDeviceSynchronize());
 }
