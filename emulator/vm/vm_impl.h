@@ -303,7 +303,6 @@ struct exec {
     struct emu_mem *mem;
     uint8_t *smem;           /**< this block's shared memory */
     uint32_t smem_bytes;     /**< the block's shared memory, reserved part included */
-    uint32_t reserved_smem;  /**< where the reserved part begins */
     uint32_t ctaid[3];       /**< this block */
     uint32_t nthreads;       /**< threads per block */
     uint32_t local_frame;    /**< local bytes per thread (every function's) */
@@ -318,7 +317,6 @@ struct exec {
     uint32_t bar_count[16];  /**< threads a barrier waits for (0: the whole block) */
     uint32_t bar_nowait[16]; /**< threads that arrived without waiting (bar.arrive) */
     uint64_t clock;          /**< instructions issued, the %clock of this emulation */
-    uint32_t back_branches;  /**< taken backward branches since a warp last yielded */
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< check.c's records, when the launch runs checks */
@@ -327,6 +325,8 @@ struct exec {
         unsigned bytes[32];
         int n;
     } prov_pending;
+    uint32_t reserved_smem; /**< where the reserved shared memory begins */
+    uint32_t back_branches; /**< taken backward branches since a warp last yielded */
 };
 
 /** A handler executes one instruction for the lanes in @p mask. */
