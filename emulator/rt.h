@@ -169,6 +169,9 @@ struct rt_function *rt_function_of(const void *host);
 /** Resolve @p f to its kernel (loading its module). Returns the kernel, or NULL with *err. */
 const struct rt_kernel *rt_kernel_of(struct rt_function *f, cudaError_t *err);
 
+/** Say "NAME is not emulated" in one line and return cudaErrorNotSupported (rt_unsupported.c). */
+int rt_not_supported(const char *name);
+
 /** Milliseconds on a monotonic clock, for events. */
 double rt_now_ms(void);
 

@@ -9,6 +9,7 @@
  * killer.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,7 +168,75 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
     return cudaSuccess;
 }
 
-/* The properties of emulated GPU @p device (the memory fields come from rt). */
+/* What an H100 SXM5 (80 GB HBM3) reports and cudaDeviceProp has no field for (CUDA 13 dropped
+ * clockRate, memoryClockRate, computeMode and their kin from it): NVIDIA's deviceQuery on that
+ * part prints "GPU Max Clock rate: 1980 MHz" and "Memory Clock rate: 2619 Mhz". */
+enum {
+    H100_CLOCK_KHZ = 1980000,
+    H100_MEMORY_CLOCK_KHZ = 2619000,
+    H100_SINGLE_TO_DOUBLE = 2, /* 67 TFLOP/s fp32, 34 fp64 */
+    H100_MEM_SYNC_DOMAINS = 4,
+    H100_PCI_ID = 0x233010de, /* device 0x2330, vendor 0x10de (NVIDIA) */
+};
+
+/* The texture and surface limits of compute capability 9.0 (CUDA Programming Guide,
+ * "Technical Specifications per Compute Capability"). */
+static void fill_texture_limits(struct cudaDeviceProp *p)
+{
+    p->maxTexture1D = 131072;
+    p->maxTexture1DMipmap = 32768;
+    p->maxTexture2D[0] = 131072, p->maxTexture2D[1] = 65536;
+    p->maxTexture2DMipmap[0] = p->maxTexture2DMipmap[1] = 32768;
+    p->maxTexture2DLinear[0] = 131072, p->maxTexture2DLinear[1] = 65000;
+    p->maxTexture2DLinear[2] = 2097120;
+    p->maxTexture2DGather[0] = p->maxTexture2DGather[1] = 32768;
+    p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
+    p->maxTexture3DAlt[0] = p->maxTexture3DAlt[1] = 8192, p->maxTexture3DAlt[2] = 32768;
+    p->maxTextureCubemap = 32768;
+    p->maxTexture1DLayered[0] = 32768, p->maxTexture1DLayered[1] = 2048;
+    p->maxTexture2DLayered[0] = p->maxTexture2DLayered[1] = 32768;
+    p->maxTexture2DLayered[2] = 2048;
+    p->maxTextureCubemapLayered[0] = 32768, p->maxTextureCubemapLayered[1] = 2046;
+    p->maxSurface1D = 32768;
+    p->maxSurface2D[0] = 131072, p->maxSurface2D[1] = 65536;
+    p->maxSurface3D[0] = p->maxSurface3D[1] = p->maxSurface3D[2] = 16384;
+    p->maxSurface1DLayered[0] = 32768, p->maxSurface1DLayered[1] = 2048;
+    p->maxSurface2DLayered[0] = p->maxSurface2DLayered[1] = 32768;
+    p->maxSurface2DLayered[2] = 2048;
+    p->maxSurfaceCubemap = 32768;
+    p->maxSurfaceCubemapLayered[0] = 32768, p->maxSurfaceCubemapLayered[1] = 2046;
+    p->surfaceAlignment = 512;
+    p->textureAlignment = 512;
+    p->texturePitchAlignment = 32;
+}
+
+/* What an H100 SXM5 supports beyond the basics: memory pools, clusters, managed memory. */
+static void fill_features(struct cudaDeviceProp *p)
+{
+    p->canMapHostMemory = p->concurrentKernels = p->unifiedAddressing = 1;
+    p->ECCEnabled = 1;
+    p->asyncEngineCount = 3;
+    p->streamPrioritiesSupported = 1;
+    p->globalL1CacheSupported = p->localL1CacheSupported = 1;
+    p->managedMemory = p->concurrentManagedAccess = 1;
+    p->computePreemptionSupported = p->canUseHostPointerForRegisteredMem = 1;
+    p->cooperativeLaunch = p->clusterLaunch = 1;
+    p->hostRegisterSupported = p->hostRegisterReadOnlySupported = 1;
+    p->sparseCudaArraySupported = p->deferredMappingCudaArraySupported = 1;
+    p->timelineSemaphoreInteropSupported = 1;
+    p->memoryPoolsSupported = 1;
+    p->memoryPoolSupportedHandleTypes = cudaMemHandleTypePosixFileDescriptor;
+    p->gpuDirectRDMASupported = 1;
+    p->gpuDirectRDMAFlushWritesOptions = cudaFlushGPUDirectRDMAWritesOptionHost;
+    p->gpuDirectRDMAWritesOrdering = cudaGPUDirectRDMAWritesOrderingNone;
+    p->ipcEventSupported = 1;
+    p->unifiedFunctionPointers = 1;
+    p->deviceNumaConfig = cudaDeviceNumaConfigNone;
+    p->deviceNumaId = p->hostNumaId = -1;
+}
+
+/* The properties of emulated GPU @p device: an H100 SXM5's, but for the name, the memory size
+ * (from rt) and the PCI bus. */
 static void fill_props(struct cudaDeviceProp *p, int device)
 {
     memset(p, 0, sizeof *p);
@@ -177,7 +246,7 @@ static void fill_props(struct cudaDeviceProp *p, int device)
     p->sharedMemPerBlock = RT_SMEM_DEFAULT;
     p->regsPerBlock = 65536;
     p->warpSize = 32;
-    p->memPitch = (size_t)1 << 31;
+    p->memPitch = 0x7fffffff;
     p->maxThreadsPerBlock = 1024;
     p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
     p->maxThreadsDim[2] = 64;
@@ -186,25 +255,22 @@ static void fill_props(struct cudaDeviceProp *p, int device)
     p->totalConstMem = 65536;
     p->major = 9;
     p->minor = 0;
-    p->textureAlignment = 512;
-    p->texturePitchAlignment = 32;
     p->multiProcessorCount = 132;
-    p->canMapHostMemory = 1;
-    p->concurrentKernels = 1;
     p->pciBusID = device + 1;
-    p->asyncEngineCount = 2;
-    p->unifiedAddressing = 1;
+    p->pciDeviceID = 0;
+    p->gpuPciDeviceID = H100_PCI_ID;
     p->memoryBusWidth = 5120;
     p->l2CacheSize = 50 * 1024 * 1024;
+    p->persistingL2CacheMaxSize = p->l2CacheSize / 8 * 5;
+    p->accessPolicyMaxWindowSize = 134213632;
     p->maxThreadsPerMultiProcessor = 2048;
-    p->globalL1CacheSupported = p->localL1CacheSupported = 1;
     p->sharedMemPerMultiprocessor = 228 * 1024;
     p->regsPerMultiprocessor = 65536;
-    p->managedMemory = 1;
     p->sharedMemPerBlockOptin = RT_SMEM_OPTIN;
     p->maxBlocksPerMultiProcessor = 32;
     p->reservedSharedMemPerBlock = 1024;
-    p->cooperativeLaunch = 1;
+    fill_texture_limits(p);
+    fill_features(p);
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
@@ -217,8 +283,106 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     return device >= 0 && device < n ? cudaSuccess : rt_error(cudaErrorInvalidDevice);
 }
 
-/* The value of @p attr, from the properties; -1 for an attribute the emulator does not know. */
-static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
+/* What attribute() answers for a number that names no attribute. */
+#define NO_ATTRIBUTE LONG_MIN
+
+/* Texture or surface attribute @p attr, from the properties; NO_ATTRIBUTE for another. */
+static long texture_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
+{
+    switch (attr) {
+    case cudaDevAttrMaxTexture1DWidth:
+        return p->maxTexture1D;
+    case cudaDevAttrMaxTexture2DWidth:
+        return p->maxTexture2D[0];
+    case cudaDevAttrMaxTexture2DHeight:
+        return p->maxTexture2D[1];
+    case cudaDevAttrMaxTexture3DWidth:
+        return p->maxTexture3D[0];
+    case cudaDevAttrMaxTexture3DHeight:
+        return p->maxTexture3D[1];
+    case cudaDevAttrMaxTexture3DDepth:
+        return p->maxTexture3D[2];
+    case cudaDevAttrMaxTexture2DLayeredWidth:
+        return p->maxTexture2DLayered[0];
+    case cudaDevAttrMaxTexture2DLayeredHeight:
+        return p->maxTexture2DLayered[1];
+    case cudaDevAttrMaxTexture2DLayeredLayers:
+        return p->maxTexture2DLayered[2];
+    case cudaDevAttrSurfaceAlignment:
+        return (long)p->surfaceAlignment;
+    case cudaDevAttrTextureAlignment:
+        return (long)p->textureAlignment;
+    case cudaDevAttrTexturePitchAlignment:
+        return (long)p->texturePitchAlignment;
+    case cudaDevAttrMaxTexture1DLayeredWidth:
+        return p->maxTexture1DLayered[0];
+    case cudaDevAttrMaxTexture1DLayeredLayers:
+        return p->maxTexture1DLayered[1];
+    case cudaDevAttrMaxTexture2DGatherWidth:
+        return p->maxTexture2DGather[0];
+    case cudaDevAttrMaxTexture2DGatherHeight:
+        return p->maxTexture2DGather[1];
+    case cudaDevAttrMaxTexture3DWidthAlt:
+        return p->maxTexture3DAlt[0];
+    case cudaDevAttrMaxTexture3DHeightAlt:
+        return p->maxTexture3DAlt[1];
+    case cudaDevAttrMaxTexture3DDepthAlt:
+        return p->maxTexture3DAlt[2];
+    case cudaDevAttrMaxTextureCubemapWidth:
+        return p->maxTextureCubemap;
+    case cudaDevAttrMaxTextureCubemapLayeredWidth:
+        return p->maxTextureCubemapLayered[0];
+    case cudaDevAttrMaxTextureCubemapLayeredLayers:
+        return p->maxTextureCubemapLayered[1];
+    case cudaDevAttrMaxSurface1DWidth:
+        return p->maxSurface1D;
+    case cudaDevAttrMaxSurface2DWidth:
+        return p->maxSurface2D[0];
+    case cudaDevAttrMaxSurface2DHeight:
+        return p->maxSurface2D[1];
+    case cudaDevAttrMaxSurface3DWidth:
+        return p->maxSurface3D[0];
+    case cudaDevAttrMaxSurface3DHeight:
+        return p->maxSurface3D[1];
+    case cudaDevAttrMaxSurface3DDepth:
+        return p->maxSurface3D[2];
+    case cudaDevAttrMaxSurface1DLayeredWidth:
+        return p->maxSurface1DLayered[0];
+    case cudaDevAttrMaxSurface1DLayeredLayers:
+        return p->maxSurface1DLayered[1];
+    case cudaDevAttrMaxSurface2DLayeredWidth:
+        return p->maxSurface2DLayered[0];
+    case cudaDevAttrMaxSurface2DLayeredHeight:
+        return p->maxSurface2DLayered[1];
+    case cudaDevAttrMaxSurface2DLayeredLayers:
+        return p->maxSurface2DLayered[2];
+    case cudaDevAttrMaxSurfaceCubemapWidth:
+        return p->maxSurfaceCubemap;
+    case cudaDevAttrMaxSurfaceCubemapLayeredWidth:
+        return p->maxSurfaceCubemapLayered[0];
+    case cudaDevAttrMaxSurfaceCubemapLayeredLayers:
+        return p->maxSurfaceCubemapLayered[1];
+    case cudaDevAttrMaxTexture1DLinearWidth:
+        return 1 << 28;
+    case cudaDevAttrMaxTexture2DLinearWidth:
+        return p->maxTexture2DLinear[0];
+    case cudaDevAttrMaxTexture2DLinearHeight:
+        return p->maxTexture2DLinear[1];
+    case cudaDevAttrMaxTexture2DLinearPitch:
+        return p->maxTexture2DLinear[2];
+    case cudaDevAttrMaxTexture2DMipmappedWidth:
+        return p->maxTexture2DMipmap[0];
+    case cudaDevAttrMaxTexture2DMipmappedHeight:
+        return p->maxTexture2DMipmap[1];
+    case cudaDevAttrMaxTexture1DMipmappedWidth:
+        return p->maxTexture1DMipmap;
+    default:
+        return NO_ATTRIBUTE;
+    }
+}
+
+/* A limit or identity attribute @p attr; otherwise texture_attribute(). */
+static long limit_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
 {
     switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock:
@@ -241,51 +405,166 @@ static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
         return (long)p->totalConstMem;
     case cudaDevAttrWarpSize:
         return p->warpSize;
+    case cudaDevAttrMaxPitch:
+        return (long)p->memPitch;
     case cudaDevAttrMaxRegistersPerBlock:
         return p->regsPerBlock;
+    case cudaDevAttrClockRate:
+        return H100_CLOCK_KHZ;
     case cudaDevAttrMultiProcessorCount:
         return p->multiProcessorCount;
-    case cudaDevAttrComputeCapabilityMajor:
-        return p->major;
-    case cudaDevAttrComputeCapabilityMinor:
-        return p->minor;
+    case cudaDevAttrPciBusId:
+        return p->pciBusID;
+    case cudaDevAttrPciDeviceId:
+        return p->pciDeviceID;
+    case cudaDevAttrPciDomainId:
+        return p->pciDomainID;
+    case cudaDevAttrMemoryClockRate:
+        return H100_MEMORY_CLOCK_KHZ;
+    case cudaDevAttrGlobalMemoryBusWidth:
+        return p->memoryBusWidth;
     case cudaDevAttrL2CacheSize:
         return p->l2CacheSize;
     case cudaDevAttrMaxThreadsPerMultiProcessor:
         return p->maxThreadsPerMultiProcessor;
+    case cudaDevAttrAsyncEngineCount:
+        return p->asyncEngineCount;
+    case cudaDevAttrComputeCapabilityMajor:
+        return p->major;
+    case cudaDevAttrComputeCapabilityMinor:
+        return p->minor;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
         return (long)p->sharedMemPerMultiprocessor;
     case cudaDevAttrMaxRegistersPerMultiprocessor:
         return p->regsPerMultiprocessor;
+    case cudaDevAttrMultiGpuBoardGroupID:
+        return p->multiGpuBoardGroupID;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+        return H100_SINGLE_TO_DOUBLE;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin:
         return (long)p->sharedMemPerBlockOptin;
     case cudaDevAttrMaxBlocksPerMultiprocessor:
         return p->maxBlocksPerMultiProcessor;
-    case cudaDevAttrGlobalMemoryBusWidth:
-        return p->memoryBusWidth;
-    case cudaDevAttrUnifiedAddressing:
-        return 1;
-    case cudaDevAttrManagedMemory:
-        return 1;
-    case cudaDevAttrConcurrentKernels:
-        return 1;
-    case cudaDevAttrCooperativeLaunch:
-        return 1;
-    case cudaDevAttrPciBusId:
-        return p->pciBusID;
-    case cudaDevAttrIntegrated:
-        return 0;
-    case cudaDevAttrEccEnabled:
-        return 0;
-    case cudaDevAttrAsyncEngineCount:
-        return p->asyncEngineCount;
-    case cudaDevAttrCanMapHostMemory:
-        return 1;
+    case cudaDevAttrMaxPersistingL2CacheSize:
+        return p->persistingL2CacheMaxSize;
+    case cudaDevAttrMaxAccessPolicyWindowSize:
+        return p->accessPolicyMaxWindowSize;
+    case cudaDevAttrReservedSharedMemoryPerBlock:
+        return (long)p->reservedSharedMemPerBlock;
+    case cudaDevAttrMemSyncDomainCount:
+        return H100_MEM_SYNC_DOMAINS;
+    case cudaDevAttrNumaId:
+        return p->deviceNumaId;
+    case cudaDevAttrHostNumaId:
+        return p->hostNumaId;
+    case cudaDevAttrGpuPciDeviceId:
+        return p->gpuPciDeviceID;
+    case cudaDevAttrGpuPciSubsystemId:
+        return p->gpuPciSubsystemID;
     default:
-        return -1;
+        return texture_attribute(p, attr);
     }
 }
 
+/* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number CUDA 13 does
+ * not define (the reserved numbers). The capability flags come first, then the limits. */
+static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
+{
+    switch (attr) {
+    case cudaDevAttrGpuOverlap:
+        return 1;
+    case cudaDevAttrKernelExecTimeout:
+        return 0;
+    case cudaDevAttrIntegrated:
+        return p->integrated;
+    case cudaDevAttrCanMapHostMemory:
+        return p->canMapHostMemory;
+    case cudaDevAttrComputeMode:
+        return cudaComputeModeDefault;
+    case cudaDevAttrConcurrentKernels:
+        return p->concurrentKernels;
+    case cudaDevAttrEccEnabled:
+        return p->ECCEnabled;
+    case cudaDevAttrTccDriver:
+        return p->tccDriver;
+    case cudaDevAttrUnifiedAddressing:
+        return p->unifiedAddressing;
+    case cudaDevAttrStreamPrioritiesSupported:
+        return p->streamPrioritiesSupported;
+    case cudaDevAttrGlobalL1CacheSupported:
+        return p->globalL1CacheSupported;
+    case cudaDevAttrLocalL1CacheSupported:
+        return p->localL1CacheSupported;
+    case cudaDevAttrManagedMemory:
+        return p->managedMemory;
+    case cudaDevAttrIsMultiGpuBoard:
+        return p->isMultiGpuBoard;
+    case cudaDevAttrHostNativeAtomicSupported:
+        return p->hostNativeAtomicSupported;
+    case cudaDevAttrPageableMemoryAccess:
+        return p->pageableMemoryAccess;
+    case cudaDevAttrConcurrentManagedAccess:
+        return p->concurrentManagedAccess;
+    case cudaDevAttrComputePreemptionSupported:
+        return p->computePreemptionSupported;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+        return p->canUseHostPointerForRegisteredMem;
+    case cudaDevAttrCooperativeLaunch:
+        return p->cooperativeLaunch;
+    case cudaDevAttrCanFlushRemoteWrites:
+        return 0;
+    case cudaDevAttrHostRegisterSupported:
+        return p->hostRegisterSupported;
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+        return p->pageableMemoryAccessUsesHostPageTables;
+    case cudaDevAttrDirectManagedMemAccessFromHost:
+        return p->directManagedMemAccessFromHost;
+    case cudaDevAttrSparseCudaArraySupported:
+        return p->sparseCudaArraySupported;
+    case cudaDevAttrHostRegisterReadOnlySupported:
+        return p->hostRegisterReadOnlySupported;
+    case cudaDevAttrTimelineSemaphoreInteropSupported:
+        return p->timelineSemaphoreInteropSupported;
+    case cudaDevAttrMemoryPoolsSupported:
+        return p->memoryPoolsSupported;
+    case cudaDevAttrGPUDirectRDMASupported:
+        return p->gpuDirectRDMASupported;
+    case cudaDevAttrGPUDirectRDMAFlushWritesOptions:
+        return p->gpuDirectRDMAFlushWritesOptions;
+    case cudaDevAttrGPUDirectRDMAWritesOrdering:
+        return p->gpuDirectRDMAWritesOrdering;
+    case cudaDevAttrMemoryPoolSupportedHandleTypes:
+        return p->memoryPoolSupportedHandleTypes;
+    case cudaDevAttrClusterLaunch:
+        return p->clusterLaunch;
+    case cudaDevAttrDeferredMappingCudaArraySupported:
+        return p->deferredMappingCudaArraySupported;
+    case cudaDevAttrIpcEventSupport:
+        return p->ipcEventSupported;
+    case cudaDevAttrNumaConfig:
+        return p->deviceNumaConfig;
+    case cudaDevAttrMpsEnabled:
+        return p->mpsEnabled;
+    case cudaDevAttrD3D12CigSupported:
+        return 0;
+    case cudaDevAttrVulkanCigSupported:
+        return 0;
+    case cudaDevAttrHostNumaMemoryPoolsSupported:
+        return 0;
+    case cudaDevAttrHostNumaMultinodeIpcSupported:
+        return p->hostNumaMultinodeIpcSupported;
+    case cudaDevAttrHostMemoryPoolsSupported:
+        return 0;
+    case cudaDevAttrOnlyPartialHostNativeAtomicSupported:
+        return 0;
+    default:
+        return limit_attribute(p, attr);
+    }
+}
+
+/* Every attribute CUDA 13 defines is answered; a reserved or unknown number is refused with
+ * cudaErrorInvalidValue and one line, and, unlike a fault, leaves no error behind for a later
+ * cudaGetLastError (a program probing attributes must not fail its next kernel's check). */
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     struct cudaDeviceProp p;
@@ -293,9 +572,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     if (err != cudaSuccess)
         return err;
     long v = attribute(&p, attr);
-    if (v < 0) {
-        rt_say("cudaDeviceGetAttribute: attribute %d is not emulated", (int)attr);
-        return rt_error(cudaErrorInvalidValue);
+    if (v == NO_ATTRIBUTE) {
+        rt_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA 13 defines", (int)attr);
+        return cudaErrorInvalidValue;
     }
     *value = (int)v;
     return cudaSuccess;
@@ -323,6 +602,45 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
     size_t now;
     (void)value;
     return cudaDeviceGetLimit(&now, limit);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    *pCacheConfig = cudaFuncCachePreferNone;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+    *pConfig = cudaSharedMemBankSizeFourByte;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+    (void)config; /* sm_90's banks are four bytes wide whatever is asked */
+    return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    return cudaSuccess; /* no cache is modelled */
+}
+
+cudaError_t cudaSetValidDevices(int *device_arr, int len)
+{
+    (void)device_arr, (void)len;
+    return cudaSuccess;
+}
+
+/* "0000:BB:00.0", BB the device's pciBusID. */
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    struct cudaDeviceProp p;
+    cudaError_t err = cudaGetDeviceProperties(&p, device);
+    if (err == cudaSuccess)
+        snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", p.pciBusID);
+    return err;
 }
 
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
@@ -380,6 +698,13 @@ cudaError_t cudaPeekAtLastError(void)
     return err != cudaSuccess ? err : rt_self()->last_error;
 }
 
+/* What rt_unsupported.c's stubs answer: one line naming the call, and cudaErrorNotSupported. */
+int rt_not_supported(const char *name)
+{
+    rt_say("%s is not emulated (cudaErrorNotSupported)", name);
+    return rt_error(cudaErrorNotSupported);
+}
+
 /* --- error names and messages ------------------------------------------------------ */
 
 /** One error code the runtime may return, its name and its message. */
@@ -427,6 +752,7 @@ static const struct error_text error_texts[] = {
     ERR(cudaErrorLaunchFailure, "unspecified launch failure"),
     ERR(cudaErrorNotPermitted, "operation not permitted"),
     ERR(cudaErrorNotSupported, "operation not supported"),
+    ERR(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
     ERR(cudaErrorUnknown, "unknown error"),
 };
 #undef ERR

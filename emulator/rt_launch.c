@@ -337,6 +337,22 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     return rt_error(err);
 }
 
+cudaError_t cudaFuncGetName(const char **name, const void *func)
+{
+    rt_lock();
+    struct rt_function *f = rt_function_of(func);
+    rt_unlock();
+    if (f)
+        *name = f->name;
+    return f ? cudaSuccess : rt_error(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+{
+    (void)func, (void)config;
+    return cudaSuccess;
+}
+
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
     (void)func, (void)cacheConfig;
@@ -346,6 +362,17 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheCon
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
                                                           int blockSize, size_t dynamicSMemSize)
 {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                  dynamicSMemSize, 0);
+}
+
+/* The flags (cudaOccupancyDisableCachingOverride) change nothing: caches are not modelled. */
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int flags)
+{
+    (void)flags;
     struct rt_function *f;
     cudaError_t err;
     rt_lock();
@@ -362,4 +389,63 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
     }
     rt_unlock();
     return rt_error(err);
+}
+
+/* The dynamic shared memory each of @p numBlocks blocks of @p blockSize threads may have on one
+ * SM at once: the SM's 228 KiB shared, less 1 KiB reserved and the static part per block. */
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func,
+                                                      int numBlocks, int blockSize)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    if (k && (numBlocks < 1 || blockSize < 1 || blockSize > 1024 ||
+              numBlocks * ((blockSize + 31) / 32) > 64))
+        err = cudaErrorInvalidValue;
+    if (err == cudaSuccess) {
+        size_t per = 228 * 1024 / (size_t)numBlocks, used = k->static_smem + 1024;
+        size_t lim = smem_limit(f, k) - k->static_smem;
+        *dynamicSmemSize = per > used ? (per - used < lim ? per - used : lim) : 0;
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+/*
+ * A cooperative launch: the grid must fit on the GPU at once (every block resident), or
+ * cudaErrorCooperativeLaunchTooLarge. The blocks still run one after another, so a grid-wide
+ * barrier (cooperative groups' grid.sync()) cannot be met: the kernel that reaches one fails
+ * at the instruction that reads the driver's grid workspace (%envreg1), named with its line.
+ */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                        size_t sharedMem, cudaStream_t stream)
+{
+    int per_sm = 0;
+    cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, func, (int)(blockDim.x * blockDim.y * blockDim.z), sharedMem);
+    if (err == cudaSuccess && (uint64_t)gridDim.x * gridDim.y * gridDim.z > (uint64_t)per_sm * 132)
+        return rt_error(cudaErrorCooperativeLaunchTooLarge);
+    return err == cudaSuccess ? cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream)
+                              : err;
+}
+
+/*
+ * cudaLaunchKernelEx's C form: a plain or cooperative launch with its attributes. Clusters of
+ * more than one block are not emulated (no %cluster_* registers, no distributed shared
+ * memory): such a launch answers cudaErrorNotSupported with one line. Other attributes
+ * (priorities, access policies, programmatic serialisation) change nothing here.
+ */
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    int cooperative = 0;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        if (a->id == cudaLaunchAttributeClusterDimension &&
+            a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1)
+            return rt_not_supported("cudaLaunchKernelEx with a cluster of several blocks");
+        cooperative |= a->id == cudaLaunchAttributeCooperative && a->val.cooperative;
+    }
+    return (cooperative ? cudaLaunchCooperativeKernel : cudaLaunchKernel)(
+        func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
 }

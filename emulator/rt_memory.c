@@ -195,6 +195,144 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
     return malloc_for(devPtr, size, __builtin_return_address(0));
 }
 
+/* --- stream-ordered allocation ----------------------------------------------------------------
+ * Allocations are immediate (every stream is synchronous), so a pool is its attributes: the
+ * reuse policies and release threshold a program sets and reads back. The usage attributes
+ * answer 0: the emulator keeps no memory aside. */
+
+/** A memory pool: the value of each cudaMemPoolAttr (1 .. 8). */
+struct rt_pool {
+    uint64_t attr[9];
+};
+
+static struct rt_pool default_pools[RT_MAX_GPUS];
+static struct rt_pool *current_pools[RT_MAX_GPUS];
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+    int n;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n)
+        return rt_error(cudaErrorInvalidDevice);
+    *memPool = (cudaMemPool_t)&default_pools[device];
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+    cudaError_t err = cudaDeviceGetDefaultMemPool(memPool, device);
+    if (err == cudaSuccess && current_pools[device])
+        *memPool = (cudaMemPool_t)current_pools[device];
+    return err;
+}
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+    cudaMemPool_t any;
+    cudaError_t err = cudaDeviceGetDefaultMemPool(&any, device);
+    if (err == cudaSuccess)
+        current_pools[device] = (struct rt_pool *)memPool;
+    return err;
+}
+
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+{
+    if (!poolProps || poolProps->allocType != cudaMemAllocationTypePinned)
+        return rt_error(cudaErrorInvalidValue);
+    struct rt_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return rt_error(cudaErrorMemoryAllocation);
+    *memPool = (cudaMemPool_t)p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+    struct rt_pool *p = (struct rt_pool *)memPool;
+    if (p >= default_pools && p < default_pools + RT_MAX_GPUS)
+        return rt_error(cudaErrorInvalidValue);
+    free(p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    struct rt_pool *p = (struct rt_pool *)memPool;
+    if (!p || attr < cudaMemPoolReuseFollowEventDependencies || attr > cudaMemPoolAttrUsedMemHigh ||
+        attr == cudaMemPoolAttrReservedMemCurrent || attr == cudaMemPoolAttrUsedMemCurrent)
+        return rt_error(cudaErrorInvalidValue);
+    p->attr[attr] =
+        attr == cudaMemPoolAttrReleaseThreshold || attr >= cudaMemPoolAttrReservedMemHigh
+            ? *(uint64_t *)value
+            : (uint64_t) * (int *)value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    struct rt_pool *p = (struct rt_pool *)memPool;
+    if (!p || attr < cudaMemPoolReuseFollowEventDependencies || attr > cudaMemPoolAttrUsedMemHigh)
+        return rt_error(cudaErrorInvalidValue);
+    if (attr >= cudaMemPoolAttrReleaseThreshold)
+        *(uint64_t *)value = attr == cudaMemPoolAttrReleaseThreshold ? p->attr[attr] : 0;
+    else
+        *(int *)value = (int)p->attr[attr];
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    (void)minBytesToKeep;
+    return memPool ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList,
+                                 size_t count)
+{
+    (void)descList, (void)count; /* every GPU reaches all device memory */
+    return memPool ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                    cudaStream_t stream)
+{
+    (void)stream;
+    if (!memPool)
+        return rt_error(cudaErrorInvalidValue);
+    return malloc_for(ptr, size, __builtin_return_address(0));
+}
+
+/* Managed memory lives in one place both sides reach: prefetches and advice change nothing. */
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream)
+{
+    (void)devPtr, (void)count, (void)location, (void)flags, (void)stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location)
+{
+    (void)devPtr, (void)count, (void)advice, (void)location;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+    rt_lock();
+    int pinned = find_block(rt.host_blocks, pHost) != NULL;
+    rt_unlock();
+    *pFlags = cudaHostAllocMapped | cudaHostAllocPortable;
+    return pinned ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+/* A channel format: the bits per component and their kind (textures are not emulated, but
+ * programs build the descriptor before they find out). */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                   enum cudaChannelFormatKind f)
+{
+    return (struct cudaChannelFormatDesc){x, y, z, w, f};
+}
+
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     (void)flags;

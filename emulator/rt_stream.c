@@ -9,6 +9,7 @@
  */
 #include <cuda_profiler_api.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt.h"
 
@@ -123,11 +124,83 @@ cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
     return rt_error(err);
 }
 
+/* The stream @p s names, or NULL for a default stream. */
+static const struct rt_stream *user_stream(cudaStream_t s)
+{
+    return s && s != cudaStreamLegacy && s != cudaStreamPerThread ? (const struct rt_stream *)s
+                                                                  : NULL;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
+{
+    cudaError_t err = stream_ok(hStream);
+    *device = user_stream(hStream) ? user_stream(hStream)->device : rt_self()->device;
+    return rt_error(err);
+}
+
+/* A stream's id: its address, and 0 for the default streams. */
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+{
+    cudaError_t err = stream_ok(hStream);
+    *streamId = (unsigned long long)(uintptr_t)user_stream(hStream);
+    return rt_error(err);
+}
+
+/* No stream is ever captured: graphs are not emulated (cudaStreamBeginCapture says so). */
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    cudaError_t err = stream_ok(stream);
+    *pCaptureStatus = cudaStreamCaptureStatusNone;
+    return rt_error(err);
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    (void)mode; /* the mode matters only while a stream captures */
+    return cudaSuccess;
+}
+
+/* Stream attributes (access policy windows, synchronisation policy, priority) change nothing
+ * here: caches and scheduling are not modelled. A read answers zeros. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue *value)
+{
+    (void)attr, (void)value;
+    return rt_error(stream_ok(hStream));
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue *value_out)
+{
+    (void)attr;
+    memset(value_out, 0, sizeof *value_out);
+    return rt_error(stream_ok(hStream));
+}
+
+/* Managed memory is reachable from every stream and the host at once. */
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                     unsigned int flags)
+{
+    (void)devPtr, (void)length, (void)flags;
+    return rt_error(stream_ok(stream));
+}
+
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
     cudaError_t err = stream_ok(stream);
     if (err == cudaSuccess)
         fn(userData);
+    return rt_error(err);
+}
+
+/* The callback runs at once (the work before it is done), told the stream's error if any. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags)
+{
+    cudaError_t err = flags ? cudaErrorInvalidValue : stream_ok(stream);
+    if (err == cudaErrorInvalidValue || err == cudaErrorInvalidResourceHandle)
+        return rt_error(err);
+    callback(stream, err, userData);
     return rt_error(err);
 }
 

@@ -609,14 +609,19 @@ int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
     int sat = mn_has(m, "sat"), ftz = mn_has(m, "ftz");
     if (d == CT_F64 && (a == CT_S64 || a == CT_U64) && r != RND_RN && r != RND_NONE)
         return bad(c, "cvt to .f64 from a 64-bit integer rounds to nearest only here");
-    enum op op = cvt_fast(d, a, r, sat, ftz);
-    int dbits = types[0].bits == 64 ? 64 : 32, abits = types[1].bits == 64 ? 64 : 32;
+    /* An integer source may sit in a register wider than its type (cvt.s64.s32 %rd2, %rd1, as
+     * cooperative groups emit): its low bits are the value. */
+    int wide = o[1].kind == OK_REG && o[1].reg && o[1].reg->slot == SLOT_64 && types[1].bits < 64 &&
+               strchr("usb", types[1].kind);
+    enum op op = wide ? OP_CVT : cvt_fast(d, a, r, sat, ftz);
+    int dbits = types[0].bits == 64 ? 64 : 32, abits = types[1].bits == 64 || wide ? 64 : 32;
     struct insn *in = emit_dn(c, op, o, n, 1, types[1].kind, dbits, abits);
     if (!in)
         return -1;
     in->mod = op == OP_CVT_TF32_F32
                   ? (uint32_t)r
                   : CVT_MOD((uint32_t)d, (uint32_t)a, (uint32_t)r, (uint32_t)sat, (uint32_t)ftz);
+    in->mod |= wide ? CVT_WIDE : 0;
     return 0;
 }
 

@@ -257,6 +257,10 @@ static void use_frame(const struct exec *x, struct warp *w, uint32_t f)
 }
 
 /* Run warp @p w until all its live lanes wait or exit. Returns EV_ERROR on failure. */
+/* Taken backward branches after which a warp yields to the block's other warps. */
+#define YIELD_BRANCHES 4096
+
+/* Run warp @p w until its lanes exit, wait at a barrier, or have looped YIELD_BRANCHES times. */
 static enum event run_warp(struct exec *x, struct warp *w)
 {
     const struct insn *code = x->code;
@@ -280,9 +284,20 @@ static enum event run_warp(struct exec *x, struct warp *w)
                     break;
                 continue;
             }
+            uint32_t from = pc;
             int go = on_event(x, w, ev, &pc, &mask);
             if (go < 0)
                 return EV_ERROR;
+            if (ev == EV_BRANCH && x->branch_taken && x->branch_target <= from &&
+                ++x->back_branches >= YIELD_BRANCHES) {
+                /* A long loop lets the block's other warps run: one may be waiting for a
+                 * flag this warp sets, or this warp for theirs (multi-warp tiles, spin locks).
+                 * A diverged warp's lanes are parked already; a converged one keeps its pc. */
+                x->back_branches = 0;
+                if (go)
+                    w->pc = pc;
+                return EV_NONE;
+            }
             if (!go)
                 goto next_group;
         }
@@ -363,6 +378,31 @@ static void deadlock(struct exec *x, struct warp *warps, uint32_t nwarps)
 
 /* ---- blocks and grids ----------------------------------------------------------------------- */
 
+/* 1 when the kernel or a function it calls (x->fbase planned) reads %reserved_smem_offset_*. */
+static int asks_reserved_smem(const struct exec *x)
+{
+    for (uint32_t f = 0; f < x->mod->nfuncs; f++)
+        for (int s = SR_RESERVED_BEGIN; s <= SR_RESERVED_1 && x->fbase[f] != NO_REG; s++)
+            if (x->mod->funcs[f].special[s] != NO_REG)
+                return 1;
+    return 0;
+}
+
+/*
+ * The block's shared memory as ptxas lays it out: the static variables, then the dynamic array
+ * at the next multiple of its alignment, then (only when the kernel asks where it is) the part
+ * CUDA reserves.
+ */
+static void layout_smem(struct exec *x)
+{
+    const struct func *fn = x->fn;
+    uint32_t bytes = fn->smem_static, a = fn->smem_align;
+    if (x->launch->dyn_smem)
+        bytes = (bytes + a - 1) / a * a + x->launch->dyn_smem;
+    x->reserved_smem = (bytes + 15) / 16 * 16;
+    x->smem_bytes = asks_reserved_smem(x) ? x->reserved_smem + RESERVED_SMEM : bytes;
+}
+
 /* Lane values of the special registers that depend on the lane or the warp. */
 static void fill_lane_specials(const struct exec *x, const struct func *fn, struct warp *w)
 {
@@ -402,6 +442,10 @@ static void fill_uniform_specials(const struct exec *x, const struct func *fn, s
     v[SR_SMID] = (x->ctaid[0] + x->ctaid[1] * L->grid[0]) % 132;
     v[SR_DYN_SMEM] = L->dyn_smem;
     v[SR_TOTAL_SMEM] = x->smem_bytes;
+    v[SR_RESERVED_BEGIN] = v[SR_RESERVED_0] = x->reserved_smem;
+    v[SR_RESERVED_END] = x->reserved_smem + RESERVED_SMEM;
+    v[SR_RESERVED_CAP] = RESERVED_SMEM;
+    v[SR_RESERVED_1] = x->reserved_smem + RESERVED_SMEM / 2;
     for (int s = SR_NTID_X; s < SR_COUNT; s++)
         if (sp[s] != NO_REG && !(s >= SR_LANEID && s <= SR_WARPID) &&
             !(s >= SR_LANEMASK_EQ && s <= SR_LANEMASK_GE))
@@ -468,10 +512,12 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
             if (run_warp(x, &warps[i]) == EV_ERROR)
                 return x->result->status;
         }
-        uint32_t waiting = 0;
-        for (uint32_t i = 0; i < nwarps; i++)
+        uint32_t waiting = 0, running = 0;
+        for (uint32_t i = 0; i < nwarps; i++) {
             waiting |= warps[i].waiting;
-        if (!waiting)
+            running |= warps[i].live & ~warps[i].waiting; /* a warp that yielded */
+        }
+        if (!waiting && !running)
             return VM_OK;
         if (!open_barriers(x, warps, nwarps) && !any) {
             deadlock(x, warps, nwarps);
@@ -607,7 +653,6 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
                      .params = L->params};
     x.nthreads = L->block[0] * L->block[1] * L->block[2];
     x.local_frame = mod->local_total;
-    x.smem_bytes = fn->smem_static + L->dyn_smem;
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
     uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
@@ -619,6 +664,7 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
         free(fbase);
         return r->status;
     }
+    layout_smem(&x);
     uint8_t *arena;
     struct warp *warps = make_warps(&x, nwarps, per, &arena);
     x.smem = malloc(x.smem_bytes ? x.smem_bytes : 1);

@@ -245,7 +245,8 @@ enum event h_CVT(struct exec *x, struct warp *w, const struct insn *in, uint32_t
 {
     (void)x;
     int d64 = CVT_D(in->mod) == CT_U64 || CVT_D(in->mod) == CT_S64 || CVT_D(in->mod) == CT_F64;
-    int a64 = CVT_A(in->mod) == CT_U64 || CVT_A(in->mod) == CT_S64 || CVT_A(in->mod) == CT_F64;
+    int a64 = CVT_A(in->mod) == CT_U64 || CVT_A(in->mod) == CT_S64 || CVT_A(in->mod) == CT_F64 ||
+              (in->mod & CVT_WIDE);
     LANES(m, {
         uint64_t raw = a64 ? R64(w, in->o[1])[l] : R32(w, in->o[1])[l];
         uint64_t out = convert(in->mod, raw);

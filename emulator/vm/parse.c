@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "decode_impl.h"
 
 static uint32_t align_up(uint32_t x, uint32_t a)
 {
@@ -94,9 +94,13 @@ static struct tok lex(struct lexer *L)
         t.len = (size_t)(q - s);
         L->p = q;
     } else if (word_char((unsigned char)*s) || *s == '%') {
+        /* A "::" between word characters belongs to the word: the PTX ISA's qualifiers
+         * (.shared::cta, .mbarrier::complete_tx::bytes). */
         const char *q = s;
-        while (q < L->end && word_char((unsigned char)*q))
-            q++;
+        while (q < L->end &&
+               (word_char((unsigned char)*q) ||
+                (L->end - q >= 3 && q[0] == ':' && q[1] == ':' && word_char((unsigned char)q[2]))))
+            q += *q == ':' ? 2 : 1;
         t.kind = T_WORD;
         t.len = (size_t)(q - s);
         L->p = q;
@@ -437,14 +441,36 @@ static int parse_reg_decl(struct parser *P)
 /* The register for special register @p name (%tid.x ...), allocating it on first use. */
 static const struct reg *special_reg(struct parser *P, const struct tok *t)
 {
-    static const char *const names[SR_COUNT] = {
-        "%tid.x",          "%tid.y",       "%tid.z",       "%ntid.x",
-        "%ntid.y",         "%ntid.z",      "%ctaid.x",     "%ctaid.y",
-        "%ctaid.z",        "%nctaid.x",    "%nctaid.y",    "%nctaid.z",
-        "%laneid",         "%warpid",      "%nwarpid",     "%smid",
-        "%nsmid",          "%gridid",      "%lanemask_eq", "%lanemask_lt",
-        "%lanemask_le",    "%lanemask_gt", "%lanemask_ge", "%dynamic_smem_size",
-        "%total_smem_size"};
+    static const char *const names[SR_COUNT] = {"%tid.x",
+                                                "%tid.y",
+                                                "%tid.z",
+                                                "%ntid.x",
+                                                "%ntid.y",
+                                                "%ntid.z",
+                                                "%ctaid.x",
+                                                "%ctaid.y",
+                                                "%ctaid.z",
+                                                "%nctaid.x",
+                                                "%nctaid.y",
+                                                "%nctaid.z",
+                                                "%laneid",
+                                                "%warpid",
+                                                "%nwarpid",
+                                                "%smid",
+                                                "%nsmid",
+                                                "%gridid",
+                                                "%lanemask_eq",
+                                                "%lanemask_lt",
+                                                "%lanemask_le",
+                                                "%lanemask_gt",
+                                                "%lanemask_ge",
+                                                "%dynamic_smem_size",
+                                                "%total_smem_size",
+                                                "%reserved_smem_offset_begin",
+                                                "%reserved_smem_offset_end",
+                                                "%reserved_smem_offset_cap",
+                                                "%reserved_smem_offset_0",
+                                                "%reserved_smem_offset_1"};
     for (int i = 0; i < SR_COUNT; i++) {
         if (!is(t, names[i]))
             continue;
@@ -590,22 +616,37 @@ static uint64_t decl_bytes(const struct decl *d)
     return elem * (uint64_t)(d->count < 0 ? 1 : d->count);
 }
 
-/* "= {1, 2, ...}" or "= 3": write the values into @p out (elements of @p d's type). */
+/* What a module variable's initialiser holds for a function's address (a C++ vtable's entries):
+ * a value no allocation has. The VM makes no indirect calls, so nothing follows it. */
+#define FUNCTION_ADDRESS 0xF00C000000000000ull
+
+/* The value of name @p t in an initialiser: a variable's device address, else (a function)
+ * FUNCTION_ADDRESS plus the name's hash. */
+static uint64_t init_address(struct parser *P, const struct tok *t)
+{
+    struct entry *e = lookup(&P->names, t->s, t->len);
+    if (e && !e->is_reg && (e->sym.space == SP_GLOBAL || e->sym.space == SP_CONST))
+        return e->sym.addr;
+    return FUNCTION_ADDRESS | hash(t->s, t->len);
+}
+
+/* "= {1, 2, ...}", "= 3" or "= {0, _ZN3Foo1fEv, generic(x)}": write the values into @p out
+ * (elements of @p d's type). */
 static int parse_init(struct parser *P, const struct decl *d, uint8_t *out, uint64_t bytes)
 {
     next(P); /* = */
-    int braces = 0;
     uint64_t at = 0, elem = d->bits >= 8 ? (uint64_t)d->bits / 8 : 1;
     while (P->t.kind != T_END && !is_punct(&P->t, ';')) {
-        if (is_punct(&P->t, '{')) {
-            braces++;
-        } else if (is_punct(&P->t, '}')) {
-            braces--;
-        } else if (!is_punct(&P->t, ',')) {
+        int structure = P->t.kind == T_PUNCT && strchr("{},()", P->t.s[0]);
+        if (!structure && !is(&P->t, "generic")) {
             int64_t v = 0;
             uint64_t bits = 0;
-            if (P->t.kind == T_NUM && P->t.len > 2 && P->t.s[0] == '0' &&
-                (P->t.s[1] == 'f' || P->t.s[1] == 'd' || P->t.s[1] == 'F' || P->t.s[1] == 'D')) {
+            if (P->t.kind == T_WORD) {
+                bits = init_address(P, &P->t);
+                next(P);
+            } else if (P->t.kind == T_NUM && P->t.len > 2 && P->t.s[0] == '0' &&
+                       (P->t.s[1] == 'f' || P->t.s[1] == 'd' || P->t.s[1] == 'F' ||
+                        P->t.s[1] == 'D')) {
                 bits = strtoull(P->t.s + 2, NULL, 16);
                 next(P);
             } else if (take_int(P, &v) == 0) {
@@ -618,9 +659,8 @@ static int parse_init(struct parser *P, const struct decl *d, uint8_t *out, uint
             at += elem;
             continue;
         }
-        next(P);
+        next(P); /* { } , ( ) and generic */
     }
-    (void)braces;
     return 0;
 }
 
@@ -815,6 +855,11 @@ static int parse_operand(struct parser *P, struct operand *o)
         o->kind = OK_SINK;
         next(P);
         return 0;
+    } else if (is(&P->t, "WARP_SZ")) { /* the warp size, a constant of the PTX ISA */
+        o->kind = OK_IMM;
+        o->imm = 32;
+        next(P);
+        return 0;
     } else if (P->t.kind == T_WORD) {
         struct entry *e = lookup(&P->names, P->t.s, P->t.len);
         if ((e && e->is_reg) || special_reg(P, &P->t)) {
@@ -828,6 +873,11 @@ static int parse_operand(struct parser *P, struct operand *o)
             }
             return 0;
         }
+        /* %clock, %clock64 and %globaltimer are decode_ops.c's; %envreg<n>, %pm<n>, ... none's */
+        if (!e && P->t.s[0] == '%' && strncmp(P->t.s, "%clock", 6) &&
+            strncmp(P->t.s, "%globaltimer", 12))
+            return fail(P, "%.*s is a special register the emulator does not have", (int)P->t.len,
+                        P->t.s);
         o->kind = OK_SYM;
         o->sym = e ? &e->sym : NULL;
         o->name = strndup(P->t.s, P->t.len);
@@ -876,6 +926,26 @@ static void parse_loc(struct parser *P)
     P->dc.loc = m->nlines++;
 }
 
+/*
+ * An instruction starting at @p start that the parser could not read (P->dc.err says why):
+ * it becomes one OP_UNSUPPORTED naming its text and PTX line, so only a launch that reaches
+ * it fails, never the module's other kernels. Skips through its ';'.
+ */
+static int unreadable(struct parser *P, const char *start)
+{
+    char why[300];
+    const char *at = strstr(P->dc.err, "PTX line");
+    snprintf(why, sizeof why, "%s", at ? at : P->dc.err);
+    P->dc.err[0] = 0;
+    skip_statement(P);
+    P->dc.text = start;
+    P->dc.text_len = strcspn(start, ";");
+    P->dc.guard = NO_REG;
+    P->dc.start = P->dc.mod->ncode;
+    unsupported(&P->dc, why);
+    return 0;
+}
+
 static int parse_instruction(struct parser *P)
 {
     const char *start = P->t.s;
@@ -888,18 +958,23 @@ static int parse_instruction(struct parser *P)
             next(P);
         }
         if (parse_reg_name(P, &guard))
-            return -1;
+            return unreadable(P, start);
     }
-    if (P->t.kind != T_WORD)
-        return fail(P, "expected an instruction, found '%.*s'", (int)P->t.len, P->t.s);
+    if (P->t.kind != T_WORD) {
+        fail(P, "expected an instruction, found '%.*s'", (int)P->t.len, P->t.s);
+        return unreadable(P, start);
+    }
     char mn[96];
     snprintf(mn, sizeof mn, "%.*s", (int)P->t.len, P->t.s);
     next(P);
     struct operand ops[8];
     int nops = 0, failed = 0, group = 0, in_group = 0;
     while (!is_punct(&P->t, ';') && P->t.kind != T_END) {
-        if (nops == 8)
-            return fail(P, "%s: too many operands", mn);
+        if (nops == 8) {
+            fail(P, "%s: too many operands", mn);
+            failed = 1;
+            break;
+        }
         if (is_punct(&P->t, '(') || is_punct(&P->t, ')') || is_punct(&P->t, ',')) {
             /* call's parenthesised lists flatten into the operand list, numbered */
             if (is_punct(&P->t, '('))
@@ -920,6 +995,8 @@ static int parse_instruction(struct parser *P)
     int rc = failed ? -1 : decode_insn(&P->dc, mn, guard, neg_guard, ops, nops);
     for (int i = 0; i < nops; i++)
         free((void *)ops[i].name);
+    if (failed)
+        return unreadable(P, start);
     if (rc)
         return -1;
     return expect(P, ';');

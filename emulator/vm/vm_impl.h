@@ -145,6 +145,8 @@ enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4 };
 #define CVT_RND(mod) (((mod) >> 10) & 15)
 #define CVT_SAT(mod) (((mod) >> 14) & 1)
 #define CVT_FTZ(mod) (((mod) >> 15) & 1)
+/** The source register is 64-bit though the source type is narrower: its low bits convert. */
+#define CVT_WIDE (1u << 16)
 
 /** One decoded instruction. */
 struct insn {
@@ -201,6 +203,11 @@ enum special {
     SR_LANEMASK_GE,
     SR_DYN_SMEM,
     SR_TOTAL_SMEM,
+    SR_RESERVED_BEGIN, /* %reserved_smem_offset_begin, _end, _cap, _0, _1: the shared memory */
+    SR_RESERVED_END,   /* CUDA reserves per block (cooperative groups' scratch at _1) */
+    SR_RESERVED_CAP,
+    SR_RESERVED_0,
+    SR_RESERVED_1,
     SR_COUNT
 };
 
@@ -246,6 +253,10 @@ struct vm_module {
     uint32_t call_total;  /**< bytes of every call's parameters, per thread */
 };
 
+/** The shared memory CUDA reserves per block on sm_90 (cudaDevAttrReservedSharedMemoryPerBlock),
+ *  placed after the program's own when a kernel asks where it is. */
+#define RESERVED_SMEM 1024u
+
 /* ---- execution state ------------------------------------------------------------- */
 
 struct exec;
@@ -290,8 +301,8 @@ struct exec {
     const struct insn *code; /**< module code (pcs index it) */
     struct vm_result *result;
     struct emu_mem *mem;
-    uint8_t *smem; /**< this block's shared memory */
-    uint32_t smem_bytes;
+    uint8_t *smem;           /**< this block's shared memory */
+    uint32_t smem_bytes;     /**< the block's shared memory, reserved part included */
     uint32_t ctaid[3];       /**< this block */
     uint32_t nthreads;       /**< threads per block */
     uint32_t local_frame;    /**< local bytes per thread (every function's) */
@@ -314,6 +325,8 @@ struct exec {
         unsigned bytes[32];
         int n;
     } prov_pending;
+    uint32_t reserved_smem; /**< where the reserved shared memory begins */
+    uint32_t back_branches; /**< taken backward branches since a warp last yielded */
 };
 
 /** A handler executes one instruction for the lanes in @p mask. */
