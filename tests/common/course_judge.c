@@ -648,11 +648,10 @@ static void place_words(const struct course_runner *r, const struct proto_arg *a
         if (!b->live || a < b->addr || a >= b->addr + b->total)
             continue;
         long long at = (long long)(a - b->addr) - (long long)b->data_at;
-        if (at < 0)
-            snprintf(buf, size, "%lld bytes before argument %d's first byte", -at, i + 1);
-        else if (at >= (long long)b->bytes)
-            snprintf(buf, size, "%lld bytes past argument %d's last byte",
-                     at - (long long)b->bytes + 1, i + 1);
+        long long off = at < 0 ? -at : at - (long long)b->bytes + 1;
+        if (at < 0 || at >= (long long)b->bytes)
+            snprintf(buf, size, "%lld byte%s %s argument %d's %s byte", off, off == 1 ? "" : "s",
+                     at < 0 ? "before" : "past", i + 1, at < 0 ? "first" : "last");
         else
             snprintf(buf, size, "byte %lld of argument %d", at, i + 1);
         return;
@@ -675,10 +674,10 @@ static void assert_no_finding(const struct course_runner *r, const char *name,
     place_words(r, args, nargs, addr, place, sizeof place);
     if (!strcmp(kind, "guard"))
         ck_abort_msg("%s: a kernel %s %s, outside the data (on a GPU: another allocation, or a "
-                     "fault), %s (%llu such accesses)",
+                     "fault), %s (lanes doing so: %llu)",
                      name, state & MEM_ANSWER ? "read" : "wrote", place, line + at, count);
-    ck_abort_msg("%s: a kernel read %s, %s, %s (%llu such reads): the device must compute the "
-                 "answer from the inputs",
+    ck_abort_msg("%s: a kernel read %s, %s, %s (lanes doing so: %llu): the device must compute "
+                 "the answer from the inputs",
                  name, place, writer_words(state), line + at, count);
 }
 
