@@ -109,18 +109,26 @@ static const struct mem_block *recorded(struct emu_mem *m, uint64_t addr, uint64
     return b;
 }
 
+/* Bytes [o, o + bytes) of @p b were written by @p who; 1 when one of them is a guard byte. */
+static int set_writer(const struct mem_block *b, uint64_t o, uint64_t bytes, unsigned who)
+{
+    unsigned guarded = 0;
+    for (uint64_t i = o; i < o + bytes; i++) {
+        guarded |= b->state[i];
+        b->state[i] = (uint8_t)((b->state[i] & MEM_GUARDED) | who);
+    }
+    return (guarded & MEM_GUARDED) != 0;
+}
+
 int mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes, enum mem_writer who)
 {
     uint64_t o;
     const struct mem_block *b = recorded(m, addr, bytes, &o);
-    unsigned guarded = 0;
-    for (uint64_t i = o; b && i < o + bytes; i++) {
-        guarded |= b->state[i];
-        b->state[i] = (uint8_t)((b->state[i] & MEM_GUARDED) | who);
-    }
-    if (b && b->shadow && who != MEM_KERNEL)
+    if (!b)
+        return 0;
+    if (b->shadow && who != MEM_KERNEL)
         memcpy(b->shadow + o, mem_host(m, addr), bytes);
-    return (guarded & MEM_GUARDED) != 0;
+    return set_writer(b, o, bytes, who);
 }
 
 void mem_keep_values(struct emu_mem *m, uint64_t addr, uint64_t bytes)
@@ -137,8 +145,7 @@ void mem_mark_filled(struct emu_mem *m, uint64_t addr, uint64_t bytes, uint8_t v
     const struct mem_block *b = recorded(m, addr, bytes, &o);
     if (!b)
         return;
-    for (uint64_t i = o; i < o + bytes; i++)
-        b->state[i] = (uint8_t)((b->state[i] & MEM_GUARDED) | MEM_FILL);
+    set_writer(b, o, bytes, MEM_FILL);
     if (b->shadow)
         memset(b->shadow + o, value, bytes);
 }
