@@ -225,9 +225,20 @@ void course_judge_sgemm_right(struct course_runner *r, const char *name);
 
 /**
  * Timing feedback: the SGEMM launcher @p name (checked first) and cuBLAS SGEMM at 4096^3 in one
- * run; assert the kernel reaches @p target of cuBLAS's speed, the lesson's stated target.
+ * run; assert the kernel's fraction of cuBLAS's speed meets the bar @p key (course_assert_bar).
  */
-void course_judge_vs_cublas(const char *name, double target);
+void course_judge_vs_cublas(const char *name, const char *key);
+
+/**
+ * Assert that a timing case's ratio @p ratio (higher is better: a speedup, or a fraction of
+ * cuBLAS's or of a device copy's speed) meets the bar named @p key for this GPU's architecture
+ * family (course_bars.c: sm_75 to sm_90, each with its source; the loosest bar where the course
+ * has no data). Prints one "course-perf:" line, and appends a row to the file COURSE_PERF_OUT
+ * names, for ./course gpu-report. A miss says the ratio, the band expected on this GPU and its
+ * source, the times behind the ratio (@p fmt, printf-style) and the likely causes.
+ */
+void course_assert_bar(const char *key, double ratio, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /**
  * Assert that the kernels whose counters are @p c touched each global sector once and all the
