@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""tools/gpu_report.py --apply: a GPU report's tables land in the lessons' "Measured" sections,
+once (a second apply replaces the first), and a report from the emulator is refused.
+
+Exit 0 when every check passes, 1 on the first failure.
+"""
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+TOOL = ROOT / "tools" / "gpu_report.py"
+LESSON = "03_shared_memory_tiling"
+HEADER = "lesson,device,version,m,n,k,ms,gflops,gbs,pct_baseline,pct_peak,check,model_ms\n"
+
+
+def fake_report(folder, device_line, ms):
+    folder.mkdir()
+    (folder / "report.md").write_text(f"# Course validation report\n\n- date: 2026-11-25 10:00 UTC\n"
+                                      f"- commit: 0123456789abcdef\n- kernels ran on: {device_line}\n")
+    rows = [f'{LESSON},"NVIDIA H100 80GB HBM3",matmul_tiled,4096,4096,4096,{ms},1.0,0,12.0,0,ok,\n',
+            f'{LESSON},"NVIDIA H100 80GB HBM3",cublas_sgemm,4096,4096,4096,2.5,1.0,0,100,0,ok,\n']
+    (folder / "bench.csv").write_text(HEADER + "".join(rows))
+
+
+def apply(root, report):
+    return subprocess.run([sys.executable, str(TOOL), "--root", str(root), "--build", str(root),
+                           "--apply", str(report)], capture_output=True, text=True)
+
+
+def fail(why):
+    print(f"test_gpu_report: {why}")
+    sys.exit(1)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        readme = tmp / "lessons" / LESSON / "README.md"
+        readme.parent.mkdir(parents=True)
+        shutil.copy(ROOT / "lessons" / LESSON / "README.md", readme)
+        fake_report(tmp / "gpu", "the GPU", "20.875")
+        p = apply(tmp, tmp / "gpu")
+        text = readme.read_text()
+        if p.returncode != 0 or "| matmul_tiled | 4096 | 4096 | 4096 | 20.875 |" not in text:
+            fail(f"apply did not write the table (exit {p.returncode}: {p.stdout}{p.stderr})")
+        if "Measured on NVIDIA H100 80GB HBM3 on 2026-11-25 10:00 UTC at commit `0123456789ab`" not in text:
+            fail("the block does not name the device, date and commit")
+        if "Not yet measured" in text.split("## Measured", 1)[1].split("\n## ", 1)[0]:
+            fail("the section still says it is not yet measured")
+        shutil.rmtree(tmp / "gpu")
+        fake_report(tmp / "gpu", "the GPU", "19.5")
+        apply(tmp, tmp / "gpu")
+        text = readme.read_text()
+        if text.count("gpu-report: begin") != 1 or "19.5" not in text or "20.875" in text:
+            fail("a second apply did not replace the first block")
+        fake_report(tmp / "emu", "the CPU emulator (no GPU here): no time, no ncu", "1")
+        p = apply(tmp, tmp / "emu")
+        if p.returncode == 0 or "holds counts, not times" not in p.stderr:
+            fail(f"an emulator report was applied (exit {p.returncode}: {p.stderr})")
+    print("test_gpu_report: apply writes, replaces, and refuses an emulator report")
+
+
+if __name__ == "__main__":
+    main()
