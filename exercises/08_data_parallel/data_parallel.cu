@@ -8,6 +8,7 @@
  *   gpu_gather            pixels of a shard (by index) to normalised floats (and 16-bit)
  *   gpu_convert           fp32 master weights to their 16-bit copy (mixed precision)
  *   gpu_gemm_course       C = alpha op(A) op(B) + beta C, 32 x 32 shared-memory tiles
+ *   gpu_transpose         x^T through a padded shared tile (lesson 03), for lesson 05's GEMM
  *   gpu_bias_act          fused bias + ReLU (+ the 16-bit copy the next GEMM reads)
  *   gpu_softmax_xent      fused softmax, cross-entropy and its gradient, a warp per row
  *   gpu_bias_act_backward fused ReLU mask + bias gradient (column sums, 8 row groups
@@ -113,22 +114,17 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
     int row0 = blockIdx.y * GEMM_TILE, col0 = blockIdx.x * GEMM_TILE; /* the tile's corner */
     float acc[GEMM_TILE / GEMM_ROWS] = {0.0f};
     for (int k0 = 0; k0 < K; k0 += GEMM_TILE) {
-        // For i = ty, ty + 8, ty + 16, ty + 24, fill As[r][c] = op(A)(row0 + r, k0 + c)
-        // with (r, c) = (i, tx), or (tx, i) when ta: either way consecutive tx read
-        // consecutive addresses, A[m * lda + k] or (ta) A[k * lda + m]. The same for
-        // Bs[r][c] = op(B)(k0 + r, col0 + c) with ldb and tb: (i, tx), or (tx, i) when
-        // tb, at B[k * ldb + n] or B[n * ldb + k]. 0 outside the matrices;
-        // load_as_f32 reads any dtype.
+        // Goal: As = op(A)'s tile at (row0, k0) and Bs = op(B)'s at (k0, col0), 0 outside
+        // the matrices, each warp reading 32 consecutive addresses whether or not the
+        // operand is transposed (gemm_course_coalesced counts it). load_as_f32 reads any dtype.
         // TODO
         __syncthreads(); /* both tiles are loaded before anyone reads them */
-        // acc[j] accumulates C(row0 + ty + 8 j, col0 + tx): the dot product of
-        // row ty + 8 j of As with column tx of Bs.
+        // Goal: add this pair of tiles' share to acc[j] = C(row0 + ty + 8 j, col0 + tx).
         // TODO
         __syncthreads(); /* everyone is done reading before the next tiles overwrite them */
     }
-    // Inside C only: C(m, n) = alpha acc[j] + beta C(m, n), m = row0 + ty + 8 j,
-    // n = col0 + tx, at C[m * ldc + n]. With beta == 0, C is not read (it may
-    // hold NaN).
+    // Goal: C = alpha acc + beta C at this thread's outputs inside C; with beta == 0, C is
+    // not read (it may hold NaN).
     // TODO
 }
 
@@ -143,14 +139,40 @@ extern "C" void gpu_gemm_course(int ta, int tb, int M, int N, int K, float alpha
     CUDA_CHECK_LAUNCH();
 }
 
+/*
+ * Block (32 x 8 threads) moves a 32 x 32 tile: it reads rows of x (a warp reads 32
+ * neighbouring floats), and writes rows of y, so both sides are coalesced; the tile's
+ * padding column keeps the column reads of shared memory free of bank conflicts.
+ */
+static __global__ void gpu_transpose_kernel(const float *x, float *y, int rows, int cols)
+{
+    __shared__ float tile[GEMM_TILE][GEMM_TILE + 1]; /* [row of x][column of x] in the tile */
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int r0 = blockIdx.y * GEMM_TILE, c0 = blockIdx.x * GEMM_TILE; /* the tile's corner in x */
+    for (int i = ty; i < GEMM_TILE; i += GEMM_ROWS)
+        if (r0 + i < rows && c0 + tx < cols)
+            tile[i][tx] = x[(size_t)(r0 + i) * cols + c0 + tx];
+    __syncthreads(); /* the whole tile is in before any thread reads a column of it */
+    for (int i = ty; i < GEMM_TILE; i += GEMM_ROWS)
+        if (c0 + i < cols && r0 + tx < rows) /* y(c0 + i, r0 + tx) = x(r0 + tx, c0 + i) */
+            y[(size_t)(c0 + i) * rows + r0 + tx] = tile[tx][i];
+}
+
+extern "C" void gpu_transpose(const float *x, float *y, int rows, int cols, void *stream)
+{
+    dim3 block(GEMM_TILE, GEMM_ROWS);
+    dim3 grid((cols + GEMM_TILE - 1) / GEMM_TILE, (rows + GEMM_TILE - 1) / GEMM_TILE);
+    gpu_transpose_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(x, y, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
 static __global__ void gpu_bias_act_kernel(float *y, const float *b, int B, int N, int relu,
                                            void *y_lo, enum gpu_dtype lo)
 {
     size_t n = (size_t)B * N;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        // Element i is (i / N, i % N): add column i % N's bias, apply ReLU when
-        // relu, write y[i] back, and its 16-bit copy (store_lo) when y_lo is set.
+        // Contract: gpu_bias_act in data_parallel.h, for element i of the B x N y.
         // TODO
     }
 }
@@ -164,53 +186,26 @@ extern "C" void gpu_bias_act(float *y, const float *b, int B, int N, int relu, v
     CUDA_CHECK_LAUNCH();
 }
 
-/* One warp per row: lanes stride over the C logits, shuffles reduce max, argmax and sum. */
+/*
+ * One warp per row: lanes stride over the row's C logits, and butterfly shuffles give every
+ * lane the row's max (with its index: the prediction) and then the sum of exponentials. The
+ * exponentials are of z - max, so each is at most 1 and the largest is exactly 1: none
+ * overflows, the sum is at least 1 and its log is finite, however large the logits are.
+ */
 static __global__ void gpu_softmax_xent_kernel(const float *logits, const uint8_t *labels, int B,
                                                int C, float scale, float *dlogits, float *loss_acc)
 {
-    int lane = threadIdx.x % 32;
-    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; /* this warp's row */
-    if (row >= B)
-        return; /* the whole warp leaves together: row is uniform across it */
-    const float *z = logits + (size_t)row * C;
-    float zmax = -INFINITY;
-    int best = C;
-    for (int c = lane; c < C; c += 32)
-        if (z[c] > zmax || (z[c] == zmax && c < best)) {
-            zmax = z[c];
-            best = c;
-        }
-    for (int off = 16; off > 0; off /= 2) { /* butterfly: every lane ends with the row's max */
-        float om = __shfl_xor_sync(0xffffffffu, zmax, off);
-        int ob = __shfl_xor_sync(0xffffffffu, best, off);
-        if (om > zmax || (om == zmax && ob < best)) {
-            zmax = om;
-            best = ob;
-        }
-    }
-    float sum = 0.0f;
-    for (int c = lane; c < C; c += 32)
-        sum += __expf(z[c] - zmax);
-    for (int off = 16; off > 0; off /= 2)
-        sum += __shfl_xor_sync(0xffffffffu, sum, off);
-    int label = labels[row];
-    // Row `row`'s gradient: d[c] = (softmax_c - [c == label]) * scale / B,
-    // with softmax_c = exp(z[c] - zmax) / sum; each lane writes its columns.
+    // Your design (lesson 08, "The open task"): any mapping of rows to threads that meets
+    // gpu_softmax_xent's contract in data_parallel.h for every C >= 1, with no exponential
+    // that can overflow or underflow the whole row for logits of any size (to 1e4).
     // TODO
-    if (lane == 0) {
-        atomicAdd(&loss_acc[0], __logf(sum) - (z[label] - zmax));
-        atomicAdd(&loss_acc[1], best == label ? 1.0f : 0.0f);
-    }
 }
 
 extern "C" void gpu_softmax_xent(const float *logits, const uint8_t *labels, int B, int C,
                                  float scale, float *dlogits, float *loss_acc, void *stream)
 {
-    int rows_per_block = EW_THREADS / 32;
-    int blocks = (B + rows_per_block - 1) / rows_per_block;
-    gpu_softmax_xent_kernel<<<blocks, EW_THREADS, 0, (cudaStream_t)stream>>>(
-        logits, labels, B, C, scale, dlogits, loss_acc);
-    CUDA_CHECK_LAUNCH();
+    // Launch your design on @p stream, then CUDA_CHECK_LAUNCH().
+    // TODO
 }
 
 /*
@@ -228,14 +223,13 @@ static __global__ void gpu_bias_act_backward_kernel(float *dy, const float *y, i
     int tx = threadIdx.x, ty = threadIdx.y;
     int n = blockIdx.x * GEMM_TILE + tx; /* column 0 .. N-1, plus overhang */
     float sum = 0.0f;
-    // For column n (if n < N) and rows r = ty, ty + 8, ...: zero dy where ReLU
-    // output 0 (relu and y <= 0), write it back and its 16-bit copy, and add it
-    // to sum.
+    // Goal: this thread's rows of column n through ReLU's derivative (the README's backprop
+    // says where it is 0, from the output y alone), written back with their 16-bit copy,
+    // and summed into sum.
     // TODO
     part[ty][tx] = sum;
     __syncthreads(); /* all 8 partial sums of each column are in shared memory */
-    // Row group 0 adds the column's 8 partial sums in order k = 0 .. 7 (a fixed
-    // order: db is the same bit for bit on every run) into db[n].
+    // Goal: db[n] = the column's total, the same bit for bit on every run.
     // TODO
 }
 
@@ -257,9 +251,7 @@ static __global__ void gpu_allreduce_mean_kernel(float *const *bufs, int nrep, s
         float acc = 0.0f;
         for (int r = 0; r < nrep; r++) /* replicas in a fixed order: deterministic */
             acc += bufs[r][i];
-        // Unless the caller asked for the sum (the bug the tests catch), turn
-        // the sum into the mean over the nrep replicas, then give every replica
-        // the same value.
+        // Contract: gpu_allreduce_mean in data_parallel.h, for element i.
         // TODO
     }
 }
@@ -295,8 +287,7 @@ static __global__ void gpu_sgd_kernel(float *p, const float *g, float *v, size_t
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        // SGD with momentum and L2 weight decay, as opt_step in mlp.c:
-        // g' = g + wd p; v = mu v + g'; p -= lr v.
+        // Goal: parameter i's update, the same arithmetic as opt_step() in mlp.c.
         // TODO
     }
 }
@@ -307,8 +298,8 @@ static __global__ void gpu_adamw_kernel(float *p, const float *g, float *m, floa
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        // AdamW, as opt_step in mlp.c: decoupled decay p -= lr wd p, then the
-        // moments m and v, and the step with bias corrections c1 and c2.
+        // Goal: parameter i's update, the same arithmetic as opt_step() in mlp.c
+        // (c1 and c2 are the bias corrections 1 - beta^step).
         // TODO
     }
 }

@@ -289,6 +289,23 @@ void gpu_gemm_course(int ta, int tb, int M, int N, int K, float alpha, const voi
                      void *stream);
 
 /**
+ * Lesson 05's matmul_warptile behind the gpu_gemm_fn signature (train_gpu.c): C = A B only (no
+ * transposes, alpha 1, beta 0, packed floats: lda K, ldb N, ldc N); anything else aborts with a
+ * line. Lesson 05's launcher takes no stream, so this one orders the legacy stream after @p stream
+ * and @p stream after the GEMM with two events. The trainer gives it transposed operands
+ * through gpu_transpose().
+ */
+void gpu_gemm_warptile(int ta, int tb, int M, int N, int K, float alpha, const void *A, int lda,
+                       const void *B, int ldb, float beta, float *C, int ldc, enum gpu_dtype ab,
+                       void *stream);
+
+/** Free gpu_gemm_warptile()'s two events (the trainer's gemm_release). */
+void gpu_gemm_warptile_release(void);
+
+/** y (@p cols x @p rows) = x^T, x @p rows x @p cols, packed floats, on @p stream. */
+void gpu_transpose(const float *x, float *y, int rows, int cols, void *stream);
+
+/**
  * Fused bias + ReLU on @p stream: y = max(y + b, 0) (or y + b without ReLU)
  * for a B x N row-major @p y, bias @p b. When @p y_lo is not NULL, also write
  * y in type @p lo (the next GEMM's input in mixed precision).
@@ -297,9 +314,12 @@ void gpu_bias_act(float *y, const float *b, int B, int N, int relu, void *y_lo, 
                   void *stream);
 
 /**
- * Fused softmax cross-entropy on @p stream, one warp per row: writes
- * (softmax - onehot) * scale / B into @p dlogits and adds each row's loss and
- * whether its argmax is right into @p loss_acc[0] and @p loss_acc[1].
+ * Fused softmax cross-entropy on @p stream, for @p B rows of @p C >= 1 logits (row-major)
+ * and their labels (each below C): row r's softmax p = exp(z - max z) / sum exp(z - max z),
+ * its gradient (p - onehot(label)) * @p scale / B into row r of @p dlogits, its loss
+ * -log p_label added to @p loss_acc[0] and 1 added to @p loss_acc[1] when its first largest
+ * logit is the label's. Finite for finite logits of any size. One warp per row in the
+ * lesson's solution; the mapping is the student's choice (lesson 08's open task).
  */
 void gpu_softmax_xent(const float *logits, const uint8_t *labels, int B, int C, float scale,
                       float *dlogits, float *loss_acc, void *stream);

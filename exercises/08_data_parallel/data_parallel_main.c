@@ -17,7 +17,7 @@
  *
  * The library never calls cuBLAS (the harness checks that); this driver plugs
  * it in as the default GEMM of the CUDA path, --gemm course swaps in the
- * lesson's own.
+ * lesson's own, --gemm warptile lesson 05's (fp32).
  *
  * --counters (CPU emulator only) prints what the emulator counts instead of
  * training: gpu_gemm_course in each of its four transpose cases, checked
@@ -233,7 +233,8 @@ int main(int argc, char **argv)
     const struct cli_opt opts[] = {
         {"data", CLI_STRING, &t.data_dir, 0, 0, "directory of the Fashion-MNIST .gz files"},
         {"compute", CLI_STRING, &compute, 0, 0, "cpu | cuda (default: cuda when a GPU answers)"},
-        {"gemm", CLI_STRING, &gemm, 0, 0, "cublas | course: the GEMM of the CUDA path"},
+        {"gemm", CLI_STRING, &gemm, 0, 0,
+         "cublas | course | warptile (lesson 05's): the CUDA path's GEMM"},
         {"precision", CLI_STRING, &precision, 0, 0, "fp32 | bf16 | fp16 (CUDA; fp32 master)"},
         {"comm", CLI_STRING, &backend, 0, 0,
          "self | mpi | nccl | local (default: mpi under mpirun)"},
@@ -270,12 +271,12 @@ int main(int argc, char **argv)
         return cli_exit_status(st);
 
     static const char *const computes[] = {"cpu", "cuda", "auto"};
-    static const char *const gemms[] = {"cublas", "course"};
+    static const char *const gemms[] = {"cublas", "course", "warptile"};
     static const char *const precisions[] = {"fp32", "bf16", "fp16"};
     static const char *const optimizers[] = {"sgd", "adamw"};
     static const char *const backends[] = {"self", "mpi", "nccl", "local", "auto"};
     static const char *const bugs[] = {"none", "sum", "nobcast", "sameshard"};
-    int ci = pick("compute", compute, computes, 3), gi = pick("gemm", gemm, gemms, 2);
+    int ci = pick("compute", compute, computes, 3), gi = pick("gemm", gemm, gemms, 3);
     int pi = pick("precision", precision, precisions, 3);
     int oi = pick("optimizer", optimizer, optimizers, 2);
     int bi = pick("comm", backend, backends, 5), ui = pick("inject-bug", bug, bugs, 4);
@@ -293,9 +294,11 @@ int main(int argc, char **argv)
     t.opt.momentum = (float)momentum;
     t.opt.weight_decay = (float)(wd >= 0 ? wd : oi == OPT_SGD ? 0.0 : 0.01);
     t.precision = pi;
-    t.gemm = gi == 0 ? gemm_cublas : gpu_gemm_course;
+    static const gpu_gemm_fn gemm_fns[] = {gemm_cublas, gpu_gemm_course, gpu_gemm_warptile};
+    static void (*const releases[])(void) = {release_handles, NULL, gpu_gemm_warptile_release};
+    t.gemm = gemm_fns[gi];
     t.gemm_name = gemms[gi];
-    t.gemm_release = gi == 0 ? release_handles : NULL;
+    t.gemm_release = releases[gi];
     if (bi == 4)
         bi = comm_launched_by_mpi() ? COMM_MPI : COMM_SELF;
     int gpu_comm = bi == COMM_NCCL || bi == COMM_LOCAL;
@@ -308,6 +311,10 @@ int main(int argc, char **argv)
         return 2;
     }
     t.compute_cuda = ci;
+    if (pi != 0 && gi == 2) {
+        fprintf(stderr, "%s: --gemm warptile reads floats: use --precision fp32\n", PROG);
+        return 2;
+    }
     if (pi != 0 && !ci) {
         fprintf(stderr, "%s: --precision %s runs on the GPU: add --compute cuda\n", PROG,
                 precision);

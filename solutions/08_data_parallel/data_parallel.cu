@@ -8,6 +8,7 @@
  *   gpu_gather            pixels of a shard (by index) to normalised floats (and 16-bit)
  *   gpu_convert           fp32 master weights to their 16-bit copy (mixed precision)
  *   gpu_gemm_course       C = alpha op(A) op(B) + beta C, 32 x 32 shared-memory tiles
+ *   gpu_transpose         x^T through a padded shared tile (lesson 03), for lesson 05's GEMM
  *   gpu_bias_act          fused bias + ReLU (+ the 16-bit copy the next GEMM reads)
  *   gpu_softmax_xent      fused softmax, cross-entropy and its gradient, a warp per row
  *   gpu_bias_act_backward fused ReLU mask + bias gradient (column sums, 8 row groups
@@ -113,12 +114,9 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
     int row0 = blockIdx.y * GEMM_TILE, col0 = blockIdx.x * GEMM_TILE; /* the tile's corner */
     float acc[GEMM_TILE / GEMM_ROWS] = {0.0f};
     for (int k0 = 0; k0 < K; k0 += GEMM_TILE) {
-        // For i = ty, ty + 8, ty + 16, ty + 24, fill As[r][c] = op(A)(row0 + r, k0 + c)
-        // with (r, c) = (i, tx), or (tx, i) when ta: either way consecutive tx read
-        // consecutive addresses, A[m * lda + k] or (ta) A[k * lda + m]. The same for
-        // Bs[r][c] = op(B)(k0 + r, col0 + c) with ldb and tb: (i, tx), or (tx, i) when
-        // tb, at B[k * ldb + n] or B[n * ldb + k]. 0 outside the matrices;
-        // load_as_f32 reads any dtype.
+        // Goal: As = op(A)'s tile at (row0, k0) and Bs = op(B)'s at (k0, col0), 0 outside
+        // the matrices, each warp reading 32 consecutive addresses whether or not the
+        // operand is transposed (gemm_course_coalesced counts it). load_as_f32 reads any dtype.
         // BEGIN SOLUTION
         for (int i = ty; i < GEMM_TILE; i += GEMM_ROWS) {
             int ar = ta ? tx : i, ac = ta ? i : tx; /* this thread's As[ar][ac] */
@@ -132,8 +130,7 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
         }
         // END SOLUTION
         __syncthreads(); /* both tiles are loaded before anyone reads them */
-        // acc[j] accumulates C(row0 + ty + 8 j, col0 + tx): the dot product of
-        // row ty + 8 j of As with column tx of Bs.
+        // Goal: add this pair of tiles' share to acc[j] = C(row0 + ty + 8 j, col0 + tx).
         // BEGIN SOLUTION
         for (int k = 0; k < GEMM_TILE; k++)
             for (int j = 0; j < GEMM_TILE / GEMM_ROWS; j++)
@@ -141,9 +138,8 @@ static __global__ void gpu_gemm_course_kernel(int ta, int tb, int M, int N, int 
         // END SOLUTION
         __syncthreads(); /* everyone is done reading before the next tiles overwrite them */
     }
-    // Inside C only: C(m, n) = alpha acc[j] + beta C(m, n), m = row0 + ty + 8 j,
-    // n = col0 + tx, at C[m * ldc + n]. With beta == 0, C is not read (it may
-    // hold NaN).
+    // Goal: C = alpha acc + beta C at this thread's outputs inside C; with beta == 0, C is
+    // not read (it may hold NaN).
     // BEGIN SOLUTION
     for (int j = 0; j < GEMM_TILE / GEMM_ROWS; j++) {
         int m = row0 + ty + j * GEMM_ROWS, n = col0 + tx; /* this thread's C(m, n) */
@@ -166,14 +162,40 @@ extern "C" void gpu_gemm_course(int ta, int tb, int M, int N, int K, float alpha
     CUDA_CHECK_LAUNCH();
 }
 
+/*
+ * Block (32 x 8 threads) moves a 32 x 32 tile: it reads rows of x (a warp reads 32
+ * neighbouring floats), and writes rows of y, so both sides are coalesced; the tile's
+ * padding column keeps the column reads of shared memory free of bank conflicts.
+ */
+static __global__ void gpu_transpose_kernel(const float *x, float *y, int rows, int cols)
+{
+    __shared__ float tile[GEMM_TILE][GEMM_TILE + 1]; /* [row of x][column of x] in the tile */
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int r0 = blockIdx.y * GEMM_TILE, c0 = blockIdx.x * GEMM_TILE; /* the tile's corner in x */
+    for (int i = ty; i < GEMM_TILE; i += GEMM_ROWS)
+        if (r0 + i < rows && c0 + tx < cols)
+            tile[i][tx] = x[(size_t)(r0 + i) * cols + c0 + tx];
+    __syncthreads(); /* the whole tile is in before any thread reads a column of it */
+    for (int i = ty; i < GEMM_TILE; i += GEMM_ROWS)
+        if (c0 + i < cols && r0 + tx < rows) /* y(c0 + i, r0 + tx) = x(r0 + tx, c0 + i) */
+            y[(size_t)(c0 + i) * rows + r0 + tx] = tile[tx][i];
+}
+
+extern "C" void gpu_transpose(const float *x, float *y, int rows, int cols, void *stream)
+{
+    dim3 block(GEMM_TILE, GEMM_ROWS);
+    dim3 grid((cols + GEMM_TILE - 1) / GEMM_TILE, (rows + GEMM_TILE - 1) / GEMM_TILE);
+    gpu_transpose_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(x, y, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
 static __global__ void gpu_bias_act_kernel(float *y, const float *b, int B, int N, int relu,
                                            void *y_lo, enum gpu_dtype lo)
 {
     size_t n = (size_t)B * N;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        // Element i is (i / N, i % N): add column i % N's bias, apply ReLU when
-        // relu, write y[i] back, and its 16-bit copy (store_lo) when y_lo is set.
+        // Contract: gpu_bias_act in data_parallel.h, for element i of the B x N y.
         // BEGIN SOLUTION
         float v = y[i] + b[i % N]; /* element (i / N, i % N): column i % N's bias */
         v = relu && v < 0.0f ? 0.0f : v;
@@ -193,10 +215,19 @@ extern "C" void gpu_bias_act(float *y, const float *b, int B, int N, int relu, v
     CUDA_CHECK_LAUNCH();
 }
 
-/* One warp per row: lanes stride over the C logits, shuffles reduce max, argmax and sum. */
+/*
+ * One warp per row: lanes stride over the row's C logits, and butterfly shuffles give every
+ * lane the row's max (with its index: the prediction) and then the sum of exponentials. The
+ * exponentials are of z - max, so each is at most 1 and the largest is exactly 1: none
+ * overflows, the sum is at least 1 and its log is finite, however large the logits are.
+ */
 static __global__ void gpu_softmax_xent_kernel(const float *logits, const uint8_t *labels, int B,
                                                int C, float scale, float *dlogits, float *loss_acc)
 {
+    // Your design (lesson 08, "The open task"): any mapping of rows to threads that meets
+    // gpu_softmax_xent's contract in data_parallel.h for every C >= 1, with no exponential
+    // that can overflow or underflow the whole row for logits of any size (to 1e4).
+    // BEGIN SOLUTION
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; /* this warp's row */
     if (row >= B)
@@ -217,34 +248,35 @@ static __global__ void gpu_softmax_xent_kernel(const float *logits, const uint8_
             best = ob;
         }
     }
+    float shift = zmax; /* any shift gives the same softmax; the max keeps every exponent <= 0 */
     float sum = 0.0f;
     for (int c = lane; c < C; c += 32)
-        sum += __expf(z[c] - zmax);
+        sum += __expf(z[c] - shift);
     for (int off = 16; off > 0; off /= 2)
         sum += __shfl_xor_sync(0xffffffffu, sum, off);
     int label = labels[row];
-    // Row `row`'s gradient: d[c] = (softmax_c - [c == label]) * scale / B,
-    // with softmax_c = exp(z[c] - zmax) / sum; each lane writes its columns.
-    // BEGIN SOLUTION
     for (int c = lane; c < C; c += 32) {
-        float p = __expf(z[c] - zmax) / sum;
+        float p = __expf(z[c] - shift) / sum; /* softmax_c */
         dlogits[(size_t)row * C + c] = (p - (c == label ? 1.0f : 0.0f)) * scale / (float)B;
     }
-    // END SOLUTION
     if (lane == 0) {
-        atomicAdd(&loss_acc[0], __logf(sum) - (z[label] - zmax));
+        atomicAdd(&loss_acc[0], __logf(sum) - (z[label] - shift)); /* -log softmax_label */
         atomicAdd(&loss_acc[1], best == label ? 1.0f : 0.0f);
     }
+    // END SOLUTION
 }
 
 extern "C" void gpu_softmax_xent(const float *logits, const uint8_t *labels, int B, int C,
                                  float scale, float *dlogits, float *loss_acc, void *stream)
 {
+    // Launch your design on @p stream, then CUDA_CHECK_LAUNCH().
+    // BEGIN SOLUTION
     int rows_per_block = EW_THREADS / 32;
     int blocks = (B + rows_per_block - 1) / rows_per_block;
     gpu_softmax_xent_kernel<<<blocks, EW_THREADS, 0, (cudaStream_t)stream>>>(
         logits, labels, B, C, scale, dlogits, loss_acc);
     CUDA_CHECK_LAUNCH();
+    // END SOLUTION
 }
 
 /*
@@ -262,9 +294,9 @@ static __global__ void gpu_bias_act_backward_kernel(float *dy, const float *y, i
     int tx = threadIdx.x, ty = threadIdx.y;
     int n = blockIdx.x * GEMM_TILE + tx; /* column 0 .. N-1, plus overhang */
     float sum = 0.0f;
-    // For column n (if n < N) and rows r = ty, ty + 8, ...: zero dy where ReLU
-    // output 0 (relu and y <= 0), write it back and its 16-bit copy, and add it
-    // to sum.
+    // Goal: this thread's rows of column n through ReLU's derivative (the README's backprop
+    // says where it is 0, from the output y alone), written back with their 16-bit copy,
+    // and summed into sum.
     // BEGIN SOLUTION
     if (n < N) {
         for (int r = ty; r < B; r += GEMM_ROWS) {
@@ -281,8 +313,7 @@ static __global__ void gpu_bias_act_backward_kernel(float *dy, const float *y, i
     // END SOLUTION
     part[ty][tx] = sum;
     __syncthreads(); /* all 8 partial sums of each column are in shared memory */
-    // Row group 0 adds the column's 8 partial sums in order k = 0 .. 7 (a fixed
-    // order: db is the same bit for bit on every run) into db[n].
+    // Goal: db[n] = the column's total, the same bit for bit on every run.
     // BEGIN SOLUTION
     if (ty == 0 && n < N) {
         float total = 0.0f;
@@ -311,9 +342,7 @@ static __global__ void gpu_allreduce_mean_kernel(float *const *bufs, int nrep, s
         float acc = 0.0f;
         for (int r = 0; r < nrep; r++) /* replicas in a fixed order: deterministic */
             acc += bufs[r][i];
-        // Unless the caller asked for the sum (the bug the tests catch), turn
-        // the sum into the mean over the nrep replicas, then give every replica
-        // the same value.
+        // Contract: gpu_allreduce_mean in data_parallel.h, for element i.
         // BEGIN SOLUTION
         if (!sum)
             acc /= (float)nrep;
@@ -354,8 +383,7 @@ static __global__ void gpu_sgd_kernel(float *p, const float *g, float *v, size_t
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        // SGD with momentum and L2 weight decay, as opt_step in mlp.c:
-        // g' = g + wd p; v = mu v + g'; p -= lr v.
+        // Goal: parameter i's update, the same arithmetic as opt_step() in mlp.c.
         // BEGIN SOLUTION
         float gi = g[i] + wd * p[i];
         v[i] = mu * v[i] + gi;
@@ -370,8 +398,8 @@ static __global__ void gpu_adamw_kernel(float *p, const float *g, float *m, floa
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        // AdamW, as opt_step in mlp.c: decoupled decay p -= lr wd p, then the
-        // moments m and v, and the step with bias corrections c1 and c2.
+        // Goal: parameter i's update, the same arithmetic as opt_step() in mlp.c
+        // (c1 and c2 are the bias corrections 1 - beta^step).
         // BEGIN SOLUTION
         float gi = g[i];
         p[i] -= lr * wd * p[i];

@@ -8,18 +8,23 @@
  *   loss        softmax cross-entropy and dLoss/dlogits fused, a warp per row
  *   backward    per layer, top down: bias grad + ReLU mask fused, then two GEMMs
  *               dW = dY^T X and dX = dY W
- * then the all-reduce of the gradients and the optimizer update. With local
- * replicas the all-reduce runs on replica 0's stream after an event from
- * every replica's stream, and every replica waits for it: the only point
- * where replicas meet. With --overlap each layer's gradient is all-reduced on a
- * separate comm stream as soon as every replica has it, while the backward of
- * the layers below still runs (what PyTorch DDP does with its buckets). Mixed precision (bf16,
+ * then the all-reduce of the gradients and the optimizer update, one kernel over every
+ * parameter. The backward is issued layer by layer for all replicas together. Without
+ * --overlap one all-reduce runs on replica 0's stream after an event from every replica's
+ * stream, and every replica waits for it: the only point where replicas meet. With --overlap
+ * each layer's gradient is a bucket: its all-reduce is issued on a separate comm stream right
+ * after every replica's kernels for that layer, behind their events, so it runs while the
+ * backward of the layers below goes on (what PyTorch DDP does with its buckets). The reduction
+ * is the same elementwise sum in the same replica order, so the weights are the same bit for
+ * bit. --gemm warptile runs lesson 05's GEMM, which takes no transposes: the transposed
+ * operand goes through gpu_transpose first. Mixed precision (bf16,
  * fp16) keeps fp32 master weights and fp32 GEMM outputs; the GEMMs read 16-bit copies of weights,
  * inputs and gradients, and fp16 scales the loss with lesson 07's dynamic loss scaler
  * (loss_scale.h, linked from 07_solution).
  */
 #include "train_gpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +33,7 @@
 #include "cuda_check.h"
 #include "loss_scale.h"
 #include "mat.h"
+#include "warp_level.h"
 
 struct replica {
     cudaStream_t stream;
@@ -44,6 +50,7 @@ struct replica {
     float *d_delta[2]; /* local_B x widest: this layer's and the next delta */
     void *d_delta_lo;  /* the 16-bit copy of the current delta, or NULL */
     float *d_loss;     /* [0] loss sum, [1] correct count */
+    float *d_t;        /* --gemm warptile: a transposed GEMM operand, or NULL */
 };
 
 struct gtr {
@@ -63,6 +70,7 @@ struct gtr {
     float *h_staging;         /* pinned P floats: mpi's copy through the host */
     cudaEvent_t reduced;      /* recorded after the all-reduce */
     int overlap;              /* all-reduce each layer as soon as its gradient is ready */
+    int plain;                /* the GEMM takes no transposes (lesson 05's) */
     cudaStream_t comm_stream; /* --overlap: where the all-reduces run */
     float **h_layer_ptrs[MLP_MAX_LAYERS + 1]; /* layer k's slice of each d_grads (host) */
     float **d_layer_ptrs[MLP_MAX_LAYERS + 1]; /* the same arrays on the device */
@@ -77,10 +85,59 @@ static void *dmalloc(size_t bytes)
     return p;
 }
 
+/* [0]: the caller's stream reached the GEMM; [1]: the GEMM is done. Made on first use. */
+static cudaEvent_t warptile_events[2];
+
+void gpu_gemm_warptile(int ta, int tb, int M, int N, int K, float alpha, const void *A, int lda,
+                       const void *B, int ldb, float beta, float *C, int ldc, enum gpu_dtype ab,
+                       void *stream)
+{
+    if (ta || tb || alpha != 1.0f || beta != 0.0f || ab != GPU_F32 || lda != K || ldb != N ||
+        ldc != N) {
+        fprintf(stderr,
+                "gpu_gemm_warptile: C = A B of packed floats only, not ta=%d tb=%d alpha=%g "
+                "beta=%g dtype %d lda=%d ldb=%d ldc=%d at %d x %d x %d\n",
+                ta, tb, alpha, beta, (int)ab, lda, ldb, ldc, M, N, K);
+        abort();
+    }
+    for (int i = 0; i < 2 && !warptile_events[i]; i++)
+        CUDA_CHECK(cudaEventCreateWithFlags(&warptile_events[i], cudaEventDisableTiming));
+    cudaStream_t s = (cudaStream_t)stream;
+    /* matmul_warptile launches on the legacy stream (0), which does not wait for the trainer's
+     * non-blocking streams: make it wait for this one, and this one for the GEMM. */
+    CUDA_CHECK(cudaEventRecord(warptile_events[0], s));
+    CUDA_CHECK(cudaStreamWaitEvent(0, warptile_events[0], 0));
+    matmul_warptile(M, N, K, (const float *)A, (const float *)B, C);
+    CUDA_CHECK(cudaEventRecord(warptile_events[1], 0));
+    CUDA_CHECK(cudaStreamWaitEvent(s, warptile_events[1], 0));
+}
+
+void gpu_gemm_warptile_release(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (warptile_events[i]) {
+            CUDA_CHECK(cudaEventDestroy(warptile_events[i]));
+            warptile_events[i] = NULL;
+        }
+}
+
 /* Element @p i of a buffer of 16-bit (lo_size 2) or float elements. */
 static void *lo_at(const struct gtr *g, void *base, size_t i)
 {
     return base ? (char *)base + i * g->lo_size : NULL;
+}
+
+/* Floats of a transposed operand: the largest weight matrix, or @p B rows of the widest layer. */
+static size_t plain_scratch(const struct mlp_shape *s, int B)
+{
+    size_t most = 0;
+    for (int l = 0; l < s->layers; l++) {
+        size_t w = (size_t)s->dims[l + 1] * s->dims[l];
+        size_t d = (size_t)B * s->dims[l + 1];
+        most = w > most ? w : most;
+        most = d > most ? d : most;
+    }
+    return most;
 }
 
 struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, struct comm *c,
@@ -99,6 +156,7 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
     g->A = mlp_activation_count(s);
     g->lo = (enum gpu_dtype)t->precision;
     g->lo_size = g->lo == GPU_F32 ? 0 : 2;
+    g->plain = t->gemm == gpu_gemm_warptile;
     for (int l = 0; l <= s->layers; l++)
         g->wmax = s->dims[l] > g->wmax ? s->dims[l] : g->wmax;
     if (c->backend == COMM_MPI) {
@@ -146,6 +204,8 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
             r->d_acts_lo = dmalloc((size_t)local_B * g->A * g->lo_size);
             r->d_delta_lo = dmalloc((size_t)local_B * g->wmax * g->lo_size);
         }
+        if (g->plain)
+            r->d_t = dmalloc(plain_scratch(s, local_B) * sizeof(float));
         g->h_grad_ptrs[l] = r->d_grads;
     }
     g->d_grad_ptrs = dmalloc((size_t)g->nloc * sizeof(float *));
@@ -184,12 +244,29 @@ static size_t act_offset(const struct mlp_shape *s, int B, int l)
     return off;
 }
 
+/*
+ * C (M x N) = op(A) op(B) on replica @p r's stream through the run's GEMM, all three packed
+ * (lda, ldb, ldc follow from the shapes), at most one of @p ta, @p tb set. A GEMM without
+ * transposes (lesson 05's) gets the transposed operand through gpu_transpose into r->d_t.
+ */
+static void layer_gemm(struct gtr *g, struct replica *r, int ta, int tb, int M, int N, int K,
+                       const void *A, const void *B, float *C)
+{
+    if (g->plain && ta) { /* A is stored K x M */
+        gpu_transpose(A, r->d_t, K, M, r->stream);
+        A = r->d_t, ta = 0;
+    } else if (g->plain && tb) { /* B is stored N x K */
+        gpu_transpose(B, r->d_t, N, K, r->stream);
+        B = r->d_t, tb = 0;
+    }
+    enum gpu_dtype ab = g->lo_size ? g->lo : GPU_F32;
+    g->t->gemm(ta, tb, M, N, K, 1.0f, A, ta ? M : K, B, tb ? K : N, 0.0f, C, N, ab, r->stream);
+}
+
 /* Forward pass of replica @p r over its d_x (B rows); returns the logits. */
 static float *forward(struct gtr *g, struct replica *r, int B)
 {
     const struct mlp_shape *s = &g->s;
-    gpu_gemm_fn gemm = g->t->gemm;
-    enum gpu_dtype ab = g->lo_size ? g->lo : GPU_F32;
     if (g->lo_size)
         gpu_convert(r->d_params, r->d_params_lo, g->lo, g->P, r->stream);
     const void *in = g->lo_size ? r->d_x_lo : (const void *)r->d_x;
@@ -201,7 +278,7 @@ static float *forward(struct gtr *g, struct replica *r, int B)
         const void *W = g->lo_size ? lo_at(g, r->d_params_lo, w) : (const void *)(r->d_params + w);
         out = r->d_acts + act_off;
         /* Y (B x dout) = X (B x din) * W^T, W stored dout x din. */
-        gemm(0, 1, B, dout, din, 1.0f, in, din, W, din, 0.0f, out, dout, ab, r->stream);
+        layer_gemm(g, r, 0, 1, B, dout, din, in, W, out);
         void *out_lo = lo_at(g, r->d_acts_lo, act_off);
         gpu_bias_act(out, r->d_params + w + (size_t)dout * din, B, dout, l + 1 < s->layers, out_lo,
                      g->lo, r->stream);
@@ -211,47 +288,84 @@ static float *forward(struct gtr *g, struct replica *r, int B)
     return out;
 }
 
-/* Forward, loss and backward of replica @p r: its d_grads get the gradient of its mean loss. */
-static void forward_backward(struct gtr *g, struct replica *r)
+/* The delta of layer @p l's output (B x dims[l + 1]): layers alternate between two buffers. */
+static float *delta_of(struct replica *r, int l)
+{
+    return r->d_delta[l & 1];
+}
+
+/* Gather, forward and loss of replica @p r: the top layer's delta is dLoss/dlogits. */
+static void forward_loss(struct gtr *g, struct replica *r, size_t shard_at)
+{
+    int L = g->s.layers;
+    gpu_gather(g->d_images, g->d_labels, g->d_perm + shard_at, g->B, 784, IDX_PIXEL_MEAN,
+               IDX_PIXEL_STD, r->d_x, r->d_x_lo, g->lo, r->d_y, r->stream);
+    float *logits = forward(g, r, g->B);
+    float scale = g->lo == GPU_F16 ? g->scaler.scale : 1.0f;
+    gpu_softmax_xent(logits, r->d_y, g->B, g->s.dims[L], scale, delta_of(r, L - 1), r->d_loss,
+                     r->stream);
+}
+
+/*
+ * Layer @p l's gradient on replica @p r, from its delta dLoss/d(output), B x dout: for a
+ * hidden layer the ReLU mask, fused with db = the delta's column sums (and the 16-bit copy the
+ * GEMMs read), then dW = dY^T X. With --overlap, records r->layer_ready[l]: the gradient is
+ * final and its bucket's all-reduce may start.
+ */
+static void layer_gradient(struct gtr *g, struct replica *r, int l)
 {
     const struct mlp_shape *s = &g->s;
-    gpu_gemm_fn gemm = g->t->gemm;
-    enum gpu_dtype ab = g->lo_size ? g->lo : GPU_F32;
-    int B = g->B, L = s->layers;
-    float *logits = forward(g, r, B);
-    float scale = g->lo == GPU_F16 ? g->scaler.scale : 1.0f;
-    float *delta = r->d_delta[0], *delta_next = r->d_delta[1];
-    gpu_softmax_xent(logits, r->d_y, B, s->dims[L], scale, delta, r->d_loss, r->stream);
+    int B = g->B, din = s->dims[l], dout = s->dims[l + 1], hidden = l + 1 < s->layers;
+    size_t w = mlp_weight_offset(s, l);
+    float *dW = r->d_grads + w, *db = dW + (size_t)dout * din, *delta = delta_of(r, l);
+    gpu_bias_act_backward(delta, hidden ? r->d_acts + act_offset(s, B, l) : NULL, B, dout, hidden,
+                          db, r->d_delta_lo, g->lo, r->stream);
+    const void *dY = g->lo_size ? r->d_delta_lo : (const void *)delta;
+    const void *X; /* this layer's input, B x din: the images or layer l - 1's output */
+    if (l == 0) {
+        X = g->lo_size ? r->d_x_lo : (const void *)r->d_x;
+    } else {
+        size_t off = act_offset(s, B, l - 1);
+        X = g->lo_size ? lo_at(g, r->d_acts_lo, off) : (const void *)(r->d_acts + off);
+    }
+    layer_gemm(g, r, 1, 0, dout, din, B, dY, X, dW); /* dW (dout x din) = dY^T X */
+    if (g->overlap)
+        CUDA_CHECK(cudaEventRecord(r->layer_ready[l], r->stream));
+}
 
-    for (int l = L - 1; l >= 0; l--) {
-        int din = s->dims[l], dout = s->dims[l + 1], hidden = l + 1 < L;
-        size_t w = mlp_weight_offset(s, l);
-        float *dW = r->d_grads + w, *db = dW + (size_t)dout * din;
-        /* delta holds dLoss/d(layer l's output), B x dout. For a hidden layer,
-         * mask it with ReLU' (its output > 0); then db = its column sums, and
-         * its 16-bit copy is what the GEMMs read. */
-        gpu_bias_act_backward(delta, hidden ? r->d_acts + act_offset(s, B, l) : NULL, B, dout,
-                              hidden, db, r->d_delta_lo, g->lo, r->stream);
-        const void *dY = g->lo_size ? r->d_delta_lo : (const void *)delta;
-        const void *X; /* this layer's input, B x din: the images or layer l - 1's output */
-        if (l == 0) {
-            X = g->lo_size ? r->d_x_lo : (const void *)r->d_x;
-        } else {
-            size_t off = act_offset(s, B, l - 1);
-            X = g->lo_size ? lo_at(g, r->d_acts_lo, off) : (const void *)(r->d_acts + off);
-        }
-        /* dW (dout x din) = dY^T (dout x B) * X (B x din). */
-        gemm(1, 0, dout, din, B, 1.0f, dY, dout, X, din, 0.0f, dW, din, ab, r->stream);
-        if (g->overlap) /* layer l's gradient is final: its all-reduce may start */
-            CUDA_CHECK(cudaEventRecord(r->layer_ready[l], r->stream));
-        if (l == 0)
-            break;
-        /* dX (B x din) = dY (B x dout) * W (dout x din): dLoss/d(layer l - 1's output). */
-        const void *W = g->lo_size ? lo_at(g, r->d_params_lo, w) : (const void *)(r->d_params + w);
-        gemm(0, 0, B, din, dout, 1.0f, dY, dout, W, din, 0.0f, delta_next, din, ab, r->stream);
-        float *tmp = delta;
-        delta = delta_next;
-        delta_next = tmp;
+/* Replica @p r's delta for layer @p l - 1 (B x din) = dY W: dLoss/d(layer l - 1's output). */
+static void layer_propagate(struct gtr *g, struct replica *r, int l)
+{
+    const struct mlp_shape *s = &g->s;
+    int din = s->dims[l], dout = s->dims[l + 1];
+    size_t w = mlp_weight_offset(s, l);
+    const void *dY = g->lo_size ? r->d_delta_lo : (const void *)delta_of(r, l);
+    const void *W = g->lo_size ? lo_at(g, r->d_params_lo, w) : (const void *)(r->d_params + w);
+    layer_gemm(g, r, 0, 0, g->B, din, dout, dY, W, delta_of(r, l - 1));
+}
+
+/* --overlap: layer @p l's bucket all-reduced on the comm stream, behind every replica's
+ * layer_ready[l], so it runs while their streams go on with the layers below. */
+static void bucket_allreduce(struct gtr *g, int l)
+{
+    size_t off = mlp_weight_offset(&g->s, l), n = mlp_weight_offset(&g->s, l + 1) - off;
+    for (int k = 0; k < g->nloc; k++)
+        CUDA_CHECK(cudaStreamWaitEvent(g->comm_stream, g->rep[k].layer_ready[l], 0));
+    comm_allreduce_mean_device(g->c, g->h_layer_ptrs[l], (float *const *)g->d_layer_ptrs[l], n,
+                               g->h_staging + off, g->comm_stream);
+}
+
+/* Every replica's backward, top layer first; each layer's kernels are issued for all replicas
+ * before the next, so a bucket's all-reduce is issued as soon as its gradients are. */
+static void backward(struct gtr *g)
+{
+    for (int l = g->s.layers - 1; l >= 0; l--) {
+        for (int k = 0; k < g->nloc; k++)
+            layer_gradient(g, &g->rep[k], l);
+        if (g->overlap)
+            bucket_allreduce(g, l);
+        for (int k = 0; l > 0 && k < g->nloc; k++)
+            layer_propagate(g, &g->rep[k], l);
     }
 }
 
@@ -267,14 +381,12 @@ void gtr_epoch(struct gtr *g, const int *perm, int n)
 
 void gtr_step(struct gtr *g, const size_t *shard_at, long long step)
 {
-    for (int l = 0; l < g->nloc; l++) {
-        struct replica *r = &g->rep[l];
-        /* No copy per step: the shard's indices are already on the device. */
-        gpu_gather(g->d_images, g->d_labels, g->d_perm + shard_at[l], g->B, 784, IDX_PIXEL_MEAN,
-                   IDX_PIXEL_STD, r->d_x, r->d_x_lo, g->lo, r->d_y, r->stream);
-        forward_backward(g, r);
-        CUDA_CHECK(cudaEventRecord(r->grads_ready, r->stream));
-    }
+    /* No copy per step: the shards' indices are already on the device. */
+    for (int l = 0; l < g->nloc; l++)
+        forward_loss(g, &g->rep[l], shard_at[l]);
+    backward(g);
+    for (int l = 0; l < g->nloc; l++)
+        CUDA_CHECK(cudaEventRecord(g->rep[l].grads_ready, g->rep[l].stream));
     cudaStream_t s0 = g->rep[0].stream;
     if (!g->overlap) {
         /* One all-reduce on replica 0's stream once every replica's gradient is ready. */
@@ -283,16 +395,7 @@ void gtr_step(struct gtr *g, const size_t *shard_at, long long step)
         comm_allreduce_mean_device(g->c, g->h_grad_ptrs, (float *const *)g->d_grad_ptrs, g->P,
                                    g->h_staging, s0);
         CUDA_CHECK(cudaEventRecord(g->reduced, s0));
-    } else {
-        /* One all-reduce per layer on the comm stream, top layer first: each starts when
-         * every replica has that layer's gradient, while the lower layers' backward runs. */
-        for (int k = g->s.layers - 1; k >= 0; k--) {
-            size_t off = mlp_weight_offset(&g->s, k), n = mlp_weight_offset(&g->s, k + 1) - off;
-            for (int l = 0; l < g->nloc; l++)
-                CUDA_CHECK(cudaStreamWaitEvent(g->comm_stream, g->rep[l].layer_ready[k], 0));
-            comm_allreduce_mean_device(g->c, g->h_layer_ptrs[k], (float *const *)g->d_layer_ptrs[k],
-                                       n, g->h_staging + off, g->comm_stream);
-        }
+    } else { /* the buckets' all-reduces are issued: the last one done is all of them */
         CUDA_CHECK(cudaEventRecord(g->reduced, g->comm_stream));
         CUDA_CHECK(cudaStreamWaitEvent(s0, g->reduced, 0));
     }
@@ -380,7 +483,7 @@ void gtr_destroy(struct gtr *g)
         struct replica *r = &g->rep[l];
         void *bufs[] = {r->d_params,   r->d_grads,    r->d_state,    r->d_params_lo, r->d_idx,
                         r->d_y,        r->d_x,        r->d_x_lo,     r->d_acts,      r->d_acts_lo,
-                        r->d_delta[0], r->d_delta[1], r->d_delta_lo, r->d_loss};
+                        r->d_delta[0], r->d_delta[1], r->d_delta_lo, r->d_loss,      r->d_t};
         for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
             CUDA_CHECK(cudaFree(bufs[i]));
         CUDA_CHECK(cudaEventDestroy(r->grads_ready));
