@@ -44,7 +44,7 @@ const char *course_diff_twin_schedule(void);
 struct course_diff_call {
     const char *name;             /**< the function called */
     const struct proto_arg *args; /**< its arguments */
-    int nargs;
+    int nargs;                    /**< how many */
     const char *kernels; /**< the observed launches' kernel names, comma-separated, or "" */
 };
 
