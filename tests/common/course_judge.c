@@ -439,10 +439,16 @@ static void exec_server(int sock, int pipe_fd, int err_fd, pid_t judge)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != judge)
         _exit(125);
-    /* ./course sanitize's checks reach observed runners too (the judge's environment). */
+    /* ./course sanitize's checks reach observed runners too (the judge's environment), and so
+     * does a warp schedule. */
     const char *checks = getenv("COURSE_EMU_CHECKS"), *report = getenv("COURSE_EMU_REPORT");
-    char *argv[10] = {(char *)server_path(), "--fd", "3", "--observe", "4"}; /* and a NULL */
+    const char *schedule = getenv("COURSE_EMU_SCHEDULE");
+    char *argv[12] = {(char *)server_path(), "--fd", "3", "--observe", "4"}; /* and a NULL */
     int argc = 5;
+    if (schedule && *schedule) {
+        argv[argc++] = "--schedule";
+        argv[argc++] = (char *)schedule;
+    }
     if (checks && *checks) {
         argv[argc++] = "--checks";
         argv[argc++] = (char *)checks;
