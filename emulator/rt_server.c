@@ -11,7 +11,8 @@
  * server somebody else started. Either way the memfd goes to the server in
  * HELLO. A spawned server runs the sanitizer's checks named by COURSE_EMU_CHECKS
  * (e.g. mem,race,sync,init) and appends its findings to the file COURSE_EMU_REPORT
- * names, beside printing them (./course sanitize sets both).
+ * names, beside printing them (./course sanitize sets both); COURSE_EMU_SCHEDULE=reverse runs
+ * each block's warps last first (server.c's --schedule).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -65,11 +66,12 @@ static cudaError_t spawn_server(void)
         return cudaErrorInitializationError;
     }
     snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
-    char *argv[8] = {path, "--fd", fdarg};
+    char *argv[10] = {path, "--fd", fdarg};
     int argc = 3;
     static const char *const options[][2] = {{"COURSE_EMU_CHECKS", "--checks"},
-                                             {"COURSE_EMU_REPORT", "--report"}};
-    for (int i = 0; i < 2; i++) {
+                                             {"COURSE_EMU_REPORT", "--report"},
+                                             {"COURSE_EMU_SCHEDULE", "--schedule"}};
+    for (int i = 0; i < 3; i++) {
         char *value = getenv(options[i][0]);
         if (value && *value) {
             argv[argc++] = (char *)options[i][1];

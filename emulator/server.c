@@ -3,6 +3,7 @@
  * @brief course-emu-device: the emulated GPUs, a process of their own.
  *
  *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init] [--report FILE]
+ *                     [--schedule forward|reverse]
  *   course-emu-device --self-test
  *
  * Serves one client (the runtime stand-in, libcudart.so.13) on the connected
@@ -55,6 +56,11 @@
  * "emulator: racecheck: ..." (the client's stderr, inherited), and, with --report, appended
  * to FILE as well.
  *
+ * --schedule: the order a block's warps take turns in (vm.h, enum vm_schedule). reverse runs the
+ * last warp first in every round: code whose result depends on warp order (a race on shared
+ * memory a barrier does not order) gives another answer, which the judge's differential mode
+ * (COURSE_DIFF=schedule) reports.
+ *
  * Otherwise the server prints nothing itself, except a line starting
  * "course-emu-device: emulator bug:" when the client breaks the protocol.
  */
@@ -79,6 +85,7 @@ struct server {
     struct vm_prov call;        /**< the provenance findings since the grader's "begin" */
     int silent;                 /**< 1: the grader's descriptor cannot be read (it asks nothing) */
     unsigned checks;            /**< enum vm_check bits for every launch */
+    unsigned schedule;          /**< enum vm_schedule for every launch */
     FILE *report;               /**< --report: findings appended here too, or NULL */
     struct emu_mem mem;         /**< the client's device memory, attached */
     int attached;               /**< 1 after HELLO */
@@ -389,7 +396,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            print_output,
                            &out,
                            report_line,
-                           s};
+                           s,
+                           s->schedule};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     vm_launch(&vl, &r);
@@ -613,6 +621,19 @@ static unsigned checks_or_exit(const char *list)
     return (unsigned)bits;
 }
 
+/* --schedule's order; exit 2 naming the choices when it is neither. */
+static unsigned schedule_or_exit(const char *name)
+{
+    if (!strcmp(name, "forward"))
+        return VM_SCHEDULE_FORWARD;
+    if (!strcmp(name, "reverse"))
+        return VM_SCHEDULE_REVERSE;
+    fprintf(stderr,
+            "course-emu-device: unknown schedule '%s' (COURSE_EMU_SCHEDULE): forward or reverse\n",
+            name);
+    exit(2);
+}
+
 /* --report's file, opened for appending; exit 2 when it cannot be. */
 static FILE *open_report(const char *path)
 {
@@ -627,7 +648,7 @@ static FILE *open_report(const char *path)
 static void usage(void)
 {
     fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]"
-                    " [--report FILE]\n"
+                    " [--report FILE] [--schedule forward|reverse]\n"
                     "       course-emu-device --self-test\n"
                     "  (started by the CPU emulator's libcudart.so.13; see emulator/README.md)\n");
     exit(2);
@@ -649,6 +670,8 @@ int main(int argc, char **argv)
             s.checks = checks_or_exit(argv[i + 1]);
         else if (!strcmp(argv[i], "--report") && !s.report)
             s.report = open_report(argv[i + 1]);
+        else if (!strcmp(argv[i], "--schedule"))
+            s.schedule = schedule_or_exit(argv[i + 1]);
         else
             usage();
     }

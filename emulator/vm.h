@@ -47,6 +47,13 @@ enum vm_check {
     VM_CHECK_INIT = 8  /**< initcheck: reads of memory nobody wrote */
 };
 
+/** The order a block's warps take turns in, each round (COURSE_EMU_SCHEDULE). Blocks always run
+ *  in order: a look-back scan may rely on earlier blocks having run. */
+enum vm_schedule {
+    VM_SCHEDULE_FORWARD, /**< warp 0 first: the default */
+    VM_SCHEDULE_REVERSE  /**< the last warp first: exposes code that depends on warp order */
+};
+
 /** Instruction classes the counters split thread instructions into. */
 enum vm_class {
     VM_CLASS_FMA32,   /**< fp32 fma / mad */
@@ -131,6 +138,7 @@ struct vm_launch {
     void *print_ctx;
     vm_print_fn report; /**< check reports, one line each with a count; NULL: stderr */
     void *report_ctx;
+    unsigned schedule; /**< enum vm_schedule */
 };
 
 /** What a launch did. */

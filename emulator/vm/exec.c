@@ -505,7 +505,8 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
         check_block(x);
     for (;;) {
         int any = 0;
-        for (uint32_t i = 0; i < nwarps; i++) {
+        for (uint32_t n = 0; n < nwarps; n++) {
+            uint32_t i = x->launch->schedule == VM_SCHEDULE_REVERSE ? nwarps - 1 - n : n;
             if (!(warps[i].live & ~warps[i].waiting))
                 continue;
             any = 1;

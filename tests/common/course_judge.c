@@ -28,6 +28,7 @@
 
 #include "baseline.h"
 #include "bench.h"
+#include "course_diff.h"
 #include "course_test.h"
 #include "ref.h"
 
@@ -46,6 +47,7 @@ struct judge_buf {
     unsigned char guard_byte;
     enum proto_mem mem;
     uint64_t addr; /* the allocation's address in the runner */
+    int addrs;     /* 1: holds addresses in the runner (relocated), which its twin's do not */
 };
 
 /* Most launches one call may make on an observed runner (a metric case makes a few). */
@@ -67,6 +69,7 @@ struct observer {
     int nlaunches;
     char answer[2][600]; /* the answers to the last question (observer_ask()) */
     int nanswers;
+    char call[COURSE_PROTO_NAME]; /* the call being made, for COURSE_DIFF_COUNTS */
 };
 
 struct course_runner {
@@ -77,6 +80,10 @@ struct course_runner {
     double deadline_s; /* monotonic time after which the judge kills it */
     struct observer obs;
     struct judge_buf bufs[COURSE_PROTO_BUFS];
+    struct course_runner *twin; /* COURSE_DIFF's twin (course_diff.h), or NULL */
+    const char *role;           /* "" or what a twin is, for failure messages */
+    struct proto_call last;     /* the last call or map, for differential lines */
+    char kernels[256];          /* the kernels it launched, comma-separated (observed runners) */
 };
 
 static double now_s(void)
@@ -432,10 +439,16 @@ static void exec_server(int sock, int pipe_fd, int err_fd, pid_t judge)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != judge)
         _exit(125);
-    /* ./course sanitize's checks reach observed runners too (the judge's environment). */
+    /* ./course sanitize's checks reach observed runners too (the judge's environment), and so
+     * does a warp schedule. */
     const char *checks = getenv("COURSE_EMU_CHECKS"), *report = getenv("COURSE_EMU_REPORT");
-    char *argv[10] = {(char *)server_path(), "--fd", "3", "--observe", "4"}; /* and a NULL */
+    const char *schedule = getenv("COURSE_EMU_SCHEDULE");
+    char *argv[12] = {(char *)server_path(), "--fd", "3", "--observe", "4"}; /* and a NULL */
     int argc = 5;
+    if (schedule && *schedule) {
+        argv[argc++] = "--schedule";
+        argv[argc++] = (char *)schedule;
+    }
     if (checks && *checks) {
         argv[argc++] = "--checks";
         argv[argc++] = (char *)checks;
@@ -559,6 +572,8 @@ static void observer_drain(struct observer *o)
         char *nl;
         while ((nl = strchr(o->line, '\n'))) {
             *nl = '\0';
+            if (!strncmp(o->line, "launch ", 7))
+                course_diff_count_line(o->call, o->line); /* before parse_launch cuts it */
             if (strncmp(o->line, "launch ", 7) && o->nanswers < 2)
                 snprintf(o->answer[o->nanswers++], sizeof o->answer[0], "%.599s", o->line);
             else if (o->nlaunches == MAX_LAUNCHES ||
@@ -764,16 +779,13 @@ static void assert_computed(struct course_runner *r, const struct judge_buf *b, 
                   (long long)p.first_other, writer_words(p.other_state));
 }
 
-struct course_runner *course_runner_start(enum course_device dev)
+/* Start a runner on @p dev; @p schedule, when not NULL, is its emulated device's warp order. */
+static struct course_runner *runner_spawn(enum course_device dev, const char *schedule)
 {
-    ck_assert_msg(runner_path && access(runner_path, X_OK) == 0, "no runner at %s (build it)",
-                  runner_path ? runner_path : "(none)");
-    assert_own_code();
     struct course_runner *r = mat_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
     r->obs.fd = -1;
-    if (dev == COURSE_GPU && !course_case_timed)
-        dev = COURSE_OBSERVED; /* graded on the emulator, the same on every machine */
+    r->role = "";
     r->gpu = dev != COURSE_CPU;
     r->out_fd = capture_file();
     const struct passwd *pw = sandbox_user();
@@ -796,6 +808,8 @@ struct course_runner *course_runner_start(enum course_device dev)
             _exit(126);
         if (client >= 0)
             setenv("COURSE_EMU_FD", "5", 1); /* COURSE_PROTO_OUT + 1 */
+        if (schedule)
+            setenv("COURSE_EMU_SCHEDULE", schedule, 1);
         char *argv[] = {(char *)runner_path, NULL};
         exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd, COURSE_PROTO_OUT + 1 + (client >= 0),
                        dev == COURSE_GPU || dev == COURSE_CPU ? NULL : COURSE_EMULATOR_LIB);
@@ -808,6 +822,29 @@ struct course_runner *course_runner_start(enum course_device dev)
     r->from = rep[0];
     fcntl(r->to, F_SETFL, O_NONBLOCK);
     r->deadline_s = deadline();
+    return r;
+}
+
+struct course_runner *course_runner_start(enum course_device dev)
+{
+    ck_assert_msg(runner_path && access(runner_path, X_OK) == 0, "no runner at %s (build it)",
+                  runner_path ? runner_path : "(none)");
+    assert_own_code();
+    if (dev == COURSE_GPU && !course_case_timed)
+        dev = COURSE_OBSERVED; /* graded on the emulator, the same on every machine */
+    struct course_runner *r = runner_spawn(dev, NULL);
+    /* COURSE_DIFF: a twin that every request reaches too (course_diff.h); timings have none. */
+    enum course_diff_mode mode =
+        dev == COURSE_CPU || course_case_timed ? COURSE_DIFF_OFF : course_diff_mode();
+    ck_assert_msg(mode != COURSE_DIFF_GPU || !course_emulated,
+                  "COURSE_DIFF=gpu compares the emulator with a GPU, and this machine has none");
+    if (mode == COURSE_DIFF_GPU) {
+        r->twin = runner_spawn(COURSE_GPU, NULL);
+        r->twin->role = "the differential twin on the GPU: ";
+    } else if (mode == COURSE_DIFF_SCHEDULE) {
+        r->twin = runner_spawn(COURSE_EMULATED, course_diff_twin_schedule());
+        r->twin->role = "the differential twin (the other warp schedule): ";
+    }
     return r;
 }
 
@@ -834,8 +871,8 @@ static void runner_failed(struct course_runner *r, const char *doing, int timed_
     else
         describe_status(st, how, sizeof how);
     output_tail(r->out_fd, faults, sizeof faults, tail, sizeof tail);
-    ck_abort_msg("%s: %s%sthe student's code %s%s%s", doing, faults, faults[0] ? "; then " : "",
-                 how, tail[0] ? "; its output ends: " : "", tail);
+    ck_abort_msg("%s%s: %s%sthe student's code %s%s%s", r->role, doing, faults,
+                 faults[0] ? "; then " : "", how, tail[0] ? "; its output ends: " : "", tail);
 }
 
 /* Wait until @p fd is ready for @p events, or fail the case at the deadline. */
@@ -912,7 +949,7 @@ static struct proto_reply recv_reply(struct course_runner *r, const char *doing)
     recv_bytes(r, &rep, sizeof rep, doing);
     rep.what[sizeof rep.what - 1] = '\0';
     if (!rep.ok)
-        ck_abort_msg("%s: the runner refused: %s", doing, rep.what);
+        ck_abort_msg("%s%s: the runner refused: %s", r->role, doing, rep.what);
     return rep;
 }
 
@@ -929,6 +966,8 @@ void course_runner_stop(struct course_runner *r)
     close(r->to);
     close(r->from);
     close(r->out_fd);
+    if (r->twin)
+        course_runner_stop(r->twin);
     free(r);
 }
 
@@ -962,6 +1001,22 @@ static void mark_judged(struct course_runner *r, const struct judge_buf *b)
     observer_ask(r, cmd, 1);
 }
 
+/* Make buffer @p q in @p r and in its twin (@p data: its bytes, for PROTO_FILL_BYTES). */
+static void buf_make(struct course_runner *r, const struct proto_buf_new *q, const void *data)
+{
+    send_request(r, PROTO_BUF_NEW, q, sizeof *q, data, q->fill == PROTO_FILL_BYTES ? q->bytes : 0,
+                 "creating a buffer");
+    struct proto_reply rep = recv_reply(r, "creating a buffer");
+    struct judge_buf *b = &r->bufs[q->id];
+    *b = (struct judge_buf){
+        1, q->bytes, q->guard + q->offset, 0, (unsigned char)q->guard_byte, q->mem, (uint64_t)rep.i,
+        0};
+    b->total = (b->data_at + q->bytes + q->guard + 255) / 256 * 256;
+    mark_judged(r, b);
+    if (r->twin)
+        buf_make(r->twin, q, data);
+}
+
 static int buf_new(struct course_runner *r, enum proto_mem mem, enum proto_fill fill,
                    const void *data, size_t bytes, size_t offset, unsigned char guard_byte,
                    uint64_t seed)
@@ -970,13 +1025,7 @@ static int buf_new(struct course_runner *r, enum proto_mem mem, enum proto_fill 
     int id = free_id(r);
     struct proto_buf_new q = {(uint32_t)id,     mem, fill, guard_byte, bytes, offset,
                               guard_for(bytes), seed};
-    send_request(r, PROTO_BUF_NEW, &q, sizeof q, data, fill == PROTO_FILL_BYTES ? bytes : 0,
-                 "creating a buffer");
-    struct proto_reply rep = recv_reply(r, "creating a buffer");
-    struct judge_buf *b = &r->bufs[id];
-    *b = (struct judge_buf){1, bytes, q.guard + offset, 0, guard_byte, mem, (uint64_t)rep.i};
-    b->total = (b->data_at + bytes + q.guard + 255) / 256 * 256;
-    mark_judged(r, b);
+    buf_make(r, &q, data);
     return id;
 }
 
@@ -1018,6 +1067,9 @@ void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, s
     send_request(r, PROTO_BUF_RELOC, &q, sizeof q, NULL, 0, "relocating a buffer");
     recv_reply(r, "relocating a buffer");
     mark_judged(r, judge_buf(r, buf)); /* the address the runner wrote is the judge's too */
+    judge_buf(r, buf)->addrs = 1;
+    if (r->twin)
+        course_buf_reloc(r->twin, buf, at, target, off);
 }
 
 /*
@@ -1051,7 +1103,8 @@ static void assert_guards(const struct judge_buf *b, const unsigned char *img, c
                  faults_first(out_fd, faults, sizeof faults), what, changed, where);
 }
 
-void *course_buf_read(struct course_runner *r, int id, const char *what)
+/* Buffer @p id's whole allocation, guards too, as the runner holds it (malloc'd). */
+static unsigned char *buf_image(struct course_runner *r, int id, const char *what)
 {
     struct judge_buf *b = judge_buf(r, id);
     struct proto_buf_id q = {(uint32_t)id};
@@ -1059,6 +1112,31 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     recv_head(r, b->total, what);
     unsigned char *img = mat_alloc(b->total);
     recv_bytes(r, img, b->total, what);
+    return img;
+}
+
+/* Compare buffer @p id's data bytes @p data with @p r's twin's, naming the last call. */
+static void twin_compare(struct course_runner *r, int id, const unsigned char *data,
+                         const char *what)
+{
+    const struct judge_buf *b = judge_buf(r, id);
+    if (b->addrs)
+        return; /* addresses in one process are not the other's */
+    unsigned char *img = buf_image(r->twin, id, what);
+    const struct course_diff_call call = {r->last.name[0] ? r->last.name : "-", r->last.args,
+                                          (int)r->last.nargs, r->kernels};
+    int arg = (int)r->last.nargs - 1;
+    while (arg >= 0 &&
+           !(r->last.args[arg].kind == PROTO_PTR && r->last.args[arg].buf == (uint32_t)id))
+        arg--;
+    course_diff_bytes(&call, arg, what, data, img + b->data_at, b->bytes);
+    free(img);
+}
+
+void *course_buf_read(struct course_runner *r, int id, const char *what)
+{
+    struct judge_buf *b = judge_buf(r, id);
+    unsigned char *img = buf_image(r, id, what);
     if (b->guard_byte == COURSE_GUARD_OUT)
         assert_guards(b, img, what, r->out_fd);
     if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem == PROTO_DEVICE)
@@ -1066,6 +1144,8 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     unsigned char *data = mat_alloc(b->bytes);
     memcpy(data, img + b->data_at, b->bytes);
     free(img);
+    if (r->twin)
+        twin_compare(r, id, data, what);
     return data;
 }
 
@@ -1076,6 +1156,8 @@ void course_buf_free(struct course_runner *r, int id)
     send_request(r, PROTO_BUF_FREE, &q, sizeof q, NULL, 0, "freeing a buffer");
     recv_reply(r, "freeing a buffer");
     b->live = 0;
+    if (r->twin)
+        course_buf_free(r->twin, id);
 }
 
 void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what)
@@ -1105,6 +1187,33 @@ static struct proto_call make_call(const char *name, enum proto_kind ret,
     return q;
 }
 
+/* The kernels @p r's last call launched, each once, comma-separated, into r->kernels. */
+static void kernel_names(struct course_runner *r)
+{
+    size_t n = 0;
+    r->kernels[0] = '\0';
+    for (int i = 0; i < r->obs.nlaunches && n + 1 < sizeof r->kernels; i++) {
+        const char *k = r->obs.launches[i].kernel;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strcmp(r->obs.launches[j].kernel, k);
+        if (!seen)
+            n += (size_t)snprintf(r->kernels + n, sizeof r->kernels - n, "%s%s", n ? "," : "", k);
+    }
+}
+
+/* Make call @p q, which @p r answered with @p rep, on @p r's twin; compare what it returned. */
+static void twin_call(struct course_runner *r, const struct proto_call *q,
+                      const struct proto_reply *rep)
+{
+    send_request(r->twin, PROTO_CALL, q, sizeof *q, NULL, 0, q->name);
+    struct proto_reply twin = recv_reply(r->twin, q->name);
+    r->last = *q;
+    kernel_names(r);
+    const struct course_diff_call call = {q->name, q->args, (int)q->nargs, r->kernels};
+    course_diff_reply(&call, (enum proto_kind)q->ret, rep, &twin);
+}
+
 struct course_ret course_call(struct course_runner *r, const char *name, enum proto_kind ret,
                               const struct proto_arg *args, int nargs)
 {
@@ -1112,6 +1221,7 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     q.sync = (uint32_t)r->gpu;
     observer_drain(&r->obs); /* what earlier requests launched is not this call's */
     r->obs.nlaunches = r->obs.overflow = 0;
+    snprintf(r->obs.call, sizeof r->obs.call, "%s", name);
     if (observed(r))
         observer_ask(r, "begin\n", 1);
     send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
@@ -1126,6 +1236,8 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
         snprintf(who, sizeof who, "%s%s", name, call_shape);
         judge_device_work(r, who, args, nargs);
     }
+    if (r->twin)
+        twin_call(r, &q, &rep);
     return (struct course_ret){rep.i, rep.f};
 }
 
@@ -1184,6 +1296,10 @@ void course_map(struct course_runner *r, const char *name, enum proto_kind ret, 
     ck_assert(count == q.reps);
     send_request(r, PROTO_MAP, &q, sizeof q, NULL, 0, name);
     recv_reply(r, name);
+    r->last = q;
+    r->kernels[0] = '\0';
+    if (r->twin)
+        course_map(r->twin, name, ret, arg, in, out, count);
 }
 
 /* ---- SGEMM checks ------------------------------------------------------------------------- */
