@@ -1,8 +1,9 @@
 #!/bin/sh
 # Build the course's documents into DIR (default docs), failing on any warning:
-#   figures  DIR/figures/*.png  the lessons' and slides' figures (tools/figures.py, matplotlib)
+#   figures  DIR/figures/       the lessons' and slides' figures, SVG and PNG (tools/figures.py,
+#                               matplotlib; docs/figures is committed)
 #   slides   DIR/slides/*.pdf   every deck of slides/ (tools/slides.py: pandoc + LaTeX beamer),
-#                               drawn with the figures of DIR/figures
+#                               with the figures drawn as PDF into DIR/slides/figures
 #   api      DIR/html/          Doxygen HTML of reference/ and the lesson headers
 # PARTS: any of figures, slides, api, in that order; none means all three.
 set -eu
@@ -18,7 +19,8 @@ for part in $parts; do
         echo "figures: $out/figures/"
         ;;
     slides)
-        "$python" tools/slides.py --figures "$out/figures" --out "$out/slides" slides/*.md
+        "$python" tools/figures.py --pdf "$out/slides/figures" >/dev/null
+        "$python" tools/slides.py --figures "$out/slides/figures" --out "$out/slides" slides/*.md
         ;;
     api)
         if ! command -v doxygen >/dev/null 2>&1; then

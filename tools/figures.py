@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
 """The course's figures, drawn from the kernels' own shapes, for the lesson texts and slides.
 
-  tools/figures.py OUT [--bench CSV ...] [--only NAME ...]
+  tools/figures.py OUT [--bench CSV ...] [--only NAME ...] [--pdf]
+  tools/figures.py --check DIR
 
-Writes one PNG per figure into OUT (./course docs uses docs/figures). Every number drawn comes
-from the kernels' constants (tile sizes, lane layouts) or from a formula stated beside it, so
-the figures are reproducible and need no GPU. With --bench, the roofline also shows the
-measured GFLOP/s of each kernel found in the benchmark CSV files (./course bench NN --csv=F).
+Writes one file per figure into OUT, in the format its name in FIGURES gives: SVG, or PNG for
+the two grids of a thousand cells (an SVG of them is ten times the size). The lessons link to
+the copies committed in docs/figures (./course figures redraws them there); --pdf writes every
+figure as PDF instead, for the slides (tools/docs.sh). Every number drawn comes from the
+kernels' constants (tile sizes, lane layouts) or from a formula stated beside it, so the
+figures need no GPU. With --bench, the roofline also shows the measured GFLOP/s of each kernel
+found in the benchmark CSV files (./course bench NN --csv=F).
+
+The files are byte-reproducible: no date or version in their metadata, a fixed SVG hash salt,
+text drawn as paths. Bytes still depend on matplotlib's version, so docs/figures is drawn with
+MATPLOTLIB (Debian 12's and Ubuntu 24.04's python3-matplotlib), and --check draws into a
+temporary folder with that version (this python's, or /usr/bin/python3's) and exits 1 naming
+the first file that differs from DIR, or 77 (skipped) when no python here has that version.
 
 House style: one palette (Okabe and Ito's, readable by colour-blind readers), one font, text
 at least 11 points at the size shown (about 7 inches wide), no grid or frame that carries no
@@ -15,15 +25,22 @@ without it the script says how to install it in one line and exits 2.
 """
 import argparse
 import csv
+import filecmp
 import math
 import pathlib
+import subprocess
 import sys
+import tempfile
 
 # Okabe-Ito: blue, orange, green, vermillion, sky blue, purple, yellow; plus greys.
 BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442")
 INK, GREY, LIGHT = "#222222", "#999999", "#E8E8E8"
 WIDTH = 7.0  # inches: every figure is drawn at the width it is shown on a slide
+MATPLOTLIB = "3.6.3"  # the version that drew docs/figures (see the file's comment)
+METADATA = {  # what each format may carry, minus anything that changes from run to run
+    "svg": {"Date": None, "Creator": None}, "png": {"Software": None},
+    "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
 
 # The roofline's machine (H100 SXM data sheet) and the course's kernels, each at its
 # arithmetic intensity as lesson 01 defines it: FLOPs per byte of global-memory accesses,
@@ -47,6 +64,7 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
 patches = None
+as_pdf = False  # set by --pdf: save() writes every figure as PDF
 
 
 def load():
@@ -65,7 +83,8 @@ def load():
         "axes.labelsize": 12, "xtick.labelsize": 11, "ytick.labelsize": 11,
         "legend.fontsize": 11, "legend.frameon": False, "axes.spines.top": False,
         "axes.spines.right": False, "savefig.dpi": 150, "savefig.bbox": "tight",
-        "savefig.pad_inches": 0.08})
+        "savefig.pad_inches": 0.08, "svg.fonttype": "path", "svg.hashsalt": "course",
+        "pdf.fonttype": 42})
     return True
 
 
@@ -154,7 +173,7 @@ def fig_sectors(out):
         ax.set_ylim(-1.1 if naive else -0.15, 0.3)
     fig.text(0.01, 0.0, "orange: the floats requested; blue frames: the 32-byte sectors moved",
              fontsize=11)
-    save(fig, out, "02_sectors.png")
+    save(fig, out, "02_sectors.svg")
 
 
 # ---- lesson 03 ----------------------------------------------------------------------------
@@ -192,7 +211,7 @@ def fig_tile_sliding(out):
     ax.set_xlim(-1.6, bx + tiles_mn * t + 1.3)
     ax.set_ylim(by - 0.6 - tiles_mn * t - 0.45, by + tiles_k * t + 0.1)
     ax.set_title("matmul_tiled: per step, one 32 x 32 tile of A and one of B", fontsize=12)
-    save(fig, out, "03_tile_sliding.png")
+    save(fig, out, "03_tile_sliding.svg")
 
 
 def fig_bank_maps(out):
@@ -268,7 +287,7 @@ def fig_thread_tiles(out):
               patches.Patch(facecolor=BLUE, edgecolor=INK,
                             label="what it reads of As and Bs (BK = 8 deep)")]
     fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.05))
-    save(fig, out, "04_thread_tiles.png")
+    save(fig, out, "04_thread_tiles.svg")
 
 
 def fig_warp_tiles(out):
@@ -281,7 +300,7 @@ def fig_warp_tiles(out):
     for w in range(8):
         wm, wn = w // 4, w % 4
         box(ax, wn * 32 * s, 3.0 - (wm + 1) * 64 * s, 32 * s, 64 * s,
-            face=ORANGE if w == 5 else "white", lw=1.0, text=f"w{w}", size=11)
+            face=SKY if w == 5 else "white", lw=1.0, text=f"w{w}", size=11)
     ax.set_xlim(-0.05, 3.05)
     ax.set_ylim(-0.05, 3.05)
     ax = axes[1]
@@ -290,7 +309,7 @@ def fig_warp_tiles(out):
     for i in range(2):
         for j in range(2):
             box(ax, j * 16 * s, 3.0 - (i + 1) * 32 * s, 16 * s, 32 * s, face="white", lw=1.0)
-            box(ax, j * 16 * s, 3.0 - i * 32 * s - 4 * s, 4 * s, 4 * s, face=RED, lw=0.6)
+            box(ax, j * 16 * s, 3.0 - i * 32 * s - 4 * s, 4 * s, 4 * s, face=ORANGE, lw=0.6)
     ax.set_xlim(-0.05, 32 * s + 0.05)
     ax.set_ylim(-0.05, 3.05)
     ax = axes[2]
@@ -299,7 +318,7 @@ def fig_warp_tiles(out):
     for lane in range(32):
         r, c = lane // 4, lane % 4
         box(ax, c * 4 * s, 3.0 - (r + 1) * 4 * s, 4 * s, 4 * s,
-            face=RED if lane == 0 else "white", lw=0.8, text=str(lane), size=11)
+            face=ORANGE if lane == 0 else "white", lw=0.8, text=str(lane), size=11)
     ax.set_xlim(-0.05, 16 * s + 0.05)
     ax.set_ylim(-0.05, 3.05)
     titles = ("block 128 x 128:\n8 warps as 2 x 4", "warp tile 64 x 32:\n2 x 2 pieces",
@@ -308,9 +327,10 @@ def fig_warp_tiles(out):
         ax.set_anchor("S")
         box_ = ax.get_position()
         fig.text((box_.x0 + box_.x1) / 2, 0.93, title, ha="center", va="bottom", fontsize=12)
-    fig.text(0.5, -0.02, "red: lane 0's four 4 x 4 blocks = its 8 x 8 thread tile; per k a warp "
-             "reads 8 float4 of A and 4 of B", ha="center", fontsize=11)
-    save(fig, out, "05_warp_tiles.png")
+    fig.text(0.5, -0.02, "blue: the warp drawn in the middle; orange: lane 0's four 4 x 4 blocks "
+             "= its 8 x 8\nthread tile. Per k a warp reads 8 distinct float4 of A and 4 of B",
+             ha="center", va="top", fontsize=11)
+    save(fig, out, "05_warp_tiles.svg")
 
 
 # ---- lesson 06 ----------------------------------------------------------------------------
@@ -351,7 +371,7 @@ def fig_wmma_fragment(out):
     fig.text(0.5, -0.04, "lane = 4 (row % 8) + col / 2: the PTX ISA's layout for mma.m16n8k16 "
              "(.f32);\nWMMA itself promises no layout, so code must not depend on one",
              ha="center", fontsize=10.5)
-    save(fig, out, "06_wmma_fragment.png")
+    save(fig, out, "06_wmma_fragment.svg")
 
 
 def fig_double_buffer(out):
@@ -380,11 +400,11 @@ def fig_double_buffer(out):
     ax.axis("off")
     legend = [patches.Patch(facecolor=BLUE, label="shared buffer 0"),
               patches.Patch(facecolor=ORANGE, label="shared buffer 1"),
-              plt.Line2D([], [], color=INK, linestyle="--", label="__syncthreads()")]
+              plt.Line2D([], [], color=INK, linestyle="--", label="barrier: __syncthreads()")]
     fig.legend(handles=legend, loc="lower center", ncol=3, bbox_to_anchor=(0.55, -0.1))
     ax.set_title("wmma_shared over 4 slices (time runs right): the next slice's loads fly "
                  "during the math", fontsize=11.5, loc="right")
-    save(fig, out, "06_double_buffer.png")
+    save(fig, out, "06_double_buffer.svg")
 
 
 # ---- lesson 07 ----------------------------------------------------------------------------
@@ -413,7 +433,7 @@ def fig_formats(out):
     ax.set_xlim(-0.9, 32 * s + 2.9)
     ax.set_ylim(-1.5, 0.3)
     ax.axis("off")
-    save(fig, out, "06_formats.png")
+    save(fig, out, "06_formats.svg")
 
 
 def fig_number_line(out):
@@ -435,44 +455,63 @@ def fig_number_line(out):
     ax.set_ylim(-3.6, 1.4)
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
-    ax.set_xticks([-149, -126, -24, 0, 16, 128])
+    ticks = [-149, -126, -24, -14, 16, 128]  # each format's ends; 0 would crowd -14 and 16
+    ax.set_xticks(ticks)
+    for label, align in zip(ax.get_xticklabels(), ["right", "left", "right", "left", "center",
+                                                   "center"]):
+        label.set_horizontalalignment(align)  # pairs 23 and 10 apart: text away from each other
     ax.set_xlabel("log2 |x|")
     legend = [patches.Patch(facecolor=SKY, label="subnormal"),
               patches.Patch(facecolor=BLUE, label="normal")]
-    ax.legend(handles=legend, loc="lower right", ncol=2)
-    save(fig, out, "07_number_line.png")
+    ax.legend(handles=legend, loc="lower left", ncol=2, columnspacing=0.8, handlelength=1.2,
+              bbox_to_anchor=(0.0, 0.0))  # fp16's row is empty left of 2^-24
+    save(fig, out, "07_number_line.svg")
+
+
+def round_even(x, step):
+    """@p x rounded to the nearest multiple of @p step, ties to the even multiple."""
+    q = x / step
+    n = math.floor(q)
+    return step * (n + 1 if q - n > 0.5 or (q - n == 0.5 and n % 2 == 1) else n)
 
 
 def fig_rounding(out):
-    """Round to nearest, ties to even, near 1: the bf16 and fp16 grids and two values."""
-    fig, ax = plt.subplots(figsize=(WIDTH, 2.7))
+    """Round to nearest, ties to even, near 1: the bf16 grid, the fp16 grid over the same span,
+    and the fp16 grid magnified 8 times around the first value."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.6))
     lo, hi = 1.0, 1.0 + 4 * 2 ** -7
-    for y, step, name in ((1.0, 2 ** -7, "bf16 (spacing 2^-7)"), (0.0, 2 ** -10,
-                                                                   "fp16 (spacing 2^-10)")):
+    zlo = 1.0 + 4 * 2 ** -10  # the magnified window: 4 fp16 steps, drawn as wide as [lo, hi]
+    zoom = (hi - lo) / (4 * 2 ** -10)
+    rows = [  # (y, spacing, label, where a value v is drawn)
+        (2.0, 2 ** -7, "bf16 (spacing 2^-7)", lambda v: v),
+        (1.0, 2 ** -10, "fp16 (spacing 2^-10)", lambda v: v),
+        (0.0, 2 ** -10, "fp16, 8x magnified", lambda v: lo + (v - zlo) * zoom)]
+    x1 = 1.0 + 0.7 * 2 ** -7  # = 1 + 5.6 x 2^-10
+    tie = 1.0 + 2.5 * 2 ** -7  # = 1 + 20 x 2^-10: a bf16 tie, exact in fp16
+    for y, step, name, at in rows:
         ax.plot([lo, hi], [y, y], color=INK, linewidth=1.0)
-        v = lo
-        while v <= hi + 1e-12:
-            ax.plot([v, v], [y - 0.12, y + 0.12], color=INK, linewidth=1.0)
-            v += step
+        first = lo if at(lo) == lo else zlo
+        for i in range(round((hi - lo) / step) + 1 if first == lo else 5):
+            ax.plot([at(first + i * step)] * 2, [y - 0.12, y + 0.12], color=INK, linewidth=1.0)
         ax.text(lo - 0.0008, y, name, ha="right", va="center", fontsize=11)
-    x1 = 1.0 + 0.7 * 2 ** -7
-    tie = 1.0 + 2.5 * 2 ** -7
-    for y, step in ((1.0, 2 ** -7), (0.0, 2 ** -10)):
         for x, colour in ((x1, RED), (tie, GREEN)):
-            q = x / step
-            n = math.floor(q)
-            r = n + 1 if q - n > 0.5 or (q - n == 0.5 and n % 2 == 1) else n
-            ax.plot([x], [y + 0.28], marker="v", color=colour, markersize=8)
-            if abs(r * step - x) > 1e-12:
-                ax.annotate("", xy=(r * step, y + 0.13), xytext=(x, y + 0.26),
+            if not lo <= at(x) <= hi:
+                continue
+            r = round_even(x, step)
+            ax.plot([at(x)], [y + 0.28], marker="v", color=colour, markersize=8)
+            if abs(r - x) > 1e-12:
+                ax.annotate("", xy=(at(r), y + 0.13), xytext=(at(x), y + 0.26),
                             arrowprops=dict(arrowstyle="->", color=colour, linewidth=1.4))
-    ax.text(x1, 1.45, "x = 1.0055: up to the nearest", color=RED, ha="left", fontsize=10.5)
-    ax.text(tie, -0.6, "x = 1 + 2.5 x 2^-7: a tie in bf16,\nto the even neighbour (1 + 2 x 2^-7)",
-            color=GREEN, ha="center", fontsize=10.5)
+    for v in (zlo, zlo + 4 * 2 ** -10):  # the window's ends on the unmagnified fp16 row
+        ax.plot([v, rows[2][3](v)], [0.85, 0.15], color=GREY, linewidth=0.8, linestyle=":")
+    ax.text(x1, 2.45, "x = 1.0055: up to the nearest (bf16: 1 + 2^-7; fp16: 1 + 6 x 2^-10)",
+            color=RED, ha="left", fontsize=10.5)
+    ax.text(tie, 1.4, "x = 1 + 2.5 x 2^-7: a tie in bf16, to the even neighbour (1 + 2 x 2^-7);\n"
+            "exact in fp16", color=GREEN, ha="center", va="bottom", fontsize=10.5)
     ax.set_xlim(lo - 0.012, hi + 0.001)
-    ax.set_ylim(-1.0, 1.8)
+    ax.set_ylim(-0.4, 2.8)
     ax.axis("off")
-    save(fig, out, "07_rounding.png")
+    save(fig, out, "07_rounding.svg")
 
 
 # ---- lesson 08 ----------------------------------------------------------------------------
@@ -500,7 +539,7 @@ def fig_dp_step(out):
             "replica makes the same update", ha="center", fontsize=10.5)
     ax.set_xlim(-0.05, 9.0)
     ax.set_ylim(0.0, 3.55)
-    save(fig, out, "08_dp_step.png")
+    save(fig, out, "08_dp_step.svg")
 
 
 def ring_states(R):
@@ -559,7 +598,7 @@ def fig_ring_allreduce(out):
     fig.text(0.5, 0.08, "rows: workers; columns: the 4 chunks of the gradient; number: how many "
              "workers' gradients\nthe copy sums. RS: reduce-scatter, AG: all-gather.",
              ha="center", va="top", fontsize=10.5)
-    save(fig, out, "08_ring_allreduce.png")
+    save(fig, out, "08_ring_allreduce.svg")
 
 
 # ---- the roofline (lessons 01 to 06) --------------------------------------------------------
@@ -593,8 +632,8 @@ def fig_roofline(out, bench):
     for name, lesson, ai, tc in KERNELS:
         groups.setdefault(ai, {}).setdefault(lesson, []).append(name)
         roof = min(PEAK_FP16_TC if tc else PEAK_FP32, ai * HBM_BW) / 1e12
-        ax.plot([ai], [roof], marker="o", color=ORANGE if tc else BLUE, markersize=7,
-                markeredgecolor=INK, linestyle="none")
+        ax.plot([ai], [roof], marker="D" if tc else "o", color=ORANGE if tc else BLUE,
+                markersize=6 if tc else 10, markeredgecolor=INK, linestyle="none", zorder=3)
         if name in measured:
             ax.plot([ai], [measured[name] / 1e3], marker="*", color=RED, markersize=12,
                     markeredgecolor=INK, linestyle="none")
@@ -614,10 +653,10 @@ def fig_roofline(out, bench):
     ax.set_ylim(0.05, 3000)
     handles, labels = ax.get_legend_handles_labels()
     handles.append(plt.Line2D([], [], marker="o", color=BLUE, markeredgecolor=INK,
-                              linestyle="none"))
+                              markersize=10, linestyle="none"))
     labels.append("course kernel, CUDA cores (at its roof)")
-    handles.append(plt.Line2D([], [], marker="o", color=ORANGE, markeredgecolor=INK,
-                              linestyle="none"))
+    handles.append(plt.Line2D([], [], marker="D", color=ORANGE, markeredgecolor=INK,
+                              markersize=6, linestyle="none"))
     labels.append("course kernel, Tensor Cores")
     if measured:
         handles.append(plt.Line2D([], [], marker="*", color=RED, markeredgecolor=INK,
@@ -625,57 +664,113 @@ def fig_roofline(out, bench):
         labels.append("measured (--bench CSV)")
     ax.legend(handles, labels, loc="upper left", fontsize=10)
     ax.set_title("Roofline of an H100 SXM (data-sheet peaks)", fontsize=12)
-    save(fig, out, "roofline.png")
+    save(fig, out, "roofline.svg")
 
 
 def save(fig, out, name):
+    """Write @p fig as out/name (as out/STEM.pdf under --pdf), with reproducible metadata."""
     path = out / name
-    fig.savefig(path)
+    if as_pdf:
+        path = path.with_suffix(".pdf")
+    fig.savefig(path, metadata=METADATA[path.suffix[1:]])
     plt.close(fig)
     print(path)
 
 
 FIGURES = {
     "02_index_maps.png": fig_index_maps,
-    "02_sectors.png": fig_sectors,
-    "03_tile_sliding.png": fig_tile_sliding,
+    "02_sectors.svg": fig_sectors,
+    "03_tile_sliding.svg": fig_tile_sliding,
     "03_bank_maps.png": fig_bank_maps,
-    "04_thread_tiles.png": fig_thread_tiles,
-    "05_warp_tiles.png": fig_warp_tiles,
-    "06_wmma_fragment.png": fig_wmma_fragment,
-    "06_double_buffer.png": fig_double_buffer,
-    "06_formats.png": fig_formats,
-    "07_number_line.png": fig_number_line,
-    "07_rounding.png": fig_rounding,
-    "08_dp_step.png": fig_dp_step,
-    "08_ring_allreduce.png": fig_ring_allreduce,
+    "04_thread_tiles.svg": fig_thread_tiles,
+    "05_warp_tiles.svg": fig_warp_tiles,
+    "06_wmma_fragment.svg": fig_wmma_fragment,
+    "06_double_buffer.svg": fig_double_buffer,
+    "06_formats.svg": fig_formats,
+    "07_number_line.svg": fig_number_line,
+    "07_rounding.svg": fig_rounding,
+    "08_dp_step.svg": fig_dp_step,
+    "08_ring_allreduce.svg": fig_ring_allreduce,
 }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="folder for the PNG files (./course docs: docs/figures)")
-    parser.add_argument("--bench", nargs="*", default=[], help="benchmark CSV files")
-    parser.add_argument("--only", nargs="*", default=[], help="draw only these figures")
-    args = parser.parse_args()
-    if not load():
-        print("matplotlib is not installed: apt-get install python3-matplotlib "
-              "(or python3 -m pip install matplotlib)", file=sys.stderr)
-        return 2
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    names = list(FIGURES) + ["roofline.png"]
-    unknown = [n for n in args.only if n not in names]
+def pinned_python():
+    """A python whose matplotlib is MATPLOTLIB: this one, else /usr/bin/python3; or None."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        r = subprocess.run([python, "-c", "import matplotlib; print(matplotlib.__version__)"],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip() == MATPLOTLIB:
+            return python
+    return None
+
+
+def check(committed, python):
+    """Draw every figure with @p python into a temporary folder and compare it with the folder
+    @p committed byte for byte: 0 when all match, else 1 naming the first difference."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([python, __file__, tmp], check=True, stdout=subprocess.DEVNULL)
+        drawn = {p.name for p in pathlib.Path(tmp).iterdir()}
+        kept = {p.name for p in committed.iterdir() if p.suffix in (".svg", ".png")}
+        problems = []
+        for name in sorted(drawn | kept):
+            if name not in kept:
+                problems.append(f"{committed / name} is missing")
+            elif name not in drawn:
+                problems.append(f"{committed / name} is drawn by no function of figures.py")
+            elif not filecmp.cmp(pathlib.Path(tmp) / name, committed / name, shallow=False):
+                problems.append(f"{committed / name} differs from what figures.py draws")
+    if problems:
+        print(f"FAIL {problems[0]} ({len(problems)} in all; ./course figures redraws "
+              f"them, with matplotlib {MATPLOTLIB})")
+        return 1
+    print(f"figures: {len(drawn)} files in {committed} match figures.py (matplotlib {MATPLOTLIB})")
+    return 0
+
+
+def draw(out, only, bench):
+    """Draw the figures named in @p only (all when empty) into @p out; 2 on an unknown name."""
+    names = list(FIGURES) + ["roofline.svg"]
+    unknown = [n for n in only if n not in names]
     if unknown:
         print(f"figures.py: no figure {unknown[0]}; the figures are: {' '.join(names)}",
               file=sys.stderr)
         return 2
-    for name in args.only or names:
-        if name == "roofline.png":
-            fig_roofline(out, args.bench)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in only or names:
+        if name == "roofline.svg":
+            fig_roofline(out, bench)
         else:
             FIGURES[name](out)
     return 0
+
+
+def main():
+    global as_pdf
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", help="folder for the figures (./course figures: "
+                        "docs/figures)")
+    parser.add_argument("--bench", nargs="*", default=[], help="benchmark CSV files")
+    parser.add_argument("--only", nargs="*", default=[], help="draw only these figures")
+    parser.add_argument("--pdf", action="store_true", help="every figure as PDF (for slides)")
+    parser.add_argument("--check", metavar="DIR", help="compare DIR with a fresh drawing")
+    args = parser.parse_args()
+    if bool(args.out) == bool(args.check):
+        parser.error("give OUT or --check DIR")
+    python = pinned_python()
+    if args.check:
+        if python is None:
+            print(f"SKIPPED: docs/figures was drawn with matplotlib {MATPLOTLIB}, and no python "
+                  f"here has it (apt-get install python3-matplotlib on Debian 12 or Ubuntu 24.04)")
+            return 77
+        return check(pathlib.Path(args.check), python)
+    if python and python != sys.executable:  # draw the bytes that docs/figures holds
+        return subprocess.run([python, __file__, *sys.argv[1:]]).returncode
+    if not load():
+        print("matplotlib is not installed: apt-get install python3-matplotlib "
+              "(or python3 -m pip install matplotlib)", file=sys.stderr)
+        return 2
+    as_pdf = args.pdf
+    return draw(pathlib.Path(args.out), args.only, args.bench)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REGS_PER_SM = 65536
+SUB_PARTITIONS = 4  # an SM's schedulers, each with a quarter of the register file
 INSTR = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*?);")
 BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 LABEL = re.compile(r"^(\.L_x_\d+):")
@@ -113,10 +114,12 @@ def histogram(instrs):
 
 
 def warps_per_sm(regs):
-    """Warps that the register file holds at @p regs per thread (allocated per warp, in units
-    of 256 registers), at most 64."""
+    """Warps that the register file holds at @p regs per thread, at most 64. Registers go to a
+    warp in units of 256, and the file is split over the SM's 4 sub-partitions, each holding
+    whole warps (NVIDIA's occupancy calculator counts the same): 4 floor(16384 / per warp)."""
     per_warp = -(-regs * 32 // 256) * 256
-    return min(64, REGS_PER_SM // per_warp) if regs else 64
+    per_partition = REGS_PER_SM // SUB_PARTITIONS
+    return min(64, SUB_PARTITIONS * (per_partition // per_warp)) if regs else 64
 
 
 def main():

@@ -4,16 +4,23 @@
   tools/slides.py --figures DIR --out DIR DECK.md [DECK.md ...]
 
 A deck is Markdown: `#` opens it, every slide is a `##` heading (pandoc --slide-level=2 makes
-each a titled frame), `---` may separate slides, and figures are referenced as
-`../docs/figures/NAME.png` (relative to slides/, where ./course docs draws them); --figures says
-where they are for this build. Checks, each printed as `deck: problem`, exit 1 on any:
+each a titled frame; the `#` title is shown once, on the first frame, with no section page),
+`---` may separate slides, and figures are referenced as `../docs/figures/NAME.svg` (or .png:
+the committed figures, as the lesson texts link them); --figures names a folder with the same
+figures as NAME.pdf (tools/figures.py --pdf), which the build includes instead. pdflatex runs
+twice, so that longtable settles its column widths, and the PDF is reproducible (no dates, no
+trailer ID, no file paths). Checks, each printed as `deck: problem`, exit 1 on any:
   - every frame of the LaTeX has a title;
   - every figure the deck references exists in --figures and is included in the LaTeX;
+  - every figure is shown at MIN_SCALE of its drawn size or more (its smallest text, 10.5 pt
+    as drawn, stays above 6 pt on the frame);
   - no code line is longer than CODE_COLUMNS (checked in the Markdown, with its line number);
-  - LaTeX reports no overfull box wider or taller than 1pt (text or code running off a frame).
+  - LaTeX reports no overfull box wider or taller than 1pt (text or code running off a frame),
+    and after the last pass no "Rerun" warning (tables or labels not yet settled).
 Exit 77 (skipped) when pandoc, pdflatex or beamer is missing, saying which.
 """
 import argparse
+import os
 import pathlib
 import re
 import shutil
@@ -22,9 +29,23 @@ import sys
 import tempfile
 
 CODE_COLUMNS = 72  # what fits across a 16:9 frame in beamer's code font
-FIGURE = re.compile(r"!\[[^\]]*\]\(\.\./docs/figures/([^)\s]+)\)")
+MIN_SCALE = 0.58  # of a figure's drawn size: 10.5 pt text shown at 6.1 pt or more
+FIGURE = re.compile(r"!\[[^\]]*\]\(\.\./docs/figures/([\w-]+)\.(?:svg|png)\)")
 FRAME = re.compile(r"\\begin\{frame\}(\[[^\]]*\])?(\{.*)?$")
 OVERFULL = re.compile(r"Overfull \\[hv]box \(([\d.]+)pt too (?:wide|high)\)(.*)")
+RERUN = re.compile(r"^(?:Package \w+ )?Warning: (.*(?:Rerun|Label\(s\) may have changed).*)$",
+                   re.MULTILINE)
+SHOWN = re.compile(r"^COURSE-FIGURE (\S+) ([\d.]+)pt$", re.MULTILINE)
+MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]")
+# Into every deck's preamble: PDFs without dates, trailer ID or file paths; and a line in the
+# log per figure with the width it is shown at.
+HEADER = r"""\pdfinfoomitdate=1
+\pdftrailerid{}
+\pdfsuppressptexinfo=-1
+\let\courseincludegraphics\includegraphics
+\renewcommand{\includegraphics}[2][]{\sbox0{\courseincludegraphics[#1]{#2}}%
+  \typeout{COURSE-FIGURE #2 \the\wd0}\usebox0}
+"""
 
 
 def missing_tools():
@@ -51,9 +72,20 @@ def check_markdown(deck, text, figures):
             problems.append(f"{deck}:{n}: code line of {len(code)} columns "
                             f"(at most {CODE_COLUMNS} fit on a frame)")
     for name in FIGURE.findall(text):
-        if not (figures / name).is_file():
-            problems.append(f"{deck}: figure {name} is not in {figures} (./course figures)")
+        if not (figures / f"{name}.pdf").is_file():
+            problems.append(f"{deck}: figure {name}.pdf is not in {figures} "
+                            f"(tools/figures.py --pdf draws it)")
     return problems
+
+
+def figure_scales(log):
+    """[(figure, scale)]: each figure's shown width over its drawn width (the PDF's MediaBox)."""
+    scales = []
+    for path, shown in SHOWN.findall(log):
+        m = MEDIABOX.search(pathlib.Path(path).read_bytes())
+        drawn = float(m.group(1)) * 72.27 / 72  # big points to TeX points
+        scales.append((pathlib.Path(path).stem, float(shown) / drawn))
+    return scales
 
 
 def check_latex(deck, tex, log, want_figures):
@@ -70,6 +102,12 @@ def check_latex(deck, tex, log, want_figures):
     for m in OVERFULL.finditer(log):
         if float(m.group(1)) > 1.0:
             problems.append(f"{deck}: overfull box, {m.group(1)}pt off the frame{m.group(2)}")
+    for m in RERUN.finditer(log):
+        problems.append(f"{deck}: after the last pdflatex pass: {m.group(1)}")
+    for name, scale in figure_scales(log):
+        if scale < MIN_SCALE:
+            problems.append(f"{deck}: figure {name} shown at {scale:.0%} of its size (at least "
+                            f"{MIN_SCALE:.0%}: give it a frame of its own, or a larger height)")
     return problems
 
 
@@ -80,17 +118,22 @@ def build(deck, out, figures, work):
     if problems:
         return problems
     n_figures = len(FIGURE.findall(text))
-    source = FIGURE.sub(lambda m: m.group(0).replace("../docs/figures/", f"{figures}/"), text)
+    source = FIGURE.sub(lambda m: m.group(0)[:m.group(0).index("(../docs/")] +  # ![...]
+                        f"({figures}/{m.group(1)}.pdf)", text)
     tex_path = work / f"{deck.stem}.tex"
+    (work / "header.tex").write_text(HEADER)
     subprocess.run(["pandoc", "-f", "markdown", "-t", "beamer", "-s", "--slide-level=2",
-                    "-V", "aspectratio=169", "-V", "theme=default", "-o", str(tex_path)],
+                    "-V", "aspectratio=169", "-V", "theme=default", "-V", "section-titles=false",
+                    "-H", str(work / "header.tex"), "-o", str(tex_path)],
                    input=source, text=True, check=True)
-    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                        tex_path.name], cwd=work, capture_output=True, text=True)
-    log = (work / f"{deck.stem}.log").read_text(errors="replace")
-    if r.returncode != 0:
-        first = next((line for line in log.splitlines() if line.startswith("!")), "see the log")
-        return [f"{deck.name}: pdflatex failed: {first}"]
+    for _ in range(2):  # longtable's column widths settle on the second pass
+        r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                            tex_path.name], cwd=work, capture_output=True, text=True,
+                           env={**os.environ, "max_print_line": "10000"})  # unwrapped log
+        log = (work / f"{deck.stem}.log").read_text(errors="replace")
+        if r.returncode != 0:
+            first = next((ln for ln in log.splitlines() if ln.startswith("!")), "see the log")
+            return [f"{deck.name}: pdflatex failed: {first}"]
     shutil.copy(work / f"{deck.stem}.pdf", out / f"{deck.stem}.pdf")
     return check_latex(deck.name, tex_path.read_text(), log, n_figures)
 

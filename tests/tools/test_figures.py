@@ -3,11 +3,13 @@
 
   test_figures.py OUT
 
-Draws the figures into OUT (the slides test then builds the decks from there), and checks:
-at least 12 figures; every `docs/figures/NAME.png` that a lesson text or a deck references
-was drawn; every figure drawn is used by a lesson text and by a deck; and each is a PNG at
-least 800 pixels wide with ink on it (not blank, not one colour). Exit 0 when all hold, 1 on a
-failure, 77 (skipped) when matplotlib is missing.
+Draws the figures as PDF into OUT (the slides test then builds the decks from there), and
+checks: at least 12 figures; every `docs/figures/NAME` that a lesson text or a deck references
+is committed in docs/figures and drawn; every figure drawn is used by a lesson text and by a
+deck; and each committed figure is a real picture: a PNG at least 800 pixels wide with ink on
+it (not blank, not one colour), or an SVG at least 5 inches wide with at least 20 shapes.
+(tools.figures_up_to_date checks that the committed bytes are what figures.py draws.) Exit 0
+when all hold, 1 on a failure, 77 (skipped) when matplotlib is missing.
 """
 import importlib.util
 import pathlib
@@ -15,9 +17,11 @@ import re
 import struct
 import subprocess
 import sys
+import xml.etree.ElementTree
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-REF = re.compile(r"docs/figures/([\w.-]+\.png)")
+REF = re.compile(r"docs/figures/([\w.-]+\.(?:png|svg))")
+COMMITTED = ROOT / "docs" / "figures"
 
 
 def references(paths):
@@ -29,8 +33,22 @@ def references(paths):
     return refs
 
 
+def svg_problem(path):
+    """Why the SVG @p path is not a real picture, or None."""
+    root = xml.etree.ElementTree.parse(path).getroot()
+    width = float(re.match(r"[\d.]+", root.get("width", "0")).group(0))  # points
+    shapes = sum(1 for e in root.iter() if e.tag.rsplit("}", 1)[-1] in ("path", "use"))
+    if width < 5 * 72:
+        return f"only {width:.0f} points wide"
+    if shapes < 20:
+        return f"only {shapes} shapes"
+    return None
+
+
 def picture_problem(path):
     """Why @p path is not a real picture, or None."""
+    if path.suffix == ".svg":
+        return svg_problem(path)
     data = path.read_bytes()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         return "not a PNG"
@@ -53,23 +71,27 @@ def main():
         print("SKIPPED: matplotlib is not installed (./course test installs it)")
         return 77
     out = pathlib.Path(sys.argv[1])
-    for old in out.glob("*.png"):  # a figure renamed or dropped must not linger
+    for old in out.glob("*.pdf"):  # a figure renamed or dropped must not linger
         old.unlink()
-    subprocess.run([sys.executable, str(ROOT / "tools" / "figures.py"), str(out)], check=True,
-                   stdout=subprocess.DEVNULL)
-    drawn = sorted(p.name for p in out.glob("*.png"))
+    subprocess.run([sys.executable, str(ROOT / "tools" / "figures.py"), str(out), "--pdf"],
+                   check=True, stdout=subprocess.DEVNULL)
+    pdfs = {p.stem for p in out.glob("*.pdf")}
+    drawn = sorted(p.name for p in COMMITTED.iterdir() if p.stem in pdfs)
     texts = references(sorted(ROOT.glob("lessons/*/README.md")))
     decks = references(sorted(ROOT.glob("slides/*.md")))
     problems = [] if len(drawn) >= 12 else [f"only {len(drawn)} figures (the course wants 12+)"]
+    problems += [f"docs/figures has no {stem} (./course figures draws it)"
+                 for stem in sorted(pdfs - {p.stem for p in COMMITTED.iterdir()})]
     for name, files in sorted({**texts, **decks}.items()):
         if name not in drawn:
-            problems.append(f"{', '.join(files)}: references {name}, which figures.py does not draw")
+            problems.append(f"{', '.join(files)}: references {name}, which figures.py does not "
+                            f"draw or docs/figures lacks")
     for name in drawn:
         if name not in texts:
             problems.append(f"{name} is used by no lesson text")
         if name not in decks:
             problems.append(f"{name} is used by no deck")
-        why = picture_problem(out / name)
+        why = picture_problem(COMMITTED / name)
         if why:
             problems.append(f"{name}: {why}")
     for p in problems:

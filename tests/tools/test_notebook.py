@@ -70,7 +70,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         text = run_notebook(pathlib.Path(sys.argv[1]), tmp)
-        for name in ("ladder.png", "roofline.png"):
+        for name in ("ladder.png", "roofline.svg"):
             path = tmp / "plots" / name
             if not path.exists() or path.stat().st_size < 10000:
                 print(f"FAIL the notebook did not draw {name}")
