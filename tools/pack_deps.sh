@@ -149,4 +149,4 @@ python_modules >"$dest/wheels/MODULES"
     done
 } >"$dest/MANIFEST"
 cp "$here/unpack_deps.sh" "$dest/unpack"
-echo "pack-deps: $dest holds $(ls "$dest/debs" | wc -l) .deb and $(ls "$dest/wheels" | wc -l) wheels, $(du -sh "$dest" | cut -f1) in all"
+echo "pack-deps: $dest holds $(ls "$dest"/debs/*.deb | wc -l) .deb and $(ls "$dest"/wheels/*.whl | wc -l) wheels, $(du -sh "$dest" | cut -f1) in all"

@@ -25,21 +25,22 @@ if ! cmp -s "$dir/MANIFEST" "$prefix/MANIFEST"; then
     [ ! -f "$dir/wheels/MODULES" ] || for m in $(cat "$dir/wheels/MODULES"); do
         python3 -c "import $m" 2>/dev/null || modules="$modules $m"
     done
-    if [ -n "$modules" ]; then
-        # shellcheck disable=SC2086
-        python3 -m pip install -q --no-index --find-links "$dir/wheels" --target "$prefix/python" $modules ||
-            { echo "course: pip could not install the carried wheels of$modules" >&2; exit 1; }
-    fi
+    # --prefix, not --target: pip then adds only what python3 lacks or has too old (numpy...).
+    # shellcheck disable=SC2086
+    [ -z "$modules" ] || python3 -m pip install --no-index --find-links "$dir/wheels" \
+        --prefix "$prefix/python" $modules >"$prefix/pip.log" 2>&1 ||
+        { echo "course: pip could not install the carried wheels of$modules (log: $prefix/pip.log)" >&2; exit 1; }
+    site=$(find "$prefix/python" -type d -name '*-packages' 2>/dev/null | head -n 1)
     {
         add() { printf 'export %s="${%s:+$%s:}%s"\n' "$1" "$1" "$1" "$2"; }
         add PATH "$prefix/usr/bin"
         add PKG_CONFIG_PATH "$(find "$prefix" -type d -name pkgconfig | sort | paste -sd:)"
         add CMAKE_PREFIX_PATH "$prefix/usr"
-        add CPATH "$prefix/usr/include"
+        add CPATH "$prefix/usr/include:$prefix/usr/include/x86_64-linux-gnu"
         libs=$(find "$prefix" -name '*.so*' ! -path '*/python/*' -printf '%h\n' | sort -u | paste -sd:)
         add LIBRARY_PATH "$libs"
         printf 'export LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\n' "$libs"
-        printf 'export PYTHONPATH="%s${PYTHONPATH:+:$PYTHONPATH}"\n' "$prefix/python"
+        [ -z "$site" ] || printf 'export PYTHONPATH="%s${PYTHONPATH:+:$PYTHONPATH}"\n' "$site"
         fashion=$prefix/usr/share/datasets/fashion-mnist
         [ ! -d "$fashion" ] || printf 'export FASHION_MNIST_DIR="${FASHION_MNIST_DIR:-%s}"\n' "$fashion"
         # OpenMPI finds its plugins and help files through OPAL_PREFIX, when it is the carried one.
