@@ -38,7 +38,9 @@ void train_request_stop(void)
 void train_defaults(struct train_config *t)
 {
     memset(t, 0, sizeof *t);
-    t->data_dir = "/usr/share/datasets/fashion-mnist";
+    /* ./course sets FASHION_MNIST_DIR to the copy it carried in (./course pack-deps). */
+    const char *dir = getenv("FASHION_MNIST_DIR");
+    t->data_dir = dir && *dir ? dir : "/usr/share/datasets/fashion-mnist";
     t->hidden = "256,256";
     t->precision = GPU_F32;
     t->opt = (struct opt_config){OPT_SGD, 0.05f, 0.9f, 0.9f, 0.999f, 1e-8f, 0.0f};
