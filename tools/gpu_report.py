@@ -108,7 +108,7 @@ def machine(rep):
         _, doctor = rep.run("machine", [os.path.join(rep.bin, "course_doctor")])
     else:
         # Only the description: the emulator's copy and GEMM "ceilings" would be the host's.
-        _, doctor = rep.run("machine", [os.path.join(rep.bin, "course_doctor"), "--size=64"])
+        _, doctor = rep.run("machine", [os.path.join(rep.bin, "course_doctor"), "--size=256"])
         doctor = doctor.split("measured ceilings")[0] + "measured ceilings: not run (no GPU)\n"
     rep.md += ["", "```", doctor.strip(), "```", ""]
 
@@ -187,9 +187,14 @@ def bench_flags(rep, lesson):
     return m.group(1).split() if m else []
 
 
+# The columns report.md shows of bench.csv: a GPU's times, or the emulator's counts.
+BENCH_COLUMNS = ("version", "device", "m", "n", "k", "ms", "gflops", "gbs", "pct_baseline", "warp_insts",
+                 "gld_requests", "gld_sectors", "lds_requests", "lds_wavefronts", "check")
+
+
 def bench(rep):
     """Every lesson's benchmark, one run each; its CSV rows into bench.csv."""
-    rows, header = [], None
+    rows = []
     csv_path = os.path.join(rep.out, ".bench.csv")
     for lesson in rep.lessons:
         exe = os.path.join(rep.bin, lesson)
@@ -204,12 +209,12 @@ def bench(rep):
             rep.problems.append(f"{lesson}'s benchmark failed (exit {code})")
             continue
         with open(csv_path) as f:
-            for r in csv.DictReader(f):
-                header = header or list(r)
-                rows.append(r)
+            rows += list(csv.DictReader(f))
         os.remove(csv_path)
-    header = header or ["lesson", "version"]
-    keys = header + [k for k in ("model_ms",) if k not in header]
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    keys += [k for k in ("model_ms",) if k not in keys]
     for r in rows:
         r.setdefault("model_ms", "not run: no time model yet")
     with open(os.path.join(rep.out, "bench.csv"), "w", newline="") as f:
@@ -218,7 +223,7 @@ def bench(rep):
         w.writerows(rows)
     rep.md += ["## Benchmarks", "", "Every lesson's driver, once, at the size its \"Measured\" section names "
                "(on the emulator: its own small sizes, and counts, not times). Rows: bench.csv.", ""]
-    shown = [k for k in keys if k not in ("lesson", "device", "kernel", "launches", "grid", "block")][:10]
+    shown = [k for k in BENCH_COLUMNS if any(r.get(k) for r in rows)]
     rep.table(["lesson"] + shown, [[r.get("lesson", "")[:2]] + [r.get(k, "") for k in shown] for r in rows])
 
 

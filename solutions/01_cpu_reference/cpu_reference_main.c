@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     }
 
     struct device_info dev;
-    if (device_query(&dev)) {
+    if (device_query(&dev) && !dev.emulated) {
         char check[160];
         mat_poison(C, nc);
         double ms = time_cublas(&o, A, B, C);
@@ -118,6 +118,8 @@ int main(int argc, char **argv)
         printf("cuBLAS ran on %s; its time excludes copying A, B and C.\n", dev.name);
         baseline_release();
         timer_release();
+    } else if (dev.ok) {
+        printf("no cuBLAS row: %s is not a GPU and gives no GPU time\n", dev.name);
     } else {
         printf("no cuBLAS row: %s\n", dev.why);
     }
