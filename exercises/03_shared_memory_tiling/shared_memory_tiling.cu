@@ -32,13 +32,11 @@ static __global__ void matmul_tiled_kernel(int M, int N, int K, const float *A, 
     int row = blockIdx.y * TILE + ty; /* row of C this thread computes, 0 .. M-1 plus overhang */
     int col = blockIdx.x * TILE + tx; /* column of C, 0 .. N-1 plus overhang */
 
-    // Walk k0 = 0, TILE, 2 TILE, ... over K. In each step every thread loads one
-    // element of the A tile (row `row`, column k0 + tx) and one of the B tile
-    // (row k0 + ty, column `col`), writing 0 where the element lies outside the
-    // matrix, so the partial tiles at the edges add nothing. Barrier, then
-    // accumulate the TILE products As[ty][k] * Bs[k][tx]; barrier again before
-    // the next step overwrites the tiles. Every thread, in range or not, runs
-    // the whole loop: all of them must reach both barriers.
+    // C[row][col] = the dot product of row `row` of A and column `col` of B, with K walked
+    // a TILE-wide slice at a time through As and Bs: the block loads each slice from global
+    // memory once, coalesced, and every thread then reads it from shared memory. Any M, N, K
+    // (a slice past an edge must add nothing), and no thread may read a tile another thread
+    // is still writing, or overwrite one that is still being read.
     // TODO
 }
 
@@ -57,12 +55,9 @@ static __global__ void transpose_shared_kernel(int M, int N, const float *in, fl
      * one bank 32 times. */
     __shared__ float tile[TILE][TILE];
 
-    // Load: thread (x, y) reads in[row][col] for row = blockIdx.y * TILE + y + j,
-    // j = 0, 8, 16, 24, and col = blockIdx.x * TILE + x, into tile[y + j][x]
-    // (guard row < M and col < N). Barrier. Store: the block writes the tile's
-    // transpose to out (N x M) at out row blockIdx.x * TILE + y + j and out
-    // column blockIdx.y * TILE + x, reading tile[x][y + j], so that consecutive
-    // threads still write consecutive addresses of out.
+    // out (N x M) = the transpose of in (M x N), one TILE x TILE tile per block, with
+    // TILE x TRANSPOSE_ROWS threads. Goal: both the reads of in and the writes of out
+    // coalesced (consecutive threads, consecutive addresses), the turn done in `tile`.
     // TODO
 }
 
@@ -80,7 +75,7 @@ static __global__ void transpose_shared_padded_kernel(int M, int N, const float 
      * bank (r + c) % 32 and a column's 32 elements fall in 32 different banks. */
     __shared__ float tile[TILE][TILE + 1];
 
-    // The same two loops as transpose_shared: only the tile's shape differs.
+    // The same transpose as transpose_shared_kernel, through this kernel's tile.
     // TODO
 }
 

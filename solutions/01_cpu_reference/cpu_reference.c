@@ -60,9 +60,9 @@ void matmul_reordered(int M, int N, int K, const float *A, const float *B, float
 
 void matmul_blocked(int M, int N, int K, const float *A, const float *B, float *C)
 {
-    // Zero C, then run matmul_reordered's loops over tiles: i0, k0, j0 step by
-    // BLOCK_I, BLOCK_K, BLOCK_J, and the inner i, k, j loops stay inside the
-    // tile (min_int() guards the last, partial tile of each dimension).
+    // C = A * B, the same sums as matmul_reordered, computed tile by tile (BLOCK_I x BLOCK_K
+    // of A against BLOCK_K x BLOCK_J of B) so that the rows of B and C a tile touches stay in
+    // cache while they are reused. Any M, N, K: the last tile of each dimension may be partial.
     // BEGIN SOLUTION
     for (size_t e = 0; e < (size_t)M * N; e++)
         C[e] = 0.0f;

@@ -97,9 +97,9 @@ extern "C" void vector_add_host(int n, const float *h_a, const float *h_b, float
 static __global__ void matmul_naive_kernel(int M, int N, int K, const float *A, const float *B,
                                            float *C)
 {
-    // row comes from the x dimension, col from y: the 32 threads of a warp
-    // share col and take 32 consecutive rows. Guard both against the edges,
-    // then accumulate the dot product of row `row` of A and column `col` of B.
+    // One thread per element of C: C[row][col] = row `row` of A times column `col` of B,
+    // with row taken from the x coordinates (so a warp's 32 threads take 32 consecutive
+    // rows) and col from y. Threads past the edge of C write nothing.
     // BEGIN SOLUTION
     int row = blockIdx.x * blockDim.x + threadIdx.x; /* 0 .. M-1, plus overhang */
     int col = blockIdx.y * blockDim.y + threadIdx.y; /* 0 .. N-1, plus overhang */
@@ -123,8 +123,8 @@ extern "C" void matmul_naive(int M, int N, int K, const float *d_A, const float 
 static __global__ void matmul_coalesced_kernel(int M, int N, int K, const float *A, const float *B,
                                                float *C)
 {
-    // Swap the mapping: col from x, row from y. Now a warp shares row (one
-    // broadcast load of A per k) and reads 32 consecutive floats of B.
+    // The same result as matmul_naive_kernel with the mapping swapped: col from x, row
+    // from y, so that a warp's loads of B and stores of C are consecutive floats.
     // BEGIN SOLUTION
     int col = blockIdx.x * blockDim.x + threadIdx.x; /* 0 .. N-1, plus overhang */
     int row = blockIdx.y * blockDim.y + threadIdx.y; /* 0 .. M-1, plus overhang */
