@@ -7,8 +7,8 @@
  *                            shared memory once and reads each element 32 times from there
  *   transpose_shared         out = in^T through a 32 x 32 shared tile: coalesced global loads
  *                            and stores, but the column reads of the tile conflict 32-way
- *   transpose_shared_padded  the same with a 32 x 33 tile: one column of padding shifts each
- *                            row by one bank, and the conflicts disappear
+ *   transpose_shared_padded  the same through a shared tile laid out so that its column reads
+ *                            do not conflict (the layout is the exercise's open design task)
  *
  * Build and check: ./course check 03; measure: ./course bench 03.
  */
@@ -71,11 +71,9 @@ extern "C" void transpose_shared(int M, int N, const float *d_in, float *d_out)
 
 static __global__ void transpose_shared_padded_kernel(int M, int N, const float *in, float *out)
 {
-    /* One unused column: row r now starts at word 33 r, so element [r][c] is in
-     * bank (r + c) % 32 and a column's 32 elements fall in 32 different banks. */
-    __shared__ float tile[TILE][TILE + 1];
-
-    // The same transpose as transpose_shared_kernel, through this kernel's tile.
+    // Your design: declare the shared tile and lay it out so that both the row stores and the
+    // column reads take one wavefront per request (padding, a swizzle: the lesson's "Your
+    // design" section), then transpose as transpose_shared_kernel does.
     // TODO
 }
 
