@@ -70,9 +70,9 @@ extern "C" void vector_add_host(int n, const float *h_a, const float *h_b, float
 static __global__ void matmul_naive_kernel(int M, int N, int K, const float *A, const float *B,
                                            float *C)
 {
-    // row comes from the x dimension, col from y: the 32 threads of a warp
-    // share col and take 32 consecutive rows. Guard both against the edges,
-    // then accumulate the dot product of row `row` of A and column `col` of B.
+    // One thread per element of C: C[row][col] = row `row` of A times column `col` of B,
+    // with row taken from the x coordinates (so a warp's 32 threads take 32 consecutive
+    // rows) and col from y. Threads past the edge of C write nothing.
     // TODO
 }
 
@@ -87,16 +87,19 @@ extern "C" void matmul_naive(int M, int N, int K, const float *d_A, const float 
 static __global__ void matmul_coalesced_kernel(int M, int N, int K, const float *A, const float *B,
                                                float *C)
 {
-    // Swap the mapping: col from x, row from y. Now a warp shares row (one
-    // broadcast load of A per k) and reads 32 consecutive floats of B.
+    // The same result as matmul_naive_kernel with the mapping swapped: col from x, row
+    // from y, so that a warp's loads of B and stores of C are consecutive floats.
     // TODO
 }
 
 extern "C" void matmul_coalesced(int M, int N, int K, const float *d_A, const float *d_B,
                                  float *d_C)
 {
-    dim3 block(TILE_X, TILE_Y);
-    dim3 grid((N + TILE_X - 1) / TILE_X, (M + TILE_Y - 1) / TILE_Y); /* x covers columns */
+    dim3 block(1, 1), grid(1, 1);
+    // Your design: the block shape (x along the columns of C, y along its rows, 1024 threads
+    // at most) and a grid that covers all of C. Any shape whose loads and stores stay
+    // coalesced scores: how narrow can x be? (the lesson's "Your design" section).
+    // TODO
     matmul_coalesced_kernel<<<grid, block>>>(M, N, K, d_A, d_B, d_C);
     CUDA_CHECK_LAUNCH();
 }

@@ -5,18 +5,14 @@
  * Row-major float, any M, N, K. Versions, in order:
  *   matmul_naive      i, j, k: one dot product per element of C; B read down columns
  *   matmul_reordered  i, k, j: the same arithmetic, every inner access contiguous
- *   matmul_blocked    i, k, j over tiles of BLOCK_I x BLOCK_K x BLOCK_J that fit in cache
+ *   matmul_blocked    i, k, j over tiles that fit in cache (their sizes: the exercise's
+ *                     open design task)
  * All three do 2 * M * N * K floating-point operations; they differ only in
  * the order they touch memory, which is the whole lesson.
  */
 #include "cpu_reference.h"
 
 #include <stddef.h>
-
-/* Tile sizes for matmul_blocked. A BLOCK_K x BLOCK_J tile of B is
- * 128 * 256 * 4 bytes = 128 KiB: it stays in a typical 256 KiB to 2 MiB L2
- * while BLOCK_I rows of A stream past it. */
-enum { BLOCK_I = 64, BLOCK_K = 128, BLOCK_J = 256 };
 
 static int min_int(int a, int b)
 {
@@ -60,10 +56,13 @@ void matmul_reordered(int M, int N, int K, const float *A, const float *B, float
 
 void matmul_blocked(int M, int N, int K, const float *A, const float *B, float *C)
 {
-    // Zero C, then run matmul_reordered's loops over tiles: i0, k0, j0 step by
-    // BLOCK_I, BLOCK_K, BLOCK_J, and the inner i, k, j loops stay inside the
-    // tile (min_int() guards the last, partial tile of each dimension).
+    // Your design: C = A * B, the same sums as matmul_reordered, computed tile by tile, with
+    // tile sizes (and a loop order inside a tile) you choose so that the part of B a tile
+    // reuses stays in cache. Any M, N, K: the last tile of each dimension may be partial.
     // BEGIN SOLUTION
+    /* A BLOCK_K x BLOCK_J tile of B is 128 * 256 * 4 bytes = 128 KiB: it stays in a typical
+     * 256 KiB to 2 MiB L2 while BLOCK_I rows of A stream past it. */
+    enum { BLOCK_I = 64, BLOCK_K = 128, BLOCK_J = 256 };
     for (size_t e = 0; e < (size_t)M * N; e++)
         C[e] = 0.0f;
     for (int i0 = 0; i0 < M; i0 += BLOCK_I) {

@@ -7,8 +7,8 @@
  *                            shared memory once and reads each element 32 times from there
  *   transpose_shared         out = in^T through a 32 x 32 shared tile: coalesced global loads
  *                            and stores, but the column reads of the tile conflict 32-way
- *   transpose_shared_padded  the same with a 32 x 33 tile: one column of padding shifts each
- *                            row by one bank, and the conflicts disappear
+ *   transpose_shared_padded  the same through a shared tile laid out so that its column reads
+ *                            do not conflict (the layout is the exercise's open design task)
  *
  * Build and check: ./course check 03; measure: ./course bench 03.
  */
@@ -32,13 +32,11 @@ static __global__ void matmul_tiled_kernel(int M, int N, int K, const float *A, 
     int row = blockIdx.y * TILE + ty; /* row of C this thread computes, 0 .. M-1 plus overhang */
     int col = blockIdx.x * TILE + tx; /* column of C, 0 .. N-1 plus overhang */
 
-    // Walk k0 = 0, TILE, 2 TILE, ... over K. In each step every thread loads one
-    // element of the A tile (row `row`, column k0 + tx) and one of the B tile
-    // (row k0 + ty, column `col`), writing 0 where the element lies outside the
-    // matrix, so the partial tiles at the edges add nothing. Barrier, then
-    // accumulate the TILE products As[ty][k] * Bs[k][tx]; barrier again before
-    // the next step overwrites the tiles. Every thread, in range or not, runs
-    // the whole loop: all of them must reach both barriers.
+    // C[row][col] = the dot product of row `row` of A and column `col` of B, with K walked
+    // a TILE-wide slice at a time through As and Bs: the block loads each slice from global
+    // memory once, coalesced, and every thread then reads it from shared memory. Any M, N, K
+    // (a slice past an edge must add nothing), and no thread may read a tile another thread
+    // is still writing, or overwrite one that is still being read.
     // BEGIN SOLUTION
     float sum = 0.0f;
     for (int k0 = 0; k0 < K; k0 += TILE) {
@@ -77,12 +75,9 @@ static __global__ void transpose_shared_kernel(int M, int N, const float *in, fl
      * one bank 32 times. */
     __shared__ float tile[TILE][TILE];
 
-    // Load: thread (x, y) reads in[row][col] for row = blockIdx.y * TILE + y + j,
-    // j = 0, 8, 16, 24, and col = blockIdx.x * TILE + x, into tile[y + j][x]
-    // (guard row < M and col < N). Barrier. Store: the block writes the tile's
-    // transpose to out (N x M) at out row blockIdx.x * TILE + y + j and out
-    // column blockIdx.y * TILE + x, reading tile[x][y + j], so that consecutive
-    // threads still write consecutive addresses of out.
+    // out (N x M) = the transpose of in (M x N), one TILE x TILE tile per block, with
+    // TILE x TRANSPOSE_ROWS threads. Goal: both the reads of in and the writes of out
+    // coalesced (consecutive threads, consecutive addresses), the turn done in `tile`.
     // BEGIN SOLUTION
     int col = blockIdx.x * TILE + threadIdx.x; /* column of in, 0 .. N-1 plus overhang */
     for (int j = 0; j < TILE; j += TRANSPOSE_ROWS) {
@@ -113,12 +108,13 @@ extern "C" void transpose_shared(int M, int N, const float *d_in, float *d_out)
 
 static __global__ void transpose_shared_padded_kernel(int M, int N, const float *in, float *out)
 {
+    // Your design: declare the shared tile and lay it out so that both the row stores and the
+    // column reads take one wavefront per request (padding, a swizzle: the lesson's "Your
+    // design" section), then transpose as transpose_shared_kernel does.
+    // BEGIN SOLUTION
     /* One unused column: row r now starts at word 33 r, so element [r][c] is in
      * bank (r + c) % 32 and a column's 32 elements fall in 32 different banks. */
     __shared__ float tile[TILE][TILE + 1];
-
-    // The same two loops as transpose_shared: only the tile's shape differs.
-    // BEGIN SOLUTION
     int col = blockIdx.x * TILE + threadIdx.x; /* column of in, 0 .. N-1 plus overhang */
     for (int j = 0; j < TILE; j += TRANSPOSE_ROWS) {
         int row = blockIdx.y * TILE + threadIdx.y + j; /* row of in, 0 .. M-1 plus overhang */

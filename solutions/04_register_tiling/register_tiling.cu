@@ -53,9 +53,9 @@ static __global__ void __launch_bounds__(T1_THREADS)
     float acc[T1_TM] = {0.0f};
 
     for (int k0 = 0; k0 < K; k0 += T1_BK) {
-        // Load one element of each tile per thread (0 outside the matrix):
-        // As[a_row][a_col] from A row row0 + a_row, column k0 + a_col, and
-        // Bs[b_row][b_col] from B row k0 + b_row, column col0 + b_col.
+        // Fill the tiles for this step: As[r][k] = A[row0 + r][k0 + k] and
+        // Bs[k][c] = B[k0 + k][col0 + c], 0 outside the matrix, each thread a share of
+        // both, with consecutive threads on consecutive addresses (coalesced).
         // BEGIN SOLUTION
         int ra = row0 + a_row, ka = k0 + a_col; /* consecutive tid: along a row of A */
         As[a_row][a_col] = (ra < M && ka < K) ? A[(size_t)ra * K + ka] : 0.0f;
@@ -64,8 +64,8 @@ static __global__ void __launch_bounds__(T1_THREADS)
         // END SOLUTION
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
-        // For each k of the tile, hold Bs[k][thread_col] in a register and add
-        // its product with As[thread_row * TM + i][k] to acc[i], i = 0 .. TM-1.
+        // Add this step's products to acc[i], the running sum of C[row0 + thread_row * TM + i]
+        // [col0 + thread_col]. Goal: each value read from Bs serves all TM results.
         // BEGIN SOLUTION
 #pragma unroll
         for (int k = 0; k < T1_BK; k++) {
@@ -78,8 +78,7 @@ static __global__ void __launch_bounds__(T1_THREADS)
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
     }
-    // Store acc[i] to C row row0 + thread_row * TM + i, column col0 + thread_col,
-    // where both are inside C.
+    // Write the thread's TM results to C, none outside it.
     // BEGIN SOLUTION
     int c = col0 + thread_col;
 #pragma unroll
@@ -117,9 +116,9 @@ static __global__ void __launch_bounds__(THREADS, 2)
     float a[TM], b[TN];               /* a column of the A tile, a row of the B tile */
 
     for (int k0 = 0; k0 < K; k0 += BK) {
-        // Each tile has BM * BK = 1024 elements and there are 256 threads: thread
-        // tid loads elements tid, tid + 256, tid + 512, tid + 768 of each, idx ->
-        // As[idx / BK][idx % BK] and Bs[idx / BN][idx % BN], 0 outside the matrix.
+        // Fill the tiles for this step: As[r][k] = A[row0 + r][k0 + k] and
+        // Bs[k][c] = B[k0 + k][col0 + c], 0 outside the matrix. There are more elements
+        // than threads: share them evenly, consecutive threads on consecutive addresses.
         // BEGIN SOLUTION
         for (int idx = tid; idx < BM * BK; idx += THREADS) {
             int r = row0 + idx / BK, k = k0 + idx % BK; /* consecutive tid: along a row of A */
@@ -132,10 +131,9 @@ static __global__ void __launch_bounds__(THREADS, 2)
         // END SOLUTION
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
-        // For each k: load a[i] = As[thread_row * TM + i][k] and b[j] =
-        // Bs[k][j / TV * (BN / 2) + thread_col * TV + j % TV] (two groups of 4,
-        // 64 apart) into registers, then the TM x TN outer product
-        // acc[i][j] += a[i] * b[j].
+        // Add this step's products to acc, the thread's TM x TN results (its rows and
+        // columns: see the comment above the constants). Goal: TM + TN shared loads per k
+        // feed TM * TN FMAs from registers, and a warp's reads of Bs have no bank conflicts.
         // BEGIN SOLUTION
 #pragma unroll
         for (int k = 0; k < BK; k++) {
@@ -155,8 +153,7 @@ static __global__ void __launch_bounds__(THREADS, 2)
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
     }
-    // Store acc[i][j] to C row row0 + thread_row * TM + i, column
-    // col0 + j / TV * (BN / 2) + thread_col * TV + j % TV, where both are inside C.
+    // Write acc to the thread's TM x TN elements of C, none outside it.
     // BEGIN SOLUTION
 #pragma unroll
     for (int i = 0; i < TM; i++) {
@@ -240,10 +237,9 @@ static __global__ void __launch_bounds__(THREADS)
     float a[TM], b[TN];
 
     for (int k0 = 0; k0 < K; k0 += BK) {
-        // Load a float4 of A (row row0 + a_row, columns k0 + a_k .. + 3) with
-        // load_row4 and scatter it transposed into As[a_k + q][a_row]; load a
-        // float4 of B (row k0 + b_k, columns col0 + b_col .. + 3) and store it
-        // whole into Bs[b_k][b_col]. Rows outside the matrix give zeros.
+        // Fill the tiles for this step, As transposed: As[k][r] = A[row0 + r][k0 + k],
+        // Bs[k][c] = B[k0 + k][col0 + c], 0 outside the matrix. Goal: one float4 of each
+        // per thread through load_row4 (a_row, a_k, b_k, b_col say which).
         // BEGIN SOLUTION
         float4 va = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         if (row0 + a_row < M)
@@ -262,9 +258,8 @@ static __global__ void __launch_bounds__(THREADS)
         // END SOLUTION
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
-        // As in matmul_2d_tile, but read a[0..7] as two float4 from
-        // &As[k][thread_row * TM] and + 4, and b[0..7] as two float4 from
-        // &Bs[k][thread_col * TV] and + BN / 2.
+        // As in matmul_2d_tile, with the thread's values of A and of B for each k read
+        // as float4 (128-bit shared loads): 4 loads per k instead of 16.
         // BEGIN SOLUTION
 #pragma unroll
         for (int k = 0; k < BK; k++) {
@@ -287,9 +282,8 @@ static __global__ void __launch_bounds__(THREADS)
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
     }
-    // Store each row i of the thread's 8 x 8 results as two float4 with
-    // store_row4, at C row row0 + thread_row * TM + i (skip rows >= M),
-    // columns col0 + thread_col * TV and + BN / 2.
+    // Write acc to the thread's TM x TN elements of C, none outside it, in float4 pieces
+    // through store_row4.
     // BEGIN SOLUTION
 #pragma unroll
     for (int i = 0; i < TM; i++) {

@@ -35,8 +35,8 @@ enum { SUM_THREADS = 1024, GEMV_THREADS = 256, GEMV_ROWS = GEMV_THREADS / WARP }
  */
 static __device__ float warp_reduce_sum(float v)
 {
-    // Five steps: add the value 16 lanes down, then 8, 4, 2, 1. After the step
-    // with offset o, lane i holds the sum of lanes i .. i + 2o - 1.
+    // Return the sum of v over the warp's 32 lanes (lane 0 must hold it), with
+    // shuffles only: no shared memory, no barrier.
     // BEGIN SOLUTION
 #pragma unroll
     for (int offset = WARP / 2; offset > 0; offset /= 2)
@@ -52,10 +52,9 @@ static __global__ void __launch_bounds__(SUM_THREADS)
     __shared__ float partial[SUM_THREADS / WARP];
     int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
 
-    // Each thread sums x[threadIdx.x], x[threadIdx.x + 1024], ... (neighbouring
-    // threads, neighbouring addresses); warp_reduce_sum; lane 0 of each warp
-    // writes partial[warp]. Barrier (reached by every thread). Then warp 0
-    // reduces the 32 partials and its lane 0 writes *out.
+    // *out = the sum of x[0 .. n-1], by this one block: each thread a share of x
+    // (coalesced reads), each warp's shares combined with shuffles, the warps' sums
+    // combined through `partial`. Any n, 0 included.
     // BEGIN SOLUTION
     float v = 0.0f;
     for (int i = threadIdx.x; i < n; i += SUM_THREADS)
@@ -91,10 +90,8 @@ static __global__ void __launch_bounds__(GEMV_THREADS)
         return;
     const float *a = A + (size_t)row * K;
 
-    // With vec: lane l reads a[4l .. 4l+3] and x[4l .. 4l+3] as float4, then
-    // steps by 128 floats (the warp reads 512 contiguous bytes per step). Else
-    // lane l reads a[l], a[l + 32], ... Accumulate the products, reduce across
-    // the warp with warp_reduce_sum, and let lane 0 write y[row].
+    // y[row] = the dot product of row `row` of A (the pointer a) with x, by this warp
+    // alone. Goal: the warp's loads coalesced, as float4 when vec allows it.
     // BEGIN SOLUTION
     float sum = 0.0f;
     if (vec) {
@@ -256,9 +253,9 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
             warptile_load(M, N, K, A, B, row0, col0, k0 + WT_BK, vec_a, vec_b, ra, rb);
         }
         // END SOLUTION
-        // For each k: a[4i .. 4i+3] = As[k][wm0 + 32i + lm .. +3] (one float4
-        // per pass i), b[4j .. 4j+3] = Bs[k][wn0 + 16j + ln .. +3] (one float4
-        // per pass j), then the 8 x 8 outer product into acc.
+        // Add this tile's products to acc, the lane's 8 x 8 results (its rows and columns
+        // in the warp tile: wm0, wn0, lm, ln and the WT_ constants). Goal: float4 shared
+        // loads with no bank conflicts, 64 FMAs for every 4 of them.
         // BEGIN SOLUTION
 #pragma unroll
         for (int k = 0; k < WT_BK; k++) {
@@ -293,9 +290,8 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
         /* The next tile is complete before anyone reads it. */
         __syncthreads();
     }
-    // acc[4i + r][4j + q] belongs at C row row0 + wm0 + 32i + lm + r, column
-    // col0 + wn0 + 16j + ln + q: store each group of 4 columns with
-    // store_row4, skipping rows >= M.
+    // Write acc to the lane's elements of C (the same mapping as the loads of As and Bs
+    // above), none outside C, in float4 pieces through store_row4.
     // BEGIN SOLUTION
 #pragma unroll
     for (int i = 0; i < WT_PASS_M * 4; i++) {

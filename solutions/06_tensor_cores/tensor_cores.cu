@@ -78,10 +78,10 @@ static __global__ void wmma_naive_kernel(int M, int N, int K, const __half *A, c
     wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major> a;
     wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major> b;
     wmma::fill_fragment(acc, 0.0f);
-    // Walk k in steps of 16: load the A tile at (row, k) and the B tile at (k, col), either in
-    // place (direct: ldm is K for A and N for B) or through stage_tile() and the warp's staging
-    // buffers (ldm 16; __syncwarp() between the copy and the load, and again before the next
-    // copy overwrites them), then acc += a * b.
+    // acc = the 16 x 16 tile of A * B at (row, col), K in steps of 16. A fragment may be
+    // loaded in place only when `direct` allows it; otherwise go through stage_tile() and
+    // this warp's staging buffers, which no lane may read before they are written or
+    // overwrite while another lane still reads them.
     // BEGIN SOLUTION
     for (int k = 0; k < K; k += WMMA_K) {
         if (direct) {
@@ -99,9 +99,8 @@ static __global__ void wmma_naive_kernel(int M, int N, int K, const __half *A, c
     }
     // END SOLUTION
 
-    // Store acc: in place when the pointers are aligned, the tile is wholly inside C and N is a
-    // multiple of 4 (ldm of a float store), else into stage_c and from there element by
-    // element, guarded.
+    // Write acc to its tile of C, none of it outside C: in place where store_matrix_sync's
+    // rules allow (alignment, ldm a multiple of 4), else through stage_c.
     // BEGIN SOLUTION
     if (aligned && row + WMMA_M <= M && col + WMMA_N <= N && N % 4 == 0) {
         wmma::store_matrix_sync(C + (size_t)row * N + col, acc, N, wmma::mem_row_major);
@@ -199,12 +198,10 @@ static __device__ void wmma_block_tile(int M, int N, int K, const unsigned short
      * slice, row q / 16, columns (q % 16) * 8 .. + 7 (16 chunks per 128-wide row). */
     uint4 ra[CHUNKS], rb[CHUNKS];
     int nslices = (K + BK - 1) / BK;
-    // Load slice 0 into ra/rb with load_chunk() (A at rows bm + q / 4, columns (q % 4) * 8;
-    // B at rows q / 16, columns bn + (q % 16) * 8), store it into buffer 0 with one 128-bit
-    // store per chunk, and wait at a barrier. Then for each slice t: start loading slice t + 1
-    // into registers, multiply out of buffer t % 2 (per 16-deep step: FN fragments of B, then
-    // for each of FM fragments of A, FN mma_sync), store the registers into the other buffer,
-    // and barrier.
+    // Accumulate the block's tile of A * B into acc, K a slice at a time, through the two
+    // shared buffers: while the warps multiply out of one, the next slice's global loads
+    // (load_chunk) are in flight and then land in the other. Goal: one barrier per slice,
+    // 128-bit loads and stores, and no buffer overwritten while a warp still reads it.
     // BEGIN SOLUTION
 #pragma unroll
     for (int s = 0; s < CHUNKS; s++) {

@@ -47,14 +47,10 @@ static __host__ __device__ uint16_t f32_to_f16_rne(float x)
     uint32_t sign = (u >> 16) & 0x8000u; /* the sign moves from bit 31 to bit 15 */
     uint32_t a = u & 0x7FFFFFFFu;        /* |x| */
     uint32_t mag = 0;                    /* the result's exponent and mantissa bits */
-    // Five cases, by |x|'s bits:
-    //   NaN (a > 0x7F800000): 0x7E00 | the top 9 mantissa bits (a quiet NaN);
-    //   a >= 0x477FF000 (65520, halfway between 65504 and 2^16, and up): infinity, 0x7C00;
-    //   normal (a >= 0x38800000, 2^-14): rebias the exponent (subtract 112 << 23), then drop
-    //     13 mantissa bits rounding to nearest even: add 0xFFF plus the lowest kept bit;
-    //   a < 0x33000000 (below 2^-25): zero;
-    //   else subnormal: the value in units of 2^-24 is m >> (126 - e) with m the mantissa and
-    //     its hidden bit, e the exponent field; round the bits shifted out to nearest even.
+    // Return the fp16 bits of |x| (a, its fp32 bits), rounded to nearest even as IEEE 754
+    // says: NaN stays a (quiet) NaN, values from halfway above fp16's largest finite up
+    // become infinity, and the subnormal range is rounded too, down to zero (the lesson's
+    // "Rounding to nearest, ties to even" has the boundaries).
     // BEGIN SOLUTION
     if (a > 0x7F800000u) {
         mag = 0x7E00u | ((a & 0x7FFFFFu) >> 13);
@@ -80,9 +76,9 @@ static __host__ __device__ uint16_t f32_to_bf16_rne(float x)
 {
     uint32_t u = bits_of(x);
     uint32_t out = 0;
-    // NaN stays NaN, made quiet (| 0x40 on the top half). Otherwise add 0x7FFF plus the
-    // lowest kept bit (bit 16) and keep the top 16 bits: that rounds to nearest even, and a
-    // carry out of the largest finite value gives infinity.
+    // Return the bf16 bits of x (u, its fp32 bits): the top 16 bits, rounded to nearest
+    // even; a NaN stays a quiet NaN, and a value that rounds past bf16's largest finite
+    // becomes infinity.
     // BEGIN SOLUTION
     if ((u & 0x7FFFFFFFu) > 0x7F800000u)
         out = (u >> 16) | 0x40u;

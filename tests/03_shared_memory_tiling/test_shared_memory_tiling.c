@@ -167,37 +167,53 @@ START_TEST(tiled_global_traffic)
 }
 END_TEST
 
+/* The transpose @p name, 64 x 96 in, on @p r (observed): it loads rows of in and stores rows of
+ * out (at most 4 sectors per request, coalesced), and its shared accesses take @p store_wf
+ * wavefronts per store request and @p load_wf per load request. */
+static void check_transpose_counts(struct course_runner *r, const char *name, const char *kernel,
+                                   double store_wf, double load_wf, uint64_t seed)
+{
+    char what[96];
+    check_transpose_shape(r, name, 64, 96, seed);
+    struct vm_counters c = course_observed(r, kernel);
+    snprintf(what, sizeof what, "%s's loads of in", name);
+    course_assert_per_request(what, "sectors", c.gld_sectors, c.gld_requests, 0, 4);
+    snprintf(what, sizeof what, "%s's stores of out", name);
+    course_assert_per_request(what, "sectors", c.gst_sectors, c.gst_requests, 0, 4);
+    snprintf(what, sizeof what, "%s's stores into the tile", name);
+    course_assert_per_request(what, "wavefronts", c.sts_wavefronts, c.sts_requests, store_wf,
+                              store_wf);
+    snprintf(what, sizeof what, "%s's column reads of the tile", name);
+    course_assert_per_request(what, "wavefronts", c.lds_wavefronts, c.lds_requests, load_wf,
+                              load_wf);
+}
+
 /*
- * The transposes, by request type, 64 x 96 in: both load rows of in (4 sectors per request)
- * and store rows of out (4), and store rows of the tile (tile[y + j][x]: 32 banks, 1
- * wavefront). They differ in the column read tile[x][y + j]: 32 words 32 words apart, all in
- * one bank (32 wavefronts per request) in the 32 x 32 tile, and in 32 banks (1) with a column
- * of padding. A transpose that writes out a column at a time (uncoalesced) or pads the wrong
- * dimension fails.
+ * The plain transpose, by request type: it stores rows of the 32 x 32 tile (tile[y + j][x]: 32
+ * banks, 1 wavefront) and reads its columns (tile[x][y + j]: 32 words 32 words apart, all in
+ * one bank: 32 wavefronts per request). A transpose that writes out a column at a time
+ * (uncoalesced) fails.
  */
 START_TEST(transpose_bank_conflicts)
 {
-    enum { M = 64, N = 96 };
-    static const struct {
-        const char *name, *kernel;
-        double column_read; /* wavefronts per shared load request */
-    } versions[] = {{"transpose_shared", "transpose_shared_kernel", 32},
-                    {"transpose_shared_padded", "transpose_shared_padded_kernel", 1}};
     struct course_runner *r = course_runner_start(COURSE_OBSERVED);
-    for (int v = 0; v < 2; v++) {
-        char what[96];
-        check_transpose_shape(r, versions[v].name, M, N, 90 + v);
-        struct vm_counters c = course_observed(r, versions[v].kernel);
-        snprintf(what, sizeof what, "%s's loads of in", versions[v].name);
-        course_assert_per_request(what, "sectors", c.gld_sectors, c.gld_requests, 0, 4);
-        snprintf(what, sizeof what, "%s's stores of out", versions[v].name);
-        course_assert_per_request(what, "sectors", c.gst_sectors, c.gst_requests, 0, 4);
-        snprintf(what, sizeof what, "%s's row stores into the tile", versions[v].name);
-        course_assert_per_request(what, "wavefronts", c.sts_wavefronts, c.sts_requests, 1, 1);
-        snprintf(what, sizeof what, "%s's column reads of the tile", versions[v].name);
-        course_assert_per_request(what, "wavefronts", c.lds_wavefronts, c.lds_requests,
-                                  versions[v].column_read, versions[v].column_read);
-    }
+    check_transpose_counts(r, "transpose_shared", "transpose_shared_kernel", 1, 32, 90);
+    course_runner_stop(r);
+}
+END_TEST
+
+/*
+ * The open design task: transpose_shared_padded's tile is laid out as the student chooses
+ * (one column of padding, a swizzle such as [r][c ^ r], ...). Any layout scores whose row
+ * stores and column reads are both conflict-free, one wavefront per request, with the global
+ * accesses still coalesced. Padding the wrong dimension, or a layout that moves the conflict
+ * from the reads to the stores, fails.
+ */
+START_TEST(tile_layout_conflict_free)
+{
+    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
+    check_transpose_counts(r, "transpose_shared_padded", "transpose_shared_padded_kernel", 1, 1,
+                           91);
     course_runner_stop(r);
 }
 END_TEST
@@ -239,6 +255,7 @@ int main(int argc, char **argv)
         {"ptx_uses_shared_memory", ptx_uses_shared_memory, CASE_CPU, 30},
         {"tiled_global_traffic", tiled_global_traffic, CASE_GPU, 60},
         {"transpose_bank_conflicts", transpose_bank_conflicts, CASE_GPU, 60},
+        {"tile_layout_conflict_free", tile_layout_conflict_free, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
