@@ -16,7 +16,7 @@
  *   histogram_global     one global atomic per byte
  *   histogram_shared     a private histogram per block in shared memory, merged at the end
  *   histogram_aggregated runs of equal bytes added with one shared atomic
- *   histogram_range      private histograms of up to 12288 bins in dynamic shared memory
+ *   histogram_range      private histograms of up to 8192 bins in dynamic shared memory
  * and the yardsticks reduce_cub, scan_cub and histogram_cub (CUB's device-wide calls).
  *
  * Build and check: ./course check 09; measure: ./course bench 09.
@@ -315,13 +315,15 @@ extern "C" void reduce_cub(const float *d_x, int n, float *d_out)
 static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_kogge_stone_kernel(const int *in, int n, int *out)
 {
-    /* s[t]: after the step with offset d, the sum of the (up to) 2d inputs ending at in[t-1]. */
+    /* s[t]: after the step with offset d, the sum of the (up to) 2d inputs ending at in[t]. */
     __shared__ int s[SCAN_THREADS];
     int t = threadIdx.x;
-    // Load shifted by one (s[t] = in[t-1], s[0] = 0: the exclusive scan). For d = 1, 2, .., 512:
-    // a barrier, read s[t - d] (t >= d), a barrier, add it into s[t]. Store s[t] for t < n.
+    // Load s[t] = in[t] (0 past n) and keep it in a register. For d = 1, 2, .., 512: a barrier,
+    // read s[t - d] (t >= d), a barrier, add it into s[t]. s[t] is then the inclusive scan;
+    // the exclusive one is s[t] minus this thread's own input. Store it for t < n.
     // BEGIN SOLUTION
-    s[t] = t > 0 && t - 1 < n ? in[t - 1] : 0;
+    int own = t < n ? in[t] : 0;
+    s[t] = own;
     for (int d = 1; d < SCAN_THREADS; d *= 2) {
         /* The step before is complete before anyone reads it. */
         __syncthreads();
@@ -331,7 +333,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
         s[t] += v;
     }
     if (t < n)
-        out[t] = s[t];
+        out[t] = s[t] - own;
     // END SOLUTION
 }
 

@@ -78,9 +78,9 @@ void histogram_aggregated(const unsigned char *d_data, int n, unsigned int *d_bi
  *  histograms in dynamic shared memory, merged as in step 2. */
 void histogram_range(const int *d_keys, int n, int num_bins, unsigned int *d_bins);
 
-/** The most bins histogram_range() takes: 48 KiB of shared memory, the most a block gets
- *  without opting in. */
-#define HISTOGRAM_MAX_BINS 12288
+/** The most bins histogram_range() takes: 32 KiB of shared memory, within the 48 KiB a block
+ *  gets without opting in, with room for the static shared memory of the module's kernels. */
+#define HISTOGRAM_MAX_BINS 8192
 
 /** The yardstick: cub::DeviceHistogram::HistogramEven over 257 levels 0..256. */
 void histogram_cub(const unsigned char *d_data, int n, unsigned int *d_bins);
