@@ -42,6 +42,7 @@ enum {
     SCAN_TILE = 2048,    /* two elements per thread */
     BINS = 256,          /* one bin per byte value */
     CHUNK = 16,          /* histogram_aggregated: bytes per thread per step (one uint4) */
+    PRIVATE_STEPS = 16,  /* private histograms: the fewest grid-stride steps per thread */
     FLAG_AGGREGATE = 1,  /* scan_lookback: the tile's own total is published */
     FLAG_PREFIX = 2      /* the tile's inclusive prefix (all tiles up to it) is published */
 };

@@ -42,6 +42,7 @@ enum {
     SCAN_TILE = 2048,    /* two elements per thread */
     BINS = 256,          /* one bin per byte value */
     CHUNK = 16,          /* histogram_aggregated: bytes per thread per step (one uint4) */
+    PRIVATE_STEPS = 16,  /* private histograms: the fewest grid-stride steps per thread */
     FLAG_AGGREGATE = 1,  /* scan_lookback: the tile's own total is published */
     FLAG_PREFIX = 2      /* the tile's inclusive prefix (all tiles up to it) is published */
 };
@@ -666,7 +667,9 @@ extern "C" void histogram_shared(const unsigned char *d_data, int n, unsigned in
     zero_bins(d_bins, BINS);
     if (n <= 0)
         return;
-    int grid = stride_grid((const void *)histogram_shared_kernel, THREADS, 0, n, THREADS);
+    /* At least PRIVATE_STEPS bytes per thread: a block merges up to 256 bins, once. */
+    int grid =
+        stride_grid((const void *)histogram_shared_kernel, THREADS, 0, n, THREADS * PRIVATE_STEPS);
     histogram_shared_kernel<<<grid, THREADS>>>(d_data, n, d_bins);
     CUDA_CHECK_LAUNCH();
     // END SOLUTION
@@ -763,7 +766,8 @@ extern "C" void histogram_range(const int *d_keys, int n, int num_bins, unsigned
     if (n <= 0)
         return;
     size_t smem = (size_t)num_bins * sizeof(unsigned int);
-    int grid = stride_grid((const void *)histogram_range_kernel, THREADS, smem, n, THREADS);
+    int grid = stride_grid((const void *)histogram_range_kernel, THREADS, smem, n,
+                           THREADS * PRIVATE_STEPS);
     histogram_range_kernel<<<grid, THREADS, smem>>>(d_keys, n, num_bins, d_bins);
     CUDA_CHECK_LAUNCH();
     // END SOLUTION
