@@ -145,6 +145,7 @@ static __global__ void __launch_bounds__(THREADS)
 
 extern "C" void reduce_warp(const float *d_x, int n, float *d_out)
 {
+    // As reduce_tree's launcher, with reduce_warp_kernel.
     // TODO
 }
 
@@ -178,6 +179,7 @@ extern "C" void reduce_grid(const float *d_x, int n, float *d_out)
 static __global__ void __launch_bounds__(THREADS)
     reduce_partials_kernel(const float *x, int n, int vec, float *partial)
 {
+    // As reduce_grid_kernel, writing partial[blockIdx.x] instead of the atomicAdd.
     // TODO
 }
 
@@ -185,6 +187,7 @@ static __global__ void __launch_bounds__(THREADS)
 static __global__ void __launch_bounds__(THREADS)
     reduce_final_kernel(const float *partial, int count, float *out)
 {
+    // Thread t adds partial[t], partial[t + THREADS], ...; block_reduce_sum; thread 0 writes.
     // TODO
 }
 
@@ -220,6 +223,7 @@ extern "C" int scan_kogge_stone(const int *d_in, int n, int *d_out)
 {
     if (n > SCAN_THREADS)
         return -1;
+    // One block of SCAN_THREADS threads when n > 0.
     // TODO
     return 0;
 }
@@ -258,6 +262,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_brent_kung_kernel(const int *in, int n, int *out)
 {
     __shared__ int s[SCAN_TILE];
+    // load_tile, block_scan_brent_kung, store_tile, for tile 0.
     // TODO
 }
 
@@ -265,6 +270,7 @@ extern "C" int scan_brent_kung(const int *d_in, int n, int *d_out)
 {
     if (n > SCAN_TILE)
         return -1;
+    // One block of SCAN_THREADS threads when n > 0.
     // TODO
     return 0;
 }
@@ -274,6 +280,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_tiles_kernel(const int *in, int n, int *out, int *sums)
 {
     __shared__ int s[SCAN_TILE];
+    // As scan_brent_kung_kernel for tile blockIdx.x; thread 0 also writes the total to sums.
     // TODO
 }
 
@@ -281,6 +288,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
 static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_add_kernel(int *out, int n, const int *offsets)
 {
+    // Every element of tile blockIdx.x below n gets offsets[blockIdx.x] added.
     // TODO
 }
 
@@ -340,6 +348,7 @@ extern "C" void scan_lookback(const int *d_in, int n, int *d_out)
 
 extern "C" void scan_cub(const int *d_in, int n, int *d_out)
 {
+    // The two-call idiom with cub::DeviceScan::ExclusiveSum.
     // TODO
 }
 
@@ -398,6 +407,7 @@ static __global__ void __launch_bounds__(THREADS)
 
 extern "C" void histogram_shared(const unsigned char *d_data, int n, unsigned int *d_bins)
 {
+    // As histogram_global's launcher; ask stride_grid for THREADS * PRIVATE_STEPS bytes per block.
     // TODO
 }
 

@@ -197,6 +197,7 @@ static __global__ void __launch_bounds__(THREADS)
 
 extern "C" void reduce_warp(const float *d_x, int n, float *d_out)
 {
+    // As reduce_tree's launcher, with reduce_warp_kernel.
     // BEGIN SOLUTION
     zero_kernel<<<1, 1>>>(d_out);
     CUDA_CHECK_LAUNCH();
@@ -261,6 +262,7 @@ extern "C" void reduce_grid(const float *d_x, int n, float *d_out)
 static __global__ void __launch_bounds__(THREADS)
     reduce_partials_kernel(const float *x, int n, int vec, float *partial)
 {
+    // As reduce_grid_kernel, writing partial[blockIdx.x] instead of the atomicAdd.
     // BEGIN SOLUTION
     float v = block_reduce_sum(grid_stride_sum(x, n, vec));
     if (threadIdx.x == 0)
@@ -272,6 +274,7 @@ static __global__ void __launch_bounds__(THREADS)
 static __global__ void __launch_bounds__(THREADS)
     reduce_final_kernel(const float *partial, int count, float *out)
 {
+    // Thread t adds partial[t], partial[t + THREADS], ...; block_reduce_sum; thread 0 writes.
     // BEGIN SOLUTION
     float v = 0.0f;
     for (int i = threadIdx.x; i < count; i += THREADS)
@@ -342,6 +345,7 @@ extern "C" int scan_kogge_stone(const int *d_in, int n, int *d_out)
 {
     if (n > SCAN_THREADS)
         return -1;
+    // One block of SCAN_THREADS threads when n > 0.
     // BEGIN SOLUTION
     if (n > 0) {
         scan_kogge_stone_kernel<<<1, SCAN_THREADS>>>(d_in, n, d_out);
@@ -412,6 +416,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_brent_kung_kernel(const int *in, int n, int *out)
 {
     __shared__ int s[SCAN_TILE];
+    // load_tile, block_scan_brent_kung, store_tile, for tile 0.
     // BEGIN SOLUTION
     load_tile(s, in, n, 0);
     block_scan_brent_kung(s);
@@ -423,6 +428,7 @@ extern "C" int scan_brent_kung(const int *d_in, int n, int *d_out)
 {
     if (n > SCAN_TILE)
         return -1;
+    // One block of SCAN_THREADS threads when n > 0.
     // BEGIN SOLUTION
     if (n > 0) {
         scan_brent_kung_kernel<<<1, SCAN_THREADS>>>(d_in, n, d_out);
@@ -437,6 +443,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_tiles_kernel(const int *in, int n, int *out, int *sums)
 {
     __shared__ int s[SCAN_TILE];
+    // As scan_brent_kung_kernel for tile blockIdx.x; thread 0 also writes the total to sums.
     // BEGIN SOLUTION
     load_tile(s, in, n, blockIdx.x);
     int total = block_scan_brent_kung(s);
@@ -450,6 +457,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
 static __global__ void __launch_bounds__(SCAN_THREADS)
     scan_add_kernel(int *out, int n, const int *offsets)
 {
+    // Every element of tile blockIdx.x below n gets offsets[blockIdx.x] added.
     // BEGIN SOLUTION
     int offset = offsets[blockIdx.x];
     for (int k = threadIdx.x; k < SCAN_TILE; k += SCAN_THREADS) {
@@ -578,6 +586,7 @@ extern "C" void scan_lookback(const int *d_in, int n, int *d_out)
 
 extern "C" void scan_cub(const int *d_in, int n, int *d_out)
 {
+    // The two-call idiom with cub::DeviceScan::ExclusiveSum.
     // BEGIN SOLUTION
     size_t bytes = 0;
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, d_in, d_out, n));
@@ -663,6 +672,7 @@ static __global__ void __launch_bounds__(THREADS)
 
 extern "C" void histogram_shared(const unsigned char *d_data, int n, unsigned int *d_bins)
 {
+    // As histogram_global's launcher; ask stride_grid for THREADS * PRIVATE_STEPS bytes per block.
     // BEGIN SOLUTION
     zero_bins(d_bins, BINS);
     if (n <= 0)
