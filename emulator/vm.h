@@ -89,6 +89,12 @@ struct vm_counters {
     uint64_t branches;                     /**< branch instructions (per warp) */
     uint64_t divergent_branches;           /**< branches that split the warp */
     uint64_t flops;                        /**< floating-point operations (an FMA is 2) */
+    uint64_t gatom_lanes;     /**< atomic updates (atom, red) of global memory, per lane */
+    uint64_t satom_lanes;     /**< atomic updates of shared memory, per lane */
+    uint64_t gatom_same_addr; /**< global atomic lanes whose address an earlier lane of the same
+                                   instruction updates too: the updates that serialise */
+    uint64_t satom_same_addr; /**< the same for shared atomics */
+    uint64_t gatom_addrs;     /**< distinct global addresses updated atomically */
 };
 
 /** One kind of finding of the grader's provenance record: how many, and the first. */

@@ -31,7 +31,8 @@ static void begin_counting(const struct bench_table *t)
                 "thread_insts,fma32,fp,int,ldg,stg,lds,sts,tensor,control,other,"
                 "gld_requests,gld_sectors,gst_requests,gst_sectors,lds_requests,"
                 "lds_wavefronts,sts_requests,sts_wavefronts,unique_read_bytes,"
-                "unique_write_bytes,barriers,branches,divergent_branches,flops,intensity,check\n");
+                "unique_write_bytes,barriers,branches,divergent_branches,flops,gatom_lanes,"
+                "satom_lanes,gatom_same_addr,satom_same_addr,gatom_addrs,intensity,check\n");
     printf("%s | %s | M=%d N=%d K=%d | each kernel run once\n", t->lesson, t->dev->name, t->opt->m,
            t->opt->n, t->opt->k);
     printf("Counted exactly on the CPU emulator, in the PTX each kernel ran: not times "
@@ -249,7 +250,10 @@ static void counter_row(struct bench_table *t, const char *version, const char *
                           c->sts_requests,       c->sts_wavefronts,
                           c->unique_read_bytes,  c->unique_write_bytes,
                           c->barriers,           c->branches,
-                          c->divergent_branches, c->flops};
+                          c->divergent_branches, c->flops,
+                          c->gatom_lanes,        c->satom_lanes,
+                          c->gatom_same_addr,    c->satom_same_addr,
+                          c->gatom_addrs};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         fprintf(t->csv, ",%llu", (unsigned long long)v[i]);
     fprintf(t->csv, ",%.4g,%s\n", bytes ? (double)c->flops / (double)bytes : 0.0,

@@ -21,12 +21,15 @@
  *     warp_insts,thread_insts,fma32,fp,int,ldg,stg,lds,sts,tensor,control,other,
  *     gld_requests,gld_sectors,gst_requests,gst_sectors,lds_requests,lds_wavefronts,
  *     sts_requests,sts_wavefronts,unique_read_bytes,unique_write_bytes,barriers,branches,
- *     divergent_branches,flops,intensity,check
+ *     divergent_branches,flops,gatom_lanes,satom_lanes,gatom_same_addr,satom_same_addr,
+ *     gatom_addrs,intensity,check
  *
  * where the counters are summed over the kernel's launches and named as the
  * device server's observer names them (emulator/server.c), grid and block are
  * XxYxZ (the first launch's), intensity is flops per unique byte (read and
- * written), and check is ok or FAIL.
+ * written), check is ok or FAIL, and the gatom_ and satom_ columns count atomics on global and
+ * shared memory: lanes, lanes that update an address an earlier lane of the same instruction
+ * updates (they serialise), and distinct global addresses updated.
  */
 #ifndef BENCH_H
 #define BENCH_H

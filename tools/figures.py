@@ -603,6 +603,150 @@ def fig_ring_allreduce(out):
 
 # ---- the roofline (lessons 01 to 06) --------------------------------------------------------
 
+# ---- lesson 09 ----------------------------------------------------------------------------
+
+def tree_pairs(form, n, d):
+    """The (destination, source) words of one level of a tree reduction of n words at stride d,
+    in the three indexings of lesson 09, and the threads that do them."""
+    if form == "divergent":
+        return [(t, t + d, t) for t in range(0, n, 2 * d)]
+    if form == "conflicted":
+        return [(2 * d * t, 2 * d * t + d, t) for t in range(n // (2 * d))]
+    return [(t, t + d, t) for t in range(d)]
+
+
+def fig_reduction_tree(out):
+    """A 16-word tree reduction, level by level, in the divergent, conflicted and sequential
+    indexings: which word each busy thread adds into which, and the threads that are busy."""
+    n = 16
+    forms = (("divergent", "t % 2d == 0:  s[t] += s[t+d]", (1, 2, 4, 8)),
+             ("conflicted", "s[2dt] += s[2dt+d]", (1, 2, 4, 8)),
+             ("sequential", "t < d:  s[t] += s[t+d]", (8, 4, 2, 1)))
+    fig, axes = plt.subplots(3, 1, figsize=(WIDTH, 7.2))
+    for ax, (form, rule, strides) in zip(axes, forms):
+        blank(ax)
+        for level, d in enumerate(strides):
+            y = -level * 1.4
+            cells(ax, 0, y, 1, n, 1.0, edge=GREY)
+            for dst, src, t in tree_pairs(form, n, d):
+                ax.add_patch(patches.Rectangle((dst, y - 1), 1, 1, facecolor=ORANGE,
+                                               edgecolor=GREY, linewidth=0.5))
+                ax.annotate("", xy=(dst + 0.5, y - 1.35), xytext=(src + 0.5, y - 1.0),
+                            arrowprops=dict(arrowstyle="->", color=BLUE, linewidth=0.8))
+            busy = sorted(t for _, _, t in tree_pairs(form, n, d))
+            ax.text(n + 0.4, y - 0.5, f"d = {d}: threads {busy[0]} .. {busy[-1]}"
+                    if len(busy) > 1 else f"d = {d}: thread {busy[0]}", fontsize=11, va="center")
+        ax.set_xlim(-0.2, n + 8)
+        ax.set_ylim(-len(strides) * 1.4 - 0.3, 0.3)
+        ax.set_title(f"{form}:  {rule}", fontsize=12)
+    legend = [patches.Patch(facecolor=ORANGE, edgecolor=GREY, label="word written at this level"),
+              plt.Line2D([], [], color=BLUE, label="word added into it")]
+    fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.01))
+    save(fig, out, "09_reduction_tree.png")
+
+
+def scan_steps(kind, n):
+    """The steps of a scan network over n words: per step, the (source, destination) pairs
+    (Kogge-Stone: every word adds the one d back; Brent-Kung: up-sweep then down-sweep)."""
+    steps, d = [], 1
+    if kind == "Kogge-Stone":
+        while d < n:
+            steps.append([(i - d, i) for i in range(d, n)])
+            d *= 2
+        return steps
+    while d < n:
+        steps.append([(k - d, k) for k in range(2 * d - 1, n, 2 * d)])
+        d *= 2
+    d = n // 4
+    while d >= 1:
+        steps.append([(k, k + d) for k in range(2 * d - 1, n - d, 2 * d)])
+        d //= 2
+    return steps
+
+
+def fig_scan_networks(out):
+    """Kogge-Stone against Brent-Kung over 16 words: each step's additions, and their counts."""
+    n = 16
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.6))
+    for ax, kind in zip(axes, ("Kogge-Stone", "Brent-Kung")):
+        steps = scan_steps(kind, n)
+        adds = sum(len(s) for s in steps)
+        for i in range(n):
+            ax.plot([i, i], [0, -len(steps)], color=LIGHT, linewidth=1, zorder=0)
+        for level, pairs in enumerate(steps):
+            for src, dst in pairs:
+                ax.annotate("", xy=(dst, -level - 1), xytext=(src, -level),
+                            arrowprops=dict(arrowstyle="->", color=BLUE, linewidth=0.8))
+                ax.plot(dst, -level - 1, "o", color=ORANGE, markersize=3.5)
+        ax.set_xlim(-0.8, n - 0.2)
+        ax.set_ylim(-len(steps) - 0.4, 0.4)
+        ax.set_xticks(range(0, n, 3))
+        ax.set_yticks([-s for s in range(len(steps) + 1)], range(len(steps) + 1))
+        ax.set_xlabel("word")
+        ax.set_ylabel("step")
+        ax.set_title(f"{kind}: {len(steps)} steps, {adds} additions", fontsize=11)
+    save(fig, out, "09_scan_networks.png")
+
+
+def fig_scan_phases(out):
+    """A scan of 6 tiles: the three phases, then the look-back of tile 5 over published flags."""
+    fig, axes = plt.subplots(2, 1, figsize=(WIDTH, 4.6), gridspec_kw={"height_ratios": [1.2, 1]})
+    ax = axes[0]
+    blank(ax)
+    tiles = 6
+    for phase, (label, color) in enumerate((("1: scan each tile, write its total", SKY),
+                                            ("2: scan the tile totals", ORANGE),
+                                            ("3: add each tile's offset", GREEN))):
+        y = -phase * 1.2
+        for t in range(tiles):
+            if phase == 1:
+                box(ax, 3 + t * 0.6, y, 0.6, 0.8, face=color, edge=INK, lw=0.8)
+            else:
+                box(ax, t * 2, y, 2, 0.8, face=color, edge=INK, lw=0.8, text=f"tile {t}", size=9)
+        ax.text(tiles * 2 + 0.3, y + 0.4, label, va="center", fontsize=10)
+    ax.set_xlim(-0.1, tiles * 2 + 6.5)
+    ax.set_ylim(-2.6, 1.0)
+    ax.set_title("three phases: the array is read and written twice", fontsize=11)
+    ax = axes[1]
+    blank(ax)
+    flags = ["P", "P", "A", "A", "A", "-"]
+    faces = {"P": GREEN, "A": ORANGE, "-": "white"}
+    for t, f in enumerate(flags):
+        box(ax, t * 2, 0, 2, 0.9, face=faces[f], edge=INK, lw=0.8, text=f"tile {t}: {f}", size=9)
+    for t in (4, 3, 2, 1):  # tile 5 reads flags 4, 3, 2 (aggregates) and 1 (a prefix: stop)
+        ax.annotate("", xy=(t * 2 + 1, 0.95), xytext=(11, 0.95),
+                    arrowprops=dict(arrowstyle="->", color=BLUE, linewidth=1.0,
+                                    connectionstyle="arc3,rad=0.35"))
+    ax.text(12.3, 0.45, "tile 5 adds the aggregates of\n4, 3, 2 and the prefix of 1",
+            fontsize=10, va="center", color=BLUE)
+    ax.text(0, -0.55, "P: inclusive prefix published (the walk stops)   A: aggregate only (add "
+            "it, go on)   -: running", fontsize=9)
+    ax.set_xlim(-0.1, tiles * 2 + 6.5)
+    ax.set_ylim(-0.9, 3.2)
+    ax.set_title("decoupled look-back: one pass", fontsize=11)
+    save(fig, out, "09_scan_phases.png")
+
+
+def fig_private_histograms(out):
+    """Three blocks' private histograms (8 of the 256 bins drawn) merged into the global one."""
+    counts = [[3, 1, 4, 1, 5, 0, 2, 6], [2, 7, 1, 0, 2, 8, 1, 8], [0, 3, 1, 4, 1, 5, 9, 2]]
+    fig, axes = plt.subplots(1, 4, figsize=(WIDTH, 2.6), sharey=True)
+    colors = (SKY, ORANGE, GREEN)
+    for b, (ax, c) in enumerate(zip(axes, counts)):
+        ax.bar(range(8), c, color=colors[b], edgecolor=INK, linewidth=0.5)
+        ax.set_title(f"block {b}: shared", fontsize=10)
+        ax.set_xticks(range(0, 8, 2))
+    bottom = [0] * 8
+    for b, c in enumerate(counts):
+        axes[3].bar(range(8), c, bottom=bottom, color=colors[b], edgecolor=INK, linewidth=0.5)
+        bottom = [x + y for x, y in zip(bottom, c)]
+    axes[3].set_title("global: merged", fontsize=10)
+    axes[3].set_xticks(range(0, 8, 2))
+    fig.text(0.5, -0.04, "bin (8 of 256 drawn); each block adds a non-empty bin to global memory "
+             "with one atomic, once", ha="center", fontsize=10)
+    save(fig, out, "09_private_histograms.png")
+
+
 def read_bench(paths):
     """{version: best GFLOP/s} over the GEMM-like rows of benchmark CSV files."""
     best = {}
@@ -691,6 +835,10 @@ FIGURES = {
     "07_rounding.svg": fig_rounding,
     "08_dp_step.svg": fig_dp_step,
     "08_ring_allreduce.svg": fig_ring_allreduce,
+    "09_reduction_tree.svg": fig_reduction_tree,
+    "09_scan_networks.svg": fig_scan_networks,
+    "09_scan_phases.svg": fig_scan_phases,
+    "09_private_histograms.svg": fig_private_histograms,
 }
 
 

@@ -240,6 +240,9 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         struct hazards h = {0};
         for (unsigned i = 0; i < bytes; i++)
             shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, store, &h);
+        /* Two atomics on one address are ordered by the hardware: no hazard between them. */
+        if (h.waw && in->op == OP_ATOM && x->code[h.waw_pc].op == OP_ATOM)
+            h.waw = 0;
         if (h.unwritten || h.raw || h.war || h.waw)
             shared_report(x, w, in, l, addr[l], store, &h);
     }

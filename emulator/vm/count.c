@@ -7,7 +7,10 @@
  * shared request takes as many wavefronts as its worst bank needs distinct
  * 4-byte words, per phase of 128 bytes (one phase for 4-byte accesses, two
  * half-warps for 8-byte ones, four quarter-warps for 16-byte ones). Unique
- * bytes are distinct sectors over the whole launch, times 32.
+ * bytes are distinct sectors over the whole launch, times 32. An atomic (atom, red)
+ * is also counted per lane and by space, with the lanes that update an address an
+ * earlier lane of the same instruction updates (they serialise), and the distinct
+ * global addresses updated over the launch.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,8 @@ struct sector_set {
 
 struct count_state {
     struct sector_set seen[2]; /* read, written */
+    struct sector_set atom;    /* global addresses updated atomically (bytes, not sectors) */
+    int in_atom;               /* the instruction being counted is an atomic */
 };
 
 static void set_add(struct sector_set *s, uint64_t sector)
@@ -63,8 +68,10 @@ void count_end(struct exec *x)
         return;
     x->cnt->unique_read_bytes = 32 * (uint64_t)st->seen[0].count;
     x->cnt->unique_write_bytes = 32 * (uint64_t)st->seen[1].count;
+    x->cnt->gatom_addrs = (uint64_t)st->atom.count;
     free(st->seen[0].slot);
     free(st->seen[1].slot);
+    free(st->atom.slot);
     free(st);
     x->count_state = NULL;
 }
@@ -108,6 +115,7 @@ void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t
     c->thread_insts += (uint64_t)__builtin_popcount(active);
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
+    ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM;
     if (in->op == OP_BRA)
         c->branches++;
     else if (in->op == OP_BAR_SYNC && in->width == 0 && m)
@@ -131,8 +139,41 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The lanes of @p m whose address (@p addr) an earlier lane of @p m has too. */
+static uint64_t same_addr(const uint64_t *addr, uint32_t m)
+{
+    uint64_t a[32];
+    int n = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1)
+        a[n++] = addr[__builtin_ctz(mm)];
+    qsort(a, (size_t)n, sizeof *a, cmp_u64);
+    uint64_t same = 0;
+    for (int i = 1; i < n; i++)
+        same += a[i] == a[i - 1];
+    return same;
+}
+
+/* An atomic's lanes, by space; global ones add their addresses to the launch's set. */
+static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int global)
+{
+    struct vm_counters *c = x->cnt;
+    uint64_t lanes = (uint64_t)__builtin_popcount(m), same = same_addr(addr, m);
+    if (!global) {
+        c->satom_lanes += lanes;
+        c->satom_same_addr += same;
+        return;
+    }
+    c->gatom_lanes += lanes;
+    c->gatom_same_addr += same;
+    struct count_state *st = x->count_state;
+    for (uint32_t mm = m; mm; mm &= mm - 1)
+        set_add(&st->atom, addr[__builtin_ctz(mm)]);
+}
+
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
 {
+    if (store && ((struct count_state *)x->count_state)->in_atom)
+        count_atomic(x, addr, m, 1);
     uint64_t sec[64];
     int n = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -159,6 +200,8 @@ void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
 
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
 {
+    if (store && ((struct count_state *)x->count_state)->in_atom)
+        count_atomic(x, addr, m, 0);
     int per_phase = bytes <= 4 ? 32 : (int)(128 / bytes);
     uint64_t waves = 0;
     for (int p = 0; p < 32; p += per_phase) {

@@ -515,6 +515,11 @@ static const struct {
     {"branches", AT(branches)},
     {"divergent_branches", AT(divergent_branches)},
     {"flops", AT(flops)},
+    {"gatom_lanes", AT(gatom_lanes)},
+    {"satom_lanes", AT(satom_lanes)},
+    {"gatom_same_addr", AT(gatom_same_addr)},
+    {"satom_same_addr", AT(satom_same_addr)},
+    {"gatom_addrs", AT(gatom_addrs)},
 #undef AT
 };
 
