@@ -642,7 +642,7 @@ def fig_reduction_tree(out):
     legend = [patches.Patch(facecolor=ORANGE, edgecolor=GREY, label="word written at this level"),
               plt.Line2D([], [], color=BLUE, label="word added into it")]
     fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.01))
-    save(fig, out, "09_reduction_tree.png")
+    save(fig, out, "09_reduction_tree.svg")
 
 
 def scan_steps(kind, n):
@@ -685,7 +685,7 @@ def fig_scan_networks(out):
         ax.set_xlabel("word")
         ax.set_ylabel("step")
         ax.set_title(f"{kind}: {len(steps)} steps, {adds} additions", fontsize=11)
-    save(fig, out, "09_scan_networks.png")
+    save(fig, out, "09_scan_networks.svg")
 
 
 def fig_scan_phases(out):
@@ -724,7 +724,7 @@ def fig_scan_phases(out):
     ax.set_xlim(-0.1, tiles * 2 + 6.5)
     ax.set_ylim(-0.9, 3.2)
     ax.set_title("decoupled look-back: one pass", fontsize=11)
-    save(fig, out, "09_scan_phases.png")
+    save(fig, out, "09_scan_phases.svg")
 
 
 def fig_private_histograms(out):
@@ -744,7 +744,7 @@ def fig_private_histograms(out):
     axes[3].set_xticks(range(0, 8, 2))
     fig.text(0.5, -0.04, "bin (8 of 256 drawn); each block adds a non-empty bin to global memory "
              "with one atomic, once", ha="center", fontsize=10)
-    save(fig, out, "09_private_histograms.png")
+    save(fig, out, "09_private_histograms.svg")
 
 
 def read_bench(paths):
