@@ -5,10 +5,11 @@
  *
  * cub::DeviceReduce::Sum (float and int), cub::DeviceScan::ExclusiveSum (int) and
  * cub::DeviceHistogram::HistogramEven (256 bins over bytes), through test_cub_kernels.cu's
- * two-call functions. Sizes are 1, 33, 1025 and the prime 999983 (several tiles and CUB's
- * look-back across hundreds of blocks); inputs are small non-uniform integers, so every sum is
- * exact in float and every comparison is ==. Each output sits before a guard of GUARD
- * elements that must keep the bytes it was filled with.
+ * two-call functions. Sizes are 1, 33, 1025, the prime 999983 (several tiles and CUB's
+ * look-back across hundreds of blocks) and 2^24 + 3. Inputs are small non-uniform integers in
+ * [-8, 7]: they average -0.5, so every partial sum stays an integer well inside float's 2^24
+ * and every comparison is ==. Each output sits before a guard of GUARD elements that must keep
+ * the bytes it was filled with.
  *
  * CTest runs it with the emulator's libraries first, GPU or not.
  */
@@ -22,7 +23,7 @@
 
 enum { GUARD = 64, POISON = 0xAB };
 
-static const int sizes[] = {1, 33, 1025, 999983};
+static const int sizes[] = {1, 33, 1025, 999983, (1 << 24) + 3};
 
 /* Small integers in [-8, 7], drawn from @p seed: any sum of a million is exact in float. */
 static int small_int(uint64_t *seed)
@@ -101,12 +102,12 @@ START_TEST(exclusive_sum_int)
         int *d_out = device_with_guard(NULL, (size_t)n * 4, GUARD * 4);
         CUDA_CHECK(cub_exclusive_sum(d_in, d_out, n));
         fetch_checked(got, d_out, (size_t)n * 4, GUARD * 4, "DeviceScan::ExclusiveSum", n);
-        int want = 0;
-        for (int i = 0; i < n; i++) {
-            ck_assert_msg(got[i] == want, "DeviceScan::ExclusiveSum n=%d: out[%d] = %d, want %d", n,
-                          i, got[i], want);
+        /* The first wrong element, then one assert (Check marks every assert it passes). */
+        int want = 0, i = 0;
+        for (; i < n && got[i] == want; i++)
             want += v[i];
-        }
+        ck_assert_msg(i == n, "DeviceScan::ExclusiveSum n=%d: out[%d] = %d, want %d", n, i,
+                      i < n ? got[i] : 0, want);
         CUDA_CHECK(cudaFree(d_in));
         CUDA_CHECK(cudaFree(d_out));
         free(v);
