@@ -311,6 +311,25 @@ static enum event run_warp(struct exec *x, struct warp *w)
 
 /* ---- barriers ------------------------------------------------------------------------------- */
 
+/* Lane @p l of @p w leaves barrier @p b: if it waited at a bar.red, its result (the count of
+ * true predicates for .popc, all true for .and, any true for .or) goes to its register. */
+static void bar_red_result(const struct exec *x, struct warp *w, int l, int b)
+{
+    uint32_t pc = (w->diverged ? w->lane_pc[l] : w->pc) - 1;
+    const struct insn *in = &x->code[pc];
+    if (in->op != OP_BAR_SYNC || in->width != 2)
+        return;
+    uint8_t *regs = w->arena + x->fbase[x->mod->func_at[pc]];
+    uint32_t op = in->mod & 15, bit = 1u << l;
+    if (op == 0) {
+        ((uint32_t *)(regs + in->o[2]))[l] = x->bar_true[b];
+        return;
+    }
+    int v = op == 1 ? !x->bar_false[b] : x->bar_true[b] != 0;
+    uint32_t *d = (uint32_t *)(regs + in->o[2]);
+    *d = v ? *d | bit : *d & ~bit;
+}
+
 /* Open every barrier that all the threads it waits for have reached. Returns how many lanes
  * were released; 0 with lanes still waiting is a deadlock. */
 static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarps)
@@ -334,6 +353,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
                 int l = __builtin_ctz(m);
                 if (w->bar_id[l] == b) {
                     w->waiting &= ~(1u << l);
+                    bar_red_result(x, w, l, b);
                     released++;
                 }
             }
@@ -341,6 +361,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         }
         x->bar_count[b] = 0;
         x->bar_nowait[b] = 0;
+        x->bar_true[b] = x->bar_false[b] = 0;
         if (x->launch->checks)
             check_barrier_open(x, (uint32_t)b, exited);
     }
@@ -415,6 +436,8 @@ static uint64_t fingerprint(const struct exec *x, const struct warp *warps, uint
     h = mix(h, x->smem, x->smem_bytes);
     h = mix(h, x->bar_count, sizeof x->bar_count);
     h = mix(h, x->bar_nowait, sizeof x->bar_nowait);
+    h = mix(h, x->bar_true, sizeof x->bar_true);
+    h = mix(h, x->bar_false, sizeof x->bar_false);
     uint64_t counts[2] = {x->writes, x->back_branches};
     return mix(h, counts, sizeof counts) | 1; /* never 0, which means "none yet" */
 }
@@ -568,6 +591,8 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
     }
     memset(x->bar_count, 0, sizeof x->bar_count);
     memset(x->bar_nowait, 0, sizeof x->bar_nowait);
+    memset(x->bar_true, 0, sizeof x->bar_true);
+    memset(x->bar_false, 0, sizeof x->bar_false);
     x->spin_state = 0;
     if (x->launch->checks)
         check_block(x);

@@ -330,6 +330,8 @@ struct exec {
     uint64_t writes;        /**< stores, and atomics that changed memory: a block's progress */
     size_t warp_bytes;      /**< each warp's arena, local frames and call parameters */
     uint64_t spin_state;    /**< the block's fingerprint when its warps last yielded (0: none) */
+    uint32_t bar_true[16];  /**< bar.red: threads that arrived with the predicate true */
+    uint32_t bar_false[16]; /**< and false */
 };
 
 /** A handler executes one instruction for the lanes in @p mask. */

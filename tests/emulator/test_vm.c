@@ -1262,6 +1262,26 @@ START_TEST(redux_match_ballot_by_hand)
 }
 END_TEST
 
+/* bar.red: every thread of three warps gets the block's count, and, or. */
+START_TEST(barrier_reductions)
+{
+    uint32_t out[5 * 96], *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(vm_bar_red(dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    /* 32 of 96 threads have t % 3 == 0; thread 40 breaks the first and; thread 95 makes the
+     * first or; every thread has t < 96 and none t > 95. */
+    static const uint32_t want[5] = {32, 0, 1, 1, 0};
+    static const char *const what[5] = {"count(t %% 3 == 0)", "and(t != 40)", "or(t == 95)",
+                                        "and(t < 96)", "or(t > 95)"};
+    for (int t = 0; t < 96; t++)
+        for (int k = 0; k < 5; k++)
+            ck_assert_msg(out[5 * t + k] == want[k], "__syncthreads_%s in thread %d: %u, want %u",
+                          what[k], t, out[5 * t + k], want[k]);
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
 /* CUB's look-back: a block waits, with acquire loads and __nanosleep, for a flag an earlier block
  * released after its data. Waiting for a later block instead is a deadlock, reported at the
  * loop, never a hang (blocks run one at a time, in order). */
@@ -1671,6 +1691,7 @@ int main(int argc, char **argv)
         {"prmt_bfe_bfi_by_hand", prmt_bfe_bfi_by_hand, CASE_GPU, 60},
         {"wide_atomics_red_and_failed_cas", wide_atomics_red_and_failed_cas, CASE_GPU, 60},
         {"redux_match_ballot_by_hand", redux_match_ballot_by_hand, CASE_GPU, 60},
+        {"barrier_reductions", barrier_reductions, CASE_GPU, 60},
         {"look_back_waits_only_for_earlier_blocks", look_back_waits_only_for_earlier_blocks,
          CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},

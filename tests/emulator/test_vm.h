@@ -105,6 +105,9 @@ cudaError_t vm_atomics_wide(unsigned long long *u, uint32_t *w, unsigned long lo
  *  lanes (out[40 ..]), one warp. */
 cudaError_t vm_redux_match(uint32_t *out);
 
+/** __syncthreads_count / _and / _or over 96 threads: out[5 t + k] (the kernel says which). */
+cudaError_t vm_bar_red(uint32_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -812,6 +812,24 @@ cudaError_t vm_redux_match(uint32_t *out)
     return cudaGetLastError();
 }
 
+/* __syncthreads_count, _and and _or (bar.red) over 96 threads, each result in every thread:
+ * out[5 t + k]. */
+static __global__ void bar_red_kernel(uint32_t *out)
+{
+    int t = threadIdx.x;
+    out[5 * t] = (uint32_t)__syncthreads_count(t % 3 == 0);
+    out[5 * t + 1] = (uint32_t)__syncthreads_and(t != 40);
+    out[5 * t + 2] = (uint32_t)__syncthreads_or(t == 95);
+    out[5 * t + 3] = (uint32_t)__syncthreads_and(t < 96);
+    out[5 * t + 4] = (uint32_t)__syncthreads_or(t > 95);
+}
+
+cudaError_t vm_bar_red(uint32_t *out)
+{
+    bar_red_kernel<<<1, 96>>>(out);
+    return cudaGetLastError();
+}
+
 /* ---- tensor cores -------------------------------------------------------------------------- */
 
 using namespace nvcuda;
