@@ -738,7 +738,8 @@ cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int wait
 }
 
 /* The atomics CUB and lesson 09 use beyond atomics_kernel's: 64-bit ones under contention from
- * 64 threads, red (no result), and compare-and-swap failing then succeeding (thread 0). */
+ * 64 threads, red (no result), and compare-and-swap failing then succeeding (thread 0); some
+ * with the memory-order qualifiers cuda::atomic_ref emits. */
 static __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *w,
                                            unsigned long long *r)
 {
@@ -752,16 +753,20 @@ static __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *w,
     asm volatile("atom.global.min.s64 %0, [%1], %2;" : "=l"(old) : "l"(&u[1]), "l"(-(long long)t));
     asm volatile("red.global.max.u64 [%0], %1;" ::"l"(&u[2]), "l"(t << 40) : "memory");
     asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&u[4]), "l"(1ull << 33) : "memory");
-    asm volatile("red.global.add.u32 [%0], %1;" ::"l"(&w[1]), "r"(3u) : "memory");
-    asm volatile("red.shared.add.u32 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(&s[0])),
-                 "r"(2u)
-                 : "memory");
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(&w[1]), "r"(3u) : "memory");
+    asm volatile(
+        "red.relaxed.cta.shared.add.u32 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(&s[0])),
+        "r"(2u)
+        : "memory");
     __syncthreads();
     if (t)
         return;
     uint32_t f, g, h;
     asm volatile("atom.global.cas.b32 %0, [%1], 5, 9;" : "=r"(f) : "l"(&w[0]) : "memory");
-    asm volatile("atom.global.cas.b32 %0, [%1], 7, 9;" : "=r"(g) : "l"(&w[0]) : "memory");
+    asm volatile("atom.acq_rel.gpu.global.cas.b32 %0, [%1], 7, 9;"
+                 : "=r"(g)
+                 : "l"(&w[0])
+                 : "memory");
     asm volatile("atom.shared.cas.b32 %0, [%1], 41, 0;"
                  : "=r"(h)
                  : "r"((uint32_t)__cvta_generic_to_shared(&s[1]))
@@ -772,7 +777,7 @@ static __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *w,
                  : "=l"(r[6])
                  : "l"(&u[3]), "l"(0x100000007ull), "l"(0xFFFFFFFF00000000ull)
                  : "memory");
-    asm volatile("atom.global.exch.b64 %0, [%1], %2;"
+    asm volatile("atom.relaxed.sys.global.exch.b64 %0, [%1], %2;"
                  : "=l"(r[7])
                  : "l"(&u[5]), "l"(~0ull)
                  : "memory");
