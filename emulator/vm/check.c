@@ -31,6 +31,7 @@ struct sbyte {
     uint32_t block;                      /* the block this record belongs to (tag) */
     uint32_t w_tid, w_pc, w_gen, w_sync; /* last writer: thread + 1 (0: none) */
     uint32_t r_tid, r_pc, r_gen, r_sync; /* a reader since: thread + 1 (0: none) */
+    uint32_t w_atomic;                   /* the last write was an atomic */
 };
 
 /* A finding: its kind and places (source lines), the first message, how often. */
@@ -175,16 +176,18 @@ struct hazards {
     uint32_t raw_pc, war_pc, waw_pc;
 };
 
-/* Thread @p tid's access of byte @p r by instruction @p pc: check it, then record it. */
+/* Thread @p tid's access of byte @p r by instruction @p pc: check it, then record it. Two
+ * atomics on one byte are no hazard (racecheck's rule); an atomic and a plain access are. */
 static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, uint32_t pc,
-                        int store, struct hazards *h)
+                        int store, int atomic, struct hazards *h)
 {
     uint32_t sync = s->sync[tid / 32];
     if (r->block != s->block)
         *r = (struct sbyte){.block = s->block};
     if (!store && !r->w_tid) {
         h->unwritten = 1;
-    } else if (!ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) && !(store ? h->waw : h->raw)) {
+    } else if (!(atomic && r->w_atomic) && !ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) &&
+               !(store ? h->waw : h->raw)) {
         *(store ? &h->waw : &h->raw) = r->w_tid;
         *(store ? &h->waw_pc : &h->raw_pc) = r->w_pc;
     }
@@ -192,7 +195,7 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
         !ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) && !h->war)
         h->war = r->r_tid, h->war_pc = r->r_pc;
     if (store) {
-        *r = (struct sbyte){s->block, tid + 1, pc, s->gen, sync, 0, 0, 0, 0};
+        *r = (struct sbyte){s->block, tid + 1, pc, s->gen, sync, 0, 0, 0, 0, (uint32_t)atomic};
     } else if (!r->r_tid || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync)) {
         /* Keep a reader whose read is still unordered: a later writer must be checked
          * against some other thread's read, not only its own. */
@@ -235,14 +238,12 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         return EV_NONE;
     struct check_state *s = state(x);
     uint32_t pc = (uint32_t)(in - x->code);
+    int atomic = in->op == OP_ATOM;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         struct hazards h = {0};
         for (unsigned i = 0; i < bytes; i++)
-            shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, store, &h);
-        /* Two atomics on one address are ordered by the hardware: no hazard between them. */
-        if (h.waw && in->op == OP_ATOM && x->code[h.waw_pc].op == OP_ATOM)
-            h.waw = 0;
+            shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, store, atomic, &h);
         if (h.unwritten || h.raw || h.war || h.waw)
             shared_report(x, w, in, l, addr[l], store, &h);
     }

@@ -311,6 +311,25 @@ static enum event run_warp(struct exec *x, struct warp *w)
 
 /* ---- barriers ------------------------------------------------------------------------------- */
 
+/* Lane @p l of @p w leaves barrier @p b: if it waited at a bar.red, its result (the count of
+ * true predicates for .popc, all true for .and, any true for .or) goes to its register. */
+static void bar_red_result(const struct exec *x, struct warp *w, int l, int b)
+{
+    uint32_t pc = (w->diverged ? w->lane_pc[l] : w->pc) - 1;
+    const struct insn *in = &x->code[pc];
+    if (in->op != OP_BAR_SYNC || in->width != 2)
+        return;
+    uint8_t *regs = w->arena + x->fbase[x->mod->func_at[pc]];
+    uint32_t op = in->mod & 15, bit = 1u << l;
+    if (op == 0) {
+        ((uint32_t *)(regs + in->o[2]))[l] = x->bar_true[b];
+        return;
+    }
+    int v = op == 1 ? !x->bar_false[b] : x->bar_true[b] != 0;
+    uint32_t *d = (uint32_t *)(regs + in->o[2]);
+    *d = v ? *d | bit : *d & ~bit;
+}
+
 /* Open every barrier that all the threads it waits for have reached. Returns how many lanes
  * were released; 0 with lanes still waiting is a deadlock. */
 static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarps)
@@ -334,6 +353,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
                 int l = __builtin_ctz(m);
                 if (w->bar_id[l] == b) {
                     w->waiting &= ~(1u << l);
+                    bar_red_result(x, w, l, b);
                     released++;
                 }
             }
@@ -341,6 +361,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         }
         x->bar_count[b] = 0;
         x->bar_nowait[b] = 0;
+        x->bar_true[b] = x->bar_false[b] = 0;
         if (x->launch->checks)
             check_barrier_open(x, (uint32_t)b, exited);
     }
@@ -374,6 +395,75 @@ static void deadlock(struct exec *x, struct warp *warps, uint32_t nwarps)
     vm_fail(x, w0, &x->code[pc - 1], lane, VM_DEADLOCK,
             "deadlock: %u of the block's %u live threads wait at barriers that cannot open (%s)",
             waiting, live, each);
+}
+
+/* ---- spinning forever ------------------------------------------------------------------------ */
+
+/* Mix the @p n bytes at @p p into the fingerprint @p h. */
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (; n >= 8; n -= 8, b += 8) {
+        uint64_t v;
+        memcpy(&v, b, 8);
+        h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    for (; n; n--, b++)
+        h = (h ^ *b) * 0x100000001B3ull;
+    return h;
+}
+
+/*
+ * The block's whole state but global memory: every warp's registers, local frames, call
+ * parameters, pcs and masks, the shared memory and the barriers, with the count of writes to
+ * memory. The schedule depends on nothing else, so a round of the block that ends where the
+ * last one ended, having written nothing, will repeat itself forever.
+ */
+static uint64_t fingerprint(const struct exec *x, const struct warp *warps, uint32_t nwarps)
+{
+    uint64_t h = mix(0xCBF29CE484222325ull, warps[0].arena, nwarps * x->warp_bytes);
+    for (uint32_t i = 0; i < nwarps; i++) {
+        const struct warp *w = &warps[i];
+        uint32_t scalars[4] = {w->pc, w->live, w->waiting, w->diverged};
+        h = mix(h, scalars, sizeof scalars);
+        h = mix(h, w->bar_id, sizeof w->bar_id);
+        h = mix(h, w->lane_pc, sizeof w->lane_pc);
+        h = mix(h, w->depth, sizeof w->depth);
+        h = mix(h, w->ret_pc, sizeof w->ret_pc);
+        h = mix(h, w->ret_dst, sizeof w->ret_dst);
+    }
+    h = mix(h, x->smem, x->smem_bytes);
+    h = mix(h, x->bar_count, sizeof x->bar_count);
+    h = mix(h, x->bar_nowait, sizeof x->bar_nowait);
+    h = mix(h, x->bar_true, sizeof x->bar_true);
+    h = mix(h, x->bar_false, sizeof x->bar_false);
+    uint64_t counts[2] = {x->writes, x->back_branches};
+    return mix(h, counts, sizeof counts) | 1; /* never 0, which means "none yet" */
+}
+
+/*
+ * After a round in which warps yielded and no barrier opened: 1 (and the launch failed) when
+ * the block is where it was at the end of the last such round. Its loop waits for memory no
+ * thread of the block will write, and no other block runs until this one ends: a wait on a
+ * later block (a look-back in the wrong direction) is a deadlock here, never a hang.
+ */
+static int spins_forever(struct exec *x, struct warp *warps, uint32_t nwarps)
+{
+    uint64_t h = fingerprint(x, warps, nwarps);
+    if (h != x->spin_state) {
+        x->spin_state = h;
+        return 0;
+    }
+    struct warp *w = warps;
+    while (!(w->live & ~w->waiting))
+        w++;
+    int lane = __builtin_ctz(w->live & ~w->waiting);
+    uint32_t pc = w->diverged ? w->lane_pc[lane] : w->pc;
+    vm_fail(x, w, &x->code[pc], lane, VM_DEADLOCK,
+            "deadlock: a loop waits for memory that no thread of its block will change (blocks "
+            "run one at a time, in order: a block can wait only for the blocks before it)");
+    return 1;
 }
 
 /* ---- blocks and grids ----------------------------------------------------------------------- */
@@ -501,6 +591,9 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
     }
     memset(x->bar_count, 0, sizeof x->bar_count);
     memset(x->bar_nowait, 0, sizeof x->bar_nowait);
+    memset(x->bar_true, 0, sizeof x->bar_true);
+    memset(x->bar_false, 0, sizeof x->bar_false);
+    x->spin_state = 0;
     if (x->launch->checks)
         check_block(x);
     for (;;) {
@@ -520,10 +613,13 @@ static enum vm_status run_block(struct exec *x, struct warp *warps, uint32_t nwa
         }
         if (!waiting && !running)
             return VM_OK;
-        if (!open_barriers(x, warps, nwarps) && !any) {
+        uint32_t opened = open_barriers(x, warps, nwarps);
+        if (!opened && !any) {
             deadlock(x, warps, nwarps);
             return x->result->status;
         }
+        if (!opened && running && spins_forever(x, warps, nwarps))
+            return x->result->status;
     }
 }
 
@@ -615,6 +711,7 @@ static struct warp *make_warps(struct exec *x, uint32_t nwarps, uint32_t per, ui
 {
     size_t local = 32 * (size_t)x->local_frame, callp = 32 * (size_t)x->mod->call_total;
     size_t each = per + local + callp;
+    x->warp_bytes = each;
     struct warp *warps = calloc(nwarps, sizeof *warps);
     *arena = aligned_alloc(64, nwarps * each + 64);
     if (!warps || !*arena) {

@@ -296,7 +296,9 @@ OP(ST_SHARED, VM_CLASS_STS, "st.shared")
 /* ld.local / st.local: an offset into the lane's own frame. */
 OP(LD_LOCAL, VM_CLASS_OTHER, "ld.local")
 OP(ST_LOCAL, VM_CLASS_OTHER, "st.local")
-/* ld / st without a space: generic addresses, routed to global, shared or local. */
+/* ld / st without a space: generic addresses, routed to global, shared or local. Every ld and
+ * st may carry .relaxed, .acquire, .release or .volatile and a scope: the schedule is
+ * sequentially consistent, so they are the plain ones. [9.7.9.8-10] */
 OP(LD_GENERIC, VM_CLASS_LDG, "ld")
 OP(ST_GENERIC, VM_CLASS_STG, "st")
 /* ld.param d, [param+imm]: the kernel's argument buffer (the same for every lane). */
@@ -305,9 +307,11 @@ OP(LD_PARAM, VM_CLASS_OTHER, "ld.param")
 OP(LD_CALLPARAM, VM_CLASS_OTHER, "ld.param (call)")
 OP(ST_CALLPARAM, VM_CLASS_OTHER, "st.param (call)")
 /* atom.space.op.type d, [a+imm], b[, c]: one lane at a time, in lane order; mod = op | type
- * << 4 | space << 8. red: the same with no d. [9.7.13.5-6] */
+ * << 4 | space << 9. red: the same with no d. 32- and 64-bit types; a cas whose compare fails
+ * leaves memory as it was. [9.7.13.5-6] */
 OP(ATOM, VM_CLASS_STG, "atom")
-/* prefetch, fence, membar, discard: nothing to do in a sequential machine. [9.7.13] */
+/* prefetch, fence.{sc,acq_rel}.scope, membar, nanosleep, discard, pmevent: nothing to do in a
+ * machine that runs one thread at a time, each access complete when it returns. [9.7.13] */
 OP(NOP, VM_CLASS_OTHER, "nop")
 /* cp.async.{ca,cg}.shared.global [o0+imm], [o1], width[, o2 = src_size]: copied at once (a
  * valid schedule of the asynchronous copy); bytes past src_size are zero. [9.7.9.25] */
@@ -373,7 +377,8 @@ OP(VPRINTF, VM_CLASS_CONTROL, "call vprintf")
 OP(TRAP, VM_CLASS_CONTROL, "trap")
 /* bar.sync / barrier.sync a{, b}: wait until every live thread (or b threads) of the block
  * arrives at barrier a; bar.arrive arrives without waiting (width 1); bar.red.op: width 2,
- * mod = 0 popc, 1 and, 2 or, reducing predicate c into d. [9.7.13.1] */
+ * mod = 0 popc, 1 and, 2 or (bit 4: c negated), reducing predicate c over the threads that
+ * arrive into every one's d when the barrier opens (__syncthreads_count/and/or). [9.7.13.1] */
 OP(BAR_SYNC, VM_CLASS_CONTROL, "bar.sync")
 /* mov d, %clock / %clock64 / %globaltimer: instructions issued so far in this launch. */
 OP(CLOCK, VM_CLASS_OTHER, "mov %clock")

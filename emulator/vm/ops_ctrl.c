@@ -98,9 +98,11 @@ enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
         x->bar_nowait[id] += (uint32_t)__builtin_popcount(m);
         return EV_NONE;
     }
-    if (in->width == 2)
-        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
-                       "bar.red (__syncthreads_count/and/or) is not emulated");
+    if (in->width == 2) { /* bar.red: count the predicate now; exec.c hands out the result */
+        uint32_t p = PRED(w, in->o[3]) ^ ((in->mod >> 4) & 1 ? FULL_MASK : 0);
+        x->bar_true[id] += (uint32_t)__builtin_popcount(p & m);
+        x->bar_false[id] += (uint32_t)__builtin_popcount(~p & m);
+    }
     if (x->launch->checks)
         check_barrier_arrive(x, in, id);
     x->bar_arrived = m;

@@ -229,6 +229,7 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
                                               : SP_GLOBAL;
     uint64_t addr[32];
     addr[lane] = a;
+    x->writes += (unsigned)store;
     enum event ev;
     if (sp == SP_SHARED) {
         ev = resolve_shared(x, w, in, lane, a, bytes, align, store, host);
@@ -302,6 +303,7 @@ static enum event store(struct exec *x, struct warp *w, const struct insn *in, u
     enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 1, host);
     if (ev != EV_NONE)
         return ev;
+    x->writes++;
     for (unsigned i = 0; i < count; i++) {
         size_t off = i * width;
         if (width == 8) {
@@ -494,7 +496,9 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
         uint64_t c = in->o[3] == NO_REG ? 0
                      : width == 8       ? R64(w, in->o[3])[l]
                                         : R32(w, in->o[3])[l];
-        uint64_t old = atom1(in->mod, host[l], b, c, width);
+        uint64_t old = atom1(in->mod, host[l], b, c, width), now = 0;
+        memcpy(&now, host[l], width);
+        x->writes += now != old; /* a failed compare-and-swap changes nothing */
         if (in->o[1] != NO_REG) {
             if (width == 8)
                 R64(w, in->o[1])[l] = old;

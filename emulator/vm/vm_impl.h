@@ -327,6 +327,11 @@ struct exec {
     } prov_pending;
     uint32_t reserved_smem; /**< where the reserved shared memory begins */
     uint32_t back_branches; /**< taken backward branches since a warp last yielded */
+    uint64_t writes;        /**< stores, and atomics that changed memory: a block's progress */
+    size_t warp_bytes;      /**< each warp's arena, local frames and call parameters */
+    uint64_t spin_state;    /**< the block's fingerprint when its warps last yielded (0: none) */
+    uint32_t bar_true[16];  /**< bar.red: threads that arrived with the predicate true */
+    uint32_t bar_false[16]; /**< and false */
 };
 
 /** A handler executes one instruction for the lanes in @p mask. */

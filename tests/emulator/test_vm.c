@@ -1150,6 +1150,169 @@ START_TEST(votes_matches_reductions)
 }
 END_TEST
 
+/* ---- what CUB's device-wide algorithms compile to ---------------------------------------------
+ */
+
+/* prmt in every mode, bfe's sign extension and bfi at the edges: values worked out by hand from
+ * the PTX ISA's tables (a's bytes are 00 11 22 33, b's 44 55 66 77, lowest first). */
+START_TEST(prmt_bfe_bfi_by_hand)
+{
+    static const struct {
+        const char *op;
+        uint32_t a, b, c, want;
+    } cases[] = {
+        {"prmt.b32", 0x03020100u, 0x07060504u, 0x5140u, 0x05010400u},
+        {"prmt.b32", 0x00007F80u, 0, 0x3218u, 0x00007FFFu}, /* selector 8: byte 0's sign */
+        {"prmt.b32", 0x00007F80u, 0, 0x3299u, 0x00000000u}, /* selector 9: byte 1's sign */
+        {"prmt.b32.f4e", 0x33221100u, 0x77665544u, 1, 0x44332211u},
+        {"prmt.b32.b4e", 0x33221100u, 0x77665544u, 0, 0x55667700u},
+        {"prmt.b32.b4e", 0x33221100u, 0x77665544u, 3, 0x00112233u},
+        {"prmt.b32.rc8", 0x33221100u, 0x77665544u, 2, 0x22222222u},
+        {"prmt.b32.ecl", 0x33221100u, 0x77665544u, 1, 0x33221111u},
+        {"prmt.b32.ecr", 0x33221100u, 0x77665544u, 2, 0x22221100u},
+        {"prmt.b32.rc16", 0x33221100u, 0x77665544u, 1, 0x33223322u},
+        {"bfe.s32", 0x00000080u, 4, 4, 0xFFFFFFF8u}, /* the field's top bit is set */
+        {"bfe.u32", 0x00000080u, 4, 4, 0x00000008u},
+        {"bfe.s32", 0x80000000u, 28, 8, 0xFFFFFFF8u}, /* past bit 31: bit 31 is the sign */
+        {"bfe.s32", 0x12345678u, 0, 0, 0},            /* no bits */
+        {"bfe.s32", 0x80000000u, 40, 4, 0xFFFFFFFFu}, /* start past the word: all sign */
+        {"bfe.u32", 0x80000000u, 40, 4, 0},
+        {"bfe.s32", 0x00000040u, 6, 1, 0xFFFFFFFFu}, /* one bit, set */
+        {"bfi.b32", 0x0000000Fu, 0xFFFF0000u, 8 << 8 | 4, 0xFFFF00F0u},
+        {"bfi.b32", 0x000000FFu, 0, 8 << 8 | 28, 0xF0000000u},          /* cut at bit 31 */
+        {"bfi.b32", 0x000000FFu, 0x12345678u, 0 << 8 | 4, 0x12345678u}, /* no bits */
+    };
+    enum { K = sizeof cases / sizeof *cases };
+    for (int i = 0; i < K; i++) {
+        uint32_t out;
+        run32(cases[i].op, &cases[i].a, &cases[i].b, &cases[i].c, &out, 1);
+        ck_assert_msg(out == cases[i].want, "%s(0x%08x, 0x%08x, 0x%x) = 0x%08x, want 0x%08x",
+                      cases[i].op, cases[i].a, cases[i].b, cases[i].c, out, cases[i].want);
+    }
+}
+END_TEST
+
+/* 64-bit atomics and red from 64 threads, and compare-and-swap failing (nothing changes, the old
+ * value comes back) before it succeeds, in global and shared memory. */
+START_TEST(wide_atomics_red_and_failed_cas)
+{
+    unsigned long long u[6] = {0xFFFFFFFFull, 0, 5, 0x100000007ull, 1, 0x123456789ABCDEF0ull};
+    uint32_t w[2] = {7, 100};
+    unsigned long long r[9], *du, *dr;
+    uint32_t *dw;
+    CUDA_CHECK(cudaMalloc((void **)&du, sizeof u));
+    CUDA_CHECK(cudaMalloc((void **)&dw, sizeof w));
+    CUDA_CHECK(cudaMalloc((void **)&dr, sizeof r));
+    CUDA_CHECK(cudaMemcpy(du, u, sizeof u, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dw, w, sizeof w, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(vm_atomics_wide(du, dw, dr), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(u, du, sizeof u, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(w, dw, sizeof w, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(r, dr, sizeof r, cudaMemcpyDeviceToHost));
+    const unsigned long long want_u[6] = {
+        0x10000003Full,          /* 0xFFFFFFFF + 64: the carry reaches bit 32 */
+        (unsigned long long)-63, /* min.s64 of 0, -1, ..., -63 */
+        63ull << 40,             /* max.u64 of 5 and t << 40 */
+        0xFFFFFFFF00000000ull,   /* the second cas.b64 swapped it in */
+        1 + (64ull << 33),       /* red.add.u64 */
+        ~0ull};                  /* exch.b64 */
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(u[i] == want_u[i], "u[%d] = 0x%llx, want 0x%llx", i, u[i], want_u[i]);
+    ck_assert_msg(w[0] == 9 && w[1] == 292, "w = {%u, %u}, want {9, 292} (cas, red.add.u32)", w[0],
+                  w[1]);
+    /* cas.b32 fails (7 != 5), then swaps; the shared cas fails; red.shared adds 64 * 2; cas.b64
+     * fails on the high word, then swaps; exch returns the old value; thread 0's atom.min came
+     * first (the emulator runs atomics in lane order). */
+    const unsigned long long want_r[9] = {
+        7, 7, 40, 168, 40, 0x100000007ull, 0x100000007ull, 0x123456789ABCDEF0ull, 0};
+    for (int i = 0; i < 9; i++)
+        ck_assert_msg(r[i] == want_r[i], "result %d = 0x%llx, want 0x%llx", i, r[i], want_r[i]);
+    CUDA_CHECK(cudaFree(du));
+    CUDA_CHECK(cudaFree(dw));
+    CUDA_CHECK(cudaFree(dr));
+}
+END_TEST
+
+/* redux.sync in every op over v = lane^2 - 40, match.any.sync.b64 and a ballot of half a warp. */
+START_TEST(redux_match_ballot_by_hand)
+{
+    uint32_t out[72], *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(vm_redux_match(dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    /* sum of l^2 for l < 32 is 10416, less 32 * 40; lane 0 is the least signed (-40), lane 31 the
+     * largest (921); as unsigned, lane 7's 9 is the least and lane 6's -4 the largest. and, or
+     * and xor of the 32 words, worked out once on paper and checked in Python. */
+    const uint32_t want[8] = {9136, (uint32_t)-40, 921,        9, 0xFFFFFFFCu,
+                              0,    0xFFFFFFFDu,   0xFFFFFE00u};
+    static const char *const ops[8] = {"add.s32", "min.s32", "max.s32", "min.u32",
+                                       "max.u32", "and.b32", "or.b32",  "xor.b32"};
+    for (int k = 0; k < 8; k++)
+        ck_assert_msg(out[k] == want[k], "redux.sync.%s = 0x%08x, want 0x%08x", ops[k], out[k],
+                      want[k]);
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t same = 0x49249249u << (l % 3); /* lanes 0, 3, 6, ... shifted by l % 3 */
+        ck_assert_msg(out[8 + l] == same, "match.any.sync.b64 lane %u: 0x%08x, want 0x%08x", l,
+                      out[8 + l], same);
+        uint32_t ballot = l & 1 ? 0xAAAA0000u : 0; /* odd lanes above 16 */
+        ck_assert_msg(out[40 + l] == ballot, "vote.ballot lane %u: 0x%08x, want 0x%08x", l,
+                      out[40 + l], ballot);
+    }
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
+/* bar.red: every thread of three warps gets the block's count, and, or. */
+START_TEST(barrier_reductions)
+{
+    uint32_t out[5 * 96], *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(vm_bar_red(dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    /* 32 of 96 threads have t % 3 == 0; thread 40 breaks the first and; thread 95 makes the
+     * first or; every thread has t < 96 and none t > 95. */
+    static const uint32_t want[5] = {32, 0, 1, 1, 0};
+    static const char *const what[5] = {"count(t %% 3 == 0)", "and(t != 40)", "or(t == 95)",
+                                        "and(t < 96)", "or(t > 95)"};
+    for (int t = 0; t < 96; t++)
+        for (int k = 0; k < 5; k++)
+            ck_assert_msg(out[5 * t + k] == want[k], "__syncthreads_%s in thread %d: %u, want %u",
+                          what[k], t, out[5 * t + k], want[k]);
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
+/* CUB's look-back: a block waits, with acquire loads and __nanosleep, for a flag an earlier block
+ * released after its data. Waiting for a later block instead is a deadlock, reported at the
+ * loop, never a hang (blocks run one at a time, in order). */
+START_TEST(look_back_waits_only_for_earlier_blocks)
+{
+    uint32_t *flag, *data, *dout, out[64];
+    CUDA_CHECK(cudaMalloc((void **)&flag, 4));
+    CUDA_CHECK(cudaMalloc((void **)&data, 8));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemset(flag, 0, 4));
+    ck_assert_int_eq(vm_look_back(flag, data, dout, 1), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (uint32_t t = 0; t < 64; t++)
+        ck_assert_msg(out[t] == 12 + 22 * t, "block 1 thread %u read %u, want %u", t, out[t],
+                      12 + 22 * t);
+    CUDA_CHECK(cudaMemset(flag, 0, 4));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_look_back(flag, data, dout, 0);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorLaunchFailure);
+    capture_assert_at(said, TEST_VM_KERNELS, "__nanosleep(100);", "deadlock");
+    const char *nl = strchr(said, '\n');
+    ck_assert_msg(strstr(said, "look_back_kernel") && strstr(said, "block (0,0,0)") &&
+                      strstr(said, "blocks before it") && nl && !nl[1],
+                  "not one line naming the kernel, block 0 and why: %s", said);
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
 /* ---- control ----------------------------------------------------------------------------------
  */
 
@@ -1525,6 +1688,12 @@ int main(int argc, char **argv)
         {"cp_async_fills_with_zeros", cp_async_fills_with_zeros, CASE_GPU, 60},
         {"shuffles_every_mode_and_width", shuffles_every_mode_and_width, CASE_GPU, 60},
         {"votes_matches_reductions", votes_matches_reductions, CASE_GPU, 60},
+        {"prmt_bfe_bfi_by_hand", prmt_bfe_bfi_by_hand, CASE_GPU, 60},
+        {"wide_atomics_red_and_failed_cas", wide_atomics_red_and_failed_cas, CASE_GPU, 60},
+        {"redux_match_ballot_by_hand", redux_match_ballot_by_hand, CASE_GPU, 60},
+        {"barrier_reductions", barrier_reductions, CASE_GPU, 60},
+        {"look_back_waits_only_for_earlier_blocks", look_back_waits_only_for_earlier_blocks,
+         CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},
         {"barriers_in_loops_and_named", barriers_in_loops_and_named, CASE_GPU, 60},
         {"faults_name_kernel_and_line", faults_name_kernel_and_line, CASE_GPU, 60},

@@ -93,6 +93,21 @@ cudaError_t vm_mma(int shape, int type, const uint32_t *a, const uint32_t *b, co
 /** ldmatrix.x4 (and .trans) of four 8 x 8 b16 matrices m[4][8][8]: out[2][32 * 4] registers. */
 cudaError_t vm_ldmatrix(const uint16_t *m, uint32_t *out);
 
+/** Block 1 waits for a flag block 0 publishes (waiter 1: out[t] = 12 + 22 t for t < 64), or
+ *  block 0 for block 1's (waiter 0: a deadlock, since blocks run in order). */
+cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int waiter);
+
+/** 64-bit atomics, red and compare-and-swap's failure path on u[0 .. 5], w[0 .. 1] from 64
+ *  threads; what thread 0 saw in r[0 .. 8] (test_vm_kernels.cu says which is which). */
+cudaError_t vm_atomics_wide(unsigned long long *u, uint32_t *w, unsigned long long *r);
+
+/** redux.sync in every op (out[0 .. 7]), match.any.sync.b64 (out[8 ..]), a ballot of the odd
+ *  lanes (out[40 ..]), one warp. */
+cudaError_t vm_redux_match(uint32_t *out);
+
+/** __syncthreads_count / _and / _or over 96 threads: out[5 t + k] (the kernel says which). */
+cudaError_t vm_bar_red(uint32_t *out);
+
 #ifdef __cplusplus
 }
 #endif

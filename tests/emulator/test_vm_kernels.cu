@@ -699,6 +699,142 @@ cudaError_t vm_unsupported(uint32_t *out)
     return cudaDeviceSynchronize();
 }
 
+/* ---- what CUB's device-wide algorithms compile to ------------------------------------------ */
+
+/* Block !waiter publishes two words and then a flag, with release semantics; block waiter spins
+ * on the flag with acquire loads and a back-off sleep (CUB's decoupled look-back), then reads the
+ * words: out[t] = 11 + 22 t + 1 for each of its 64 threads. With waiter == 0 the flag's setter
+ * is a later block, which never runs while block 0 waits. */
+static __global__ void look_back_kernel(uint32_t *flag, uint32_t *data, uint32_t *out, int waiter)
+{
+    int t = threadIdx.x;
+    if ((int)blockIdx.x != waiter) {
+        if (t == 0) {
+            asm volatile("st.relaxed.gpu.v2.u32 [%0], {%1, %2};" ::"l"(data), "r"(11u), "r"(22u)
+                         : "memory");
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
+            asm volatile("membar.gl;" ::: "memory");
+            asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(flag), "r"(1u) : "memory");
+        }
+        return;
+    }
+    uint32_t seen, lo, hi;
+    do {
+        __nanosleep(100);
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory"); // wait
+    } while (!seen);
+    asm volatile("fence.sc.gpu;" ::: "memory");
+    asm volatile("ld.relaxed.gpu.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(lo), "=r"(hi)
+                 : "l"(data)
+                 : "memory");
+    out[t] = lo + hi * (uint32_t)t + seen;
+}
+
+cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int waiter)
+{
+    look_back_kernel<<<2, 64>>>(flag, data, out, waiter);
+    return cudaDeviceSynchronize();
+}
+
+/* The atomics CUB and lesson 09 use beyond atomics_kernel's: 64-bit ones under contention from
+ * 64 threads, red (no result), and compare-and-swap failing then succeeding (thread 0); some
+ * with the memory-order qualifiers cuda::atomic_ref emits. */
+static __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *w,
+                                           unsigned long long *r)
+{
+    __shared__ uint32_t s[2];
+    unsigned long long t = threadIdx.x;
+    if (t < 2)
+        s[t] = 40;
+    __syncthreads();
+    atomicAdd(&u[0], 1ull); /* carries out of the low 32 bits */
+    unsigned long long old;
+    asm volatile("atom.global.min.s64 %0, [%1], %2;" : "=l"(old) : "l"(&u[1]), "l"(-(long long)t));
+    asm volatile("red.global.max.u64 [%0], %1;" ::"l"(&u[2]), "l"(t << 40) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&u[4]), "l"(1ull << 33) : "memory");
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(&w[1]), "r"(3u) : "memory");
+    asm volatile(
+        "red.relaxed.cta.shared.add.u32 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(&s[0])),
+        "r"(2u)
+        : "memory");
+    __syncthreads();
+    if (t)
+        return;
+    uint32_t f, g, h;
+    asm volatile("atom.global.cas.b32 %0, [%1], 5, 9;" : "=r"(f) : "l"(&w[0]) : "memory");
+    asm volatile("atom.acq_rel.gpu.global.cas.b32 %0, [%1], 7, 9;"
+                 : "=r"(g)
+                 : "l"(&w[0])
+                 : "memory");
+    asm volatile("atom.shared.cas.b32 %0, [%1], 41, 0;"
+                 : "=r"(h)
+                 : "r"((uint32_t)__cvta_generic_to_shared(&s[1]))
+                 : "memory");
+    r[0] = f, r[1] = g, r[2] = h, r[3] = s[0], r[4] = s[1], r[8] = old;
+    asm volatile("atom.global.cas.b64 %0, [%1], 7, 1;" : "=l"(r[5]) : "l"(&u[3]) : "memory");
+    asm volatile("atom.global.cas.b64 %0, [%1], %2, %3;"
+                 : "=l"(r[6])
+                 : "l"(&u[3]), "l"(0x100000007ull), "l"(0xFFFFFFFF00000000ull)
+                 : "memory");
+    asm volatile("atom.relaxed.sys.global.exch.b64 %0, [%1], %2;"
+                 : "=l"(r[7])
+                 : "l"(&u[5]), "l"(~0ull)
+                 : "memory");
+}
+
+cudaError_t vm_atomics_wide(unsigned long long *u, uint32_t *w, unsigned long long *r)
+{
+    atomics_wide_kernel<<<1, 64>>>(u, w, r);
+    return cudaGetLastError();
+}
+
+/* redux.sync over v = lane * lane - 40 in every op (out[k]), then match.any.sync.b64 on
+ * (lane % 3) << 40 (out[8 + lane]) and a ballot among the odd lanes only (out[40 + lane]). */
+static __global__ void redux_match_kernel(uint32_t *out)
+{
+    uint32_t l = threadIdx.x, v = l * l - 40, d[8];
+    asm volatile("redux.sync.add.s32 %0, %1, -1;" : "=r"(d[0]) : "r"(v));
+    asm volatile("redux.sync.min.s32 %0, %1, -1;" : "=r"(d[1]) : "r"(v));
+    asm volatile("redux.sync.max.s32 %0, %1, -1;" : "=r"(d[2]) : "r"(v));
+    asm volatile("redux.sync.min.u32 %0, %1, -1;" : "=r"(d[3]) : "r"(v));
+    asm volatile("redux.sync.max.u32 %0, %1, -1;" : "=r"(d[4]) : "r"(v));
+    asm volatile("redux.sync.and.b32 %0, %1, -1;" : "=r"(d[5]) : "r"(v));
+    asm volatile("redux.sync.or.b32 %0, %1, -1;" : "=r"(d[6]) : "r"(v));
+    asm volatile("redux.sync.xor.b32 %0, %1, -1;" : "=r"(d[7]) : "r"(v));
+    if (l == 0)
+        for (int k = 0; k < 8; k++)
+            out[k] = d[k];
+    out[8 + l] = __match_any_sync(0xFFFFFFFFu, (unsigned long long)(l % 3) << 40);
+    out[40 + l] = 0;
+    if (l & 1)
+        out[40 + l] = __ballot_sync(0xAAAAAAAAu, l > 16);
+}
+
+cudaError_t vm_redux_match(uint32_t *out)
+{
+    redux_match_kernel<<<1, 32>>>(out);
+    return cudaGetLastError();
+}
+
+/* __syncthreads_count, _and and _or (bar.red) over 96 threads, each result in every thread:
+ * out[5 t + k]. */
+static __global__ void bar_red_kernel(uint32_t *out)
+{
+    int t = threadIdx.x;
+    out[5 * t] = (uint32_t)__syncthreads_count(t % 3 == 0);
+    out[5 * t + 1] = (uint32_t)__syncthreads_and(t != 40);
+    out[5 * t + 2] = (uint32_t)__syncthreads_or(t == 95);
+    out[5 * t + 3] = (uint32_t)__syncthreads_and(t < 96);
+    out[5 * t + 4] = (uint32_t)__syncthreads_or(t > 95);
+}
+
+cudaError_t vm_bar_red(uint32_t *out)
+{
+    bar_red_kernel<<<1, 96>>>(out);
+    return cudaGetLastError();
+}
+
 /* ---- tensor cores -------------------------------------------------------------------------- */
 
 using namespace nvcuda;

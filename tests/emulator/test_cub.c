@@ -1,0 +1,195 @@
+/**
+ * @file test_cub.c
+ * @brief CUB's device-wide algorithms on the emulator, each against the host: the kernels
+ *        lesson 09 is measured against must run wherever the course runs.
+ *
+ * cub::DeviceReduce::Sum (float and int), cub::DeviceScan::ExclusiveSum (int) and
+ * cub::DeviceHistogram::HistogramEven (256 bins over bytes), through test_cub_kernels.cu's
+ * two-call functions. Sizes are 1, 33, 1025, the prime 999983 (several tiles and CUB's
+ * look-back across hundreds of blocks) and 2^24 + 3. Inputs are small non-uniform integers in
+ * [-8, 7]: they average -0.5, so every partial sum stays an integer well inside float's 2^24
+ * and every comparison is ==. Each output sits before a guard of GUARD elements that must keep
+ * the bytes it was filled with.
+ *
+ * CTest runs it with the emulator's libraries first, GPU or not.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "course_test.h"
+#include "cuda_check.h"
+#include "mat.h"
+#include "test_cub.h"
+
+enum { GUARD = 64, POISON = 0xAB };
+
+static const int sizes[] = {1, 33, 1025, 999983, (1 << 24) + 3};
+
+/* Small integers in [-8, 7], drawn from @p seed: any sum of a million is exact in float. */
+static int small_int(uint64_t *seed)
+{
+    return (int)(mat_rand_next(seed) % 16) - 8;
+}
+
+/* A device buffer of @p bytes + the guard, every byte POISON, with @p src copied to its start. */
+static void *device_with_guard(const void *src, size_t bytes, size_t guard_bytes)
+{
+    void *d;
+    CUDA_CHECK(cudaMalloc(&d, bytes + guard_bytes));
+    CUDA_CHECK(cudaMemset(d, POISON, bytes + guard_bytes));
+    if (src)
+        CUDA_CHECK(cudaMemcpy(d, src, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* Copy @p bytes of @p d_out back into @p host and assert its guard kept every POISON byte. */
+static void fetch_checked(void *host, const void *d_out, size_t bytes, size_t guard_bytes,
+                          const char *what, int n)
+{
+    unsigned char *all = mat_alloc(bytes + guard_bytes);
+    CUDA_CHECK(cudaMemcpy(all, d_out, bytes + guard_bytes, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < guard_bytes; i++)
+        ck_assert_msg(all[bytes + i] == POISON,
+                      "%s n=%d: guard byte %zu after the output is 0x%02x", what, n, i,
+                      all[bytes + i]);
+    memcpy(host, all, bytes);
+    free(all);
+}
+
+START_TEST(reduce_sum_float_and_int)
+{
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        int n = sizes[s];
+        uint64_t seed = 17 + (uint64_t)n;
+        float *f = mat_alloc_f32((size_t)n);
+        int *v = mat_alloc((size_t)n * sizeof *v);
+        long long want = 0;
+        for (int i = 0; i < n; i++) {
+            v[i] = small_int(&seed);
+            f[i] = (float)v[i];
+            want += v[i];
+        }
+        float *d_f = device_with_guard(f, (size_t)n * 4, 0), got_f;
+        int *d_v = device_with_guard(v, (size_t)n * 4, 0), got_v;
+        float *d_fsum = device_with_guard(NULL, 4, GUARD);
+        int *d_vsum = device_with_guard(NULL, 4, GUARD);
+        CUDA_CHECK(cub_sum_float(d_f, d_fsum, n));
+        CUDA_CHECK(cub_sum_int(d_v, d_vsum, n));
+        fetch_checked(&got_f, d_fsum, 4, GUARD, "DeviceReduce::Sum<float>", n);
+        fetch_checked(&got_v, d_vsum, 4, GUARD, "DeviceReduce::Sum<int>", n);
+        ck_assert_msg(got_f == (float)want, "DeviceReduce::Sum<float> n=%d: %.1f, want %lld", n,
+                      (double)got_f, want);
+        ck_assert_msg(got_v == want, "DeviceReduce::Sum<int> n=%d: %d, want %lld", n, got_v, want);
+        CUDA_CHECK(cudaFree(d_f));
+        CUDA_CHECK(cudaFree(d_v));
+        CUDA_CHECK(cudaFree(d_fsum));
+        CUDA_CHECK(cudaFree(d_vsum));
+        free(f);
+        free(v);
+    }
+}
+END_TEST
+
+START_TEST(exclusive_sum_int)
+{
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        int n = sizes[s];
+        uint64_t seed = 29 + (uint64_t)n;
+        int *v = mat_alloc((size_t)n * sizeof *v), *got = mat_alloc((size_t)n * sizeof *got);
+        for (int i = 0; i < n; i++)
+            v[i] = small_int(&seed);
+        int *d_in = device_with_guard(v, (size_t)n * 4, 0);
+        int *d_out = device_with_guard(NULL, (size_t)n * 4, GUARD * 4);
+        CUDA_CHECK(cub_exclusive_sum(d_in, d_out, n));
+        fetch_checked(got, d_out, (size_t)n * 4, GUARD * 4, "DeviceScan::ExclusiveSum", n);
+        /* The first wrong element, then one assert (Check marks every assert it passes). */
+        int want = 0, i = 0;
+        for (; i < n && got[i] == want; i++)
+            want += v[i];
+        ck_assert_msg(i == n, "DeviceScan::ExclusiveSum n=%d: out[%d] = %d, want %d", n, i,
+                      i < n ? got[i] : 0, want);
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_out));
+        free(v);
+        free(got);
+    }
+}
+END_TEST
+
+/* HistogramEven over n bytes from @p byte_of(i, seed), against the host's count. */
+static void check_histogram(int n, int hot, const char *shape)
+{
+    uint64_t seed = 41 + (uint64_t)n;
+    unsigned char *b = mat_alloc((size_t)n);
+    int want[256] = {0}, got[256];
+    for (int i = 0; i < n; i++) {
+        b[i] = hot >= 0 ? (unsigned char)hot : (unsigned char)(mat_rand_next(&seed) >> 24);
+        want[b[i]]++;
+    }
+    unsigned char *d_in = device_with_guard(b, (size_t)n, 0);
+    int *d_hist = device_with_guard(NULL, sizeof got, GUARD * 4);
+    CUDA_CHECK(cub_histogram_256(d_in, d_hist, n));
+    fetch_checked(got, d_hist, sizeof got, GUARD * 4, "DeviceHistogram::HistogramEven", n);
+    for (int k = 0; k < 256; k++)
+        ck_assert_msg(got[k] == want[k],
+                      "DeviceHistogram::HistogramEven %s n=%d: bin %d = %d, want %d", shape, n, k,
+                      got[k], want[k]);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_hist));
+    free(b);
+}
+
+START_TEST(histogram_even_uniform_and_one_bin)
+{
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        check_histogram(sizes[s], -1, "uniform");
+        check_histogram(sizes[s], 200, "all in bin 200");
+    }
+}
+END_TEST
+
+/* The sanitizer's four checks (./course sanitize's) report nothing on CUB's kernels: shared
+ * atomics on one histogram bin are no race. Turned on before this process's first CUDA call. */
+START_TEST(clean_under_every_check)
+{
+    char report[64];
+    snprintf(report, sizeof report, "/tmp/course-cub-checks-%d", (int)getpid());
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    setenv("COURSE_EMU_REPORT", report, 1);
+    int n = 1025;
+    unsigned char *d_bytes = device_with_guard(NULL, (size_t)n, 0);
+    int *d_in = device_with_guard(NULL, (size_t)n * 4, 0), *d_out, *d_sum, *d_hist;
+    CUDA_CHECK(cudaMemset(d_bytes, 7, (size_t)n));
+    CUDA_CHECK(cudaMemset(d_in, 1, (size_t)n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_sum, 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_hist, 256 * 4));
+    CUDA_CHECK(cub_sum_int(d_in, d_sum, n));
+    CUDA_CHECK(cub_exclusive_sum(d_in, d_out, n));
+    CUDA_CHECK(cub_histogram_256(d_bytes, d_hist, n));
+    char *text = course_read_file(report);
+    ck_assert_msg(text && !text[0], "CUB's kernels, n=%d: expected no findings, got: %s", n,
+                  text ? text : "(no report file)");
+    free(text);
+    unlink(report);
+    CUDA_CHECK(cudaFree(d_bytes));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_sum));
+    CUDA_CHECK(cudaFree(d_hist));
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"reduce_sum_float_and_int", reduce_sum_float_and_int, CASE_GPU, 120},
+        {"exclusive_sum_int", exclusive_sum_int, CASE_GPU, 120},
+        {"histogram_even_uniform_and_one_bin", histogram_even_uniform_and_one_bin, CASE_GPU, 120},
+        {"clean_under_every_check", clean_under_every_check, CASE_GPU, 120},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
