@@ -622,7 +622,7 @@ def fig_reduction_tree(out):
     forms = (("divergent", "t % 2d == 0:  s[t] += s[t+d]", (1, 2, 4, 8)),
              ("conflicted", "s[2dt] += s[2dt+d]", (1, 2, 4, 8)),
              ("sequential", "t < d:  s[t] += s[t+d]", (8, 4, 2, 1)))
-    fig, axes = plt.subplots(3, 1, figsize=(WIDTH, 7.2))
+    fig, axes = plt.subplots(3, 1, figsize=(WIDTH, 5.2))
     for ax, (form, rule, strides) in zip(axes, forms):
         blank(ax)
         for level, d in enumerate(strides):
