@@ -48,20 +48,19 @@ def sources(folder):
     return [p for p in sorted(ROOT.glob(folder)) if p.suffix in SOURCES and p.is_file()]
 
 
+def has_region(path):
+    return any(BEGIN.match(line) for line in path.read_text().splitlines())
+
+
 def misplaced():
     """One line per file on the wrong side: a solution file without a region (no work: it
     belongs in the lesson's src/) or a shared file with one (work: it belongs in solutions/)."""
-    lines = []
-    for src in sources("solutions/[0-9][0-9]_*/*"):
-        if not any(BEGIN.match(l) for l in src.read_text().splitlines()):
-            lesson = src.parent.name
-            lines.append(f"{src.relative_to(ROOT)}: no SOLUTION region, so no work in it: "
-                         f"move it to lessons/{lesson}/src/ (git mv)")
-    for src in sources("lessons/[0-9][0-9]_*/src/*"):
-        if any(BEGIN.match(l) for l in src.read_text().splitlines()):
-            lesson = src.parent.parent.name
-            lines.append(f"{src.relative_to(ROOT)}: a SOLUTION region in shared code: "
-                         f"move it to solutions/{lesson}/ (git mv)")
+    lines = [f"{p.relative_to(ROOT)}: no SOLUTION region, so no work in it: "
+             f"move it to lessons/{p.parent.name}/src/ (git mv)"
+             for p in sources("solutions/[0-9][0-9]_*/*") if not has_region(p)]
+    lines += [f"{p.relative_to(ROOT)}: a SOLUTION region in shared code: "
+              f"move it to solutions/{p.parent.parent.name}/ (git mv)"
+              for p in sources("lessons/[0-9][0-9]_*/src/*") if has_region(p)]
     return lines
 
 

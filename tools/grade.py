@@ -356,9 +356,9 @@ def official_files(exercises):
 def shared(exercises, inside):
     """lessons/NN_topic/src/name when @p inside (NN_topic/name) is one of the lesson's shared
     files in the tree of @p exercises, else None."""
-    rel = pathlib.PurePosixPath("lessons") / pathlib.PurePosixPath(inside).parent / "src" / \
-        pathlib.PurePosixPath(inside).name
-    return rel.as_posix() if (exercises.parent / rel).is_file() else None
+    lesson, _, name = inside.rpartition("/")
+    rel = f"lessons/{lesson}/src/{name}"
+    return rel if lesson and (exercises.parent / rel).is_file() else None
 
 
 def cmd_take(args):
@@ -383,9 +383,9 @@ def cmd_take(args):
             elif inside in official and path.is_file():
                 shutil.copyfile(path, into / inside)
                 taken += 1
-            elif shared(into, inside):
-                print(f"ignoring {rel}: the lesson's own {shared(into, inside)} is used, "
-                      "the same for everyone (only your exercise files are graded)")
+            elif own := shared(into, inside):
+                print(f"ignoring {rel}: the lesson's own {own} is used, the same for everyone "
+                      "(only your exercise files are graded)")
             else:
                 print(f"ignoring {rel}: not a file of the exercises (only those are graded)")
     print(f"took {taken} exercise files from {sub}")
