@@ -54,13 +54,18 @@ def has_region(path):
 
 def misplaced():
     """One line per file on the wrong side: a solution file without a region (no work: it
-    belongs in the lesson's src/) or a shared file with one (work: it belongs in solutions/)."""
+    belongs in the lesson's src/), a shared file with one (work: it belongs in solutions/), or
+    a name on both sides."""
+    shared = sources("lessons/[0-9][0-9]_*/src/*")
     lines = [f"{p.relative_to(ROOT)}: no SOLUTION region, so no work in it: "
              f"move it to lessons/{p.parent.name}/src/ (git mv)"
              for p in sources("solutions/[0-9][0-9]_*/*") if not has_region(p)]
     lines += [f"{p.relative_to(ROOT)}: a SOLUTION region in shared code: "
               f"move it to solutions/{p.parent.parent.name}/ (git mv)"
-              for p in sources("lessons/[0-9][0-9]_*/src/*") if has_region(p)]
+              for p in shared if has_region(p)]
+    lines += [f"{p.relative_to(ROOT)}: solutions/{p.parent.parent.name}/{p.name} has the same "
+              "name: keep one of the two" for p in shared
+              if (ROOT / "solutions" / p.parent.parent.name / p.name).exists()]
     return lines
 
 
