@@ -43,14 +43,16 @@ endfunction()
 # RACE: an earlier lesson's solution library, whole in the runner: the perf tests
 # race a lesson's kernel against the one it improves.
 # JUDGE_LINK: libraries the judge itself needs (lesson 08's writes gzip files).
+# The lesson's own code, the same for both sides (driver, headers, data loading, ...), lives once
+# in lessons/NN_topic/src; the sides' folders hold only the files with work in them.
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
-#   library  NN_<side>          every .c and .cu in the folder but topic_main.c
-#   driver   NN_topic           (solution) / NN_topic_exercise, from topic_main.c
-#   report   NN_<side>.ptx      PTX of the folder's .cu files (compute_80) and
+#   library  NN_<side>          every .c and .cu of the side's folder and of src/ but topic_main.c
+#   driver   NN_topic           (solution) / NN_topic_exercise, from src/topic_main.c
+#   report   NN_<side>.ptx      PTX of those .cu files (compute_80) and
 #            NN_<side>.ptxas.txt  ptxas -v for each COURSE_STRUCTURE_ARCHS
 #   runner   runner_NN_<side>   tests/common/course_runner.c with the whole library
 #   tests    test_NN_<side>     the judge, from tests/NN_topic/test_topic.c, as NN.<side>.<case>;
-#                               it links no lesson code and sees the lesson's header only
+#                               it links no lesson code and sees the lesson's headers (src/) only
 #            NN.solution.sanitize  the solution's GPU cases under the emulator's checks
 #                               (tools/sanitize.sh): not one report
 # The judge sees LESSON_LIB, LESSON_RUNNER, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and
@@ -68,16 +70,17 @@ function(add_lesson name)
     list(TRANSFORM L_LINK REPLACE "^([0-9][0-9])_solution$" "\\1_exercise")
     list(TRANSFORM L_RACE REPLACE "^([0-9][0-9])_solution$" "\\1_exercise")
   endif()
+  set(shared ${CMAKE_SOURCE_DIR}/lessons/${name}/src)
   foreach(side ${sides})
     set(dir ${CMAKE_SOURCE_DIR}/${side}s/${name})
-    file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu)
+    file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu ${shared}/*.c ${shared}/*.cu)
     list(FILTER sources EXCLUDE REGEX "_main\\.c$")
-    file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu)
-    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h)
+    file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu ${shared}/*.cu)
+    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${shared}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h)
 
     set(lib ${num}_${side})
     add_library(${lib} STATIC ${sources})
-    target_include_directories(${lib} PUBLIC ${dir})
+    target_include_directories(${lib} PUBLIC ${dir} ${shared})
     target_link_libraries(${lib} PUBLIC course_reference ${L_LINK})
     if(side STREQUAL "exercise")
       # An unfinished exercise leaves parameters and locals unused by design.
@@ -88,7 +91,7 @@ function(add_lesson name)
     else()
       set(driver ${name})
     endif()
-    add_executable(${driver} ${dir}/${topic}_main.c)
+    add_executable(${driver} ${shared}/${topic}_main.c)
     target_link_libraries(${driver} PRIVATE ${lib})
 
     # The runner: the student's code in a process of its own, found by name (dlsym).
@@ -111,7 +114,8 @@ function(add_lesson name)
       add_custom_command(
         OUTPUT ${report}.ptx ${report}.ptxas.txt
         COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} "-DSOURCES=${cuda_sources}"
-                "-DINCLUDES=${dir};${CMAKE_SOURCE_DIR}/reference" "-DARCHS=${COURSE_STRUCTURE_ARCHS}"
+                "-DINCLUDES=${dir};${shared};${CMAKE_SOURCE_DIR}/reference"
+                "-DARCHS=${COURSE_STRUCTURE_ARCHS}"
                 -DOUT=${report} -P ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
         DEPENDS ${cuda_sources} ${headers} ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
         COMMENT "PTX and ptxas -v report for ${lib}"
@@ -129,7 +133,7 @@ function(add_lesson name)
                      LINK ${L_JUDGE_LINK}
                      DEFINES ${defines}
                      DEPENDS ${depends} ${driver} ${runner})
-    target_include_directories(test_${num}_${side} PRIVATE ${CMAKE_SOURCE_DIR}/solutions/${name})
+    target_include_directories(test_${num}_${side} PRIVATE ${shared})
     if(cuda_sources AND side STREQUAL "solution")
       add_test(NAME ${num}.solution.sanitize
                COMMAND sh ${CMAKE_SOURCE_DIR}/tools/sanitize.sh $<TARGET_FILE:test_${num}_solution>

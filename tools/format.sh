@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 files=$(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null ||
-        find reference solutions exercises tests tools -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh')
+        find reference lessons solutions exercises tests tools -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh')
 if [ "${1:-}" = "--check" ]; then
     bad=0
     for f in $files; do

@@ -3,7 +3,10 @@
 
 Every region between a line `// BEGIN SOLUTION` and a line `// END SOLUTION`
 becomes one `// TODO` line at the marker's indentation; the hint comment above
-the marker stays in both versions. Files without markers are copied as they are.
+the marker stays in both versions. solutions/NN_topic/ holds only files with a
+region (the work); what both sides share (driver, headers, data loading) lives
+once in lessons/NN_topic/src/ and holds none. A file on the wrong side of that
+rule is an error, naming where it belongs.
 
   tools/gen_exercises.py           rewrite exercises/
   tools/gen_exercises.py --check   exit 1 (naming the files) if exercises/ is stale
@@ -40,12 +43,36 @@ def strip(text, where):
     return "".join(out)
 
 
+def sources(folder):
+    """The C, CUDA and header files of lesson folders @p folder (a glob from ROOT)."""
+    return [p for p in sorted(ROOT.glob(folder)) if p.suffix in SOURCES and p.is_file()]
+
+
+def has_region(path):
+    return any(BEGIN.match(line) for line in path.read_text().splitlines())
+
+
+def misplaced():
+    """One line per file on the wrong side: a solution file without a region (no work: it
+    belongs in the lesson's src/), a shared file with one (work: it belongs in solutions/), or
+    a name on both sides."""
+    shared = sources("lessons/[0-9][0-9]_*/src/*")
+    lines = [f"{p.relative_to(ROOT)}: no SOLUTION region, so no work in it: "
+             f"move it to lessons/{p.parent.name}/src/ (git mv)"
+             for p in sources("solutions/[0-9][0-9]_*/*") if not has_region(p)]
+    lines += [f"{p.relative_to(ROOT)}: a SOLUTION region in shared code: "
+              f"move it to solutions/{p.parent.parent.name}/ (git mv)"
+              for p in shared if has_region(p)]
+    lines += [f"{p.relative_to(ROOT)}: solutions/{p.parent.parent.name}/{p.name} has the same "
+              "name: keep one of the two" for p in shared
+              if (ROOT / "solutions" / p.parent.parent.name / p.name).exists()]
+    return lines
+
+
 def expected():
     """Map each exercises/ path to the text it should hold."""
     files = {}
-    for src in sorted((ROOT / "solutions").glob("[0-9][0-9]_*/*")):
-        if src.suffix not in SOURCES or not src.is_file():
-            continue
+    for src in sources("solutions/[0-9][0-9]_*/*"):
         rel = src.relative_to(ROOT / "solutions")
         files[ROOT / "exercises" / rel] = strip(src.read_text(), f"solutions/{rel}")
     return files
@@ -55,6 +82,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     args = parser.parse_args()
+    wrong = misplaced()
+    for line in wrong:
+        print(line)
+    if wrong:
+        return 1
     want = expected()
     have = {p for p in (ROOT / "exercises").glob("*/*") if p.is_file()}
     if args.check:

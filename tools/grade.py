@@ -4,7 +4,8 @@
   grade.py take --submission DIR --into EXERCISES
       copy a student's files into a clean copy's exercises/: only regular files whose
       names exist in the official exercises/NN_topic/ folders; everything else (links,
-      new files, files outside exercises/) is reported and ignored.
+      new files, files outside exercises/, and the lesson's own drivers and headers of
+      lessons/NN_topic/src/, which older exercises held) is reported and ignored.
   grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
                   [--exercises DIR]
       results.json (Gradescope autograder format), grades.csv and a terminal table.
@@ -352,6 +353,14 @@ def official_files(exercises):
             if p.is_file() and not p.is_symlink()}
 
 
+def shared(exercises, inside):
+    """lessons/NN_topic/src/name when @p inside (NN_topic/name) is one of the lesson's shared
+    files in the tree of @p exercises, else None."""
+    lesson, _, name = inside.rpartition("/")
+    rel = f"lessons/{lesson}/src/{name}"
+    return rel if lesson and (exercises.parent / rel).is_file() else None
+
+
 def cmd_take(args):
     sub = pathlib.Path(args.submission)
     into = pathlib.Path(args.into)
@@ -374,6 +383,9 @@ def cmd_take(args):
             elif inside in official and path.is_file():
                 shutil.copyfile(path, into / inside)
                 taken += 1
+            elif own := shared(into, inside):
+                print(f"ignoring {rel}: the lesson's own {own} is used, the same for everyone "
+                      "(only your exercise files are graded)")
             else:
                 print(f"ignoring {rel}: not a file of the exercises (only those are graded)")
     print(f"took {taken} exercise files from {sub}")

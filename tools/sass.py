@@ -3,14 +3,14 @@
 
   tools/sass.py DIR [KERNEL] --nvdisasm PATH [--arch 90] [--count] [--out DIR]
 
-Compiles every .cu file of DIR (solutions/NN_topic or exercises/NN_topic) to a cubin for
-sm_ARCH with nvcc (-O3 -lineinfo, the course's flags), reads ptxas -v, and disassembles the
-cubin with nvdisasm (neither needs a GPU). For each kernel whose name contains KERNEL (all when
-omitted) it prints one header line (registers per thread, shared memory, spills, and how many
-warps of the SM's 64 its registers allow), then either the listing or, with --count, the
-instruction counts of the whole kernel and of its main loop: the backward branch whose body
-holds the most FFMA or HMMA (for a GEMM, one step of the tile loop). `cuobjdump -sass` on a built
-binary prints the same listing.
+Compiles every .cu file of DIR (solutions/NN_topic or exercises/NN_topic; the lesson's headers
+come from lessons/NN_topic/src) to a cubin for sm_ARCH with nvcc (-O3 -lineinfo, the course's
+flags), reads ptxas -v, and disassembles the cubin with nvdisasm (neither needs a GPU). For each
+kernel whose name contains KERNEL (all when omitted) it prints one header line (registers per
+thread, shared memory, spills, and how many warps of the SM's 64 its registers allow), then
+either the listing or, with --count, the instruction counts of the whole kernel and of its main
+loop: the backward branch whose body holds the most FFMA or HMMA (for a GEMM, one step of the
+tile loop). `cuobjdump -sass` on a built binary prints the same listing.
 """
 import argparse
 import collections
@@ -133,6 +133,7 @@ def main():
     p.add_argument("--out", default="build/sass", help="folder for the cubins")
     args = p.parse_args()
     src = pathlib.Path(args.dir)
+    shared = ROOT / "lessons" / src.name / "src"
     sources = sorted(src.glob("*.cu"))
     if not sources:
         sys.exit(f"sass.py: no .cu files in {src}")
@@ -142,7 +143,8 @@ def main():
     for cu in sources:
         cubin = out / f"{cu.stem}.sm_{args.arch}.cubin"
         log = run([args.nvcc, "-cubin", f"-arch=sm_{args.arch}", "-O3", "-std=c++17",
-                   "-lineinfo", "-Xptxas", "-v", f"-I{src}", f"-I{ROOT / 'reference'}",
+                   "-lineinfo", "-Xptxas", "-v", f"-I{src}", f"-I{shared}",
+                   f"-I{ROOT / 'reference'}",
                    str(cu), "-o", str(cubin)])
         info = ptxas_report(log)
         kernels = parse_sass(run([args.nvdisasm, "-c", str(cubin)]))

@@ -94,10 +94,14 @@ class GradeReport(unittest.TestCase):
         official.mkdir(parents=True)
         (official / "a.c").write_text("official\n")
         (official / "b.c").write_text("official\n")
+        shared = d / "tree" / "lessons" / "01_x" / "src"
+        shared.mkdir(parents=True)
+        (shared / "x_main.c").write_text("official\n")
         sub = d / "sub" / "exercises" / "01_x"
         sub.mkdir(parents=True)
         (sub / "a.c").write_text("student\n")
         (sub / "new.c").write_text("student\n")
+        (sub / "x_main.c").write_text("student\n")  # a driver that older exercises held
         (sub / "b.c").symlink_to(d / "elsewhere")
         (d / "sub" / "points.tsv").write_text("x\t100\n")
         out = subprocess.run([sys.executable, GRADE, "take", "--submission", d / "sub",
@@ -106,7 +110,11 @@ class GradeReport(unittest.TestCase):
         self.assertEqual((official / "a.c").read_text(), "student\n")
         self.assertEqual((official / "b.c").read_text(), "official\n")
         self.assertFalse((official / "new.c").exists())
-        self.assertIn("ignoring exercises/01_x/new.c", out)
+        self.assertFalse((official / "x_main.c").exists())
+        self.assertEqual((shared / "x_main.c").read_text(), "official\n")
+        self.assertIn("ignoring exercises/01_x/new.c: not a file of the exercises", out)
+        self.assertIn("ignoring exercises/01_x/x_main.c: the lesson's own "
+                      "lessons/01_x/src/x_main.c is used", out)
         self.assertIn("ignoring exercises/01_x/b.c: a symbolic link", out)
         self.assertIn("ignoring points.tsv: outside exercises/", out)
 

@@ -1,0 +1,1 @@
+#error "a submitted header must never replace the lesson's own"

@@ -1,0 +1,1 @@
+#error "a submitted driver must never replace the lesson's own"
