@@ -26,6 +26,8 @@
 /* Figures the course's issue tracker reported without a primary source: the first gpu-report
  * on such a GPU replaces them. */
 #define ISSUE_21 "reported in the course's issue 21, primary source not pinned"
+/* Lesson 09's targets, as its issue set them: no published measurement of these kernels. */
+#define TARGET_09 "lesson 09's target (issue 17), not a published measurement"
 /* No published figure: the band follows from what the kernel must move or compute. */
 #define DERIVED "derived, not measured: "
 
@@ -65,6 +67,11 @@ static const struct bar bars[] = {
      DERIVED "staging in shared memory cuts each fragment's global loads by the tile width"},
     {"wmma_shared_vs_cublas", 0, 0.4, 0.5, 0.8,
      DERIVED "WMMA without asynchronous copies or swizzled layouts, against cuBLAS HGEMM"},
+    /* Lesson 09: each pattern against CUB's device-wide call, at 2^26 elements. */
+    {"reduce_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_09},
+    {"scan_three_phase_vs_cub", 0, 0.60, 0.60, 0.8, TARGET_09},
+    {"scan_lookback_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_09},
+    {"histogram_vs_cub", 0, 0.50, 0.50, 1.0, TARGET_09},
 };
 
 /* The row for @p key on @p family: that family's, else one for every family, else (*fallback
