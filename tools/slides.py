@@ -39,7 +39,9 @@ SHOWN = re.compile(r"^COURSE-FIGURE (\S+) ([\d.]+)pt$", re.MULTILINE)
 MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]")
 # Into every deck's preamble: PDFs without dates, trailer ID or file paths; and a line in the
 # log per figure with the width it is shown at.
-HEADER = r"""\pdfinfoomitdate=1
+# Courier for code: Latin Modern's typewriter l and 1 look alike (the lane variable l reads as 1).
+HEADER = r"""\renewcommand{\ttdefault}{txtt}
+\pdfinfoomitdate=1
 \pdftrailerid{}
 \pdfsuppressptexinfo=-1
 \let\courseincludegraphics\includegraphics
@@ -53,10 +55,11 @@ def missing_tools():
     for tool in ("pandoc", "pdflatex", "kpsewhich"):
         if not shutil.which(tool):
             return f"{tool} is not installed (./course docs installs pandoc and texlive)"
-    for sty in ("beamer.cls", "pgf.sty", "lmodern.sty"):
+    for sty in ("beamer.cls", "pgf.sty", "lmodern.sty", "pcrr8t.tfm"):
         r = subprocess.run(["kpsewhich", sty], capture_output=True, text=True)
         if not r.stdout.strip():
-            return f"LaTeX has no {sty} (Debian: texlive-latex-recommended, texlive-pictures, lmodern)"
+            return (f"LaTeX has no {sty} (Debian: texlive-latex-recommended, texlive-pictures, "
+                    "lmodern, texlive-fonts-recommended)")
     return None
 
 
