@@ -17,9 +17,14 @@ trailer ID, no file paths). Checks, each printed as `deck: problem`, exit 1 on a
   - no code line is longer than CODE_COLUMNS (checked in the Markdown, with its line number);
   - LaTeX reports no overfull box wider or taller than 1pt (text or code running off a frame),
     and after the last pass no "Rerun" warning (tables or labels not yet settled).
+With --published DIR (docs/slides, the committed PDFs that the README links), each PDF built
+must equal DIR's byte for byte, when DIR/VERSIONS (pandoc's and pdfTeX's versions and the
+figures' hash, written beside every build) matches this build's; with other tools or figures
+the bytes differ for no fault of the decks, and a note says so.
 Exit 77 (skipped) when pandoc, pdflatex or beamer is missing, saying which.
 """
 import argparse
+import hashlib
 import os
 import pathlib
 import re
@@ -141,11 +146,39 @@ def build(deck, out, figures, work):
     return check_latex(deck.name, tex_path.read_text(), log, n_figures)
 
 
+def stamp(figures):
+    """What a deck's PDF bytes depend on besides its text: pandoc's and pdfTeX's versions and
+    the figures' bytes (matplotlib's version shows there)."""
+    lines = []
+    for tool in ("pandoc", "pdflatex"):
+        out = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
+        lines.append(out.splitlines()[0] if out else f"{tool}: unknown")
+    digest = hashlib.sha256()
+    for pdf in sorted(figures.glob("*.pdf")):
+        digest.update(pdf.name.encode() + pdf.read_bytes())
+    return "\n".join(lines + [f"figures sha256 {digest.hexdigest()}"]) + "\n"
+
+
+def compare_published(out, published, decks, built_with):
+    """Problems where a committed PDF in @p published differs from the one just built, when both
+    were built with the same tools and figures (others make other bytes: then a note only)."""
+    versions = published / "VERSIONS"
+    if not versions.exists() or versions.read_text() != built_with:
+        print(f"slides: {published} was built with other tools or figures: not compared")
+        return []
+    stale = [d.stem for d in decks if not (published / f"{d.stem}.pdf").exists() or
+             (published / f"{d.stem}.pdf").read_bytes() != (out / f"{d.stem}.pdf").read_bytes()]
+    return [f"{published}/{name}.pdf differs from slides/{name}.md: run ./course docs and commit "
+            "docs/slides" for name in stale]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("decks", nargs="+", type=pathlib.Path)
     parser.add_argument("--figures", required=True, type=pathlib.Path, help="the figures' folder")
     parser.add_argument("--out", required=True, type=pathlib.Path, help="folder for the PDFs")
+    parser.add_argument("--published", type=pathlib.Path,
+                        help="the committed PDFs (docs/slides) to compare the built ones with")
     args = parser.parse_args()
     why = missing_tools()
     if why:
@@ -157,6 +190,10 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for deck in args.decks:
             problems += build(deck, args.out, figures, pathlib.Path(work))
+    built_with = stamp(figures)
+    (args.out / "VERSIONS").write_text(built_with)
+    if args.published and not problems:
+        problems += compare_published(args.out, args.published, args.decks, built_with)
     for p in problems:
         print(p)
     print(f"slides: {len(args.decks)} decks into {args.out}, {len(problems)} problems")
