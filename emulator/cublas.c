@@ -18,7 +18,7 @@
  * result is alpha * op(A) op(B) + beta * C, rounded once to C's type; C is not
  * read when beta is 0. fp32 accumulation is OpenBLAS's SGEMM on the rounded
  * operands where OpenBLAS is installed, a plain loop otherwise. fp16 and bf16
- * conversions are the course's CPU references (reference/ref.c).
+ * conversions are the VM's own (vm/fp.c), so the stand-ins and the VM round alike.
  */
 #include <cublas_api.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@
 #endif
 
 #include "emu.h"
-#include "ref.h"
+#include "vm/fp.h"
 
 enum { HANDLE_MAGIC = 0x43424c53 };
 
@@ -171,17 +171,17 @@ static size_t type_size(cudaDataType t)
 static float load(const void *p, cudaDataType t, size_t i, enum rounding r)
 {
     float v = t == CUDA_R_32F   ? ((const float *)p)[i]
-              : t == CUDA_R_16F ? ref_f16_to_f32(((const uint16_t *)p)[i])
-                                : ref_bf16_to_f32(((const uint16_t *)p)[i]);
+              : t == CUDA_R_16F ? fp_f16_to_f32(((const uint16_t *)p)[i])
+                                : fp_bf16_to_f32(((const uint16_t *)p)[i]);
     switch (r) {
     case ROUND_NONE:
         return v;
     case ROUND_TF32:
         return tf32_round(v);
     case ROUND_F16:
-        return ref_f16_to_f32(ref_f32_to_f16(v));
+        return fp_f16_to_f32(fp_f32_to_f16(v));
     case ROUND_BF16:
-        return ref_bf16_to_f32(ref_f32_to_bf16(v));
+        return fp_bf16_to_f32(fp_f32_to_bf16(v));
     }
     return v;
 }
@@ -191,9 +191,9 @@ static void store(void *p, cudaDataType t, size_t i, float v)
     if (t == CUDA_R_32F)
         ((float *)p)[i] = v;
     else if (t == CUDA_R_16F)
-        ((uint16_t *)p)[i] = ref_f32_to_f16(v);
+        ((uint16_t *)p)[i] = fp_f32_to_f16(v);
     else
-        ((uint16_t *)p)[i] = ref_f32_to_bf16(v);
+        ((uint16_t *)p)[i] = fp_f32_to_bf16(v);
 }
 
 /*
@@ -249,8 +249,8 @@ static void product_f16(int m, int n, int k, const float *A, const float *B, flo
         for (int i = 0; i < m; i++) {
             float acc = 0.0f;
             for (int p = 0; p < k; p++)
-                acc = ref_f16_to_f32(
-                    ref_f32_to_f16(acc + A[(size_t)p * m + i] * B[(size_t)j * k + p]));
+                acc =
+                    fp_f16_to_f32(fp_f32_to_f16(acc + A[(size_t)p * m + i] * B[(size_t)j * k + p]));
             T[(size_t)j * m + i] = acc;
         }
 }
