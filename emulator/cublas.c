@@ -12,7 +12,7 @@
  *   CUBLAS_COMPUTE_32F_FAST_TF32    32F           rounded to TF32 (rna) fp32
  *   CUBLAS_COMPUTE_32F_FAST_16F     32F           rounded to fp16 (rn)  fp32
  *   CUBLAS_COMPUTE_32F_FAST_16BF    32F           rounded to bf16 (rn)  fp32
- *   CUBLAS_COMPUTE_16F[_PEDANTIC]   16F           fp16                  fp16, rounded per step
+ *   CUBLAS_COMPUTE_16F[_PEDANTIC]   16F           fp16                  fp16, rounded per MMA
  *
  * (CUBLAS_TF32_TENSOR_OP_MATH makes SGEMM and 32F GemmEx use TF32 too.) The
  * result is alpha * op(A) op(B) + beta * C, rounded once to C's type; C is not
@@ -33,6 +33,9 @@
 #include "vm/fp.h"
 
 enum { HANDLE_MAGIC = 0x43424c53 };
+
+/** The k depth of one fp16 tensor-core instruction (wmma m16n16k16, mma m16n8k16). */
+enum { MMA_K = 16 };
 
 /** What cublasHandle_t points at. */
 struct cublasContext {
@@ -242,15 +245,23 @@ static void product_f32(int m, int n, int k, const float *A, const float *B, flo
 #endif
 }
 
-/* The same with an fp16 accumulator rounded after every step (products of fp16 are exact). */
+/*
+ * The same with an fp16 accumulator, as a tensor core keeps it (CUBLAS_COMPUTE_16F): one MMA
+ * instruction takes MMA_K products, sums them into the accumulator in fp32 in k order (the
+ * products of fp16 values are exact), and rounds to fp16 once at its end. The VM's wmma.mma
+ * with fp16 accumulators does the same (vm/ops_tensor.c), so a WMMA kernel and this agree bit
+ * for bit.
+ */
 static void product_f16(int m, int n, int k, const float *A, const float *B, float *T)
 {
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
             float acc = 0.0f;
-            for (int p = 0; p < k; p++)
-                acc =
-                    fp_f16_to_f32(fp_f32_to_f16(acc + A[(size_t)p * m + i] * B[(size_t)j * k + p]));
+            for (int p0 = 0; p0 < k; p0 += MMA_K) {
+                for (int p = p0; p < p0 + MMA_K && p < k; p++)
+                    acc += A[(size_t)p * m + i] * B[(size_t)j * k + p];
+                acc = fp_f16_to_f32(fp_f32_to_f16(acc));
+            }
             T[(size_t)j * m + i] = acc;
         }
 }

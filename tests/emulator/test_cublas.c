@@ -17,6 +17,7 @@
 
 #include "course_test.h"
 #include "cuda_check.h"
+#include "test_cublas.h"
 
 /* --- helpers -------------------------------------------------------------------------------- */
 
@@ -317,19 +318,23 @@ START_TEST(every_half_value_exact)
 }
 END_TEST
 
-/* CUBLAS_COMPUTE_16F accumulates in fp16: 2048 + 1 + ... + 1 stays 2048 (ties to even), while
- * fp32 accumulation of the same fp16 inputs reaches 2048 + 8. */
-START_TEST(compute_16f_accumulates_in_half)
+/* CUBLAS_COMPUTE_16F accumulates in fp16 as a tensor core does: each MMA of 16 k steps sums its
+ * products in fp32 and rounds to fp16 once. With a = 2048, then three runs of fifteen 1s each
+ * (0 in the first k of the later two), the MMAs end at 2063 -> 2064, 2079 -> 2080 and
+ * 2095 -> 2096 (ties to even); fp32 accumulation gives the exact 2093, 2092 once rounded to
+ * an fp16 C; rounding after every step would stay at 2048. */
+START_TEST(compute_16f_rounds_per_mma)
 {
-    enum { K = 9 };
-    uint16_t a[K], b[K], c16 = 0, alpha16 = half_bits_of_int(1), beta16 = 0;
+    enum { K = 48 };
+    uint16_t a[K], b[K], c16 = 0, c16_32 = 0, alpha16 = half_bits_of_int(1), beta16 = 0;
     float c32 = 0, alpha = 1, beta = 0;
     for (int p = 0; p < K; p++) {
-        a[p] = half_bits_of_int(p == 0 ? 2048 : 1);
+        a[p] = half_bits_of_int(p == 0 ? 2048 : p % 16 == 0 ? 0 : 1);
         b[p] = half_bits_of_int(1);
     }
     void *da = upload(a, sizeof a), *db = upload(b, sizeof b);
     void *dc16 = upload(&c16, sizeof c16), *dc32 = upload(&c32, sizeof c32);
+    void *dc16_32 = upload(&c16_32, sizeof c16_32);
     cublasHandle_t h = handle_new();
     ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, K, &alpha16, da, CUDA_R_16F, 1,
                                   db, CUDA_R_16F, K, &beta16, dc16, CUDA_R_16F, 1,
@@ -339,12 +344,88 @@ START_TEST(compute_16f_accumulates_in_half)
                                   db, CUDA_R_16F, K, &beta, dc32, CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT),
                      CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, K, &alpha, da, CUDA_R_16F, 1,
+                                  db, CUDA_R_16F, K, &beta, dc16_32, CUDA_R_16F, 1,
+                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
     CUDA_CHECK(cudaMemcpy(&c16, dc16, sizeof c16, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&c32, dc32, sizeof c32, cudaMemcpyDeviceToHost));
-    ck_assert_float_eq(float_of_half(c16), 2048.0f);
-    ck_assert_float_eq(c32, 2056.0f);
+    CUDA_CHECK(cudaMemcpy(&c16_32, dc16_32, sizeof c16_32, cudaMemcpyDeviceToHost));
+    ck_assert_float_eq(float_of_half(c16), 2096.0f);
+    ck_assert_float_eq(c32, 2093.0f);
+    ck_assert_float_eq(float_of_half(c16_32), 2092.0f);
     device_free(da, db, dc16, dc32);
+    device_free(dc16_32, NULL, NULL, NULL);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+END_TEST
+
+/* @p x rounded to binary16's 11 significant bits (normal range), ties to even. */
+static float round_half(float x)
+{
+    return x == 0 ? 0 : round_sig(x, 11, 0);
+}
+
+/* What the stand-in computed before it followed the tensor core: fp16 after every step. */
+static float dot_rounded_per_step(const int *a, const int *b, int M, int K, int i, int j)
+{
+    float acc = 0;
+    for (int p = 0; p < K; p++)
+        acc = round_half(acc + (float)(a[(size_t)p * M + i] * b[(size_t)j * K + p]));
+    return acc;
+}
+
+/* Issue 20's case: a WMMA kernel with fp16 accumulators, checked against CUBLAS_COMPUTE_16F at
+ * 512^3 on small non-negative integers, must agree with it bit for bit (there, an element the
+ * kernel computed as 3120, exact 3118, came back from the stand-in as 3088). Sums reach past
+ * 2048, where fp16 drops bits, so fp16 accumulation must change some elements; and rounding
+ * after every step must disagree with the kernel somewhere. */
+START_TEST(compute_16f_matches_wmma_kernel)
+{
+    enum { M = 512, N = 512, K = 512 };
+    int *ia = mat_alloc((size_t)M * K * sizeof *ia), *ib = mat_alloc((size_t)K * N * sizeof *ib);
+    uint16_t *ha = mat_alloc((size_t)M * K * 2), *hb = mat_alloc((size_t)K * N * 2);
+    uint16_t *kern = mat_alloc((size_t)M * N * 2), *blas = mat_alloc((size_t)M * N * 2);
+    uint64_t s = 20;
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        ia[i] = (int)(mat_rand_next(&s) % 6); /* 0 .. 5: dot products near 3200 */
+    for (size_t i = 0; i < (size_t)K * N; i++)
+        ib[i] = (int)(mat_rand_next(&s) % 6);
+    store_ints(ia, (size_t)M * K, F16, ha);
+    store_ints(ib, (size_t)K * N, F16, hb);
+    void *da = upload(ha, (size_t)M * K * 2), *db = upload(hb, (size_t)K * N * 2);
+    void *dk = upload(kern, (size_t)M * N * 2), *dc = upload(blas, (size_t)M * N * 2);
+    CUDA_CHECK(wmma_gemm_f16_acc(M, N, K, da, db, dk));
+    cublasHandle_t h = handle_new();
+    const uint16_t one = half_bits_of_int(1), zero = 0;
+    ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, da, CUDA_R_16F, M, db,
+                                  CUDA_R_16F, K, &zero, dc, CUDA_R_16F, M, CUBLAS_COMPUTE_16F,
+                                  CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(kern, dk, (size_t)M * N * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(blas, dc, (size_t)M * N * 2, cudaMemcpyDeviceToHost));
+    int inexact = 0, step_differs = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            long exact = 0;
+            for (int p = 0; p < K; p++)
+                exact += (long)ia[(size_t)p * M + i] * ib[(size_t)j * K + p];
+            float got = float_of_half(blas[(size_t)j * M + i]);
+            float want = float_of_half(kern[(size_t)j * M + i]);
+            ck_assert_msg(
+                got == want,
+                "512^3 C(%d,%d): CUBLAS_COMPUTE_16F gives %g, the WMMA kernel %g (exact %ld)", i, j,
+                got, want, exact);
+            inexact += got != (float)exact;
+            step_differs += i == j && dot_rounded_per_step(ia, ib, M, K, i, j) != want;
+        }
+    ck_assert_msg(inexact > M * N / 2, "fp16 accumulation changed only %d of %d elements", inexact,
+                  M * N);
+    ck_assert_msg(step_differs > M / 2, "rounding per step agreed with the kernel on %d of %d",
+                  M - step_differs, M);
+    device_free(da, db, dk, dc);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(ia), free(ib), free(ha), free(hb), free(kern), free(blas);
 }
 END_TEST
 
@@ -448,7 +529,8 @@ int main(int argc, char **argv)
         {"gemm_ex_compute_types", gemm_ex_compute_types, CASE_CPU, 120},
         {"operand_rounding_bit_exact", operand_rounding_bit_exact, CASE_CPU, 60},
         {"every_half_value_exact", every_half_value_exact, CASE_CPU, 60},
-        {"compute_16f_accumulates_in_half", compute_16f_accumulates_in_half, CASE_CPU, 60},
+        {"compute_16f_rounds_per_mma", compute_16f_rounds_per_mma, CASE_CPU, 60},
+        {"compute_16f_matches_wmma_kernel", compute_16f_matches_wmma_kernel, CASE_CPU, 120},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
