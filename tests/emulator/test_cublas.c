@@ -470,6 +470,287 @@ START_TEST(sgemv_transposes_and_strides)
 }
 END_TEST
 
+/* --- batched GEMM and DGEMM ------------------------------------------------------------------- */
+
+/* C = alpha op(A) op(B) + beta C in double, column-major: the reference for the tests below. */
+static void gemm_ref(int ta, int tb, int m, int n, int k, double alpha, const double *A, int lda,
+                     const double *B, int ldb, double beta, double *C, int ldc)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double acc = 0;
+            for (int p = 0; p < k; p++)
+                acc += (ta ? A[(size_t)i * lda + p] : A[(size_t)p * lda + i]) *
+                       (tb ? B[(size_t)p * ldb + j] : B[(size_t)j * ldb + p]);
+            C[(size_t)j * ldc + i] = alpha * acc + beta * C[(size_t)j * ldc + i];
+        }
+}
+
+/* @p n small integers (in [-4, 4]) as doubles and as floats. */
+static void fill_both(double *d, float *f, size_t n, uint64_t seed)
+{
+    mat_fill_int(f, n, seed);
+    for (size_t i = 0; i < n; i++)
+        d[i] = f[i];
+}
+
+/* Compare @p got (float, ldc) with @p want (double) over m x n; the padding must be @p pad. */
+static void check_block(const char *what, int batch, int m, int n, int ldc, const float *got,
+                        const double *want)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < ldc; i++)
+            ck_assert_msg(got[(size_t)j * ldc + i] == want[(size_t)j * ldc + i],
+                          "%s batch %d (%d x %d): C(%d,%d) = %g, want %g%s", what, batch, m, n, i,
+                          j, got[(size_t)j * ldc + i], want[(size_t)j * ldc + i],
+                          i >= m ? " (padding)" : "");
+}
+
+/* SgemmStridedBatched, SgemmBatched (pointer arrays in device memory) and GemmStridedBatchedEx
+ * (fp16 in, fp32 out) against the host, three batches of an odd shape, both transposes of A. */
+START_TEST(batched_gemms)
+{
+    enum { BATCH = 3, M = 31, N = 17, K = 33, LDA = 35, LDB = 34, LDC = 32 };
+    const size_t sa = (size_t)LDA * K + 5, sb = (size_t)LDB * N + 3, sc = (size_t)LDC * N + 1;
+    double *A = mat_alloc(BATCH * sa * 8), *B = mat_alloc(BATCH * sb * 8);
+    double *C = mat_alloc(BATCH * sc * 8);
+    float *fa = mat_alloc_f32(BATCH * sa), *fb = mat_alloc_f32(BATCH * sb);
+    float *fc = mat_alloc_f32(BATCH * sc), *got = mat_alloc_f32(BATCH * sc);
+    uint16_t *ha = mat_alloc(BATCH * sa * 2), *hb = mat_alloc(BATCH * sb * 2);
+    fill_both(A, fa, BATCH * sa, 1), fill_both(B, fb, BATCH * sb, 2),
+        fill_both(C, fc, BATCH * sc, 3);
+    int *ia = mat_alloc(BATCH * sa * sizeof *ia), *ib = mat_alloc(BATCH * sb * sizeof *ib);
+    for (size_t i = 0; i < BATCH * sa; i++)
+        ia[i] = (int)fa[i];
+    for (size_t i = 0; i < BATCH * sb; i++)
+        ib[i] = (int)fb[i];
+    store_ints(ia, BATCH * sa, F16, ha), store_ints(ib, BATCH * sb, F16, hb);
+    float *dA = upload(fa, BATCH * sa * 4), *dB = upload(fb, BATCH * sb * 4);
+    void *dA16 = upload(ha, BATCH * sa * 2), *dB16 = upload(hb, BATCH * sb * 2);
+    float *dC = upload(fc, BATCH * sc * 4);
+    cublasHandle_t h = handle_new();
+    const float alpha = 2, beta = -1;
+    for (int call = 0; call < 3; call++)
+        for (int ta = 0; ta < 2; ta++) {
+            int lda = ta ? K + 2 : LDA; /* A is M x K, or K x M when transposed */
+            CUDA_CHECK(cudaMemcpy(dC, fc, BATCH * sc * 4, cudaMemcpyHostToDevice));
+            cublasStatus_t st;
+            if (call == 0) {
+                st = cublasSgemmStridedBatched(h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dA, lda,
+                                               (long long)sa, dB, LDB, (long long)sb, &beta, dC,
+                                               LDC, (long long)sc, BATCH);
+            } else if (call == 1) {
+                const float *pa[BATCH], *pb[BATCH];
+                float *pc[BATCH];
+                for (int b = 0; b < BATCH; b++)
+                    pa[b] = dA + b * sa, pb[b] = dB + b * sb, pc[b] = dC + b * sc;
+                void *dpa = upload(pa, sizeof pa), *dpb = upload(pb, sizeof pb);
+                void *dpc = upload(pc, sizeof pc);
+                st = cublasSgemmBatched(h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dpa, lda, dpb,
+                                        LDB, &beta, dpc, LDC, BATCH);
+                device_free(dpa, dpb, dpc, NULL);
+            } else {
+                st = cublasGemmStridedBatchedEx(
+                    h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dA16, CUDA_R_16F, lda, (long long)sa,
+                    dB16, CUDA_R_16F, LDB, (long long)sb, &beta, dC, CUDA_R_32F, LDC, (long long)sc,
+                    BATCH, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            }
+            ck_assert_int_eq(st, CUBLAS_STATUS_SUCCESS);
+            CUDA_CHECK(cudaMemcpy(got, dC, BATCH * sc * 4, cudaMemcpyDeviceToHost));
+            for (int b = 0; b < BATCH; b++) {
+                double *want = mat_alloc(sc * 8);
+                memcpy(want, C + b * sc, sc * 8);
+                gemm_ref(ta, 0, M, N, K, 2, A + b * sa, lda, B + b * sb, LDB, -1, want, LDC);
+                check_block(call == 0   ? "SgemmStridedBatched"
+                            : call == 1 ? "SgemmBatched"
+                                        : "GemmStridedBatchedEx",
+                            b, M, N, LDC, got + b * sc, want);
+                free(want);
+            }
+        }
+    device_free(dA, dB, dA16, dB16);
+    device_free(dC, NULL, NULL, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(B), free(C), free(fa), free(fb), free(fc), free(got), free(ha), free(hb);
+    free(ia), free(ib);
+}
+END_TEST
+
+/* DGEMM in fp64, every transpose pair at an odd shape; 1 + 2^-40 survives, as in no float. */
+START_TEST(dgemm_transposes_in_double)
+{
+    enum { M = 37, N = 29, K = 41, LD = 43 };
+    double *A = mat_alloc(LD * LD * 8), *B = mat_alloc(LD * LD * 8), *C = mat_alloc(LD * N * 8);
+    double *want = mat_alloc(LD * N * 8), *got = mat_alloc(LD * N * 8);
+    float *scratch = mat_alloc_f32(LD * LD);
+    fill_both(A, scratch, LD * LD, 4), fill_both(B, scratch, LD * LD, 5);
+    fill_both(C, scratch, LD * N, 6);
+    A[0] += 0x1p-40; /* A(0,0) in both layouts: a change no fp32 path keeps */
+    double *dA = upload(A, LD * LD * 8), *dB = upload(B, LD * LD * 8), *dC = upload(C, LD * N * 8);
+    cublasHandle_t h = handle_new();
+    const double alpha = 3, beta = -2;
+    for (int t = 0; t < 4; t++) {
+        CUDA_CHECK(cudaMemcpy(dC, C, LD * N * 8, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(
+            cublasDgemm(h, ops[t / 2], ops[t % 2], M, N, K, &alpha, dA, LD, dB, LD, &beta, dC, LD),
+            CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dC, LD * N * 8, cudaMemcpyDeviceToHost));
+        memcpy(want, C, LD * N * 8);
+        gemm_ref(t / 2, t % 2, M, N, K, 3, A, LD, B, LD, -2, want, LD);
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LD; i++)
+                ck_assert_msg(got[j * LD + i] == want[j * LD + i],
+                              "Dgemm %c%c %d x %d x %d: C(%d,%d) = %.17g, want %.17g",
+                              t / 2 ? 'T' : 'N', t % 2 ? 'T' : 'N', M, N, K, i, j, got[j * LD + i],
+                              want[j * LD + i]);
+    }
+    device_free(dA, dB, dC, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(B), free(C), free(want), free(got), free(scratch);
+}
+END_TEST
+
+/* --- geam, level 1, copies ---------------------------------------------------------------------
+ */
+
+/* C = alpha op(A) + beta op(B) for every transpose pair, odd shape, padded leading dimensions;
+ * then in place (C = A) and with beta 0 and B NULL (not read). */
+START_TEST(sgeam_transposes_and_in_place)
+{
+    enum { M = 37, N = 53, LD = 59 };
+    float *A = mat_alloc_f32(LD * LD), *B = mat_alloc_f32(LD * LD), *C = mat_alloc_f32(LD * N);
+    mat_fill_int(A, LD * LD, 7), mat_fill_int(B, LD * LD, 8), mat_fill_int(C, LD * N, 9);
+    float *dA = upload(A, LD * LD * 4), *dB = upload(B, LD * LD * 4), *dC = upload(C, LD * N * 4);
+    float *got = mat_alloc_f32(LD * N);
+    cublasHandle_t h = handle_new();
+    const float alpha = 2, beta = -3, zero = 0;
+    for (int t = 0; t < 5; t++) {
+        int ta = t < 4 ? t / 2 : 0, tb = t % 2;
+        CUDA_CHECK(cudaMemcpy(dC, C, LD * N * 4, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(cublasSgeam(h, ops[ta], ops[tb], M, N, &alpha, t < 4 ? dA : dC, LD,
+                                     t < 4 ? &beta : &zero, t < 4 ? dB : NULL, LD, dC, LD),
+                         CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dC, LD * N * 4, cudaMemcpyDeviceToHost));
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LD; i++) {
+                float a = ta ? A[i * LD + j] : A[j * LD + i],
+                      b = tb ? B[i * LD + j] : B[j * LD + i];
+                float want = i >= M ? C[j * LD + i] : t < 4 ? 2 * a - 3 * b : 2 * C[j * LD + i];
+                ck_assert_msg(got[j * LD + i] == want,
+                              "Sgeam case %d (%c%c): C(%d,%d) = %g, want %g", t, ta ? 'T' : 'N',
+                              tb ? 'T' : 'N', i, j, got[j * LD + i], want);
+            }
+    }
+    device_free(dA, dB, dC, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(B), free(C), free(got);
+}
+END_TEST
+
+/* axpy, dot, nrm2 and scal in fp32 and fp64 at n = 1001 with increments 2 and -3 (a negative
+ * one walks its vector from the far end); elements between the strides stay untouched. */
+START_TEST(level1_against_host)
+{
+    enum { NV = 1001, LEN = 3 * NV };
+    float *x = mat_alloc_f32(LEN), *y = mat_alloc_f32(LEN), *got = mat_alloc_f32(LEN);
+    double *xd = mat_alloc(LEN * 8), *yd = mat_alloc(LEN * 8), *gotd = mat_alloc(LEN * 8);
+    fill_both(xd, x, LEN, 10), fill_both(yd, y, LEN, 11);
+    float *dx = upload(x, LEN * 4), *dy = upload(y, LEN * 4);
+    double *dxd = upload(xd, LEN * 8), *dyd = upload(yd, LEN * 8);
+    cublasHandle_t h = handle_new();
+    const float alpha = 3;
+    const double alphad = 3;
+    ck_assert_int_eq(cublasSaxpy(h, NV, &alpha, dx, 2, dy, -3), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDaxpy(h, NV, &alphad, dxd, 2, dyd, -3), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(got, dy, LEN * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(gotd, dyd, LEN * 8, cudaMemcpyDeviceToHost));
+    double dot = 0, sq = 0;
+    for (int i = 0; i < LEN; i++) {
+        int k = i % 3 ? -1 : NV - 1 - i / 3; /* y's element i / 3, counted from the far end */
+        double want = k >= 0 ? 3.0 * x[2 * k] + y[i] : y[i];
+        ck_assert_msg(got[i] == want && gotd[i] == want, "axpy: y[%d] = %g (fp64 %g), want %g", i,
+                      got[i], gotd[i], want);
+    }
+    for (int i = 0; i < NV; i++) {
+        dot += (double)x[2 * i] * got[3 * (NV - 1 - i)];
+        sq += (double)x[2 * i] * x[2 * i];
+    }
+    float rdot, rnrm;
+    double rdotd, rnrmd;
+    ck_assert_int_eq(cublasSdot(h, NV, dx, 2, dy, -3, &rdot), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDdot(h, NV, dxd, 2, dyd, -3, &rdotd), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasSnrm2(h, NV, dx, 2, &rnrm), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDnrm2(h, NV, dxd, 2, &rnrmd), CUBLAS_STATUS_SUCCESS);
+    ck_assert_msg(rdot == dot && rdotd == dot, "dot = %g (fp64 %g), want %g", rdot, rdotd, dot);
+    ck_assert_msg(rnrm == (float)sqrt(sq) && rnrmd == sqrt(sq),
+                  "nrm2 = %.9g (fp64 %.17g), want %.17g", rnrm, rnrmd, sqrt(sq));
+    const float half = -0.5f;
+    const double halfd = -0.5;
+    ck_assert_int_eq(cublasSscal(h, NV, &half, dx, 2), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDscal(h, NV, &halfd, dxd, 2), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(got, dx, LEN * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(gotd, dxd, LEN * 8, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < LEN; i++) {
+        double want = i % 2 == 0 && i / 2 < NV ? -0.5 * x[i] : x[i];
+        ck_assert_msg(got[i] == want && gotd[i] == want, "scal: x[%d] = %g (fp64 %g), want %g", i,
+                      got[i], gotd[i], want);
+    }
+    ck_assert_int_eq(cublasSaxpy(h, NV, &alpha, dx, 0, dy, 1), CUBLAS_STATUS_INVALID_VALUE);
+    device_free(dx, dy, dxd, dyd);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(x), free(y), free(got), free(xd), free(yd), free(gotd);
+}
+END_TEST
+
+/* Set/GetVector with increments, Set/GetMatrix with leading dimensions: a round trip through
+ * the device that leaves the gaps alone; bad arguments and a range past its allocation are
+ * refused. */
+START_TEST(set_get_vector_and_matrix)
+{
+    enum { NV = 333, ROWS = 37, COLS = 29, LDA = 41, LDB = 39 };
+    float v[2 * NV], back[3 * NV];
+    mat_fill_int(v, 2 * NV, 12);
+    float *dv = upload(back, sizeof back); /* any bytes: every other one is overwritten */
+    for (int i = 0; i < 3 * NV; i++)
+        back[i] = 99;
+    CUDA_CHECK(cudaMemcpy(dv, back, sizeof back, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(cublasSetVector(NV, 4, v, 2, dv, 3), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(back, dv, sizeof back, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 3 * NV; i++)
+        ck_assert_msg(back[i] == (i % 3 ? 99 : v[2 * (i / 3)]), "SetVector: y[%d] = %g", i,
+                      back[i]);
+    float out[NV];
+    ck_assert_int_eq(cublasGetVector(NV, 4, dv, 3, out, 1), CUBLAS_STATUS_SUCCESS);
+    for (int i = 0; i < NV; i++)
+        ck_assert_msg(out[i] == v[2 * i], "GetVector: x[%d] = %g, want %g", i, out[i], v[2 * i]);
+    float *A = mat_alloc_f32(LDA * COLS), *B = mat_alloc_f32(LDB * COLS);
+    mat_fill_int(A, LDA * COLS, 13);
+    for (int i = 0; i < LDB * COLS; i++)
+        B[i] = 77;
+    float *dB = upload(B, LDB * COLS * 4);
+    ck_assert_int_eq(cublasSetMatrix(ROWS, COLS, 4, A, LDA, dB, LDB), CUBLAS_STATUS_SUCCESS);
+    float *C = mat_alloc_f32(LDA * COLS);
+    for (int i = 0; i < LDA * COLS; i++)
+        C[i] = -5;
+    ck_assert_int_eq(cublasGetMatrix(ROWS, COLS, 4, dB, LDB, C, LDA), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(B, dB, LDB * COLS * 4, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < COLS; j++) {
+        for (int i = 0; i < LDB; i++)
+            ck_assert_msg(B[j * LDB + i] == (i < ROWS ? A[j * LDA + i] : 77),
+                          "SetMatrix: B(%d,%d) = %g", i, j, B[j * LDB + i]);
+        for (int i = 0; i < LDA; i++)
+            ck_assert_msg(C[j * LDA + i] == (i < ROWS ? A[j * LDA + i] : -5),
+                          "GetMatrix: C(%d,%d) = %g", i, j, C[j * LDA + i]);
+    }
+    ck_assert_int_eq(cublasSetMatrix(ROWS, COLS, 4, A, ROWS - 1, dB, LDB),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasSetVector(NV, 4, v, 0, dv, 1), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasSetVector(NV + 1, 4, v, 1, dv, 3), CUBLAS_STATUS_MAPPING_ERROR);
+    device_free(dv, dB, NULL, NULL);
+    free(A), free(B), free(C);
+}
+END_TEST
+
 /* --- errors ---------------------------------------------------------------------------------- */
 
 /* Bad dimensions, unsupported type pairs and operands past their allocation are refused. */
@@ -531,6 +812,11 @@ int main(int argc, char **argv)
         {"every_half_value_exact", every_half_value_exact, CASE_CPU, 60},
         {"compute_16f_rounds_per_mma", compute_16f_rounds_per_mma, CASE_CPU, 60},
         {"compute_16f_matches_wmma_kernel", compute_16f_matches_wmma_kernel, CASE_CPU, 120},
+        {"batched_gemms", batched_gemms, CASE_CPU, 60},
+        {"dgemm_transposes_in_double", dgemm_transposes_in_double, CASE_CPU, 60},
+        {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},
+        {"level1_against_host", level1_against_host, CASE_CPU, 60},
+        {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
