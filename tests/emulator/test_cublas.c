@@ -9,6 +9,7 @@
  * in fp32 once both operands are rounded), against rounding written here from
  * frexp, independently of the emulator's own.
  */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
@@ -751,6 +752,155 @@ START_TEST(set_get_vector_and_matrix)
 }
 END_TEST
 
+/* --- cuBLASLt --------------------------------------------------------------------------------- */
+
+/* A column-major layout of @p type, rows x cols, leading dimension @p ld, @p batch batches
+ * @p stride elements apart. */
+static cublasLtMatrixLayout_t lt_layout(cudaDataType type, int rows, int cols, int ld, int batch,
+                                        long long stride)
+{
+    cublasLtMatrixLayout_t l;
+    ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, type, rows, cols, ld), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                                                      sizeof batch),
+                     CUBLAS_STATUS_SUCCESS);
+    int64_t s = stride;
+    ck_assert_int_eq(cublasLtMatrixLayoutSetAttribute(
+                         l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &s, sizeof s),
+                     CUBLAS_STATUS_SUCCESS);
+    return l;
+}
+
+/* The epilogue as cuBLASLt defines it, on the exact value @p v, in double. */
+static double lt_epilogue(cublasLtEpilogue_t e, double v, double bias)
+{
+    if (e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
+        e == CUBLASLT_EPILOGUE_GELU_BIAS)
+        v += bias;
+    if (e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_RELU_BIAS)
+        v = v > 0 ? v : 0;
+    if (e == CUBLASLT_EPILOGUE_GELU || e == CUBLASLT_EPILOGUE_GELU_BIAS)
+        v = 0.5 * v * (1 + tanh(sqrt(2 / acos(-1.0)) * (v + 0.044715 * v * v * v)));
+    return v;
+}
+
+/* cublasLtMatmul, D = epilogue(alpha op(A) B + beta C) with C and D apart (their own leading
+ * dimensions), every epilogue the course uses, A as is and transposed, fp32 and (two strided
+ * batches) fp16; through the handle, descriptor, layouts, preference and heuristic as a
+ * tutorial calls them. Sums of small integers are exact in both types, so everything but GELU
+ * is compared with ==; GELU within 2^-20 relative in fp32 (tanh is not correctly rounded
+ * anywhere) and half an fp16 ulp in fp16. The padding of D stays 0. */
+START_TEST(lt_matmul_epilogues)
+{
+    enum { M = 37, N = 29, K = 33, LDA = 41, LDC = 39, LDD = 40, BATCH = 2 };
+    const cublasLtEpilogue_t epis[] = {CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_RELU,
+                                       CUBLASLT_EPILOGUE_BIAS,    CUBLASLT_EPILOGUE_RELU_BIAS,
+                                       CUBLASLT_EPILOGUE_GELU,    CUBLASLT_EPILOGUE_GELU_BIAS};
+    const long long sa = LDA * LDA, sb = LDA * N, sc = LDC * N, sd = LDD * N;
+    float *fa = mat_alloc_f32(BATCH * sa), *fb = mat_alloc_f32(BATCH * sb);
+    float *fc = mat_alloc_f32(BATCH * sc), *fd = mat_alloc_f32(BATCH * sd), bias[M];
+    mat_fill_int(fa, BATCH * sa, 20), mat_fill_int(fb, BATCH * sb, 21);
+    mat_fill_int(fc, BATCH * sc, 22), mat_fill_int(bias, M, 23);
+    void *h16[5];
+    const float *srcs[5] = {fa, fb, fc, bias, fd};
+    const size_t counts[5] = {BATCH * sa, BATCH * sb, BATCH * sc, M, BATCH * sd};
+    for (int i = 0; i < 5; i++) { /* the same integers in fp16 */
+        h16[i] = mat_alloc(counts[i] * 2);
+        for (size_t e = 0; e < counts[i]; e++)
+            ((uint16_t *)h16[i])[e] = half_bits_of_int(i == 4 ? 0 : (int)srcs[i][e]);
+    }
+    cublasLtHandle_t lt;
+    ck_assert_int_eq(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+    const float alpha = 2, beta = -1;
+    for (int half = 0; half < 2; half++) {
+        cudaDataType t = half ? CUDA_R_16F : CUDA_R_32F;
+        size_t es = half ? 2 : 4;
+        int batch = half ? BATCH : 1;
+        void *dev[5];
+        for (int i = 0; i < 5; i++)
+            dev[i] = upload(half ? h16[i] : srcs[i], counts[i] * es);
+        for (size_t e = 0; e < sizeof epis / sizeof *epis; e++)
+            for (int ta = 0; ta < 2; ta++) {
+                cublasLtMatmulDesc_t desc;
+                ck_assert_int_eq(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                                 CUBLAS_STATUS_SUCCESS);
+                cublasOperation_t op = ops[ta];
+                ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                                                &op, sizeof op),
+                                 CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                                &epis[e], sizeof epis[e]),
+                                 CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc,
+                                                                CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                                &dev[3], sizeof dev[3]),
+                                 CUBLAS_STATUS_SUCCESS);
+                int lda = ta ? K + 1 : LDA;
+                cublasLtMatrixLayout_t la = lt_layout(t, ta ? K : M, ta ? M : K, lda, batch, sa);
+                cublasLtMatrixLayout_t lb = lt_layout(t, K, N, LDA, batch, sb);
+                cublasLtMatrixLayout_t lc = lt_layout(t, M, N, LDC, batch, sc);
+                cublasLtMatrixLayout_t ld = lt_layout(t, M, N, LDD, batch, sd);
+                cublasLtMatmulPreference_t pref;
+                size_t ws = 1 << 20;
+                cublasLtMatmulHeuristicResult_t res;
+                int found = 0;
+                ck_assert_int_eq(cublasLtMatmulPreferenceCreate(&pref), CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(
+                    cublasLtMatmulPreferenceSetAttribute(
+                        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+                    CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(
+                    cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, ld, pref, 1, &res, &found),
+                    CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(found, 1);
+                CUDA_CHECK(
+                    cudaMemcpy(dev[4], half ? h16[4] : fd, counts[4] * es, cudaMemcpyHostToDevice));
+                ck_assert_int_eq(cublasLtMatmul(lt, desc, &alpha, dev[0], la, dev[1], lb, &beta,
+                                                dev[2], lc, dev[4], ld, &res.algo, NULL, 0, 0),
+                                 CUBLAS_STATUS_SUCCESS);
+                void *got = mat_alloc(counts[4] * es);
+                CUDA_CHECK(cudaMemcpy(got, dev[4], counts[4] * es, cudaMemcpyDeviceToHost));
+                for (int b = 0; b < batch; b++)
+                    for (int j = 0; j < N; j++)
+                        for (int i = 0; i < LDD; i++) {
+                            double want = 0;
+                            if (i < M) {
+                                double acc = 0;
+                                for (int p = 0; p < K; p++)
+                                    acc += fa[b * sa + (ta ? i * lda + p : p * LDA + i)] *
+                                           fb[b * sb + j * LDA + p];
+                                want = lt_epilogue(epis[e], 2 * acc - fc[b * sc + j * LDC + i],
+                                                   bias[i]);
+                            }
+                            float v =
+                                load_fmt(got, (size_t)(b * sd + j * LDD + i), half ? F16 : F32);
+                            int gelu = epis[e] >= CUBLASLT_EPILOGUE_GELU;
+                            /* fp16 D: GELU's value rounded once, perhaps to a subnormal */
+                            double tol = !gelu  ? 0
+                                         : half ? fabs(want) * 0x1p-10 + 0x1p-24
+                                                : fabs(want) * 0x1p-20;
+                            ck_assert_msg(fabs(v - want) <= tol,
+                                          "cublasLtMatmul %s epilogue %d trans %d batch %d: "
+                                          "D(%d,%d) = %.9g, want %.9g%s",
+                                          half ? "fp16" : "fp32", (int)epis[e], ta, b, i, j, v,
+                                          want, i >= M ? " (padding)" : "");
+                        }
+                free(got);
+                cublasLtMatmulPreferenceDestroy(pref);
+                cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb);
+                cublasLtMatrixLayoutDestroy(lc), cublasLtMatrixLayoutDestroy(ld);
+                cublasLtMatmulDescDestroy(desc);
+            }
+        for (int i = 0; i < 5; i++)
+            CUDA_CHECK(cudaFree(dev[i]));
+    }
+    ck_assert_int_eq(cublasLtDestroy(lt), CUBLAS_STATUS_SUCCESS);
+    for (int i = 0; i < 5; i++)
+        free(h16[i]);
+    free(fa), free(fb), free(fc), free(fd);
+}
+END_TEST
+
 /* --- errors ---------------------------------------------------------------------------------- */
 
 /* Bad dimensions, unsupported type pairs and operands past their allocation are refused. */
@@ -817,6 +967,7 @@ int main(int argc, char **argv)
         {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},
         {"level1_against_host", level1_against_host, CASE_CPU, 60},
         {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
+        {"lt_matmul_epilogues", lt_matmul_epilogues, CASE_CPU, 120},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
