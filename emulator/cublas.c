@@ -32,8 +32,8 @@
 #include <cblas.h>
 #endif
 
+#include "blas_elem.h"
 #include "emu.h"
-#include "vm/fp.h"
 
 enum { HANDLE_MAGIC = 0x43424c53 };
 
@@ -168,17 +168,10 @@ static float tf32_round(float f)
     return f;
 }
 
-static size_t type_size(cudaDataType t)
-{
-    return t == CUDA_R_32F ? 4 : 2;
-}
-
 /* Element @p i of an array of type @p t, as a float, rounded as @p r says. */
 static float load(const void *p, cudaDataType t, size_t i, enum rounding r)
 {
-    float v = t == CUDA_R_32F   ? ((const float *)p)[i]
-              : t == CUDA_R_16F ? fp_f16_to_f32(((const uint16_t *)p)[i])
-                                : fp_bf16_to_f32(((const uint16_t *)p)[i]);
+    float v = elem_load(p, t, i);
     switch (r) {
     case ROUND_NONE:
         return v;
@@ -190,16 +183,6 @@ static float load(const void *p, cudaDataType t, size_t i, enum rounding r)
         return fp_bf16_to_f32(fp_f32_to_bf16(v));
     }
     return v;
-}
-
-static void store(void *p, cudaDataType t, size_t i, float v)
-{
-    if (t == CUDA_R_32F)
-        ((float *)p)[i] = v;
-    else if (t == CUDA_R_16F)
-        ((uint16_t *)p)[i] = fp_f32_to_f16(v);
-    else
-        ((uint16_t *)p)[i] = fp_f32_to_bf16(v);
 }
 
 /*
@@ -279,9 +262,9 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    const void *A = operand(g->A, ar, ac, g->lda, type_size(g->at), "cuBLAS GEMM, A");
-    const void *B = operand(g->B, br, bc, g->ldb, type_size(g->bt), "cuBLAS GEMM, B");
-    void *C = (void *)operand(g->C, g->m, g->n, g->ldc, type_size(g->ct), "cuBLAS GEMM, C");
+    const void *A = operand(g->A, ar, ac, g->lda, elem_bytes(g->at), "cuBLAS GEMM, A");
+    const void *B = operand(g->B, br, bc, g->ldb, elem_bytes(g->bt), "cuBLAS GEMM, B");
+    void *C = (void *)operand(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct), "cuBLAS GEMM, C");
     if (!A || !B || !C)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (g->m == 0 || g->n == 0)
@@ -298,11 +281,11 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
                 float v = alpha * t[(size_t)j * g->m + i];
                 if (beta != 0.0f)
                     v += beta * load(C, g->ct, at, ROUND_NONE);
-                store(C, g->ct, at, v);
+                elem_store(C, g->ct, at, v);
             }
         for (int j = 0; j < g->n; j++)
-            course_emu_wrote((const char *)g->C + (size_t)j * g->ldc * type_size(g->ct),
-                             (size_t)g->m * type_size(g->ct));
+            course_emu_wrote((const char *)g->C + (size_t)j * g->ldc * elem_bytes(g->ct),
+                             (size_t)g->m * elem_bytes(g->ct));
     }
     free(a);
     free(b);
@@ -314,7 +297,7 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
 static int scalar(cublasHandle_t h, const void *p, cudaDataType t, float *out)
 {
     if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
-        p = course_emu_host(p, type_size(t), "cuBLAS alpha or beta");
+        p = course_emu_host(p, elem_bytes(t), "cuBLAS alpha or beta");
     if (!p)
         return -1;
     *out = load(p, t, 0, ROUND_NONE);
@@ -389,7 +372,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
 /* Batch @p i of a strided batch: @p p advanced by i * @p stride elements of type @p t. */
 static const void *batch_at(const void *p, long long stride, int i, cudaDataType t)
 {
-    return (const char *)p + (long long)i * stride * (long long)type_size(t);
+    return (const char *)p + (long long)i * stride * (long long)elem_bytes(t);
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,

@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_elem.h"
 #include "emu.h"
-#include "vm/fp.h"
 
 enum { LT_MAGIC = 0x43424c54 };
 
@@ -299,33 +299,11 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
 
 /* --- matmul ---------------------------------------------------------------------------------- */
 
-static size_t type_bytes(cudaDataType t)
-{
-    return t == CUDA_R_32F ? 4 : 2;
-}
-
-static float load(const void *p, cudaDataType t, size_t i)
-{
-    return t == CUDA_R_32F   ? ((const float *)p)[i]
-           : t == CUDA_R_16F ? fp_f16_to_f32(((const uint16_t *)p)[i])
-                             : fp_bf16_to_f32(((const uint16_t *)p)[i]);
-}
-
-static void store(void *p, cudaDataType t, size_t i, double v)
-{
-    if (t == CUDA_R_32F)
-        ((float *)p)[i] = (float)v;
-    else if (t == CUDA_R_16F) /* one rounding: v is a float or an exact float operation */
-        ((uint16_t *)p)[i] = (uint16_t)fp_round(v, FMT_F16, RND_RN, 0);
-    else
-        ((uint16_t *)p)[i] = (uint16_t)fp_round(v, FMT_BF16, RND_RN, 0);
-}
-
 /* The epilogue on one accumulator value @p v of row @p i. */
 static double epilogue(uint32_t epi, double v, const void *bias, cudaDataType bt, size_t i)
 {
     if (epi & CUBLASLT_EPILOGUE_BIAS)
-        v = (float)(v + load(bias, bt, i)); /* the accumulator's precision: fp32 */
+        v = (float)(v + elem_load(bias, bt, i)); /* the accumulator's precision: fp32 */
     if (epi & CUBLASLT_EPILOGUE_RELU)
         v = v > 0 ? v : 0;
     if (epi & CUBLASLT_EPILOGUE_GELU)
@@ -380,7 +358,7 @@ static cublasStatus_t lt_check(const struct desc *d, const struct layout *a, con
 static char *host_matrix(const void *p, const struct layout *l, int b, int m, int n,
                          const char *who)
 {
-    size_t e = type_bytes((cudaDataType)l->type);
+    size_t e = elem_bytes((cudaDataType)l->type);
     const char *at = (const char *)p + (size_t)b * (size_t)l->stride * e;
     size_t extent = ((size_t)l->ld * (size_t)(n - 1) + (size_t)m) * e;
     return course_emu_host(at, extent, who);
@@ -389,15 +367,15 @@ static char *host_matrix(const void *p, const struct layout *l, int b, int m, in
 /* beta C into the scratch S (m x n per batch, dense), in the scratch's type. */
 static cublasStatus_t stage_c(const struct lt_call *call, const void *C, char *S)
 {
-    size_t es = type_bytes(call->st), mn = (size_t)call->m * call->n;
+    size_t es = elem_bytes(call->st), mn = (size_t)call->m * call->n;
     for (int b = 0; b < call->batch; b++) {
         const char *c = host_matrix(C, call->c, b, call->m, call->n, "cublasLtMatmul, C");
         if (!c)
             return CUBLAS_STATUS_EXECUTION_FAILED;
         for (int j = 0; j < call->n; j++)
             for (int i = 0; i < call->m; i++)
-                store(S + b * mn * es, call->st, (size_t)j * call->m + i,
-                      load(c, call->ct, (size_t)j * call->c->ld + i));
+                elem_store(S + b * mn * es, call->st, (size_t)j * call->m + i,
+                           elem_load(c, call->ct, (size_t)j * call->c->ld + i));
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -409,20 +387,20 @@ static cublasStatus_t finish_d(const struct lt_call *call, const char *S, void *
     cudaDataType bt = d->bias_type >= 0 ? (cudaDataType)d->bias_type : call->dt;
     const void *bias = NULL;
     if (d->epilogue & CUBLASLT_EPILOGUE_BIAS) {
-        bias = course_emu_host(d->bias, (size_t)call->m * type_bytes(bt), "cublasLtMatmul, bias");
+        bias = course_emu_host(d->bias, (size_t)call->m * elem_bytes(bt), "cublasLtMatmul, bias");
         if (!bias)
             return CUBLAS_STATUS_EXECUTION_FAILED;
     }
-    size_t es = type_bytes(call->st), ed = type_bytes(call->dt), mn = (size_t)call->m * call->n;
+    size_t es = elem_bytes(call->st), ed = elem_bytes(call->dt), mn = (size_t)call->m * call->n;
     for (int b = 0; b < call->batch; b++) {
         char *dh = host_matrix(D, call->d, b, call->m, call->n, "cublasLtMatmul, D");
         if (!dh)
             return CUBLAS_STATUS_EXECUTION_FAILED;
         for (int j = 0; j < call->n; j++) {
             for (int i = 0; i < call->m; i++) {
-                double v = load(S + b * mn * es, call->st, (size_t)j * call->m + i);
-                store(dh, call->dt, (size_t)j * call->d->ld + i,
-                      epilogue(d->epilogue, v, bias, bt, (size_t)i));
+                double v = elem_load(S + b * mn * es, call->st, (size_t)j * call->m + i);
+                elem_store(dh, call->dt, (size_t)j * call->d->ld + i,
+                           epilogue(d->epilogue, v, bias, bt, (size_t)i));
             }
             course_emu_wrote((const char *)D +
                                  ((size_t)b * call->d->stride + (size_t)j * call->d->ld) * ed,
@@ -440,7 +418,7 @@ static int scalar_is_zero(const struct desc *d, const void *p)
         p = course_emu_host(p, bytes, "cublasLtMatmul, beta");
     if (!p)
         return -1;
-    return load(p, d->scale == CUDA_R_16F ? CUDA_R_16F : CUDA_R_32F, 0) == 0.0f;
+    return elem_load(p, d->scale == CUDA_R_16F ? CUDA_R_16F : CUDA_R_32F, 0) == 0.0f;
 }
 
 cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
@@ -461,7 +439,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
     if (st != CUBLAS_STATUS_SUCCESS || beta_zero < 0 || call.m == 0 || call.n == 0)
         return beta_zero < 0 ? CUBLAS_STATUS_EXECUTION_FAILED : st;
     /* The accumulator lives in a device scratch, so that the cuBLAS stand-in can fill it. */
-    size_t mn = (size_t)call.m * call.n, bytes = mn * type_bytes(call.st) * (size_t)call.batch;
+    size_t mn = (size_t)call.m * call.n, bytes = mn * elem_bytes(call.st) * (size_t)call.batch;
     void *S;
     if (cudaMalloc(&S, bytes) != cudaSuccess)
         return CUBLAS_STATUS_ALLOC_FAILED;
