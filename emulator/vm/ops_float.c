@@ -10,6 +10,9 @@
  * inside the error bounds the PTX ISA gives them.
  */
 #include <math.h>
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
 
 #include "fp.h"
 
@@ -462,6 +465,10 @@ enum event h_SETP_F64(struct exec *x, struct warp *w, const struct insn *in, uin
 /* A 16-bit value (bfloat16 when @p bf) as a double, exactly. */
 static inline double half_value(uint32_t h, int bf)
 {
+#ifdef __F16C__
+    if (!bf) /* the CPU's own exact widening (x86-64-v3) */
+        return _cvtsh_ss((unsigned short)h);
+#endif
     return bf ? fp_bf16_to_f32((uint16_t)h) : fp_f16_to_f32((uint16_t)h);
 }
 
