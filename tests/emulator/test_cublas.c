@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "cuda_check.h"
 #include "test_cublas.h"
@@ -901,6 +902,55 @@ START_TEST(lt_matmul_epilogues)
 }
 END_TEST
 
+/* What cuBLASLt does not model fails with CUBLAS_STATUS_NOT_SUPPORTED and one line naming it:
+ * a row-major layout, an epilogue with an auxiliary output. */
+START_TEST(lt_refuses_what_it_does_not_model)
+{
+    float *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, 64 * sizeof *d));
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t l;
+    ck_assert_int_eq(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                     CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_SUCCESS);
+    const float one = 1, zero = 0;
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    const cublasLtEpilogue_t aux = CUBLASLT_EPILOGUE_GELU_AUX;
+    const char *const said_want[] = {
+        "course-emu: cuBLASLt: matrix order 1 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n",
+        "course-emu: cuBLASLt: epilogue 160 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n"};
+    for (int c = 0; c < 2; c++) {
+        if (c == 0)
+            ck_assert_int_eq(
+                cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row),
+                CUBLAS_STATUS_SUCCESS);
+        else
+            ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                            &aux, sizeof aux),
+                             CUBLAS_STATUS_SUCCESS);
+        if (c == 1) {
+            ck_assert_int_eq(cublasLtMatrixLayoutDestroy(l), CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, 4, 4, 4),
+                             CUBLAS_STATUS_SUCCESS);
+        }
+        struct capture cap;
+        capture_begin(&cap, 2);
+        cublasStatus_t st =
+            cublasLtMatmul(lt, desc, &one, d, l, d, l, &zero, d, l, d, l, NULL, NULL, 0, 0);
+        char *said = capture_end(&cap);
+        ck_assert_int_eq(st, CUBLAS_STATUS_NOT_SUPPORTED);
+        ck_assert_str_eq(said, said_want[c]);
+        free(said);
+    }
+    cublasLtMatrixLayoutDestroy(l);
+    cublasLtMatmulDescDestroy(desc);
+    ck_assert_int_eq(cublasLtDestroy(lt), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaFree(d));
+}
+END_TEST
+
 /* --- errors ---------------------------------------------------------------------------------- */
 
 /* Bad dimensions, unsupported type pairs and operands past their allocation are refused. */
@@ -968,6 +1018,7 @@ int main(int argc, char **argv)
         {"level1_against_host", level1_against_host, CASE_CPU, 60},
         {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
         {"lt_matmul_epilogues", lt_matmul_epilogues, CASE_CPU, 120},
+        {"lt_refuses_what_it_does_not_model", lt_refuses_what_it_does_not_model, CASE_CPU, 60},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
