@@ -1,6 +1,8 @@
 /**
  * @file cublas.c
- * @brief The cuBLAS stand-in (libcublas.so.13): handles, SGEMM, SGEMV and GemmEx on the host.
+ * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, Ex, batched and strided
+ *        batched), SGEMV, geam, level 1 (axpy, dot, nrm2, scal) and host-device copies, on
+ *        the host.
  *
  * Column-major with cuBLAS's transposes and leading dimensions. Every
  * operand range is checked against the device allocation table before it is
@@ -12,15 +14,16 @@
  *   CUBLAS_COMPUTE_32F_FAST_TF32    32F           rounded to TF32 (rna) fp32
  *   CUBLAS_COMPUTE_32F_FAST_16F     32F           rounded to fp16 (rn)  fp32
  *   CUBLAS_COMPUTE_32F_FAST_16BF    32F           rounded to bf16 (rn)  fp32
- *   CUBLAS_COMPUTE_16F[_PEDANTIC]   16F           fp16                  fp16, rounded per step
+ *   CUBLAS_COMPUTE_16F[_PEDANTIC]   16F           fp16                  fp16, rounded per MMA
  *
  * (CUBLAS_TF32_TENSOR_OP_MATH makes SGEMM and 32F GemmEx use TF32 too.) The
  * result is alpha * op(A) op(B) + beta * C, rounded once to C's type; C is not
  * read when beta is 0. fp32 accumulation is OpenBLAS's SGEMM on the rounded
  * operands where OpenBLAS is installed, a plain loop otherwise. fp16 and bf16
- * conversions are the course's CPU references (reference/ref.c).
+ * conversions are the VM's own (vm/fp.c), so the stand-ins and the VM round alike.
  */
 #include <cublas_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +32,13 @@
 #include <cblas.h>
 #endif
 
+#include "blas_elem.h"
 #include "emu.h"
-#include "ref.h"
 
 enum { HANDLE_MAGIC = 0x43424c53 };
+
+/** The k depth of one fp16 tensor-core instruction (wmma m16n16k16, mma m16n8k16). */
+enum { MMA_K = 16 };
 
 /** What cublasHandle_t points at. */
 struct cublasContext {
@@ -162,38 +168,21 @@ static float tf32_round(float f)
     return f;
 }
 
-static size_t type_size(cudaDataType t)
-{
-    return t == CUDA_R_32F ? 4 : 2;
-}
-
 /* Element @p i of an array of type @p t, as a float, rounded as @p r says. */
 static float load(const void *p, cudaDataType t, size_t i, enum rounding r)
 {
-    float v = t == CUDA_R_32F   ? ((const float *)p)[i]
-              : t == CUDA_R_16F ? ref_f16_to_f32(((const uint16_t *)p)[i])
-                                : ref_bf16_to_f32(((const uint16_t *)p)[i]);
+    float v = elem_load(p, t, i);
     switch (r) {
     case ROUND_NONE:
         return v;
     case ROUND_TF32:
         return tf32_round(v);
     case ROUND_F16:
-        return ref_f16_to_f32(ref_f32_to_f16(v));
+        return fp_f16_to_f32(fp_f32_to_f16(v));
     case ROUND_BF16:
-        return ref_bf16_to_f32(ref_f32_to_bf16(v));
+        return fp_bf16_to_f32(fp_f32_to_bf16(v));
     }
     return v;
-}
-
-static void store(void *p, cudaDataType t, size_t i, float v)
-{
-    if (t == CUDA_R_32F)
-        ((float *)p)[i] = v;
-    else if (t == CUDA_R_16F)
-        ((uint16_t *)p)[i] = ref_f32_to_f16(v);
-    else
-        ((uint16_t *)p)[i] = ref_f32_to_bf16(v);
 }
 
 /*
@@ -242,15 +231,23 @@ static void product_f32(int m, int n, int k, const float *A, const float *B, flo
 #endif
 }
 
-/* The same with an fp16 accumulator rounded after every step (products of fp16 are exact). */
+/*
+ * The same with an fp16 accumulator, as a tensor core keeps it (CUBLAS_COMPUTE_16F): one MMA
+ * instruction takes MMA_K products, sums them into the accumulator in fp32 in k order (the
+ * products of fp16 values are exact), and rounds to fp16 once at its end. The VM's wmma.mma
+ * with fp16 accumulators does the same (vm/ops_tensor.c), so a WMMA kernel and this agree bit
+ * for bit.
+ */
 static void product_f16(int m, int n, int k, const float *A, const float *B, float *T)
 {
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
             float acc = 0.0f;
-            for (int p = 0; p < k; p++)
-                acc = ref_f16_to_f32(
-                    ref_f32_to_f16(acc + A[(size_t)p * m + i] * B[(size_t)j * k + p]));
+            for (int p0 = 0; p0 < k; p0 += MMA_K) {
+                for (int p = p0; p < p0 + MMA_K && p < k; p++)
+                    acc += A[(size_t)p * m + i] * B[(size_t)j * k + p];
+                acc = fp_f16_to_f32(fp_f32_to_f16(acc));
+            }
             T[(size_t)j * m + i] = acc;
         }
 }
@@ -265,9 +262,9 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    const void *A = operand(g->A, ar, ac, g->lda, type_size(g->at), "cuBLAS GEMM, A");
-    const void *B = operand(g->B, br, bc, g->ldb, type_size(g->bt), "cuBLAS GEMM, B");
-    void *C = (void *)operand(g->C, g->m, g->n, g->ldc, type_size(g->ct), "cuBLAS GEMM, C");
+    const void *A = operand(g->A, ar, ac, g->lda, elem_bytes(g->at), "cuBLAS GEMM, A");
+    const void *B = operand(g->B, br, bc, g->ldb, elem_bytes(g->bt), "cuBLAS GEMM, B");
+    void *C = (void *)operand(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct), "cuBLAS GEMM, C");
     if (!A || !B || !C)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (g->m == 0 || g->n == 0)
@@ -284,11 +281,11 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
                 float v = alpha * t[(size_t)j * g->m + i];
                 if (beta != 0.0f)
                     v += beta * load(C, g->ct, at, ROUND_NONE);
-                store(C, g->ct, at, v);
+                elem_store(C, g->ct, at, v);
             }
         for (int j = 0; j < g->n; j++)
-            course_emu_wrote((const char *)g->C + (size_t)j * g->ldc * type_size(g->ct),
-                             (size_t)g->m * type_size(g->ct));
+            course_emu_wrote((const char *)g->C + (size_t)j * g->ldc * elem_bytes(g->ct),
+                             (size_t)g->m * elem_bytes(g->ct));
     }
     free(a);
     free(b);
@@ -300,7 +297,7 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
 static int scalar(cublasHandle_t h, const void *p, cudaDataType t, float *out)
 {
     if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
-        p = course_emu_host(p, type_size(t), "cuBLAS alpha or beta");
+        p = course_emu_host(p, elem_bytes(t), "cuBLAS alpha or beta");
     if (!p)
         return -1;
     *out = load(p, t, 0, ROUND_NONE);
@@ -338,6 +335,29 @@ static int choose_compute(struct gemm *g, cublasComputeType_t compute, cublasMat
     }
 }
 
+/* Check one GEMM of a call (@p g, all but its pointers), fill its rounding from @p compute and
+ * read alpha and beta; CUBLAS_STATUS_SUCCESS or why not. */
+static cublasStatus_t gemm_setup(cublasHandle_t handle, struct gemm *g, cublasComputeType_t compute,
+                                 const void *alpha, const void *beta, float *al, float *be)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    int ops_ok = (g->ta == CUBLAS_OP_N || g->ta == CUBLAS_OP_T || g->ta == CUBLAS_OP_C) &&
+                 (g->tb == CUBLAS_OP_N || g->tb == CUBLAS_OP_T || g->tb == CUBLAS_OP_C);
+    int types_ok = (g->at == CUDA_R_32F || g->at == CUDA_R_16F || g->at == CUDA_R_16BF) &&
+                   (g->ct == CUDA_R_32F || g->ct == CUDA_R_16F || g->ct == CUDA_R_16BF);
+    if (!ops_ok)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (!types_ok || choose_compute(g, compute, handle->math))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    g->ta = g->ta == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; /* real data: C is T */
+    g->tb = g->tb == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    cudaDataType st = g->half_acc ? CUDA_R_16F : CUDA_R_32F;
+    if (scalar(handle, alpha, st, al) || scalar(handle, beta, st, be))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cublasOperation_t transb, int m, int n, int k, const void *alpha,
                             const void *A, cudaDataType Atype, int lda, const void *B,
@@ -345,26 +365,135 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                             cublasGemmAlgo_t algo)
 {
+    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B,
+                                      Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1, computeType, algo);
+}
+
+/* Batch @p i of a strided batch: @p p advanced by i * @p stride elements of type @p t. */
+static const void *batch_at(const void *p, long long stride, int i, cudaDataType t)
+{
+    return (const char *)p + (long long)i * stride * (long long)elem_bytes(t);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k,
+                                          const void *alpha, const void *A, cudaDataType Atype,
+                                          int lda, long long int strideA, const void *B,
+                                          cudaDataType Btype, int ldb, long long int strideB,
+                                          const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                          long long int strideC, int batchCount,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
     (void)algo;
-    if (!handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
     struct gemm g = {transa, transb, m,     n,   k,   A,   B,          C,
                      Atype,  Btype,  Ctype, lda, ldb, ldc, ROUND_NONE, 0};
-    int ops_ok = (transa == CUBLAS_OP_N || transa == CUBLAS_OP_T || transa == CUBLAS_OP_C) &&
-                 (transb == CUBLAS_OP_N || transb == CUBLAS_OP_T || transb == CUBLAS_OP_C);
-    int types_ok = (Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) &&
-                   (Ctype == CUDA_R_32F || Ctype == CUDA_R_16F || Ctype == CUDA_R_16BF);
-    if (!ops_ok)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (!types_ok || choose_compute(&g, computeType, handle->math))
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    g.ta = transa == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; /* real data: C is T */
-    g.tb = transb == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
-    cudaDataType st = g.half_acc ? CUDA_R_16F : CUDA_R_32F;
     float a, b;
-    if (scalar(handle, alpha, st, &a) || scalar(handle, beta, st, &b))
+    cublasStatus_t st = gemm_setup(handle, &g, computeType, alpha, beta, &a, &b);
+    if (st == CUBLAS_STATUS_SUCCESS && batchCount < 0)
+        st = CUBLAS_STATUS_INVALID_VALUE;
+    for (int i = 0; i < batchCount && st == CUBLAS_STATUS_SUCCESS; i++) {
+        struct gemm one = g;
+        one.A = batch_at(A, strideA, i, Atype);
+        one.B = batch_at(B, strideB, i, Btype);
+        one.C = (void *)batch_at(C, strideC, i, Ctype);
+        st = run_gemm(&one, a, b);
+    }
+    return st;
+}
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const float *alpha, const float *A, int lda,
+                                         long long int strideA, const float *B, int ldb,
+                                         long long int strideB, const float *beta, float *C,
+                                         int ldc, long long int strideC, int batchCount)
+{
+    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, CUDA_R_32F, lda,
+                                      strideA, B, CUDA_R_32F, ldb, strideB, beta, C, CUDA_R_32F,
+                                      ldc, strideC, batchCount, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const float *alpha,
+                                  const float *const Aarray[], int lda, const float *const Barray[],
+                                  int ldb, const float *beta, float *const Carray[], int ldc,
+                                  int batchCount)
+{
+    struct gemm g = {transa,     transb,     m,          n,   k,   NULL, NULL,       NULL,
+                     CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, lda, ldb, ldc,  ROUND_NONE, 0};
+    float a, b;
+    cublasStatus_t st = gemm_setup(handle, &g, CUBLAS_COMPUTE_32F, alpha, beta, &a, &b);
+    if (st != CUBLAS_STATUS_SUCCESS || batchCount <= 0)
+        return st == CUBLAS_STATUS_SUCCESS && batchCount < 0 ? CUBLAS_STATUS_INVALID_VALUE : st;
+    /* The arrays of pointers live in device memory, as cuBLAS requires. */
+    size_t bytes = (size_t)batchCount * sizeof(void *);
+    const float *const *as = course_emu_host(Aarray, bytes, "cublasSgemmBatched, Aarray");
+    const float *const *bs = course_emu_host(Barray, bytes, "cublasSgemmBatched, Barray");
+    float *const *cs = course_emu_host(Carray, bytes, "cublasSgemmBatched, Carray");
+    if (!as || !bs || !cs)
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    return run_gemm(&g, a, b);
+    for (int i = 0; i < batchCount && st == CUBLAS_STATUS_SUCCESS; i++) {
+        struct gemm one = g;
+        one.A = as[i], one.B = bs[i], one.C = cs[i];
+        st = run_gemm(&one, a, b);
+    }
+    return st;
+}
+
+/* C = alpha op(A) op(B) + beta C in fp64 (cublasDgemm): one rounding per multiply-add, k in
+ * order; C is not read when beta is 0. */
+static void dgemm_host(const struct gemm *g, double alpha, const double *A, const double *B,
+                       double beta, double *C)
+{
+    for (int j = 0; j < g->n; j++)
+        for (int i = 0; i < g->m; i++) {
+            double acc = 0;
+            for (int p = 0; p < g->k; p++) {
+                double a =
+                    g->ta == CUBLAS_OP_N ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
+                double b =
+                    g->tb == CUBLAS_OP_N ? B[(size_t)j * g->ldb + p] : B[(size_t)p * g->ldb + j];
+                acc = fma(a, b, acc);
+            }
+            double *c = &C[(size_t)j * g->ldc + i];
+            *c = beta != 0 ? alpha * acc + beta * *c : alpha * acc;
+        }
+}
+
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                              cublasOperation_t transb, int m, int n, int k, const double *alpha,
+                              const double *A, int lda, const double *B, int ldb,
+                              const double *beta, double *C, int ldc)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasOperation_t ta = transa == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    cublasOperation_t tb = transb == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    int ar = ta == CUBLAS_OP_N ? m : k, ac = ta == CUBLAS_OP_N ? k : m;
+    int br = tb == CUBLAS_OP_N ? k : n, bc = tb == CUBLAS_OP_N ? n : k;
+    if (m < 0 || n < 0 || k < 0 || lda < (ar > 1 ? ar : 1) || ldb < (br > 1 ? br : 1) ||
+        ldc < (m > 1 ? m : 1) || transa > CUBLAS_OP_C || transb > CUBLAS_OP_C)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (course_emu_sticky_error())
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    const double *a = operand(A, ar, ac, lda, 8, "cublasDgemm, A");
+    const double *b = operand(B, br, bc, ldb, 8, "cublasDgemm, B");
+    double *c = (double *)operand(C, m, n, ldc, 8, "cublasDgemm, C");
+    const double *al = handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
+                           ? course_emu_host(alpha, 8, "cublasDgemm, alpha")
+                           : alpha;
+    const double *be = handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
+                           ? course_emu_host(beta, 8, "cublasDgemm, beta")
+                           : beta;
+    if (!a || !b || !c || !al || !be)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    struct gemm g = {ta,         tb,         m,          n,   k,   NULL, NULL,       NULL,
+                     CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, lda, ldb, ldc,  ROUND_NONE, 0};
+    dgemm_host(&g, *al, a, b, *be, c);
+    for (int j = 0; j < n && m; j++)
+        course_emu_wrote(C + (size_t)j * ldc, (size_t)m * 8);
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
@@ -407,6 +536,287 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
     }
     if (m && n) /* the whole strided extent of y: initcheck may miss unwritten gaps */
         course_emu_wrote(y, ((size_t)(yl - 1) * abs(incy) + 1) * sizeof(float));
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* --- copies between host and device (no handle) -------------------------------------------- */
+
+/* Copy @p count blocks of @p bytes each: block i from @p src + i * @p src_step to @p dst + i *
+ * @p dst_step; the device side (@p dev_dst says which) is checked against the allocation
+ * table first and recorded as written. */
+static cublasStatus_t strided_copy(int count, size_t bytes, const void *src, size_t src_step,
+                                   void *dst, size_t dst_step, int dev_dst, const char *who)
+{
+    if (count == 0 || bytes == 0)
+        return CUBLAS_STATUS_SUCCESS;
+    if (course_emu_sticky_error())
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    size_t dev_step = dev_dst ? dst_step : src_step;
+    size_t extent = dev_step * (size_t)(count - 1) + bytes;
+    char *dev = course_emu_host(dev_dst ? dst : src, extent, who);
+    if (!dev)
+        return CUBLAS_STATUS_MAPPING_ERROR;
+    const char *from = dev_dst ? src : dev;
+    char *to = dev_dst ? dev : dst;
+    for (int i = 0; i < count; i++) {
+        memmove(to + (size_t)i * dst_step, from + (size_t)i * src_step, bytes);
+        if (dev_dst)
+            course_emu_wrote((char *)dst + (size_t)i * dst_step, bytes);
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr,
+                               int incy)
+{
+    if (n < 0 || elemSize <= 0 || incx <= 0 || incy <= 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return strided_copy(n, (size_t)elemSize, x, (size_t)incx * elemSize, devicePtr,
+                        (size_t)incy * elemSize, 1, "cublasSetVector, y");
+}
+
+cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)
+{
+    if (n < 0 || elemSize <= 0 || incx <= 0 || incy <= 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return strided_copy(n, (size_t)elemSize, x, (size_t)incx * elemSize, y, (size_t)incy * elemSize,
+                        0, "cublasGetVector, x");
+}
+
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
+                               int ldb)
+{
+    if (rows < 0 || cols < 0 || elemSize <= 0 || lda < (rows > 1 ? rows : 1) ||
+        ldb < (rows > 1 ? rows : 1))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return strided_copy(rows ? cols : 0, (size_t)rows * elemSize, A, (size_t)lda * elemSize, B,
+                        (size_t)ldb * elemSize, 1, "cublasSetMatrix, B");
+}
+
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
+                               int ldb)
+{
+    if (rows < 0 || cols < 0 || elemSize <= 0 || lda < (rows > 1 ? rows : 1) ||
+        ldb < (rows > 1 ? rows : 1))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return strided_copy(rows ? cols : 0, (size_t)rows * elemSize, A, (size_t)lda * elemSize, B,
+                        (size_t)ldb * elemSize, 0, "cublasGetMatrix, A");
+}
+
+/* --- level 1: axpy, dot, nrm2, scal (fp32 and fp64) ------------------------------------------ */
+
+/** One strided vector operand, resolved to host memory. */
+struct vec {
+    char *p;     /**< host address of the element at the lowest address */
+    size_t step; /**< bytes between elements */
+    int n, rev;  /**< length; 1 when a negative increment walks it from its far end */
+    size_t elem; /**< 4 (fp32) or 8 (fp64) */
+};
+
+/* The host view of vector @p x of @p n elements of @p elem bytes with increment @p inc, or
+ * .p NULL (after the runtime said why) when it is not inside one allocation. */
+static struct vec vec_of(const void *x, int n, int inc, size_t elem, const char *who)
+{
+    size_t step = (size_t)abs(inc) * elem;
+    struct vec v = {NULL, step, n, inc < 0, elem};
+    v.p = n > 0 ? course_emu_host(x, step * (size_t)(n - 1) + elem, who) : (char *)x;
+    return v;
+}
+
+static double vec_get(const struct vec *v, int i)
+{
+    const char *at = v->p + (size_t)(v->rev ? v->n - 1 - i : i) * v->step;
+    return v->elem == 4 ? *(const float *)at : *(const double *)at;
+}
+
+static void vec_set(const struct vec *v, int i, double x)
+{
+    char *at = v->p + (size_t)(v->rev ? v->n - 1 - i : i) * v->step;
+    if (v->elem == 4)
+        *(float *)at = (float)x;
+    else
+        *(double *)at = x;
+}
+
+/* Read scalar @p p (fp32 or fp64 by @p elem) from the host or, in device pointer mode, device. */
+static int scalar_of(cublasHandle_t h, const void *p, size_t elem, double *out)
+{
+    if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
+        p = course_emu_host(p, elem, "cuBLAS scalar");
+    if (!p)
+        return -1;
+    *out = elem == 4 ? *(const float *)p : *(const double *)p;
+    return 0;
+}
+
+/* Write a result (dot, nrm2) to the host or, in device pointer mode, device. */
+static cublasStatus_t result_to(cublasHandle_t h, void *result, size_t elem, double v)
+{
+    void *at = h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
+                   ? course_emu_host(result, elem, "cuBLAS result")
+                   : result;
+    if (!at)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    if (elem == 4)
+        *(float *)at = (float)v;
+    else
+        *(double *)at = v;
+    if (at != result)
+        course_emu_wrote(result, elem);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Record that strided vector @p dev (@p n elements) was written from the host. */
+static void vec_wrote(const void *dev, const struct vec *v)
+{
+    for (int i = 0; i < v->n; i++)
+        course_emu_wrote((const char *)dev + (size_t)i * v->step, v->elem);
+}
+
+/* y = alpha x + y, one fma per element in the type's precision. */
+static cublasStatus_t axpy(cublasHandle_t h, int n, const void *alpha, const void *x, int incx,
+                           void *y, int incy, size_t elem)
+{
+    if (!handle_ok(h))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (n <= 0)
+        return CUBLAS_STATUS_SUCCESS;
+    if (incx == 0 || incy == 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    double a;
+    struct vec vx = vec_of(x, n, incx, elem, "cuBLAS axpy, x");
+    struct vec vy = vec_of(y, n, incy, elem, "cuBLAS axpy, y");
+    if (!vx.p || !vy.p || scalar_of(h, alpha, elem, &a))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    for (int i = 0; i < n; i++)
+        vec_set(&vy, i,
+                elem == 4 ? fmaf((float)a, (float)vec_get(&vx, i), (float)vec_get(&vy, i))
+                          : fma(a, vec_get(&vx, i), vec_get(&vy, i)));
+    vec_wrote(y, &vy);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* x = alpha x (BLAS: nothing for a non-positive increment). */
+static cublasStatus_t scal(cublasHandle_t h, int n, const void *alpha, void *x, int incx,
+                           size_t elem)
+{
+    if (!handle_ok(h))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (n <= 0 || incx <= 0)
+        return CUBLAS_STATUS_SUCCESS;
+    double a;
+    struct vec vx = vec_of(x, n, incx, elem, "cuBLAS scal, x");
+    if (!vx.p || scalar_of(h, alpha, elem, &a))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    for (int i = 0; i < n; i++)
+        vec_set(&vx, i, elem == 4 ? (float)a * (float)vec_get(&vx, i) : a * vec_get(&vx, i));
+    vec_wrote(x, &vx);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* x . y (with @p y NULL: the Euclidean norm of x), accumulated in fp64 and rounded once: the
+ * summation order is not cuBLAS's, so fp32 results may differ from a GPU's in the last bit. */
+static cublasStatus_t dot_or_norm(cublasHandle_t h, int n, const void *x, int incx, const void *y,
+                                  int incy, void *result, size_t elem)
+{
+    if (!handle_ok(h))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!y && incx <= 0) /* BLAS: the norm of a vector with no positive increment is 0 */
+        n = 0;
+    if (n > 0 && (incx == 0 || (y && incy == 0)))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    struct vec vx = vec_of(x, n, incx, elem, "cuBLAS dot or nrm2, x"), vy = vx;
+    if (y)
+        vy = vec_of(y, n, incy, elem, "cuBLAS dot, y");
+    if (n > 0 && (!vx.p || !vy.p))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    double acc = 0;
+    for (int i = 0; i < n; i++)
+        acc += vec_get(&vx, i) * vec_get(&vy, i);
+    return result_to(h, result, elem, y ? acc : sqrt(acc));
+}
+
+cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x,
+                              int incx, float *y, int incy)
+{
+    return axpy(handle, n, alpha, x, incx, y, incy, 4);
+}
+
+cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x,
+                              int incx, double *y, int incy)
+{
+    return axpy(handle, n, alpha, x, incx, y, incy, 8);
+}
+
+cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)
+{
+    return scal(handle, n, alpha, x, incx, 4);
+}
+
+cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x,
+                              int incx)
+{
+    return scal(handle, n, alpha, x, incx, 8);
+}
+
+cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y,
+                             int incy, float *result)
+{
+    return dot_or_norm(handle, n, x, incx, y, incy, result, 4);
+}
+
+cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx,
+                             const double *y, int incy, double *result)
+{
+    return dot_or_norm(handle, n, x, incx, y, incy, result, 8);
+}
+
+cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)
+{
+    return dot_or_norm(handle, n, x, incx, NULL, 0, result, 4);
+}
+
+cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx,
+                              double *result)
+{
+    return dot_or_norm(handle, n, x, incx, NULL, 0, result, 8);
+}
+
+/* --- geam: C = alpha op(A) + beta op(B) ------------------------------------------------------ */
+
+cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, const float *alpha,
+                           const float *A, int lda, const float *beta, const float *B, int ldb,
+                           float *C, int ldc)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    int ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+    int ar = ta ? n : m, br = tb ? n : m;
+    if (m < 0 || n < 0 || lda < (ar > 1 ? ar : 1) || ldb < (br > 1 ? br : 1) ||
+        ldc < (m > 1 ? m : 1) || transa > CUBLAS_OP_C || transb > CUBLAS_OP_C)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0)
+        return CUBLAS_STATUS_SUCCESS;
+    if (course_emu_sticky_error())
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    float al, be;
+    if (scalar(handle, alpha, CUDA_R_32F, &al) || scalar(handle, beta, CUDA_R_32F, &be))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    /* An operand whose scalar is 0 is not read (it may be NULL), as in cuBLAS. */
+    const float *a = al != 0 ? operand(A, ar, ta ? m : n, lda, 4, "cublasSgeam, A") : NULL;
+    const float *b = be != 0 ? operand(B, br, tb ? m : n, ldb, 4, "cublasSgeam, B") : NULL;
+    float *c = (float *)operand(C, m, n, ldc, 4, "cublasSgeam, C");
+    if (!c || (al != 0 && !a) || (be != 0 && !b))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    for (int j = 0; j < n; j++) {
+        for (int i = 0; i < m; i++) {
+            float x = a ? al * (ta ? a[(size_t)i * lda + j] : a[(size_t)j * lda + i]) : 0.0f;
+            float y = b ? be * (tb ? b[(size_t)i * ldb + j] : b[(size_t)j * ldb + i]) : 0.0f;
+            c[(size_t)j * ldc + i] = x + y;
+        }
+        course_emu_wrote(C + (size_t)j * ldc, (size_t)m * 4);
+    }
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "emu.h"
-#include "ref.h"
+#include "vm/fp.h"
 
 enum { COMM_MAGIC = 0x4e43434c, MAX_RANKS = 64 };
 /** Bytes each rank stages per chunk. */
@@ -302,9 +302,9 @@ static double load_f(const void *p, ncclDataType_t t)
 {
     switch (t) {
     case ncclFloat16:
-        return ref_f16_to_f32(*(const uint16_t *)p);
+        return fp_f16_to_f32(*(const uint16_t *)p);
     case ncclBfloat16:
-        return ref_bf16_to_f32(*(const uint16_t *)p);
+        return fp_bf16_to_f32(*(const uint16_t *)p);
     case ncclFloat32:
         return *(const float *)p;
     default:
@@ -316,10 +316,10 @@ static void store_f(void *p, ncclDataType_t t, double v)
 {
     switch (t) {
     case ncclFloat16:
-        *(uint16_t *)p = ref_f32_to_f16((float)v);
+        *(uint16_t *)p = fp_f32_to_f16((float)v);
         break;
     case ncclBfloat16:
-        *(uint16_t *)p = ref_f32_to_bf16((float)v);
+        *(uint16_t *)p = fp_f32_to_bf16((float)v);
         break;
     case ncclFloat32:
         *(float *)p = (float)v;

@@ -84,33 +84,6 @@ uint16_t fp_f32_to_bf16(float x)
     return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1)) >> 16);
 }
 
-float fp_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1F, man = h & 0x3FFu;
-    if (e == 0) /* zero or subnormal: man * 2^-24, exact in float */
-        return sign ? -(float)man * 0x1p-24f : (float)man * 0x1p-24f;
-    if (e == 31)
-        return u2f(sign | 0x7F800000u | man << 13);
-    return u2f(sign | (e + 112) << 23 | man << 13);
-}
-
-double fp_add_odd(double a, double b)
-{
-    double s = a + b;
-    if (!isfinite(s))
-        return s;
-    /* Knuth's TwoSum: err is exactly (a + b) - s. */
-    double bb = s - a;
-    double err = (a - (s - bb)) + (b - bb);
-    if (err == 0)
-        return s;
-    uint64_t u = d2u(s);
-    /* Truncate toward zero (s may have rounded away), then set the last bit: round to odd. */
-    if ((err > 0) != (s > 0))
-        u -= 1;
-    return u2d(u | 1);
-}
-
 float fp_fmaf(float a, float b, float c)
 {
 #ifdef __FP_FAST_FMAF

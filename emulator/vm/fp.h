@@ -64,16 +64,59 @@ uint16_t fp_f32_to_f16(float x);
 /** f32 to bfloat16, round to nearest even (the fast path of fp_round). */
 uint16_t fp_f32_to_bf16(float x);
 /** binary16 to f32, exactly. */
-float fp_f16_to_f32(uint16_t h);
+static inline float fp_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1F, man = h & 0x3FFu;
+    if (e == 0) /* zero or subnormal: man * 2^-24, exact in float */
+        return sign ? -(float)man * 0x1p-24f : (float)man * 0x1p-24f;
+    if (e == 31)
+        return u2f(sign | 0x7F800000u | man << 13);
+    return u2f(sign | (e + 112) << 23 | man << 13);
+}
 /** bfloat16 to f32, exactly. */
 static inline float fp_bf16_to_f32(uint16_t b)
 {
     return u2f((uint32_t)b << 16);
 }
 
+/*
+ * @p x rounded to nearest even in a format of @p man mantissa bits whose normal values are
+ * [2^emin, 2^emax * (2 - 2^-man)] (binary16, bfloat16), as the bits of that format. A normal
+ * result takes a few integer operations on the bits of @p x; zero, subnormal, overflowing,
+ * infinite and NaN results go through fp_round(), with @p ftz. @p x as for fp_round().
+ */
+static inline uint32_t fp_round_rn_narrow(double x, struct fmt f, int ftz)
+{
+    int bias = (1 << (f.exp - 1)) - 1, drop = 52 - f.man;
+    uint64_t a = d2u(x) & 0x7FFFFFFFFFFFFFFFull;
+    uint64_t lo = (uint64_t)(1023 + 1 - bias) << 52; /* 2^emin */
+    /* the first value that rounds past the largest: 2^emax (2 - 2^-(man + 1)) */
+    uint64_t hi = ((uint64_t)(1023 + bias) << 52) | (((1ull << (f.man + 1)) - 1) << (drop - 1));
+    if (a < lo || a >= hi)
+        return fp_round(x, f, RND_RN, ftz);
+    uint64_t r = a + ((1ull << (drop - 1)) - 1) + ((a >> drop) & 1); /* ties to even */
+    uint32_t sign = (uint32_t)(d2u(x) >> 63) << (f.man + f.exp);
+    return sign | (uint32_t)((r - ((uint64_t)(1023 - bias) << 52)) >> drop);
+}
+
 /** a + b rounded to odd at double precision, so that rounding it again to any format of at
  *  most 51 significant bits gives the correctly rounded sum. */
-double fp_add_odd(double a, double b);
+static inline double fp_add_odd(double a, double b)
+{
+    double s = a + b;
+    if (!__builtin_isfinite(s))
+        return s;
+    /* Knuth's TwoSum: err is exactly (a + b) - s. */
+    double bb = s - a;
+    double err = (a - (s - bb)) + (b - bb);
+    if (err == 0)
+        return s;
+    uint64_t u = d2u(s);
+    /* Truncate toward zero (s may have rounded away), then set the last bit: round to odd. */
+    if ((err > 0) != (s > 0))
+        u -= 1;
+    return u2d(u | 1);
+}
 
 /** fma(a, b, c) on floats, rounded once to nearest even. */
 float fp_fmaf(float a, float b, float c);

@@ -10,6 +10,9 @@
  * inside the error bounds the PTX ISA gives them.
  */
 #include <math.h>
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
 
 #include "fp.h"
 
@@ -459,23 +462,35 @@ enum event h_SETP_F64(struct exec *x, struct warp *w, const struct insn *in, uin
 /* ---- f16 and bf16 -------------------------------------------------------------------------------
  */
 
-/* One 16-bit result of op (0 add, 1 sub, 2 mul, 3 fma, 4 min, 5 max, 6 neg, 7 abs) on the
- * 16-bit values a, b, c; flags = bf16 | x2 << 1 | ftz << 2 | sat << 3 | relu << 4. */
-static uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t flags)
+/* A 16-bit value (bfloat16 when @p bf) as a double, exactly. */
+static inline double half_value(uint32_t h, int bf)
 {
-    struct fmt f = flags & 1 ? FMT_BF16 : FMT_F16;
-    uint32_t signbit16 = 0x8000u;
+#ifdef __F16C__
+    if (!bf) /* the CPU's own exact widening (x86-64-v3) */
+        return _cvtsh_ss((unsigned short)h);
+#endif
+    return bf ? fp_bf16_to_f32((uint16_t)h) : fp_f16_to_f32((uint16_t)h);
+}
+
+/* One 16-bit result of op (0 add, 1 sub, 2 mul, 3 fma, 4 min, 5 max, 6 neg, 7 abs) on the
+ * 16-bit values a, b, c; flags = bf16 | x2 << 1 | ftz << 2 | sat << 3 | relu << 4. The exact
+ * result (products of 16-bit values are exact in double; sums are rounded to odd, which a
+ * second rounding to 16 bits keeps correct) is rounded once. Inlined with a constant op, so
+ * that each op's loop over the lanes is its own. */
+static inline uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t flags)
+{
+    int bf = flags & 1;
     if (op == 6)
-        return a ^ signbit16;
+        return a ^ 0x8000u;
     if (op == 7)
         return a & 0x7FFFu;
-    double va = fp_value(a, f), vb = fp_value(b, f), vc = fp_value(c, f);
-    if (flags & 4) {
-        va = (a & 0x7FFF) < (1u << f.man) ? copysign(0.0, va) : va;
-        vb = (b & 0x7FFF) < (1u << f.man) ? copysign(0.0, vb) : vb;
-        vc = (c & 0x7FFF) < (1u << f.man) ? copysign(0.0, vc) : vc;
+    if (flags & 4) { /* .ftz: subnormal inputs are signed zeros */
+        uint32_t sub = bf ? 0x80u : 0x400u;
+        a = (a & 0x7FFF) < sub ? a & 0x8000u : a;
+        b = (b & 0x7FFF) < sub ? b & 0x8000u : b;
+        c = (c & 0x7FFF) < sub ? c & 0x8000u : c;
     }
-    double v;
+    double va = half_value(a, bf), vb = half_value(b, bf), v;
     switch (op) {
     case 0:
         v = fp_add_odd(va, vb);
@@ -487,7 +502,7 @@ static uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t fla
         v = va * vb;
         break;
     case 3:
-        v = fp_add_odd(va * vb, vc);
+        v = fp_add_odd(va * vb, half_value(c, bf));
         break;
     case 4:
         v = fmin64(va, vb);
@@ -496,14 +511,25 @@ static uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t fla
         v = fmax64(va, vb);
         break;
     }
-    if ((flags & 8) && !isnan(v))
-        v = v < 0 ? 0 : v > 1 ? 1 : v;
-    if ((flags & 16) && !isnan(v) && v < 0)
-        v = 0;
-    if ((flags & 8) && isnan(v))
-        v = 0;
-    return fp_round(v, f, RND_RN, (flags >> 2) & 1);
+    if (flags & 24) { /* .sat clamps to [0, 1] (NaN to 0), .relu negatives to 0 */
+        if ((flags & 8) && !isnan(v))
+            v = v < 0 ? 0 : v > 1 ? 1 : v;
+        if ((flags & 16) && !isnan(v) && v < 0)
+            v = 0;
+        if ((flags & 8) && isnan(v))
+            v = 0;
+    }
+    return fp_round_rn_narrow(v, bf ? FMT_BF16 : FMT_F16, (flags >> 2) & 1);
 }
+
+/* d = op(a, b, c) on one or both halves of every lane, for a constant @p OP. */
+#define HALF_LANES(OP)                                                                             \
+    LANES(m, {                                                                                     \
+        uint32_t r = half_op(OP, a[l] & 0xFFFF, b[l] & 0xFFFF, c[l] & 0xFFFF, in->mod);            \
+        if (halves == 2)                                                                           \
+            r |= half_op(OP, a[l] >> 16, b[l] >> 16, c[l] >> 16, in->mod) << 16;                   \
+        d[l] = r;                                                                                  \
+    })
 
 enum event h_HALF_ARITH(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
@@ -511,17 +537,33 @@ enum event h_HALF_ARITH(struct exec *x, struct warp *w, const struct insn *in, u
     uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]);
     uint32_t *b = in->o[2] != NO_REG ? R32(w, in->o[2]) : a;
     uint32_t *c = in->o[3] != NO_REG ? R32(w, in->o[3]) : a;
-    int op = in->width, halves = (in->mod & 2) ? 2 : 1;
-    LANES(m, {
-        uint32_t r = 0;
-        for (int h = 0; h < halves; h++) {
-            int s = 16 * h;
-            r |= half_op(op, (a[l] >> s) & 0xFFFF, (b[l] >> s) & 0xFFFF, (c[l] >> s) & 0xFFFF,
-                         in->mod)
-                 << s;
-        }
-        d[l] = r;
-    });
+    int halves = (in->mod & 2) ? 2 : 1;
+    switch (in->width) {
+    case 0:
+        HALF_LANES(0);
+        break;
+    case 1:
+        HALF_LANES(1);
+        break;
+    case 2:
+        HALF_LANES(2);
+        break;
+    case 3:
+        HALF_LANES(3);
+        break;
+    case 4:
+        HALF_LANES(4);
+        break;
+    case 5:
+        HALF_LANES(5);
+        break;
+    case 6:
+        HALF_LANES(6);
+        break;
+    default:
+        HALF_LANES(7);
+        break;
+    }
     return EV_NONE;
 }
 
@@ -529,9 +571,10 @@ enum event h_SETP_HALF(struct exec *x, struct warp *w, const struct insn *in, ui
 {
     (void)x;
     uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]);
-    struct fmt f = (in->mod >> 16) & 1 ? FMT_BF16 : FMT_F16;
+    int bf = (in->mod >> 16) & 1;
     uint32_t cmp = in->mod & 0xFF, r = 0;
-    LANES(m, r |= (uint32_t)fcmp(fp_value(a[l] & 0xFFFF, f), fp_value(b[l] & 0xFFFF, f), cmp) << l);
+    LANES(m, r |= (uint32_t)fcmp(half_value(a[l] & 0xFFFF, bf), half_value(b[l] & 0xFFFF, bf), cmp)
+                  << l);
     vm_setp_store(w, in, m, r);
     return EV_NONE;
 }

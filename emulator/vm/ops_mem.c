@@ -272,6 +272,14 @@ static void load_elem(struct warp *w, uint32_t reg, uint8_t **host, size_t off, 
         LANES(m, memcpy(&d[l], host[l] + off, 4));
         return;
     }
+    if (width == 2 && !sgn) { /* f16, bf16, u16: a fixed-size copy, not a call per lane */
+        LANES(m, {
+            uint16_t h;
+            memcpy(&h, host[l] + off, 2);
+            d[l] = h;
+        });
+        return;
+    }
     LANES(m, {
         uint32_t v = 0;
         memcpy(&v, host[l] + off, width);

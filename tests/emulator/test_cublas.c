@@ -9,14 +9,17 @@
  * in fp32 once both operands are rounded), against rounding written here from
  * frexp, independently of the emulator's own.
  */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "cuda_check.h"
+#include "test_cublas.h"
 
 /* --- helpers -------------------------------------------------------------------------------- */
 
@@ -317,19 +320,23 @@ START_TEST(every_half_value_exact)
 }
 END_TEST
 
-/* CUBLAS_COMPUTE_16F accumulates in fp16: 2048 + 1 + ... + 1 stays 2048 (ties to even), while
- * fp32 accumulation of the same fp16 inputs reaches 2048 + 8. */
-START_TEST(compute_16f_accumulates_in_half)
+/* CUBLAS_COMPUTE_16F accumulates in fp16 as a tensor core does: each MMA of 16 k steps sums its
+ * products in fp32 and rounds to fp16 once. With a = 2048, then three runs of fifteen 1s each
+ * (0 in the first k of the later two), the MMAs end at 2063 -> 2064, 2079 -> 2080 and
+ * 2095 -> 2096 (ties to even); fp32 accumulation gives the exact 2093, 2092 once rounded to
+ * an fp16 C; rounding after every step would stay at 2048. */
+START_TEST(compute_16f_rounds_per_mma)
 {
-    enum { K = 9 };
-    uint16_t a[K], b[K], c16 = 0, alpha16 = half_bits_of_int(1), beta16 = 0;
+    enum { K = 48 };
+    uint16_t a[K], b[K], c16 = 0, c16_32 = 0, alpha16 = half_bits_of_int(1), beta16 = 0;
     float c32 = 0, alpha = 1, beta = 0;
     for (int p = 0; p < K; p++) {
-        a[p] = half_bits_of_int(p == 0 ? 2048 : 1);
+        a[p] = half_bits_of_int(p == 0 ? 2048 : p % 16 == 0 ? 0 : 1);
         b[p] = half_bits_of_int(1);
     }
     void *da = upload(a, sizeof a), *db = upload(b, sizeof b);
     void *dc16 = upload(&c16, sizeof c16), *dc32 = upload(&c32, sizeof c32);
+    void *dc16_32 = upload(&c16_32, sizeof c16_32);
     cublasHandle_t h = handle_new();
     ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, K, &alpha16, da, CUDA_R_16F, 1,
                                   db, CUDA_R_16F, K, &beta16, dc16, CUDA_R_16F, 1,
@@ -339,12 +346,88 @@ START_TEST(compute_16f_accumulates_in_half)
                                   db, CUDA_R_16F, K, &beta, dc32, CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT),
                      CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, K, &alpha, da, CUDA_R_16F, 1,
+                                  db, CUDA_R_16F, K, &beta, dc16_32, CUDA_R_16F, 1,
+                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
     CUDA_CHECK(cudaMemcpy(&c16, dc16, sizeof c16, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&c32, dc32, sizeof c32, cudaMemcpyDeviceToHost));
-    ck_assert_float_eq(float_of_half(c16), 2048.0f);
-    ck_assert_float_eq(c32, 2056.0f);
+    CUDA_CHECK(cudaMemcpy(&c16_32, dc16_32, sizeof c16_32, cudaMemcpyDeviceToHost));
+    ck_assert_float_eq(float_of_half(c16), 2096.0f);
+    ck_assert_float_eq(c32, 2093.0f);
+    ck_assert_float_eq(float_of_half(c16_32), 2092.0f);
     device_free(da, db, dc16, dc32);
+    device_free(dc16_32, NULL, NULL, NULL);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+END_TEST
+
+/* @p x rounded to binary16's 11 significant bits (normal range), ties to even. */
+static float round_half(float x)
+{
+    return x == 0 ? 0 : round_sig(x, 11, 0);
+}
+
+/* What the stand-in computed before it followed the tensor core: fp16 after every step. */
+static float dot_rounded_per_step(const int *a, const int *b, int M, int K, int i, int j)
+{
+    float acc = 0;
+    for (int p = 0; p < K; p++)
+        acc = round_half(acc + (float)(a[(size_t)p * M + i] * b[(size_t)j * K + p]));
+    return acc;
+}
+
+/* Issue 20's case: a WMMA kernel with fp16 accumulators, checked against CUBLAS_COMPUTE_16F at
+ * 512^3 on small non-negative integers, must agree with it bit for bit (there, an element the
+ * kernel computed as 3120, exact 3118, came back from the stand-in as 3088). Sums reach past
+ * 2048, where fp16 drops bits, so fp16 accumulation must change some elements; and rounding
+ * after every step must disagree with the kernel somewhere. */
+START_TEST(compute_16f_matches_wmma_kernel)
+{
+    enum { M = 512, N = 512, K = 512 };
+    int *ia = mat_alloc((size_t)M * K * sizeof *ia), *ib = mat_alloc((size_t)K * N * sizeof *ib);
+    uint16_t *ha = mat_alloc((size_t)M * K * 2), *hb = mat_alloc((size_t)K * N * 2);
+    uint16_t *kern = mat_alloc((size_t)M * N * 2), *blas = mat_alloc((size_t)M * N * 2);
+    uint64_t s = 20;
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        ia[i] = (int)(mat_rand_next(&s) % 6); /* 0 .. 5: dot products near 3200 */
+    for (size_t i = 0; i < (size_t)K * N; i++)
+        ib[i] = (int)(mat_rand_next(&s) % 6);
+    store_ints(ia, (size_t)M * K, F16, ha);
+    store_ints(ib, (size_t)K * N, F16, hb);
+    void *da = upload(ha, (size_t)M * K * 2), *db = upload(hb, (size_t)K * N * 2);
+    void *dk = upload(kern, (size_t)M * N * 2), *dc = upload(blas, (size_t)M * N * 2);
+    CUDA_CHECK(wmma_gemm_f16_acc(M, N, K, da, db, dk));
+    cublasHandle_t h = handle_new();
+    const uint16_t one = half_bits_of_int(1), zero = 0;
+    ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, da, CUDA_R_16F, M, db,
+                                  CUDA_R_16F, K, &zero, dc, CUDA_R_16F, M, CUBLAS_COMPUTE_16F,
+                                  CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(kern, dk, (size_t)M * N * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(blas, dc, (size_t)M * N * 2, cudaMemcpyDeviceToHost));
+    int inexact = 0, step_differs = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            long exact = 0;
+            for (int p = 0; p < K; p++)
+                exact += (long)ia[(size_t)p * M + i] * ib[(size_t)j * K + p];
+            float got = float_of_half(blas[(size_t)j * M + i]);
+            float want = float_of_half(kern[(size_t)j * M + i]);
+            ck_assert_msg(
+                got == want,
+                "512^3 C(%d,%d): CUBLAS_COMPUTE_16F gives %g, the WMMA kernel %g (exact %ld)", i, j,
+                got, want, exact);
+            inexact += got != (float)exact;
+            step_differs += i == j && dot_rounded_per_step(ia, ib, M, K, i, j) != want;
+        }
+    ck_assert_msg(inexact > M * N / 2, "fp16 accumulation changed only %d of %d elements", inexact,
+                  M * N);
+    ck_assert_msg(step_differs > M / 2, "rounding per step agreed with the kernel on %d of %d",
+                  M - step_differs, M);
+    device_free(da, db, dk, dc);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(ia), free(ib), free(ha), free(hb), free(kern), free(blas);
 }
 END_TEST
 
@@ -386,6 +469,485 @@ START_TEST(sgemv_transposes_and_strides)
     device_free(dA, dx, dy, NULL);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
     free(A);
+}
+END_TEST
+
+/* --- batched GEMM and DGEMM ------------------------------------------------------------------- */
+
+/* C = alpha op(A) op(B) + beta C in double, column-major: the reference for the tests below. */
+static void gemm_ref(int ta, int tb, int m, int n, int k, double alpha, const double *A, int lda,
+                     const double *B, int ldb, double beta, double *C, int ldc)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double acc = 0;
+            for (int p = 0; p < k; p++)
+                acc += (ta ? A[(size_t)i * lda + p] : A[(size_t)p * lda + i]) *
+                       (tb ? B[(size_t)p * ldb + j] : B[(size_t)j * ldb + p]);
+            C[(size_t)j * ldc + i] = alpha * acc + beta * C[(size_t)j * ldc + i];
+        }
+}
+
+/* @p n small integers (in [-4, 4]) as doubles and as floats. */
+static void fill_both(double *d, float *f, size_t n, uint64_t seed)
+{
+    mat_fill_int(f, n, seed);
+    for (size_t i = 0; i < n; i++)
+        d[i] = f[i];
+}
+
+/* Compare @p got (float, ldc) with @p want (double) over m x n; the padding must be @p pad. */
+static void check_block(const char *what, int batch, int m, int n, int ldc, const float *got,
+                        const double *want)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < ldc; i++)
+            ck_assert_msg(got[(size_t)j * ldc + i] == want[(size_t)j * ldc + i],
+                          "%s batch %d (%d x %d): C(%d,%d) = %g, want %g%s", what, batch, m, n, i,
+                          j, got[(size_t)j * ldc + i], want[(size_t)j * ldc + i],
+                          i >= m ? " (padding)" : "");
+}
+
+/* SgemmStridedBatched, SgemmBatched (pointer arrays in device memory) and GemmStridedBatchedEx
+ * (fp16 in, fp32 out) against the host, three batches of an odd shape, both transposes of A. */
+START_TEST(batched_gemms)
+{
+    enum { BATCH = 3, M = 31, N = 17, K = 33, LDA = 35, LDB = 34, LDC = 32 };
+    const size_t sa = (size_t)LDA * K + 5, sb = (size_t)LDB * N + 3, sc = (size_t)LDC * N + 1;
+    double *A = mat_alloc(BATCH * sa * 8), *B = mat_alloc(BATCH * sb * 8);
+    double *C = mat_alloc(BATCH * sc * 8);
+    float *fa = mat_alloc_f32(BATCH * sa), *fb = mat_alloc_f32(BATCH * sb);
+    float *fc = mat_alloc_f32(BATCH * sc), *got = mat_alloc_f32(BATCH * sc);
+    uint16_t *ha = mat_alloc(BATCH * sa * 2), *hb = mat_alloc(BATCH * sb * 2);
+    fill_both(A, fa, BATCH * sa, 1), fill_both(B, fb, BATCH * sb, 2),
+        fill_both(C, fc, BATCH * sc, 3);
+    int *ia = mat_alloc(BATCH * sa * sizeof *ia), *ib = mat_alloc(BATCH * sb * sizeof *ib);
+    for (size_t i = 0; i < BATCH * sa; i++)
+        ia[i] = (int)fa[i];
+    for (size_t i = 0; i < BATCH * sb; i++)
+        ib[i] = (int)fb[i];
+    store_ints(ia, BATCH * sa, F16, ha), store_ints(ib, BATCH * sb, F16, hb);
+    float *dA = upload(fa, BATCH * sa * 4), *dB = upload(fb, BATCH * sb * 4);
+    void *dA16 = upload(ha, BATCH * sa * 2), *dB16 = upload(hb, BATCH * sb * 2);
+    float *dC = upload(fc, BATCH * sc * 4);
+    cublasHandle_t h = handle_new();
+    const float alpha = 2, beta = -1;
+    for (int call = 0; call < 3; call++)
+        for (int ta = 0; ta < 2; ta++) {
+            int lda = ta ? K + 2 : LDA; /* A is M x K, or K x M when transposed */
+            CUDA_CHECK(cudaMemcpy(dC, fc, BATCH * sc * 4, cudaMemcpyHostToDevice));
+            cublasStatus_t st;
+            if (call == 0) {
+                st = cublasSgemmStridedBatched(h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dA, lda,
+                                               (long long)sa, dB, LDB, (long long)sb, &beta, dC,
+                                               LDC, (long long)sc, BATCH);
+            } else if (call == 1) {
+                const float *pa[BATCH], *pb[BATCH];
+                float *pc[BATCH];
+                for (int b = 0; b < BATCH; b++)
+                    pa[b] = dA + b * sa, pb[b] = dB + b * sb, pc[b] = dC + b * sc;
+                void *dpa = upload(pa, sizeof pa), *dpb = upload(pb, sizeof pb);
+                void *dpc = upload(pc, sizeof pc);
+                st = cublasSgemmBatched(h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dpa, lda, dpb,
+                                        LDB, &beta, dpc, LDC, BATCH);
+                device_free(dpa, dpb, dpc, NULL);
+            } else {
+                st = cublasGemmStridedBatchedEx(
+                    h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dA16, CUDA_R_16F, lda, (long long)sa,
+                    dB16, CUDA_R_16F, LDB, (long long)sb, &beta, dC, CUDA_R_32F, LDC, (long long)sc,
+                    BATCH, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            }
+            ck_assert_int_eq(st, CUBLAS_STATUS_SUCCESS);
+            CUDA_CHECK(cudaMemcpy(got, dC, BATCH * sc * 4, cudaMemcpyDeviceToHost));
+            for (int b = 0; b < BATCH; b++) {
+                double *want = mat_alloc(sc * 8);
+                memcpy(want, C + b * sc, sc * 8);
+                gemm_ref(ta, 0, M, N, K, 2, A + b * sa, lda, B + b * sb, LDB, -1, want, LDC);
+                check_block(call == 0   ? "SgemmStridedBatched"
+                            : call == 1 ? "SgemmBatched"
+                                        : "GemmStridedBatchedEx",
+                            b, M, N, LDC, got + b * sc, want);
+                free(want);
+            }
+        }
+    device_free(dA, dB, dA16, dB16);
+    device_free(dC, NULL, NULL, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(B), free(C), free(fa), free(fb), free(fc), free(got), free(ha), free(hb);
+    free(ia), free(ib);
+}
+END_TEST
+
+/* DGEMM in fp64, every transpose pair at an odd shape; 1 + 2^-40 survives, as in no float. */
+START_TEST(dgemm_transposes_in_double)
+{
+    enum { M = 37, N = 29, K = 41, LD = 43 };
+    double *A = mat_alloc(LD * LD * 8), *B = mat_alloc(LD * LD * 8), *C = mat_alloc(LD * N * 8);
+    double *want = mat_alloc(LD * N * 8), *got = mat_alloc(LD * N * 8);
+    float *scratch = mat_alloc_f32(LD * LD);
+    fill_both(A, scratch, LD * LD, 4), fill_both(B, scratch, LD * LD, 5);
+    fill_both(C, scratch, LD * N, 6);
+    A[0] += 0x1p-40; /* A(0,0) in both layouts: a change no fp32 path keeps */
+    double *dA = upload(A, LD * LD * 8), *dB = upload(B, LD * LD * 8), *dC = upload(C, LD * N * 8);
+    cublasHandle_t h = handle_new();
+    const double alpha = 3, beta = -2;
+    for (int t = 0; t < 4; t++) {
+        CUDA_CHECK(cudaMemcpy(dC, C, LD * N * 8, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(
+            cublasDgemm(h, ops[t / 2], ops[t % 2], M, N, K, &alpha, dA, LD, dB, LD, &beta, dC, LD),
+            CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dC, LD * N * 8, cudaMemcpyDeviceToHost));
+        memcpy(want, C, LD * N * 8);
+        gemm_ref(t / 2, t % 2, M, N, K, 3, A, LD, B, LD, -2, want, LD);
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LD; i++)
+                ck_assert_msg(got[j * LD + i] == want[j * LD + i],
+                              "Dgemm %c%c %d x %d x %d: C(%d,%d) = %.17g, want %.17g",
+                              t / 2 ? 'T' : 'N', t % 2 ? 'T' : 'N', M, N, K, i, j, got[j * LD + i],
+                              want[j * LD + i]);
+    }
+    device_free(dA, dB, dC, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(B), free(C), free(want), free(got), free(scratch);
+}
+END_TEST
+
+/* --- geam, level 1, copies ---------------------------------------------------------------------
+ */
+
+/* C = alpha op(A) + beta op(B) for every transpose pair, odd shape, padded leading dimensions;
+ * then in place (C = A) and with beta 0 and B NULL (not read). */
+START_TEST(sgeam_transposes_and_in_place)
+{
+    enum { M = 37, N = 53, LD = 59 };
+    float *A = mat_alloc_f32(LD * LD), *B = mat_alloc_f32(LD * LD), *C = mat_alloc_f32(LD * N);
+    mat_fill_int(A, LD * LD, 7), mat_fill_int(B, LD * LD, 8), mat_fill_int(C, LD * N, 9);
+    float *dA = upload(A, LD * LD * 4), *dB = upload(B, LD * LD * 4), *dC = upload(C, LD * N * 4);
+    float *got = mat_alloc_f32(LD * N);
+    cublasHandle_t h = handle_new();
+    const float alpha = 2, beta = -3, zero = 0;
+    for (int t = 0; t < 5; t++) {
+        int ta = t < 4 ? t / 2 : 0, tb = t % 2;
+        CUDA_CHECK(cudaMemcpy(dC, C, LD * N * 4, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(cublasSgeam(h, ops[ta], ops[tb], M, N, &alpha, t < 4 ? dA : dC, LD,
+                                     t < 4 ? &beta : &zero, t < 4 ? dB : NULL, LD, dC, LD),
+                         CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dC, LD * N * 4, cudaMemcpyDeviceToHost));
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LD; i++) {
+                float a = ta ? A[i * LD + j] : A[j * LD + i],
+                      b = tb ? B[i * LD + j] : B[j * LD + i];
+                float want = i >= M ? C[j * LD + i] : t < 4 ? 2 * a - 3 * b : 2 * C[j * LD + i];
+                ck_assert_msg(got[j * LD + i] == want,
+                              "Sgeam case %d (%c%c): C(%d,%d) = %g, want %g", t, ta ? 'T' : 'N',
+                              tb ? 'T' : 'N', i, j, got[j * LD + i], want);
+            }
+    }
+    device_free(dA, dB, dC, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(B), free(C), free(got);
+}
+END_TEST
+
+/* axpy, dot, nrm2 and scal in fp32 and fp64 at n = 1001 with increments 2 and -3 (a negative
+ * one walks its vector from the far end); elements between the strides stay untouched. */
+START_TEST(level1_against_host)
+{
+    enum { NV = 1001, LEN = 3 * NV };
+    float *x = mat_alloc_f32(LEN), *y = mat_alloc_f32(LEN), *got = mat_alloc_f32(LEN);
+    double *xd = mat_alloc(LEN * 8), *yd = mat_alloc(LEN * 8), *gotd = mat_alloc(LEN * 8);
+    fill_both(xd, x, LEN, 10), fill_both(yd, y, LEN, 11);
+    float *dx = upload(x, LEN * 4), *dy = upload(y, LEN * 4);
+    double *dxd = upload(xd, LEN * 8), *dyd = upload(yd, LEN * 8);
+    cublasHandle_t h = handle_new();
+    const float alpha = 3;
+    const double alphad = 3;
+    ck_assert_int_eq(cublasSaxpy(h, NV, &alpha, dx, 2, dy, -3), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDaxpy(h, NV, &alphad, dxd, 2, dyd, -3), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(got, dy, LEN * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(gotd, dyd, LEN * 8, cudaMemcpyDeviceToHost));
+    double dot = 0, sq = 0;
+    for (int i = 0; i < LEN; i++) {
+        int k = i % 3 ? -1 : NV - 1 - i / 3; /* y's element i / 3, counted from the far end */
+        double want = k >= 0 ? 3.0 * x[2 * k] + y[i] : y[i];
+        ck_assert_msg(got[i] == want && gotd[i] == want, "axpy: y[%d] = %g (fp64 %g), want %g", i,
+                      got[i], gotd[i], want);
+    }
+    for (int i = 0; i < NV; i++) {
+        dot += (double)x[2 * i] * got[3 * (NV - 1 - i)];
+        sq += (double)x[2 * i] * x[2 * i];
+    }
+    float rdot, rnrm;
+    double rdotd, rnrmd;
+    ck_assert_int_eq(cublasSdot(h, NV, dx, 2, dy, -3, &rdot), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDdot(h, NV, dxd, 2, dyd, -3, &rdotd), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasSnrm2(h, NV, dx, 2, &rnrm), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDnrm2(h, NV, dxd, 2, &rnrmd), CUBLAS_STATUS_SUCCESS);
+    ck_assert_msg(rdot == dot && rdotd == dot, "dot = %g (fp64 %g), want %g", rdot, rdotd, dot);
+    ck_assert_msg(rnrm == (float)sqrt(sq) && rnrmd == sqrt(sq),
+                  "nrm2 = %.9g (fp64 %.17g), want %.17g", rnrm, rnrmd, sqrt(sq));
+    const float half = -0.5f;
+    const double halfd = -0.5;
+    ck_assert_int_eq(cublasSscal(h, NV, &half, dx, 2), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDscal(h, NV, &halfd, dxd, 2), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(got, dx, LEN * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(gotd, dxd, LEN * 8, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < LEN; i++) {
+        double want = i % 2 == 0 && i / 2 < NV ? -0.5 * x[i] : x[i];
+        ck_assert_msg(got[i] == want && gotd[i] == want, "scal: x[%d] = %g (fp64 %g), want %g", i,
+                      got[i], gotd[i], want);
+    }
+    ck_assert_int_eq(cublasSaxpy(h, NV, &alpha, dx, 0, dy, 1), CUBLAS_STATUS_INVALID_VALUE);
+    device_free(dx, dy, dxd, dyd);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(x), free(y), free(got), free(xd), free(yd), free(gotd);
+}
+END_TEST
+
+/* Set/GetVector with increments, Set/GetMatrix with leading dimensions: a round trip through
+ * the device that leaves the gaps alone; bad arguments and a range past its allocation are
+ * refused. */
+START_TEST(set_get_vector_and_matrix)
+{
+    enum { NV = 333, ROWS = 37, COLS = 29, LDA = 41, LDB = 39 };
+    float v[2 * NV], back[3 * NV];
+    mat_fill_int(v, 2 * NV, 12);
+    float *dv = upload(back, sizeof back); /* any bytes: every other one is overwritten */
+    for (int i = 0; i < 3 * NV; i++)
+        back[i] = 99;
+    CUDA_CHECK(cudaMemcpy(dv, back, sizeof back, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(cublasSetVector(NV, 4, v, 2, dv, 3), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(back, dv, sizeof back, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 3 * NV; i++)
+        ck_assert_msg(back[i] == (i % 3 ? 99 : v[2 * (i / 3)]), "SetVector: y[%d] = %g", i,
+                      back[i]);
+    float out[NV];
+    ck_assert_int_eq(cublasGetVector(NV, 4, dv, 3, out, 1), CUBLAS_STATUS_SUCCESS);
+    for (int i = 0; i < NV; i++)
+        ck_assert_msg(out[i] == v[2 * i], "GetVector: x[%d] = %g, want %g", i, out[i], v[2 * i]);
+    float *A = mat_alloc_f32(LDA * COLS), *B = mat_alloc_f32(LDB * COLS);
+    mat_fill_int(A, LDA * COLS, 13);
+    for (int i = 0; i < LDB * COLS; i++)
+        B[i] = 77;
+    float *dB = upload(B, LDB * COLS * 4);
+    ck_assert_int_eq(cublasSetMatrix(ROWS, COLS, 4, A, LDA, dB, LDB), CUBLAS_STATUS_SUCCESS);
+    float *C = mat_alloc_f32(LDA * COLS);
+    for (int i = 0; i < LDA * COLS; i++)
+        C[i] = -5;
+    ck_assert_int_eq(cublasGetMatrix(ROWS, COLS, 4, dB, LDB, C, LDA), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(B, dB, LDB * COLS * 4, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < COLS; j++) {
+        for (int i = 0; i < LDB; i++)
+            ck_assert_msg(B[j * LDB + i] == (i < ROWS ? A[j * LDA + i] : 77),
+                          "SetMatrix: B(%d,%d) = %g", i, j, B[j * LDB + i]);
+        for (int i = 0; i < LDA; i++)
+            ck_assert_msg(C[j * LDA + i] == (i < ROWS ? A[j * LDA + i] : -5),
+                          "GetMatrix: C(%d,%d) = %g", i, j, C[j * LDA + i]);
+    }
+    ck_assert_int_eq(cublasSetMatrix(ROWS, COLS, 4, A, ROWS - 1, dB, LDB),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasSetVector(NV, 4, v, 0, dv, 1), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasSetVector(NV + 1, 4, v, 1, dv, 3), CUBLAS_STATUS_MAPPING_ERROR);
+    device_free(dv, dB, NULL, NULL);
+    free(A), free(B), free(C);
+}
+END_TEST
+
+/* --- cuBLASLt --------------------------------------------------------------------------------- */
+
+/* A column-major layout of @p type, rows x cols, leading dimension @p ld, @p batch batches
+ * @p stride elements apart. */
+static cublasLtMatrixLayout_t lt_layout(cudaDataType type, int rows, int cols, int ld, int batch,
+                                        long long stride)
+{
+    cublasLtMatrixLayout_t l;
+    ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, type, rows, cols, ld), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                                                      sizeof batch),
+                     CUBLAS_STATUS_SUCCESS);
+    int64_t s = stride;
+    ck_assert_int_eq(cublasLtMatrixLayoutSetAttribute(
+                         l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &s, sizeof s),
+                     CUBLAS_STATUS_SUCCESS);
+    return l;
+}
+
+/* The epilogue as cuBLASLt defines it, on the exact value @p v, in double. */
+static double lt_epilogue(cublasLtEpilogue_t e, double v, double bias)
+{
+    if (e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
+        e == CUBLASLT_EPILOGUE_GELU_BIAS)
+        v += bias;
+    if (e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_RELU_BIAS)
+        v = v > 0 ? v : 0;
+    if (e == CUBLASLT_EPILOGUE_GELU || e == CUBLASLT_EPILOGUE_GELU_BIAS)
+        v = 0.5 * v * (1 + tanh(sqrt(2 / acos(-1.0)) * (v + 0.044715 * v * v * v)));
+    return v;
+}
+
+/* cublasLtMatmul, D = epilogue(alpha op(A) B + beta C) with C and D apart (their own leading
+ * dimensions), every epilogue the course uses, A as is and transposed, fp32 and (two strided
+ * batches) fp16; through the handle, descriptor, layouts, preference and heuristic as a
+ * tutorial calls them. Sums of small integers are exact in both types, so everything but GELU
+ * is compared with ==; GELU within 2^-20 relative in fp32 (tanh is not correctly rounded
+ * anywhere) and half an fp16 ulp in fp16. The padding of D stays 0. */
+START_TEST(lt_matmul_epilogues)
+{
+    enum { M = 37, N = 29, K = 33, LDA = 41, LDC = 39, LDD = 40, BATCH = 2 };
+    const cublasLtEpilogue_t epis[] = {CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_RELU,
+                                       CUBLASLT_EPILOGUE_BIAS,    CUBLASLT_EPILOGUE_RELU_BIAS,
+                                       CUBLASLT_EPILOGUE_GELU,    CUBLASLT_EPILOGUE_GELU_BIAS};
+    const long long sa = LDA * LDA, sb = LDA * N, sc = LDC * N, sd = LDD * N;
+    float *fa = mat_alloc_f32(BATCH * sa), *fb = mat_alloc_f32(BATCH * sb);
+    float *fc = mat_alloc_f32(BATCH * sc), *fd = mat_alloc_f32(BATCH * sd), bias[M];
+    mat_fill_int(fa, BATCH * sa, 20), mat_fill_int(fb, BATCH * sb, 21);
+    mat_fill_int(fc, BATCH * sc, 22), mat_fill_int(bias, M, 23);
+    void *h16[5];
+    const float *srcs[5] = {fa, fb, fc, bias, fd};
+    const size_t counts[5] = {BATCH * sa, BATCH * sb, BATCH * sc, M, BATCH * sd};
+    for (int i = 0; i < 5; i++) { /* the same integers in fp16 */
+        h16[i] = mat_alloc(counts[i] * 2);
+        for (size_t e = 0; e < counts[i]; e++)
+            ((uint16_t *)h16[i])[e] = half_bits_of_int(i == 4 ? 0 : (int)srcs[i][e]);
+    }
+    cublasLtHandle_t lt;
+    ck_assert_int_eq(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+    const float alpha = 2, beta = -1;
+    for (int half = 0; half < 2; half++) {
+        cudaDataType t = half ? CUDA_R_16F : CUDA_R_32F;
+        size_t es = half ? 2 : 4;
+        int batch = half ? BATCH : 1;
+        void *dev[5];
+        for (int i = 0; i < 5; i++)
+            dev[i] = upload(half ? h16[i] : srcs[i], counts[i] * es);
+        for (size_t e = 0; e < sizeof epis / sizeof *epis; e++)
+            for (int ta = 0; ta < 2; ta++) {
+                cublasLtMatmulDesc_t desc;
+                ck_assert_int_eq(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                                 CUBLAS_STATUS_SUCCESS);
+                cublasOperation_t op = ops[ta];
+                ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                                                &op, sizeof op),
+                                 CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                                &epis[e], sizeof epis[e]),
+                                 CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc,
+                                                                CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                                &dev[3], sizeof dev[3]),
+                                 CUBLAS_STATUS_SUCCESS);
+                int lda = ta ? K + 1 : LDA;
+                cublasLtMatrixLayout_t la = lt_layout(t, ta ? K : M, ta ? M : K, lda, batch, sa);
+                cublasLtMatrixLayout_t lb = lt_layout(t, K, N, LDA, batch, sb);
+                cublasLtMatrixLayout_t lc = lt_layout(t, M, N, LDC, batch, sc);
+                cublasLtMatrixLayout_t ld = lt_layout(t, M, N, LDD, batch, sd);
+                cublasLtMatmulPreference_t pref;
+                size_t ws = 1 << 20;
+                cublasLtMatmulHeuristicResult_t res;
+                int found = 0;
+                ck_assert_int_eq(cublasLtMatmulPreferenceCreate(&pref), CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(
+                    cublasLtMatmulPreferenceSetAttribute(
+                        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+                    CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(
+                    cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, ld, pref, 1, &res, &found),
+                    CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(found, 1);
+                CUDA_CHECK(
+                    cudaMemcpy(dev[4], half ? h16[4] : fd, counts[4] * es, cudaMemcpyHostToDevice));
+                ck_assert_int_eq(cublasLtMatmul(lt, desc, &alpha, dev[0], la, dev[1], lb, &beta,
+                                                dev[2], lc, dev[4], ld, &res.algo, NULL, 0, 0),
+                                 CUBLAS_STATUS_SUCCESS);
+                void *got = mat_alloc(counts[4] * es);
+                CUDA_CHECK(cudaMemcpy(got, dev[4], counts[4] * es, cudaMemcpyDeviceToHost));
+                for (int b = 0; b < batch; b++)
+                    for (int j = 0; j < N; j++)
+                        for (int i = 0; i < LDD; i++) {
+                            double want = 0;
+                            if (i < M) {
+                                double acc = 0;
+                                for (int p = 0; p < K; p++)
+                                    acc += fa[b * sa + (ta ? i * lda + p : p * LDA + i)] *
+                                           fb[b * sb + j * LDA + p];
+                                want = lt_epilogue(epis[e], 2 * acc - fc[b * sc + j * LDC + i],
+                                                   bias[i]);
+                            }
+                            float v =
+                                load_fmt(got, (size_t)(b * sd + j * LDD + i), half ? F16 : F32);
+                            int gelu = epis[e] >= CUBLASLT_EPILOGUE_GELU;
+                            /* fp16 D: GELU's value rounded once, perhaps to a subnormal */
+                            double tol = !gelu  ? 0
+                                         : half ? fabs(want) * 0x1p-10 + 0x1p-24
+                                                : fabs(want) * 0x1p-20;
+                            ck_assert_msg(fabs(v - want) <= tol,
+                                          "cublasLtMatmul %s epilogue %d trans %d batch %d: "
+                                          "D(%d,%d) = %.9g, want %.9g%s",
+                                          half ? "fp16" : "fp32", (int)epis[e], ta, b, i, j, v,
+                                          want, i >= M ? " (padding)" : "");
+                        }
+                free(got);
+                cublasLtMatmulPreferenceDestroy(pref);
+                cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb);
+                cublasLtMatrixLayoutDestroy(lc), cublasLtMatrixLayoutDestroy(ld);
+                cublasLtMatmulDescDestroy(desc);
+            }
+        for (int i = 0; i < 5; i++)
+            CUDA_CHECK(cudaFree(dev[i]));
+    }
+    ck_assert_int_eq(cublasLtDestroy(lt), CUBLAS_STATUS_SUCCESS);
+    for (int i = 0; i < 5; i++)
+        free(h16[i]);
+    free(fa), free(fb), free(fc), free(fd);
+}
+END_TEST
+
+/* What cuBLASLt does not model fails with CUBLAS_STATUS_NOT_SUPPORTED and one line naming it:
+ * a row-major layout, an epilogue with an auxiliary output. */
+START_TEST(lt_refuses_what_it_does_not_model)
+{
+    float *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, 64 * sizeof *d));
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t l;
+    ck_assert_int_eq(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                     CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_SUCCESS);
+    const float one = 1, zero = 0;
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    const cublasLtEpilogue_t aux = CUBLASLT_EPILOGUE_GELU_AUX;
+    const char *const said_want[] = {
+        "course-emu: cuBLASLt: matrix order 1 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n",
+        "course-emu: cuBLASLt: epilogue 160 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n"};
+    for (int c = 0; c < 2; c++) {
+        if (c == 0)
+            ck_assert_int_eq(
+                cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row),
+                CUBLAS_STATUS_SUCCESS);
+        else
+            ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                            &aux, sizeof aux),
+                             CUBLAS_STATUS_SUCCESS);
+        if (c == 1) {
+            ck_assert_int_eq(cublasLtMatrixLayoutDestroy(l), CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, 4, 4, 4),
+                             CUBLAS_STATUS_SUCCESS);
+        }
+        struct capture cap;
+        capture_begin(&cap, 2);
+        cublasStatus_t st =
+            cublasLtMatmul(lt, desc, &one, d, l, d, l, &zero, d, l, d, l, NULL, NULL, 0, 0);
+        char *said = capture_end(&cap);
+        ck_assert_int_eq(st, CUBLAS_STATUS_NOT_SUPPORTED);
+        ck_assert_str_eq(said, said_want[c]);
+        free(said);
+    }
+    cublasLtMatrixLayoutDestroy(l);
+    cublasLtMatmulDescDestroy(desc);
+    ck_assert_int_eq(cublasLtDestroy(lt), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaFree(d));
 }
 END_TEST
 
@@ -448,7 +1010,15 @@ int main(int argc, char **argv)
         {"gemm_ex_compute_types", gemm_ex_compute_types, CASE_CPU, 120},
         {"operand_rounding_bit_exact", operand_rounding_bit_exact, CASE_CPU, 60},
         {"every_half_value_exact", every_half_value_exact, CASE_CPU, 60},
-        {"compute_16f_accumulates_in_half", compute_16f_accumulates_in_half, CASE_CPU, 60},
+        {"compute_16f_rounds_per_mma", compute_16f_rounds_per_mma, CASE_CPU, 60},
+        {"compute_16f_matches_wmma_kernel", compute_16f_matches_wmma_kernel, CASE_CPU, 120},
+        {"batched_gemms", batched_gemms, CASE_CPU, 60},
+        {"dgemm_transposes_in_double", dgemm_transposes_in_double, CASE_CPU, 60},
+        {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},
+        {"level1_against_host", level1_against_host, CASE_CPU, 60},
+        {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
+        {"lt_matmul_epilogues", lt_matmul_epilogues, CASE_CPU, 120},
+        {"lt_refuses_what_it_does_not_model", lt_refuses_what_it_does_not_model, CASE_CPU, 60},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
