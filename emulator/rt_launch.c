@@ -478,3 +478,18 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
     return (cooperative ? cudaLaunchCooperativeKernel : cudaLaunchKernel)(
         func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
 }
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                             void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem,
+                                       stream ? stream : cudaStreamPerThread);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                     void **args)
+{
+    cudaLaunchConfig_t c = *config;
+    c.stream = c.stream ? c.stream : cudaStreamPerThread;
+    return cudaLaunchKernelExC(&c, func, args);
+}

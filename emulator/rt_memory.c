@@ -824,3 +824,14 @@ cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t
     struct call c = async_call("cudaMemset2DAsync", ptsz(stream), __builtin_return_address(0));
     return fill_rows(devPtr, pitch, value, width, height, &c);
 }
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    (void)hStream;
+    return malloc_for(devPtr, size, __builtin_return_address(0));
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+    return cudaFreeAsync(devPtr, hStream);
+}

@@ -16,7 +16,8 @@
  * stream (not cudaStreamNonBlocking ones), and an operation on a blocking stream waits for
  * the legacy stream's work queued before it. Per-thread default streams (code built with
  * --default-stream per-thread) are blocking streams of their own, one per host thread.
- * Everything runs on the host thread that asked for it, under the runtime lock.
+ * Everything runs on the host thread that asked for it, under the runtime lock. A stream holds
+ * at most MAX_QUEUED operations; past that, its oldest runs as the next is queued.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,10 @@
 #include "rt.h"
 
 enum { STREAM_MAGIC = 0x5354524d };
+
+/* Operations one stream holds queued at most: past it, the oldest runs (a GPU's queue is
+ * bounded too, and a program that never synchronises must not grow without end). */
+enum { MAX_QUEUED = 4096 };
 
 /* The legacy default stream (handle 0 or cudaStreamLegacy): blocking, never destroyed. */
 static struct rt_stream legacy = {.magic = STREAM_MAGIC};
@@ -184,6 +189,8 @@ uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct r
     else
         s->head = op;
     s->tail = op;
+    if (s->issued - s->done >= MAX_QUEUED) /* a full queue: the oldest operation runs */
+        rt_run_to(s, s->done + 1);
     return ++s->issued;
 }
 

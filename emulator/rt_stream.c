@@ -359,3 +359,59 @@ cudaError_t cudaProfilerStop(void)
 {
     return cudaSuccess;
 }
+
+/* --- per-thread default streams: stream 0 in these (code built with --default-stream
+ * per-thread) is the calling thread's own stream --------------------------------------------- */
+
+/* Stream 0 of a _ptsz call. */
+static cudaStream_t ptsz(cudaStream_t s)
+{
+    return s ? s : cudaStreamPerThread;
+}
+
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
+{
+    return cudaStreamSynchronize(ptsz(stream));
+}
+
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
+{
+    return cudaStreamQuery(ptsz(stream));
+}
+
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    return cudaStreamWaitEvent(ptsz(stream), event, flags);
+}
+
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
+{
+    return cudaEventRecord(event, ptsz(stream));
+}
+
+cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
+                                          unsigned int flags)
+{
+    return cudaEventRecordWithFlags(event, ptsz(stream), flags);
+}
+
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    return cudaLaunchHostFunc(ptsz(stream), fn, userData);
+}
+
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                       void *userData, unsigned int flags)
+{
+    return cudaStreamAddCallback(ptsz(stream), callback, userData, flags);
+}
+
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
+{
+    return cudaStreamGetFlags(ptsz(hStream), flags);
+}
+
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
+{
+    return cudaStreamGetPriority(ptsz(hStream), priority);
+}
