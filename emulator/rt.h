@@ -70,16 +70,21 @@ struct rt_var {
     struct rt_var *next;
 };
 
+/** The latest queued copy of one direction that uses a pinned block (hostcheck's report). */
+struct rt_copy_use {
+    const char *what;   /**< its call */
+    const void *site;   /**< the code that issued it */
+    const void *stream; /**< its stream's handle (NULL: the default stream) */
+};
+
 /** A host allocation of cudaMallocHost / cudaHostAlloc (its own pages, from mmap). */
 struct rt_host_block {
     void *ptr;
     size_t size;
-    int inflight;       /**< queued copies that read or write it (hostcheck) */
-    int reported;       /**< hostcheck reported a host access to it */
-    int written;        /**< the latest such copy writes it (device to host) */
-    const char *what;   /**< that copy's call */
-    const void *site;   /**< the code that issued it */
-    const void *stream; /**< its stream's handle */
+    int readers, writers;      /**< queued copies that read it, that write it */
+    struct rt_copy_use reader; /**< the latest of each */
+    struct rt_copy_use writer;
+    int reported; /**< hostcheck reported a host access since the latest copy was queued */
     struct rt_host_block *next;
 };
 
@@ -346,8 +351,13 @@ void rt_hostcheck_start(void);
 void rt_hostcheck_hold(struct rt_host_block *b, const struct rt_work *w, cudaStream_t s,
                        int written);
 
-/** That copy runs now: give the block back to the host. */
-void rt_hostcheck_release(struct rt_host_block *b);
+/** That copy (@p written as given to rt_hostcheck_hold()) is running: it holds the block no
+ *  more. */
+void rt_hostcheck_release(struct rt_host_block *b, int written);
+
+/** Open block @p b to the runtime's own copy, or (@p open 0) protect it again as the copies
+ *  still queued need. */
+void rt_hostcheck_open(struct rt_host_block *b, int open);
 
 /** "FILE:LINE (FUNCTION)" or the best this process can say of code address @p pc. */
 void rt_code_name(const void *pc, char *buf, size_t size);

@@ -175,8 +175,8 @@ uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct r
         rt_run_stream(s);
         if (w->kind == RT_COPY)
             hold_copy(w, s);
-        rt_execute(w, s, ++s->issued);
-        s->done = s->issued;
+        s->done = ++s->issued;
+        rt_execute(w, s, s->issued);
         return s->issued;
     }
     if (w->kind == RT_COPY)
@@ -204,8 +204,8 @@ void rt_run_to(struct rt_stream *s, uint64_t seq)
         s->head = op->next;
         if (!s->head)
             s->tail = NULL;
-        rt_execute(&op->w, s, s->done + 1);
-        s->done++;
+        s->done++; /* counted first: a host function that synchronises sees itself done */
+        rt_execute(&op->w, s, s->done);
         free(op->deps);
         free(op);
     }
@@ -253,10 +253,14 @@ static void run_copy(const struct rt_work *w, int dead)
     size_t len = w->u.copy.width;
     struct rt_host_block *d, *s;
     copy_blocks(w, &d, &s);
-    if (d)
-        rt_hostcheck_release(d);
-    if (s)
-        rt_hostcheck_release(s);
+    if (d) {
+        rt_hostcheck_release(d, 1);
+        rt_hostcheck_open(d, 1);
+    }
+    if (s) {
+        rt_hostcheck_release(s, 0);
+        rt_hostcheck_open(s, 1);
+    }
     for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
         memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
         if (w->u.copy.sides & 1)
@@ -264,6 +268,10 @@ static void run_copy(const struct rt_work *w, int dead)
                      w->u.copy.sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
                      (uint64_t)(uintptr_t)((const char *)w->u.copy.src + r * w->u.copy.spitch));
     }
+    if (d)
+        rt_hostcheck_open(d, 0);
+    if (s)
+        rt_hostcheck_open(s, 0);
 }
 
 static void run_fill(const struct rt_work *w)

@@ -136,8 +136,8 @@ START_TEST(pinned_read_after_sync)
 }
 END_TEST
 
-/* In a child with hostcheck on: the staged copy, then the host's read, synchronised first when
- * @p sync. Returns the report's text (malloc'd). */
+/* In a child with hostcheck on: the staged copy, then the host's read; with @p sync, a copy back
+ * queued behind it and the stream synchronised first. Returns the report's text (malloc'd). */
 static char *hostcheck_run(int sync)
 {
     char report[] = "/tmp/test_async_report_XXXXXX";
@@ -151,6 +151,8 @@ static char *hostcheck_run(int sync)
         setenv("COURSE_EMU_REPORT", report, 1);
         int *h, *d;
         cudaStream_t s = staged_copy(&h, &d);
+        if (sync) /* a second copy of the same buffer queued behind the first: legal */
+            cudaMemcpyAsync(d, h, N * sizeof *h, cudaMemcpyHostToDevice, s);
         if (sync)
             cudaStreamSynchronize(s);
         size_t old = stale(h); /* the read hostcheck meets */
