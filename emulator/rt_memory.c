@@ -4,13 +4,16 @@
  *
  * The allocator is the client's (mem_alloc on the shared span); every block
  * is mirrored to the server (ALLOC/FREE) so that kernels are checked against
- * the same table. Copies and fills run here, on the alias, after the range is
- * checked against the table: a range outside every live block is refused
- * with cudaErrorInvalidValue and one line saying whether it runs past a
- * block's end or into a freed one. Managed memory is a device block whose
- * pages are also mapped, readable and writable, at the device address itself,
- * so host code may use the pointer too. Pinned host memory is ordinary host
- * memory.
+ * the same table. Copies and fills are checked against the table when they
+ * are called (a range outside every live block is refused with
+ * cudaErrorInvalidValue and one line saying whether it runs past a block's end
+ * or into a freed one), queued on their stream, and run here, on the alias,
+ * when the stream reaches them (rt_queue.c): before the call returns for a
+ * copy to or from host memory that CUDA completes at once (cudaMemcpy, pageable
+ * memory), later for the rest. Managed memory
+ * is a device block whose pages are also mapped, readable and writable, at the
+ * device address itself, so host code may use the pointer too. Pinned host
+ * memory is host memory with pages of its own (hostcheck protects them).
  *
  * Every range the host writes (copies, fills, library stand-ins: course_emu_wrote) is
  * announced to the server (WRITTEN), for initcheck. With memcheck on (COURSE_EMU_CHECKS
@@ -196,7 +199,7 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 }
 
 /* --- stream-ordered allocation ----------------------------------------------------------------
- * Allocations are immediate (every stream is synchronous), so a pool is its attributes: the
+ * Allocations are immediate (a legal schedule of stream order), so a pool is its attributes: the
  * reuse policies and release threshold a program sets and reads back. The usage attributes
  * answer 0: the emulator keeps no memory aside. */
 
