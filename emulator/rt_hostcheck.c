@@ -10,8 +10,8 @@
  * buffer, the copy, its stream and where it was issued, and the access and where it was made;
  * then the block is given back to the host and the program goes on, reading what a GPU may
  * leave there (the copy has not landed). One report per pair of places (the copy's call and
- * the access). No GPU tool reports this. A system call handed a protected buffer (write(2), MPI's transports) fails with EFAULT
- * instead of being reported.
+ * the access). No GPU tool reports this. A system call handed a protected buffer (write(2), MPI's
+ * transports) fails with EFAULT instead of being reported.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
