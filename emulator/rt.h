@@ -286,7 +286,8 @@ struct rt_stream *rt_stream_of(cudaStream_t s);
 /** A new stream (recycled from destroyed ones when it can), or NULL. */
 struct rt_stream *rt_stream_new(unsigned flags, int priority);
 
-/** Run stream @p s's work, then give the stream back (cudaStreamDestroy). */
+/** Give stream @p s back (cudaStreamDestroy). Work it still holds runs later, as any queued
+ *  work does; such a stream stays listed and is never reused. */
 void rt_stream_free(struct rt_stream *s);
 
 /** The stream an operation given no stream goes to: legacy, or per-thread in a _ptds call. */

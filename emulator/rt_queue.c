@@ -67,12 +67,13 @@ struct rt_stream *rt_stream_new(unsigned flags, int priority)
 
 void rt_stream_free(struct rt_stream *s)
 {
-    rt_run_to(s, s->issued);
     s->magic = 0;
     free(s->after);
     s->after = NULL;
     s->nafter = s->capafter = 0;
     s->capture = NULL;
+    if (s->done < s->issued)
+        return; /* its work still runs, when the device is synchronised: it stays listed */
     for (struct rt_stream **at = &streams; *at; at = &(*at)->next)
         if (*at == s) {
             *at = s->next;

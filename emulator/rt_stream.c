@@ -68,7 +68,8 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream)
     return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
 }
 
-/* Its queued work still runs (now, before the stream is given back), as CUDA promises. */
+/* Returns at once; its queued work still runs when the device is synchronised, as CUDA
+ * promises. */
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)

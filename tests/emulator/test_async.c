@@ -136,6 +136,24 @@ START_TEST(pinned_read_after_sync)
 }
 END_TEST
 
+/* cudaStreamDestroy returns at once: the stream's queued copy lands at the next device
+ * synchronisation, not before. */
+START_TEST(stream_destroy_does_not_wait)
+{
+    int *h, *d;
+    cudaStream_t s = staged_copy(&h, &d);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    size_t old = stale(h);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_msg(old == N && wrong(h, NULL, N, 5, 11) == 0,
+                  "test_async.c: n=%d: %zu stale after the destroy (want all), %zu wrong after "
+                  "the sync (want none)",
+                  N, old, wrong(h, NULL, N, 5, 11));
+    ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 /* In a child with hostcheck on: the staged copy, then the host's read; with @p sync, a copy back
  * queued behind it and the stream synchronised first. Returns the report's text (malloc'd). */
 static char *hostcheck_run(int sync)
@@ -433,6 +451,7 @@ int main(int argc, char **argv)
         {"elapsed_time_after_event_sync", elapsed_time_after_event_sync, CASE_CPU, 60},
         {"pinned_read_without_sync_is_stale", pinned_read_without_sync_is_stale, CASE_CPU, 60},
         {"pinned_read_after_sync", pinned_read_after_sync, CASE_CPU, 60},
+        {"stream_destroy_does_not_wait", stream_destroy_does_not_wait, CASE_CPU, 60},
         {"hostcheck_reports_pinned_read", hostcheck_reports_pinned_read, CASE_CPU, 60},
         {"hostcheck_quiet_after_sync", hostcheck_quiet_after_sync, CASE_CPU, 60},
         {"pipeline_with_event_waits", pipeline_with_event_waits, CASE_CPU, 60},
