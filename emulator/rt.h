@@ -4,7 +4,9 @@
  *
  * The runtime is split by topic: rt_device.c (devices, properties, errors),
  * rt_memory.c (allocation, copies), rt_module.c (registration, PTX, symbols),
- * rt_launch.c (launches, function attributes), rt_stream.c (streams, events)
+ * rt_launch.c (launches, function attributes), rt_stream.c (streams, events),
+ * rt_queue.c (the queued work of every stream and when it runs), rt_hostcheck.c (host
+ * accesses to pinned memory a queued copy uses), rt_graph.c (graphs and stream capture)
  * and rt_server.c (starting or joining the device server, round trips).
  * Every public entry point takes the runtime lock for its whole body, so the
  * state below is only touched under it.
@@ -21,6 +23,7 @@
 
 #include "emu.h"
 #include "mem.h"
+#include "proto.h"
 #include "vm.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */
@@ -67,11 +70,110 @@ struct rt_var {
     struct rt_var *next;
 };
 
-/** A host allocation of cudaMallocHost / cudaHostAlloc. */
+/** The latest queued copy of one direction that uses a pinned block (hostcheck's report). */
+struct rt_copy_use {
+    const char *what;   /**< its call */
+    const void *site;   /**< the code that issued it */
+    const void *stream; /**< its stream's handle (NULL: the default stream) */
+};
+
+/** A host allocation of cudaMallocHost / cudaHostAlloc (its own pages, from mmap). */
 struct rt_host_block {
     void *ptr;
     size_t size;
+    int readers, writers;      /**< queued copies that read it, that write it */
+    struct rt_copy_use reader; /**< the latest of each */
+    struct rt_copy_use writer;
+    int reported; /**< hostcheck reported a host access since the latest copy was queued */
     struct rt_host_block *next;
+};
+
+/** What one queued operation does (rt_queue.c runs it). */
+enum rt_work_kind { RT_NOP, RT_KERNEL, RT_COPY, RT_FILL, RT_RECORD, RT_HOST_FN, RT_CALLBACK };
+
+/** One operation: a launch, a copy, a fill, an event record or a host function. */
+struct rt_work {
+    enum rt_work_kind kind;
+    const char *what;       /**< the call that issued it, or the kernel's name */
+    const void *site;       /**< where the program called it (a return address) */
+    struct rt_event *event; /**< RT_RECORD: the event */
+    union {
+        struct {
+            struct proto_launch l;
+            uint8_t *params; /**< malloc'd, owned by the work */
+            uint32_t bytes;
+        } kernel;
+        struct {
+            char *d;         /**< where the bytes go, in this process (the alias for device) */
+            const char *s;   /**< where they come from */
+            const void *dst; /**< the destination as the program named it */
+            const void *src; /**< the source as the program named it */
+            size_t dpitch, spitch, width, height;
+            int sides; /**< bit 0: the destination is device memory, bit 1: the source */
+        } copy;
+        struct {
+            char *h;
+            const void *p;
+            size_t pitch, width, height;
+            int value;
+        } fill;
+        struct {
+            cudaHostFn_t fn;
+            void *data;
+        } host;
+        struct {
+            cudaStreamCallback_t fn;
+            void *data;
+            cudaStream_t stream;
+        } callback;
+    } u;
+};
+
+struct rt_stream;
+struct rt_capture;
+struct rt_node;
+
+/** "After operation @p seq of stream @p s". */
+struct rt_dep {
+    struct rt_stream *s;
+    uint64_t seq;
+};
+
+/** A queued operation. */
+struct rt_op {
+    struct rt_work w;
+    struct rt_dep *deps; /**< what must be done before it, beyond its stream's order */
+    int ndeps;
+    struct rt_op *next;
+};
+
+/** A stream: its queue, and its capture when it is being captured into a graph. */
+struct rt_stream {
+    uint32_t magic;
+    unsigned flags;
+    int priority;
+    int device;
+    uint64_t issued, done; /**< operations queued so far, and run so far */
+    struct rt_op *head, *tail;
+    struct rt_capture *capture; /**< while captured */
+    struct rt_node **after;     /**< while captured: the nodes its next node depends on */
+    int nafter, capafter;
+    struct rt_stream *next; /**< every stream, for cudaDeviceSynchronize */
+};
+
+/** An event. */
+struct rt_event {
+    uint32_t magic;
+    unsigned flags;
+    int recorded; /**< ever recorded */
+    int complete; /**< its latest record has run */
+    int pending;  /**< queued records not yet run (the event is freed after the last) */
+    struct rt_stream *s;
+    uint64_t seq;               /**< the latest record: operation seq of stream s */
+    double ms;                  /**< host time when the latest record ran */
+    struct rt_capture *capture; /**< recorded in a capture: its nodes, for a join */
+    struct rt_node **after;
+    int nafter;
 };
 
 /** The runtime's state: one per process. */
@@ -174,5 +276,102 @@ int rt_not_supported(const char *name);
 
 /** Milliseconds on a monotonic clock, for events. */
 double rt_now_ms(void);
+
+/* --- queues (rt_queue.c) ---------------------------------------------------------------- */
+
+/** The stream handle @p s names (0, the legacy and per-thread defaults, or a live stream),
+ *  or NULL when it is not one. */
+struct rt_stream *rt_stream_of(cudaStream_t s);
+
+/** A new stream (recycled from destroyed ones when it can), or NULL. */
+struct rt_stream *rt_stream_new(unsigned flags, int priority);
+
+/** Give stream @p s back (cudaStreamDestroy). Work it still holds runs later, as any queued
+ *  work does; such a stream stays listed and is never reused. */
+void rt_stream_free(struct rt_stream *s);
+
+/** The stream an operation given no stream goes to: legacy, or per-thread in a _ptds call. */
+cudaStream_t rt_default_stream(void);
+
+/** Set for the calls of one _ptds entry point (rt_default_stream() answers per-thread). */
+extern _Thread_local int rt_per_thread;
+
+/**
+ * Queue @p w on @p s (or add it to @p s's capture), after @p dep too when not NULL. Takes
+ * what @p w owns. Returns the operation's number in @p s, or 0 when it was captured.
+ */
+uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep);
+
+/** Run stream @p s's operations up to number @p seq, and what they wait for. */
+void rt_run_to(struct rt_stream *s, uint64_t seq);
+
+/** Run everything @p s has queued (for the legacy stream, every blocking stream's too). */
+void rt_run_stream(struct rt_stream *s);
+
+/** Run every stream's queued work (cudaDeviceSynchronize). */
+void rt_run_all(void);
+
+/** Run one operation now, outside any queue (what rt_run_to() does with each). */
+void rt_execute(const struct rt_work *w, struct rt_stream *s, uint64_t seq);
+
+/** Free what @p w owns (a kernel's parameters). */
+void rt_work_free(struct rt_work *w);
+
+/** A copy of @p w that owns copies of what @p w owns; 0, or -1 out of memory. */
+int rt_work_clone(struct rt_work *out, const struct rt_work *w);
+
+/** The pinned block holding all of [@p p, @p p + @p n), or NULL. */
+struct rt_host_block *rt_pinned(const void *p, size_t n);
+
+/** Check a copy as cudaMemcpy2D does and describe it as @p w; the lock is held (rt_memory.c). */
+cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind, const char *who,
+                         struct rt_work *w);
+
+/** Check a fill as cudaMemset2D does and describe it as @p w; the lock is held. */
+cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
+                         const char *who, struct rt_work *w);
+
+/** Run one launch on the server now (rt_launch.c); its error, sticky on a fault. */
+cudaError_t rt_run_kernel(const struct rt_work *w);
+
+/** Pack a launch of @p func as rt_work, after checking it as a GPU does (rt_launch.c). */
+cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
+                           struct rt_work *w);
+
+/* --- hostcheck (rt_hostcheck.c) --------------------------------------------------------- */
+
+/** 1 when COURSE_EMU_CHECKS names host: pinned buffers are protected while copies use them. */
+extern int rt_hostcheck;
+
+/** Start hostcheck (rt_start(), when COURSE_EMU_CHECKS names host). */
+void rt_hostcheck_start(void);
+
+/** Queued copy @p w on @p s reads pinned block @p b (or writes it, when @p written): protect
+ *  it from the host until the copy runs. */
+void rt_hostcheck_hold(struct rt_host_block *b, const struct rt_work *w, cudaStream_t s,
+                       int written);
+
+/** That copy (@p written as given to rt_hostcheck_hold()) is running: it holds the block no
+ *  more. */
+void rt_hostcheck_release(struct rt_host_block *b, int written);
+
+/** Open block @p b to the runtime's own copy, or (@p open 0) protect it again as the copies
+ *  still queued need. */
+void rt_hostcheck_open(struct rt_host_block *b, int open);
+
+/** "FILE:LINE (FUNCTION)" or the best this process can say of code address @p pc. */
+void rt_code_name(const void *pc, char *buf, size_t size);
+
+/* --- graphs (rt_graph.c) ---------------------------------------------------------------- */
+
+/** Add @p w to the capture of stream @p s, after the stream's last captured nodes. */
+cudaError_t rt_capture_add(struct rt_stream *s, const struct rt_work *w);
+
+/** cudaEventRecord on captured stream @p s: @p e marks its last captured nodes. */
+cudaError_t rt_capture_record(struct rt_stream *s, struct rt_event *e);
+
+/** cudaStreamWaitEvent on an event recorded in a capture: @p s joins it, after those nodes. */
+cudaError_t rt_capture_wait(struct rt_stream *s, struct rt_event *e);
 
 #endif /* EMU_RT_H */

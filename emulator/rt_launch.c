@@ -6,9 +6,10 @@
  * __cudaPopCallConfiguration, __cudaGetKernel once and __cudaLaunchKernel;
  * cudaLaunchKernel is the public path. All of them end in launch(): check
  * the configuration as a GPU would (errors returned, not sticky), pack the
- * arguments by the kernel's .param layout, and run the grid on the server
- * before returning. A fault inside the kernel prints the VM's line and leaves
- * a sticky error that every later call returns.
+ * arguments by the kernel's .param layout, and queue the grid on its stream
+ * (rt_queue.c), which runs it on the server when the host needs it. A fault
+ * inside the kernel prints the VM's line then and leaves a sticky error that
+ * every later call returns.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -198,9 +199,9 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
     return err;
 }
 
-/* Pack the arguments and run the grid; the lock is held. */
-static cudaError_t run(struct rt_function *f, const struct rt_kernel *k, dim3 g, dim3 b,
-                       void **args, size_t smem)
+/* Pack the arguments of a launch of @p f into @p w; the lock is held. */
+static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g, dim3 b,
+                        void **args, size_t smem, struct rt_work *w)
 {
     struct proto_launch l = {f->module->id,
                              (uint32_t)f->index,
@@ -215,23 +216,33 @@ static cudaError_t run(struct rt_function *f, const struct rt_kernel *k, dim3 g,
         return cudaErrorMemoryAllocation;
     for (uint32_t i = 0; i < k->nparams; i++)
         memcpy(params + k->params[i].offset, args[i], k->params[i].size);
-    struct iovec parts[2] = {{&l, sizeof l}, {params, k->param_bytes}};
+    *w = (struct rt_work){.kind = RT_KERNEL, .what = k->name};
+    w->u.kernel.l = l;
+    w->u.kernel.params = params;
+    w->u.kernel.bytes = k->param_bytes;
+    return cudaSuccess;
+}
+
+cudaError_t rt_run_kernel(const struct rt_work *w)
+{
+    struct iovec parts[2] = {{(void *)&w->u.kernel.l, sizeof w->u.kernel.l},
+                             {w->u.kernel.params, w->u.kernel.bytes}};
     struct proto_msg reply;
-    cudaError_t err = rt_call(PROTO_LAUNCH, parts, 2, &reply) ? rt.sticky : cudaSuccess;
-    free(params);
-    if (err == cudaSuccess) {
-        err = finish(&reply, k->name, &l);
-        free(reply.data);
-    }
+    if (rt_call(PROTO_LAUNCH, parts, 2, &reply))
+        return rt.sticky;
+    cudaError_t err = finish(&reply, w->what, &w->u.kernel.l);
+    free(reply.data);
+    if (err != cudaSuccess && err != rt.sticky)
+        rt_self()->last_error = err; /* a configuration the server refused: not sticky */
     return err;
 }
 
-static cudaError_t launch(struct rt_function *f, dim3 g, dim3 b, void **args, size_t smem)
+cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
+                           struct rt_work *w)
 {
-    if (!f)
-        return rt_error(cudaErrorInvalidDeviceFunction);
     rt_lock();
-    cudaError_t err = rt_device();
+    struct rt_function *f = rt_function_of(func);
+    cudaError_t err = f ? rt_device() : cudaErrorInvalidDeviceFunction;
     const struct rt_kernel *k = NULL;
     if (err == cudaSuccess && !dims_ok(g, b))
         err = cudaErrorInvalidConfiguration;
@@ -239,14 +250,29 @@ static cudaError_t launch(struct rt_function *f, dim3 g, dim3 b, void **args, si
         k = rt_kernel_of(f, &err);
     if (err == cudaSuccess)
         err = check_kernel(f, k, b, smem);
-    if (err == cudaSuccess) {
-        err = run(f, k, g, b, args, smem);
-        /* A fault in this grid is sticky and reported by the calls after it, as on a GPU. */
-        if (err == rt.sticky)
-            err = cudaSuccess;
-    }
+    if (err == cudaSuccess)
+        err = pack(f, k, g, b, args, smem, w);
     rt_unlock();
-    return rt_error(err);
+    return err;
+}
+
+/* Check and queue a launch of @p func on @p stream. A fault in the grid is sticky, and
+ * reported by the calls after it has run, as on a GPU. */
+static cudaError_t launch(const void *func, dim3 g, dim3 b, void **args, size_t smem,
+                          cudaStream_t stream)
+{
+    struct rt_work w;
+    cudaError_t err = rt_kernel_work(func, g, b, args, smem, &w);
+    if (err != cudaSuccess)
+        return rt_error(err);
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    if (s)
+        rt_enqueue(s, &w, NULL);
+    else
+        rt_work_free(&w);
+    rt_unlock();
+    return rt_error(s ? cudaSuccess : cudaErrorInvalidResourceHandle);
 }
 
 cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
@@ -258,28 +284,31 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
     return f ? cudaSuccess : rt_error(cudaErrorInvalidDeviceFunction);
 }
 
+/* __cudaGetKernel hands out the registered function itself: its host stub is its key. */
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                size_t sharedMem, cudaStream_t stream)
 {
-    (void)stream;
-    return launch((struct rt_function *)kernel, gridDim, blockDim, args, sharedMem);
+    const struct rt_function *f = (const struct rt_function *)kernel;
+    return launch(f ? f->host : NULL, gridDim, blockDim, args, sharedMem, stream);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                     size_t sharedMem, cudaStream_t stream)
 {
-    (void)stream;
-    return launch((struct rt_function *)kernel, gridDim, blockDim, args, sharedMem);
+    return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem,
+                              stream ? stream : cudaStreamPerThread);
 }
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                              size_t sharedMem, cudaStream_t stream)
 {
-    (void)stream;
-    rt_lock();
-    struct rt_function *f = rt_function_of(func);
-    rt_unlock();
-    return launch(f, gridDim, blockDim, args, sharedMem);
+    return launch(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                  size_t sharedMem, cudaStream_t stream)
+{
+    return launch(func, gridDim, blockDim, args, sharedMem, stream ? stream : cudaStreamPerThread);
 }
 
 /* --- function attributes ------------------------------------------------------------------ */
@@ -448,4 +477,19 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
     }
     return (cooperative ? cudaLaunchCooperativeKernel : cudaLaunchKernel)(
         func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                             void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem,
+                                       stream ? stream : cudaStreamPerThread);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                     void **args)
+{
+    cudaLaunchConfig_t c = *config;
+    c.stream = c.stream ? c.stream : cudaStreamPerThread;
+    return cudaLaunchKernelExC(&c, func, args);
 }

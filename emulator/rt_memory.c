@@ -4,13 +4,16 @@
  *
  * The allocator is the client's (mem_alloc on the shared span); every block
  * is mirrored to the server (ALLOC/FREE) so that kernels are checked against
- * the same table. Copies and fills run here, on the alias, after the range is
- * checked against the table: a range outside every live block is refused
- * with cudaErrorInvalidValue and one line saying whether it runs past a
- * block's end or into a freed one. Managed memory is a device block whose
- * pages are also mapped, readable and writable, at the device address itself,
- * so host code may use the pointer too. Pinned host memory is ordinary host
- * memory.
+ * the same table. Copies and fills are checked against the table when they
+ * are called (a range outside every live block is refused with
+ * cudaErrorInvalidValue and one line saying whether it runs past a block's end
+ * or into a freed one), queued on their stream, and run here, on the alias,
+ * when the stream reaches them (rt_queue.c): before the call returns for a
+ * copy to or from host memory that CUDA completes at once (cudaMemcpy, pageable
+ * memory), later for the rest. Managed memory
+ * is a device block whose pages are also mapped, readable and writable, at the
+ * device address itself, so host code may use the pointer too. Pinned host
+ * memory is host memory with pages of its own (hostcheck protects them).
  *
  * Every range the host writes (copies, fills, library stand-ins: course_emu_wrote) is
  * announced to the server (WRITTEN), for initcheck. With memcheck on (COURSE_EMU_CHECKS
@@ -196,7 +199,7 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 }
 
 /* --- stream-ordered allocation ----------------------------------------------------------------
- * Allocations are immediate (every stream is synchronous), so a pool is its attributes: the
+ * Allocations are immediate (a legal schedule of stream order), so a pool is its attributes: the
  * reuse policies and release threshold a program sets and reads back. The usage attributes
  * answer 0: the emulator keeps no memory aside. */
 
@@ -352,7 +355,7 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
         *devPtr = NULL;
         return rt_error(cudaErrorMemoryAllocation);
     }
-    *m = (struct rt_host_block){*devPtr, size, rt.managed};
+    *m = (struct rt_host_block){.ptr = *devPtr, .size = size, .next = rt.managed};
     rt.managed = m;
     rt_unlock();
     return cudaSuccess;
@@ -379,6 +382,7 @@ cudaError_t cudaFree(void *devPtr)
         return cudaSuccess;
     rt_lock();
     cudaError_t err = rt_device();
+    rt_run_all(); /* cudaFree synchronises the device: no queued work still uses the block */
     uint64_t a = (uint64_t)(uintptr_t)devPtr;
     if (err == cudaSuccess && mem_free(&rt.mem, a)) {
         rt_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
@@ -401,13 +405,16 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     return cudaFree(devPtr);
 }
 
+/* Pinned memory has pages of its own, so that hostcheck can protect exactly them. */
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     rt_lock();
     struct rt_host_block *h = malloc(sizeof *h);
-    void *p = NULL;
-    if (h && posix_memalign(&p, 4096, size ? size : 1) == 0) {
-        *h = (struct rt_host_block){p, size, rt.host_blocks};
+    void *p = h ? mmap(NULL, pages_of(size ? size : 1), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                : MAP_FAILED;
+    if (p != MAP_FAILED) {
+        *h = (struct rt_host_block){.ptr = p, .size = size, .next = rt.host_blocks};
         rt.host_blocks = h;
     } else {
         free(h);
@@ -424,11 +431,13 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
     return cudaMallocHost(pHost, size);
 }
 
+/* Synchronises the device first, as CUDA does: no queued copy still uses the block. */
 cudaError_t cudaFreeHost(void *ptr)
 {
     if (!ptr)
         return cudaSuccess;
     rt_lock();
+    rt_run_all();
     struct rt_host_block **at = &rt.host_blocks;
     while (*at && (*at)->ptr != ptr)
         at = &(*at)->next;
@@ -440,7 +449,7 @@ cudaError_t cudaFreeHost(void *ptr)
         rt_say("cudaFreeHost: %p was not allocated by cudaMallocHost or cudaHostAlloc", ptr);
         return rt_error(cudaErrorInvalidValue);
     }
-    free(h->ptr);
+    munmap(h->ptr, pages_of(h->size ? h->size : 1));
     free(h);
     return cudaSuccess;
 }
@@ -541,117 +550,199 @@ static int device_sides(enum cudaMemcpyKind kind, const void *dst, const void *s
     }
 }
 
+/** How a copy or fill was called. */
+struct call {
+    const char *who;     /**< the API function */
+    cudaStream_t stream; /**< its stream (the default one for the synchronous calls) */
+    int async;           /**< 1: a cuda*Async call */
+    const void *site;    /**< the program's code that called it */
+};
+
+/* The synchronous call @p who, made from @p site, on this thread's default stream. */
+static struct call sync_call(const char *who, const void *site)
+{
+    return (struct call){who, rt_default_stream(), 0, site};
+}
+
+/* The asynchronous call @p who on @p stream, made from @p site. */
+static struct call async_call(const char *who, cudaStream_t stream, const void *site)
+{
+    return (struct call){who, stream, 1, site};
+}
+
+/*
+ * Whether a copy between @p sides may return before it ran: device to device always; to or
+ * from host memory only for an asynchronous call whose host sides are all pinned (with
+ * pageable memory a copy is synchronous, as CUDA's staging through pinned buffers makes it).
+ */
+static int deferred(int sides, const struct call *c, const void *dst, const void *src, size_t dext,
+                    size_t sext)
+{
+    if (sides == 3)
+        return 1;
+    return sides && c->async && (sides & 1 || rt_pinned(dst, dext)) &&
+           (sides & 2 || rt_pinned(src, sext));
+}
+
+/* Queue @p w on @p c's stream; run it (and what it waits for) unless @p later. The lock is
+ * held. Returns the error the call returns. */
+static cudaError_t issue(const struct call *c, struct rt_work *w, int later)
+{
+    struct rt_stream *st = rt_stream_of(c->stream);
+    if (!st)
+        return cudaErrorInvalidResourceHandle;
+    w->what = c->who;
+    w->site = c->site;
+    uint64_t seq = rt_enqueue(st, w, NULL);
+    if (seq && !later)
+        rt_run_to(st, seq);
+    return rt.sticky;
+}
+
+cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind, const char *who,
+                         struct rt_work *w)
+{
+    if (width > dpitch || width > spitch)
+        return cudaErrorInvalidPitchValue;
+    cudaError_t err = rt_device();
+    int sides = device_sides(kind, dst, src);
+    size_t dext = dpitch * (height - 1) + width, sext = spitch * (height - 1) + width;
+    if (err == cudaSuccess && sides < 0)
+        err = cudaErrorInvalidMemcpyDirection;
+    if (err != cudaSuccess)
+        return err;
+    *w = (struct rt_work){.kind = RT_COPY, .what = who};
+    w->u.copy.d = copy_side(dst, dext, sides & 1, who);
+    w->u.copy.s = copy_side(src, sext, sides & 2, who);
+    w->u.copy.dst = dst;
+    w->u.copy.src = src;
+    w->u.copy.dpitch = dpitch;
+    w->u.copy.spitch = spitch;
+    w->u.copy.width = width;
+    w->u.copy.height = height;
+    w->u.copy.sides = sides;
+    return w->u.copy.d && w->u.copy.s ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 /* A pitched copy of @p height rows of @p width bytes (a plain copy is one row). */
 static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                             size_t height, enum cudaMemcpyKind kind, const char *who)
+                             size_t height, enum cudaMemcpyKind kind, const struct call *c)
 {
     if (width == 0 || height == 0)
         return cudaSuccess;
-    if (width > dpitch || width > spitch)
-        return rt_error(cudaErrorInvalidPitchValue);
+    struct rt_work w;
     rt_lock();
-    cudaError_t err = rt_device();
-    int sides = device_sides(kind, dst, src);
-    char *d = NULL, *s = NULL;
-    if (err == cudaSuccess && sides < 0)
-        err = cudaErrorInvalidMemcpyDirection;
-    if (err == cudaSuccess) {
-        d = copy_side(dst, dpitch * (height - 1) + width, sides & 1, who);
-        s = copy_side(src, spitch * (height - 1) + width, sides & 2, who);
-        err = d && s ? cudaSuccess : cudaErrorInvalidValue;
-    }
-    for (size_t r = 0; err == cudaSuccess && r < height; r++) {
-        memmove(d + r * dpitch, s + r * spitch, width);
-        if (sides & 1)
-            rt_wrote((const char *)dst + r * dpitch, width,
-                     sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
-                     (uint64_t)(uintptr_t)((const char *)src + r * spitch));
-    }
+    cudaError_t err = rt_copy_work(dst, dpitch, src, spitch, width, height, kind, c->who, &w);
+    if (err == cudaSuccess)
+        err = issue(c, &w,
+                    deferred(w.u.copy.sides, c, dst, src, dpitch * (height - 1) + width,
+                             spitch * (height - 1) + width));
     rt_unlock();
     return rt_error(err);
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return copy_rows(dst, count, src, count, count, 1, kind, "cudaMemcpy");
+    struct call c = sync_call("cudaMemcpy", __builtin_return_address(0));
+    return copy_rows(dst, count, src, count, count, 1, kind, &c);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
-    (void)stream;
-    return copy_rows(dst, count, src, count, count, 1, kind, "cudaMemcpyAsync");
+    struct call c = async_call("cudaMemcpyAsync", stream, __builtin_return_address(0));
+    return copy_rows(dst, count, src, count, count, 1, kind, &c);
 }
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                          size_t height, enum cudaMemcpyKind kind)
 {
-    return copy_rows(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D");
+    struct call c = sync_call("cudaMemcpy2D", __builtin_return_address(0));
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, &c);
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                               size_t width, size_t height, enum cudaMemcpyKind kind,
                               cudaStream_t stream)
 {
-    (void)stream;
-    return copy_rows(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync");
+    struct call c = async_call("cudaMemcpy2DAsync", stream, __builtin_return_address(0));
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, &c);
 }
 
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
     (void)dstDevice, (void)srcDevice;
-    return copy_rows(dst, count, src, count, count, 1, cudaMemcpyDeviceToDevice, "cudaMemcpyPeer");
+    struct call c = sync_call("cudaMemcpyPeer", __builtin_return_address(0));
+    return copy_rows(dst, count, src, count, count, 1, cudaMemcpyDeviceToDevice, &c);
 }
 
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
                                 size_t count, cudaStream_t stream)
 {
-    (void)stream;
-    return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    (void)dstDevice, (void)srcDevice;
+    struct call c = async_call("cudaMemcpyPeerAsync", stream, __builtin_return_address(0));
+    return copy_rows(dst, count, src, count, count, 1, cudaMemcpyDeviceToDevice, &c);
 }
 
-/* Fill @p height rows of @p width bytes, @p pitch apart, with byte @p value. */
+cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
+                         const char *who, struct rt_work *w)
+{
+    if (width > pitch)
+        return cudaErrorInvalidPitchValue;
+    cudaError_t err = rt_device();
+    char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
+    if (err != cudaSuccess || !h)
+        return err != cudaSuccess ? err : cudaErrorInvalidValue;
+    *w = (struct rt_work){.kind = RT_FILL, .what = who};
+    w->u.fill.h = h;
+    w->u.fill.p = p;
+    w->u.fill.pitch = pitch;
+    w->u.fill.width = width;
+    w->u.fill.height = height;
+    w->u.fill.value = value;
+    return cudaSuccess;
+}
+
+/* Fill @p height rows of @p width bytes, @p pitch apart, with byte @p value: queued (a fill of
+ * managed memory, which the host reaches, completes before the call returns). */
 static cudaError_t fill_rows(void *p, size_t pitch, int value, size_t width, size_t height,
-                             const char *who)
+                             const struct call *c)
 {
     if (width == 0 || height == 0)
         return cudaSuccess;
-    if (width > pitch)
-        return rt_error(cudaErrorInvalidPitchValue);
+    struct rt_work w;
     rt_lock();
-    cudaError_t err = rt_device();
-    char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
-    if (err == cudaSuccess && !h)
-        err = cudaErrorInvalidValue;
-    for (size_t r = 0; err == cudaSuccess && r < height; r++) {
-        memset(h + r * pitch, value, width);
-        rt_wrote((const char *)p + r * pitch, width, PROTO_WROTE_FILL, (uint8_t)value);
-    }
+    cudaError_t err = rt_fill_work(p, pitch, value, width, height, c->who, &w);
+    if (err == cudaSuccess)
+        err = issue(c, &w, !find_block(rt.managed, p));
     rt_unlock();
     return rt_error(err);
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-    return fill_rows(devPtr, count, value, count, 1, "cudaMemset");
+    struct call c = sync_call("cudaMemset", __builtin_return_address(0));
+    return fill_rows(devPtr, count, value, count, 1, &c);
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    (void)stream;
-    return fill_rows(devPtr, count, value, count, 1, "cudaMemsetAsync");
+    struct call c = async_call("cudaMemsetAsync", stream, __builtin_return_address(0));
+    return fill_rows(devPtr, count, value, count, 1, &c);
 }
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    return fill_rows(devPtr, pitch, value, width, height, "cudaMemset2D");
+    struct call c = sync_call("cudaMemset2D", __builtin_return_address(0));
+    return fill_rows(devPtr, pitch, value, width, height, &c);
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream)
 {
-    (void)stream;
-    return fill_rows(devPtr, pitch, value, width, height, "cudaMemset2DAsync");
+    struct call c = async_call("cudaMemset2DAsync", stream, __builtin_return_address(0));
+    return fill_rows(devPtr, pitch, value, width, height, &c);
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
@@ -665,10 +756,85 @@ cudaError_t cudaDeviceReset(void)
     /* Clears a fault's sticky error, as a reset does; allocations are kept (they end with the
      * process). A server that stopped cannot be reset. */
     rt_lock();
+    rt_run_all();
     if (rt.sock >= 0)
         rt.sticky = cudaSuccess;
     rt_self()->last_error = cudaSuccess;
     cudaError_t err = rt.sticky;
     rt_unlock();
     return err;
+}
+
+/* --- per-thread default streams ----------------------------------------------------------------
+ * Code built with --default-stream per-thread calls these: the synchronous calls go to the
+ * calling thread's default stream (_ptds), and stream 0 names it (_ptsz). */
+
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    struct call c = {"cudaMemcpy", cudaStreamPerThread, 0, __builtin_return_address(0)};
+    return copy_rows(dst, count, src, count, count, 1, kind, &c);
+}
+
+cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    struct call c = {"cudaMemcpy2D", cudaStreamPerThread, 0, __builtin_return_address(0)};
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, &c);
+}
+
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
+{
+    struct call c = {"cudaMemset", cudaStreamPerThread, 0, __builtin_return_address(0)};
+    return fill_rows(devPtr, count, value, count, 1, &c);
+}
+
+cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    struct call c = {"cudaMemset2D", cudaStreamPerThread, 0, __builtin_return_address(0)};
+    return fill_rows(devPtr, pitch, value, width, height, &c);
+}
+
+/* Stream 0 in a _ptsz call: the per-thread default stream. */
+static cudaStream_t ptsz(cudaStream_t s)
+{
+    return s ? s : cudaStreamPerThread;
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                 cudaStream_t stream)
+{
+    struct call c = async_call("cudaMemcpyAsync", ptsz(stream), __builtin_return_address(0));
+    return copy_rows(dst, count, src, count, count, 1, kind, &c);
+}
+
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                   size_t width, size_t height, enum cudaMemcpyKind kind,
+                                   cudaStream_t stream)
+{
+    struct call c = async_call("cudaMemcpy2DAsync", ptsz(stream), __builtin_return_address(0));
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, &c);
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    struct call c = async_call("cudaMemsetAsync", ptsz(stream), __builtin_return_address(0));
+    return fill_rows(devPtr, count, value, count, 1, &c);
+}
+
+cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
+                                   size_t height, cudaStream_t stream)
+{
+    struct call c = async_call("cudaMemset2DAsync", ptsz(stream), __builtin_return_address(0));
+    return fill_rows(devPtr, pitch, value, width, height, &c);
+}
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    (void)hStream;
+    return malloc_for(devPtr, size, __builtin_return_address(0));
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+    return cudaFreeAsync(devPtr, hStream);
 }

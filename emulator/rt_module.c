@@ -314,13 +314,33 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    (void)stream;
-    return symbol_copy(symbol, (void *)src, count, offset, kind, 1);
+    /* Synchronous, after the stream's work (a legal way for an asynchronous copy to run). */
+    cudaError_t err = cudaStreamSynchronize(stream);
+    return err ? err : symbol_copy(symbol, (void *)src, count, offset, kind, 1);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    (void)stream;
-    return symbol_copy(symbol, dst, count, offset, kind, 0);
+    cudaError_t err = cudaStreamSynchronize(stream);
+    return err ? err : symbol_copy(symbol, dst, count, offset, kind, 0);
+}
+
+/* Code built with --default-stream per-thread: the copy goes to this thread's stream. */
+cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                    size_t offset, enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    rt_per_thread = 0;
+    return err;
+}
+
+cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    rt_per_thread = 0;
+    return err;
 }

@@ -2,10 +2,11 @@
  * @file rt_stream.c
  * @brief The runtime stand-in: streams and events.
  *
- * Every operation completes before its call returns, so streams are ordered
- * and synchronous: a stream is a handle, waiting on an event succeeds at
- * once, and an event records the host's monotonic clock when it is recorded.
- * Elapsed times are the host's time between two records, not a GPU's.
+ * Streams are queues (rt_queue.c): what is queued on one runs later, in order, when the host
+ * needs it. An event record is queued like any operation and completes when it runs; until
+ * then cudaEventQuery and cudaStreamQuery answer cudaErrorNotReady (and the work then runs, as
+ * a GPU makes progress while the host polls), and cudaEventElapsedTime answers the same.
+ * Elapsed times are the host's time between two records' runs, not a GPU's.
  */
 #include <cuda_profiler_api.h>
 #include <stdlib.h>
@@ -13,40 +14,32 @@
 
 #include "rt.h"
 
-enum { STREAM_MAGIC = 0x5354524d, EVENT_MAGIC = 0x45564e54 };
+enum { EVENT_MAGIC = 0x45564e54 };
 
-/** A stream: the handle cudaStreamCreate returns. */
-struct rt_stream {
-    uint32_t magic;
-    unsigned flags;
-    int priority;
-    int device;
-};
-
-/** An event. */
-struct rt_event {
-    uint32_t magic;
-    unsigned flags;
-    int recorded;
-    double ms; /**< host time of the last record */
-};
-
-/* The sticky error, if a fault left one. */
+/* The sticky error, if a fault left one; the lock is held. */
 static cudaError_t sticky(void)
 {
+    return rt.sticky;
+}
+
+/* Stream @p s's queue with the lock held, or NULL with *err (unlocked again then). */
+static struct rt_stream *locked_stream(cudaStream_t s, cudaError_t *err)
+{
     rt_lock();
-    cudaError_t err = rt.sticky;
-    rt_unlock();
-    return err;
+    struct rt_stream *st = rt_stream_of(s);
+    *err = st ? sticky() : cudaErrorInvalidResourceHandle;
+    if (!st)
+        rt_unlock();
+    return st;
 }
 
 /* cudaSuccess for the default streams (0, legacy, per-thread) and live streams. */
 static cudaError_t stream_ok(cudaStream_t s)
 {
-    const struct rt_stream *st = (const struct rt_stream *)s;
-    if (s == 0 || s == cudaStreamLegacy || s == cudaStreamPerThread || st->magic == STREAM_MAGIC)
-        return sticky();
-    return cudaErrorInvalidResourceHandle;
+    cudaError_t err;
+    if (locked_stream(s, &err))
+        rt_unlock();
+    return err;
 }
 
 static struct rt_event *event_of(cudaEvent_t e)
@@ -57,12 +50,12 @@ static struct rt_event *event_of(cudaEvent_t e)
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    struct rt_stream *s = malloc(sizeof *s);
-    if (!s)
-        return rt_error(cudaErrorMemoryAllocation);
-    *s = (struct rt_stream){STREAM_MAGIC, flags, priority, rt_self()->device};
+    rt_lock();
+    struct rt_stream *s = rt_stream_new(flags, priority);
+    cudaError_t err = s ? sticky() : cudaErrorMemoryAllocation;
+    rt_unlock();
     *pStream = (cudaStream_t)s;
-    return rt_error(sticky());
+    return rt_error(err);
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
@@ -75,32 +68,70 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream)
     return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
 }
 
+/* Returns at once; its queued work still runs when the device is synchronised, as CUDA
+ * promises. */
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    struct rt_stream *s = (struct rt_stream *)stream;
-    if (!s || s->magic != STREAM_MAGIC)
+    if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
         return rt_error(cudaErrorInvalidResourceHandle);
-    s->magic = 0;
-    free(s);
-    return rt_error(sticky());
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
+    rt_stream_free(s);
+    err = sticky();
+    rt_unlock();
+    return rt_error(err);
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    return rt_error(stream_ok(stream));
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
+    if (s->capture)
+        err = cudaErrorStreamCaptureUnsupported;
+    else
+        rt_run_stream(s);
+    if (err == cudaSuccess)
+        err = sticky();
+    rt_unlock();
+    return rt_error(err);
 }
 
+/* Not ready while work is queued; that work then runs, so that a polling loop ends. */
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    return rt_error(stream_ok(stream));
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
+    if (err == cudaSuccess && s->done < s->issued) {
+        err = cudaErrorNotReady;
+        rt_run_stream(s);
+    }
+    rt_unlock();
+    return err == cudaErrorNotReady ? err : rt_error(err);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     (void)flags;
-    cudaError_t err = stream_ok(stream);
-    if (err == cudaSuccess && !event_of(event))
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
+    struct rt_event *e = event_of(event);
+    if (!e) {
         err = cudaErrorInvalidResourceHandle;
+    } else if (e->capture) {
+        err = rt_capture_wait(s, e);
+    } else if (e->recorded && !e->complete) {
+        struct rt_work nop = {.kind = RT_NOP, .what = "cudaStreamWaitEvent"};
+        rt_enqueue(s, &nop, &(struct rt_dep){e->s, e->seq});
+    }
+    rt_unlock();
     return rt_error(err);
 }
 
@@ -146,14 +177,6 @@ cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
     return rt_error(err);
 }
 
-/* No stream is ever captured: graphs are not emulated (cudaStreamBeginCapture says so). */
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
-{
-    cudaError_t err = stream_ok(stream);
-    *pCaptureStatus = cudaStreamCaptureStatusNone;
-    return rt_error(err);
-}
-
 cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
     (void)mode; /* the mode matters only while a stream captures */
@@ -185,33 +208,52 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t l
     return rt_error(stream_ok(stream));
 }
 
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+/* Queue @p w on @p stream. */
+static cudaError_t queue(cudaStream_t stream, const struct rt_work *w)
 {
-    cudaError_t err = stream_ok(stream);
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
     if (err == cudaSuccess)
-        fn(userData);
+        rt_enqueue(s, w, NULL);
+    rt_unlock();
     return rt_error(err);
 }
 
-/* The callback runs at once (the work before it is done), told the stream's error if any. */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    struct rt_work w = {.kind = RT_HOST_FN, .what = "cudaLaunchHostFunc"};
+    w.u.host.fn = fn;
+    w.u.host.data = userData;
+    return queue(stream, &w);
+}
+
+/* The callback runs when the stream reaches it, told the stream's error if any. */
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int flags)
 {
-    cudaError_t err = flags ? cudaErrorInvalidValue : stream_ok(stream);
-    if (err == cudaErrorInvalidValue || err == cudaErrorInvalidResourceHandle)
-        return rt_error(err);
-    callback(stream, err, userData);
-    return rt_error(err);
+    if (flags)
+        return rt_error(cudaErrorInvalidValue);
+    struct rt_work w = {.kind = RT_CALLBACK, .what = "cudaStreamAddCallback"};
+    w.u.callback.fn = callback;
+    w.u.callback.data = userData;
+    w.u.callback.stream = stream;
+    return queue(stream, &w);
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    struct rt_event *e = malloc(sizeof *e);
+    struct rt_event *e = calloc(1, sizeof *e);
     if (!e)
         return rt_error(cudaErrorMemoryAllocation);
-    *e = (struct rt_event){EVENT_MAGIC, flags, 0, 0.0};
+    e->magic = EVENT_MAGIC;
+    e->flags = flags;
     *event = (cudaEvent_t)e;
-    return rt_error(sticky());
+    rt_lock();
+    cudaError_t err = sticky();
+    rt_unlock();
+    return rt_error(err);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
@@ -219,24 +261,44 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
+/* An event with a record still queued is freed when that record runs, as CUDA promises. */
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
+    rt_lock();
     struct rt_event *e = event_of(event);
-    if (!e)
-        return rt_error(cudaErrorInvalidResourceHandle);
-    e->magic = 0;
-    free(e);
-    return rt_error(sticky());
+    cudaError_t err = e ? sticky() : cudaErrorInvalidResourceHandle;
+    if (e) {
+        e->magic = 0;
+        free(e->after);
+        if (!e->pending)
+            free(e);
+    }
+    rt_unlock();
+    return rt_error(err);
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
     struct rt_event *e = event_of(event);
-    cudaError_t err = e ? stream_ok(stream) : cudaErrorInvalidResourceHandle;
-    if (err == cudaSuccess) {
+    if (!e) {
+        err = cudaErrorInvalidResourceHandle;
+    } else if (s->capture) {
+        err = rt_capture_record(s, e);
+    } else {
+        struct rt_work w = {.kind = RT_RECORD, .what = "cudaEventRecord", .event = e};
         e->recorded = 1;
-        e->ms = rt_now_ms();
+        e->complete = 0;
+        e->capture = NULL;
+        e->pending++;
+        e->s = s;
+        e->seq = s->issued + 1;
+        rt_enqueue(s, &w, NULL);
     }
+    rt_unlock();
     return rt_error(err);
 }
 
@@ -246,23 +308,46 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
     return cudaEventRecord(event, stream);
 }
 
+/* The event's error (never recorded is complete), after running its record when @p run. */
+static cudaError_t event_state(cudaEvent_t event, int run)
+{
+    rt_lock();
+    struct rt_event *e = event_of(event);
+    cudaError_t err = e ? sticky() : cudaErrorInvalidResourceHandle;
+    if (err == cudaSuccess && e->recorded && !e->complete) {
+        rt_run_to(e->s, e->seq);
+        err = run ? sticky() : cudaErrorNotReady;
+    }
+    rt_unlock();
+    return err;
+}
+
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    return rt_error(event_of(event) ? sticky() : cudaErrorInvalidResourceHandle);
+    return rt_error(event_state(event, 1));
 }
 
+/* Not ready while its record is queued; the record then runs, so that a polling loop ends. */
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    return rt_error(event_of(event) ? sticky() : cudaErrorInvalidResourceHandle);
+    cudaError_t err = event_state(event, 0);
+    return err == cudaErrorNotReady ? err : rt_error(err);
 }
 
+/* cudaErrorNotReady while either record is queued (a missing cudaEventSynchronize). */
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+    rt_lock();
     const struct rt_event *a = event_of(start), *b = event_of(end);
+    cudaError_t err = sticky();
     if (!a || !b || !a->recorded || !b->recorded || (a->flags | b->flags) & cudaEventDisableTiming)
-        return rt_error(cudaErrorInvalidResourceHandle);
-    *ms = (float)(b->ms - a->ms);
-    return rt_error(sticky());
+        err = cudaErrorInvalidResourceHandle;
+    else if (err == cudaSuccess && (!a->complete || !b->complete))
+        err = cudaErrorNotReady;
+    else if (err == cudaSuccess)
+        *ms = (float)(b->ms - a->ms);
+    rt_unlock();
+    return err == cudaErrorNotReady ? err : rt_error(err);
 }
 
 /* Profiler ranges: nothing to start or stop (issue 8's counters come through emu.h). */
@@ -274,4 +359,60 @@ cudaError_t cudaProfilerStart(void)
 cudaError_t cudaProfilerStop(void)
 {
     return cudaSuccess;
+}
+
+/* --- per-thread default streams: stream 0 in these (code built with --default-stream
+ * per-thread) is the calling thread's own stream --------------------------------------------- */
+
+/* Stream 0 of a _ptsz call. */
+static cudaStream_t ptsz(cudaStream_t s)
+{
+    return s ? s : cudaStreamPerThread;
+}
+
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
+{
+    return cudaStreamSynchronize(ptsz(stream));
+}
+
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
+{
+    return cudaStreamQuery(ptsz(stream));
+}
+
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    return cudaStreamWaitEvent(ptsz(stream), event, flags);
+}
+
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
+{
+    return cudaEventRecord(event, ptsz(stream));
+}
+
+cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
+                                          unsigned int flags)
+{
+    return cudaEventRecordWithFlags(event, ptsz(stream), flags);
+}
+
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    return cudaLaunchHostFunc(ptsz(stream), fn, userData);
+}
+
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                       void *userData, unsigned int flags)
+{
+    return cudaStreamAddCallback(ptsz(stream), callback, userData, flags);
+}
+
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
+{
+    return cudaStreamGetFlags(ptsz(hStream), flags);
+}
+
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
+{
+    return cudaStreamGetPriority(ptsz(hStream), priority);
 }

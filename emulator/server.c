@@ -538,7 +538,8 @@ static int parse_checks(const char *list)
     } names[] = {{"mem", VM_CHECK_MEM},
                  {"race", VM_CHECK_RACE},
                  {"sync", VM_CHECK_SYNC},
-                 {"init", VM_CHECK_INIT}};
+                 {"init", VM_CHECK_INIT},
+                 {"host", 0}}; /* hostcheck: the runtime's (rt_hostcheck.c), not a launch's */
     int bits = 0;
     char copy[256];
     snprintf(copy, sizeof copy, "%s", list);
@@ -618,7 +619,7 @@ static unsigned checks_or_exit(const char *list)
     if (bits < 0) {
         fprintf(stderr,
                 "course-emu-device: unknown check in '%s' (COURSE_EMU_CHECKS): the checks "
-                "are mem, race, sync and init, separated by commas\n",
+                "are mem, race, sync, init and host, separated by commas\n",
                 list);
         exit(2);
     }

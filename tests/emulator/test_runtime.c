@@ -275,7 +275,8 @@ START_TEST(emu_gpus_setting)
 }
 END_TEST
 
-/* Streams and events: ordered and synchronous; host-time events; the API's error cases. */
+/* Streams and events: queued work is not done until synchronised (queries answer not ready,
+ * once); host-time events; the API's error cases. */
 START_TEST(streams_and_events)
 {
     cudaStream_t s;
@@ -293,8 +294,12 @@ START_TEST(streams_and_events)
     ck_assert_int_eq(cudaEventRecord(stop, s), cudaSuccess);
     ck_assert_int_eq(cudaEventRecord(untimed, s), cudaSuccess);
     ck_assert_int_eq(cudaStreamWaitEvent(0, stop, 0), cudaSuccess);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, start, stop), cudaErrorNotReady);
+    ck_assert_int_eq(cudaEventQuery(stop), cudaErrorNotReady);
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess); /* not ready is no error */
     ck_assert_int_eq(cudaEventSynchronize(stop), cudaSuccess);
     ck_assert_int_eq(cudaEventQuery(stop), cudaSuccess);
+    ck_assert_int_eq(cudaStreamQuery(s), cudaErrorNotReady); /* untimed's record */
     ck_assert_int_eq(cudaStreamQuery(s), cudaSuccess);
     ck_assert_int_eq(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
     ck_assert(ms >= 0.0f && ms < 10000.0f);
@@ -370,8 +375,8 @@ START_TEST(launch_runs)
 }
 END_TEST
 
-/* A fault prints one line, and its error is returned by every call after the launch (the
- * launch itself returns cudaSuccess, as the launch of a grid that faults later does). */
+/* A fault prints one line when the grid runs (at the synchronisation), and its error is
+ * returned by every call from then on (the launch itself returns cudaSuccess, as on a GPU). */
 START_TEST(fault_is_sticky)
 {
     int *d;
@@ -379,13 +384,13 @@ START_TEST(fault_is_sticky)
     ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
     capture_begin(&cap, 2);
     cudaError_t launch = rt_test_store_at(d, 1 << 24);
+    cudaError_t sync = cudaDeviceSynchronize();
     char *said = capture_end(&cap);
-    /* The grid has run by now, so the launcher's own cudaGetLastError already sees it. */
-    ck_assert_int_eq(launch, cudaErrorIllegalAddress);
+    ck_assert_int_eq(launch, cudaSuccess);
+    ck_assert_int_eq(sync, cudaErrorIllegalAddress);
     ck_assert_msg(!strncmp(said, "emulator: ", 10) && course_count(said, "\n") == 1, "%s", said);
     ck_assert_msg(strstr(said, "store_at_kernel"), "the line names no kernel: %s", said);
     free(said);
-    ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
     ck_assert_int_eq(cudaGetLastError(), cudaErrorIllegalAddress);
     ck_assert_int_eq(cudaGetLastError(), cudaErrorIllegalAddress);
     void *more;
@@ -461,12 +466,15 @@ START_TEST(device_variable_symbols)
 }
 END_TEST
 
-/* Kernel printf reaches this process's stdout, in thread order within the warp. */
+/* Kernel printf reaches this process's stdout when the grid has run (a synchronisation), in
+ * thread order within the warp. */
 START_TEST(kernel_printf)
 {
     struct capture cap;
     capture_begin(&cap, 1);
     cudaError_t err = rt_test_printf(3);
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
     char *out = capture_end(&cap);
     ck_assert_int_eq(err, cudaSuccess);
     ck_assert_str_eq(out, "block 0 thread 0\nblock 0 thread 1\nblock 0 thread 2\n");

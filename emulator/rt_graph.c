@@ -1,0 +1,700 @@
+/**
+ * @file rt_graph.c
+ * @brief The runtime stand-in: CUDA graphs and stream capture.
+ *
+ * A graph is a list of nodes, each one queued operation (rt_work: a launch, a copy, a fill, a
+ * host function, an event record or wait, or nothing) with the nodes it depends on. Nodes come
+ * from the node calls (cudaGraphAddKernelNode, ...) or from stream capture: between
+ * cudaStreamBeginCapture and cudaStreamEndCapture, what a program queues on the stream becomes
+ * a node after the stream's last one, and an event recorded in the capture lets another stream
+ * join it (cudaStreamWaitEvent), as the fork and join of NVIDIA's samples do. Instantiation
+ * orders the nodes so that each comes after its dependencies (child graphs inlined); a launch
+ * queues that order on the stream, which runs it as any queued work. So the nodes of one
+ * launch run one after another, a legal schedule of the graph.
+ *
+ * Not emulated (cudaErrorNotSupported with one line): memory nodes, conditional nodes,
+ * external semaphores, updates of an instantiated graph, node parameters read back or set.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845 };
+
+struct rt_graph;
+
+/** One node. */
+struct rt_node {
+    struct rt_work w;
+    struct rt_graph *child; /**< a child graph node's own copy of the graph */
+    struct rt_node **deps;
+    int ndeps;
+    int index; /**< its place in the graph's list */
+    struct rt_node *next;
+};
+
+/** A graph. */
+struct rt_graph {
+    uint32_t magic;
+    struct rt_node *first, *last;
+    int n;
+};
+
+/** A capture in progress, and the streams that joined it. */
+struct rt_capture {
+    struct rt_graph *g;
+    int ended; /**< kept after cudaStreamEndCapture: events may still name it */
+    struct rt_stream **streams;
+    int nstreams;
+};
+
+/** An instantiated graph: its operations in the order a launch queues them. */
+struct rt_exec {
+    uint32_t magic;
+    struct rt_work *works;
+    int n, cap;
+};
+
+static struct rt_graph *graph_of(cudaGraph_t g)
+{
+    struct rt_graph *r = (struct rt_graph *)g;
+    return r && r->magic == GRAPH_MAGIC ? r : NULL;
+}
+
+static struct rt_exec *exec_of(cudaGraphExec_t e)
+{
+    struct rt_exec *r = (struct rt_exec *)e;
+    return r && r->magic == EXEC_MAGIC ? r : NULL;
+}
+
+static struct rt_graph *graph_new(void)
+{
+    struct rt_graph *g = calloc(1, sizeof *g);
+    if (g)
+        g->magic = GRAPH_MAGIC;
+    return g;
+}
+
+static void graph_free(struct rt_graph *g)
+{
+    for (struct rt_node *n = g->first, *next; n; n = next) {
+        next = n->next;
+        rt_work_free(&n->w);
+        if (n->child)
+            graph_free(n->child);
+        free(n->deps);
+        free(n);
+    }
+    g->magic = 0;
+    free(g);
+}
+
+/* A new node of @p g doing @p w (whose parts it takes), after @p deps; NULL out of memory. */
+static struct rt_node *add_node(struct rt_graph *g, struct rt_node *const *deps, int ndeps,
+                                const struct rt_work *w)
+{
+    struct rt_node *n = calloc(1, sizeof *n);
+    if (!n || (ndeps && !(n->deps = malloc((size_t)ndeps * sizeof *n->deps)))) {
+        free(n);
+        return NULL;
+    }
+    n->w = *w;
+    if (ndeps)
+        memcpy(n->deps, deps, (size_t)ndeps * sizeof *deps);
+    n->ndeps = ndeps;
+    n->index = g->n++;
+    if (g->last)
+        g->last->next = n;
+    else
+        g->first = n;
+    g->last = n;
+    return n;
+}
+
+/* Add the node of @p w to graph @p graph under the lock, into *out. */
+static cudaError_t add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                       size_t ndeps, const struct rt_work *w)
+{
+    struct rt_graph *g = graph_of(graph);
+    struct rt_node *n = g ? add_node(g, (struct rt_node *const *)deps, (int)ndeps, w) : NULL;
+    if (!n) {
+        struct rt_work copy = *w;
+        rt_work_free(&copy);
+        return rt_error(g ? cudaErrorMemoryAllocation : cudaErrorInvalidValue);
+    }
+    *out = (cudaGraphNode_t)n;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+{
+    (void)flags;
+    *pGraph = (cudaGraph_t)graph_new();
+    return *pGraph ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    struct rt_graph *g = graph_of(graph);
+    if (!g)
+        return rt_error(cudaErrorInvalidValue);
+    rt_lock();
+    graph_free(g);
+    rt_unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                   const struct cudaKernelNodeParams *p)
+{
+    if (!p->kernelParams && p->extra)
+        return rt_not_supported("cudaGraphAddKernelNode with arguments in extra");
+    struct rt_work w;
+    cudaError_t err =
+        rt_kernel_work(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, &w);
+    if (err != cudaSuccess)
+        return rt_error(err);
+    rt_lock();
+    err = add(pGraphNode, graph, pDependencies, numDependencies, &w);
+    rt_unlock();
+    return err;
+}
+
+/* Add the node of @p w when @p made (the check that built it, under the lock) succeeded; then
+ * release the lock. */
+static cudaError_t add_checked(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                               size_t ndeps, cudaError_t made, const struct rt_work *w)
+{
+    cudaError_t err = made == cudaSuccess ? add(out, graph, deps, ndeps, w) : rt_error(made);
+    rt_unlock();
+    return err;
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                     void *dst, const void *src, size_t count,
+                                     enum cudaMemcpyKind kind)
+{
+    struct rt_work w;
+    rt_lock();
+    cudaError_t err =
+        rt_copy_work(dst, count, src, count, count, 1, kind, "cudaGraphAddMemcpyNode1D", &w);
+    return add_checked(pGraphNode, graph, pDependencies, numDependencies, err, &w);
+}
+
+/* A 3D copy between linear memories, one slice deep; arrays are not emulated. */
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                   const struct cudaMemcpy3DParms *p)
+{
+    if (p->srcArray || p->dstArray || p->extent.depth > 1 || p->srcPos.z || p->dstPos.z)
+        return rt_not_supported("cudaGraphAddMemcpyNode with arrays or several slices");
+    const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
+    char *dst = (char *)d->ptr + p->dstPos.y * d->pitch + p->dstPos.x;
+    const char *src = (const char *)s->ptr + p->srcPos.y * s->pitch + p->srcPos.x;
+    size_t rows = p->extent.height ? p->extent.height : 1;
+    struct rt_work w;
+    rt_lock();
+    cudaError_t err = rt_copy_work(dst, d->pitch, src, s->pitch, p->extent.width, rows, p->kind,
+                                   "cudaGraphAddMemcpyNode", &w);
+    return add_checked(pGraphNode, graph, pDependencies, numDependencies, err, &w);
+}
+
+/* Fills of 1-byte elements, or of wider ones whose bytes are all the same (0 most often). */
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                   const struct cudaMemsetParams *p)
+{
+    unsigned e = p->elementSize, v = p->value;
+    if (e != 1 && e != 2 && e != 4)
+        return rt_error(cudaErrorInvalidValue);
+    uint32_t byte = v & 0xff, same = byte * (e == 4 ? 0x01010101u : e == 2 ? 0x0101u : 1u);
+    if ((v & (e == 4 ? 0xffffffffu : e == 2 ? 0xffffu : 0xffu)) != same)
+        return rt_not_supported("cudaGraphAddMemsetNode with a value of unequal bytes");
+    size_t rows = p->height ? p->height : 1;
+    struct rt_work w;
+    rt_lock();
+    cudaError_t err = rt_fill_work(p->dst, rows > 1 ? p->pitch : p->width * e, (int)byte,
+                                   p->width * e, rows, "cudaGraphAddMemsetNode", &w);
+    return add_checked(pGraphNode, graph, pDependencies, numDependencies, err, &w);
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                 const struct cudaHostNodeParams *p)
+{
+    struct rt_work w = {.kind = RT_HOST_FN, .what = "cudaGraphAddHostNode"};
+    w.u.host.fn = p->fn;
+    w.u.host.data = p->userData;
+    rt_lock();
+    return add_checked(pGraphNode, graph, pDependencies, numDependencies, cudaSuccess, &w);
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                  const cudaGraphNode_t *pDependencies, size_t numDependencies)
+{
+    struct rt_work w = {.kind = RT_NOP, .what = "cudaGraphAddEmptyNode"};
+    rt_lock();
+    return add_checked(pGraphNode, graph, pDependencies, numDependencies, cudaSuccess, &w);
+}
+
+/* An event node: a record (RT_RECORD), or a wait (RT_NOP naming the event). */
+static cudaError_t add_event_node(cudaGraphNode_t *out, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t ndeps, cudaEvent_t event,
+                                  enum rt_work_kind kind)
+{
+    struct rt_work w = {.kind = kind, .what = "an event node", .event = (struct rt_event *)event};
+    rt_lock();
+    return add_checked(out, graph, deps, ndeps, event ? cudaSuccess : cudaErrorInvalidValue, &w);
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t *pDependencies,
+                                        size_t numDependencies, cudaEvent_t event)
+{
+    return add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, RT_RECORD);
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                      const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                      cudaEvent_t event)
+{
+    return add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, RT_NOP);
+}
+
+/* A copy of @p g: nodes, their work and their dependencies; NULL out of memory. */
+static struct rt_graph *graph_clone(const struct rt_graph *g)
+{
+    struct rt_graph *c = graph_new();
+    struct rt_node **map = malloc((size_t)(g->n + 1) * sizeof *map);
+    int ok = c && map;
+    for (const struct rt_node *n = g->first; ok && n; n = n->next) {
+        struct rt_work w;
+        struct rt_node **deps = malloc((size_t)(n->ndeps + 1) * sizeof *deps);
+        ok = deps && rt_work_clone(&w, &n->w) == 0;
+        for (int i = 0; ok && i < n->ndeps; i++)
+            deps[i] = map[n->deps[i]->index];
+        struct rt_node *m = ok ? add_node(c, deps, n->ndeps, &w) : NULL;
+        ok = m && (!n->child || (m->child = graph_clone(n->child)));
+        if (ok)
+            map[n->index] = m;
+        free(deps);
+    }
+    free(map);
+    if (!ok && c)
+        graph_free(c);
+    return ok ? c : NULL;
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph)
+{
+    struct rt_work w = {.kind = RT_NOP, .what = "cudaGraphAddChildGraphNode"};
+    rt_lock();
+    struct rt_graph *child = graph_of(childGraph) ? graph_clone(graph_of(childGraph)) : NULL;
+    cudaError_t err = child ? add(pGraphNode, graph, pDependencies, numDependencies, &w)
+                            : rt_error(cudaErrorInvalidValue);
+    if (err == cudaSuccess)
+        ((struct rt_node *)*pGraphNode)->child = child;
+    else if (child)
+        graph_free(child);
+    rt_unlock();
+    return err;
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
+{
+    if (!graph_of(originalGraph))
+        return rt_error(cudaErrorInvalidValue);
+    rt_lock();
+    *pGraphClone = (cudaGraph_t)graph_clone(graph_of(originalGraph));
+    rt_unlock();
+    return *pGraphClone ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData,
+                                     size_t numDependencies)
+{
+    (void)edgeData; /* edge types matter to programmatic launches only */
+    if (!graph_of(graph))
+        return rt_error(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; i++) {
+        struct rt_node *t = (struct rt_node *)to[i];
+        struct rt_node **more = realloc(t->deps, (size_t)(t->ndeps + 1) * sizeof *more);
+        if (!more)
+            return rt_error(cudaErrorMemoryAllocation);
+        more[t->ndeps++] = (struct rt_node *)from[i];
+        t->deps = more;
+    }
+    return cudaSuccess;
+}
+
+/* The nodes of @p graph (only those with no dependency when @p roots) into @p nodes, at most
+ * *num of them; their count in *num (when @p nodes is NULL, the count only). */
+static cudaError_t list_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num, int roots)
+{
+    const struct rt_graph *g = graph_of(graph);
+    if (!g)
+        return rt_error(cudaErrorInvalidValue);
+    size_t k = 0;
+    for (const struct rt_node *n = g->first; n; n = n->next)
+        if (!roots || n->ndeps == 0) {
+            if (nodes && k < *num)
+                nodes[k] = (cudaGraphNode_t)n;
+            k++;
+        }
+    if (!nodes || k < *num)
+        *num = k;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    return list_nodes(graph, nodes, numNodes, 0);
+}
+
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                  size_t *pNumRootNodes)
+{
+    return list_nodes(graph, pRootNodes, pNumRootNodes, 1);
+}
+
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+                                         cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+{
+    const struct rt_node *n = (const struct rt_node *)node;
+    if (!n)
+        return rt_error(cudaErrorInvalidValue);
+    for (int i = 0; pDependencies && i < n->ndeps && (size_t)i < *pNumDependencies; i++) {
+        pDependencies[i] = (cudaGraphNode_t)n->deps[i];
+        if (edgeData)
+            memset(&edgeData[i], 0, sizeof *edgeData);
+    }
+    if (!pDependencies || (size_t)n->ndeps < *pNumDependencies)
+        *pNumDependencies = (size_t)n->ndeps;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+    const struct rt_node *n = (const struct rt_node *)node;
+    if (!n)
+        return rt_error(cudaErrorInvalidValue);
+    static const enum cudaGraphNodeType types[] = {
+        [RT_NOP] = cudaGraphNodeTypeEmpty,          [RT_KERNEL] = cudaGraphNodeTypeKernel,
+        [RT_COPY] = cudaGraphNodeTypeMemcpy,        [RT_FILL] = cudaGraphNodeTypeMemset,
+        [RT_RECORD] = cudaGraphNodeTypeEventRecord, [RT_HOST_FN] = cudaGraphNodeTypeHost,
+        [RT_CALLBACK] = cudaGraphNodeTypeHost};
+    *pType = n->child                            ? cudaGraphNodeTypeGraph
+             : n->w.kind == RT_NOP && n->w.event ? cudaGraphNodeTypeWaitEvent
+                                                 : types[n->w.kind];
+    return cudaSuccess;
+}
+
+/* --- instantiation and launch ------------------------------------------------------------- */
+
+/* Append a copy of @p w to @p x; -1 out of memory. */
+static int exec_push(struct rt_exec *x, const struct rt_work *w)
+{
+    if (x->n == x->cap) {
+        int cap = x->cap ? 2 * x->cap : 16;
+        struct rt_work *more = realloc(x->works, (size_t)cap * sizeof *more);
+        if (!more)
+            return -1;
+        x->works = more;
+        x->cap = cap;
+    }
+    if (rt_work_clone(&x->works[x->n], w))
+        return -1;
+    x->n++;
+    return 0;
+}
+
+/* Append @p g's nodes to @p x, each after its dependencies (Kahn's order, lowest index first),
+ * child graphs inlined; -1 out of memory or on a cycle. */
+static int flatten(struct rt_exec *x, const struct rt_graph *g)
+{
+    char *done = calloc((size_t)g->n + 1, 1);
+    int placed = 0, progress = 1;
+    while (done && placed < g->n && progress) {
+        progress = 0;
+        for (const struct rt_node *n = g->first; n; n = n->next) {
+            int ready = !done[n->index];
+            for (int i = 0; ready && i < n->ndeps; i++)
+                ready = done[n->deps[i]->index];
+            if (!ready)
+                continue;
+            if ((n->child ? flatten(x, n->child) : exec_push(x, &n->w)) != 0) {
+                free(done);
+                return -1;
+            }
+            done[n->index] = 1;
+            placed++;
+            progress = 1;
+            break; /* the lowest ready index first, every time */
+        }
+    }
+    free(done);
+    return done && placed == g->n ? 0 : -1;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    struct rt_exec *x = exec_of(graphExec);
+    if (!x)
+        return rt_error(cudaErrorInvalidValue);
+    for (int i = 0; i < x->n; i++)
+        rt_work_free(&x->works[i]);
+    free(x->works);
+    x->magic = 0;
+    free(x);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags)
+{
+    (void)flags; /* auto-free, upload, device launch and priorities change nothing here */
+    const struct rt_graph *g = graph_of(graph);
+    struct rt_exec *x = g ? calloc(1, sizeof *x) : NULL;
+    if (!x)
+        return rt_error(g ? cudaErrorMemoryAllocation : cudaErrorInvalidValue);
+    x->magic = EXEC_MAGIC;
+    rt_lock();
+    int bad = flatten(x, g);
+    rt_unlock();
+    if (bad) {
+        cudaGraphExecDestroy((cudaGraphExec_t)x);
+        return rt_error(cudaErrorInvalidValue);
+    }
+    *pGraphExec = (cudaGraphExec_t)x;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                          unsigned long long flags)
+{
+    return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+/* Queue one node's work on @p s: an event record or wait does what its call does. */
+static void launch_work(struct rt_stream *s, struct rt_work *w)
+{
+    struct rt_event *e = w->event;
+    if (w->kind == RT_RECORD) {
+        e->recorded = 1;
+        e->complete = 0;
+        e->capture = NULL;
+        e->pending++;
+        e->s = s;
+        e->seq = s->issued + 1;
+    }
+    if (w->kind == RT_NOP && e && e->recorded && !e->complete)
+        rt_enqueue(s, w, &(struct rt_dep){e->s, e->seq});
+    else
+        rt_enqueue(s, w, NULL);
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    struct rt_exec *x = exec_of(graphExec);
+    if (!x)
+        return rt_error(cudaErrorInvalidValue);
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    cudaError_t err = s ? rt_device() : cudaErrorInvalidResourceHandle;
+    for (int i = 0; err == cudaSuccess && i < x->n; i++) {
+        struct rt_work w;
+        if (rt_work_clone(&w, &x->works[i]))
+            err = cudaErrorMemoryAllocation;
+        else
+            launch_work(s, &w);
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    return cudaGraphLaunch(graphExec, stream ? stream : cudaStreamPerThread);
+}
+
+/* Nothing to upload: the device's memory is this machine's. */
+cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    (void)stream;
+    return exec_of(graphExec) ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+/* --- stream capture ----------------------------------------------------------------------- */
+
+/* Room for @p n nodes in stream @p s's list of what its next node comes after. */
+static cudaError_t grow_after(struct rt_stream *s, int n)
+{
+    if (n <= s->capafter)
+        return cudaSuccess;
+    struct rt_node **more = realloc(s->after, (size_t)n * sizeof *more);
+    if (!more)
+        return cudaErrorMemoryAllocation;
+    s->after = more;
+    s->capafter = n;
+    return cudaSuccess;
+}
+
+/* @p s joins capture @p c (its streams are let go together at the end). */
+static cudaError_t join(struct rt_capture *c, struct rt_stream *s)
+{
+    struct rt_stream **more = realloc(c->streams, (size_t)(c->nstreams + 1) * sizeof *more);
+    if (!more)
+        return cudaErrorMemoryAllocation;
+    c->streams = more;
+    c->streams[c->nstreams++] = s;
+    s->capture = c;
+    s->nafter = 0;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_add(struct rt_stream *s, const struct rt_work *w)
+{
+    struct rt_node *n = add_node(s->capture->g, s->after, s->nafter, w);
+    if (!n) {
+        struct rt_work copy = *w;
+        rt_work_free(&copy);
+        return cudaErrorMemoryAllocation;
+    }
+    if (grow_after(s, 1) != cudaSuccess)
+        return cudaErrorMemoryAllocation;
+    s->after[0] = n;
+    s->nafter = 1;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_record(struct rt_stream *s, struct rt_event *e)
+{
+    struct rt_node **after = malloc((size_t)(s->nafter + 1) * sizeof *after);
+    if (!after)
+        return cudaErrorMemoryAllocation;
+    if (s->nafter)
+        memcpy(after, s->after, (size_t)s->nafter * sizeof *after);
+    free(e->after);
+    e->after = after;
+    e->nafter = s->nafter;
+    e->capture = s->capture;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_wait(struct rt_stream *s, struct rt_event *e)
+{
+    struct rt_capture *c = e->capture;
+    if (c->ended)
+        return cudaSuccess; /* that capture's nodes are a graph now: nothing to wait for */
+    if (s->capture && s->capture != c)
+        return cudaErrorStreamCaptureIsolation;
+    cudaError_t err = s->capture ? cudaSuccess : join(c, s);
+    if (err == cudaSuccess)
+        err = grow_after(s, s->nafter + e->nafter);
+    if (err == cudaSuccess && e->nafter)
+        memcpy(s->after + s->nafter, e->after, (size_t)e->nafter * sizeof *e->after);
+    if (err == cudaSuccess)
+        s->nafter += e->nafter;
+    return err;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    (void)mode; /* which other threads' calls a capture forbids: none is checked here */
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    struct rt_capture *c = NULL;
+    cudaError_t err = !s || s == rt_stream_of(cudaStreamLegacy) ? cudaErrorStreamCaptureUnsupported
+                      : s->capture                              ? cudaErrorIllegalState
+                                                                : cudaSuccess;
+    if (err == cudaSuccess && (!(c = calloc(1, sizeof *c)) || !(c->g = graph_new())))
+        err = cudaErrorMemoryAllocation;
+    if (err == cudaSuccess)
+        err = join(c, s);
+    if (err != cudaSuccess && c) {
+        if (c->g)
+            graph_free(c->g);
+        free(c);
+    }
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    return cudaStreamBeginCapture(stream ? stream : cudaStreamPerThread, mode);
+}
+
+/* The capture becomes a graph; every stream that joined it queues work again. */
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    struct rt_capture *c = s ? s->capture : NULL;
+    if (c) {
+        for (int i = 0; i < c->nstreams; i++) {
+            c->streams[i]->capture = NULL;
+            c->streams[i]->nafter = 0;
+        }
+        free(c->streams);
+        c->streams = NULL;
+        c->nstreams = 0;
+        c->ended = 1;
+        *pGraph = (cudaGraph_t)c->g;
+    }
+    rt_unlock();
+    return c ? cudaSuccess : rt_error(cudaErrorIllegalState);
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    return cudaStreamEndCapture(stream ? stream : cudaStreamPerThread, pGraph);
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    if (s)
+        *pCaptureStatus = s->capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    rt_unlock();
+    return s ? cudaSuccess : rt_error(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                       enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    return cudaStreamIsCapturing(stream ? stream : cudaStreamPerThread, pCaptureStatus);
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                     enum cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out, cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out,
+                                     const cudaGraphEdgeData **edgeData_out,
+                                     size_t *numDependencies_out)
+{
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    struct rt_capture *c = s ? s->capture : NULL;
+    if (s && captureStatus_out)
+        *captureStatus_out = c ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    if (c && id_out)
+        *id_out = (unsigned long long)(uintptr_t)c;
+    if (c && graph_out)
+        *graph_out = (cudaGraph_t)c->g;
+    if (c && dependencies_out)
+        *dependencies_out = (const cudaGraphNode_t *)s->after;
+    if (c && edgeData_out)
+        *edgeData_out = NULL;
+    if (c && numDependencies_out)
+        *numDependencies_out = (size_t)s->nafter;
+    rt_unlock();
+    return s ? cudaSuccess : rt_error(cudaErrorInvalidResourceHandle);
+}

@@ -1,0 +1,466 @@
+/**
+ * @file test_async.c
+ * @brief The emulated device is asynchronous: a missing synchronisation shows, as on a GPU.
+ *
+ * Each planted bug sits beside its fixed twin: an elapsed time read before the stop event
+ * completed, a pinned buffer read before its copy landed (and hostcheck's line about it), a
+ * pipeline of three streams without its event waits, a non-blocking stream that the legacy
+ * default stream does not wait for. Graphs (stream capture with a fork and a join, and the
+ * node calls) replay against the host's answer, and code built with per-thread default
+ * streams runs. CTest runs every case on the emulator.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "course_test.h"
+#include "test_async.h"
+
+/* An odd size, not a multiple of any block. */
+enum { N = 100003, CHUNK = 1031, CHUNKS = 3, STALE = 0x7f7f7f7f };
+
+/* Elements i < n where @p got[i] != mul * in(i) + add, in(i) being @p in[i] or i. */
+static size_t wrong(const int *got, const int *in, int n, int mul, int add)
+{
+    size_t bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += got[i] != mul * (in ? in[i] : i) + add;
+    return bad;
+}
+
+/* --- lesson 02's timing: cudaEventElapsedTime needs the stop event complete ------------------ */
+
+/* Record start, launch, record stop on the default stream; the events and buffer in *e, *d. */
+static void timed_launch(cudaEvent_t e[2], int **d)
+{
+    ck_assert_int_eq(cudaMalloc((void **)d, N * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&e[0]), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&e[1]), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(e[0], 0), cudaSuccess);
+    ck_assert_int_eq(async_affine(*d, N, 3, -7, 0), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(e[1], 0), cudaSuccess);
+}
+
+/* The bug: the elapsed time read right after the launch, as a GPU answers it. */
+START_TEST(elapsed_time_without_sync_not_ready)
+{
+    cudaEvent_t e[2];
+    int *d;
+    float ms = -1;
+    timed_launch(e, &d);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, e[0], e[1]), cudaErrorNotReady);
+    ck_assert_msg(ms == -1, "test_async.c: n=%d: the time was written (%g) though not ready", N,
+                  ms);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(d);
+}
+END_TEST
+
+/* Its fixed twin: cudaEventSynchronize(stop) first; the result is the kernel's. */
+START_TEST(elapsed_time_after_event_sync)
+{
+    cudaEvent_t e[2];
+    int *d;
+    float ms = -1;
+    timed_launch(e, &d);
+    ck_assert_int_eq(cudaEventSynchronize(e[1]), cudaSuccess);
+    ck_assert_int_eq(cudaEventElapsedTime(&ms, e[0], e[1]), cudaSuccess);
+    ck_assert_msg(ms >= 0 && ms < 60000, "test_async.c: n=%d: elapsed %g ms", N, ms);
+    int *h = mat_alloc(N * sizeof *h);
+    ck_assert_int_eq(cudaMemcpy(h, d, N * sizeof *h, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_msg(wrong(h, NULL, N, 3, -7) == 0, "test_async.c: n=%d: %zu elements wrong", N,
+                  wrong(h, NULL, N, 3, -7));
+    free(h);
+    cudaFree(d);
+}
+END_TEST
+
+/* --- lesson 08's staging: a pinned buffer is the copy's only after the stream synchronises --- */
+
+/* Launch and queue the copy into pinned *h on a non-blocking stream; nothing waits. */
+static cudaStream_t staged_copy(int **h, int **d)
+{
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaMallocHost((void **)h, N * sizeof **h), cudaSuccess);
+    memset(*h, 0x7f, N * sizeof **h);
+    ck_assert_int_eq(cudaMalloc((void **)d, N * sizeof **d), cudaSuccess);
+    ck_assert_int_eq(async_affine(*d, N, 5, 11, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpyAsync(*h, *d, N * sizeof **h, cudaMemcpyDeviceToHost, s),
+                     cudaSuccess);
+    return s;
+}
+
+/* Elements of pinned @p h still as they were before the copy. */
+static size_t stale(const int *h)
+{
+    size_t n = 0;
+    for (int i = 0; i < N; i++)
+        n += h[i] == STALE;
+    return n;
+}
+
+static void staged_free(cudaStream_t s, int *h, int *d)
+{
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+
+/* The bug: the host reads the staging buffer before cudaStreamSynchronize. */
+START_TEST(pinned_read_without_sync_is_stale)
+{
+    int *h, *d;
+    cudaStream_t s = staged_copy(&h, &d);
+    size_t old = stale(h);
+    ck_assert_msg(old == N,
+                  "test_async.c: n=%d: %zu of the elements read before the sync are "
+                  "stale; all should be (the copy lands as late as it may)",
+                  N, old);
+    staged_free(s, h, d);
+}
+END_TEST
+
+/* Its fixed twin. */
+START_TEST(pinned_read_after_sync)
+{
+    int *h, *d;
+    cudaStream_t s = staged_copy(&h, &d);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_msg(wrong(h, NULL, N, 5, 11) == 0, "test_async.c: n=%d: %zu elements wrong", N,
+                  wrong(h, NULL, N, 5, 11));
+    staged_free(s, h, d);
+}
+END_TEST
+
+/* cudaStreamDestroy returns at once: the stream's queued copy lands at the next device
+ * synchronisation, not before. */
+START_TEST(stream_destroy_does_not_wait)
+{
+    int *h, *d;
+    cudaStream_t s = staged_copy(&h, &d);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    size_t old = stale(h);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_msg(old == N && wrong(h, NULL, N, 5, 11) == 0,
+                  "test_async.c: n=%d: %zu stale after the destroy (want all), %zu wrong after "
+                  "the sync (want none)",
+                  N, old, wrong(h, NULL, N, 5, 11));
+    ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* In a child with hostcheck on: the staged copy, then the host's read; with @p sync, a copy back
+ * queued behind it and the stream synchronised first. Returns the report's text (malloc'd). */
+static char *hostcheck_run(int sync)
+{
+    char report[] = "/tmp/test_async_report_XXXXXX";
+    int fd = mkstemp(report);
+    ck_assert(fd >= 0);
+    close(fd);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("COURSE_EMU_CHECKS", "host", 1);
+        setenv("COURSE_EMU_REPORT", report, 1);
+        int *h, *d;
+        cudaStream_t s = staged_copy(&h, &d);
+        if (sync) /* a second copy of the same buffer queued behind the first: legal */
+            cudaMemcpyAsync(d, h, N * sizeof *h, cudaMemcpyHostToDevice, s);
+        if (sync)
+            cudaStreamSynchronize(s);
+        size_t old = stale(h); /* the read hostcheck meets */
+        _exit(old == (sync ? 0 : N) ? 0 : 3);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "test_async.c: the child (sync=%d) ended with status %d", sync, status);
+    FILE *f = fopen(report, "r");
+    char *text = mat_alloc(8192);
+    size_t got = f ? fread(text, 1, 8191, f) : 0;
+    text[got] = 0;
+    if (f)
+        fclose(f);
+    unlink(report);
+    return text;
+}
+
+/* hostcheck names the missing synchronisation in one line: the buffer, the copy, its stream,
+ * where it was issued and where the host read. */
+START_TEST(hostcheck_reports_pinned_read)
+{
+    char *text = hostcheck_run(0);
+    ck_assert_msg(course_count(text, "\n") == 1, "test_async.c: want one report line: %s", text);
+    const char *want[] = {"hostcheck: host read of pinned buffer",
+                          "cudaMemcpyAsync",
+                          "it writes the buffer",
+                          "on stream 0x",
+                          "issued at test_async.c:",
+                          "at test_async.c:"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(text, want[i]), "test_async.c: the report lacks '%s': %s", want[i],
+                      text);
+    free(text);
+}
+END_TEST
+
+START_TEST(hostcheck_quiet_after_sync)
+{
+    char *text = hostcheck_run(1);
+    ck_assert_msg(text[0] == 0, "test_async.c: a report on correct code: %s", text);
+    free(text);
+}
+END_TEST
+
+/* --- a pipeline of three streams, right only with its event waits --------------------------- */
+
+/*
+ * Per chunk: stream 0 copies the input in from pinned memory, stream 1 computes mid = 3 in + 1,
+ * stream 2 computes out = -2 mid + 5 and copies it out. With @p waits, each stage waits for
+ * the previous one's event; the host synchronises stream 2 only. Returns the wrong elements.
+ */
+static size_t pipeline(int waits)
+{
+    int n = CHUNK * CHUNKS, *h_in, *h_out, *d;
+    cudaStream_t s[3];
+    cudaEvent_t e[2][CHUNKS];
+    ck_assert_int_eq(cudaMallocHost((void **)&h_in, 2 * n * sizeof(int)), cudaSuccess);
+    h_out = h_in + n;
+    for (int i = 0; i < n; i++)
+        h_in[i] = (i * 7919) % 1009 - 500;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 3 * n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(d, 0, 3 * n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking), cudaSuccess);
+    for (int c = 0; c < CHUNKS; c++) {
+        int off = c * CHUNK, *in = d + off, *mid = d + n + off, *out = d + 2 * n + off;
+        ck_assert_int_eq(cudaEventCreateWithFlags(&e[0][c], cudaEventDisableTiming), cudaSuccess);
+        ck_assert_int_eq(cudaEventCreateWithFlags(&e[1][c], cudaEventDisableTiming), cudaSuccess);
+        cudaMemcpyAsync(in, h_in + off, CHUNK * sizeof(int), cudaMemcpyHostToDevice, s[0]);
+        cudaEventRecord(e[0][c], s[0]);
+        if (waits)
+            cudaStreamWaitEvent(s[1], e[0][c], 0);
+        ck_assert_int_eq(async_scale(in, mid, CHUNK, 3, 1, s[1]), cudaSuccess);
+        cudaEventRecord(e[1][c], s[1]);
+        if (waits)
+            cudaStreamWaitEvent(s[2], e[1][c], 0);
+        ck_assert_int_eq(async_scale(mid, out, CHUNK, -2, 5, s[2]), cudaSuccess);
+        cudaMemcpyAsync(h_out + off, out, CHUNK * sizeof(int), cudaMemcpyDeviceToHost, s[2]);
+    }
+    ck_assert_int_eq(cudaStreamSynchronize(s[2]), cudaSuccess);
+    size_t bad = wrong(h_out, h_in, n, -6, 3); /* -2 (3 in + 1) + 5 */
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    for (int c = 0; c < CHUNKS; c++) {
+        cudaEventDestroy(e[0][c]);
+        cudaEventDestroy(e[1][c]);
+    }
+    for (int k = 0; k < 3; k++)
+        cudaStreamDestroy(s[k]);
+    cudaFreeHost(h_in);
+    cudaFree(d);
+    return bad;
+}
+
+START_TEST(pipeline_with_event_waits)
+{
+    size_t bad = pipeline(1);
+    ck_assert_msg(bad == 0, "test_async.c: %d chunks of %d: %zu elements wrong with the waits",
+                  CHUNKS, CHUNK, bad);
+}
+END_TEST
+
+/* The bug: no waits between the streams; a GPU may run the stages in any order. */
+START_TEST(pipeline_without_waits_is_wrong)
+{
+    size_t bad = pipeline(0);
+    ck_assert_msg(bad > 0,
+                  "test_async.c: %d chunks of %d: every element right without the "
+                  "waits; the stages ran in issue order",
+                  CHUNKS, CHUNK);
+}
+END_TEST
+
+/* --- the legacy default stream's barrier ----------------------------------------------------- */
+
+/* A launch on a stream with @p flags, then a cudaMemcpy (legacy stream); the wrong elements. */
+static size_t legacy_after(unsigned flags)
+{
+    cudaStream_t s;
+    int *d, *h = mat_alloc(N * sizeof *h);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, flags), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, N * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(d, 0, N * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(async_affine(d, N, -3, 2, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(h, d, N * sizeof *h, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t bad = wrong(h, NULL, N, -3, 2);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    cudaFree(d);
+    free(h);
+    return bad;
+}
+
+/* A blocking stream's work is done before a legacy-stream copy; a non-blocking one's need not. */
+START_TEST(legacy_stream_waits_for_blocking_streams_only)
+{
+    size_t blocking = legacy_after(cudaStreamDefault),
+           nonblocking = legacy_after(cudaStreamNonBlocking);
+    ck_assert_msg(blocking == 0, "test_async.c: n=%d: %zu wrong after a blocking stream", N,
+                  blocking);
+    ck_assert_msg(nonblocking == N,
+                  "test_async.c: n=%d: %zu of %d stale after a non-blocking "
+                  "stream; the legacy stream must not wait for it",
+                  N, nonblocking, N);
+}
+END_TEST
+
+/* --- graphs --------------------------------------------------------------------------------- */
+
+/* Fill pinned @p h with values that depend on @p rep. */
+static void fill_input(int *h, int n, int rep)
+{
+    for (int i = 0; i < n; i++)
+        h[i] = (i * 31 + rep * 977) % 2003 - 1000;
+}
+
+/*
+ * Capture on s: copy in, fork to s2 (a = 2 in), b = in + 7 on s, join, copy a and b out.
+ * Replayed three times on new inputs (the copy node reads the pinned input when it runs).
+ */
+START_TEST(graph_capture_replay)
+{
+    int n = CHUNK, *h, *d;
+    cudaStream_t s, s2;
+    cudaEvent_t fork, join;
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    enum cudaStreamCaptureStatus st;
+    ck_assert_int_eq(cudaMallocHost((void **)&h, 3 * n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, 3 * n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&fork), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&join), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaStreamIsCapturing(s, &st), cudaSuccess);
+    ck_assert_int_eq(st, cudaStreamCaptureStatusActive);
+    cudaMemcpyAsync(d, h, n * sizeof(int), cudaMemcpyHostToDevice, s);
+    cudaEventRecord(fork, s);
+    cudaStreamWaitEvent(s2, fork, 0);
+    ck_assert_int_eq(async_scale(d, d + n, n, 2, 0, s2), cudaSuccess);
+    cudaEventRecord(join, s2);
+    ck_assert_int_eq(async_scale(d, d + 2 * n, n, 1, 7, s), cudaSuccess);
+    cudaStreamWaitEvent(s, join, 0);
+    cudaMemcpyAsync(h + n, d + n, 2 * n * sizeof(int), cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+    size_t nodes = 0;
+    ck_assert_int_eq(cudaGraphGetNodes(g, NULL, &nodes), cudaSuccess);
+    ck_assert_uint_eq(nodes, 4);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    for (int rep = 0; rep < 3; rep++) {
+        fill_input(h, n, rep);
+        ck_assert_int_eq(cudaGraphLaunch(x, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        size_t bad_a = wrong(h + n, h, n, 2, 0), bad_b = wrong(h + 2 * n, h, n, 1, 7);
+        ck_assert_msg(bad_a == 0 && bad_b == 0,
+                      "test_async.c: replay %d, n=%d: %zu wrong in 2 in, %zu in in + 7", rep, n,
+                      bad_a, bad_b);
+    }
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(g);
+    cudaFreeHost(h);
+    cudaFree(d);
+}
+END_TEST
+
+static void count_call(void *p)
+{
+    ++*(int *)p;
+}
+
+/* A graph from the node calls: fill, copy in, kernel, copy out, host function, with edges. */
+START_TEST(graph_nodes_replay)
+{
+    int n = CHUNK, *h, *d, calls = 0, mul = 4, add = -3;
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    cudaGraphNode_t fill, in, kern, out, host;
+    ck_assert_int_eq(cudaMallocHost((void **)&h, 2 * n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, 2 * n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+    struct cudaMemsetParams mp = {d + n, 0, 0, 4, (size_t)n, 1};
+    ck_assert_int_eq(cudaGraphAddMemsetNode(&fill, g, NULL, 0, &mp), cudaSuccess);
+    ck_assert_int_eq(
+        cudaGraphAddMemcpyNode1D(&in, g, NULL, 0, d, h, n * sizeof(int), cudaMemcpyHostToDevice),
+        cudaSuccess);
+    int *src = d, *dst = d + n;
+    void *args[] = {&src, &dst, &n, &mul, &add};
+    struct cudaKernelNodeParams kp = {(void *)async_scale_kernel(),
+                                      {(unsigned)(n + 127) / 128, 1, 1},
+                                      {128, 1, 1},
+                                      0,
+                                      args,
+                                      NULL};
+    cudaGraphNode_t before_kernel[] = {fill, in};
+    ck_assert_int_eq(cudaGraphAddKernelNode(&kern, g, before_kernel, 2, &kp), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&out, g, &kern, 1, h + n, d + n, n * sizeof(int),
+                                              cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    struct cudaHostNodeParams hp = {count_call, &calls};
+    ck_assert_int_eq(cudaGraphAddHostNode(&host, g, NULL, 0, &hp), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddDependencies(g, &out, &host, NULL, 1), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    for (int rep = 0; rep < 2; rep++) {
+        fill_input(h, n, rep + 5);
+        ck_assert_int_eq(cudaGraphLaunch(x, 0), cudaSuccess);
+        ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+        ck_assert_msg(wrong(h + n, h, n, mul, add) == 0, "test_async.c: replay %d, n=%d: %zu wrong",
+                      rep, n, wrong(h + n, h, n, mul, add));
+    }
+    ck_assert_int_eq(calls, 2);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(g);
+    cudaFreeHost(h);
+    cudaFree(d);
+}
+END_TEST
+
+/* Code built with --default-stream per-thread launches and copies on this thread's stream. */
+START_TEST(per_thread_default_stream)
+{
+    int *d, *h = mat_alloc(N * sizeof *h);
+    ck_assert_int_eq(cudaMalloc((void **)&d, N * sizeof *d), cudaSuccess);
+    ck_assert_int_eq(async_affine_per_thread(d, h, N, 9, -4), cudaSuccess);
+    ck_assert_msg(wrong(h, NULL, N, 9, -4) == 0, "test_async.c: n=%d: %zu elements wrong", N,
+                  wrong(h, NULL, N, 9, -4));
+    cudaFree(d);
+    free(h);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"elapsed_time_without_sync_not_ready", elapsed_time_without_sync_not_ready, CASE_CPU, 60},
+        {"elapsed_time_after_event_sync", elapsed_time_after_event_sync, CASE_CPU, 60},
+        {"pinned_read_without_sync_is_stale", pinned_read_without_sync_is_stale, CASE_CPU, 60},
+        {"pinned_read_after_sync", pinned_read_after_sync, CASE_CPU, 60},
+        {"stream_destroy_does_not_wait", stream_destroy_does_not_wait, CASE_CPU, 60},
+        {"hostcheck_reports_pinned_read", hostcheck_reports_pinned_read, CASE_CPU, 60},
+        {"hostcheck_quiet_after_sync", hostcheck_quiet_after_sync, CASE_CPU, 60},
+        {"pipeline_with_event_waits", pipeline_with_event_waits, CASE_CPU, 60},
+        {"pipeline_without_waits_is_wrong", pipeline_without_waits_is_wrong, CASE_CPU, 60},
+        {"legacy_stream_waits_for_blocking_streams_only",
+         legacy_stream_waits_for_blocking_streams_only, CASE_CPU, 60},
+        {"graph_capture_replay", graph_capture_replay, CASE_CPU, 60},
+        {"graph_nodes_replay", graph_nodes_replay, CASE_CPU, 60},
+        {"per_thread_default_stream", per_thread_default_stream, CASE_CPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
