@@ -8,7 +8,8 @@
  * sector one warp brings into L1 is found there by the others, as on the GPU. Blocks reach
  * SM (linear index mod SMs). A load sector missing L1 goes to L2 and, missing there, to DRAM;
  * a store goes to L2 (L1 writes through) and costs DRAM bytes when L2 lacks its sector. Caches
- * are 16-way LRU with 128-byte lines of four 32-byte sectors, sized from the GPU row (L1:
+ * are 16-way LRU with 128-byte lines of four 32-byte sectors, hashed set indices, sized from
+ * the GPU row (L1:
  * what the blocks' shared memory leaves of the SM's L1).
  *
  * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
@@ -66,7 +67,9 @@ static int cache_access(struct cache *c, uint64_t s)
 {
     uint64_t line = s >> 2;
     uint8_t bit = (uint8_t)(1u << (s & 3));
-    size_t base = (size_t)(line % c->sets) * WAYS, victim = base;
+    /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
+     * must not fall into one set. */
+    size_t base = (size_t)(((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets) * WAYS, victim = base;
     c->now++;
     for (size_t i = base; i < base + WAYS; i++) {
         if (c->tag[i] == line + 1) {
@@ -286,12 +289,6 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     return 1;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
                   unsigned bytes, int store)
 {
@@ -312,7 +309,12 @@ void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
         for (uint64_t x = addr[l] >> 5; x <= (addr[l] + bytes - 1) >> 5 && n < 64; x++)
             s[n++] = x;
     }
-    qsort(s, n, sizeof *s, cmp_u64);
+    for (uint32_t i = 1; i < n; i++) /* insertion sort: at most 64, mostly in order */
+        for (uint32_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            uint64_t t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
     uint32_t d = 0, lines = 0;
     for (uint32_t i = 0; i < n; i++)
         if (i == 0 || s[i] != s[d - 1]) {
