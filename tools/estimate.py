@@ -28,6 +28,8 @@ ARCH = {"t4": "75", "a6000": "86", "a100": "80", "l4": "89", "h100": "90"}
 CUBLAS = {
     ("a6000", "fp32", 4096): (23249.6, "SGEMM_CUDA README (Simon Boehm), RTX A6000, 4096^3"),
 }
+# The model's mean error where it was validated, beside every row.
+ERROR = "25% mean error"
 # The model's error where it was validated (emulator/README.md, "Time model").
 VALIDATION = ("validation error: 25% mean, worst factor 1.55, on SGEMM_CUDA's kernels 1-10 against "
               "their published A6000 GFLOP/s (emulator/README.md, Time model)")
@@ -73,7 +75,8 @@ def table(rows, gpu, size):
         name = names[r["kernel"]].split("(")[0][:34]
         print(f"{name:<34} {r['grid']:>12} {r['block']:>9} {r['regs']:>5} "
               f"{r['warps_per_sm']:>6} {ms:>10.4f} {gflops:>9.1f} "
-              f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} (model)")
+              f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} "
+              f"(model, {ERROR})")
     if cublas:
         print(f"cuBLAS SGEMM {size}^3 on {gpu}: {cublas[0]} GFLOP/s, published ({cublas[1]})")
     else:
