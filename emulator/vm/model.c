@@ -14,7 +14,10 @@
  *
  * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
  *   fp32    thread fp32 instructions / fp32 lanes       issue  warp instructions / schedulers
- *   tensor  Tensor Core flops / the SM's dense rate     lsu    (shared wavefronts + one L1
+ *   tensor  Tensor Core flops / the SM's dense rate     lsu    (shared wavefronts, a thread's
+ *                                                              adjacent aligned accesses merged
+ *                                                              into one of up to 16 bytes as
+ *                                                              ptxas merges them, + one L1
  *   latency loads * mean latency / resident warps              wavefront per 128-byte line a
  *           (Little's law, one load in flight per warp)        global request touches) / 1
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
@@ -23,6 +26,8 @@
  * the launch overhead.
  */
 #include "model.h"
+
+#include "count.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,7 +96,7 @@ static int cache_access(struct cache *c, uint64_t s)
 
 /* What the caches found, summed (doubles: scaled by sampling). */
 struct tally {
-    double l1_wavefronts, load_sectors, l1_hits, l2_sectors, l2_hits, dram_sectors;
+    double l1_wavefronts, smem_wavefronts, load_sectors, l1_hits, l2_sectors, l2_hits, dram_sectors;
     double loads, latency;
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
@@ -101,6 +106,17 @@ struct tally {
 struct req {
     uint32_t warp, seq, first, n;
     int store;
+};
+
+/* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
+ * keeps RUNS open, since the PTX interleaves loads from several arrays. */
+#define RUNS 4
+struct pending_shared {
+    uint64_t addr[32];
+    uint32_t mask;
+    unsigned bytes;
+    int store;
+    uint64_t used; /* when it last grew: the least recent run is counted first */
 };
 
 struct vm_model {
@@ -120,6 +136,8 @@ struct vm_model {
     uint64_t *sec;
     size_t nsec, capsec;
     uint32_t seq[32];
+    struct pending_shared pend[32][RUNS];
+    uint64_t shared_clock; /* shared accesses seen, for the runs' LRU */
     struct tally t, t_first;
     struct vm_counters c_first;
 };
@@ -189,14 +207,70 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->in_tail = 0;
     m->sampled = 0;
     m->nreq = m->nsec = 0;
+    memset(m->pend, 0, sizeof m->pend);
     memset(&m->t, 0, sizeof m->t);
     memset(&m->t_first, 0, sizeof m->t_first);
     memset(&m->c_first, 0, sizeof m->c_first);
 }
 
+/* Count warp @p p's pending run of shared accesses as one access of its width rounded up to
+ * a vector width, with count.c's wavefront rule (count_shared() reads only x->cnt). */
+static void flush_shared(struct vm_model *m, struct pending_shared *p)
+{
+    if (!p->mask)
+        return;
+    struct vm_counters c = {0};
+    struct exec x = {.cnt = &c};
+    unsigned width = p->bytes <= 4 ? p->bytes : p->bytes <= 8 ? 8 : 16;
+    count_shared(&x, p->addr, p->mask, width, p->store);
+    m->t.smem_wavefronts += (double)(c.lds_wavefronts + c.sts_wavefronts);
+    p->mask = 0;
+}
+
+/* 1 when @p bytes at @p addr extend run @p p into an aligned access of at most 16 bytes. */
+static int extends(const struct pending_shared *p, const uint64_t *addr, uint32_t mask,
+                   unsigned bytes, int store)
+{
+    unsigned total = p->bytes + bytes, align = total <= 4 ? total : total <= 8 ? 8 : 16;
+    int merge = p->mask == mask && p->store == store && total <= 16 && p->bytes % bytes == 0;
+    for (uint32_t mm = mask; merge && mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        merge = addr[l] == p->addr[l] + p->bytes && p->addr[l] % align == 0;
+    }
+    return merge;
+}
+
+void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
+                  unsigned bytes, int store)
+{
+    struct pending_shared *run = m->pend[warp < 32 ? warp : 31];
+    m->shared_clock++;
+    for (int r = 0; r < RUNS; r++)
+        if (run[r].mask && extends(&run[r], addr, mask, bytes, store)) {
+            run[r].bytes += bytes;
+            run[r].used = m->shared_clock;
+            if (run[r].bytes == 16)
+                flush_shared(m, &run[r]);
+            return;
+        }
+    int r = 0; /* a free run, or the least recent one, counted now */
+    for (int i = 1; i < RUNS && run[r].mask; i++)
+        if (!run[i].mask || run[i].used < run[r].used)
+            r = i;
+    flush_shared(m, &run[r]);
+    memcpy(run[r].addr, addr, sizeof run[r].addr);
+    run[r].mask = mask;
+    run[r].bytes = bytes;
+    run[r].store = store;
+    run[r].used = m->shared_clock;
+}
+
 /* Feed the block just run to the caches, its warps interleaved round robin. */
 static void flush_block(struct vm_model *m)
 {
+    for (int w = 0; w < 32; w++)
+        for (int r = 0; r < RUNS; r++)
+            flush_shared(m, &m->pend[w][r]);
     if (!m->nreq)
         return;
     uint32_t most = 0;
@@ -371,8 +445,7 @@ static void bounds(const struct vm_model *m, const struct tally *t, struct model
         g->fp32_lanes * ms;
     e->bound_ms[MODEL_TENSOR] = tensor_flops / (g->tensor_tflops * 1e12) * 1e3;
     e->bound_ms[MODEL_ISSUE] = (double)c->warp_insts * share / g->schedulers * ms;
-    e->bound_ms[MODEL_LSU] =
-        ((double)(c->lds_wavefronts + c->sts_wavefronts) + t->l1_wavefronts) * share * ms;
+    e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts) * share * ms;
     e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
     e->bound_ms[MODEL_DRAM] = t->dram_sectors * 32.0 / (g->dram_gbs * 1e9) * 1e3;
     e->bound_ms[MODEL_LATENCY] = t->loads * share * lat / resident * ms;
@@ -384,6 +457,7 @@ static void bounds(const struct vm_model *m, const struct tally *t, struct model
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
     e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
     e->l2_bytes = t->l2_sectors * 32.0;
+    e->smem_wavefronts = t->smem_wavefronts;
     e->dram_bytes = t->dram_sectors * 32.0;
 }
 
@@ -425,9 +499,10 @@ void model_print(FILE *f, const struct vm_model *m, const char *kernel, const st
     for (int b = 0; b < MODEL_NBOUNDS; b++)
         fprintf(f, " %s_ms=%.4g", model_bound_name((enum model_bound)b), e->bound_ms[b]);
     fprintf(f,
-            " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f flops=%llu "
+            " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
+            "smem_wavefronts=%.0f flops=%llu "
             "warp_insts=%llu gld_sectors=%llu gst_sectors=%llu lds_wavefronts=%llu\n",
-            e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes,
+            e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
             (unsigned long long)c->flops, (unsigned long long)c->warp_insts,
             (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_wavefronts);

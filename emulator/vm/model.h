@@ -50,6 +50,7 @@ struct model_estimate {
     uint64_t blocks, sampled;    /**< blocks in the grid, blocks run */
     double l1_hit, l2_hit;       /**< load sector hit rates */
     double l2_bytes, dram_bytes; /**< traffic the caches let through */
+    double smem_wavefronts;      /**< shared wavefronts, adjacent accesses merged */
     struct vm_counters counters; /**< the launch's counters, scaled from the sample */
 };
 
@@ -69,6 +70,12 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
 
 /** One global request of warp @p warp: lanes @p mask at @p addr, @p bytes each. */
 void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
+                  unsigned bytes, int store);
+
+/** One shared request of warp @p warp (window offsets), as model_global(). A thread's adjacent
+ *  accesses to consecutive, aligned addresses are served as one vector access of up to 16
+ *  bytes, as ptxas merges them in SASS. */
+void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
                   unsigned bytes, int store);
 
 /** After the launch: its estimate from its counters @p c (as run). */

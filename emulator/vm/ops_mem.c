@@ -218,6 +218,8 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
     enum event ev = resolve_shared_warp(x, w, in, m, addr, bytes, store, host);
     if (ev == EV_NONE && x->cnt)
         count_shared(x, addr, m, bytes, store);
+    if (ev == EV_NONE && x->launch->model)
+        model_shared(x->launch->model, w->index, addr, m, bytes, store);
     if (ev == EV_NONE && x->launch->checks)
         return check_shared(x, w, in, addr, m, bytes, store);
     return ev;
