@@ -1,8 +1,9 @@
 /**
  * @file test_model_main.c
- * @brief One copy of N floats on the device, for test_model.sh (the time model's test).
+ * @brief One copy of N floats on the device, then one shared-memory round trip, for
+ *        test_model.sh (the time model's test).
  *
- *   test_model N
+ *   test_model N   (N >= 1024)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 int main(int argc, char **argv)
 {
     int n = argc == 2 ? atoi(argv[1]) : 0;
-    if (n <= 0) {
+    if (n < 1024) {
         fprintf(stderr, "usage: test_model N\n");
         return 2;
     }
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
         return 1;
     }
     model_copy(n, d_x, d_y);
+    model_smem(d_x, d_y);
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));
