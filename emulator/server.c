@@ -78,6 +78,7 @@
 #include "mem.h"
 #include "proto.h"
 #include "vm.h"
+#include "vm/model_env.h"
 
 /** The server's whole state. */
 struct server {
@@ -87,6 +88,7 @@ struct server {
     int silent;                 /**< 1: the grader's descriptor cannot be read (it asks nothing) */
     unsigned checks;            /**< enum vm_check bits for every launch */
     unsigned schedule;          /**< enum vm_schedule for every launch */
+    struct model_env *model;    /**< the time model (COURSE_EMU_MODEL), or NULL */
     FILE *report;               /**< --report: findings appended here too, or NULL */
     struct emu_mem mem;         /**< the client's device memory, attached */
     int attached;               /**< 1 after HELLO */
@@ -401,10 +403,18 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            &out,
                            report_line,
                            s,
-                           s->schedule};
+                           s->schedule,
+                           NULL};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
+    const char *kname = vm_kernel_info(vm, l.kernel)->name;
+    if (s->model) {
+        vl.count = 1;
+        vl.model = model_env_begin(s->model, &vl, kname, &r.counters);
+    }
     vm_launch(&vl, &r);
+    if (s->model)
+        model_env_end(s->model, &vl, kname, &r.counters);
     if (out.dropped) {
         static const char note[] = "emulator: kernel printf output past 1 MiB was dropped (a "
                                    "GPU's printf buffer also holds 1 MiB by default)\n";
@@ -682,6 +692,11 @@ int main(int argc, char **argv)
     }
     if (s.sock < 0 || argc % 2 == 0)
         usage();
+    char err[512] = "";
+    if (!(s.model = model_env_open(err, sizeof err)) && *err) {
+        fprintf(stderr, "course-emu-device: COURSE_EMU_MODEL: %s\n", err);
+        exit(2);
+    }
     signal(SIGPIPE, SIG_IGN); /* an observer that stops reading must not kill the device */
     pthread_t watchdog;
     if (pthread_create(&watchdog, NULL, watch_client, &s.sock))

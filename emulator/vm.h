@@ -20,6 +20,7 @@
 #include "mem.h"
 
 struct vm_module;
+struct vm_model;
 
 /** One kernel parameter: where it sits in the parameter buffer. */
 struct vm_param {
@@ -144,7 +145,9 @@ struct vm_launch {
     void *print_ctx;
     vm_print_fn report; /**< check reports, one line each with a count; NULL: stderr */
     void *report_ctx;
-    unsigned schedule; /**< enum vm_schedule */
+    unsigned schedule;      /**< enum vm_schedule */
+    struct vm_model *model; /**< the time model (vm/model.h): it sees every block and global
+                                 request and may skip blocks (sampling); NULL: off */
 };
 
 /** What a launch did. */

@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "count.h"
+#include "model.h"
 #include "prov.h"
 #include "vm_impl.h"
 
@@ -775,6 +776,10 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
         for (uint32_t y = 0; y < L->grid[1] && r->status == VM_OK; y++)
             for (uint32_t bx = 0; bx < L->grid[0] && r->status == VM_OK; bx++) {
                 x.ctaid[0] = bx, x.ctaid[1] = y, x.ctaid[2] = z;
+                if (L->model &&
+                    !model_block(L->model, x.smem_bytes,
+                                 bx + (uint64_t)L->grid[0] * (y + (uint64_t)L->grid[1] * z)))
+                    continue; /* not in the time model's sample */
                 run_block(&x, warps, nwarps);
             }
     count_end(&x);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "count.h"
 #include "fp.h"
+#include "model.h"
 #include "prov.h"
 
 /* Every active lane's address: base register (32 or 64 bits, or none) plus displacement. */
@@ -199,6 +200,8 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
         enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
         if (ev == EV_NONE && x->cnt)
             count_global(x, addr, m, bytes, store);
+        if (ev == EV_NONE && x->launch->model)
+            model_global(x->launch->model, w->index, addr, m, bytes, store);
         if (ev == EV_NONE && x->launch->checks)
             check_global(x, w, in, addr, m, bytes, store);
         return ev;
@@ -215,6 +218,8 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
     enum event ev = resolve_shared_warp(x, w, in, m, addr, bytes, store, host);
     if (ev == EV_NONE && x->cnt)
         count_shared(x, addr, m, bytes, store);
+    if (ev == EV_NONE && x->launch->model)
+        model_shared(x->launch->model, w->index, addr, m, bytes, store);
     if (ev == EV_NONE && x->launch->checks)
         return check_shared(x, w, in, addr, m, bytes, store);
     return ev;

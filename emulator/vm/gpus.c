@@ -1,0 +1,250 @@
+/**
+ * @file gpus.c
+ * @brief The time model's GPU table, with its sources, and the reader of a GPU file.
+ *
+ * Sources, per field (every row unless a row's own source says otherwise):
+ *  - SMs, boost clock, fp32 and Tensor Core TFLOP/s, DRAM bandwidth, L2 size: NVIDIA's
+ *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5) and architecture whitepapers
+ *    (Turing TU104, Ampere GA102 and GA100, Hopper GH100). Tensor rates are dense (the
+ *    datasheets' "with sparsity" numbers halved).
+ *  - registers, shared memory and L1 per SM, resident warps and blocks: the CUDA C++
+ *    Programming Guide's table of technical specifications per compute capability
+ *    (7.5, 8.0, 8.6, 8.9, 9.0).
+ *  - L2 bandwidth: A100's 5120 bytes per clock is in NVIDIA's A100 whitepaper; no other row
+ *    has a published number, so they are assumed at A100's share per SM (47.4 bytes per clock
+ *    per SM) times their SMs. An assumption, not a measurement.
+ *  - latencies: rounded from published pointer-chasing microbenchmarks (Jia et al.,
+ *    "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, and the
+ *    Turing T4 follow-up, 2019; Chips and Cheese's Ampere and Hopper articles); approximate.
+ *  - launch overhead: 3 us assumed, the order of a short kernel's launch in NVIDIA's
+ *    "Getting Started with CUDA Graphs" (2019); not measured here.
+ *  - issue: 4 schedulers per SM, one warp instruction each per clock (every whitepaper above).
+ */
+#include "gpus.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define KIB 1024u
+#define MIB (1024.0 * 1024.0)
+#define A100_L2_PER_SM (5120.0 / 108.0)
+
+static const struct model_gpu table[] = {
+    {"t4",
+     "NVIDIA T4 (sm_75)",
+     40,
+     1590,
+     64,
+     65,
+     4,
+     65536,
+     64 * KIB,
+     96 * KIB,
+     4 * MIB,
+     40 * A100_L2_PER_SM,
+     320,
+     32,
+     16,
+     32,
+     190,
+     450,
+     3.0,
+     "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
+     "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
+    {"a6000",
+     "NVIDIA RTX A6000 (sm_86)",
+     84,
+     1800,
+     128,
+     154.8,
+     4,
+     65536,
+     100 * KIB,
+     128 * KIB,
+     6 * MIB,
+     84 * A100_L2_PER_SM,
+     768,
+     48,
+     16,
+     33,
+     200,
+     500,
+     3.0,
+     "RTX A6000 datasheet (10752 cores = 84 SMs, 1800 MHz, 38.7 TFLOP/s fp32, 309.7 TFLOP/s "
+     "sparse tensor, 768 GB/s); GA102 whitepaper (6 MB L2); Programming Guide, 8.6"},
+    {"a100",
+     "NVIDIA A100 80GB SXM (sm_80)",
+     108,
+     1410,
+     64,
+     312,
+     4,
+     65536,
+     164 * KIB,
+     192 * KIB,
+     40 * MIB,
+     5120,
+     2039,
+     64,
+     32,
+     33,
+     200,
+     500,
+     3.0,
+     "A100 datasheet (108 SMs, 1410 MHz, 19.5 TFLOP/s fp32, 312 TFLOP/s fp16, 2039 GB/s); "
+     "A100 whitepaper (40 MB L2, 5120 B/clk L2); Programming Guide, 8.0"},
+    {"l4",
+     "NVIDIA L4 (sm_89)",
+     58,
+     2040,
+     128,
+     121,
+     4,
+     65536,
+     100 * KIB,
+     128 * KIB,
+     48 * MIB,
+     58 * A100_L2_PER_SM,
+     300,
+     48,
+     24,
+     33,
+     220,
+     500,
+     3.0,
+     "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
+     "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
+    {"h100",
+     "NVIDIA H100 SXM5 80GB (sm_90)",
+     132,
+     1980,
+     128,
+     989.4,
+     4,
+     65536,
+     228 * KIB,
+     256 * KIB,
+     50 * MIB,
+     132 * A100_L2_PER_SM,
+     3350,
+     64,
+     32,
+     33,
+     260,
+     600,
+     3.0,
+     "H100 SXM5 datasheet (132 SMs, 1980 MHz, 67 TFLOP/s fp32, 989 TFLOP/s dense fp16, "
+     "3.35 TB/s, 50 MB L2); Hopper whitepaper; Programming Guide, 9.0"},
+};
+
+const struct model_gpu *gpus_all(size_t *n)
+{
+    *n = sizeof table / sizeof table[0];
+    return table;
+}
+
+const struct model_gpu *gpus_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcasecmp(table[i].name, name))
+            return &table[i];
+    return NULL;
+}
+
+/* The numeric fields a file gives, by name, as offsets into struct model_gpu. */
+#define U(f)                                                                                       \
+    {                                                                                              \
+#f, offsetof(struct model_gpu, f), 0                                                       \
+    }
+#define D(f)                                                                                       \
+    {                                                                                              \
+#f, offsetof(struct model_gpu, f), 1                                                       \
+    }
+static const struct field {
+    const char *name;
+    size_t off;
+    int is_double;
+} fields[] = {U(sms),         D(clock_mhz),   U(fp32_lanes), D(tensor_tflops), U(schedulers),
+              U(regs_per_sm), U(smem_per_sm), U(l1_per_sm),  D(l2_bytes),      D(l2_bytes_per_clk),
+              D(dram_gbs),    U(max_warps),   U(max_blocks), U(lat_l1),        U(lat_l2),
+              U(lat_dram),    D(launch_us)};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+/* @p s without leading and trailing blanks (in place). */
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    return s;
+}
+
+/* One "key = value" line into @p g; @p seen marks the numeric fields given. -1: unknown key
+ * or a bad number. */
+static int set_field(struct model_gpu *g, const char *key, const char *val, unsigned *seen)
+{
+    char *end;
+    if (!strcmp(key, "name") || !strcmp(key, "full") || !strcmp(key, "source")) {
+        char *dst = !strcmp(key, "name") ? g->name : !strcmp(key, "full") ? g->full : g->source;
+        size_t cap = !strcmp(key, "name")   ? sizeof g->name
+                     : !strcmp(key, "full") ? sizeof g->full
+                                            : sizeof g->source;
+        snprintf(dst, cap, "%s", val);
+        return 0;
+    }
+    for (size_t i = 0; i < NFIELDS; i++) {
+        if (strcmp(key, fields[i].name))
+            continue;
+        double v = strtod(val, &end);
+        if (*end || end == val || v < 0)
+            return -1;
+        if (fields[i].is_double)
+            *(double *)((char *)g + fields[i].off) = v;
+        else
+            *(unsigned *)((char *)g + fields[i].off) = (unsigned)v;
+        *seen |= 1u << i;
+        return 0;
+    }
+    return -1;
+}
+
+int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, err_size, "cannot read the GPU file %s", path);
+        return -1;
+    }
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "file");
+    snprintf(g->full, sizeof g->full, "%s", path);
+    snprintf(g->source, sizeof g->source, "%s (the user's own numbers)", path);
+    char line[512];
+    unsigned seen = 0;
+    for (int n = 1; fgets(line, sizeof line, f); n++) {
+        char *hash = strchr(line, '#'), *eq = strchr(line, '=');
+        if (hash)
+            *hash = 0;
+        if (!*trim(line))
+            continue;
+        if (!eq || (hash && eq > hash) ||
+            (*eq = 0, set_field(g, trim(line), trim(eq + 1), &seen))) {
+            snprintf(err, err_size, "%s:%d: not a 'field = value' line the GPU table knows", path,
+                     n);
+            fclose(f);
+            return -1;
+        }
+    }
+    fclose(f);
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!(seen & (1u << i))) {
+            snprintf(err, err_size, "%s: no value for '%s'", path, fields[i].name);
+            return -1;
+        }
+    return 0;
+}

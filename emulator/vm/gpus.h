@@ -1,0 +1,49 @@
+/**
+ * @file gpus.h
+ * @brief The GPUs the time model (model.h) knows, each with its sources, and the same fields
+ *        read from a file for any other GPU (COURSE_EMU_MODEL=FILE, ./course estimate
+ *        --gpu=FILE).
+ */
+#ifndef EMU_GPUS_H
+#define EMU_GPUS_H
+
+#include <stddef.h>
+
+/** One GPU: what the model's occupancy, bounds and caches need. */
+struct model_gpu {
+    char name[32];           /**< the key: t4, a6000, a100, l4, h100 */
+    char full[80];           /**< what it is called */
+    unsigned sms;            /**< streaming multiprocessors */
+    double clock_mhz;        /**< boost clock */
+    unsigned fp32_lanes;     /**< fp32 FMAs per SM per clock */
+    double tensor_tflops;    /**< dense fp16/bf16 Tensor Core TFLOP/s (fp32 accumulate) */
+    unsigned schedulers;     /**< warp instructions issued per SM per clock (sub-partitions) */
+    unsigned regs_per_sm;    /**< 32-bit registers per SM */
+    unsigned smem_per_sm;    /**< the most shared memory an SM gives its blocks (bytes) */
+    unsigned l1_per_sm;      /**< L1 and shared memory together (bytes) */
+    double l2_bytes;         /**< L2 size */
+    double l2_bytes_per_clk; /**< L2 bandwidth, whole GPU, bytes per clock */
+    double dram_gbs;         /**< DRAM bandwidth, GB/s */
+    unsigned max_warps;      /**< resident warps per SM */
+    unsigned max_blocks;     /**< resident blocks per SM */
+    unsigned lat_l1;         /**< load latency, L1 hit (cycles) */
+    unsigned lat_l2;         /**< load latency, L2 hit (cycles) */
+    unsigned lat_dram;       /**< load latency, DRAM (cycles) */
+    double launch_us;        /**< launch overhead per kernel (microseconds) */
+    char source[400];        /**< where the numbers come from */
+};
+
+/** The GPU named @p name (case-insensitive), or NULL. */
+const struct model_gpu *gpus_find(const char *name);
+
+/** Every row, in order; @p n receives how many. */
+const struct model_gpu *gpus_all(size_t *n);
+
+/**
+ * Read a GPU from @p path: "field = value" lines with the names of struct model_gpu ('#'
+ * starts a comment; name, full and source are text). Every numeric field must be given.
+ * Returns 0, or -1 with one line in @p err naming the file, line or missing field.
+ */
+int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size);
+
+#endif /* EMU_GPUS_H */

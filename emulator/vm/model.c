@@ -1,0 +1,509 @@
+/**
+ * @file model.c
+ * @brief The time model (model.h): occupancy, caches fed the sector stream, bounds, sampling.
+ *
+ * Each block's global requests are kept until the block ends and then fed to the caches with
+ * its warps interleaved round robin (request i of every warp before request i + 1 of any),
+ * because the VM runs a warp until it waits while a GPU's schedulers interleave them: a
+ * sector one warp brings into L1 is found there by the others, as on the GPU. Blocks reach
+ * SM (linear index mod SMs). A load sector missing L1 goes to L2 and, missing there, to DRAM;
+ * a store goes to L2 (L1 writes through) and costs DRAM bytes when L2 lacks its sector. Caches
+ * are 16-way LRU with 128-byte lines of four 32-byte sectors, hashed set indices, sized from
+ * the GPU row (L1:
+ * what the blocks' shared memory leaves of the SM's L1).
+ *
+ * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
+ *   fp32    thread fp32 instructions / fp32 lanes       issue  warp instructions / schedulers
+ *   tensor  Tensor Core flops / the SM's dense rate     lsu    (shared wavefronts, a thread's
+ *                                                              adjacent aligned accesses merged
+ *                                                              into one of up to 16 bytes as
+ *                                                              ptxas merges them, + one L1
+ *   latency loads * mean latency / resident warps              wavefront per 128-byte line a
+ *           (Little's law, one load in flight per warp)        global request touches) / 1
+ * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
+ * the largest, plus the latency of barrier-separated load phases no other resident block
+ * covers (a tile loop has two barriers per tile, one of them after the tile's loads), plus
+ * the launch overhead.
+ */
+#include "model.h"
+
+#include "count.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- caches ------------------------------------------------------------------------------ */
+
+#define WAYS 16
+
+struct cache {
+    uint64_t *tag;   /* line number + 1 (0: empty) */
+    uint8_t *valid;  /* sectors present, 4 bits */
+    uint32_t *stamp; /* last use, for LRU */
+    uint32_t sets, now;
+};
+
+static void cache_init(struct cache *c, double bytes)
+{
+    c->sets = (uint32_t)(bytes / (128.0 * WAYS));
+    if (c->sets < 1)
+        c->sets = 1;
+    size_t n = (size_t)c->sets * WAYS;
+    c->tag = calloc(n, sizeof *c->tag);
+    c->valid = calloc(n, 1);
+    c->stamp = calloc(n, sizeof *c->stamp);
+    if (!c->tag || !c->valid || !c->stamp)
+        abort();
+    c->now = 0;
+}
+
+static void cache_free(struct cache *c)
+{
+    free(c->tag);
+    free(c->valid);
+    free(c->stamp);
+    memset(c, 0, sizeof *c);
+}
+
+/* Look sector @p s up; 1: a hit. A miss brings the sector in (evicting the set's LRU line
+ * when its line is absent). */
+static int cache_access(struct cache *c, uint64_t s)
+{
+    uint64_t line = s >> 2;
+    uint8_t bit = (uint8_t)(1u << (s & 3));
+    /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
+     * must not fall into one set. */
+    size_t base = (size_t)(((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets) * WAYS, victim = base;
+    c->now++;
+    for (size_t i = base; i < base + WAYS; i++) {
+        if (c->tag[i] == line + 1) {
+            int hit = (c->valid[i] & bit) != 0;
+            c->valid[i] |= bit;
+            c->stamp[i] = c->now;
+            return hit;
+        }
+        if (c->stamp[i] < c->stamp[victim])
+            victim = i;
+    }
+    c->tag[victim] = line + 1;
+    c->valid[victim] = bit;
+    c->stamp[victim] = c->now;
+    return 0;
+}
+
+/* ---- the model's state --------------------------------------------------------------------- */
+
+/* What the caches found, summed (doubles: scaled by sampling). */
+struct tally {
+    double l1_wavefronts, smem_wavefronts, load_sectors, l1_hits, l2_sectors, l2_hits, dram_sectors;
+    double loads, latency;
+};
+#define TALLY_N (sizeof(struct tally) / sizeof(double))
+#define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
+
+/* One global request, kept until its block ends. */
+struct req {
+    uint32_t warp, seq, first, n;
+    int store;
+};
+
+/* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
+ * keeps RUNS open, since the PTX interleaves loads from several arrays. */
+#define RUNS 4
+struct pending_shared {
+    uint64_t addr[32];
+    uint32_t mask;
+    unsigned bytes;
+    int store;
+    uint64_t used; /* when it last grew: the least recent run is counted first */
+};
+
+struct vm_model {
+    struct model_gpu gpu;
+    int sample;
+    /* this launch */
+    const struct vm_launch *launch;
+    const struct vm_counters *live;
+    unsigned regs, threads, bps, warps_per_block;
+    uint32_t smem;
+    uint64_t blocks, first, tail, sampled, block;
+    int begun, in_tail;
+    struct cache *l1; /* one per SM, made on first use */
+    struct cache l2;
+    struct req *req;
+    size_t nreq, capreq;
+    uint64_t *sec;
+    size_t nsec, capsec;
+    uint32_t seq[32];
+    struct pending_shared pend[32][RUNS];
+    uint64_t shared_clock; /* shared accesses seen, for the runs' LRU */
+    struct tally t, t_first;
+    struct vm_counters c_first;
+};
+
+struct vm_model *model_new(const struct model_gpu *gpu, int sample)
+{
+    struct vm_model *m = calloc(1, sizeof *m);
+    if (!m)
+        abort();
+    m->gpu = *gpu;
+    m->sample = sample;
+    return m;
+}
+
+static void drop_caches(struct vm_model *m)
+{
+    if (m->l1)
+        for (unsigned i = 0; i < m->gpu.sms; i++)
+            cache_free(&m->l1[i]);
+    free(m->l1);
+    m->l1 = NULL;
+    cache_free(&m->l2);
+}
+
+void model_free(struct vm_model *m)
+{
+    if (!m)
+        return;
+    drop_caches(m);
+    free(m->req);
+    free(m->sec);
+    free(m);
+}
+
+/* ---- occupancy ----------------------------------------------------------------------------- */
+
+/* Resident blocks per SM: the least of the warp, block, register and shared-memory limits.
+ * Registers are allocated per warp in units of 256, and each of the SM's four sub-partitions
+ * holds a quarter of the register file and its own warps (NVIDIA's occupancy calculator). */
+static unsigned blocks_per_sm(const struct model_gpu *g, unsigned warps, unsigned regs,
+                              uint32_t smem)
+{
+    unsigned by_warps = g->max_warps / warps,
+             best = by_warps < g->max_blocks ? by_warps : g->max_blocks;
+    unsigned per_warp = (regs * 32 + 255) / 256 * 256;
+    unsigned sub = g->regs_per_sm / 4 / per_warp * 4;
+    unsigned by_regs = sub / warps;
+    best = by_regs < best ? by_regs : best;
+    if (smem) {
+        uint32_t need = (smem + 1024 + 127) / 128 * 128; /* 1 KiB the driver reserves (sm_80+) */
+        unsigned by_smem = g->smem_per_sm / need;
+        best = by_smem < best ? by_smem : best;
+    }
+    return best ? best : 1;
+}
+
+void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
+                 const struct vm_counters *live)
+{
+    m->launch = L;
+    m->live = live;
+    m->regs = regs;
+    m->threads = L->block[0] * L->block[1] * L->block[2];
+    m->warps_per_block = (m->threads + 31) / 32;
+    m->blocks = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
+    m->begun = 0;
+    m->in_tail = 0;
+    m->sampled = 0;
+    m->nreq = m->nsec = 0;
+    memset(m->pend, 0, sizeof m->pend);
+    memset(&m->t, 0, sizeof m->t);
+    memset(&m->t_first, 0, sizeof m->t_first);
+    memset(&m->c_first, 0, sizeof m->c_first);
+}
+
+/* Count warp @p p's pending run of shared accesses as one access of its width rounded up to
+ * a vector width, with count.c's wavefront rule (count_shared() reads only x->cnt). */
+static void flush_shared(struct vm_model *m, struct pending_shared *p)
+{
+    if (!p->mask)
+        return;
+    struct vm_counters c = {0};
+    struct exec x = {.cnt = &c};
+    unsigned width = p->bytes <= 4 ? p->bytes : p->bytes <= 8 ? 8 : 16;
+    count_shared(&x, p->addr, p->mask, width, p->store);
+    m->t.smem_wavefronts += (double)(c.lds_wavefronts + c.sts_wavefronts);
+    p->mask = 0;
+}
+
+/* 1 when @p bytes at @p addr extend run @p p into an aligned access of at most 16 bytes. */
+static int extends(const struct pending_shared *p, const uint64_t *addr, uint32_t mask,
+                   unsigned bytes, int store)
+{
+    unsigned total = p->bytes + bytes, align = total <= 4 ? total : total <= 8 ? 8 : 16;
+    int merge = p->mask == mask && p->store == store && total <= 16 && p->bytes % bytes == 0;
+    for (uint32_t mm = mask; merge && mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        merge = addr[l] == p->addr[l] + p->bytes && p->addr[l] % align == 0;
+    }
+    return merge;
+}
+
+void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
+                  unsigned bytes, int store)
+{
+    struct pending_shared *run = m->pend[warp < 32 ? warp : 31];
+    m->shared_clock++;
+    for (int r = 0; r < RUNS; r++)
+        if (run[r].mask && extends(&run[r], addr, mask, bytes, store)) {
+            run[r].bytes += bytes;
+            run[r].used = m->shared_clock;
+            if (run[r].bytes == 16)
+                flush_shared(m, &run[r]);
+            return;
+        }
+    int r = 0; /* a free run, or the least recent one, counted now */
+    for (int i = 1; i < RUNS && run[r].mask; i++)
+        if (!run[i].mask || run[i].used < run[r].used)
+            r = i;
+    flush_shared(m, &run[r]);
+    memcpy(run[r].addr, addr, sizeof run[r].addr);
+    run[r].mask = mask;
+    run[r].bytes = bytes;
+    run[r].store = store;
+    run[r].used = m->shared_clock;
+}
+
+/* Feed the block just run to the caches, its warps interleaved round robin. */
+static void flush_block(struct vm_model *m)
+{
+    for (int w = 0; w < 32; w++)
+        for (int r = 0; r < RUNS; r++)
+            flush_shared(m, &m->pend[w][r]);
+    if (!m->nreq)
+        return;
+    uint32_t most = 0;
+    for (size_t i = 0; i < m->nreq; i++)
+        most = m->req[i].seq > most ? m->req[i].seq : most;
+    size_t *start = calloc((size_t)most + 2, sizeof *start),
+           *order = malloc(m->nreq * sizeof *order);
+    if (!start || !order)
+        abort();
+    for (size_t i = 0; i < m->nreq; i++)
+        start[m->req[i].seq + 1]++;
+    for (uint32_t s = 0; s <= most; s++)
+        start[s + 1] += start[s];
+    for (size_t i = 0; i < m->nreq; i++) /* stable: warps stay in their order */
+        order[start[m->req[i].seq]++] = i;
+    struct cache *l1 = &m->l1[m->block % m->gpu.sms];
+    if (!l1->tag) {
+        double carve = m->gpu.l1_per_sm - (double)m->bps * m->smem;
+        double least = (double)m->gpu.l1_per_sm - m->gpu.smem_per_sm;
+        cache_init(l1, carve > least ? carve : least);
+    }
+    const struct model_gpu *g = &m->gpu;
+    for (size_t k = 0; k < m->nreq; k++) {
+        const struct req *r = &m->req[order[k]];
+        unsigned worst = g->lat_l1;
+        for (uint32_t i = r->first; i < r->first + r->n; i++) {
+            uint64_t s = m->sec[i];
+            if (!r->store && cache_access(l1, s)) {
+                m->t.l1_hits++;
+                continue;
+            }
+            m->t.l2_sectors++;
+            if (cache_access(&m->l2, s)) {
+                m->t.l2_hits++;
+                worst = worst > g->lat_l2 ? worst : g->lat_l2;
+            } else {
+                m->t.dram_sectors++;
+                worst = g->lat_dram;
+            }
+        }
+        if (!r->store) {
+            m->t.load_sectors += r->n;
+            m->t.loads++;
+            m->t.latency += worst;
+        }
+    }
+    free(start);
+    free(order);
+    m->nreq = m->nsec = 0;
+}
+
+/* Sampling: run every block of a grid of at most two waves; otherwise the first wave and the
+ * tail (the last blocks that do not fill a wave, or the last wave when they all do). */
+static void plan_sample(struct vm_model *m)
+{
+    uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
+    m->first = m->blocks;
+    m->tail = 0;
+    if (!m->sample || m->blocks <= 2 * wave)
+        return;
+    m->first = wave;
+    m->tail = m->blocks % wave ? m->blocks % wave : wave;
+}
+
+int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
+{
+    if (!m->begun) {
+        m->begun = 1;
+        m->smem = smem;
+        m->bps = blocks_per_sm(&m->gpu, m->warps_per_block, m->regs ? m->regs : 32, smem);
+        drop_caches(m);
+        m->l1 = calloc(m->gpu.sms, sizeof *m->l1);
+        if (!m->l1)
+            abort();
+        cache_init(&m->l2, m->gpu.l2_bytes);
+        plan_sample(m);
+    }
+    int tail = linear >= m->blocks - m->tail;
+    if (linear >= m->first && !tail)
+        return 0;
+    flush_block(m);
+    if (tail && !m->in_tail && m->tail) {
+        m->in_tail = 1;
+        m->t_first = m->t;
+        m->c_first = *m->live;
+    }
+    m->block = linear;
+    m->sampled++;
+    memset(m->seq, 0, sizeof m->seq);
+    return 1;
+}
+
+void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
+                  unsigned bytes, int store)
+{
+    if (m->nsec + 64 > m->capsec) {
+        m->capsec = m->capsec ? 2 * m->capsec : 1 << 16;
+        m->sec = realloc(m->sec, m->capsec * sizeof *m->sec);
+    }
+    if (m->nreq == m->capreq) {
+        m->capreq = m->capreq ? 2 * m->capreq : 1 << 12;
+        m->req = realloc(m->req, m->capreq * sizeof *m->req);
+    }
+    if (!m->sec || !m->req)
+        abort();
+    uint64_t *s = m->sec + m->nsec;
+    uint32_t n = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (uint64_t x = addr[l] >> 5; x <= (addr[l] + bytes - 1) >> 5 && n < 64; x++)
+            s[n++] = x;
+    }
+    for (uint32_t i = 1; i < n; i++) /* insertion sort: at most 64, mostly in order */
+        for (uint32_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            uint64_t t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    uint32_t d = 0, lines = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || s[i] != s[d - 1]) {
+            lines += d == 0 || (s[i] >> 2) != (s[d - 1] >> 2);
+            s[d++] = s[i];
+        }
+    m->t.l1_wavefronts += lines;
+    uint32_t w = warp < 32 ? warp : 31;
+    m->req[m->nreq++] = (struct req){w, m->seq[w]++, (uint32_t)m->nsec, d, store};
+    m->nsec += d;
+}
+
+/* ---- the estimate -------------------------------------------------------------------------- */
+
+const char *model_bound_name(enum model_bound b)
+{
+    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor", "issue",  "lsu",
+                                                     "l2",   "dram",   "latency"};
+    return names[b];
+}
+
+/* The whole launch from the sample: the first wave's part times the blocks it stands for,
+ * plus the tail's. */
+static void scale(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e,
+                  struct tally *t)
+{
+    double f = m->tail ? (double)(m->blocks - m->tail) / (double)m->first : 1.0;
+    const double *t1 = (const double *)&m->t, *t0 = (const double *)&m->t_first;
+    double *out = (double *)t;
+    for (size_t i = 0; i < TALLY_N; i++)
+        out[i] = m->in_tail ? t0[i] * f + (t1[i] - t0[i]) : t1[i] * f;
+    const uint64_t *c1 = (const uint64_t *)c, *c0 = (const uint64_t *)&m->c_first;
+    uint64_t *co = (uint64_t *)&e->counters;
+    for (size_t i = 0; i < COUNTERS_N; i++)
+        co[i] = (uint64_t)llround(m->in_tail ? (double)c0[i] * f + (double)(c1[i] - c0[i])
+                                             : (double)c1[i] * f);
+}
+
+/* Each resource's time in ms, from the scaled counts. */
+static void bounds(const struct vm_model *m, const struct tally *t, struct model_estimate *e)
+{
+    const struct model_gpu *g = &m->gpu;
+    const struct vm_counters *c = &e->counters;
+    double hz = g->clock_mhz * 1e6, ms = 1e3 / hz;
+    double per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
+    double share = per_sm / (double)m->blocks;
+    double fp32_flops =
+        2.0 * (double)c->class_insts[VM_CLASS_FMA32] + (double)c->class_insts[VM_CLASS_FP];
+    double tensor_flops = (double)c->flops > fp32_flops ? (double)c->flops - fp32_flops : 0;
+    double resident = (per_sm < m->bps ? per_sm : m->bps) * m->warps_per_block;
+    double lat = t->loads ? t->latency / t->loads : g->lat_l1;
+    e->bound_ms[MODEL_FP32] =
+        (double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) * share /
+        g->fp32_lanes * ms;
+    e->bound_ms[MODEL_TENSOR] = tensor_flops / (g->tensor_tflops * 1e12) * 1e3;
+    e->bound_ms[MODEL_ISSUE] = (double)c->warp_insts * share / g->schedulers * ms;
+    e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts) * share * ms;
+    e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
+    e->bound_ms[MODEL_DRAM] = t->dram_sectors * 32.0 / (g->dram_gbs * 1e9) * 1e3;
+    e->bound_ms[MODEL_LATENCY] = t->loads * share * lat / resident * ms;
+    /* Tile loops: two barriers per tile, one phase of loads each; a phase's latency is
+     * exposed once per round of resident blocks. */
+    double phases = (double)c->barriers / (2.0 * m->warps_per_block * (double)m->blocks);
+    double rounds = ceil(per_sm / m->bps);
+    e->exposed_ms = t->loads ? rounds * phases * lat * ms : 0;
+    e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
+    e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
+    e->l2_bytes = t->l2_sectors * 32.0;
+    e->smem_wavefronts = t->smem_wavefronts;
+    e->dram_bytes = t->dram_sectors * 32.0;
+}
+
+void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!m->begun) /* a launch that ran no block (it failed first) */
+        return;
+    flush_block(m);
+    struct tally t;
+    scale(m, c, e, &t);
+    bounds(m, &t, e);
+    e->bound = MODEL_FP32;
+    for (int b = 1; b < MODEL_NBOUNDS; b++)
+        if (e->bound_ms[b] > e->bound_ms[e->bound])
+            e->bound = (enum model_bound)b;
+    e->ms = e->bound_ms[e->bound] + e->exposed_ms + m->gpu.launch_us * 1e-3;
+    e->regs = m->regs ? m->regs : 32;
+    e->regs_known = m->regs != 0;
+    e->blocks_per_sm = m->bps;
+    e->warps_per_sm = m->bps * m->warps_per_block;
+    e->waves = (double)m->blocks / ((double)m->gpu.sms * m->bps);
+    e->blocks = m->blocks;
+    e->sampled = m->sampled;
+    drop_caches(m);
+}
+
+void model_print(FILE *f, const struct vm_model *m, const char *kernel, const struct vm_launch *L,
+                 const struct model_estimate *e)
+{
+    const struct vm_counters *c = &e->counters;
+    fprintf(f,
+            "model gpu=%s kernel=%s grid=%u,%u,%u block=%u,%u,%u regs=%u%s smem=%u "
+            "blocks_per_sm=%u warps_per_sm=%u/%u waves=%.2f sampled=%llu/%llu ms=%.6g bound=%s",
+            m->gpu.name, kernel, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1],
+            L->block[2], e->regs, e->regs_known ? "" : "(assumed)", m->smem, e->blocks_per_sm,
+            e->warps_per_sm, m->gpu.max_warps, e->waves, (unsigned long long)e->sampled,
+            (unsigned long long)e->blocks, e->ms, model_bound_name(e->bound));
+    for (int b = 0; b < MODEL_NBOUNDS; b++)
+        fprintf(f, " %s_ms=%.4g", model_bound_name((enum model_bound)b), e->bound_ms[b]);
+    fprintf(f,
+            " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
+            "smem_wavefronts=%.0f flops=%llu "
+            "warp_insts=%llu gld_sectors=%llu gst_sectors=%llu lds_wavefronts=%llu\n",
+            e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
+            (unsigned long long)c->flops, (unsigned long long)c->warp_insts,
+            (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
+            (unsigned long long)c->lds_wavefronts);
+}

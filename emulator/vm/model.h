@@ -1,0 +1,91 @@
+/**
+ * @file model.h
+ * @brief The time model: one launch, as the VM executes it, to an estimated time on a named
+ *        GPU (gpus.h) and the resource that bounds it. An estimate, never a measurement.
+ *
+ * The device server creates a model when COURSE_EMU_MODEL names a GPU (or a GPU file) and
+ * sets vm_launch::model; the VM then calls model_block() before each block (it may skip the
+ * block: sampling) and model_global() for each global request, and the server reads the
+ * estimate with model_finish(). With no model nothing here runs.
+ *
+ * What it contains: occupancy from registers (the 4 sub-partitions' register files, 256
+ * registers per warp allocation), shared memory and block size; waves over the SMs; a time
+ * bound per resource (fp32 pipe, Tensor Cores, issue, L1/shared wavefronts, L2 and DRAM
+ * bytes); a per-SM L1 and one L2 at sector granularity fed the launch's own sector stream,
+ * warps interleaved round robin as the schedulers issue them; Little's law for the loads in
+ * flight; the latency of barrier-separated load phases that no other resident block covers;
+ * launch overhead. Sampling runs the first wave and the tail and scales the middle waves.
+ */
+#ifndef EMU_MODEL_H
+#define EMU_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpus.h"
+#include "vm.h"
+
+/** The resources a launch's time is bounded by. */
+enum model_bound {
+    MODEL_FP32,
+    MODEL_TENSOR,
+    MODEL_ISSUE,
+    MODEL_LSU, /**< L1/shared wavefronts: 128 bytes per clock per SM */
+    MODEL_L2,
+    MODEL_DRAM,
+    MODEL_LATENCY, /**< loads in flight too few for their latency (Little's law) */
+    MODEL_NBOUNDS
+};
+
+/** What model_finish() reports about a launch. */
+struct model_estimate {
+    double ms;                      /**< estimated time, launch overhead included */
+    enum model_bound bound;         /**< the largest bound */
+    double bound_ms[MODEL_NBOUNDS]; /**< each resource's time */
+    double exposed_ms;              /**< latency of barrier phases no other block hides */
+    unsigned regs;                  /**< registers per thread the occupancy used */
+    int regs_known;                 /**< 0: not given, 32 assumed */
+    unsigned blocks_per_sm, warps_per_sm;
+    double waves;
+    uint64_t blocks, sampled;    /**< blocks in the grid, blocks run */
+    double l1_hit, l2_hit;       /**< load sector hit rates */
+    double l2_bytes, dram_bytes; /**< traffic the caches let through */
+    double smem_wavefronts;      /**< shared wavefronts, adjacent accesses merged */
+    struct vm_counters counters; /**< the launch's counters, scaled from the sample */
+};
+
+struct vm_model;
+
+/** A model of GPU @p gpu; @p sample 1: run the first wave and the tail only. */
+struct vm_model *model_new(const struct model_gpu *gpu, int sample);
+void model_free(struct vm_model *m);
+
+/** Before a launch: its configuration, registers per thread (0: unknown), and the counters
+ *  the VM fills (@p live, read at the sample's seams). */
+void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
+                 const struct vm_counters *live);
+
+/** Before block @p linear, whose shared memory is @p smem bytes: 0 to skip it (not sampled). */
+int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
+
+/** One global request of warp @p warp: lanes @p mask at @p addr, @p bytes each. */
+void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
+                  unsigned bytes, int store);
+
+/** One shared request of warp @p warp (window offsets), as model_global(). A thread's adjacent
+ *  accesses to consecutive, aligned addresses are served as one vector access of up to 16
+ *  bytes, as ptxas merges them in SASS. */
+void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
+                  unsigned bytes, int store);
+
+/** After the launch: its estimate from its counters @p c (as run). */
+void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e);
+
+/** The resource's name, as printed. */
+const char *model_bound_name(enum model_bound b);
+
+/** One line: "model gpu=... kernel=... ms=... bound=...", every field key=value. */
+void model_print(FILE *f, const struct vm_model *m, const char *kernel, const struct vm_launch *L,
+                 const struct model_estimate *e);
+
+#endif /* EMU_MODEL_H */

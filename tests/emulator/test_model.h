@@ -1,0 +1,22 @@
+/**
+ * @file test_model.h
+ * @brief The time model's test kernel (test_model_kernels.cu).
+ */
+#ifndef TEST_MODEL_H
+#define TEST_MODEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** y = x, n floats, blocks of 256 threads. */
+void model_copy(int n, const float *d_x, float *d_y);
+
+/** y[t] = x[4t] + ... + x[4t + 3] through shared memory, t < 256 (one block of 256). */
+void model_smem(const float *d_x, float *d_y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEST_MODEL_H */

@@ -1,0 +1,39 @@
+/**
+ * @file test_model_main.c
+ * @brief One copy of N floats on the device, then one shared-memory round trip, for
+ *        test_model.sh (the time model's test).
+ *
+ *   test_model N   (N >= 1024)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+#include "test_model.h"
+
+int main(int argc, char **argv)
+{
+    int n = argc == 2 ? atoi(argv[1]) : 0;
+    if (n < 1024) {
+        fprintf(stderr, "usage: test_model N\n");
+        return 2;
+    }
+    float *d_x, *d_y;
+    size_t bytes = (size_t)n * sizeof(float);
+    if (cudaMalloc((void **)&d_x, bytes) || cudaMalloc((void **)&d_y, bytes) ||
+        cudaMemset(d_x, 0, bytes)) {
+        fprintf(stderr, "test_model: cannot allocate %d floats twice\n", n);
+        return 1;
+    }
+    model_copy(n, d_x, d_y);
+    model_smem(d_x, d_y);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));
+        return 1;
+    }
+    cudaFree(d_x);
+    cudaFree(d_y);
+    return 0;
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Estimated kernel times on a named GPU, from the CPU emulator's time model (a model, never a
+measurement).
+
+  tools/estimate.py --lib DIR [--gpu GPU|FILE] [--regs-from SRC_DIR] [--size N] -- PROGRAM ARGS
+
+Runs PROGRAM on the emulator (the stand-in libraries in DIR) with COURSE_EMU_MODEL=GPU, so
+every launch is modelled (emulator/vm/model.c: occupancy, caches fed the launch's sector
+stream, a bound per resource, sampling of the first wave and the tail), and prints one row per
+launch: kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM GB/s, % of the
+published cuBLAS throughput where one is known for this GPU and size, and the bounding
+resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as
+tools/sass.py reads them); without SRC_DIR they are assumed (32). Sampled launches leave their
+outputs incomplete, so the program's own checks and table are not shown.
+"""
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import sass  # noqa: E402  (ptxas_report, demangle)
+
+ARCH = {"t4": "75", "a6000": "86", "a100": "80", "l4": "89", "h100": "90"}
+# Published cuBLAS throughput, GFLOP/s: (gpu, precision, M=N=K) -> (value, source).
+CUBLAS = {
+    ("a6000", "fp32", 4096): (23249.6, "SGEMM_CUDA README (Simon Boehm), RTX A6000, 4096^3"),
+}
+# The model's mean error where it was validated, beside every row.
+ERROR = "14% mean error"
+# The model's error where it was validated (emulator/README.md, "Time model").
+VALIDATION = ("validation error: 14% mean, worst factor 1.33, on SGEMM_CUDA's kernels 1-10 against "
+              "their published A6000 GFLOP/s (emulator/README.md, Time model)")
+
+
+def registers(src, gpu, nvcc, work):
+    """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of @p src, or None."""
+    arch = ARCH.get(gpu, "90")
+    lines = []
+    for cu in sorted(pathlib.Path(src).glob("*.cu")):
+        out = subprocess.run([nvcc, "-cubin", f"-arch=sm_{arch}", "-O3", "-std=c++17",
+                              "-Xptxas", "-v", f"-I{src}",
+                              f"-I{sass.ROOT / 'lessons' / pathlib.Path(src).name / 'src'}",
+                              f"-I{sass.ROOT / 'reference'}",
+                              str(cu), "-o", os.path.join(work, cu.stem + ".cubin")],
+                             capture_output=True, text=True)
+        if out.returncode:
+            sys.exit(f"estimate.py: nvcc failed on {cu}:\n{out.stderr}")
+        lines += [f"{k} {v[0]}" for k, v in sass.ptxas_report(out.stdout + out.stderr).items()]
+    path = os.path.join(work, "regs.txt")
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+    return path
+
+
+def launches(path):
+    """Each "model ..." line of @p path as a dict."""
+    rows = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.startswith("model "):
+            rows.append(dict(kv.split("=", 1) for kv in line.split()[1:]))
+    return rows
+
+
+def table(rows, gpu, size):
+    """The rows, one line per launch, each saying "model"."""
+    names = sass.demangle(sorted({r["kernel"] for r in rows}))
+    cublas = CUBLAS.get((gpu, "fp32", size))
+    print(f"model: estimated on {gpu} by the emulator's time model, not measured; {VALIDATION}")
+    print(f"{'kernel':<34} {'grid':>12} {'block':>9} {'regs':>5} {'warps':>6} {'model ms':>10} "
+          f"{'GFLOP/s':>9} {'DRAM GB/s':>9} {'%cuBLAS':>7}  bound")
+    for r in rows:
+        ms = float(r["ms"])
+        gflops = float(r["flops"]) / (ms * 1e-3) / 1e9
+        pct = f"{100 * gflops / cublas[0]:6.1f}%" if cublas and gflops else "      -"
+        name = names[r["kernel"]].split("(")[0][:34]
+        print(f"{name:<34} {r['grid']:>12} {r['block']:>9} {r['regs']:>5} "
+              f"{r['warps_per_sm']:>6} {ms:>10.4f} {gflops:>9.1f} "
+              f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} "
+              f"(model, {ERROR})")
+    if cublas:
+        print(f"cuBLAS SGEMM {size}^3 on {gpu}: {cublas[0]} GFLOP/s, published ({cublas[1]})")
+    else:
+        print(f"cuBLAS: no published number for {gpu} at this size in tools/estimate.py; "
+              "% of cuBLAS not shown")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--lib", required=True, help="the emulator's library folder")
+    p.add_argument("--gpu", default="h100", help="t4, a6000, a100, l4, h100, or a GPU file")
+    p.add_argument("--regs-from", help="folder of the program's .cu sources")
+    p.add_argument("--size", type=int, default=0, help="M = N = K, for %% of cuBLAS")
+    p.add_argument("--nvcc", default="nvcc")
+    p.add_argument("--full", action="store_true", help="run every block (no sampling)")
+    p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS")
+    args = p.parse_args()
+    prog = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not prog:
+        p.error("no program: -- PROGRAM ARGS")
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "model.txt")
+        env = dict(os.environ, COURSE_EMU_MODEL=args.gpu, COURSE_EMU_MODEL_OUT=out,
+                   LD_LIBRARY_PATH=os.path.abspath(args.lib) + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+        if args.full:
+            env["COURSE_EMU_MODEL_SAMPLE"] = "0"
+        if args.regs_from:
+            env["COURSE_EMU_MODEL_REGS"] = registers(args.regs_from, args.gpu, args.nvcc, work)
+        run = subprocess.run(prog, env=env, capture_output=True, text=True)
+        rows = launches(out) if os.path.exists(out) else []
+        if not rows:
+            sys.stderr.write(run.stdout + run.stderr)
+            sys.exit(f"estimate.py: {prog[0]} launched no kernel the model saw (exit {run.returncode})")
+        table(rows, args.gpu, args.size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
