@@ -200,7 +200,8 @@ void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
 
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
 {
-    if (store && ((struct count_state *)x->count_state)->in_atom)
+    /* The time model counts merged accesses through an exec with no count_state. */
+    if (store && x->count_state && ((struct count_state *)x->count_state)->in_atom)
         count_atomic(x, addr, m, 0);
     int per_phase = bytes <= 4 ? 32 : (int)(128 / bytes);
     uint64_t waves = 0;
