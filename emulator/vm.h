@@ -47,11 +47,12 @@ enum vm_check {
     VM_CHECK_INIT = 8  /**< initcheck: reads of memory nobody wrote */
 };
 
-/** The order a block's warps take turns in, each round (COURSE_EMU_SCHEDULE). Blocks always run
- *  in order: a look-back scan may rely on earlier blocks having run. */
+/** The order a block's warps take turns in, each round (COURSE_EMU_SCHEDULE). Blocks always start
+ *  in order: a look-back scan may rely on earlier blocks having started. */
 enum vm_schedule {
     VM_SCHEDULE_FORWARD, /**< warp 0 first: the default */
-    VM_SCHEDULE_REVERSE  /**< the last warp first: exposes code that depends on warp order */
+    VM_SCHEDULE_REVERSE, /**< the last warp first: exposes code that depends on warp order */
+    VM_SCHEDULE_SEEDED   /**< each round in an order drawn from vm_launch::seed and the block */
 };
 
 /** Instruction classes the counters split thread instructions into. */
@@ -145,6 +146,8 @@ struct vm_launch {
     vm_print_fn report; /**< check reports, one line each with a count; NULL: stderr */
     void *report_ctx;
     unsigned schedule; /**< enum vm_schedule */
+    uint64_t seed;     /**< VM_SCHEDULE_SEEDED's seed */
+    int cooperative;   /**< 1: cudaLaunchCooperativeKernel (every block resident, grid.sync()) */
 };
 
 /** What a launch did. */

@@ -490,6 +490,8 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
     enum event ev = resolve(x, w, in, m, sp, (in->mod & ATOM_BASE32_BIT) != 0, width, 1, host);
     if (ev != EV_NONE)
         return ev;
+    if (sp != SP_SHARED)
+        vm_atomics_lock(x);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint64_t b = width == 8 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l];
@@ -506,6 +508,8 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
                 R32(w, in->o[1])[l] = (uint32_t)old;
         }
     }
+    if (sp != SP_SHARED)
+        vm_atomics_unlock(x);
     return EV_NONE;
 }
 
