@@ -182,6 +182,10 @@ int vm_find(const struct vm_module *m, const char *name);
 /** Device address of module variable @p name (and its size in @p size), or 0. */
 uint64_t vm_symbol(const struct vm_module *m, const char *name, uint64_t *size);
 
+/** The host threads a launch's blocks may run on: COURSE_EMU_THREADS, or else the cores this
+ *  process may run on. */
+uint32_t vm_threads(void);
+
 /** Run one grid to completion. Returns @ref vm_result::status. */
 enum vm_status vm_launch(const struct vm_launch *l, struct vm_result *r);
 

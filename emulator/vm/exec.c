@@ -994,8 +994,7 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t per)
     free(c);
 }
 
-/* The threads COURSE_EMU_THREADS asks for, or as many as this process may run on. */
-static uint32_t thread_budget(void)
+uint32_t vm_threads(void)
 {
     static uint32_t budget;
     if (__atomic_load_n(&budget, __ATOMIC_RELAXED))
@@ -1027,7 +1026,7 @@ static int prints(const struct exec *x)
 static uint32_t threads_for(const struct exec *x, uint64_t nblocks)
 {
     const struct vm_launch *L = x->launch;
-    uint32_t n = thread_budget();
+    uint32_t n = vm_threads();
     if (n == 1 || nblocks < 2 || L->checks || L->prov || prints(x))
         return 1;
     return nblocks < n ? (uint32_t)nblocks : n;
