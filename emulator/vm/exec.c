@@ -1021,13 +1021,13 @@ static int prints(const struct exec *x)
     return 0;
 }
 
-/* How many threads the launch's blocks run on: one when their order shows (the checks and
- * the grader's record, which keep per-block state, and printf). */
+/* How many threads the launch's blocks run on: one when their order shows (the counters: a
+ * block spinning for another counts its loop; the checks and the grader's record; printf). */
 static uint32_t threads_for(const struct exec *x, uint64_t nblocks)
 {
     const struct vm_launch *L = x->launch;
     uint32_t n = vm_threads();
-    if (n == 1 || nblocks < 2 || L->checks || L->prov || prints(x))
+    if (n == 1 || nblocks < 2 || L->count || L->checks || L->prov || prints(x))
         return 1;
     return nblocks < n ? (uint32_t)nblocks : n;
 }
