@@ -1,7 +1,7 @@
 /**
  * @file bench.c
  * @brief course-emu-bench: how fast the VM runs lesson 03's tiled SGEMM, in thread
- *        instructions per second on one core.
+ *        instructions per second, on COURSE_EMU_THREADS host threads (default: every core).
  *
  *   course-emu-bench PTX [M N K ...]
  *
@@ -254,6 +254,7 @@ int main(int argc, char **argv)
     }
     static const int defaults[][3] = {{257, 257, 257}, {1031, 1029, 1027}};
     int nsizes = argc > 2 ? (argc - 2) / 3 : 2;
+    printf("%u host threads (COURSE_EMU_THREADS)\n", vm_threads());
     printf("%-18s %16s %10s %14s\n", "M x N x K", "thread insts", "seconds", "M insts/s");
     for (int s = 0; s < nsizes; s++) {
         int mnk[3];

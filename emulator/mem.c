@@ -350,8 +350,10 @@ int mem_free(struct emu_mem *m, uint64_t addr)
 
 const struct mem_block *mem_find(struct emu_mem *m, uint64_t addr, uint64_t bytes)
 {
-    if (m->hint < m->nlive) {
-        const struct mem_block *b = &m->live[m->hint];
+    /* The VM's threads share the hint (the table itself does not change during a launch). */
+    size_t hint = __atomic_load_n(&m->hint, __ATOMIC_RELAXED);
+    if (hint < m->nlive) {
+        const struct mem_block *b = &m->live[hint];
         if (addr >= b->addr && addr - b->addr <= b->size && bytes <= b->size - (addr - b->addr))
             return b;
     }
@@ -361,7 +363,7 @@ const struct mem_block *mem_find(struct emu_mem *m, uint64_t addr, uint64_t byte
     const struct mem_block *b = &m->live[i - 1];
     if (addr - b->addr > b->size || bytes > b->size - (addr - b->addr))
         return NULL;
-    m->hint = i - 1;
+    __atomic_store_n(&m->hint, i - 1, __ATOMIC_RELAXED);
     return b;
 }
 

@@ -112,8 +112,9 @@ struct proto_launch {
     uint32_t module, kernel;
     uint32_t grid[3], block[3];
     uint32_t dyn_smem, smem_limit;
-    uint32_t device; /**< the emulated GPU, for the observer's record */
-    uint32_t count;  /**< 1: fill the counters in the reply */
+    uint32_t device;      /**< the emulated GPU, for the observer's record */
+    uint32_t count;       /**< 1: fill the counters in the reply */
+    uint32_t cooperative; /**< 1: cudaLaunchCooperativeKernel (vm_launch::cooperative) */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */

@@ -199,6 +199,10 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
     return err;
 }
 
+/* Set while cudaLaunchCooperativeKernel launches through cudaLaunchKernel (this thread only):
+ * packed into the launch, so it travels with queued work. */
+static _Thread_local int cooperative_launch;
+
 /* Pack the arguments of a launch of @p f into @p w; the lock is held. */
 static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g, dim3 b,
                         void **args, size_t smem, struct rt_work *w)
@@ -210,7 +214,8 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              (uint32_t)smem,
                              smem_limit(f, k),
                              (uint32_t)rt_self()->device,
-                             (uint32_t)rt.counting};
+                             (uint32_t)rt.counting,
+                             (uint32_t)cooperative_launch};
     uint8_t *params = calloc(1, k->param_bytes + 1);
     if (!params)
         return cudaErrorMemoryAllocation;
@@ -443,9 +448,8 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, c
 
 /*
  * A cooperative launch: the grid must fit on the GPU at once (every block resident), or
- * cudaErrorCooperativeLaunchTooLarge. The blocks still run one after another, so a grid-wide
- * barrier (cooperative groups' grid.sync()) cannot be met: the kernel that reaches one fails
- * at the instruction that reads the driver's grid workspace (%envreg1), named with its line.
+ * cudaErrorCooperativeLaunchTooLarge. Its blocks are all resident at once on the device (they
+ * take turns), and %envreg1/2 give cooperative groups their grid workspace: grid.sync() works.
  */
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                         size_t sharedMem, cudaStream_t stream)
@@ -455,8 +459,12 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
         &per_sm, func, (int)(blockDim.x * blockDim.y * blockDim.z), sharedMem);
     if (err == cudaSuccess && (uint64_t)gridDim.x * gridDim.y * gridDim.z > (uint64_t)per_sm * 132)
         return rt_error(cudaErrorCooperativeLaunchTooLarge);
-    return err == cudaSuccess ? cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream)
-                              : err;
+    if (err != cudaSuccess)
+        return err;
+    cooperative_launch = 1;
+    err = cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    cooperative_launch = 0;
+    return err;
 }
 
 /*

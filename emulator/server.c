@@ -3,7 +3,7 @@
  * @brief course-emu-device: the emulated GPUs, a process of their own.
  *
  *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init] [--report FILE]
- *                     [--schedule forward|reverse]
+ *                     [--schedule forward|reverse|seed:N]
  *   course-emu-device --self-test
  *
  * Serves one client (the runtime stand-in, libcudart.so.13) on the connected
@@ -60,7 +60,9 @@
  * --schedule: the order a block's warps take turns in (vm.h, enum vm_schedule). reverse runs the
  * last warp first in every round: code whose result depends on warp order (a race on shared
  * memory a barrier does not order) gives another answer, which the judge's differential mode
- * (COURSE_DIFF=schedule) reports.
+ * (COURSE_DIFF=schedule) reports. seed:N (any unsigned N) runs each round's warps in an order
+ * drawn from N and the block: another N, another interleaving, and the same one again for the
+ * same N whatever COURSE_EMU_THREADS is.
  *
  * Otherwise the server prints nothing itself, except a line starting
  * "course-emu-device: emulator bug:" when the client breaks the protocol.
@@ -89,6 +91,7 @@ struct server {
     unsigned checks;            /**< enum vm_check bits for every launch */
     unsigned schedule;          /**< enum vm_schedule for every launch */
     struct model_env *model;    /**< the time model (COURSE_EMU_MODEL), or NULL */
+    uint64_t seed;              /**< and its seed (seed:N) */
     FILE *report;               /**< --report: findings appended here too, or NULL */
     struct emu_mem mem;         /**< the client's device memory, attached */
     int attached;               /**< 1 after HELLO */
@@ -404,6 +407,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            report_line,
                            s,
                            s->schedule,
+                           s->seed,
+                           (int)l.cooperative,
                            NULL};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
@@ -636,15 +641,19 @@ static unsigned checks_or_exit(const char *list)
     return (unsigned)bits;
 }
 
-/* --schedule's order; exit 2 naming the choices when it is neither. */
-static unsigned schedule_or_exit(const char *name)
+/* --schedule's order (and *seed); exit 2 naming the choices when it is none of them. */
+static unsigned schedule_or_exit(const char *name, uint64_t *seed)
 {
+    char *end;
+    if (!strncmp(name, "seed:", 5) && name[5] && (*seed = strtoull(name + 5, &end, 0), !*end))
+        return VM_SCHEDULE_SEEDED;
     if (!strcmp(name, "forward"))
         return VM_SCHEDULE_FORWARD;
     if (!strcmp(name, "reverse"))
         return VM_SCHEDULE_REVERSE;
     fprintf(stderr,
-            "course-emu-device: unknown schedule '%s' (COURSE_EMU_SCHEDULE): forward or reverse\n",
+            "course-emu-device: unknown schedule '%s' (COURSE_EMU_SCHEDULE): forward, reverse or "
+            "seed:N\n",
             name);
     exit(2);
 }
@@ -663,7 +672,7 @@ static FILE *open_report(const char *path)
 static void usage(void)
 {
     fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]"
-                    " [--report FILE] [--schedule forward|reverse]\n"
+                    " [--report FILE] [--schedule forward|reverse|seed:N]\n"
                     "       course-emu-device --self-test\n"
                     "  (started by the CPU emulator's libcudart.so.13; see emulator/README.md)\n");
     exit(2);
@@ -686,7 +695,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--report") && !s.report)
             s.report = open_report(argv[i + 1]);
         else if (!strcmp(argv[i], "--schedule"))
-            s.schedule = schedule_or_exit(argv[i + 1]);
+            s.schedule = schedule_or_exit(argv[i + 1], &s.seed);
         else
             usage();
     }

@@ -48,11 +48,12 @@ enum vm_check {
     VM_CHECK_INIT = 8  /**< initcheck: reads of memory nobody wrote */
 };
 
-/** The order a block's warps take turns in, each round (COURSE_EMU_SCHEDULE). Blocks always run
- *  in order: a look-back scan may rely on earlier blocks having run. */
+/** The order a block's warps take turns in, each round (COURSE_EMU_SCHEDULE). Blocks always start
+ *  in order: a look-back scan may rely on earlier blocks having started. */
 enum vm_schedule {
     VM_SCHEDULE_FORWARD, /**< warp 0 first: the default */
-    VM_SCHEDULE_REVERSE  /**< the last warp first: exposes code that depends on warp order */
+    VM_SCHEDULE_REVERSE, /**< the last warp first: exposes code that depends on warp order */
+    VM_SCHEDULE_SEEDED   /**< each round in an order drawn from vm_launch::seed and the block */
 };
 
 /** Instruction classes the counters split thread instructions into. */
@@ -145,7 +146,9 @@ struct vm_launch {
     void *print_ctx;
     vm_print_fn report; /**< check reports, one line each with a count; NULL: stderr */
     void *report_ctx;
-    unsigned schedule;      /**< enum vm_schedule */
+    unsigned schedule; /**< enum vm_schedule */
+    uint64_t seed;     /**< VM_SCHEDULE_SEEDED's seed */
+    int cooperative;   /**< 1: cudaLaunchCooperativeKernel (every block resident, grid.sync()) */
     struct vm_model *model; /**< the time model (vm/model.h): it sees every block and global
                                  request and may skip blocks (sampling); NULL: off */
 };
@@ -181,6 +184,10 @@ int vm_find(const struct vm_module *m, const char *name);
 
 /** Device address of module variable @p name (and its size in @p size), or 0. */
 uint64_t vm_symbol(const struct vm_module *m, const char *name, uint64_t *size);
+
+/** The host threads a launch's blocks may run on: COURSE_EMU_THREADS, or else the cores this
+ *  process may run on. */
+uint32_t vm_threads(void);
 
 /** Run one grid to completion. Returns @ref vm_result::status. */
 enum vm_status vm_launch(const struct vm_launch *l, struct vm_result *r);

@@ -61,6 +61,26 @@ void count_begin(struct exec *x)
         abort();
 }
 
+void count_merge(struct exec *x, struct exec *from)
+{
+    struct count_state *st = x->count_state, *o = from->count_state;
+    if (!st || !o)
+        return;
+    uint64_t *sum = (uint64_t *)x->cnt, *add = (uint64_t *)from->cnt;
+    for (size_t i = 0; i < sizeof *x->cnt / sizeof *sum; i++)
+        sum[i] += add[i];
+    struct sector_set *into[3] = {&st->seen[0], &st->seen[1], &st->atom};
+    struct sector_set *sets[3] = {&o->seen[0], &o->seen[1], &o->atom};
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < sets[k]->cap; i++)
+            if (sets[k]->slot[i])
+                set_add(into[k], sets[k]->slot[i] - 1);
+        free(sets[k]->slot);
+    }
+    free(o);
+    from->count_state = NULL;
+}
+
 void count_end(struct exec *x)
 {
     struct count_state *st = x->count_state;

@@ -11,6 +11,8 @@
 
 /** Start counting a launch (x->cnt set). */
 void count_begin(struct exec *x);
+/** Add context @p from's counters and sectors seen to @p x's, and free @p from's. */
+void count_merge(struct exec *x, struct exec *from);
 /** Finish: unique bytes from the sectors seen; free what counting used. */
 void count_end(struct exec *x);
 /** One warp-level instruction issued to lanes @p active, of which lanes @p m have its

@@ -294,6 +294,52 @@ static void load_elem(struct warp *w, uint32_t reg, uint8_t **host, size_t off, 
     });
 }
 
+/* Copy @p bytes (8 or 16, aligned) from @p src to @p dst in one move: while several host threads
+ * run blocks, another block then never sees half of a vector access, as no thread sees half of
+ * a GPU's (CUB's look-back publishes a status and a value with one st.relaxed.v2.u32). */
+static void move_whole(uint8_t *dst, const uint8_t *src, unsigned bytes)
+{
+    typedef uint8_t v16 __attribute__((vector_size(16), aligned(16)));
+    if (bytes == 8)
+        __atomic_store_n((uint64_t *)dst, __atomic_load_n((const uint64_t *)src, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+    else
+        *(volatile v16 *)dst = *(const volatile v16 *)src;
+}
+
+/* A global vector access of 8 or 16 bytes of 32- or 64-bit elements (each filling its register)
+ * while several host threads run blocks: each lane's elements move in one piece. */
+static int whole_vectors(const struct exec *x, const struct insn *in, enum space sp)
+{
+    unsigned count = MEM_COUNT(in->mod), width = in->width;
+    return x->atomics && count > 1 && (count * width == 8 || count * width == 16) &&
+           (width == 8 || (width == 4 && !MEM_DST64(in->mod))) && sp != SP_SHARED && sp != SP_LOCAL;
+}
+
+/* whole_vectors()'s access: lane by lane, the lane's elements gathered in @p v. */
+static void vector_lanes(struct warp *w, const struct insn *in, uint8_t **host, uint32_t m,
+                         int store)
+{
+    unsigned count = MEM_COUNT(in->mod), width = in->width;
+    LANES(m, {
+        _Alignas(16) uint8_t v[16];
+        if (!store)
+            move_whole(v, host[l], count * width);
+        for (unsigned i = 0; i < count; i++) {
+            if (in->o[1 + i] == NO_REG)
+                continue;
+            uint8_t *r = width == 8 ? (uint8_t *)&R64(w, in->o[1 + i])[l]
+                                    : (uint8_t *)&R32(w, in->o[1 + i])[l];
+            if (store)
+                memcpy(v + i * width, r, width);
+            else
+                memcpy(r, v + i * width, width);
+        }
+        if (store)
+            move_whole(host[l], v, count * width);
+    });
+}
+
 static enum event load(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                        enum space sp)
 {
@@ -302,6 +348,10 @@ static enum event load(struct exec *x, struct warp *w, const struct insn *in, ui
     enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 0, host);
     if (ev != EV_NONE)
         return ev;
+    if (whole_vectors(x, in, sp)) {
+        vector_lanes(w, in, host, m, 0);
+        return EV_NONE;
+    }
     for (unsigned i = 0; i < count; i++)
         if (in->o[1 + i] != NO_REG)
             load_elem(w, in->o[1 + i], host, i * width, m, width, in->mod);
@@ -317,6 +367,10 @@ static enum event store(struct exec *x, struct warp *w, const struct insn *in, u
     if (ev != EV_NONE)
         return ev;
     x->writes++;
+    if (whole_vectors(x, in, sp)) {
+        vector_lanes(w, in, host, m, 1);
+        return EV_NONE;
+    }
     for (unsigned i = 0; i < count; i++) {
         size_t off = i * width;
         if (width == 8) {
@@ -503,6 +557,8 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
     enum event ev = resolve(x, w, in, m, sp, (in->mod & ATOM_BASE32_BIT) != 0, width, 1, host);
     if (ev != EV_NONE)
         return ev;
+    if (sp != SP_SHARED)
+        vm_atomics_lock(x);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint64_t b = width == 8 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l];
@@ -519,6 +575,8 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
                 R32(w, in->o[1])[l] = (uint32_t)old;
         }
     }
+    if (sp != SP_SHARED)
+        vm_atomics_unlock(x);
     return EV_NONE;
 }
 

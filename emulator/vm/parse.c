@@ -438,6 +438,20 @@ static int parse_reg_decl(struct parser *P)
     return expect(P, ';');
 }
 
+/* The module's grid workspace, where cooperative groups' grid.sync() counts the blocks that
+ * arrived (8 bytes: its size and the barrier word), made when a function first reads %envreg1
+ * or %envreg2. Without device memory for it they read 0, and grid.sync() traps. */
+static void need_grid_workspace(struct parser *P)
+{
+    struct vm_module *m = P->dc.mod;
+    if (m->grid_ws || !(m->grid_ws = mem_alloc(P->mem, 8, 0)))
+        return;
+    m->vars = vm_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
+    m->vars[m->nvars++] = (struct var){strdup("%grid_workspace"), m->grid_ws, 8};
+    memset(mem_host(P->mem, m->grid_ws), 0, 8);
+    mem_mark_written(P->mem, m->grid_ws, 8, MEM_MODULE);
+}
+
 /* The register for special register @p name (%tid.x ...), allocating it on first use. */
 static const struct reg *special_reg(struct parser *P, const struct tok *t)
 {
@@ -470,7 +484,9 @@ static const struct reg *special_reg(struct parser *P, const struct tok *t)
                                                 "%reserved_smem_offset_end",
                                                 "%reserved_smem_offset_cap",
                                                 "%reserved_smem_offset_0",
-                                                "%reserved_smem_offset_1"};
+                                                "%reserved_smem_offset_1",
+                                                "%envreg1",
+                                                "%envreg2"};
     for (int i = 0; i < SR_COUNT; i++) {
         if (!is(t, names[i]))
             continue;
@@ -484,6 +500,8 @@ static const struct reg *special_reg(struct parser *P, const struct tok *t)
             e->reg.off = arena_take(P->dc.fn, SLOT_32);
             P->dc.fn->special[i] = e->reg.off;
         }
+        if (i == SR_ENVREG1 || i == SR_ENVREG2)
+            need_grid_workspace(P);
         return &e->reg;
     }
     return NULL;

@@ -12,8 +12,9 @@
  * are registers too, filled before the warp runs: no operand is ever
  * interpreted at run time.
  *
- * Execution (exec.c) runs one block at a time and, inside it, one warp at a
- * time until the warp waits at a barrier or exits. A warp whose lanes took
+ * Execution (exec.c) runs blocks in launch order, one per host thread at a
+ * time (COURSE_EMU_THREADS of them), and, inside a block, one warp at a time
+ * until the warp waits at a barrier or exits. A warp whose lanes took
  * different branches keeps one program counter per lane and always runs the
  * group of lanes with the lowest one, so the groups meet again where the
  * branches join.
@@ -21,6 +22,7 @@
 #ifndef EMU_VM_IMPL_H
 #define EMU_VM_IMPL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -208,6 +210,8 @@ enum special {
     SR_RESERVED_CAP,
     SR_RESERVED_0,
     SR_RESERVED_1,
+    SR_ENVREG1, /* %envreg1, %envreg2: the high and low halves of the grid workspace's address */
+    SR_ENVREG2, /* (cooperative groups' grid.sync()), 0 unless the launch is cooperative */
     SR_COUNT
 };
 
@@ -251,6 +255,7 @@ struct vm_module {
     uint16_t *func_at;    /**< the function each pc belongs to */
     uint32_t local_total; /**< bytes of every function's .local, per thread */
     uint32_t call_total;  /**< bytes of every call's parameters, per thread */
+    uint64_t grid_ws;     /**< the grid workspace %envreg1/2 point to (0: no kernel reads them) */
 };
 
 /** The shared memory CUDA reserves per block on sm_90 (cudaDevAttrReservedSharedMemoryPerBlock),
@@ -332,7 +337,29 @@ struct exec {
     uint64_t spin_state;    /**< the block's fingerprint when its warps last yielded (0: none) */
     uint32_t bar_true[16];  /**< bar.red: threads that arrived with the predicate true */
     uint32_t bar_false[16]; /**< and false */
+    struct warp *warps;     /**< this context's block's warps */
+    uint32_t nwarps;
+    uint8_t *arena;           /**< their registers, local frames and call parameters */
+    struct grid *grid;        /**< what contexts running at once share (exec.c); NULL: one */
+    pthread_mutex_t *atomics; /**< held by a global atomic while several contexts run, or NULL */
+    uint64_t block;           /**< this block's place in launch order (x fastest) */
+    uint64_t rng;             /**< the seeded schedule's state */
+    uint32_t worker;          /**< which thread of the launch runs this context */
+    int stalled;              /**< a resident block yielded where it yielded last time */
 };
+
+/** Bracket a global atomic's read-modify-writes: no other thread's atomic comes between. */
+static inline void vm_atomics_lock(struct exec *x)
+{
+    if (x->atomics)
+        pthread_mutex_lock(x->atomics);
+}
+
+static inline void vm_atomics_unlock(struct exec *x)
+{
+    if (x->atomics)
+        pthread_mutex_unlock(x->atomics);
+}
 
 /** A handler executes one instruction for the lanes in @p mask. */
 typedef enum event (*op_fn)(struct exec *x, struct warp *w, const struct insn *in, uint32_t mask);

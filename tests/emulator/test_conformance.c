@@ -192,6 +192,27 @@ START_TEST(runtime_calls_programs_make)
 }
 END_TEST
 
+/* Cooperative groups' grid.sync() in a cooperative launch: every block is resident, so each
+ * phase sees every block's writes of the one before. A plain launch has no grid workspace
+ * (grid.is_valid() is false), and grid.sync() traps, as on a GPU. */
+START_TEST(grid_sync_in_a_cooperative_launch)
+{
+    enum { BLOCKS = 7, THREADS = 160, N = BLOCKS * THREADS - 13 };
+    int *a, *out, h[N];
+    CUDA_CHECK(cudaMalloc((void **)&a, N * sizeof *a));
+    CUDA_CHECK(cudaMalloc((void **)&out, N * sizeof *out));
+    ck_assert_int_eq(conf_grid_sync(a, out, N, BLOCKS, THREADS, 1), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) {
+        int want = 3 * (N - 1 - (i + THREADS) % N) + 2;
+        ck_assert_msg(h[i] == want, "grid %dx%d, n %d: out[%d] = %d, want %d", BLOCKS, THREADS, N,
+                      i, h[i], want);
+    }
+    ck_assert_int_ne(conf_grid_sync(a, out, N, BLOCKS, THREADS, 0), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
 /* Every cudaXxx the toolkit's cuda_runtime_api.h declares is exported by the stand-in: done,
  * or a stub that answers cudaErrorNotSupported with one line. No program dies at load. */
 START_TEST(every_runtime_function_exported)
@@ -357,7 +378,7 @@ START_TEST(unsupported_fails_only_its_launch)
                        "'mbarrier.init.shared::cta.b64");
     assert_fails_alone(launch_bulk_copy, d, "asm volatile(BULK_COPY",
                        "'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
-    assert_fails_alone(conf_envreg, d, "%%envreg1", "%envreg1 is a special register the emulator");
+    assert_fails_alone(conf_envreg, d, "%%envreg3", "%envreg3 is a special register the emulator");
     CUDA_CHECK(cudaFree(d));
 }
 END_TEST
@@ -366,6 +387,7 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"device_attributes_as_an_h100", device_attributes_as_an_h100, CASE_GPU, 60},
+        {"grid_sync_in_a_cooperative_launch", grid_sync_in_a_cooperative_launch, CASE_GPU, 60},
         {"runtime_calls_programs_make", runtime_calls_programs_make, CASE_GPU, 60},
         {"every_runtime_function_exported", every_runtime_function_exported, CASE_GPU, 60},
         {"warp_size_in_device_code", warp_size_in_device_code, CASE_GPU, 60},

@@ -42,7 +42,7 @@ cudaError_t conf_mbarrier(uint64_t *d_out);
 /** A kernel with cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes. */
 cudaError_t conf_bulk_copy(const int *d_in, int *d_out);
 
-/** A kernel that reads the driver's grid workspace (%envreg1), as grid.sync() does. */
+/** A kernel that reads a driver register the emulator does not have (%envreg3). */
 cudaError_t conf_envreg(int *d_out);
 
 /** out[i] = i + 1 for @p n threads of @p blocks blocks: cudaLaunchCooperativeKernel. */
@@ -50,6 +50,10 @@ cudaError_t conf_cooperative(int *d_out, int n, int blocks, int threads);
 
 /** The plain kernel conf_cooperative() launches, for the occupancy calls. */
 const void *conf_cooperative_kernel(void);
+
+/** Three grid.sync()s between phases that read other blocks' elements of @p d_a (@p n of them):
+ *  out[i] = 3 (n - 1 - (i + threads) % n) + 2. Launched cooperatively or (0) plainly. */
+cudaError_t conf_grid_sync(int *d_a, int *d_out, int n, int blocks, int threads, int cooperative);
 
 #ifdef __cplusplus
 }

@@ -166,7 +166,7 @@ cudaError_t conf_bulk_copy(const int *d_in, int *d_out)
 static __global__ void envreg_kernel(int *out)
 {
     unsigned r;
-    asm volatile("mov.u32 %0, %%envreg1;" : "=r"(r));
+    asm volatile("mov.u32 %0, %%envreg3;" : "=r"(r));
     out[threadIdx.x] = (int)r;
 }
 
@@ -194,4 +194,32 @@ cudaError_t conf_cooperative(int *d_out, int n, int blocks, int threads)
 const void *conf_cooperative_kernel(void)
 {
     return (const void *)cooperative_kernel;
+}
+
+/* a[i] = 3i + 1; after grid.sync() each thread reads the element a thread of another block
+ * wrote, a[n - 1 - i], and after a second one writes it back plus 1; after a third, out[i] is
+ * a[(i + blockDim.x) % n], the next block's. Every barrier word flip is used. */
+static __global__ void grid_sync_kernel(int *a, int *out, int n)
+{
+    cg::grid_group grid = cg::this_grid();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = 3 * i + 1;
+    grid.sync(); /* every a[] written */
+    int v = i < n ? a[n - 1 - i] : 0;
+    grid.sync(); /* every a[] read before any is overwritten */
+    if (i < n)
+        a[i] = v + 1;
+    grid.sync();
+    if (i < n)
+        out[i] = a[(i + (int)blockDim.x) % n];
+}
+
+cudaError_t conf_grid_sync(int *d_a, int *d_out, int n, int blocks, int threads, int cooperative)
+{
+    void *args[] = {&d_a, &d_out, &n};
+    const void *k = (const void *)grid_sync_kernel;
+    cudaError_t err = cooperative ? cudaLaunchCooperativeKernel(k, blocks, threads, args, 0, 0)
+                                  : cudaLaunchKernel(k, blocks, threads, args, 0, 0);
+    return err != cudaSuccess ? err : cudaDeviceSynchronize();
 }

@@ -1284,9 +1284,11 @@ END_TEST
 
 /* CUB's look-back: a block waits, with acquire loads and __nanosleep, for a flag an earlier block
  * released after its data. Waiting for a later block instead is a deadlock, reported at the
- * loop, never a hang (blocks run one at a time, in order). */
+ * loop, never a hang. The verdict is one thread's (blocks one at a time, in order): with more,
+ * the later block may release the waiter first, as it may on a GPU where both are resident. */
 START_TEST(look_back_waits_only_for_earlier_blocks)
 {
+    setenv("COURSE_EMU_THREADS", "1", 1); /* before the first call starts the device */
     uint32_t *flag, *data, *dout, out[64];
     CUDA_CHECK(cudaMalloc((void **)&flag, 4));
     CUDA_CHECK(cudaMalloc((void **)&data, 8));
@@ -1310,6 +1312,33 @@ START_TEST(look_back_waits_only_for_earlier_blocks)
                   "not one line naming the kernel, block 0 and why: %s", said);
     free(said);
     ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
+/* COURSE_EMU_SCHEDULE=seed:N: each block's warps take their turns in an order drawn from N and
+ * the block, so a race on shared memory changes the answer from block to block (the forward
+ * schedule's is always the last warp), and the same seed gives the same answers again, on any
+ * number of threads. */
+START_TEST(seeded_schedule_changes_a_race)
+{
+    enum { BLOCKS = 61 };
+    setenv("COURSE_EMU_SCHEDULE", "seed:7", 1); /* before the first call starts the device */
+    setenv("COURSE_EMU_THREADS", "2", 1);
+    int *d, first[BLOCKS], again[BLOCKS], last = 0;
+    CUDA_CHECK(cudaMalloc((void **)&d, sizeof first));
+    ck_assert_int_eq(vm_warp_race(d, BLOCKS), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(first, d, sizeof first, cudaMemcpyDeviceToHost));
+    ck_assert_int_eq(vm_warp_race(d, BLOCKS), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(again, d, sizeof again, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < BLOCKS; b++) {
+        ck_assert_msg(first[b] >= 0 && first[b] < 8 && first[b] == again[b],
+                      "block %d of %d: winners %d then %d under seed:7", b, BLOCKS, first[b],
+                      again[b]);
+        last += first[b] == 7;
+    }
+    ck_assert_msg(last < BLOCKS / 2, "%d of %d blocks' races were won by the last warp", last,
+                  BLOCKS);
+    CUDA_CHECK(cudaFree(d));
 }
 END_TEST
 
@@ -1694,6 +1723,7 @@ int main(int argc, char **argv)
         {"barrier_reductions", barrier_reductions, CASE_GPU, 60},
         {"look_back_waits_only_for_earlier_blocks", look_back_waits_only_for_earlier_blocks,
          CASE_GPU, 20},
+        {"seeded_schedule_changes_a_race", seeded_schedule_changes_a_race, CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},
         {"barriers_in_loops_and_named", barriers_in_loops_and_named, CASE_GPU, 60},
         {"faults_name_kernel_and_line", faults_name_kernel_and_line, CASE_GPU, 60},

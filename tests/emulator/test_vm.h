@@ -97,6 +97,11 @@ cudaError_t vm_ldmatrix(const uint16_t *m, uint32_t *out);
  *  block 0 for block 1's (waiter 0: a deadlock, since blocks run in order). */
 cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int waiter);
 
+/** Each of @p blocks blocks of 256 threads: every warp writes its index to one shared word
+ *  with no barrier between them, and out[block] is the word after the barrier: the warp that
+ *  ran last, which shows the schedule. */
+cudaError_t vm_warp_race(int *out, int blocks);
+
 /** 64-bit atomics, red and compare-and-swap's failure path on u[0 .. 5], w[0 .. 1] from 64
  *  threads; what thread 0 saw in r[0 .. 8] (test_vm_kernels.cu says which is which). */
 cudaError_t vm_atomics_wide(unsigned long long *u, uint32_t *w, unsigned long long *r);

@@ -737,6 +737,23 @@ cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int wait
     return cudaDeviceSynchronize();
 }
 
+/* The warps race to one shared word: whichever the schedule runs last before the barrier wins. */
+static __global__ void warp_race_kernel(int *out)
+{
+    __shared__ int last;
+    if (threadIdx.x % 32 == 0)
+        last = (int)threadIdx.x / 32; /* the race: no barrier orders these writes */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = last;
+}
+
+cudaError_t vm_warp_race(int *out, int blocks)
+{
+    warp_race_kernel<<<blocks, 256>>>(out);
+    return cudaDeviceSynchronize();
+}
+
 /* The atomics CUB and lesson 09 use beyond atomics_kernel's: 64-bit ones under contention from
  * 64 threads, red (no result), and compare-and-swap failing then succeeding (thread 0); some
  * with the memory-order qualifiers cuda::atomic_ref emits. */
