@@ -215,8 +215,11 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 in->mod = (uint32_t)mn_has(m, "ftz") << 4;
             return in ? 0 : -1;
         }
-        if (!strcmp(b, "copysign") && t.bits == 32)
-            return emit_dn(c, OP_COPYSIGN_F32, o, n, 2, 'f', 32, 32) ? 0 : -1;
+        if (!strcmp(b, "copysign") && (t.bits == 32 || t.bits == 64))
+            return emit_dn(c, t.bits == 32 ? OP_COPYSIGN_F32 : OP_COPYSIGN_F64, o, n, 2, 'f',
+                           t.bits, t.bits)
+                       ? 0
+                       : -1;
         return bad(c, "%s.f%d is not emulated", b, t.bits);
     }
     if (!strcmp(b, "mul") || !strcmp(b, "mad"))

@@ -228,6 +228,8 @@ OP(EX2_F32, VM_CLASS_FP, "ex2.approx.f32")
 OP(TANH_F32, VM_CLASS_FP, "tanh.approx.f32")
 /* copysign.f32 d, a, b: the magnitude of b with the sign of a. [9.7.3.5] */
 OP(COPYSIGN_F32, VM_CLASS_FP, "copysign.f32")
+/* copysign.f64 d, a, b: the same on 64 bits. [9.7.4.5] */
+OP(COPYSIGN_F64, VM_CLASS_FP, "copysign.f64")
 /* testp.op.f32 p, a: mod = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal,
  * 5 subnormal. [9.7.3.21] */
 OP(TESTP_F32, VM_CLASS_FP, "testp.f32")

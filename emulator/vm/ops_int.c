@@ -557,3 +557,12 @@ enum event h_UNPACK_64_16(struct exec *x, struct warp *w, const struct insn *in,
         }
     return EV_NONE;
 }
+
+/* copysign.f64 is a bit operation: the magnitude of b with a's sign bit. */
+enum event h_COPYSIGN_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint64_t *d = R64(w, in->o[0]), *a = R64(w, in->o[1]), *b = R64(w, in->o[2]);
+    LANES(m, d[l] = (b[l] & ~(1ull << 63)) | (a[l] & 1ull << 63));
+    return EV_NONE;
+}
