@@ -380,6 +380,12 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
         in->o[0] = d, in->o[1] = a, in->o[2] = bb, in->o[3] = pos, in->o[4] = len;
         return 0;
     }
+    if (!strcmp(b, "bmsk") && !w64) {
+        struct insn *in = emit_dn(c, OP_BMSK_B32, o, n, 2, 'u', 32, 32);
+        if (in)
+            in->mod = (uint32_t)mn_has(m, "wrap");
+        return in ? 0 : -1;
+    }
     if (!strcmp(b, "prmt") && !w64) {
         static const char *const modes[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
         uint32_t mode = 0;

@@ -119,6 +119,9 @@ OP(BFE_S64, VM_CLASS_INT, "bfe.s64")
 /* bfi.b32 d, a, b, c(pos), o3(len): b with len bits at pos replaced by a's low bits. [9.7.1.20] */
 OP(BFI_B32, VM_CLASS_INT, "bfi.b32")
 OP(BFI_B64, VM_CLASS_INT, "bfi.b64")
+/* bmsk.mode.b32 d, a(pos), b(width): a mask of b one bits from bit a; mod 1 = .wrap (a, b mod
+ * 32), 0 = .clamp (a past 31 gives 0, b past 31 runs to bit 31). [9.7.1.21] */
+OP(BMSK_B32, VM_CLASS_INT, "bmsk.b32")
 /* and/or/xor.b{16,32,64} d, a, b and not.b* d, a: bitwise. [9.7.8.1-4] */
 OP(AND_B32, VM_CLASS_INT, "and.b32")
 OP(OR_B32, VM_CLASS_INT, "or.b32")

@@ -566,3 +566,23 @@ enum event h_COPYSIGN_F64(struct exec *x, struct warp *w, const struct insn *in,
     LANES(m, d[l] = (b[l] & ~(1ull << 63)) | (a[l] & 1ull << 63));
     return EV_NONE;
 }
+
+/* bmsk: the PTX ISA's mask0 & ~mask1, mask0 = ones from the position, mask1 = ones from the
+ * position plus the width (none when that reaches bit 32 or, in .clamp, either operand does). */
+static uint32_t bmsk(uint32_t a, uint32_t b, int wrap)
+{
+    uint32_t a1 = a & 31, b1 = b & 31, sum = a1 + b1;
+    int clamped = !wrap && (a >= 32 || b >= 32);
+    uint32_t mask0 = !wrap && a >= 32 ? 0 : ~0u << a1;
+    uint32_t mask1 = sum >= 32 || clamped ? 0 : b1 == 0 ? ~0u : ~0u << sum;
+    return mask0 & ~mask1;
+}
+
+enum event h_BMSK_B32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]), *b = R32(w, in->o[2]);
+    int wrap = (int)in->mod;
+    LANES(m, d[l] = bmsk(a[l], b[l], wrap));
+    return EV_NONE;
+}

@@ -367,6 +367,44 @@ START_TEST(math_functions_within_their_bounds)
 }
 END_TEST
 
+/* ---- bmsk ------------------------------------------------------------------------------- */
+
+/* Position, width, and the masks the PTX ISA's pseudocode gives for .clamp and .wrap, worked
+ * by hand: the ISA's own example (1, 2) is 0x6; a width reaching bit 32 ends at bit 31; .clamp
+ * gives 0 for a position past 31 and runs a width past 31 to bit 31, .wrap takes both mod 32. */
+START_TEST(bmsk_clamp_and_wrap)
+{
+    enum { N = 9 };
+    static const unsigned want[N][4] = {
+        {1, 2, 0x6, 0x6},
+        {0, 32, ~0u, 0},
+        {32, 1, 0, 0x1},
+        {30, 5, 0xC0000000u, 0xC0000000u},
+        {4, 0, 0, 0},
+        {33, 1, 0, 0x2},
+        {0, 31, 0x7FFFFFFFu, 0x7FFFFFFFu},
+        {31, 1, 0x80000000u, 0x80000000u},
+        {5, 40, 0xFFFFFFE0u, 0x1FE0u},
+    };
+    unsigned a[N], b[N], clamp[N], wrap[N];
+    for (int i = 0; i < N; i++)
+        a[i] = want[i][0], b[i] = want[i][1];
+    unsigned *d_a = to_device(a, sizeof a), *d_b = to_device(b, sizeof b);
+    unsigned *d_c = to_device(a, sizeof a), *d_w = to_device(a, sizeof a);
+    CUDA_CHECK(prog_bmsk(d_a, d_b, d_c, d_w, N));
+    CUDA_CHECK(cudaMemcpy(clamp, d_c, sizeof clamp, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(wrap, d_w, sizeof wrap, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(clamp[i] == want[i][2] && wrap[i] == want[i][3],
+                      "%s:%d bmsk(%u, %u): clamp 0x%08x, want 0x%08x; wrap 0x%08x, want 0x%08x",
+                      __FILE__, __LINE__, a[i], b[i], clamp[i], want[i][2], wrap[i], want[i][3]);
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_c));
+    CUDA_CHECK(cudaFree(d_w));
+}
+END_TEST
+
 /* ---- wmma --------------------------------------------------------------------------------- */
 
 enum { LD = PROG_WMMA_LD };
@@ -486,6 +524,7 @@ int main(int argc, char **argv)
         {"cp_async_two_groups_in_flight", cp_async_two_groups_in_flight, CASE_GPU, 60},
         {"dynamic_shared_memory_above_48k", dynamic_shared_memory_above_48k, CASE_GPU, 60},
         {"math_functions_within_their_bounds", math_functions_within_their_bounds, CASE_GPU, 120},
+        {"bmsk_clamp_and_wrap", bmsk_clamp_and_wrap, CASE_GPU, 60},
         {"wmma_f64_and_int8_shapes", wmma_f64_and_int8_shapes, CASE_GPU, 60},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
     };

@@ -9,6 +9,7 @@
  *   prog_cp_async   cp.async double buffering: commit_group, wait_group 1, wait_all
  *   prog_big_smem   dynamic shared memory above 48 KiB (cudaFuncSetAttribute)
  *   prog_math       the math library in fp32 and fp64
+ *   prog_bmsk       bmsk.clamp and bmsk.wrap (what CUB's radix sort builds masks with)
  *   prog_wmma_*     wmma m8n8k4 f64 and the 8-bit shapes with s32 accumulators
  */
 #include "test_programs.h"
@@ -284,6 +285,25 @@ static __global__ void math_kernel(const float *x, const double *dx, int n, floa
 cudaError_t prog_math(const float *d_x, const double *d_dx, int n, float *d_f, double *d_d)
 {
     math_kernel<<<(n + 127) / 128, 128>>>(d_x, d_dx, n, d_f, d_d);
+    return cudaDeviceSynchronize();
+}
+
+/* ---- bmsk ------------------------------------------------------------------------------- */
+
+static __global__ void bmsk_kernel(const unsigned *a, const unsigned *b, unsigned *clamp,
+                                   unsigned *wrap, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(clamp[i]) : "r"(a[i]), "r"(b[i]));
+        asm("bmsk.wrap.b32 %0, %1, %2;" : "=r"(wrap[i]) : "r"(a[i]), "r"(b[i]));
+    }
+}
+
+cudaError_t prog_bmsk(const unsigned *d_a, const unsigned *d_b, unsigned *d_clamp, unsigned *d_wrap,
+                      int n)
+{
+    bmsk_kernel<<<(n + 127) / 128, 128>>>(d_a, d_b, d_clamp, d_wrap, n);
     return cudaDeviceSynchronize();
 }
 
