@@ -120,7 +120,7 @@ def run(binary, directory, timeout, checks):
         code, output = None, (expired.stdout or b"").decode(errors="replace")
     seconds = time.monotonic() - start
     lines = [l.strip() for l in output.splitlines() if l.strip()]
-    emulator = [l for l in lines if l.startswith("emulator:")]
+    emulator = [l[l.index("emulator:"):] for l in lines if "emulator:" in l]
     why = emulator[0] if emulator else (lines[-1] if lines else "")
     verdict = "timeout" if code is None else "pass" if code == 0 else f"exit {code}"
     findings = report.read_text(errors="replace").splitlines() if checks and report.exists() else []

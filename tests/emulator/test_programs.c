@@ -8,9 +8,10 @@
  * scope; fences with a release/acquire counter; cooperative groups' tiled partitions and
  * coalesced groups; cp.async with two groups in flight; dynamic shared memory above 48 KiB;
  * the math library in fp32 and fp64 within the error bounds the CUDA C++ Programming Guide
- * gives; and wmma's f64 and 8-bit integer shapes. Printf, assert, ldmatrix and mma.sync are in
- * test_vm.c, CUB's device-wide algorithms in test_cub.c. Inputs are small non-uniform integers
- * (or values in [-10, 10)), so every integer and float sum is exact and compared with ==.
+ * gives; bmsk and griddepcontrol; and wmma's f64 and 8-bit integer shapes. Printf, assert, ldmatrix
+ * and mma.sync are in test_vm.c, CUB's device-wide algorithms in test_cub.c. Inputs are small
+ * non-uniform integers (or values in [-10, 10)), so every integer and float sum is exact and
+ * compared with ==.
  *
  * CTest runs it with the emulator's libraries first on LD_LIBRARY_PATH, GPU or not.
  */
@@ -371,8 +372,9 @@ END_TEST
 
 /* Position, width, and the masks the PTX ISA's pseudocode gives for .clamp and .wrap, worked
  * by hand: the ISA's own example (1, 2) is 0x6; a width reaching bit 32 ends at bit 31; .clamp
- * gives 0 for a position past 31 and runs a width past 31 to bit 31, .wrap takes both mod 32. */
-START_TEST(bmsk_clamp_and_wrap)
+ * gives 0 for a position past 31 and runs a width past 31 to bit 31, .wrap takes both mod 32.
+ * The kernel also waits on griddepcontrol, which must run (and wait for nothing). */
+START_TEST(bmsk_and_griddepcontrol)
 {
     enum { N = 9 };
     static const unsigned want[N][4] = {
@@ -524,7 +526,7 @@ int main(int argc, char **argv)
         {"cp_async_two_groups_in_flight", cp_async_two_groups_in_flight, CASE_GPU, 60},
         {"dynamic_shared_memory_above_48k", dynamic_shared_memory_above_48k, CASE_GPU, 60},
         {"math_functions_within_their_bounds", math_functions_within_their_bounds, CASE_GPU, 120},
-        {"bmsk_clamp_and_wrap", bmsk_clamp_and_wrap, CASE_GPU, 60},
+        {"bmsk_and_griddepcontrol", bmsk_and_griddepcontrol, CASE_GPU, 60},
         {"wmma_f64_and_int8_shapes", wmma_f64_and_int8_shapes, CASE_GPU, 60},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
     };

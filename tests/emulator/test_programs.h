@@ -60,7 +60,8 @@ cudaError_t prog_big_smem(const int *d_in, int *d_out, int bytes);
 enum { PROG_MATH_F = 17, PROG_MATH_D = 8 };
 cudaError_t prog_math(const float *d_x, const double *d_dx, int n, float *d_f, double *d_d);
 
-/** bmsk.clamp and bmsk.wrap of (a[i], b[i]) into clamp[i] and wrap[i], for @p n pairs. */
+/** bmsk.clamp and bmsk.wrap of (a[i], b[i]) into clamp[i] and wrap[i], for @p n pairs, in a
+ *  kernel that begins with griddepcontrol.wait and .launch_dependents. */
 cudaError_t prog_bmsk(const unsigned *d_a, const unsigned *d_b, unsigned *d_clamp, unsigned *d_wrap,
                       int n);
 

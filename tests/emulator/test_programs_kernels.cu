@@ -9,7 +9,8 @@
  *   prog_cp_async   cp.async double buffering: commit_group, wait_group 1, wait_all
  *   prog_big_smem   dynamic shared memory above 48 KiB (cudaFuncSetAttribute)
  *   prog_math       the math library in fp32 and fp64
- *   prog_bmsk       bmsk.clamp and bmsk.wrap (what CUB's radix sort builds masks with)
+ *   prog_bmsk       bmsk.clamp and bmsk.wrap (what CUB's radix sort builds masks with), and
+ *                   griddepcontrol (CUB's merge sort)
  *   prog_wmma_*     wmma m8n8k4 f64 and the 8-bit shapes with s32 accumulators
  */
 #include "test_programs.h"
@@ -293,6 +294,10 @@ cudaError_t prog_math(const float *d_x, const double *d_dx, int n, float *d_f, d
 static __global__ void bmsk_kernel(const unsigned *a, const unsigned *b, unsigned *clamp,
                                    unsigned *wrap, int n)
 {
+    /* Programmatic dependent launch, as CUB's sm_90 kernels use it: wait for the grids before
+     * this one, then let the next start. */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(clamp[i]) : "r"(a[i]), "r"(b[i]));
