@@ -137,7 +137,19 @@ static enum op int_op(const char *base, struct mtype t, int sat)
     if (!strcmp(base, "sub"))
         return sat ? (t.bits == 32 && s ? OP_SUB_SAT_S32 : OP_UNSUPPORTED)
                    : (enum op[]){OP_SUB_I16, OP_SUB_I32, OP_SUB_I64}[w];
-    if (w == 0 || sat)
+    if (sat)
+        return OP_UNSUPPORTED;
+    static const struct {
+        const char *base;
+        enum op s16, u16;
+    } narrow[] = {{"div", OP_DIV_S16, OP_DIV_U16},
+                  {"rem", OP_REM_S16, OP_REM_U16},
+                  {"min", OP_MIN_S16, OP_MIN_U16},
+                  {"max", OP_MAX_S16, OP_MAX_U16}};
+    for (size_t i = 0; w == 0 && i < sizeof narrow / sizeof *narrow; i++)
+        if (!strcmp(base, narrow[i].base))
+            return s ? narrow[i].s16 : narrow[i].u16;
+    if (w == 0)
         return OP_UNSUPPORTED;
     w--; /* 32, 64 */
     if (!strcmp(base, "div"))

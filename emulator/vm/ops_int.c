@@ -158,6 +158,18 @@ BINARY(MAX_S32, int32_t, RS32, a[l] > b[l] ? a[l] : b[l])
 BINARY(MAX_U32, uint32_t, R32, a[l] > b[l] ? a[l] : b[l])
 BINARY(MAX_S64, int64_t, RS64, a[l] > b[l] ? a[l] : b[l])
 BINARY(MAX_U64, uint64_t, R64, a[l] > b[l] ? a[l] : b[l])
+/* 16-bit forms: the slots hold the value zero-extended; signed ones read its low 16 bits. */
+#define S16(v) ((int32_t)(int16_t)(v))
+BINARY(DIV_U16, uint32_t, R32, (b[l] & 0xFFFF) ? (a[l] & 0xFFFF) / (b[l] & 0xFFFF) : 0xFFFF)
+BINARY(DIV_S16, uint32_t, R32,
+       (uint32_t)(S16(b[l]) ? S16(a[l]) / S16(b[l]) : -1) & 0xFFFF) /* -32768 / -1 wraps */
+BINARY(REM_U16, uint32_t, R32, (b[l] & 0xFFFF) ? (a[l] & 0xFFFF) % (b[l] & 0xFFFF) : a[l] & 0xFFFF)
+BINARY(REM_S16, uint32_t, R32, (uint32_t)(S16(b[l]) ? S16(a[l]) % S16(b[l]) : S16(a[l])) & 0xFFFF)
+BINARY(MIN_U16, uint32_t, R32, (a[l] & 0xFFFF) < (b[l] & 0xFFFF) ? a[l] & 0xFFFF : b[l] & 0xFFFF)
+BINARY(MIN_S16, uint32_t, R32, (uint32_t)(S16(a[l]) < S16(b[l]) ? S16(a[l]) : S16(b[l])) & 0xFFFF)
+BINARY(MAX_U16, uint32_t, R32, (a[l] & 0xFFFF) > (b[l] & 0xFFFF) ? a[l] & 0xFFFF : b[l] & 0xFFFF)
+BINARY(MAX_S16, uint32_t, R32, (uint32_t)(S16(a[l]) > S16(b[l]) ? S16(a[l]) : S16(b[l])) & 0xFFFF)
+#undef S16
 
 /* ---- bits ----------------------------------------------------------------------------------- */
 

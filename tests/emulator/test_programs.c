@@ -407,6 +407,44 @@ START_TEST(bmsk_and_griddepcontrol)
 }
 END_TEST
 
+/* ---- 16-bit integers ------------------------------------------------------------------- */
+
+/* Pairs drawn over the whole 16-bit range (b never 0, whose result PTX leaves unspecified),
+ * plus -32768 / -1 (wraps to -32768) and the extremes. */
+START_TEST(sixteen_bit_div_rem_min_max)
+{
+    enum { N = 1001 };
+    uint16_t a[N], b[N], out[8 * N];
+    uint64_t seed = 37;
+    for (int i = 0; i < N; i++) {
+        a[i] = (uint16_t)mat_rand_next(&seed);
+        b[i] = (uint16_t)(mat_rand_next(&seed) % 65535 + 1);
+    }
+    a[0] = 0x8000, b[0] = 0xFFFF, a[1] = 0x7FFF, b[1] = 0x8000, a[2] = 5, b[2] = 0xFFFD;
+    uint16_t *d_a = to_device(a, sizeof a), *d_b = to_device(b, sizeof b), *d_out;
+    CUDA_CHECK(cudaMalloc((void **)&d_out, sizeof out));
+    CUDA_CHECK(prog_int16(d_a, d_b, d_out, N));
+    CUDA_CHECK(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost));
+    static const char *const names[8] = {"div.s16", "rem.s16", "min.s16", "max.s16",
+                                         "div.u16", "rem.u16", "min.u16", "max.u16"};
+    for (int i = 0; i < N; i++) {
+        int x = (int16_t)a[i], y = (int16_t)b[i];
+        unsigned ux = a[i], uy = b[i];
+        const unsigned want[8] = {
+            (unsigned)(x / y),         (unsigned)(x % y), (unsigned)(x < y ? x : y),
+            (unsigned)(x > y ? x : y), ux / uy,           ux % uy,
+            ux < uy ? ux : uy,         ux > uy ? ux : uy};
+        for (int k = 0; k < 8; k++)
+            ck_assert_msg(out[8 * i + k] == (uint16_t)want[k],
+                          "%s:%d %s(0x%04x, 0x%04x) = 0x%04x, want 0x%04x", __FILE__, __LINE__,
+                          names[k], a[i], b[i], out[8 * i + k], (uint16_t)want[k]);
+    }
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_out));
+}
+END_TEST
+
 /* ---- wmma --------------------------------------------------------------------------------- */
 
 enum { LD = PROG_WMMA_LD };
@@ -527,6 +565,7 @@ int main(int argc, char **argv)
         {"dynamic_shared_memory_above_48k", dynamic_shared_memory_above_48k, CASE_GPU, 60},
         {"math_functions_within_their_bounds", math_functions_within_their_bounds, CASE_GPU, 120},
         {"bmsk_and_griddepcontrol", bmsk_and_griddepcontrol, CASE_GPU, 60},
+        {"sixteen_bit_div_rem_min_max", sixteen_bit_div_rem_min_max, CASE_GPU, 60},
         {"wmma_f64_and_int8_shapes", wmma_f64_and_int8_shapes, CASE_GPU, 60},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
     };

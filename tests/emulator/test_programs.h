@@ -65,6 +65,10 @@ cudaError_t prog_math(const float *d_x, const double *d_dx, int n, float *d_f, d
 cudaError_t prog_bmsk(const unsigned *d_a, const unsigned *d_b, unsigned *d_clamp, unsigned *d_wrap,
                       int n);
 
+/** 16-bit div, rem, min and max, signed and unsigned, of (a[i], b[i]): out[8 i + k] for k in
+ *  div.s16, rem.s16, min.s16, max.s16, div.u16, rem.u16, min.u16, max.u16. */
+cudaError_t prog_int16(const uint16_t *d_a, const uint16_t *d_b, uint16_t *d_out, int n);
+
 /** The leading dimension, in elements, of every wmma matrix below (row-major). */
 enum { PROG_WMMA_LD = 32 };
 

@@ -11,6 +11,7 @@
  *   prog_math       the math library in fp32 and fp64
  *   prog_bmsk       bmsk.clamp and bmsk.wrap (what CUB's radix sort builds masks with), and
  *                   griddepcontrol (CUB's merge sort)
+ *   prog_int16      div, rem, min, max on 16-bit registers (CUDA's reduction sample)
  *   prog_wmma_*     wmma m8n8k4 f64 and the 8-bit shapes with s32 accumulators
  */
 #include "test_programs.h"
@@ -309,6 +310,30 @@ cudaError_t prog_bmsk(const unsigned *d_a, const unsigned *d_b, unsigned *d_clam
                       int n)
 {
     bmsk_kernel<<<(n + 127) / 128, 128>>>(d_a, d_b, d_clamp, d_wrap, n);
+    return cudaDeviceSynchronize();
+}
+
+/* ---- 16-bit integers ------------------------------------------------------------------- */
+
+static __global__ void int16_kernel(const uint16_t *a, const uint16_t *b, uint16_t *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint16_t x = a[i], y = b[i], *o = &out[8 * i];
+    asm("div.s16 %0, %1, %2;" : "=h"(o[0]) : "h"(x), "h"(y));
+    asm("rem.s16 %0, %1, %2;" : "=h"(o[1]) : "h"(x), "h"(y));
+    asm("min.s16 %0, %1, %2;" : "=h"(o[2]) : "h"(x), "h"(y));
+    asm("max.s16 %0, %1, %2;" : "=h"(o[3]) : "h"(x), "h"(y));
+    asm("div.u16 %0, %1, %2;" : "=h"(o[4]) : "h"(x), "h"(y));
+    asm("rem.u16 %0, %1, %2;" : "=h"(o[5]) : "h"(x), "h"(y));
+    asm("min.u16 %0, %1, %2;" : "=h"(o[6]) : "h"(x), "h"(y));
+    asm("max.u16 %0, %1, %2;" : "=h"(o[7]) : "h"(x), "h"(y));
+}
+
+cudaError_t prog_int16(const uint16_t *d_a, const uint16_t *d_b, uint16_t *d_out, int n)
+{
+    int16_kernel<<<(n + 127) / 128, 128>>>(d_a, d_b, d_out, n);
     return cudaDeviceSynchronize();
 }
 
