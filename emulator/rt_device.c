@@ -580,28 +580,37 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return cudaSuccess;
 }
 
+/* The limits a program may read and set, with an H100's defaults; a set value reads back (the
+ * emulator needs none of them: they are hints or sizes it does not bound). */
+static size_t limits[] = {
+    [cudaLimitStackSize] = 1024,
+    [cudaLimitPrintfFifoSize] = (size_t)1 << 20,
+    [cudaLimitMallocHeapSize] = (size_t)8 << 20,
+    [cudaLimitDevRuntimeSyncDepth] = 2,
+    [cudaLimitDevRuntimePendingLaunchCount] = 2048,
+    [cudaLimitMaxL2FetchGranularity] = 64,
+    [cudaLimitPersistingL2CacheSize] = 0,
+};
+
 cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
-    switch (limit) {
-    case cudaLimitStackSize:
-        *pValue = 1024;
-        return cudaSuccess;
-    case cudaLimitPrintfFifoSize:
-        *pValue = (size_t)1 << 20;
-        return cudaSuccess;
-    case cudaLimitMallocHeapSize:
-        *pValue = (size_t)8 << 20;
-        return cudaSuccess;
-    default:
+    if ((unsigned)limit >= sizeof limits / sizeof *limits)
         return rt_error(cudaErrorUnsupportedLimit);
-    }
+    *pValue = limits[limit];
+    return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
-    size_t now;
-    (void)value;
-    return cudaDeviceGetLimit(&now, limit);
+    struct cudaDeviceProp p;
+    fill_props(&p, 0);
+    if ((unsigned)limit >= sizeof limits / sizeof *limits)
+        return rt_error(cudaErrorUnsupportedLimit);
+    if ((limit == cudaLimitMaxL2FetchGranularity && value > 128) ||
+        (limit == cudaLimitPersistingL2CacheSize && value > (size_t)p.persistingL2CacheMaxSize))
+        return rt_error(cudaErrorInvalidValue);
+    limits[limit] = value;
+    return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)

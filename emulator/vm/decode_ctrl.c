@@ -92,6 +92,10 @@ static int mma_type_of(const char *s)
            : !strcmp(s, "bf16") ? MT_BF16
            : !strcmp(s, "tf32") ? MT_TF32
            : !strcmp(s, "f32")  ? MT_F32
+           : !strcmp(s, "f64")  ? MT_F64
+           : !strcmp(s, "s8")   ? MT_S8
+           : !strcmp(s, "u8")   ? MT_U8
+           : !strcmp(s, "s32")  ? MT_S32
                                 : -1;
 }
 
@@ -101,35 +105,70 @@ static int wmma_shape_of(const struct mn *m)
            : mn_has(m, "m32n8k16") ? WS_32_8_16
            : mn_has(m, "m8n32k16") ? WS_8_32_16
            : mn_has(m, "m16n16k8") ? WS_16_16_8
+           : mn_has(m, "m8n8k4")   ? WS_8_8_4
                                    : -1;
 }
 
-/* A fragment {r0, r1, ...} of @p want registers, appended to @p words. */
-static int fragment(struct dctx *c, const struct operand *o, int want, uint32_t *words, int *nw)
+/* A fragment {r0, r1, ...} of @p want registers of @p slot size, appended to @p words. */
+static int fragment_of(struct dctx *c, const struct operand *o, int want, int slot, uint32_t *words,
+                       int *nw)
 {
     if (o->kind != OK_VEC || o->nvec != want)
         return bad(c, "a fragment of %d registers was expected", want);
     for (int i = 0; i < want; i++) {
-        if (!o->vec[i] || o->vec[i]->slot != SLOT_32)
-            return bad(c, "a fragment register is not 32 bits");
+        if (!o->vec[i] || o->vec[i]->slot != slot)
+            return bad(c, "a fragment register is not %d bits", slot == SLOT_64 ? 64 : 32);
         words[(*nw)++] = o->vec[i]->off;
     }
     return 0;
 }
 
-/* Registers per lane of a wmma fragment: matrix 0 a, 1 b, 2 c/d. */
+static int fragment(struct dctx *c, const struct operand *o, int want, uint32_t *words, int *nw)
+{
+    return fragment_of(c, o, want, SLOT_32, words, nw);
+}
+
+/* Rows and columns of matrix @p matrix (0 a: M x K, 1 b: K x N, 2 c/d: M x N) of a wmma shape. */
+void wmma_dims(int shape, int matrix, int *rows, int *cols)
+{
+    static const int mnk[5][3] = {{16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8}, {8, 8, 4}};
+    const int *d = mnk[shape];
+    *rows = matrix == 1 ? d[2] : d[0];
+    *cols = matrix == 0 ? d[2] : d[1];
+}
+
+/* Bytes of one element of a tensor type. */
+int mma_elem_bytes(int type)
+{
+    return type == MT_F16 || type == MT_BF16 ? 2
+           : type == MT_S8 || type == MT_U8  ? 1
+           : type == MT_F64                  ? 8
+                                             : 4;
+}
+
+/* Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d): the tile spread over the
+ * warp's 32-bit registers (64-bit ones for f64); f16 a and b hold each element twice. */
 int wmma_frag_regs(int matrix, int type, int shape)
 {
-    if (matrix == 2)
-        return type == MT_F16 ? 4 : 8;
-    if (type == MT_F16)
+    int rows, cols;
+    wmma_dims(shape, matrix, &rows, &cols);
+    if (matrix != 2 && type == MT_F16)
         return 8;
-    if (type == MT_TF32)
-        return 4;
-    /* bf16: m16n16k16 a and b 4; m32n8k16 a 8, b 2; m8n32k16 a 2, b 8 */
-    if (shape == WS_16_16_16)
-        return 4;
-    return (shape == WS_32_8_16) == (matrix == 0) ? 8 : 2;
+    return type == MT_F64 ? rows * cols / 32 : rows * cols * mma_elem_bytes(type) / 128;
+}
+
+/* Whether wmma has matrix @p matrix of @p type in @p shape: f16/bf16 and s8/u8 inputs in the
+ * k16 shapes (with f16/f32 or s32 accumulators), tf32 in m16n16k8, f64 in m8n8k4. */
+static int wmma_has(int matrix, int type, int shape)
+{
+    int k16 = shape <= WS_8_32_16;
+    if (matrix == 2)
+        return shape == WS_8_8_4 ? type == MT_F64
+                                 : type == MT_F32 || type == MT_F16 || (k16 && type == MT_S32);
+    return shape == WS_8_8_4 ? type == MT_F64
+           : shape == WS_16_16_8
+               ? type == MT_TF32
+               : type == MT_F16 || type == MT_BF16 || type == MT_S8 || type == MT_U8;
 }
 
 static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n, int load)
@@ -141,14 +180,13 @@ static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n
         return bad(c, "this form of wmma.%s is not emulated", load ? "load" : "store");
     int type = mma_type_of(types[0].name);
     enum space s = mn_has(m, "global") ? SP_GLOBAL : mn_has(m, "shared") ? SP_SHARED : SP_GENERIC;
-    int ok = matrix == 2 ? type == MT_F32 || type == MT_F16
-                         : type != MT_F32 && (shape == WS_16_16_8) == (type == MT_TF32);
-    if (type < 0 || !ok)
+    if (type < 0 || !wmma_has(matrix, type, shape))
         return bad(c, "this wmma type and shape are not emulated");
     const struct operand *frag = load ? &o[0] : &o[1], *addr = load ? &o[1] : &o[0];
     uint32_t words[VEC_MAX], stride = NO_REG;
     int nw = 0;
-    if (fragment(c, frag, wmma_frag_regs(matrix, type, shape), words, &nw))
+    int slot = type == MT_F64 ? SLOT_64 : SLOT_32;
+    if (fragment_of(c, frag, wmma_frag_regs(matrix, type, shape), slot, words, &nw))
         return -1;
     if (n == 3 && src(c, &o[2], 'u', 32, &stride))
         return -1;
@@ -171,12 +209,16 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
 {
     struct mtype t[4];
     int nt = mn_types(m, t, 4), shape = wmma_shape_of(m);
-    if ((nt != 2 && nt != 4) || shape < 0 || n != 4 || mn_has(m, "satfinite"))
+    int rnd = mn_has(m, "rz") || mn_has(m, "rm") || mn_has(m, "rp");
+    if ((nt != 2 && nt != 4) || shape < 0 || n != 4 || mn_has(m, "satfinite") || rnd)
         return bad(c, "this form of wmma.mma is not emulated");
     int dt = mma_type_of(t[0].name), ct = mma_type_of(t[nt - 1].name);
     int at = nt == 4 ? mma_type_of(t[1].name) : MT_F16,
         bt = nt == 4 ? mma_type_of(t[2].name) : MT_F16;
-    if (dt < 0 || ct < 0 || at < 0 || at != bt)
+    int ints = at == MT_S8 || at == MT_U8;
+    if (dt < 0 || ct < 0 || at < 0 || bt < 0 || (at != bt && !ints) ||
+        (ints && bt != MT_S8 && bt != MT_U8) || !wmma_has(0, at, shape) ||
+        !wmma_has(2, ct, shape) || !wmma_has(2, dt, shape) || (dt == MT_S32) != ints)
         return bad(c, "these wmma.mma types are not emulated");
     const char *al = NULL, *bl = NULL;
     for (int i = 0; i < m->nmods; i++)
@@ -194,8 +236,9 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
     words[1] = (uint32_t)wmma_frag_regs(0, at, shape);
     words[2] = (uint32_t)wmma_frag_regs(1, at, shape);
     words[3] = (uint32_t)wmma_frag_regs(2, ct, shape);
+    int slot = at == MT_F64 ? SLOT_64 : SLOT_32;
     for (int i = 0; i < 4; i++)
-        if (fragment(c, &o[i], (int)words[i], words, &nw))
+        if (fragment_of(c, &o[i], (int)words[i], slot, words, &nw))
             return -1;
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
     struct insn *in = emit(c, OP_WMMA_MMA);

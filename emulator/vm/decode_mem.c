@@ -196,6 +196,9 @@ int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
+/* fence, membar, nanosleep, prefetch, ... and griddepcontrol (programmatic dependent launch:
+ * a grid starts only once the grids before it in its stream have ended, so .wait has nothing
+ * to wait for and .launch_dependents nothing to allow early). */
 int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)m, (void)o, (void)n;

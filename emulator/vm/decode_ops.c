@@ -137,7 +137,19 @@ static enum op int_op(const char *base, struct mtype t, int sat)
     if (!strcmp(base, "sub"))
         return sat ? (t.bits == 32 && s ? OP_SUB_SAT_S32 : OP_UNSUPPORTED)
                    : (enum op[]){OP_SUB_I16, OP_SUB_I32, OP_SUB_I64}[w];
-    if (w == 0 || sat)
+    if (sat)
+        return OP_UNSUPPORTED;
+    static const struct {
+        const char *base;
+        enum op s16, u16;
+    } narrow[] = {{"div", OP_DIV_S16, OP_DIV_U16},
+                  {"rem", OP_REM_S16, OP_REM_U16},
+                  {"min", OP_MIN_S16, OP_MIN_U16},
+                  {"max", OP_MAX_S16, OP_MAX_U16}};
+    for (size_t i = 0; w == 0 && i < sizeof narrow / sizeof *narrow; i++)
+        if (!strcmp(base, narrow[i].base))
+            return s ? narrow[i].s16 : narrow[i].u16;
+    if (w == 0)
         return OP_UNSUPPORTED;
     w--; /* 32, 64 */
     if (!strcmp(base, "div"))
@@ -215,8 +227,11 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 in->mod = (uint32_t)mn_has(m, "ftz") << 4;
             return in ? 0 : -1;
         }
-        if (!strcmp(b, "copysign") && t.bits == 32)
-            return emit_dn(c, OP_COPYSIGN_F32, o, n, 2, 'f', 32, 32) ? 0 : -1;
+        if (!strcmp(b, "copysign") && (t.bits == 32 || t.bits == 64))
+            return emit_dn(c, t.bits == 32 ? OP_COPYSIGN_F32 : OP_COPYSIGN_F64, o, n, 2, 'f',
+                           t.bits, t.bits)
+                       ? 0
+                       : -1;
         return bad(c, "%s.f%d is not emulated", b, t.bits);
     }
     if (!strcmp(b, "mul") || !strcmp(b, "mad"))
@@ -376,6 +391,12 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
         struct insn *in = emit(c, w64 ? OP_BFI_B64 : OP_BFI_B32);
         in->o[0] = d, in->o[1] = a, in->o[2] = bb, in->o[3] = pos, in->o[4] = len;
         return 0;
+    }
+    if (!strcmp(b, "bmsk") && !w64) {
+        struct insn *in = emit_dn(c, OP_BMSK_B32, o, n, 2, 'u', 32, 32);
+        if (in)
+            in->mod = (uint32_t)mn_has(m, "wrap");
+        return in ? 0 : -1;
     }
     if (!strcmp(b, "prmt") && !w64) {
         static const char *const modes[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};

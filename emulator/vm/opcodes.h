@@ -98,6 +98,15 @@ OP(MAX_S32, VM_CLASS_INT, "max.s32")
 OP(MAX_U32, VM_CLASS_INT, "max.u32")
 OP(MAX_S64, VM_CLASS_INT, "max.s64")
 OP(MAX_U64, VM_CLASS_INT, "max.u64")
+/* div, rem, min, max on .s16/.u16: as the 32-bit forms on the low 16 bits. [9.7.1.8-13] */
+OP(DIV_S16, VM_CLASS_INT, "div.s16")
+OP(DIV_U16, VM_CLASS_INT, "div.u16")
+OP(REM_S16, VM_CLASS_INT, "rem.s16")
+OP(REM_U16, VM_CLASS_INT, "rem.u16")
+OP(MIN_S16, VM_CLASS_INT, "min.s16")
+OP(MIN_U16, VM_CLASS_INT, "min.u16")
+OP(MAX_S16, VM_CLASS_INT, "max.s16")
+OP(MAX_U16, VM_CLASS_INT, "max.u16")
 /* popc.b32 d(u32), a: number of set bits. popc.b64: of a 64-bit a. [9.7.1.14] */
 OP(POPC_B32, VM_CLASS_INT, "popc.b32")
 OP(POPC_B64, VM_CLASS_INT, "popc.b64")
@@ -119,6 +128,9 @@ OP(BFE_S64, VM_CLASS_INT, "bfe.s64")
 /* bfi.b32 d, a, b, c(pos), o3(len): b with len bits at pos replaced by a's low bits. [9.7.1.20] */
 OP(BFI_B32, VM_CLASS_INT, "bfi.b32")
 OP(BFI_B64, VM_CLASS_INT, "bfi.b64")
+/* bmsk.mode.b32 d, a(pos), b(width): a mask of b one bits from bit a; mod 1 = .wrap (a, b mod
+ * 32), 0 = .clamp (a past 31 gives 0, b past 31 runs to bit 31). [9.7.1.21] */
+OP(BMSK_B32, VM_CLASS_INT, "bmsk.b32")
 /* and/or/xor.b{16,32,64} d, a, b and not.b* d, a: bitwise. [9.7.8.1-4] */
 OP(AND_B32, VM_CLASS_INT, "and.b32")
 OP(OR_B32, VM_CLASS_INT, "or.b32")
@@ -228,6 +240,8 @@ OP(EX2_F32, VM_CLASS_FP, "ex2.approx.f32")
 OP(TANH_F32, VM_CLASS_FP, "tanh.approx.f32")
 /* copysign.f32 d, a, b: the magnitude of b with the sign of a. [9.7.3.5] */
 OP(COPYSIGN_F32, VM_CLASS_FP, "copysign.f32")
+/* copysign.f64 d, a, b: the same on 64 bits. [9.7.4.5] */
+OP(COPYSIGN_F64, VM_CLASS_FP, "copysign.f64")
 /* testp.op.f32 p, a: mod = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal,
  * 5 subnormal. [9.7.3.21] */
 OP(TESTP_F32, VM_CLASS_FP, "testp.f32")

@@ -158,6 +158,18 @@ BINARY(MAX_S32, int32_t, RS32, a[l] > b[l] ? a[l] : b[l])
 BINARY(MAX_U32, uint32_t, R32, a[l] > b[l] ? a[l] : b[l])
 BINARY(MAX_S64, int64_t, RS64, a[l] > b[l] ? a[l] : b[l])
 BINARY(MAX_U64, uint64_t, R64, a[l] > b[l] ? a[l] : b[l])
+/* 16-bit forms: the slots hold the value zero-extended; signed ones read its low 16 bits. */
+#define S16(v) ((int32_t)(int16_t)(v))
+BINARY(DIV_U16, uint32_t, R32, (b[l] & 0xFFFF) ? (a[l] & 0xFFFF) / (b[l] & 0xFFFF) : 0xFFFF)
+BINARY(DIV_S16, uint32_t, R32,
+       (uint32_t)(S16(b[l]) ? S16(a[l]) / S16(b[l]) : -1) & 0xFFFF) /* -32768 / -1 wraps */
+BINARY(REM_U16, uint32_t, R32, (b[l] & 0xFFFF) ? (a[l] & 0xFFFF) % (b[l] & 0xFFFF) : a[l] & 0xFFFF)
+BINARY(REM_S16, uint32_t, R32, (uint32_t)(S16(b[l]) ? S16(a[l]) % S16(b[l]) : S16(a[l])) & 0xFFFF)
+BINARY(MIN_U16, uint32_t, R32, (a[l] & 0xFFFF) < (b[l] & 0xFFFF) ? a[l] & 0xFFFF : b[l] & 0xFFFF)
+BINARY(MIN_S16, uint32_t, R32, (uint32_t)(S16(a[l]) < S16(b[l]) ? S16(a[l]) : S16(b[l])) & 0xFFFF)
+BINARY(MAX_U16, uint32_t, R32, (a[l] & 0xFFFF) > (b[l] & 0xFFFF) ? a[l] & 0xFFFF : b[l] & 0xFFFF)
+BINARY(MAX_S16, uint32_t, R32, (uint32_t)(S16(a[l]) > S16(b[l]) ? S16(a[l]) : S16(b[l])) & 0xFFFF)
+#undef S16
 
 /* ---- bits ----------------------------------------------------------------------------------- */
 
@@ -555,5 +567,34 @@ enum event h_UNPACK_64_16(struct exec *x, struct warp *w, const struct insn *in,
             int shift = 16 * i;
             LANES(m, d[l] = (uint32_t)(s[l] >> shift) & 0xFFFF);
         }
+    return EV_NONE;
+}
+
+/* copysign.f64 is a bit operation: the magnitude of b with a's sign bit. */
+enum event h_COPYSIGN_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint64_t *d = R64(w, in->o[0]), *a = R64(w, in->o[1]), *b = R64(w, in->o[2]);
+    LANES(m, d[l] = (b[l] & ~(1ull << 63)) | (a[l] & 1ull << 63));
+    return EV_NONE;
+}
+
+/* bmsk: the PTX ISA's mask0 & ~mask1, mask0 = ones from the position, mask1 = ones from the
+ * position plus the width (none when that reaches bit 32 or, in .clamp, either operand does). */
+static uint32_t bmsk(uint32_t a, uint32_t b, int wrap)
+{
+    uint32_t a1 = a & 31, b1 = b & 31, sum = a1 + b1;
+    int clamped = !wrap && (a >= 32 || b >= 32);
+    uint32_t mask0 = !wrap && a >= 32 ? 0 : ~0u << a1;
+    uint32_t mask1 = sum >= 32 || clamped ? 0 : b1 == 0 ? ~0u : ~0u << sum;
+    return mask0 & ~mask1;
+}
+
+enum event h_BMSK_B32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]), *b = R32(w, in->o[2]);
+    int wrap = (int)in->mod;
+    LANES(m, d[l] = bmsk(a[l], b[l], wrap));
     return EV_NONE;
 }

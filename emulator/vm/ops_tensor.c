@@ -15,49 +15,53 @@
  * inputs are read with their low 13 mantissa bits ignored, as the hardware
  * reads an fp32 register it is given as tf32.
  */
+#include <math.h>
+
 #include "fp.h"
 
-/* Rows and columns of matrix @p matrix (0 a: M x K, 1 b: K x N, 2 c/d: M x N) of a wmma shape. */
-static void wmma_dims(int shape, int matrix, int *rows, int *cols)
+/* Element @p j of lane @p lane's fragment in registers @p regs: 16- and 8-bit elements pack
+ * into 32-bit registers from the low bits up; f64 elements take a 64-bit register each. */
+static uint64_t frag_get(const struct warp *w, const uint32_t *regs, int bytes, int lane, int j)
 {
-    static const int mnk[4][3] = {{16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8}};
-    const int *d = mnk[shape];
-    *rows = matrix == 1 ? d[2] : d[0];
-    *cols = matrix == 0 ? d[2] : d[1];
+    if (bytes == 8)
+        return R64(w, regs[j])[lane];
+    int per_reg = 4 / bytes, shift = j % per_reg * bytes * 8;
+    uint32_t r = R32(w, regs[j / per_reg])[lane];
+    return bytes == 4 ? r : (r >> shift) & ((1u << bytes * 8) - 1);
 }
 
-static int elem_bytes(int type)
+static void frag_set(struct warp *w, const uint32_t *regs, int bytes, int lane, int j, uint64_t v)
 {
-    return type == MT_F16 || type == MT_BF16 ? 2 : 4;
+    if (bytes == 8) {
+        R64(w, regs[j])[lane] = v;
+        return;
+    }
+    int per_reg = 4 / bytes, shift = j % per_reg * bytes * 8;
+    uint32_t mask = (bytes == 4 ? ~0u : (1u << bytes * 8) - 1) << shift;
+    uint32_t *r = &R32(w, regs[j / per_reg])[lane];
+    *r = (*r & ~mask) | ((uint32_t)v << shift & mask);
 }
 
-/* Fragment slot s is element s % per of lane s / per; 16-bit elements pack two to a register.
- * frag_gather reads slots 0 .. n-1 into raw[]; frag_scatter writes every slot of the fragment
- * (per lanes 32) from raw[s % n]. */
+/* Elements per lane of a fragment of @p nregs registers of @p bytes-byte elements. */
+static int frag_per(int nregs, int bytes)
+{
+    return bytes == 8 ? nregs : nregs * 4 / bytes;
+}
+
+/* Fragment slot s is element s % per of lane s / per. frag_gather reads slots 0 .. n-1 into
+ * raw[]; frag_scatter writes every slot of the fragment (per lanes 32) from raw[s % n]. */
 static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int bytes, int n,
-                        uint32_t *raw)
+                        uint64_t *raw)
 {
-    for (int s = 0, lane = 0; s < n; lane++)
-        for (int j = 0; j < per && s < n; j++, s++) {
-            uint32_t r = R32(w, regs[bytes == 4 ? j : j / 2])[lane];
-            raw[s] = bytes == 4 ? r : (r >> (16 * (j & 1))) & 0xFFFF;
-        }
+    for (int s = 0; s < n; s++)
+        raw[s] = frag_get(w, regs, bytes, s / per, s % per);
 }
 
 static void frag_scatter(struct warp *w, const uint32_t *regs, int per, int bytes, int n,
-                         const uint32_t *raw)
+                         const uint64_t *raw)
 {
-    int e = 0;
-    for (int lane = 0; lane < 32; lane++)
-        for (int j = 0; j < per; j += bytes == 4 ? 1 : 2) {
-            uint32_t v = raw[e];
-            e = e + 1 == n ? 0 : e + 1;
-            if (bytes == 2) {
-                v = (v & 0xFFFF) | raw[e] << 16;
-                e = e + 1 == n ? 0 : e + 1;
-            }
-            R32(w, regs[bytes == 4 ? j : j / 2])[lane] = v;
-        }
+    for (int s = 0; s < 32 * per; s++)
+        frag_set(w, regs, bytes, s / per, s % per, raw[s % n]);
 }
 
 /* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
@@ -71,8 +75,8 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
                        m);
     uint32_t mod = in->mod;
     int matrix = (int)WM_MATRIX(mod), type = (int)WM_TYPE(mod), shape = (int)WM_SHAPE(mod);
-    int nregs = wmma_frag_regs(matrix, type, shape), bytes = elem_bytes(type);
-    int per = bytes == 2 ? 2 * nregs : nregs, rows, cols;
+    int bytes = mma_elem_bytes(type), per = frag_per(wmma_frag_regs(matrix, type, shape), bytes);
+    int rows, cols;
     wmma_dims(shape, matrix, &rows, &cols);
     const uint32_t *regs = &x->mod->pool[in->o[5]];
     int lane = __builtin_ctz(m), col = (int)WM_COL(mod);
@@ -88,7 +92,7 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
                        "row stride (%llu elements, %llu bytes) a multiple of 16 bytes",
                        store ? "store" : "load", (unsigned long long)base,
                        (unsigned long long)stride, (unsigned long long)(stride * (uint64_t)bytes));
-    uint32_t tile[32 * 16];
+    uint64_t tile[32 * 16];
     if (store)
         frag_gather(w, regs, per, bytes, rows * cols, tile);
     int lines = col ? cols : rows, len = col ? rows : cols; /* contiguous runs in memory */
@@ -100,7 +104,7 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
         if (ev != EV_NONE)
             return ev;
         for (int j = 0; j < len; j++) {
-            uint32_t *t = &tile[col ? j * cols + i : i * cols + j];
+            uint64_t *t = &tile[col ? j * cols + i : i * cols + j];
             if (store) {
                 memcpy(p + j * bytes, t, (size_t)bytes);
             } else {
@@ -151,40 +155,73 @@ static void mma_tile(int M, int N, int K, const float *A, const float *B, const 
         }
 }
 
+/* An element of type @p t as a signed integer (s8, u8, s32 fragments). */
+static int64_t tc_int(int t, uint64_t raw)
+{
+    return t == MT_S8 ? (int8_t)raw : t == MT_U8 ? (int64_t)(uint8_t)raw : (int32_t)raw;
+}
+
+/* D = A * B + C for f64 (one fma per k, in k order) and for s8/u8 inputs with s32 accumulators
+ * (exact products, wrapping sums), on raw row-major tiles. */
+static void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t *A,
+                           const uint64_t *B, const uint64_t *C, uint64_t *D)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            uint64_t acc = C[i * N + j];
+            for (int k = 0; k < K; k++) {
+                uint64_t a = A[i * K + k], b = B[k * N + j];
+                if (types[0] == MT_F64)
+                    acc = d2u(fma(u2d(a), u2d(b), u2d(acc)));
+                else
+                    acc = (uint32_t)(acc + (uint64_t)(tc_int(types[0], a) * tc_int(types[1], b)));
+            }
+            D[i * N + j] = acc;
+        }
+}
+
+/* The fp32 tensor cores: f16, bf16 and tf32 inputs, f16 or f32 accumulators. */
+static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *rawA,
+                         const uint64_t *rawB, const uint64_t *rawC, uint64_t *rawD)
+{
+    float A[32 * 16], B[16 * 32], C[16 * 16], D[16 * 16];
+    for (int e = 0; e < M * K; e++)
+        A[e] = tc_value(types[0], (uint32_t)rawA[e]);
+    for (int e = 0; e < K * N; e++)
+        B[e] = tc_value(types[1], (uint32_t)rawB[e]);
+    for (int e = 0; e < M * N; e++)
+        C[e] = tc_value(types[2], (uint32_t)rawC[e]);
+    mma_tile(M, N, K, A, B, C, D);
+    for (int e = 0; e < M * N; e++)
+        rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : f2u(D[e]);
+}
+
 enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     if (m != w->live)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "wmma.mma with part of the warp: the whole warp must execute it");
     uint32_t mod = in->mod;
-    int shape = (int)MMA_SHAPE(mod), at = (int)MMA_AT(mod), ct = (int)MMA_CT(mod);
-    int dt = (int)MMA_DT(mod);
+    int shape = (int)MMA_SHAPE(mod);
+    int types[4] = {(int)MMA_AT(mod), (int)MMA_BT(mod), (int)MMA_CT(mod), (int)MMA_DT(mod)};
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
     int M, N, K;
     wmma_dims(shape, 2, &M, &N);
     wmma_dims(shape, 0, &M, &K);
-    float A[32 * 16], B[16 * 32], C[16 * 16], D[16 * 16];
-    int ab = elem_bytes(at), per_a = ab == 2 ? 2 * (int)pool[1] : (int)pool[1];
-    int per_b = ab == 2 ? 2 * (int)pool[2] : (int)pool[2];
-    int cb = elem_bytes(ct), per_c = cb == 2 ? 2 * (int)pool[3] : (int)pool[3];
-    int db = elem_bytes(dt), per_d = db == 2 ? 2 * (int)pool[0] : (int)pool[0];
+    int ab = mma_elem_bytes(types[0]), cb = mma_elem_bytes(types[2]);
+    int db = mma_elem_bytes(types[3]);
     /* The fragments are row-major tiles whatever the memory layout was: wmma.load put element
      * (r, c) at slot r * cols + c. */
-    uint32_t raw[32 * 16];
-    frag_gather(w, ra, per_a, ab, M * K, raw);
-    for (int e = 0; e < M * K; e++)
-        A[e] = tc_value(at, raw[e]);
-    frag_gather(w, rb, per_b, ab, K * N, raw);
-    for (int e = 0; e < K * N; e++)
-        B[e] = tc_value(at, raw[e]);
-    frag_gather(w, rc, per_c, cb, M * N, raw);
-    for (int e = 0; e < M * N; e++)
-        C[e] = tc_value(ct, raw[e]);
-    mma_tile(M, N, K, A, B, C, D);
-    for (int e = 0; e < M * N; e++)
-        raw[e] = dt == MT_F16 ? fp_f32_to_f16(D[e]) : f2u(D[e]);
-    frag_scatter(w, rd, per_d, db, M * N, raw);
+    uint64_t A[32 * 16], B[16 * 32], C[16 * 16], D[16 * 16];
+    frag_gather(w, ra, frag_per((int)pool[1], ab), ab, M * K, A);
+    frag_gather(w, rb, frag_per((int)pool[2], ab), ab, K * N, B);
+    frag_gather(w, rc, frag_per((int)pool[3], cb), cb, M * N, C);
+    if (types[0] == MT_F64 || types[3] == MT_S32)
+        mma_tile_exact(M, N, K, types, A, B, C, D);
+    else
+        mma_tile_f32(M, N, K, types, A, B, C, D);
+    frag_scatter(w, rd, frag_per((int)pool[0], db), db, M * N, D);
     return EV_NONE;
 }
 
@@ -242,7 +279,7 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     int shape = (int)MMA_SHAPE(in->mod), at = (int)MMA_AT(in->mod);
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
-    int K = shape == MS_16_8_16 ? 16 : shape == MS_16_8_8 ? 8 : 4, bytes = elem_bytes(at);
+    int K = shape == MS_16_8_16 ? 16 : shape == MS_16_8_8 ? 8 : 4, bytes = mma_elem_bytes(at);
     int na = (int)pool[1] * (bytes == 2 ? 2 : 1), nb = (int)pool[2] * (bytes == 2 ? 2 : 1);
     float A[16 * 16], B[16 * 8], C[16 * 8], D[16 * 8];
     mma_io(w, ra, 0, at, shape, na, bytes, K, A, NULL);

@@ -11,30 +11,32 @@
 #include "check.h"
 #include "vm_impl.h"
 
-/* The mask operand (the same in every lane, or the instruction is malformed). Fails the launch
- * when a named lane is live but not here. */
+/* The mask operand: each lane names the lanes it synchronises with, so tiles of one warp
+ * (cooperative groups' tiled_partition) pass different masks. *masks gets the lanes' masks.
+ * Fails the launch when a named lane is live but not here. */
 static int sync_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
-                     uint32_t off, uint32_t *mask)
+                     uint32_t off, const uint32_t **masks)
 {
     const uint32_t *v = R32(w, off);
-    uint32_t first = v[__builtin_ctz(m)];
-    *mask = first;
-    uint32_t elsewhere = first & w->live & ~m;
+    uint32_t all = 0;
+    LANES(m, all |= v[l]);
+    *masks = v;
+    uint32_t elsewhere = all & w->live & ~m;
     if (elsewhere) {
         vm_fail(x, w, in, __builtin_ctz(elsewhere), VM_UNSUPPORTED,
                 "%s: lanes 0x%08x named in the mask 0x%08x are executing other instructions "
                 "(diverged warp-synchronous code is not emulated)",
-                vm_op_names[in->op], elsewhere, first);
+                vm_op_names[in->op], elsewhere, all);
         return -1;
     }
     if (x->launch->checks)
-        check_warp_mask(x, w, in, m, first);
+        check_warp_mask(x, w, in, m, all);
     return 0;
 }
 
 enum event h_SHFL_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    uint32_t mask;
+    const uint32_t *mask;
     if (sync_mask(x, w, in, m, in->o[5], &mask))
         return EV_ERROR;
     const uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]), *c = R32(w, in->o[4]);
@@ -72,63 +74,54 @@ enum event h_SHFL_SYNC(struct exec *x, struct warp *w, const struct insn *in, ui
 
 enum event h_VOTE_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    uint32_t mask;
+    const uint32_t *mask;
     if (sync_mask(x, w, in, m, in->o[2], &mask))
         return EV_ERROR;
-    uint32_t p = PRED(w, in->o[1]);
+    uint32_t p = PRED(w, in->o[1]), out = 0;
     if (in->mod & 16)
         p = ~p;
-    uint32_t group = mask & m, set = p & group;
-    switch (in->mod & 15) {
-    case 3: {
-        uint32_t *d = R32(w, in->o[0]);
-        LANES(m, d[l] = set);
-        return EV_NONE;
-    }
-    case 0:
-        p = (set & group) == group ? FULL_MASK : 0;
-        break;
-    case 1:
-        p = (set & group) ? FULL_MASK : 0;
-        break;
-    default:
-        p = (set & group) == group || !(set & group) ? FULL_MASK : 0;
-        break;
-    }
-    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
+    uint32_t *d = (in->mod & 15) == 3 ? R32(w, in->o[0]) : NULL;
+    LANES(m, {
+        uint32_t group = mask[l] & m, set = p & group;
+        if (d)
+            d[l] = set;
+        else if ((in->mod & 15) == 0)
+            out |= (uint32_t)(set == group) << l;
+        else if ((in->mod & 15) == 1)
+            out |= (uint32_t)(set != 0) << l;
+        else
+            out |= (uint32_t)(set == group || !set) << l;
+    });
+    if (!d)
+        PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | out;
     return EV_NONE;
 }
 
 enum event h_MATCH_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    uint32_t mask;
+    const uint32_t *mask;
     if (sync_mask(x, w, in, m, in->o[3], &mask))
         return EV_ERROR;
     int b64 = (in->mod >> 1) & 1, all = in->mod & 1;
     uint64_t v[32];
     for (int l = 0; l < 32; l++)
         v[l] = b64 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l];
-    uint32_t *d = R32(w, in->o[0]), same_all = 1, group = mask & m;
-    for (uint32_t g = group; g; g &= g - 1)
-        same_all &= v[__builtin_ctz(g)] == v[__builtin_ctz(group)];
+    uint32_t *d = R32(w, in->o[0]), same = 0;
     LANES(m, {
-        uint32_t eq = 0;
+        uint32_t group = mask[l] & m, eq = 0;
         for (uint32_t g = group; g; g &= g - 1)
             eq |= (uint32_t)(v[__builtin_ctz(g)] == v[l]) << __builtin_ctz(g);
-        d[l] = all ? (same_all ? group : 0) : eq;
+        same |= (uint32_t)(eq == group) << l;
+        d[l] = all ? (eq == group ? group : 0) : eq;
     });
     if (in->o[1] != NO_REG)
-        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (same_all ? m : 0);
+        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | same;
     return EV_NONE;
 }
 
-enum event h_REDUX_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* redux.sync's op over the lanes of @p group. */
+static uint32_t redux(const uint32_t *a, uint32_t group, uint32_t op, uint32_t sgn)
 {
-    uint32_t mask;
-    if (sync_mask(x, w, in, m, in->o[2], &mask))
-        return EV_ERROR;
-    const uint32_t *a = R32(w, in->o[1]);
-    uint32_t group = mask & m, op = in->mod & 15, sgn = (in->mod >> 4) & 1;
     uint32_t r = op == 3   ? FULL_MASK
                  : op == 1 ? (sgn ? 0x7FFFFFFFu : FULL_MASK)
                  : op == 2 ? (sgn ? 0x80000000u : 0)
@@ -156,14 +149,32 @@ enum event h_REDUX_SYNC(struct exec *x, struct warp *w, const struct insn *in, u
             break;
         }
     }
-    uint32_t *d = R32(w, in->o[0]);
-    LANES(m, d[l] = r);
+    return r;
+}
+
+enum event h_REDUX_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint32_t *mask;
+    if (sync_mask(x, w, in, m, in->o[2], &mask))
+        return EV_ERROR;
+    const uint32_t *a = R32(w, in->o[1]);
+    uint32_t op = in->mod & 15, sgn = (in->mod >> 4) & 1, *d = R32(w, in->o[0]);
+    uint32_t last_group = 0, r = 0; /* lanes of one group share its result */
+    uint32_t src[32];
+    for (int l = 0; l < 32; l++)
+        src[l] = a[l]; /* read every lane before any lane writes (d may alias a) */
+    LANES(m, {
+        uint32_t group = mask[l] & m;
+        if (group != last_group || l == __builtin_ctz(m))
+            r = redux(src, group, op, sgn), last_group = group;
+        d[l] = r;
+    });
     return EV_NONE;
 }
 
 enum event h_BAR_WARP_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    uint32_t mask;
+    const uint32_t *mask;
     return sync_mask(x, w, in, m, in->o[0], &mask) ? EV_ERROR : EV_NONE;
 }
 

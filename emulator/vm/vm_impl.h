@@ -115,9 +115,9 @@ enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT
 #define ATOM_BASE32_BIT (1u << 12)
 
 /** Element types of the tensor instructions. */
-enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32 };
-/** Tile shapes of wmma: m16n16k16, m32n8k16, m8n32k16, m16n16k8. */
-enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8 };
+enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32, MT_F64, MT_S8, MT_U8, MT_S32 };
+/** Tile shapes of wmma: m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 (f64). */
+enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 /** Fields of a wmma.load / wmma.store insn.mod. */
 #define WM_MOD(matrix, type, col, shape, space)                                                    \
     ((matrix) | (type) << 2 | (col) << 5 | (shape) << 6 | (space) << 9)
@@ -453,6 +453,8 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
 
 /** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
 int wmma_frag_regs(int matrix, int type, int shape);
+void wmma_dims(int shape, int matrix, int *rows, int *cols);
+int mma_elem_bytes(int type);
 int mma_frag_regs(int matrix, int type, int shape);
 
 #endif /* EMU_VM_IMPL_H */

@@ -3,10 +3,12 @@
  * @brief CUB's device-wide algorithms on the emulator, each against the host: the kernels
  *        lesson 09 is measured against must run wherever the course runs.
  *
- * cub::DeviceReduce::Sum (float and int), cub::DeviceScan::ExclusiveSum (int) and
- * cub::DeviceHistogram::HistogramEven (256 bins over bytes), through test_cub_kernels.cu's
- * two-call functions. Sizes are 1, 33, 1025, the prime 999983 (several tiles and CUB's
- * look-back across hundreds of blocks) and 2^24 + 3. Inputs are small non-uniform integers in
+ * cub::DeviceReduce::Sum (float and int), cub::DeviceScan::ExclusiveSum (int),
+ * cub::DeviceHistogram::HistogramEven (256 bins over bytes), cub::DeviceRadixSort::SortPairs
+ * (stable, on repeated keys) and cub::DeviceSelect::If and ::Flagged (in order), through
+ * test_cub_kernels.cu's two-call functions. Sizes are 1, 33, 1025, the prime 999983 (several
+ * tiles and CUB's look-back across hundreds of blocks) and 2^24 + 3; sorting and selection,
+ * slower on the emulator, stop at the prime 100003. Inputs are small non-uniform integers in
  * [-8, 7]: they average -0.5, so every partial sum stays an integer well inside float's 2^24
  * and every comparison is ==. Each output sits before a guard of GUARD elements that must keep
  * the bytes it was filled with.
@@ -151,6 +153,102 @@ START_TEST(histogram_even_uniform_and_one_bin)
 }
 END_TEST
 
+/* Sizes for sorting and selection: every radix pass over several tiles, fast on the emulator. */
+static const int sort_sizes[] = {1, 33, 1025, 100003};
+
+/* Order (key, index) pairs: by key, then by index (what a stable sort keeps). */
+static int by_key_then_index(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Keys in [-1000, 1000), many repeated, with their indices as values: a stable sort's result is
+ * the host's sort by (key, index). */
+START_TEST(radix_sort_pairs_stable)
+{
+    for (size_t s = 0; s < sizeof sort_sizes / sizeof *sort_sizes; s++) {
+        int n = sort_sizes[s];
+        uint64_t seed = 43 + (uint64_t)n;
+        int *keys = mat_alloc((size_t)n * 4), *idx = mat_alloc((size_t)n * 4);
+        int *pairs = mat_alloc((size_t)n * 8), *gk = mat_alloc((size_t)n * 4);
+        int *gv = mat_alloc((size_t)n * 4);
+        for (int i = 0; i < n; i++) {
+            keys[i] = (int)(mat_rand_next(&seed) % 2000) - 1000, idx[i] = i;
+            pairs[2 * i] = keys[i], pairs[2 * i + 1] = i;
+        }
+        qsort(pairs, (size_t)n, 8, by_key_then_index);
+        int *d_k = device_with_guard(keys, (size_t)n * 4, 0);
+        int *d_v = device_with_guard(idx, (size_t)n * 4, 0);
+        int *d_ko = device_with_guard(NULL, (size_t)n * 4, GUARD * 4);
+        int *d_vo = device_with_guard(NULL, (size_t)n * 4, GUARD * 4);
+        CUDA_CHECK(cub_sort_pairs(d_k, d_ko, d_v, d_vo, n));
+        fetch_checked(gk, d_ko, (size_t)n * 4, GUARD * 4, "DeviceRadixSort::SortPairs keys", n);
+        fetch_checked(gv, d_vo, (size_t)n * 4, GUARD * 4, "DeviceRadixSort::SortPairs values", n);
+        int i = 0;
+        while (i < n && gk[i] == pairs[2 * i] && gv[i] == pairs[2 * i + 1])
+            i++;
+        ck_assert_msg(i == n, "DeviceRadixSort::SortPairs n=%d: out[%d] = (%d, %d), want (%d, %d)",
+                      n, i, i < n ? gk[i] : 0, i < n ? gv[i] : 0, i < n ? pairs[2 * i] : 0,
+                      i < n ? pairs[2 * i + 1] : 0);
+        CUDA_CHECK(cudaFree(d_k));
+        CUDA_CHECK(cudaFree(d_v));
+        CUDA_CHECK(cudaFree(d_ko));
+        CUDA_CHECK(cudaFree(d_vo));
+        free(keys), free(idx), free(pairs), free(gk), free(gv);
+    }
+}
+END_TEST
+
+/* @p got[0 .. count) against the values of @p v whose @p keep is set, in order. */
+static void check_selected(const int *v, const char *keep, int n, const int *got, int count,
+                           const char *what)
+{
+    int want = 0, i = 0;
+    for (int j = 0; j < n; j++)
+        want += keep[j] != 0;
+    ck_assert_msg(count == want, "%s n=%d: %d selected, want %d", what, n, count, want);
+    for (int j = 0; j < n; j++)
+        if (keep[j]) {
+            ck_assert_msg(got[i] == v[j], "%s n=%d: out[%d] = %d, want in[%d] = %d", what, n, i,
+                          got[i], j, v[j]);
+            i++;
+        }
+}
+
+/* DeviceSelect::If (the even values) and ::Flagged (a flag drawn per value), in order. */
+START_TEST(select_if_and_flagged)
+{
+    for (size_t s = 0; s < sizeof sort_sizes / sizeof *sort_sizes; s++) {
+        int n = sort_sizes[s], count;
+        uint64_t seed = 47 + (uint64_t)n;
+        int *v = mat_alloc((size_t)n * 4), *got = mat_alloc((size_t)n * 4);
+        char *even = mat_alloc((size_t)n), *flags = mat_alloc((size_t)n);
+        for (int i = 0; i < n; i++) {
+            v[i] = small_int(&seed) * 1000 + i % 1000;
+            even[i] = v[i] % 2 == 0, flags[i] = (char)(mat_rand_next(&seed) % 3 == 0);
+        }
+        int *d_in = device_with_guard(v, (size_t)n * 4, 0);
+        char *d_flags = device_with_guard(flags, (size_t)n, 0);
+        int *d_out = device_with_guard(NULL, (size_t)n * 4, GUARD * 4);
+        int *d_count = device_with_guard(NULL, 4, GUARD);
+        CUDA_CHECK(cub_select_even(d_in, d_out, d_count, n));
+        fetch_checked(&count, d_count, 4, GUARD, "DeviceSelect::If count", n);
+        fetch_checked(got, d_out, (size_t)n * 4, GUARD * 4, "DeviceSelect::If", n);
+        check_selected(v, even, n, got, count, "DeviceSelect::If");
+        CUDA_CHECK(cub_select_flagged(d_in, d_flags, d_out, d_count, n));
+        fetch_checked(&count, d_count, 4, GUARD, "DeviceSelect::Flagged count", n);
+        fetch_checked(got, d_out, (size_t)n * 4, GUARD * 4, "DeviceSelect::Flagged", n);
+        check_selected(v, flags, n, got, count, "DeviceSelect::Flagged");
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_flags));
+        CUDA_CHECK(cudaFree(d_out));
+        CUDA_CHECK(cudaFree(d_count));
+        free(v), free(got), free(even), free(flags);
+    }
+}
+END_TEST
+
 /* The sanitizer's four checks (./course sanitize's) report nothing on CUB's kernels: shared
  * atomics on one histogram bin are no race. Turned on before this process's first CUDA call. */
 START_TEST(clean_under_every_check)
@@ -189,6 +287,8 @@ int main(int argc, char **argv)
         {"reduce_sum_float_and_int", reduce_sum_float_and_int, CASE_GPU, 120},
         {"exclusive_sum_int", exclusive_sum_int, CASE_GPU, 120},
         {"histogram_even_uniform_and_one_bin", histogram_even_uniform_and_one_bin, CASE_GPU, 120},
+        {"radix_sort_pairs_stable", radix_sort_pairs_stable, CASE_GPU, 120},
+        {"select_if_and_flagged", select_if_and_flagged, CASE_GPU, 120},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 120},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);

@@ -26,6 +26,20 @@ cudaError_t cub_exclusive_sum(const int *d_in, int *d_out, int n);
  *  (cub::DeviceHistogram::HistogramEven over [0, 256)). */
 cudaError_t cub_histogram_256(const unsigned char *d_in, int *d_hist, int n);
 
+/** Sort (key, value) pairs by key, ascending (cub::DeviceRadixSort::SortPairs); the sort is
+ *  stable, so equal keys keep their values' order. */
+cudaError_t cub_sort_pairs(const int *d_keys_in, int *d_keys_out, const int *d_values_in,
+                           int *d_values_out, int n);
+
+/** d_out = the values of d_in that are even, in order; *d_count = how many
+ *  (cub::DeviceSelect::If). */
+cudaError_t cub_select_even(const int *d_in, int *d_out, int *d_count, int n);
+
+/** d_out = d_in[i] for the i with d_flags[i] != 0, in order; *d_count = how many
+ *  (cub::DeviceSelect::Flagged). */
+cudaError_t cub_select_flagged(const int *d_in, const char *d_flags, int *d_out, int *d_count,
+                               int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,87 @@
+/**
+ * @file test_programs.h
+ * @brief Small CUDA programs of the project's own, one per PTX family a course program
+ *        compiles to (test_programs_kernels.cu), behind C launchers that return the launch's
+ *        error after a cudaDeviceSynchronize; test_programs.c checks each against the host.
+ */
+#ifndef TEST_PROGRAMS_H
+#define TEST_PROGRAMS_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The slots every atomic type updates: add, min, max, and, or, xor (the last three only for
+ *  integers), in global memory and in one block's shared memory, copied out by thread 0. */
+enum { PROG_ATOM_OPS = 6 };
+
+/** What the atomics program leaves, per type: global slots, then block 0's shared slots. */
+struct prog_atomics {
+    int i32[2][PROG_ATOM_OPS];
+    unsigned u32[2][PROG_ATOM_OPS];
+    long long i64[2][PROG_ATOM_OPS];
+    unsigned long long u64[2][PROG_ATOM_OPS];
+    float f32[2][2]; /**< add, and a CAS-loop max */
+    double f64[2][2];
+    unsigned inc, dec;          /**< atomicInc / atomicDec with a wrap limit */
+    int exch_sum, exch_slot;    /**< the sum of what atomicExch returned; the value it left */
+    int block_scope, sys_scope; /**< atomicAdd_block on shared, atomicAdd_system on global */
+    int generic;                /**< atomicAdd through a pointer that is shared or global */
+};
+
+/** Every thread i of @p n (blocks of 128) applies in[i] with every operation to @p out, whose
+ *  slots the caller initialised; inc/dec wrap at 17. */
+cudaError_t prog_atomics(const int *d_in, int n, struct prog_atomics *d_out);
+
+/** The sum of in[0 .. n): per-block partial sums, __threadfence, and the last block (found
+ *  with a release/acquire counter) adds them up; *out = the sum, *last = that block's id. */
+cudaError_t prog_fence_sum(const int *d_in, int n, int *d_partial, unsigned *d_count, int *d_out,
+                           int *d_last);
+
+/** For tile sizes 2, 4, 8, 16, 32 (cooperative groups' tiled_partition, one block of @p n
+ *  threads): out[s * n + t] = cg::reduce of in over t's tile + 1000 * the tile's meta-group
+ *  rank; ballot[s * n + t] = the tile's ballot of in odd; coalesced[t] = the sum over the
+ *  coalesced group of the threads with in even (0 for the others). */
+cudaError_t prog_tiles(const int *d_in, int n, int *d_out, unsigned *d_ballot, int *d_coalesced);
+
+/** out[i] = in[i] * 2 + 1 for @p n values, staged through shared memory by cp.async in
+ *  tiles of 256 with two groups in flight (commit_group, wait_group 1, wait_all). */
+cudaError_t prog_cp_async(const int *d_in, int n, int *d_out);
+
+/** One block of 256 threads with @p bytes of dynamic shared memory (above 48 KiB: asked for
+ *  with cudaFuncSetAttribute): word w = in[w], out[w] = the shared word at words - 1 - w. */
+cudaError_t prog_big_smem(const int *d_in, int *d_out, int bytes);
+
+/** The math library in fp32 and fp64 over @p n inputs in [-10, 10): f[k * n + i] and
+ *  d[k * n + i] for the functions test_programs.c lists in order. */
+enum { PROG_MATH_F = 17, PROG_MATH_D = 8 };
+cudaError_t prog_math(const float *d_x, const double *d_dx, int n, float *d_f, double *d_d);
+
+/** bmsk.clamp and bmsk.wrap of (a[i], b[i]) into clamp[i] and wrap[i], for @p n pairs, in a
+ *  kernel that begins with griddepcontrol.wait and .launch_dependents. */
+cudaError_t prog_bmsk(const unsigned *d_a, const unsigned *d_b, unsigned *d_clamp, unsigned *d_wrap,
+                      int n);
+
+/** 16-bit div, rem, min and max, signed and unsigned, of (a[i], b[i]): out[8 i + k] for k in
+ *  div.s16, rem.s16, min.s16, max.s16, div.u16, rem.u16, min.u16, max.u16. */
+cudaError_t prog_int16(const uint16_t *d_a, const uint16_t *d_b, uint16_t *d_out, int n);
+
+/** The leading dimension, in elements, of every wmma matrix below (row-major). */
+enum { PROG_WMMA_LD = 32 };
+
+/** wmma D = A * B + C, one warp: m8n8k4 in f64 (A 8x4, B 4x8, C and D 8x8). */
+cudaError_t prog_wmma_f64(const double *d_a, const double *d_b, const double *d_c, double *d_d);
+
+/** wmma D = A * B + C with 8-bit inputs (both signed, or with @p is_unsigned both unsigned)
+ *  and s32 accumulators, one warp, for shape @p shape (0 m16n16k16, 1 m32n8k16, 2 m8n32k16). */
+cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const int *d_c, int *d_d,
+                           int is_unsigned);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEST_PROGRAMS_H */

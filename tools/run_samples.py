@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Build and run a checkout of public CUDA programs on the emulator, one line per program.
+
+  tools/run_samples.py CHECKOUT [FOLDER ...] [--out DIR] [--timeout S] [--only NAME]
+                       [--markdown] [--rebuild] [--checks mem,race,sync,init]
+
+CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOLDER/NAME/ with a
+CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
+FOLDER defaults to the five folders emulator/README.md reports on. For every program the script
+reads its CMakeLists.txt for its sources and libraries. A program that links a library the
+emulator has no stand-in for (the driver API, NVRTC, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP,
+nvJPEG, OpenGL, EGL, MPI, FreeImage, ...) is listed as "needs" with the library and not built.
+The others are compiled as the course compiles (nvcc for sm_90 with its PTX, -cudart shared,
+-lineinfo, the checkout's Common/ on the include path), unmodified, and run from their own
+folder (where their data/ lies) with the emulator's libraries on LD_LIBRARY_PATH and a time
+limit. A line gives the program, its verdict (pass: exit 0; fail: the exit status; timeout;
+build), the seconds it ran, and the first line the emulator printed (or the program's last).
+Binaries are kept in --out (default build/samples) and rebuilt only when asked. With --checks
+the programs run under the emulator's sanitizer (COURSE_EMU_CHECKS): a program that exits 0
+with a finding is "found", and the finding is its line (on a correct program, a false report).
+"""
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FOLDERS = [
+    "0_Introduction",
+    "2_Concepts_and_Techniques",
+    "3_CUDA_Features",
+    "4_CUDA_Libraries",
+    "6_Performance",
+]
+# Libraries the emulator stands in for: linked as named.
+EMULATED = {"CUDA::cudart": None, "CUDA::cublas": "-lcublas", "CUDA::cublasLt": "-lcublasLt"}
+# What a program's CMakeLists.txt names, and the library it stands for, when there is no stand-in.
+NEEDS = [
+    (re.compile(r"CUDA::cuda_driver"), "the driver API"),
+    (re.compile(r"CUDA::nvrtc"), "NVRTC"),
+    (re.compile(r"CUDA::cufft"), "cuFFT"),
+    (re.compile(r"CUDA::curand"), "cuRAND"),
+    (re.compile(r"CUDA::cusparse"), "cuSPARSE"),
+    (re.compile(r"CUDA::cusolver"), "cuSOLVER"),
+    (re.compile(r"CUDA::npp"), "NPP"),
+    (re.compile(r"CUDA::nvjpeg"), "nvJPEG"),
+    (re.compile(r"CUDA::nvJitLink|nvJitLink"), "nvJitLink"),
+    (re.compile(r"find_package\(OpenGL"), "OpenGL"),
+    (re.compile(r"find_package\(EGL|EGL_"), "EGL"),
+    (re.compile(r"find_package\(MPI"), "MPI"),
+    (re.compile(r"FreeImage"), "FreeImage"),
+    (re.compile(r"nvsci", re.I), "NvSci"),
+    (re.compile(r"find_package\(OpenMP"), "OpenMP"),
+]
+DRIVER_CALL = re.compile(r"\bcu(Init|Ctx|Module|Launch|Mem|Device|Stream|Event|Graph|Func|Link)\w*\(")
+ADD_EXECUTABLE = re.compile(r"add_executable\(\s*(\S+)\s+([^)]*)\)")
+NVCC_FLAGS = ["-arch=sm_90", "-cudart", "shared", "-lineinfo", "-std=c++17", "--extended-lambda",
+              "-Wno-deprecated-gpu-targets", "-w"]
+
+
+def programs(checkout, folders):
+    """Yield (folder, directory, name, sources, cmake text) for every program of the folders."""
+    for folder in folders:
+        base = checkout / "Samples" / folder
+        if not base.is_dir():
+            sys.exit(f"run_samples: {base} is not a folder of the checkout")
+        for directory in sorted(p for p in base.iterdir() if (p / "CMakeLists.txt").is_file()):
+            text = (directory / "CMakeLists.txt").read_text(errors="replace")
+            match = ADD_EXECUTABLE.search(text)
+            if not match:
+                continue
+            sources = [s for s in match.group(2).split() if re.search(r"\.(cu|cpp|c)$", s)]
+            yield folder, directory, match.group(1), sources, text
+
+
+def needs(text, directory):
+    """The libraries without a stand-in that a program links, as a list of names."""
+    found = [what for pattern, what in NEEDS if pattern.search(text)]
+    sources = [s.read_text(errors="replace") for s in directory.glob("*.c*")]
+    if "the driver API" not in found and any(DRIVER_CALL.search(s) for s in sources):
+        found.append("the driver API")
+    return found
+
+
+def build(checkout, directory, name, sources, text, out, rebuild):
+    """Compile one program into out/name; return (binary, None) or (None, first error line)."""
+    binary = out / name
+    if binary.exists() and not rebuild:
+        return binary, None
+    libs = [flag for lib, flag in EMULATED.items() if flag and lib in text]
+    includes = [checkout / "Common", directory, directory / "inc"]
+    command = ["nvcc", *NVCC_FLAGS, *[f"-I{i}" for i in includes],
+               *[str(directory / s) for s in sources], "-o", str(binary), *libs]
+    for extra in ([], ["-rdc=true"]):  # whole-program first; separate compilation if it needs it
+        done = subprocess.run(command + extra, capture_output=True, text=True)
+        if done.returncode == 0:
+            return binary, None
+    errors = [l for l in done.stderr.splitlines() if "error" in l] or done.stderr.splitlines()[-1:]
+    return None, errors[0].strip() if errors else "nvcc failed"
+
+
+def run(binary, directory, timeout, checks):
+    """Run one program; return (verdict, seconds, the line that says most about it). With
+    @p checks (COURSE_EMU_CHECKS's list), a finding of the sanitizer's turns a pass into
+    "found" and is the line."""
+    env = dict(os.environ, LD_LIBRARY_PATH=str(ROOT / "build" / "emulator" / "lib"))
+    report = binary.with_suffix(".checks")
+    if checks:
+        report.unlink(missing_ok=True)
+        env.update(COURSE_EMU_CHECKS=checks, COURSE_EMU_REPORT=str(report))
+    start = time.monotonic()
+    try:
+        done = subprocess.run([str(binary)], cwd=directory, env=env, capture_output=True,
+                              text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
+        code, output = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired as expired:
+        code, output = None, (expired.stdout or b"").decode(errors="replace")
+    seconds = time.monotonic() - start
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    emulator = [l[l.index("emulator:"):] for l in lines if "emulator:" in l]
+    why = emulator[0] if emulator else (lines[-1] if lines else "")
+    verdict = "timeout" if code is None else "pass" if code == 0 else f"exit {code}"
+    findings = report.read_text(errors="replace").splitlines() if checks and report.exists() else []
+    if findings:
+        verdict, why = ("found" if verdict == "pass" else verdict), findings[0]
+    return verdict, seconds, why
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("checkout", type=pathlib.Path)
+    parser.add_argument("folders", nargs="*", default=FOLDERS)
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "build" / "samples")
+    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--only", help="run only programs whose name contains this")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--checks", help="run under the sanitizer's checks, e.g. mem,race,sync,init")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    checkout = args.checkout.resolve()
+    tally = {}
+    if args.markdown:
+        print("| program | result | s | first emulator line, or the program's last |")
+        print("| --- | --- | --- | --- |")
+    for folder, directory, name, sources, text in programs(checkout, args.folders):
+        if args.only and args.only not in name:
+            continue
+        missing = needs(text, directory)
+        if missing:
+            verdict, seconds, why = "needs", 0.0, ", ".join(missing)
+        else:
+            binary, why = build(checkout, directory, name, sources, text, args.out, args.rebuild)
+            verdict, seconds = "build", 0.0
+            if binary:
+                verdict, seconds, why = run(binary, directory, args.timeout, args.checks)
+        tally[verdict.split()[0]] = tally.get(verdict.split()[0], 0) + 1
+        row = (f"{folder}/{name}", verdict, f"{seconds:.1f}", why[:160].replace("|", "/"))
+        print(("| %s | %s | %s | %s |" if args.markdown else "%-55s %-8s %6s  %s") % row,
+              flush=True)
+    print("total: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+
+
+if __name__ == "__main__":
+    main()
