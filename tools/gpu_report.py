@@ -221,6 +221,8 @@ def model_times(rep, lesson, flags):
         env["COURSE_EMU_MODEL_REGS"] = estimate.registers(src, gpu, nvcc, work)
         rep.run("model", [os.path.join(rep.bin, lesson), *flags], env=env, timeout=900)
     rows = estimate.launches(out) if os.path.exists(out) else []
+    if os.path.exists(out):
+        os.remove(out)
     names = estimate.sass.demangle(sorted({r["kernel"] for r in rows}))
     return {names[r["kernel"]].split("(")[0]: f"{float(r['ms']):.4g} ({gpu} model)" for r in rows}
 
