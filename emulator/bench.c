@@ -53,6 +53,23 @@ static double seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Launch @p l with the GEMM parameters (M, N, K, A, B, C) = (@p dims, @p abc), timed into
+ * @p secs; then free A, B and C. */
+static int launch_gemm(struct vm_launch *l, const int dims[3], const uint64_t abc[3],
+                       struct emu_mem *mem, struct vm_result *r, double *secs)
+{
+    uint8_t params[40];
+    memcpy(params, dims, 12);
+    memcpy(params + 16, abc, 24);
+    l->params = params;
+    double t0 = seconds();
+    vm_launch(l, r);
+    *secs = seconds() - t0;
+    for (int i = 0; i < 3; i++)
+        mem_free(mem, abc[i]);
+    return r->status == VM_OK ? 0 : -1;
+}
+
 /* One launch of matmul_tiled at M x N x K (32 x 32 tiles, one thread per element of C). */
 static int run(struct vm_module *m, int kernel, struct emu_mem *mem, const int mnk[3], int count,
                struct vm_result *r, double *secs)
@@ -67,26 +84,14 @@ static int run(struct vm_module *m, int kernel, struct emu_mem *mem, const int m
         ha[i] = (float)(i % 7 - 3);
     for (long i = 0; i < (long)K * N; i++)
         hb[i] = (float)(i % 5 - 2);
-    uint8_t params[40];
-    memcpy(params, mnk, 12);
-    memcpy(params + 16, &a, 8);
-    memcpy(params + 24, &b, 8);
-    memcpy(params + 32, &c, 8);
     struct vm_launch l = {.module = m,
                           .kernel = (uint32_t)kernel,
                           .grid = {(uint32_t)(N + 31) / 32, (uint32_t)(M + 31) / 32, 1},
                           .block = {32, 32, 1},
                           .smem_limit = 48 * 1024,
-                          .params = params,
                           .mem = mem,
                           .count = count};
-    double t0 = seconds();
-    vm_launch(&l, r);
-    *secs = seconds() - t0;
-    mem_free(mem, a);
-    mem_free(mem, b);
-    mem_free(mem, c);
-    return r->status == VM_OK ? 0 : -1;
+    return launch_gemm(&l, mnk, (const uint64_t[3]){a, b, c}, mem, r, secs);
 }
 
 /* ---- element types ------------------------------------------------------------------------ */
@@ -168,27 +173,14 @@ static int run_dot(struct vm_module *m, const struct elem *e, struct emu_mem *me
         return -1;
     fill_words(e, mem_host(mem, a), (long)M * S, 0);
     fill_words(e, mem_host(mem, b), (long)N * S, 1);
-    uint8_t params[40];
-    int dims[3] = {M, N, S};
-    memcpy(params, dims, 12);
-    memcpy(params + 16, &a, 8);
-    memcpy(params + 24, &b, 8);
-    memcpy(params + 32, &c, 8);
     struct vm_launch l = {.module = m,
                           .kernel = (uint32_t)kernel,
                           .grid = {(uint32_t)(N + 31) / 32, (uint32_t)(M + 7) / 8, 1},
                           .block = {32, 8, 1},
                           .smem_limit = 48 * 1024,
-                          .params = params,
                           .mem = mem,
                           .count = count};
-    double t0 = seconds();
-    vm_launch(&l, r);
-    *secs = seconds() - t0;
-    mem_free(mem, a);
-    mem_free(mem, b);
-    mem_free(mem, c);
-    return r->status == VM_OK ? 0 : -1;
+    return launch_gemm(&l, (const int[3]){M, N, S}, (const uint64_t[3]){a, b, c}, mem, r, secs);
 }
 
 /* The element-type table: each type's loop, best of three timed runs, against f32. */
