@@ -179,11 +179,17 @@ def perf(rep, rows, perf_tsv):
     rep.table(header[:6], [r[:6] for r in out] or [["(none)"] + [""] * 5])
 
 
+def emulator_flags(lesson):
+    """What a lesson's driver needs to print its counts on the emulator: lesson 08's trains, and
+    counts its kernels only when asked (the course script's table_flags)."""
+    return ["--counters"] if lesson.startswith("08_") else []
+
+
 def bench_flags(rep, lesson):
     """The flags of the command in the lesson's "Measured" section (the published size); none on
     the emulator, whose drivers pick sizes it runs in seconds."""
     if rep.device != "gpu":
-        return ["--counters"] if lesson.startswith("08_") else []
+        return emulator_flags(lesson)
     text = open(os.path.join(rep.root, "lessons", lesson, "README.md")).read()
     m = re.search(r"^\s+\./course bench \d\d(.*)$", text.split("## Measured", 1)[-1], re.M)
     return m.group(1).split() if m else []
@@ -306,8 +312,7 @@ def emulator_counts(rep, lesson):
     """The emulator's counts of every kernel of @p lesson's driver, by kernel name."""
     path = os.path.join(rep.out, ".profile.csv")
     env = {"LD_LIBRARY_PATH": os.path.join(rep.build, "emulator", "lib") + ":" + os.environ.get("LD_LIBRARY_PATH", "")}
-    flags = ["--counters"] if lesson.startswith("08_") else []
-    rep.run("ncu", [os.path.join(rep.bin, lesson), *flags, f"--csv={path}"], env=env)
+    rep.run("ncu", [os.path.join(rep.bin, lesson), *emulator_flags(lesson), f"--csv={path}"], env=env)
     counts = {}
     if os.path.exists(path):
         with open(path) as f:

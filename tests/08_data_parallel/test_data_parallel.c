@@ -603,6 +603,20 @@ START_TEST(local_equivalence_on_gpu)
 }
 END_TEST
 
+/* Train DIR's dataset on the CPU (DIR/wcpu) and with @p gpu_flags into @p one (DIR/w1), and
+ * assert that @p what trains as the CPU does: the yardstick the multi-replica runs then meet. */
+static void gpu_trains_as_cpu(const char *dir, const char *gpu_flags, const char *what,
+                              char one[512])
+{
+    char cpu[512];
+    snprintf(cpu, sizeof cpu, "%s/wcpu", dir);
+    snprintf(one, 512, "%s/w1", dir);
+    train_dump(dir, "", "--compute cpu --comm self", cpu);
+    train_dump(dir, "", gpu_flags, one);
+    double dc = weights_diff(cpu, one);
+    ck_assert_msg(dc <= 1e-4, "%s differs from the CPU by %g", what, dc);
+}
+
 /* Lesson 05's GEMM in the trainer (--gemm warptile, operands transposed by gpu_transpose): one
  * replica matches the CPU, and two replicas with --overlap match it (sums in other orders than
  * the course GEMM's, so within the bounds local_equivalence_on_gpu uses, not bitwise). */
@@ -610,14 +624,10 @@ START_TEST(warptile_gemm_trains)
 {
     const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
-    char cpu[512], one[512], two[512];
-    snprintf(cpu, sizeof cpu, "%s/wcpu", dir);
-    snprintf(one, sizeof one, "%s/w1", dir);
+    char one[512], two[512];
+    gpu_trains_as_cpu(dir, "--compute cuda --gemm warptile --comm local --replicas 1",
+                      "warptile: one GPU replica", one);
     snprintf(two, sizeof two, "%s/w2", dir);
-    train_dump(dir, "", "--compute cpu --comm self", cpu);
-    train_dump(dir, "", "--compute cuda --gemm warptile --comm local --replicas 1", one);
-    double dc = weights_diff(cpu, one);
-    ck_assert_msg(dc <= 1e-4, "warptile: one GPU replica differs from the CPU by %g", dc);
     train_dump(dir, "", "--compute cuda --gemm warptile --comm local --replicas 2 --overlap", two);
     double d = weights_diff(one, two);
     ck_assert_msg(d <= 1e-5, "warptile: 2 replicas with --overlap differ from 1 by %g", d);
@@ -630,15 +640,9 @@ START_TEST(mpi_and_nccl_on_gpu)
     need_mpi();
     const char *dir = course_sandbox_dir();
     write_dataset(dir, 1024, 64);
-    char cpu[512], one[512], w[512];
-    snprintf(cpu, sizeof cpu, "%s/wcpu", dir);
-    snprintf(one, sizeof one, "%s/w1", dir);
+    char one[512], w[512];
+    gpu_trains_as_cpu(dir, "--compute cuda --comm self", "one GPU rank", one);
     snprintf(w, sizeof w, "%s/w-mpi", dir);
-    /* The 1-rank GPU run is the yardstick: first it must train as the CPU does. */
-    train_dump(dir, "", "--compute cpu --comm self", cpu);
-    train_dump(dir, "", "--compute cuda --comm self", one);
-    double dc = weights_diff(cpu, one);
-    ck_assert_msg(dc <= 1e-4, "one GPU rank differs from the CPU by %g", dc);
     train_dump(dir, MPIRUN " 2", "--compute cuda --comm mpi", w);
     double d = weights_diff(one, w);
     ck_assert_msg(d <= 1e-5, "2 mpi ranks on one GPU differ from 1 rank by %g", d);
