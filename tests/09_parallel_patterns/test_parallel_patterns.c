@@ -186,6 +186,11 @@ static int64_t check_scan(struct course_runner *r, const char *name, enum proto_
         int64_t rc = COURSE_CALL(r, name, ret, COURSE_NULL, COURSE_I32(0), COURSE_NULL).i;
         ck_assert_msg(rc == 0, "%s at n=0 (NULL pointers) returned %lld, want 0", name,
                       (long long)rc);
+        int d_in = course_buf_in(r, PROTO_DEVICE, NULL, 0, 0); /* empty, guards only */
+        int d_out = course_buf_out(r, PROTO_DEVICE, 0, 0);
+        rc = COURSE_CALL(r, name, ret, COURSE_PTR(d_in), COURSE_I32(0), COURSE_PTR(d_out)).i;
+        ck_assert_msg(rc == 0, "%s at n=0 returned %lld, want 0", name, (long long)rc);
+        free(course_buf_read(r, d_out, "an empty scan's output"));
         return rc;
     }
     int *want, *x = scan_input(n, seed, &want);
