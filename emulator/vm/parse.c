@@ -839,6 +839,21 @@ static int parse_address(struct parser *P, struct operand *o)
         o->imm += neg ? -v : v;
         next(P);
     }
+    /* [handle, {c0, c1, ...}]: a texture or surface instruction's coordinates */
+    if (is_punct(&P->t, ',')) {
+        next(P);
+        if (expect(P, '{'))
+            return -1;
+        while (!is_punct(&P->t, '}')) {
+            if (o->nvec == VEC_MAX)
+                return fail(P, "more than %d coordinates", VEC_MAX);
+            if (parse_reg_name(P, &o->vec[o->nvec++]))
+                return -1;
+            if (is_punct(&P->t, ','))
+                next(P);
+        }
+        next(P);
+    }
     return expect(P, ']');
 }
 
