@@ -954,6 +954,13 @@ static void parse_loc(struct parser *P)
     }
     if (loc.line == 0)
         return; /* "line 0": no position; keep the previous one */
+    /* A header function inlined into another of the same header (tex2D's helpers): name where
+     * the outer one was inlined, which the .loc just before says. */
+    if (loc.iline && loc.ifile == loc.file && m->nlines) {
+        const struct srcloc *outer = &m->lines[P->dc.loc];
+        if (outer->file == loc.ifile && outer->line == loc.iline && outer->iline)
+            loc.ifile = outer->ifile, loc.iline = outer->iline;
+    }
     m->lines = vm_grow(m->lines, m->nlines, &P->caplines, sizeof *m->lines);
     m->lines[m->nlines] = loc;
     P->dc.loc = m->nlines++;
