@@ -300,7 +300,7 @@ static enum event surf_place(struct exec *x, struct warp *w, const struct insn *
     if (out && mode == SURF_TRAP)
         return vm_fail(x, w, in, l, VM_FAULT,
                        "%s of %u bytes outside the surface at x = %lld bytes, y = %lld, %s = %lld "
-                       "(the surface is %lld bytes wide, %u rows, %u %s)",
+                       "(the surface is %lld bytes x %u rows x %u %s)",
                        vm_op_names[in->op], bytes, (long long)xb, (long long)y,
                        layered ? "layer" : "z", (long long)k, (long long)row, d->height, d->slices,
                        layered ? "layers" : "planes");
