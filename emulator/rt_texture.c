@@ -249,32 +249,35 @@ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
     return destroy(surfObject, SURF_MAGIC, "cudaDestroySurfaceObject");
 }
 
+/* What live object @p h of kind @p magic was made from: its resource into @p res, its texture
+ * description into @p tex (either may be NULL when not asked). */
+static cudaError_t made_from(uint64_t h, uint32_t magic, struct cudaResourceDesc *res,
+                             struct cudaTextureDesc *tex, const char *who)
+{
+    struct rt_object *o = object_of(h, magic, 0, who);
+    if (!o || (!res && !tex))
+        return rt_error(cudaErrorInvalidValue);
+    if (res)
+        *res = o->res;
+    if (tex)
+        *tex = o->tex;
+    return cudaSuccess;
+}
+
 cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
                                              cudaTextureObject_t texObject)
 {
-    struct rt_object *o = object_of(texObject, TEX_MAGIC, 0, "cudaGetTextureObjectResourceDesc");
-    if (!o || !pResDesc)
-        return rt_error(cudaErrorInvalidValue);
-    *pResDesc = o->res;
-    return cudaSuccess;
+    return made_from(texObject, TEX_MAGIC, pResDesc, NULL, "cudaGetTextureObjectResourceDesc");
 }
 
 cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
                                             cudaTextureObject_t texObject)
 {
-    struct rt_object *o = object_of(texObject, TEX_MAGIC, 0, "cudaGetTextureObjectTextureDesc");
-    if (!o || !pTexDesc)
-        return rt_error(cudaErrorInvalidValue);
-    *pTexDesc = o->tex;
-    return cudaSuccess;
+    return made_from(texObject, TEX_MAGIC, NULL, pTexDesc, "cudaGetTextureObjectTextureDesc");
 }
 
 cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc,
                                              cudaSurfaceObject_t surfObject)
 {
-    struct rt_object *o = object_of(surfObject, SURF_MAGIC, 0, "cudaGetSurfaceObjectResourceDesc");
-    if (!o || !pResDesc)
-        return rt_error(cudaErrorInvalidValue);
-    *pResDesc = o->res;
-    return cudaSuccess;
+    return made_from(surfObject, SURF_MAGIC, pResDesc, NULL, "cudaGetSurfaceObjectResourceDesc");
 }

@@ -322,37 +322,17 @@ static void coords_of(const struct warp *w, const uint32_t *p, int l, uint32_t c
         c[i] = p[4 + i] != NO_REG ? ((const uint32_t *)(w->regs + p[4 + i]))[l] : 0;
 }
 
-/* suld.b: see opcodes.h. */
-enum event h_SULD(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* Lane @p l's surface access: its checked object into *d (reusing it while the handle is
+ * *last's) and its offset as surf_place() gives it. */
+static enum event surf_lane(struct exec *x, struct warp *w, const struct insn *in, int l,
+                            const struct tex_desc **d, uint64_t *last, int64_t *off)
 {
     const uint32_t *p = x->mod->pool + in->o[5];
-    unsigned width = in->width, count = SURF_COUNT(in->mod);
-    const struct tex_desc *d = NULL;
-    uint64_t last = 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint32_t c[4];
-        int64_t off;
-        enum event ev = object_of(x, w, in, l, SURF_MAGIC, &d, &last);
-        coords_of(w, p, l, c);
-        if (ev == EV_NONE)
-            ev = surf_place(x, w, in, l, d, c, width * count, &off);
-        if (ev != EV_NONE)
-            return ev;
-        const uint8_t *src = off < 0 ? NULL : (const uint8_t *)mem_host(x->mem, d->base) + off;
-        for (unsigned i = 0; i < count; i++) {
-            uint64_t v = 0;
-            if (src)
-                memcpy(&v, src + i * width, width);
-            if (p[i] == NO_REG)
-                continue;
-            if (width == 8)
-                R64(w, p[i])[l] = v;
-            else
-                R32(w, p[i])[l] = (uint32_t)v;
-        }
-    }
-    return EV_NONE;
+    uint32_t c[4];
+    enum event ev = object_of(x, w, in, l, SURF_MAGIC, d, last);
+    coords_of(w, p, l, c);
+    return ev != EV_NONE ? ev
+                         : surf_place(x, w, in, l, *d, c, in->width * SURF_COUNT(in->mod), off);
 }
 
 /* A surface store of [addr, addr + bytes) happened: the block's progress, and the kernel's
@@ -366,8 +346,30 @@ static void surf_written(struct exec *x, uint64_t addr, unsigned bytes)
     mem_keep_values(x->mem, addr, bytes);
 }
 
-/* sust.b: see opcodes.h. */
-enum event h_SUST(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* Lane @p l's elements between its registers (pool words 0 .. count) and @p at (NULL: out of
+ * range under .zero, which reads 0 and drops a store). */
+static void surf_move(struct warp *w, const uint32_t *p, int l, uint8_t *at, unsigned width,
+                      unsigned count, int store)
+{
+    for (unsigned i = 0; i < count; i++) {
+        uint64_t v = 0;
+        if (store) {
+            v = width == 8 ? R64(w, p[i])[l] : R32(w, p[i])[l];
+            memcpy(at + i * width, &v, width);
+            continue;
+        }
+        if (at)
+            memcpy(&v, at + i * width, width);
+        if (p[i] != NO_REG && width == 8)
+            R64(w, p[i])[l] = v;
+        else if (p[i] != NO_REG)
+            R32(w, p[i])[l] = (uint32_t)v;
+    }
+}
+
+/* suld.b (@p store 0) and sust.b (1) for the lanes in @p m. */
+static enum event surf_access(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                              int store)
 {
     const uint32_t *p = x->mod->pool + in->o[5];
     unsigned width = in->width, count = SURF_COUNT(in->mod);
@@ -375,22 +377,28 @@ enum event h_SUST(struct exec *x, struct warp *w, const struct insn *in, uint32_
     uint64_t last = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint32_t c[4];
         int64_t off;
-        enum event ev = object_of(x, w, in, l, SURF_MAGIC, &d, &last);
-        coords_of(w, p, l, c);
-        if (ev == EV_NONE)
-            ev = surf_place(x, w, in, l, d, c, width * count, &off);
+        enum event ev = surf_lane(x, w, in, l, &d, &last, &off);
         if (ev != EV_NONE)
             return ev;
-        if (off < 0)
+        if (off < 0 && store)
             continue;
-        uint8_t *dst = (uint8_t *)mem_host(x->mem, d->base) + off;
-        for (unsigned i = 0; i < count; i++) {
-            uint64_t v = width == 8 ? R64(w, p[i])[l] : R32(w, p[i])[l];
-            memcpy(dst + i * width, &v, width);
-        }
-        surf_written(x, d->base + (uint64_t)off, width * count);
+        uint8_t *at = off < 0 ? NULL : (uint8_t *)mem_host(x->mem, d->base) + off;
+        surf_move(w, p, l, at, width, count, store);
+        if (store)
+            surf_written(x, d->base + (uint64_t)off, width * count);
     }
     return EV_NONE;
+}
+
+/* suld.b: see opcodes.h. */
+enum event h_SULD(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return surf_access(x, w, in, m, 0);
+}
+
+/* sust.b: see opcodes.h. */
+enum event h_SUST(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return surf_access(x, w, in, m, 1);
 }

@@ -806,7 +806,23 @@ static int parse_number(struct parser *P, struct operand *o, int neg)
     return 0;
 }
 
-/* [reg], [reg+imm], [sym], [sym+imm], [imm] */
+/* {r0, r1, ...} into o->vec (the sink _ as NULL). */
+static int parse_vec(struct parser *P, struct operand *o)
+{
+    next(P); /* { */
+    while (!is_punct(&P->t, '}')) {
+        if (o->nvec == VEC_MAX)
+            return fail(P, "vector operand longer than %d", VEC_MAX);
+        if (parse_reg_name(P, &o->vec[o->nvec++]))
+            return -1;
+        if (is_punct(&P->t, ','))
+            next(P);
+    }
+    next(P);
+    return 0;
+}
+
+/* [reg], [reg+imm], [sym], [sym+imm], [imm], and [handle, {coordinates}] */
 static int parse_address(struct parser *P, struct operand *o)
 {
     next(P); /* [ */
@@ -842,17 +858,10 @@ static int parse_address(struct parser *P, struct operand *o)
     /* [handle, {c0, c1, ...}]: a texture or surface instruction's coordinates */
     if (is_punct(&P->t, ',')) {
         next(P);
-        if (expect(P, '{'))
+        if (!is_punct(&P->t, '{'))
+            return fail(P, "expected '{' after the handle in an address");
+        if (parse_vec(P, o))
             return -1;
-        while (!is_punct(&P->t, '}')) {
-            if (o->nvec == VEC_MAX)
-                return fail(P, "more than %d coordinates", VEC_MAX);
-            if (parse_reg_name(P, &o->vec[o->nvec++]))
-                return -1;
-            if (is_punct(&P->t, ','))
-                next(P);
-        }
-        next(P);
     }
     return expect(P, ']');
 }
@@ -867,18 +876,8 @@ static int parse_operand(struct parser *P, struct operand *o)
     if (is_punct(&P->t, '[')) {
         return parse_address(P, o);
     } else if (is_punct(&P->t, '{')) {
-        next(P);
         o->kind = OK_VEC;
-        while (!is_punct(&P->t, '}')) {
-            if (o->nvec == VEC_MAX)
-                return fail(P, "vector operand longer than %d", VEC_MAX);
-            if (parse_reg_name(P, &o->vec[o->nvec++]))
-                return -1;
-            if (is_punct(&P->t, ','))
-                next(P);
-        }
-        next(P);
-        return 0;
+        return parse_vec(P, o);
     } else if (is_punct(&P->t, '-') || P->t.kind == T_NUM) {
         int neg = is_punct(&P->t, '-');
         if (neg)
