@@ -623,8 +623,6 @@ START_TEST(layered_uchar4_surface)
 }
 END_TEST
 
-/* ---- what fails, and how ------------------------------------------------------------------ */
-
 /* What a launch printed, run through @p launch, with its error. */
 #define SAID(err, said, launch)                                                                    \
     do {                                                                                           \
@@ -633,6 +631,97 @@ END_TEST
         err = (launch);                                                                            \
         said = capture_end(&cap_);                                                                 \
     } while (0)
+
+/* ---- arrays ------------------------------------------------------------------------------- */
+
+/* Copies in and out of a 33 x 17 array (2D, 1D, asynchronous on a stream from pinned memory,
+ * array to array), the queries, and a copy past the array's end refused with one line. */
+START_TEST(array_copies_and_queries)
+{
+    enum { W = 33, H = 17 };
+    float *pinned, back[W * H], sub[5 * 4];
+    CUDA_CHECK(cudaMallocHost((void **)&pinned, W * H * sizeof *pinned));
+    for (int i = 0; i < W * H; i++)
+        pinned[i] = texel_value(i, 3);
+    cudaArray_t a, b;
+    cudaStream_t st;
+    struct cudaChannelFormatDesc f = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    CUDA_CHECK(cudaMallocArray(&a, &f, W, H, 0));
+    CUDA_CHECK(cudaMallocArray(&b, &f, W, H, 0));
+    CUDA_CHECK(cudaStreamCreate(&st));
+    CUDA_CHECK(
+        cudaMemcpy2DToArrayAsync(a, 0, 0, pinned, W * 4, W * 4, H, cudaMemcpyHostToDevice, st));
+    CUDA_CHECK(cudaMemcpy2DArrayToArray(b, 0, 0, a, 0, 0, W * 4, H, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(
+        cudaMemcpy2DFromArrayAsync(sub, 5 * 4, b, 7 * 4, 11, 5 * 4, 4, cudaMemcpyDeviceToHost, st));
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 5; x++)
+            ck_assert_msg(sub[y * 5 + x] == pinned[(y + 11) * W + x + 7],
+                          "%s:%d 5x4 box at (7, 11) of %dx%d: (%d, %d) is %g, want %g", __FILE__,
+                          __LINE__, W, H, x, y, sub[y * 5 + x], pinned[(y + 11) * W + x + 7]);
+    CUDA_CHECK(cudaMemcpy3DAsync(
+        &(struct cudaMemcpy3DParms){.srcArray = b,
+                                    .dstPtr = make_cudaPitchedPtr(back, W * 4, W, H),
+                                    .extent = make_cudaExtent(W, H, 1),
+                                    .kind = cudaMemcpyDeviceToHost},
+        st));
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    ck_assert_msg(!memcmp(back, pinned, sizeof back), "%s:%d %dx%d array to array changed bytes",
+                  __FILE__, __LINE__, W, H);
+    struct cudaChannelFormatDesc got;
+    struct cudaExtent e;
+    unsigned flags;
+    CUDA_CHECK(cudaArrayGetInfo(&got, &e, &flags, a));
+    ck_assert(got.x == 32 && got.f == cudaChannelFormatKindFloat && e.width == W && e.height == H &&
+              e.depth == 0 && flags == 0);
+    cudaError_t err;
+    char *said;
+    SAID(err, said, cudaMemcpy2DToArray(a, 4, 1, pinned, W * 4, W * 4, H, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(err, cudaErrorInvalidValue);
+    ck_assert_msg(strstr(said, "cudaMemcpy2DToArray: a box of 132 bytes x 17 rows x 1 slices at "
+                               "(4 bytes, 1, 0) leaves the array of 132 bytes x 17 rows"),
+                  "%s", said);
+    free(said);
+    CUDA_CHECK(cudaStreamDestroy(st));
+    CUDA_CHECK(cudaFreeArray(a));
+    CUDA_CHECK(cudaFreeArray(b));
+    CUDA_CHECK(cudaFreeHost(pinned));
+}
+END_TEST
+
+/* An object answers what it was made from. */
+START_TEST(objects_answer_their_descriptions)
+{
+    cudaArray_t a;
+    struct cudaChannelFormatDesc f = cudaCreateChannelDesc(8, 8, 0, 0, cudaChannelFormatKindSigned);
+    CUDA_CHECK(cudaMallocArray(&a, &f, 31, 0, cudaArraySurfaceLoadStore));
+    struct cudaResourceDesc res = {.resType = cudaResourceTypeArray}, got_res;
+    res.res.array.array = a;
+    struct cudaTextureDesc td = {.addressMode = {cudaAddressModeMirror},
+                                 .filterMode = cudaFilterModeLinear,
+                                 .readMode = cudaReadModeNormalizedFloat,
+                                 .borderColor = {1, 2, 3, 4},
+                                 .normalizedCoords = 1},
+                           got_td;
+    cudaTextureObject_t t;
+    cudaSurfaceObject_t s;
+    CUDA_CHECK(cudaCreateTextureObject(&t, &res, &td, NULL));
+    CUDA_CHECK(cudaCreateSurfaceObject(&s, &res));
+    CUDA_CHECK(cudaGetTextureObjectResourceDesc(&got_res, t));
+    ck_assert(got_res.resType == cudaResourceTypeArray && got_res.res.array.array == a);
+    CUDA_CHECK(cudaGetTextureObjectTextureDesc(&got_td, t));
+    ck_assert(!memcmp(&got_td, &td, sizeof td));
+    CUDA_CHECK(cudaGetSurfaceObjectResourceDesc(&got_res, s));
+    ck_assert(got_res.res.array.array == a);
+    ck_assert_int_eq(cudaGetSurfaceObjectResourceDesc(&got_res, t), cudaErrorInvalidValue);
+    CUDA_CHECK(cudaDestroySurfaceObject(s));
+    CUDA_CHECK(cudaDestroyTextureObject(t));
+    CUDA_CHECK(cudaFreeArray(a));
+}
+END_TEST
+
+/* ---- what fails, and how ------------------------------------------------------------------ */
 
 /* A fetch through a destroyed object, and through a pointer that is no object, each fails its
  * launch with one line naming the kernel's line. */
@@ -741,6 +830,8 @@ int main(int argc, char **argv)
         {"integer_fetches", integer_fetches, CASE_GPU, 60},
         {"surfaces_clamp_zero_and_guards", surfaces_clamp_zero_and_guards, CASE_GPU, 60},
         {"layered_uchar4_surface", layered_uchar4_surface, CASE_GPU, 60},
+        {"array_copies_and_queries", array_copies_and_queries, CASE_GPU, 60},
+        {"objects_answer_their_descriptions", objects_answer_their_descriptions, CASE_GPU, 60},
         {"destroyed_or_bogus_object_fails_its_launch", destroyed_or_bogus_object_fails_its_launch,
          CASE_GPU, 60},
         {"surface_store_out_of_range_traps", surface_store_out_of_range_traps, CASE_GPU, 60},
