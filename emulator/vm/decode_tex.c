@@ -85,6 +85,27 @@ static int dec_tex(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
+/* tld4.comp.2d.v4.dtype.f32 d, [handle, {x, y}] */
+static int dec_tld4(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    static const char *const comps[] = {"r", "g", "b", "a"};
+    struct mtype t[2];
+    int comp = -1;
+    for (int i = 0; i < 4; i++)
+        comp = mn_has(m, comps[i]) ? i : comp;
+    if (comp < 0 || geometry(m) != TG_2D || !mn_has(m, "v4") || mn_types(m, t, 2) != 2 ||
+        t[0].bits != 32 || strcmp(t[1].name, "f32") || n != 2 || o[0].kind != OK_VEC)
+        return bad(c, "this form of tld4 is not emulated (tex2Dgather on 2D textures is)");
+    uint32_t words[8], handle;
+    if (regs_of(c, o[0].vec, o[0].nvec, SLOT_32, words) || object(c, &o[1], TG_2D, words, &handle))
+        return -1;
+    struct insn *in = emit(c, OP_TLD4);
+    in->o[0] = handle;
+    in->o[5] = decode_pool(c->mod, words, 8);
+    in->mod = TEX_MOD((uint32_t)TG_2D, 0u) | (uint32_t)comp << 4;
+    return 0;
+}
+
 /* suld.b.geom{.v2,.v4}.bN.mode d, [handle, {x, y, z}] and
  * sust.b.geom{.v2,.v4}.bN.mode [handle, {x, y, z}], a. */
 static int dec_surf(struct dctx *c, const struct mn *m, struct operand *o, int n, int store)
@@ -123,7 +144,9 @@ int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     if (!strcmp(m->base, "tex"))
         return dec_tex(c, m, o, n);
+    if (!strcmp(m->base, "tld4"))
+        return dec_tld4(c, m, o, n);
     if (!strcmp(m->base, "suld") || !strcmp(m->base, "sust"))
         return dec_surf(c, m, o, n, m->base[2] == 's');
-    return bad(c, "%s is not emulated (tex, suld.b and sust.b are)", m->base);
+    return bad(c, "%s is not emulated (tex, tld4, suld.b and sust.b are)", m->base);
 }

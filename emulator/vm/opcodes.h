@@ -338,6 +338,10 @@ OP(CP_ASYNC, VM_CLASS_LDG, "cp.async")
  * bits of weight), the four address modes, normalized coordinates and reads, layers and
  * cubemap faces. [PTX ISA, Texture Instructions: tex] */
 OP(TEX, VM_CLASS_OTHER, "tex")
+/* tld4.comp.2d.v4.dtype.f32 {d0..d3}, [handle, {x, y}]: tex2Dgather, component TEX_COMP of the
+ * four texels linear filtering would blend, (i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j),
+ * under the object's address modes. [PTX ISA, Texture Instructions: tld4] */
+OP(TLD4, VM_CLASS_OTHER, "tld4")
 /* suld.b.geom{.v2,.v4}.bN.{trap,clamp,zero} d, [handle, {x, y, z}]: x in bytes; width =
  * bytes per element; .trap faults out of range, .clamp reads the nearest element, .zero
  * reads 0. [Surface Instructions: suld] */

@@ -1,7 +1,7 @@
 /**
  * @file ops_tex.c
- * @brief Texture fetches (tex) and surface loads and stores (suld.b, sust.b) on texture and
- *        surface objects.
+ * @brief Texture fetches (tex), gathers (tld4) and surface loads and stores (suld.b, sust.b)
+ *        on texture and surface objects.
  *
  * A handle is the device address of a struct tex_desc (tex.h) the runtime wrote. It is read
  * raw: the runtime's bookkeeping is not the kernel's data, so it is neither checked nor
@@ -24,6 +24,7 @@
  *  - a cubemap direction picks the face of its major axis and the face coordinates of the
  *    guide's table, which clamp at the face's edges (no filtering across faces).
  * Arrays have one mipmap level, so a level or gradient (tex.level, tex.grad) changes nothing.
+ * A gather (tld4) returns one component of the four texels linear filtering would blend.
  */
 #include <math.h>
 #include <string.h>
@@ -253,8 +254,31 @@ static void fetch(const struct tex_desc *d, const uint8_t *base, int geom, int i
     sample(d, base, xs, dims, k, mode, out);
 }
 
-/* tex: see opcodes.h. */
-enum event h_TEX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* tld4: component @p comp of the four texels linear filtering at 2D coordinates @p c would
+ * blend, in the order (i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j). */
+static void gather(const struct tex_desc *d, const uint8_t *base, int comp, const uint32_t c[4],
+                   uint32_t out[4])
+{
+    static const int corner[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    int normalized = (d->flags & TEXF_NORMALIZED) != 0;
+    int64_t at[2][2], n[2] = {d->width, d->height};
+    for (int t = 0; t < 2; t++) {
+        int mode = mode_of(d, t, normalized);
+        float xs = texels_of(u2f(c[t]), (uint32_t)n[t], mode, normalized);
+        float f = floorf(fminf(fmaxf(xs, -1e9f), 1e9f) - 0.5f);
+        at[t][0] = resolve((int64_t)f, n[t], mode);
+        at[t][1] = resolve((int64_t)f + 1, n[t], mode);
+    }
+    for (int k = 0; k < 4; k++) {
+        uint32_t t4[4];
+        texel(d, base, at[0][corner[k][0]], at[1][corner[k][1]], 0, t4);
+        out[k] = t4[comp];
+    }
+}
+
+/* tex (or, with @p tld4, tld4) for the lanes in @p m. */
+static enum event tex_lanes(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                            int tld4)
 {
     const uint32_t *p = x->mod->pool + in->o[5];
     const struct tex_desc *d = NULL;
@@ -268,12 +292,28 @@ enum event h_TEX(struct exec *x, struct warp *w, const struct insn *in, uint32_t
         for (int i = 0; i < 4; i++)
             if (p[4 + i] != NO_REG)
                 c[i] = R32(w, p[4 + i])[l];
-        fetch(d, mem_host(x->mem, d->base), TEX_GEOM(in->mod), TEX_ICOORD(in->mod), c, out);
+        const uint8_t *base = mem_host(x->mem, d->base);
+        if (tld4)
+            gather(d, base, TEX_COMP(in->mod), c, out);
+        else
+            fetch(d, base, TEX_GEOM(in->mod), TEX_ICOORD(in->mod), c, out);
         for (int i = 0; i < 4; i++)
             if (p[i] != NO_REG)
                 R32(w, p[i])[l] = out[i];
     }
     return EV_NONE;
+}
+
+/* tex: see opcodes.h. */
+enum event h_TEX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return tex_lanes(x, w, in, m, 0);
+}
+
+/* tld4: see opcodes.h. */
+enum event h_TLD4(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return tex_lanes(x, w, in, m, 1);
 }
 
 /* ---- surfaces ---------------------------------------------------------------------------- */

@@ -149,6 +149,8 @@ enum { SURF_TRAP, SURF_CLAMP, SURF_ZERO };
 #define TEX_MOD(geom, icoord) ((geom) | (icoord) << 3)
 #define TEX_GEOM(mod) ((mod)&7)
 #define TEX_ICOORD(mod) (((mod) >> 3) & 1)
+/** OP_TLD4's component (r 0, g 1, b 2, a 3), above the TEX_MOD fields. */
+#define TEX_COMP(mod) (((mod) >> 4) & 3)
 /** Fields of OP_SULD / OP_SUST's insn.mod (insn.width: bytes per element). */
 #define SURF_MOD(geom, count, mode) ((geom) | (count) << 3 | (mode) << 6)
 #define SURF_GEOM(mod) ((mod)&7)

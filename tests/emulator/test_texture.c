@@ -124,9 +124,30 @@ static int host_cube(const struct host_tex *t, const float *v, float *xs)
     return face;
 }
 
+/* tex2Dgather: component @p comp of the 2 x 2 texels linear filtering blends at @p at,
+ * (i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j). */
+static void host_gather(const struct host_tex *t, const float *at, int comp, float *out)
+{
+    long i[2], j[2];
+    float x = host_texels(at[0], t->w, t->mode[0], t->normalized) - 0.5f;
+    float y = host_texels(at[1], t->h, t->mode[1], t->normalized) - 0.5f;
+    for (int s = 0; s < 2; s++) {
+        i[s] = host_index((long)floorf(x) + s, t->w, t->mode[0], t->normalized);
+        j[s] = host_index((long)floorf(y) + s, t->h, t->mode[1], t->normalized);
+    }
+    out[0] = host_texel(t, i[0], j[1], 0)[comp];
+    out[1] = host_texel(t, i[1], j[1], 0)[comp];
+    out[2] = host_texel(t, i[1], j[0], 0)[comp];
+    out[3] = host_texel(t, i[0], j[0], 0)[comp];
+}
+
 /* The host's fetch of @p geom at @p at (x, y, z, layer) into @p out. */
 static void host_fetch(const struct host_tex *t, enum tt_geom geom, const float *at, float *out)
 {
+    if (geom == TT_2D_GATHER) {
+        host_gather(t, at, (int)at[3] & 3, out);
+        return;
+    }
     int dims = geom == TT_1D || geom == TT_1D_LAYERED ? 1 : geom == TT_3D ? 3 : 2;
     long layers = geom == TT_CUBE ? t->slices / 6 : t->slices, k = 0;
     if (geom == TT_1D_LAYERED || geom == TT_2D_LAYERED)
@@ -257,11 +278,15 @@ START_TEST(filtering_and_address_modes_2d)
         float lo[3] = {-5, -4, 0}, hi[3] = {W + 5, H + 4, 0};
         float nlo[3] = {-1.3f, -1.7f, 0}, nhi[3] = {2.4f, 2.1f, 0};
         float *at = coords(N, normalized ? nlo : lo, normalized ? nhi : hi, 1, 11 + combo);
-        char what[80];
+        char what[96];
         snprintf(what, sizeof what, "tex2D, address mode %d, %s filter, %s coordinates", mode,
                  t.linear ? "linear" : "point", normalized ? "normalized" : "texel");
         cudaTextureObject_t obj = texture_on(a, &t, 0);
         assert_fetches(obj, &t, combo == 13 ? TT_2D_LOD : TT_2D, at, N, what);
+        if (combo < 8) { /* the same coordinates gathered, component (layer & 3) */
+            strcat(what, ", gathered");
+            assert_fetches(obj, &t, TT_2D_GATHER, at, N, what);
+        }
         CUDA_CHECK(cudaDestroyTextureObject(obj));
         free(at);
     }

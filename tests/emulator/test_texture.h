@@ -22,7 +22,8 @@ enum tt_geom {
     TT_1D_LAYERED, /**< tex1DLayered(x, layer w) */
     TT_2D_LAYERED, /**< tex2DLayered(x, y, layer w) */
     TT_CUBE,       /**< texCubemap(x, y, z) */
-    TT_2D_LOD      /**< tex2DLod(x, y, 2): arrays have one level, so as tex2D */
+    TT_2D_LOD,     /**< tex2DLod(x, y, 2): arrays have one level, so as tex2D */
+    TT_2D_GATHER   /**< tex2Dgather(x, y, component w & 3) */
 };
 
 /** out[i] = the float4 fetch of @p geom at coordinates at[i] (x, y, z, layer), i < n. */

@@ -1,8 +1,8 @@
 /**
  * @file test_texture_kernels.cu
  * @brief Texture and surface programs for the emulator's texture suite (test_texture.c):
- *   tt_fetch            tex1D, tex2D, tex3D, tex1DLayered, tex2DLayered, texCubemap, tex2DLod
- *                       as float4, at coordinates the host chose
+ *   tt_fetch            tex1D, tex2D, tex3D, tex1DLayered, tex2DLayered, texCubemap, tex2DLod,
+ *                       tex2Dgather as float4, at coordinates the host chose
  *   tt_fetch_int        tex1Dfetch and tex2D of integer texels, read as they are
  *   tt_surface_2d       surf2Dread with clamp, surf2Dwrite with zero, over an area wider
  *                       than the surface
@@ -37,8 +37,11 @@ static __global__ void tt_fetch_kernel(cudaTextureObject_t t, enum tt_geom geom,
     case TT_CUBE:
         out[i] = texCubemap<float4>(t, c.x, c.y, c.z);
         break;
-    default:
+    case TT_2D_LOD:
         out[i] = tex2DLod<float4>(t, c.x, c.y, 2.0f);
+        break;
+    default:
+        out[i] = tex2Dgather<float4>(t, c.x, c.y, (int)c.w & 3);
     }
 }
 
