@@ -73,7 +73,8 @@ static int shape_of(struct cudaExtent e, unsigned flags, size_t elem, struct rt_
 
 /* Make an array: its record and its device memory. */
 static cudaError_t array_new(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
-                             struct cudaExtent e, unsigned flags, const char *who)
+                             struct cudaExtent e, unsigned flags, const char *who,
+                             const void *caller)
 {
     if (!array || !desc)
         return rt_error(cudaErrorInvalidValue);
@@ -90,7 +91,8 @@ static cudaError_t array_new(cudaArray_t *array, const struct cudaChannelFormatD
     a->desc = *desc;
     a->extent = e;
     a->flags = flags;
-    cudaError_t err = cudaMalloc(&a->shape.dev, a->shape.pitch * a->shape.rows * a->shape.slices);
+    cudaError_t err =
+        rt_malloc_at(&a->shape.dev, a->shape.pitch * a->shape.rows * a->shape.slices, caller);
     if (err != cudaSuccess) {
         free(a);
         return err;
@@ -106,13 +108,14 @@ static cudaError_t array_new(cudaArray_t *array, const struct cudaChannelFormatD
 cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                             size_t width, size_t height, unsigned int flags)
 {
-    return array_new(array, desc, (struct cudaExtent){width, height, 0}, flags, "cudaMallocArray");
+    return array_new(array, desc, (struct cudaExtent){width, height, 0}, flags, "cudaMallocArray",
+                     __builtin_return_address(0));
 }
 
 cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                               struct cudaExtent extent, unsigned int flags)
 {
-    return array_new(array, desc, extent, flags, "cudaMalloc3DArray");
+    return array_new(array, desc, extent, flags, "cudaMalloc3DArray", __builtin_return_address(0));
 }
 
 /* The live array @p p names, or NULL after one line. */
