@@ -61,6 +61,19 @@ static int object(struct dctx *c, const struct operand *a, int geom, uint32_t *w
     return regs_of(c, a->vec, a->nvec, SLOT_32, words + 4);
 }
 
+/* A fetch @p op of four 32-bit destinations o[0] from object operand o[1] of @p geom. */
+static int emit_fetch(struct dctx *c, const struct operand *o, int geom, enum op op, uint32_t mod)
+{
+    uint32_t words[8], handle = NO_REG;
+    if (regs_of(c, o[0].vec, o[0].nvec, SLOT_32, words) || object(c, &o[1], geom, words, &handle))
+        return -1;
+    struct insn *in = emit(c, op);
+    in->o[0] = handle;
+    in->o[5] = decode_pool(c->mod, words, 8);
+    in->mod = mod;
+    return 0;
+}
+
 /* tex{.level,.grad}.geom.v4.dtype.ctype d, [handle, {c}]{, lod | , dPdx, dPdy}: arrays have
  * one level, so a level or gradient changes nothing and is not kept. */
 static int dec_tex(struct dctx *c, const struct mn *m, struct operand *o, int n)
@@ -75,14 +88,7 @@ static int dec_tex(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return bad(c, "tex with these types is not emulated");
     if (icoord && geom >= TG_CUBE)
         return bad(c, "integer cubemap coordinates");
-    uint32_t words[8], handle;
-    if (regs_of(c, o[0].vec, o[0].nvec, SLOT_32, words) || object(c, &o[1], geom, words, &handle))
-        return -1;
-    struct insn *in = emit(c, OP_TEX);
-    in->o[0] = handle;
-    in->o[5] = decode_pool(c->mod, words, 8);
-    in->mod = TEX_MOD((uint32_t)geom, (uint32_t)icoord);
-    return 0;
+    return emit_fetch(c, o, geom, OP_TEX, TEX_MOD((uint32_t)geom, (uint32_t)icoord));
 }
 
 /* tld4.comp.2d.v4.dtype.f32 d, [handle, {x, y}] */
@@ -96,14 +102,7 @@ static int dec_tld4(struct dctx *c, const struct mn *m, struct operand *o, int n
     if (comp < 0 || geometry(m) != TG_2D || !mn_has(m, "v4") || mn_types(m, t, 2) != 2 ||
         t[0].bits != 32 || strcmp(t[1].name, "f32") || n != 2 || o[0].kind != OK_VEC)
         return bad(c, "this form of tld4 is not emulated (tex2Dgather on 2D textures is)");
-    uint32_t words[8], handle;
-    if (regs_of(c, o[0].vec, o[0].nvec, SLOT_32, words) || object(c, &o[1], TG_2D, words, &handle))
-        return -1;
-    struct insn *in = emit(c, OP_TLD4);
-    in->o[0] = handle;
-    in->o[5] = decode_pool(c->mod, words, 8);
-    in->mod = TEX_MOD((uint32_t)TG_2D, 0u) | (uint32_t)comp << 4;
-    return 0;
+    return emit_fetch(c, o, TG_2D, OP_TLD4, TEX_MOD((uint32_t)TG_2D, 0u) | (uint32_t)comp << 4);
 }
 
 /* suld.b.geom{.v2,.v4}.bN.mode d, [handle, {x, y, z}] and
@@ -125,7 +124,7 @@ static int dec_surf(struct dctx *c, const struct mn *m, struct operand *o, int n
     const struct operand *vals = store ? &o[1] : &o[0], *addr = store ? &o[0] : &o[1];
     if (vals->kind != OK_VEC || vals->nvec != count)
         return bad(c, "expected a vector of %d registers", count);
-    uint32_t words[8], handle;
+    uint32_t words[8], handle = NO_REG;
     if (regs_of(c, vals->vec, count, t[0].bits == 64 ? SLOT_64 : SLOT_32, words) ||
         object(c, addr, geom, words, &handle))
         return -1;
