@@ -550,6 +550,16 @@ END_TEST
 
 /* ---- surfaces ----------------------------------------------------------------------------- */
 
+/* A surface object on array @p a. */
+static cudaSurfaceObject_t surface_on(cudaArray_t a)
+{
+    struct cudaResourceDesc res = {.resType = cudaResourceTypeArray};
+    res.res.array.array = a;
+    cudaSurfaceObject_t s;
+    CUDA_CHECK(cudaCreateSurfaceObject(&s, &res));
+    return s;
+}
+
 /* A surface object on a new w x h float array holding @p vals. */
 static cudaSurfaceObject_t float_surface(int w, int h, const float *vals, cudaArray_t *a)
 {
@@ -557,11 +567,7 @@ static cudaSurfaceObject_t float_surface(int w, int h, const float *vals, cudaAr
     CUDA_CHECK(cudaMallocArray(a, &f, (size_t)w, (size_t)h, cudaArraySurfaceLoadStore));
     CUDA_CHECK(cudaMemcpy2DToArray(*a, 0, 0, vals, (size_t)w * 4, (size_t)w * 4, (size_t)h,
                                    cudaMemcpyHostToDevice));
-    struct cudaResourceDesc res = {.resType = cudaResourceTypeArray};
-    res.res.array.array = *a;
-    cudaSurfaceObject_t s;
-    CUDA_CHECK(cudaCreateSurfaceObject(&s, &res));
-    return s;
+    return surface_on(*a);
 }
 
 /* Clamped reads everywhere around a 33 x 17 surface, stores with zero dropped outside it: the
@@ -657,10 +663,58 @@ END_TEST
         said = capture_end(&cap_);                                                                 \
     } while (0)
 
+/* A 7 x 5 x 3 int2 3D surface and a 37-element 1D short one, read and written in place. */
+START_TEST(three_d_and_one_d_surfaces)
+{
+    enum { W = 7, H = 5, D = 3, N = 37 };
+    int v[W * H * D * 2], back[W * H * D * 2];
+    short s[N], sback[N];
+    for (int i = 0; i < W * H * D * 2; i++)
+        v[i] = (i * 7919) % 2001 - 1000;
+    for (int i = 0; i < N; i++)
+        s[i] = (short)(i * 4099 % 65536 - 32768);
+    cudaArray_t a3, a1;
+    struct cudaChannelFormatDesc f3 =
+        cudaCreateChannelDesc(32, 32, 0, 0, cudaChannelFormatKindSigned);
+    struct cudaChannelFormatDesc f1 =
+        cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindSigned);
+    CUDA_CHECK(cudaMalloc3DArray(&a3, &f3, make_cudaExtent(W, H, D), cudaArraySurfaceLoadStore));
+    CUDA_CHECK(cudaMallocArray(&a1, &f1, N, 0, cudaArraySurfaceLoadStore));
+    struct cudaMemcpy3DParms p = {.dstArray = a3, .kind = cudaMemcpyHostToDevice};
+    p.srcPtr = make_cudaPitchedPtr(v, W * 8, W, H);
+    p.extent = make_cudaExtent(W, H, D);
+    CUDA_CHECK(cudaMemcpy3D(&p));
+    CUDA_CHECK(cudaMemcpy2DToArray(a1, 0, 0, s, sizeof s, sizeof s, 1, cudaMemcpyHostToDevice));
+    cudaSurfaceObject_t s3 = surface_on(a3), s1 = surface_on(a1);
+    CUDA_CHECK(tt_surface_3d_1d(s3, W, H, D, s1, N));
+    p = (struct cudaMemcpy3DParms){.srcArray = a3, .kind = cudaMemcpyDeviceToHost};
+    p.dstPtr = make_cudaPitchedPtr(back, W * 8, W, H);
+    p.extent = make_cudaExtent(W, H, D);
+    CUDA_CHECK(cudaMemcpy3D(&p));
+    CUDA_CHECK(
+        cudaMemcpy2DFromArray(sback, sizeof s, a1, 0, 0, sizeof s, 1, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < W * H * D * 2; i++) {
+        int want = i % 2 ? v[i] - 7 : 3 * v[i];
+        ck_assert_msg(back[i] == want,
+                      "%s:%d int2 surface %dx%dx%d: (%d, %d, %d).%c is %d, want %d", __FILE__,
+                      __LINE__, W, H, D, i / 2 % W, i / 2 / W % H, i / 2 / W / H, "xy"[i % 2],
+                      back[i], want);
+    }
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(sback[i] == (short)(s[i] ^ 0x5a5a),
+                      "%s:%d short surface of %d: %d is %d, want %d", __FILE__, __LINE__, N, i,
+                      sback[i], (short)(s[i] ^ 0x5a5a));
+    CUDA_CHECK(cudaDestroySurfaceObject(s3));
+    CUDA_CHECK(cudaDestroySurfaceObject(s1));
+    CUDA_CHECK(cudaFreeArray(a3));
+    CUDA_CHECK(cudaFreeArray(a1));
+}
+END_TEST
+
 /* ---- arrays ------------------------------------------------------------------------------- */
 
-/* Copies in and out of a 33 x 17 array (2D, 1D, asynchronous on a stream from pinned memory,
- * array to array), the queries, and a copy past the array's end refused with one line. */
+/* Copies in and out of a 33 x 17 array (2D, asynchronous on a stream from pinned memory, array
+ * to array, 3D out), the queries, and a copy past the array's end refused with one line. */
 START_TEST(array_copies_and_queries)
 {
     enum { W = 33, H = 17 };
@@ -855,6 +909,7 @@ int main(int argc, char **argv)
         {"integer_fetches", integer_fetches, CASE_GPU, 60},
         {"surfaces_clamp_zero_and_guards", surfaces_clamp_zero_and_guards, CASE_GPU, 60},
         {"layered_uchar4_surface", layered_uchar4_surface, CASE_GPU, 60},
+        {"three_d_and_one_d_surfaces", three_d_and_one_d_surfaces, CASE_GPU, 60},
         {"array_copies_and_queries", array_copies_and_queries, CASE_GPU, 60},
         {"objects_answer_their_descriptions", objects_answer_their_descriptions, CASE_GPU, 60},
         {"destroyed_or_bogus_object_fails_its_launch", destroyed_or_bogus_object_fails_its_launch,

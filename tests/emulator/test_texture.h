@@ -46,6 +46,11 @@ cudaError_t tt_surface_2d(cudaSurfaceObject_t in, cudaSurfaceObject_t out, int w
  *  plus (1, 2, 3, 4), read and written with cudaBoundaryModeTrap. */
 cudaError_t tt_surface_layered(cudaSurfaceObject_t s, int w, int h, int layers);
 
+/** Element (x, y, z) of a w x h x d int2 3D surface becomes (3 v.x, v.y - 7), and element x of
+ *  an n-element 1D short surface v ^ 0x5a5a. */
+cudaError_t tt_surface_3d_1d(cudaSurfaceObject_t s3, int w, int h, int d, cudaSurfaceObject_t s1,
+                             int n);
+
 /** One thread stores a float at element (x, y) of a 2D surface, with cudaBoundaryModeTrap. */
 cudaError_t tt_surface_store_at(cudaSurfaceObject_t s, int x, int y);
 

@@ -7,6 +7,7 @@
  *   tt_surface_2d       surf2Dread with clamp, surf2Dwrite with zero, over an area wider
  *                       than the surface
  *   tt_surface_layered  surf2DLayeredread / write of uchar4 with trap
+ *   tt_surface_3d_1d    surf3Dread / write of int2, surf1Dread / write of short
  *   tt_surface_store_at one surf2Dwrite with trap, anywhere (the out-of-range case)
  */
 #include "test_texture.h"
@@ -108,6 +109,28 @@ cudaError_t tt_surface_layered(cudaSurfaceObject_t s, int w, int h, int layers)
 {
     dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
     tt_surface_layered_kernel<<<grid, block>>>(s, w, h, layers);
+    cudaError_t err = cudaGetLastError();
+    return err != cudaSuccess ? err : cudaDeviceSynchronize();
+}
+
+static __global__ void tt_surface_3d_1d_kernel(cudaSurfaceObject_t s3, int w, int h, int d,
+                                               cudaSurfaceObject_t s1, int n)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    for (int z = 0; x < w && y < h && z < d; z++) {
+        int2 v = surf3Dread<int2>(s3, x * 8, y, z);
+        surf3Dwrite(make_int2(3 * v.x, v.y - 7), s3, x * 8, y, z);
+    }
+    if (y == 0 && x < n)
+        surf1Dwrite((short)(surf1Dread<short>(s1, x * 2) ^ 0x5a5a), s1, x * 2);
+}
+
+cudaError_t tt_surface_3d_1d(cudaSurfaceObject_t s3, int w, int h, int d, cudaSurfaceObject_t s1,
+                             int n)
+{
+    int wide = w > n ? w : n;
+    dim3 block(16, 8), grid((wide + 15) / 16, (h + 7) / 8);
+    tt_surface_3d_1d_kernel<<<grid, block>>>(s3, w, h, d, s1, n);
     cudaError_t err = cudaGetLastError();
     return err != cudaSuccess ? err : cudaDeviceSynchronize();
 }
