@@ -169,7 +169,7 @@ static uint64_t alloc_block(size_t size, const void *caller)
         mem_free(&rt.mem, a);
         return 0;
     }
-    if (a && rt.leak_check)
+    if (a && rt.leak_check && caller)
         remember_site(a, caller);
     return a;
 }
@@ -185,6 +185,11 @@ static cudaError_t malloc_for(void **devPtr, size_t size, const void *caller)
     rt_unlock();
     *devPtr = (void *)(uintptr_t)a;
     return rt_error(err);
+}
+
+cudaError_t rt_malloc_at(void **devPtr, size_t size, const void *caller)
+{
+    return malloc_for(devPtr, size, caller);
 }
 
 cudaError_t cudaMalloc(void **devPtr, size_t size)

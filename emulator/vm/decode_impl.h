@@ -53,7 +53,8 @@ int dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off);
 int srcs(struct dctx *c, struct insn *in, int at, const struct operand *ops, int n, char kind,
          int bits);
 
-/* The decoders, one per family of mnemonics (decode_ops.c, decode_mem.c, decode_ctrl.c). */
+/* The decoders, one per family of mnemonics (decode_ops.c, decode_mem.c, decode_ctrl.c,
+ * decode_tex.c). */
 int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n);
@@ -77,5 +78,6 @@ int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_tex.c */
 
 #endif /* EMU_DECODE_IMPL_H */

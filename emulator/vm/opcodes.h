@@ -331,6 +331,25 @@ OP(NOP, VM_CLASS_OTHER, "nop")
  * valid schedule of the asynchronous copy); bytes past src_size are zero. [9.7.9.25] */
 OP(CP_ASYNC, VM_CLASS_LDG, "cp.async")
 
+/* ---- textures and surfaces (ops_tex.c) --------------------------------------------- */
+
+/* tex.geom.v4.dtype.ctype {d0..d3}, [handle, {c}]: a texture object's fetch (its descriptor,
+ * vm/tex.h), pool at o[5] = d0..d3 then c0..c3; nearest or linear filtering (8 fractional
+ * bits of weight), the four address modes, normalized coordinates and reads, layers and
+ * cubemap faces. [PTX ISA, Texture Instructions: tex] */
+OP(TEX, VM_CLASS_OTHER, "tex")
+/* tld4.comp.2d.v4.dtype.f32 {d0..d3}, [handle, {x, y}]: tex2Dgather, component TEX_COMP of the
+ * four texels linear filtering would blend, (i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j),
+ * under the object's address modes. [PTX ISA, Texture Instructions: tld4] */
+OP(TLD4, VM_CLASS_OTHER, "tld4")
+/* suld.b.geom{.v2,.v4}.bN.{trap,clamp,zero} d, [handle, {x, y, z}]: x in bytes; width =
+ * bytes per element; .trap faults out of range, .clamp reads the nearest element, .zero
+ * reads 0. [Surface Instructions: suld] */
+OP(SULD, VM_CLASS_OTHER, "suld.b")
+/* sust.b.geom{.v2,.v4}.bN.{trap,clamp,zero} [handle, {x, y, z}], a: as suld; .zero drops an
+ * out-of-range store. [Surface Instructions: sust] */
+OP(SUST, VM_CLASS_OTHER, "sust.b")
+
 /* ---- warp level (ops_warp.c) ----------------------------------------------------- */
 
 /* shfl.sync.mode.b32 d[|p], a, b, c, mask: mod = 0 up, 1 down, 2 bfly, 3 idx. [9.7.9.6] */

@@ -806,7 +806,23 @@ static int parse_number(struct parser *P, struct operand *o, int neg)
     return 0;
 }
 
-/* [reg], [reg+imm], [sym], [sym+imm], [imm] */
+/* {r0, r1, ...} into o->vec (the sink _ as NULL). */
+static int parse_vec(struct parser *P, struct operand *o)
+{
+    next(P); /* { */
+    while (!is_punct(&P->t, '}')) {
+        if (o->nvec == VEC_MAX)
+            return fail(P, "vector operand longer than %d", VEC_MAX);
+        if (parse_reg_name(P, &o->vec[o->nvec++]))
+            return -1;
+        if (is_punct(&P->t, ','))
+            next(P);
+    }
+    next(P);
+    return 0;
+}
+
+/* [reg], [reg+imm], [sym], [sym+imm], [imm], and [handle, {coordinates}] */
 static int parse_address(struct parser *P, struct operand *o)
 {
     next(P); /* [ */
@@ -839,6 +855,14 @@ static int parse_address(struct parser *P, struct operand *o)
         o->imm += neg ? -v : v;
         next(P);
     }
+    /* [handle, {c0, c1, ...}]: a texture or surface instruction's coordinates */
+    if (is_punct(&P->t, ',')) {
+        next(P);
+        if (!is_punct(&P->t, '{'))
+            return fail(P, "expected '{' after the handle in an address");
+        if (parse_vec(P, o))
+            return -1;
+    }
     return expect(P, ']');
 }
 
@@ -852,18 +876,8 @@ static int parse_operand(struct parser *P, struct operand *o)
     if (is_punct(&P->t, '[')) {
         return parse_address(P, o);
     } else if (is_punct(&P->t, '{')) {
-        next(P);
         o->kind = OK_VEC;
-        while (!is_punct(&P->t, '}')) {
-            if (o->nvec == VEC_MAX)
-                return fail(P, "vector operand longer than %d", VEC_MAX);
-            if (parse_reg_name(P, &o->vec[o->nvec++]))
-                return -1;
-            if (is_punct(&P->t, ','))
-                next(P);
-        }
-        next(P);
-        return 0;
+        return parse_vec(P, o);
     } else if (is_punct(&P->t, '-') || P->t.kind == T_NUM) {
         int neg = is_punct(&P->t, '-');
         if (neg)
@@ -939,6 +953,13 @@ static void parse_loc(struct parser *P)
     }
     if (loc.line == 0)
         return; /* "line 0": no position; keep the previous one */
+    /* A header function inlined into another of the same header (tex2D's helpers): name where
+     * the outer one was inlined, which the .loc just before says. */
+    if (loc.iline && loc.ifile == loc.file && m->nlines) {
+        const struct srcloc *outer = &m->lines[P->dc.loc];
+        if (outer->file == loc.ifile && outer->line == loc.iline && outer->iline)
+            loc.ifile = outer->ifile, loc.iline = outer->iline;
+    }
     m->lines = vm_grow(m->lines, m->nlines, &P->caplines, sizeof *m->lines);
     m->lines[m->nlines] = loc;
     P->dc.loc = m->nlines++;

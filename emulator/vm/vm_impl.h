@@ -140,6 +140,23 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 /** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC). */
 enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4 };
 
+/** Geometries of tex, suld and sust (the PTX names 1d, 2d, 3d, a1d, a2d, cube, acube). */
+enum tex_geom { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
+/** suld/sust's out-of-range modes (.trap, .clamp, .zero). */
+enum { SURF_TRAP, SURF_CLAMP, SURF_ZERO };
+/** Fields of OP_TEX's insn.mod: geometry, integer coordinates (tex returns a texel's bits
+ *  whatever its destination type says: the object's format decides). */
+#define TEX_MOD(geom, icoord) ((geom) | (icoord) << 3)
+#define TEX_GEOM(mod) ((mod)&7)
+#define TEX_ICOORD(mod) (((mod) >> 3) & 1)
+/** OP_TLD4's component (r 0, g 1, b 2, a 3), above the TEX_MOD fields. */
+#define TEX_COMP(mod) (((mod) >> 4) & 3)
+/** Fields of OP_SULD / OP_SUST's insn.mod (insn.width: bytes per element). */
+#define SURF_MOD(geom, count, mode) ((geom) | (count) << 3 | (mode) << 6)
+#define SURF_GEOM(mod) ((mod)&7)
+#define SURF_COUNT(mod) (((mod) >> 3) & 7)
+#define SURF_MODE(mod) (((mod) >> 6) & 3)
+
 /** Field helpers of OP_CVT's insn.mod. */
 #define CVT_MOD(d, a, rnd, sat, ftz) ((d) | (a) << 5 | (rnd) << 10 | (sat) << 14 | (ftz) << 15)
 #define CVT_D(mod) ((mod)&31)
