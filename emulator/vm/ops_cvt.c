@@ -204,9 +204,35 @@ static uint64_t int_to_int(int64_t v, int from, int to, int sat)
     return bits == 64 ? (uint64_t)v : (uint64_t)v & ((1ull << bits) - 1);
 }
 
+/*
+ * The two conversions index arithmetic is made of, without the general path's doubles: a 32-bit
+ * integer to f32 to nearest (the host's own rounding, ties to even) and f32 to s32 toward zero
+ * (C's cast, clamped as PTX clamps; NaN gives 0). Returns 0 when @p mod is neither.
+ */
+static int convert_fast(uint32_t mod, uint64_t raw, uint64_t *out)
+{
+    int d = (int)CVT_D(mod), a = (int)CVT_A(mod), rnd = (int)CVT_RND(mod);
+    if (CVT_SAT(mod))
+        return 0;
+    if (d == CT_F32 && (a == CT_S32 || a == CT_U32) && (rnd == RND_NONE || rnd == RND_RN)) {
+        *out = f2u(a == CT_S32 ? (float)(int32_t)raw : (float)(uint32_t)raw);
+        return 1;
+    }
+    if (d == CT_S32 && a == CT_F32 && rnd == RND_RZI) { /* ftz changes nothing toward zero */
+        float f = u2f((uint32_t)raw);
+        int32_t v = isnan(f) ? 0 : f >= 0x1p31f ? INT32_MAX : f < -0x1p31f ? INT32_MIN : (int32_t)f;
+        *out = (uint32_t)v;
+        return 1;
+    }
+    return 0;
+}
+
 /* One lane of OP_CVT: raw source bits to raw destination bits. */
 static uint64_t convert(uint32_t mod, uint64_t raw)
 {
+    uint64_t fast;
+    if (convert_fast(mod, raw, &fast))
+        return fast;
     int d = (int)CVT_D(mod), a = (int)CVT_A(mod), rnd = (int)CVT_RND(mod);
     int sat = (int)CVT_SAT(mod), ftz = (int)CVT_FTZ(mod);
     if (!is_float(d)) {
