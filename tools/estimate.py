@@ -13,9 +13,9 @@ resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's arch
 tools/sass.py reads them); without SRC_DIR they are assumed (32). Sampled launches leave their
 outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
 table a lesson README's "Estimated (model)" section holds instead: launches of one kernel with
-one grid and block merged into one row (their mean time, and how many).
+one grid and block in a row merged into one row (their mean time, and how many).
 
-  tools/estimate.py --from FILE [--gpu GPU]
+  tools/estimate.py --from FILE [--gpu GPU] [--markdown]
 
 prints the short table `./course run` shows beside the emulator's counts, from the model lines
 a program already wrote (COURSE_EMU_MODEL_OUT=FILE): per kernel, its launches, the model's
@@ -74,17 +74,31 @@ def launches(path):
 
 
 def merged(rows):
-    """@p rows with the launches of one kernel, grid and block merged: mean ms, a count."""
-    groups = {}
+    """@p rows with consecutive launches of one kernel, grid and block merged: mean ms, a count.
+    (Only consecutive ones: the same kernel later, on other data, keeps its own row.)"""
+    groups = []
     for r in rows:
-        groups.setdefault((r["kernel"], r["grid"], r["block"]), []).append(r)
+        key = (r["kernel"], r["grid"], r["block"])
+        if groups and groups[-1][0] == key:
+            groups[-1][1].append(r)
+        else:
+            groups.append((key, [r]))
     out = []
-    for group in groups.values():
+    for _, group in groups:
         r = dict(group[0], launches=len(group))
         for key in ("ms", "flops", "dram_bytes"):
             r[key] = sum(float(g[key]) for g in group) / len(group)
         out.append(r)
     return out
+
+
+def short(name):
+    """A demangled kernel name without its parameters, or for CUB's templates "cub::" and the
+    kernel's own name."""
+    name = name.removeprefix("void ")
+    if name.startswith("cub::"):
+        return "cub::" + name.split("<")[0].split("::")[-1]
+    return name.split("(")[0]
 
 
 def markdown(rows, gpu):
@@ -96,7 +110,7 @@ def markdown(rows, gpu):
     for r in merged(rows):
         ms = float(r["ms"])
         gflops = float(r["flops"]) / (ms * 1e-3) / 1e9
-        print(f"| {names[r['kernel']].split('(')[0]} | {r['grid']} | {r['block']} | "
+        print(f"| {short(names[r['kernel']])} | {r['grid']} | {r['block']} | "
               f"{r['launches']} | {ms:.4g} | {f'{gflops:.0f}' if gflops else '-'} | "
               f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:.0f} | {r['bound']} |")
 
@@ -106,7 +120,7 @@ def brief(rows, gpu):
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     print(f"{'kernel':<34} {'launches':>8} {f'model ({gpu.upper()}) ms':>16}  bound (model)")
     for r in merged(rows):
-        print(f"{names[r['kernel']].split('(')[0][:34]:<34} {r['launches']:>8} "
+        print(f"{short(names[r['kernel']])[:34]:<34} {r['launches']:>8} "
               f"{float(r['ms']) * r['launches']:>16.4f}  {r['bound']}")
     regs = " registers assumed 32 (./course estimate NN reads them);" if any(
         "(assumed)" in r["regs"] for r in rows) else ""
@@ -124,7 +138,7 @@ def table(rows, gpu, size):
         ms = float(r["ms"])
         gflops = float(r["flops"]) / (ms * 1e-3) / 1e9
         pct = f"{100 * gflops / cublas[0]:6.1f}%" if cublas and gflops else "      -"
-        name = names[r["kernel"]].split("(")[0][:34]
+        name = short(names[r["kernel"]])[:34]
         print(f"{name:<34} {r['grid']:>12} {r['block']:>9} {r['regs']:>5} "
               f"{r['warps_per_sm']:>6} {ms:>10.4f} {gflops:>9.1f} "
               f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} "
@@ -151,7 +165,7 @@ def main():
     if args.model_file:
         rows = launches(args.model_file) if os.path.exists(args.model_file) else []
         if rows:
-            brief(rows, args.gpu)
+            (markdown if args.markdown else brief)(rows, args.gpu)
         return 0
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog or not args.lib:
