@@ -13,3 +13,15 @@ ptxas_regs() {
     awk "/Compiling entry function '/ { split(\$0, q, \"'\"); name = q[2] }
          /Used [0-9]+ registers/ && name { match(\$0, /Used [0-9]+/); print name, substr(\$0, RSTART + 5, RLENGTH - 5); name = \"\" }" "$1"
 }
+
+# validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work (build/NAME,
+# made), arch (the GPU's) and bin (work/NAME_smARCH), for the script NAME.
+# shellcheck disable=SC2034 # the scripts that source this file use them
+validation_setup() {
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    build=${BUILD:-$root/build}
+    work=$build/$1
+    mkdir -p "$work"
+    arch=$(gpu_arch "$2")
+    bin=$work/$1_sm$arch
+}

@@ -20,13 +20,9 @@ src=$(cd "$1" && pwd)
 [ -f "$src/reduce_sum.cu" ] || { echo "reduction_ladder.sh: $src holds no reduce_sum.cu" >&2; exit 2; }
 gpu=${2:-rtx3090}
 kernels=${3:-"1 2 3 4 5 6"}
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build}
-work=$build/reduction_ladder
-mkdir -p "$work"
-. "$root/tools/model_validation_lib.sh"
-arch=$(gpu_arch "$gpu")
-bin=$work/reduction_ladder_sm$arch
+# shellcheck source=tools/model_validation_lib.sh
+. "$(dirname "$0")/model_validation_lib.sh"
+validation_setup reduction_ladder "$gpu"
 gencode="arch=compute_$arch,code=[sm_$arch,compute_$arch]"
 nice nvcc -O3 -lineinfo -Xptxas -v -gencode "$gencode" -Dmain=upstream_main \
     -c "$src/reduce_sum.cu" -o "$work/reduce_sum.o" 2>"$work/ptxas.txt" ||

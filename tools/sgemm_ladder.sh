@@ -16,13 +16,9 @@ src=$(cd "$1" && pwd)
 gpu=${2:-a6000}
 size=${3:-4096}
 kernels=${4:-"1 2 3 4 5 6 7 8 9 10"}
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build}
-work=$build/sgemm_ladder
-mkdir -p "$work"
-. "$root/tools/model_validation_lib.sh"
-arch=$(gpu_arch "$gpu")
-bin=$work/sgemm_ladder_sm$arch
+# shellcheck source=tools/model_validation_lib.sh
+. "$(dirname "$0")/model_validation_lib.sh"
+validation_setup sgemm_ladder "$gpu"
 if [ ! -x "$bin" ] || [ "$src/src/runner.cu" -nt "$bin" ] || [ "$root/tools/sgemm_ladder_main.cu" -nt "$bin" ]; then
     nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v \
         -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" -I"$src/src" \
