@@ -73,14 +73,16 @@ def launches(path):
     return rows
 
 
-def merged(rows):
-    """@p rows with consecutive launches of one kernel, grid and block merged: mean ms, a count.
-    (Only consecutive ones: the same kernel later, on other data, keeps its own row.)"""
+def merged(rows, consecutive=True):
+    """@p rows with launches of one kernel, grid and block merged: mean ms, a count. Only
+    consecutive ones when @p consecutive (the same kernel later, on other data, keeps its own
+    row); all of them otherwise."""
     groups = []
     for r in rows:
         key = (r["kernel"], r["grid"], r["block"])
-        if groups and groups[-1][0] == key:
-            groups[-1][1].append(r)
+        same = groups[-1:] if consecutive else [g for g in groups if g[0] == key]
+        if same and same[-1][0] == key:
+            same[-1][1].append(r)
         else:
             groups.append((key, [r]))
     out = []
@@ -119,7 +121,7 @@ def brief(rows, gpu):
     """The short table of `./course run`: a "model (GPU)" column beside the counts above it."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     print(f"{'kernel':<34} {'launches':>8} {f'model ({gpu.upper()}) ms':>16}  bound (model)")
-    for r in merged(rows):
+    for r in merged(rows, consecutive=False):
         print(f"{short(names[r['kernel']])[:34]:<34} {r['launches']:>8} "
               f"{float(r['ms']) * r['launches']:>16.4f}  {r['bound']}")
     regs = " registers assumed 32 (./course estimate NN reads them);" if any(
