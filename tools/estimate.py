@@ -11,7 +11,15 @@ launch: kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM G
 published cuBLAS throughput where one is known for this GPU and size, and the bounding
 resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as
 tools/sass.py reads them); without SRC_DIR they are assumed (32). Sampled launches leave their
-outputs incomplete, so the program's own checks and table are not shown.
+outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
+table a lesson README's "Estimated (model)" section holds instead: launches of one kernel with
+one grid and block in a row merged into one row (their mean time, and how many).
+
+  tools/estimate.py --from FILE [--gpu GPU] [--markdown]
+
+prints the short table `./course run` shows beside the emulator's counts, from the model lines
+a program already wrote (COURSE_EMU_MODEL_OUT=FILE): per kernel, its launches, the model's
+total ms and bound.
 """
 import argparse
 import os
@@ -23,7 +31,7 @@ import tempfile
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import sass  # noqa: E402  (ptxas_report, demangle)
 
-ARCH = {"t4": "75", "a6000": "86", "a100": "80", "l4": "89", "h100": "90"}
+ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90"}
 # Published cuBLAS throughput, GFLOP/s: (gpu, precision, M=N=K) -> (value, source).
 CUBLAS = {
     ("a6000", "fp32", 4096): (23249.6, "SGEMM_CUDA README (Simon Boehm), RTX A6000, 4096^3"),
@@ -32,7 +40,9 @@ CUBLAS = {
 ERROR = "14% mean error"
 # The model's error where it was validated (emulator/README.md, "Time model").
 VALIDATION = ("validation error: 14% mean, worst factor 1.33, on SGEMM_CUDA's kernels 1-10 against "
-              "their published A6000 GFLOP/s (emulator/README.md, Time model)")
+              "their published A6000 GFLOP/s; 16% mean, worst factor 1.40, on 5 of 6 published "
+              "RTX 3090 reductions (the sixth, same-address atomics, is not modelled); "
+              "emulator/README.md, Time model")
 
 
 def registers(src, gpu, nvcc, work):
@@ -63,6 +73,62 @@ def launches(path):
     return rows
 
 
+def merged(rows, consecutive=True):
+    """@p rows with launches of one kernel, grid and block merged: mean ms, a count. Only
+    consecutive ones when @p consecutive (the same kernel later, on other data, keeps its own
+    row); all of them otherwise."""
+    groups = []
+    for r in rows:
+        key = (r["kernel"], r["grid"], r["block"])
+        same = groups[-1:] if consecutive else [g for g in groups if g[0] == key]
+        if same and same[-1][0] == key:
+            same[-1][1].append(r)
+        else:
+            groups.append((key, [r]))
+    out = []
+    for _, group in groups:
+        r = dict(group[0], launches=len(group))
+        for key in ("ms", "flops", "dram_bytes"):
+            r[key] = sum(float(g[key]) for g in group) / len(group)
+        out.append(r)
+    return out
+
+
+def short(name):
+    """A demangled kernel name without its parameters, or for CUB's templates "cub::" and the
+    kernel's own name."""
+    name = name.removeprefix("void ")
+    if name.startswith("cub::"):
+        return "cub::" + name.split("<")[0].split("::")[-1]
+    return name.split("(")[0]
+
+
+def markdown(rows, gpu):
+    """The rows as a Markdown table, every column headed "model"."""
+    names = sass.demangle(sorted({r["kernel"] for r in rows}))
+    print(f"| kernel | grid | block | launches | model ms | model GFLOP/s | model DRAM GB/s "
+          f"| bound (model, {gpu}) |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
+    for r in merged(rows):
+        ms = float(r["ms"])
+        gflops = float(r["flops"]) / (ms * 1e-3) / 1e9
+        print(f"| {short(names[r['kernel']])} | {r['grid']} | {r['block']} | "
+              f"{r['launches']} | {ms:.4g} | {f'{gflops:.0f}' if gflops else '-'} | "
+              f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:.0f} | {r['bound']} |")
+
+
+def brief(rows, gpu):
+    """The short table of `./course run`: a "model (GPU)" column beside the counts above it."""
+    names = sass.demangle(sorted({r["kernel"] for r in rows}))
+    print(f"{'kernel':<34} {'launches':>8} {f'model ({gpu.upper()}) ms':>16}  bound (model)")
+    for r in merged(rows, consecutive=False):
+        print(f"{short(names[r['kernel']])[:34]:<34} {r['launches']:>8} "
+              f"{float(r['ms']) * r['launches']:>16.4f}  {r['bound']}")
+    regs = " registers assumed 32 (./course estimate NN reads them);" if any(
+        "(assumed)" in r["regs"] for r in rows) else ""
+    print(f"model: estimated, not measured;{regs} {VALIDATION}")
+
+
 def table(rows, gpu, size):
     """The rows, one line per launch, each saying "model"."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
@@ -74,7 +140,7 @@ def table(rows, gpu, size):
         ms = float(r["ms"])
         gflops = float(r["flops"]) / (ms * 1e-3) / 1e9
         pct = f"{100 * gflops / cublas[0]:6.1f}%" if cublas and gflops else "      -"
-        name = names[r["kernel"]].split("(")[0][:34]
+        name = short(names[r["kernel"]])[:34]
         print(f"{name:<34} {r['grid']:>12} {r['block']:>9} {r['regs']:>5} "
               f"{r['warps_per_sm']:>6} {ms:>10.4f} {gflops:>9.1f} "
               f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} "
@@ -88,17 +154,24 @@ def table(rows, gpu, size):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--lib", required=True, help="the emulator's library folder")
-    p.add_argument("--gpu", default="h100", help="t4, a6000, a100, l4, h100, or a GPU file")
+    p.add_argument("--lib", help="the emulator's library folder")
+    p.add_argument("--from", dest="model_file", help="a model file to show (runs nothing)")
+    p.add_argument("--gpu", default="h100", help="t4, a6000, rtx3090, a100, l4, h100, or a GPU file")
     p.add_argument("--regs-from", help="folder of the program's .cu sources")
     p.add_argument("--size", type=int, default=0, help="M = N = K, for %% of cuBLAS")
     p.add_argument("--nvcc", default="nvcc")
     p.add_argument("--full", action="store_true", help="run every block (no sampling)")
+    p.add_argument("--markdown", action="store_true", help="a README's Markdown table")
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS")
     args = p.parse_args()
+    if args.model_file:
+        rows = launches(args.model_file) if os.path.exists(args.model_file) else []
+        if rows:
+            (markdown if args.markdown else brief)(rows, args.gpu)
+        return 0
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
-    if not prog:
-        p.error("no program: -- PROGRAM ARGS")
+    if not prog or not args.lib:
+        p.error("no program or no --lib: --lib DIR -- PROGRAM ARGS")
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "model.txt")
         env = dict(os.environ, COURSE_EMU_MODEL=args.gpu, COURSE_EMU_MODEL_OUT=out,
@@ -112,7 +185,10 @@ def main():
         if not rows:
             sys.stderr.write(run.stdout + run.stderr)
             sys.exit(f"estimate.py: {prog[0]} launched no kernel the model saw (exit {run.returncode})")
-        table(rows, args.gpu, args.size)
+        if args.markdown:
+            markdown(rows, args.gpu)
+        else:
+            table(rows, args.gpu, args.size)
     return 0
 
 

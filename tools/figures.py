@@ -9,8 +9,9 @@ the two grids of a thousand cells (an SVG of them is ten times the size). The le
 the copies committed in docs/figures (./course figures redraws them there); --pdf writes every
 figure as PDF instead, for the slides (tools/docs.sh). Every number drawn comes from the
 kernels' constants (tile sizes, lane layouts) or from a formula stated beside it, so the
-figures need no GPU. With --bench, the roofline also shows the measured GFLOP/s of each kernel
-found in the benchmark CSV files (./course bench NN --csv=F).
+figures need no GPU. The roofline shows the time model's H100 estimates (MODEL_H100, copied
+from the lesson READMEs) and, with --bench, the measured GFLOP/s of each kernel found in the
+benchmark CSV files (./course bench NN --csv=F).
 
 The files are byte-reproducible: no date or version in their metadata, a fixed SVG hash salt,
 text drawn as paths. Bytes still depend on matplotlib's version, so docs/figures is drawn with
@@ -61,6 +62,24 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
     ("matmul_warptile", "05", 32.0, False),
     ("wmma_shared", "06", 64.0, True),
 ]
+
+# The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
+# "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
+# CPU emulator, 2026-11-25; lesson 02's from the same command, not in its README). A model,
+# never a measurement (emulator/README.md, "Time model", has its validation error). Points
+# above the roof are served by the caches: the intensity counts every access. Lesson 06's
+# WMMA kernels are left out: the model misses their fragment traffic (its README says why).
+MODEL_H100 = {
+    "vector_add": 152,
+    "matmul_naive": 506,
+    "matmul_coalesced": 6564,
+    "matmul_tiled": 7112,
+    "gemv_warp": 1485,
+    "matmul_1d_tile": 11240,
+    "matmul_2d_tile": 34397,
+    "matmul_vectorized": 44319,
+    "matmul_warptile": 50029,
+}
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
 patches = None
@@ -764,7 +783,8 @@ def read_bench(paths):
 
 
 def fig_roofline(out, bench):
-    """The H100's roofline with the course's kernels at their intensity (and measured points)."""
+    """The H100's roofline with the course's kernels at their intensity, the time model's
+    estimates, and measured points."""
     fig, ax = plt.subplots(figsize=(WIDTH, 4.6))
     xs = [2 ** (i / 8) for i in range(-40, 81)]
     ax.plot(xs, [min(PEAK_FP32, x * HBM_BW) / 1e12 for x in xs], color=INK, linewidth=2,
@@ -778,6 +798,9 @@ def fig_roofline(out, bench):
         roof = min(PEAK_FP16_TC if tc else PEAK_FP32, ai * HBM_BW) / 1e12
         ax.plot([ai], [roof], marker="D" if tc else "o", color=ORANGE if tc else BLUE,
                 markersize=6 if tc else 10, markeredgecolor=INK, linestyle="none", zorder=3)
+        if name in MODEL_H100:
+            ax.plot([ai], [MODEL_H100[name] / 1e3], marker="s", color=GREEN, markersize=7,
+                    markeredgecolor=INK, linestyle="none", zorder=4)
         if name in measured:
             ax.plot([ai], [measured[name] / 1e3], marker="*", color=RED, markersize=12,
                     markeredgecolor=INK, linestyle="none")
@@ -792,7 +815,7 @@ def fig_roofline(out, bench):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)
     ax.set_xlabel("arithmetic intensity: FLOP per byte of global-memory accesses")
-    ax.set_ylabel("TFLOP/s (at most)")
+    ax.set_ylabel("TFLOP/s (roofs: at most)")
     ax.set_xlim(2 ** -5, 2 ** 10)
     ax.set_ylim(0.05, 3000)
     handles, labels = ax.get_legend_handles_labels()
@@ -802,6 +825,9 @@ def fig_roofline(out, bench):
     handles.append(plt.Line2D([], [], marker="D", color=ORANGE, markeredgecolor=INK,
                               markersize=6, linestyle="none"))
     labels.append("course kernel, Tensor Cores")
+    handles.append(plt.Line2D([], [], marker="s", color=GREEN, markeredgecolor=INK,
+                              markersize=7, linestyle="none"))
+    labels.append("model estimate at 4096 (emulator, not measured)")
     if measured:
         handles.append(plt.Line2D([], [], marker="*", color=RED, markeredgecolor=INK,
                                   markersize=12, linestyle="none"))

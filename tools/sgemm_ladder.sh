@@ -16,22 +16,16 @@ src=$(cd "$1" && pwd)
 gpu=${2:-a6000}
 size=${3:-4096}
 kernels=${4:-"1 2 3 4 5 6 7 8 9 10"}
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build}
-work=$build/sgemm_ladder
-mkdir -p "$work"
-case $gpu in t4) arch=75 ;; a6000) arch=86 ;; a100) arch=80 ;; l4) arch=89 ;; *) arch=90 ;; esac
-bin=$work/sgemm_ladder_sm$arch
+# shellcheck source=tools/model_validation_lib.sh
+. "$(dirname "$0")/model_validation_lib.sh"
+validation_setup sgemm_ladder "$gpu"
 if [ ! -x "$bin" ] || [ "$src/src/runner.cu" -nt "$bin" ] || [ "$root/tools/sgemm_ladder_main.cu" -nt "$bin" ]; then
     nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v \
         -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" -I"$src/src" \
         "$root/tools/sgemm_ladder_main.cu" "$src/src/runner.cu" -lcublas -o "$bin" 2>"$work/ptxas.txt" ||
         { cat "$work/ptxas.txt" >&2; exit 1; }
 fi
-# Registers per kernel, as ptxas -v reports them (what tools/sass.py reads): "NAME N" lines.
-awk "/Compiling entry function '/ { split(\$0, q, \"'\"); name = q[2] }
-     /Used [0-9]+ registers/ && name { match(\$0, /Used [0-9]+/); print name, substr(\$0, RSTART + 5, RLENGTH - 5); name = \"\" }" \
-    "$work/ptxas.txt" >"$work/regs.txt"
+ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
 # The README's table (GFLOP/s on an A6000 at 4096), kernel number first.
 published() {
     case $1 in 1) echo 309.0 ;; 2) echo 1986.5 ;; 3) echo 2980.3 ;; 4) echo 8474.7 ;; 5) echo 15971.7 ;;

@@ -4,7 +4,9 @@
  *
  * Sources, per field (every row unless a row's own source says otherwise):
  *  - SMs, boost clock, fp32 and Tensor Core TFLOP/s, DRAM bandwidth, L2 size: NVIDIA's
- *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5) and architecture whitepapers
+ *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5; GeForce RTX 3090 from the GA102
+ *    whitepaper's table, where the reduction ladder of emulator/README.md was measured) and
+ *    architecture whitepapers
  *    (Turing TU104, Ampere GA102 and GA100, Hopper GH100). Tensor rates are dense (the
  *    datasheets' "with sparsity" numbers halved).
  *  - registers, shared memory and L1 per SM, resident warps and blocks: the CUDA C++
@@ -75,6 +77,28 @@ static const struct model_gpu table[] = {
      3.0,
      "RTX A6000 datasheet (10752 cores = 84 SMs, 1800 MHz, 38.7 TFLOP/s fp32, 309.7 TFLOP/s "
      "sparse tensor, 768 GB/s); GA102 whitepaper (6 MB L2); Programming Guide, 8.6"},
+    {"rtx3090",
+     "NVIDIA GeForce RTX 3090 (sm_86)",
+     82,
+     1695,
+     128,
+     71,
+     4,
+     65536,
+     100 * KIB,
+     128 * KIB,
+     6 * MIB,
+     82 * A100_L2_PER_SM,
+     936,
+     48,
+     16,
+     33,
+     200,
+     500,
+     3.0,
+     "GA102 whitepaper, GeForce RTX 3090 column (82 SMs, 1695 MHz boost, 35.6 TFLOP/s fp32, "
+     "71 TFLOP/s dense fp16 Tensor with fp32 accumulate, 6 MB L2, 936 GB/s); latencies as the "
+     "A6000's (the same GA102 chip); Programming Guide, 8.6"},
     {"a100",
      "NVIDIA A100 80GB SXM (sm_80)",
      108,

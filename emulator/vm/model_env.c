@@ -2,7 +2,7 @@
  * @file model_env.c
  * @brief The time model as the device server starts it, from its environment:
  *
- *   COURSE_EMU_MODEL=GPU|FILE   a row of gpus.c (t4, a6000, a100, l4, h100) or a GPU file
+ *   COURSE_EMU_MODEL=GPU|FILE   a row of gpus.c (t4, a6000, rtx3090, a100, l4, h100) or a GPU file
  *   COURSE_EMU_MODEL_REGS=FILE  "KERNEL REGISTERS" lines (mangled names, as cuobjdump
  *                               --dump-resource-usage prints them); 32 assumed without
  *   COURSE_EMU_MODEL_OUT=FILE   where each launch's "model ..." line is appended (stderr without)
