@@ -340,11 +340,37 @@ static void vector_lanes(struct warp *w, const struct insn *in, uint8_t **host, 
     });
 }
 
+/* 1 when nothing watches this launch's accesses (no counters, time model or checks): a shared
+ * access then needs only its bounds and alignment. */
+static int unobserved(const struct exec *x)
+{
+    return !x->cnt && !x->launch->model && !x->launch->checks;
+}
+
+/* ld.shared of one 32-bit value from a 32-bit address, unobserved (the inner loop of every tiled
+ * kernel): the lanes' addresses, their checks and the copy in two passes over the lanes, with
+ * no array of host pointers. Returns 0, having done nothing, when a lane is out of bounds or
+ * misaligned: resolve() then names it. */
+static int load_shared_word(const struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint32_t *b = R32(w, in->o[0]);
+    uint32_t imm = (uint32_t)in->imm, bad = 0, last = x->smem_bytes - 4; /* last valid address */
+    LANES(m, bad |= ((b[l] + imm) & 3) | (uint32_t)(b[l] + imm > last));
+    if (bad || x->smem_bytes < 4)
+        return 0;
+    uint32_t *d = R32(w, in->o[1]);
+    LANES(m, memcpy(&d[l], x->smem + (uint32_t)(b[l] + imm), 4));
+    return 1;
+}
+
 static enum event load(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                        enum space sp)
 {
     uint8_t *host[32];
     unsigned count = MEM_COUNT(in->mod), width = in->width;
+    if (sp == SP_SHARED && count == 1 && width == 4 && MEM_BASE32(in->mod) && !MEM_DST64(in->mod) &&
+        in->o[0] != NO_REG && in->o[1] != NO_REG && unobserved(x) && load_shared_word(x, w, in, m))
+        return EV_NONE;
     enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 0, host);
     if (ev != EV_NONE)
         return ev;
