@@ -8,6 +8,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "check.h"
 #include "count.h"
@@ -347,19 +350,44 @@ static int unobserved(const struct exec *x)
     return !x->cnt && !x->launch->model && !x->launch->checks;
 }
 
-/* ld.shared of one 32-bit value from a 32-bit address, unobserved (the inner loop of every tiled
- * kernel): the lanes' addresses, their checks and the copy in two passes over the lanes, with
- * no array of host pointers. Returns 0, having done nothing, when a lane is out of bounds or
+/* Register @p d of every lane in @p m from shared memory at x->smem + b[l] + @p imm, offsets
+ * already checked. */
+static void gather_shared(const struct exec *x, uint32_t *d, const uint32_t *b, uint32_t imm,
+                          uint32_t m)
+{
+#ifdef __AVX2__
+    if (m == FULL_MASK) { /* eight lanes a gather: the offsets are below 2^31 */
+        for (int l = 0; l < 32; l += 8) {
+            __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(b + l)),
+                                         _mm256_set1_epi32((int)imm));
+            _mm256_storeu_si256((__m256i *)(d + l),
+                                _mm256_i32gather_epi32((const int *)x->smem, a, 1));
+        }
+        return;
+    }
+#endif
+    LANES(m, memcpy(&d[l], x->smem + (uint32_t)(b[l] + imm), 4));
+}
+
+/* ld.shared of 1, 2 or 4 32-bit values from a 32-bit address, unobserved (the inner loop of
+ * every tiled kernel): the lanes' checks in one pass, then one gather per register, with no
+ * array of host pointers. Returns 0, having done nothing, when a lane is out of bounds or
  * misaligned: resolve() then names it. */
-static int load_shared_word(const struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+static int load_shared_words(const struct exec *x, struct warp *w, const struct insn *in,
+                             uint32_t m)
 {
     const uint32_t *b = R32(w, in->o[0]);
-    uint32_t imm = (uint32_t)in->imm, bad = 0, last = x->smem_bytes - 4; /* last valid address */
-    LANES(m, bad |= ((b[l] + imm) & 3) | (uint32_t)(b[l] + imm > last));
-    if (bad || x->smem_bytes < 4)
+    uint32_t count = MEM_COUNT(in->mod), bytes = 4 * count, imm = (uint32_t)in->imm, bad = 0;
+    uint32_t last = x->smem_bytes - bytes; /* the last address a whole access fits at */
+    LANES(m, bad |= ((b[l] + imm) & (bytes - 1)) | (uint32_t)(b[l] + imm > last));
+    if (bad || x->smem_bytes < bytes)
         return 0;
-    uint32_t *d = R32(w, in->o[1]);
-    LANES(m, memcpy(&d[l], x->smem + (uint32_t)(b[l] + imm), 4));
+    uint32_t base[32]; /* a vector's first register may be its base: keep the addresses */
+    if (count > 1)
+        b = memcpy(base, b, sizeof base);
+    for (uint32_t i = 0; i < count; i++)
+        if (in->o[1 + i] != NO_REG)
+            gather_shared(x, R32(w, in->o[1 + i]), b, imm + 4 * i, m);
     return 1;
 }
 
@@ -368,9 +396,6 @@ static enum event load(struct exec *x, struct warp *w, const struct insn *in, ui
 {
     uint8_t *host[32];
     unsigned count = MEM_COUNT(in->mod), width = in->width;
-    if (sp == SP_SHARED && count == 1 && width == 4 && MEM_BASE32(in->mod) && !MEM_DST64(in->mod) &&
-        in->o[0] != NO_REG && in->o[1] != NO_REG && unobserved(x) && load_shared_word(x, w, in, m))
-        return EV_NONE;
     enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 0, host);
     if (ev != EV_NONE)
         return ev;
@@ -422,6 +447,11 @@ enum event h_ST_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, ui
 
 enum event h_LD_SHARED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
+    unsigned count = MEM_COUNT(in->mod);
+    if ((count == 1 || count == 2 || count == 4) && in->width == 4 && MEM_BASE32(in->mod) &&
+        !MEM_DST64(in->mod) && in->o[0] != NO_REG && unobserved(x) &&
+        load_shared_words(x, w, in, m))
+        return EV_NONE;
     return load(x, w, in, m, SP_SHARED);
 }
 
