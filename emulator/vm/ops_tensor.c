@@ -49,19 +49,45 @@ static int frag_per(int nregs, int bytes)
 }
 
 /* Fragment slot s is element s % per of lane s / per. frag_gather reads slots 0 .. n-1 into
- * raw[]; frag_scatter writes every slot of the fragment (per lanes 32) from raw[s % n]. */
+ * raw[]; frag_scatter writes every slot of the fragment (per lanes 32) from raw[s % n]. Both
+ * walk a register's lanes in order, whole registers at a time (frag_get()'s packing). */
 static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int bytes, int n,
                         uint64_t *raw)
 {
-    for (int s = 0; s < n; s++)
-        raw[s] = frag_get(w, regs, bytes, s / per, s % per);
+    if (bytes == 8) {
+        for (int s = 0; s < n; s++)
+            raw[s] = frag_get(w, regs, bytes, s / per, s % per);
+        return;
+    }
+    int per_reg = 4 / bytes, bits = 8 * bytes, lanes = (n + per - 1) / per;
+    uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
+    for (int r = 0; r < per / per_reg; r++) {
+        const uint32_t *v = R32(w, regs[r]);
+        for (int lane = 0; lane < lanes; lane++)
+            for (int k = 0, s = lane * per + r * per_reg; k < per_reg && s < n; k++, s++)
+                raw[s] = (v[lane] >> (k * bits)) & mask;
+    }
 }
 
 static void frag_scatter(struct warp *w, const uint32_t *regs, int per, int bytes, int n,
                          const uint64_t *raw)
 {
-    for (int s = 0; s < 32 * per; s++)
-        frag_set(w, regs, bytes, s / per, s % per, raw[s % n]);
+    if (bytes == 8) {
+        for (int s = 0; s < 32 * per; s++)
+            frag_set(w, regs, bytes, s / per, s % per, raw[s % n]);
+        return;
+    }
+    int per_reg = 4 / bytes, bits = 8 * bytes;
+    uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
+    for (int r = 0; r < per / per_reg; r++) {
+        uint32_t *v = R32(w, regs[r]);
+        for (int lane = 0; lane < 32; lane++) {
+            uint32_t word = 0;
+            for (int k = 0, s = lane * per + r * per_reg; k < per_reg; k++, s++)
+                word |= ((uint32_t)raw[s % n] & mask) << (k * bits);
+            v[lane] = word;
+        }
+    }
 }
 
 /* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
@@ -143,16 +169,20 @@ static float tc_value(int t, uint32_t raw)
     }
 }
 
-/* D = A * B + C on tiles already gathered into row-major fp32 arrays. */
+/* D = A * B + C on tiles already gathered into row-major fp32 arrays. Each element of D adds
+ * its K products in k order; the loop over j is innermost, so a row of D is one vector. */
 static void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
 {
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            float acc = C[i * N + j];
-            for (int k = 0; k < K; k++)
-                acc += A[i * K + k] * B[k * N + j]; /* the product is exact */
-            D[i * N + j] = acc;
+    for (int i = 0; i < M; i++) {
+        float *d = &D[i * N];
+        for (int j = 0; j < N; j++)
+            d[j] = C[i * N + j];
+        for (int k = 0; k < K; k++) {
+            float a = A[i * K + k];
+            for (int j = 0; j < N; j++)
+                d[j] += a * B[k * N + j]; /* the product is exact */
         }
+    }
 }
 
 /* An element of type @p t as a signed integer (s8, u8, s32 fragments). */
