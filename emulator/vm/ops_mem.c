@@ -355,6 +355,24 @@ static int unobserved(const struct exec *x)
 static void gather_shared(const struct exec *x, uint32_t *d, const uint32_t *b, uint32_t imm,
                           uint32_t m)
 {
+    if (m == FULL_MASK) { /* a row read in order, or one word for every lane: no gather */
+        uint32_t a0 = b[0] + imm, row = 0, same = 0;
+        for (uint32_t l = 0; l < 32; l++) {
+            row |= (b[l] + imm) ^ (a0 + 4 * l);
+            same |= (b[l] + imm) ^ a0;
+        }
+        if (!row) {
+            memcpy(d, x->smem + a0, 128);
+            return;
+        }
+        if (!same) {
+            uint32_t v;
+            memcpy(&v, x->smem + a0, 4);
+            for (int l = 0; l < 32; l++)
+                d[l] = v;
+            return;
+        }
+    }
 #ifdef __AVX2__
     if (m == FULL_MASK) { /* eight lanes a gather: the offsets are below 2^31 */
         for (int l = 0; l < 32; l += 8) {
