@@ -456,6 +456,12 @@ TERNARY(PRMT_B32, uint32_t, R32, prmt(a[l], b[l], c[l], in->mod))
     for (int l = 0; l < 32; l++)                                                                   \
     r |= (uint32_t)(ICMP(T, U, (T)NARROW(a[l]), (T)NARROW(b[l]), CMP) != 0) << l
 
+/* One case of setp's switch: the loop for a constant CMP. */
+#define SETP_CASE(T, U, NARROW, CMP)                                                               \
+    case CMP:                                                                                      \
+        SETP_BITS(T, U, NARROW, CMP);                                                              \
+        break
+
 /* setp on integers: the compare is chosen once per instruction, not once per lane. */
 #define SETP_INT(NAME, T, U, REG, NARROW)                                                          \
     enum event h_##NAME(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)         \
@@ -464,36 +470,17 @@ TERNARY(PRMT_B32, uint32_t, R32, prmt(a[l], b[l], c[l], in->mod))
         const T *a = (const T *)REG(w, in->o[2]), *b = (const T *)REG(w, in->o[3]);                \
         uint32_t r = 0;                                                                            \
         switch (in->mod & 0xFF) {                                                                  \
-        case CMP_EQ:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_EQ);                                                       \
-            break;                                                                                 \
-        case CMP_NE:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_NE);                                                       \
-            break;                                                                                 \
-        case CMP_LT:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_LT);                                                       \
-            break;                                                                                 \
-        case CMP_LE:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_LE);                                                       \
-            break;                                                                                 \
-        case CMP_GT:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_GT);                                                       \
-            break;                                                                                 \
-        case CMP_GE:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_GE);                                                       \
-            break;                                                                                 \
-        case CMP_LO:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_LO);                                                       \
-            break;                                                                                 \
-        case CMP_LS:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_LS);                                                       \
-            break;                                                                                 \
-        case CMP_HI:                                                                               \
-            SETP_BITS(T, U, NARROW, CMP_HI);                                                       \
-            break;                                                                                 \
+            SETP_CASE(T, U, NARROW, CMP_EQ);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_NE);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LT);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LE);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_GT);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_GE);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LO);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LS);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_HI);                                                       \
         default:                                                                                   \
             SETP_BITS(T, U, NARROW, CMP_HS);                                                       \
-            break;                                                                                 \
         }                                                                                          \
         vm_setp_store(w, in, m, r);                                                                \
         return EV_NONE;                                                                            \
