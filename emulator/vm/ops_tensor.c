@@ -56,9 +56,15 @@ static int frag_per(int nregs, int bytes)
 static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int bytes, int n,
                         uint64_t *raw)
 {
-    if (bytes == 8 || n % per) {
+    if (n % per) {
         for (int s = 0; s < n; s++)
             raw[s] = frag_get(w, regs, bytes, s / per, s % per);
+        return;
+    }
+    if (bytes == 8) { /* one element per 64-bit register */
+        for (int lane = 0; lane < n / per; lane++)
+            for (int j = 0; j < per; j++)
+                raw[lane * per + j] = R64(w, regs[j])[lane];
         return;
     }
     /* Whole lanes: lane l's elements are raw[l * per ...], packed into its registers as
@@ -76,9 +82,15 @@ static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int
 static void frag_scatter(struct warp *w, const uint32_t *regs, int per, int bytes, int n,
                          const uint64_t *raw)
 {
-    if (bytes == 8 || n % per) {
+    if (n % per) {
         for (int s = 0; s < 32 * per; s++)
             frag_set(w, regs, bytes, s / per, s % per, raw[s % n]);
+        return;
+    }
+    if (bytes == 8) {
+        for (int lane = 0, first = 0; lane < 32; lane++, first = first + per < n ? first + per : 0)
+            for (int j = 0; j < per; j++)
+                R64(w, regs[j])[lane] = raw[first + j];
         return;
     }
     /* Whole lanes: lane l's slots are raw[(l * per) % n ...], none of them wrapping. */
