@@ -8,7 +8,8 @@
  * PTX is lesson 03's solution PTX (build/reports/03_solution.ptx); each M N K triple (default
  * 257 257 257 and 1031 1029 1027) is run once with the counters on, to count the thread
  * instructions, and then timed with them off, as every launch runs unless asked. One table row
- * per size.
+ * per size: wall seconds and the process's CPU seconds (every thread's), and thread instructions
+ * per second of each (per CPU second: one core's speed, whatever else the machine runs).
  *
  * A second table compares the element types on one loop: a naive GEMM (one thread per element
  * of C, each a chain of K fma instructions fed by two global loads) written once in PTX, here,
@@ -46,25 +47,29 @@ static char *slurp(const char *path, size_t *len)
     return text;
 }
 
-static double seconds(void)
+/* Seconds on @p clock: CLOCK_MONOTONIC for the wall, CLOCK_PROCESS_CPUTIME_ID for the CPU time
+ * of every thread of this process. */
+static double seconds(clockid_t clock)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Launch @p l with the GEMM parameters (M, N, K, A, B, C) = (@p dims, @p abc), timed into
- * @p secs; then free A, B and C. */
+ * @p secs (wall seconds, then CPU seconds: on a machine other jobs share, the CPU time is what
+ * the VM itself took); then free A, B and C. */
 static int launch_gemm(struct vm_launch *l, const int dims[3], const uint64_t abc[3],
-                       struct emu_mem *mem, struct vm_result *r, double *secs)
+                       struct emu_mem *mem, struct vm_result *r, double secs[2])
 {
     uint8_t params[40];
     memcpy(params, dims, 12);
     memcpy(params + 16, abc, 24);
     l->params = params;
-    double t0 = seconds();
+    double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_PROCESS_CPUTIME_ID);
     vm_launch(l, r);
-    *secs = seconds() - t0;
+    secs[0] = seconds(CLOCK_MONOTONIC) - wall;
+    secs[1] = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu;
     for (int i = 0; i < 3; i++)
         mem_free(mem, abc[i]);
     return r->status == VM_OK ? 0 : -1;
@@ -72,7 +77,7 @@ static int launch_gemm(struct vm_launch *l, const int dims[3], const uint64_t ab
 
 /* One launch of matmul_tiled at M x N x K (32 x 32 tiles, one thread per element of C). */
 static int run(struct vm_module *m, int kernel, struct emu_mem *mem, const int mnk[3], int count,
-               struct vm_result *r, double *secs)
+               struct vm_result *r, double secs[2])
 {
     int M = mnk[0], N = mnk[1], K = mnk[2];
     uint64_t a = mem_alloc(mem, (uint64_t)M * K * 4, 0), b = mem_alloc(mem, (uint64_t)K * N * 4, 0);
@@ -159,7 +164,7 @@ static void fill_words(const struct elem *e, void *out, long n, long salt)
 
 /* One launch of dot_<type> at M x N x K (K / per_word steps), 32 x 8 threads a block. */
 static int run_dot(struct vm_module *m, const struct elem *e, struct emu_mem *mem, const int mnk[3],
-                   int count, struct vm_result *r, double *secs)
+                   int count, struct vm_result *r, double secs[2])
 {
     int M = mnk[0], N = mnk[1], S = mnk[2] / e->per_word;
     int kernel = -1;
@@ -201,11 +206,11 @@ static int bench_types(struct emu_mem *mem)
             return -1;
         }
         struct vm_result counted, timed;
-        double secs = 1e30, s;
-        int rc = run_dot(m, &elems[t], mem, mnk, 1, &counted, &s);
+        double secs = 1e30, s[2];
+        int rc = run_dot(m, &elems[t], mem, mnk, 1, &counted, s);
         for (int rep = 0; rep < 3 && !rc; rep++) {
-            rc = run_dot(m, &elems[t], mem, mnk, 0, &timed, &s);
-            secs = s < secs ? s : secs;
+            rc = run_dot(m, &elems[t], mem, mnk, 0, &timed, s);
+            secs = s[0] < secs ? s[0] : secs;
         }
         vm_unload(m, mem);
         free(ptx);
@@ -247,25 +252,26 @@ int main(int argc, char **argv)
     static const int defaults[][3] = {{257, 257, 257}, {1031, 1029, 1027}};
     int nsizes = argc > 2 ? (argc - 2) / 3 : 2;
     printf("%u host threads (COURSE_EMU_THREADS)\n", vm_threads());
-    printf("%-18s %16s %10s %14s\n", "M x N x K", "thread insts", "seconds", "M insts/s");
+    printf("%-18s %16s %10s %10s %14s %14s\n", "M x N x K", "thread insts", "seconds", "cpu s",
+           "M insts/s", "M insts/cpu s");
     for (int s = 0; s < nsizes; s++) {
         int mnk[3];
         for (int i = 0; i < 3; i++)
             mnk[i] = argc > 2 ? atoi(argv[2 + 3 * s + i]) : defaults[s][i];
         struct vm_result counted, timed;
-        double ignored, secs = 0;
-        int rc = run(m, kernel, &mem, mnk, 1, &counted, &ignored);
+        double ignored[2], secs[2] = {0, 0};
+        int rc = run(m, kernel, &mem, mnk, 1, &counted, ignored);
         if (!rc)
-            rc = run(m, kernel, &mem, mnk, 0, &timed, &secs);
+            rc = run(m, kernel, &mem, mnk, 0, &timed, secs);
         if (rc) {
             fprintf(stderr, "course-emu-bench: %s\n", counted.message);
             return 1;
         }
         char shape[32];
         snprintf(shape, sizeof shape, "%d x %d x %d", mnk[0], mnk[1], mnk[2]);
-        printf("%-18s %16llu %10.3f %14.0f\n", shape,
-               (unsigned long long)counted.counters.thread_insts, secs,
-               (double)counted.counters.thread_insts / secs / 1e6);
+        double insts = (double)counted.counters.thread_insts;
+        printf("%-18s %16.0f %10.3f %10.3f %14.0f %14.0f\n", shape, insts, secs[0], secs[1],
+               insts / secs[0] / 1e6, insts / secs[1] / 1e6);
     }
     vm_unload(m, &mem);
     int rc = bench_types(&mem);

@@ -334,6 +334,29 @@ static void bar_red_result(const struct exec *x, struct warp *w, int l, int b)
     *d = v ? *d | bit : *d & ~bit;
 }
 
+/* The lanes of @p w that wait at barrier @p b: one branch-free pass over the lanes. */
+static uint32_t lanes_at(const struct warp *w, uint32_t b)
+{
+    uint32_t at = 0;
+    for (int l = 0; l < 32; l++)
+        at |= (uint32_t)(w->bar_id[l] == b) << l;
+    return at & w->waiting;
+}
+
+/* Release the lanes @p at of @p w from barrier @p b. A converged warp's lanes all left the
+ * same instruction: a plain bar.sync needs no result, so the lanes need no visit. */
+static void release(const struct exec *x, struct warp *w, uint32_t at, int b)
+{
+    if (!at)
+        return;
+    w->waiting &= ~at;
+    const struct insn *in = &x->code[w->pc - 1];
+    if (!w->diverged && (in->op != OP_BAR_SYNC || in->width != 2))
+        return;
+    for (; at; at &= at - 1)
+        bar_red_result(x, w, __builtin_ctz(at), b);
+}
+
 /* Open every barrier that all the threads it waits for have reached. Returns how many lanes
  * were released; 0 with lanes still waiting is a deadlock. */
 static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarps)
@@ -341,8 +364,11 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
     uint32_t arrived[16] = {0}, live = 0, released = 0;
     for (uint32_t i = 0; i < nwarps; i++) {
         live += (uint32_t)__builtin_popcount(warps[i].live);
-        for (uint32_t m = warps[i].waiting; m; m &= m - 1)
-            arrived[warps[i].bar_id[__builtin_ctz(m)] & 15]++;
+        for (uint32_t m = warps[i].waiting; m;) { /* once per barrier the warp's lanes wait at */
+            uint32_t b = warps[i].bar_id[__builtin_ctz(m)], at = lanes_at(&warps[i], b);
+            arrived[b & 15] += (uint32_t)__builtin_popcount(at);
+            m &= ~at;
+        }
     }
     for (int b = 0; b < 16; b++) {
         uint32_t want = x->bar_count[b] ? x->bar_count[b] : live;
@@ -353,14 +379,9 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         uint32_t exited = x->bar_count[b] ? 0 : bd[0] * bd[1] * bd[2] - live;
         for (uint32_t i = 0; i < nwarps; i++) {
             struct warp *w = &warps[i];
-            for (uint32_t m = w->waiting; m; m &= m - 1) {
-                int l = __builtin_ctz(m);
-                if (w->bar_id[l] == b) {
-                    w->waiting &= ~(1u << l);
-                    bar_red_result(x, w, l, b);
-                    released++;
-                }
-            }
+            uint32_t at = w->waiting ? lanes_at(w, (uint32_t)b) : 0;
+            release(x, w, at, b);
+            released += (uint32_t)__builtin_popcount(at);
             try_converge(w);
         }
         x->bar_count[b] = 0;

@@ -83,16 +83,3 @@ uint16_t fp_f32_to_bf16(float x)
         return 0x7FFF;
     return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1)) >> 16);
 }
-
-float fp_fmaf(float a, float b, float c)
-{
-#ifdef __FP_FAST_FMAF
-    return fmaf(a, b, c);
-#else
-    /* a * b is exact in double; one rounding to odd, then one to float, is correct. */
-    double p = (double)a * b;
-    if (!isfinite(p) || c == 0 || p == 0)
-        return (float)(p + c);
-    return (float)fp_add_odd(p, c);
-#endif
-}

@@ -6,6 +6,7 @@
 #ifndef EMU_FP_H
 #define EMU_FP_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -118,8 +119,20 @@ static inline double fp_add_odd(double a, double b)
     return u2d(u | 1);
 }
 
-/** fma(a, b, c) on floats, rounded once to nearest even. */
-float fp_fmaf(float a, float b, float c);
+/** fma(a, b, c) on floats, rounded once to nearest even. Inline, so that a lane loop of it
+ *  vectorises where the CPU has FMA. */
+static inline float fp_fmaf(float a, float b, float c)
+{
+#ifdef __FP_FAST_FMAF
+    return fmaf(a, b, c);
+#else
+    /* a * b is exact in double; one rounding to odd, then one to float, is correct. */
+    double p = (double)a * b;
+    if (!isfinite(p) || c == 0 || p == 0)
+        return (float)(p + c);
+    return (float)fp_add_odd(p, c);
+#endif
+}
 
 /** @p x with a subnormal flushed to a zero of the same sign. */
 static inline float fp_ftz(float x)

@@ -451,15 +451,36 @@ TERNARY(PRMT_B32, uint32_t, R32, prmt(a[l], b[l], c[l], in->mod))
      : (CMP) == CMP_HI ? (U)(A) > (U)(B)                                                           \
                        : (U)(A) >= (U)(B))
 
+/* The compare bits of every lane for one constant CMP: a loop with no branch in it. */
+#define SETP_BITS(T, U, NARROW, CMP)                                                               \
+    for (int l = 0; l < 32; l++)                                                                   \
+    r |= (uint32_t)(ICMP(T, U, (T)NARROW(a[l]), (T)NARROW(b[l]), CMP) != 0) << l
+
+/* One case of setp's switch: the loop for a constant CMP. */
+#define SETP_CASE(T, U, NARROW, CMP)                                                               \
+    case CMP:                                                                                      \
+        SETP_BITS(T, U, NARROW, CMP);                                                              \
+        break
+
+/* setp on integers: the compare is chosen once per instruction, not once per lane. */
 #define SETP_INT(NAME, T, U, REG, NARROW)                                                          \
     enum event h_##NAME(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)         \
     {                                                                                              \
         (void)x;                                                                                   \
         const T *a = (const T *)REG(w, in->o[2]), *b = (const T *)REG(w, in->o[3]);                \
-        uint32_t cmp = in->mod & 0xFF, r = 0;                                                      \
-        for (int l = 0; l < 32; l++) {                                                             \
-            T av = (T)NARROW(a[l]), bv = (T)NARROW(b[l]);                                          \
-            r |= (uint32_t)(ICMP(T, U, av, bv, cmp) != 0) << l;                                    \
+        uint32_t r = 0;                                                                            \
+        switch (in->mod & 0xFF) {                                                                  \
+            SETP_CASE(T, U, NARROW, CMP_EQ);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_NE);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LT);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LE);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_GT);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_GE);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LO);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_LS);                                                       \
+            SETP_CASE(T, U, NARROW, CMP_HI);                                                       \
+        default:                                                                                   \
+            SETP_BITS(T, U, NARROW, CMP_HS);                                                       \
         }                                                                                          \
         vm_setp_store(w, in, m, r);                                                                \
         return EV_NONE;                                                                            \

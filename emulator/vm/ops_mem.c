@@ -8,6 +8,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "check.h"
 #include "count.h"
@@ -340,6 +343,107 @@ static void vector_lanes(struct warp *w, const struct insn *in, uint8_t **host, 
     });
 }
 
+/* 1 when nothing watches this launch's accesses (no counters, time model or checks): a shared
+ * access then needs only its bounds and alignment. */
+static int unobserved(const struct exec *x)
+{
+    return !x->cnt && !x->launch->model && !x->launch->checks;
+}
+
+/* 1 when every lane of @p m can access @p bytes of shared memory at b[l] + @p imm: in bounds
+ * and aligned (one branch-free pass over the lanes). */
+static int shared_ok(const struct exec *x, const uint32_t *b, uint32_t imm, uint32_t bytes,
+                     uint32_t m)
+{
+    uint32_t last = x->smem_bytes - bytes, bad = 0; /* the last address a whole access fits at */
+    LANES(m, bad |= ((b[l] + imm) & (bytes - 1)) | (uint32_t)(b[l] + imm > last));
+    return !bad && x->smem_bytes >= bytes;
+}
+
+/* 1 when the 32 lanes' words b[l] + @p imm lie in order, one row. */
+static int row_of_words(const uint32_t *b, uint32_t imm)
+{
+    uint32_t a0 = b[0] + imm, row = 0;
+    for (uint32_t l = 0; l < 32; l++)
+        row |= (b[l] + imm) ^ (a0 + 4 * l);
+    return !row;
+}
+
+/* Register @p d of every lane in @p m from shared memory at x->smem + b[l] + @p imm, offsets
+ * already checked. */
+static void gather_shared(const struct exec *x, uint32_t *d, const uint32_t *b, uint32_t imm,
+                          uint32_t m)
+{
+    if (m == FULL_MASK) { /* a row read in order, or one word for every lane: no gather */
+        uint32_t a0 = b[0] + imm, same = 0;
+        for (uint32_t l = 0; l < 32; l++)
+            same |= (b[l] + imm) ^ a0;
+        if (row_of_words(b, imm)) {
+            memcpy(d, x->smem + a0, 128);
+            return;
+        }
+        if (!same) {
+            uint32_t v;
+            memcpy(&v, x->smem + a0, 4);
+            for (int l = 0; l < 32; l++)
+                d[l] = v;
+            return;
+        }
+    }
+#ifdef __AVX2__
+    if (m == FULL_MASK) { /* eight lanes a gather: the offsets are below 2^31 */
+        for (int l = 0; l < 32; l += 8) {
+            __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(b + l)),
+                                         _mm256_set1_epi32((int)imm));
+            _mm256_storeu_si256((__m256i *)(d + l),
+                                _mm256_i32gather_epi32((const int *)x->smem, a, 1));
+        }
+        return;
+    }
+#endif
+    LANES(m, memcpy(&d[l], x->smem + (uint32_t)(b[l] + imm), 4));
+}
+
+/* ld.shared of 1, 2 or 4 32-bit values from a 32-bit address, unobserved (the inner loop of
+ * every tiled kernel): the lanes' checks in one pass, then one gather per register, with no
+ * array of host pointers. Returns 0, having done nothing, when a lane is out of bounds or
+ * misaligned: resolve() then names it. */
+static int load_shared_words(const struct exec *x, struct warp *w, const struct insn *in,
+                             uint32_t m)
+{
+    const uint32_t *b = R32(w, in->o[0]);
+    uint32_t count = MEM_COUNT(in->mod), imm = (uint32_t)in->imm;
+    if (!shared_ok(x, b, imm, 4 * count, m))
+        return 0;
+    uint32_t base[32]; /* a vector's first register may be its base: keep the addresses */
+    if (count > 1)
+        b = memcpy(base, b, sizeof base);
+    for (uint32_t i = 0; i < count; i++)
+        if (in->o[1 + i] != NO_REG)
+            gather_shared(x, R32(w, in->o[1 + i]), b, imm + 4 * i, m);
+    return 1;
+}
+
+/* st.shared's twin of load_shared_words(): lanes in order (the last of several lanes writing
+ * one word wins, as in store()), a full warp's row in order as one copy. */
+static int store_shared_words(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint32_t *b = R32(w, in->o[0]);
+    uint32_t count = MEM_COUNT(in->mod), imm = (uint32_t)in->imm;
+    if (!shared_ok(x, b, imm, 4 * count, m))
+        return 0;
+    x->writes++;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t *v = R32(w, in->o[1 + i]);
+        uint32_t off = imm + 4 * i;
+        if (m == FULL_MASK && count == 1 && row_of_words(b, off))
+            memcpy(x->smem + (uint32_t)(b[0] + off), v, 128);
+        else
+            LANES(m, memcpy(x->smem + (uint32_t)(b[l] + off), &v[l], 4));
+    }
+    return 1;
+}
+
 static enum event load(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                        enum space sp)
 {
@@ -396,11 +500,20 @@ enum event h_ST_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, ui
 
 enum event h_LD_SHARED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
+    unsigned count = MEM_COUNT(in->mod);
+    if ((count == 1 || count == 2 || count == 4) && in->width == 4 && MEM_BASE32(in->mod) &&
+        !MEM_DST64(in->mod) && in->o[0] != NO_REG && unobserved(x) &&
+        load_shared_words(x, w, in, m))
+        return EV_NONE;
     return load(x, w, in, m, SP_SHARED);
 }
 
 enum event h_ST_SHARED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
+    unsigned count = MEM_COUNT(in->mod);
+    if ((count == 1 || count == 2 || count == 4) && in->width == 4 && MEM_BASE32(in->mod) &&
+        in->o[0] != NO_REG && unobserved(x) && store_shared_words(x, w, in, m))
+        return EV_NONE;
     return store(x, w, in, m, SP_SHARED);
 }
 

@@ -16,6 +16,9 @@
  * reads an fp32 register it is given as tf32.
  */
 #include <math.h>
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
 
 #include "fp.h"
 
@@ -53,15 +56,93 @@ static int frag_per(int nregs, int bytes)
 static void frag_gather(const struct warp *w, const uint32_t *regs, int per, int bytes, int n,
                         uint64_t *raw)
 {
-    for (int s = 0; s < n; s++)
-        raw[s] = frag_get(w, regs, bytes, s / per, s % per);
+    if (n % per) {
+        for (int s = 0; s < n; s++)
+            raw[s] = frag_get(w, regs, bytes, s / per, s % per);
+        return;
+    }
+    if (bytes == 8) { /* one element per 64-bit register */
+        for (int lane = 0; lane < n / per; lane++)
+            for (int j = 0; j < per; j++)
+                raw[lane * per + j] = R64(w, regs[j])[lane];
+        return;
+    }
+    /* Whole lanes: lane l's elements are raw[l * per ...], packed into its registers as
+     * frag_get() reads them. */
+    int per_reg = 4 / bytes, bits = 8 * bytes;
+    uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
+    for (int lane = 0; lane < n / per; lane++)
+        for (int r = 0; r < per / per_reg; r++) {
+            uint32_t word = R32(w, regs[r])[lane];
+            for (int k = 0; k < per_reg; k++)
+                raw[lane * per + r * per_reg + k] = (word >> (k * bits)) & mask;
+        }
 }
 
 static void frag_scatter(struct warp *w, const uint32_t *regs, int per, int bytes, int n,
                          const uint64_t *raw)
 {
-    for (int s = 0; s < 32 * per; s++)
-        frag_set(w, regs, bytes, s / per, s % per, raw[s % n]);
+    if (n % per) {
+        for (int s = 0; s < 32 * per; s++)
+            frag_set(w, regs, bytes, s / per, s % per, raw[s % n]);
+        return;
+    }
+    if (bytes == 8) {
+        for (int lane = 0, first = 0; lane < 32; lane++, first = first + per < n ? first + per : 0)
+            for (int j = 0; j < per; j++)
+                R64(w, regs[j])[lane] = raw[first + j];
+        return;
+    }
+    /* Whole lanes: lane l's slots are raw[(l * per) % n ...], none of them wrapping. */
+    int per_reg = 4 / bytes, bits = 8 * bytes;
+    uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
+    for (int lane = 0, first = 0; lane < 32; lane++, first = first + per < n ? first + per : 0)
+        for (int r = 0; r < per / per_reg; r++) {
+            const uint64_t *src = raw + first + r * per_reg;
+            uint32_t word = 0;
+            for (int k = 0; k < per_reg; k++)
+                word |= ((uint32_t)src[k] & mask) << (k * bits);
+            R32(w, regs[r])[lane] = word;
+        }
+}
+
+/* The @p bytes-byte element at @p p, zero-extended; and its store. Fixed-size copies: no call. */
+static uint64_t get_elem(const uint8_t *p, int bytes)
+{
+    uint8_t b1;
+    uint16_t b2;
+    uint32_t b4;
+    uint64_t b8;
+    switch (bytes) {
+    case 1:
+        return memcpy(&b1, p, 1), b1;
+    case 2:
+        return memcpy(&b2, p, 2), b2;
+    case 4:
+        return memcpy(&b4, p, 4), b4;
+    default:
+        return memcpy(&b8, p, 8), b8;
+    }
+}
+
+static void put_elem(uint8_t *p, uint64_t v, int bytes)
+{
+    uint8_t b1 = (uint8_t)v;
+    uint16_t b2 = (uint16_t)v;
+    uint32_t b4 = (uint32_t)v;
+    switch (bytes) {
+    case 1:
+        memcpy(p, &b1, 1);
+        break;
+    case 2:
+        memcpy(p, &b2, 2);
+        break;
+    case 4:
+        memcpy(p, &b4, 4);
+        break;
+    default:
+        memcpy(p, &v, 8);
+    }
 }
 
 /* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
@@ -106,10 +187,9 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
         for (int j = 0; j < len; j++) {
             uint64_t *t = &tile[col ? j * cols + i : i * cols + j];
             if (store) {
-                memcpy(p + j * bytes, t, (size_t)bytes);
+                put_elem(p + j * bytes, *t, bytes);
             } else {
-                *t = 0;
-                memcpy(t, p + j * bytes, (size_t)bytes);
+                *t = get_elem(p + j * bytes, bytes);
             }
         }
     }
@@ -143,16 +223,46 @@ static float tc_value(int t, uint32_t raw)
     }
 }
 
-/* D = A * B + C on tiles already gathered into row-major fp32 arrays. */
+/* tc_value() of @p n raw elements of type @p t: the type chosen once, a loop per type. */
+static void tc_values(int t, const uint64_t *raw, int n, float *out)
+{
+    switch (t) {
+    case MT_F16:
+#ifdef __F16C__
+        for (; n >= 8; n -= 8, raw += 8, out += 8) { /* eight at a time, the CPU's own widening */
+            uint16_t h[8];
+            for (int k = 0; k < 8; k++)
+                h[k] = (uint16_t)raw[k];
+            _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h)));
+        }
+#endif
+        for (int e = 0; e < n; e++)
+            out[e] = fp_f16_to_f32((uint16_t)raw[e]);
+        break;
+    case MT_BF16:
+        for (int e = 0; e < n; e++)
+            out[e] = fp_bf16_to_f32((uint16_t)raw[e]);
+        break;
+    default:
+        for (int e = 0; e < n; e++)
+            out[e] = tc_value(t, (uint32_t)raw[e]);
+    }
+}
+
+/* D = A * B + C on tiles already gathered into row-major fp32 arrays. Each element of D adds
+ * its K products in k order; the loop over j is innermost, so a row of D is one vector. */
 static void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
 {
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            float acc = C[i * N + j];
-            for (int k = 0; k < K; k++)
-                acc += A[i * K + k] * B[k * N + j]; /* the product is exact */
-            D[i * N + j] = acc;
+    for (int i = 0; i < M; i++) {
+        float *d = &D[i * N];
+        for (int j = 0; j < N; j++)
+            d[j] = C[i * N + j];
+        for (int k = 0; k < K; k++) {
+            float a = A[i * K + k];
+            for (int j = 0; j < N; j++)
+                d[j] += a * B[k * N + j]; /* the product is exact */
         }
+    }
 }
 
 /* An element of type @p t as a signed integer (s8, u8, s32 fragments). */
@@ -185,12 +295,9 @@ static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *
                          const uint64_t *rawB, const uint64_t *rawC, uint64_t *rawD)
 {
     float A[32 * 16], B[16 * 32], C[16 * 16], D[16 * 16];
-    for (int e = 0; e < M * K; e++)
-        A[e] = tc_value(types[0], (uint32_t)rawA[e]);
-    for (int e = 0; e < K * N; e++)
-        B[e] = tc_value(types[1], (uint32_t)rawB[e]);
-    for (int e = 0; e < M * N; e++)
-        C[e] = tc_value(types[2], (uint32_t)rawC[e]);
+    tc_values(types[0], rawA, M * K, A);
+    tc_values(types[1], rawB, K * N, B);
+    tc_values(types[2], rawC, M * N, C);
     mma_tile(M, N, K, A, B, C, D);
     for (int e = 0; e < M * N; e++)
         rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : f2u(D[e]);

@@ -1023,6 +1023,45 @@ START_TEST(memory_spaces_and_widths)
 }
 END_TEST
 
+/* Every shared-read pattern against the host, and a read past the end named as a fault. */
+START_TEST(shared_reads_in_every_pattern)
+{
+    enum { N = 100, T = 80 };
+    float in[N], out[8 * T], *din, *dout;
+    for (int i = 0; i < N; i++)
+        in[i] = (float)((i * 37) % 101 - 50);
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dout, 0, sizeof out));
+    ck_assert_int_eq(vm_shared_reads(din, dout, N, 0), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < T; t++) {
+        const float *v = &in[4 * ((t * 3) % (N / 4))];
+        float want[5] = {in[t], in[t / 32 * 7 + 3], in[(t * 13 + 5) % N],
+                         v[0] + 2 * v[1] + 4 * v[2] + 8 * v[3], t % 3 ? in[N - 1 - t] : 0};
+        for (int k = 0; k < 5; k++)
+            ck_assert_msg(out[8 * t + k] == want[k], "thread %d, pattern %d: %g, want %g", t, k,
+                          (double)out[8 * t + k], (double)want[k]);
+        ck_assert_msg(!memcmp(&out[8 * t + 5], &in[2 * (t % 16)], 8),
+                      "thread %d, ld.shared.v2 onto its own base: %g %g, want %g %g", t,
+                      (double)out[8 * t + 5], (double)out[8 * t + 6], (double)in[2 * (t % 16)],
+                      (double)in[2 * (t % 16) + 1]);
+    }
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_shared_reads(din, dout, N, 3);
+    char *said = capture_end(&cap);
+    ck_assert_msg(err == cudaErrorIllegalAddress, "read past the end: %s", cudaGetErrorName(err));
+    capture_assert_at(said, TEST_VM_KERNELS, "FAULT_SMEM_READ",
+                      "invalid shared read of 4 bytes at 0x198 (the block has 400 bytes");
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess); /* the fault is sticky until then */
+    CUDA_CHECK(cudaFree(din));
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
 START_TEST(atomics_under_contention)
 {
     enum { T = 1024 };
@@ -1713,6 +1752,7 @@ int main(int argc, char **argv)
         {"integer_float_conversions", integer_float_conversions, CASE_GPU, 60},
         {"half_and_bfloat_arithmetic", half_and_bfloat_arithmetic, CASE_GPU, 60},
         {"memory_spaces_and_widths", memory_spaces_and_widths, CASE_GPU, 60},
+        {"shared_reads_in_every_pattern", shared_reads_in_every_pattern, CASE_GPU, 60},
         {"atomics_under_contention", atomics_under_contention, CASE_GPU, 60},
         {"cp_async_fills_with_zeros", cp_async_fills_with_zeros, CASE_GPU, 60},
         {"shuffles_every_mode_and_width", shuffles_every_mode_and_width, CASE_GPU, 60},

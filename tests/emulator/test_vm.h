@@ -32,6 +32,11 @@ cudaError_t vm_op64(const char *op, const uint64_t *a, const uint64_t *b, const 
  *  global memory: out[0 .. 63] (see the kernel for what each holds). */
 cudaError_t vm_memory(const int8_t *in8, const float4 *in4, int32_t *out, int n);
 
+/** Shared-memory reads of n floats (a multiple of 4, at least 97) copied from in[], in several
+ *  address patterns by 80 threads: out[8 * t + k] (see the kernel); @p past > 0 reads past the
+ *  end, which faults. */
+cudaError_t vm_shared_reads(const float *in, float *out, int n, int past);
+
 /** Atomics under contention from @p threads threads: out[0] add, 1 sub via add, 2 min, 3 max,
  *  4 inc (wraps at 100), 5 cas counter, 6 exch; fout[0] float add. */
 cudaError_t vm_atomics(int *out, float *fout, int threads);

@@ -466,6 +466,39 @@ cudaError_t vm_memory(const int8_t *in8, const float4 *in4, int32_t *out, int n)
     return cudaGetLastError();
 }
 
+/* Shared reads in the patterns the VM takes apart (a row in order, one word for a whole warp,
+ * any other addresses, part of a warp, vectors, a vector whose base register is also its first
+ * destination): 80 threads, the last warp partial; out[8 * t + k]. A read past the end
+ * (@p past > 0) faults. */
+static __global__ void shared_reads_kernel(const float *in, float *out, int n, int past)
+{
+    extern __shared__ float s[];
+    int t = threadIdx.x;
+    for (int i = t; i < n; i += blockDim.x)
+        s[i] = in[i];
+    __syncthreads();
+    float *o = out + 8 * t;
+    o[0] = s[t];                /* a row */
+    o[1] = s[t / 32 * 7 + 3];   /* one word for each warp */
+    o[2] = s[(t * 13 + 5) % n]; /* scattered */
+    float4 v = reinterpret_cast<const float4 *>(s)[(t * 3) % (n / 4)];
+    o[3] = v.x + 2 * v.y + 4 * v.z + 8 * v.w;
+    if (t % 3)
+        o[4] = s[n - 1 - t]; /* part of the warp */
+    uint32_t a = (uint32_t)__cvta_generic_to_shared(&s[2 * (t % 16)]), b;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%0];" : "+r"(a), "=r"(b));
+    o[5] = __uint_as_float(a);
+    o[6] = __uint_as_float(b);
+    if (past)
+        o[7] = s[n - 1 + past]; /* FAULT_SMEM_READ */
+}
+
+cudaError_t vm_shared_reads(const float *in, float *out, int n, int past)
+{
+    shared_reads_kernel<<<1, 80, n * sizeof(float)>>>(in, out, n, past);
+    return cudaDeviceSynchronize();
+}
+
 static __global__ void atomics_kernel(int *out, float *fout)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
