@@ -255,6 +255,25 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
     return ev;
 }
 
+void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
+                     int n, unsigned bytes, int store)
+{
+    if ((!x->cnt && !x->launch->model) || (sp != SP_GLOBAL && sp != SP_SHARED))
+        return;
+    for (int at = 0; at < n; at += 32) {
+        int lanes = n - at < 32 ? n - at : 32;
+        uint32_t m = lanes == 32 ? FULL_MASK : (1u << lanes) - 1;
+        if (sp == SP_GLOBAL && x->cnt)
+            count_global(x, addr + at, m, bytes, store);
+        if (sp == SP_GLOBAL && x->launch->model)
+            model_global(x->launch->model, w->index, addr + at, m, bytes, store);
+        if (sp == SP_SHARED && x->cnt)
+            count_shared(x, addr + at, m, bytes, store);
+        if (sp == SP_SHARED && x->launch->model)
+            model_shared(x->launch->model, w->index, addr + at, m, bytes, store);
+    }
+}
+
 /* ---- loads and stores -------------------------------------------------------------------------
  */
 

@@ -147,6 +147,25 @@ static void put_elem(uint8_t *p, uint64_t v, int bytes)
 
 /* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
  * a row-major array, then the array to or from every slot of the fragment. */
+/*
+ * Count a tile of @p lines runs of @p run bytes, @p pitch bytes apart from @p base, as the warp's
+ * lanes move it on a GPU: 16 bytes a lane (a shorter run whole), 32 lanes a request.
+ */
+static void wmma_count(struct exec *x, struct warp *w, enum space sp, uint64_t base, uint64_t pitch,
+                       int lines, int run, int store)
+{
+    if (sp == SP_GENERIC)
+        sp = base - SHARED_WINDOW < WINDOW_SIZE  ? (base -= SHARED_WINDOW, SP_SHARED)
+             : base - LOCAL_WINDOW < WINDOW_SIZE ? SP_LOCAL
+                                                 : SP_GLOBAL;
+    int piece = run < 16 ? run : 16, n = 0;
+    uint64_t addr[128]; /* the largest tile, 1 KiB, is 64 pieces */
+    for (int i = 0; i < lines; i++)
+        for (int off = 0; off < run && n < 128; off += piece)
+            addr[n++] = base + (uint64_t)i * pitch + (uint64_t)off;
+    vm_count_pieces(x, w, sp, addr, n, (unsigned)piece, store);
+}
+
 static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                            int store)
 {
@@ -195,6 +214,8 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
     }
     if (!store)
         frag_scatter(w, regs, per, bytes, rows * cols, tile);
+    wmma_count(x, w, (enum space)WM_SPACE(mod), base, stride * (uint64_t)bytes, lines, len * bytes,
+               store);
     return EV_NONE;
 }
 
@@ -407,6 +428,7 @@ enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uin
     const uint32_t *regs = &x->mod->pool[in->o[5]];
     int trans = in->mod & 1;
     uint16_t mat[4][8][8];
+    uint64_t rows[32];
     for (int i = 0; i < in->width; i++)
         for (int r = 0; r < 8; r++) {
             int lane = 8 * i + r;
@@ -419,7 +441,9 @@ enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uin
             if (ev != EV_NONE)
                 return ev;
             memcpy(mat[i][r], p, 16);
+            rows[lane] = a + (uint64_t)in->imm;
         }
+    vm_count_pieces(x, w, SP_SHARED, rows, 8 * in->width, 16, 0);
     for (int i = 0; i < in->width; i++)
         for (int l = 0; l < 32; l++) {
             int r = l / 4, c = 2 * (l % 4);

@@ -468,6 +468,15 @@ void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t
 enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int lane, enum space sp,
                      uint64_t a, unsigned bytes, unsigned align, int store, uint8_t **host);
 
+/**
+ * Count (and feed the time model) @p n accesses of @p bytes each at @p addr, made by one
+ * instruction that the VM executes a lane at a time (wmma.load/store, ldmatrix), as the
+ * requests of up to 32 lanes a GPU's SASS issues for it. @p sp is the space vm_access() sorted
+ * the first address into (SP_GLOBAL, or SP_SHARED with window offsets); nothing for local.
+ */
+void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
+                     int n, unsigned bytes, int store);
+
 /** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
 int wmma_frag_regs(int matrix, int type, int shape);
 void wmma_dims(int shape, int matrix, int *rows, int *cols);

@@ -299,6 +299,11 @@ START_TEST(wmma_naive_direct_when_aligned)
 {
     struct course_runner *r = course_runner_start(COURSE_OBSERVED);
     struct vm_counters c = observed_half_gemm(r, "wmma_naive", "wmma_naive_kernel", 64, 64, 48);
+    uint64_t need = (64 * 48 + 48 * 64) * 2 / 32; /* every half of A and B, once */
+    ck_assert_msg(c.gld_sectors >= need,
+                  "wmma_naive at 64 x 64 x 48 loaded %llu sectors, fewer than the %llu that hold "
+                  "A and B: fragment loads from global memory must be counted",
+                  (unsigned long long)c.gld_sectors, (unsigned long long)need);
     ck_assert_msg(c.sts_requests + c.lds_requests == 0,
                   "wmma_naive made %llu shared-memory requests at 64 x 64 x 48, where every "
                   "fragment can be loaded and stored in place",
