@@ -209,6 +209,51 @@ START_TEST(pointer_kinds)
 }
 END_TEST
 
+/* Zero-copy: a kernel writes pinned memory through cudaHostGetDevicePointer (the same address)
+ * and registered malloc memory through its device pointer (another address); the host reads
+ * the results in place, the bytes around them stay, and unregistering keeps the content. */
+START_TEST(zero_copy_pinned_and_registered)
+{
+    enum { N = 1001, GUARD = 8, OFF = 100 };
+    int *h, *dh, *dp;
+    ck_assert_int_eq(cudaHostAlloc((void **)&h, (N + GUARD) * sizeof(int), cudaHostAllocMapped),
+                     cudaSuccess);
+    for (int i = 0; i < N + GUARD; i++)
+        h[i] = -1;
+    ck_assert_int_eq(cudaHostGetDevicePointer((void **)&dh, h, 0), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(dh, N, 3, -5, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    for (int i = 0; i < N + GUARD; i++)
+        ck_assert_msg(h[i] == (i < N ? 3 * i - 5 : -1), "pinned, n=%d: h[%d] = %d, want %d", N, i,
+                      h[i], i < N ? 3 * i - 5 : -1);
+    char *buf = malloc(OFF + (N + GUARD) * sizeof(int));
+    memset(buf, 9, OFF + (N + GUARD) * sizeof(int));
+    int *r = (int *)(buf + OFF);
+    ck_assert_int_eq(cudaHostRegister(r, N * sizeof(int), cudaHostRegisterMapped), cudaSuccess);
+    ck_assert_int_eq(cudaHostRegister(r + 1, 4, 0), cudaErrorHostMemoryAlreadyRegistered);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorHostMemoryAlreadyRegistered); /* not sticky */
+    ck_assert_int_eq(cudaHostGetDevicePointer((void **)&dp, r, 0), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(dp, N, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaHostUnregister(r), cudaSuccess);
+    for (int i = 0; i < OFF; i++)
+        ck_assert_msg(buf[i] == 9, "registered, n=%d: byte %d before the range = %d", N, i, buf[i]);
+    for (int i = 0; i < N + GUARD; i++)
+        ck_assert_msg(r[i] == (i < N ? 2 * i + 1 : 0x09090909),
+                      "registered, n=%d: r[%d] = %d after cudaHostUnregister", N, i, r[i]);
+    int v = 1, *none;
+    ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrCanUseHostPointerForRegisteredMem, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(cudaHostRegister(NULL, 4, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaHostRegister(dh, 4, 0), cudaErrorInvalidValue); /* pinned already */
+    ck_assert_int_eq(cudaHostGetDevicePointer((void **)&none, r, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaHostUnregister(r), cudaErrorHostMemoryNotRegistered);
+    free(buf);
+    ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
+}
+END_TEST
+
 /* --- devices, streams, events ---------------------------------------------------------------- */
 
 /* An sm_90 part that says it is emulated, with the course's limits. */
@@ -658,6 +703,7 @@ int main(int argc, char **argv)
         {"malloc_beyond_capacity", malloc_beyond_capacity, CASE_CPU, 60},
         {"host_dereference_segfaults", host_dereference_segfaults, CASE_CPU, 60},
         {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
+        {"zero_copy_pinned_and_registered", zero_copy_pinned_and_registered, CASE_CPU, 60},
         {"pointer_kinds", pointer_kinds, CASE_CPU, 60},
         {"device_properties", device_properties, CASE_CPU, 60},
         {"emu_gpus_setting", emu_gpus_setting, CASE_CPU, 60},
