@@ -411,10 +411,15 @@ cudaError_t cudaFree(void *devPtr)
     return rt_error(err);
 }
 
+/* Captured into a graph, the free is a node of the graph, and the graph's launches use the block:
+ * it stays allocated (graph-owned memory is never returned to the program). */
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
-    (void)hStream;
-    return cudaFree(devPtr);
+    rt_lock();
+    struct rt_stream *st = rt_stream_of(hStream);
+    int captured = st && st->capture;
+    rt_unlock();
+    return captured ? cudaSuccess : cudaFree(devPtr);
 }
 
 /* Pinned memory has pages of its own, so that hostcheck can protect exactly them. They are a

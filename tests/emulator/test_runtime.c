@@ -254,6 +254,38 @@ START_TEST(zero_copy_pinned_and_registered)
 }
 END_TEST
 
+/* A stream capture that allocates, fills, copies out and frees (cudaMallocAsync, a kernel,
+ * cudaMemcpyAsync, cudaFreeAsync): the graph runs twice and gives the result each time. */
+START_TEST(captured_malloc_and_free_async)
+{
+    enum { N = 333 };
+    int out[N];
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    int *d;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync((void **)&d, N * sizeof(int), s), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine_on(d, N, 5, -2, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpyAsync(out, d, sizeof out, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    ck_assert_int_eq(cudaFreeAsync(d, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    for (int run = 0; run < 2; run++) {
+        memset(out, 0, sizeof out);
+        ck_assert_int_eq(cudaGraphLaunch(ge, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(out[i] == 5 * i - 2, "graph run %d, n=%d: out[%d] = %d, want %d", run, N,
+                          i, out[i], 5 * i - 2);
+    }
+    ck_assert_int_eq(cudaGraphExecDestroy(ge), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+END_TEST
+
 /* --- devices, streams, events ---------------------------------------------------------------- */
 
 /* An sm_90 part that says it is emulated, with the course's limits. */
@@ -704,6 +736,7 @@ int main(int argc, char **argv)
         {"host_dereference_segfaults", host_dereference_segfaults, CASE_CPU, 60},
         {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
         {"zero_copy_pinned_and_registered", zero_copy_pinned_and_registered, CASE_CPU, 60},
+        {"captured_malloc_and_free_async", captured_malloc_and_free_async, CASE_CPU, 60},
         {"pointer_kinds", pointer_kinds, CASE_CPU, 60},
         {"device_properties", device_properties, CASE_CPU, 60},
         {"emu_gpus_setting", emu_gpus_setting, CASE_CPU, 60},
