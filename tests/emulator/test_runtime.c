@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -282,6 +283,40 @@ START_TEST(captured_malloc_and_free_async)
     }
     ck_assert_int_eq(cudaGraphExecDestroy(ge), cudaSuccess);
     ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+END_TEST
+
+/* Set by callback_sets_flag, on whichever thread runs it. */
+static volatile int callback_ran;
+
+static void CUDART_CB callback_sets_flag(cudaStream_t stream, cudaError_t status, void *data)
+{
+    (void)stream, (void)status;
+    callback_ran = *(int *)data;
+}
+
+/* A callback runs after the kernel before it though the host never synchronises: it waits on a
+ * flag of its own, as cuda-samples' simpleCallback waits at a barrier its callbacks reach. */
+START_TEST(callback_runs_without_a_synchronising_call)
+{
+    enum { N = 257 };
+    int *d, host[N], token = 41;
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, N * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine_on(d, N, 7, 3, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamAddCallback(s, callback_sets_flag, &token, 0), cudaSuccess);
+    for (int waited = 0; !callback_ran && waited < 5000; waited += 10) {
+        const struct timespec ms = {0, 10 * 1000000L};
+        nanosleep(&ms, NULL); /* no CUDA call: only the runtime's own progress can run it */
+    }
+    ck_assert_msg(callback_ran == 41, "callback after a kernel of n=%d: not run within 5 s", N);
+    ck_assert_int_eq(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(host[i] == 7 * i + 3, "n=%d: out[%d] = %d, want %d", N, i, host[i],
+                      7 * i + 3);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
     ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
 }
 END_TEST
@@ -737,6 +772,8 @@ int main(int argc, char **argv)
         {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
         {"zero_copy_pinned_and_registered", zero_copy_pinned_and_registered, CASE_CPU, 60},
         {"captured_malloc_and_free_async", captured_malloc_and_free_async, CASE_CPU, 60},
+        {"callback_runs_without_a_synchronising_call", callback_runs_without_a_synchronising_call,
+         CASE_CPU, 60},
         {"pointer_kinds", pointer_kinds, CASE_CPU, 60},
         {"device_properties", device_properties, CASE_CPU, 60},
         {"emu_gpus_setting", emu_gpus_setting, CASE_CPU, 60},
