@@ -2,7 +2,7 @@
  * @file cublas.c
  * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, Ex, batched and strided
  *        batched), SGEMV, geam, level 1 (axpy, dot, nrm2, scal) and host-device copies, on
- *        the host.
+ *        the host. Batched LU is in cublas_lu.c, cublasXt in cublas_xt.c.
  *
  * Column-major with cuBLAS's transposes and leading dimensions. Every
  * operand range is checked against the device allocation table before it is
@@ -414,6 +414,13 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                       CUBLAS_GEMM_DEFAULT);
 }
 
+/* The host view of a batched call's array of @p count device pointers, which lives in device
+ * memory as cuBLAS requires; NULL (after the runtime said why) when it does not. */
+static void *pointer_array(const void *array, int count, const char *who)
+{
+    return course_emu_host(array, (size_t)count * sizeof(void *), who);
+}
+
 cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
                                   cublasOperation_t transb, int m, int n, int k, const float *alpha,
                                   const float *const Aarray[], int lda, const float *const Barray[],
@@ -426,11 +433,9 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
     cublasStatus_t st = gemm_setup(handle, &g, CUBLAS_COMPUTE_32F, alpha, beta, &a, &b);
     if (st != CUBLAS_STATUS_SUCCESS || batchCount <= 0)
         return st == CUBLAS_STATUS_SUCCESS && batchCount < 0 ? CUBLAS_STATUS_INVALID_VALUE : st;
-    /* The arrays of pointers live in device memory, as cuBLAS requires. */
-    size_t bytes = (size_t)batchCount * sizeof(void *);
-    const float *const *as = course_emu_host(Aarray, bytes, "cublasSgemmBatched, Aarray");
-    const float *const *bs = course_emu_host(Barray, bytes, "cublasSgemmBatched, Barray");
-    float *const *cs = course_emu_host(Carray, bytes, "cublasSgemmBatched, Carray");
+    const float *const *as = pointer_array(Aarray, batchCount, "cublasSgemmBatched, Aarray");
+    const float *const *bs = pointer_array(Barray, batchCount, "cublasSgemmBatched, Barray");
+    float *const *cs = pointer_array(Carray, batchCount, "cublasSgemmBatched, Carray");
     if (!as || !bs || !cs)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     for (int i = 0; i < batchCount && st == CUBLAS_STATUS_SUCCESS; i++) {
@@ -494,6 +499,28 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
     for (int j = 0; j < n && m; j++)
         course_emu_wrote(C + (size_t)j * ldc, (size_t)m * 8);
     return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k,
+                                  const double *alpha, const double *const Aarray[], int lda,
+                                  const double *const Barray[], int ldb, const double *beta,
+                                  double *const Carray[], int ldc, int batchCount)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (batchCount <= 0)
+        return batchCount < 0 ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;
+    const double *const *as = pointer_array(Aarray, batchCount, "cublasDgemmBatched, Aarray");
+    const double *const *bs = pointer_array(Barray, batchCount, "cublasDgemmBatched, Barray");
+    double *const *cs = pointer_array(Carray, batchCount, "cublasDgemmBatched, Carray");
+    if (!as || !bs || !cs)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < batchCount && st == CUBLAS_STATUS_SUCCESS; i++)
+        st = cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, as[i], lda, bs[i], ldb, beta,
+                            cs[i], ldc);
+    return st;
 }
 
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,

@@ -219,7 +219,9 @@ static void fill_features(struct cudaDeviceProp *p)
     p->streamPrioritiesSupported = 1;
     p->globalL1CacheSupported = p->localL1CacheSupported = 1;
     p->managedMemory = p->concurrentManagedAccess = 1;
-    p->computePreemptionSupported = p->canUseHostPointerForRegisteredMem = 1;
+    p->computePreemptionSupported = 1;
+    /* 0: registered memory's device pointer is another address (cudaHostRegister). */
+    p->canUseHostPointerForRegisteredMem = 0;
     p->cooperativeLaunch = p->clusterLaunch = 1;
     p->hostRegisterSupported = p->hostRegisterReadOnlySupported = 1;
     p->sparseCudaArraySupported = p->deferredMappingCudaArraySupported = 1;

@@ -341,19 +341,21 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
     return (struct cudaChannelFormatDesc){x, y, z, w, f};
 }
 
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+/* A device block of @p size for @p caller, also mapped, readable and writable, at its device
+ * address for the host (managed and pinned memory); recorded in rt.managed. */
+static cudaError_t host_visible_block(void **devPtr, size_t size, const char *who,
+                                      const void *caller)
 {
-    (void)flags;
-    cudaError_t err = malloc_for(devPtr, size, __builtin_return_address(0));
+    cudaError_t err = malloc_for(devPtr, size ? size : 1, caller);
     if (err != cudaSuccess || !*devPtr)
         return err;
     rt_lock();
     rt_wrote(*devPtr, size, PROTO_WROTE_HOST, 0); /* the host may write it directly */
     struct rt_host_block *m = malloc(sizeof *m);
     uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
-    if (!m || mmap(*devPtr, pages_of(size), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                   rt.mem.fd, (off_t)off) == MAP_FAILED) {
-        rt_say("cudaMallocManaged: cannot map %zu bytes for the host", size);
+    if (!m || mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED, rt.mem.fd, (off_t)off) == MAP_FAILED) {
+        rt_say("%s: cannot map %zu bytes for the host", who, size);
         free(m);
         rt_unlock();
         cudaFree(*devPtr);
@@ -364,6 +366,16 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
     rt.managed = m;
     rt_unlock();
     return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    (void)flags;
+    if (size == 0) {
+        *devPtr = NULL;
+        return cudaSuccess;
+    }
+    return host_visible_block(devPtr, size, "cudaMallocManaged", __builtin_return_address(0));
 }
 
 /* Forget managed block @p p, making its pages inaccessible to the host again. */
@@ -404,36 +416,47 @@ cudaError_t cudaFree(void *devPtr)
     return rt_error(err);
 }
 
+/* Captured into a graph, the free is a node of the graph, and the graph's launches use the block:
+ * it stays allocated (graph-owned memory is never returned to the program). */
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
-    (void)hStream;
-    return cudaFree(devPtr);
+    rt_lock();
+    struct rt_stream *st = rt_stream_of(hStream);
+    int captured = st && st->capture;
+    rt_unlock();
+    return captured ? cudaSuccess : cudaFree(devPtr);
 }
 
-/* Pinned memory has pages of its own, so that hostcheck can protect exactly them. */
-cudaError_t cudaMallocHost(void **ptr, size_t size)
+/* Pinned memory has pages of its own, so that hostcheck can protect exactly them. They are a
+ * device block mapped at its device address (as managed memory is), so that a kernel reaches
+ * them through the same pointer (zero-copy, unified addressing). */
+static cudaError_t pinned_for(void **ptr, size_t size, const void *caller)
 {
-    rt_lock();
+    void *p = NULL;
     struct rt_host_block *h = malloc(sizeof *h);
-    void *p = h ? mmap(NULL, pages_of(size ? size : 1), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                : MAP_FAILED;
-    if (p != MAP_FAILED) {
+    cudaError_t err =
+        h ? host_visible_block(&p, size, "cudaMallocHost", caller) : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) {
+        rt_lock();
         *h = (struct rt_host_block){.ptr = p, .size = size, .next = rt.host_blocks};
         rt.host_blocks = h;
+        rt_unlock();
     } else {
         free(h);
-        p = NULL;
     }
-    rt_unlock();
     *ptr = p;
-    return p ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+    return err == cudaSuccess ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    return pinned_for(ptr, size, __builtin_return_address(0));
 }
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     (void)flags;
-    return cudaMallocHost(pHost, size);
+    return pinned_for(pHost, size, __builtin_return_address(0));
 }
 
 /* Synchronises the device first, as CUDA does: no queued copy still uses the block. */
@@ -454,27 +477,124 @@ cudaError_t cudaFreeHost(void *ptr)
         rt_say("cudaFreeHost: %p was not allocated by cudaMallocHost or cudaHostAlloc", ptr);
         return rt_error(cudaErrorInvalidValue);
     }
-    munmap(h->ptr, pages_of(h->size ? h->size : 1));
     free(h);
-    return cudaSuccess;
+    return cudaFree(ptr);
 }
 
+/** A cudaHostRegister'ed range: its pages alias those of a device block, so kernels reach it. */
+struct registered {
+    char *page; /**< the first page of the range */
+    size_t len; /**< bytes of whole pages it covers */
+    char *dev;  /**< the device block the pages alias (its address is the device pointer) */
+    struct registered *next;
+};
+static struct registered *registered; /* under rt_lock */
+
+/* The registration whose pages hold @p p, or NULL. The lock is held. */
+static struct registered *registration(const void *p)
+{
+    struct registered *r = registered;
+    while (r && ((const char *)p < r->page || (const char *)p >= r->page + r->len))
+        r = r->next;
+    return r;
+}
+
+/* Host memory the program allocated becomes pinned and mapped: its pages are moved, content and
+ * all, onto a device block's (MAP_SHARED at the same address), whose address is the device
+ * pointer (cudaHostGetDevicePointer); cudaDevAttrCanUseHostPointerForRegisteredMem says 0. */
+/* Why [@p ptr, + @p size) (whole pages [@p page, + @p len)) cannot be registered, or cudaSuccess
+ * (after one line saying why not). */
+static cudaError_t registrable(void *ptr, size_t size, char *page, size_t len)
+{
+    rt_lock();
+    int taken = ptr && size && (registration(ptr) || registration((char *)ptr + size - 1));
+    int device = rt_is_device(ptr);
+    rt_unlock();
+    const char *why = !ptr || !size                ? "a NULL pointer or 0 bytes"
+                      : taken                      ? "its pages are registered already"
+                      : device                     ? "it is device, pinned or managed memory"
+                      : msync(page, len, MS_ASYNC) ? "its pages are not mapped"
+                                                   : NULL;
+    if (why)
+        rt_say("cudaHostRegister: cannot register %zu bytes at %p: %s", size, ptr, why);
+    return !why    ? cudaSuccess
+           : taken ? cudaErrorHostMemoryAlreadyRegistered
+                   : cudaErrorInvalidValue;
+}
+
+/* Host memory the program allocated becomes pinned and mapped: its pages are moved, content and
+ * all, onto a device block's (MAP_SHARED at the same address), whose address is the device
+ * pointer (cudaHostGetDevicePointer); cudaDevAttrCanUseHostPointerForRegisteredMem says 0. */
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-    (void)ptr, (void)size, (void)flags;
+    (void)flags;
+    char *page = (char *)((uintptr_t)ptr & ~(uintptr_t)4095);
+    size_t len = pages_of((size_t)((char *)ptr + size - page));
+    cudaError_t err = registrable(ptr, size, page, len);
+    void *dev;
+    struct registered *r = err == cudaSuccess ? malloc(sizeof *r) : NULL;
+    if (err == cudaSuccess)
+        err = r ? host_visible_block(&dev, len, "cudaHostRegister", __builtin_return_address(0))
+                : cudaErrorMemoryAllocation;
+    if (err != cudaSuccess) {
+        free(r);
+        return rt_error(err);
+    }
+    rt_lock();
+    memcpy(dev, page, len);
+    uint64_t off = (uint64_t)(uintptr_t)dev - rt.mem.base;
+    if (mmap(page, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rt.mem.fd, (off_t)off) ==
+        MAP_FAILED) {
+        rt_say("cudaHostRegister: cannot map %zu bytes at %p (its pages are lost)", len, page);
+        abort();
+    }
+    *r = (struct registered){page, len, dev, registered};
+    registered = r;
+    rt_unlock();
     return cudaSuccess;
 }
 
+/* The pages get private memory of their own again, with the content they hold now. */
 cudaError_t cudaHostUnregister(void *ptr)
 {
-    (void)ptr;
-    return cudaSuccess;
+    rt_lock();
+    rt_run_all(); /* no queued work still uses the range */
+    struct registered **at = &registered;
+    while (*at && (*at)->page != (char *)((uintptr_t)ptr & ~(uintptr_t)4095))
+        at = &(*at)->next;
+    struct registered *r = *at;
+    if (r) {
+        *at = r->next;
+        if (mmap(r->page, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                 -1, 0) == MAP_FAILED) {
+            rt_say("cudaHostUnregister: cannot map %zu bytes at %p", r->len, r->page);
+            abort();
+        }
+        memcpy(r->page, r->dev, r->len);
+    }
+    rt_unlock();
+    if (!r) {
+        rt_say("cudaHostUnregister: %p was not registered with cudaHostRegister", ptr);
+        return rt_error(cudaErrorHostMemoryNotRegistered);
+    }
+    void *dev = r->dev;
+    free(r);
+    return cudaFree(dev);
 }
 
+/* Pinned and managed memory: the same address; registered memory: its device block's. */
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    (void)flags;
-    *pDevice = pHost;
+    rt_lock();
+    struct registered *r = registration(pHost);
+    int mapped = r || find_block(rt.host_blocks, pHost) || find_block(rt.managed, pHost);
+    *pDevice = r ? r->dev + ((char *)pHost - r->page) : mapped ? pHost : NULL;
+    rt_unlock();
+    if (flags || !mapped) {
+        rt_say("cudaHostGetDevicePointer: %p is not pinned host memory%s", pHost,
+               flags ? " (and flags must be 0)" : "");
+        return rt_error(cudaErrorInvalidValue);
+    }
     return cudaSuccess;
 }
 
@@ -499,7 +619,10 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     const struct mem_block *b = rt_is_device(ptr) ? mem_find(&rt.mem, a, 1) : NULL;
     memset(attributes, 0, sizeof *attributes);
     attributes->device = -2;
-    if (b && find_block(rt.managed, ptr)) {
+    if (find_block(rt.host_blocks, ptr)) { /* pinned: a device block mapped for the host */
+        attributes->type = cudaMemoryTypeHost;
+        attributes->devicePointer = attributes->hostPointer = (void *)ptr;
+    } else if (b && find_block(rt.managed, ptr)) {
         attributes->type = cudaMemoryTypeManaged;
         attributes->device = b->device;
         attributes->devicePointer = attributes->hostPointer = (void *)ptr;
@@ -507,9 +630,11 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
         attributes->type = cudaMemoryTypeDevice;
         attributes->device = b->device;
         attributes->devicePointer = (void *)ptr;
-    } else if (find_block(rt.host_blocks, ptr)) {
+    } else if (registration(ptr)) {
+        struct registered *r = registration(ptr);
         attributes->type = cudaMemoryTypeHost;
-        attributes->devicePointer = attributes->hostPointer = (void *)ptr;
+        attributes->hostPointer = (void *)ptr;
+        attributes->devicePointer = r->dev + ((const char *)ptr - r->page);
     } else {
         attributes->type = cudaMemoryTypeUnregistered;
         attributes->hostPointer = (void *)ptr;
@@ -549,7 +674,8 @@ static int device_sides(enum cudaMemcpyKind kind, const void *dst, const void *s
     case cudaMemcpyDeviceToDevice:
         return 3;
     case cudaMemcpyDefault:
-        return rt_is_device(dst) | rt_is_device(src) << 1;
+        return (rt_is_device(dst) && !find_block(rt.host_blocks, dst)) |
+               (rt_is_device(src) && !find_block(rt.host_blocks, src)) << 1;
     default:
         return -1;
     }

@@ -16,12 +16,15 @@
  * stream (not cudaStreamNonBlocking ones), and an operation on a blocking stream waits for
  * the legacy stream's work queued before it. Per-thread default streams (code built with
  * --default-stream per-thread) are blocking streams of their own, one per host thread.
- * Everything runs on the host thread that asked for it, under the runtime lock. A stream holds
- * at most MAX_QUEUED operations; past that, its oldest runs as the next is queued.
+ * Everything runs on the host thread that asked for it, under the runtime lock, but for host
+ * functions no thread asks for (the progress thread below). A stream holds at most MAX_QUEUED
+ * operations; past that, its oldest runs as the next is queued.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "rt.h"
 
@@ -30,6 +33,9 @@ enum { STREAM_MAGIC = 0x5354524d };
 /* Operations one stream holds queued at most: past it, the oldest runs (a GPU's queue is
  * bounded too, and a program that never synchronises must not grow without end). */
 enum { MAX_QUEUED = 4096 };
+
+/* How long queued host functions wait, at most, for a host thread to run them (below). */
+enum { PROGRESS_MS = 100 };
 
 /* The legacy default stream (handle 0 or cudaStreamLegacy): blocking, never destroyed. */
 static struct rt_stream legacy = {.magic = STREAM_MAGIC};
@@ -161,6 +167,48 @@ static void hold_copy(const struct rt_work *w, struct rt_stream *s)
         rt_hostcheck_hold(src, w, handle, 0);
 }
 
+static int is_host_fn(const struct rt_work *w)
+{
+    return w->kind == RT_HOST_FN || w->kind == RT_CALLBACK;
+}
+
+/*
+ * Host functions run even when no host thread synchronises: a program may wait on a condition
+ * of its own that a callback signals (cuda-samples' simpleCallback waits at a barrier its
+ * callbacks' threads reach), and a GPU runs them on a driver thread once the work before them
+ * is done. This thread does the same, late: every PROGRESS_MS it runs each stream up to its
+ * last queued host function (and what that waits for), under the runtime lock.
+ */
+static void *progress(void *unused)
+{
+    (void)unused;
+    const struct timespec tick = {0, PROGRESS_MS * 1000000L};
+    for (;;) {
+        nanosleep(&tick, NULL);
+        rt_lock();
+        for (struct rt_stream *t = streams; t; t = t->next) {
+            uint64_t seq = t->done, last = 0;
+            for (struct rt_op *op = t->head; op; op = op->next)
+                last = is_host_fn(&op->w) ? seq + 1 : last, seq++;
+            if (last)
+                rt_run_to(t, last);
+        }
+        rt_unlock();
+    }
+    return NULL;
+}
+
+/* Start the progress thread once, when the first host function is queued. The lock is held. */
+static void start_progress(void)
+{
+    static int started;
+    pthread_t t;
+    if (started || pthread_create(&t, NULL, progress, NULL))
+        return;
+    pthread_detach(t);
+    started = 1;
+}
+
 uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep)
 {
     if (s->capture) {
@@ -182,6 +230,8 @@ uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct r
     }
     if (w->kind == RT_COPY)
         hold_copy(w, s);
+    if (is_host_fn(w))
+        start_progress();
     op->w = *w;
     op->ndeps = n;
     op->next = NULL;

@@ -2,7 +2,7 @@
 """Build and run a checkout of public CUDA programs on the emulator, one line per program.
 
   tools/run_samples.py CHECKOUT [FOLDER ...] [--out DIR] [--timeout S] [--only NAME]
-                       [--markdown] [--rebuild] [--checks mem,race,sync,init]
+                       [--markdown] [--rebuild] [--checks mem,race,sync,init] [--jobs N]
 
 CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOLDER/NAME/ with a
 CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
@@ -15,11 +15,14 @@ The others are compiled as the course compiles (nvcc for sm_90 with its PTX, -cu
 folder (where their data/ lies) with the emulator's libraries on LD_LIBRARY_PATH and a time
 limit. A line gives the program, its verdict (pass: exit 0; fail: the exit status; timeout;
 build), the seconds it ran, and the first line the emulator printed (or the program's last).
+--jobs N builds and runs N programs at once, each with its own device server; the rows still
+come in order, and each program's seconds then include the others' load.
 Binaries are kept in --out (default build/samples) and rebuilt only when asked. With --checks
 the programs run under the emulator's sanitizer (COURSE_EMU_CHECKS): a program that exits 0
 with a finding is "found", and the finding is its line (on a correct program, a false report).
 """
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import re
@@ -139,6 +142,8 @@ def main():
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--checks", help="run under the sanitizer's checks, e.g. mem,race,sync,init")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="programs built and run at once (rows still print in order)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     checkout = args.checkout.resolve()
@@ -146,21 +151,24 @@ def main():
     if args.markdown:
         print("| program | result | s | first emulator line, or the program's last |")
         print("| --- | --- | --- | --- |")
-    for folder, directory, name, sources, text in programs(checkout, args.folders):
-        if args.only and args.only not in name:
-            continue
+    chosen = [p for p in programs(checkout, args.folders) if not args.only or args.only in p[2]]
+
+    def verdict_of(program):
+        folder, directory, name, sources, text = program
         missing = needs(text, directory)
         if missing:
-            verdict, seconds, why = "needs", 0.0, ", ".join(missing)
-        else:
-            binary, why = build(checkout, directory, name, sources, text, args.out, args.rebuild)
-            verdict, seconds = "build", 0.0
-            if binary:
-                verdict, seconds, why = run(binary, directory, args.timeout, args.checks)
-        tally[verdict.split()[0]] = tally.get(verdict.split()[0], 0) + 1
-        row = (f"{folder}/{name}", verdict, f"{seconds:.1f}", why[:160].replace("|", "/"))
-        print(("| %s | %s | %s | %s |" if args.markdown else "%-55s %-8s %6s  %s") % row,
-              flush=True)
+            return folder, name, "needs", 0.0, ", ".join(missing)
+        binary, why = build(checkout, directory, name, sources, text, args.out, args.rebuild)
+        if not binary:
+            return folder, name, "build", 0.0, why
+        return (folder, name, *run(binary, directory, args.timeout, args.checks))
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        for folder, name, verdict, seconds, why in pool.map(verdict_of, chosen):
+            tally[verdict.split()[0]] = tally.get(verdict.split()[0], 0) + 1
+            row = (f"{folder}/{name}", verdict, f"{seconds:.1f}", why[:160].replace("|", "/"))
+            print(("| %s | %s | %s | %s |" if args.markdown else "%-55s %-8s %6s  %s") % row,
+                  flush=True)
     print("total: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
 
 

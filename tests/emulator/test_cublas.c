@@ -10,6 +10,7 @@
  * frexp, independently of the emulator's own.
  */
 #include <cublasLt.h>
+#include <cublasXt.h>
 #include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
@@ -753,6 +754,207 @@ START_TEST(set_get_vector_and_matrix)
 }
 END_TEST
 
+/* --- batched LU and cublasXt ------------------------------------------------------------------
+ */
+
+/* Fill @p batch column-major @p n x @p n matrices with leading dimension @p ld, non-uniform
+ * (small integers plus a ramp); matrix 1 gets a zero column @p n / 2, so its U is singular. */
+static void lu_fill(double *a, int batch, int n, int ld, uint64_t seed)
+{
+    float *f = mat_alloc_f32((size_t)batch * ld * n);
+    mat_fill_int(f, (size_t)batch * ld * n, seed);
+    for (size_t i = 0; i < (size_t)batch * ld * n; i++)
+        a[i] = f[i] + 0.125 * (double)(i % 7);
+    for (int i = 0; i < n && batch > 1; i++)
+        a[(size_t)ld * n + (size_t)(n / 2) * ld + i] = 0;
+    free(f);
+}
+
+/* An array of @p batch device pointers, @p stride elements of @p elem bytes apart from @p base,
+ * uploaded to the device (cuBLAS reads it there). */
+static void *pointer_array_of(void *base, int batch, size_t stride, size_t elem)
+{
+    void *p[8];
+    for (int b = 0; b < batch; b++)
+        p[b] = (char *)base + (size_t)b * stride * elem;
+    return upload(p, (size_t)batch * sizeof *p);
+}
+
+/* Check that P A = L U (to @p tol relative to |A|'s largest element), |L| <= 1 when pivoting
+ * and that the padding rows kept A's values; @p lu holds the factors. */
+static void check_lu(const char *what, int b, int n, int ld, const double *a, const double *lu,
+                     const int *piv, double tol)
+{
+    double pa[16 * 16], big = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            pa[j * n + i] = a[j * ld + i], big = fmax(big, fabs(a[j * ld + i]));
+    for (int k = 0; k < n && piv; k++) /* P A: the swaps in order */
+        for (int j = 0; j < n; j++) {
+            double t = pa[j * n + k];
+            pa[j * n + k] = pa[j * n + piv[k] - 1], pa[j * n + piv[k] - 1] = t;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < ld; i++) {
+            double s = 0, want = i < n ? pa[j * n + i] : a[j * ld + i];
+            for (int k = 0; k <= (i < j ? i : j) && i < n; k++)
+                s += (k == i ? 1 : lu[k * ld + i]) * lu[j * ld + k];
+            s = i < n ? s : lu[j * ld + i]; /* the padding: as it was */
+            int l_ok = !piv || i <= j || i >= n || fabs(lu[j * ld + i]) <= 1;
+            ck_assert_msg(fabs(s - want) <= tol * big && l_ok,
+                          "%s matrix %d (%d x %d, ld %d): (LU)(%d,%d) = %.17g, want (PA) %.17g%s",
+                          what, b, n, n, ld, i, j, s, want,
+                          i >= n ? " (padding)"
+                          : l_ok ? ""
+                                 : " (|L| > 1: not pivoted)");
+        }
+}
+
+/* The same matrices made diagonally dominant (no pivoting needed), but for matrix 1's zero
+ * column. */
+static void lu_dominant(double *a, int batch, int n, int ld)
+{
+    for (int b = 0; b < batch; b++)
+        for (int i = 0; i < n; i++)
+            a[(size_t)b * ld * n + (size_t)i * ld + i] += b == 1 && i == n / 2 ? 0 : 8 * n;
+}
+
+/* Dgetrf (with and without pivoting), Dgetri and Sgetrf batched on 3 odd-sized matrices with
+ * padded rows, against the host: P A = L U, A inv(A) = I, a singular matrix's info names its
+ * zero column and its C stays untouched, and so do the padding rows. */
+START_TEST(lu_batched_against_host)
+{
+    enum { B = 3, N = 7, LD = 9, SZ = LD * N, SING = N / 2 + 1 };
+    double a[B * SZ], lu[B * SZ], inv[B * SZ];
+    float af[B * SZ], luf[B * SZ];
+    int piv[B * N], info[B];
+    lu_fill(a, B, N, LD, 21);
+    for (int i = 0; i < B * SZ; i++)
+        af[i] = (float)a[i], inv[i] = -7;
+    double *dA = upload(a, sizeof a), *dC = upload(inv, sizeof inv);
+    float *dAf = upload(af, sizeof af);
+    int *dP = upload(piv, sizeof piv), *dInfo = upload(info, sizeof info);
+    void *pa = pointer_array_of(dA, B, SZ, 8), *pc = pointer_array_of(dC, B, SZ, 8);
+    void *pf = pointer_array_of(dAf, B, SZ, 4);
+    cublasHandle_t h = handle_new();
+    for (int pivot = 1; pivot >= 0; pivot--) {
+        if (!pivot)
+            lu_dominant(a, B, N, LD);
+        CUDA_CHECK(cudaMemcpy(dA, a, sizeof a, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(cublasDgetrfBatched(h, N, pa, LD, pivot ? dP : NULL, dInfo, B),
+                         CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(lu, dA, sizeof lu, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(piv, dP, sizeof piv, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(info, dInfo, sizeof info, cudaMemcpyDeviceToHost));
+        for (int b = 0; b < B; b++) {
+            ck_assert_msg(info[b] == (b == 1 ? SING : 0), "Dgetrf pivot %d matrix %d: info %d",
+                          pivot, b, info[b]);
+            if (b != 1)
+                check_lu(pivot ? "Dgetrf" : "Dgetrf (no pivoting)", b, N, LD, a + b * SZ,
+                         lu + b * SZ, pivot ? piv + b * N : NULL, 1e-13);
+        }
+    }
+    /* dA holds the factors without pivoting: invert from them with P NULL. */
+    ck_assert_int_eq(cublasDgetriBatched(h, N, pa, LD, NULL, pc, LD, dInfo, B),
+                     CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(inv, dC, sizeof inv, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(info, dInfo, sizeof info, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LD; i++) {
+                int kept = b == 1 || i >= N; /* singular, or padding: C untouched */
+                double s = kept ? inv[b * SZ + j * LD + i] : 0, want = kept ? -7 : i == j;
+                for (int k = 0; k < N && !kept; k++)
+                    s += a[b * SZ + k * LD + i] * inv[b * SZ + j * LD + k];
+                ck_assert_msg(fabs(s - want) <= 1e-13 && info[b] == (b == 1 ? SING : 0),
+                              "Dgetri matrix %d (%d x %d): (A inv(A))(%d,%d) = %.17g, want %g, "
+                              "info %d",
+                              b, N, N, i, j, s, want, info[b]);
+            }
+    ck_assert_int_eq(cublasSgetrfBatched(h, N, pf, LD, dP, dInfo, B), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(luf, dAf, sizeof luf, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(piv, dP, sizeof piv, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < B * SZ; i++)
+        lu[i] = luf[i], a[i] = af[i];
+    check_lu("Sgetrf", 0, N, LD, a, lu, piv, 1e-5);
+    ck_assert_int_eq(cublasDgetrfBatched(h, N, pa, N - 1, dP, dInfo, B),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDgetrfBatched(h, N, pa, LD, dP, dInfo, -1), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    device_free(dA, dC, dAf, dP);
+    device_free(dInfo, pa, pc, pf);
+}
+END_TEST
+
+/* cublasXtSgemm on host operands (every transpose pair, odd shape, padded leading dimensions)
+ * and on device ones, cublasXtDgemm, and DgemmBatched, against the host: small integers, so
+ * ==. */
+START_TEST(xt_and_dgemm_batched)
+{
+    enum { M = 31, N = 33, K = 17, LD = 37, SZ = LD * LD };
+    double *A = mat_alloc(SZ * 8), *Bm = mat_alloc(SZ * 8), *C = mat_alloc(SZ * 8);
+    double *want = mat_alloc(SZ * 8), *gotd = mat_alloc(SZ * 8);
+    float *fa = mat_alloc_f32(SZ), *fb = mat_alloc_f32(SZ), *fc = mat_alloc_f32(SZ);
+    float *got = mat_alloc_f32(SZ);
+    fill_both(A, fa, SZ, 31), fill_both(Bm, fb, SZ, 32), fill_both(C, fc, SZ, 33);
+    cublasXtHandle_t xt;
+    int dev = 0, bd;
+    ck_assert_int_eq(cublasXtCreate(&xt), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasXtDeviceSelect(xt, 1, &dev), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasXtSetBlockDim(xt, 16), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasXtGetBlockDim(xt, &bd), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(bd, 16);
+    const float alpha = 2, beta = -1;
+    for (int t = 0; t < 5; t++) { /* t 4: the operands in device memory */
+        float *dA = t == 4 ? upload(fa, SZ * 4) : fa, *dB = t == 4 ? upload(fb, SZ * 4) : fb;
+        float *dC = t == 4 ? upload(fc, SZ * 4) : got;
+        memcpy(got, fc, SZ * 4);
+        ck_assert_int_eq(cublasXtSgemm(xt, ops[t / 2 % 2], ops[t % 2], M, N, K, &alpha, dA, LD, dB,
+                                       LD, &beta, dC, LD),
+                         CUBLAS_STATUS_SUCCESS);
+        if (t == 4) {
+            CUDA_CHECK(cudaMemcpy(got, dC, SZ * 4, cudaMemcpyDeviceToHost));
+            device_free(dA, dB, dC, NULL);
+        }
+        memcpy(want, C, SZ * 8);
+        gemm_ref(t / 2 % 2, t % 2, M, N, K, 2, A, LD, Bm, LD, -1, want, LD);
+        check_block(t == 4 ? "XtSgemm (device)" : "XtSgemm (host)", t, M, N, LD, got, want);
+    }
+    const double a2 = 3, b2 = 0;
+    memcpy(gotd, C, SZ * 8);
+    ck_assert_int_eq(
+        cublasXtDgemm(xt, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &a2, A, LD, Bm, LD, &b2, gotd, LD),
+        CUBLAS_STATUS_SUCCESS);
+    memcpy(want, C, SZ * 8);
+    gemm_ref(1, 0, M, N, K, 3, A, LD, Bm, LD, 0, want, LD);
+    for (int i = 0; i < SZ; i++)
+        ck_assert_msg(gotd[i] == want[i], "XtDgemm TN %d x %d x %d: C(%d,%d) = %g, want %g", M, N,
+                      K, i % LD, i / LD, gotd[i], want[i]);
+    ck_assert_int_eq(cublasXtDestroy(xt), CUBLAS_STATUS_SUCCESS);
+    cublasHandle_t h = handle_new();
+    double *dA = upload(A, SZ * 8), *dB = upload(Bm, SZ * 8), *dC = upload(C, SZ * 8);
+    void *pa = pointer_array_of(dA, 2, 5, 8), *pb = pointer_array_of(dB, 2, 0, 8);
+    void *pc = pointer_array_of(dC, 2, (size_t)LD * (N / 2), 8); /* two C blocks side by side */
+    ck_assert_int_eq(cublasDgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, M, N / 2, K, &a2, pa, LD, pb,
+                                        LD, &b2, pc, LD, 2),
+                     CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(gotd, dC, SZ * 8, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < 2; b++) {
+        memcpy(want, C, SZ * 8);
+        gemm_ref(0, 1, M, N / 2, K, 3, A + 5 * b, LD, Bm, LD, 0, want, LD);
+        for (int j = 0; j < N / 2; j++)
+            for (int i = 0; i < M; i++)
+                ck_assert_msg(gotd[(size_t)b * LD * (N / 2) + j * LD + i] == want[j * LD + i],
+                              "DgemmBatched batch %d: C(%d,%d) = %g, want %g", b, i, j,
+                              gotd[(size_t)b * LD * (N / 2) + j * LD + i], want[j * LD + i]);
+    }
+    device_free(dA, dB, dC, pa);
+    device_free(pb, pc, NULL, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(A), free(Bm), free(C), free(want), free(gotd), free(fa), free(fb), free(fc), free(got);
+}
+END_TEST
+
 /* --- cuBLASLt --------------------------------------------------------------------------------- */
 
 /* A column-major layout of @p type, rows x cols, leading dimension @p ld, @p batch batches
@@ -1017,6 +1219,8 @@ int main(int argc, char **argv)
         {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},
         {"level1_against_host", level1_against_host, CASE_CPU, 60},
         {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
+        {"lu_batched_against_host", lu_batched_against_host, CASE_CPU, 60},
+        {"xt_and_dgemm_batched", xt_and_dgemm_batched, CASE_CPU, 60},
         {"lt_matmul_epilogues", lt_matmul_epilogues, CASE_CPU, 120},
         {"lt_refuses_what_it_does_not_model", lt_refuses_what_it_does_not_model, CASE_CPU, 60},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},

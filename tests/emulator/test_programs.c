@@ -519,6 +519,55 @@ START_TEST(wmma_f64_and_int8_shapes)
 }
 END_TEST
 
+/* An s8 m16n16k16 A tile that starts 16 bytes into its rows (as cuda-samples' immaTensorCoreGemm
+ * loads it): the PTX ISA's rule (rows aligned to the 8-byte fragment) holds, CUDA C++'s
+ * 32-byte one does not. It runs, against the host; under memcheck the same load is reported. */
+START_TEST(wmma_int8_tile_16_bytes_into_a_row)
+{
+    enum { OFF = 16 };
+    long long a[LD * LD], b[LD * LD], c[LD * LD], want[LD * LD];
+    int8_t s8a[LD * LD], s8b[LD * LD];
+    int ci[LD * LD], di[LD * LD];
+    uint64_t seed = 37;
+    for (int e = 0; e < LD * LD; e++) {
+        s8a[e] = (int8_t)(mat_rand_next(&seed) % 256), s8b[e] = (int8_t)(mat_rand_next(&seed) % 9);
+        a[e] = s8a[e], b[e] = s8b[e], c[e] = ci[e] = (int)(mat_rand_next(&seed) % 2001) - 1000;
+    }
+    int8_t *d_a = to_device(s8a, sizeof s8a), *d_b = to_device(s8b, sizeof s8b);
+    int *d_c = to_device(ci, sizeof ci), *d_d = to_device(ci, sizeof ci);
+    CUDA_CHECK(prog_wmma_int8(0, d_a + OFF, d_b, d_c, d_d, 0));
+    CUDA_CHECK(cudaMemcpy(di, d_d, sizeof di, cudaMemcpyDeviceToHost));
+    host_mma(16, 16, 16, a + OFF, b, c, want);
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++)
+            ck_assert_msg(di[i * LD + j] == want[i * LD + j],
+                          "%s:%d wmma m16n16k16 s8, A at +%d bytes: D[%d][%d] = %d, want %lld",
+                          __FILE__, __LINE__, OFF, i, j, di[i * LD + j], want[i * LD + j]);
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_c));
+    CUDA_CHECK(cudaFree(d_d));
+}
+END_TEST
+
+/* The same load under memcheck fails with the rule it breaks (this case's own process). */
+START_TEST(wmma_int8_misaligned_tile_under_memcheck)
+{
+    setenv("COURSE_EMU_CHECKS", "mem", 1);
+    int8_t *d_a;
+    int *d_c;
+    CUDA_CHECK(cudaMalloc((void **)&d_a, LD * LD));
+    CUDA_CHECK(cudaMalloc((void **)&d_c, LD * LD * sizeof(int)));
+    CUDA_CHECK(cudaMemset(d_a, 1, LD * LD));
+    CUDA_CHECK(cudaMemset(d_c, 0, LD * LD * sizeof(int)));
+    cudaError_t err = prog_wmma_int8(0, d_a + 16, d_a, d_c, d_c, 0);
+    ck_assert_msg(err == cudaErrorMisalignedAddress,
+                  "%s:%d wmma m16n16k16 s8 at +16 bytes under memcheck: %s, want "
+                  "cudaErrorMisalignedAddress",
+                  __FILE__, __LINE__, cudaGetErrorName(err));
+}
+END_TEST
+
 /* The sanitizer's checks report nothing on correct programs: tiles of one warp pass different
  * masks to one vote (no synccheck finding), cp.async and the fence program have no hazard.
  * Turned on before this process's first CUDA call. */
@@ -567,6 +616,9 @@ int main(int argc, char **argv)
         {"bmsk_and_griddepcontrol", bmsk_and_griddepcontrol, CASE_GPU, 60},
         {"sixteen_bit_div_rem_min_max", sixteen_bit_div_rem_min_max, CASE_GPU, 60},
         {"wmma_f64_and_int8_shapes", wmma_f64_and_int8_shapes, CASE_GPU, 60},
+        {"wmma_int8_tile_16_bytes_into_a_row", wmma_int8_tile_16_bytes_into_a_row, CASE_GPU, 60},
+        {"wmma_int8_misaligned_tile_under_memcheck", wmma_int8_misaligned_tile_under_memcheck,
+         CASE_GPU, 60},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -206,6 +207,117 @@ START_TEST(pointer_kinds)
     ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
     ck_assert_int_eq(cudaFreeHost(&local), cudaErrorInvalidValue);
     ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
+/* Zero-copy: a kernel writes pinned memory through cudaHostGetDevicePointer (the same address)
+ * and registered malloc memory through its device pointer (another address); the host reads
+ * the results in place, the bytes around them stay, and unregistering keeps the content. */
+START_TEST(zero_copy_pinned_and_registered)
+{
+    enum { N = 1001, GUARD = 8, OFF = 100 };
+    int *h, *dh, *dp;
+    ck_assert_int_eq(cudaHostAlloc((void **)&h, (N + GUARD) * sizeof(int), cudaHostAllocMapped),
+                     cudaSuccess);
+    for (int i = 0; i < N + GUARD; i++)
+        h[i] = -1;
+    ck_assert_int_eq(cudaHostGetDevicePointer((void **)&dh, h, 0), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(dh, N, 3, -5, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    for (int i = 0; i < N + GUARD; i++)
+        ck_assert_msg(h[i] == (i < N ? 3 * i - 5 : -1), "pinned, n=%d: h[%d] = %d, want %d", N, i,
+                      h[i], i < N ? 3 * i - 5 : -1);
+    char *buf = malloc(OFF + (N + GUARD) * sizeof(int));
+    memset(buf, 9, OFF + (N + GUARD) * sizeof(int));
+    int *r = (int *)(buf + OFF);
+    ck_assert_int_eq(cudaHostRegister(r, N * sizeof(int), cudaHostRegisterMapped), cudaSuccess);
+    ck_assert_int_eq(cudaHostRegister(r + 1, 4, 0), cudaErrorHostMemoryAlreadyRegistered);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorHostMemoryAlreadyRegistered); /* not sticky */
+    ck_assert_int_eq(cudaHostGetDevicePointer((void **)&dp, r, 0), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine(dp, N, 2, 1, d3(4, 1, 1), d3(256, 1, 1)), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaHostUnregister(r), cudaSuccess);
+    for (int i = 0; i < OFF; i++)
+        ck_assert_msg(buf[i] == 9, "registered, n=%d: byte %d before the range = %d", N, i, buf[i]);
+    for (int i = 0; i < N + GUARD; i++)
+        ck_assert_msg(r[i] == (i < N ? 2 * i + 1 : 0x09090909),
+                      "registered, n=%d: r[%d] = %d after cudaHostUnregister", N, i, r[i]);
+    int v = 1, *none;
+    ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrCanUseHostPointerForRegisteredMem, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(cudaHostRegister(NULL, 4, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaHostRegister(dh, 4, 0), cudaErrorInvalidValue); /* pinned already */
+    ck_assert_int_eq(cudaHostGetDevicePointer((void **)&none, r, 0), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaHostUnregister(r), cudaErrorHostMemoryNotRegistered);
+    free(buf);
+    ck_assert_int_eq(cudaFreeHost(h), cudaSuccess);
+}
+END_TEST
+
+/* A stream capture that allocates, fills, copies out and frees (cudaMallocAsync, a kernel,
+ * cudaMemcpyAsync, cudaFreeAsync): the graph runs twice and gives the result each time. */
+START_TEST(captured_malloc_and_free_async)
+{
+    enum { N = 333 };
+    int out[N];
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    int *d;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync((void **)&d, N * sizeof(int), s), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine_on(d, N, 5, -2, s), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpyAsync(out, d, sizeof out, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    ck_assert_int_eq(cudaFreeAsync(d, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    for (int run = 0; run < 2; run++) {
+        memset(out, 0, sizeof out);
+        ck_assert_int_eq(cudaGraphLaunch(ge, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(out[i] == 5 * i - 2, "graph run %d, n=%d: out[%d] = %d, want %d", run, N,
+                          i, out[i], 5 * i - 2);
+    }
+    ck_assert_int_eq(cudaGraphExecDestroy(ge), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+END_TEST
+
+/* Set by callback_sets_flag, on whichever thread runs it. */
+static volatile int callback_ran;
+
+static void CUDART_CB callback_sets_flag(cudaStream_t stream, cudaError_t status, void *data)
+{
+    (void)stream, (void)status;
+    callback_ran = *(int *)data;
+}
+
+/* A callback runs after the kernel before it though the host never synchronises: it waits on a
+ * flag of its own, as cuda-samples' simpleCallback waits at a barrier its callbacks reach. */
+START_TEST(callback_runs_without_a_synchronising_call)
+{
+    enum { N = 257 };
+    int *d, host[N], token = 41;
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, N * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(rt_test_affine_on(d, N, 7, 3, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamAddCallback(s, callback_sets_flag, &token, 0), cudaSuccess);
+    for (int waited = 0; !callback_ran && waited < 5000; waited += 10) {
+        const struct timespec ms = {0, 10 * 1000000L};
+        nanosleep(&ms, NULL); /* no CUDA call: only the runtime's own progress can run it */
+    }
+    ck_assert_msg(callback_ran == 41, "callback after a kernel of n=%d: not run within 5 s", N);
+    ck_assert_int_eq(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(host[i] == 7 * i + 3, "n=%d: out[%d] = %d, want %d", N, i, host[i],
+                      7 * i + 3);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
 }
 END_TEST
 
@@ -658,6 +770,10 @@ int main(int argc, char **argv)
         {"malloc_beyond_capacity", malloc_beyond_capacity, CASE_CPU, 60},
         {"host_dereference_segfaults", host_dereference_segfaults, CASE_CPU, 60},
         {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
+        {"zero_copy_pinned_and_registered", zero_copy_pinned_and_registered, CASE_CPU, 60},
+        {"captured_malloc_and_free_async", captured_malloc_and_free_async, CASE_CPU, 60},
+        {"callback_runs_without_a_synchronising_call", callback_runs_without_a_synchronising_call,
+         CASE_CPU, 60},
         {"pointer_kinds", pointer_kinds, CASE_CPU, 60},
         {"device_properties", device_properties, CASE_CPU, 60},
         {"emu_gpus_setting", emu_gpus_setting, CASE_CPU, 60},

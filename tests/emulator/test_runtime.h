@@ -15,6 +15,9 @@ extern "C" {
 /** out[i] = a * i + b for i < n, on @p grid blocks of @p block threads. */
 cudaError_t rt_test_affine(int *d_out, int n, int a, int b, dim3 grid, dim3 block);
 
+/** The same on @p stream, in blocks of 128 threads enough for n. */
+cudaError_t rt_test_affine_on(int *d_out, int n, int a, int b, cudaStream_t stream);
+
 /** Thread 0 of block 0 stores to d_out[index] (out of bounds when index is large). */
 cudaError_t rt_test_store_at(int *d_out, long long index);
 

@@ -21,6 +21,12 @@ cudaError_t rt_test_affine(int *d_out, int n, int a, int b, dim3 grid, dim3 bloc
     return cudaGetLastError();
 }
 
+cudaError_t rt_test_affine_on(int *d_out, int n, int a, int b, cudaStream_t stream)
+{
+    affine_kernel<<<(n + 127) / 128, 128, 0, stream>>>(d_out, n, a, b);
+    return cudaGetLastError();
+}
+
 static __global__ void store_at_kernel(int *out, long long index)
 {
     if (blockIdx.x == 0 && threadIdx.x == 0)
