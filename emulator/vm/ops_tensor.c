@@ -149,7 +149,9 @@ static void put_elem(uint8_t *p, uint64_t v, int bytes)
  * a row-major array, then the array to or from every slot of the fragment. */
 /*
  * Count a tile of @p lines runs of @p run bytes, @p pitch bytes apart from @p base, as the warp's
- * lanes move it on a GPU: 16 bytes a lane (a shorter run whole), 32 lanes a request.
+ * lanes move it on a GPU: 16 bytes a lane (a shorter run whole), consecutive lanes down the
+ * runs at one 16-byte column before the next column (ldmatrix's order for its 8 x 8 matrices),
+ * 32 lanes a request.
  */
 static void wmma_count(struct exec *x, struct warp *w, enum space sp, uint64_t base, uint64_t pitch,
                        int lines, int run, int store)
@@ -160,8 +162,8 @@ static void wmma_count(struct exec *x, struct warp *w, enum space sp, uint64_t b
                                                  : SP_GLOBAL;
     int piece = run < 16 ? run : 16, n = 0;
     uint64_t addr[128]; /* the largest tile, 1 KiB, is 64 pieces */
-    for (int i = 0; i < lines; i++)
-        for (int off = 0; off < run && n < 128; off += piece)
+    for (int off = 0; off < run; off += piece)
+        for (int i = 0; i < lines && n < 128; i++)
             addr[n++] = base + (uint64_t)i * pitch + (uint64_t)off;
     vm_count_pieces(x, w, sp, addr, n, (unsigned)piece, store);
 }
