@@ -264,7 +264,7 @@ static struct vm_counters observed_half_gemm(struct course_runner *r, const char
  * memory: blocks x slices x 2 x 128 x 32 x 2 bytes = 6144 sectors in all. Fragments loaded
  * from global memory in place (no staging) make no such loads; a slice fetched twice makes
  * twice as many. Double buffering needs one barrier per slice, plus the first: 4 per warp,
- * where staging into one buffer needs two per slice.
+ * where staging into one buffer needs two per slice (6); a spare barrier (5) is no fault.
  */
 START_TEST(wmma_shared_stages_slices)
 {
@@ -280,11 +280,12 @@ START_TEST(wmma_shared_stages_slices)
     course_assert_per_request("wmma_shared's 128-bit loads of the slices", "sectors", c.gld_sectors,
                               c.gld_requests, 16, 16);
     ck_assert_msg(c.sts_requests > 0, "wmma_shared stages nothing in shared memory");
-    ck_assert_msg(c.barriers == warps * (SLICES + 1),
-                  "wmma_shared: %llu barriers (summed over its %llu warps), want %llu: one after "
-                  "the first slice, then one per slice (double buffering)",
+    ck_assert_msg(c.barriers <= warps * (SLICES + 2),
+                  "wmma_shared: %llu barriers (summed over its %llu warps), more than %llu: "
+                  "double buffering needs one after the first slice, then one per slice (a "
+                  "spare one is allowed); staging into one buffer needs two per slice",
                   (unsigned long long)c.barriers, (unsigned long long)warps,
-                  (unsigned long long)(warps * (SLICES + 1)));
+                  (unsigned long long)(warps * (SLICES + 2)));
     course_runner_stop(r);
 }
 END_TEST
@@ -317,7 +318,9 @@ END_TEST
 
 /* The PTX shows Tensor Core instructions, with float accumulation, in every kernel; the naive
  * kernel loads fragments from global memory, the tiled ones from shared memory behind a
- * barrier (how many is judged by the results and ./course sanitize), with 128-bit stores into it.
+ * barrier (how many is judged by the results and ./course sanitize). How the slices get into
+ * shared memory (128-bit stores, or cp.async as "Going further" suggests) is the counters'
+ * business (wmma_shared_stages_slices), not the PTX's.
  * (The bf16 fragment loads use generic addresses in the PTX; ptxas resolves them.) */
 START_TEST(ptx_uses_tensor_cores)
 {
@@ -341,8 +344,6 @@ START_TEST(ptx_uses_tensor_cores)
         } else {
             ck_assert_msg(strstr(body, "bar.sync"),
                           "%s has no __syncthreads() between storing a slice and reading it",
-                          kernels[k]);
-            ck_assert_msg(strstr(body, "st.shared.v4"), "%s stores no 128-bit chunk to shared",
                           kernels[k]);
         }
         free(body);
