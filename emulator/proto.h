@@ -84,6 +84,8 @@ struct proto_block {
 /** LOAD: the client's number for the module (index into the server's table). */
 struct proto_load {
     uint32_t module;
+    uint64_t heap_bytes; /**< cudaLimitMallocHeapSize now: the heap's size if this module
+                              is the first to use one */
 };
 
 /** LOADED: counts of what follows. */

@@ -97,6 +97,7 @@ struct server {
     int attached;               /**< 1 after HELLO */
     struct vm_module **modules; /**< by the client's module number; NULL: not loaded */
     uint32_t nmodules;
+    struct vm_heap *heap; /**< device malloc's heap, made with the first module that uses one */
 };
 
 /** Kernel printf output of one launch, capped at PROTO_MAX_OUTPUT. */
@@ -291,6 +292,10 @@ static void on_load(struct server *s, struct proto_msg *m)
         return;
     }
     s->modules[l.module] = vm;
+    if (vm_uses_heap(vm) && !s->heap) {
+        uint64_t at = mem_alloc(&s->mem, l.heap_bytes ? l.heap_bytes : 1, 0);
+        s->heap = at ? vm_heap_create(at, l.heap_bytes) : NULL;
+    }
     struct proto_block *added = malloc((s->mem.nlive + 1) * sizeof *added);
     if (!added)
         bug("out of host memory");
@@ -409,7 +414,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            s->schedule,
                            s->seed,
                            (int)l.cooperative,
-                           NULL};
+                           NULL,
+                           s->heap};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     const char *kname = vm_kernel_info(vm, l.kernel)->name;

@@ -371,8 +371,9 @@ static int64_t callparam(const struct operand *o)
     return o->kind == OK_SYM && o->sym && o->sym->is_callparam ? (int64_t)o->sym->addr : -1;
 }
 
-/* call (ret), vprintf, (fmt, args) and call __assertfail, (msg, file, line, func, size):
- * the two library functions device code calls; anything else is a real call. */
+/* call (ret), vprintf, (fmt, args), call (ret), malloc, (size), call free, (ptr) and call
+ * __assertfail, (msg, file, line, func, size): the library functions device code calls;
+ * anything else is a real call. */
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)m;
@@ -390,6 +391,15 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
         in->imm = callparam(&o[callee + 1]);
         in->mod = (uint32_t)callparam(&o[callee + 2]);
         in->o[0] = nret == 1 && callparam(&o[0]) >= 0 ? (uint32_t)callparam(&o[0]) : NO_REG;
+        return 0;
+    }
+    if ((!strcmp(name, "malloc") && nret == 1) || (!strcmp(name, "free") && nret == 0)) {
+        if (nargs != 1 || callparam(&o[callee + 1]) < 0 || (nret && callparam(&o[0]) < 0))
+            return bad(c, "a call to %s whose operands are not .params", name);
+        struct insn *in = emit(c, nret ? OP_MALLOC : OP_FREE);
+        in->imm = callparam(&o[callee + 1]);
+        in->o[0] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
+        c->mod->uses_heap = 1;
         return 0;
     }
     if (!strcmp(name, "__assertfail") && nargs >= 4) {

@@ -1030,14 +1030,16 @@ uint32_t vm_threads(void)
     return budget;
 }
 
-/* 1 when the kernel or a function it calls prints (printf, assert's message): its output
- * comes in block order only when the blocks run in order. */
+/* 1 when the kernel or a function it calls prints (printf, assert's message), or uses the
+ * device heap: its output, and the addresses malloc returns, come in block order only when the
+ * blocks run in order. */
 static int prints(const struct exec *x)
 {
     for (uint32_t f = 0; f < x->mod->nfuncs; f++) {
         const struct func *fn = &x->mod->funcs[f];
         for (uint32_t pc = fn->first; x->fbase[f] != NO_REG && pc < fn->first + fn->count; pc++)
-            if (x->code[pc].op == OP_VPRINTF || x->code[pc].op == OP_TRAP)
+            if (x->code[pc].op == OP_VPRINTF || x->code[pc].op == OP_TRAP ||
+                x->code[pc].op == OP_MALLOC || x->code[pc].op == OP_FREE)
                 return 1;
     }
     return 0;

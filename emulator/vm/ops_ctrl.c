@@ -243,6 +243,32 @@ enum event h_VPRINTF(struct exec *x, struct warp *w, const struct insn *in, uint
     return EV_NONE;
 }
 
+enum event h_MALLOC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t p = vm_heap_alloc(x->launch->heap, frame_u64(x, w, l, (uint32_t)in->imm));
+        memcpy(frame(x, w, l) + in->o[0], &p, 8);
+    }
+    return EV_NONE;
+}
+
+enum event h_FREE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t p = frame_u64(x, w, l, (uint32_t)in->imm);
+        int r = p ? vm_heap_free(x->launch->heap, p) : 0;
+        if (r)
+            return vm_fail(x, w, in, l, VM_FAULT,
+                           r == -1 ? "free(0x%" PRIx64 "): no live malloc block starts there (a "
+                                     "double free, or a pointer into a block)"
+                                   : "free(0x%" PRIx64 "): not a pointer device malloc returned",
+                           p);
+    }
+    return EV_NONE;
+}
+
 /* trap, or (width 1) a failed assert: CUDA's message for each failing thread, then the launch
  * fails. */
 enum event h_TRAP(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)

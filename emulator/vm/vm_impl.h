@@ -272,6 +272,7 @@ struct vm_module {
     uint16_t *func_at;    /**< the function each pc belongs to */
     uint32_t local_total; /**< bytes of every function's .local, per thread */
     uint32_t call_total;  /**< bytes of every call's parameters, per thread */
+    int uses_heap;        /**< 1: a function calls malloc or free (vm_uses_heap()) */
     uint64_t grid_ws;     /**< the grid workspace %envreg1/2 point to (0: no kernel reads them) */
 };
 

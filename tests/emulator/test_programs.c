@@ -603,6 +603,53 @@ START_TEST(clean_under_every_check)
 }
 END_TEST
 
+/* Blocks from device malloc (new[]) in one launch, read and freed (delete[]) by a later one:
+ * n = 1, 31, 1031 threads. A 1 TiB malloc returns NULL, and free(NULL) does nothing. */
+START_TEST(device_heap_across_launches)
+{
+    const int sizes[] = {1, 31, 1031};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], *in = small_ints(n, -50, 101, 41 + t), *d_in = to_device(in, n * 4ul);
+        int **d_slots, *d_null, *d_out, *got = mat_alloc(2 * (size_t)n * sizeof *got);
+        CUDA_CHECK(cudaMalloc((void **)&d_slots, (size_t)n * sizeof *d_slots));
+        CUDA_CHECK(cudaMalloc((void **)&d_null, (size_t)n * 4));
+        CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+        CUDA_CHECK(prog_heap_fill(d_in, n, d_slots, d_null));
+        CUDA_CHECK(prog_heap_sum(d_slots, n, d_in, d_out));
+        CUDA_CHECK(cudaMemcpy(got, d_out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got + n, d_null, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int k = 1 + abs(in[i]) % 7, want = in[i] * k * (k + 1) / 2;
+            ck_assert_msg(got[i] == want && got[n + i] == 1,
+                          "%s:%d n=%d thread %d: sum %d (want %d), 1 TiB malloc NULL: %d (want 1)",
+                          __FILE__, __LINE__, n, i, got[i], want, got[n + i]);
+        }
+        void *bufs[] = {d_in, d_slots, d_null, d_out};
+        for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+            CUDA_CHECK(cudaFree(bufs[i]));
+        free(in), free(got);
+    }
+}
+END_TEST
+
+/* Freeing the same blocks again (a later launch) fails the launch with one line. */
+START_TEST(device_heap_double_free_fails)
+{
+    int n = 33, *in = small_ints(n, -50, 101, 43), *d_in = to_device(in, n * 4ul);
+    int **d_slots, *d_null, *d_out;
+    CUDA_CHECK(cudaMalloc((void **)&d_slots, (size_t)n * sizeof *d_slots));
+    CUDA_CHECK(cudaMalloc((void **)&d_null, (size_t)n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+    CUDA_CHECK(prog_heap_fill(d_in, n, d_slots, d_null));
+    CUDA_CHECK(prog_heap_sum(d_slots, n, d_in, d_out));
+    cudaError_t err = prog_heap_sum(d_slots, n, d_in, d_out);
+    ck_assert_msg(err == cudaErrorIllegalAddress,
+                  "%s:%d n=%d, delete[] of freed blocks: %s, want cudaErrorIllegalAddress",
+                  __FILE__, __LINE__, n, cudaGetErrorName(err));
+    free(in);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -620,6 +667,8 @@ int main(int argc, char **argv)
         {"wmma_int8_misaligned_tile_under_memcheck", wmma_int8_misaligned_tile_under_memcheck,
          CASE_GPU, 60},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
+        {"device_heap_across_launches", device_heap_across_launches, CASE_GPU, 60},
+        {"device_heap_double_free_fails", device_heap_double_free_fails, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -80,6 +80,14 @@ cudaError_t prog_wmma_f64(const double *d_a, const double *d_b, const double *d_
 cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const int *d_c, int *d_d,
                            int is_unsigned);
 
+/** Device malloc through new[]: thread i of @p n allocates 1 + |in[i]| % 7 ints holding
+ *  in[i] * (j + 1) and leaves the pointer in slots[i]; null[i] = 1 when a malloc of 1 TiB
+ *  returned NULL (it is then freed: a no-op). */
+cudaError_t prog_heap_fill(const int *d_in, int n, int **d_slots, int *d_null);
+
+/** A later launch: out[i] = the sum of slots[i]'s ints, then delete[] slots[i]. */
+cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -391,3 +391,43 @@ cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const in
         wmma_int8_launch<signed char>(shape, d_a, d_b, d_c, d_d);
     return cudaDeviceSynchronize();
 }
+
+/* Thread i's block: 1 + |in[i]| % 7 ints, value j is in[i] * (j + 1). */
+static __global__ void heap_fill_kernel(const int *in, int n, int **slots, int *null_on_huge)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int k = 1 + abs(in[i]) % 7;
+    int *p = new int[k];
+    for (int j = 0; j < k; j++)
+        p[j] = in[i] * (j + 1);
+    slots[i] = p;
+    void *huge = malloc((size_t)1 << 40);
+    null_on_huge[i] = huge == NULL;
+    free(huge);
+}
+
+static __global__ void heap_sum_kernel(int **slots, int n, const int *in, int *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int k = 1 + abs(in[i]) % 7, s = 0;
+    for (int j = 0; j < k; j++)
+        s += slots[i][j];
+    out[i] = s;
+    delete[] slots[i];
+}
+
+cudaError_t prog_heap_fill(const int *d_in, int n, int **d_slots, int *d_null)
+{
+    heap_fill_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_slots, d_null);
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out)
+{
+    heap_sum_kernel<<<(n + 127) / 128, 128>>>(d_slots, n, d_in, d_out);
+    return cudaDeviceSynchronize();
+}
