@@ -415,7 +415,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            s->seed,
                            (int)l.cooperative,
                            NULL,
-                           s->heap};
+                           s->heap,
+                           l.stack_bytes};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     const char *kname = vm_kernel_info(vm, l.kernel)->name;

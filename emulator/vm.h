@@ -152,6 +152,7 @@ struct vm_launch {
     struct vm_model *model; /**< the time model (vm/model.h): it sees every block and global
                                  request and may skip blocks (sampling); NULL: off */
     struct vm_heap *heap;   /**< device malloc's heap; NULL: malloc returns NULL */
+    uint32_t stack_bytes;   /**< cudaLimitStackSize: what recursion may use a thread; 0: 1 KiB */
 };
 
 /** What a launch did. */

@@ -645,6 +645,9 @@ static void block_start(struct exec *x)
         w->diverged = 0;
         w->pc = x->fn->first;
         memset(w->depth, 0, sizeof w->depth);
+        memset(w->stack_used, 0, sizeof w->stack_used);
+        memset(w->stack_charged, 0, sizeof w->stack_charged);
+        memset(w->stack_levels, 0, sizeof w->stack_levels);
         each_function(x, w, fill_uniform_specials);
         if (x->local_frame)
             memset(w->local, 0xFF, 32 * (size_t)x->local_frame);
@@ -749,8 +752,9 @@ static enum vm_status check_launch(const struct vm_launch *L, const struct func 
 
 /*
  * Lay out the registers of the kernel and of every device function it can call in one arena:
- * x->fbase[f] for each function reached, NO_REG for the rest. Returns the arena's size; fails
- * the launch on recursion or calls nested deeper than CALL_DEPTH.
+ * x->fbase[f] for each function reached, NO_REG for the rest. Returns the arena's size; sets
+ * x->recursive when a function calls one of its callers (or itself); fails the launch on other
+ * call chains nested deeper than CALL_DEPTH.
  */
 static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
 {
@@ -777,11 +781,10 @@ static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
             if (m->code[pc].op != OP_CALL)
                 continue;
             uint32_t g = (uint32_t)m->code[pc].imm;
-            if (state[g] == 1 || depth > CALL_DEPTH) {
+            x->recursive |= state[g] == 1;
+            if (depth > CALL_DEPTH) {
                 vm_fail(x, NULL, &m->code[pc], 0, VM_UNSUPPORTED,
-                        state[g] == 1 ? "recursive device functions are not emulated"
-                                      : "device functions nested more than %d deep",
-                        CALL_DEPTH);
+                        "device functions nested more than %d deep", CALL_DEPTH);
                 break;
             }
             if (state[g] == 0) {
@@ -829,6 +832,9 @@ static void make_warps(struct exec *x, uint32_t nwarps, uint32_t per)
 
 static void free_warps(struct exec *x)
 {
+    for (uint32_t i = 0; i < x->nwarps; i++)
+        for (int l = 0; l < 32; l++)
+            free(x->warps[i].stack[l]);
     free(x->smem);
     free(x->arena);
     free(x->warps);
@@ -1089,6 +1095,7 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
                      .params = L->params};
     x.nthreads = L->block[0] * L->block[1] * L->block[2];
     x.local_frame = mod->local_total;
+    x.stack_limit = L->stack_bytes ? L->stack_bytes : 1024;
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
     uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);

@@ -49,6 +49,7 @@ void vm_unload(struct vm_module *m, struct emu_mem *mem)
         free((void *)m->funcs[i].info.name);
         free((void *)m->funcs[i].info.params);
         free(m->funcs[i].presets);
+        free(m->funcs[i].regs);
     }
     for (uint32_t i = 0; i < m->nvars; i++) {
         mem_free(mem, m->vars[i].addr);

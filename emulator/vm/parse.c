@@ -430,6 +430,9 @@ static int parse_reg_decl(struct parser *P)
             e->reg.bits = (uint8_t)bits;
             e->reg.kind = kind;
             e->reg.off = arena_take(P->dc.fn, e->reg.slot);
+            struct func *fn = P->dc.fn;
+            fn->regs = vm_grow(fn->regs, fn->nregs, &fn->capregs, sizeof *fn->regs);
+            fn->regs[fn->nregs++] = (struct reg_slot){e->reg.off, e->reg.slot};
         }
         if (!is_punct(&P->t, ','))
             break;
@@ -1184,6 +1187,8 @@ static void finish_function(struct parser *P, struct func *fn)
     fn->smem_align = P->smem_align ? P->smem_align : 16;
     fn->info.static_smem = P->static_smem;
     fn->info.local_bytes = P->local_bytes - P->local_before;
+    fn->local_lo = P->local_before, fn->local_hi = P->local_bytes;
+    fn->call_hi = P->call_bytes;
     fn->arena_bytes = align_up(fn->arena_bytes, 64);
 }
 
@@ -1201,6 +1206,7 @@ static int parse_function(struct parser *P, int is_entry)
     P->depth = 1;
     P->nconsts = 0;
     P->local_before = P->local_bytes;
+    fn->call_lo = P->call_bytes;
     P->dyn_used = 0;
     P->static_smem = P->module_smem;
     if (!is_entry && is_punct(&P->t, '(') && parse_params(P, fn, 1))

@@ -244,6 +244,16 @@ struct func {
     uint32_t smem_static;       /**< bytes of static shared memory (module + kernel) */
     uint32_t smem_align;        /**< alignment of the dynamic shared memory that follows */
     uint32_t ret_off, ret_size; /**< a device function's return value in the call frame */
+    struct reg_slot *regs;      /**< the .reg registers, saved and restored around a call when
+                                     the kernel recurses */
+    uint32_t nregs, capregs;
+    uint32_t call_lo, call_hi;   /**< its parameters and its calls' in the call frame */
+    uint32_t local_lo, local_hi; /**< its local memory in a lane's local frame */
+};
+
+/** A declared register: arena offset and SLOT_PRED, SLOT_32 or SLOT_64. */
+struct reg_slot {
+    uint32_t off, slot;
 };
 
 /** A module-scope variable (.global, .const) placed in device memory. */
@@ -303,6 +313,9 @@ struct warp {
     uint8_t depth[32];    /**< calls each lane is inside */
     uint32_t ret_pc[32][CALL_DEPTH];  /**< where each lane returns to */
     uint32_t ret_dst[32][CALL_DEPTH]; /**< where its return value goes (NO_REG: nowhere) */
+    uint8_t *stack[32]; /**< a recursive kernel's saved frames, per lane (exec::recursive) */
+    uint32_t stack_used[32], stack_cap[32];
+    uint32_t stack_charged[32], stack_levels[32]; /**< against cudaLimitStackSize; levels deep */
 };
 
 /** Why the dispatch loop stopped running a group of lanes. */
@@ -329,6 +342,9 @@ struct exec {
     uint32_t ctaid[3];       /**< this block */
     uint32_t nthreads;       /**< threads per block */
     uint32_t local_frame;    /**< local bytes per thread (every function's) */
+    int recursive;           /**< 1: a function the kernel reaches calls itself, directly or not:
+                                  every call saves the callee's frame on the lane's stack */
+    uint32_t stack_limit;    /**< bytes of that stack a thread may use (cudaLimitStackSize) */
     const uint8_t *params;   /**< kernel parameter buffer */
     uint32_t branch_taken;   /**< set by a branch handler: lanes that jump */
     uint32_t branch_target;  /**< and where */

@@ -650,6 +650,61 @@ START_TEST(device_heap_double_free_fails)
 }
 END_TEST
 
+/* fib and a sum by halves, recursive, each lane at its own depth: n = 1, 33, 1031 threads. */
+START_TEST(recursive_device_functions)
+{
+    const int sizes[] = {1, 33, 1031};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], *in = small_ints(n, -60, 121, 53 + t), *d_in = to_device(in, n * 4ul);
+        int *d_fibs, *fibs = mat_alloc((size_t)n * sizeof *fibs);
+        long long *d_sums, *sums = mat_alloc((size_t)n * sizeof *sums);
+        CUDA_CHECK(cudaMalloc((void **)&d_fibs, (size_t)n * sizeof *fibs));
+        CUDA_CHECK(cudaMalloc((void **)&d_sums, (size_t)n * sizeof *sums));
+        CUDA_CHECK(prog_recursion(d_in, n, d_fibs, d_sums));
+        CUDA_CHECK(cudaMemcpy(fibs, d_fibs, (size_t)n * sizeof *fibs, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(sums, d_sums, (size_t)n * sizeof *sums, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int a = 0, b = 1, k = abs(in[i]) % 13, hi = i + 1 + abs(in[i]) % (n - i);
+            for (int j = 0; j < k; j++)
+                b += a, a = b - a;
+            long long want = 0;
+            for (int j = i; j < hi; j++)
+                want += in[j];
+            ck_assert_msg(fibs[i] == a && sums[i] == want,
+                          "%s:%d n=%d thread %d: fib(%d) = %d (want %d), sum of [%d, %d) = %lld "
+                          "(want %lld)",
+                          __FILE__, __LINE__, n, i, k, fibs[i], a, i, hi, sums[i], want);
+        }
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_fibs));
+        CUDA_CHECK(cudaFree(d_sums));
+        free(in), free(fibs), free(sums);
+    }
+}
+END_TEST
+
+/* 300 levels pass with a 64 KiB stack (cudaLimitStackSize) and overflow the default 1 KiB:
+ * the launch fails with one line, and no crash. */
+START_TEST(recursion_past_the_stack_limit_fails)
+{
+    enum { K = 300, T = 37 };
+    int *d_levels, *d_out, out[T];
+    CUDA_CHECK(cudaMalloc((void **)&d_levels, (size_t)T * (K + 1) * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, sizeof out));
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 64 << 10));
+    CUDA_CHECK(prog_deep_recursion(d_levels, K, T, d_out));
+    CUDA_CHECK(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < T; t++)
+        ck_assert_msg(out[t] == K, "%s:%d %d levels, thread %d of %d: %d, want %d", __FILE__,
+                      __LINE__, K, t, T, out[t], K);
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 1024));
+    cudaError_t err = prog_deep_recursion(d_levels, K, T, d_out);
+    ck_assert_msg(err == cudaErrorIllegalAddress,
+                  "%s:%d %d levels in a 1 KiB stack: %s, want cudaErrorIllegalAddress", __FILE__,
+                  __LINE__, K, cudaGetErrorName(err));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -669,6 +724,9 @@ int main(int argc, char **argv)
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
         {"device_heap_across_launches", device_heap_across_launches, CASE_GPU, 60},
         {"device_heap_double_free_fails", device_heap_double_free_fails, CASE_GPU, 60},
+        {"recursive_device_functions", recursive_device_functions, CASE_GPU, 60},
+        {"recursion_past_the_stack_limit_fails", recursion_past_the_stack_limit_fails, CASE_GPU,
+         60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

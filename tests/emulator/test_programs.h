@@ -88,6 +88,14 @@ cudaError_t prog_heap_fill(const int *d_in, int n, int **d_slots, int *d_null);
 /** A later launch: out[i] = the sum of slots[i]'s ints, then delete[] slots[i]. */
 cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out);
 
+/** Recursive device functions: fibs[i] = fib(|in[i]| % 13) (two calls a level) and sums[i] =
+ *  the sum of in[i .. i + 1 + |in[i]| % (n - i)) added up by halves. */
+cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sums);
+
+/** One block of @p threads: thread t recurses @p k levels deep, writing levels[t * (k + 1) + j]
+ *  = j - 1 on the way back up, and out[t] = k. */
+cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -431,3 +431,53 @@ cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out)
     heap_sum_kernel<<<(n + 127) / 128, 128>>>(d_slots, n, d_in, d_out);
     return cudaDeviceSynchronize();
 }
+
+static __device__ __noinline__ int fib(int n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+/* The sum of v[lo .. hi) by halves: the two halves' sums come back through the call frames. */
+static __device__ __noinline__ int tree_sum(const int *v, int lo, int hi)
+{
+    if (hi - lo == 1)
+        return v[lo];
+    int mid = lo + (hi - lo) / 2;
+    int left = tree_sum(v, lo, mid);
+    return left + tree_sum(v, mid, hi);
+}
+
+static __global__ void recursion_kernel(const int *in, int n, int *fibs, long long *sums)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fibs[i] = fib(abs(in[i]) % 13);
+    sums[i] = tree_sum(in, i, i + 1 + abs(in[i]) % (n - i));
+}
+
+static __device__ __noinline__ int count_down(volatile int *levels, int k)
+{
+    if (k == 0)
+        return 0;
+    int below = count_down(levels, k - 1); /* used after the call: no loop can replace it */
+    levels[k] = below;
+    return below + 1;
+}
+
+static __global__ void deep_kernel(int *levels, int k, int *out)
+{
+    out[threadIdx.x] = count_down(levels + threadIdx.x * (k + 1), k);
+}
+
+cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sums)
+{
+    recursion_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_fibs, d_sums);
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out)
+{
+    deep_kernel<<<1, threads>>>(d_levels, k, d_out);
+    return cudaDeviceSynchronize();
+}
