@@ -731,5 +731,6 @@ int main(int argc, char **argv)
         else if (ready > 0 && (p[0].revents & (POLLIN | POLLHUP)) && serve_client(&s))
             break;
     }
+    vm_heap_destroy(s.heap);
     return 0;
 }
