@@ -401,6 +401,10 @@ OP(CALL, VM_CLASS_CONTROL, "call")
 /* ret from a device function: its return value copied to the caller's, back to the
  * instruction after the call. [9.7.12.7] */
 OP(RET, VM_CLASS_CONTROL, "ret")
+/* call (ret), %rd, (args), prototype: the call above through a function's address (a C++
+ * virtual call); o[0] holds it, the pool at o[5] is the call's. Lanes bound for different
+ * functions call them one after another. */
+OP(CALL_IND, VM_CLASS_CONTROL, "call (indirect)")
 /* call vprintf(fmt, args): formats like the device printf and hands the text to the
  * launch's print callback, lane by lane; imm and mod are the call-frame offsets of the two
  * arguments, o[0] the return value's (or NO_REG). */

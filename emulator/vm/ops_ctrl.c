@@ -118,10 +118,11 @@ static void pop_frame(struct exec *x, struct warp *w, int l, const struct func *
     *ret_pc = t.ret_pc, *ret_dst = t.ret_dst;
 }
 
-enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* Lanes @p m call @p f: their arguments into its parameters, their way back saved. */
+static enum event enter(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                        const struct func *f)
 {
     const uint32_t *pool = &x->mod->pool[in->o[5]];
-    const struct func *f = &x->mod->funcs[in->imm];
     uint32_t nargs = pool[0], pc = (uint32_t)(in - x->code);
     if (nargs != f->info.nparams)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_FAULT, "call to %s with %u arguments, not %u",
@@ -142,6 +143,30 @@ enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_
     x->branch_taken = m;
     x->branch_target = f->first;
     return EV_CALL;
+}
+
+enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return enter(x, w, in, m, &x->mod->funcs[in->imm]);
+}
+
+/* The lanes bound for the first lane's function call it now; the others come back
+ * (exec::call_again). An address no device function of the kernel has fails the launch. */
+enum event h_CALL_IND(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint64_t *a = R64(w, in->o[0]);
+    int first = __builtin_ctz(m);
+    uint32_t g = 0, same = 0;
+    while (g < x->mod->nfuncs && (x->mod->funcs[g].address != a[first] || x->fbase[g] == NO_REG))
+        g++;
+    if (g == x->mod->nfuncs)
+        return vm_fail(x, w, in, first, VM_FAULT,
+                       "indirect call to 0x%" PRIx64 ": no device function has that address",
+                       a[first]);
+    LANES(m, same |= (uint32_t)(a[l] == a[first]) << l);
+    enum event ev = enter(x, w, in, same, &x->mod->funcs[g]);
+    x->call_again = ev == EV_CALL ? m & ~same : 0;
+    return ev;
 }
 
 enum event h_RET(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)

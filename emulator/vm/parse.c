@@ -638,7 +638,7 @@ static uint64_t decl_bytes(const struct decl *d)
 }
 
 /* What a module variable's initialiser holds for a function's address (a C++ vtable's entries):
- * a value no allocation has. The VM makes no indirect calls, so nothing follows it. */
+ * a value no allocation has, and the one an indirect call looks for (func::address). */
 #define FUNCTION_ADDRESS 0xF00C000000000000ull
 
 /* The value of name @p t in an initialiser: a variable's device address, else (a function)
@@ -1074,7 +1074,7 @@ static int parse_body_statement(struct parser *P)
         parse_loc(P);
         return 0;
     }
-    if (is(t, ".pragma")) {
+    if (is(t, ".pragma") || is(t, ".callprototype")) {
         skip_statement(P);
         return 0;
     }
@@ -1231,6 +1231,7 @@ static int parse_function(struct parser *P, int is_entry)
         return 0;
     }
     fn->info.name = name;
+    fn->address = FUNCTION_ADDRESS | hash(name, strlen(name));
     fn->first = m->ncode;
     P->fnames = realloc(P->fnames, (m->nfuncs + 1) * sizeof *P->fnames);
     if (!P->fnames)

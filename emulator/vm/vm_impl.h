@@ -249,6 +249,7 @@ struct func {
     uint32_t nregs, capregs;
     uint32_t call_lo, call_hi;   /**< its parameters and its calls' in the call frame */
     uint32_t local_lo, local_hi; /**< its local memory in a lane's local frame */
+    uint64_t address;            /**< what a vtable or function pointer holds for it */
 };
 
 /** A declared register: arena offset and SLOT_PRED, SLOT_32 or SLOT_64. */
@@ -350,6 +351,7 @@ struct exec {
     uint32_t branch_target;  /**< and where */
     uint32_t exited;         /**< set by an exit handler */
     uint32_t ret_target[32]; /**< set by a return handler: where each returning lane goes */
+    uint32_t call_again;     /**< an indirect call's lanes bound for another function */
     const uint32_t *fbase;   /**< each function's registers in the warp arena (NO_REG: unused) */
     uint32_t bar_arrived;    /**< set by a barrier handler: lanes that now wait */
     uint8_t bar_id;          /**< and at which barrier */

@@ -705,6 +705,30 @@ START_TEST(recursion_past_the_stack_limit_fails)
 }
 END_TEST
 
+/* Virtual functions (indirect calls through vtables), lanes of one warp bound for different
+ * functions, on objects from device new: n = 1, 31, 1031 threads. */
+START_TEST(virtual_calls_through_vtables)
+{
+    const int sizes[] = {1, 31, 1031};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], *in = small_ints(n, -90, 181, 61 + t), *d_in = to_device(in, n * 4ul);
+        int *d_out, *out = mat_alloc((size_t)n * sizeof *out);
+        CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+        CUDA_CHECK(prog_virtual_calls(d_in, n, d_out));
+        CUDA_CHECK(cudaMemcpy(out, d_out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int v = in[i], a = abs(v) % 17 + 1, b = abs(v) % 5 + 2;
+            int want = v % 3 == 0 ? a * b : v % 3 == 1 || v % 3 == -1 ? a * b / 2 : a * a + 1;
+            ck_assert_msg(out[i] == want, "%s:%d n=%d thread %d (in %d): area %d, want %d",
+                          __FILE__, __LINE__, n, i, v, out[i], want);
+        }
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_out));
+        free(in), free(out);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -727,6 +751,7 @@ int main(int argc, char **argv)
         {"recursive_device_functions", recursive_device_functions, CASE_GPU, 60},
         {"recursion_past_the_stack_limit_fails", recursion_past_the_stack_limit_fails, CASE_GPU,
          60},
+        {"virtual_calls_through_vtables", virtual_calls_through_vtables, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

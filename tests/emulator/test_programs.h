@@ -96,6 +96,11 @@ cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sum
  *  = j - 1 on the way back up, and out[t] = k. */
 cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out);
 
+/** Virtual calls: thread i makes (new) a rectangle, triangle or square from in[i] (by in[i] % 3;
+ *  sides a = |in[i]| % 17 + 1, b = |in[i]| % 5 + 2; the square's area is a * a + 1), out[i] =
+ *  its area() through the vtable, then deletes it through the virtual destructor. */
+cudaError_t prog_virtual_calls(const int *d_in, int n, int *d_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -481,3 +481,67 @@ cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out)
     deep_kernel<<<1, threads>>>(d_levels, k, d_out);
     return cudaDeviceSynchronize();
 }
+
+/* Three shapes behind one virtual area(): a warp's lanes call different functions at once. */
+struct Shape {
+    __device__ virtual int area() const = 0;
+    __device__ virtual ~Shape()
+    {
+    }
+};
+
+struct Rect : Shape {
+    int w, h;
+    __device__ Rect(int w_, int h_) : w(w_), h(h_)
+    {
+    }
+    __device__ int area() const override
+    {
+        return w * h;
+    }
+};
+
+struct Tri : Shape {
+    int b, h;
+    __device__ Tri(int b_, int h_) : b(b_), h(h_)
+    {
+    }
+    __device__ int area() const override
+    {
+        return b * h / 2;
+    }
+};
+
+struct Square : Rect {
+    __device__ explicit Square(int s) : Rect(s, s)
+    {
+    }
+    __device__ int area() const override
+    {
+        return Rect::area() + 1;
+    }
+};
+
+static __device__ __noinline__ Shape *make_shape(int v)
+{
+    int a = abs(v) % 17 + 1, b = abs(v) % 5 + 2;
+    if (v % 3 == 0)
+        return new Rect(a, b);
+    return v % 3 == 1 || v % 3 == -1 ? (Shape *)new Tri(a, b) : (Shape *)new Square(a);
+}
+
+static __global__ void shapes_kernel(const int *in, int n, int *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    Shape *s = make_shape(in[i]);
+    out[i] = s->area();
+    delete s;
+}
+
+cudaError_t prog_virtual_calls(const int *d_in, int n, int *d_out)
+{
+    shapes_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_out);
+    return cudaDeviceSynchronize();
+}
