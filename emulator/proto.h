@@ -92,6 +92,7 @@ struct proto_load {
 struct proto_loaded {
     uint32_t blocks;  /**< proto_block records */
     uint32_t kernels; /**< proto_kernel records */
+    uint32_t heap;    /**< 1: the device heap exists (this module or an earlier one uses it) */
 };
 
 /** LOADED: one kernel (followed by nparams vm_param and the name). */

@@ -122,6 +122,7 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
     if (end - p < (long)sizeof head)
         return -1;
     memcpy(&head, p, sizeof head), p += sizeof head;
+    rt.heap_made |= (int)head.heap;
     for (uint32_t i = 0; i < head.blocks; i++, p += sizeof(struct proto_block)) {
         struct proto_block b;
         if (end - p < (long)sizeof b)

@@ -230,7 +230,7 @@ static size_t new_blocks(const struct mem_block *before, size_t nb, const struct
 static void send_loaded(struct server *s, const struct vm_module *vm, const struct proto_block *b,
                         size_t nb)
 {
-    struct proto_loaded head = {(uint32_t)nb, vm_kernel_count(vm)};
+    struct proto_loaded head = {(uint32_t)nb, vm_kernel_count(vm), s->heap != NULL};
     size_t len = sizeof head + nb * sizeof *b;
     for (uint32_t k = 0; k < head.kernels; k++) {
         const struct vm_kernel *kn = vm_kernel_info(vm, k);

@@ -604,10 +604,16 @@ START_TEST(clean_under_every_check)
 END_TEST
 
 /* Blocks from device malloc (new[]) in one launch, read and freed (delete[]) by a later one:
- * n = 1, 31, 1031 threads. A 1 TiB malloc returns NULL, and free(NULL) does nothing. */
+ * n = 1, 31, 1031 threads. A 1 TiB malloc returns NULL, and free(NULL) does nothing. The heap's
+ * size is set before its first use, and refused after it. */
 START_TEST(device_heap_across_launches)
 {
     const int sizes[] = {1, 31, 1031};
+    size_t heap = 0;
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, (size_t)3 << 20));
+    CUDA_CHECK(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
+    ck_assert_msg(heap == (size_t)3 << 20, "%s:%d heap limit %zu after setting 3 MiB", __FILE__,
+                  __LINE__, heap);
     for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
         int n = sizes[t], *in = small_ints(n, -50, 101, 41 + t), *d_in = to_device(in, n * 4ul);
         int **d_slots, *d_null, *d_out, *got = mat_alloc(2 * (size_t)n * sizeof *got);
@@ -629,6 +635,12 @@ START_TEST(device_heap_across_launches)
             CUDA_CHECK(cudaFree(bufs[i]));
         free(in), free(got);
     }
+    cudaError_t err = cudaDeviceSetLimit(cudaLimitMallocHeapSize, (size_t)1 << 20);
+    ck_assert_msg(err == cudaErrorInvalidValue,
+                  "%s:%d cudaLimitMallocHeapSize set after a kernel used malloc: %s, want "
+                  "cudaErrorInvalidValue",
+                  __FILE__, __LINE__, cudaGetErrorName(err));
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue);
 }
 END_TEST
 
