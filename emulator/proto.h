@@ -84,12 +84,15 @@ struct proto_block {
 /** LOAD: the client's number for the module (index into the server's table). */
 struct proto_load {
     uint32_t module;
+    uint64_t heap_bytes; /**< cudaLimitMallocHeapSize now: the heap's size if this module
+                              is the first to use one */
 };
 
 /** LOADED: counts of what follows. */
 struct proto_loaded {
     uint32_t blocks;  /**< proto_block records */
     uint32_t kernels; /**< proto_kernel records */
+    uint32_t heap;    /**< 1: the device heap exists (this module or an earlier one uses it) */
 };
 
 /** LOADED: one kernel (followed by nparams vm_param and the name). */
@@ -115,6 +118,7 @@ struct proto_launch {
     uint32_t device;      /**< the emulated GPU, for the observer's record */
     uint32_t count;       /**< 1: fill the counters in the reply */
     uint32_t cooperative; /**< 1: cudaLaunchCooperativeKernel (vm_launch::cooperative) */
+    uint32_t stack_bytes; /**< cudaLimitStackSize (vm_launch::stack_bytes) */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */

@@ -196,6 +196,7 @@ struct rt_state {
     cudaError_t sticky; /**< a fault's error, returned by every call after it */
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
+    int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
 
     /* The launches counted since course_emu_take_launches() last took them. */
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */

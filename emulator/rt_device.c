@@ -582,8 +582,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return cudaSuccess;
 }
 
-/* The limits a program may read and set, with an H100's defaults; a set value reads back (the
- * emulator needs none of them: they are hints or sizes it does not bound). */
+/* The limits a program may read and set, with an H100's defaults; a set value reads back. The
+ * stack size bounds a recursive kernel's depth and the heap size is the device heap's (fixed
+ * once it exists); the rest are hints or sizes the emulator does not bound. */
 static size_t limits[] = {
     [cudaLimitStackSize] = 1024,
     [cudaLimitPrintfFifoSize] = (size_t)1 << 20,
@@ -611,6 +612,13 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
     if ((limit == cudaLimitMaxL2FetchGranularity && value > 128) ||
         (limit == cudaLimitPersistingL2CacheSize && value > (size_t)p.persistingL2CacheMaxSize))
         return rt_error(cudaErrorInvalidValue);
+    if (limit == cudaLimitMallocHeapSize && rt.heap_made) {
+        rt_say("cudaDeviceSetLimit: the device heap already holds %zu bytes: "
+               "cudaLimitMallocHeapSize must be set before the first kernel that uses malloc or "
+               "free is launched",
+               limits[limit]);
+        return rt_error(cudaErrorInvalidValue);
+    }
     limits[limit] = value;
     return cudaSuccess;
 }

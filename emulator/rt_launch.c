@@ -203,6 +203,14 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
  * packed into the launch, so it travels with queued work. */
 static _Thread_local int cooperative_launch;
 
+/* cudaLimitStackSize now: the stack a recursive kernel's threads may use. */
+static size_t stack_bytes(void)
+{
+    size_t v = 1024;
+    cudaDeviceGetLimit(&v, cudaLimitStackSize);
+    return v;
+}
+
 /* Pack the arguments of a launch of @p f into @p w; the lock is held. */
 static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g, dim3 b,
                         void **args, size_t smem, struct rt_work *w)
@@ -215,7 +223,8 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              smem_limit(f, k),
                              (uint32_t)rt_self()->device,
                              (uint32_t)rt.counting,
-                             (uint32_t)cooperative_launch};
+                             (uint32_t)cooperative_launch,
+                             (uint32_t)stack_bytes()};
     uint8_t *params = calloc(1, k->param_bytes + 1);
     if (!params)
         return cudaErrorMemoryAllocation;

@@ -122,6 +122,7 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
     if (end - p < (long)sizeof head)
         return -1;
     memcpy(&head, p, sizeof head), p += sizeof head;
+    rt.heap_made |= (int)head.heap;
     for (uint32_t i = 0; i < head.blocks; i++, p += sizeof(struct proto_block)) {
         struct proto_block b;
         if (end - p < (long)sizeof b)
@@ -159,7 +160,9 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
 /* Send the PTX to the server; cudaSuccess once the kernel table is in @p m. */
 static cudaError_t send_module(struct rt_module *m, const char *ptx, size_t len, const char *origin)
 {
-    struct proto_load l = {m->id};
+    size_t heap;
+    cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize);
+    struct proto_load l = {m->id, heap};
     struct iovec parts[3] = {
         {&l, sizeof l}, {(void *)origin, strlen(origin) + 1}, {(void *)ptx, len}};
     struct proto_msg reply;

@@ -97,6 +97,7 @@ struct server {
     int attached;               /**< 1 after HELLO */
     struct vm_module **modules; /**< by the client's module number; NULL: not loaded */
     uint32_t nmodules;
+    struct vm_heap *heap; /**< device malloc's heap, made with the first module that uses one */
 };
 
 /** Kernel printf output of one launch, capped at PROTO_MAX_OUTPUT. */
@@ -229,7 +230,7 @@ static size_t new_blocks(const struct mem_block *before, size_t nb, const struct
 static void send_loaded(struct server *s, const struct vm_module *vm, const struct proto_block *b,
                         size_t nb)
 {
-    struct proto_loaded head = {(uint32_t)nb, vm_kernel_count(vm)};
+    struct proto_loaded head = {(uint32_t)nb, vm_kernel_count(vm), s->heap != NULL};
     size_t len = sizeof head + nb * sizeof *b;
     for (uint32_t k = 0; k < head.kernels; k++) {
         const struct vm_kernel *kn = vm_kernel_info(vm, k);
@@ -291,6 +292,10 @@ static void on_load(struct server *s, struct proto_msg *m)
         return;
     }
     s->modules[l.module] = vm;
+    if (vm_uses_heap(vm) && !s->heap) {
+        uint64_t at = mem_alloc(&s->mem, l.heap_bytes ? l.heap_bytes : 1, 0);
+        s->heap = at ? vm_heap_create(at, l.heap_bytes) : NULL;
+    }
     struct proto_block *added = malloc((s->mem.nlive + 1) * sizeof *added);
     if (!added)
         bug("out of host memory");
@@ -409,7 +414,9 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            s->schedule,
                            s->seed,
                            (int)l.cooperative,
-                           NULL};
+                           NULL,
+                           s->heap,
+                           l.stack_bytes};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     const char *kname = vm_kernel_info(vm, l.kernel)->name;
@@ -724,5 +731,6 @@ int main(int argc, char **argv)
         else if (ready > 0 && (p[0].revents & (POLLIN | POLLHUP)) && serve_client(&s))
             break;
     }
+    vm_heap_destroy(s.heap);
     return 0;
 }

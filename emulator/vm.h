@@ -151,6 +151,8 @@ struct vm_launch {
     int cooperative;   /**< 1: cudaLaunchCooperativeKernel (every block resident, grid.sync()) */
     struct vm_model *model; /**< the time model (vm/model.h): it sees every block and global
                                  request and may skip blocks (sampling); NULL: off */
+    struct vm_heap *heap;   /**< device malloc's heap; NULL: malloc returns NULL */
+    uint32_t stack_bytes;   /**< cudaLimitStackSize: what recursion may use a thread; 0: 1 KiB */
 };
 
 /** What a launch did. */
@@ -188,6 +190,22 @@ uint64_t vm_symbol(const struct vm_module *m, const char *name, uint64_t *size);
 /** The host threads a launch's blocks may run on: COURSE_EMU_THREADS, or else the cores this
  *  process may run on. */
 uint32_t vm_threads(void);
+
+/** 1 when a function of @p m calls malloc or free (new and delete too): it needs a heap. */
+int vm_uses_heap(const struct vm_module *m);
+
+/** The device heap (vm/heap.c): its bookkeeping over the device range [addr, addr + size). */
+struct vm_heap *vm_heap_create(uint64_t addr, uint64_t size);
+
+/** Forget the bookkeeping (the device range is the caller's to free). */
+void vm_heap_destroy(struct vm_heap *h);
+
+/** Device malloc: a 16-byte aligned block of @p bytes, or 0 when the heap has no room. */
+uint64_t vm_heap_alloc(struct vm_heap *h, uint64_t bytes);
+
+/** Device free of @p addr: 0, -1 when no live block starts there inside the heap, -2 when the
+ *  address is outside the heap. */
+int vm_heap_free(struct vm_heap *h, uint64_t addr);
 
 /** Run one grid to completion. Returns @ref vm_result::status. */
 enum vm_status vm_launch(const struct vm_launch *l, struct vm_result *r);

@@ -371,25 +371,37 @@ static int64_t callparam(const struct operand *o)
     return o->kind == OK_SYM && o->sym && o->sym->is_callparam ? (int64_t)o->sym->addr : -1;
 }
 
-/* call (ret), vprintf, (fmt, args) and call __assertfail, (msg, file, line, func, size):
- * the two library functions device code calls; anything else is a real call. */
+/* call (ret), vprintf, (fmt, args), call (ret), malloc, (size), call free, (ptr) and call
+ * __assertfail, (msg, file, line, func, size): the library functions device code calls;
+ * anything else is a real call. */
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)m;
-    int callee = -1;
+    int callee = -1, target = -1;
     for (int i = 0; i < n; i++)
-        if (o[i].paren == 0)
+        if (o[i].paren == 0 && o[i].kind == OK_REG && target < 0)
+            target = callee = i; /* call (ret), %rd, (args), prototype */
+        else if (o[i].paren == 0 && target < 0)
             callee = i;
-    if (callee < 0 || o[callee].kind != OK_SYM || !o[callee].name)
-        return bad(c, "indirect calls are not emulated");
-    const char *name = o[callee].name;
-    int nret = callee, nargs = n - callee - 1;
+    if (callee < 0 || (target < 0 && (o[callee].kind != OK_SYM || !o[callee].name)))
+        return bad(c, "this form of call is not emulated");
+    const char *name = target < 0 ? o[callee].name : "(indirect)";
+    int nret = callee, nargs = n - callee - 1 - (target >= 0);
     if (!strcmp(name, "vprintf") && nargs == 2 && callparam(&o[callee + 1]) >= 0 &&
         callparam(&o[callee + 2]) >= 0) {
         struct insn *in = emit(c, OP_VPRINTF);
         in->imm = callparam(&o[callee + 1]);
         in->mod = (uint32_t)callparam(&o[callee + 2]);
         in->o[0] = nret == 1 && callparam(&o[0]) >= 0 ? (uint32_t)callparam(&o[0]) : NO_REG;
+        return 0;
+    }
+    if ((!strcmp(name, "malloc") && nret == 1) || (!strcmp(name, "free") && nret == 0)) {
+        if (nargs != 1 || callparam(&o[callee + 1]) < 0 || (nret && callparam(&o[0]) < 0))
+            return bad(c, "a call to %s whose operands are not .params", name);
+        struct insn *in = emit(c, nret ? OP_MALLOC : OP_FREE);
+        in->imm = callparam(&o[callee + 1]);
+        in->o[0] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
+        c->mod->uses_heap = 1;
         return 0;
     }
     if (!strcmp(name, "__assertfail") && nargs >= 4) {
@@ -414,10 +426,14 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (nret > 1 || (nret == 1 && callparam(&o[0]) < 0))
         return bad(c, "a call's return value is not a .param the emulator can pass");
     words[1 + nargs] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
-    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nargs + 2);
-    struct insn *in = emit(c, OP_CALL);
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nargs + 2), reg = NO_REG;
+    if (target >= 0 && src(c, &o[target], 'u', 64, &reg))
+        return -1;
+    struct insn *in = emit(c, target >= 0 ? OP_CALL_IND : OP_CALL);
     in->o[5] = pool;
-    c->callee(c, (uint32_t)(in - c->mod->code), name);
+    in->o[0] = reg;
+    if (target < 0)
+        c->callee(c, (uint32_t)(in - c->mod->code), name);
     return 0;
 }
 

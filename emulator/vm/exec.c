@@ -238,7 +238,9 @@ static int on_event(struct exec *x, struct warp *w, enum event ev, uint32_t *pc,
     case EV_CALL: /* lanes jump into another function: their registers change with it */
         diverge(w);
         park(w, x->branch_taken, x->branch_target);
-        park(w, *mask & ~x->branch_taken, *pc + 1);
+        park(w, *mask & ~x->branch_taken & ~x->call_again, *pc + 1);
+        park(w, x->call_again, *pc); /* an indirect call's lanes bound elsewhere: one more time */
+        x->call_again = 0;
         return 0;
     case EV_RET:
         diverge(w);
@@ -645,6 +647,9 @@ static void block_start(struct exec *x)
         w->diverged = 0;
         w->pc = x->fn->first;
         memset(w->depth, 0, sizeof w->depth);
+        memset(w->stack_used, 0, sizeof w->stack_used);
+        memset(w->stack_charged, 0, sizeof w->stack_charged);
+        memset(w->stack_levels, 0, sizeof w->stack_levels);
         each_function(x, w, fill_uniform_specials);
         if (x->local_frame)
             memset(w->local, 0xFF, 32 * (size_t)x->local_frame);
@@ -747,41 +752,31 @@ static enum vm_status check_launch(const struct vm_launch *L, const struct func 
     return VM_BAD_LAUNCH;
 }
 
-/*
- * Lay out the registers of the kernel and of every device function it can call in one arena:
- * x->fbase[f] for each function reached, NO_REG for the rest. Returns the arena's size; fails
- * the launch on recursion or calls nested deeper than CALL_DEPTH.
- */
-static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
+/* Depth first from @p root: each function is placed in the arena (x->fbase, @p arena) when the
+ * last of its callees is; @p state: 0 unseen, 1 on the stack, 2 placed. Returns 1 when a
+ * function reached makes an indirect call. */
+static int place_calls(struct exec *x, uint32_t *fbase, uint8_t *state, uint32_t *next_pc,
+                       uint32_t root, uint32_t *arena)
 {
     const struct vm_module *m = x->mod;
-    uint32_t stack[CALL_DEPTH + 1], depth = 0, arena = 0;
-    uint8_t *state = calloc(m->nfuncs, 1); /* 0 unseen, 1 on the stack, 2 done */
-    if (!state)
-        abort();
-    for (uint32_t f = 0; f < m->nfuncs; f++)
-        fbase[f] = NO_REG;
-    uint32_t kernel = (uint32_t)(x->fn - m->funcs);
-    stack[depth++] = kernel;
-    state[kernel] = 1;
-    /* Depth first: each function is placed when the last of its callees is. */
-    uint32_t *next_pc = calloc(m->nfuncs, sizeof *next_pc);
-    if (!next_pc)
-        abort();
+    uint32_t stack[CALL_DEPTH + 1], depth = 0;
+    int indirect = 0;
+    stack[depth++] = root;
+    state[root] = 1;
     while (depth) {
         uint32_t f = stack[depth - 1];
         const struct func *fn = &m->funcs[f];
         uint32_t pc = fn->first + next_pc[f];
         if (next_pc[f] < fn->count) {
             next_pc[f]++;
+            indirect |= m->code[pc].op == OP_CALL_IND;
             if (m->code[pc].op != OP_CALL)
                 continue;
             uint32_t g = (uint32_t)m->code[pc].imm;
-            if (state[g] == 1 || depth > CALL_DEPTH) {
+            x->recursive |= state[g] == 1;
+            if (depth > CALL_DEPTH) {
                 vm_fail(x, NULL, &m->code[pc], 0, VM_UNSUPPORTED,
-                        state[g] == 1 ? "recursive device functions are not emulated"
-                                      : "device functions nested more than %d deep",
-                        CALL_DEPTH);
+                        "device functions nested more than %d deep", CALL_DEPTH);
                 break;
             }
             if (state[g] == 0) {
@@ -790,11 +785,36 @@ static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
             }
             continue;
         }
-        fbase[f] = arena;
-        arena += fn->arena_bytes;
+        fbase[f] = *arena;
+        *arena += fn->arena_bytes;
         state[f] = 2;
         depth--;
     }
+    return indirect;
+}
+
+/*
+ * Lay out the registers of the kernel and of every device function it can call in one arena:
+ * x->fbase[f] for each function reached, NO_REG for the rest. Returns the arena's size; sets
+ * x->recursive when a function calls one of its callers (or itself), or makes an indirect call
+ * (every device function is then reached); fails the launch on other call chains nested deeper
+ * than CALL_DEPTH.
+ */
+static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
+{
+    const struct vm_module *m = x->mod;
+    uint32_t arena = 0;
+    uint8_t *state = calloc(m->nfuncs, 1);
+    uint32_t *next_pc = calloc(m->nfuncs, sizeof *next_pc);
+    if (!state || !next_pc)
+        abort();
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        fbase[f] = NO_REG;
+    int indirect = place_calls(x, fbase, state, next_pc, (uint32_t)(x->fn - m->funcs), &arena);
+    x->recursive |= indirect;
+    for (uint32_t g = 0; indirect && g < m->nfuncs && x->result->status == VM_OK; g++)
+        if (!state[g] && !m->funcs[g].is_entry)
+            place_calls(x, fbase, state, next_pc, g, &arena);
     free(state);
     free(next_pc);
     return arena ? arena : 64;
@@ -829,6 +849,9 @@ static void make_warps(struct exec *x, uint32_t nwarps, uint32_t per)
 
 static void free_warps(struct exec *x)
 {
+    for (uint32_t i = 0; i < x->nwarps; i++)
+        for (int l = 0; l < 32; l++)
+            free(x->warps[i].stack[l]);
     free(x->smem);
     free(x->arena);
     free(x->warps);
@@ -1030,14 +1053,16 @@ uint32_t vm_threads(void)
     return budget;
 }
 
-/* 1 when the kernel or a function it calls prints (printf, assert's message): its output
- * comes in block order only when the blocks run in order. */
+/* 1 when the kernel or a function it calls prints (printf, assert's message), or uses the
+ * device heap: its output, and the addresses malloc returns, come in block order only when the
+ * blocks run in order. */
 static int prints(const struct exec *x)
 {
     for (uint32_t f = 0; f < x->mod->nfuncs; f++) {
         const struct func *fn = &x->mod->funcs[f];
         for (uint32_t pc = fn->first; x->fbase[f] != NO_REG && pc < fn->first + fn->count; pc++)
-            if (x->code[pc].op == OP_VPRINTF || x->code[pc].op == OP_TRAP)
+            if (x->code[pc].op == OP_VPRINTF || x->code[pc].op == OP_TRAP ||
+                x->code[pc].op == OP_MALLOC || x->code[pc].op == OP_FREE)
                 return 1;
     }
     return 0;
@@ -1087,6 +1112,7 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
                      .params = L->params};
     x.nthreads = L->block[0] * L->block[1] * L->block[2];
     x.local_frame = mod->local_total;
+    x.stack_limit = L->stack_bytes ? L->stack_bytes : 1024;
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
     uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);

@@ -25,6 +25,11 @@ int vm_find(const struct vm_module *m, const char *name)
     return -1;
 }
 
+int vm_uses_heap(const struct vm_module *m)
+{
+    return m->uses_heap;
+}
+
 uint64_t vm_symbol(const struct vm_module *m, const char *name, uint64_t *size)
 {
     for (uint32_t i = 0; i < m->nvars; i++)
@@ -44,6 +49,7 @@ void vm_unload(struct vm_module *m, struct emu_mem *mem)
         free((void *)m->funcs[i].info.name);
         free((void *)m->funcs[i].info.params);
         free(m->funcs[i].presets);
+        free(m->funcs[i].regs);
     }
     for (uint32_t i = 0; i < m->nvars; i++) {
         mem_free(mem, m->vars[i].addr);

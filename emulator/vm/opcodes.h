@@ -401,10 +401,20 @@ OP(CALL, VM_CLASS_CONTROL, "call")
 /* ret from a device function: its return value copied to the caller's, back to the
  * instruction after the call. [9.7.12.7] */
 OP(RET, VM_CLASS_CONTROL, "ret")
+/* call (ret), %rd, (args), prototype: the call above through a function's address (a C++
+ * virtual call); o[0] holds it, the pool at o[5] is the call's. Lanes bound for different
+ * functions call them one after another. */
+OP(CALL_IND, VM_CLASS_CONTROL, "call (indirect)")
 /* call vprintf(fmt, args): formats like the device printf and hands the text to the
  * launch's print callback, lane by lane; imm and mod are the call-frame offsets of the two
  * arguments, o[0] the return value's (or NO_REG). */
 OP(VPRINTF, VM_CLASS_CONTROL, "call vprintf")
+/* call malloc(size) (new too): a block of the launch's device heap, or NULL when it is full;
+ * imm is the call-frame offset of the size, o[0] the result's. */
+OP(MALLOC, VM_CLASS_CONTROL, "call malloc")
+/* call free(ptr) (delete too): NULL is a no-op; a pointer malloc did not return, or one freed
+ * already, fails the launch. imm is the call-frame offset of the pointer. */
+OP(FREE, VM_CLASS_CONTROL, "call free")
 /* trap / brkpt: the launch fails (__trap()). width 1: call __assertfail, whose message, file,
  * line and function are at the call-frame offsets in the pool at o[5]. [9.7.12.9] */
 OP(TRAP, VM_CLASS_CONTROL, "trap")

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -34,10 +35,94 @@ static uint8_t *frame(const struct exec *x, const struct warp *w, int lane)
     return w->call_params + (size_t)lane * x->mod->call_total;
 }
 
-enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* A saved frame's tail on a lane's stack: where the lane returns, the frame's bytes, and what
+ * it counts against cudaLimitStackSize. */
+struct frame_tail {
+    uint32_t ret_pc, ret_dst, bytes, charged;
+};
+
+/* What one level of a call counts against the stack limit, besides its local memory: less than
+ * ptxas gives any recursive function (24 and 32 bytes for the tests' fib and tree sum, ptxas -v,
+ * sm_90), so a recursion fails here only deeper than it can go on a GPU. */
+#define FRAME_CHARGE 16u
+
+/* Copy lane @p l's part of function @p f's frame (its registers, call frame and local memory)
+ * to @p buf (@p save) or back from it; returns the bytes. NULL @p buf: only count them. */
+static uint32_t lane_frame(const struct exec *x, struct warp *w, const struct func *f, int l,
+                           uint8_t *buf, int save)
+{
+    uint32_t n = 0, fb = x->fbase[f - x->mod->funcs];
+    for (uint32_t i = 0; i < f->nregs; i++) {
+        uint8_t *r = w->arena + fb + f->regs[i].off;
+        uint32_t width = f->regs[i].slot / 32, *mask = (uint32_t *)r;
+        if (buf && f->regs[i].slot == SLOT_PRED && save)
+            buf[n] = (uint8_t)(*mask >> l & 1);
+        else if (buf && f->regs[i].slot == SLOT_PRED)
+            *mask = (*mask & ~(1u << l)) | (uint32_t)buf[n] << l;
+        else if (buf)
+            memcpy(save ? buf + n : r + l * width, save ? r + l * width : buf + n, width);
+        n += width ? width : 1;
+    }
+    uint8_t *parts[2] = {frame(x, w, l) + f->call_lo,
+                         w->local + (size_t)l * x->local_frame + f->local_lo};
+    uint32_t sizes[2] = {f->call_hi - f->call_lo, f->local_hi - f->local_lo};
+    for (int i = 0; i < 2; i++, n += sizes[i - 1])
+        if (buf)
+            memcpy(save ? buf + n : parts[i], save ? parts[i] : buf + n, sizes[i]);
+    return n;
+}
+
+/* A recursive kernel's call: lane @p l saves callee @p f's frame on its stack, or the launch
+ * fails when the levels it is inside would pass x->stack_limit. */
+static enum event push_frame(struct exec *x, struct warp *w, const struct insn *in, int l,
+                             const struct func *f, uint32_t ret_pc, uint32_t ret_dst)
+{
+    uint32_t charged = FRAME_CHARGE + f->local_hi - f->local_lo;
+    struct frame_tail t = {ret_pc, ret_dst, lane_frame(x, w, f, l, NULL, 0), charged};
+    if (w->stack_charged[l] + charged > x->stack_limit)
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "stack overflow: the call to %s is %u levels deep and needs more than "
+                       "cudaLimitStackSize (%u bytes a thread; the emulator counts %u bytes a "
+                       "level plus its local memory)",
+                       f->info.name, w->stack_levels[l] + 1, x->stack_limit, FRAME_CHARGE);
+    uint32_t need = w->stack_used[l] + t.bytes + (uint32_t)sizeof t;
+    if (need > w->stack_cap[l]) {
+        w->stack_cap[l] = need * 2;
+        w->stack[l] = realloc(w->stack[l], w->stack_cap[l]);
+        if (!w->stack[l])
+            abort();
+    }
+    lane_frame(x, w, f, l, w->stack[l] + w->stack_used[l], 1);
+    memcpy(w->stack[l] + need - sizeof t, &t, sizeof t);
+    w->stack_used[l] = need;
+    w->stack_charged[l] += charged, w->stack_levels[l]++;
+    return EV_NONE;
+}
+
+/* Where lane @p l returns to, and its return value's place; a recursive kernel's lane restores
+ * the frame @p f had before the call. */
+static void pop_frame(struct exec *x, struct warp *w, int l, const struct func *f, uint32_t *ret_pc,
+                      uint32_t *ret_dst)
+{
+    if (!x->recursive) {
+        uint32_t d = --w->depth[l];
+        *ret_pc = w->ret_pc[l][d], *ret_dst = w->ret_dst[l][d];
+        return;
+    }
+    struct frame_tail t;
+    w->stack_used[l] -= (uint32_t)sizeof t;
+    memcpy(&t, w->stack[l] + w->stack_used[l], sizeof t);
+    w->stack_used[l] -= t.bytes;
+    w->stack_charged[l] -= t.charged, w->stack_levels[l]--;
+    lane_frame(x, w, f, l, w->stack[l] + w->stack_used[l], 0);
+    *ret_pc = t.ret_pc, *ret_dst = t.ret_dst;
+}
+
+/* Lanes @p m call @p f: their arguments into its parameters, their way back saved. */
+static enum event enter(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                        const struct func *f)
 {
     const uint32_t *pool = &x->mod->pool[in->o[5]];
-    const struct func *f = &x->mod->funcs[in->imm];
     uint32_t nargs = pool[0], pc = (uint32_t)(in - x->code);
     if (nargs != f->info.nparams)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_FAULT, "call to %s with %u arguments, not %u",
@@ -45,15 +130,43 @@ enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint8_t *fr = frame(x, w, l);
+        if (x->recursive && push_frame(x, w, in, l, f, pc + 1, pool[1 + nargs]) != EV_NONE)
+            return EV_ERROR;
         for (uint32_t i = 0; i < nargs; i++)
             memmove(fr + f->info.params[i].offset, fr + pool[1 + i], f->info.params[i].size);
-        w->ret_pc[l][w->depth[l]] = pc + 1;
-        w->ret_dst[l][w->depth[l]] = pool[1 + nargs];
-        w->depth[l]++; /* the launch refused call chains deeper than CALL_DEPTH */
+        if (!x->recursive) { /* the launch refused call chains deeper than CALL_DEPTH */
+            w->ret_pc[l][w->depth[l]] = pc + 1;
+            w->ret_dst[l][w->depth[l]] = pool[1 + nargs];
+            w->depth[l]++;
+        }
     }
     x->branch_taken = m;
     x->branch_target = f->first;
     return EV_CALL;
+}
+
+enum event h_CALL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return enter(x, w, in, m, &x->mod->funcs[in->imm]);
+}
+
+/* The lanes bound for the first lane's function call it now; the others come back
+ * (exec::call_again). An address no device function of the kernel has fails the launch. */
+enum event h_CALL_IND(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint64_t *a = R64(w, in->o[0]);
+    int first = __builtin_ctz(m);
+    uint32_t g = 0, same = 0;
+    while (g < x->mod->nfuncs && (x->mod->funcs[g].address != a[first] || x->fbase[g] == NO_REG))
+        g++;
+    if (g == x->mod->nfuncs)
+        return vm_fail(x, w, in, first, VM_FAULT,
+                       "indirect call to 0x%" PRIx64 ": no device function has that address",
+                       a[first]);
+    LANES(m, same |= (uint32_t)(a[l] == a[first]) << l);
+    enum event ev = enter(x, w, in, same, &x->mod->funcs[g]);
+    x->call_again = ev == EV_CALL ? m & ~same : 0;
+    return ev;
 }
 
 enum event h_RET(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -61,10 +174,16 @@ enum event h_RET(struct exec *x, struct warp *w, const struct insn *in, uint32_t
     const struct func *f = &x->mod->funcs[x->mod->func_at[in - x->code]];
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint32_t d = --w->depth[l], dst = w->ret_dst[l][d];
-        if (dst != NO_REG && f->ret_size)
-            memmove(frame(x, w, l) + dst, frame(x, w, l) + f->ret_off, f->ret_size);
-        x->ret_target[l] = w->ret_pc[l][d];
+        uint8_t ret[256];
+        uint32_t dst, size = f->ret_size;
+        if (size > sizeof ret)
+            return vm_fail(x, w, in, l, VM_UNSUPPORTED,
+                           "%s returns %u bytes: at most %zu are emulated", f->info.name, size,
+                           sizeof ret);
+        memcpy(ret, frame(x, w, l) + f->ret_off, size);
+        pop_frame(x, w, l, f, &x->ret_target[l], &dst);
+        if (dst != NO_REG && size)
+            memcpy(frame(x, w, l) + dst, ret, size);
     }
     x->branch_taken = m;
     return EV_RET;
@@ -239,6 +358,32 @@ enum event h_VPRINTF(struct exec *x, struct warp *w, const struct insn *in, uint
             int32_t ret = n;
             memcpy(frame(x, w, l) + in->o[0], &ret, 4);
         }
+    }
+    return EV_NONE;
+}
+
+enum event h_MALLOC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t p = vm_heap_alloc(x->launch->heap, frame_u64(x, w, l, (uint32_t)in->imm));
+        memcpy(frame(x, w, l) + in->o[0], &p, 8);
+    }
+    return EV_NONE;
+}
+
+enum event h_FREE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t p = frame_u64(x, w, l, (uint32_t)in->imm);
+        int r = p ? vm_heap_free(x->launch->heap, p) : 0;
+        if (r)
+            return vm_fail(x, w, in, l, VM_FAULT,
+                           r == -1 ? "free(0x%" PRIx64 "): no live malloc block starts there (a "
+                                     "double free, or a pointer into a block)"
+                                   : "free(0x%" PRIx64 "): not a pointer device malloc returned",
+                           p);
     }
     return EV_NONE;
 }

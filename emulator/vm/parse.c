@@ -430,6 +430,9 @@ static int parse_reg_decl(struct parser *P)
             e->reg.bits = (uint8_t)bits;
             e->reg.kind = kind;
             e->reg.off = arena_take(P->dc.fn, e->reg.slot);
+            struct func *fn = P->dc.fn;
+            fn->regs = vm_grow(fn->regs, fn->nregs, &fn->capregs, sizeof *fn->regs);
+            fn->regs[fn->nregs++] = (struct reg_slot){e->reg.off, e->reg.slot};
         }
         if (!is_punct(&P->t, ','))
             break;
@@ -635,7 +638,7 @@ static uint64_t decl_bytes(const struct decl *d)
 }
 
 /* What a module variable's initialiser holds for a function's address (a C++ vtable's entries):
- * a value no allocation has. The VM makes no indirect calls, so nothing follows it. */
+ * a value no allocation has, and the one an indirect call looks for (func::address). */
 #define FUNCTION_ADDRESS 0xF00C000000000000ull
 
 /* The value of name @p t in an initialiser: a variable's device address, else (a function)
@@ -1071,7 +1074,7 @@ static int parse_body_statement(struct parser *P)
         parse_loc(P);
         return 0;
     }
-    if (is(t, ".pragma")) {
+    if (is(t, ".pragma") || is(t, ".callprototype")) {
         skip_statement(P);
         return 0;
     }
@@ -1184,6 +1187,8 @@ static void finish_function(struct parser *P, struct func *fn)
     fn->smem_align = P->smem_align ? P->smem_align : 16;
     fn->info.static_smem = P->static_smem;
     fn->info.local_bytes = P->local_bytes - P->local_before;
+    fn->local_lo = P->local_before, fn->local_hi = P->local_bytes;
+    fn->call_hi = P->call_bytes;
     fn->arena_bytes = align_up(fn->arena_bytes, 64);
 }
 
@@ -1201,6 +1206,7 @@ static int parse_function(struct parser *P, int is_entry)
     P->depth = 1;
     P->nconsts = 0;
     P->local_before = P->local_bytes;
+    fn->call_lo = P->call_bytes;
     P->dyn_used = 0;
     P->static_smem = P->module_smem;
     if (!is_entry && is_punct(&P->t, '(') && parse_params(P, fn, 1))
@@ -1225,6 +1231,7 @@ static int parse_function(struct parser *P, int is_entry)
         return 0;
     }
     fn->info.name = name;
+    fn->address = FUNCTION_ADDRESS | hash(name, strlen(name));
     fn->first = m->ncode;
     P->fnames = realloc(P->fnames, (m->nfuncs + 1) * sizeof *P->fnames);
     if (!P->fnames)

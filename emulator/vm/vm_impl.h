@@ -244,6 +244,17 @@ struct func {
     uint32_t smem_static;       /**< bytes of static shared memory (module + kernel) */
     uint32_t smem_align;        /**< alignment of the dynamic shared memory that follows */
     uint32_t ret_off, ret_size; /**< a device function's return value in the call frame */
+    struct reg_slot *regs;      /**< the .reg registers, saved and restored around a call when
+                                     the kernel recurses */
+    uint32_t nregs, capregs;
+    uint32_t call_lo, call_hi;   /**< its parameters and its calls' in the call frame */
+    uint32_t local_lo, local_hi; /**< its local memory in a lane's local frame */
+    uint64_t address;            /**< what a vtable or function pointer holds for it */
+};
+
+/** A declared register: arena offset and SLOT_PRED, SLOT_32 or SLOT_64. */
+struct reg_slot {
+    uint32_t off, slot;
 };
 
 /** A module-scope variable (.global, .const) placed in device memory. */
@@ -272,6 +283,7 @@ struct vm_module {
     uint16_t *func_at;    /**< the function each pc belongs to */
     uint32_t local_total; /**< bytes of every function's .local, per thread */
     uint32_t call_total;  /**< bytes of every call's parameters, per thread */
+    int uses_heap;        /**< 1: a function calls malloc or free (vm_uses_heap()) */
     uint64_t grid_ws;     /**< the grid workspace %envreg1/2 point to (0: no kernel reads them) */
 };
 
@@ -302,6 +314,9 @@ struct warp {
     uint8_t depth[32];    /**< calls each lane is inside */
     uint32_t ret_pc[32][CALL_DEPTH];  /**< where each lane returns to */
     uint32_t ret_dst[32][CALL_DEPTH]; /**< where its return value goes (NO_REG: nowhere) */
+    uint8_t *stack[32]; /**< a recursive kernel's saved frames, per lane (exec::recursive) */
+    uint32_t stack_used[32], stack_cap[32];
+    uint32_t stack_charged[32], stack_levels[32]; /**< against cudaLimitStackSize; levels deep */
 };
 
 /** Why the dispatch loop stopped running a group of lanes. */
@@ -328,11 +343,15 @@ struct exec {
     uint32_t ctaid[3];       /**< this block */
     uint32_t nthreads;       /**< threads per block */
     uint32_t local_frame;    /**< local bytes per thread (every function's) */
+    int recursive;           /**< 1: a function the kernel reaches calls itself, directly or not:
+                                  every call saves the callee's frame on the lane's stack */
+    uint32_t stack_limit;    /**< bytes of that stack a thread may use (cudaLimitStackSize) */
     const uint8_t *params;   /**< kernel parameter buffer */
     uint32_t branch_taken;   /**< set by a branch handler: lanes that jump */
     uint32_t branch_target;  /**< and where */
     uint32_t exited;         /**< set by an exit handler */
     uint32_t ret_target[32]; /**< set by a return handler: where each returning lane goes */
+    uint32_t call_again;     /**< an indirect call's lanes bound for another function */
     const uint32_t *fbase;   /**< each function's registers in the warp arena (NO_REG: unused) */
     uint32_t bar_arrived;    /**< set by a barrier handler: lanes that now wait */
     uint8_t bar_id;          /**< and at which barrier */

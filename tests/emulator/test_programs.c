@@ -603,6 +603,144 @@ START_TEST(clean_under_every_check)
 }
 END_TEST
 
+/* Blocks from device malloc (new[]) in one launch, read and freed (delete[]) by a later one:
+ * n = 1, 31, 1031 threads. A 1 TiB malloc returns NULL, and free(NULL) does nothing. The heap's
+ * size is set before its first use, and refused after it. */
+START_TEST(device_heap_across_launches)
+{
+    const int sizes[] = {1, 31, 1031};
+    size_t heap = 0;
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, (size_t)3 << 20));
+    CUDA_CHECK(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
+    ck_assert_msg(heap == (size_t)3 << 20, "%s:%d heap limit %zu after setting 3 MiB", __FILE__,
+                  __LINE__, heap);
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], *in = small_ints(n, -50, 101, 41 + t), *d_in = to_device(in, n * 4ul);
+        int **d_slots, *d_null, *d_out, *got = mat_alloc(2 * (size_t)n * sizeof *got);
+        CUDA_CHECK(cudaMalloc((void **)&d_slots, (size_t)n * sizeof *d_slots));
+        CUDA_CHECK(cudaMalloc((void **)&d_null, (size_t)n * 4));
+        CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+        CUDA_CHECK(prog_heap_fill(d_in, n, d_slots, d_null));
+        CUDA_CHECK(prog_heap_sum(d_slots, n, d_in, d_out));
+        CUDA_CHECK(cudaMemcpy(got, d_out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got + n, d_null, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int k = 1 + abs(in[i]) % 7, want = in[i] * k * (k + 1) / 2;
+            ck_assert_msg(got[i] == want && got[n + i] == 1,
+                          "%s:%d n=%d thread %d: sum %d (want %d), 1 TiB malloc NULL: %d (want 1)",
+                          __FILE__, __LINE__, n, i, got[i], want, got[n + i]);
+        }
+        void *bufs[] = {d_in, d_slots, d_null, d_out};
+        for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+            CUDA_CHECK(cudaFree(bufs[i]));
+        free(in), free(got);
+    }
+    cudaError_t err = cudaDeviceSetLimit(cudaLimitMallocHeapSize, (size_t)1 << 20);
+    ck_assert_msg(err == cudaErrorInvalidValue,
+                  "%s:%d cudaLimitMallocHeapSize set after a kernel used malloc: %s, want "
+                  "cudaErrorInvalidValue",
+                  __FILE__, __LINE__, cudaGetErrorName(err));
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue);
+}
+END_TEST
+
+/* Freeing the same blocks again (a later launch) fails the launch with one line. */
+START_TEST(device_heap_double_free_fails)
+{
+    int n = 33, *in = small_ints(n, -50, 101, 43), *d_in = to_device(in, n * 4ul);
+    int **d_slots, *d_null, *d_out;
+    CUDA_CHECK(cudaMalloc((void **)&d_slots, (size_t)n * sizeof *d_slots));
+    CUDA_CHECK(cudaMalloc((void **)&d_null, (size_t)n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+    CUDA_CHECK(prog_heap_fill(d_in, n, d_slots, d_null));
+    CUDA_CHECK(prog_heap_sum(d_slots, n, d_in, d_out));
+    cudaError_t err = prog_heap_sum(d_slots, n, d_in, d_out);
+    ck_assert_msg(err == cudaErrorIllegalAddress,
+                  "%s:%d n=%d, delete[] of freed blocks: %s, want cudaErrorIllegalAddress",
+                  __FILE__, __LINE__, n, cudaGetErrorName(err));
+    free(in);
+}
+END_TEST
+
+/* fib and a sum by halves, recursive, each lane at its own depth: n = 1, 33, 1031 threads. */
+START_TEST(recursive_device_functions)
+{
+    const int sizes[] = {1, 33, 1031};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], *in = small_ints(n, -60, 121, 53 + t), *d_in = to_device(in, n * 4ul);
+        int *d_fibs, *fibs = mat_alloc((size_t)n * sizeof *fibs);
+        long long *d_sums, *sums = mat_alloc((size_t)n * sizeof *sums);
+        CUDA_CHECK(cudaMalloc((void **)&d_fibs, (size_t)n * sizeof *fibs));
+        CUDA_CHECK(cudaMalloc((void **)&d_sums, (size_t)n * sizeof *sums));
+        CUDA_CHECK(prog_recursion(d_in, n, d_fibs, d_sums));
+        CUDA_CHECK(cudaMemcpy(fibs, d_fibs, (size_t)n * sizeof *fibs, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(sums, d_sums, (size_t)n * sizeof *sums, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int a = 0, b = 1, k = abs(in[i]) % 13, hi = i + 1 + abs(in[i]) % (n - i);
+            for (int j = 0; j < k; j++)
+                b += a, a = b - a;
+            long long want = 0;
+            for (int j = i; j < hi; j++)
+                want += in[j];
+            ck_assert_msg(fibs[i] == a && sums[i] == want,
+                          "%s:%d n=%d thread %d: fib(%d) = %d (want %d), sum of [%d, %d) = %lld "
+                          "(want %lld)",
+                          __FILE__, __LINE__, n, i, k, fibs[i], a, i, hi, sums[i], want);
+        }
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_fibs));
+        CUDA_CHECK(cudaFree(d_sums));
+        free(in), free(fibs), free(sums);
+    }
+}
+END_TEST
+
+/* 300 levels pass with a 64 KiB stack (cudaLimitStackSize) and overflow the default 1 KiB:
+ * the launch fails with one line, and no crash. */
+START_TEST(recursion_past_the_stack_limit_fails)
+{
+    enum { K = 300, T = 37 };
+    int *d_levels, *d_out, out[T];
+    CUDA_CHECK(cudaMalloc((void **)&d_levels, (size_t)T * (K + 1) * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, sizeof out));
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 64 << 10));
+    CUDA_CHECK(prog_deep_recursion(d_levels, K, T, d_out));
+    CUDA_CHECK(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < T; t++)
+        ck_assert_msg(out[t] == K, "%s:%d %d levels, thread %d of %d: %d, want %d", __FILE__,
+                      __LINE__, K, t, T, out[t], K);
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 1024));
+    cudaError_t err = prog_deep_recursion(d_levels, K, T, d_out);
+    ck_assert_msg(err == cudaErrorIllegalAddress,
+                  "%s:%d %d levels in a 1 KiB stack: %s, want cudaErrorIllegalAddress", __FILE__,
+                  __LINE__, K, cudaGetErrorName(err));
+}
+END_TEST
+
+/* Virtual functions (indirect calls through vtables), lanes of one warp bound for different
+ * functions, on objects from device new: n = 1, 31, 1031 threads. */
+START_TEST(virtual_calls_through_vtables)
+{
+    const int sizes[] = {1, 31, 1031};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], *in = small_ints(n, -90, 181, 61 + t), *d_in = to_device(in, n * 4ul);
+        int *d_out, *out = mat_alloc((size_t)n * sizeof *out);
+        CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * 4));
+        CUDA_CHECK(prog_virtual_calls(d_in, n, d_out));
+        CUDA_CHECK(cudaMemcpy(out, d_out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int v = in[i], a = abs(v) % 17 + 1, b = abs(v) % 5 + 2;
+            int want = v % 3 == 0 ? a * b : v % 3 == 1 || v % 3 == -1 ? a * b / 2 : a * a + 1;
+            ck_assert_msg(out[i] == want, "%s:%d n=%d thread %d (in %d): area %d, want %d",
+                          __FILE__, __LINE__, n, i, v, out[i], want);
+        }
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_out));
+        free(in), free(out);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -620,6 +758,12 @@ int main(int argc, char **argv)
         {"wmma_int8_misaligned_tile_under_memcheck", wmma_int8_misaligned_tile_under_memcheck,
          CASE_GPU, 60},
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
+        {"device_heap_across_launches", device_heap_across_launches, CASE_GPU, 60},
+        {"device_heap_double_free_fails", device_heap_double_free_fails, CASE_GPU, 60},
+        {"recursive_device_functions", recursive_device_functions, CASE_GPU, 60},
+        {"recursion_past_the_stack_limit_fails", recursion_past_the_stack_limit_fails, CASE_GPU,
+         60},
+        {"virtual_calls_through_vtables", virtual_calls_through_vtables, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

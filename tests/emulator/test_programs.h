@@ -80,6 +80,27 @@ cudaError_t prog_wmma_f64(const double *d_a, const double *d_b, const double *d_
 cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const int *d_c, int *d_d,
                            int is_unsigned);
 
+/** Device malloc through new[]: thread i of @p n allocates 1 + |in[i]| % 7 ints holding
+ *  in[i] * (j + 1) and leaves the pointer in slots[i]; null[i] = 1 when a malloc of 1 TiB
+ *  returned NULL (it is then freed: a no-op). */
+cudaError_t prog_heap_fill(const int *d_in, int n, int **d_slots, int *d_null);
+
+/** A later launch: out[i] = the sum of slots[i]'s ints, then delete[] slots[i]. */
+cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out);
+
+/** Recursive device functions: fibs[i] = fib(|in[i]| % 13) (two calls a level) and sums[i] =
+ *  the sum of in[i .. i + 1 + |in[i]| % (n - i)) added up by halves. */
+cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sums);
+
+/** One block of @p threads: thread t recurses @p k levels deep, writing levels[t * (k + 1) + j]
+ *  = j - 1 on the way back up, and out[t] = k. */
+cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out);
+
+/** Virtual calls: thread i makes (new) a rectangle, triangle or square from in[i] (by in[i] % 3;
+ *  sides a = |in[i]| % 17 + 1, b = |in[i]| % 5 + 2; the square's area is a * a + 1), out[i] =
+ *  its area() through the vtable, then deletes it through the virtual destructor. */
+cudaError_t prog_virtual_calls(const int *d_in, int n, int *d_out);
+
 #ifdef __cplusplus
 }
 #endif

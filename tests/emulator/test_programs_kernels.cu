@@ -391,3 +391,157 @@ cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const in
         wmma_int8_launch<signed char>(shape, d_a, d_b, d_c, d_d);
     return cudaDeviceSynchronize();
 }
+
+/* Thread i's block: 1 + |in[i]| % 7 ints, value j is in[i] * (j + 1). */
+static __global__ void heap_fill_kernel(const int *in, int n, int **slots, int *null_on_huge)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int k = 1 + abs(in[i]) % 7;
+    int *p = new int[k];
+    for (int j = 0; j < k; j++)
+        p[j] = in[i] * (j + 1);
+    slots[i] = p;
+    void *huge = malloc((size_t)1 << 40);
+    null_on_huge[i] = huge == NULL;
+    free(huge);
+}
+
+static __global__ void heap_sum_kernel(int **slots, int n, const int *in, int *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int k = 1 + abs(in[i]) % 7, s = 0;
+    for (int j = 0; j < k; j++)
+        s += slots[i][j];
+    out[i] = s;
+    delete[] slots[i];
+}
+
+cudaError_t prog_heap_fill(const int *d_in, int n, int **d_slots, int *d_null)
+{
+    heap_fill_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_slots, d_null);
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out)
+{
+    heap_sum_kernel<<<(n + 127) / 128, 128>>>(d_slots, n, d_in, d_out);
+    return cudaDeviceSynchronize();
+}
+
+static __device__ __noinline__ int fib(int n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+/* The sum of v[lo .. hi) by halves: the two halves' sums come back through the call frames. */
+static __device__ __noinline__ int tree_sum(const int *v, int lo, int hi)
+{
+    if (hi - lo == 1)
+        return v[lo];
+    int mid = lo + (hi - lo) / 2;
+    int left = tree_sum(v, lo, mid);
+    return left + tree_sum(v, mid, hi);
+}
+
+static __global__ void recursion_kernel(const int *in, int n, int *fibs, long long *sums)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fibs[i] = fib(abs(in[i]) % 13);
+    sums[i] = tree_sum(in, i, i + 1 + abs(in[i]) % (n - i));
+}
+
+static __device__ __noinline__ int count_down(volatile int *levels, int k)
+{
+    if (k == 0)
+        return 0;
+    int below = count_down(levels, k - 1); /* used after the call: no loop can replace it */
+    levels[k] = below;
+    return below + 1;
+}
+
+static __global__ void deep_kernel(int *levels, int k, int *out)
+{
+    out[threadIdx.x] = count_down(levels + threadIdx.x * (k + 1), k);
+}
+
+cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sums)
+{
+    recursion_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_fibs, d_sums);
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out)
+{
+    deep_kernel<<<1, threads>>>(d_levels, k, d_out);
+    return cudaDeviceSynchronize();
+}
+
+/* Three shapes behind one virtual area(): a warp's lanes call different functions at once. */
+struct Shape {
+    __device__ virtual int area() const = 0;
+    __device__ virtual ~Shape()
+    {
+    }
+};
+
+struct Rect : Shape {
+    int w, h;
+    __device__ Rect(int w_, int h_) : w(w_), h(h_)
+    {
+    }
+    __device__ int area() const override
+    {
+        return w * h;
+    }
+};
+
+struct Tri : Shape {
+    int b, h;
+    __device__ Tri(int b_, int h_) : b(b_), h(h_)
+    {
+    }
+    __device__ int area() const override
+    {
+        return b * h / 2;
+    }
+};
+
+struct Square : Rect {
+    __device__ explicit Square(int s) : Rect(s, s)
+    {
+    }
+    __device__ int area() const override
+    {
+        return Rect::area() + 1;
+    }
+};
+
+static __device__ __noinline__ Shape *make_shape(int v)
+{
+    int a = abs(v) % 17 + 1, b = abs(v) % 5 + 2;
+    if (v % 3 == 0)
+        return new Rect(a, b);
+    return v % 3 == 1 || v % 3 == -1 ? (Shape *)new Tri(a, b) : (Shape *)new Square(a);
+}
+
+static __global__ void shapes_kernel(const int *in, int n, int *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    Shape *s = make_shape(in[i]);
+    out[i] = s->area();
+    delete s;
+}
+
+cudaError_t prog_virtual_calls(const int *d_in, int n, int *d_out)
+{
+    shapes_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_out);
+    return cudaDeviceSynchronize();
+}
