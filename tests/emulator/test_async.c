@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "test_async.h"
 
@@ -431,6 +432,153 @@ START_TEST(graph_nodes_replay)
 }
 END_TEST
 
+/* A graph (or a kernel node's parameters) that runs out = in * mul + add for n elements. */
+struct scale_graph {
+    int *h, *d, n, mul, add;
+    void *args[5];
+    int *src, *dst;
+    struct cudaKernelNodeParams kp;
+    cudaGraph_t g;
+    cudaGraphNode_t in, kern, out;
+};
+
+/* Point @p sg's kernel parameters at mul, add (the node copies them when it takes them). */
+static const struct cudaKernelNodeParams *scale_params(struct scale_graph *sg, int mul, int add)
+{
+    sg->mul = mul;
+    sg->add = add;
+    sg->src = sg->d;
+    sg->dst = sg->d + sg->n;
+    void *args[] = {&sg->src, &sg->dst, &sg->n, &sg->mul, &sg->add};
+    memcpy(sg->args, args, sizeof args);
+    sg->kp = (struct cudaKernelNodeParams){(void *)async_scale_kernel(),
+                                           {(unsigned)(sg->n + 127) / 128, 1, 1},
+                                           {128, 1, 1},
+                                           0,
+                                           sg->args,
+                                           NULL};
+    return &sg->kp;
+}
+
+/* The graph copy in -> kernel (mul, add) -> copy out, from the node calls, in sg->g. */
+static void scale_graph_build(struct scale_graph *sg, int mul, int add)
+{
+    size_t bytes = (size_t)sg->n * sizeof(int);
+    ck_assert_int_eq(cudaGraphCreate(&sg->g, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&sg->in, sg->g, NULL, 0, sg->d, sg->h, bytes,
+                                              cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    ck_assert_int_eq(
+        cudaGraphAddKernelNode(&sg->kern, sg->g, &sg->in, 1, scale_params(sg, mul, add)),
+        cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&sg->out, sg->g, &sg->kern, 1, sg->h + sg->n,
+                                              sg->d + sg->n, bytes, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+}
+
+/* Launch @p x on new inputs (seed @p rep) and check out = in * mul + add against the host. */
+static void scale_graph_check(const struct scale_graph *sg, cudaGraphExec_t x, int rep, int mul,
+                              int add)
+{
+    fill_input(sg->h, sg->n, rep);
+    ck_assert_int_eq(cudaGraphLaunch(x, 0), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    size_t bad = wrong(sg->h + sg->n, sg->h, sg->n, mul, add);
+    ck_assert_msg(bad == 0, "test_async.c: launch %d, n=%d, in * %d + %d: %zu elements wrong", rep,
+                  sg->n, mul, add, bad);
+}
+
+/*
+ * A kernel node's parameters set in the instantiated graph (its next launches use them, the
+ * graph keeps its own), set in the graph (a new instantiation uses them), and taken from a
+ * captured graph of the same shape by cudaGraphExecUpdate.
+ */
+START_TEST(graph_kernel_params_and_update)
+{
+    struct scale_graph sg = {.n = CHUNK};
+    cudaGraphExec_t x, x2;
+    cudaGraph_t cap;
+    cudaStream_t s;
+    ck_assert_int_eq(cudaMallocHost((void **)&sg.h, 2 * sg.n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&sg.d, 2 * sg.n * sizeof(int)), cudaSuccess);
+    scale_graph_build(&sg, 2, 1);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, sg.g, 0), cudaSuccess);
+    scale_graph_check(&sg, x, 0, 2, 1);
+    ck_assert_int_eq(cudaGraphExecKernelNodeSetParams(x, sg.kern, scale_params(&sg, -3, 5)),
+                     cudaSuccess);
+    scale_graph_check(&sg, x, 1, -3, 5);
+    ck_assert_int_eq(cudaGraphKernelNodeSetParams(sg.kern, scale_params(&sg, 7, 0)), cudaSuccess);
+    scale_graph_check(&sg, x, 2, -3, 5);
+    ck_assert_int_eq(cudaGraphInstantiate(&x2, sg.g, 0), cudaSuccess);
+    scale_graph_check(&sg, x2, 3, 7, 0);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    cudaMemcpyAsync(sg.d, sg.h, sg.n * sizeof(int), cudaMemcpyHostToDevice, s);
+    ck_assert_int_eq(async_scale(sg.d, sg.d + sg.n, sg.n, 9, -2, s), cudaSuccess);
+    cudaMemcpyAsync(sg.h + sg.n, sg.d + sg.n, sg.n * sizeof(int), cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &cap), cudaSuccess);
+    cudaGraphExecUpdateResultInfo info;
+    ck_assert_int_eq(cudaGraphExecUpdate(x, cap, &info), cudaSuccess);
+    ck_assert_int_eq(info.result, cudaGraphExecUpdateSuccess);
+    scale_graph_check(&sg, x, 4, 9, -2);
+    cudaGraphExecDestroy(x);
+    cudaGraphExecDestroy(x2);
+    cudaGraphDestroy(cap);
+    cudaGraphDestroy(sg.g);
+    cudaStreamDestroy(s);
+    cudaFreeHost(sg.h);
+    cudaFree(sg.d);
+}
+END_TEST
+
+/* @p call (a setter returning cudaErrorInvalidValue) writes exactly one line, saying @p why. */
+#define EXPECT_REFUSED(call, why)                                                                  \
+    do {                                                                                           \
+        struct capture c;                                                                          \
+        capture_begin(&c, 2);                                                                      \
+        cudaError_t err = (call);                                                                  \
+        char *text = capture_end(&c);                                                              \
+        const char *nl = strchr(text, '\n');                                                       \
+        ck_assert_msg(                                                                             \
+            err == cudaErrorInvalidValue && strstr(text, why) && nl && !nl[1],                     \
+            "test_async.c:%d: %s returned %d and printed '%s', not one line saying '%s'",          \
+            __LINE__, #call, (int)err, text, why);                                                 \
+        free(text);                                                                                \
+    } while (0)
+
+/* Setters on the wrong node, and an update from a graph of another shape, are refused; the
+ * instantiated graph still runs what it ran. */
+START_TEST(graph_update_refused)
+{
+    struct scale_graph sg = {.n = 31}, other = {.n = 31};
+    cudaGraphExec_t x;
+    ck_assert_int_eq(cudaMallocHost((void **)&sg.h, 2 * sg.n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&sg.d, 2 * sg.n * sizeof(int)), cudaSuccess);
+    other.h = sg.h;
+    other.d = sg.d;
+    scale_graph_build(&sg, 3, -1);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, sg.g, 0), cudaSuccess);
+    const struct cudaKernelNodeParams *p = scale_params(&other, 5, 5);
+    EXPECT_REFUSED(cudaGraphExecKernelNodeSetParams(x, sg.in, p), "is not a kernel node");
+    EXPECT_REFUSED(cudaGraphExecKernelNodeSetParams(x, NULL, p), "is not in the instantiated");
+    EXPECT_REFUSED(cudaGraphKernelNodeSetParams(sg.out, p), "is not a kernel node");
+    EXPECT_REFUSED(cudaGraphKernelNodeSetParams(NULL, p), "is not a node of a live graph");
+    scale_graph_build(&other, 5, 5);
+    cudaGraphNode_t extra;
+    ck_assert_int_eq(cudaGraphAddEmptyNode(&extra, other.g, &other.out, 1), cudaSuccess);
+    cudaGraphExecUpdateResultInfo info;
+    ck_assert_int_eq(cudaGraphExecUpdate(x, other.g, &info), cudaErrorGraphExecUpdateFailure);
+    ck_assert_int_eq(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+    cudaGetLastError();
+    scale_graph_check(&sg, x, 6, 3, -1);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(other.g);
+    cudaGraphDestroy(sg.g);
+    cudaFreeHost(sg.h);
+    cudaFree(sg.d);
+}
+END_TEST
+
 /* Code built with --default-stream per-thread launches and copies on this thread's stream. */
 START_TEST(per_thread_default_stream)
 {
@@ -460,6 +608,8 @@ int main(int argc, char **argv)
          legacy_stream_waits_for_blocking_streams_only, CASE_CPU, 60},
         {"graph_capture_replay", graph_capture_replay, CASE_CPU, 60},
         {"graph_nodes_replay", graph_nodes_replay, CASE_CPU, 60},
+        {"graph_kernel_params_and_update", graph_kernel_params_and_update, CASE_CPU, 60},
+        {"graph_update_refused", graph_update_refused, CASE_CPU, 60},
         {"per_thread_default_stream", per_thread_default_stream, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
