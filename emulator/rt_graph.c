@@ -14,8 +14,10 @@
  *
  * A kernel node's parameters can be set, in the graph or in an instantiated one, and an
  * instantiated graph can take the parameters of a graph of the same shape (cudaGraphExecUpdate).
- * Not emulated (cudaErrorNotSupported with one line): memory nodes, conditional nodes,
- * external semaphores, other nodes' parameters read back or set.
+ * Memory nodes (and cudaMallocAsync, cudaFreeAsync captured) are host functions on a block of
+ * graph memory (rt_graph_mem.c).
+ * Not emulated (cudaErrorNotSupported with one line): conditional nodes, external semaphores,
+ * other nodes' parameters read back or set.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +285,50 @@ cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t g
     return add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, RT_NOP);
 }
 
+/* A memory node: block @p b put in use (@p fn rt_gm_alloc_run) or out of use (rt_gm_free_run). */
+static cudaError_t add_mem_node(cudaGraphNode_t *out, cudaGraph_t graph,
+                                const cudaGraphNode_t *deps, size_t ndeps, struct rt_gm_block *b,
+                                cudaHostFn_t fn, const char *what)
+{
+    struct rt_work w = {.kind = RT_HOST_FN, .what = what};
+    w.u.host.fn = fn;
+    w.u.host.data = b;
+    rt_lock();
+    return add_checked(out, graph, deps, ndeps, cudaSuccess, &w);
+}
+
+/* The block is allocated now and keeps its address for every launch (rt_graph_mem.c). */
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams *nodeParams)
+{
+    if (!graph_of(graph))
+        return rt_error(cudaErrorInvalidValue);
+    struct rt_gm_block *b = rt_gm_new(nodeParams->bytesize);
+    if (!b)
+        return rt_error(cudaErrorMemoryAllocation);
+    nodeParams->dptr = rt_gm_address(b);
+    return add_mem_node(pGraphNode, graph, pDependencies, numDependencies, b, rt_gm_alloc_run,
+                        "cudaGraphAddMemAllocNode");
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                    void *dptr)
+{
+    rt_lock();
+    struct rt_gm_block *b = rt_gm_find(dptr);
+    rt_unlock();
+    if (!b) {
+        rt_say("cudaGraphAddMemFreeNode: %p is not the address of a graph's allocation "
+               "(cudaErrorInvalidValue)",
+               dptr);
+        return rt_error(cudaErrorInvalidValue);
+    }
+    return add_mem_node(pGraphNode, graph, pDependencies, numDependencies, b, rt_gm_free_run,
+                        "cudaGraphAddMemFreeNode");
+}
+
 /* A copy of @p g: nodes, their work and their dependencies; NULL out of memory. */
 static struct rt_graph *graph_clone(const struct rt_graph *g)
 {
@@ -408,9 +454,12 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *p
         [RT_COPY] = cudaGraphNodeTypeMemcpy,        [RT_FILL] = cudaGraphNodeTypeMemset,
         [RT_RECORD] = cudaGraphNodeTypeEventRecord, [RT_HOST_FN] = cudaGraphNodeTypeHost,
         [RT_CALLBACK] = cudaGraphNodeTypeHost};
-    *pType = n->child                            ? cudaGraphNodeTypeGraph
-             : n->w.kind == RT_NOP && n->w.event ? cudaGraphNodeTypeWaitEvent
-                                                 : types[n->w.kind];
+    int host = n->w.kind == RT_HOST_FN;
+    *pType = n->child                                    ? cudaGraphNodeTypeGraph
+             : n->w.kind == RT_NOP && n->w.event         ? cudaGraphNodeTypeWaitEvent
+             : host && n->w.u.host.fn == rt_gm_alloc_run ? cudaGraphNodeTypeMemAlloc
+             : host && n->w.u.host.fn == rt_gm_free_run  ? cudaGraphNodeTypeMemFree
+                                                         : types[n->w.kind];
     return cudaSuccess;
 }
 

@@ -531,8 +531,8 @@ START_TEST(graph_kernel_params_and_update)
 }
 END_TEST
 
-/* @p call (a setter returning cudaErrorInvalidValue) writes exactly one line, saying @p why. */
-#define EXPECT_REFUSED(call, why)                                                                  \
+/* @p call returns @p code and writes exactly one line, saying @p why. */
+#define EXPECT_REFUSED_WITH(code, call, why)                                                       \
     do {                                                                                           \
         struct capture c;                                                                          \
         capture_begin(&c, 2);                                                                      \
@@ -540,11 +540,12 @@ END_TEST
         char *text = capture_end(&c);                                                              \
         const char *nl = strchr(text, '\n');                                                       \
         ck_assert_msg(                                                                             \
-            err == cudaErrorInvalidValue && strstr(text, why) && nl && !nl[1],                     \
+            err == (code) && strstr(text, why) && nl && !nl[1],                                    \
             "test_async.c:%d: %s returned %d and printed '%s', not one line saying '%s'",          \
             __LINE__, #call, (int)err, text, why);                                                 \
         free(text);                                                                                \
     } while (0)
+#define EXPECT_REFUSED(call, why) EXPECT_REFUSED_WITH(cudaErrorInvalidValue, call, why)
 
 /* Setters on the wrong node, and an update from a graph of another shape, are refused; the
  * instantiated graph still runs what it ran. */
@@ -579,6 +580,153 @@ START_TEST(graph_update_refused)
 }
 END_TEST
 
+/* The graph memory attribute @p attr of device 0. */
+static uint64_t graph_mem(enum cudaGraphMemAttributeType attr)
+{
+    uint64_t v = 0;
+    ck_assert_int_eq(cudaDeviceGetGraphMemAttribute(0, attr, &v), cudaSuccess);
+    return v;
+}
+
+/* The type of graph node @p node. */
+static enum cudaGraphNodeType node_type(cudaGraphNode_t node)
+{
+    enum cudaGraphNodeType t;
+    ck_assert_int_eq(cudaGraphNodeGetType(node, &t), cudaSuccess);
+    return t;
+}
+
+/*
+ * alloc -> copy in -> kernel (the allocation to sg.d + n) -> free, and copy out: launched three
+ * times on new inputs; the allocation keeps its address, and the attributes count its bytes.
+ */
+START_TEST(graph_memory_nodes)
+{
+    struct scale_graph sg = {.n = 1031};
+    size_t bytes = (size_t)sg.n * sizeof(int);
+    cudaGraphExec_t x;
+    cudaGraphNode_t alloc, in, kern, free_node, out;
+    ck_assert_int_eq(cudaMallocHost((void **)&sg.h, 2 * bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&sg.d, 2 * bytes), cudaSuccess);
+    int *d_out = sg.d + sg.n;
+    ck_assert_int_eq(cudaGraphCreate(&sg.g, 0), cudaSuccess);
+    struct cudaMemAllocNodeParams ap = {.bytesize = bytes};
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location = (struct cudaMemLocation){cudaMemLocationTypeDevice, 0};
+    ck_assert_int_eq(cudaGraphAddMemAllocNode(&alloc, sg.g, NULL, 0, &ap), cudaSuccess);
+    ck_assert_ptr_nonnull(ap.dptr);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&in, sg.g, &alloc, 1, ap.dptr, sg.h, bytes,
+                                              cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    const struct cudaKernelNodeParams *p = scale_params(&sg, 6, -7);
+    sg.src = ap.dptr; /* the kernel reads the allocation and writes d_out */
+    sg.dst = d_out;
+    ck_assert_int_eq(cudaGraphAddKernelNode(&kern, sg.g, &in, 1, p), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemFreeNode(&free_node, sg.g, &kern, 1, ap.dptr), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&out, sg.g, &kern, 1, sg.h + sg.n, d_out, bytes,
+                                              cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    ck_assert_int_eq(node_type(alloc), cudaGraphNodeTypeMemAlloc);
+    ck_assert_int_eq(node_type(free_node), cudaGraphNodeTypeMemFree);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, sg.g, 0), cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), 0);
+    for (int rep = 0; rep < 3; rep++)
+        scale_graph_check(&sg, x, rep, 6, -7);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), bytes);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrReservedMemHigh), bytes);
+    ck_assert_int_eq(cudaDeviceGraphMemTrim(0), cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrReservedMemCurrent), 0);
+    uint64_t zero = 0;
+    ck_assert_int_eq(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero),
+                     cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemHigh), 0);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(sg.g);
+    cudaFreeHost(sg.h);
+    cudaFree(sg.d);
+}
+END_TEST
+
+/*
+ * Captured: cudaMallocAsync, copy in, kernel, cudaFreeAsync of what it allocated, copy out become
+ * five nodes, the first and fourth memory nodes. A second graph allocates without freeing: the
+ * program's cudaFree ends the allocation's use, and the next launch uses it again.
+ */
+START_TEST(graph_memory_captured)
+{
+    int n = 997, *h, *d_out, *buf, *kept;
+    size_t bytes = (size_t)n * sizeof(int), count = 8;
+    cudaStream_t s;
+    cudaGraph_t g, g2;
+    cudaGraphExec_t x, x2;
+    cudaGraphNode_t nodes[8];
+    ck_assert_int_eq(cudaMallocHost((void **)&h, 2 * bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d_out, bytes), cudaSuccess);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync((void **)&buf, bytes, s), cudaSuccess);
+    cudaMemcpyAsync(buf, h, bytes, cudaMemcpyHostToDevice, s);
+    ck_assert_int_eq(async_scale(buf, d_out, n, -5, 11, s), cudaSuccess);
+    ck_assert_int_eq(cudaFreeAsync(buf, s), cudaSuccess);
+    cudaMemcpyAsync(h + n, d_out, bytes, cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ck_assert_int_eq(cudaGraphGetNodes(g, nodes, &count), cudaSuccess);
+    ck_assert_uint_eq(count, 5);
+    ck_assert_int_eq(node_type(nodes[0]), cudaGraphNodeTypeMemAlloc);
+    ck_assert_int_eq(node_type(nodes[3]), cudaGraphNodeTypeMemFree);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    for (int rep = 0; rep < 2; rep++) {
+        fill_input(h, n, rep + 20);
+        ck_assert_int_eq(cudaGraphLaunch(x, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        ck_assert_msg(wrong(h + n, h, n, -5, 11) == 0, "test_async.c: launch %d, n=%d: wrong", rep,
+                      n);
+    }
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync((void **)&kept, bytes, s), cudaSuccess);
+    ck_assert_int_eq(async_scale(d_out, kept, n, 2, 0, s), cudaSuccess);
+    cudaMemcpyAsync(h + n, kept, bytes, cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g2), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&x2, g2, 0), cudaSuccess);
+    for (int rep = 0; rep < 2; rep++) {
+        cudaMemcpy(d_out, h, bytes, cudaMemcpyHostToDevice);
+        ck_assert_int_eq(cudaGraphLaunch(x2, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), bytes);
+        ck_assert_msg(wrong(h + n, h, n, 2, 0) == 0, "test_async.c: kept %d, n=%d: wrong", rep, n);
+        ck_assert_int_eq(cudaFree(kept), cudaSuccess);
+    }
+    cudaGraphExecDestroy(x);
+    cudaGraphExecDestroy(x2);
+    cudaGraphDestroy(g);
+    cudaGraphDestroy(g2);
+    cudaStreamDestroy(s);
+    cudaFreeHost(h);
+    cudaFree(d_out);
+}
+END_TEST
+
+/* A free node of memory no graph allocated, a wrong attribute or device: one line each. */
+START_TEST(graph_memory_refused)
+{
+    int *d;
+    cudaGraph_t g;
+    cudaGraphNode_t node;
+    uint64_t v = 1;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 33 * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+    EXPECT_REFUSED(cudaGraphAddMemFreeNode(&node, g, NULL, 0, d), "not the address of a graph's");
+    EXPECT_REFUSED(cudaDeviceGetGraphMemAttribute(0, (enum cudaGraphMemAttributeType)7, &v),
+                   "is not a graph memory attribute");
+    EXPECT_REFUSED(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &v),
+                   "can not be set to 1");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidDevice, cudaDeviceGraphMemTrim(99), "device 99");
+    cudaGetLastError();
+    cudaGraphDestroy(g);
+    cudaFree(d);
+}
+END_TEST
+
 /* Code built with --default-stream per-thread launches and copies on this thread's stream. */
 START_TEST(per_thread_default_stream)
 {
@@ -610,6 +758,9 @@ int main(int argc, char **argv)
         {"graph_nodes_replay", graph_nodes_replay, CASE_CPU, 60},
         {"graph_kernel_params_and_update", graph_kernel_params_and_update, CASE_CPU, 60},
         {"graph_update_refused", graph_update_refused, CASE_CPU, 60},
+        {"graph_memory_nodes", graph_memory_nodes, CASE_CPU, 60},
+        {"graph_memory_captured", graph_memory_captured, CASE_CPU, 60},
+        {"graph_memory_refused", graph_memory_refused, CASE_CPU, 60},
         {"per_thread_default_stream", per_thread_default_stream, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
