@@ -368,6 +368,30 @@ void rt_hostcheck_open(struct rt_host_block *b, int open);
 /** "FILE:LINE (FUNCTION)" or the best this process can say of code address @p pc. */
 void rt_code_name(const void *pc, char *buf, size_t size);
 
+/* --- graph memory (rt_graph_mem.c) -------------------------------------------------------- */
+
+struct rt_gm_block;
+
+/** A new block of graph memory of @p bytes, not in use; NULL when the memory is full. */
+struct rt_gm_block *rt_gm_new(size_t bytes);
+
+/** The block of graph memory at @p p, or NULL. */
+struct rt_gm_block *rt_gm_find(const void *p);
+
+/** The address of block @p b. */
+void *rt_gm_address(const struct rt_gm_block *b);
+
+/** The host functions an alloc node and a free node run: block @p block in use, or not. */
+void rt_gm_alloc_run(void *block);
+void rt_gm_free_run(void *block);
+
+/** cudaFree of @p p: 1 when it is graph memory (then no longer in use, its block kept). */
+int rt_gm_release(const void *p);
+
+/** cudaMallocAsync and cudaFreeAsync on captured stream @p s, under the lock: memory nodes. */
+cudaError_t rt_gm_capture_alloc(struct rt_stream *s, void **devPtr, size_t size);
+cudaError_t rt_gm_capture_free(struct rt_stream *s, void *devPtr);
+
 /* --- graphs (rt_graph.c) ---------------------------------------------------------------- */
 
 /** Add @p w to the capture of stream @p s, after the stream's last captured nodes. */

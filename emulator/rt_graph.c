@@ -12,20 +12,25 @@
  * queues that order on the stream, which runs it as any queued work. So the nodes of one
  * launch run one after another, a legal schedule of the graph.
  *
- * Not emulated (cudaErrorNotSupported with one line): memory nodes, conditional nodes,
- * external semaphores, updates of an instantiated graph, node parameters read back or set.
+ * A kernel node's parameters can be set, in the graph or in an instantiated one, and an
+ * instantiated graph can take the parameters of a graph of the same shape (cudaGraphExecUpdate).
+ * Memory nodes (and cudaMallocAsync, cudaFreeAsync captured) are host functions on a block of
+ * graph memory (rt_graph_mem.c).
+ * Not emulated (cudaErrorNotSupported with one line): conditional nodes, external semaphores,
+ * other nodes' parameters read back or set.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt.h"
 
-enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845 };
+enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845, NODE_MAGIC = 0x4e4f4445 };
 
 struct rt_graph;
 
 /** One node. */
 struct rt_node {
+    uint32_t magic;
     struct rt_work w;
     struct rt_graph *child; /**< a child graph node's own copy of the graph */
     struct rt_node **deps;
@@ -53,6 +58,7 @@ struct rt_capture {
 struct rt_exec {
     uint32_t magic;
     struct rt_work *works;
+    const struct rt_node **from; /**< the node each work was instantiated from (compared only) */
     int n, cap;
 };
 
@@ -66,6 +72,12 @@ static struct rt_exec *exec_of(cudaGraphExec_t e)
 {
     struct rt_exec *r = (struct rt_exec *)e;
     return r && r->magic == EXEC_MAGIC ? r : NULL;
+}
+
+static struct rt_node *node_of(cudaGraphNode_t node)
+{
+    struct rt_node *r = (struct rt_node *)node;
+    return r && r->magic == NODE_MAGIC ? r : NULL;
 }
 
 static struct rt_graph *graph_new(void)
@@ -84,6 +96,7 @@ static void graph_free(struct rt_graph *g)
         if (n->child)
             graph_free(n->child);
         free(n->deps);
+        n->magic = 0;
         free(n);
     }
     g->magic = 0;
@@ -99,6 +112,7 @@ static struct rt_node *add_node(struct rt_graph *g, struct rt_node *const *deps,
         free(n);
         return NULL;
     }
+    n->magic = NODE_MAGIC;
     n->w = *w;
     if (ndeps)
         memcpy(n->deps, deps, (size_t)ndeps * sizeof *deps);
@@ -145,17 +159,24 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
     return cudaSuccess;
 }
 
+/* The launch that kernel node parameters @p p describe, into @p w (checked as a launch is). */
+static cudaError_t kernel_work(const struct cudaKernelNodeParams *p, struct rt_work *w)
+{
+    if (!p->kernelParams && p->extra)
+        return rt_not_supported("a kernel node with arguments in extra");
+    cudaError_t err =
+        rt_kernel_work(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, w);
+    return err == cudaSuccess ? err : rt_error(err);
+}
+
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
                                    const struct cudaKernelNodeParams *p)
 {
-    if (!p->kernelParams && p->extra)
-        return rt_not_supported("cudaGraphAddKernelNode with arguments in extra");
     struct rt_work w;
-    cudaError_t err =
-        rt_kernel_work(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, &w);
+    cudaError_t err = kernel_work(p, &w);
     if (err != cudaSuccess)
-        return rt_error(err);
+        return err;
     rt_lock();
     err = add(pGraphNode, graph, pDependencies, numDependencies, &w);
     rt_unlock();
@@ -262,6 +283,50 @@ cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t g
                                       cudaEvent_t event)
 {
     return add_event_node(pGraphNode, graph, pDependencies, numDependencies, event, RT_NOP);
+}
+
+/* A memory node: block @p b put in use (@p fn rt_gm_alloc_run) or out of use (rt_gm_free_run). */
+static cudaError_t add_mem_node(cudaGraphNode_t *out, cudaGraph_t graph,
+                                const cudaGraphNode_t *deps, size_t ndeps, struct rt_gm_block *b,
+                                cudaHostFn_t fn, const char *what)
+{
+    struct rt_work w = {.kind = RT_HOST_FN, .what = what};
+    w.u.host.fn = fn;
+    w.u.host.data = b;
+    rt_lock();
+    return add_checked(out, graph, deps, ndeps, cudaSuccess, &w);
+}
+
+/* The block is allocated now and keeps its address for every launch (rt_graph_mem.c). */
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams *nodeParams)
+{
+    if (!graph_of(graph))
+        return rt_error(cudaErrorInvalidValue);
+    struct rt_gm_block *b = rt_gm_new(nodeParams->bytesize);
+    if (!b)
+        return rt_error(cudaErrorMemoryAllocation);
+    nodeParams->dptr = rt_gm_address(b);
+    return add_mem_node(pGraphNode, graph, pDependencies, numDependencies, b, rt_gm_alloc_run,
+                        "cudaGraphAddMemAllocNode");
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                    void *dptr)
+{
+    rt_lock();
+    struct rt_gm_block *b = rt_gm_find(dptr);
+    rt_unlock();
+    if (!b) {
+        rt_say("cudaGraphAddMemFreeNode: %p is not the address of a graph's allocation "
+               "(cudaErrorInvalidValue)",
+               dptr);
+        return rt_error(cudaErrorInvalidValue);
+    }
+    return add_mem_node(pGraphNode, graph, pDependencies, numDependencies, b, rt_gm_free_run,
+                        "cudaGraphAddMemFreeNode");
 }
 
 /* A copy of @p g: nodes, their work and their dependencies; NULL out of memory. */
@@ -389,28 +454,34 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *p
         [RT_COPY] = cudaGraphNodeTypeMemcpy,        [RT_FILL] = cudaGraphNodeTypeMemset,
         [RT_RECORD] = cudaGraphNodeTypeEventRecord, [RT_HOST_FN] = cudaGraphNodeTypeHost,
         [RT_CALLBACK] = cudaGraphNodeTypeHost};
-    *pType = n->child                            ? cudaGraphNodeTypeGraph
-             : n->w.kind == RT_NOP && n->w.event ? cudaGraphNodeTypeWaitEvent
-                                                 : types[n->w.kind];
+    int host = n->w.kind == RT_HOST_FN;
+    *pType = n->child                                    ? cudaGraphNodeTypeGraph
+             : n->w.kind == RT_NOP && n->w.event         ? cudaGraphNodeTypeWaitEvent
+             : host && n->w.u.host.fn == rt_gm_alloc_run ? cudaGraphNodeTypeMemAlloc
+             : host && n->w.u.host.fn == rt_gm_free_run  ? cudaGraphNodeTypeMemFree
+                                                         : types[n->w.kind];
     return cudaSuccess;
 }
 
 /* --- instantiation and launch ------------------------------------------------------------- */
 
-/* Append a copy of @p w to @p x; -1 out of memory. */
-static int exec_push(struct rt_exec *x, const struct rt_work *w)
+/* Append a copy of node @p n's work to @p x; -1 out of memory. */
+static int exec_push(struct rt_exec *x, const struct rt_node *n)
 {
     if (x->n == x->cap) {
         int cap = x->cap ? 2 * x->cap : 16;
         struct rt_work *more = realloc(x->works, (size_t)cap * sizeof *more);
-        if (!more)
+        if (more)
+            x->works = more;
+        const struct rt_node **from = more ? realloc(x->from, (size_t)cap * sizeof *from) : NULL;
+        if (!from)
             return -1;
-        x->works = more;
+        x->from = from;
         x->cap = cap;
     }
-    if (rt_work_clone(&x->works[x->n], w))
+    if (rt_work_clone(&x->works[x->n], &n->w))
         return -1;
-    x->n++;
+    x->from[x->n++] = n;
     return 0;
 }
 
@@ -428,7 +499,7 @@ static int flatten(struct rt_exec *x, const struct rt_graph *g)
                 ready = done[n->deps[i]->index];
             if (!ready)
                 continue;
-            if ((n->child ? flatten(x, n->child) : exec_push(x, &n->w)) != 0) {
+            if ((n->child ? flatten(x, n->child) : exec_push(x, n)) != 0) {
                 free(done);
                 return -1;
             }
@@ -450,6 +521,7 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
     for (int i = 0; i < x->n; i++)
         rt_work_free(&x->works[i]);
     free(x->works);
+    free(x->from);
     x->magic = 0;
     free(x);
     return cudaSuccess;
@@ -528,6 +600,110 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     (void)stream;
     return exec_of(graphExec) ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+/* --- node parameters and updates ----------------------------------------------------------- */
+
+/* Refuse @p call on @p node for reason @p why, in one line. */
+static cudaError_t refuse_node(const char *call, cudaGraphNode_t node, const char *why)
+{
+    rt_say("%s: node %p %s (cudaErrorInvalidValue)", call, (void *)node, why);
+    return rt_error(cudaErrorInvalidValue);
+}
+
+/* Replace *@p old (a kernel's work) by the launch @p p describes; its next runs use it. */
+static cudaError_t replace_kernel(struct rt_work *old, const struct cudaKernelNodeParams *p)
+{
+    struct rt_work w;
+    cudaError_t err = kernel_work(p, &w);
+    if (err != cudaSuccess)
+        return err;
+    rt_lock();
+    rt_work_free(old);
+    *old = w;
+    rt_unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams *pNodeParams)
+{
+    struct rt_node *n = node_of(node);
+    if (!n || n->child || n->w.kind != RT_KERNEL)
+        return refuse_node("cudaGraphKernelNodeSetParams", node,
+                           n ? "is not a kernel node" : "is not a node of a live graph");
+    return replace_kernel(&n->w, pNodeParams);
+}
+
+/* The place in @p x of the work instantiated from @p node, or -1. */
+static int exec_find(const struct rt_exec *x, cudaGraphNode_t node)
+{
+    for (int i = 0; i < x->n; i++)
+        if (x->from[i] == (const struct rt_node *)node)
+            return i;
+    return -1;
+}
+
+/* Launches already queued keep the parameters they were queued with, as on a GPU. */
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *pNodeParams)
+{
+    struct rt_exec *x = exec_of(hGraphExec);
+    int i = x ? exec_find(x, node) : -1;
+    if (i < 0 || x->works[i].kind != RT_KERNEL)
+        return refuse_node("cudaGraphExecKernelNodeSetParams", node,
+                           !x      ? "names no instantiated graph"
+                           : i < 0 ? "is not in the instantiated graph"
+                                   : "is not a kernel node");
+    return replace_kernel(&x->works[i], pNodeParams);
+}
+
+/* Why @p b's work @p i cannot take the place of @p a's: cudaGraphExecUpdateSuccess when it can. */
+static enum cudaGraphExecUpdateResult update_check(const struct rt_exec *a, const struct rt_exec *b,
+                                                   int i)
+{
+    const struct rt_work *u = &a->works[i], *v = &b->works[i];
+    if (u->kind != v->kind || u->event != v->event)
+        return cudaGraphExecUpdateErrorNodeTypeChanged;
+    if (u->kind == RT_KERNEL && (u->u.kernel.l.module != v->u.kernel.l.module ||
+                                 u->u.kernel.l.kernel != v->u.kernel.l.kernel))
+        return cudaGraphExecUpdateErrorFunctionChanged;
+    return cudaGraphExecUpdateSuccess;
+}
+
+/* The parameters of @p hGraph's nodes replace those of @p hGraphExec's when the two graphs have
+ * the same operations in the same order (same kinds, same kernels, same events); the node
+ * handles of the graph first instantiated keep naming them. */
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo *resultInfo)
+{
+    struct rt_exec *x = exec_of(hGraphExec), y = {.magic = EXEC_MAGIC};
+    const struct rt_graph *g = graph_of(hGraph);
+    if (!x || !g)
+        return rt_error(cudaErrorInvalidValue);
+    rt_lock();
+    enum cudaGraphExecUpdateResult r = flatten(&y, g) ? cudaGraphExecUpdateError
+                                       : y.n != x->n  ? cudaGraphExecUpdateErrorTopologyChanged
+                                                      : cudaGraphExecUpdateSuccess;
+    int i = 0;
+    for (; r == cudaGraphExecUpdateSuccess && i < y.n; i++)
+        r = update_check(x, &y, i);
+    struct rt_work *swap = x->works;
+    if (r == cudaGraphExecUpdateSuccess) {
+        x->works = y.works;
+        y.works = swap;
+    }
+    if (resultInfo)
+        *resultInfo = (cudaGraphExecUpdateResultInfo){
+            r, r == cudaGraphExecUpdateSuccess || i == 0 ? NULL : (cudaGraphNode_t)y.from[i - 1],
+            NULL};
+    for (int k = 0; k < y.n; k++)
+        rt_work_free(&y.works[k]);
+    free(y.works);
+    free(y.from);
+    rt_unlock();
+    return r == cudaGraphExecUpdateSuccess ? cudaSuccess
+                                           : rt_error(cudaErrorGraphExecUpdateFailure);
 }
 
 /* --- stream capture ----------------------------------------------------------------------- */

@@ -197,10 +197,15 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
     return malloc_for(devPtr, size, __builtin_return_address(0));
 }
 
+/* Captured into a graph, the allocation is a memory node of the graph (rt_graph_mem.c). */
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    (void)hStream;
-    return malloc_for(devPtr, size, __builtin_return_address(0));
+    rt_lock();
+    struct rt_stream *st = rt_stream_of(hStream);
+    cudaError_t err = st && st->capture ? rt_gm_capture_alloc(st, devPtr, size) : cudaErrorNotReady;
+    rt_unlock();
+    return err == cudaErrorNotReady ? malloc_for(devPtr, size, __builtin_return_address(0))
+                                    : rt_error(err);
 }
 
 /* --- stream-ordered allocation ----------------------------------------------------------------
@@ -401,11 +406,13 @@ cudaError_t cudaFree(void *devPtr)
     cudaError_t err = rt_device();
     rt_run_all(); /* cudaFree synchronises the device: no queued work still uses the block */
     uint64_t a = (uint64_t)(uintptr_t)devPtr;
-    if (err == cudaSuccess && mem_free(&rt.mem, a)) {
+    /* graph memory goes out of use, its block kept for the graph's next launch */
+    int mine = err == cudaSuccess && !rt_gm_release(devPtr);
+    if (mine && mem_free(&rt.mem, a)) {
         rt_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
                mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
         err = cudaErrorInvalidValue;
-    } else if (err == cudaSuccess) {
+    } else if (mine) {
         forget_site(a);
         unmap_managed(devPtr);
         struct proto_block b = {a, 0, 0, 0, 0};
@@ -416,15 +423,15 @@ cudaError_t cudaFree(void *devPtr)
     return rt_error(err);
 }
 
-/* Captured into a graph, the free is a node of the graph, and the graph's launches use the block:
- * it stays allocated (graph-owned memory is never returned to the program). */
+/* Captured into a graph, the free of graph memory is a memory node of the graph; of other memory,
+ * it is no node, and the graph's launches use the block: it stays allocated. */
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     rt_lock();
     struct rt_stream *st = rt_stream_of(hStream);
-    int captured = st && st->capture;
+    cudaError_t err = st && st->capture ? rt_gm_capture_free(st, devPtr) : cudaErrorNotReady;
     rt_unlock();
-    return captured ? cudaSuccess : cudaFree(devPtr);
+    return err == cudaErrorNotReady ? cudaFree(devPtr) : rt_error(err);
 }
 
 /* Pinned memory has pages of its own, so that hostcheck can protect exactly them. They are a

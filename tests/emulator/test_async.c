@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "test_async.h"
 
@@ -431,6 +432,301 @@ START_TEST(graph_nodes_replay)
 }
 END_TEST
 
+/* A graph (or a kernel node's parameters) that runs out = in * mul + add for n elements. */
+struct scale_graph {
+    int *h, *d, n, mul, add;
+    void *args[5];
+    int *src, *dst;
+    struct cudaKernelNodeParams kp;
+    cudaGraph_t g;
+    cudaGraphNode_t in, kern, out;
+};
+
+/* Point @p sg's kernel parameters at mul, add (the node copies them when it takes them). */
+static const struct cudaKernelNodeParams *scale_params(struct scale_graph *sg, int mul, int add)
+{
+    sg->mul = mul;
+    sg->add = add;
+    sg->src = sg->d;
+    sg->dst = sg->d + sg->n;
+    void *args[] = {&sg->src, &sg->dst, &sg->n, &sg->mul, &sg->add};
+    memcpy(sg->args, args, sizeof args);
+    sg->kp = (struct cudaKernelNodeParams){(void *)async_scale_kernel(),
+                                           {(unsigned)(sg->n + 127) / 128, 1, 1},
+                                           {128, 1, 1},
+                                           0,
+                                           sg->args,
+                                           NULL};
+    return &sg->kp;
+}
+
+/* The graph copy in -> kernel (mul, add) -> copy out, from the node calls, in sg->g. */
+static void scale_graph_build(struct scale_graph *sg, int mul, int add)
+{
+    size_t bytes = (size_t)sg->n * sizeof(int);
+    ck_assert_int_eq(cudaGraphCreate(&sg->g, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&sg->in, sg->g, NULL, 0, sg->d, sg->h, bytes,
+                                              cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    ck_assert_int_eq(
+        cudaGraphAddKernelNode(&sg->kern, sg->g, &sg->in, 1, scale_params(sg, mul, add)),
+        cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&sg->out, sg->g, &sg->kern, 1, sg->h + sg->n,
+                                              sg->d + sg->n, bytes, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+}
+
+/* Launch @p x on new inputs (seed @p rep) and check out = in * mul + add against the host. */
+static void scale_graph_check(const struct scale_graph *sg, cudaGraphExec_t x, int rep, int mul,
+                              int add)
+{
+    fill_input(sg->h, sg->n, rep);
+    ck_assert_int_eq(cudaGraphLaunch(x, 0), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    size_t bad = wrong(sg->h + sg->n, sg->h, sg->n, mul, add);
+    ck_assert_msg(bad == 0, "test_async.c: launch %d, n=%d, in * %d + %d: %zu elements wrong", rep,
+                  sg->n, mul, add, bad);
+}
+
+/*
+ * A kernel node's parameters set in the instantiated graph (its next launches use them, the
+ * graph keeps its own), set in the graph (a new instantiation uses them), and taken from a
+ * captured graph of the same shape by cudaGraphExecUpdate.
+ */
+START_TEST(graph_kernel_params_and_update)
+{
+    struct scale_graph sg = {.n = CHUNK};
+    cudaGraphExec_t x, x2;
+    cudaGraph_t cap;
+    cudaStream_t s;
+    ck_assert_int_eq(cudaMallocHost((void **)&sg.h, 2 * sg.n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&sg.d, 2 * sg.n * sizeof(int)), cudaSuccess);
+    scale_graph_build(&sg, 2, 1);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, sg.g, 0), cudaSuccess);
+    scale_graph_check(&sg, x, 0, 2, 1);
+    ck_assert_int_eq(cudaGraphExecKernelNodeSetParams(x, sg.kern, scale_params(&sg, -3, 5)),
+                     cudaSuccess);
+    scale_graph_check(&sg, x, 1, -3, 5);
+    ck_assert_int_eq(cudaGraphKernelNodeSetParams(sg.kern, scale_params(&sg, 7, 0)), cudaSuccess);
+    scale_graph_check(&sg, x, 2, -3, 5);
+    ck_assert_int_eq(cudaGraphInstantiate(&x2, sg.g, 0), cudaSuccess);
+    scale_graph_check(&sg, x2, 3, 7, 0);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    cudaMemcpyAsync(sg.d, sg.h, sg.n * sizeof(int), cudaMemcpyHostToDevice, s);
+    ck_assert_int_eq(async_scale(sg.d, sg.d + sg.n, sg.n, 9, -2, s), cudaSuccess);
+    cudaMemcpyAsync(sg.h + sg.n, sg.d + sg.n, sg.n * sizeof(int), cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &cap), cudaSuccess);
+    cudaGraphExecUpdateResultInfo info;
+    ck_assert_int_eq(cudaGraphExecUpdate(x, cap, &info), cudaSuccess);
+    ck_assert_int_eq(info.result, cudaGraphExecUpdateSuccess);
+    scale_graph_check(&sg, x, 4, 9, -2);
+    cudaGraphExecDestroy(x);
+    cudaGraphExecDestroy(x2);
+    cudaGraphDestroy(cap);
+    cudaGraphDestroy(sg.g);
+    cudaStreamDestroy(s);
+    cudaFreeHost(sg.h);
+    cudaFree(sg.d);
+}
+END_TEST
+
+/* @p call returns @p code and writes exactly one line, saying @p why. */
+#define EXPECT_REFUSED_WITH(code, call, why)                                                       \
+    do {                                                                                           \
+        struct capture c;                                                                          \
+        capture_begin(&c, 2);                                                                      \
+        cudaError_t err = (call);                                                                  \
+        char *text = capture_end(&c);                                                              \
+        const char *nl = strchr(text, '\n');                                                       \
+        ck_assert_msg(                                                                             \
+            err == (code) && strstr(text, why) && nl && !nl[1],                                    \
+            "test_async.c:%d: %s returned %d and printed '%s', not one line saying '%s'",          \
+            __LINE__, #call, (int)err, text, why);                                                 \
+        free(text);                                                                                \
+    } while (0)
+#define EXPECT_REFUSED(call, why) EXPECT_REFUSED_WITH(cudaErrorInvalidValue, call, why)
+
+/* Setters on the wrong node, and an update from a graph of another shape, are refused; the
+ * instantiated graph still runs what it ran. */
+START_TEST(graph_update_refused)
+{
+    struct scale_graph sg = {.n = 31}, other = {.n = 31};
+    cudaGraphExec_t x;
+    ck_assert_int_eq(cudaMallocHost((void **)&sg.h, 2 * sg.n * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&sg.d, 2 * sg.n * sizeof(int)), cudaSuccess);
+    other.h = sg.h;
+    other.d = sg.d;
+    scale_graph_build(&sg, 3, -1);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, sg.g, 0), cudaSuccess);
+    const struct cudaKernelNodeParams *p = scale_params(&other, 5, 5);
+    EXPECT_REFUSED(cudaGraphExecKernelNodeSetParams(x, sg.in, p), "is not a kernel node");
+    EXPECT_REFUSED(cudaGraphExecKernelNodeSetParams(x, NULL, p), "is not in the instantiated");
+    EXPECT_REFUSED(cudaGraphKernelNodeSetParams(sg.out, p), "is not a kernel node");
+    EXPECT_REFUSED(cudaGraphKernelNodeSetParams(NULL, p), "is not a node of a live graph");
+    scale_graph_build(&other, 5, 5);
+    cudaGraphNode_t extra;
+    ck_assert_int_eq(cudaGraphAddEmptyNode(&extra, other.g, &other.out, 1), cudaSuccess);
+    cudaGraphExecUpdateResultInfo info;
+    ck_assert_int_eq(cudaGraphExecUpdate(x, other.g, &info), cudaErrorGraphExecUpdateFailure);
+    ck_assert_int_eq(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+    cudaGetLastError();
+    scale_graph_check(&sg, x, 6, 3, -1);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(other.g);
+    cudaGraphDestroy(sg.g);
+    cudaFreeHost(sg.h);
+    cudaFree(sg.d);
+}
+END_TEST
+
+/* The graph memory attribute @p attr of device 0. */
+static uint64_t graph_mem(enum cudaGraphMemAttributeType attr)
+{
+    uint64_t v = 0;
+    ck_assert_int_eq(cudaDeviceGetGraphMemAttribute(0, attr, &v), cudaSuccess);
+    return v;
+}
+
+/* The type of graph node @p node. */
+static enum cudaGraphNodeType node_type(cudaGraphNode_t node)
+{
+    enum cudaGraphNodeType t;
+    ck_assert_int_eq(cudaGraphNodeGetType(node, &t), cudaSuccess);
+    return t;
+}
+
+/*
+ * alloc -> copy in -> kernel (the allocation to sg.d + n) -> free, and copy out: launched three
+ * times on new inputs; the allocation keeps its address, and the attributes count its bytes.
+ */
+START_TEST(graph_memory_nodes)
+{
+    struct scale_graph sg = {.n = 1031};
+    size_t bytes = (size_t)sg.n * sizeof(int);
+    cudaGraphExec_t x;
+    cudaGraphNode_t alloc, in, kern, free_node, out;
+    ck_assert_int_eq(cudaMallocHost((void **)&sg.h, 2 * bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&sg.d, 2 * bytes), cudaSuccess);
+    int *d_out = sg.d + sg.n;
+    ck_assert_int_eq(cudaGraphCreate(&sg.g, 0), cudaSuccess);
+    struct cudaMemAllocNodeParams ap = {.bytesize = bytes};
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location = (struct cudaMemLocation){cudaMemLocationTypeDevice, 0};
+    ck_assert_int_eq(cudaGraphAddMemAllocNode(&alloc, sg.g, NULL, 0, &ap), cudaSuccess);
+    ck_assert_ptr_nonnull(ap.dptr);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&in, sg.g, &alloc, 1, ap.dptr, sg.h, bytes,
+                                              cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    const struct cudaKernelNodeParams *p = scale_params(&sg, 6, -7);
+    sg.src = ap.dptr; /* the kernel reads the allocation and writes d_out */
+    sg.dst = d_out;
+    ck_assert_int_eq(cudaGraphAddKernelNode(&kern, sg.g, &in, 1, p), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemFreeNode(&free_node, sg.g, &kern, 1, ap.dptr), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&out, sg.g, &kern, 1, sg.h + sg.n, d_out, bytes,
+                                              cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    ck_assert_int_eq(node_type(alloc), cudaGraphNodeTypeMemAlloc);
+    ck_assert_int_eq(node_type(free_node), cudaGraphNodeTypeMemFree);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, sg.g, 0), cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), 0);
+    for (int rep = 0; rep < 3; rep++)
+        scale_graph_check(&sg, x, rep, 6, -7);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), bytes);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrReservedMemHigh), bytes);
+    ck_assert_int_eq(cudaDeviceGraphMemTrim(0), cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrReservedMemCurrent), 0);
+    uint64_t zero = 0;
+    ck_assert_int_eq(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero),
+                     cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemHigh), 0);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(sg.g);
+    cudaFreeHost(sg.h);
+    cudaFree(sg.d);
+}
+END_TEST
+
+/*
+ * Captured: cudaMallocAsync, copy in, kernel, cudaFreeAsync of what it allocated, copy out become
+ * five nodes, the first and fourth memory nodes. A second graph allocates without freeing: the
+ * program's cudaFree ends the allocation's use, and the next launch uses it again.
+ */
+START_TEST(graph_memory_captured)
+{
+    int n = 997, *h, *d_out, *buf, *kept;
+    size_t bytes = (size_t)n * sizeof(int), count = 8;
+    cudaStream_t s;
+    cudaGraph_t g, g2;
+    cudaGraphExec_t x, x2;
+    cudaGraphNode_t nodes[8];
+    ck_assert_int_eq(cudaMallocHost((void **)&h, 2 * bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d_out, bytes), cudaSuccess);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync((void **)&buf, bytes, s), cudaSuccess);
+    cudaMemcpyAsync(buf, h, bytes, cudaMemcpyHostToDevice, s);
+    ck_assert_int_eq(async_scale(buf, d_out, n, -5, 11, s), cudaSuccess);
+    ck_assert_int_eq(cudaFreeAsync(buf, s), cudaSuccess);
+    cudaMemcpyAsync(h + n, d_out, bytes, cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ck_assert_int_eq(cudaGraphGetNodes(g, nodes, &count), cudaSuccess);
+    ck_assert_uint_eq(count, 5);
+    ck_assert_int_eq(node_type(nodes[0]), cudaGraphNodeTypeMemAlloc);
+    ck_assert_int_eq(node_type(nodes[3]), cudaGraphNodeTypeMemFree);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    for (int rep = 0; rep < 2; rep++) {
+        fill_input(h, n, rep + 20);
+        ck_assert_int_eq(cudaGraphLaunch(x, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        ck_assert_msg(wrong(h + n, h, n, -5, 11) == 0, "test_async.c: launch %d, n=%d: wrong", rep,
+                      n);
+    }
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync((void **)&kept, bytes, s), cudaSuccess);
+    ck_assert_int_eq(async_scale(d_out, kept, n, 2, 0, s), cudaSuccess);
+    cudaMemcpyAsync(h + n, kept, bytes, cudaMemcpyDeviceToHost, s);
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g2), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&x2, g2, 0), cudaSuccess);
+    for (int rep = 0; rep < 2; rep++) {
+        cudaMemcpy(d_out, h, bytes, cudaMemcpyHostToDevice);
+        ck_assert_int_eq(cudaGraphLaunch(x2, s), cudaSuccess);
+        ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+        ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), bytes);
+        ck_assert_msg(wrong(h + n, h, n, 2, 0) == 0, "test_async.c: kept %d, n=%d: wrong", rep, n);
+        ck_assert_int_eq(cudaFree(kept), cudaSuccess);
+    }
+    cudaGraphExecDestroy(x);
+    cudaGraphExecDestroy(x2);
+    cudaGraphDestroy(g);
+    cudaGraphDestroy(g2);
+    cudaStreamDestroy(s);
+    cudaFreeHost(h);
+    cudaFree(d_out);
+}
+END_TEST
+
+/* A free node of memory no graph allocated, a wrong attribute or device: one line each. */
+START_TEST(graph_memory_refused)
+{
+    int *d;
+    cudaGraph_t g;
+    cudaGraphNode_t node;
+    uint64_t v = 1;
+    ck_assert_int_eq(cudaMalloc((void **)&d, 33 * sizeof(int)), cudaSuccess);
+    ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+    EXPECT_REFUSED(cudaGraphAddMemFreeNode(&node, g, NULL, 0, d), "not the address of a graph's");
+    EXPECT_REFUSED(cudaDeviceGetGraphMemAttribute(0, (enum cudaGraphMemAttributeType)7, &v),
+                   "is not a graph memory attribute");
+    EXPECT_REFUSED(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &v),
+                   "can not be set to 1");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidDevice, cudaDeviceGraphMemTrim(99), "device 99");
+    cudaGetLastError();
+    cudaGraphDestroy(g);
+    cudaFree(d);
+}
+END_TEST
+
 /* Code built with --default-stream per-thread launches and copies on this thread's stream. */
 START_TEST(per_thread_default_stream)
 {
@@ -460,6 +756,11 @@ int main(int argc, char **argv)
          legacy_stream_waits_for_blocking_streams_only, CASE_CPU, 60},
         {"graph_capture_replay", graph_capture_replay, CASE_CPU, 60},
         {"graph_nodes_replay", graph_nodes_replay, CASE_CPU, 60},
+        {"graph_kernel_params_and_update", graph_kernel_params_and_update, CASE_CPU, 60},
+        {"graph_update_refused", graph_update_refused, CASE_CPU, 60},
+        {"graph_memory_nodes", graph_memory_nodes, CASE_CPU, 60},
+        {"graph_memory_captured", graph_memory_captured, CASE_CPU, 60},
+        {"graph_memory_refused", graph_memory_refused, CASE_CPU, 60},
         {"per_thread_default_stream", per_thread_default_stream, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
