@@ -773,6 +773,14 @@ static const struct error_text error_texts[] = {
     ERR(cudaErrorNotPermitted, "operation not permitted"),
     ERR(cudaErrorNotSupported, "operation not supported"),
     ERR(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
+    ERR(cudaErrorInvalidChannelDescriptor, "invalid channel descriptor"),
+    ERR(cudaErrorHostMemoryAlreadyRegistered, "part or all of the host memory is registered"),
+    ERR(cudaErrorHostMemoryNotRegistered, "the host memory is not registered"),
+    ERR(cudaErrorIllegalState, "the operation is not valid in this state"),
+    ERR(cudaErrorStreamCaptureUnsupported, "operation not permitted while a stream captures"),
+    ERR(cudaErrorStreamCaptureIsolation, "the dependency would cross a capture's boundary"),
+    ERR(cudaErrorGraphExecUpdateFailure,
+        "the graph update changes what an instantiated graph cannot change"),
     ERR(cudaErrorUnknown, "unknown error"),
 };
 #undef ERR

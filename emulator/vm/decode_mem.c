@@ -78,7 +78,7 @@ int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
         }
     struct insn *in = emit(c, op);
     uint32_t mod = (uint32_t)count;
-    if (t.kind == 's' && t.bits < 32)
+    if (t.kind == 's' && t.bits < (slot == SLOT_64 ? 64 : 32)) /* widened to the register */
         mod |= MEM_SIGNED_BIT;
     if (slot == SLOT_64)
         mod |= MEM_DST64_BIT;
@@ -103,6 +103,11 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
         return bad(c, "this form of st is not emulated");
     int bits = t.bits == 64 ? 64 : 32;
+    const struct reg *first = o[1].kind == OK_VEC   ? o[1].vec[0]
+                              : o[1].kind == OK_REG ? o[1].reg
+                                                    : 0;
+    if (first && first->slot == SLOT_64) /* a wider register than the type: its low bytes */
+        bits = 64;
     uint32_t s[4];
     if (o[1].kind == OK_VEC) {
         if (o[1].nvec != count)
@@ -119,6 +124,8 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     struct insn *in = emit(c, op);
     uint32_t mod = (uint32_t)count;
+    if (bits == 64)
+        mod |= MEM_DST64_BIT;
     if (address(c, &o[0], in, &mod))
         return -1;
     for (int i = 0; i < count; i++)

@@ -496,9 +496,9 @@ static enum event store(struct exec *x, struct warp *w, const struct insn *in, u
     }
     for (unsigned i = 0; i < count; i++) {
         size_t off = i * width;
-        if (width == 8) {
+        if (width == 8 || MEM_DST64(in->mod)) { /* a wider register: its low bytes */
             const uint64_t *s = R64(w, in->o[1 + i]);
-            LANES(m, memcpy(host[l] + off, &s[l], 8));
+            LANES(m, memcpy(host[l] + off, &s[l], width));
         } else {
             const uint32_t *s = R32(w, in->o[1 + i]);
             LANES(m, memcpy(host[l] + off, &s[l], width));
@@ -531,7 +531,8 @@ enum event h_ST_SHARED(struct exec *x, struct warp *w, const struct insn *in, ui
 {
     unsigned count = MEM_COUNT(in->mod);
     if ((count == 1 || count == 2 || count == 4) && in->width == 4 && MEM_BASE32(in->mod) &&
-        in->o[0] != NO_REG && unobserved(x) && store_shared_words(x, w, in, m))
+        !MEM_DST64(in->mod) && in->o[0] != NO_REG && unobserved(x) &&
+        store_shared_words(x, w, in, m))
         return EV_NONE;
     return store(x, w, in, m, SP_SHARED);
 }

@@ -1017,6 +1017,10 @@ START_TEST(memory_spaces_and_widths)
     ck_assert_int_eq(out[33], sum);  /* the same code reading global memory */
     ck_assert_int_eq(out[34], in8[in8[0] & 15] + in8[(in8[1] + 16) & 15]);
     ck_assert_uint_eq((uint32_t)out[35], 0x4321BEEFu);
+    ck_assert_msg(out[36] == -1 && out[37] == -2,
+                  "ld.global.s32 of -2 into a 64-bit register gave high word %d, low %d: it must "
+                  "sign-extend",
+                  out[36], out[37]);
     CUDA_CHECK(cudaFree(d8));
     CUDA_CHECK(cudaFree(d4));
     CUDA_CHECK(cudaFree(dout));

@@ -457,6 +457,10 @@ static __global__ void memory_kernel(const int8_t *in8, const float4 *in4, int32
         uint16_t h = (uint16_t)0xBEEF;
         ((uint16_t *)(out + 35))[0] = h; /* a 16-bit store into out[35]'s low half */
         ((uint16_t *)(out + 35))[1] = (uint16_t)n;
+        long long wide; /* ld.s32 into a 64-bit register sign-extends (out[17] is -2); nvcc
+                         * stores its low half with st.u32 from the 64-bit register */
+        asm volatile("ld.global.s32 %0, [%1];" : "=l"(wide) : "l"(out + 17));
+        out[36] = (int)(wide >> 32), out[37] = (int)wide;
     }
 }
 
