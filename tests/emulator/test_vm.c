@@ -1354,6 +1354,39 @@ START_TEST(look_back_waits_only_for_earlier_blocks)
 }
 END_TEST
 
+/* A block may wait for a later block that runs on another thread, however long that block
+ * takes and however the host schedules the threads (CUB's onesweep sort hands tiles out by
+ * atomicAdd, so block 1 may hold the tile block 0 waits for): no deadlock while a block moves.
+ * Before the grid-wide test, block 0 was reported within a few thousand trips of its loop. */
+START_TEST(wait_for_a_running_later_block)
+{
+    enum { WORK = 200003 };
+    setenv("COURSE_EMU_THREADS", "2", 1); /* before the first call starts the device */
+    uint32_t *flag, *dout, out[64], want = 1;
+    for (int i = 0; i < WORK; i++)
+        want += (uint32_t)(i % 7);
+    CUDA_CHECK(cudaMalloc((void **)&flag, 4));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    for (int run = 0; run < 3; run++) {
+        CUDA_CHECK(cudaMemset(flag, 0, 4));
+        ck_assert_int_eq(vm_late_release(flag, dout, WORK), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (uint32_t t = 0; t < 64; t++)
+            ck_assert_msg(out[t] == want + t, "run %d: block 0 thread %u read %u, want %u", run, t,
+                          out[t], want + t);
+    }
+    CUDA_CHECK(cudaMemset(flag, 0, 4));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_late_release(flag, dout, -1);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorLaunchFailure);
+    capture_assert_at(said, TEST_VM_KERNELS, "\"=r\"(got)", "deadlock");
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
 /* COURSE_EMU_SCHEDULE=seed:N: each block's warps take their turns in an order drawn from N and
  * the block, so a race on shared memory changes the answer from block to block (the forward
  * schedule's is always the last warp), and the same seed gives the same answers again, on any
@@ -1763,6 +1796,7 @@ int main(int argc, char **argv)
         {"barrier_reductions", barrier_reductions, CASE_GPU, 60},
         {"look_back_waits_only_for_earlier_blocks", look_back_waits_only_for_earlier_blocks,
          CASE_GPU, 20},
+        {"wait_for_a_running_later_block", wait_for_a_running_later_block, CASE_GPU, 60},
         {"seeded_schedule_changes_a_race", seeded_schedule_changes_a_race, CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},
         {"barriers_in_loops_and_named", barriers_in_loops_and_named, CASE_GPU, 60},

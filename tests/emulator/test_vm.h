@@ -102,6 +102,11 @@ cudaError_t vm_ldmatrix(const uint16_t *m, uint32_t *out);
  *  block 0 for block 1's (waiter 0: a deadlock, since blocks run in order). */
 cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int waiter);
 
+/** Block 0 waits for a flag block 1 sets after @p work trips of a loop: out[t] = flag + t for
+ *  block 0's 64 threads, flag = 1 + the sum of i % 7 for i < @p work; @p work < 0: block 1
+ *  waits too, a deadlock. */
+cudaError_t vm_late_release(uint32_t *flag, uint32_t *out, int work);
+
 /** Each of @p blocks blocks of 256 threads: every warp writes its index to one shared word
  *  with no barrier between them, and out[block] is the word after the barrier: the warp that
  *  ran last, which shows the schedule. */

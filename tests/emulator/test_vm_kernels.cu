@@ -770,6 +770,34 @@ cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int wait
     return cudaDeviceSynchronize();
 }
 
+/* Block 0's 64 threads wait for a flag block 1 sets only after a loop of @p work trips, and
+ * write out[t] = flag + t; block 1's thread 0 sets flag = 1 + the sum of i % 7 over the trips
+ * (the order CUB's onesweep sort may give two running blocks: tiles taken by atomicAdd). With
+ * @p work < 0 block 1 waits too: both running blocks wait for each other, a deadlock. */
+static __global__ void late_release_kernel(uint32_t *flag, uint32_t *out, int work)
+{
+    int t = threadIdx.x;
+    if (blockIdx.x == 1 && work >= 0) {
+        uint32_t sum = 1;
+        for (int i = 0; i < work; i++) /* a register that changes: block 1 keeps moving */
+            sum += (uint32_t)(i % 7);
+        if (t == 0)
+            asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(flag), "r"(sum) : "memory");
+        return;
+    }
+    uint32_t got;
+    do /* until block 1 sets the flag, if it ever does */
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(got) : "l"(flag) : "memory");
+    while (!got);
+    out[t] = got + (uint32_t)t;
+}
+
+cudaError_t vm_late_release(uint32_t *flag, uint32_t *out, int work)
+{
+    late_release_kernel<<<2, 64>>>(flag, out, work);
+    return cudaDeviceSynchronize();
+}
+
 /* The warps race to one shared word: whichever the schedule runs last before the barrier wins. */
 static __global__ void warp_race_kernel(int *out)
 {
