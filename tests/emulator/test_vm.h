@@ -107,6 +107,11 @@ cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int wait
  *  waits too, a deadlock. */
 cudaError_t vm_late_release(uint32_t *flag, uint32_t *out, int work);
 
+/** @p blocks blocks of @p threads pass 2 * @p phases + 2 phases of an mbarrier (test_vm.c's
+ *  mbarrier_phases says what lands in out and pend); @p init 0: it is never initialised. */
+cudaError_t vm_mbarrier(const int *in, int *out, unsigned *pend, int blocks, int threads,
+                        int phases, int init);
+
 /** Each of @p blocks blocks of 256 threads: every warp writes its index to one shared word
  *  with no barrier between them, and out[block] is the word after the barrier: the warp that
  *  ran last, which shows the schedule. */
