@@ -307,6 +307,7 @@ static const struct row table[] = {
     {"mad24", dec_arith},
     {"match", dec_warp},
     {"max", dec_arith},
+    {"mbarrier", dec_mbarrier},
     {"membar", dec_nop},
     {"min", dec_arith},
     {"mma", dec_mma},

@@ -68,6 +68,7 @@ int dec_cvta(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n);

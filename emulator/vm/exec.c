@@ -469,22 +469,38 @@ static uint64_t fingerprint(const struct exec *x, const struct warp *warps, uint
     return mix(h, counts, sizeof counts) | 1; /* never 0, which means "none yet" */
 }
 
+/* The grid's count of rounds that wrote memory, as a round of the block begins. */
+static uint64_t round_begin(const struct exec *x);
+
+/* The block moved (or ended): it is not stalled. */
+static void round_moved(struct exec *x);
+
+/* End a round that wrote memory (@p writes: x->writes when it began): a stalled block may move. */
+static void round_wrote(struct exec *x, uint64_t writes);
+
+/* 1 when no block of the grid can ever move again (exec.c's grid below): @p e0 is the grid's
+ * count of rounds that wrote when this block's last round began. */
+static int grid_stuck(struct exec *x, uint64_t e0);
+
 /*
- * After a round in which warps yielded and no barrier opened: 1 (and the launch failed) when
- * the block is where it was at the end of the last such round and every block before it had
- * ended when the round began (@p oldest). Its loop waits for memory no thread of the block will
- * write and no earlier block is left to write it: a wait on a later block (a look-back in the
- * wrong direction) is a deadlock here, never a hang. While an earlier block still runs on
- * another thread, the block gives up the core instead: that block may yet release it.
+ * After a round in which warps yielded and no barrier opened, begun when the grid had seen @p e0
+ * writing rounds: 1 (and the launch failed) when the block is where it was at the end of its
+ * last such round, having written nothing, and so is every other running block, with no round
+ * anywhere having written since they all began theirs, and no block left that could start.
+ * Their loops wait for memory no running thread will write: a wait on a block that never
+ * starts (a look-back in the wrong direction on one thread) is a deadlock here, never a hang.
+ * While any other block may still move, the block gives up the core instead: it may yet be
+ * released, whichever block it waits for and however the host's threads are scheduled.
  */
-static int spins_forever(struct exec *x, int oldest)
+static int spins_forever(struct exec *x, uint64_t e0)
 {
     uint64_t h = fingerprint(x, x->warps, x->nwarps);
     if (h != x->spin_state) {
         x->spin_state = h;
+        round_moved(x);
         return 0;
     }
-    if (!oldest) {
+    if (x->grid && !grid_stuck(x, e0)) {
         sched_yield();
         return 0;
     }
@@ -664,9 +680,6 @@ static void block_start(struct exec *x)
         check_block(x);
 }
 
-/* 1 when no block before this context's is still running on another thread. */
-static int oldest_running(const struct exec *x);
-
 /*
  * Run the block's warps in rounds until it ends (1) or fails (-1). A block @p resident among
  * others (a cooperative launch's) also returns 0 after a round in which warps yielded in a loop,
@@ -677,7 +690,8 @@ static int block_run(struct exec *x, int resident)
     struct warp *warps = x->warps;
     uint32_t nwarps = x->nwarps, order[32];
     for (;;) {
-        int any = 0, oldest = !x->grid || oldest_running(x);
+        int any = 0;
+        uint64_t e0 = round_begin(x), writes = x->writes;
         round_order(x, order);
         for (uint32_t n = 0; n < nwarps; n++) {
             struct warp *w = &warps[order[n]];
@@ -687,27 +701,32 @@ static int block_run(struct exec *x, int resident)
             if (run_warp(x, w) == EV_ERROR)
                 return -1;
         }
+        round_wrote(x, writes);
         uint32_t waiting = 0, running = 0;
         for (uint32_t i = 0; i < nwarps; i++) {
             waiting |= warps[i].waiting;
             running |= warps[i].live & ~warps[i].waiting; /* a warp that yielded */
         }
-        if (!waiting && !running)
+        if (!waiting && !running) {
+            round_moved(x);
             return 1;
+        }
         uint32_t opened = open_barriers(x, warps, nwarps);
         if (!opened && !any) {
             deadlock(x, warps, nwarps);
             return -1;
         }
-        if (opened || !running)
+        if (opened || !running) {
+            round_moved(x);
             continue;
+        }
         if (resident) {
             uint64_t h = fingerprint(x, warps, nwarps);
             x->stalled = h == x->spin_state;
             x->spin_state = h;
             return 0;
         }
-        if (spins_forever(x, oldest))
+        if (spins_forever(x, e0))
             return -1;
     }
 }
@@ -875,15 +894,54 @@ struct grid {
     uint64_t failed;   /* the lowest block that failed (nblocks: none; under lock) */
     uint64_t *running; /* each thread's block (UINT64_MAX: none), set under lock */
     uint32_t nthreads;
+    uint32_t up;       /* the threads started (0 until all are: atomic) */
+    uint64_t epoch;    /* rounds, of any block, that wrote memory (atomic) */
+    uint64_t *stalled; /* each thread's epoch when its block's round began, set when the round
+                          ended where the last ended (UINT64_MAX: moving; atomic) */
 };
 
-static int oldest_running(const struct exec *x)
+static uint64_t round_begin(const struct exec *x)
 {
-    const struct grid *g = x->grid;
-    for (uint32_t t = 0; t < g->nthreads; t++)
-        if (__atomic_load_n(&g->running[t], __ATOMIC_ACQUIRE) < x->block)
-            return 0;
-    return 1;
+    return x->grid ? __atomic_load_n(&x->grid->epoch, __ATOMIC_ACQUIRE) : 0;
+}
+
+static void round_moved(struct exec *x)
+{
+    if (x->grid)
+        __atomic_store_n(&x->grid->stalled[x->worker], UINT64_MAX, __ATOMIC_RELEASE);
+}
+
+static void round_wrote(struct exec *x, uint64_t writes)
+{
+    if (x->grid && x->writes != writes)
+        __atomic_add_fetch(&x->grid->epoch, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Every running block's last round began after the grid's last writing round, wrote nothing
+ * and ended where its previous round ended (so it repeats while memory stays as it is), and no
+ * block is left to start on a free thread: nothing will ever write again. Taken under the lock
+ * that hands out blocks, so no block starts meanwhile.
+ */
+static int grid_stuck(struct exec *x, uint64_t e0)
+{
+    struct grid *g = x->grid;
+    if (__atomic_load_n(&g->epoch, __ATOMIC_ACQUIRE) != e0)
+        return 0;
+    __atomic_store_n(&g->stalled[x->worker], e0, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&g->lock);
+    uint32_t busy = 0, up = __atomic_load_n(&g->up, __ATOMIC_ACQUIRE);
+    int stuck = up != 0;
+    for (uint32_t t = 0; t < g->nthreads && stuck; t++) {
+        if (g->running[t] == UINT64_MAX)
+            continue;
+        busy++;
+        stuck = __atomic_load_n(&g->stalled[t], __ATOMIC_ACQUIRE) == e0;
+    }
+    stuck = stuck && __atomic_load_n(&g->epoch, __ATOMIC_ACQUIRE) == e0 &&
+            (busy == up || g->next >= g->nblocks || g->next >= g->failed);
+    pthread_mutex_unlock(&g->lock);
+    return stuck;
 }
 
 /* A context for plan @p x: its own warps, shared memory, counters and result @p r. */
@@ -965,12 +1023,13 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
     struct vm_result *r = calloc(nthreads, sizeof *r);
     pthread_t *tid = calloc(nthreads, sizeof *tid);
     g.running = malloc(nthreads * sizeof *g.running);
-    if (!c || !r || !tid || !g.running)
+    g.stalled = malloc(nthreads * sizeof *g.stalled);
+    if (!c || !r || !tid || !g.running || !g.stalled)
         abort();
     pthread_mutex_init(&g.lock, NULL);
     pthread_mutex_init(&g.atomics, NULL);
     for (uint32_t t = 0; t < nthreads; t++) {
-        g.running[t] = UINT64_MAX;
+        g.running[t] = g.stalled[t] = UINT64_MAX;
         context_open(&c[t], x, &g, &r[t], per);
         c[t].worker = t;
         c[t].atomics = &g.atomics;
@@ -979,6 +1038,7 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
     for (; started < nthreads; started++)
         if (pthread_create(&tid[started], NULL, worker, &c[started]))
             break; /* fewer threads: the ones started take every block */
+    __atomic_store_n(&g.up, started, __ATOMIC_RELEASE);
     worker(&c[0]);
     for (uint32_t t = 1; t < started; t++)
         pthread_join(tid[t], NULL);
@@ -987,6 +1047,7 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
     pthread_mutex_destroy(&g.lock);
     pthread_mutex_destroy(&g.atomics);
     free(g.running);
+    free(g.stalled);
     free(tid);
     free(r);
     free(c);
@@ -1027,7 +1088,7 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t per)
             moved |= s > 0 || !c[b].stalled;
         }
         for (uint64_t b = 0; !moved && left && b < nblocks && g.failed == nblocks; b++)
-            if (!ended[b] && spins_forever(&c[b], 1))
+            if (!ended[b] && spins_forever(&c[b], 0))
                 g.failed = b;
     }
     for (uint64_t b = 0; b < nblocks; b++) {

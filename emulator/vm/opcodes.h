@@ -331,6 +331,24 @@ OP(NOP, VM_CLASS_OTHER, "nop")
  * valid schedule of the asynchronous copy); bytes past src_size are zero. [9.7.9.25] */
 OP(CP_ASYNC, VM_CLASS_LDG, "cp.async")
 
+/* ---- mbarrier (ops_mbarrier.c) ------------------------------------------------------- */
+
+/* mbarrier.init [o0+imm], o2: a fresh object, phase 0, o2 arrivals expected each phase;
+ * mbarrier.inval [o0+imm] (o2 = NO_REG): no longer an object. mod = space << 9 as atom's.
+ * [9.7.13.15.9-10] */
+OP(MBAR_INIT, VM_CLASS_OTHER, "mbarrier.init")
+/* mbarrier.arrive{_drop} o1, [o0+imm]{, o2}: o2 (or 1) arrivals; the last of a phase starts
+ * the next; o1 (or the sink, NO_REG) = the token. width 1: _drop, also fewer expected in
+ * later phases. [9.7.13.15.12-13] */
+OP(MBAR_ARRIVE, VM_CLASS_OTHER, "mbarrier.arrive")
+/* mbarrier.{test,try}_wait{.parity} o1, [o0+imm], o2: predicate o1 = the phase of token o2
+ * (width 1: of parity o2) is complete; never blocks (a false try_wait is a valid
+ * answer). [9.7.13.15.16] */
+OP(MBAR_WAIT, VM_CLASS_OTHER, "mbarrier.test_wait")
+/* mbarrier.pending_count.b64 o1, o2: the arrivals token o2's arrive left pending. [9.7.13.15.17]
+ */
+OP(MBAR_PENDING, VM_CLASS_OTHER, "mbarrier.pending_count")
+
 /* ---- textures and surfaces (ops_tex.c) --------------------------------------------- */
 
 /* tex.geom.v4.dtype.ctype {d0..d3}, [handle, {c}]: a texture object's fetch (its descriptor,

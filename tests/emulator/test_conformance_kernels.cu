@@ -3,8 +3,8 @@
  * @brief Kernels for the emulator's conformance suite (test_conformance.c): constructs public
  *        CUDA programs use that the emulator once refused or misread, one kernel each.
  *
- * They share one module on purpose: a kernel the VM cannot run (mbarrier, bulk copies, the
- * grid workspace) must fail only its own launch, never its neighbours'.
+ * They share one module on purpose: a kernel the VM cannot run (bulk copies, the grid
+ * workspace) must fail only its own launch, never its neighbours'.
  */
 #include "test_conformance.h"
 

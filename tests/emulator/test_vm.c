@@ -1358,6 +1358,90 @@ START_TEST(look_back_waits_only_for_earlier_blocks)
 }
 END_TEST
 
+/* A block may wait for a later block that runs on another thread, however long that block
+ * takes and however the host schedules the threads (CUB's onesweep sort hands tiles out by
+ * atomicAdd, so block 1 may hold the tile block 0 waits for): no deadlock while a block moves.
+ * Before the grid-wide test, block 0 was reported within a few thousand trips of its loop. */
+START_TEST(wait_for_a_running_later_block)
+{
+    enum { WORK = 200003 };
+    setenv("COURSE_EMU_THREADS", "2", 1); /* before the first call starts the device */
+    uint32_t *flag, *dout, out[64], want = 1;
+    for (int i = 0; i < WORK; i++)
+        want += (uint32_t)(i % 7);
+    CUDA_CHECK(cudaMalloc((void **)&flag, 4));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    for (int run = 0; run < 3; run++) {
+        CUDA_CHECK(cudaMemset(flag, 0, 4));
+        ck_assert_int_eq(vm_late_release(flag, dout, WORK), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (uint32_t t = 0; t < 64; t++)
+            ck_assert_msg(out[t] == want + t, "run %d: block 0 thread %u read %u, want %u", run, t,
+                          out[t], want + t);
+    }
+    CUDA_CHECK(cudaMemset(flag, 0, 4));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_late_release(flag, dout, -1);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorLaunchFailure);
+    capture_assert_at(said, TEST_VM_KERNELS, "\"=r\"(got)", "deadlock");
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
+/* mbarrier_kernel's sums for block @p b, thread @p t, against which the GPU's are checked. */
+static int mbarrier_sum(const int *in, int b, int t, int n, int phases)
+{
+    int sum = 0;
+    for (int p = 0; p < phases; p++)
+        sum += in[((size_t)b * phases + p) * n + (t + 1 + p) % n];
+    return sum;
+}
+
+/* cuda::barrier's arrive-wait (mbarrier): 3 blocks of 97 threads pass 12 phases by token and
+ * by parity, then the odd warps leave with arrive_drop and the even ones pass two more;
+ * each thread's sums equal the CPU's and the first arrive's pending counts are 0 .. 96 once
+ * each. An arrive on an object never initialised fails with one line, never a hang. */
+START_TEST(mbarrier_phases)
+{
+    enum { B = 3, N = 97, P = 5 };
+    int in[B * P * N], out[B * N], *din, *dout;
+    unsigned pend[B * N], *dpend;
+    for (int i = 0; i < B * P * N; i++)
+        in[i] = (int)(rnd64() % 2001) - 1000;
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMalloc((void **)&dpend, sizeof pend));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(vm_mbarrier(din, dout, dpend, B, N, P, 1), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(pend, dpend, sizeof pend, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < B; b++) {
+        unsigned seen[N] = {0};
+        for (int t = 0; t < N; t++) {
+            int want = mbarrier_sum(in, b, t, N, P) * (t / 32 & 1 ? -1 : 1);
+            ck_assert_msg(out[b * N + t] == want,
+                          "%s:%d: block %d thread %d of %d: sum %d, want %d", __FILE__, __LINE__, b,
+                          t, N, out[b * N + t], want);
+            ck_assert_msg(pend[b * N + t] < N && !seen[pend[b * N + t]]++,
+                          "%s:%d: block %d thread %d: pending count %u twice or past %d", __FILE__,
+                          __LINE__, b, t, pend[b * N + t], N - 1);
+        }
+    }
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_mbarrier(din, dout, dpend, 1, 33, 1, 0);
+    char *said = capture_end(&cap);
+    ck_assert_int_ne(err, cudaSuccess);
+    capture_assert_at(said, TEST_VM_KERNELS, "mbarrier.arrive.shared::cta.b64 %0, [%1];",
+                      "mbarrier.init has not initialised");
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
 /* COURSE_EMU_SCHEDULE=seed:N: each block's warps take their turns in an order drawn from N and
  * the block, so a race on shared memory changes the answer from block to block (the forward
  * schedule's is always the last warp), and the same seed gives the same answers again, on any
@@ -1767,6 +1851,8 @@ int main(int argc, char **argv)
         {"barrier_reductions", barrier_reductions, CASE_GPU, 60},
         {"look_back_waits_only_for_earlier_blocks", look_back_waits_only_for_earlier_blocks,
          CASE_GPU, 20},
+        {"wait_for_a_running_later_block", wait_for_a_running_later_block, CASE_GPU, 60},
+        {"mbarrier_phases", mbarrier_phases, CASE_GPU, 60},
         {"seeded_schedule_changes_a_race", seeded_schedule_changes_a_race, CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},
         {"barriers_in_loops_and_named", barriers_in_loops_and_named, CASE_GPU, 60},

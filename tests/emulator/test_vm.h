@@ -102,6 +102,16 @@ cudaError_t vm_ldmatrix(const uint16_t *m, uint32_t *out);
  *  block 0 for block 1's (waiter 0: a deadlock, since blocks run in order). */
 cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int waiter);
 
+/** Block 0 waits for a flag block 1 sets after @p work trips of a loop: out[t] = flag + t for
+ *  block 0's 64 threads, flag = 1 + the sum of i % 7 for i < @p work; @p work < 0: block 1
+ *  waits too, a deadlock. */
+cudaError_t vm_late_release(uint32_t *flag, uint32_t *out, int work);
+
+/** @p blocks blocks of @p threads pass 2 * @p phases + 2 phases of an mbarrier (test_vm.c's
+ *  mbarrier_phases says what lands in out and pend); @p init 0: it is never initialised. */
+cudaError_t vm_mbarrier(const int *in, int *out, unsigned *pend, int blocks, int threads,
+                        int phases, int init);
+
 /** Each of @p blocks blocks of 256 threads: every warp writes its index to one shared word
  *  with no barrier between them, and out[block] is the word after the barrier: the warp that
  *  ran last, which shows the schedule. */

@@ -774,6 +774,112 @@ cudaError_t vm_look_back(uint32_t *flag, uint32_t *data, uint32_t *out, int wait
     return cudaDeviceSynchronize();
 }
 
+/* Block 0's 64 threads wait for a flag block 1 sets only after a loop of @p work trips, and
+ * write out[t] = flag + t; block 1's thread 0 sets flag = 1 + the sum of i % 7 over the trips
+ * (the order CUB's onesweep sort may give two running blocks: tiles taken by atomicAdd). With
+ * @p work < 0 block 1 waits too: both running blocks wait for each other, a deadlock. */
+static __global__ void late_release_kernel(uint32_t *flag, uint32_t *out, int work)
+{
+    int t = threadIdx.x;
+    if (blockIdx.x == 1 && work >= 0) {
+        uint32_t sum = 1;
+        for (int i = 0; i < work; i++) /* a register that changes: block 1 keeps moving */
+            sum += (uint32_t)(i % 7);
+        if (t == 0)
+            asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(flag), "r"(sum) : "memory");
+        return;
+    }
+    uint32_t got;
+    do /* until block 1 sets the flag, if it ever does */
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(got) : "l"(flag) : "memory");
+    while (!got);
+    out[t] = got + (uint32_t)t;
+}
+
+cudaError_t vm_late_release(uint32_t *flag, uint32_t *out, int work)
+{
+    late_release_kernel<<<2, 64>>>(flag, out, work);
+    return cudaDeviceSynchronize();
+}
+
+/* mbarrier wait loops: until the phase of token @p state (or of parity @p parity) is done. */
+static __device__ void mbar_wait(unsigned bar, uint64_t state)
+{
+    unsigned done;
+    do
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "l"(state)
+                     : "memory");
+    while (!done);
+}
+
+static __device__ void mbar_wait_parity(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do
+        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    while (!done);
+}
+
+/*
+ * Each block's n threads pass `phases` rounds through one mbarrier: thread t writes
+ * in[b][p][t] to shared memory, all arrive and wait (phase 2p, by token), t adds its
+ * neighbour's (t + 1 + p) % n, all arrive and wait again (phase 2p + 1, by parity) before the
+ * next write. pend[b][t] = the pending count left by t's first arrive. Then the odd warps
+ * leave with arrive_drop, and the even ones complete that phase and one more without them, by
+ * a generic address: out[b][t] = the sum in even warps, -(sum) in odd ones. With @p init 0
+ * nobody initialises the object.
+ */
+static __global__ void mbarrier_kernel(const int *in, int *out, unsigned *pend, int phases,
+                                       int init)
+{
+    __shared__ uint64_t bar;
+    __shared__ int buf[1024];
+    int n = blockDim.x, t = threadIdx.x;
+    const int *mine = in + (size_t)blockIdx.x * phases * n;
+    unsigned a = (unsigned)__cvta_generic_to_shared(&bar);
+    uint64_t state;
+    if (t == 0 && init)
+        asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(a), "r"(n) : "memory");
+    __syncthreads(); /* the object is initialised before anyone arrives */
+    int sum = 0;
+    for (int p = 0; p < phases; p++) {
+        buf[t] = mine[p * n + t];
+        asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(state) : "r"(a) : "memory");
+        if (p == 0)
+            asm volatile("mbarrier.pending_count.b64 %0, %1;"
+                         : "=r"(pend[blockIdx.x * n + t])
+                         : "l"(state));
+        mbar_wait(a, state); /* every buf[] of this round is written */
+        sum += buf[(t + 1 + p) % n];
+        asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], 1;" ::"r"(a) : "memory");
+        mbar_wait_parity(a, 1); /* every read of this round is done */
+    }
+    if (t / 32 & 1) { /* whole warps: a diverged warp's lanes do not wait for each other */
+        asm volatile("mbarrier.arrive_drop.shared.b64 _, [%0];" ::"r"(a) : "memory");
+        out[blockIdx.x * n + t] = -sum;
+        return;
+    }
+    for (int k = 0; k < 2; k++) { /* the odd threads' last phase, then one without them */
+        asm volatile("mbarrier.arrive.b64 %0, [%1];" : "=l"(state) : "l"(&bar) : "memory");
+        mbar_wait(a, state);
+    }
+    out[blockIdx.x * n + t] = sum;
+}
+
+cudaError_t vm_mbarrier(const int *in, int *out, unsigned *pend, int blocks, int threads,
+                        int phases, int init)
+{
+    mbarrier_kernel<<<blocks, threads>>>(in, out, pend, phases, init);
+    return cudaDeviceSynchronize();
+}
+
 /* The warps race to one shared word: whichever the schedule runs last before the barrier wins. */
 static __global__ void warp_race_kernel(int *out)
 {
