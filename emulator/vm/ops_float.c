@@ -9,6 +9,7 @@
  * Approximations (ex2, lg2, sin, ...) use the host's libm, which is well
  * inside the error bounds the PTX ISA gives them.
  */
+#include <fenv.h>
 #include <math.h>
 #ifdef __F16C__
 #include <immintrin.h>
@@ -353,11 +354,27 @@ enum event h_SET_F32(struct exec *x, struct warp *w, const struct insn *in, uint
 
 /* width: 0 add, 1 sub, 2 mul, 3 fma, 4 div, 5 rcp, 6 sqrt; mod = rnd. Only .rn is emulated:
  * the directed modes on fp64 fail the launch by name. */
-enum event h_ARITH_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* The host's rounding mode for PTX rounding @p rnd (IEEE 754's four: the host's double
+ * arithmetic rounds as the GPU's, this file being built with -frounding-math), or -1. */
+static int host_rounding(uint32_t rnd)
 {
-    if (in->mod != RND_RN)
-        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
-                       "fp64 arithmetic with a rounding mode other than .rn is not emulated");
+    switch (rnd) {
+    case RND_RN:
+        return FE_TONEAREST;
+    case RND_RZ:
+        return FE_TOWARDZERO;
+    case RND_RM:
+        return FE_DOWNWARD;
+    case RND_RP:
+        return FE_UPWARD;
+    default:
+        return -1;
+    }
+}
+
+/* d = a OP b (or c) on every lane of @p m, in the host's current rounding mode. */
+static void arith_f64(struct warp *w, const struct insn *in, uint32_t m)
+{
     double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]);
     double *b = in->width <= 4 ? RF64(w, in->o[2]) : NULL;
     double *c = in->width == 3 ? RF64(w, in->o[3]) : NULL;
@@ -384,6 +401,19 @@ enum event h_ARITH_F64(struct exec *x, struct warp *w, const struct insn *in, ui
         LANES(m, d[l] = sqrt(a[l]));
         break;
     }
+}
+
+enum event h_ARITH_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    int mode = host_rounding(in->mod);
+    if (mode < 0)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "fp64 arithmetic with this rounding mode is not emulated");
+    if (mode != FE_TONEAREST)
+        fesetround(mode);
+    arith_f64(w, in, m);
+    if (mode != FE_TONEAREST)
+        fesetround(FE_TONEAREST);
     return EV_NONE;
 }
 

@@ -655,6 +655,24 @@ R64(q_dmul, dbits(bitsd(a) * bitsd(b)))
 R64(q_dfma, dbits(fma(bitsd(a), bitsd(b), bitsd(c))))
 R64(q_ddiv, dbits(bitsd(a) / bitsd(b)))
 R64(q_dsqrt, dbits(sqrt(bitsd(a))))
+
+/* The host's fp64 @p op (0 add, 1 mul, 2 fma, 3 div, 4 sqrt) in rounding mode @p mode. */
+static uint64_t fenv_op64(int mode, int op, uint64_t a, uint64_t b, uint64_t c)
+{
+    fesetround(mode);
+    volatile double x = bitsd(a), y = bitsd(b), z = bitsd(c), r;
+    r = op == 0 ? x + y : op == 1 ? x * y : op == 2 ? fma(x, y, z) : op == 3 ? x / y : sqrt(x);
+    fesetround(FE_TONEAREST);
+    return dbits(r);
+}
+
+R64(q_dadd_rm, fenv_op64(FE_DOWNWARD, 0, a, b, c))
+R64(q_dadd_rp, fenv_op64(FE_UPWARD, 0, a, b, c))
+R64(q_dadd_rz, fenv_op64(FE_TOWARDZERO, 0, a, b, c))
+R64(q_dmul_rm, fenv_op64(FE_DOWNWARD, 1, a, b, c))
+R64(q_dfma_rp, fenv_op64(FE_UPWARD, 2, a, b, c))
+R64(q_ddiv_rz, fenv_op64(FE_TOWARDZERO, 3, a, b, c))
+R64(q_dsqrt_rm, fenv_op64(FE_DOWNWARD, 4, a, b, c))
 R64(q_dmin, isnan(bitsd(a))        ? (isnan(bitsd(b)) ? 0x7FFFFFFFFFFFFFFFull : b)
             : isnan(bitsd(b))      ? a
             : bitsd(a) == bitsd(b) ? ((a >> 63) ? a : b)
@@ -725,6 +743,13 @@ START_TEST(sixty_four_bit_instructions)
         {"fma.rn.f64", q_dfma, {2, 2, 2}},
         {"div.rn.f64", q_ddiv, {2, 2}},
         {"sqrt.rn.f64", q_dsqrt, {2}},
+        {"add.rm.f64", q_dadd_rm, {2, 2}},
+        {"add.rp.f64", q_dadd_rp, {2, 2}},
+        {"add.rz.f64", q_dadd_rz, {2, 2}},
+        {"mul.rm.f64", q_dmul_rm, {2, 2}},
+        {"fma.rp.f64", q_dfma_rp, {2, 2, 2}},
+        {"div.rz.f64", q_ddiv_rz, {2, 2}},
+        {"sqrt.rm.f64", q_dsqrt_rm, {2}},
         {"min.f64", q_dmin, {2, 2}},
         {"cvt.rn.f32.f64", q_d2f, {2}},
         {"cvt.rz.f32.f64", q_d2f_rz, {2}},

@@ -199,6 +199,13 @@ OP64(op_fma_rn_f64, "fma.rn.f64 %0, %1, %2, %3;")
 OP64(op_div_rn_f64, "div.rn.f64 %0, %1, %2;")
 OP64(op_sqrt_rn_f64, "sqrt.rn.f64 %0, %1;")
 OP64(op_min_f64, "min.f64 %0, %1, %2;")
+OP64(op_add_rm_f64, "add.rm.f64 %0, %1, %2;")
+OP64(op_add_rp_f64, "add.rp.f64 %0, %1, %2;")
+OP64(op_add_rz_f64, "add.rz.f64 %0, %1, %2;")
+OP64(op_mul_rm_f64, "mul.rm.f64 %0, %1, %2;")
+OP64(op_fma_rp_f64, "fma.rp.f64 %0, %1, %2, %3;")
+OP64(op_div_rz_f64, "div.rz.f64 %0, %1, %2;")
+OP64(op_sqrt_rm_f64, "sqrt.rm.f64 %0, %1;")
 OP64(op_cvt_rn_f32_f64,
      "{ .reg .f32 f; .reg .b32 r; cvt.rn.f32.f64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }")
 OP64(op_cvt_rz_f32_f64,
@@ -384,6 +391,13 @@ static const struct {
     {"mad.wide.s32", apply64<op_mad_wide_s32>},
     {"cvt.s64.s32", apply64<op_cvt_s64_s32>},
     {"add.rn.f64", apply64<op_add_rn_f64>},
+    {"add.rm.f64", apply64<op_add_rm_f64>},
+    {"add.rp.f64", apply64<op_add_rp_f64>},
+    {"add.rz.f64", apply64<op_add_rz_f64>},
+    {"mul.rm.f64", apply64<op_mul_rm_f64>},
+    {"fma.rp.f64", apply64<op_fma_rp_f64>},
+    {"div.rz.f64", apply64<op_div_rz_f64>},
+    {"sqrt.rm.f64", apply64<op_sqrt_rm_f64>},
     {"mul.rn.f64", apply64<op_mul_rn_f64>},
     {"fma.rn.f64", apply64<op_fma_rn_f64>},
     {"div.rn.f64", apply64<op_div_rn_f64>},
