@@ -68,7 +68,7 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 # CPU emulator, 2026-11-25; lesson 02's from the same command, not in its README). A model,
 # never a measurement (emulator/README.md, "Time model", has its validation error). Points
 # above the roof are served by the caches: the intensity counts every access. Lesson 06's
-# WMMA kernels are left out: the model misses their fragment traffic (its README says why).
+# WMMA points count fragment loads as 16 bytes a lane (how a GPU splits them is not documented).
 MODEL_H100 = {
     "vector_add": 152,
     "matmul_naive": 506,
@@ -79,6 +79,8 @@ MODEL_H100 = {
     "matmul_2d_tile": 34397,
     "matmul_vectorized": 44319,
     "matmul_warptile": 50029,
+    "wmma_naive": 66084,
+    "wmma_shared": 307173,
 }
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
