@@ -284,6 +284,10 @@ static void load_elem(struct warp *w, uint32_t reg, uint8_t **host, size_t off, 
     int sgn = MEM_SIGNED(mod);
     if (MEM_DST64(mod)) {
         uint64_t *d = R64(w, reg);
+        if (width == 8) { /* a pointer: a fixed-size copy (a variable one is a `rep movs`) */
+            LANES(m, memcpy(&d[l], host[l] + off, 8));
+            return;
+        }
         LANES(m, {
             const uint8_t *p = host[l] + off;
             uint64_t v = 0;
@@ -499,6 +503,9 @@ static enum event store(struct exec *x, struct warp *w, const struct insn *in, u
         if (width == 8) {
             const uint64_t *s = R64(w, in->o[1 + i]);
             LANES(m, memcpy(host[l] + off, &s[l], 8));
+        } else if (width == 4) {
+            const uint32_t *s = R32(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], 4));
         } else {
             const uint32_t *s = R32(w, in->o[1 + i]);
             LANES(m, memcpy(host[l] + off, &s[l], width));
@@ -556,14 +563,37 @@ enum event h_ST_GENERIC(struct exec *x, struct warp *w, const struct insn *in, u
     return store(x, w, in, m, SP_GENERIC);
 }
 
-/* Kernel parameters: one buffer for the whole grid. */
+/* Register @p reg of lane @p from copied to every other lane of @p m. */
+static void broadcast_lane(struct warp *w, uint32_t reg, int from, uint32_t m, int wide)
+{
+    if (wide) {
+        uint64_t *d = R64(w, reg), v = d[from];
+        LANES(m, d[l] = v);
+    } else {
+        uint32_t *d = R32(w, reg), v = d[from];
+        LANES(m, d[l] = v);
+    }
+}
+
+/* Kernel parameters: one buffer for the whole grid. An address with no register (the usual
+ * `ld.param.u64 %rd1, [name]`) is the same for every lane: one lane loads, the others copy it. */
 enum event h_LD_PARAM(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     uint64_t addr[32];
     unsigned count = MEM_COUNT(in->mod), bytes = in->width * count;
-    lane_addrs(w, in, m, MEM_BASE32(in->mod), addr);
     uint8_t *host[32];
     uint32_t size = x->fn->info.param_bytes;
+    int first = m ? __builtin_ctz(m) : 0;
+    if (m && in->o[0] == NO_REG && (uint64_t)in->imm + bytes <= size) {
+        host[first] = (uint8_t *)x->params + in->imm;
+        for (unsigned i = 0; i < count; i++)
+            if (in->o[1 + i] != NO_REG) {
+                load_elem(w, in->o[1 + i], host, i * in->width, 1u << first, in->width, in->mod);
+                broadcast_lane(w, in->o[1 + i], first, m, MEM_DST64(in->mod));
+            }
+        return EV_NONE;
+    }
+    lane_addrs(w, in, m, MEM_BASE32(in->mod), addr);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         if (addr[l] + bytes > size)
