@@ -284,6 +284,10 @@ static void load_elem(struct warp *w, uint32_t reg, uint8_t **host, size_t off, 
     int sgn = MEM_SIGNED(mod);
     if (MEM_DST64(mod)) {
         uint64_t *d = R64(w, reg);
+        if (width == 8) { /* a pointer: a fixed-size copy (a variable one is a `rep movs`) */
+            LANES(m, memcpy(&d[l], host[l] + off, 8));
+            return;
+        }
         LANES(m, {
             const uint8_t *p = host[l] + off;
             uint64_t v = 0;
@@ -344,7 +348,7 @@ static void vector_lanes(struct warp *w, const struct insn *in, uint8_t **host, 
 {
     unsigned count = MEM_COUNT(in->mod), width = in->width;
     LANES(m, {
-        _Alignas(16) uint8_t v[16];
+        _Alignas(16) uint8_t v[16] = {0}; /* every byte set, for the compiler */
         if (!store)
             move_whole(v, host[l], count * width);
         for (unsigned i = 0; i < count; i++) {
@@ -463,58 +467,144 @@ static int store_shared_words(struct exec *x, struct warp *w, const struct insn 
     return 1;
 }
 
-static enum event load(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
-                       enum space sp)
+/* The loaded values of every lane of @p m, from its host address host[l], into the registers. */
+static void load_lanes(const struct exec *x, struct warp *w, const struct insn *in, uint8_t **host,
+                       uint32_t m, enum space sp)
 {
-    uint8_t *host[32];
     unsigned count = MEM_COUNT(in->mod), width = in->width;
-    enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 0, host);
-    if (ev != EV_NONE)
-        return ev;
     if (whole_vectors(x, in, sp)) {
         vector_lanes(w, in, host, m, 0);
-        return EV_NONE;
+        return;
     }
     for (unsigned i = 0; i < count; i++)
         if (in->o[1 + i] != NO_REG)
             load_elem(w, in->o[1 + i], host, i * width, m, width, in->mod);
-    return EV_NONE;
+}
+
+static enum event load(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                       enum space sp)
+{
+    uint8_t *host[32];
+    enum event ev =
+        resolve(x, w, in, m, sp, MEM_BASE32(in->mod), in->width * MEM_COUNT(in->mod), 0, host);
+    if (ev == EV_NONE)
+        load_lanes(x, w, in, host, m, sp);
+    return ev;
+}
+
+/* The stored values of every lane of @p m, from the registers to its host address host[l]. */
+static void store_lanes(struct exec *x, struct warp *w, const struct insn *in, uint8_t **host,
+                        uint32_t m, enum space sp)
+{
+    unsigned count = MEM_COUNT(in->mod), width = in->width;
+    x->writes++;
+    if (whole_vectors(x, in, sp)) {
+        vector_lanes(w, in, host, m, 1);
+        return;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        size_t off = i * width;
+        if (width == 8) {
+            const uint64_t *s = R64(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], 8));
+        } else if (MEM_DST64(in->mod)) { /* a wider register: its low bytes */
+            const uint64_t *s = R64(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], width));
+        } else if (width == 4) {
+            const uint32_t *s = R32(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], 4));
+        } else {
+            const uint32_t *s = R32(w, in->o[1 + i]);
+            LANES(m, memcpy(host[l] + off, &s[l], width));
+        }
+    }
 }
 
 static enum event store(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                         enum space sp)
 {
     uint8_t *host[32];
-    unsigned count = MEM_COUNT(in->mod), width = in->width;
-    enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), width * count, 1, host);
-    if (ev != EV_NONE)
-        return ev;
-    x->writes++;
-    if (whole_vectors(x, in, sp)) {
-        vector_lanes(w, in, host, m, 1);
-        return EV_NONE;
+    enum event ev =
+        resolve(x, w, in, m, sp, MEM_BASE32(in->mod), in->width * MEM_COUNT(in->mod), 1, host);
+    if (ev == EV_NONE)
+        store_lanes(x, w, in, host, m, sp);
+    return ev;
+}
+
+/* The host address of an unobserved (and unrecorded) global access of a full warp from a 64-bit
+ * base whose lanes all name one place (*step = 0) or lie one after the other in order, a row
+ * (*step = the access's bytes): the patterns of memory-bound kernels, one lookup for all. NULL,
+ * having done nothing, for any other access, which resolve() then takes, its faults included. */
+static uint8_t *global_row(struct exec *x, const struct warp *w, const struct insn *in, uint32_t m,
+                           uint64_t *step)
+{
+    uint64_t bytes = in->width * MEM_COUNT(in->mod);
+    if (m != FULL_MASK || in->o[0] == NO_REG || MEM_BASE32(in->mod) || !unobserved(x) ||
+        x->launch->prov)
+        return NULL;
+    const uint64_t *b = R64(w, in->o[0]);
+    uint64_t a0 = b[0] + (uint64_t)in->imm, out_of_row = 0, spread = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        out_of_row |= (b[l] - b[0]) ^ (bytes * l);
+        spread |= b[l] ^ b[0];
     }
-    for (unsigned i = 0; i < count; i++) {
-        size_t off = i * width;
-        if (width == 8 || MEM_DST64(in->mod)) { /* a wider register: its low bytes */
-            const uint64_t *s = R64(w, in->o[1 + i]);
-            LANES(m, memcpy(host[l] + off, &s[l], width));
-        } else {
-            const uint32_t *s = R32(w, in->o[1 + i]);
-            LANES(m, memcpy(host[l] + off, &s[l], width));
-        }
-    }
-    return EV_NONE;
+    *step = spread ? bytes : 0;
+    if ((out_of_row && spread) || (a0 & (bytes - 1)) || !mem_find(x->mem, a0, 31 * *step + bytes))
+        return NULL;
+    return mem_host(x->mem, a0);
+}
+
+/* 1 when @p in moves one 32-bit register per lane: a row of words is then one copy. */
+static int one_word(const struct insn *in)
+{
+    return MEM_COUNT(in->mod) == 1 && in->width == 4 && !MEM_DST64(in->mod) && in->o[1] != NO_REG;
+}
+
+/* host[] of global_row()'s lanes. */
+static void row_lanes(uint8_t *p, uint64_t step, uint8_t **host)
+{
+    for (uint32_t l = 0; l < 32; l++)
+        host[l] = p + step * l;
 }
 
 enum event h_LD_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    return load(x, w, in, m, SP_GLOBAL);
+    uint64_t step;
+    uint8_t *p = global_row(x, w, in, m, &step), *host[32];
+    if (!p)
+        return load(x, w, in, m, SP_GLOBAL);
+    if (one_word(in) && step) {
+        memcpy(R32(w, in->o[1]), p, 128);
+    } else if (one_word(in)) { /* one word for every lane */
+        uint32_t *d = R32(w, in->o[1]), v;
+        memcpy(&v, p, 4);
+        for (int l = 0; l < 32; l++)
+            d[l] = v;
+    } else {
+        row_lanes(p, step, host);
+        load_lanes(x, w, in, host, m, SP_GLOBAL);
+    }
+    return EV_NONE;
 }
 
 enum event h_ST_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    return store(x, w, in, m, SP_GLOBAL);
+    uint64_t step;
+    uint8_t *p = global_row(x, w, in, m, &step), *host[32];
+    if (!p)
+        return store(x, w, in, m, SP_GLOBAL);
+    if (!one_word(in)) {
+        row_lanes(p, step, host);
+        store_lanes(x, w, in, host, m, SP_GLOBAL);
+        return EV_NONE;
+    }
+    const uint32_t *v = R32(w, in->o[1]);
+    x->writes++;
+    if (step)
+        memcpy(p, v, 128);
+    else
+        memcpy(p, &v[31], 4); /* one word for every lane: the last lane wins, as in store() */
+    return EV_NONE;
 }
 
 enum event h_LD_SHARED(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -557,14 +647,37 @@ enum event h_ST_GENERIC(struct exec *x, struct warp *w, const struct insn *in, u
     return store(x, w, in, m, SP_GENERIC);
 }
 
-/* Kernel parameters: one buffer for the whole grid. */
+/* Register @p reg of lane @p from copied to every other lane of @p m. */
+static void broadcast_lane(struct warp *w, uint32_t reg, int from, uint32_t m, int wide)
+{
+    if (wide) {
+        uint64_t *d = R64(w, reg), v = d[from];
+        LANES(m, d[l] = v);
+    } else {
+        uint32_t *d = R32(w, reg), v = d[from];
+        LANES(m, d[l] = v);
+    }
+}
+
+/* Kernel parameters: one buffer for the whole grid. An address with no register (the usual
+ * `ld.param.u64 %rd1, [name]`) is the same for every lane: one lane loads, the others copy it. */
 enum event h_LD_PARAM(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     uint64_t addr[32];
     unsigned count = MEM_COUNT(in->mod), bytes = in->width * count;
-    lane_addrs(w, in, m, MEM_BASE32(in->mod), addr);
     uint8_t *host[32];
     uint32_t size = x->fn->info.param_bytes;
+    int first = m ? __builtin_ctz(m) : 0;
+    if (m && in->o[0] == NO_REG && (uint64_t)in->imm + bytes <= size) {
+        host[first] = (uint8_t *)x->params + in->imm;
+        for (unsigned i = 0; i < count; i++)
+            if (in->o[1 + i] != NO_REG) {
+                load_elem(w, in->o[1 + i], host, i * in->width, 1u << first, in->width, in->mod);
+                broadcast_lane(w, in->o[1 + i], first, m, MEM_DST64(in->mod));
+            }
+        return EV_NONE;
+    }
+    lane_addrs(w, in, m, MEM_BASE32(in->mod), addr);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         if (addr[l] + bytes > size)

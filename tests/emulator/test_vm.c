@@ -1091,6 +1091,53 @@ START_TEST(shared_reads_in_every_pattern)
 }
 END_TEST
 
+/* A warp's global row, one word for all, and a row of vectors, against the host; a row that
+ * runs past the end of its allocation is named as a fault at its first lane outside. */
+START_TEST(global_rows_and_broadcasts)
+{
+    enum { N = 67, T = 64 };
+    int in[N], in4[4 * T], out[T + 1], out4[4 * T], *din, *dout;
+    int4 *din4, *dout4;
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 37) % 101 - 50;
+    for (int i = 0; i < 4 * T; i++)
+        in4[i] = (i * 53) % 97 - 40;
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&din4, sizeof in4));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMalloc((void **)&dout4, sizeof out4));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(din4, in4, sizeof in4, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(vm_global_rows(din, din4, dout, dout4, N, 0), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(out4, dout4, sizeof out4, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < T; t++) {
+        ck_assert_msg(out[t] == in[t] + in[5], "thread %d: row plus one word %d, want %d", t,
+                      out[t], in[t] + in[5]);
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(out4[4 * t + k] == in4[4 * t + 3 - k],
+                          "thread %d, element %d of a vector row: %d, want %d", t, k,
+                          out4[4 * t + k], in4[4 * t + 3 - k]);
+    }
+    ck_assert_msg(out[T] == 31, "one word stored by a warp: %d, want the last lane's, 31", out[T]);
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_global_rows(din, din4, dout, dout4, N, 3);
+    char *said = capture_end(&cap);
+    ck_assert_msg(err == cudaErrorIllegalAddress, "row past the end: %s", cudaGetErrorName(err));
+    capture_assert_at(said, TEST_VM_KERNELS, "FAULT_GLOBAL_ROW",
+                      "invalid global read of 4 bytes at");
+    ck_assert_msg(strstr(said, "(4 bytes past the end of a 268-byte allocation)"),
+                  "the first lane outside, lane 29 of warp 1: %s", said);
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess); /* the fault is sticky until then */
+    CUDA_CHECK(cudaFree(din));
+    CUDA_CHECK(cudaFree(din4));
+    CUDA_CHECK(cudaFree(dout));
+    CUDA_CHECK(cudaFree(dout4));
+}
+END_TEST
+
 START_TEST(atomics_under_contention)
 {
     enum { T = 1024 };
@@ -1866,6 +1913,7 @@ int main(int argc, char **argv)
         {"half_and_bfloat_arithmetic", half_and_bfloat_arithmetic, CASE_GPU, 60},
         {"memory_spaces_and_widths", memory_spaces_and_widths, CASE_GPU, 60},
         {"shared_reads_in_every_pattern", shared_reads_in_every_pattern, CASE_GPU, 60},
+        {"global_rows_and_broadcasts", global_rows_and_broadcasts, CASE_GPU, 60},
         {"atomics_under_contention", atomics_under_contention, CASE_GPU, 60},
         {"cp_async_fills_with_zeros", cp_async_fills_with_zeros, CASE_GPU, 60},
         {"shuffles_every_mode_and_width", shuffles_every_mode_and_width, CASE_GPU, 60},

@@ -37,6 +37,11 @@ cudaError_t vm_memory(const int8_t *in8, const float4 *in4, int32_t *out, int n)
  *  end, which faults. */
 cudaError_t vm_shared_reads(const float *in, float *out, int n, int past);
 
+/** Global rows and one-word accesses of full warps against the host: out[t] = in[t] + in[5] and
+ *  out4[t] = in4[t] reversed for 64 threads, out[64] = 31 (one word stored by a warp); @p past > 0
+ *  reads a row @p past words past the end of in's @p n, which faults. */
+cudaError_t vm_global_rows(const int *in, const int4 *in4, int *out, int4 *out4, int n, int past);
+
 /** Atomics under contention from @p threads threads: out[0] add, 1 sub via add, 2 min, 3 max,
  *  4 inc (wraps at 100), 5 cas counter, 6 exch; fout[0] float add. */
 cudaError_t vm_atomics(int *out, float *fout, int threads);

@@ -517,6 +517,32 @@ cudaError_t vm_shared_reads(const float *in, float *out, int n, int past)
     return cudaDeviceSynchronize();
 }
 
+/* Global accesses a whole warp makes in a row or to one word (the VM's fast path for them) next
+ * to the same data through other patterns. Thread t of 64: out[t] = in[t] + in[5] (a row of
+ * words, and one word for all), out4[t] = in4[t] reversed (a row of 16-byte vectors), and lanes
+ * 0..31 all store their index to out[64] (the last lane's wins). @p past > 0 reads a row that
+ * runs @p past words past the end of in's @p n. */
+static __global__ void global_rows_kernel(const int *in, const int4 *in4, int *out, int4 *out4,
+                                          int n, int past)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (past) {
+        out[t] = in[n - 64 + past + t]; /* FAULT_GLOBAL_ROW */
+        return;
+    }
+    out[t] = in[t] + in[5];
+    int4 v = in4[t];
+    out4[t] = make_int4(v.w, v.z, v.y, v.x);
+    if (t < 32)
+        out[64] = t;
+}
+
+cudaError_t vm_global_rows(const int *in, const int4 *in4, int *out, int4 *out4, int n, int past)
+{
+    global_rows_kernel<<<2, 32>>>(in, in4, out, out4, n, past);
+    return cudaDeviceSynchronize();
+}
+
 static __global__ void atomics_kernel(int *out, float *fout)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
