@@ -185,6 +185,25 @@ static enum event resolve_mixed(struct exec *x, struct warp *w, const struct ins
     return glob ? resolve_global(x, w, in, glob, addr, bytes, bytes, store, host) : EV_NONE;
 }
 
+/* A global or shared request of lanes @p m, to the counters and the time model when they run
+ * (shared addresses are window offsets). */
+static void observe(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
+                    uint32_t m, unsigned bytes, int store)
+{
+    struct vm_model *model = x->launch->model;
+    if (sp == SP_GLOBAL) {
+        if (x->cnt)
+            count_global(x, addr, m, bytes, store);
+        if (model)
+            model_global(model, w->index, addr, m, bytes, store);
+    } else {
+        if (x->cnt)
+            count_shared(x, addr, m, bytes, store);
+        if (model)
+            model_shared(model, w->index, addr, m, bytes, store);
+    }
+}
+
 /*
  * The host pointer of every active lane's access of @p bytes in space @p sp, with the
  * checks and counters. A generic access whose lanes all fall in one window is that
@@ -201,10 +220,8 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
         return resolve_mixed(x, w, in, m, addr, bytes, store, host);
     if (sp == SP_GLOBAL) {
         enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
-        if (ev == EV_NONE && x->cnt)
-            count_global(x, addr, m, bytes, store);
-        if (ev == EV_NONE && x->launch->model)
-            model_global(x->launch->model, w->index, addr, m, bytes, store);
+        if (ev == EV_NONE)
+            observe(x, w, SP_GLOBAL, addr, m, bytes, store);
         if (ev == EV_NONE && x->launch->checks)
             check_global(x, w, in, addr, m, bytes, store);
         return ev;
@@ -219,10 +236,8 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
         return EV_NONE;
     }
     enum event ev = resolve_shared_warp(x, w, in, m, addr, bytes, store, host);
-    if (ev == EV_NONE && x->cnt)
-        count_shared(x, addr, m, bytes, store);
-    if (ev == EV_NONE && x->launch->model)
-        model_shared(x->launch->model, w->index, addr, m, bytes, store);
+    if (ev == EV_NONE)
+        observe(x, w, SP_SHARED, addr, m, bytes, store);
     if (ev == EV_NONE && x->launch->checks)
         return check_shared(x, w, in, addr, m, bytes, store);
     return ev;
@@ -262,15 +277,7 @@ void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const 
         return;
     for (int at = 0; at < n; at += 32) {
         int lanes = n - at < 32 ? n - at : 32;
-        uint32_t m = lanes == 32 ? FULL_MASK : (1u << lanes) - 1;
-        if (sp == SP_GLOBAL && x->cnt)
-            count_global(x, addr + at, m, bytes, store);
-        if (sp == SP_GLOBAL && x->launch->model)
-            model_global(x->launch->model, w->index, addr + at, m, bytes, store);
-        if (sp == SP_SHARED && x->cnt)
-            count_shared(x, addr + at, m, bytes, store);
-        if (sp == SP_SHARED && x->launch->model)
-            model_shared(x->launch->model, w->index, addr + at, m, bytes, store);
+        observe(x, w, sp, addr + at, lanes == 32 ? FULL_MASK : (1u << lanes) - 1, bytes, store);
     }
 }
 
