@@ -334,3 +334,9 @@ void check_barrier_open(struct exec *x, uint32_t id, uint32_t exited)
     s->bar_npc[id] = 0;
     s->gen++; /* every shared access after this is ordered after every one before */
 }
+
+void check_mbarrier_phase(struct exec *x, uint64_t arrivals)
+{
+    if (arrivals >= x->nthreads)
+        state(x)->gen++; /* as a bar.sync: every thread arrived before any wait returns */
+}

@@ -26,6 +26,11 @@ void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id);
  *  threads of the block had exited instead of arriving (a whole-block barrier). */
 void check_barrier_open(struct exec *x, uint32_t id, uint32_t exited);
 
+/** A phase of an mbarrier completes after @p arrivals (the count it began with). When that
+ *  covers every thread of the block, racecheck orders across it as across a bar.sync; an
+ *  mbarrier only some threads arrive at orders nothing for racecheck (emulator/README.md). */
+void check_mbarrier_phase(struct exec *x, uint64_t arrivals);
+
 /** A launch with checks starts (x->smem_bytes known) and ends (its findings reported). */
 void check_begin(struct exec *x);
 void check_end(struct exec *x);

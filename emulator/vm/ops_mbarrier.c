@@ -11,11 +11,13 @@
  * the arrivals still pending after it. A wait on a token is complete once the object's phase
  * differs from the token's. A block's warps run one at a time and a warp's lanes in lane
  * order, so every update is atomic. The checks (racecheck, initcheck) do not see these
- * accesses: they are synchronisation, as atomics are.
+ * accesses: they are synchronisation, as atomics are. A completed phase that every thread of
+ * the block arrived at orders shared accesses for racecheck as a bar.sync does.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "vm_impl.h"
 
 #define MB_COUNT 0x1FFFFFull /* a 21-bit count: pending (bits 0-20), expected (21-41) */
@@ -104,6 +106,8 @@ enum event h_MBAR_ARRIVE(struct exec *x, struct warp *w, const struct insn *in, 
         if (in->o[1] != NO_REG)
             R64(w, in->o[1])[l] = (v & MB_PHASE) | MB_MARK | pending;
         uint64_t phase = pending ? v & MB_PHASE : (v & MB_PHASE) ^ MB_PHASE;
+        if (!pending && x->launch->checks)
+            check_mbarrier_phase(x, expected + (in->width ? n : 0));
         v = phase | MB_MARK | expected << 21 | (pending ? pending : expected);
         memcpy(p, &v, 8);
         x->writes++;

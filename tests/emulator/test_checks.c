@@ -129,6 +129,26 @@ START_TEST(racecheck_finds_missing_syncwarp)
 }
 END_TEST
 
+START_TEST(racecheck_orders_across_an_mbarrier)
+{
+    checks_on();
+    float in[96], got;
+    float *din = device_ints(96, 22, in), *dout;
+    double sum = 0.0;
+    for (int i = 0; i < 96; i++)
+        sum += in[i];
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof *dout));
+    ck_assert_int_eq(checks_barrier_sum(1, din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(&got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    ck_assert_msg(got == (float)sum, "block sum %g, want %g", got, sum);
+    assert_no_reports("the block sum after cuda::barrier::arrive_and_wait()");
+    ck_assert_int_eq(checks_barrier_sum(0, din, dout), cudaSuccess);
+    /* Warp 0 runs first: it reads partial[1] and [2] before warps 1 and 2 write them. */
+    assert_report("CHECK_BARRIER_SUM", "racecheck: write-after-read hazard", 2);
+    cudaFree(din), cudaFree(dout);
+}
+END_TEST
+
 /* A launch that faults: its error, and the one line it printed. */
 static void assert_fault(cudaError_t (*launch)(void), const char *marker, const char *what)
 {
@@ -246,6 +266,7 @@ int main(int argc, char **argv)
     const struct course_case cases[] = {
         {"racecheck_finds_dropped_barriers", racecheck_finds_dropped_barriers, CASE_GPU, 60},
         {"racecheck_finds_missing_syncwarp", racecheck_finds_missing_syncwarp, CASE_GPU, 60},
+        {"racecheck_orders_across_an_mbarrier", racecheck_orders_across_an_mbarrier, CASE_GPU, 60},
         {"memcheck_finds_out_of_bounds", memcheck_finds_out_of_bounds, CASE_GPU, 60},
         {"initcheck_finds_unwritten_reads", initcheck_finds_unwritten_reads, CASE_GPU, 60},
         {"synccheck_finds_bad_synchronisation", synccheck_finds_bad_synchronisation, CASE_GPU, 60},

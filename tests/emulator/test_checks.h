@@ -33,6 +33,10 @@ cudaError_t checks_scale(int off_by_one, const float *in, float *out, int n);
 /** One warp sums in[0..31] through shared memory into *out, with or without __syncwarp(). */
 cudaError_t checks_warp_sum(int syncwarp, const float *in, float *out);
 
+/** Three warps sum in[0..95] into *out: each warp's lane 0 writes its share to shared memory,
+ *  then warp 0 adds the three, after a block-wide cuda::barrier when @p barrier, else none. */
+cudaError_t checks_barrier_sum(int barrier, const float *in, float *out);
+
 /** Reads of memory nobody wrote: @p shared 1: a shared array half filled; 0: in[0..63]. */
 cudaError_t checks_uninitialised(int shared, const float *in, float *out);
 

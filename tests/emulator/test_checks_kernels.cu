@@ -4,6 +4,8 @@
  */
 #include "test_checks.h"
 
+#include <cuda/barrier>
+
 enum { TILE = 16 };
 
 static __global__ void tiled_matmul_kernel(enum check_bug bug, const float *A, const float *B,
@@ -67,6 +69,32 @@ static __global__ void warp_sum_kernel(int syncwarp, const float *in, float *out
 cudaError_t checks_warp_sum(int syncwarp, const float *in, float *out)
 {
     warp_sum_kernel<<<1, 32>>>(syncwarp, in, out);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void barrier_sum_kernel(int barrier, const float *in, float *out)
+{
+#pragma nv_diag_suppress static_var_with_dynamic_init /* init() below constructs it */
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    __shared__ float partial[3];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (threadIdx.x == 0)
+        init(&bar, blockDim.x);
+    __syncthreads();
+    float v = in[threadIdx.x];
+    for (int off = 16; off > 0; off /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, off);
+    if (lane == 0)
+        partial[warp] = v;
+    if (barrier)
+        bar.arrive_and_wait();
+    if (threadIdx.x == 0)
+        *out = partial[0] + partial[1] + partial[2]; /* CHECK_BARRIER_SUM */
+}
+
+cudaError_t checks_barrier_sum(int barrier, const float *in, float *out)
+{
+    barrier_sum_kernel<<<1, 96>>>(barrier, in, out);
     return cudaDeviceSynchronize();
 }
 
