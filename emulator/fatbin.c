@@ -107,18 +107,19 @@ static enum fatbin_status one_fatbin(const uint8_t *fb, char **ptx, size_t *len,
 }
 
 /* Every linked object's PTX (the fat binaries @p objects lists), one text after another, each
- * ending in a newline; @p arch is the lowest taken. */
+ * ending in a newline; @p arch is the lowest taken. Objects with machine code only are left
+ * out: libcudadevrt's (dynamic parallelism's runtime, which the VM answers itself, cdp.c). */
 static enum fatbin_status linked_fatbins(const uint8_t *const *objects, char **ptx, size_t *len,
                                          int *arch, char *err, size_t err_size)
 {
-    enum fatbin_status st = objects && objects[0] ? FATBIN_PTX : FATBIN_NO_PTX;
-    for (size_t i = 0; st == FATBIN_PTX && objects[i]; i++) {
+    enum fatbin_status st = FATBIN_PTX;
+    for (size_t i = 0; st != FATBIN_BAD && objects && objects[i]; i++) {
         char *text, *all;
         size_t n;
         int a;
         st = one_fatbin(objects[i], &text, &n, &a, err, err_size);
         if (st != FATBIN_PTX)
-            break;
+            continue;
         all = realloc(*ptx, *len + n + 2);
         if (!all)
             abort(); /* the runtime's allocations abort on failure too */
@@ -128,11 +129,12 @@ static enum fatbin_status linked_fatbins(const uint8_t *const *objects, char **p
         *arch = *arch < 0 || a < *arch ? a : *arch;
         free(text);
     }
-    if (st != FATBIN_PTX) {
+    if (st == FATBIN_BAD || !*ptx) {
         free(*ptx);
         *ptx = NULL;
+        return st == FATBIN_BAD ? FATBIN_BAD : FATBIN_NO_PTX;
     }
-    return st;
+    return FATBIN_PTX;
 }
 
 enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,

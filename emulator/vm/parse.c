@@ -1251,6 +1251,18 @@ static void finish_function(struct parser *P, struct func *fn)
     fn->arena_bytes = align_up(fn->arena_bytes, 64);
 }
 
+/* A function's name @p t as a value (mov.u64 %rd, kernel: a device-side launch, a function
+ * pointer): its address, for every unit. */
+static void function_name(struct parser *P, const struct tok *t)
+{
+    if (lookup(&P->names, t->s, t->len))
+        return;
+    struct entry *e = declare(&P->names, t->s, t->len, 0);
+    e->sym =
+        (struct sym){.space = SP_GENERIC, .addr = function_address(t->s, t->len), .is_func = 1};
+    e->linked = 1;
+}
+
 static int parse_function(struct parser *P, int is_entry)
 {
     struct vm_module *m = P->dc.mod;
@@ -1275,6 +1287,7 @@ static int parse_function(struct parser *P, int is_entry)
     if (P->t.kind != T_WORD)
         return fail(P, "expected a function name");
     char *name = strndup(P->t.s, P->t.len);
+    function_name(P, &P->t);
     next(P);
     if (is_punct(&P->t, '(') && parse_params(P, fn, 0)) {
         free(name);

@@ -27,6 +27,33 @@ cudaError_t cdp_linked_map(const int *d_in, int n, int bias, int *d_out);
 /** out[i] = in[i] * offset, i < n, by a kernel of test_cdp_linked.cu launched from the host. */
 cudaError_t cdp_linked_scale(const int *d_in, int n, int *d_out);
 
+/**
+ * out[i] = 2 * (3 * in[i] - 3 + 1), i < n, by device-side launches only: thread 0 of each
+ * 64-thread block of a parent launches, into a stream it creates, a child of the other file
+ * (32-thread blocks, 128 bytes of dynamic shared memory, arguments int*, int, char, double,
+ * int*) that writes 3 * in - 3 and tail-launches a grandchild adding 1, then a second child
+ * into the same stream that doubles the block's elements once the first (and its grandchild)
+ * is complete.
+ */
+cudaError_t cdp_tree(const int *d_in, int n, int *d_out);
+
+/**
+ * A kernel that launches itself from depth 0 on, without end: errs[d] = the device-side
+ * cudaGetLastError after the launch at depth d (32 entries; launches stop where they are
+ * refused).
+ */
+cudaError_t cdp_nest(int *d_errs);
+
+/**
+ * One block of @p nthreads threads, each launching one child: thread 0 with 2048 threads per
+ * block (an invalid configuration), the others a 1-thread child that doubles scratch[t];
+ * errs[t] = each thread's cudaGetLastError after its launch.
+ */
+cudaError_t cdp_fanout(int nthreads, int *d_scratch, int *d_errs);
+
+/** A parent whose child stores through a pointer into no allocation: the launch's error. */
+cudaError_t cdp_child_fault(void);
+
 #ifdef __cplusplus
 }
 #endif
