@@ -119,6 +119,8 @@ struct proto_launch {
     uint32_t count;       /**< 1: fill the counters in the reply */
     uint32_t cooperative; /**< 1: cudaLaunchCooperativeKernel (vm_launch::cooperative) */
     uint32_t stack_bytes; /**< cudaLimitStackSize (vm_launch::stack_bytes) */
+    uint32_t
+        pending_launches; /**< cudaLimitDevRuntimePendingLaunchCount (vm_launch::pending_limit) */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */

@@ -203,12 +203,13 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
  * packed into the launch, so it travels with queued work. */
 static _Thread_local int cooperative_launch;
 
-/* cudaLimitStackSize now: the stack a recursive kernel's threads may use. */
-static size_t stack_bytes(void)
+/* Limit @p which now (cudaLimitStackSize: the stack a recursive kernel's threads may use;
+ * cudaLimitDevRuntimePendingLaunchCount: the device-side launches that may wait). */
+static uint32_t limit_now(enum cudaLimit which)
 {
-    size_t v = 1024;
-    cudaDeviceGetLimit(&v, cudaLimitStackSize);
-    return v;
+    size_t v = 0;
+    cudaDeviceGetLimit(&v, which);
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 /* Pack the arguments of a launch of @p f into @p w; the lock is held. */
@@ -224,7 +225,8 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              (uint32_t)rt_self()->device,
                              (uint32_t)rt.counting,
                              (uint32_t)cooperative_launch,
-                             (uint32_t)stack_bytes()};
+                             limit_now(cudaLimitStackSize),
+                             limit_now(cudaLimitDevRuntimePendingLaunchCount)};
     uint8_t *params = calloc(1, k->param_bytes + 1);
     if (!params)
         return cudaErrorMemoryAllocation;

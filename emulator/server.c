@@ -416,7 +416,10 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            (int)l.cooperative,
                            NULL,
                            s->heap,
-                           l.stack_bytes};
+                           l.stack_bytes,
+                           l.pending_launches,
+                           0,
+                           NULL};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     const char *kname = vm_kernel_info(vm, l.kernel)->name;

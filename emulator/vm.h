@@ -21,6 +21,7 @@
 
 struct vm_module;
 struct vm_model;
+struct vm_cdp;
 
 /** One kernel parameter: where it sits in the parameter buffer. */
 struct vm_param {
@@ -153,6 +154,10 @@ struct vm_launch {
                                  request and may skip blocks (sampling); NULL: off */
     struct vm_heap *heap;   /**< device malloc's heap; NULL: malloc returns NULL */
     uint32_t stack_bytes;   /**< cudaLimitStackSize: what recursion may use a thread; 0: 1 KiB */
+    uint32_t pending_limit; /**< cudaLimitDevRuntimePendingLaunchCount: device-side launches that
+                                 may wait at once (vm/cdp.c); 0: 2048 */
+    uint32_t depth;         /**< 0 from the host; a device-side launch's grid: its parent's + 1 */
+    struct vm_cdp *cdp;     /**< the launch tree's shared state (vm/cdp.c); NULL from the host */
 };
 
 /** What a launch did. */

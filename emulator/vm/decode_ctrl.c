@@ -429,8 +429,14 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nargs + 2), reg = NO_REG;
     if (target >= 0 && src(c, &o[target], 'u', 64, &reg))
         return -1;
-    struct insn *in = emit(c, target >= 0 ? OP_CALL_IND : OP_CALL);
+    int cdp = target < 0 ? vm_cdp_builtin(name) : -1; /* dynamic parallelism's runtime */
+    struct insn *in = emit(c, cdp >= 0 ? OP_CDP : target >= 0 ? OP_CALL_IND : OP_CALL);
     in->o[5] = pool;
+    if (cdp >= 0) {
+        in->mod = (uint32_t)cdp;
+        c->mod->uses_heap = 1; /* parameter buffers come from the device heap */
+        return 0;
+    }
     in->o[0] = reg;
     if (target < 0)
         c->callee(c, (uint32_t)(in - c->mod->code), name);

@@ -666,6 +666,7 @@ static void block_start(struct exec *x)
         memset(w->stack_used, 0, sizeof w->stack_used);
         memset(w->stack_charged, 0, sizeof w->stack_charged);
         memset(w->stack_levels, 0, sizeof w->stack_levels);
+        memset(w->cdp_error, 0, sizeof w->cdp_error);
         each_function(x, w, fill_uniform_specials);
         if (x->local_frame)
             memset(w->local, 0xFF, 32 * (size_t)x->local_frame);
@@ -1114,16 +1115,17 @@ uint32_t vm_threads(void)
     return budget;
 }
 
-/* 1 when the kernel or a function it calls prints (printf, assert's message), or uses the
- * device heap: its output, and the addresses malloc returns, come in block order only when the
- * blocks run in order. */
+/* 1 when the kernel or a function it calls prints (printf, assert's message), uses the device
+ * heap or launches kernels: its output, the addresses malloc returns and the order of its
+ * child grids come in block order only when the blocks run in order. */
 static int prints(const struct exec *x)
 {
     for (uint32_t f = 0; f < x->mod->nfuncs; f++) {
         const struct func *fn = &x->mod->funcs[f];
         for (uint32_t pc = fn->first; x->fbase[f] != NO_REG && pc < fn->first + fn->count; pc++)
             if (x->code[pc].op == OP_VPRINTF || x->code[pc].op == OP_TRAP ||
-                x->code[pc].op == OP_MALLOC || x->code[pc].op == OP_FREE)
+                x->code[pc].op == OP_MALLOC || x->code[pc].op == OP_FREE ||
+                x->code[pc].op == OP_CDP)
                 return 1;
     }
     return 0;
@@ -1153,7 +1155,21 @@ static void run_in_order(struct exec *x, uint64_t nblocks)
     }
 }
 
+static enum vm_status launch_grid(const struct vm_launch *L, struct vm_result *r);
+
 enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
+{
+    if (L->cdp)
+        return launch_grid(L, r);
+    struct vm_launch tree = *L; /* a host launch: the root of its device-side launches */
+    tree.cdp = vm_cdp_begin();
+    launch_grid(&tree, r);
+    vm_cdp_end(tree.cdp, L->heap);
+    return r->status;
+}
+
+/* One grid, then the device-side work it queued. */
+static enum vm_status launch_grid(const struct vm_launch *L, struct vm_result *r)
 {
     memset(r, 0, sizeof *r);
     const struct vm_module *mod = L->module;
@@ -1207,5 +1223,6 @@ enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
         prov_end(&x);
     free_warps(&x);
     free(fbase);
+    vm_cdp_finish(&x, r);
     return r->status;
 }

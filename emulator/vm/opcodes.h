@@ -433,6 +433,11 @@ OP(MALLOC, VM_CLASS_CONTROL, "call malloc")
 /* call free(ptr) (delete too): NULL is a no-op; a pointer malloc did not return, or one freed
  * already, fails the launch. imm is the call-frame offset of the pointer. */
 OP(FREE, VM_CLASS_CONTROL, "call free")
+/* call __cudaCDP2*(args): a function of libcudadevrt that dynamic parallelism calls (cdp.c:
+ * parameter buffer, device-side launch, streams, last error, malloc, free, memcpy); mod is
+ * which, the pool at o[5] the call's (argument offsets, then the return value's). [CUDA
+ * Programming Guide, "CUDA Dynamic Parallelism"] */
+OP(CDP, VM_CLASS_CONTROL, "call __cudaCDP2")
 /* trap / brkpt: the launch fails (__trap()). width 1: call __assertfail, whose message, file,
  * line and function are at the call-frame offsets in the pool at o[5]. [9.7.12.9] */
 OP(TRAP, VM_CLASS_CONTROL, "trap")

@@ -317,6 +317,7 @@ struct warp {
     uint8_t *stack[32]; /**< a recursive kernel's saved frames, per lane (exec::recursive) */
     uint32_t stack_used[32], stack_cap[32];
     uint32_t stack_charged[32], stack_levels[32]; /**< against cudaLimitStackSize; levels deep */
+    int32_t cdp_error[32]; /**< each lane's device-side cudaGetLastError (cdp.c) */
 };
 
 /** Why the dispatch loop stopped running a group of lanes. */
@@ -382,6 +383,7 @@ struct exec {
     uint64_t rng;             /**< the seeded schedule's state */
     uint32_t worker;          /**< which thread of the launch runs this context */
     int stalled;              /**< a resident block yielded where it yielded last time */
+    struct cdp_grid *cdp;     /**< the grid's device-side launches and copies (cdp.c), or NULL */
 };
 
 /** Bracket a global atomic's read-modify-writes: no other thread's atomic comes between. */
@@ -470,6 +472,15 @@ enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, 
     __attribute__((format(printf, 6, 7)));
 
 /** "in KERNEL at FILE:LINE, block (..), thread (..)" for lane @p lane of @p w at @p in. */
+/** The __cudaCDP2* function @p name is (dynamic parallelism, cdp.c: OP_CDP's mod), or -1. */
+int vm_cdp_builtin(const char *name);
+/** The launch tree's shared state, made by a host launch's vm_launch(), and its end. */
+struct vm_cdp *vm_cdp_begin(void);
+void vm_cdp_end(struct vm_cdp *c, struct vm_heap *heap);
+/** After a grid's blocks: run its queued device-side work (children first, then tail
+ *  launches), each child with its own, merging their results into @p r. */
+void vm_cdp_finish(struct exec *x, struct vm_result *r);
+
 const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
                         char *buf, size_t size);
 
