@@ -10,13 +10,19 @@
 #include <string.h>
 #include <zstd.h>
 
-enum { WRAPPER_MAGIC = 0x466243b1, FATBIN_MAGIC = 0xBA55ED50, KIND_PTX = 1, FLAG_ZSTD = 0x8000 };
+enum {
+    WRAPPER_MAGIC = 0x466243b1,
+    LINK_VERSION = 2, /* the wrapper of a -rdc link (fatbinary_section.h) */
+    FATBIN_MAGIC = 0xBA55ED50,
+    KIND_PTX = 1,
+    FLAG_ZSTD = 0x8000
+};
 
 /** The wrapper nvcc emits (__fatBinC_Wrapper_t). */
 struct wrapper {
     int32_t magic, version;
     const uint8_t *data;
-    const void *filename_or_fatbins;
+    const void *filename_or_fatbins; /* version 2: the objects' fat binaries, NULL-terminated */
 };
 
 /* Little-endian fields at byte offsets, read without alignment assumptions. */
@@ -67,16 +73,15 @@ static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char
     return t;
 }
 
-enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,
-                              size_t err_size)
+/* The best PTX entry (highest architecture <= FATBIN_MAX_ARCH) of the fat binary at @p fb: its
+ * text (malloc'd) into @p ptx, its length and architecture. */
+static enum fatbin_status one_fatbin(const uint8_t *fb, char **ptx, size_t *len, int *arch,
+                                     char *err, size_t err_size)
 {
-    const struct wrapper *w = wrapper;
-    *ptx = NULL;
-    if (!w || w->magic != WRAPPER_MAGIC || !w->data || u32_at(w->data, 0) != FATBIN_MAGIC) {
+    if (u32_at(fb, 0) != FATBIN_MAGIC) {
         snprintf(err, err_size, "not an nvcc fat binary (unknown magic number)");
         return FATBIN_BAD;
     }
-    const uint8_t *fb = w->data;
     size_t head = u32_at(fb, 4) >> 16, total = u64_at(fb, 8);
     const uint8_t *best = NULL;
     int best_arch = -1;
@@ -99,4 +104,49 @@ enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int 
     *ptx = entry_text(best, best + u32_at(best, 4), len, err, err_size);
     *arch = best_arch;
     return *ptx ? FATBIN_PTX : FATBIN_BAD;
+}
+
+/* Every linked object's PTX (the fat binaries @p objects lists), one text after another, each
+ * ending in a newline; @p arch is the lowest taken. */
+static enum fatbin_status linked_fatbins(const uint8_t *const *objects, char **ptx, size_t *len,
+                                         int *arch, char *err, size_t err_size)
+{
+    enum fatbin_status st = objects && objects[0] ? FATBIN_PTX : FATBIN_NO_PTX;
+    for (size_t i = 0; st == FATBIN_PTX && objects[i]; i++) {
+        char *text, *all;
+        size_t n;
+        int a;
+        st = one_fatbin(objects[i], &text, &n, &a, err, err_size);
+        if (st != FATBIN_PTX)
+            break;
+        all = realloc(*ptx, *len + n + 2);
+        if (!all)
+            abort(); /* the runtime's allocations abort on failure too */
+        memcpy(all + *len, text, n);
+        all[*len + n] = '\n', all[*len + n + 1] = 0;
+        *ptx = all, *len += n + 1;
+        *arch = *arch < 0 || a < *arch ? a : *arch;
+        free(text);
+    }
+    if (st != FATBIN_PTX) {
+        free(*ptx);
+        *ptx = NULL;
+    }
+    return st;
+}
+
+enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,
+                              size_t err_size)
+{
+    const struct wrapper *w = wrapper;
+    *ptx = NULL, *len = 0, *arch = -1;
+    if (!w || w->magic != WRAPPER_MAGIC || !w->data) {
+        snprintf(err, err_size, "not an nvcc fat binary (unknown magic number)");
+        return FATBIN_BAD;
+    }
+    if (w->version != LINK_VERSION) /* one object: its own fat binary */
+        return one_fatbin((const uint8_t *)w->data, ptx, len, arch, err, err_size);
+    /* -rdc: the linked fat binary holds machine code only; the objects' own fat binaries,
+     * listed (NULL-terminated) behind the wrapper, hold their PTX. */
+    return linked_fatbins(w->filename_or_fatbins, ptx, len, arch, err, err_size);
 }

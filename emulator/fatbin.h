@@ -8,6 +8,13 @@
  * ELF cubin) at offset 0, header size at 4, payload size at 8, compressed
  * size at 16, the architecture (e.g. 90) at 28, flags at 40 (0x8000: the
  * payload is zstd-compressed) and the uncompressed size at 56.
+ *
+ * A program linked with -rdc (nvcc's crt/link.stub) registers one wrapper of
+ * version 2 whose fat binary holds the linked machine code only; its second
+ * pointer lists the fat binaries of the linked objects (NULL-terminated),
+ * each with that object's PTX. fatbin_ptx() then returns every object's PTX,
+ * one text after another: each begins with its own .version directive, and
+ * the VM links them as one module (vm_load()).
  */
 #ifndef EMU_FATBIN_H
 #define EMU_FATBIN_H
@@ -26,8 +33,9 @@ enum fatbin_status {
 
 /**
  * The PTX of the highest architecture <= FATBIN_MAX_ARCH in the fat binary
- * behind @p wrapper: malloc'd NUL-terminated text in @p ptx (length in @p len,
- * architecture in @p arch). On FATBIN_BAD, @p err says why in one line.
+ * behind @p wrapper (for a -rdc link, every object's, one after another):
+ * malloc'd NUL-terminated text in @p ptx (length in @p len, the lowest
+ * architecture taken in @p arch). On FATBIN_BAD, @p err says why in one line.
  */
 enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,
                               size_t err_size);

@@ -9,6 +9,15 @@
  * functions (.entry, .func, prototypes, performance directives), and bodies
  * (.reg with <N> ranges, .shared/.local/.param declarations, { } scopes,
  * labels, guards, .loc, .pragma).
+ *
+ * A -rdc program's PTX is several texts, one per object, each beginning with
+ * its own .version (fatbin.h); they are linked into one module as they are
+ * parsed. Each text is a unit: its module-scope names that are not .visible,
+ * .weak or .extern (strings such as $str, internal functions and variables)
+ * are forgotten at its end, so the next unit may reuse them; a call resolves
+ * to a function of its own unit first, else to a .visible or .weak one of any
+ * unit; an .extern .global or .const variable is the one a unit defines
+ * .visible (placed at the first declaration, so either may come first).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -128,6 +137,8 @@ struct entry {
     char *name;
     int depth; /* scope depth it was declared at */
     int is_reg;
+    int linked; /* module scope: 1 .visible / .weak / .common (seen by every unit), 2 .extern
+                 * and not yet defined (placed; a later .visible definition takes it) */
     struct reg reg;
     struct sym sym;
     struct entry *next;   /* the same bucket */
@@ -186,12 +197,12 @@ added:
 /* Forget every name declared at @p depth or deeper (the end of a scope). Labels and
  * special registers are declared at function depth from inside nested blocks, so the
  * entries to drop are not only the newest ones. */
-static void pop_scope(struct names *N, int depth)
+static void pop_scope(struct names *N, int depth, int keep_linked)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < N->nall; i++) {
         struct entry *e = N->all[i];
-        if (e->depth < depth) {
+        if (e->depth < depth || (keep_linked && e->linked)) {
             N->all[kept++] = e;
             continue;
         }
@@ -223,6 +234,14 @@ struct fixup {
 struct callfix {
     uint32_t insn; /* an OP_CALL whose imm becomes the callee's index */
     char *name;
+    uint32_t unit; /* the caller's unit */
+};
+
+/* A function defined in the module, as calls find it. */
+struct fdef {
+    char *name;
+    uint32_t unit;
+    int linked; /* .visible or .weak: callable from every unit */
 };
 
 struct preset_key {
@@ -252,8 +271,11 @@ struct parser {
     /* per module */
     struct callfix *calls;
     uint32_t ncalls, capcalls;
-    char **fnames;        /* function names in parse order */
+    struct fdef *fdefs;   /* functions in parse order */
     uint32_t module_smem; /* module-scope .shared bytes (shared by every kernel) */
+    uint32_t unit;        /* texts begun (each .version begins one) */
+    uint32_t file_base;   /* where this unit's .file numbers start in the module's table */
+    int linkage;          /* the linkage word before this .entry / .func: 1 .visible, .weak */
 };
 
 void *vm_grow(void *arr, uint32_t count, uint32_t *cap, size_t size)
@@ -541,7 +563,7 @@ static void callee_ref(struct dctx *c, uint32_t insn, const char *name)
 {
     struct parser *P = c->parser;
     P->calls = vm_grow(P->calls, P->ncalls, &P->capcalls, sizeof *P->calls);
-    P->calls[P->ncalls++] = (struct callfix){insn, strdup(name)};
+    P->calls[P->ncalls++] = (struct callfix){insn, strdup(name), P->unit};
 }
 
 /* Where the dynamic shared memory starts: after the static shared memory, aligned. */
@@ -577,6 +599,7 @@ struct decl {
     struct tok name;
     int64_t count; /* array elements, -1 scalar, 0 for [] (extern, unsized) */
     int is_extern;
+    int is_visible; /* .visible, .weak or .common */
 };
 
 /* ".space .align N .type name[count]" up to (not including) '=' or ';'. */
@@ -602,6 +625,8 @@ static int parse_decl(struct parser *P, struct decl *d)
             d->space = SP_PARAM;
         } else if (is(&P->t, ".extern")) {
             d->is_extern = 1;
+        } else if (is(&P->t, ".visible") || is(&P->t, ".weak") || is(&P->t, ".common")) {
+            d->is_visible = 1;
         } else if (is(&P->t, ".align")) {
             int64_t a;
             next(P);
@@ -609,7 +634,7 @@ static int parse_decl(struct parser *P, struct decl *d)
                 return -1;
             d->align = (int)a;
             continue;
-        } /* .visible, .weak, .ptr, .v2 ... carry nothing the VM needs */
+        } /* .ptr, .v2 ... carry nothing the VM needs */
         next(P);
     }
     if (P->t.kind != T_WORD)
@@ -641,6 +666,16 @@ static uint64_t decl_bytes(const struct decl *d)
  * a value no allocation has, and the one an indirect call looks for (func::address). */
 #define FUNCTION_ADDRESS 0xF00C000000000000ull
 
+/* Function @p s's address: FUNCTION_ADDRESS plus a 32-bit hash of its name (the same in every
+ * unit, so a kernel launched from device code is found by it). */
+static uint64_t function_address(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return FUNCTION_ADDRESS | h;
+}
+
 /* The value of name @p t in an initialiser: a variable's device address, else (a function)
  * FUNCTION_ADDRESS plus the name's hash. */
 static uint64_t init_address(struct parser *P, const struct tok *t)
@@ -648,7 +683,7 @@ static uint64_t init_address(struct parser *P, const struct tok *t)
     struct entry *e = lookup(&P->names, t->s, t->len);
     if (e && !e->is_reg && (e->sym.space == SP_GLOBAL || e->sym.space == SP_CONST))
         return e->sym.addr;
-    return FUNCTION_ADDRESS | hash(t->s, t->len);
+    return function_address(t->s, t->len);
 }
 
 /* "= {1, 2, ...}", "= 3" or "= {0, _ZN3Foo1fEv, generic(x)}": write the values into @p out
@@ -685,6 +720,25 @@ static int parse_init(struct parser *P, const struct decl *d, uint8_t *out, uint
     return 0;
 }
 
+/* A linked variable @p e seen again: an .extern declaration takes it as it is; a definition
+ * fills the place an earlier unit's .extern declaration made. */
+static int link_var(struct parser *P, const struct decl *d, struct entry *e)
+{
+    if (!d->is_extern) {
+        if (decl_bytes(d) > e->sym.size)
+            return fail(P,
+                        "%.*s is defined with %llu bytes, more than the %llu its .extern "
+                        "declaration in an earlier PTX unit gave it",
+                        (int)d->name.len, d->name.s, (unsigned long long)decl_bytes(d),
+                        (unsigned long long)e->sym.size);
+        e->linked = 1;
+        if (is_punct(&P->t, '=') && parse_init(P, d, mem_host(P->mem, e->sym.addr), e->sym.size))
+            return -1;
+    }
+    skip_statement(P);
+    return 0;
+}
+
 /* A module-scope variable: placed in device memory (global, const) or in every block's
  * shared memory (shared). */
 static int module_var(struct parser *P)
@@ -692,7 +746,11 @@ static int module_var(struct parser *P)
     struct decl d;
     if (parse_decl(P, &d))
         return -1;
-    struct entry *e = declare(&P->names, d.name.s, d.name.len, 0);
+    int in_memory = d.space == SP_GLOBAL || d.space == SP_CONST;
+    struct entry *e = lookup(&P->names, d.name.s, d.name.len);
+    if (in_memory && e && e->linked && (d.is_extern || d.is_visible))
+        return link_var(P, &d, e);
+    e = declare(&P->names, d.name.s, d.name.len, 0);
     e->sym.space = d.space;
     e->sym.size = decl_bytes(&d);
     if (d.space == SP_SHARED) {
@@ -704,8 +762,9 @@ static int module_var(struct parser *P)
             e->sym.addr = P->module_smem;
             P->module_smem += (uint32_t)e->sym.size;
         }
-    } else if (d.space == SP_GLOBAL || d.space == SP_CONST) {
+    } else if (in_memory) {
         uint64_t bytes = e->sym.size ? e->sym.size : 1;
+        e->linked = d.is_extern ? 2 : d.is_visible;
         uint64_t addr = mem_alloc(P->mem, bytes, 0);
         if (!addr)
             return fail(P, "no device memory for %.*s", (int)d.name.len, d.name.s);
@@ -942,14 +1001,14 @@ static void parse_loc(struct parser *P)
     int at = P->t.line;
     next(P);
     int64_t file = loc_int(P), line = loc_int(P);
-    struct srcloc loc = {.file = (uint16_t)(file < 0 ? 0 : file),
+    struct srcloc loc = {.file = (uint16_t)(P->file_base + (file < 0 ? 0 : file)),
                          .line = (uint32_t)(line < 0 ? 0 : line)};
     while (P->t.kind != T_END && P->t.line == at) {
         if (is(&P->t, "inlined_at")) {
             next(P);
             int64_t f2 = loc_int(P), l2 = loc_int(P);
             if (f2 >= 0 && l2 > 0)
-                loc.ifile = (uint16_t)f2, loc.iline = (uint32_t)l2;
+                loc.ifile = (uint16_t)(P->file_base + f2), loc.iline = (uint32_t)l2;
             continue;
         }
         next(P);
@@ -1058,7 +1117,7 @@ static int parse_block(struct parser *P)
             return -1;
     }
     next(P);
-    pop_scope(&P->names, P->depth);
+    pop_scope(&P->names, P->depth, 0);
     P->depth--;
     return 0;
 }
@@ -1203,6 +1262,8 @@ static int parse_function(struct parser *P, int is_entry)
     for (int i = 0; i < SR_COUNT; i++)
         fn->special[i] = NO_REG;
     P->dc.fn = fn;
+    int linkage = P->linkage;
+    P->linkage = 0;
     P->depth = 1;
     P->nconsts = 0;
     P->local_before = P->local_bytes;
@@ -1227,16 +1288,16 @@ static int parse_function(struct parser *P, int is_entry)
         next(P);
         free(name);
         free((void *)fn->info.params);
-        pop_scope(&P->names, 1);
+        pop_scope(&P->names, 1, 0);
         return 0;
     }
     fn->info.name = name;
-    fn->address = FUNCTION_ADDRESS | hash(name, strlen(name));
+    fn->address = function_address(name, strlen(name));
     fn->first = m->ncode;
-    P->fnames = realloc(P->fnames, (m->nfuncs + 1) * sizeof *P->fnames);
-    if (!P->fnames)
+    P->fdefs = realloc(P->fdefs, (m->nfuncs + 1) * sizeof *P->fdefs);
+    if (!P->fdefs)
         abort();
-    P->fnames[m->nfuncs] = name;
+    P->fdefs[m->nfuncs] = (struct fdef){name, P->unit, linkage};
     m->nfuncs++;
     P->depth = 0; /* the body's block opens scope 1 */
     if (!is_punct(&P->t, '{'))
@@ -1253,7 +1314,7 @@ static int parse_function(struct parser *P, int is_entry)
     if (resolve_labels(P))
         return -1;
     finish_function(P, fn);
-    pop_scope(&P->names, 1);
+    pop_scope(&P->names, 1, 0);
     P->depth = 0;
     return 0;
 }
@@ -1266,8 +1327,9 @@ static int parse_file(struct parser *P)
     struct vm_module *m = P->dc.mod;
     next(P);
     int64_t n;
-    if (take_int(P, &n) || P->t.kind != T_STR || n < 0 || n > 65535)
+    if (take_int(P, &n) || P->t.kind != T_STR || n < 0 || n + P->file_base > 65535)
         return fail(P, "bad .file directive");
+    n += P->file_base;
     if ((uint64_t)n >= m->nfiles) {
         char **files = realloc(m->files, (size_t)(n + 1) * sizeof *files);
         if (!files)
@@ -1295,10 +1357,23 @@ static void skip_section(struct parser *P)
     } while (P->t.kind != T_END && depth > 0);
 }
 
+/* A .version: the text of the next object of a -rdc link begins. The last one's module-local
+ * names are forgotten, and its .file numbers kept apart. */
+static void begin_unit(struct parser *P)
+{
+    if (P->unit++ == 0)
+        return;
+    pop_scope(&P->names, 0, 1);
+    P->file_base = P->dc.mod->nfiles;
+}
+
 static int parse_module_statement(struct parser *P)
 {
     struct tok *t = &P->t;
-    if (is(t, ".version") || is(t, ".target") || is(t, ".address_size")) {
+    if (is(t, ".version")) {
+        begin_unit(P);
+        skip_line(P);
+    } else if (is(t, ".target") || is(t, ".address_size")) {
         skip_line(P);
     } else if (is(t, ".file")) {
         return parse_file(P);
@@ -1314,6 +1389,7 @@ static int parse_module_statement(struct parser *P)
             P->t = word;
             return module_var(P);
         }
+        P->linkage = !is(&word, ".extern");
     } else if (is(t, ".entry")) {
         return parse_function(P, 1);
     } else if (is(t, ".func")) {
@@ -1326,6 +1402,20 @@ static int parse_module_statement(struct parser *P)
         return fail(P, "unexpected '%.*s' at module scope", (int)t->len, t->s);
     }
     return 0;
+}
+
+/* The function call @p c names: its own unit's, else a linked one; nfuncs when none. */
+static uint32_t callee_of(const struct parser *P, const struct callfix *c)
+{
+    uint32_t n = P->dc.mod->nfuncs, found = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(P->fdefs[i].name, c->name)) {
+            if (P->fdefs[i].unit == c->unit)
+                return i;
+            if (P->fdefs[i].linked && found == n)
+                found = i;
+        }
+    return found;
 }
 
 /* Kernels first (their indexes are what vm_find() returns), device functions after; calls
@@ -1352,9 +1442,7 @@ static void order_functions(struct parser *P)
             m->func_at[pc] = (uint16_t)i;
     }
     for (uint32_t c = 0; c < P->ncalls; c++) {
-        uint32_t i = 0;
-        while (i < m->nfuncs && strcmp(P->fnames[i], P->calls[c].name))
-            i++;
+        uint32_t i = callee_of(P, &P->calls[c]);
         struct insn *in = &m->code[P->calls[c].insn];
         if (i < m->nfuncs) {
             in->imm = index[i];
@@ -1378,12 +1466,12 @@ static void order_functions(struct parser *P)
 
 static void free_parser(struct parser *P)
 {
-    pop_scope(&P->names, 0);
+    pop_scope(&P->names, 0, 0);
     free(P->names.all);
     free(P->fix);
     free(P->consts);
     free(P->calls);
-    free(P->fnames);
+    free(P->fdefs);
 }
 
 int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem,
