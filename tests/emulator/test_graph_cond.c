@@ -6,10 +6,10 @@
  * (mul, add), so which bodies ran, and how often, shows in the result. Device code sets the
  * handle: a kernel node before the conditional, or the last node of a WHILE body. Cases: IF true
  * and false with and without an else body, WHILE iterating 0, 1 and 7 times, SWITCH with values
- * in and out of range, a conditional node added to a stream capture and a body captured with
- * cudaStreamBeginCaptureToGraph, the default value with and without cudaGraphCondAssignDefault
- * over two launches, and the forms that are refused in one line. CTest runs every case on the
- * emulator.
+ * in and out of range, IF nodes nested in a WHILE body, a conditional node added to a stream
+ * capture and a body captured with cudaStreamBeginCaptureToGraph, the default value with and
+ * without cudaGraphCondAssignDefault over two launches, and the forms that are refused in one line.
+ * CTest runs every case on the emulator.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -91,17 +91,18 @@ static cudaGraphNode_t add_set(cudaGraph_t g, const cudaGraphNode_t *dep, int *d
     return add_kernel(g, dep, cond_set_kernel(), 1, 1, args);
 }
 
-/* A conditional node of @p type with @p size bodies in f->g after @p dep; its bodies in @p body. */
-static cudaGraphNode_t add_cond(struct fixture *f, const cudaGraphNode_t *dep,
-                                enum cudaGraphConditionalNodeType type, unsigned size,
-                                cudaGraph_t *body)
+/* A conditional node on handle @p h, of @p type with @p size bodies, in @p g after @p dep; its
+ * bodies in @p body. */
+static cudaGraphNode_t add_cond(cudaGraph_t g, cudaGraphConditionalHandle h,
+                                const cudaGraphNode_t *dep, enum cudaGraphConditionalNodeType type,
+                                unsigned size, cudaGraph_t *body)
 {
     struct cudaGraphNodeParams p = {.type = cudaGraphNodeTypeConditional};
-    p.conditional.handle = f->h;
+    p.conditional.handle = h;
     p.conditional.type = type;
     p.conditional.size = size;
     cudaGraphNode_t node;
-    ck_assert_int_eq(cudaGraphAddNode(&node, f->g, dep, NULL, dep ? 1 : 0, &p), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddNode(&node, g, dep, NULL, dep ? 1 : 0, &p), cudaSuccess);
     for (unsigned i = 0; i < size; i++)
         body[i] = p.conditional.phGraph_out[i];
     return node;
@@ -114,7 +115,7 @@ static cudaGraphNode_t setter_then_cond(struct fixture *f, enum cudaGraphConditi
 {
     fixture_make(f, 0, 0);
     cudaGraphNode_t set = add_set(f->g, NULL, f->d_sel, f->h);
-    return add_cond(f, &set, type, size, body);
+    return add_cond(f->g, f->h, &set, type, size, body);
 }
 
 /* Start x anew and set the selector to @p sel, launch @p x, and check that x is start(i) scaled
@@ -202,6 +203,34 @@ START_TEST(while_iterates_k_times)
 }
 END_TEST
 
+/*
+ * set (to k) -> WHILE [ IF (the WHILE's handle) [ x * 2 + 1 ] -> IF (a handle of the body, 0 at
+ * each launch) [ x * 5 + 5 ] -> counter - 1, the WHILE's handle set to it ]: nested nodes, on a
+ * handle of the graph that holds their body and on one of the body itself; k runs of the first.
+ */
+START_TEST(nested_conditionals)
+{
+    struct fixture f;
+    cudaGraph_t body, inner[2];
+    cudaGraphExec_t x;
+    cudaGraphConditionalHandle off;
+    setter_then_cond(&f, cudaGraphCondTypeWhile, 1, &body);
+    ck_assert_int_eq(cudaGraphConditionalHandleCreate(&off, body, 0, cudaGraphCondAssignDefault),
+                     cudaSuccess);
+    cudaGraphNode_t on_node = add_cond(body, f.h, NULL, cudaGraphCondTypeIf, 1, &inner[0]);
+    cudaGraphNode_t off_node = add_cond(body, off, &on_node, cudaGraphCondTypeIf, 1, &inner[1]);
+    add_axpb(inner[0], NULL, f.d_x, 2, 1);
+    add_axpb(inner[1], NULL, f.d_x, 5, 5);
+    void *args[] = {&f.d_sel, &f.h};
+    add_kernel(body, &off_node, cond_countdown_kernel(), 1, 1, args);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, f.g, 0), cudaSuccess);
+    launch_check(&f, x, 5, 2, 1, 5, "IF inside WHILE, k = 5");
+    launch_check(&f, x, 0, 2, 1, 0, "IF inside WHILE, k = 0");
+    cudaGraphExecDestroy(x);
+    fixture_free(&f);
+}
+END_TEST
+
 /* set -> SWITCH [ x + 1 | x * 2 | 4 - x ]: body n for value n < 3, none beyond. */
 START_TEST(switch_in_and_out_of_range)
 {
@@ -249,7 +278,7 @@ START_TEST(captured_conditional)
     ck_assert_int_eq(cudaStreamGetCaptureInfo(s, &status, NULL, NULL, &deps, NULL, &ndeps),
                      cudaSuccess);
     ck_assert_uint_eq(ndeps, 1);
-    cond = add_cond(&f, deps, cudaGraphCondTypeIf, 1, &body);
+    cond = add_cond(f.g, f.h, deps, cudaGraphCondTypeIf, 1, &body);
     ck_assert_int_eq(
         cudaStreamUpdateCaptureDependencies(s, &cond, NULL, 1, cudaStreamSetCaptureDependencies),
         cudaSuccess);
@@ -289,7 +318,7 @@ static void default_value_case(unsigned flags, int runs)
     cudaGraph_t body;
     cudaGraphExec_t x;
     fixture_make(&f, 1, flags);
-    add_cond(&f, NULL, cudaGraphCondTypeIf, 1, &body);
+    add_cond(f.g, f.h, NULL, cudaGraphCondTypeIf, 1, &body);
     cudaGraphNode_t step = add_axpb(body, NULL, f.d_x, 3, -5);
     add_set(body, &step, f.d_sel, f.h);
     ck_assert_int_eq(cudaGraphInstantiate(&x, f.g, 0), cudaSuccess);
@@ -363,7 +392,7 @@ START_TEST(unsupported_forms_refused)
     p = (struct cudaGraphNodeParams){.type = cudaGraphNodeTypeExtSemaphoreSignal};
     EXPECT_REFUSED_WITH(cudaErrorNotSupported, cudaGraphAddNode(&node, f.g, NULL, NULL, 0, &p),
                         "is not emulated");
-    add_cond(&f, NULL, cudaGraphCondTypeIf, 1, &body);
+    add_cond(f.g, f.h, NULL, cudaGraphCondTypeIf, 1, &body);
     ck_assert_int_eq(cudaEventCreate(&e), cudaSuccess);
     ck_assert_int_eq(cudaGraphAddEventRecordNode(&node, body, NULL, 0, e), cudaSuccess);
     EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaGraphInstantiate(&x, f.g, 0),
@@ -381,6 +410,7 @@ int main(int argc, char **argv)
         {"if_with_else", if_with_else, CASE_CPU, 60},
         {"while_iterates_k_times", while_iterates_k_times, CASE_CPU, 60},
         {"switch_in_and_out_of_range", switch_in_and_out_of_range, CASE_CPU, 60},
+        {"nested_conditionals", nested_conditionals, CASE_CPU, 60},
         {"captured_conditional", captured_conditional, CASE_CPU, 60},
         {"default_value_with_assign_default", default_value_with_assign_default, CASE_CPU, 60},
         {"default_value_without_flag", default_value_without_flag, CASE_CPU, 60},
