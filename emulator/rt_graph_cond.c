@@ -94,7 +94,9 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle
         *h = (struct rt_cond_handle){handles.slab + 4 * (uint64_t)handles.used++, rt_graph_id(g),
                                      defaultLaunchValue, flags, handles.all};
         handles.all = h;
-        *value_of(h) = defaultLaunchValue;
+        uint32_t *v = value_of(h);
+        if (v)
+            *v = defaultLaunchValue;
         *pHandle_out = h->dev;
     } else {
         free(h);
