@@ -15,14 +15,16 @@
  * A kernel node's parameters can be set, in the graph or in an instantiated one, and an
  * instantiated graph can take the parameters of a graph of the same shape (cudaGraphExecUpdate).
  * Memory nodes (and cudaMallocAsync, cudaFreeAsync captured) are host functions on a block of
- * graph memory (rt_graph_mem.c).
- * Not emulated (cudaErrorNotSupported with one line): conditional nodes, external semaphores,
- * other nodes' parameters read back or set.
+ * graph memory (rt_graph_mem.c); conditional nodes are host functions that run a body graph
+ * (rt_graph_cond.c). cudaGraphAddNode adds any of these kinds, and cudaStreamBeginCaptureToGraph
+ * captures into a graph that exists (a conditional node's body).
+ * Not emulated (cudaErrorNotSupported with one line): external semaphores, other nodes'
+ * parameters read back or set.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt_graph.h"
 
 enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845, NODE_MAGIC = 0x4e4f4445 };
 
@@ -33,6 +35,7 @@ struct rt_node {
     uint32_t magic;
     struct rt_work w;
     struct rt_graph *child; /**< a child graph node's own copy of the graph */
+    struct rt_cond *cond;   /**< a conditional node's handle and bodies */
     struct rt_node **deps;
     int ndeps;
     int index; /**< its place in the graph's list */
@@ -42,6 +45,8 @@ struct rt_node {
 /** A graph. */
 struct rt_graph {
     uint32_t magic;
+    uint64_t id;                   /**< never reused: what a conditional handle names */
+    const struct rt_graph *parent; /**< a body's: the graph of its conditional node */
     struct rt_node *first, *last;
     int n;
 };
@@ -57,12 +62,14 @@ struct rt_capture {
 /** An instantiated graph: its operations in the order a launch queues them. */
 struct rt_exec {
     uint32_t magic;
+    int body;  /**< a conditional node's body: only the node kinds a body may hold */
+    int conds; /**< conditional nodes among the works (they own their data) */
     struct rt_work *works;
     const struct rt_node **from; /**< the node each work was instantiated from (compared only) */
     int n, cap;
 };
 
-static struct rt_graph *graph_of(cudaGraph_t g)
+struct rt_graph *rt_graph_of(cudaGraph_t g)
 {
     struct rt_graph *r = (struct rt_graph *)g;
     return r && r->magic == GRAPH_MAGIC ? r : NULL;
@@ -80,21 +87,38 @@ static struct rt_node *node_of(cudaGraphNode_t node)
     return r && r->magic == NODE_MAGIC ? r : NULL;
 }
 
-static struct rt_graph *graph_new(void)
+struct rt_graph *rt_graph_new(const struct rt_graph *parent)
 {
+    static uint64_t made;
     struct rt_graph *g = calloc(1, sizeof *g);
-    if (g)
+    if (g) {
         g->magic = GRAPH_MAGIC;
+        g->id = ++made;
+        g->parent = parent;
+    }
     return g;
 }
 
-static void graph_free(struct rt_graph *g)
+uint64_t rt_graph_id(const struct rt_graph *g)
+{
+    return g->id;
+}
+
+int rt_graph_within(const struct rt_graph *g, uint64_t owner)
+{
+    while (g && g->id != owner)
+        g = g->parent;
+    return g != NULL;
+}
+
+void rt_graph_free(struct rt_graph *g)
 {
     for (struct rt_node *n = g->first, *next; n; n = next) {
         next = n->next;
         rt_work_free(&n->w);
         if (n->child)
-            graph_free(n->child);
+            rt_graph_free(n->child);
+        rt_cond_free(n->cond);
         free(n->deps);
         n->magic = 0;
         free(n);
@@ -130,7 +154,7 @@ static struct rt_node *add_node(struct rt_graph *g, struct rt_node *const *deps,
 static cudaError_t add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
                        size_t ndeps, const struct rt_work *w)
 {
-    struct rt_graph *g = graph_of(graph);
+    struct rt_graph *g = rt_graph_of(graph);
     struct rt_node *n = g ? add_node(g, (struct rt_node *const *)deps, (int)ndeps, w) : NULL;
     if (!n) {
         struct rt_work copy = *w;
@@ -144,17 +168,17 @@ static cudaError_t add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphN
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     (void)flags;
-    *pGraph = (cudaGraph_t)graph_new();
+    *pGraph = (cudaGraph_t)rt_graph_new(NULL);
     return *pGraph ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
-    struct rt_graph *g = graph_of(graph);
+    struct rt_graph *g = rt_graph_of(graph);
     if (!g)
         return rt_error(cudaErrorInvalidValue);
     rt_lock();
-    graph_free(g);
+    rt_graph_free(g);
     rt_unlock();
     return cudaSuccess;
 }
@@ -302,7 +326,7 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gr
                                      const cudaGraphNode_t *pDependencies, size_t numDependencies,
                                      struct cudaMemAllocNodeParams *nodeParams)
 {
-    if (!graph_of(graph))
+    if (!rt_graph_of(graph))
         return rt_error(cudaErrorInvalidValue);
     struct rt_gm_block *b = rt_gm_new(nodeParams->bytesize);
     if (!b)
@@ -330,9 +354,9 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gra
 }
 
 /* A copy of @p g: nodes, their work and their dependencies; NULL out of memory. */
-static struct rt_graph *graph_clone(const struct rt_graph *g)
+struct rt_graph *rt_graph_clone(const struct rt_graph *g)
 {
-    struct rt_graph *c = graph_new();
+    struct rt_graph *c = rt_graph_new(g->parent);
     struct rt_node **map = malloc((size_t)(g->n + 1) * sizeof *map);
     int ok = c && map;
     for (const struct rt_node *n = g->first; ok && n; n = n->next) {
@@ -342,14 +366,15 @@ static struct rt_graph *graph_clone(const struct rt_graph *g)
         for (int i = 0; ok && i < n->ndeps; i++)
             deps[i] = map[n->deps[i]->index];
         struct rt_node *m = ok ? add_node(c, deps, n->ndeps, &w) : NULL;
-        ok = m && (!n->child || (m->child = graph_clone(n->child)));
+        ok = m && (!n->child || (m->child = rt_graph_clone(n->child))) &&
+             (!n->cond || (m->cond = rt_cond_clone(n->cond)));
         if (ok)
             map[n->index] = m;
         free(deps);
     }
     free(map);
     if (!ok && c)
-        graph_free(c);
+        rt_graph_free(c);
     return ok ? c : NULL;
 }
 
@@ -359,23 +384,94 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t 
 {
     struct rt_work w = {.kind = RT_NOP, .what = "cudaGraphAddChildGraphNode"};
     rt_lock();
-    struct rt_graph *child = graph_of(childGraph) ? graph_clone(graph_of(childGraph)) : NULL;
+    struct rt_graph *child =
+        rt_graph_of(childGraph) ? rt_graph_clone(rt_graph_of(childGraph)) : NULL;
     cudaError_t err = child ? add(pGraphNode, graph, pDependencies, numDependencies, &w)
                             : rt_error(cudaErrorInvalidValue);
     if (err == cudaSuccess)
         ((struct rt_node *)*pGraphNode)->child = child;
     else if (child)
-        graph_free(child);
+        rt_graph_free(child);
     rt_unlock();
     return err;
 }
 
+/* A conditional node: its bodies are created now, and p->phGraph_out names them. */
+static cudaError_t add_cond_node(cudaGraphNode_t *out, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t ndeps,
+                                 struct cudaConditionalNodeParams *p)
+{
+    struct rt_work w = {.kind = RT_NOP, .what = "a conditional node"};
+    cudaError_t err = cudaErrorInvalidValue;
+    rt_lock();
+    const struct rt_graph *g = rt_graph_of(graph);
+    struct rt_cond *c = g ? rt_cond_new(g, p, &err) : NULL;
+    err = c ? add(out, graph, deps, ndeps, &w) : rt_error(err);
+    if (err == cudaSuccess)
+        ((struct rt_node *)*out)->cond = c;
+    else
+        rt_cond_free(c);
+    rt_unlock();
+    return err;
+}
+
+/* The node calls above, chosen by p->type (memory alloc nodes and semaphores are not). */
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                             const cudaGraphNode_t *pDependencies,
+                             const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+                             struct cudaGraphNodeParams *p)
+{
+    (void)dependencyData; /* edge types matter to programmatic launches only */
+    cudaGraphNode_t *o = pGraphNode;
+    const cudaGraphNode_t *d = pDependencies;
+    size_t n = numDependencies;
+    const struct cudaKernelNodeParamsV2 *k = &p->kernel;
+    const struct cudaMemsetParamsV2 *m = &p->memset;
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel:
+        return cudaGraphAddKernelNode(o, graph, d, n,
+                                      &(struct cudaKernelNodeParams){k->func, k->gridDim,
+                                                                     k->blockDim, k->sharedMemBytes,
+                                                                     k->kernelParams, k->extra});
+    case cudaGraphNodeTypeMemcpy:
+        return cudaGraphAddMemcpyNode(o, graph, d, n, &p->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset:
+        return cudaGraphAddMemsetNode(o, graph, d, n,
+                                      &(struct cudaMemsetParams){m->dst, m->pitch, m->value,
+                                                                 m->elementSize, m->width,
+                                                                 m->height});
+    case cudaGraphNodeTypeHost:
+        return cudaGraphAddHostNode(o, graph, d, n,
+                                    &(struct cudaHostNodeParams){p->host.fn, p->host.userData});
+    case cudaGraphNodeTypeGraph:
+        if (p->graph.ownership != cudaGraphChildGraphOwnershipClone)
+            return rt_not_supported("cudaGraphAddNode with a child graph moved, not cloned");
+        return cudaGraphAddChildGraphNode(o, graph, d, n, p->graph.graph);
+    case cudaGraphNodeTypeEmpty:
+        return cudaGraphAddEmptyNode(o, graph, d, n);
+    case cudaGraphNodeTypeEventRecord:
+        return cudaGraphAddEventRecordNode(o, graph, d, n, p->eventRecord.event);
+    case cudaGraphNodeTypeWaitEvent:
+        return cudaGraphAddEventWaitNode(o, graph, d, n, p->eventWait.event);
+    case cudaGraphNodeTypeMemFree:
+        return cudaGraphAddMemFreeNode(o, graph, d, n, p->free.dptr);
+    case cudaGraphNodeTypeConditional:
+        return add_cond_node(o, graph, d, n, &p->conditional);
+    default:
+        rt_say("cudaGraphAddNode: node type %d is not emulated (kernel, memcpy, memset, host, "
+               "child graph, empty, event, memory free and conditional nodes are) "
+               "(cudaErrorNotSupported)",
+               (int)p->type);
+        return rt_error(cudaErrorNotSupported);
+    }
+}
+
 cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    if (!graph_of(originalGraph))
+    if (!rt_graph_of(originalGraph))
         return rt_error(cudaErrorInvalidValue);
     rt_lock();
-    *pGraphClone = (cudaGraph_t)graph_clone(graph_of(originalGraph));
+    *pGraphClone = (cudaGraph_t)rt_graph_clone(rt_graph_of(originalGraph));
     rt_unlock();
     return *pGraphClone ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
 }
@@ -385,7 +481,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
                                      size_t numDependencies)
 {
     (void)edgeData; /* edge types matter to programmatic launches only */
-    if (!graph_of(graph))
+    if (!rt_graph_of(graph))
         return rt_error(cudaErrorInvalidValue);
     for (size_t i = 0; i < numDependencies; i++) {
         struct rt_node *t = (struct rt_node *)to[i];
@@ -402,7 +498,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
  * *num of them; their count in *num (when @p nodes is NULL, the count only). */
 static cudaError_t list_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num, int roots)
 {
-    const struct rt_graph *g = graph_of(graph);
+    const struct rt_graph *g = rt_graph_of(graph);
     if (!g)
         return rt_error(cudaErrorInvalidValue);
     size_t k = 0;
@@ -456,6 +552,7 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *p
         [RT_CALLBACK] = cudaGraphNodeTypeHost};
     int host = n->w.kind == RT_HOST_FN;
     *pType = n->child                                    ? cudaGraphNodeTypeGraph
+             : n->cond                                   ? cudaGraphNodeTypeConditional
              : n->w.kind == RT_NOP && n->w.event         ? cudaGraphNodeTypeWaitEvent
              : host && n->w.u.host.fn == rt_gm_alloc_run ? cudaGraphNodeTypeMemAlloc
              : host && n->w.u.host.fn == rt_gm_free_run  ? cudaGraphNodeTypeMemFree
@@ -465,8 +562,21 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *p
 
 /* --- instantiation and launch ------------------------------------------------------------- */
 
-/* Append a copy of node @p n's work to @p x; -1 out of memory. */
-static int exec_push(struct rt_exec *x, const struct rt_node *n)
+/* Why a conditional node's body cannot hold node @p n (NULL when it can): CUDA allows kernels,
+ * copies, fills, empty nodes, child graphs and conditionals there; a copy must stay in device
+ * memory here (pinned host memory's hostcheck needs the stream's queue). */
+static const char *body_refusal(const struct rt_node *n)
+{
+    const struct rt_work *w = &n->w;
+    if (n->cond || w->kind == RT_KERNEL || w->kind == RT_FILL || (w->kind == RT_NOP && !w->event))
+        return NULL;
+    if (w->kind == RT_COPY)
+        return w->u.copy.sides == 3 ? NULL : "a copy to or from host memory";
+    return w->kind == RT_HOST_FN ? "a host or memory node" : "an event node";
+}
+
+/* Append work @p w of node @p n (its parts taken, or freed) to @p x; -1 out of memory. */
+static int exec_push(struct rt_exec *x, const struct rt_node *n, struct rt_work *w)
 {
     if (x->n == x->cap) {
         int cap = x->cap ? 2 * x->cap : 16;
@@ -474,15 +584,34 @@ static int exec_push(struct rt_exec *x, const struct rt_node *n)
         if (more)
             x->works = more;
         const struct rt_node **from = more ? realloc(x->from, (size_t)cap * sizeof *from) : NULL;
-        if (!from)
+        if (!from) {
+            rt_work_free(w);
             return -1;
+        }
         x->from = from;
         x->cap = cap;
     }
-    if (rt_work_clone(&x->works[x->n], &n->w))
-        return -1;
+    x->works[x->n] = *w;
     x->from[x->n++] = n;
     return 0;
+}
+
+/* Append node @p n (not a child graph) to @p x; -1 out of memory, or when a body cannot hold
+ * it (after one line). */
+static int exec_node(struct rt_exec *x, const struct rt_node *n)
+{
+    const char *why = x->body ? body_refusal(n) : NULL;
+    if (why) {
+        rt_say("cudaGraphInstantiate: a conditional node's body holds %s (%s), which CUDA does not "
+               "allow there (cudaErrorInvalidValue)",
+               why, n->w.what);
+        return -1;
+    }
+    struct rt_work w;
+    if (n->cond ? rt_cond_instantiate(n->cond, &w) : rt_work_clone(&w, &n->w))
+        return -1;
+    x->conds += n->cond != NULL;
+    return exec_push(x, n, &w);
 }
 
 /* Append @p g's nodes to @p x, each after its dependencies (Kahn's order, lowest index first),
@@ -499,7 +628,7 @@ static int flatten(struct rt_exec *x, const struct rt_graph *g)
                 ready = done[n->deps[i]->index];
             if (!ready)
                 continue;
-            if ((n->child ? flatten(x, n->child) : exec_push(x, n)) != 0) {
+            if ((n->child ? flatten(x, n->child) : exec_node(x, n)) != 0) {
                 free(done);
                 return -1;
             }
@@ -513,25 +642,78 @@ static int flatten(struct rt_exec *x, const struct rt_graph *g)
     return done && placed == g->n ? 0 : -1;
 }
 
+/* Free the works of @p x. Launches still queued share its conditional nodes' data: with such
+ * nodes, everything queued runs first. */
+static void exec_clear(struct rt_exec *x)
+{
+    if (x->conds)
+        rt_run_all();
+    for (int i = 0; i < x->n; i++)
+        if (rt_cond_is(&x->works[i]))
+            rt_cond_exec_free(x->works[i].u.host.data);
+        else
+            rt_work_free(&x->works[i]);
+    free(x->works);
+    free(x->from);
+}
+
+void rt_exec_free(struct rt_exec *x)
+{
+    exec_clear(x);
+    x->magic = 0;
+    free(x);
+}
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
     struct rt_exec *x = exec_of(graphExec);
     if (!x)
         return rt_error(cudaErrorInvalidValue);
-    for (int i = 0; i < x->n; i++)
-        rt_work_free(&x->works[i]);
-    free(x->works);
-    free(x->from);
-    x->magic = 0;
-    free(x);
+    rt_lock();
+    rt_exec_free(x);
+    rt_unlock();
     return cudaSuccess;
+}
+
+struct rt_exec *rt_exec_body(const struct rt_graph *g)
+{
+    struct rt_exec *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    *x = (struct rt_exec){.magic = EXEC_MAGIC, .body = 1};
+    if (flatten(x, g) == 0)
+        return x;
+    rt_exec_free(x);
+    return NULL;
+}
+
+void rt_exec_run(const struct rt_exec *x)
+{
+    for (int i = 0; i < x->n; i++) {
+        struct rt_work w;
+        if (rt_work_clone(&w, &x->works[i]) == 0)
+            rt_execute(&w, NULL, 0);
+    }
+}
+
+void rt_exec_reset(const struct rt_exec *x)
+{
+    for (int i = 0; x->conds && i < x->n; i++)
+        if (rt_cond_is(&x->works[i]))
+            rt_cond_exec_reset(x->works[i].u.host.data);
+}
+
+/* The host function a launch of a graph with conditional nodes begins with. */
+static void launch_reset(void *x)
+{
+    rt_exec_reset(x);
 }
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                  unsigned long long flags)
 {
     (void)flags; /* auto-free, upload, device launch and priorities change nothing here */
-    const struct rt_graph *g = graph_of(graph);
+    const struct rt_graph *g = rt_graph_of(graph);
     struct rt_exec *x = g ? calloc(1, sizeof *x) : NULL;
     if (!x)
         return rt_error(g ? cudaErrorMemoryAllocation : cudaErrorInvalidValue);
@@ -579,6 +761,12 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
     rt_lock();
     struct rt_stream *s = rt_stream_of(stream);
     cudaError_t err = s ? rt_device() : cudaErrorInvalidResourceHandle;
+    if (err == cudaSuccess && x->conds) {
+        struct rt_work w = {.kind = RT_HOST_FN, .what = "cudaGraphLaunch"};
+        w.u.host.fn = launch_reset;
+        w.u.host.data = x;
+        rt_enqueue(s, &w, NULL);
+    }
     for (int i = 0; err == cudaSuccess && i < x->n; i++) {
         struct rt_work w;
         if (rt_work_clone(&w, &x->works[i]))
@@ -663,7 +851,7 @@ static enum cudaGraphExecUpdateResult update_check(const struct rt_exec *a, cons
                                                    int i)
 {
     const struct rt_work *u = &a->works[i], *v = &b->works[i];
-    if (u->kind != v->kind || u->event != v->event)
+    if (u->kind != v->kind || u->event != v->event || rt_cond_is(u) != rt_cond_is(v))
         return cudaGraphExecUpdateErrorNodeTypeChanged;
     if (u->kind == RT_KERNEL && (u->u.kernel.l.module != v->u.kernel.l.module ||
                                  u->u.kernel.l.kernel != v->u.kernel.l.kernel))
@@ -678,7 +866,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                 cudaGraphExecUpdateResultInfo *resultInfo)
 {
     struct rt_exec *x = exec_of(hGraphExec), y = {.magic = EXEC_MAGIC};
-    const struct rt_graph *g = graph_of(hGraph);
+    const struct rt_graph *g = rt_graph_of(hGraph);
     if (!x || !g)
         return rt_error(cudaErrorInvalidValue);
     rt_lock();
@@ -697,10 +885,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
         *resultInfo = (cudaGraphExecUpdateResultInfo){
             r, r == cudaGraphExecUpdateSuccess || i == 0 ? NULL : (cudaGraphNode_t)y.from[i - 1],
             NULL};
-    for (int k = 0; k < y.n; k++)
-        rt_work_free(&y.works[k]);
-    free(y.works);
-    free(y.from);
+    exec_clear(&y);
     rt_unlock();
     return r == cudaGraphExecUpdateSuccess ? cudaSuccess
                                            : rt_error(cudaErrorGraphExecUpdateFailure);
@@ -780,26 +965,97 @@ cudaError_t rt_capture_wait(struct rt_stream *s, struct rt_event *e)
     return err;
 }
 
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+/* Set (or, when @p add, extend) what stream @p s's next captured node comes after. */
+static cudaError_t set_after(struct rt_stream *s, const cudaGraphNode_t *deps, size_t n, int add)
 {
-    (void)mode; /* which other threads' calls a capture forbids: none is checked here */
+    int first = add ? s->nafter : 0;
+    cudaError_t err = grow_after(s, first + (int)n);
+    for (size_t i = 0; err == cudaSuccess && i < n; i++)
+        s->after[first + (int)i] = (struct rt_node *)deps[i];
+    if (err == cudaSuccess)
+        s->nafter = first + (int)n;
+    return err;
+}
+
+/* Start capturing @p stream into @p into (NULL: a new graph), its first nodes after @p deps. */
+static cudaError_t begin_capture(cudaStream_t stream, struct rt_graph *into,
+                                 const cudaGraphNode_t *deps, size_t ndeps)
+{
     rt_lock();
     struct rt_stream *s = rt_stream_of(stream);
     struct rt_capture *c = NULL;
     cudaError_t err = !s || s == rt_stream_of(cudaStreamLegacy) ? cudaErrorStreamCaptureUnsupported
                       : s->capture                              ? cudaErrorIllegalState
                                                                 : cudaSuccess;
-    if (err == cudaSuccess && (!(c = calloc(1, sizeof *c)) || !(c->g = graph_new())))
+    if (err == cudaSuccess &&
+        (!(c = calloc(1, sizeof *c)) || !(c->g = into ? into : rt_graph_new(NULL))))
         err = cudaErrorMemoryAllocation;
     if (err == cudaSuccess)
         err = join(c, s);
+    if (err == cudaSuccess)
+        err = set_after(s, deps, ndeps, 0);
     if (err != cudaSuccess && c) {
-        if (c->g)
-            graph_free(c->g);
+        if (c->g && !into)
+            rt_graph_free(c->g);
         free(c);
     }
     rt_unlock();
     return rt_error(err);
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    (void)mode; /* which other threads' calls a capture forbids: none is checked here */
+    return begin_capture(stream, NULL, NULL, 0);
+}
+
+/* Capture into a graph that exists (a conditional node's body, most often). */
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t *dependencies,
+                                          const cudaGraphEdgeData *dependencyData,
+                                          size_t numDependencies, enum cudaStreamCaptureMode mode)
+{
+    (void)dependencyData, (void)mode; /* as in cudaGraphAddDependencies, cudaStreamBeginCapture */
+    struct rt_graph *g = rt_graph_of(graph);
+    return g ? begin_capture(stream, g, dependencies, numDependencies)
+             : rt_error(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
+                                               const cudaGraphNode_t *dependencies,
+                                               const cudaGraphEdgeData *dependencyData,
+                                               size_t numDependencies,
+                                               enum cudaStreamCaptureMode mode)
+{
+    return cudaStreamBeginCaptureToGraph(stream ? stream : cudaStreamPerThread, graph, dependencies,
+                                         dependencyData, numDependencies, mode);
+}
+
+/* A node added by hand to the graph being captured joins the stream's order this way. */
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies,
+                                                const cudaGraphEdgeData *dependencyData,
+                                                size_t numDependencies, unsigned int flags)
+{
+    (void)dependencyData;
+    if (flags > cudaStreamSetCaptureDependencies)
+        return rt_error(cudaErrorInvalidValue);
+    rt_lock();
+    struct rt_stream *s = rt_stream_of(stream);
+    cudaError_t err = !s            ? cudaErrorInvalidResourceHandle
+                      : !s->capture ? cudaErrorIllegalState
+                                    : set_after(s, dependencies, numDependencies,
+                                                flags == cudaStreamAddCaptureDependencies);
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream,
+                                                     cudaGraphNode_t *dependencies,
+                                                     const cudaGraphEdgeData *dependencyData,
+                                                     size_t numDependencies, unsigned int flags)
+{
+    return cudaStreamUpdateCaptureDependencies(stream ? stream : cudaStreamPerThread, dependencies,
+                                               dependencyData, numDependencies, flags);
 }
 
 cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
@@ -822,7 +1078,8 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
         c->streams = NULL;
         c->nstreams = 0;
         c->ended = 1;
-        *pGraph = (cudaGraph_t)c->g;
+        if (pGraph) /* NULL after cudaStreamBeginCaptureToGraph, whose caller holds the graph */
+            *pGraph = (cudaGraph_t)c->g;
     }
     rt_unlock();
     return c ? cudaSuccess : rt_error(cudaErrorIllegalState);
@@ -873,4 +1130,16 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
         *numDependencies_out = (size_t)s->nafter;
     rt_unlock();
     return s ? cudaSuccess : rt_error(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                          enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out,
+                                          size_t *numDependencies_out)
+{
+    return cudaStreamGetCaptureInfo(stream ? stream : cudaStreamPerThread, captureStatus_out,
+                                    id_out, graph_out, dependencies_out, edgeData_out,
+                                    numDependencies_out);
 }

@@ -371,9 +371,9 @@ static int64_t callparam(const struct operand *o)
     return o->kind == OK_SYM && o->sym && o->sym->is_callparam ? (int64_t)o->sym->addr : -1;
 }
 
-/* call (ret), vprintf, (fmt, args), call (ret), malloc, (size), call free, (ptr) and call
- * __assertfail, (msg, file, line, func, size): the library functions device code calls;
- * anything else is a real call. */
+/* call (ret), vprintf, (fmt, args), call (ret), malloc, (size), call free, (ptr), call
+ * __assertfail, (msg, file, line, func, size) and call cudaGraphSetConditional, (handle, value):
+ * the library functions device code calls; anything else is a real call. */
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)m;
@@ -402,6 +402,14 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
         in->imm = callparam(&o[callee + 1]);
         in->o[0] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
         c->mod->uses_heap = 1;
+        return 0;
+    }
+    if (!strcmp(name, "cudaGraphSetConditional")) {
+        if (nargs != 2 || nret || callparam(&o[callee + 1]) < 0 || callparam(&o[callee + 2]) < 0)
+            return bad(c, "a call to cudaGraphSetConditional whose operands are not 2 .params");
+        struct insn *in = emit(c, OP_SET_COND);
+        in->imm = callparam(&o[callee + 1]);
+        in->mod = (uint32_t)callparam(&o[callee + 2]);
         return 0;
     }
     if (!strcmp(name, "__assertfail") && nargs >= 4) {

@@ -438,6 +438,10 @@ OP(FREE, VM_CLASS_CONTROL, "call free")
  * which, the pool at o[5] the call's (argument offsets, then the return value's). [CUDA
  * Programming Guide, "CUDA Dynamic Parallelism"] */
 OP(CDP, VM_CLASS_CONTROL, "call __cudaCDP2")
+/* call cudaGraphSetConditional(handle, value): a 32-bit store of value at the handle, which is
+ * the device address where the runtime keeps the conditional node's value
+ * (rt_graph_cond.c). imm and mod are the call-frame offsets of the handle and the value. */
+OP(SET_COND, VM_CLASS_CONTROL, "call cudaGraphSetConditional")
 /* trap / brkpt: the launch fails (__trap()). width 1: call __assertfail, whose message, file,
  * line and function are at the call-frame offsets in the pool at o[5]. [9.7.12.9] */
 OP(TRAP, VM_CLASS_CONTROL, "trap")

@@ -388,6 +388,23 @@ enum event h_FREE(struct exec *x, struct warp *w, const struct insn *in, uint32_
     return EV_NONE;
 }
 
+/* Each lane stores its value at its handle, checked as any global store (a handle that is no
+ * live allocation faults with its address); lanes in order, so the highest lane's value stays
+ * when they share a handle. */
+enum event h_SET_COND(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint8_t *q;
+        uint64_t handle = frame_u64(x, w, l, (uint32_t)in->imm);
+        enum event ev = vm_access(x, w, in, l, SP_GLOBAL, handle, 4, 4, 1, &q);
+        if (ev != EV_NONE)
+            return ev;
+        memcpy(q, frame(x, w, l) + in->mod, 4);
+    }
+    return EV_NONE;
+}
+
 /* trap, or (width 1) a failed assert: CUDA's message for each failing thread, then the launch
  * fails. */
 enum event h_TRAP(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)

@@ -27,4 +27,18 @@ char *capture_end(struct capture *c);
  */
 void capture_assert_at(const char *text, const char *source, const char *marker, const char *what);
 
+/** Assert that @p call returns @p code and writes exactly one line to stderr, saying @p why. */
+#define EXPECT_REFUSED_WITH(code, call, why)                                                       \
+    do {                                                                                           \
+        struct capture c;                                                                          \
+        capture_begin(&c, 2);                                                                      \
+        long err = (long)(call);                                                                   \
+        char *text = capture_end(&c);                                                              \
+        const char *nl = strchr(text, '\n');                                                       \
+        ck_assert_msg(err == (long)(code) && strstr(text, why) && nl && !nl[1],                    \
+                      "%s:%d: %s returned %ld and printed '%s', not one line saying '%s'",         \
+                      __FILE__, __LINE__, #call, err, text, why);                                  \
+        free(text);                                                                                \
+    } while (0)
+
 #endif /* EMU_TEST_CAPTURE_H */

@@ -531,20 +531,6 @@ START_TEST(graph_kernel_params_and_update)
 }
 END_TEST
 
-/* @p call returns @p code and writes exactly one line, saying @p why. */
-#define EXPECT_REFUSED_WITH(code, call, why)                                                       \
-    do {                                                                                           \
-        struct capture c;                                                                          \
-        capture_begin(&c, 2);                                                                      \
-        cudaError_t err = (call);                                                                  \
-        char *text = capture_end(&c);                                                              \
-        const char *nl = strchr(text, '\n');                                                       \
-        ck_assert_msg(                                                                             \
-            err == (code) && strstr(text, why) && nl && !nl[1],                                    \
-            "test_async.c:%d: %s returned %d and printed '%s', not one line saying '%s'",          \
-            __LINE__, #call, (int)err, text, why);                                                 \
-        free(text);                                                                                \
-    } while (0)
 #define EXPECT_REFUSED(call, why) EXPECT_REFUSED_WITH(cudaErrorInvalidValue, call, why)
 
 /* Setters on the wrong node, and an update from a graph of another shape, are refused; the
