@@ -2,7 +2,7 @@
 """Build and run a checkout of public CUDA programs on the emulator, one line per program.
 
   tools/run_samples.py CHECKOUT [FOLDER ...] [--out DIR] [--timeout S] [--only NAME]
-                       [--markdown] [--rebuild] [--checks mem,race,sync,init] [--jobs N]
+                       [--markdown] [--rebuild] [--checks mem,race,sync,init] [--jobs N] [--sized]
 
 CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOLDER/NAME/ with a
 CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
@@ -17,6 +17,10 @@ limit. A line gives the program, its verdict (pass: exit 0; fail: the exit statu
 build), the seconds it ran, and the first line the emulator printed (or the program's last).
 --jobs N builds and runs N programs at once, each with its own device server; the rows still
 come in order, and each program's seconds then include the others' load.
+--sized builds the few programs of SIZED below as that table says: a smaller problem than their
+default (which asks for more than the time limit of the VM), and, for the tensor-core GEMMs, the
+CPU check their source leaves compiled out turned on (their mismatch lines then fail them).
+Nothing else of a program changes; without --sized every program is built unmodified.
 Binaries are kept in --out (default build/samples) and rebuilt only when asked. With --checks
 the programs run under the emulator's sanitizer (COURSE_EMU_CHECKS): a program that exits 0
 with a finding is "found", and the finding is its line (on a correct program, a false report).
@@ -58,6 +62,23 @@ NEEDS = [
     (re.compile(r"nvsci", re.I), "NvSci"),
     (re.compile(r"find_package\(OpenMP"), "OpenMP"),
 ]
+# --sized: per program, nvcc flags, run arguments, source edits (old, new), and a line of output
+# that means its own check failed. Every edit is a problem size, a time to spin, or the
+# program's own check switched on (CPU_DEBUG); none touches a kernel.
+SIZED = {
+    "simpleAttributes": {"edits": [("dim3 blocks(deviceProp.maxGridSize[1], 1)", "dim3 blocks(64, 1)"),
+                                   ("bigDataSize, 0xAFFFF", "bigDataSize, 0xFFFF")]},
+    "globalToShmemAsyncCopy": {"args": ["-wA=320", "-hA=320", "-wB=320", "-hB=320"]},
+    "graphMemoryFootprint": {"edits": [("kernelTime            = 5;", "kernelTime            = 0.05;")]},
+    "UnifiedMemoryPerf": {"args": ["-kernel-iterations=2"]},
+    "dmmaTensorCoreGemm": {"check": True, "edits": [("#define M_TILES 1024", "#define M_TILES 64"),
+                                                    ("#define N_TILES 1024", "#define N_TILES 64"),
+                                                    ("#define K_TILES 1024", "#define K_TILES 64")]},
+}
+for gemm, tiles in [("cudaTensorCoreGemm", 256), ("immaTensorCoreGemm", 256),
+                    ("bf16TensorCoreGemm", 512), ("tf32TensorCoreGemm", 512)]:
+    SIZED[gemm] = {"check": True, "edits": [(f"#define {d}_TILES {tiles}", f"#define {d}_TILES 64")
+                                            for d in "MNK"]}
 DRIVER_CALL = re.compile(r"\bcu(Init|Ctx|Module|Launch|Mem|Device|Stream|Event|Graph|Func|Link)\w*\(")
 ADD_EXECUTABLE = re.compile(r"add_executable\(\s*(\S+)\s+([^)]*)\)")
 NVCC_FLAGS = ["-arch=sm_90", "-cudart", "shared", "-lineinfo", "-std=c++17", "--extended-lambda",
@@ -88,15 +109,36 @@ def needs(text, directory):
     return found
 
 
-def build(checkout, directory, name, sources, text, out, rebuild):
+def edited(directory, sources, sized, out):
+    """The source paths to compile: the program's own, or copies in @p out with SIZED's edits."""
+    paths = [directory / s for s in sources]
+    if not sized.get("edits"):
+        return paths
+    copies = []
+    for path in paths:
+        text = path.read_text(errors="replace")
+        for old, new in sized["edits"]:
+            text = text.replace(old, new)
+        copy = out / "sized-sources" / directory.name / path.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(text)
+        copies.append(copy)
+    missing = [old for old, _ in sized["edits"] if not any(old in p.read_text() for p in paths)]
+    if missing:
+        sys.exit(f"run_samples: {directory.name} no longer has '{missing[0]}' (SIZED is stale)")
+    return copies
+
+
+def build(checkout, directory, name, sources, text, out, rebuild, sized):
     """Compile one program into out/name; return (binary, None) or (None, first error line)."""
-    binary = out / name
+    binary = out / (name + (".sized" if sized else ""))
     if binary.exists() and not rebuild:
         return binary, None
     libs = [flag for lib, flag in EMULATED.items() if flag and lib in text]
     includes = [checkout / "Common", directory, directory / "inc"]
-    command = ["nvcc", *NVCC_FLAGS, *[f"-I{i}" for i in includes],
-               *[str(directory / s) for s in sources], "-o", str(binary), *libs]
+    flags = ["-DCPU_DEBUG=1"] if sized.get("check") else []
+    command = ["nvcc", *NVCC_FLAGS, *flags, *[f"-I{i}" for i in includes],
+               *map(str, edited(directory, sources, sized, out)), "-o", str(binary), *libs]
     for extra in ([], ["-rdc=true"]):  # whole-program first; separate compilation if it needs it
         done = subprocess.run(command + extra, capture_output=True, text=True)
         if done.returncode == 0:
@@ -105,10 +147,10 @@ def build(checkout, directory, name, sources, text, out, rebuild):
     return None, errors[0].strip() if errors else "nvcc failed"
 
 
-def run(binary, directory, timeout, checks):
+def run(binary, directory, timeout, checks, sized):
     """Run one program; return (verdict, seconds, the line that says most about it). With
     @p checks (COURSE_EMU_CHECKS's list), a finding of the sanitizer's turns a pass into
-    "found" and is the line."""
+    "found" and is the line. A sized tensor-core GEMM that prints a mismatch fails."""
     env = dict(os.environ, LD_LIBRARY_PATH=str(ROOT / "build" / "emulator" / "lib"))
     report = binary.with_suffix(".checks")
     if checks:
@@ -116,7 +158,7 @@ def run(binary, directory, timeout, checks):
         env.update(COURSE_EMU_CHECKS=checks, COURSE_EMU_REPORT=str(report))
     start = time.monotonic()
     try:
-        done = subprocess.run([str(binary)], cwd=directory, env=env, capture_output=True,
+        done = subprocess.run([str(binary), *sized.get("args", [])], cwd=directory, env=env, capture_output=True,
                               text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
         code, output = done.returncode, done.stdout + done.stderr
     except subprocess.TimeoutExpired as expired:
@@ -126,6 +168,9 @@ def run(binary, directory, timeout, checks):
     emulator = [l[l.index("emulator:"):] for l in lines if "emulator:" in l]
     why = emulator[0] if emulator else (lines[-1] if lines else "")
     verdict = "timeout" if code is None else "pass" if code == 0 else f"exit {code}"
+    mismatches = [l for l in lines if sized.get("check") and l.startswith("mismatch")]
+    if verdict == "pass" and mismatches:
+        verdict, why = "mismatch", f"{len(mismatches)} mismatch lines, the first: {mismatches[0]}"
     findings = report.read_text(errors="replace").splitlines() if checks and report.exists() else []
     if findings:
         verdict, why = ("found" if verdict == "pass" else verdict), findings[0]
@@ -142,6 +187,8 @@ def main():
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--checks", help="run under the sanitizer's checks, e.g. mem,race,sync,init")
+    parser.add_argument("--sized", action="store_true",
+                        help="build the programs of SIZED with a smaller problem and their check on")
     parser.add_argument("--jobs", type=int, default=1,
                         help="programs built and run at once (rows still print in order)")
     args = parser.parse_args()
@@ -158,10 +205,12 @@ def main():
         missing = needs(text, directory)
         if missing:
             return folder, name, "needs", 0.0, ", ".join(missing)
-        binary, why = build(checkout, directory, name, sources, text, args.out, args.rebuild)
+        sized = SIZED.get(name, {}) if args.sized else {}
+        binary, why = build(checkout, directory, name, sources, text, args.out, args.rebuild, sized)
         if not binary:
             return folder, name, "build", 0.0, why
-        return (folder, name, *run(binary, directory, args.timeout, args.checks))
+        label = name + (" (sized)" if sized else "")
+        return (folder, label, *run(binary, directory, args.timeout, args.checks, sized))
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
         for folder, name, verdict, seconds, why in pool.map(verdict_of, chosen):
