@@ -248,12 +248,30 @@ static int on_event(struct exec *x, struct warp *w, enum event ev, uint32_t *pc,
             w->lane_pc[__builtin_ctz(m)] = x->ret_target[__builtin_ctz(m)];
         park(w, *mask & ~x->branch_taken, *pc + 1);
         return 0;
+    case EV_WARP_WAIT: /* both kinds stop here: the next pick runs the lanes at *pc as one */
+        w->waiting |= x->bar_arrived;
+        for (uint32_t m = x->bar_arrived; m; m &= m - 1)
+            w->bar_id[__builtin_ctz(m)] = WARP_SYNC_WAIT;
+        diverge(w);
+        park(w, *mask, *pc);
+        return 0;
     case EV_ERROR:
         return -1;
     case EV_NONE:
         break;
     }
     return 1;
+}
+
+/* No lane of @p w can run: lanes waiting at a warp-synchronous instruction run it again,
+ * to find the lanes they wait for exited (then they go on) or waiting (an error). */
+static int wake_warp_sync(struct warp *w)
+{
+    uint32_t woken = 0;
+    for (uint32_t r = w->waiting; r; r &= r - 1)
+        woken |= (uint32_t)(w->bar_id[__builtin_ctz(r)] == WARP_SYNC_WAIT) << __builtin_ctz(r);
+    w->waiting &= ~woken;
+    return woken != 0;
 }
 
 /* Point the warp's registers at function @p f's part of its arena. */
@@ -273,8 +291,11 @@ static enum event run_warp(struct exec *x, struct warp *w)
     uint32_t pc, mask, stop;
     for (;;) {
         try_converge(w); /* groups that met through a taken branch run as one again */
-        if (!pick_group(w, &pc, &mask, &stop))
+        if (!pick_group(w, &pc, &mask, &stop)) {
+            if (wake_warp_sync(w))
+                continue;
             break;
+        }
         use_frame(x, w, x->mod->func_at[pc]);
         for (;;) {
             const struct insn *in = &code[pc];
@@ -368,7 +389,8 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         live += (uint32_t)__builtin_popcount(warps[i].live);
         for (uint32_t m = warps[i].waiting; m;) { /* once per barrier the warp's lanes wait at */
             uint32_t b = warps[i].bar_id[__builtin_ctz(m)], at = lanes_at(&warps[i], b);
-            arrived[b & 15] += (uint32_t)__builtin_popcount(at);
+            if (b != WARP_SYNC_WAIT) /* those wait for their own warp, not for the block */
+                arrived[b & 15] += (uint32_t)__builtin_popcount(at);
             m &= ~at;
         }
     }

@@ -2,43 +2,70 @@
  * @file ops_warp.c
  * @brief Warp-level instructions: shuffles, votes, matches, reductions, bar.warp.sync.
  *
- * The lanes named in a .sync instruction's mask must all be executing that
- * instruction together. A named lane that is elsewhere in the program is an
- * error the VM reports (it cannot wait for it); a named lane that has exited
- * or does not exist is undefined behaviour that synccheck reports, and its
- * registers are read as they were left.
+ * The lanes named in a .sync instruction's mask execute it together. A group of
+ * lanes that reaches one while named lanes still run elsewhere (a branch laid out
+ * after the join, as nvcc does for loops) waits there, and the others join it when
+ * they arrive; each group's issue is counted. A named lane that waits at a block
+ * barrier, or at another warp-synchronous instruction, can never join: that is an
+ * error the VM reports. A named lane that has exited or does not exist is undefined
+ * behaviour that synccheck reports, and its registers are read as they were left.
  */
 #include "check.h"
 #include "vm_impl.h"
 
+/* The lanes of @p w waiting at the warp-synchronous instruction at @p pc. */
+static uint32_t waiting_here(const struct warp *w, uint32_t pc)
+{
+    uint32_t here = 0;
+    for (uint32_t r = w->waiting; r; r &= r - 1) {
+        int l = __builtin_ctz(r);
+        here |= (uint32_t)(w->bar_id[l] == WARP_SYNC_WAIT && w->lane_pc[l] == pc) << l;
+    }
+    return here;
+}
+
 /* The mask operand: each lane names the lanes it synchronises with, so tiles of one warp
  * (cooperative groups' tiled_partition) pass different masks. *masks gets the lanes' masks.
- * Fails the launch when a named lane is live but not here. */
-static int sync_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
-                     uint32_t off, const uint32_t **masks)
+ * EV_NONE: every named live lane is here. EV_WARP_WAIT: some still run elsewhere, so lanes
+ * @p m wait here (x->bar_arrived), or the lanes that waited here join them (0). EV_ERROR:
+ * a named lane can never come. */
+static enum event sync_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                            uint32_t off, const uint32_t **masks)
 {
     const uint32_t *v = R32(w, off);
     uint32_t all = 0;
     LANES(m, all |= v[l]);
     *masks = v;
-    uint32_t elsewhere = all & w->live & ~m;
+    uint32_t elsewhere = all & w->live & ~m, pc = (uint32_t)(in - x->code);
+    if (elsewhere & ~w->waiting) {
+        x->bar_arrived = m;
+        return EV_WARP_WAIT;
+    }
+    uint32_t here = waiting_here(w, pc);
+    if (elsewhere && !(elsewhere & ~here)) {
+        w->waiting &= ~here;
+        x->bar_arrived = 0;
+        return EV_WARP_WAIT;
+    }
     if (elsewhere) {
         vm_fail(x, w, in, __builtin_ctz(elsewhere), VM_UNSUPPORTED,
-                "%s: lanes 0x%08x named in the mask 0x%08x are executing other instructions "
-                "(diverged warp-synchronous code is not emulated)",
+                "%s: lanes 0x%08x named in the mask 0x%08x wait at a barrier or at another "
+                "warp-synchronous instruction, so they can never execute this one with the "
+                "lanes here",
                 vm_op_names[in->op], elsewhere, all);
-        return -1;
+        return EV_ERROR;
     }
     if (x->launch->checks)
         check_warp_mask(x, w, in, m, all);
-    return 0;
+    return EV_NONE;
 }
 
 enum event h_SHFL_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     const uint32_t *mask;
-    if (sync_mask(x, w, in, m, in->o[5], &mask))
-        return EV_ERROR;
+    enum event ev = sync_mask(x, w, in, m, in->o[5], &mask);
+    if (ev != EV_NONE)
+        return ev;
     const uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]), *c = R32(w, in->o[4]);
     uint32_t src[32], out[32], ok = 0;
     for (int l = 0; l < 32; l++)
@@ -75,8 +102,9 @@ enum event h_SHFL_SYNC(struct exec *x, struct warp *w, const struct insn *in, ui
 enum event h_VOTE_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     const uint32_t *mask;
-    if (sync_mask(x, w, in, m, in->o[2], &mask))
-        return EV_ERROR;
+    enum event ev = sync_mask(x, w, in, m, in->o[2], &mask);
+    if (ev != EV_NONE)
+        return ev;
     uint32_t p = PRED(w, in->o[1]), out = 0;
     if (in->mod & 16)
         p = ~p;
@@ -100,8 +128,9 @@ enum event h_VOTE_SYNC(struct exec *x, struct warp *w, const struct insn *in, ui
 enum event h_MATCH_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     const uint32_t *mask;
-    if (sync_mask(x, w, in, m, in->o[3], &mask))
-        return EV_ERROR;
+    enum event ev = sync_mask(x, w, in, m, in->o[3], &mask);
+    if (ev != EV_NONE)
+        return ev;
     int b64 = (in->mod >> 1) & 1, all = in->mod & 1;
     uint64_t v[32];
     for (int l = 0; l < 32; l++)
@@ -155,8 +184,9 @@ static uint32_t redux(const uint32_t *a, uint32_t group, uint32_t op, uint32_t s
 enum event h_REDUX_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     const uint32_t *mask;
-    if (sync_mask(x, w, in, m, in->o[2], &mask))
-        return EV_ERROR;
+    enum event ev = sync_mask(x, w, in, m, in->o[2], &mask);
+    if (ev != EV_NONE)
+        return ev;
     const uint32_t *a = R32(w, in->o[1]);
     uint32_t op = in->mod & 15, sgn = (in->mod >> 4) & 1, *d = R32(w, in->o[0]);
     uint32_t last_group = 0, r = 0; /* lanes of one group share its result */
@@ -175,7 +205,7 @@ enum event h_REDUX_SYNC(struct exec *x, struct warp *w, const struct insn *in, u
 enum event h_BAR_WARP_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     const uint32_t *mask;
-    return sync_mask(x, w, in, m, in->o[0], &mask) ? EV_ERROR : EV_NONE;
+    return sync_mask(x, w, in, m, in->o[0], &mask);
 }
 
 enum event h_ACTIVEMASK(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)

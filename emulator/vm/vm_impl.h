@@ -295,6 +295,9 @@ struct vm_module {
 
 struct exec;
 
+/** warp::bar_id of a lane waiting at a warp-synchronous instruction (ops_warp.c). */
+#define WARP_SYNC_WAIT 255
+
 /** How deep device-function calls may nest. */
 #define CALL_DEPTH 16
 
@@ -322,13 +325,15 @@ struct warp {
 
 /** Why the dispatch loop stopped running a group of lanes. */
 enum event {
-    EV_NONE = 0, /**< fall through to pc + 1 */
-    EV_BRANCH,   /**< the handler set a branch outcome */
-    EV_EXIT,     /**< lanes exited */
-    EV_BARRIER,  /**< lanes arrived at a barrier */
-    EV_CALL,     /**< lanes entered a device function (branch_taken, branch_target) */
-    EV_RET,      /**< lanes returned (branch_taken; each to ret_target) */
-    EV_ERROR     /**< the launch failed: exec.result says why */
+    EV_NONE = 0,  /**< fall through to pc + 1 */
+    EV_BRANCH,    /**< the handler set a branch outcome */
+    EV_EXIT,      /**< lanes exited */
+    EV_BARRIER,   /**< lanes arrived at a barrier */
+    EV_CALL,      /**< lanes entered a device function (branch_taken, branch_target) */
+    EV_RET,       /**< lanes returned (branch_taken; each to ret_target) */
+    EV_WARP_WAIT, /**< lanes x->bar_arrived wait at a warp-synchronous instruction for named
+                       lanes elsewhere (0: the lanes waiting there joined the group instead) */
+    EV_ERROR      /**< the launch failed: exec.result says why */
 };
 
 /** Per-launch execution context. */

@@ -1580,6 +1580,40 @@ START_TEST(divergent_lanes_reconverge)
 }
 END_TEST
 
+START_TEST(warp_sync_waits_for_lanes_elsewhere)
+{
+    enum { N = 1031 };
+    static float in[N];
+    float *din;
+    int *dcount;
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(rnd64() % 1000) / 1000.0f;
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dcount, sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    const int sizes[] = {1, 31, 33, 193, N};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        int want = 0, got = -1;
+        for (int i = 0; i < sizes[k]; i++)
+            want += in[i] > 0.5f;
+        CUDA_CHECK(cudaMemset(dcount, 0, sizeof(int)));
+        ck_assert_int_eq(vm_warp_sync_waits(din, sizes[k], dcount), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(&got, dcount, sizeof got, cudaMemcpyDeviceToHost));
+        ck_assert_msg(got == want, "n = %d: counted %d above 0.5, want %d", sizes[k], got, want);
+    }
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = vm_warp_sync_never_met(dcount);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorNotSupported);
+    capture_assert_at(said, TEST_VM_KERNELS, "WARP_SYNC_NEVER_MET",
+                      "lanes 0x0000ffff named in the mask 0xffffffff wait at a barrier");
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+    cudaFree(din), cudaFree(dcount);
+}
+END_TEST
+
 START_TEST(barriers_in_loops_and_named)
 {
     int v[128], ring[128], out[128], *dout;
@@ -1928,6 +1962,7 @@ int main(int argc, char **argv)
         {"mbarrier_phases", mbarrier_phases, CASE_GPU, 60},
         {"seeded_schedule_changes_a_race", seeded_schedule_changes_a_race, CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},
+        {"warp_sync_waits_for_lanes_elsewhere", warp_sync_waits_for_lanes_elsewhere, CASE_GPU, 60},
         {"barriers_in_loops_and_named", barriers_in_loops_and_named, CASE_GPU, 60},
         {"faults_name_kernel_and_line", faults_name_kernel_and_line, CASE_GPU, 60},
         {"deadlock_trap_assert_unsupported", deadlock_trap_assert_unsupported, CASE_GPU, 60},

@@ -59,6 +59,14 @@ cudaError_t vm_votes(const uint32_t *in, uint32_t *out);
  *  needs the lanes back together; out[t] for 96 threads. */
 cudaError_t vm_divergence(const int *trips, int *out);
 
+/** Each warp counts in[i] > 0.5 over a grid-stride loop whose test is a vote, with the load
+ *  of the lanes still in range laid out after the ballot that waits for them (nvcc's layout):
+ *  *count += the sum (3 blocks of 64 threads). */
+cudaError_t vm_warp_sync_waits(const float *in, int n, int *count);
+
+/** Lanes 0-15 wait at __syncthreads() while lanes 16-31 shuffle with a full mask: an error. */
+cudaError_t vm_warp_sync_never_met(int *out);
+
 /** Barriers inside loops and named barriers with counts: out[t] for 128 threads. */
 cudaError_t vm_barriers(int *out);
 

@@ -664,6 +664,42 @@ cudaError_t vm_divergence(const int *trips, int *out)
     return cudaGetLastError();
 }
 
+static __global__ void warp_sync_waits_kernel(const float *in, int n, int *count)
+{
+    int total = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; __any_sync(0xFFFFFFFFu, i < n);
+         i += blockDim.x * gridDim.x) {
+        bool active = i < n;
+        float v = active ? in[i] : 0.0f;
+        unsigned above = __ballot_sync(0xFFFFFFFFu, active && v > 0.5f);
+        total += __shfl_sync(0xFFFFFFFFu, __popc(above), 0);
+    }
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(count, total);
+}
+
+cudaError_t vm_warp_sync_waits(const float *in, int n, int *count)
+{
+    warp_sync_waits_kernel<<<3, 64>>>(in, n, count);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void warp_sync_never_met_kernel(int *out)
+{
+    int v = threadIdx.x;
+    if (threadIdx.x < 16)
+        __syncthreads();
+    else
+        v = __shfl_sync(0xFFFFFFFFu, v, 0); /* WARP_SYNC_NEVER_MET */
+    out[threadIdx.x] = v;
+}
+
+cudaError_t vm_warp_sync_never_met(int *out)
+{
+    warp_sync_never_met_kernel<<<1, 32>>>(out);
+    return cudaDeviceSynchronize();
+}
+
 static __global__ void barriers_kernel(int *out)
 {
     __shared__ int ring[128];
