@@ -561,7 +561,9 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     return cudaSuccess;
 }
 
-/* The pages get private memory of their own again, with the content they hold now. */
+/* The pages get private memory of their own again, with the content they hold now: a copy made
+ * aside replaces them in one step, so the record, and the allocator's data that may share its
+ * pages, are read whole (unmapping first and copying back after lost both). */
 cudaError_t cudaHostUnregister(void *ptr)
 {
     rt_lock();
@@ -570,22 +572,24 @@ cudaError_t cudaHostUnregister(void *ptr)
     while (*at && (*at)->page != (char *)((uintptr_t)ptr & ~(uintptr_t)4095))
         at = &(*at)->next;
     struct registered *r = *at;
+    void *dev = r ? r->dev : NULL;
     if (r) {
         *at = r->next;
-        if (mmap(r->page, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                 -1, 0) == MAP_FAILED) {
+        void *copy = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (copy != MAP_FAILED)
+            memcpy(copy, r->page, r->len);
+        if (copy == MAP_FAILED ||
+            mremap(copy, r->len, r->len, MREMAP_MAYMOVE | MREMAP_FIXED, r->page) == MAP_FAILED) {
             rt_say("cudaHostUnregister: cannot map %zu bytes at %p", r->len, r->page);
             abort();
         }
-        memcpy(r->page, r->dev, r->len);
+        free(r); /* its pages are the program's own again */
     }
     rt_unlock();
-    if (!r) {
+    if (!dev) {
         rt_say("cudaHostUnregister: %p was not registered with cudaHostRegister", ptr);
         return rt_error(cudaErrorHostMemoryNotRegistered);
     }
-    void *dev = r->dev;
-    free(r);
     return cudaFree(dev);
 }
 
