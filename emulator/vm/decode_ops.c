@@ -560,7 +560,9 @@ int dec_mov(struct dctx *c, const struct mn *m, struct operand *o, int n)
         uint32_t d;
         if (dst(c, &o[0], t.bits == 64 ? 64 : 32, &d))
             return -1;
-        emit(c, OP_CLOCK)->o[0] = d;
+        struct insn *in = emit(c, OP_CLOCK);
+        in->o[0] = d;
+        in->width = t.bits == 64; /* clock64(): every lane's register is 64 bits wide */
         return 0;
     }
     if (t.bits == 1)

@@ -450,7 +450,8 @@ OP(TRAP, VM_CLASS_CONTROL, "trap")
  * mod = 0 popc, 1 and, 2 or (bit 4: c negated), reducing predicate c over the threads that
  * arrive into every one's d when the barrier opens (__syncthreads_count/and/or). [9.7.13.1] */
 OP(BAR_SYNC, VM_CLASS_CONTROL, "bar.sync")
-/* mov d, %clock / %clock64 / %globaltimer: instructions issued so far in this launch. */
+/* mov d, %clock / %clock64 / %globaltimer: instructions issued so far in this launch (width
+ * 1: a 64-bit d). */
 OP(CLOCK, VM_CLASS_OTHER, "mov %clock")
 /* An instruction the VM cannot run: executing it fails the launch naming it (imm = index
  * of its text). */

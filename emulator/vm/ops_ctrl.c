@@ -233,8 +233,13 @@ enum event h_CLOCK(struct exec *x, struct warp *w, const struct insn *in, uint32
 {
     /* The emulation's own clock: instructions issued so far. Monotonic, deterministic. */
     uint64_t t = x->clock;
-    uint32_t *d = R32(w, in->o[0]);
-    LANES(m, d[l] = (uint32_t)t);
+    if (in->width) {
+        uint64_t *d = R64(w, in->o[0]);
+        LANES(m, d[l] = t);
+    } else {
+        uint32_t *d = R32(w, in->o[0]);
+        LANES(m, d[l] = (uint32_t)t);
+    }
     return EV_NONE;
 }
 

@@ -1614,6 +1614,27 @@ START_TEST(warp_sync_waits_for_lanes_elsewhere)
 }
 END_TEST
 
+START_TEST(clocks_advance_in_every_lane)
+{
+    unsigned long long out[4 * 64], *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemset(dout, 0xA5, sizeof out)); /* a lane never written shows */
+    ck_assert_int_eq(vm_clocks(dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 64; t++) {
+        const unsigned long long *o = out + 4 * t;
+        /* 100 trips of a loop of a few instructions: the emulation's clock counts issues */
+        ck_assert_msg(o[1] > o[0] && o[1] - o[0] >= 100 && o[1] - o[0] < 100000,
+                      "thread %d: clock64() went from %llu to %llu", t, o[0], o[1]);
+        /* clock() is read just after clock64() each time: a few issues apart */
+        ck_assert_msg(o[3] - o[2] + 16 > o[1] - o[0] && o[3] - o[2] < o[1] - o[0] + 16,
+                      "thread %d: clock() advanced by %llu, clock64() by %llu", t, o[3] - o[2],
+                      o[1] - o[0]);
+    }
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
 START_TEST(barriers_in_loops_and_named)
 {
     int v[128], ring[128], out[128], *dout;
@@ -1963,6 +1984,7 @@ int main(int argc, char **argv)
         {"seeded_schedule_changes_a_race", seeded_schedule_changes_a_race, CASE_GPU, 20},
         {"divergent_lanes_reconverge", divergent_lanes_reconverge, CASE_GPU, 60},
         {"warp_sync_waits_for_lanes_elsewhere", warp_sync_waits_for_lanes_elsewhere, CASE_GPU, 60},
+        {"clocks_advance_in_every_lane", clocks_advance_in_every_lane, CASE_GPU, 60},
         {"barriers_in_loops_and_named", barriers_in_loops_and_named, CASE_GPU, 60},
         {"faults_name_kernel_and_line", faults_name_kernel_and_line, CASE_GPU, 60},
         {"deadlock_trap_assert_unsupported", deadlock_trap_assert_unsupported, CASE_GPU, 60},

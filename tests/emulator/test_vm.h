@@ -64,6 +64,11 @@ cudaError_t vm_divergence(const int *trips, int *out);
  *  *count += the sum (3 blocks of 64 threads). */
 cudaError_t vm_warp_sync_waits(const float *in, int n, int *count);
 
+/** Each of 64 threads reads clock64() and clock() before and after a loop of 100 trips:
+ *  out[4 t + 0..3] = start64, end64, start32, end32. Then 256 threads spin until clock() has
+ *  advanced by 99 (a graph sample's clockBlock; it never ends if the clock does not move). */
+cudaError_t vm_clocks(unsigned long long *out);
+
 /** Lanes 0-15 wait at __syncthreads() while lanes 16-31 shuffle with a full mask: an error. */
 cudaError_t vm_warp_sync_never_met(int *out);
 

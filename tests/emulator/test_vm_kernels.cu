@@ -684,6 +684,33 @@ cudaError_t vm_warp_sync_waits(const float *in, int n, int *count)
     return cudaDeviceSynchronize();
 }
 
+static __global__ void clocks_kernel(unsigned long long *out)
+{
+    long long s64 = clock64();
+    unsigned s32 = (unsigned)clock();
+    volatile int sink = 0;
+    for (int i = 0; i < 100; i++)
+        sink = sink + i;
+    unsigned long long *o = out + 4 * threadIdx.x;
+    o[0] = (unsigned long long)s64, o[1] = (unsigned long long)clock64();
+    o[2] = s32, o[3] = (unsigned)clock();
+}
+
+static __global__ void spin_kernel(long long cycles)
+{
+    unsigned start = (unsigned)clock();
+    long long waited = 0;
+    while (waited < cycles)
+        waited = (long long)((unsigned)clock() - start);
+}
+
+cudaError_t vm_clocks(unsigned long long *out)
+{
+    clocks_kernel<<<1, 64>>>(out);
+    spin_kernel<<<3, 256>>>(99);
+    return cudaDeviceSynchronize();
+}
+
 static __global__ void warp_sync_never_met_kernel(int *out)
 {
     int v = threadIdx.x;
