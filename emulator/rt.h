@@ -369,6 +369,10 @@ void rt_ipc_record(struct rt_stream *s, struct rt_event *e);
  *  until the latest ticket taken now is done, in whichever process took it. The lock is held. */
 void rt_ipc_wait(struct rt_stream *s, struct rt_event *e);
 
+/** 1 when every record of interprocess event @p e taken so far, in any process, is done;
+ *  with @p wait, first wait for them. The lock is held. */
+int rt_ipc_done(struct rt_event *e, int wait);
+
 /* --- hostcheck (rt_hostcheck.c) --------------------------------------------------------- */
 
 /** 1 when COURSE_EMU_CHECKS names host: pinned buffers are protected while copies use them. */

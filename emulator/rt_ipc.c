@@ -171,15 +171,29 @@ static void record_done(void *data)
     free(t);
 }
 
-/* The stream reached a wait: sleep until the ticket is done, in whichever process. */
+/* Sleep until ticket @p n of @p c is done, in whichever process took it. */
+static void wait_for(struct ipc_counts *c, uint64_t n)
+{
+    const struct timespec nap = {0, POLL_NS};
+    while (atomic_load(&c->done) < n)
+        nanosleep(&nap, NULL);
+}
+
+/* The stream reached a wait. */
 static void wait_done(void *data)
 {
     struct ticket *t = data;
-    const struct timespec nap = {0, POLL_NS};
-    while (atomic_load(&t->ev->c->done) < t->n)
-        nanosleep(&nap, NULL);
+    wait_for(t->ev->c, t->n);
     release(t->ev);
     free(t);
+}
+
+int rt_ipc_done(struct rt_event *e, int wait)
+{
+    uint64_t n = atomic_load(&e->ipc->c->taken);
+    if (wait)
+        wait_for(e->ipc->c, n);
+    return atomic_load(&e->ipc->c->done) >= n;
 }
 
 void rt_ipc_record(struct rt_stream *s, struct rt_event *e)

@@ -300,6 +300,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         err = rt_capture_record(s, e);
     } else {
         struct rt_work w = {.kind = RT_RECORD, .what = "cudaEventRecord", .event = e};
+        if (e->ipc) /* its ticket first: running to the record below marks it done too */
+            rt_ipc_record(s, e);
         e->recorded = 1;
         e->complete = 0;
         e->capture = NULL;
@@ -307,8 +309,6 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         e->s = s;
         e->seq = s->issued + 1;
         rt_enqueue(s, &w, NULL);
-        if (e->ipc)
-            rt_ipc_record(s, e);
     }
     rt_unlock();
     return rt_error(err);
@@ -330,6 +330,8 @@ static cudaError_t event_state(cudaEvent_t event, int run)
         rt_run_to(e->s, e->seq);
         err = run ? sticky() : cudaErrorNotReady;
     }
+    if (err == cudaSuccess && e->ipc && !rt_ipc_done(e, run)) /* another process's record */
+        err = cudaErrorNotReady;
     rt_unlock();
     return err;
 }
