@@ -70,6 +70,18 @@ int mem_attach(struct emu_mem *m, int fd, uint64_t base, uint64_t span, uint64_t
     return 0;
 }
 
+int mem_map(struct emu_mem *m, uint64_t addr, uint64_t bytes, int fd, uint64_t offset)
+{
+    if (fd < 0) {
+        fd = m->fd;
+        offset = addr - m->base;
+    }
+    void *at = mem_host(m, addr);
+    void *got = mmap(at, round_up(bytes, PAGE), PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, (off_t)offset);
+    return got == at ? 0 : -1;
+}
+
 /* ---- the record of who wrote each byte: a state byte per byte of a block, and a value ---- */
 
 void mem_track_writes(struct emu_mem *m, int values)

@@ -95,6 +95,13 @@ int mem_create(struct emu_mem *m, uint64_t span, uint64_t capacity, char *err, s
 int mem_attach(struct emu_mem *m, int fd, uint64_t base, uint64_t span, uint64_t capacity,
                char *err, size_t err_size);
 
+/**
+ * Show, at [@p addr, @p addr + @p bytes) of this process's alias (page-aligned), the memory
+ * of another span's memfd @p fd from @p offset on (CUDA IPC: an allocation of another
+ * process); with @p fd -1, this span's own memory again. Returns 0, or -1 (errno says why).
+ */
+int mem_map(struct emu_mem *m, uint64_t addr, uint64_t bytes, int fd, uint64_t offset);
+
 /** Unmap everything and free the tables. */
 void mem_destroy(struct emu_mem *m);
 

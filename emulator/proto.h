@@ -7,7 +7,7 @@
  * then its variable part. Both ends are built from the same source on the same
  * machine, so structs travel as they are in memory. The client sends; the
  * server answers the requests that need an answer (HELLO, LOAD, SYMBOL,
- * LAUNCH) with OK, LOADED, SYMBOL_AT, DONE or ERROR, and takes ALLOC, FREE and
+ * LAUNCH, MAP) with OK, LOADED, SYMBOL_AT, DONE or ERROR, and takes ALLOC, FREE and
  * WRITTEN without a reply (the socket keeps them in order before the next request).
  *
  *   HELLO    proto_hello, and the memfd of the device memory (SCM_RIGHTS)  -> OK | ERROR
@@ -17,6 +17,8 @@
  *   LOAD     proto_load, origin (NUL-terminated), PTX text                  -> LOADED | ERROR
  *   SYMBOL   proto_symbol, name (NUL-terminated)                            -> SYMBOL_AT
  *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
+ *   MAP      proto_block (addr, size; from: offset), and another process's device
+ *            memfd (SCM_RIGHTS), or none to show this span's own memory again  -> OK | ERROR
  *
  * LOADED carries proto_loaded, then the blocks vm_load() allocated for module
  * variables (proto_block each, for the client's table), then per kernel a
@@ -45,7 +47,8 @@ enum proto_op {
     PROTO_LOADED,
     PROTO_SYMBOL_AT,
     PROTO_DONE,
-    PROTO_WRITTEN
+    PROTO_WRITTEN,
+    PROTO_MAP
 };
 
 /** The most payload one message may carry (a PTX module is the largest). */
@@ -73,12 +76,12 @@ enum proto_wrote {
     PROTO_WROTE_COPY, /**< a copy from device memory at @ref proto_block::from */
 };
 
-/** ALLOC, FREE and WRITTEN: one range. */
+/** ALLOC, FREE, WRITTEN and MAP: one range. */
 struct proto_block {
     uint64_t addr, size;
     int32_t device;
     uint32_t how;  /**< WRITTEN: enum proto_wrote */
-    uint64_t from; /**< WRITTEN: the fill byte, or the copy's source */
+    uint64_t from; /**< WRITTEN: the fill byte, or the copy's source; MAP: the memfd offset */
 };
 
 /** LOAD: the client's number for the module (index into the server's table). */

@@ -161,6 +161,8 @@ struct rt_stream {
     struct rt_stream *next; /**< every stream, for cudaDeviceSynchronize */
 };
 
+struct rt_ipc_event;
+
 /** An event. */
 struct rt_event {
     uint32_t magic;
@@ -174,6 +176,7 @@ struct rt_event {
     struct rt_capture *capture; /**< recorded in a capture: its nodes, for a join */
     struct rt_node **after;
     int nafter;
+    struct rt_ipc_event *ipc; /**< cudaEventInterprocess: the state processes share (rt_ipc.c) */
 };
 
 /** The runtime's state: one per process. */
@@ -248,6 +251,9 @@ int rt_is_device(const void *p);
  */
 struct proto_msg;
 int rt_call(uint32_t op, const struct iovec *parts, int nparts, struct proto_msg *reply);
+
+/** rt_call() with descriptor @p fd passed along (SCM_RIGHTS) when it is >= 0. */
+int rt_call_fd(uint32_t op, const struct iovec *parts, int nparts, int fd, struct proto_msg *reply);
 
 /** Send a message that has no reply (ALLOC, FREE, WRITTEN). Returns 0 or -1 as rt_call(). */
 int rt_post(uint32_t op, const void *data, size_t len);
@@ -343,6 +349,29 @@ cudaError_t rt_run_kernel(const struct rt_work *w);
 /** Pack a launch of @p func as rt_work, after checking it as a GPU does (rt_launch.c). */
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
                            struct rt_work *w);
+
+/** The live event handle @p e names, or NULL (rt_stream.c). */
+struct rt_event *rt_event_of(cudaEvent_t e);
+
+/* --- IPC (rt_ipc.c) ----------------------------------------------------------------------- */
+
+/** Give event @p e the state other processes can share (cudaEventInterprocess). */
+cudaError_t rt_ipc_event_new(struct rt_event *e);
+
+/** Event @p e is destroyed: drop its hold on the shared state (queued work keeps its own). */
+void rt_ipc_event_drop(struct rt_event *e);
+
+/** cudaEventRecord of interprocess event @p e on @p s: take the next ticket; when @p s reaches
+ *  it, the ticket is done for every process. The lock is held. */
+void rt_ipc_record(struct rt_stream *s, struct rt_event *e);
+
+/** cudaStreamWaitEvent of @p s on interprocess event @p e: @p s waits, when it gets there,
+ *  until the latest ticket taken now is done, in whichever process took it. The lock is held. */
+void rt_ipc_wait(struct rt_stream *s, struct rt_event *e);
+
+/** 1 when every record of interprocess event @p e taken so far, in any process, is done;
+ *  with @p wait, first wait for them. The lock is held. */
+int rt_ipc_done(struct rt_event *e, int wait);
 
 /* --- hostcheck (rt_hostcheck.c) --------------------------------------------------------- */
 

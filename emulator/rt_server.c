@@ -127,9 +127,14 @@ static void server_gone(void)
 
 int rt_call(uint32_t op, const struct iovec *parts, int nparts, struct proto_msg *reply)
 {
+    return rt_call_fd(op, parts, nparts, -1, reply);
+}
+
+int rt_call_fd(uint32_t op, const struct iovec *parts, int nparts, int fd, struct proto_msg *reply)
+{
     if (rt.sock < 0)
         return -1;
-    if (proto_send(rt.sock, op, parts, nparts, -1) == 0 && proto_recv(rt.sock, reply) == 0)
+    if (proto_send(rt.sock, op, parts, nparts, fd) == 0 && proto_recv(rt.sock, reply) == 0)
         return 0;
     server_gone();
     close(rt.sock);

@@ -42,7 +42,7 @@ static cudaError_t stream_ok(cudaStream_t s)
     return err;
 }
 
-static struct rt_event *event_of(cudaEvent_t e)
+struct rt_event *rt_event_of(cudaEvent_t e)
 {
     struct rt_event *ev = (struct rt_event *)e;
     return ev && ev->magic == EVENT_MAGIC ? ev : NULL;
@@ -122,14 +122,18 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     struct rt_stream *s = locked_stream(stream, &err);
     if (!s)
         return rt_error(err);
-    struct rt_event *e = event_of(event);
+    struct rt_event *e = rt_event_of(event);
     if (!e) {
         err = cudaErrorInvalidResourceHandle;
     } else if (e->capture) {
         err = rt_capture_wait(s, e);
-    } else if (e->recorded && !e->complete) {
-        struct rt_work nop = {.kind = RT_NOP, .what = "cudaStreamWaitEvent"};
-        rt_enqueue(s, &nop, &(struct rt_dep){e->s, e->seq});
+    } else {
+        if (e->recorded && !e->complete) {
+            struct rt_work nop = {.kind = RT_NOP, .what = "cudaStreamWaitEvent"};
+            rt_enqueue(s, &nop, &(struct rt_dep){e->s, e->seq});
+        }
+        if (e->ipc) /* after this process's own record, what another process recorded */
+            rt_ipc_wait(s, e);
     }
     rt_unlock();
     return rt_error(err);
@@ -252,6 +256,11 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
     *event = (cudaEvent_t)e;
     rt_lock();
     cudaError_t err = sticky();
+    if (err == cudaSuccess && (flags & cudaEventInterprocess) &&
+        (err = rt_ipc_event_new(e)) != cudaSuccess) {
+        free(e);
+        *event = NULL;
+    }
     rt_unlock();
     return rt_error(err);
 }
@@ -265,11 +274,12 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     rt_lock();
-    struct rt_event *e = event_of(event);
+    struct rt_event *e = rt_event_of(event);
     cudaError_t err = e ? sticky() : cudaErrorInvalidResourceHandle;
     if (e) {
         e->magic = 0;
         free(e->after);
+        rt_ipc_event_drop(e);
         if (!e->pending)
             free(e);
     }
@@ -283,13 +293,15 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     struct rt_stream *s = locked_stream(stream, &err);
     if (!s)
         return rt_error(err);
-    struct rt_event *e = event_of(event);
+    struct rt_event *e = rt_event_of(event);
     if (!e) {
         err = cudaErrorInvalidResourceHandle;
     } else if (s->capture) {
         err = rt_capture_record(s, e);
     } else {
         struct rt_work w = {.kind = RT_RECORD, .what = "cudaEventRecord", .event = e};
+        if (e->ipc) /* its ticket first: running to the record below marks it done too */
+            rt_ipc_record(s, e);
         e->recorded = 1;
         e->complete = 0;
         e->capture = NULL;
@@ -312,12 +324,14 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 static cudaError_t event_state(cudaEvent_t event, int run)
 {
     rt_lock();
-    struct rt_event *e = event_of(event);
+    struct rt_event *e = rt_event_of(event);
     cudaError_t err = e ? sticky() : cudaErrorInvalidResourceHandle;
     if (err == cudaSuccess && e->recorded && !e->complete) {
         rt_run_to(e->s, e->seq);
         err = run ? sticky() : cudaErrorNotReady;
     }
+    if (err == cudaSuccess && e->ipc && !rt_ipc_done(e, run)) /* another process's record */
+        err = cudaErrorNotReady;
     rt_unlock();
     return err;
 }
@@ -338,7 +352,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     rt_lock();
-    const struct rt_event *a = event_of(start), *b = event_of(end);
+    const struct rt_event *a = rt_event_of(start), *b = rt_event_of(end);
     cudaError_t err = sticky();
     if (!a || !b || !a->recorded || !b->recorded || (a->flags | b->flags) & cudaEventDisableTiming)
         err = cudaErrorInvalidResourceHandle;

@@ -3,7 +3,7 @@
  * @brief The runtime stand-in: every other function CUDA 13's cuda_runtime_api.h declares,
  *        answered with cudaErrorNotSupported and one line naming it.
  *
- * A program that calls one of these (graph updates, mipmapped arrays, IPC, external memory,
+ * A program that calls one of these (graph updates, mipmapped arrays, external memory,
  * libraries, logs) must not die at load time for a missing symbol: it gets an error it can
  * report. tests/emulator/test_conformance.c reads the header at test time and fails when a
  * function declared there is exported neither here nor by the other rt_*.c files.
@@ -107,11 +107,6 @@ UNSUPPORTED(cudaGraphicsUnmapResources)
 UNSUPPORTED(cudaGraphicsUnregisterResource)
 UNSUPPORTED(cudaImportExternalMemory)
 UNSUPPORTED(cudaImportExternalSemaphore)
-UNSUPPORTED(cudaIpcCloseMemHandle)
-UNSUPPORTED(cudaIpcGetEventHandle)
-UNSUPPORTED(cudaIpcGetMemHandle)
-UNSUPPORTED(cudaIpcOpenEventHandle)
-UNSUPPORTED(cudaIpcOpenMemHandle)
 UNSUPPORTED(cudaKernelSetAttributeForDevice)
 UNSUPPORTED(cudaLibraryEnumerateKernels)
 UNSUPPORTED(cudaLibraryGetGlobal)

@@ -211,6 +211,26 @@ static void on_block(struct server *s, struct proto_msg *m)
         bug("the client's allocation table and the server's disagree");
 }
 
+/* MAP: show another process's device memory at a range of ours (CUDA IPC), or ours again. */
+static void on_map(struct server *s, struct proto_msg *m)
+{
+    struct proto_block b;
+    if (!s->attached || m->len != sizeof b)
+        bug("malformed MAP");
+    memcpy(&b, m->data, sizeof b);
+    int bad = mem_map(&s->mem, b.addr, b.size, m->fd, b.from) ? errno : 0;
+    if (m->fd >= 0)
+        close(m->fd);
+    if (!bad) {
+        reply(s, PROTO_OK, NULL, 0, NULL, 0);
+        return;
+    }
+    char err[128];
+    snprintf(err, sizeof err, "the device server cannot map %llu bytes of another process (%s)",
+             (unsigned long long)b.size, strerror(bad));
+    reply_error(s, err);
+}
+
 /* Append the blocks of @p after that are not in @p before (both sorted by address). */
 static size_t new_blocks(const struct mem_block *before, size_t nb, const struct mem_block *after,
                          size_t na, struct proto_block *out)
@@ -540,6 +560,9 @@ static int serve_client(struct server *s)
         break;
     case PROTO_LAUNCH:
         on_launch(s, &m);
+        break;
+    case PROTO_MAP:
+        on_map(s, &m);
         break;
     case PROTO_OK:
     case PROTO_ERROR:
