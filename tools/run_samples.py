@@ -185,7 +185,8 @@ def main():
     parser.add_argument("folders", nargs="*", default=FOLDERS)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "build" / "samples")
     parser.add_argument("--timeout", type=float, default=120)
-    parser.add_argument("--only", help="run only programs whose name contains this")
+    parser.add_argument("--only", help="run only programs whose name contains this (or one of "
+                        "these, comma-separated)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--checks", help="run under the sanitizer's checks, e.g. mem,race,sync,init")
@@ -200,7 +201,8 @@ def main():
     if args.markdown:
         print("| program | result | s | first emulator line, or the program's last |")
         print("| --- | --- | --- | --- |")
-    chosen = [p for p in programs(checkout, args.folders) if not args.only or args.only in p[2]]
+    wanted = args.only.split(",") if args.only else [""]
+    chosen = [p for p in programs(checkout, args.folders) if any(w in p[2] for w in wanted)]
 
     def verdict_of(program):
         folder, directory, name, sources, text = program
