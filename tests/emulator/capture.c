@@ -12,6 +12,16 @@
 #include "course_test.h"
 #include "mat.h"
 
+void capture_report_file(char *path, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, size, "%s/course-emu-report-XXXXXX", tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot create %s", path);
+    close(fd);
+    setenv("COURSE_EMU_REPORT", path, 1);
+}
+
 void capture_begin(struct capture *c, int fd)
 {
     fflush(NULL);

@@ -27,6 +27,12 @@ char *capture_end(struct capture *c);
  */
 void capture_assert_at(const char *text, const char *source, const char *marker, const char *what);
 
+/**
+ * Send what the emulator's checks and device-side launches report (COURSE_EMU_REPORT) to a new
+ * empty file, whose name goes into @p path; call before the process's first CUDA call.
+ */
+void capture_report_file(char *path, size_t size);
+
 /** Assert that @p call returns @p code and writes exactly one line to stderr, saying @p why. */
 #define EXPECT_REFUSED_WITH(code, call, why)                                                       \
     do {                                                                                           \

@@ -98,16 +98,6 @@ END_TEST
 /* What the report file (COURSE_EMU_REPORT, set before the first CUDA call) holds. */
 static char report_path[4096];
 
-static void report_to_file(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(report_path, sizeof report_path, "%s/course-cdp-XXXXXX", tmp ? tmp : "/tmp");
-    int fd = mkstemp(report_path);
-    ck_assert_msg(fd >= 0, "cannot create %s", report_path);
-    close(fd);
-    setenv("COURSE_EMU_REPORT", report_path, 1);
-}
-
 /* The report holds @p lines lines, one of which says @p what. */
 static void assert_lines(int lines, const char *what)
 {
@@ -127,7 +117,7 @@ static void assert_lines(int lines, const char *what)
  * launch succeeds. */
 START_TEST(nesting_too_deep_is_refused)
 {
-    report_to_file();
+    capture_report_file(report_path, sizeof report_path);
     int errs[32], *d_errs;
     CUDA_CHECK(cudaMalloc((void **)&d_errs, sizeof errs));
     CUDA_CHECK(cudaMemset(d_errs, 0xFF, sizeof errs));
@@ -150,7 +140,7 @@ END_TEST
 START_TEST(invalid_and_too_many_launches_are_refused)
 {
     enum { T = 37 };
-    report_to_file();
+    capture_report_file(report_path, sizeof report_path);
     int errs[T], scratch[T], *d_errs, *d_scratch;
     CUDA_CHECK(cudaMalloc((void **)&d_errs, sizeof errs));
     CUDA_CHECK(cudaMalloc((void **)&d_scratch, sizeof scratch));

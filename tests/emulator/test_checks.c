@@ -28,13 +28,8 @@ static char report_path[4096];
 /* Turn every check on for this case's process; call before its first CUDA call. */
 static void checks_on(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(report_path, sizeof report_path, "%s/course-checks-XXXXXX", tmp ? tmp : "/tmp");
-    int fd = mkstemp(report_path);
-    ck_assert_msg(fd >= 0, "cannot create %s", report_path);
-    close(fd);
+    capture_report_file(report_path, sizeof report_path);
     setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
-    setenv("COURSE_EMU_REPORT", report_path, 1);
 }
 
 /* What the checks reported since the last call (malloc'd); the report file is emptied. */
