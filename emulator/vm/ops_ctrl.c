@@ -118,6 +118,30 @@ static void pop_frame(struct exec *x, struct warp *w, int l, const struct func *
     *ret_pc = t.ret_pc, *ret_dst = t.ret_dst;
 }
 
+/* In a recursive kernel every level of @p f shares f's one local frame (push_frame saves and
+ * restores it), so an argument pointing into that frame, as a level's own local array handed to
+ * the level below is, would read the callee's data: lane @p l's call fails instead (1). */
+static int own_local_argument(struct exec *x, struct warp *w, const struct insn *in, int l,
+                              const struct func *f, const uint32_t *pool)
+{
+    const uint8_t *fr = frame(x, w, l);
+    for (uint32_t i = 0; i < pool[0]; i++) {
+        uint64_t v = 0;
+        if (f->info.params[i].size != 8)
+            continue;
+        memcpy(&v, fr + pool[1 + i], 8);
+        if (v - LOCAL_WINDOW - f->local_lo < (uint64_t)(f->local_hi - f->local_lo)) {
+            vm_fail(x, w, in, l, VM_UNSUPPORTED,
+                    "a pointer to its own local memory passed to a deeper call of %s (argument "
+                    "%u): the emulator keeps one local frame for every level of a recursive "
+                    "function, so the levels would share it",
+                    f->info.name, i + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Lanes @p m call @p f: their arguments into its parameters, their way back saved. */
 static enum event enter(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                         const struct func *f)
@@ -130,7 +154,8 @@ static enum event enter(struct exec *x, struct warp *w, const struct insn *in, u
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint8_t *fr = frame(x, w, l);
-        if (x->recursive && push_frame(x, w, in, l, f, pc + 1, pool[1 + nargs]) != EV_NONE)
+        if (x->recursive && (own_local_argument(x, w, in, l, f, pool) ||
+                             push_frame(x, w, in, l, f, pc + 1, pool[1 + nargs]) != EV_NONE))
             return EV_ERROR;
         for (uint32_t i = 0; i < nargs; i++)
             memmove(fr + f->info.params[i].offset, fr + pool[1 + i], f->info.params[i].size);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "cuda_check.h"
 #include "mat.h"
@@ -717,6 +718,26 @@ START_TEST(recursion_past_the_stack_limit_fails)
 }
 END_TEST
 
+/* Both levels of a recursion would share one local frame: a pointer to it passed down is
+ * refused in one line naming the call, never a wrong sum. */
+START_TEST(local_pointer_passed_down_a_recursion_is_refused)
+{
+    int v[8] = {3, -1, 4, 1, -5, 9, 2, -6}, *d_out;
+    int *d_v = to_device(v, sizeof v);
+    CUDA_CHECK(cudaMalloc((void **)&d_out, 32 * sizeof(int)));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = prog_local_pointer_recursion(d_v, 7, d_out);
+    char *said = capture_end(&cap);
+    ck_assert_msg(err == cudaErrorNotSupported, "%s:%d got %s, want cudaErrorNotSupported",
+                  __FILE__, __LINE__, cudaGetErrorName(err));
+    capture_assert_at(said, TEST_PROGRAMS_KERNELS, "LOCAL_POINTER_DOWN",
+                      "a pointer to its own local memory");
+    free(said);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+}
+END_TEST
+
 /* Virtual functions (indirect calls through vtables), lanes of one warp bound for different
  * functions, on objects from device new: n = 1, 31, 1031 threads. */
 START_TEST(virtual_calls_through_vtables)
@@ -761,6 +782,8 @@ int main(int argc, char **argv)
         {"device_heap_across_launches", device_heap_across_launches, CASE_GPU, 60},
         {"device_heap_double_free_fails", device_heap_double_free_fails, CASE_GPU, 60},
         {"recursive_device_functions", recursive_device_functions, CASE_GPU, 60},
+        {"local_pointer_passed_down_a_recursion_is_refused",
+         local_pointer_passed_down_a_recursion_is_refused, CASE_GPU, 60},
         {"recursion_past_the_stack_limit_fails", recursion_past_the_stack_limit_fails, CASE_GPU,
          60},
         {"virtual_calls_through_vtables", virtual_calls_through_vtables, CASE_GPU, 60},

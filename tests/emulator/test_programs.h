@@ -96,6 +96,10 @@ cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sum
  *  = j - 1 on the way back up, and out[t] = k. */
 cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out);
 
+/** A recursion whose levels pass the address of their own local array to the level below
+ *  (out[t] = v[0] + ... + v[k] on a GPU): the emulator refuses it with one line. */
+cudaError_t prog_local_pointer_recursion(const int *d_v, int k, int *d_out);
+
 /** Virtual calls: thread i makes (new) a rectangle, triangle or square from in[i] (by in[i] % 3;
  *  sides a = |in[i]| % 17 + 1, b = |in[i]| % 5 + 2; the square's area is a * a + 1), out[i] =
  *  its area() through the vtable, then deletes it through the virtual destructor. */

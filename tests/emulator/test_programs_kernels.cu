@@ -470,6 +470,22 @@ static __global__ void deep_kernel(int *levels, int k, int *out)
     out[threadIdx.x] = count_down(levels + threadIdx.x * (k + 1), k);
 }
 
+/* Each level keeps its partial sum in a local array whose address it hands to the next. */
+static __device__ __noinline__ void sum_into(int *above, volatile const int *v, int k)
+{
+    int mine[2] = {v[k], 0};
+    if (k > 0)
+        sum_into(mine, v, k - 1); /* LOCAL_POINTER_DOWN */
+    above[0] += mine[0] + mine[1];
+}
+
+static __global__ void local_pointer_kernel(const int *v, int k, int *out)
+{
+    int total[2] = {0, 0};
+    sum_into(total, v, k);
+    out[threadIdx.x] = total[0];
+}
+
 cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sums)
 {
     recursion_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_fibs, d_sums);
@@ -479,6 +495,12 @@ cudaError_t prog_recursion(const int *d_in, int n, int *d_fibs, long long *d_sum
 cudaError_t prog_deep_recursion(int *d_levels, int k, int threads, int *d_out)
 {
     deep_kernel<<<1, threads>>>(d_levels, k, d_out);
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t prog_local_pointer_recursion(const int *d_v, int k, int *d_out)
+{
+    local_pointer_kernel<<<1, 32>>>(d_v, k, d_out);
     return cudaDeviceSynchronize();
 }
 
