@@ -116,18 +116,18 @@ def edited(directory, sources, sized, out):
     paths = [directory / s for s in sources]
     if not sized.get("edits"):
         return paths
+    texts = {path: path.read_text(errors="replace") for path in paths}
+    missing = [old for old, _ in sized["edits"] if not any(old in t for t in texts.values())]
+    if missing:
+        sys.exit(f"run_samples: {directory.name} no longer has '{missing[0]}' (SIZED is stale)")
     copies = []
-    for path in paths:
-        text = path.read_text(errors="replace")
+    for path, text in texts.items():
         for old, new in sized["edits"]:
             text = text.replace(old, new)
         copy = out / "sized-sources" / directory.name / path.name
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_text(text)
         copies.append(copy)
-    missing = [old for old, _ in sized["edits"] if not any(old in p.read_text() for p in paths)]
-    if missing:
-        sys.exit(f"run_samples: {directory.name} no longer has '{missing[0]}' (SIZED is stale)")
     return copies
 
 

@@ -267,9 +267,7 @@ static int on_event(struct exec *x, struct warp *w, enum event ev, uint32_t *pc,
  * to find the lanes they wait for exited (then they go on) or waiting (an error). */
 static int wake_warp_sync(struct warp *w)
 {
-    uint32_t woken = 0;
-    for (uint32_t r = w->waiting; r; r &= r - 1)
-        woken |= (uint32_t)(w->bar_id[__builtin_ctz(r)] == WARP_SYNC_WAIT) << __builtin_ctz(r);
+    uint32_t woken = vm_lanes_at(w, WARP_SYNC_WAIT);
     w->waiting &= ~woken;
     return woken != 0;
 }
@@ -357,15 +355,6 @@ static void bar_red_result(const struct exec *x, struct warp *w, int l, int b)
     *d = v ? *d | bit : *d & ~bit;
 }
 
-/* The lanes of @p w that wait at barrier @p b: one branch-free pass over the lanes. */
-static uint32_t lanes_at(const struct warp *w, uint32_t b)
-{
-    uint32_t at = 0;
-    for (int l = 0; l < 32; l++)
-        at |= (uint32_t)(w->bar_id[l] == b) << l;
-    return at & w->waiting;
-}
-
 /* Release the lanes @p at of @p w from barrier @p b. A converged warp's lanes all left the
  * same instruction: a plain bar.sync needs no result, so the lanes need no visit. */
 static void release(const struct exec *x, struct warp *w, uint32_t at, int b)
@@ -388,7 +377,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
     for (uint32_t i = 0; i < nwarps; i++) {
         live += (uint32_t)__builtin_popcount(warps[i].live);
         for (uint32_t m = warps[i].waiting; m;) { /* once per barrier the warp's lanes wait at */
-            uint32_t b = warps[i].bar_id[__builtin_ctz(m)], at = lanes_at(&warps[i], b);
+            uint32_t b = warps[i].bar_id[__builtin_ctz(m)], at = vm_lanes_at(&warps[i], b);
             if (b != WARP_SYNC_WAIT) /* those wait for their own warp, not for the block */
                 arrived[b & 15] += (uint32_t)__builtin_popcount(at);
             m &= ~at;
@@ -403,7 +392,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         uint32_t exited = x->bar_count[b] ? 0 : bd[0] * bd[1] * bd[2] - live;
         for (uint32_t i = 0; i < nwarps; i++) {
             struct warp *w = &warps[i];
-            uint32_t at = w->waiting ? lanes_at(w, (uint32_t)b) : 0;
+            uint32_t at = w->waiting ? vm_lanes_at(w, (uint32_t)b) : 0;
             release(x, w, at, b);
             released += (uint32_t)__builtin_popcount(at);
             try_converge(w);

@@ -13,17 +13,6 @@
 #include "check.h"
 #include "vm_impl.h"
 
-/* The lanes of @p w waiting at the warp-synchronous instruction at @p pc. */
-static uint32_t waiting_here(const struct warp *w, uint32_t pc)
-{
-    uint32_t here = 0;
-    for (uint32_t r = w->waiting; r; r &= r - 1) {
-        int l = __builtin_ctz(r);
-        here |= (uint32_t)(w->bar_id[l] == WARP_SYNC_WAIT && w->lane_pc[l] == pc) << l;
-    }
-    return here;
-}
-
 /* The mask operand: each lane names the lanes it synchronises with, so tiles of one warp
  * (cooperative groups' tiled_partition) pass different masks. *masks gets the lanes' masks.
  * EV_NONE: every named live lane is here. EV_WARP_WAIT: some still run elsewhere, so lanes
@@ -41,7 +30,9 @@ static enum event sync_mask(struct exec *x, struct warp *w, const struct insn *i
         x->bar_arrived = m;
         return EV_WARP_WAIT;
     }
-    uint32_t here = waiting_here(w, pc);
+    uint32_t here = 0; /* the lanes waiting at this instruction */
+    for (uint32_t r = vm_lanes_at(w, WARP_SYNC_WAIT); r; r &= r - 1)
+        here |= (uint32_t)(w->lane_pc[__builtin_ctz(r)] == pc) << __builtin_ctz(r);
     if (elsewhere && !(elsewhere & ~here)) {
         w->waiting &= ~here;
         x->bar_arrived = 0;

@@ -447,6 +447,16 @@ extern const char *const vm_op_names[OP_COUNT];
         }                                                                                          \
     } while (0)
 
+/** The lanes of @p w that wait at barrier @p b (WARP_SYNC_WAIT: at a warp-synchronous
+ *  instruction): one branch-free pass over the lanes. */
+static inline uint32_t vm_lanes_at(const struct warp *w, uint32_t b)
+{
+    uint32_t at = 0;
+    for (int l = 0; l < 32; l++)
+        at |= (uint32_t)(w->bar_id[l] == b) << l;
+    return at & w->waiting;
+}
+
 /** setp's result: compare bits @p r (for lanes in @p m) into p (and q), combined with the
  *  optional predicate c by the boolean op (mod bits 8-9, c negated by bit 12). */
 static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
