@@ -42,7 +42,7 @@ endfunction()
 # link publicly, e.g. ZLIB::ZLIB or $<TARGET_NAME_IF_EXISTS:MPI::MPI_C>.
 # RACE: an earlier lesson's solution library, whole in the runner: the perf tests
 # race a lesson's kernel against the one it improves.
-# JUDGE_LINK: libraries the judge itself needs (lesson 08's writes gzip files).
+# JUDGE_LINK: libraries the judge itself needs (lesson 13's writes gzip files).
 # The lesson's own code, the same for both sides (driver, headers, data loading, ...), lives once
 # in lessons/NN_topic/src; the sides' folders hold only the files with work in them.
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
@@ -125,7 +125,7 @@ function(add_lesson name)
       set(depends ${lib}_report)
     endif()
 
-    # The suite depends on the runner and the driver: it runs them (lesson 08's runs its driver).
+    # The suite depends on the runner and the driver: it runs them (lesson 13's runs its driver).
     add_course_tests(TARGET test_${num}_${side}
                      SOURCE ${CMAKE_SOURCE_DIR}/tests/${name}/test_${topic}.c
                      PREFIX ${num}.${side}

@@ -42,7 +42,7 @@ void baseline_sgemv(int M, int K, const float *d_A, const float *d_x, float *d_y
  * @p ab_type, C of type @p c_type, arithmetic as @p compute says, e.g.
  * CUBLAS_COMPUTE_32F_FAST_TF32 (float in and out, TF32 Tensor Cores inside) or
  * CUBLAS_COMPUTE_16F (fp16 in and out, fp16 accumulation). alpha = 1 and beta = 0 are passed
- * in the compute type's scalar type. Lesson 07's accuracy study runs every type through it.
+ * in the compute type's scalar type. Lesson 09's accuracy study runs every type through it.
  */
 void baseline_gemm_compute(int M, int N, int K, const void *d_A, const void *d_B,
                            cudaDataType_t ab_type, void *d_C, cudaDataType_t c_type,

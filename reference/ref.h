@@ -62,7 +62,7 @@ double ref_gemm_tolerance(int K, double u_in, double u_acc);
 
 /**
  * Mean softmax cross-entropy of an MLP over @p B samples, every product and sum in double: the
- * oracle of lesson 08's gradient check. @p layers linear layers of widths dims[0] (inputs) ..
+ * oracle of lesson 13's gradient check. @p layers linear layers of widths dims[0] (inputs) ..
  * dims[layers] (classes), ReLU between them; @p params holds, layer after layer, the weights
  * (dims[l + 1] x dims[l], row-major) then the biases. @p x is B x dims[0], @p labels B classes.
  */

@@ -55,19 +55,19 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
     ("matmul_coalesced", "02", 0.25, False),
     ("gemv_warp", "05", 0.25, False),  # x is read again for every row
     ("matmul_tiled", "03", 8.0, False),
-    ("wmma_naive", "06", 8.0, True),
+    ("wmma_naive", "08", 8.0, True),
     ("matmul_1d_tile", "04", 16.0, False),
     ("matmul_2d_tile", "04", 32.0, False),
     ("matmul_vectorized", "04", 32.0, False),
     ("matmul_warptile", "05", 32.0, False),
-    ("wmma_shared", "06", 64.0, True),
+    ("wmma_shared", "08", 64.0, True),
 ]
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
 # CPU emulator, 2026-11-25). A model,
 # never a measurement (emulator/README.md, "Time model", has its validation error). Points
-# above the roof are served by the caches: the intensity counts every access. Lesson 06's
+# above the roof are served by the caches: the intensity counts every access. Lesson 08's
 # WMMA points count fragment loads as 16 bytes a lane (how a GPU splits them is not documented).
 MODEL_H100 = {
     "vector_add": 152,
@@ -354,7 +354,7 @@ def fig_warp_tiles(out):
     save(fig, out, "05_warp_tiles.svg")
 
 
-# ---- lesson 06 ----------------------------------------------------------------------------
+# ---- lesson 08 ----------------------------------------------------------------------------
 
 def fig_wmma_fragment(out):
     """One mma_sync (16 x 16 x 16) as two m16n8k16, and who holds the accumulator of one."""
@@ -392,7 +392,7 @@ def fig_wmma_fragment(out):
     fig.text(0.5, -0.04, "lane = 4 (row % 8) + col / 2: the PTX ISA's layout for mma.m16n8k16 "
              "(.f32);\nWMMA itself promises no layout, so code must not depend on one",
              ha="center", fontsize=10.5)
-    save(fig, out, "06_wmma_fragment.svg")
+    save(fig, out, "08_wmma_fragment.svg")
 
 
 def fig_double_buffer(out):
@@ -425,10 +425,10 @@ def fig_double_buffer(out):
     fig.legend(handles=legend, loc="lower center", ncol=3, bbox_to_anchor=(0.55, -0.1))
     ax.set_title("wmma_shared over 4 slices (time runs right): the next slice's loads fly "
                  "during the math", fontsize=11.5, loc="right")
-    save(fig, out, "06_double_buffer.svg")
+    save(fig, out, "08_double_buffer.svg")
 
 
-# ---- lesson 07 ----------------------------------------------------------------------------
+# ---- lesson 09 ----------------------------------------------------------------------------
 
 FORMATS = [  # name, exponent bits, mantissa bits, ignored low bits (TF32 in a 32-bit float)
     ("fp32", 8, 23, 0), ("TF32", 8, 10, 13), ("bf16", 8, 7, 0), ("fp16", 5, 10, 0)]
@@ -454,7 +454,7 @@ def fig_formats(out):
     ax.set_xlim(-0.9, 32 * s + 2.9)
     ax.set_ylim(-1.5, 0.3)
     ax.axis("off")
-    save(fig, out, "06_formats.svg")
+    save(fig, out, "08_formats.svg")
 
 
 def fig_number_line(out):
@@ -470,7 +470,7 @@ def fig_number_line(out):
         ax.barh(y, top - norm, left=norm, height=0.5, color=BLUE, edgecolor="none", zorder=1)
         ax.text(-160, y, name, ha="right", va="center", fontsize=12)
     ax.axvspan(-34, -4, color=ORANGE, alpha=0.3, linewidth=0, zorder=0)
-    ax.text(-19, 0.55, "lesson 07's gradients\n|g| in [2^-34, 2^-4]", ha="center", va="bottom",
+    ax.text(-19, 0.55, "lesson 09's gradients\n|g| in [2^-34, 2^-4]", ha="center", va="bottom",
             fontsize=10.5)
     ax.set_xlim(-160, 135)
     ax.set_ylim(-3.6, 1.4)
@@ -486,7 +486,7 @@ def fig_number_line(out):
               patches.Patch(facecolor=BLUE, label="normal")]
     ax.legend(handles=legend, loc="lower left", ncol=2, columnspacing=0.8, handlelength=1.2,
               bbox_to_anchor=(0.0, 0.0))  # fp16's row is empty left of 2^-24
-    save(fig, out, "07_number_line.svg")
+    save(fig, out, "09_number_line.svg")
 
 
 def round_even(x, step):
@@ -532,10 +532,10 @@ def fig_rounding(out):
     ax.set_xlim(lo - 0.012, hi + 0.001)
     ax.set_ylim(-0.4, 2.8)
     ax.axis("off")
-    save(fig, out, "07_rounding.svg")
+    save(fig, out, "09_rounding.svg")
 
 
-# ---- lesson 08 ----------------------------------------------------------------------------
+# ---- lesson 13 ----------------------------------------------------------------------------
 
 def fig_dp_step(out):
     """One data-parallel step with 4 replicas."""
@@ -560,7 +560,7 @@ def fig_dp_step(out):
             "replica makes the same update", ha="center", fontsize=10.5)
     ax.set_xlim(-0.05, 9.0)
     ax.set_ylim(0.0, 3.55)
-    save(fig, out, "08_dp_step.svg")
+    save(fig, out, "13_dp_step.svg")
 
 
 def ring_states(R):
@@ -619,16 +619,16 @@ def fig_ring_allreduce(out):
     fig.text(0.5, 0.08, "rows: workers; columns: the 4 chunks of the gradient; number: how many "
              "workers' gradients\nthe copy sums. RS: reduce-scatter, AG: all-gather.",
              ha="center", va="top", fontsize=10.5)
-    save(fig, out, "08_ring_allreduce.svg")
+    save(fig, out, "13_ring_allreduce.svg")
 
 
-# ---- the roofline (lessons 01 to 06) --------------------------------------------------------
+# ---- the roofline (lessons 01 to 05, 08) ----------------------------------------------------
 
-# ---- lesson 09 ----------------------------------------------------------------------------
+# ---- lesson 06 ----------------------------------------------------------------------------
 
 def tree_pairs(form, n, d):
     """The (destination, source) words of one level of a tree reduction of n words at stride d,
-    in the three indexings of lesson 09, and the threads that do them."""
+    in the three indexings of lesson 06, and the threads that do them."""
     if form == "divergent":
         return [(t, t + d, t) for t in range(0, n, 2 * d)]
     if form == "conflicted":
@@ -663,7 +663,7 @@ def fig_reduction_tree(out):
     legend = [patches.Patch(facecolor=ORANGE, edgecolor=GREY, label="word written at this level"),
               plt.Line2D([], [], color=BLUE, label="word added into it")]
     fig.legend(handles=legend, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.01))
-    save(fig, out, "09_reduction_tree.svg")
+    save(fig, out, "06_reduction_tree.svg")
 
 
 def scan_steps(kind, n):
@@ -706,7 +706,7 @@ def fig_scan_networks(out):
         ax.set_xlabel("word")
         ax.set_ylabel("step")
         ax.set_title(f"{kind}: {len(steps)} steps, {adds} additions", fontsize=11)
-    save(fig, out, "09_scan_networks.svg")
+    save(fig, out, "06_scan_networks.svg")
 
 
 def fig_scan_phases(out):
@@ -745,7 +745,7 @@ def fig_scan_phases(out):
     ax.set_xlim(-0.1, tiles * 2 + 6.5)
     ax.set_ylim(-0.9, 3.2)
     ax.set_title("decoupled look-back: one pass", fontsize=11)
-    save(fig, out, "09_scan_phases.svg")
+    save(fig, out, "06_scan_phases.svg")
 
 
 def fig_private_histograms(out):
@@ -765,7 +765,7 @@ def fig_private_histograms(out):
     axes[3].set_xticks(range(0, 8, 2))
     fig.text(0.5, -0.04, "bin (8 of 256 drawn); each block adds a non-empty bin to global memory "
              "with one atomic, once", ha="center", fontsize=10)
-    save(fig, out, "09_private_histograms.svg")
+    save(fig, out, "06_private_histograms.svg")
 
 
 def read_bench(paths):
@@ -856,17 +856,17 @@ FIGURES = {
     "03_bank_maps.png": fig_bank_maps,
     "04_thread_tiles.svg": fig_thread_tiles,
     "05_warp_tiles.svg": fig_warp_tiles,
-    "06_wmma_fragment.svg": fig_wmma_fragment,
-    "06_double_buffer.svg": fig_double_buffer,
-    "06_formats.svg": fig_formats,
-    "07_number_line.svg": fig_number_line,
-    "07_rounding.svg": fig_rounding,
-    "08_dp_step.svg": fig_dp_step,
-    "08_ring_allreduce.svg": fig_ring_allreduce,
-    "09_reduction_tree.svg": fig_reduction_tree,
-    "09_scan_networks.svg": fig_scan_networks,
-    "09_scan_phases.svg": fig_scan_phases,
-    "09_private_histograms.svg": fig_private_histograms,
+    "08_wmma_fragment.svg": fig_wmma_fragment,
+    "08_double_buffer.svg": fig_double_buffer,
+    "08_formats.svg": fig_formats,
+    "09_number_line.svg": fig_number_line,
+    "09_rounding.svg": fig_rounding,
+    "13_dp_step.svg": fig_dp_step,
+    "13_ring_allreduce.svg": fig_ring_allreduce,
+    "06_reduction_tree.svg": fig_reduction_tree,
+    "06_scan_networks.svg": fig_scan_networks,
+    "06_scan_phases.svg": fig_scan_phases,
+    "06_private_histograms.svg": fig_private_histograms,
 }
 
 

@@ -180,9 +180,9 @@ def perf(rep, rows, perf_tsv):
 
 
 def emulator_flags(lesson):
-    """What a lesson's driver needs to print its counts on the emulator: lesson 08's trains, and
+    """What a lesson's driver needs to print its counts on the emulator: lesson 13's trains, and
     counts its kernels only when asked (the course script's table_flags)."""
-    return ["--counters"] if lesson.startswith("08_") else []
+    return ["--counters"] if lesson.startswith("13_") else []
 
 
 def bench_flags(rep, lesson):
@@ -252,7 +252,7 @@ def bench(rep):
         with open(csv_path) as f:
             got = list(csv.DictReader(f))
         os.remove(csv_path)
-        if lesson[:2] not in ("01", "08"):  # 01: no kernel; 08: ranks and NCCL
+        if lesson[:2] not in ("01", "13"):  # 01: no kernel; 13: ranks and NCCL
             rep.step(f"model {lesson}")
             model = model_times(rep, lesson, bench_flags(rep, lesson))
             for r in got:

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""PNG chart of lesson 07's accuracy study, from the CSV its driver writes with --csv.
+"""PNG chart of lesson 09's accuracy study, from the CSV its driver writes with --csv.
 
   tools/plot_accuracy.py study.csv [more.csv ...] --out DIR [--device NAME]
 
 Columns (mixed_precision_main.c writes them): lesson,device,variant,inputs,accumulate,m,n,k,
-ms,tflops,rel_err,max_err_scaled,rule,check. Writes DIR/07_accuracy.png: on the left the
+ms,tflops,rel_err,max_err_scaled,rule,check. Writes DIR/09_accuracy.png: on the left the
 relative error ||C - exact||_F / ||exact||_F against K, on the right TFLOP/s against K, one
 marker and line style per variant (readable without colour), log scales. Rows of one device
 only (the one with the most rows, or --device). matplotlib is imported after the arguments
@@ -47,7 +47,7 @@ def read_rows(paths):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv", nargs="+", help="CSV files written by ./course bench 07 --csv")
+    parser.add_argument("csv", nargs="+", help="CSV files written by ./course bench 09 --csv")
     parser.add_argument("--out", required=True, help="folder for the PNG file")
     parser.add_argument("--device", help="plot this device's rows (default: the most common)")
     args = parser.parse_args()
@@ -93,7 +93,7 @@ def main():
     fig.tight_layout()
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "07_accuracy.png"
+    path = out / "09_accuracy.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(path)

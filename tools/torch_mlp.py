@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The PyTorch eager baseline of lesson 08: the same MLP, data, batch, optimizer and precision.
+"""The PyTorch eager baseline of lesson 13: the same MLP, data, batch, optimizer and precision.
 
   python3 tools/torch_mlp.py [--epochs 20] [--batch 128] [--hidden 256,256]
                              [--precision fp32|bf16|fp16] [--optimizer sgd|adamw] [--data DIR]

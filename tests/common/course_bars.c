@@ -26,8 +26,8 @@
 /* Figures the course's issue tracker reported without a primary source: the first gpu-report
  * on such a GPU replaces them. */
 #define ISSUE_21 "reported in the course's issue 21, primary source not pinned"
-/* Lesson 09's targets, as its issue set them: no published measurement of these kernels. */
-#define TARGET_09 "lesson 09's target (issue 17), not a published measurement"
+/* Lesson 06's targets, as its issue set them: no published measurement of these kernels. */
+#define TARGET_06 "lesson 06's target (issue 17), not a published measurement"
 /* No published figure: the band follows from what the kernel must move or compute. */
 #define DERIVED "derived, not measured: "
 
@@ -62,16 +62,16 @@ static const struct bar bars[] = {
     {"gemv_over_cublas", 0, 0.9, 0.95, 1.05,
      DERIVED "both read the matrix once; neither can beat the bandwidth"},
     {"gemv_over_copy", 0, 0.8, 0.85, 1.0, DERIVED "the GEMV reads M*K floats, as a copy would"},
-    /* Lesson 06: Tensor Cores (WMMA) at half precision. */
+    /* Lesson 08: Tensor Cores (WMMA) at half precision. */
     {"wmma_shared_over_naive", 0, 1.3, 1.5, 4.0,
      DERIVED "staging in shared memory cuts each fragment's global loads by the tile width"},
     {"wmma_shared_vs_cublas", 0, 0.4, 0.5, 0.8,
      DERIVED "WMMA without asynchronous copies or swizzled layouts, against cuBLAS HGEMM"},
-    /* Lesson 09: each pattern against CUB's device-wide call, at 2^26 elements. */
-    {"reduce_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_09},
-    {"scan_three_phase_vs_cub", 0, 0.60, 0.60, 0.8, TARGET_09},
-    {"scan_lookback_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_09},
-    {"histogram_vs_cub", 0, 0.50, 0.50, 1.0, TARGET_09},
+    /* Lesson 06: each pattern against CUB's device-wide call, at 2^26 elements. */
+    {"reduce_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_06},
+    {"scan_three_phase_vs_cub", 0, 0.60, 0.60, 0.8, TARGET_06},
+    {"scan_lookback_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_06},
+    {"histogram_vs_cub", 0, 0.50, 0.50, 1.0, TARGET_06},
 };
 
 /* The row for @p key on @p family: that family's, else one for every family, else (*fallback

@@ -79,7 +79,7 @@ START_TEST(elapsed_time_after_event_sync)
 }
 END_TEST
 
-/* --- lesson 08's staging: a pinned buffer is the copy's only after the stream synchronises --- */
+/* --- lesson 13's staging: a pinned buffer is the copy's only after the stream synchronises --- */
 
 /* Launch and queue the copy into pinned *h on a non-blocking stream; nothing waits. */
 static cudaStream_t staged_copy(int **h, int **d)

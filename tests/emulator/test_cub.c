@@ -1,7 +1,7 @@
 /**
  * @file test_cub.c
  * @brief CUB's device-wide algorithms on the emulator, each against the host: the kernels
- *        lesson 09 is measured against must run wherever the course runs.
+ *        lesson 06 is measured against must run wherever the course runs.
  *
  * cub::DeviceReduce::Sum (float and int), cub::DeviceScan::ExclusiveSum (int),
  * cub::DeviceHistogram::HistogramEven (256 bins over bytes), cub::DeviceRadixSort::SortPairs

@@ -2,7 +2,7 @@
  * @file test_cub_kernels.cu
  * @brief CUB's DeviceReduce, DeviceScan, DeviceHistogram, DeviceRadixSort and DeviceSelect
  *        behind C functions, each with the
- *        two-call temporary-storage idiom: what lesson 09 measures its kernels against.
+ *        two-call temporary-storage idiom: what lesson 06 measures its kernels against.
  *
  * The kernels are CUB's own (look-back scan, single-pass-or-two-pass reduction, privatised
  * histogram); this file only calls them.

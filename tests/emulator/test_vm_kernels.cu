@@ -1000,7 +1000,7 @@ cudaError_t vm_warp_race(int *out, int blocks)
     return cudaDeviceSynchronize();
 }
 
-/* The atomics CUB and lesson 09 use beyond atomics_kernel's: 64-bit ones under contention from
+/* The atomics CUB and lesson 06 use beyond atomics_kernel's: 64-bit ones under contention from
  * 64 threads, red (no result), and compare-and-swap failing then succeeding (thread 0); some
  * with the memory-order qualifiers cuda::atomic_ref emits. */
 static __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *w,

@@ -1,0 +1,180 @@
+/**
+ * @file tensor_cores_main.c
+ * @brief Lesson 08's benchmark: CUDA cores against Tensor Cores, and the WMMA GEMMs against
+ *        cuBLAS at their own precision.
+ *
+ *   ./course bench 08 [--size=4096] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 08 [--csv=FILE]     (on the CPU emulator: counters instead of times)
+ *
+ * First cuBLAS twice on the same problem: SGEMM (fp32, CUDA cores) and GemmEx with fp16 inputs
+ * and fp32 accumulation (Tensor Cores): the ratio is the gap this lesson is about. Then each
+ * WMMA version, its "% base" measured against cuBLAS at the same precision (fp16 or bf16 in,
+ * fp32 accumulation). Inputs are small integers, exact in every format, so every result must
+ * equal SGEMM's exactly.
+ */
+#include "tensor_cores.h"
+
+#include <stdlib.h>
+
+#include "baseline.h"
+#include "bench.h"
+#include "cuda_check.h"
+#include "mat.h"
+#include "ref.h"
+#include "timer.h"
+
+static const char *const PROG = "08_tensor_cores";
+
+/** A 16-bit GEMM launcher (this lesson's, or cuBLAS behind the same signature). */
+typedef void (*half_gemm_fn)(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
+                             float *d_C);
+
+static void cublas_hgemm(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C)
+{
+    baseline_gemm_ex(M, N, K, d_A, d_B, CUDA_R_16F, d_C);
+}
+
+static void cublas_bf16gemm(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
+                            float *d_C)
+{
+    baseline_gemm_ex(M, N, K, d_A, d_B, CUDA_R_16BF, d_C);
+}
+
+/* One timed call: a 16-bit GEMM on (d_A, d_B), or, with fn NULL, SGEMM on (d_fA, d_fB). */
+struct gemm_call {
+    half_gemm_fn fn;
+    int M, N, K;
+    const uint16_t *d_A, *d_B;
+    const float *d_fA, *d_fB;
+    float *d_C;
+};
+
+static void run_gemm(void *arg)
+{
+    struct gemm_call *c = arg;
+    if (c->fn)
+        c->fn(c->M, c->N, c->K, c->d_A, c->d_B, c->d_C);
+    else
+        baseline_sgemm(c->M, c->N, c->K, c->d_fA, c->d_fB, c->d_C);
+}
+
+/*
+ * Run @p c once into a poisoned C and compare with @p want exactly (or, with want NULL, copy
+ * the result into @p got as the reference), then report its row against @p base_ms (0: its own
+ * time): timed on a GPU, counted on the emulator. Returns the median ms (0 on the emulator).
+ */
+static double report_gemm(struct bench_table *t, const char *name, struct gemm_call *c,
+                          double base_ms, const float *want, float *got)
+{
+    size_t nc = (size_t)c->M * c->N;
+    mat_poison_device(c->d_C, nc * sizeof(float));
+    bench_run(t, run_gemm, c);
+    CUDA_CHECK(cudaMemcpy(got, c->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    char check[160] = "reference";
+    int ok = 1;
+    if (want) {
+        struct mat_cmp cmp = mat_compare(got, want, c->M, c->N, 0, 0);
+        mat_cmp_describe(&cmp, check, sizeof check);
+        ok = cmp.n_bad == 0;
+    }
+    double elem = c->fn ? 2.0 : 4.0; /* bytes per input element */
+    struct bench_row row = {.version = name,
+                            .flops = 2.0 * c->M * c->N * c->K,
+                            .bytes = elem * ((double)c->M * c->K + (double)c->K * c->N) + 4.0 * nc,
+                            .base_ms = base_ms > 0 ? base_ms : BENCH_SELF,
+                            .check = check,
+                            .ok = ok,
+                            .library = !c->fn || c->fn == cublas_hgemm || c->fn == cublas_bf16gemm};
+    return bench_report(t, &row, run_gemm, c);
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_bench o;
+    cli_bench_defaults(&o, 4096, 10);
+    struct device_info dev;
+    int status = bench_setup(argc, argv, PROG,
+                             "Lesson 08: SGEMM against Tensor Core GEMM in cuBLAS, then "
+                             "the WMMA kernels against cuBLAS at the same precision.",
+                             &o, NULL, &dev);
+    if (status >= 0)
+        return status;
+    int M = o.m, N = o.n, K = o.k;
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    /* float A and B, 16-bit A and B, one C */
+    if (!device_fits(PROG, (na + nb) * (sizeof(float) + 2) + nc * sizeof(float)))
+        return 2;
+
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
+    float *want = mat_alloc_f32(nc), *got = mat_alloc_f32(nc);
+    uint16_t *h16 = mat_alloc((na > nb ? na : nb) * 2);
+    mat_fill_int(A, na, (uint64_t)o.seed);
+    mat_fill_int(B, nb, (uint64_t)o.seed + 1);
+    struct gemm_call c = {NULL, M, N, K, NULL, NULL, NULL, NULL, NULL};
+    float *d_fA, *d_fB;
+    uint16_t *d_A, *d_B;
+    CUDA_CHECK(cudaMalloc((void **)&d_fA, na * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_fB, nb * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * 2));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * 2));
+    CUDA_CHECK(cudaMalloc((void **)&c.d_C, nc * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_fA, A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_fB, B, nb * sizeof(float), cudaMemcpyHostToDevice));
+    c.d_fA = d_fA;
+    c.d_fB = d_fB;
+    c.d_A = d_A;
+    c.d_B = d_B;
+
+    struct bench_table t;
+    if (bench_begin(&t, PROG, "cuBLAS at the same precision", &o, &dev))
+        return 2;
+
+    /* CUDA cores against Tensor Cores: the same product, cuBLAS both times. */
+    double sgemm_ms = report_gemm(&t, "cublas_sgemm (fp32)", &c, 0, NULL, want);
+    for (size_t i = 0; i < na; i++)
+        h16[i] = ref_f32_to_f16(A[i]);
+    CUDA_CHECK(cudaMemcpy(d_A, h16, na * 2, cudaMemcpyHostToDevice));
+    for (size_t i = 0; i < nb; i++)
+        h16[i] = ref_f32_to_f16(B[i]);
+    CUDA_CHECK(cudaMemcpy(d_B, h16, nb * 2, cudaMemcpyHostToDevice));
+    c.fn = cublas_hgemm;
+    double h_ms = report_gemm(&t, "cublas_gemm_ex (fp16)", &c, 0, want, got);
+    c.fn = wmma_naive;
+    report_gemm(&t, "wmma_naive", &c, h_ms, want, got);
+    c.fn = wmma_shared;
+    report_gemm(&t, "wmma_shared", &c, h_ms, want, got);
+
+    if (dev.cc_major >= 8) {
+        for (size_t i = 0; i < na; i++)
+            h16[i] = ref_f32_to_bf16(A[i]);
+        CUDA_CHECK(cudaMemcpy(d_A, h16, na * 2, cudaMemcpyHostToDevice));
+        for (size_t i = 0; i < nb; i++)
+            h16[i] = ref_f32_to_bf16(B[i]);
+        CUDA_CHECK(cudaMemcpy(d_B, h16, nb * 2, cudaMemcpyHostToDevice));
+        c.fn = cublas_bf16gemm;
+        double b_ms = report_gemm(&t, "cublas_gemm_ex (bf16)", &c, 0, want, got);
+        c.fn = wmma_bf16;
+        report_gemm(&t, "wmma_bf16", &c, b_ms, want, got);
+    } else {
+        printf("%-24s needs sm_80; this GPU is sm_%d%d\n", "wmma_bf16", dev.cc_major, dev.cc_minor);
+    }
+    if (!t.counting)
+        printf("Tensor Cores vs CUDA cores (cuBLAS fp16 in, fp32 accumulate vs cuBLAS SGEMM): "
+               "%.1fx the FLOP rate\n",
+               sgemm_ms / h_ms);
+
+    int rc = bench_end(&t);
+    CUDA_CHECK(cudaFree(d_fA));
+    CUDA_CHECK(cudaFree(d_fB));
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_B));
+    CUDA_CHECK(cudaFree(c.d_C));
+    free(A);
+    free(B);
+    free(want);
+    free(got);
+    free(h16);
+    baseline_release();
+    timer_release();
+    return rc;
+}
