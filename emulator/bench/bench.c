@@ -23,9 +23,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "fp.h"
 #include "mem.h"
 #include "vm.h"
-#include "vm/fp.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "emu.h"
-#include "vm/fp.h"
+#include "fp.h"
 
 enum { COMM_MAGIC = 0x4e43434c, MAX_RANKS = 64 };
 /** Bytes each rank stages per chunk. */

@@ -24,7 +24,6 @@
 #include "emu.h"
 #include "mem.h"
 #include "proto.h"
-#include "vm.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */
 #define RT_MAX_GPUS 16
@@ -36,7 +35,7 @@
 struct rt_kernel {
     char *name;
     uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
-    struct vm_param *params;
+    struct proto_param *params;
 };
 
 /** One registered fat binary (__cudaRegisterFatBinary): a module, loaded on first use. */

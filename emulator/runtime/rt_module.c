@@ -139,7 +139,7 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
         if (end - p < (long)sizeof pk)
             return -1;
         memcpy(&pk, p, sizeof pk), p += sizeof pk;
-        size_t pbytes = pk.nparams * sizeof(struct vm_param);
+        size_t pbytes = pk.nparams * sizeof(struct proto_param);
         if ((size_t)(end - p) < pbytes + 1 || !memchr(p + pbytes, 0, (size_t)(end - p) - pbytes))
             return -1;
         *kn = (struct rt_kernel){NULL,

@@ -78,9 +78,9 @@
 #include <unistd.h>
 
 #include "mem.h"
+#include "model_env.h"
 #include "proto.h"
 #include "vm.h"
-#include "vm/model_env.h"
 
 /** The server's whole state. */
 struct server {
@@ -254,7 +254,7 @@ static void send_loaded(struct server *s, const struct vm_module *vm, const stru
     size_t len = sizeof head + nb * sizeof *b;
     for (uint32_t k = 0; k < head.kernels; k++) {
         const struct vm_kernel *kn = vm_kernel_info(vm, k);
-        len += sizeof(struct proto_kernel) + kn->nparams * sizeof(struct vm_param) +
+        len += sizeof(struct proto_kernel) + kn->nparams * sizeof(struct proto_param) +
                strlen(kn->name) + 1;
     }
     char *buf = malloc(len), *p = buf;
@@ -268,8 +268,10 @@ static void send_loaded(struct server *s, const struct vm_module *vm, const stru
             kn->nparams,     kn->param_bytes, kn->static_smem,
             kn->local_bytes, kn->maxntid,     {kn->reqntid[0], kn->reqntid[1], kn->reqntid[2]}};
         memcpy(p, &pk, sizeof pk), p += sizeof pk;
-        memcpy(p, kn->params, kn->nparams * sizeof *kn->params);
-        p += kn->nparams * sizeof *kn->params;
+        for (uint32_t i = 0; i < kn->nparams; i++) {
+            struct proto_param pp = {kn->params[i].offset, kn->params[i].size};
+            memcpy(p, &pp, sizeof pp), p += sizeof pp;
+        }
         memcpy(p, kn->name, strlen(kn->name) + 1), p += strlen(kn->name) + 1;
     }
     reply(s, PROTO_LOADED, buf, len, NULL, 0);

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fp.h"
 #include "vm.h"
 
 /* ---- opcodes ------------------------------------------------------------------- */
@@ -48,9 +49,6 @@ enum op {
 
 /** Memory state spaces. */
 enum space { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST };
-
-/** Floating-point rounding of an instruction. */
-enum rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
 
 /** Generic-address windows of shared and local memory (global addresses are the device
  *  addresses of mem.h, which never fall here: the VM checks). */
