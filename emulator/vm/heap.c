@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "vm_impl.h"
 
 /** One live allocation: [off, off + size) of the heap. */
 struct heap_block {
@@ -56,7 +56,7 @@ static int64_t place(struct vm_heap *h, uint64_t need)
         at = h->blocks[i].off + h->blocks[i].size;
     if (h->size - at < need)
         return -1;
-    h->blocks = vm_grow(h->blocks, h->n, &h->cap, sizeof *h->blocks);
+    h->blocks = emu_grow(h->blocks, h->n, &h->cap, sizeof *h->blocks);
     memmove(&h->blocks[i + 1], &h->blocks[i], (h->n - i) * sizeof *h->blocks);
     h->blocks[i] = (struct heap_block){at, need};
     h->n++;

@@ -189,7 +189,7 @@ static struct entry *declare(struct names *N, const char *s, size_t n, int depth
     e->next = N->bucket[h];
     N->bucket[h] = e;
 added:
-    N->all = vm_grow(N->all, N->nall, &N->cap, sizeof *N->all);
+    N->all = emu_grow(N->all, N->nall, &N->cap, sizeof *N->all);
     N->all[N->nall++] = e;
     return e;
 }
@@ -277,19 +277,6 @@ struct parser {
     uint32_t file_base;   /* where this unit's .file numbers start in the module's table */
     int linkage;          /* the linkage word before this .entry / .func: 1 .visible, .weak */
 };
-
-void *vm_grow(void *arr, uint32_t count, uint32_t *cap, size_t size)
-{
-    if (count < *cap)
-        return arr;
-    *cap = *cap ? 2 * *cap : 16;
-    void *bigger = realloc(arr, (size_t)*cap * size);
-    if (!bigger) {
-        fprintf(stderr, "emulator: out of host memory while loading PTX\n");
-        abort();
-    }
-    return bigger;
-}
 
 static int fail(struct parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -453,7 +440,7 @@ static int parse_reg_decl(struct parser *P)
             e->reg.kind = kind;
             e->reg.off = arena_take(P->dc.fn, e->reg.slot);
             struct func *fn = P->dc.fn;
-            fn->regs = vm_grow(fn->regs, fn->nregs, &fn->capregs, sizeof *fn->regs);
+            fn->regs = emu_grow(fn->regs, fn->nregs, &fn->capregs, sizeof *fn->regs);
             fn->regs[fn->nregs++] = (struct reg_slot){e->reg.off, e->reg.slot};
         }
         if (!is_punct(&P->t, ','))
@@ -471,7 +458,7 @@ static void need_grid_workspace(struct parser *P)
     struct vm_module *m = P->dc.mod;
     if (m->grid_ws || !(m->grid_ws = mem_alloc(P->mem, 8, 0)))
         return;
-    m->vars = vm_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
+    m->vars = emu_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
     m->vars[m->nvars++] = (struct var){strdup("%grid_workspace"), m->grid_ws, 8};
     memset(mem_host(P->mem, m->grid_ws), 0, 8);
     mem_mark_written(P->mem, m->grid_ws, 8, MEM_MODULE);
@@ -539,7 +526,7 @@ static uint32_t constant_reg(struct dctx *c, uint64_t value, int slot)
     for (uint32_t i = 0; i < P->nconsts; i++)
         if (P->consts[i].value == value && P->consts[i].slot == slot)
             return P->consts[i].off;
-    P->consts = vm_grow(P->consts, P->nconsts, &P->capconsts, sizeof *P->consts);
+    P->consts = emu_grow(P->consts, P->nconsts, &P->capconsts, sizeof *P->consts);
     struct preset_key *k = &P->consts[P->nconsts++];
     k->value = value;
     k->slot = slot;
@@ -554,7 +541,7 @@ static uint32_t constant_reg(struct dctx *c, uint64_t value, int slot)
 static void label_ref(struct dctx *c, uint32_t insn, const char *name)
 {
     struct parser *P = c->parser;
-    P->fix = vm_grow(P->fix, P->nfix, &P->capfix, sizeof *P->fix);
+    P->fix = emu_grow(P->fix, P->nfix, &P->capfix, sizeof *P->fix);
     P->fix[P->nfix++] = (struct fixup){insn, strdup(name), (uint32_t)P->t.line};
 }
 
@@ -562,7 +549,7 @@ static void label_ref(struct dctx *c, uint32_t insn, const char *name)
 static void callee_ref(struct dctx *c, uint32_t insn, const char *name)
 {
     struct parser *P = c->parser;
-    P->calls = vm_grow(P->calls, P->ncalls, &P->capcalls, sizeof *P->calls);
+    P->calls = emu_grow(P->calls, P->ncalls, &P->capcalls, sizeof *P->calls);
     P->calls[P->ncalls++] = (struct callfix){insn, strdup(name), P->unit};
 }
 
@@ -770,7 +757,7 @@ static int module_var(struct parser *P)
             return fail(P, "no device memory for %.*s", (int)d.name.len, d.name.s);
         e->sym.addr = addr;
         struct vm_module *m = P->dc.mod;
-        m->vars = vm_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
+        m->vars = emu_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
         m->vars[m->nvars++] = (struct var){strndup(d.name.s, d.name.len), addr, bytes};
         memset(mem_host(P->mem, addr), 0, bytes);
         mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
@@ -1022,7 +1009,7 @@ static void parse_loc(struct parser *P)
         if (outer->file == loc.ifile && outer->line == loc.iline && outer->iline)
             loc.ifile = outer->ifile, loc.iline = outer->iline;
     }
-    m->lines = vm_grow(m->lines, m->nlines, &P->caplines, sizeof *m->lines);
+    m->lines = emu_grow(m->lines, m->nlines, &P->caplines, sizeof *m->lines);
     m->lines[m->nlines] = loc;
     P->dc.loc = m->nlines++;
 }
@@ -1043,7 +1030,7 @@ static int unreadable(struct parser *P, const char *start)
     P->dc.text_len = strcspn(start, ";");
     P->dc.guard = NO_REG;
     P->dc.start = P->dc.mod->ncode;
-    unsupported(&P->dc, why);
+    dec_unsupported(&P->dc, why);
     return 0;
 }
 
@@ -1267,7 +1254,7 @@ static int parse_function(struct parser *P, int is_entry)
 {
     struct vm_module *m = P->dc.mod;
     next(P); /* .entry / .func */
-    m->funcs = vm_grow(m->funcs, m->nfuncs, &P->capfuncs, sizeof *m->funcs);
+    m->funcs = emu_grow(m->funcs, m->nfuncs, &P->capfuncs, sizeof *m->funcs);
     struct func *fn = &m->funcs[m->nfuncs];
     memset(fn, 0, sizeof *fn);
     fn->is_entry = is_entry;
