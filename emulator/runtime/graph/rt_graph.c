@@ -915,6 +915,7 @@ static cudaError_t join(struct rt_capture *c, struct rt_stream *s)
     c->streams = more;
     c->streams[c->nstreams++] = s;
     s->capture = c;
+    rt_capture_hook = rt_capture_add;
     s->nafter = 0;
     return cudaSuccess;
 }

@@ -243,21 +243,21 @@ cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t hand
     struct rt_ipc_event *ev = calloc(1, sizeof *ev);
     cudaError_t err = ev ? map_counts(ev, fd) : cudaErrorMemoryAllocation;
     close(fd);
-    if (err == cudaSuccess)
-        err = cudaEventCreateWithFlags(event, cudaEventDisableTiming);
-    if (err != cudaSuccess) {
-        if (ev && ev->c)
+    rt_lock();
+    err = err == cudaSuccess ? rt.sticky : err;
+    struct rt_event *e =
+        err == cudaSuccess ? rt_event_new(cudaEventDisableTiming | cudaEventInterprocess) : NULL;
+    if (e) {
+        ev->fd = -1;
+        e->ipc = ev;
+        *event = (cudaEvent_t)e;
+    } else if (ev) {
+        if (ev->c)
             munmap(ev->c, sizeof *ev->c);
         free(ev);
-        return rt_error(err);
     }
-    ev->fd = -1;
-    rt_lock();
-    struct rt_event *e = rt_event_of(*event);
-    e->flags |= cudaEventInterprocess;
-    e->ipc = ev;
     rt_unlock();
-    return cudaSuccess;
+    return e ? cudaSuccess : rt_error(err == cudaSuccess ? cudaErrorMemoryAllocation : err);
 }
 
 cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
