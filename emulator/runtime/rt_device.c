@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,280 +210,176 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 /* What attribute() answers for a number that names no attribute. */
 #define NO_ATTRIBUTE LONG_MIN
 
-/* Texture or surface attribute @p attr, from the properties; NO_ATTRIBUTE for another. */
-static long texture_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
-{
-    switch (attr) {
-    case cudaDevAttrMaxTexture1DWidth:
-        return p->maxTexture1D;
-    case cudaDevAttrMaxTexture2DWidth:
-        return p->maxTexture2D[0];
-    case cudaDevAttrMaxTexture2DHeight:
-        return p->maxTexture2D[1];
-    case cudaDevAttrMaxTexture3DWidth:
-        return p->maxTexture3D[0];
-    case cudaDevAttrMaxTexture3DHeight:
-        return p->maxTexture3D[1];
-    case cudaDevAttrMaxTexture3DDepth:
-        return p->maxTexture3D[2];
-    case cudaDevAttrMaxTexture2DLayeredWidth:
-        return p->maxTexture2DLayered[0];
-    case cudaDevAttrMaxTexture2DLayeredHeight:
-        return p->maxTexture2DLayered[1];
-    case cudaDevAttrMaxTexture2DLayeredLayers:
-        return p->maxTexture2DLayered[2];
-    case cudaDevAttrSurfaceAlignment:
-        return (long)p->surfaceAlignment;
-    case cudaDevAttrTextureAlignment:
-        return (long)p->textureAlignment;
-    case cudaDevAttrTexturePitchAlignment:
-        return (long)p->texturePitchAlignment;
-    case cudaDevAttrMaxTexture1DLayeredWidth:
-        return p->maxTexture1DLayered[0];
-    case cudaDevAttrMaxTexture1DLayeredLayers:
-        return p->maxTexture1DLayered[1];
-    case cudaDevAttrMaxTexture2DGatherWidth:
-        return p->maxTexture2DGather[0];
-    case cudaDevAttrMaxTexture2DGatherHeight:
-        return p->maxTexture2DGather[1];
-    case cudaDevAttrMaxTexture3DWidthAlt:
-        return p->maxTexture3DAlt[0];
-    case cudaDevAttrMaxTexture3DHeightAlt:
-        return p->maxTexture3DAlt[1];
-    case cudaDevAttrMaxTexture3DDepthAlt:
-        return p->maxTexture3DAlt[2];
-    case cudaDevAttrMaxTextureCubemapWidth:
-        return p->maxTextureCubemap;
-    case cudaDevAttrMaxTextureCubemapLayeredWidth:
-        return p->maxTextureCubemapLayered[0];
-    case cudaDevAttrMaxTextureCubemapLayeredLayers:
-        return p->maxTextureCubemapLayered[1];
-    case cudaDevAttrMaxSurface1DWidth:
-        return p->maxSurface1D;
-    case cudaDevAttrMaxSurface2DWidth:
-        return p->maxSurface2D[0];
-    case cudaDevAttrMaxSurface2DHeight:
-        return p->maxSurface2D[1];
-    case cudaDevAttrMaxSurface3DWidth:
-        return p->maxSurface3D[0];
-    case cudaDevAttrMaxSurface3DHeight:
-        return p->maxSurface3D[1];
-    case cudaDevAttrMaxSurface3DDepth:
-        return p->maxSurface3D[2];
-    case cudaDevAttrMaxSurface1DLayeredWidth:
-        return p->maxSurface1DLayered[0];
-    case cudaDevAttrMaxSurface1DLayeredLayers:
-        return p->maxSurface1DLayered[1];
-    case cudaDevAttrMaxSurface2DLayeredWidth:
-        return p->maxSurface2DLayered[0];
-    case cudaDevAttrMaxSurface2DLayeredHeight:
-        return p->maxSurface2DLayered[1];
-    case cudaDevAttrMaxSurface2DLayeredLayers:
-        return p->maxSurface2DLayered[2];
-    case cudaDevAttrMaxSurfaceCubemapWidth:
-        return p->maxSurfaceCubemap;
-    case cudaDevAttrMaxSurfaceCubemapLayeredWidth:
-        return p->maxSurfaceCubemapLayered[0];
-    case cudaDevAttrMaxSurfaceCubemapLayeredLayers:
-        return p->maxSurfaceCubemapLayered[1];
-    case cudaDevAttrMaxTexture1DLinearWidth:
-        return 1 << 28;
-    case cudaDevAttrMaxTexture2DLinearWidth:
-        return p->maxTexture2DLinear[0];
-    case cudaDevAttrMaxTexture2DLinearHeight:
-        return p->maxTexture2DLinear[1];
-    case cudaDevAttrMaxTexture2DLinearPitch:
-        return p->maxTexture2DLinear[2];
-    case cudaDevAttrMaxTexture2DMipmappedWidth:
-        return p->maxTexture2DMipmap[0];
-    case cudaDevAttrMaxTexture2DMipmappedHeight:
-        return p->maxTexture2DMipmap[1];
-    case cudaDevAttrMaxTexture1DMipmappedWidth:
-        return p->maxTexture1DMipmap;
-    default:
-        return NO_ATTRIBUTE;
-    }
-}
+/* Where the value of an attribute comes from: a field of the properties (an int, or a size_t
+ * where the field is one), or a number of its own where the properties hold none. */
+struct attr_source {
+    enum cudaDeviceAttr attr;
+    unsigned short offset, size; /* the field's place in cudaDeviceProp; size 0: value */
+    long value;
+};
 
-/* A limit or identity attribute @p attr; otherwise texture_attribute(). */
-static long limit_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
-{
-    switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock:
-        return p->maxThreadsPerBlock;
-    case cudaDevAttrMaxBlockDimX:
-        return p->maxThreadsDim[0];
-    case cudaDevAttrMaxBlockDimY:
-        return p->maxThreadsDim[1];
-    case cudaDevAttrMaxBlockDimZ:
-        return p->maxThreadsDim[2];
-    case cudaDevAttrMaxGridDimX:
-        return p->maxGridSize[0];
-    case cudaDevAttrMaxGridDimY:
-        return p->maxGridSize[1];
-    case cudaDevAttrMaxGridDimZ:
-        return p->maxGridSize[2];
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-        return (long)p->sharedMemPerBlock;
-    case cudaDevAttrTotalConstantMemory:
-        return (long)p->totalConstMem;
-    case cudaDevAttrWarpSize:
-        return p->warpSize;
-    case cudaDevAttrMaxPitch:
-        return (long)p->memPitch;
-    case cudaDevAttrMaxRegistersPerBlock:
-        return p->regsPerBlock;
-    case cudaDevAttrClockRate:
-        return H100_CLOCK_KHZ;
-    case cudaDevAttrMultiProcessorCount:
-        return p->multiProcessorCount;
-    case cudaDevAttrPciBusId:
-        return p->pciBusID;
-    case cudaDevAttrPciDeviceId:
-        return p->pciDeviceID;
-    case cudaDevAttrPciDomainId:
-        return p->pciDomainID;
-    case cudaDevAttrMemoryClockRate:
-        return H100_MEMORY_CLOCK_KHZ;
-    case cudaDevAttrGlobalMemoryBusWidth:
-        return p->memoryBusWidth;
-    case cudaDevAttrL2CacheSize:
-        return p->l2CacheSize;
-    case cudaDevAttrMaxThreadsPerMultiProcessor:
-        return p->maxThreadsPerMultiProcessor;
-    case cudaDevAttrAsyncEngineCount:
-        return p->asyncEngineCount;
-    case cudaDevAttrComputeCapabilityMajor:
-        return p->major;
-    case cudaDevAttrComputeCapabilityMinor:
-        return p->minor;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-        return (long)p->sharedMemPerMultiprocessor;
-    case cudaDevAttrMaxRegistersPerMultiprocessor:
-        return p->regsPerMultiprocessor;
-    case cudaDevAttrMultiGpuBoardGroupID:
-        return p->multiGpuBoardGroupID;
-    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
-        return H100_SINGLE_TO_DOUBLE;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-        return (long)p->sharedMemPerBlockOptin;
-    case cudaDevAttrMaxBlocksPerMultiprocessor:
-        return p->maxBlocksPerMultiProcessor;
-    case cudaDevAttrMaxPersistingL2CacheSize:
-        return p->persistingL2CacheMaxSize;
-    case cudaDevAttrMaxAccessPolicyWindowSize:
-        return p->accessPolicyMaxWindowSize;
-    case cudaDevAttrReservedSharedMemoryPerBlock:
-        return (long)p->reservedSharedMemPerBlock;
-    case cudaDevAttrMemSyncDomainCount:
-        return H100_MEM_SYNC_DOMAINS;
-    case cudaDevAttrNumaId:
-        return p->deviceNumaId;
-    case cudaDevAttrHostNumaId:
-        return p->hostNumaId;
-    case cudaDevAttrGpuPciDeviceId:
-        return p->gpuPciDeviceID;
-    case cudaDevAttrGpuPciSubsystemId:
-        return p->gpuPciSubsystemID;
-    default:
-        return texture_attribute(p, attr);
+#define PROP(attr, field)                                                                          \
+    {                                                                                              \
+        attr, offsetof(struct cudaDeviceProp, field), sizeof(((struct cudaDeviceProp *)0)->field), \
+            0                                                                                      \
     }
-}
+#define FIXED(attr, v)                                                                             \
+    {                                                                                              \
+        attr, 0, 0, v                                                                              \
+    }
+
+/* Every attribute CUDA 13 defines: the capability flags, the limits, then the texture and
+ * surface limits. */
+static const struct attr_source attr_sources[] = {
+    FIXED(cudaDevAttrGpuOverlap, 1),
+    FIXED(cudaDevAttrKernelExecTimeout, 0),
+    PROP(cudaDevAttrIntegrated, integrated),
+    PROP(cudaDevAttrCanMapHostMemory, canMapHostMemory),
+    FIXED(cudaDevAttrComputeMode, cudaComputeModeDefault),
+    PROP(cudaDevAttrConcurrentKernels, concurrentKernels),
+    PROP(cudaDevAttrEccEnabled, ECCEnabled),
+    PROP(cudaDevAttrTccDriver, tccDriver),
+    PROP(cudaDevAttrUnifiedAddressing, unifiedAddressing),
+    PROP(cudaDevAttrStreamPrioritiesSupported, streamPrioritiesSupported),
+    PROP(cudaDevAttrGlobalL1CacheSupported, globalL1CacheSupported),
+    PROP(cudaDevAttrLocalL1CacheSupported, localL1CacheSupported),
+    PROP(cudaDevAttrManagedMemory, managedMemory),
+    PROP(cudaDevAttrIsMultiGpuBoard, isMultiGpuBoard),
+    PROP(cudaDevAttrHostNativeAtomicSupported, hostNativeAtomicSupported),
+    PROP(cudaDevAttrPageableMemoryAccess, pageableMemoryAccess),
+    PROP(cudaDevAttrConcurrentManagedAccess, concurrentManagedAccess),
+    PROP(cudaDevAttrComputePreemptionSupported, computePreemptionSupported),
+    PROP(cudaDevAttrCanUseHostPointerForRegisteredMem, canUseHostPointerForRegisteredMem),
+    PROP(cudaDevAttrCooperativeLaunch, cooperativeLaunch),
+    FIXED(cudaDevAttrCanFlushRemoteWrites, 0),
+    PROP(cudaDevAttrHostRegisterSupported, hostRegisterSupported),
+    PROP(cudaDevAttrPageableMemoryAccessUsesHostPageTables, pageableMemoryAccessUsesHostPageTables),
+    PROP(cudaDevAttrDirectManagedMemAccessFromHost, directManagedMemAccessFromHost),
+    PROP(cudaDevAttrSparseCudaArraySupported, sparseCudaArraySupported),
+    PROP(cudaDevAttrHostRegisterReadOnlySupported, hostRegisterReadOnlySupported),
+    PROP(cudaDevAttrTimelineSemaphoreInteropSupported, timelineSemaphoreInteropSupported),
+    PROP(cudaDevAttrMemoryPoolsSupported, memoryPoolsSupported),
+    PROP(cudaDevAttrGPUDirectRDMASupported, gpuDirectRDMASupported),
+    PROP(cudaDevAttrGPUDirectRDMAFlushWritesOptions, gpuDirectRDMAFlushWritesOptions),
+    PROP(cudaDevAttrGPUDirectRDMAWritesOrdering, gpuDirectRDMAWritesOrdering),
+    PROP(cudaDevAttrMemoryPoolSupportedHandleTypes, memoryPoolSupportedHandleTypes),
+    PROP(cudaDevAttrClusterLaunch, clusterLaunch),
+    PROP(cudaDevAttrDeferredMappingCudaArraySupported, deferredMappingCudaArraySupported),
+    PROP(cudaDevAttrIpcEventSupport, ipcEventSupported),
+    PROP(cudaDevAttrNumaConfig, deviceNumaConfig),
+    PROP(cudaDevAttrMpsEnabled, mpsEnabled),
+    FIXED(cudaDevAttrD3D12CigSupported, 0),
+    FIXED(cudaDevAttrVulkanCigSupported, 0),
+    FIXED(cudaDevAttrHostNumaMemoryPoolsSupported, 0),
+    PROP(cudaDevAttrHostNumaMultinodeIpcSupported, hostNumaMultinodeIpcSupported),
+    FIXED(cudaDevAttrHostMemoryPoolsSupported, 0),
+    FIXED(cudaDevAttrOnlyPartialHostNativeAtomicSupported, 0),
+    PROP(cudaDevAttrMaxThreadsPerBlock, maxThreadsPerBlock),
+    PROP(cudaDevAttrMaxBlockDimX, maxThreadsDim[0]),
+    PROP(cudaDevAttrMaxBlockDimY, maxThreadsDim[1]),
+    PROP(cudaDevAttrMaxBlockDimZ, maxThreadsDim[2]),
+    PROP(cudaDevAttrMaxGridDimX, maxGridSize[0]),
+    PROP(cudaDevAttrMaxGridDimY, maxGridSize[1]),
+    PROP(cudaDevAttrMaxGridDimZ, maxGridSize[2]),
+    PROP(cudaDevAttrMaxSharedMemoryPerBlock, sharedMemPerBlock),
+    PROP(cudaDevAttrTotalConstantMemory, totalConstMem),
+    PROP(cudaDevAttrWarpSize, warpSize),
+    PROP(cudaDevAttrMaxPitch, memPitch),
+    PROP(cudaDevAttrMaxRegistersPerBlock, regsPerBlock),
+    FIXED(cudaDevAttrClockRate, H100_CLOCK_KHZ),
+    PROP(cudaDevAttrMultiProcessorCount, multiProcessorCount),
+    PROP(cudaDevAttrPciBusId, pciBusID),
+    PROP(cudaDevAttrPciDeviceId, pciDeviceID),
+    PROP(cudaDevAttrPciDomainId, pciDomainID),
+    FIXED(cudaDevAttrMemoryClockRate, H100_MEMORY_CLOCK_KHZ),
+    PROP(cudaDevAttrGlobalMemoryBusWidth, memoryBusWidth),
+    PROP(cudaDevAttrL2CacheSize, l2CacheSize),
+    PROP(cudaDevAttrMaxThreadsPerMultiProcessor, maxThreadsPerMultiProcessor),
+    PROP(cudaDevAttrAsyncEngineCount, asyncEngineCount),
+    PROP(cudaDevAttrComputeCapabilityMajor, major),
+    PROP(cudaDevAttrComputeCapabilityMinor, minor),
+    PROP(cudaDevAttrMaxSharedMemoryPerMultiprocessor, sharedMemPerMultiprocessor),
+    PROP(cudaDevAttrMaxRegistersPerMultiprocessor, regsPerMultiprocessor),
+    PROP(cudaDevAttrMultiGpuBoardGroupID, multiGpuBoardGroupID),
+    FIXED(cudaDevAttrSingleToDoublePrecisionPerfRatio, H100_SINGLE_TO_DOUBLE),
+    PROP(cudaDevAttrMaxSharedMemoryPerBlockOptin, sharedMemPerBlockOptin),
+    PROP(cudaDevAttrMaxBlocksPerMultiprocessor, maxBlocksPerMultiProcessor),
+    PROP(cudaDevAttrMaxPersistingL2CacheSize, persistingL2CacheMaxSize),
+    PROP(cudaDevAttrMaxAccessPolicyWindowSize, accessPolicyMaxWindowSize),
+    PROP(cudaDevAttrReservedSharedMemoryPerBlock, reservedSharedMemPerBlock),
+    FIXED(cudaDevAttrMemSyncDomainCount, H100_MEM_SYNC_DOMAINS),
+    PROP(cudaDevAttrNumaId, deviceNumaId),
+    PROP(cudaDevAttrHostNumaId, hostNumaId),
+    PROP(cudaDevAttrGpuPciDeviceId, gpuPciDeviceID),
+    PROP(cudaDevAttrGpuPciSubsystemId, gpuPciSubsystemID),
+    PROP(cudaDevAttrMaxTexture1DWidth, maxTexture1D),
+    PROP(cudaDevAttrMaxTexture2DWidth, maxTexture2D[0]),
+    PROP(cudaDevAttrMaxTexture2DHeight, maxTexture2D[1]),
+    PROP(cudaDevAttrMaxTexture3DWidth, maxTexture3D[0]),
+    PROP(cudaDevAttrMaxTexture3DHeight, maxTexture3D[1]),
+    PROP(cudaDevAttrMaxTexture3DDepth, maxTexture3D[2]),
+    PROP(cudaDevAttrMaxTexture2DLayeredWidth, maxTexture2DLayered[0]),
+    PROP(cudaDevAttrMaxTexture2DLayeredHeight, maxTexture2DLayered[1]),
+    PROP(cudaDevAttrMaxTexture2DLayeredLayers, maxTexture2DLayered[2]),
+    PROP(cudaDevAttrSurfaceAlignment, surfaceAlignment),
+    PROP(cudaDevAttrTextureAlignment, textureAlignment),
+    PROP(cudaDevAttrTexturePitchAlignment, texturePitchAlignment),
+    PROP(cudaDevAttrMaxTexture1DLayeredWidth, maxTexture1DLayered[0]),
+    PROP(cudaDevAttrMaxTexture1DLayeredLayers, maxTexture1DLayered[1]),
+    PROP(cudaDevAttrMaxTexture2DGatherWidth, maxTexture2DGather[0]),
+    PROP(cudaDevAttrMaxTexture2DGatherHeight, maxTexture2DGather[1]),
+    PROP(cudaDevAttrMaxTexture3DWidthAlt, maxTexture3DAlt[0]),
+    PROP(cudaDevAttrMaxTexture3DHeightAlt, maxTexture3DAlt[1]),
+    PROP(cudaDevAttrMaxTexture3DDepthAlt, maxTexture3DAlt[2]),
+    PROP(cudaDevAttrMaxTextureCubemapWidth, maxTextureCubemap),
+    PROP(cudaDevAttrMaxTextureCubemapLayeredWidth, maxTextureCubemapLayered[0]),
+    PROP(cudaDevAttrMaxTextureCubemapLayeredLayers, maxTextureCubemapLayered[1]),
+    PROP(cudaDevAttrMaxSurface1DWidth, maxSurface1D),
+    PROP(cudaDevAttrMaxSurface2DWidth, maxSurface2D[0]),
+    PROP(cudaDevAttrMaxSurface2DHeight, maxSurface2D[1]),
+    PROP(cudaDevAttrMaxSurface3DWidth, maxSurface3D[0]),
+    PROP(cudaDevAttrMaxSurface3DHeight, maxSurface3D[1]),
+    PROP(cudaDevAttrMaxSurface3DDepth, maxSurface3D[2]),
+    PROP(cudaDevAttrMaxSurface1DLayeredWidth, maxSurface1DLayered[0]),
+    PROP(cudaDevAttrMaxSurface1DLayeredLayers, maxSurface1DLayered[1]),
+    PROP(cudaDevAttrMaxSurface2DLayeredWidth, maxSurface2DLayered[0]),
+    PROP(cudaDevAttrMaxSurface2DLayeredHeight, maxSurface2DLayered[1]),
+    PROP(cudaDevAttrMaxSurface2DLayeredLayers, maxSurface2DLayered[2]),
+    PROP(cudaDevAttrMaxSurfaceCubemapWidth, maxSurfaceCubemap),
+    PROP(cudaDevAttrMaxSurfaceCubemapLayeredWidth, maxSurfaceCubemapLayered[0]),
+    PROP(cudaDevAttrMaxSurfaceCubemapLayeredLayers, maxSurfaceCubemapLayered[1]),
+    FIXED(cudaDevAttrMaxTexture1DLinearWidth, 1 << 28),
+    PROP(cudaDevAttrMaxTexture2DLinearWidth, maxTexture2DLinear[0]),
+    PROP(cudaDevAttrMaxTexture2DLinearHeight, maxTexture2DLinear[1]),
+    PROP(cudaDevAttrMaxTexture2DLinearPitch, maxTexture2DLinear[2]),
+    PROP(cudaDevAttrMaxTexture2DMipmappedWidth, maxTexture2DMipmap[0]),
+    PROP(cudaDevAttrMaxTexture2DMipmappedHeight, maxTexture2DMipmap[1]),
+    PROP(cudaDevAttrMaxTexture1DMipmappedWidth, maxTexture1DMipmap),
+};
+#undef PROP
+#undef FIXED
 
 /* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number CUDA 13 does
- * not define (the reserved numbers). The capability flags come first, then the limits. */
+ * not define (the reserved numbers). */
 static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
 {
-    switch (attr) {
-    case cudaDevAttrGpuOverlap:
-        return 1;
-    case cudaDevAttrKernelExecTimeout:
-        return 0;
-    case cudaDevAttrIntegrated:
-        return p->integrated;
-    case cudaDevAttrCanMapHostMemory:
-        return p->canMapHostMemory;
-    case cudaDevAttrComputeMode:
-        return cudaComputeModeDefault;
-    case cudaDevAttrConcurrentKernels:
-        return p->concurrentKernels;
-    case cudaDevAttrEccEnabled:
-        return p->ECCEnabled;
-    case cudaDevAttrTccDriver:
-        return p->tccDriver;
-    case cudaDevAttrUnifiedAddressing:
-        return p->unifiedAddressing;
-    case cudaDevAttrStreamPrioritiesSupported:
-        return p->streamPrioritiesSupported;
-    case cudaDevAttrGlobalL1CacheSupported:
-        return p->globalL1CacheSupported;
-    case cudaDevAttrLocalL1CacheSupported:
-        return p->localL1CacheSupported;
-    case cudaDevAttrManagedMemory:
-        return p->managedMemory;
-    case cudaDevAttrIsMultiGpuBoard:
-        return p->isMultiGpuBoard;
-    case cudaDevAttrHostNativeAtomicSupported:
-        return p->hostNativeAtomicSupported;
-    case cudaDevAttrPageableMemoryAccess:
-        return p->pageableMemoryAccess;
-    case cudaDevAttrConcurrentManagedAccess:
-        return p->concurrentManagedAccess;
-    case cudaDevAttrComputePreemptionSupported:
-        return p->computePreemptionSupported;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem:
-        return p->canUseHostPointerForRegisteredMem;
-    case cudaDevAttrCooperativeLaunch:
-        return p->cooperativeLaunch;
-    case cudaDevAttrCanFlushRemoteWrites:
-        return 0;
-    case cudaDevAttrHostRegisterSupported:
-        return p->hostRegisterSupported;
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
-        return p->pageableMemoryAccessUsesHostPageTables;
-    case cudaDevAttrDirectManagedMemAccessFromHost:
-        return p->directManagedMemAccessFromHost;
-    case cudaDevAttrSparseCudaArraySupported:
-        return p->sparseCudaArraySupported;
-    case cudaDevAttrHostRegisterReadOnlySupported:
-        return p->hostRegisterReadOnlySupported;
-    case cudaDevAttrTimelineSemaphoreInteropSupported:
-        return p->timelineSemaphoreInteropSupported;
-    case cudaDevAttrMemoryPoolsSupported:
-        return p->memoryPoolsSupported;
-    case cudaDevAttrGPUDirectRDMASupported:
-        return p->gpuDirectRDMASupported;
-    case cudaDevAttrGPUDirectRDMAFlushWritesOptions:
-        return p->gpuDirectRDMAFlushWritesOptions;
-    case cudaDevAttrGPUDirectRDMAWritesOrdering:
-        return p->gpuDirectRDMAWritesOrdering;
-    case cudaDevAttrMemoryPoolSupportedHandleTypes:
-        return p->memoryPoolSupportedHandleTypes;
-    case cudaDevAttrClusterLaunch:
-        return p->clusterLaunch;
-    case cudaDevAttrDeferredMappingCudaArraySupported:
-        return p->deferredMappingCudaArraySupported;
-    case cudaDevAttrIpcEventSupport:
-        return p->ipcEventSupported;
-    case cudaDevAttrNumaConfig:
-        return p->deviceNumaConfig;
-    case cudaDevAttrMpsEnabled:
-        return p->mpsEnabled;
-    case cudaDevAttrD3D12CigSupported:
-        return 0;
-    case cudaDevAttrVulkanCigSupported:
-        return 0;
-    case cudaDevAttrHostNumaMemoryPoolsSupported:
-        return 0;
-    case cudaDevAttrHostNumaMultinodeIpcSupported:
-        return p->hostNumaMultinodeIpcSupported;
-    case cudaDevAttrHostMemoryPoolsSupported:
-        return 0;
-    case cudaDevAttrOnlyPartialHostNativeAtomicSupported:
-        return 0;
-    default:
-        return limit_attribute(p, attr);
+    for (size_t i = 0; i < sizeof attr_sources / sizeof *attr_sources; i++) {
+        const struct attr_source *a = &attr_sources[i];
+        if (a->attr != attr)
+            continue;
+        if (a->size == sizeof(size_t)) {
+            size_t v;
+            memcpy(&v, (const char *)p + a->offset, sizeof v);
+            return (long)v;
+        }
+        if (a->size == sizeof(int)) {
+            int v;
+            memcpy(&v, (const char *)p + a->offset, sizeof v);
+            return v;
+        }
+        return a->value;
     }
+    return NO_ATTRIBUTE;
 }
 
 /* Every attribute CUDA 13 defines is answered; a reserved or unknown number is refused with
