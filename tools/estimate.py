@@ -38,11 +38,11 @@ CUBLAS = {
 }
 # The model's mean error where it was validated, beside every row.
 ERROR = "14% mean error"
-# The model's error where it was validated (emulator/README.md, "Time model").
+# The model's error where it was validated (emulator/STATUS.md, "The time model's validation").
 VALIDATION = ("validation error: 14% mean, worst factor 1.33, on SGEMM_CUDA's kernels 1-10 against "
               "their published A6000 GFLOP/s; 16% mean, worst factor 1.40, on 5 of 6 published "
               "RTX 3090 reductions (the sixth, same-address atomics, is not modelled); "
-              "emulator/README.md, Time model")
+              "emulator/STATUS.md")
 
 
 def registers(src, gpu, nvcc, work):

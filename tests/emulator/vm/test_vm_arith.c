@@ -1246,6 +1246,32 @@ START_TEST(prmt_bfe_bfi_by_hand)
 }
 END_TEST
 
+/* ---- a case by hand ------------------------------------------------------------------------ */
+
+/* The shape of a new case, as emulator/README.md shows it: PTX text, inputs, expectation. */
+static const char twice_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                ".visible .entry twice(.param .u64 out)\n{\n"
+                                "  .reg .b32 %r<3>;\n  .reg .b64 %rd<4>;\n"
+                                "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n"
+                                "  shl.b32 %r2, %r1, 1;\n  mul.wide.u32 %rd2, %r1, 4;\n"
+                                "  add.s64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r2;\n"
+                                "  ret;\n}\n";
+
+START_TEST(twice_per_thread)
+{
+    struct vm_case c;
+    vm_case_open(&c, twice_ptx);
+    uint64_t d_out = vm_case_buffer(&c, NULL, 33 * 4);
+    void *args[] = {&d_out};
+    ck_assert_int_eq(vm_case_run(&c, "twice", VM_GRID(1), VM_BLOCK(33), args), VM_OK);
+    uint32_t out[33];
+    vm_case_read(&c, out, d_out, sizeof out);
+    for (uint32_t t = 0; t < 33; t++)
+        ck_assert_uint_eq(out[t], 2 * t);
+    vm_case_close(&c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -1259,6 +1285,7 @@ int main(int argc, char **argv)
         {"integer_float_conversions", integer_float_conversions, CASE_CPU, 60},
         {"half_and_bfloat_arithmetic", half_and_bfloat_arithmetic, CASE_CPU, 60},
         {"prmt_bfe_bfi_by_hand", prmt_bfe_bfi_by_hand, CASE_CPU, 60},
+        {"twice_per_thread", twice_per_thread, CASE_CPU, 20},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
