@@ -41,6 +41,20 @@ char *emu_strdup(const char *s)
     return memcpy(emu_malloc(n), s, n);
 }
 
+char *emu_strndup(const char *s, size_t n)
+{
+    char *d = emu_malloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+void *emu_aligned_alloc(size_t align, size_t bytes)
+{
+    size_t rounded = (bytes + align - 1) / align * align;
+    return or_abort(aligned_alloc(align, rounded ? rounded : align), bytes);
+}
+
 void *emu_grow(void *arr, uint32_t count, uint32_t *cap, size_t size)
 {
     if (count < *cap)

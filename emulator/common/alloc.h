@@ -26,6 +26,12 @@ void *emu_realloc(void *p, size_t bytes);
 /** A copy of string @p s, or abort. */
 char *emu_strdup(const char *s);
 
+/** A copy of the @p n bytes at @p s, NUL-terminated, or abort. */
+char *emu_strndup(const char *s, size_t n);
+
+/** @p bytes aligned to @p align (a power of two), or abort. */
+void *emu_aligned_alloc(size_t align, size_t bytes);
+
 /**
  * Room for one more element of @p size bytes in array @p arr, which holds @p count of *@p cap:
  * when full, *@p cap doubles (16 at first) and the array moves. Returns the array, or aborts.

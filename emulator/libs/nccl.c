@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "emu.h"
 #include "fp.h"
 
@@ -190,9 +191,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
                 rank, nranks, MAX_RANKS);
         return ncclInvalidArgument;
     }
-    struct ncclComm *c = calloc(1, sizeof *c);
-    if (!c)
-        return ncclSystemError;
+    struct ncclComm *c = emu_calloc(1, sizeof *c);
     *c = (struct ncclComm){.magic = COMM_MAGIC, .nranks = nranks, .rank = rank};
     if (cudaGetDevice(&c->device) != cudaSuccess) {
         free(c);

@@ -335,11 +335,15 @@ cudaStream_t rt_default_stream(void);
 /** Set for the calls of one _ptds entry point (rt_default_stream() answers per-thread). */
 extern _Thread_local int rt_per_thread;
 
-/** A new event with @p flags, not recorded, or NULL out of memory. */
+/** A new event with @p flags, not recorded. */
 struct rt_event *rt_event_new(unsigned flags);
 
 /** The live event handle @p e names, or NULL. */
 struct rt_event *rt_event_of(cudaEvent_t e);
+
+/** Event @p e's latest record is the next operation queued on @p s (it completes when that runs;
+ *  the event is freed after its last pending record once destroyed). */
+void rt_event_will_record(struct rt_event *e, struct rt_stream *s);
 
 /* --- queues (rt_queue.c) ---------------------------------------------------------------- */
 
@@ -368,8 +372,8 @@ void rt_execute(const struct rt_work *w, struct rt_stream *s, uint64_t seq);
 /** Free what @p w owns (a kernel's parameters). */
 void rt_work_free(struct rt_work *w);
 
-/** A copy of @p w that owns copies of what @p w owns; 0, or -1 out of memory. */
-int rt_work_clone(struct rt_work *out, const struct rt_work *w);
+/** A copy of @p w that owns copies of what @p w owns. */
+void rt_work_clone(struct rt_work *out, const struct rt_work *w);
 
 /** Check a copy as cudaMemcpy2D does and describe it as @p w; the lock is held (rt_memory.c). */
 cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,

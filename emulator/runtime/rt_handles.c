@@ -34,9 +34,7 @@ struct rt_stream *rt_stream_new(unsigned flags, int priority)
     if (s) {
         spare = s->next;
     } else {
-        s = calloc(1, sizeof *s);
-        if (!s)
-            return NULL;
+        s = emu_calloc(1, sizeof *s);
     }
     /* A reused stream keeps its counters: a dependency on its earlier work stays met. */
     s->magic = STREAM_MAGIC;
@@ -91,11 +89,9 @@ struct rt_stream *rt_legacy(void)
 
 struct rt_event *rt_event_new(unsigned flags)
 {
-    struct rt_event *e = calloc(1, sizeof *e);
-    if (e) {
-        e->magic = EVENT_MAGIC;
-        e->flags = flags;
-    }
+    struct rt_event *e = emu_calloc(1, sizeof *e);
+    e->magic = EVENT_MAGIC;
+    e->flags = flags;
     return e;
 }
 
@@ -103,4 +99,14 @@ struct rt_event *rt_event_of(cudaEvent_t e)
 {
     struct rt_event *ev = (struct rt_event *)e;
     return ev && ev->magic == EVENT_MAGIC ? ev : NULL;
+}
+
+void rt_event_will_record(struct rt_event *e, struct rt_stream *s)
+{
+    e->recorded = 1;
+    e->complete = 0;
+    e->capture = NULL;
+    e->pending++;
+    e->s = s;
+    e->seq = s->issued + 1;
 }

@@ -228,9 +228,7 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              (uint32_t)cooperative_launch,
                              limit_now(cudaLimitStackSize),
                              limit_now(cudaLimitDevRuntimePendingLaunchCount)};
-    uint8_t *params = calloc(1, k->param_bytes + 1);
-    if (!params)
-        return cudaErrorMemoryAllocation;
+    uint8_t *params = emu_calloc(1, k->param_bytes + 1);
     for (uint32_t i = 0; i < k->nparams; i++)
         memcpy(params + k->params[i].offset, args[i], k->params[i].size);
     *w = (struct rt_work){.kind = RT_KERNEL, .what = k->name, .run = run_launch};

@@ -100,10 +100,7 @@ static void remember_site(uint64_t addr, const void *caller)
         hooked = atexit(report_leaks) == 0;
     if (nsites == capsites) {
         size_t cap = capsites ? 2 * capsites : 64;
-        struct site *bigger = realloc(sites, cap * sizeof *sites);
-        if (!bigger)
-            return; /* the leak check misses this one; the program goes on */
-        sites = bigger;
+        sites = emu_realloc(sites, cap * sizeof *sites);
         capsites = cap;
     }
     sites[nsites++] = (struct site){addr, caller};
@@ -243,9 +240,7 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolPr
 {
     if (!poolProps || poolProps->allocType != cudaMemAllocationTypePinned)
         return rt_error(cudaErrorInvalidValue);
-    struct rt_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return rt_error(cudaErrorMemoryAllocation);
+    struct rt_pool *p = emu_calloc(1, sizeof *p);
     *memPool = (cudaMemPool_t)p;
     return cudaSuccess;
 }
@@ -348,10 +343,10 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
         return err;
     rt_lock();
     rt_wrote(*devPtr, size, PROTO_WROTE_HOST, 0); /* the host may write it directly */
-    struct rt_host_block *m = malloc(sizeof *m);
+    struct rt_host_block *m = emu_malloc(sizeof *m);
     uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
-    if (!m || mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_FIXED, rt.mem.fd, (off_t)off) == MAP_FAILED) {
+    if (mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+             rt.mem.fd, (off_t)off) == MAP_FAILED) {
         rt_say("%s: cannot map %zu bytes for the host", who, size);
         free(m);
         rt_unlock();
@@ -498,9 +493,8 @@ static void run_fill(const struct rt_work *w, struct rt_stream *on, uint64_t seq
 static cudaError_t pinned_for(void **ptr, size_t size, const void *caller)
 {
     void *p = NULL;
-    struct rt_host_block *h = malloc(sizeof *h);
-    cudaError_t err =
-        h ? host_visible_block(&p, size, "cudaMallocHost", caller) : cudaErrorMemoryAllocation;
+    struct rt_host_block *h = emu_malloc(sizeof *h);
+    cudaError_t err = host_visible_block(&p, size, "cudaMallocHost", caller);
     if (err == cudaSuccess) {
         rt_lock();
         *h = (struct rt_host_block){.ptr = p, .size = size, .next = rt.host_blocks};
@@ -597,10 +591,9 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     size_t len = pages_of((size_t)((char *)ptr + size - page));
     cudaError_t err = registrable(ptr, size, page, len);
     void *dev;
-    struct registered *r = err == cudaSuccess ? malloc(sizeof *r) : NULL;
+    struct registered *r = err == cudaSuccess ? emu_malloc(sizeof *r) : NULL;
     if (err == cudaSuccess)
-        err = r ? host_visible_block(&dev, len, "cudaHostRegister", __builtin_return_address(0))
-                : cudaErrorMemoryAllocation;
+        err = host_visible_block(&dev, len, "cudaHostRegister", __builtin_return_address(0));
     if (err != cudaSuccess) {
         free(r);
         return rt_error(err);

@@ -50,15 +50,13 @@ static void add_tail(struct rt_dep *deps, int *n, struct rt_stream *s)
 }
 
 /* The dependencies a new operation on @p s has beyond its stream: @p extra, and the legacy
- * stream's barrier. Returns how many, into a malloc'd array in *out. */
+ * stream's barrier. Returns how many, into a new array in *out. */
 static int deps_for(struct rt_stream *s, const struct rt_dep *extra, struct rt_dep **out)
 {
     int room = 2, n = 0;
     for (const struct rt_stream *t = rt_streams(); t; t = t->next)
         room++;
-    struct rt_dep *deps = malloc((size_t)room * sizeof *deps);
-    if (!deps)
-        return -1;
+    struct rt_dep *deps = emu_malloc((size_t)room * sizeof *deps);
     if (extra && extra->s != s)
         deps[n++] = *extra;
     if (s == rt_legacy()) {
@@ -135,19 +133,8 @@ uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct r
     }
     if (!exit_hooked)
         exit_hooked = atexit(run_at_exit) == 0;
-    struct rt_op *op = malloc(sizeof *op);
-    int n = op ? deps_for(s, dep, &op->deps) : -1;
-    if (n < 0) { /* out of host memory: run it now, after what it waits for */
-        free(op);
-        if (dep)
-            rt_run_to(dep->s, dep->seq);
-        rt_run_stream(s);
-        if (w->queued)
-            w->queued(w, s);
-        s->done = ++s->issued;
-        rt_execute(w, s, s->issued);
-        return s->issued;
-    }
+    struct rt_op *op = emu_malloc(sizeof *op);
+    int n = deps_for(s, dep, &op->deps);
     if (w->queued)
         w->queued(w, s);
     if (is_host_fn(w))
@@ -205,16 +192,13 @@ void rt_work_free(struct rt_work *w)
     }
 }
 
-int rt_work_clone(struct rt_work *out, const struct rt_work *w)
+void rt_work_clone(struct rt_work *out, const struct rt_work *w)
 {
     *out = *w;
     if (w->kind != RT_KERNEL)
-        return 0;
-    out->u.kernel.params = malloc(w->u.kernel.bytes + 1);
-    if (!out->u.kernel.params)
-        return -1;
+        return;
+    out->u.kernel.params = emu_malloc(w->u.kernel.bytes + 1);
     memcpy(out->u.kernel.params, w->u.kernel.params, w->u.kernel.bytes);
-    return 0;
 }
 
 /* Record @p e's completion, if this is its latest record; free it after its last. */

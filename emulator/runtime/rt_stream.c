@@ -292,12 +292,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         struct rt_work w = {.kind = RT_RECORD, .what = "cudaEventRecord", .event = e};
         if (e->ipc) /* its ticket first: running to the record below marks it done too */
             rt_ipc_record(s, e);
-        e->recorded = 1;
-        e->complete = 0;
-        e->capture = NULL;
-        e->pending++;
-        e->s = s;
-        e->seq = s->issued + 1;
+        rt_event_will_record(e, s);
         rt_enqueue(s, &w, NULL);
     }
     rt_unlock();

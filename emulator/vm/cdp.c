@@ -74,9 +74,7 @@ struct vm_cdp {
 static struct cdp_grid *grid_of(struct exec *x)
 {
     if (!x->cdp) {
-        x->cdp = calloc(1, sizeof *x->cdp);
-        if (!x->cdp)
-            abort();
+        x->cdp = emu_calloc(1, sizeof *x->cdp);
     }
     return x->cdp;
 }
@@ -223,9 +221,7 @@ static void launch(struct exec *x, struct warp *w, const struct insn *in, int l)
     struct cdp_item it = g->buffers[i].launch;
     g->buffers[i] = g->buffers[--g->nbuffers];
     uint32_t bytes = x->mod->funcs[it.kernel].info.param_bytes;
-    it.params = malloc(bytes + 1);
-    if (!it.params)
-        abort();
+    it.params = emu_malloc(bytes + 1);
     memcpy(it.params, mem_host(x->mem, addr), bytes);
     vm_heap_free(x->launch->heap, addr);
     if (x->launch->cdp->pending >= (x->launch->pending_limit ? x->launch->pending_limit : 2048)) {
@@ -387,9 +383,7 @@ static void run_item(const struct vm_launch *L, struct cdp_item *it, struct vm_r
     child.cooperative = 0;
     child.depth = L->depth + 1;
     L->cdp->pending--;
-    struct vm_result *c = malloc(sizeof *c);
-    if (!c)
-        abort();
+    struct vm_result *c = emu_malloc(sizeof *c);
     launch(&child, c);
     merge(r, c);
     free(c);
@@ -419,9 +413,7 @@ void vm_cdp_finish(const struct vm_launch *L, struct cdp_grid *g, struct vm_resu
 
 struct vm_cdp *vm_cdp_begin(void)
 {
-    struct vm_cdp *c = calloc(1, sizeof *c);
-    if (!c)
-        abort();
+    struct vm_cdp *c = emu_calloc(1, sizeof *c);
     return c;
 }
 

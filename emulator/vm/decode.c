@@ -128,9 +128,7 @@ int dec_unsupported(struct dctx *c, const char *why)
         c->mod->ncode = c->start;
     }
     struct insn *in = dec_emit(c, OP_UNSUPPORTED);
-    char *text = malloc(c->text_len + strlen(why) + 8);
-    if (!text)
-        abort();
+    char *text = emu_malloc(c->text_len + strlen(why) + 8);
     sprintf(text, "%.*s (%s)", (int)c->text_len, c->text, why);
     c->mod->texts[in - c->mod->code] = text;
     return -1;
@@ -151,9 +149,7 @@ int dec_bad(struct dctx *c, const char *fmt, ...)
 uint32_t decode_pool(struct vm_module *m, const uint32_t *words, uint32_t n)
 {
     uint32_t at = m->npool;
-    uint32_t *pool = realloc(m->pool, (size_t)(m->npool + n + 1) * sizeof *pool);
-    if (!pool)
-        abort();
+    uint32_t *pool = emu_realloc(m->pool, (size_t)(m->npool + n + 1) * sizeof *pool);
     memcpy(pool + at, words, n * sizeof *words);
     m->pool = pool;
     m->npool += n;

@@ -742,10 +742,8 @@ static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
 {
     const struct vm_module *m = x->mod;
     uint32_t arena = 0;
-    uint8_t *state = calloc(m->nfuncs, 1);
-    uint32_t *next_pc = calloc(m->nfuncs, sizeof *next_pc);
-    if (!state || !next_pc)
-        abort();
+    uint8_t *state = emu_calloc(m->nfuncs, 1);
+    uint32_t *next_pc = emu_calloc(m->nfuncs, sizeof *next_pc);
     for (uint32_t f = 0; f < m->nfuncs; f++)
         fbase[f] = NO_REG;
     int indirect = place_calls(x, fbase, state, next_pc, (uint32_t)(x->fn - m->funcs), &arena);
@@ -766,13 +764,9 @@ static void make_warps(struct exec *x, uint32_t nwarps, uint32_t per)
     size_t each = per + local + callp;
     x->warp_bytes = each;
     x->nwarps = nwarps;
-    x->warps = calloc(nwarps, sizeof *x->warps);
-    x->arena = aligned_alloc(64, nwarps * each + 64);
-    x->smem = malloc(x->smem_bytes ? x->smem_bytes : 1);
-    if (!x->warps || !x->arena || !x->smem) {
-        fprintf(stderr, "emulator: out of host memory for %u warps\n", nwarps);
-        abort();
-    }
+    x->warps = emu_calloc(nwarps, sizeof *x->warps);
+    x->arena = emu_aligned_alloc(64, nwarps * each + 64);
+    x->smem = emu_malloc(x->smem_bytes ? x->smem_bytes : 1);
     memset(x->arena, 0, nwarps * each);
     for (uint32_t i = 0; i < nwarps; i++) {
         struct warp *w = &x->warps[i];
@@ -938,13 +932,11 @@ static void *worker(void *arg)
 static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uint32_t per)
 {
     struct grid g = {.nblocks = nblocks, .failed = nblocks, .nthreads = nthreads};
-    struct exec *c = calloc(nthreads, sizeof *c);
-    struct vm_result *r = calloc(nthreads, sizeof *r);
-    pthread_t *tid = calloc(nthreads, sizeof *tid);
-    g.running = malloc(nthreads * sizeof *g.running);
-    g.stalled = malloc(nthreads * sizeof *g.stalled);
-    if (!c || !r || !tid || !g.running || !g.stalled)
-        abort();
+    struct exec *c = emu_calloc(nthreads, sizeof *c);
+    struct vm_result *r = emu_calloc(nthreads, sizeof *r);
+    pthread_t *tid = emu_calloc(nthreads, sizeof *tid);
+    g.running = emu_malloc(nthreads * sizeof *g.running);
+    g.stalled = emu_malloc(nthreads * sizeof *g.stalled);
     pthread_mutex_init(&g.lock, NULL);
     pthread_mutex_init(&g.atomics, NULL);
     for (uint32_t t = 0; t < nthreads; t++) {
@@ -981,11 +973,9 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
 static void run_resident(struct exec *x, uint64_t nblocks, uint32_t per)
 {
     struct grid g = {.nblocks = nblocks, .failed = nblocks};
-    struct exec *c = calloc(nblocks, sizeof *c);
-    struct vm_result *r = calloc(nblocks, sizeof *r);
-    int *ended = calloc(nblocks, sizeof *ended);
-    if (!c || !r || !ended)
-        abort();
+    struct exec *c = emu_calloc(nblocks, sizeof *c);
+    struct vm_result *r = emu_calloc(nblocks, sizeof *r);
+    int *ended = emu_calloc(nblocks, sizeof *ended);
     for (uint64_t b = 0; b < nblocks; b++) {
         context_open(&c[b], x, &g, &r[b], per);
         c[b].grid = NULL; /* one thread: no block waits for another thread's */
@@ -1098,9 +1088,7 @@ enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,
     x.stack_limit = L->stack_bytes ? L->stack_bytes : 1024;
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
-    uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
-    if (!fbase)
-        abort();
+    uint32_t *fbase = emu_malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
     x.fbase = fbase;
     uint32_t per = plan_frames(&x, fbase);
     if (r->status != VM_OK) {

@@ -30,9 +30,7 @@ struct vm_heap {
 
 struct vm_heap *vm_heap_create(uint64_t addr, uint64_t size)
 {
-    struct vm_heap *h = calloc(1, sizeof *h);
-    if (!h)
-        abort();
+    struct vm_heap *h = emu_calloc(1, sizeof *h);
     h->addr = addr, h->size = size;
     pthread_mutex_init(&h->lock, NULL);
     return h;

@@ -28,10 +28,8 @@ struct entry *names_lookup(struct names *N, const char *s, size_t n)
 
 struct entry *names_declare(struct names *N, const char *s, size_t n, int depth)
 {
-    struct entry *e = calloc(1, sizeof *e);
-    if (!e)
-        abort();
-    e->name = strndup(s, n);
+    struct entry *e = emu_calloc(1, sizeof *e);
+    e->name = emu_strndup(s, n);
     e->depth = depth;
     uint32_t h = hash(s, n);
     /* A redeclaration in an inner scope hides the outer one until the scope ends. */
@@ -85,7 +83,7 @@ void link_label_ref(struct dctx *c, uint32_t insn, const char *name)
 {
     struct parser *P = c->parser;
     P->fix = emu_grow(P->fix, P->nfix, &P->capfix, sizeof *P->fix);
-    P->fix[P->nfix++] = (struct fixup){insn, strdup(name), (uint32_t)P->t.line};
+    P->fix[P->nfix++] = (struct fixup){insn, emu_strdup(name), (uint32_t)P->t.line};
 }
 
 /* Instruction @p insn calls function @p name: its index is filled in at the module's end. */
@@ -93,7 +91,7 @@ void link_callee_ref(struct dctx *c, uint32_t insn, const char *name)
 {
     struct parser *P = c->parser;
     P->calls = emu_grow(P->calls, P->ncalls, &P->capcalls, sizeof *P->calls);
-    P->calls[P->ncalls++] = (struct callfix){insn, strdup(name), P->unit};
+    P->calls[P->ncalls++] = (struct callfix){insn, emu_strdup(name), P->unit};
 }
 
 int link_resolve_labels(struct parser *P)
@@ -141,11 +139,9 @@ static uint32_t callee_of(const struct parser *P, const struct callfix *c)
 void link_order_functions(struct parser *P)
 {
     struct vm_module *m = P->dc.mod;
-    uint32_t n = m->nfuncs ? m->nfuncs : 1, *index = malloc(n * sizeof *index);
-    struct func *sorted = malloc(n * sizeof *sorted);
-    m->func_at = malloc((m->ncode ? m->ncode : 1) * sizeof *m->func_at);
-    if (!index || !sorted || !m->func_at)
-        abort();
+    uint32_t n = m->nfuncs ? m->nfuncs : 1, *index = emu_malloc(n * sizeof *index);
+    struct func *sorted = emu_malloc(n * sizeof *sorted);
+    m->func_at = emu_malloc((m->ncode ? m->ncode : 1) * sizeof *m->func_at);
     uint32_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < m->nfuncs; i++)
@@ -166,9 +162,7 @@ void link_order_functions(struct parser *P)
             in->imm = index[i];
         } else { /* an external function the module only declares */
             in->op = OP_UNSUPPORTED;
-            char *text = malloc(strlen(P->calls[c].name) + 64);
-            if (!text)
-                abort();
+            char *text = emu_malloc(strlen(P->calls[c].name) + 64);
             sprintf(text, "call %s (not defined in this module)", P->calls[c].name);
             free(m->texts[P->calls[c].insn]);
             m->texts[P->calls[c].insn] = text;

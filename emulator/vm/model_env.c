@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "model.h"
 #include "model_env.h"
 
@@ -31,10 +32,9 @@ static int read_regs(struct model_env *env, const char *path)
     char name[1024];
     unsigned regs;
     while (fscanf(f, "%1023s %u", name, &regs) == 2) {
-        env->names = realloc(env->names, (env->n + 1) * sizeof *env->names);
-        env->regs = realloc(env->regs, (env->n + 1) * sizeof *env->regs);
-        if (!env->names || !env->regs || !(env->names[env->n] = strdup(name)))
-            abort();
+        env->names = emu_realloc(env->names, (env->n + 1) * sizeof *env->names);
+        env->regs = emu_realloc(env->regs, (env->n + 1) * sizeof *env->regs);
+        env->names[env->n] = emu_strdup(name);
         env->regs[env->n++] = regs;
     }
     fclose(f);
@@ -50,9 +50,7 @@ struct model_env *model_env_open(char *err, size_t err_size)
     const struct model_gpu *g = gpus_find(gpu);
     if (!g && gpus_load(gpu, &from_file, err, err_size))
         return NULL;
-    struct model_env *env = calloc(1, sizeof *env);
-    if (!env)
-        abort();
+    struct model_env *env = emu_calloc(1, sizeof *env);
     const char *sample = getenv("COURSE_EMU_MODEL_SAMPLE"), *regs = getenv("COURSE_EMU_MODEL_REGS");
     const char *out = getenv("COURSE_EMU_MODEL_OUT");
     env->model = model_new(g ? g : &from_file, !sample || strcmp(sample, "0"));

@@ -209,7 +209,7 @@ static void need_grid_workspace(struct parser *P)
     if (m->grid_ws || !(m->grid_ws = mem_alloc(P->mem, 8, 0)))
         return;
     m->vars = emu_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
-    m->vars[m->nvars++] = (struct var){strdup("%grid_workspace"), m->grid_ws, 8};
+    m->vars[m->nvars++] = (struct var){emu_strdup("%grid_workspace"), m->grid_ws, 8};
     memset(mem_host(P->mem, m->grid_ws), 0, 8);
     mem_mark_written(P->mem, m->grid_ws, 8, MEM_MODULE);
 }
@@ -441,7 +441,7 @@ static int parse_operand(struct parser *P, struct operand *o)
                               (int)P->t.len, P->t.s);
         o->kind = OK_SYM;
         o->sym = e ? &e->sym : NULL;
-        o->name = strndup(P->t.s, P->t.len);
+        o->name = emu_strndup(P->t.s, P->t.len);
         parse_next(P);
         return 0;
     }
@@ -652,9 +652,7 @@ static int parse_params(struct parser *P, struct func *fn, int is_return)
             fn->ret_size = size;
         } else {
             struct vm_param *p = (struct vm_param *)fn->info.params;
-            p = realloc(p, (fn->info.nparams + 1) * sizeof *p);
-            if (!p)
-                abort();
+            p = emu_realloc(p, (fn->info.nparams + 1) * sizeof *p);
             p[fn->info.nparams++] = (struct vm_param){offset, size};
             fn->info.params = p;
         }
@@ -702,9 +700,7 @@ static int parse_perf_directives(struct parser *P, struct func *fn)
 static void finish_function(struct parser *P, struct func *fn)
 {
     fn->count = P->dc.mod->ncode - fn->first;
-    fn->presets = calloc(P->nconsts ? P->nconsts : 1, sizeof *fn->presets);
-    if (!fn->presets)
-        abort();
+    fn->presets = emu_calloc(P->nconsts ? P->nconsts : 1, sizeof *fn->presets);
     for (uint32_t i = 0; i < P->nconsts; i++)
         fn->presets[i] =
             (struct preset){P->consts[i].off, (uint32_t)P->consts[i].slot, P->consts[i].value};
@@ -753,7 +749,7 @@ static int parse_function(struct parser *P, int is_entry)
         return -1;
     if (P->t.kind != T_WORD)
         return parse_fail(P, "expected a function name");
-    char *name = strndup(P->t.s, P->t.len);
+    char *name = emu_strndup(P->t.s, P->t.len);
     function_name(P, &P->t);
     parse_next(P);
     if (tok_punct(&P->t, '(') && parse_params(P, fn, 0)) {
@@ -774,9 +770,7 @@ static int parse_function(struct parser *P, int is_entry)
     fn->info.name = name;
     fn->address = link_function_address(name, strlen(name));
     fn->first = m->ncode;
-    P->fdefs = realloc(P->fdefs, (m->nfuncs + 1) * sizeof *P->fdefs);
-    if (!P->fdefs)
-        abort();
+    P->fdefs = emu_realloc(P->fdefs, (m->nfuncs + 1) * sizeof *P->fdefs);
     P->fdefs[m->nfuncs] = (struct fdef){name, P->unit, linkage};
     m->nfuncs++;
     P->depth = 0; /* the body's block opens scope 1 */
@@ -811,16 +805,14 @@ static int parse_file(struct parser *P)
         return parse_fail(P, "bad .file directive");
     n += P->file_base;
     if ((uint64_t)n >= m->nfiles) {
-        char **files = realloc(m->files, (size_t)(n + 1) * sizeof *files);
-        if (!files)
-            abort();
+        char **files = emu_realloc(m->files, (size_t)(n + 1) * sizeof *files);
         for (uint32_t i = m->nfiles; i <= (uint32_t)n; i++)
             files[i] = NULL;
         m->files = files;
         m->nfiles = (uint32_t)n + 1;
     }
     free(m->files[n]);
-    m->files[n] = strndup(P->t.s, P->t.len);
+    m->files[n] = emu_strndup(P->t.s, P->t.len);
     skip_line(P);
     return 0;
 }
@@ -888,11 +880,9 @@ static void free_parser(struct parser *P)
 int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem,
             struct vm_module **out, char *err, size_t err_size)
 {
-    struct parser *P = calloc(1, sizeof *P);
-    struct vm_module *m = calloc(1, sizeof *m);
-    if (!P || !m)
-        abort();
-    m->origin = strdup(origin ? origin : "PTX");
+    struct parser *P = emu_calloc(1, sizeof *P);
+    struct vm_module *m = emu_calloc(1, sizeof *m);
+    m->origin = emu_strdup(origin ? origin : "PTX");
     err[0] = '\0';
     P->L = (struct lexer){ptx, ptx + len, 1};
     P->mem = mem;

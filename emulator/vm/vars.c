@@ -175,7 +175,7 @@ int vars_module(struct parser *P)
         e->sym.addr = addr;
         struct vm_module *m = P->dc.mod;
         m->vars = emu_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
-        m->vars[m->nvars++] = (struct var){strndup(d.name.s, d.name.len), addr, bytes};
+        m->vars[m->nvars++] = (struct var){emu_strndup(d.name.s, d.name.len), addr, bytes};
         memset(mem_host(P->mem, addr), 0, bytes);
         mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
         if (tok_punct(&P->t, '=') && decl_init(P, &d, mem_host(P->mem, addr), bytes))

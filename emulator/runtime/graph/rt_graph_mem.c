@@ -44,8 +44,8 @@ static int release(const void *p);
 
 struct rt_gm_block *rt_gm_new(size_t bytes)
 {
-    struct rt_gm_block *b = calloc(1, sizeof *b);
-    if (!b || rt_malloc_at(&b->p, bytes ? bytes : 1, NULL) != cudaSuccess) {
+    struct rt_gm_block *b = emu_calloc(1, sizeof *b);
+    if (rt_malloc_at(&b->p, bytes ? bytes : 1, NULL) != cudaSuccess) {
         free(b);
         return NULL;
     }
