@@ -5,7 +5,9 @@
       copy a student's files into a clean copy's exercises/: only regular files whose
       names exist in the official exercises/NN_topic/ folders; everything else (links,
       new files, files outside exercises/, and the lesson's own drivers and headers of
-      lessons/NN_topic/src/, which older exercises held) is reported and ignored.
+      lessons/NN_topic/src/, which older exercises held) is reported and ignored. A lesson
+      folder of the numbering before the taught order (06_tensor_cores, ...) is graded as its
+      folder now, and said so in one line, unless the submission holds that folder too.
   grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
                   [--exercises DIR]
       results.json (Gradescope autograder format), grades.csv and a terminal table.
@@ -42,6 +44,9 @@ import gen_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 POINTS = ROOT / "tests" / "points.tsv"
+# Lesson folders of the numbering before the taught order, and their folders now.
+RENUMBERED = {"06_tensor_cores": "08_tensor_cores", "07_mixed_precision": "09_mixed_precision",
+              "08_data_parallel": "13_data_parallel", "09_parallel_patterns": "06_parallel_patterns"}
 
 
 def read_points(path):
@@ -361,11 +366,27 @@ def shared(exercises, inside):
     return rel if lesson and (exercises.parent / rel).is_file() else None
 
 
+def renumbered(inside, official, sub_files):
+    """@p inside (NN_topic/name) moved to its lesson's folder under the taught order's number,
+    when it names a folder of the numbering before it and the submission does not also hold the
+    new path; else @p inside unchanged."""
+    lesson, _, name = inside.partition("/")
+    new = RENUMBERED.get(lesson)
+    if new is None or f"{new}/{name}" not in official or f"{new}/{name}" in sub_files:
+        return inside
+    print(f"exercises/{inside} is graded as exercises/{new}/{name}: lesson {lesson[:2]} is "
+          f"lesson {new[:2]} now (the lessons are numbered in the order they are taught); "
+          f"move your files to exercises/{new}/")
+    return f"{new}/{name}"
+
+
 def cmd_take(args):
     sub = pathlib.Path(args.submission)
     into = pathlib.Path(args.into)
     official = official_files(into)
     nested = (sub / "exercises").is_dir() and not (sub / "exercises").is_symlink()
+    top = sub / "exercises" if nested else sub
+    sub_files = {p.relative_to(top).as_posix() for p in top.glob("*/*")}
     taken = 0
     for root, dirs, files in os.walk(sub):  # links to folders are listed, never entered
         for entry in sorted(dirs + files):
@@ -380,7 +401,7 @@ def cmd_take(args):
                 continue
             elif inside is None:
                 print(f"ignoring {rel}: outside exercises/")
-            elif inside in official and path.is_file():
+            elif (inside := renumbered(inside, official, sub_files)) in official and path.is_file():
                 shutil.copyfile(path, into / inside)
                 taken += 1
             elif own := shared(into, inside):

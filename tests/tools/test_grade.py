@@ -118,6 +118,28 @@ class GradeReport(unittest.TestCase):
         self.assertIn("ignoring exercises/01_x/b.c: a symbolic link", out)
         self.assertIn("ignoring points.tsv: outside exercises/", out)
 
+    def test_take_moves_an_old_lesson_number_to_its_new_folder(self):
+        d = pathlib.Path(self.tmp.name)
+        for lesson in ("08_tensor_cores", "09_mixed_precision"):
+            (d / "tree" / "exercises" / lesson).mkdir(parents=True)
+        (d / "tree" / "exercises" / "08_tensor_cores" / "tensor_cores.cu").write_text("official\n")
+        (d / "tree" / "exercises" / "09_mixed_precision" / "loss_scale.c").write_text("official\n")
+        for lesson in ("06_tensor_cores", "07_mixed_precision", "09_mixed_precision"):
+            (d / "sub" / "exercises" / lesson).mkdir(parents=True)
+        (d / "sub" / "exercises" / "06_tensor_cores" / "tensor_cores.cu").write_text("old\n")
+        (d / "sub" / "exercises" / "07_mixed_precision" / "loss_scale.c").write_text("old\n")
+        (d / "sub" / "exercises" / "09_mixed_precision" / "loss_scale.c").write_text("new\n")
+        out = subprocess.run([sys.executable, GRADE, "take", "--submission", d / "sub",
+                              "--into", d / "tree" / "exercises"],
+                             capture_output=True, text=True, check=True).stdout
+        tree = d / "tree" / "exercises"
+        self.assertEqual((tree / "08_tensor_cores" / "tensor_cores.cu").read_text(), "old\n")
+        self.assertIn("exercises/06_tensor_cores/tensor_cores.cu is graded as "
+                      "exercises/08_tensor_cores/tensor_cores.cu: lesson 06 is lesson 08 now", out)
+        # Both layouts handed in: the new folder's file is graded, the old one ignored.
+        self.assertEqual((tree / "09_mixed_precision" / "loss_scale.c").read_text(), "new\n")
+        self.assertIn("ignoring exercises/07_mixed_precision/loss_scale.c", out)
+
     def test_lesson_filter_and_csv(self):
         res, _ = self.run_report("--lessons", "01")
         self.assertEqual([t["name"] for t in res["tests"]], ["01.exercise.a", "01.exercise.b"])
