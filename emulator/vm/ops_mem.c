@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #endif
 
-#include "check.h"
+#include "checks.h"
 #include "count.h"
 #include "fp.h"
 #include "model.h"
