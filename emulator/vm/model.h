@@ -25,6 +25,8 @@
 #include "gpus.h"
 #include "vm.h"
 
+struct insn;
+
 /** The resources a launch's time is bounded by. */
 enum model_bound {
     MODEL_FP32,
@@ -34,6 +36,7 @@ enum model_bound {
     MODEL_L2,
     MODEL_DRAM,
     MODEL_LATENCY, /**< loads in flight too few for their latency (Little's law) */
+    MODEL_ATOMIC,  /**< global atomics on one address, applied one at a time */
     MODEL_NBOUNDS
 };
 
@@ -68,9 +71,10 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
 /** Before block @p linear, whose shared memory is @p smem bytes: 0 to skip it (not sampled). */
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
 
-/** One global request of warp @p warp: lanes @p mask at @p addr, @p bytes each. */
-void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
-                  unsigned bytes, int store);
+/** One global request of warp @p warp by instruction @p in (NULL: unknown): lanes @p mask at
+ *  @p addr, @p bytes each. */
+void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
+                  uint32_t mask, unsigned bytes, int store);
 
 /** One shared request of warp @p warp (window offsets), as model_global(). A thread's adjacent
  *  accesses to consecutive, aligned addresses are served as one vector access of up to 16

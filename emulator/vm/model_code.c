@@ -1,0 +1,101 @@
+/**
+ * @file model_code.c
+ * @brief The loads a warp has in flight together, from a kernel's decoded code (model_code.h).
+ *
+ * One pass over the kernel's instructions in order. Open batch: the global loads since the
+ * batch began and the registers they write. An instruction that names one of those registers
+ * in any operand slot (a read, or an overwrite, which waits for the load too), a branch
+ * target, or an instruction that ends straight-line code (branch, barrier, exit, call) closes
+ * the batch: each of its loads gets the batch's size. Operands held in the module's pool
+ * (wmma fragments, call arguments) are not looked at; a call closes the batch anyway.
+ */
+#include "model_code.h"
+
+#include <stdlib.h>
+
+#define MAX_DST 128 /* registers an open batch tracks; more closes it */
+
+/* 1 for a global load (a generic one may reach global memory; most do). */
+static int global_load(const struct insn *in)
+{
+    return in->op == OP_LD_GLOBAL || in->op == OP_LD_GENERIC;
+}
+
+/* 1 when @p in ends straight-line code, or waits for the block or the warp. */
+static int ends_batch(const struct insn *in)
+{
+    switch (in->op) {
+    case OP_BRA:
+    case OP_EXIT:
+    case OP_RET:
+    case OP_CALL:
+    case OP_CALL_IND:
+    case OP_BAR_SYNC:
+    case OP_BAR_WARP_SYNC:
+    case OP_MBAR_WAIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* 1 when @p in names one of the @p n registers @p dst. */
+static int names(const struct insn *in, const uint32_t *dst, int n)
+{
+    for (int k = 0; k < INSN_OPS; k++)
+        for (int i = 0; in->o[k] != NO_REG && i < n; i++)
+            if (in->o[k] == dst[i])
+                return 1;
+    return 0;
+}
+
+/* The open batch: its loads get its size, and it empties. */
+struct open_batch {
+    uint32_t dst[MAX_DST], first;
+    int ndst, nloads;
+};
+
+static void close_batch(struct open_batch *b, uint8_t *batch, uint32_t upto)
+{
+    for (uint32_t i = b->first; i < upto; i++)
+        if (batch[i])
+            batch[i] = (uint8_t)(b->nloads < 255 ? b->nloads : 255);
+    b->ndst = b->nloads = 0;
+    b->first = upto;
+}
+
+uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel)
+{
+    const struct func *f = &mod->funcs[kernel];
+    const struct insn *code = mod->code + f->first;
+    uint8_t *batch = calloc(f->count + 1, 1), *target = calloc(f->count + 1, 1);
+    if (!batch || !target)
+        abort();
+    for (uint32_t i = 0; i < f->count; i++)
+        if (code[i].op == OP_BRA && code[i].imm >= f->first && code[i].imm < f->first + f->count)
+            target[code[i].imm - f->first] = 1;
+    struct open_batch b = {.first = 0};
+    for (uint32_t i = 0; i < f->count; i++) {
+        const struct insn *in = &code[i];
+        if (b.nloads && (target[i] || names(in, b.dst, b.ndst)))
+            close_batch(&b, batch, i);
+        if (global_load(in)) {
+            unsigned count = MEM_COUNT(in->mod);
+            if (b.ndst + (int)count > MAX_DST)
+                close_batch(&b, batch, i);
+            if (!b.nloads)
+                b.first = i;
+            for (unsigned k = 0; k < count && 1 + k < INSN_OPS; k++)
+                if (in->o[1 + k] != NO_REG)
+                    b.dst[b.ndst++] = in->o[1 + k];
+            b.nloads++;
+            batch[i] = 1;
+        }
+        if (ends_batch(in) && b.nloads)
+            close_batch(&b, batch, i + 1);
+    }
+    if (b.nloads)
+        close_batch(&b, batch, f->count);
+    free(target);
+    return batch;
+}

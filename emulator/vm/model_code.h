@@ -1,0 +1,24 @@
+/**
+ * @file model_code.h
+ * @brief What the time model (model.h) reads from a kernel's decoded code rather than from its
+ *        execution: which global loads a warp has in flight together.
+ */
+#ifndef EMU_MODEL_CODE_H
+#define EMU_MODEL_CODE_H
+
+#include <stdint.h>
+
+#include "vm_impl.h"
+
+/**
+ * The loads in flight together (memory-level parallelism) of kernel @p kernel of @p mod: for
+ * each of its instructions (index from the function's first), 0 for anything but a global
+ * load, else the size of the load's batch. A batch is the run of global loads a warp issues
+ * before an instruction reads (or overwrites) a register one of them loads, or the code
+ * branches, joins (a branch target), waits at a barrier or exits: the loads a GPU has in
+ * flight at once for that warp, since an SM stalls a warp only at the first use of a load's
+ * result (scoreboarding), not at the load. At most 255; the caller frees the array.
+ */
+uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
+
+#endif /* EMU_MODEL_CODE_H */
