@@ -105,6 +105,7 @@ struct tally {
     double async_ahead, async_w0;      /* warp 0's cp.async requests before its block's first
                                           barrier, and in all */
     double load_phases; /* warp 0's load phases: barrier intervals in which it loads */
+    double sass;        /* warp instructions issued, in SASS (model_code.h's weights) */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
@@ -148,6 +149,7 @@ struct vm_model {
     const struct insn *code; /* the kernel's first instruction */
     uint32_t ncode;
     uint8_t *batch;      /* each instruction's batch size (model_code.h) */
+    float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
     uint64_t block_bars; /* barriers counted when this block began */
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
     struct tally t, t_first;
@@ -182,6 +184,7 @@ void model_free(struct vm_model *m)
     free(m->req);
     free(m->sec);
     free(m->batch);
+    free(m->sass_w);
     free(m);
 }
 
@@ -208,7 +211,7 @@ static unsigned blocks_per_sm(const struct model_gpu *g, unsigned warps, unsigne
 }
 
 void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
-                 const struct vm_counters *live)
+                 const struct model_sass_line *sass, size_t n, const struct vm_counters *live)
 {
     m->launch = L;
     m->live = live;
@@ -223,6 +226,8 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     const struct func *f = &L->module->funcs[L->kernel];
     free(m->batch);
     m->batch = model_batches(L->module, L->kernel);
+    free(m->sass_w);
+    m->sass_w = model_sass_weights(L->module, L->kernel, sass, n);
     m->code = L->module->code + f->first;
     m->ncode = f->count;
     memset(m->pend, 0, sizeof m->pend);
@@ -389,15 +394,27 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     return 1;
 }
 
-/* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own
- * instructions (a device function's, or a copy a handler made). */
-static uint8_t batch_of(const struct vm_model *m, const struct insn *in)
+/* The index of @p in among the kernel's instructions, or -1 (a device function's, or a copy a
+ * handler made). */
+static long insn_index(const struct vm_model *m, const struct insn *in)
 {
     uintptr_t at = (uintptr_t)in, lo = (uintptr_t)m->code;
     if (!in || at < lo || at >= lo + (uintptr_t)m->ncode * sizeof *in)
-        return 1;
-    uint8_t b = m->batch[(at - lo) / sizeof *in];
-    return b ? b : 1;
+        return -1;
+    return (long)((at - lo) / sizeof *in);
+}
+
+void model_insn(struct vm_model *m, const struct insn *in)
+{
+    long i = m->sass_w ? insn_index(m, in) : -1;
+    m->t.sass += i >= 0 ? m->sass_w[i] : 1.0;
+}
+
+/* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
+static uint8_t batch_of(const struct vm_model *m, const struct insn *in)
+{
+    long i = insn_index(m, in);
+    return i >= 0 && m->batch[i] ? m->batch[i] : 1;
 }
 
 void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
@@ -498,7 +515,9 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
         (double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) * share /
         g->fp32_lanes * ms;
     e->bound_ms[MODEL_TENSOR] = tensor_flops / (g->mma_tflops * 1e12) * 1e3;
-    e->bound_ms[MODEL_ISSUE] = (double)c->warp_insts * share / g->schedulers * ms;
+    double insts = m->sass_w ? t->sass : (double)c->warp_insts;
+    e->bound_ms[MODEL_ISSUE] = insts * share / g->schedulers * ms;
+    e->sass_insts = m->sass_w ? t->sass : 0;
     /* a shared atomic's lanes on one address take a wavefront each */
     e->bound_ms[MODEL_LSU] =
         (t->smem_wavefronts + t->l1_wavefronts + (double)c->satom_same_addr) * share * ms;
@@ -582,10 +601,10 @@ void model_print(FILE *f, const struct vm_model *m, const char *kernel, const st
         fprintf(f, " %s_ms=%.4g", model_bound_name((enum model_bound)b), e->bound_ms[b]);
     fprintf(f,
             " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
-            "smem_wavefronts=%.0f flops=%llu "
+            "smem_wavefronts=%.0f flops=%llu sass_insts=%.0f "
             "warp_insts=%llu gld_sectors=%llu gst_sectors=%llu lds_wavefronts=%llu\n",
             e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
-            (unsigned long long)c->flops, (unsigned long long)c->warp_insts,
+            (unsigned long long)c->flops, e->sass_insts, (unsigned long long)c->warp_insts,
             (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_wavefronts);
 }

@@ -23,9 +23,8 @@
 #include <stdio.h>
 
 #include "gpus.h"
+#include "model_code.h"
 #include "vm.h"
-
-struct insn;
 
 /** The resources a launch's time is bounded by. */
 enum model_bound {
@@ -54,6 +53,7 @@ struct model_estimate {
     double l1_hit, l2_hit;       /**< load sector hit rates */
     double l2_bytes, dram_bytes; /**< traffic the caches let through */
     double smem_wavefronts;      /**< shared wavefronts, adjacent accesses merged */
+    double sass_insts;           /**< warp instructions in SASS (0: not known, PTX counted) */
     struct vm_counters counters; /**< the launch's counters, scaled from the sample */
 };
 
@@ -63,10 +63,14 @@ struct vm_model;
 struct vm_model *model_new(const struct model_gpu *gpu, int sample);
 void model_free(struct vm_model *m);
 
-/** Before a launch: its configuration, registers per thread (0: unknown), and the counters
- *  the VM fills (@p live, read at the sample's seams). */
+/** Before a launch: its configuration, registers per thread (0: unknown), the SASS ptxas made
+ *  of each of the kernel's source lines (@p n entries; none: PTX instructions are counted),
+ *  and the counters the VM fills (@p live, read at the sample's seams). */
 void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
-                 const struct vm_counters *live);
+                 const struct model_sass_line *sass, size_t n, const struct vm_counters *live);
+
+/** One warp instruction @p in issued (the counters' path calls it). */
+void model_insn(struct vm_model *m, const struct insn *in);
 
 /** Before block @p linear, whose shared memory is @p smem bytes: 0 to skip it (not sampled). */
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);

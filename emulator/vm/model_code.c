@@ -12,6 +12,7 @@
 #include "model_code.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_DST 128 /* registers an open batch tracks; more closes it */
 
@@ -98,4 +99,58 @@ uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel)
         close_batch(&b, batch, f->count);
     free(target);
     return batch;
+}
+
+/* The last component of @p path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The entry of @p sass for instruction @p in's source line, or -1. */
+static long sass_entry(const struct vm_module *mod, const struct insn *in,
+                       const struct model_sass_line *sass, size_t n)
+{
+    if (in->line >= mod->nlines)
+        return -1;
+    const struct srcloc *loc = &mod->lines[in->line];
+    if (!loc->line || loc->file >= mod->nfiles || !mod->files[loc->file])
+        return -1;
+    const char *file = base_name(mod->files[loc->file]);
+    for (size_t i = 0; i < n; i++)
+        if (sass[i].line == loc->line && !strcmp(base_name(sass[i].file), file))
+            return (long)i;
+    return -1;
+}
+
+float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
+                          const struct model_sass_line *sass, size_t n)
+{
+    if (!n)
+        return NULL;
+    const struct func *f = &mod->funcs[kernel];
+    const struct insn *code = mod->code + f->first;
+    long *entry = malloc((f->count + 1) * sizeof *entry);
+    uint32_t *ptx = calloc(n, sizeof *ptx);
+    float *w = calloc(f->count + 1, sizeof *w);
+    if (!entry || !ptx || !w)
+        abort();
+    for (uint32_t i = 0; i < f->count; i++)
+        if ((entry[i] = sass_entry(mod, &code[i], sass, n)) >= 0)
+            ptx[entry[i]]++;
+    double all = 0, met = 0;
+    for (size_t k = 0; k < n; k++) {
+        all += sass[k].count;
+        met += ptx[k] ? sass[k].count : 0;
+    }
+    for (uint32_t i = 0; i < f->count; i++)
+        w[i] = entry[i] >= 0 ? (float)sass[entry[i]].count / (float)ptx[entry[i]] : 0;
+    free(entry);
+    free(ptx);
+    if (met < 0.9 * all) {
+        free(w);
+        return NULL;
+    }
+    return w;
 }

@@ -1,11 +1,13 @@
 /**
  * @file model_code.h
  * @brief What the time model (model.h) reads from a kernel's decoded code rather than from its
- *        execution: which global loads a warp has in flight together.
+ *        execution: which global loads a warp has in flight together, and how many SASS
+ *        instructions the GPU issues for each PTX instruction.
  */
 #ifndef EMU_MODEL_CODE_H
 #define EMU_MODEL_CODE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vm_impl.h"
@@ -20,5 +22,22 @@
  * result (scoreboarding), not at the load. At most 255; the caller frees the array.
  */
 uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
+
+/** The SASS instructions ptxas made of one source line of a kernel (tools/sass.py --lines). */
+struct model_sass_line {
+    const char *file; /**< the source file's name (its last path component is compared) */
+    uint32_t line;
+    uint32_t count;
+};
+
+/**
+ * What each PTX instruction of kernel @p kernel costs in SASS instructions: a source line's
+ * SASS count (from @p sass, @p n entries) spread evenly over that line's PTX instructions, 0
+ * for a line ptxas left no instruction of. NULL (count PTX instructions) when fewer than 90% of
+ * the SASS instructions fall on lines the PTX has (line information missing or not matching).
+ * The caller frees the array.
+ */
+float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
+                          const struct model_sass_line *sass, size_t n);
 
 #endif /* EMU_MODEL_CODE_H */

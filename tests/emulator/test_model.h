@@ -1,6 +1,6 @@
 /**
  * @file test_model.h
- * @brief The time model's test kernel (test_model_kernels.cu).
+ * @brief The time model's test kernels (test_model_kernels.cu).
  */
 #ifndef TEST_MODEL_H
 #define TEST_MODEL_H
@@ -14,6 +14,13 @@ void model_copy(int n, const float *d_x, float *d_y);
 
 /** y[t] = x[4t] + ... + x[4t + 3] through shared memory, t < 256 (one block of 256). */
 void model_smem(const float *d_x, float *d_y);
+
+/** y[t] = x[t] + x[t + n] + x[t + 2n] + x[t + 3n], t < n (x zero: 4n floats), the four
+ *  loads in flight together, or (@p chained) each address waiting for the previous value. */
+void model_loads(int n, const float *d_x, float *d_y, int chained);
+
+/** n atomic additions of 1 to *y. */
+void model_atomic(int n, float *d_y);
 
 #ifdef __cplusplus
 }

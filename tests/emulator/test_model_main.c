@@ -1,7 +1,8 @@
 /**
  * @file test_model_main.c
- * @brief One copy of N floats on the device, then one shared-memory round trip, for
- *        test_model.sh (the time model's test).
+ * @brief One copy of N floats on the device, one shared-memory round trip, four loads per
+ *        thread in flight together and then chained (N / 4 threads), and N atomic additions to
+ *        one address, for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -28,6 +29,9 @@ int main(int argc, char **argv)
     }
     model_copy(n, d_x, d_y);
     model_smem(d_x, d_y);
+    model_loads(n / 4, d_x, d_y, 0);
+    model_loads(n / 4, d_x, d_y, 1);
+    model_atomic(n, d_y);
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));
