@@ -539,8 +539,9 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
 /* The latency of a block's load phases (the barrier intervals in which its first warp loads
  * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
  * ms: one mean latency per phase and round of resident blocks, less the work of the phases a
- * cp.async pipeline copies ahead (@p busy_ms, the largest bound, spread over the phases). */
-static double exposed(const struct vm_model *m, const struct tally *t, double busy_ms)
+ * cp.async pipeline copies ahead (@p work_ms, the largest bound but latency, spread over the
+ * phases). */
+static double exposed(const struct vm_model *m, const struct tally *t, double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
     double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
@@ -551,7 +552,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, double bu
     if (t->async_loads <= t->loads)
         return rounds * phases * (t->latency / t->loads) * ms;
     double ahead = t->async_w0 ? t->async_ahead / t->async_w0 * phases : 0; /* phases ahead */
-    double work = busy_ms / ms / (rounds * phases);                         /* cycles a phase */
+    double work = work_ms / ms / (rounds * phases);                         /* cycles a phase */
     double wait = t->async_latency / t->async_loads - ahead * work;
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
@@ -571,9 +572,12 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
             e->bound = (enum model_bound)b;
     /* Resident blocks overlap one another's exposed latency: a round takes the longer of its
      * blocks' shared work and one block's exposed latency plus its own share of that work. */
+    double work = 0; /* what hides a pipeline's latency: every bound but latency itself */
+    for (int b = 0; b < MODEL_NBOUNDS; b++)
+        work = b != MODEL_LATENCY && e->bound_ms[b] > work ? e->bound_ms[b] : work;
     double busy = e->bound_ms[e->bound],
            per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
-    e->exposed_ms = exposed(m, &t, busy);
+    e->exposed_ms = exposed(m, &t, work);
     double chain = e->exposed_ms + busy / (per_sm < m->bps ? per_sm : m->bps);
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
     e->regs = m->regs ? m->regs : 32;

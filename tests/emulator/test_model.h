@@ -22,6 +22,11 @@ void model_loads(int n, const float *d_x, float *d_y, int chained);
 /** n atomic additions of 1 to *y. */
 void model_atomic(int n, float *d_y);
 
+/** y[b * 256 + t] = the sum over tiles k of work(x[(k * blocks + b) * 256 + t + 1 mod 256]), each
+ *  tile staged in shared memory, b < blocks; loaded then used, or (@p async) a cp.async
+ *  pipeline two stages deep. x holds tiles * blocks * 256 floats. */
+void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async);
+
 #ifdef __cplusplus
 }
 #endif

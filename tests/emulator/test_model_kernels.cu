@@ -2,7 +2,9 @@
  * @file test_model_kernels.cu
  * @brief The time model's test kernels (test_model.sh): a copy, whose traffic is known by hand;
  *        a shared-memory round trip in 4-byte pieces that ptxas would merge; four loads in flight
- *        together and the same four loads one after another; atomics on one address.
+ *        together and the same four loads one after another; atomics on one address; a tile
+ *        loop that loads each tile before using it, and its twin that copies the next tile
+ *        with cp.async while it works on this one.
  */
 #include "test_model.h"
 
@@ -86,4 +88,54 @@ static __global__ void model_atomic_kernel(int n, float *y)
 void model_atomic(int n, float *d_y)
 {
     model_atomic_kernel<<<(n + 255) / 256, 256>>>(n, d_y);
+}
+
+/* A tile's math: 256 dependent multiply-adds, enough issue slots (8 warps x 256 FMAs over 4
+ * schedulers: 512 clocks) to hide a load's latency behind them. */
+static __device__ float work(float v)
+{
+    float a = v;
+    for (int i = 0; i < 256; i++)
+        a = a * 0.5f + v;
+    return a;
+}
+
+/* A tile loop: block b sums work(x) over tiles x[(t * gridDim.x + b) * 256 + tid], t < tiles,
+ * each tile staged in shared memory and read at a rotated index (so the barrier is needed). Loaded
+ * then used (async 0), or as a 2-stage pipeline (async 1): tile t + 1 copied with cp.async while
+ * tile t is used, wait_group 1 leaving that one copy in flight. y[b * 256 + tid] = the sum. */
+static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, int async)
+{
+    __shared__ float s[2][256];
+    int tid = threadIdx.x;
+    float acc = 0;
+    if (!async) {
+        for (int t = 0; t < tiles; t++) {
+            s[0][tid] = x[((size_t)t * gridDim.x + blockIdx.x) * 256 + tid];
+            __syncthreads(); /* the tile is whole */
+            acc += work(s[0][(tid + 1) % 256]);
+            __syncthreads(); /* every thread read it before the next overwrites it */
+        }
+    } else {
+        for (int t = 0; t <= tiles; t++) {
+            if (t < tiles) { /* copy tile t into stage t % 2; it lands before wait_group */
+                unsigned dst = (unsigned)__cvta_generic_to_shared(&s[t % 2][tid]);
+                const float *src = x + ((size_t)t * gridDim.x + blockIdx.x) * 256 + tid;
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src));
+            }
+            asm volatile("cp.async.commit_group;");
+            if (t == 0)
+                continue; /* the prologue: one tile in flight before the loop's first use */
+            asm volatile("cp.async.wait_group 1;"); /* tile t - 1 landed, tile t may not */
+            __syncthreads();                        /* tile t - 1 is whole */
+            acc += work(s[(t - 1) % 2][(tid + 1) % 256]);
+            __syncthreads(); /* read before stage (t - 1) % 2 is copied into again */
+        }
+    }
+    y[blockIdx.x * 256 + tid] = acc;
+}
+
+void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
+{
+    model_tiles_kernel<<<blocks, 256>>>(tiles, d_x, d_y, async);
 }
