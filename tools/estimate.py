@@ -54,7 +54,7 @@ VALIDATION = ("validation error: 14% mean, worst factor 1.33, on SGEMM_CUDA's ke
 
 def registers(src, gpu, nvcc, nvdisasm, work):
     """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of @p src, and with @p nvdisasm
-    a "KERNEL FILE LINE COUNT" file of their SASS (None without); their paths."""
+    a "KERNEL FILE LINE COUNT ANCHORS" file of their SASS (None without); their paths."""
     arch = ARCH.get(gpu, "90")
     lines, sass_lines = [], []
     for cu in sorted(pathlib.Path(src).glob("*.cu")):
@@ -70,8 +70,8 @@ def registers(src, gpu, nvcc, nvdisasm, work):
         lines += [f"{k} {v[0]}" for k, v in sass.ptxas_report(out.stdout + out.stderr).items()]
         if nvdisasm:
             counts = sass.line_counts(sass.run([nvdisasm, "-g", "-c", cubin]))
-            sass_lines += [f"{k} {pathlib.Path(f).name} {n} {c}"
-                           for k, by_line in counts.items() for (f, n), c in by_line.items()]
+            sass_lines += [f"{k} {pathlib.Path(f).name} {n} {c} {a}"
+                           for k, by_line in counts.items() for (f, n), (c, a) in by_line.items()]
     path = os.path.join(work, "regs.txt")
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
     if not nvdisasm:

@@ -27,6 +27,7 @@ cuda_tool() {
 # sass_setup BINARY: SASS (the COURSE_EMU_MODEL_SASS file, work/sass.txt, from BINARY's sm_ARCH
 # code: tools/sass.py --lines) when nvdisasm and cuobjdump are found; else empty, and the model
 # counts PTX instructions.
+# shellcheck disable=SC2034 # the scripts that source this file use SASS
 sass_setup() {
     nvdisasm=$(cuda_tool nvdisasm)
     cuobjdump=$(cuda_tool cuobjdump)

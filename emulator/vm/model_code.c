@@ -1,6 +1,7 @@
 /**
  * @file model_code.c
- * @brief The loads a warp has in flight together, from a kernel's decoded code (model_code.h).
+ * @brief The loads a warp has in flight together, and the SASS each PTX instruction stands
+ *        for, from a kernel's decoded code (model_code.h).
  *
  * One pass over the kernel's instructions in order. Open batch: the global loads since the
  * batch began and the registers they write. An instruction that names one of those registers
@@ -8,6 +9,13 @@
  * target, or an instruction that ends straight-line code (branch, barrier, exit, call) closes
  * the batch: each of its loads gets the batch's size. Operands held in the module's pool
  * (wmma fragments, call arguments) are not looked at; a call closes the batch anyway.
+ *
+ * SASS weights: PTX and SASS meet at their source lines (both carry -lineinfo's locations).
+ * ptxas moves, merges and splits instructions within and across lines, so a line's SASS is
+ * spread over its PTX evenly; and it unrolls loops again (a loop nvcc unrolled 4 times may be 16
+ * times unrolled in SASS, its line holding 4 times the instructions, run a quarter as often), so
+ * the line's SASS is divided by its unrolling ratio, read from instructions both sides hold one
+ * for one. A loop's body is its lines, so its dynamic count comes out as the SASS loop's.
  */
 #include "model_code.h"
 
@@ -124,6 +132,16 @@ static long sass_entry(const struct vm_module *mod, const struct insn *in,
     return -1;
 }
 
+/* 1 for a PTX instruction ptxas makes exactly one SASS instruction of, wherever the line is
+ * unrolled to: fp32 add, mul and fma, global loads, stores and atomics (sass.py's ANCHORS). */
+static int anchor(const struct insn *in)
+{
+    uint8_t c = vm_op_class[in->op];
+    return c == VM_CLASS_FMA32 || c == VM_CLASS_STG || in->op == OP_ADD_F32 ||
+           in->op == OP_SUB_F32 || in->op == OP_MUL_F32 ||
+           (c == VM_CLASS_LDG && in->op != OP_CP_ASYNC);
+}
+
 float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
                           const struct model_sass_line *sass, size_t n)
 {
@@ -132,20 +150,33 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
     const struct func *f = &mod->funcs[kernel];
     const struct insn *code = mod->code + f->first;
     long *entry = malloc((f->count + 1) * sizeof *entry);
-    uint32_t *ptx = calloc(n, sizeof *ptx);
+    uint32_t *ptx = calloc(2 * n, sizeof *ptx), *ptx_anchors = ptx + n;
     float *w = calloc(f->count + 1, sizeof *w);
     if (!entry || !ptx || !w)
         abort();
     for (uint32_t i = 0; i < f->count; i++)
-        if ((entry[i] = sass_entry(mod, &code[i], sass, n)) >= 0)
+        if ((entry[i] = sass_entry(mod, &code[i], sass, n)) >= 0) {
             ptx[entry[i]]++;
-    double all = 0, met = 0;
+            ptx_anchors[entry[i]] += (uint32_t)anchor(&code[i]);
+        }
+    double all = 0, met = 0, sass_a = 0, ptx_a = 0;
     for (size_t k = 0; k < n; k++) {
         all += sass[k].count;
         met += ptx[k] ? sass[k].count : 0;
+        if (sass[k].anchors && ptx_anchors[k]) {
+            sass_a += sass[k].anchors;
+            ptx_a += ptx_anchors[k];
+        }
     }
-    for (uint32_t i = 0; i < f->count; i++)
-        w[i] = entry[i] >= 0 ? (float)sass[entry[i]].count / (float)ptx[entry[i]] : 0;
+    double unroll = ptx_a > 0 ? sass_a / ptx_a : 1; /* the kernel's, for lines without anchors */
+    for (uint32_t i = 0; i < f->count; i++) {
+        long k = entry[i];
+        if (k < 0)
+            continue;
+        double u =
+            sass[k].anchors && ptx_anchors[k] ? (double)sass[k].anchors / ptx_anchors[k] : unroll;
+        w[i] = (float)(sass[k].count / (u * ptx[k]));
+    }
     free(entry);
     free(ptx);
     if (met < 0.9 * all) {

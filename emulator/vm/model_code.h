@@ -27,15 +27,19 @@ uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
 struct model_sass_line {
     const char *file; /**< the source file's name (its last path component is compared) */
     uint32_t line;
-    uint32_t count;
+    uint32_t count;   /**< SASS instructions */
+    uint32_t anchors; /**< of which fp32 arithmetic, global loads, stores and atomics */
 };
 
 /**
- * What each PTX instruction of kernel @p kernel costs in SASS instructions: a source line's
- * SASS count (from @p sass, @p n entries) spread evenly over that line's PTX instructions, 0
- * for a line ptxas left no instruction of. NULL (count PTX instructions) when fewer than 90% of
- * the SASS instructions fall on lines the PTX has (line information missing or not matching).
- * The caller frees the array.
+ * What each PTX instruction of kernel @p kernel costs in SASS instructions. A source line's SASS
+ * (from @p sass, @p n entries) is spread evenly over that line's PTX instructions, divided by
+ * how much more ptxas unrolled the line than the PTX: the ratio of the line's anchors (fp32
+ * add, mul and fma, global loads, stores and atomics, which ptxas neither merges nor splits)
+ * in SASS to those in PTX, or for a line without anchors the kernel's ratio over the lines that
+ * have them. 0 for a line ptxas left no instruction of. NULL (count PTX instructions) when
+ * fewer than 90% of the SASS instructions fall on lines the PTX has (line information missing
+ * or not matching). The caller frees the array.
  */
 float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
                           const struct model_sass_line *sass, size_t n);

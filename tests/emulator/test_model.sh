@@ -66,8 +66,8 @@ awk -v e1="$(tile 1 exposed_ms)" -v e2="$(tile 2 exposed_ms)" -v m1="$(tile 1 ms
         printf "test_model.sh:%d: tile loop: exposed %s ms, %s ms in all; as a cp.async pipeline: exposed %s ms, %s ms: want the pipeline to hide it all (0) and be faster\n", 66, e1, m1, e2, m2; exit 1 } }'
 copy=_Z17model_copy_kerneliPKfPf
 line=$(grep -n 'y\[i\] = x\[i\];' "$(dirname "$0")/test_model_kernels.cu" | cut -d: -f1)
-echo "$copy another_file.cu $line 3" >"$out/other.txt"
-echo "$copy test_model_kernels.cu $line 3" >"$out/lines.txt"
+echo "$copy another_file.cu $line 3 0" >"$out/other.txt"
+echo "$copy test_model_kernels.cu $line 3 0" >"$out/lines.txt"
 for f in other lines; do
     LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_SASS=$out/$f.txt COURSE_EMU_MODEL_OUT=$out/sass_$f "$bin" 4096
 done
