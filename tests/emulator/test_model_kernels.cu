@@ -121,12 +121,21 @@ static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, i
             if (t < tiles) { /* copy tile t into stage t % 2; it lands before wait_group */
                 unsigned dst = (unsigned)__cvta_generic_to_shared(&s[t % 2][tid]);
                 const float *src = x + ((size_t)t * gridDim.x + blockIdx.x) * 256 + tid;
+#if __CUDA_ARCH__ >= 800
                 asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src));
+#else
+                (void)dst; /* sm_75 has no cp.async: a plain copy (the emulator runs sm_90's) */
+                s[t % 2][tid] = *src;
+#endif
             }
+#if __CUDA_ARCH__ >= 800
             asm volatile("cp.async.commit_group;");
+#endif
             if (t == 0)
                 continue; /* the prologue: one tile in flight before the loop's first use */
+#if __CUDA_ARCH__ >= 800
             asm volatile("cp.async.wait_group 1;"); /* tile t - 1 landed, tile t may not */
+#endif
             __syncthreads();                        /* tile t - 1 is whole */
             acc += work(s[(t - 1) % 2][(tid + 1) % 256]);
             __syncthreads(); /* read before stage (t - 1) % 2 is copied into again */
