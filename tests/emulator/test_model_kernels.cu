@@ -136,7 +136,7 @@ static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, i
 #if __CUDA_ARCH__ >= 800
             asm volatile("cp.async.wait_group 1;"); /* tile t - 1 landed, tile t may not */
 #endif
-            __syncthreads();                        /* tile t - 1 is whole */
+            __syncthreads(); /* tile t - 1 is whole */
             acc += work(s[(t - 1) % 2][(tid + 1) % 256]);
             __syncthreads(); /* read before stage (t - 1) % 2 is copied into again */
         }
