@@ -71,7 +71,8 @@ static void add_entry(struct fat *f, int arch, const char *text, uint64_t flags,
     else
         memcpy(payload, text, len);
     ck_assert_msg(packed > 0 && packed < cap, "the test's compressor failed");
-    ck_assert_msg(!flags || packed < len / 2, "the text did not compress: no back-references");
+    /* Literals alone would not shrink it: a quarter less means back-references were made. */
+    ck_assert_msg(!flags || packed < len * 3 / 4, "the text did not compress: no back-references");
     for (size_t i = packed / 3; corrupt && i < packed / 3 + 16; i++)
         payload[i] = (uint8_t)(0xA5 ^ i * 37);
     size_t padded = (packed + 7) & ~(size_t)7;
