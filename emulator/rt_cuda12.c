@@ -5,8 +5,9 @@
  *
  * Built only with a CUDA 12 toolkit. A program built with CUDA 12 calls these names by
  * default: each is the versioned call with no edge data, or with a memory location for a
- * device number (cudaCpuDeviceId for the host), as CUDA 12 documents the pairs. Not rt.h:
- * here the plain names must stay plain.
+ * device number (cudaCpuDeviceId for the host), as CUDA 12 documents the pairs. Then the
+ * cudaThread* calls CUDA 12 still declares. Not rt.h: here the plain names must stay plain.
+ * What CUDA 12 declares and this does not emulate is in rt_cuda12_unsupported.c.
  */
 #include <cuda_runtime_api.h>
 
@@ -64,4 +65,35 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
                           int device)
 {
     return cudaMemAdvise_v2(devPtr, count, advice, location_of(device));
+}
+
+/* CUDA 12 still declares the cudaThread* calls that the cudaDevice* ones replaced. */
+cudaError_t cudaThreadExit(void)
+{
+    return cudaDeviceReset();
+}
+
+cudaError_t cudaThreadSynchronize(void)
+{
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)
+{
+    return cudaDeviceSetLimit(limit, value);
+}
+
+cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    return cudaDeviceGetLimit(pValue, limit);
+}
+
+cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    return cudaDeviceGetCacheConfig(pCacheConfig);
+}
+
+cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    return cudaDeviceSetCacheConfig(cacheConfig);
 }
