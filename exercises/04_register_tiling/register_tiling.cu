@@ -77,7 +77,7 @@ extern "C" void matmul_1d_tile(int M, int N, int K, const float *d_A, const floa
 }
 
 /* __launch_bounds__(256, 2): at most 128 registers per thread, so that two
- * blocks (16 warps) fit on an SM; without it ptxas takes 148 on sm_90 and one
+ * blocks (16 warps) fit on an SM; without it ptxas takes 146 on sm_90 and one
  * block fits (ptxas -v: 128 registers, no spills). */
 static __global__ void __launch_bounds__(THREADS, 2)
     matmul_2d_tile_kernel(int M, int N, int K, const float *A, const float *B, float *C)
@@ -102,8 +102,10 @@ static __global__ void __launch_bounds__(THREADS, 2)
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
         // Add this step's products to acc, the thread's TM x TN results (its rows and
-        // columns: see the comment above the constants). Goal: TM + TN shared loads per k
-        // feed TM * TN FMAs from registers, and a warp's reads of Bs have no bank conflicts.
+        // columns: see the comment above the constants). Goal: TM + TN values read from
+        // shared memory per k (ptxas makes them four 128-bit loads: the tiles are 16-byte
+        // aligned) feed TM * TN FMAs from registers, and a warp's reads of Bs have no bank
+        // conflicts.
         // TODO
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
@@ -167,8 +169,8 @@ static __global__ void __launch_bounds__(THREADS)
         // TODO
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
-        // As in matmul_2d_tile, with the thread's values of A and of B for each k read
-        // as float4 (128-bit shared loads): 4 loads per k instead of 16.
+        // As in matmul_2d_tile, four 128-bit shared loads per k, written as float4: the
+        // thread's 8 values of A for one k are contiguous in the transposed As, like B's.
         // TODO
         /* Every thread is done reading before the next step overwrites the tiles. */
         __syncthreads();
