@@ -76,7 +76,9 @@ function(add_lesson name)
     file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu ${shared}/*.c ${shared}/*.cu)
     list(FILTER sources EXCLUDE REGEX "_main\\.c$")
     file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu ${shared}/*.cu)
-    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${shared}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h)
+    # Device helpers one lesson shares with a later one (lessons/04_register_tiling/src/row4.cuh).
+    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${shared}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h
+         ${CMAKE_SOURCE_DIR}/lessons/*/src/*.cuh)
 
     set(lib ${num}_${side})
     add_library(${lib} STATIC ${sources})

@@ -19,9 +19,8 @@
  */
 #include "register_tiling.h"
 
-#include <stdint.h>
-
 #include "cuda_check.h"
+#include "row4.cuh"
 
 /* matmul_1d_tile: a 64 x 64 tile of C per block, K in steps of 8, 8 results per
  * thread: 64 * 64 / 8 = 512 threads. */
@@ -121,25 +120,6 @@ extern "C" void matmul_2d_tile(int M, int N, int K, const float *d_A, const floa
     CUDA_CHECK_LAUNCH();
 }
 
-/*
- * Elements start .. start+3 of a row of length len at @p row, 0 past its end.
- * With @p vec (the row is 16-byte aligned: the launcher checked the pointer and
- * the row length) and all four inside, one 128-bit load through the read-only
- * path (ld.global.nc.v4.f32); otherwise up to four guarded scalar loads.
- */
-static __device__ float4 load_row4(const float *row, int start, int len, int vec)
-{
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    // TODO
-    return v;
-}
-
-/* The same for a store: one 128-bit store when allowed, else guarded scalars. */
-static __device__ void store_row4(float *row, int start, int len, int vec, float4 v)
-{
-    // TODO
-}
-
 /* vec_a, vec_b, vec_c: the rows of A, B and C may be read or written as float4 (see the launcher).
  */
 static __global__ void __launch_bounds__(THREADS)
@@ -178,12 +158,6 @@ static __global__ void __launch_bounds__(THREADS)
     // Write acc to the thread's TM x TN elements of C, none outside it, in float4 pieces
     // through store_row4.
     // TODO
-}
-
-/* Whether every row of a matrix with row length @p len at @p p starts 16-byte aligned. */
-static int rows_aligned16(const void *p, int len)
-{
-    return (uintptr_t)p % 16 == 0 && len % 4 == 0;
 }
 
 extern "C" void matmul_vectorized(int M, int N, int K, const float *d_A, const float *d_B,

@@ -19,9 +19,8 @@
  */
 #include "register_tiling.h"
 
-#include <stdint.h>
-
 #include "cuda_check.h"
+#include "row4.cuh"
 
 /* matmul_1d_tile: a 64 x 64 tile of C per block, K in steps of 8, 8 results per
  * thread: 64 * 64 / 8 = 512 threads. */
@@ -177,45 +176,6 @@ extern "C" void matmul_2d_tile(int M, int N, int K, const float *d_A, const floa
     CUDA_CHECK_LAUNCH();
 }
 
-/*
- * Elements start .. start+3 of a row of length len at @p row, 0 past its end.
- * With @p vec (the row is 16-byte aligned: the launcher checked the pointer and
- * the row length) and all four inside, one 128-bit load through the read-only
- * path (ld.global.nc.v4.f32); otherwise up to four guarded scalar loads.
- */
-static __device__ float4 load_row4(const float *row, int start, int len, int vec)
-{
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    // BEGIN SOLUTION
-    if (vec && start + 3 < len)
-        return __ldg(reinterpret_cast<const float4 *>(row + start));
-    v.x = start < len ? row[start] : 0.0f;
-    v.y = start + 1 < len ? row[start + 1] : 0.0f;
-    v.z = start + 2 < len ? row[start + 2] : 0.0f;
-    v.w = start + 3 < len ? row[start + 3] : 0.0f;
-    // END SOLUTION
-    return v;
-}
-
-/* The same for a store: one 128-bit store when allowed, else guarded scalars. */
-static __device__ void store_row4(float *row, int start, int len, int vec, float4 v)
-{
-    // BEGIN SOLUTION
-    if (vec && start + 3 < len) {
-        *reinterpret_cast<float4 *>(row + start) = v;
-        return;
-    }
-    if (start < len)
-        row[start] = v.x;
-    if (start + 1 < len)
-        row[start + 1] = v.y;
-    if (start + 2 < len)
-        row[start + 2] = v.z;
-    if (start + 3 < len)
-        row[start + 3] = v.w;
-    // END SOLUTION
-}
-
 /* vec_a, vec_b, vec_c: the rows of A, B and C may be read or written as float4 (see the launcher).
  */
 static __global__ void __launch_bounds__(THREADS)
@@ -299,12 +259,6 @@ static __global__ void __launch_bounds__(THREADS)
                    make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
     }
     // END SOLUTION
-}
-
-/* Whether every row of a matrix with row length @p len at @p p starts 16-byte aligned. */
-static int rows_aligned16(const void *p, int len)
-{
-    return (uintptr_t)p % 16 == 0 && len % 4 == 0;
 }
 
 extern "C" void matmul_vectorized(int M, int N, int K, const float *d_A, const float *d_B,
