@@ -461,6 +461,8 @@ END_TEST
  * once (float4: 16 sectors per request) and little else (the zeroing, the block partials of
  * pass 2: 4 bytes per block). At most 1.1 x 4n in all, loads and stores.
  */
+static const double max_traffic_over_compulsory = 1.1;
+
 START_TEST(reduce_traffic)
 {
     enum { N = 100000 };
@@ -469,10 +471,10 @@ START_TEST(reduce_traffic)
     for (size_t v = 0; v < 2; v++) {
         struct vm_counters c = observe_reduce(r, names[v], N);
         double moved = 32.0 * (double)(c.gld_sectors + c.gst_sectors);
-        ck_assert_msg(moved <= 1.1 * 4 * N,
+        ck_assert_msg(moved <= max_traffic_over_compulsory * 4 * N,
                       "%s at n=%d moved %.0f bytes of global memory, %.2f x the 4n = %d it "
-                      "must read: want at most 1.1 x (one float4 load per 16 bytes, no re-reads)",
-                      names[v], N, moved, moved / (4.0 * N), 4 * N);
+                      "must read: want at most %g x (one float4 load per 16 bytes, no re-reads)",
+                      names[v], N, moved, moved / (4.0 * N), 4 * N, max_traffic_over_compulsory);
     }
     course_runner_stop(r);
 }
@@ -554,10 +556,10 @@ START_TEST(scan_lookback_one_pass)
     check_scan(r, "scan_lookback", PROTO_VOID, n, 11);
     struct vm_counters c = call_counters(r, "scan_lookback");
     double moved = 32.0 * (double)(c.gld_sectors + c.gst_sectors);
-    ck_assert_msg(moved <= 1.1 * 8 * n,
+    ck_assert_msg(moved <= max_traffic_over_compulsory * 8 * n,
                   "scan_lookback at n=%d moved %.0f bytes, %.2f x the 8n it must read and write: "
-                  "want one pass, at most 1.1 x",
-                  n, moved, moved / (8.0 * n));
+                  "want one pass, at most %g x",
+                  n, moved, moved / (8.0 * n), max_traffic_over_compulsory);
     course_runner_stop(r);
 }
 END_TEST
