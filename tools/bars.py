@@ -39,7 +39,8 @@ MARK = re.compile(rf"(?P<num>{NUMBER})(?P<unit>%|x)?<!--(?P<kind>bar|lo|hi|bound
                   r":(?P<ref>[\w./@-]+)-->")
 # A number a text must not state by hand: any number right after >= or <=, or after "bar of"
 # or "target of"; a percentage or a speedup after "at least", "at most" or "no worse than".
-COMPARED = re.compile(rf"(?:(?:>=|<=|\bbars? (?:is |of )?|\btargets? (?:is |of )?)\s*{NUMBER}(?:%|x)?"
+COMPARED = re.compile(rf"(?:(?:>=|<=|\bbars? (?:is |of )?|\btargets? (?:is |of )?)\s*"
+                      rf"{NUMBER}(?:%|x)?"
                       rf"|(?:\bat least|\bat most|\bno worse than)\s+(?:the\s+)?{NUMBER}(?:%|x))"
                       r"(?P<mark><!--)?")
 CODE_SPAN = re.compile(r"`[^`]*`")
@@ -187,7 +188,8 @@ def check_file(path, bars, bounds, apply):
         v = value(m["kind"], m["ref"], lesson, bars, bounds)
         if isinstance(v, str) or not apply:
             return m.group(0)
-        return written(v, m["unit"]) + m.group(0)[m.end("unit" if m["unit"] else "num") - m.start():]
+        comment = m.group(0)[m.group(0).index("<!--"):]
+        return written(v, m["unit"]) + comment
 
     new = MARK.sub(fix, text)
     if path.name == "README.md" and lesson and "<!-- bars -->" in new:
