@@ -29,6 +29,7 @@
 #include "emu.h"
 #include "mem.h"
 #include "proto.h"
+#include "rt_cuda12.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */
 #define RT_MAX_GPUS 16

@@ -99,6 +99,7 @@ enum {
     H100_SINGLE_TO_DOUBLE = 2, /* 67 TFLOP/s fp32, 34 fp64 */
     H100_MEM_SYNC_DOMAINS = 4,
     H100_PCI_ID = 0x233010de, /* device 0x2330, vendor 0x10de (NVIDIA) */
+    NO_NUMA_ID = -1,          /* the GPU is no NUMA node; nor is the host one here */
 };
 
 /* The texture and surface limits of compute capability 9.0 (CUDA Programming Guide,
@@ -155,9 +156,27 @@ static void fill_features(struct cudaDeviceProp *p)
     p->gpuDirectRDMAWritesOrdering = cudaGPUDirectRDMAWritesOrderingNone;
     p->ipcEventSupported = 1;
     p->unifiedFunctionPointers = 1;
+#if CUDART_VERSION >= 13000
     p->deviceNumaConfig = cudaDeviceNumaConfigNone;
-    p->deviceNumaId = p->hostNumaId = -1;
+    p->deviceNumaId = p->hostNumaId = NO_NUMA_ID;
+#endif
 }
+
+#if CUDART_VERSION < 13000
+/* The fields CUDA 12's cudaDeviceProp has and 13's dropped (cudaDeviceGetAttribute answers the
+ * same): a CUDA 12 program reads its clocks here. */
+static void fill_cuda12_fields(struct cudaDeviceProp *p)
+{
+    p->clockRate = H100_CLOCK_KHZ;
+    p->memoryClockRate = H100_MEMORY_CLOCK_KHZ;
+    p->deviceOverlap = 1;
+    p->kernelExecTimeoutEnabled = 0;
+    p->computeMode = cudaComputeModeDefault;
+    p->maxTexture1DLinear = 1 << 28;
+    p->singleToDoublePrecisionPerfRatio = H100_SINGLE_TO_DOUBLE;
+    p->cooperativeMultiDeviceLaunch = 0;
+}
+#endif
 
 /* The properties of emulated GPU @p device: an H100 SXM5's, but for the name, the memory size
  * (from rt) and the PCI bus. */
@@ -182,7 +201,11 @@ static void fill_props(struct cudaDeviceProp *p, int device)
     p->multiProcessorCount = 132;
     p->pciBusID = device + 1;
     p->pciDeviceID = 0;
+#if CUDART_VERSION >= 13000
     p->gpuPciDeviceID = H100_PCI_ID;
+#else
+    fill_cuda12_fields(p);
+#endif
     p->memoryBusWidth = 5120;
     p->l2CacheSize = 50 * 1024 * 1024;
     p->persistingL2CacheMaxSize = p->l2CacheSize / 8 * 5;
@@ -228,8 +251,8 @@ struct attr_source {
         attr, 0, 0, v                                                                              \
     }
 
-/* Every attribute CUDA 13 defines: the capability flags, the limits, then the texture and
- * surface limits. */
+/* Every attribute the toolkit's CUDA (13, or 12) defines: the capability flags, the limits, then
+ * the texture and surface limits. */
 static const struct attr_source attr_sources[] = {
     FIXED(cudaDevAttrGpuOverlap, 1),
     FIXED(cudaDevAttrKernelExecTimeout, 0),
@@ -266,6 +289,7 @@ static const struct attr_source attr_sources[] = {
     PROP(cudaDevAttrClusterLaunch, clusterLaunch),
     PROP(cudaDevAttrDeferredMappingCudaArraySupported, deferredMappingCudaArraySupported),
     PROP(cudaDevAttrIpcEventSupport, ipcEventSupported),
+#if CUDART_VERSION >= 13000
     PROP(cudaDevAttrNumaConfig, deviceNumaConfig),
     PROP(cudaDevAttrMpsEnabled, mpsEnabled),
     FIXED(cudaDevAttrD3D12CigSupported, 0),
@@ -274,6 +298,11 @@ static const struct attr_source attr_sources[] = {
     PROP(cudaDevAttrHostNumaMultinodeIpcSupported, hostNumaMultinodeIpcSupported),
     FIXED(cudaDevAttrHostMemoryPoolsSupported, 0),
     FIXED(cudaDevAttrOnlyPartialHostNativeAtomicSupported, 0),
+#else
+    FIXED(cudaDevAttrNumaConfig, cudaDeviceNumaConfigNone),
+    FIXED(cudaDevAttrMpsEnabled, 0),
+    FIXED(cudaDevAttrCooperativeMultiDeviceLaunch, 0),
+#endif
     PROP(cudaDevAttrMaxThreadsPerBlock, maxThreadsPerBlock),
     PROP(cudaDevAttrMaxBlockDimX, maxThreadsDim[0]),
     PROP(cudaDevAttrMaxBlockDimY, maxThreadsDim[1]),
@@ -308,10 +337,15 @@ static const struct attr_source attr_sources[] = {
     PROP(cudaDevAttrMaxAccessPolicyWindowSize, accessPolicyMaxWindowSize),
     PROP(cudaDevAttrReservedSharedMemoryPerBlock, reservedSharedMemPerBlock),
     FIXED(cudaDevAttrMemSyncDomainCount, H100_MEM_SYNC_DOMAINS),
+#if CUDART_VERSION >= 13000
     PROP(cudaDevAttrNumaId, deviceNumaId),
     PROP(cudaDevAttrHostNumaId, hostNumaId),
     PROP(cudaDevAttrGpuPciDeviceId, gpuPciDeviceID),
     PROP(cudaDevAttrGpuPciSubsystemId, gpuPciSubsystemID),
+#else
+    FIXED(cudaDevAttrNumaId, NO_NUMA_ID),
+    FIXED(cudaDevAttrHostNumaId, NO_NUMA_ID),
+#endif
     PROP(cudaDevAttrMaxTexture1DWidth, maxTexture1D),
     PROP(cudaDevAttrMaxTexture2DWidth, maxTexture2D[0]),
     PROP(cudaDevAttrMaxTexture2DHeight, maxTexture2D[1]),
@@ -359,8 +393,8 @@ static const struct attr_source attr_sources[] = {
 #undef PROP
 #undef FIXED
 
-/* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number CUDA 13 does
- * not define (the reserved numbers). */
+/* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number the toolkit's
+ * CUDA (13, or 12) does not define (the reserved numbers). */
 static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
 {
     for (size_t i = 0; i < sizeof attr_sources / sizeof *attr_sources; i++) {
@@ -382,8 +416,8 @@ static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
     return NO_ATTRIBUTE;
 }
 
-/* Every attribute CUDA 13 defines is answered; a reserved or unknown number is refused with
- * cudaErrorInvalidValue and one line, and, unlike a fault, leaves no error behind for a later
+/* Every attribute the toolkit's CUDA defines is answered; a reserved or unknown number is refused
+ * with cudaErrorInvalidValue and one line, and, unlike a fault, leaves no error behind for a later
  * cudaGetLastError (a program probing attributes must not fail its next kernel's check). */
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
@@ -393,7 +427,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         return err;
     long v = attribute(&p, attr);
     if (v == NO_ATTRIBUTE) {
-        rt_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA 13 defines", (int)attr);
+        rt_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA %d defines", (int)attr,
+               CUDART_VERSION / 1000);
         return cudaErrorInvalidValue;
     }
     *value = (int)v;

@@ -153,10 +153,7 @@ static void record(const char *name, const struct proto_launch *l, const struct 
         return;
     if (rt.nlaunches == rt.launches_cap) {
         int cap = rt.launches_cap ? 2 * rt.launches_cap : 64;
-        struct course_emu_launch *more = realloc(rt.launches, (size_t)cap * sizeof *more);
-        if (!more)
-            return; /* out of host memory: dropped, like those past MAX_RECORDED */
-        rt.launches = more;
+        rt.launches = emu_realloc(rt.launches, (size_t)cap * sizeof *rt.launches);
         rt.launches_cap = cap;
     }
     struct course_emu_launch *e = &rt.launches[rt.nlaunches++];
