@@ -214,7 +214,7 @@ START_TEST(synccheck_finds_bad_synchronisation)
     static const struct {
         const char *marker, *what;
     } bugs[] = {
-        {"CHECK_HALF_WARP", "completed without 16 threads of block (0,0,0) that exited"},
+        {"CHECK_HALF_WARP", "met at barrier 0 from different places"},
         {"CHECK_ODD_BARRIER", "met at barrier 0 from different places"},
         {"CHECK_SHUFFLE_MASK", "lanes 0xffff0000 execute shfl.sync but are not in its mask"},
         {"CHECK_ABSENT_LANES", "names lanes 0xffff0000 that have exited or do not exist"},
@@ -227,6 +227,20 @@ START_TEST(synccheck_finds_bad_synchronisation)
         ck_assert_msg(err == cudaSuccess, "kind %d: %s", kind, cudaGetErrorName(err));
         assert_report(bugs[kind].marker, bugs[kind].what, 0);
     }
+    cudaFree(dout);
+}
+END_TEST
+
+START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
+{
+    checks_on();
+    float *dout, out[64];
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(checks_bad_sync(4, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 40; t++)
+        ck_assert_msg(out[t] == (float)(39 - t), "out[%d] = %g, want %d", t, out[t], 39 - t);
+    assert_no_reports("an early return before __syncthreads()");
     cudaFree(dout);
 }
 END_TEST
@@ -265,6 +279,8 @@ int main(int argc, char **argv)
         {"memcheck_finds_out_of_bounds", memcheck_finds_out_of_bounds, CASE_GPU, 60},
         {"initcheck_finds_unwritten_reads", initcheck_finds_unwritten_reads, CASE_GPU, 60},
         {"synccheck_finds_bad_synchronisation", synccheck_finds_bad_synchronisation, CASE_GPU, 60},
+        {"synccheck_lets_exited_threads_pass_a_barrier",
+         synccheck_lets_exited_threads_pass_a_barrier, CASE_GPU, 60},
         {"leak_check_names_where_it_was_allocated", leak_check_names_where_it_was_allocated,
          CASE_GPU, 60},
     };
