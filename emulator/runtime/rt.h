@@ -215,6 +215,8 @@ struct rt_state {
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
     int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
+    uint64_t faults;    /**< kernel faults reported in this process (rt_core.c's summary) */
+    uint64_t findings;  /**< check findings reported: the checks', hostcheck's, leaks */
 
     /* The launches counted since course_emu_take_launches() last took them. */
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */
