@@ -105,6 +105,20 @@ enum ctype {
 #define MEM_DST64_BIT (1u << 5)
 #define MEM_BASE32_BIT (1u << 6)
 
+/** The SIMD video instructions' operation (OP_VOP2/OP_VOP4's mod & 7) and fields: vset's
+ *  compare (eq ne lt le gt ge), the signedness of d, a and b, .sat, .add and the mask of the
+ *  elements written. The insn's imm holds the selectors, 3 bits per element from element 0:
+ *  a's from bit 0, b's from bit 12. */
+enum video_op { VIDEO_ADD, VIDEO_SUB, VIDEO_AVRG, VIDEO_ABSDIFF, VIDEO_MIN, VIDEO_MAX, VIDEO_SET };
+#define VIDEO_OP(mod) ((mod)&7)
+#define VIDEO_CMP(mod) (((mod) >> 3) & 7)
+#define VIDEO_MASK(mod) (((mod) >> 12) & 15)
+#define VIDEO_D_SIGNED (1u << 6)
+#define VIDEO_A_SIGNED (1u << 7)
+#define VIDEO_B_SIGNED (1u << 8)
+#define VIDEO_SAT (1u << 9)
+#define VIDEO_ACCUMULATE (1u << 10)
+
 /** Atomic operations (OP_ATOM's mod & 15) and fields. */
 enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS };
 #define ATOM_MOD(op, type, space) ((op) | (type) << 4 | (space) << 9)
