@@ -105,10 +105,11 @@ enum ctype {
 #define MEM_DST64_BIT (1u << 5)
 #define MEM_BASE32_BIT (1u << 6)
 
-/** The SIMD video instructions' operation (OP_VOP2/OP_VOP4's mod & 7) and fields: vset's
- *  compare (eq ne lt le gt ge), the signedness of d, a and b, .sat, .add and the mask of the
- *  elements written. The insn's imm holds the selectors, 3 bits per element from element 0:
- *  a's from bit 0, b's from bit 12. */
+/** The video instructions' operation (OP_VOP1/2/4's mod & 7) and fields: vset's compare
+ *  (eq ne lt le gt ge), the signedness of d, a and b, .sat, .add (.min, .max: the scalar
+ *  forms' other secondary operations) and the mask of the elements written (the scalar forms:
+ *  the part of d merged, VIDEO_PART). The insn's imm holds the selectors, 3 bits per element
+ *  from element 0: a's from bit 0, b's from bit 12 (the scalar forms: one VIDEO_PART each). */
 enum video_op { VIDEO_ADD, VIDEO_SUB, VIDEO_AVRG, VIDEO_ABSDIFF, VIDEO_MIN, VIDEO_MAX, VIDEO_SET };
 #define VIDEO_OP(mod) ((mod)&7)
 #define VIDEO_CMP(mod) (((mod) >> 3) & 7)
@@ -118,6 +119,10 @@ enum video_op { VIDEO_ADD, VIDEO_SUB, VIDEO_AVRG, VIDEO_ABSDIFF, VIDEO_MIN, VIDE
 #define VIDEO_B_SIGNED (1u << 8)
 #define VIDEO_SAT (1u << 9)
 #define VIDEO_ACCUMULATE (1u << 10)
+#define VIDEO_MIN_C (1u << 16)
+#define VIDEO_MAX_C (1u << 17)
+/** A scalar video operand's part: the whole word, bytes 0-3 (1-4), half-words 0-1 (5-6). */
+enum video_part { PART_WORD, PART_B0, PART_B1, PART_B2, PART_B3, PART_H0, PART_H1 };
 
 /** Atomic operations (OP_ATOM's mod & 15) and fields. */
 enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS };

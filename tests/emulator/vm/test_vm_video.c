@@ -1,16 +1,18 @@
 /**
  * @file test_vm_video.c
- * @brief The PTX VM's SIMD video instructions (vadd2/4, vsub2/4, vavrg2/4, vabsdiff2/4,
- *        vmin2/4, vmax2/4, vset2/4) against a host reference written from the PTX ISA's
- *        pseudo-code, and CUDA's SIMD intrinsics that nvcc compiles to them.
+ * @brief The PTX VM's video instructions (the SIMD vadd2/4, vsub2/4, vavrg2/4, vabsdiff2/4,
+ *        vmin2/4, vmax2/4, vset2/4 and the scalar vadd, vsub, vabsdiff, vmin, vmax, vset)
+ *        against a host reference written from the PTX ISA's pseudo-code, and CUDA's SIMD
+ *        intrinsics that nvcc compiles to them.
  *
  * The random forms draw every modifier the ISA gives these instructions: the three types,
- * .sat, .add, vset's compare, the destination's mask and both sources' selectors. Inputs mix
+ * .sat, .add (.min, .max), vset's compare, the destination's mask or merged part and both
+ * sources' selectors. Inputs mix
  * random bytes with the edges (0, 1, 0x7f, 0x80, 0x81, 0xfe, 0xff). The intrinsics' kernels
  * (between #ifdef VM_CASE_KERNELS and #else) are compared with the CUDA Math API's definition
  * of each, per byte or half-word (__vabsdiffu4 and __vsads4 become vabsdiff4, __vsadu4 its .add
- * form; the others plain integer code). The scalar video instructions (vadd, vshl, vmad, ...)
- * are not emulated: a launch that reaches one fails, naming it.
+ * form; the others plain integer code). vshl, vshr and vmad are not emulated: a launch that
+ * reaches one fails, naming it.
  */
 #ifdef VM_CASE_KERNELS
 extern "C" __global__ void intrinsics_kernel(const unsigned *a, const unsigned *b, unsigned *out,
@@ -33,7 +35,7 @@ extern "C" __global__ void intrinsics_kernel(const unsigned *a, const unsigned *
 extern "C" __global__ void scalar_video_kernel(unsigned *out)
 {
     unsigned d;
-    asm volatile("vadd.u32.u32.u32 %0, %1, %2;" : "=r"(d) : "r"(out[0]), "r"(out[1]));
+    asm volatile("vshl.u32.u32.u32.clamp %0, %1, %2;" : "=r"(d) : "r"(out[0]), "r"(out[1]));
     out[2] = d;
 }
 #else
@@ -52,20 +54,45 @@ enum { THREADS = 256, FORMS = 24, ROUNDS = 40 };
 /* One form of an instruction: what the PTX names, as text the reference reads too. */
 struct form {
     int op;         /* 0 vadd, 1 vsub, 2 vavrg, 3 vabsdiff, 4 vmin, 5 vmax, 6 vset */
-    int width;      /* 2 or 4 elements */
+    int width;      /* 1 (scalar), 2 or 4 elements */
     int sign[3];    /* d (not vset), a, b: 1 for .s32 */
-    int sat, add;   /* .sat, .add (never both) */
+    int sat, add;   /* .sat, .add (SIMD: never both) */
+    int sec;        /* scalar: 0 none, 1 .add, 2 .min, 3 .max */
     int cmp;        /* vset: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge */
-    char mask[8];   /* d's, "" for the default */
+    char mask[8];   /* d's mask (scalar: its merged part), "" for the default */
     char sel[2][8]; /* a's and b's, "" for the default */
 };
 
 static const char *const op_names[] = {"vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset"};
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
+static const char *const parts[] = {"", "b0", "b1", "b2", "b3", "h0", "h1"};
+
+/* A random scalar form: every modifier drawn, defaults included. */
+static struct form random_scalar(void)
+{
+    static const int ops[] = {0, 1, 3, 4, 5, 6}; /* no scalar vavrg */
+    struct form f = {0};
+    f.width = 1;
+    f.op = ops[vm_case_rand() % 6];
+    for (int k = 0; k < 3; k++)
+        f.sign[k] = f.op == 6 && k == 0 ? 0 : (int)(vm_case_rand() % 2);
+    f.sat = f.op != 6 && vm_case_rand() % 2;
+    f.cmp = (int)(vm_case_rand() % 6);
+    int kind = (int)(vm_case_rand() % 3); /* 0: d, a, b; 1: a secondary operation; 2: a merge */
+    f.sec = kind == 1 ? 1 + (int)(vm_case_rand() % 3) : 0;
+    if (kind == 2)
+        strcpy(f.mask, parts[1 + vm_case_rand() % 6]);
+    for (int s = 0; s < 2; s++)
+        strcpy(f.sel[s], parts[vm_case_rand() % 7]);
+    return f;
+}
+
 /* A random form: every modifier drawn, defaults included. */
 static struct form random_form(void)
 {
+    if (vm_case_rand() % 3 == 0)
+        return random_scalar();
     struct form f = {0};
     f.op = (int)(vm_case_rand() % 7);
     f.width = vm_case_rand() % 2 ? 4 : 2;
@@ -97,19 +124,21 @@ static struct form random_form(void)
 static void form_ptx(const struct form *f, char *out, size_t size)
 {
     static const char *const types[] = {"u32", "s32"};
-    char mods[64];
+    static const char *const secs[] = {"", ".add", ".min", ".max"};
+    const char *second = f->width == 1 ? secs[f->sec] : f->add ? ".add" : "";
+    char mods[64], width[12] = "";
+    if (f->width > 1)
+        snprintf(width, sizeof width, "%d", f->width);
     if (f->op == 6)
         snprintf(mods, sizeof mods, ".%s.%s.%s%s", types[f->sign[1]], types[f->sign[2]],
-                 cmp_names[f->cmp], f->add ? ".add" : "");
+                 cmp_names[f->cmp], second);
     else
-        snprintf(mods, sizeof mods, ".%s.%s.%s%s", types[f->sign[0]], types[f->sign[1]],
-                 types[f->sign[2]],
-                 f->sat   ? ".sat"
-                 : f->add ? ".add"
-                          : "");
-    snprintf(out, size, "%s%d%s %%r5%s%s, %%r2%s%s, %%r3%s%s, %%r4;", op_names[f->op], f->width,
-             mods, *f->mask ? "." : "", f->mask, *f->sel[0] ? "." : "", f->sel[0],
-             *f->sel[1] ? "." : "", f->sel[1]);
+        snprintf(mods, sizeof mods, ".%s.%s.%s%s%s", types[f->sign[0]], types[f->sign[1]],
+                 types[f->sign[2]], f->sat ? ".sat" : "", second);
+    int with_c = f->width > 1 || f->sec || *f->mask;
+    snprintf(out, size, "%s%s%s %%r5%s%s, %%r2%s%s, %%r3%s%s%s;", op_names[f->op], width, mods,
+             *f->mask ? "." : "", f->mask, *f->sel[0] ? "." : "", f->sel[0], *f->sel[1] ? "." : "",
+             f->sel[1], with_c ? ", %r4" : "");
 }
 
 /* ---- the reference: the PTX ISA's pseudo-code, step by step ------------------------------- */
@@ -130,8 +159,63 @@ static int64_t extract(uint32_t a, uint32_t b, const char *sel, int width, int e
     return v;
 }
 
+/* The primary operation on the extended values (vavrg: halves away from zero). */
+static int64_t primary(const struct form *f, int64_t va, int64_t vb)
+{
+    int64_t s = va + vb;
+    const int64_t cmp[6] = {va == vb, va != vb, (va < vb), va <= vb, (va > vb), va >= vb};
+    if (f->op == 0)
+        return s;
+    if (f->op == 1)
+        return va - vb;
+    if (f->op == 2)
+        return s >= 0 ? (s + 1) / 2 : (s - 1) / 2; /* floor(s / 2) below zero */
+    if (f->op == 3)
+        return va > vb ? va - vb : vb - va;
+    if (f->op == 4)
+        return va < vb ? va : vb;
+    return f->op == 5 ? (va > vb ? va : vb) : cmp[f->cmp];
+}
+
+/* partSelectSignExtend: the whole word, or the byte or half-word @p sel names, extended. */
+static int64_t part_select(uint32_t v, const char *sel, int is_signed)
+{
+    if (!*sel)
+        return is_signed ? (int64_t)(int32_t)v : (int64_t)v;
+    int bits = sel[0] == 'b' ? 8 : 16;
+    int64_t x = v >> (bits * (sel[1] - '0')) & ((1u << bits) - 1);
+    return is_signed && x >= (int64_t)1 << (bits - 1) ? x - ((int64_t)1 << bits) : x;
+}
+
+/* A scalar form: optSaturate, optSecOp and optMerge as the ISA's pseudo-code writes them. */
+static uint32_t reference_scalar(const struct form *f, uint32_t a, uint32_t b, uint32_t c)
+{
+    int64_t t =
+        primary(f, part_select(a, f->sel[0], f->sign[1]), part_select(b, f->sel[1], f->sign[2]));
+    if (f->sat) {
+        int bits = f->mask[0] == 'b' ? 8 : f->mask[0] == 'h' ? 16 : 32;
+        int64_t hi = f->sign[0] ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+        int64_t lo = f->sign[0] ? -((int64_t)1 << (bits - 1)) : 0;
+        t = t > hi ? hi : t < lo ? lo : t;
+    }
+    int64_t cx = f->sign[0] ? (int64_t)(int32_t)c : (int64_t)c;
+    if (f->sec == 1)
+        t = t + cx;
+    else if (f->sec == 2)
+        t = t < cx ? t : cx;
+    else if (f->sec == 3)
+        t = t > cx ? t : cx;
+    if (!*f->mask)
+        return (uint32_t)t;
+    int bits = f->mask[0] == 'b' ? 8 : 16, at = bits * (f->mask[1] - '0');
+    uint32_t keep = (bits == 8 ? 0xFFu : 0xFFFFu) << at;
+    return (((uint32_t)t << at) & keep) | (c & ~keep);
+}
+
 static uint32_t reference(const struct form *f, uint32_t a, uint32_t b, uint32_t c)
 {
+    if (f->width == 1)
+        return reference_scalar(f, a, b, c);
     const char *asel = *f->sel[0] ? f->sel[0] : f->width == 4 ? "b3210" : "h10";
     const char *bsel = *f->sel[1] ? f->sel[1] : f->width == 4 ? "b7654" : "h32";
     int bits = 32 / f->width, mask[4] = {0};
@@ -142,31 +226,7 @@ static uint32_t reference(const struct form *f, uint32_t a, uint32_t b, uint32_t
     uint32_t d = f->add ? c : 0, keep = bits == 8 ? 0xFFu : 0xFFFFu;
     for (int i = 0; i < f->width; i++) {
         int64_t va = extract(a, b, asel, f->width, i, f->sign[1]);
-        int64_t vb = extract(a, b, bsel, f->width, i, f->sign[2]), t = 0, s = va + vb;
-        const int64_t cmp[6] = {va == vb, va != vb, va<vb, va <= vb, va> vb, va >= vb};
-        switch (f->op) {
-        case 0:
-            t = s;
-            break;
-        case 1:
-            t = va - vb;
-            break;
-        case 2:
-            t = s >= 0 ? (s + 1) / 2 : (s - 1) / 2;
-            break; /* floor((s) / 2) below zero */
-        case 3:
-            t = va > vb ? va - vb : vb - va;
-            break;
-        case 4:
-            t = va < vb ? va : vb;
-            break;
-        case 5:
-            t = va > vb ? va : vb;
-            break;
-        default:
-            t = cmp[f->cmp];
-            break;
-        }
+        int64_t vb = extract(a, b, bsel, f->width, i, f->sign[2]), t = primary(f, va, vb);
         if (f->sat) {
             int64_t hi = f->sign[0] ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
             int64_t lo = f->sign[0] ? -((int64_t)1 << (bits - 1)) : 0;
@@ -269,6 +329,10 @@ START_TEST(bad_forms_fail_loudly)
         "vmin4.u32.u32.u32 %r5.b01, %r2, %r3, %r4;",     /* mask digits rising */
         "vmax2.s32.s32.s32 %r5, %r2.h4, %r3, %r4;",      /* a selector too short */
         "vsub4.s32.s32.s32 %r5, %r2.b3218, %r3, %r4;",   /* a byte past b:a */
+        "vadd.u32.u32.u32.add %r5, %r2, %r3;",           /* .add without c */
+        "vmax.s32.s32.s32 %r5.b0, %r2.b4, %r3, %r4;",    /* a byte past the word */
+        "vmin.u32.u32.u32.max %r5.h1, %r2, %r3, %r4;",   /* a secondary operation and a merge */
+        "vavrg.u32.u32.u32 %r5, %r2, %r3;",              /* vavrg has no scalar form */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *text = NULL;
@@ -378,7 +442,8 @@ START_TEST(intrinsics_compile_to_what_the_vm_runs)
     ck_assert_int_eq(
         vm_case_run(&vc, "scalar_video_kernel", VM_GRID(1), VM_BLOCK(1), (void *[]){&dw}),
         VM_UNSUPPORTED);
-    capture_assert_at(vc.result.message, VM_CASE_SOURCE, "vadd.u32.u32.u32", "vadd.u32.u32.u32");
+    capture_assert_at(vc.result.message, VM_CASE_SOURCE, "vshl.u32.u32.u32.clamp",
+                      "vshl.u32.u32.u32.clamp");
     vm_case_close(&vc);
     free(ptx);
 }
