@@ -734,6 +734,7 @@ static int link_var(struct parser *P, const struct decl *d, struct entry *e)
         e->linked = 1;
         if (is_punct(&P->t, '=') && parse_init(P, d, mem_host(P->mem, e->sym.addr), e->sym.size))
             return -1;
+        mem_mark_written(P->mem, e->sym.addr, e->sym.size, MEM_MODULE); /* its initial values */
     }
     skip_statement(P);
     return 0;
@@ -773,9 +774,10 @@ static int module_var(struct parser *P)
         m->vars = vm_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
         m->vars[m->nvars++] = (struct var){strndup(d.name.s, d.name.len), addr, bytes};
         memset(mem_host(P->mem, addr), 0, bytes);
-        mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
         if (is_punct(&P->t, '=') && parse_init(P, &d, mem_host(P->mem, addr), bytes))
             return -1;
+        /* After the initial values: the record keeps the values its writer left. */
+        mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
     } else {
         return fail(P, "module-scope %.*s in an unsupported state space", (int)d.name.len,
                     d.name.s);

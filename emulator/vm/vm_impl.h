@@ -372,6 +372,8 @@ struct exec {
         unsigned bytes[32];
         int n;
     } prov_pending;
+    int prov_derived;       /**< prov.c: the block read an input, or what was computed from one */
+    uint8_t prov_sink[64];  /**< prov.c: where stores outside the record keep their values */
     uint32_t reserved_smem; /**< where the reserved shared memory begins */
     uint32_t back_branches; /**< taken backward branches since a warp last yielded */
     uint64_t writes;        /**< stores, and atomics that changed memory: a block's progress */
