@@ -17,17 +17,13 @@
  *   histogram_shared     a private histogram per block in shared memory, merged at the end
  *   histogram_aggregated runs of equal bytes added with one shared atomic
  *   histogram_range      private histograms of up to 8192 bins in dynamic shared memory
- * and the yardsticks reduce_cub, scan_cub and histogram_cub (CUB's device-wide calls).
+ * The yardsticks, CUB's device-wide calls, are the course's own (src/cub_yardstick.cu).
  *
  * Build and check: ./course check 06; measure: ./course bench 06.
  */
 #include "parallel_patterns.h"
 
 #include <stdint.h>
-
-#include <cub/device/device_histogram.cuh>
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include "cuda_check.h"
 
@@ -198,13 +194,6 @@ extern "C" void reduce_deterministic(const float *d_x, int n, float *d_out)
     // TODO
 }
 
-extern "C" void reduce_cub(const float *d_x, int n, float *d_out)
-{
-    // The two-call idiom: DeviceReduce::Sum with a NULL buffer asks for the size; allocate
-    // it; call again to reduce; free.
-    // TODO
-}
-
 /* ---- scan ---------------------------------------------------------------------------------- */
 
 static __global__ void __launch_bounds__(SCAN_THREADS)
@@ -346,12 +335,6 @@ extern "C" void scan_lookback(const int *d_in, int n, int *d_out)
     // TODO
 }
 
-extern "C" void scan_cub(const int *d_in, int n, int *d_out)
-{
-    // The two-call idiom with cub::DeviceScan::ExclusiveSum.
-    // TODO
-}
-
 /* ---- histogram ----------------------------------------------------------------------------- */
 
 /* bins[0 .. count-1] = 0, a grid-stride loop: the bins are the device's work. */
@@ -459,11 +442,5 @@ extern "C" void histogram_range(const int *d_keys, int n, int num_bins, unsigned
     // num_bins * 4 bytes of dynamic shared memory (the occupancy query takes it too).
     if (num_bins < 1 || num_bins > HISTOGRAM_MAX_BINS)
         return;
-    // TODO
-}
-
-extern "C" void histogram_cub(const unsigned char *d_data, int n, unsigned int *d_bins)
-{
-    // HistogramEven with 257 levels from 0 to 256 (bin b holds [b, b+1)): the two-call idiom.
     // TODO
 }
