@@ -62,7 +62,7 @@ enum {
 /** Fills of non-zero bytes an allocation may take in a graded call and still count as
  *  constants (MEM_FILL); later ones count as the host's data (MEM_HOST). Zero fills always
  *  count as constants. */
-#define MEM_FILL_CONSTANTS 4
+#define MEM_FILL_CONSTANTS 1
 
 /** What the record says of a range (mem_provenance()). */
 struct mem_prov {

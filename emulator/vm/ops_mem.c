@@ -220,7 +220,7 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
         return resolve_mixed(x, w, in, m, addr, bytes, store, host);
     if (sp == SP_GLOBAL) {
         enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
-        if (ev == EV_NONE)
+        if (ev == EV_NONE && !(in->op == OP_LD_GLOBAL && MEM_CONST(in->mod)))
             observe(x, w, SP_GLOBAL, addr, m, bytes, store);
         if (ev == EV_NONE && x->launch->checks)
             check_global(x, w, in, addr, m, bytes, store);

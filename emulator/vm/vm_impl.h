@@ -105,6 +105,8 @@ enum ctype {
 #define MEM_SIGNED_BIT (1u << 4)
 #define MEM_DST64_BIT (1u << 5)
 #define MEM_BASE32_BIT (1u << 6)
+#define MEM_CONST(mod) (((mod) >> 7) & 1) /**< a .const load: the constant cache, no sectors */
+#define MEM_CONST_BIT (1u << 7)
 
 /** Atomic operations (OP_ATOM's mod & 15) and fields. */
 enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS };
