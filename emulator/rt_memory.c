@@ -369,6 +369,8 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
     }
     *m = (struct rt_host_block){.ptr = *devPtr, .size = size, .next = rt.managed};
     rt.managed = m;
+    if (rt.remote) /* a server that holds the device memory must see these pages as they are */
+        rt_remote_show_host(*devPtr, pages_of(size ? size : 1));
     rt_unlock();
     return cudaSuccess;
 }

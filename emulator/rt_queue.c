@@ -297,6 +297,21 @@ int rt_work_clone(struct rt_work *out, const struct rt_work *w)
     return 0;
 }
 
+/* Row @p r of copy @p w through a server that holds the device memory (rt_remote.c): the device
+ * sides by their addresses, the host sides by this process's pointers. */
+static void remote_row(const struct rt_work *w, size_t r)
+{
+    size_t len = w->u.copy.width;
+    const char *dst = (const char *)w->u.copy.dst + r * w->u.copy.dpitch;
+    const char *src = (const char *)w->u.copy.src + r * w->u.copy.spitch;
+    if ((w->u.copy.sides & 3) == 3)
+        rt_remote_copy(dst, src, len);
+    else if (w->u.copy.sides & 1)
+        rt_remote_write(dst, w->u.copy.s + r * w->u.copy.spitch, len);
+    else
+        rt_remote_read(w->u.copy.d + r * w->u.copy.dpitch, src, len);
+}
+
 /* A copy's rows (none when @p dead), and what the server must know of the device bytes it
  * wrote. */
 static void run_copy(const struct rt_work *w, int dead)
@@ -313,6 +328,10 @@ static void run_copy(const struct rt_work *w, int dead)
         rt_hostcheck_open(s, 1);
     }
     for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
+        if (rt.remote && (w->u.copy.sides & 3)) {
+            remote_row(w, r);
+            continue;
+        }
         memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
         if (w->u.copy.sides & 1)
             rt_wrote((const char *)w->u.copy.dst + r * w->u.copy.dpitch, len,
@@ -328,6 +347,11 @@ static void run_copy(const struct rt_work *w, int dead)
 static void run_fill(const struct rt_work *w)
 {
     for (size_t r = 0; r < w->u.fill.height; r++) {
+        if (rt.remote) {
+            rt_remote_fill((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.value,
+                           w->u.fill.width);
+            continue;
+        }
         memset(w->u.fill.h + r * w->u.fill.pitch, w->u.fill.value, w->u.fill.width);
         rt_wrote((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.width, PROTO_WROTE_FILL,
                  (uint8_t)w->u.fill.value);

@@ -17,11 +17,11 @@
  * its runners so, on every machine: the grade is the same with a GPU and without, and a
  * submission cannot tell a metric case from any other.
  *
- * Under `./course grade` run as root, COURSE_SANDBOX_USER names the user runners and
- * student programs run as (nobody): each in its own process group, in a private
- * temporary directory it owns (course_sandbox_dir()), with no core dumps and limits on
- * file size, processes and CPU time; it dies with the judge (PR_SET_PDEATHSIG), and as the
- * only child of pid 1 in a PID namespace of its own, whatever it forks dies with it.
+ * Under `./course grade` run as root, runners and student programs run sandboxed
+ * (course_sandbox.h). On the observed device the runner never holds device memory: the judge
+ * makes the device memory itself (a memfd it hands the device server), writes its buffers
+ * there and reads the outputs back there, and the server moves every byte the runner's host
+ * code copies, which it records (emulator/server.c).
  */
 #ifndef COURSE_JUDGE_H
 #define COURSE_JUDGE_H
@@ -140,6 +140,8 @@ struct course_launch {
     unsigned block[3];           /**< threads per block */
     char status[16];             /**< ok, bad_launch, fault, trap, assert, unsupported, deadlock */
     unsigned params;             /**< bytes of kernel parameters it passed */
+    char module[20];             /**< its module's identity (a hash of its PTX) */
+    int own;                     /**< 1: that PTX is the lesson's own (built from its sources) */
     struct vm_counters counters; /**< what it did, counted exactly (emulator/vm.h) */
 };
 
