@@ -1,0 +1,52 @@
+"""What of a submission is graded: only regular files whose names exist in the official
+exercises/NN_topic/ folders; everything else is said and ignored."""
+import os
+import pathlib
+import shutil
+
+
+def official_files(exercises):
+    """The relative paths of every file of the official exercises (NN_topic/name)."""
+    return {p.relative_to(exercises).as_posix() for p in exercises.glob("[0-9][0-9]_*/*")
+            if p.is_file() and not p.is_symlink()}
+
+
+def shared(exercises, inside):
+    """lessons/NN_topic/src/name when @p inside (NN_topic/name) is one of the lesson's shared
+    files in the tree of @p exercises, else None."""
+    lesson, _, name = inside.rpartition("/")
+    rel = f"lessons/{lesson}/src/{name}"
+    return rel if lesson and (exercises.parent / rel).is_file() else None
+
+
+def take(submission, into, say=print):
+    """Copy the graded files of folder @p submission into the grade tree's exercises/ (@p into),
+    saying what is ignored and why."""
+    sub = pathlib.Path(submission)
+    into = pathlib.Path(into)
+    official = official_files(into)
+    nested = (sub / "exercises").is_dir() and not (sub / "exercises").is_symlink()
+    taken = 0
+    for root, dirs, files in os.walk(sub):  # links to folders are listed, never entered
+        for entry in sorted(dirs + files):
+            path = pathlib.Path(root) / entry
+            rel = path.relative_to(sub).as_posix()
+            inside = rel
+            if nested:
+                inside = rel[len("exercises/"):] if rel.startswith("exercises/") else None
+            if path.is_symlink():
+                say(f"ignoring {rel}: a symbolic link")
+            elif path.is_dir():
+                continue
+            elif inside is None:
+                say(f"ignoring {rel}: outside exercises/")
+            elif inside in official and path.is_file():
+                shutil.copyfile(path, into / inside)
+                taken += 1
+            elif own := shared(into, inside):
+                say(f"ignoring {rel}: the lesson's own {own} is used, the same for everyone "
+                      "(only your exercise files are graded)")
+            else:
+                say(f"ignoring {rel}: not a file of the exercises (only those are graded)")
+    say(f"took {taken} exercise files from {sub}")
+    return 0
