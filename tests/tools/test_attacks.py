@@ -25,6 +25,8 @@ variant.txt) says the rest, one directive a line:
   expect pass TEST              TEST scores its full points
   expect output TEXT            ./course grade prints TEXT
   expect untouched PATH...      these files of the grade tree are still the course's own
+  expect leaderboard NN         results.json ranks lesson NN's kernels by modelled time (only
+                                then is the leaderboard made: it runs the lesson's benchmark)
 All grades share one kept tree (--work), so only the graded lesson rebuilds between them, and
 each grades its own lesson alone (--lesson).
 """
@@ -110,6 +112,10 @@ def check(lines, res, printed, work):
                 bad.append(f"{args[0]} should fail with '{text}': {t['output'][-300:]}")
         elif kind == "output" and " ".join(args) not in printed:
             bad.append(f"./course grade did not print '{' '.join(args)}'")
+        elif kind == "leaderboard":
+            mine = [e for e in res["leaderboard"] if e["name"].startswith(args[0] + " ")]
+            if not mine or not all("model" in e["name"] and e["value"] > 0 for e in mine):
+                bad.append(f"no modelled times of lesson {args[0]}'s kernels: {res['leaderboard']}")
         elif kind == "untouched":
             bad += [f"{p} of the grade tree was changed" for p in args
                     if (work / p).read_bytes() != (ROOT / p).read_bytes()]
@@ -157,7 +163,9 @@ def grade(folder, name, tmp):
     try:
         run = subprocess.run(
             [str(ROOT / "course"), "grade", "--submission", str(tmp / name / "sub"),
-             "--out", str(out), "--lesson", lesson_of(lines)[:2], "--work", str(work)],
+             "--out", str(out), "--lesson", lesson_of(lines)[:2], "--work", str(work)] +
+            ([] if any(l[:2] == ["expect", "leaderboard"] for l in lines) else
+             ["--no-leaderboard"]),
             capture_output=True, text=True, env=env, timeout=900)
     finally:
         for path in copies:

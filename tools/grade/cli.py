@@ -1,8 +1,10 @@
 """python3 tools/grade VERB: the grader's verbs.
 
   prepare --course ROOT --build BUILD [--submission DIR] [--out DIR] [--lesson NN] [--work DIR]
+          [--no-leaderboard]
       make the grade tree (tree.py) and print its path; ./course grade then configures it and
-      picks the device, and calls run
+      picks the device, and calls run (--no-leaderboard: no modelled times, a few minutes less
+      for a whole course)
   run --build BUILD
       build each lesson's exercise and run its tests where the student's code is contained
       (sandbox.py), then the report; the tree's settings are prepare's
@@ -43,8 +45,9 @@ def cmd_prepare(args):
     if lessons and not any(n.startswith(lessons[0] + "_") for n in names):
         say(f"course: no lesson '{args.lesson}'; the lessons are: {' '.join(names)}")
         return 2
-    where, _ = tree.prepare(args.course, args.build, args.submission, args.out, lessons,
-                            args.work, say)
+    where, build = tree.prepare(args.course, args.build, args.submission, args.out, lessons,
+                                args.work, say)
+    tree.set_state(build, leaderboard=not args.no_leaderboard)
     print(where)
     return 0
 
@@ -109,7 +112,8 @@ def cmd_run(args):
                                 judge=True, stdout=log, stderr=subprocess.STDOUT)
                 if (logs / "ctest.xml").exists():
                     shutil.move(logs / "ctest.xml", out / "ctest.xml")
-            board = leaderboard.collect(sandbox, tree_root, build, built, logs)
+            board = leaderboard.collect(sandbox, tree_root, build, built, logs) if state.get(
+                "leaderboard", True) else []
         (logs / "leaderboard.json").write_text(json.dumps(board))
         rep = argparse.Namespace(junit=str(out / "ctest.xml"), out=str(out), points=str(
             tree_root / "tests" / "points.tsv"), lessons=state["lessons"],
@@ -156,6 +160,7 @@ def parser():
         pre.add_argument(flag, required=True)
     for flag in ("--submission", "--out", "--lesson", "--work"):
         pre.add_argument(flag)
+    pre.add_argument("--no-leaderboard", action="store_true")
     sub.add_parser("run").add_argument("--build", required=True)
     rep = sub.add_parser("report")
     rep.add_argument("--junit", required=True)

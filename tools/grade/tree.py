@@ -94,3 +94,9 @@ def prepare(course, build, submission, out, lessons, work, say):
 
 def state_of(build):
     return json.loads((pathlib.Path(build) / STATE).read_text())
+
+
+def set_state(build, **changes):
+    """Change settings of the grade prepared in @p build."""
+    state = dict(state_of(build), **changes)
+    (pathlib.Path(build) / STATE).write_text(json.dumps(state) + "\n")
