@@ -118,12 +118,17 @@ struct course_ret {
  *
  * On an observed runner the call is judged for what the device did, from the provenance
  * record, when its pointer arguments are all device buffers (a host-code exercise's are not).
- * Kernels may read the judge's buffers, what kernels wrote, fills and module variables, and
- * nothing else: not bytes the host wrote (a copy of an answer the host computed), changed
- * behind the device's back or never written. No kernel may touch a guard byte (an over-read
- * the NaN guards would absorb). The kernels must read every byte of each input argument, and
- * the launches may pass 4 KiB of parameters at most (not an answer). course_buf_read() then
- * asserts an output was written by kernels.
+ * No input may reach the host during the call (a copy to the host, or a kernel's store into
+ * managed or pinned memory, of an input or of what a kernel computed from one). Every launch
+ * must come from the lesson's own PTX (the runner's), none from CUB, Thrust or libcu++, and no
+ * device work may happen outside a call (before it, after it, or during the judge's
+ * read-back). Kernels may read the judge's buffers, what kernels wrote, fills that prove a
+ * constant and module variables, and nothing else: not bytes the host wrote (a copy of an
+ * answer the host computed), changed behind the device's back or never written. No kernel may
+ * touch a guard byte (an over-read the NaN guards would absorb). The kernels must read every
+ * byte of each input argument, and the launches may pass 4 KiB of parameters at most (not an
+ * answer). course_buf_read() then asserts an output was written by kernels. Each failure is
+ * one line that names its channel.
  */
 struct course_ret course_call(struct course_runner *r, const char *name, enum proto_kind ret,
                               const struct proto_arg *args, int nargs);

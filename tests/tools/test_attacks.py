@@ -188,29 +188,30 @@ def grade(folder, name, tmp):
 
 NO_NAMESPACES = False
 USER = "nobody"
-# The user the grades run the student's code as: one of the test's own, so that what the sandbox
-# does to its user's processes (limits, the sweep where namespaces are refused) reaches no other
-# grade on the machine.
-SANDBOX_USER = "course-sandbox"
+# The user the grades run the student's code as: one of the test's own, one per way, so that what
+# the sandbox does to its user's processes (limits, the sweep where namespaces are refused)
+# reaches no other grade on the machine, the other way's included.
+SANDBOX_USERS = ("course-sandbox", "course-sandbox-nons")
 
 
 def sandbox_user():
-    """SANDBOX_USER, made when missing (as root), else nobody."""
+    """The user of this way (SANDBOX_USERS), made when missing (as root), else nobody."""
+    user = SANDBOX_USERS[NO_NAMESPACES]
     if os.geteuid() != 0:
         return "nobody"
-    if subprocess.run(["getent", "passwd", SANDBOX_USER], capture_output=True).returncode:
+    if subprocess.run(["getent", "passwd", user], capture_output=True).returncode:
         made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
-                               "/usr/sbin/nologin", SANDBOX_USER], capture_output=True)
+                               "/usr/sbin/nologin", user], capture_output=True)
         if made.returncode:
             return "nobody"
-    return SANDBOX_USER
+    return user
 
 
 def main():
     global NO_NAMESPACES, USER
-    USER = sandbox_user()
     args = sys.argv[1:]
     NO_NAMESPACES = "--no-namespaces" in args
+    USER = sandbox_user()
     args = [a for a in args if a != "--no-namespaces"]
     folder = pathlib.Path(args[0]) if args else ATTACKS
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"course-{folder.name}-"))
