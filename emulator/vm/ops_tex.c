@@ -31,8 +31,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../mem.h"
 #include "fp.h"
+#include "mem.h"
 #include "prov.h"
 #include "tex.h"
 #include "vm_impl.h"

@@ -1,7 +1,7 @@
 """python3 tools/grade VERB: the grader's verbs.
 
-  prepare --course ROOT --build BUILD [--submission DIR] [--out DIR] [--lesson NN] [--work DIR]
-          [--no-leaderboard]
+  prepare --course ROOT --build BUILD [--submission DIR] [--out DIR] [--lesson NN[,NN...]]
+          [--work DIR] [--no-leaderboard]
       make the grade tree (tree.py) and print its path; ./course grade then configures it and
       picks the device, and calls run (--no-leaderboard: no modelled times, a few minutes less
       for a whole course)
@@ -11,8 +11,9 @@
   report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
          [--exercises DIR] [--leaderboard FILE]
       results.json (Gradescope's format), grades.csv and a table (report.py)
-  verdict --junit FILE --lesson NN [--points FILE]
-      one line per test for a student (./course check NN)
+  verdict --junit FILE --lesson NN [--points FILE] [--stages "S1 S2 ..."]
+      one line per test for a student (./course check NN); with --stages (a staged exercise:
+      add_lesson(... STAGES ...)) stage by stage, each with its own tally
   errors --log FILE
       the compiler's first errors in a build log, one line each
   take --submission DIR --into EXERCISES
@@ -39,11 +40,23 @@ def say(line):
     print(line, file=sys.stderr, flush=True)
 
 
+def lesson_list(course, given):
+    """The lessons of @p given (NN or NN_topic, comma-separated) as their numbers, or None after
+    one line naming the lessons when one does not exist."""
+    names = sorted(d.name for d in pathlib.Path(course).glob("lessons/[0-9][0-9]_*"))
+    lessons = []
+    for n in filter(None, (given or "").split(",")):
+        found = [m for m in names if m == n or m.startswith(n + "_")]
+        if not found:
+            say(f"course: no lesson '{n}'; the lessons are: {' '.join(names)}")
+            return None
+        lessons.append(found[0][:2])
+    return lessons
+
+
 def cmd_prepare(args):
-    lessons = [args.lesson[:2]] if args.lesson else []
-    names = sorted(d.name for d in pathlib.Path(args.course).glob("lessons/[0-9][0-9]_*"))
-    if lessons and not any(n.startswith(lessons[0] + "_") for n in names):
-        say(f"course: no lesson '{args.lesson}'; the lessons are: {' '.join(names)}")
+    lessons = lesson_list(args.course, args.lesson)
+    if lessons is None:
         return 2
     where, build = tree.prepare(args.course, args.build, args.submission, args.out, lessons,
                                 args.work, say)
@@ -176,6 +189,7 @@ def parser():
     ver.add_argument("--junit", required=True)
     ver.add_argument("--lesson", required=True)
     ver.add_argument("--points", default=str(POINTS))
+    ver.add_argument("--stages", help="the lesson's stages in order, space-separated")
     sub.add_parser("errors").add_argument("--log", required=True)
     chk = sub.add_parser("check-points")
     chk.add_argument("--build", required=True)

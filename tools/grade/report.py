@@ -110,30 +110,68 @@ def report(args):
     return 0
 
 
+def stage_of(name, stages):
+    """The stage of case @p name (lesson.side.case): the first of @p stages its case name
+    begins with, or None."""
+    case = name.split(".", 2)[-1]
+    return next((s for s in stages if case.startswith(s + "_")), None)
+
+
+def tally_line(stage, tally):
+    """One stage's (or the rest's) counts, under its lines."""
+    return (f"  {stage or 'the whole lesson'}: {tally['passed']} passed, {tally['failed']} "
+            f"failed, {tally['notrun']} skipped")
+
+
+def verdict_line(name, case, entry, results):
+    """The line of case @p name for ./course check: its verdict, its points and why."""
+    worth = f"{entry.points:g}" if entry else "?"
+    held = held_by(entry, results) if entry and case.status == "passed" else []
+    got = worth if case.status == "passed" and not held else "0"
+    word = {"passed": "PASS", "failed": "FAIL", "notrun": "SKIP"}[case.status]
+    line = f"  {word}  {got:>2}/{worth:<2}  {name.split('.', 2)[-1]}"
+    if case.status == "notrun":
+        line += f": {messages.why_not_run(case.output)}"
+    if held:
+        line += " (scores once " + ", ".join(h.split(".", 2)[2] for h in held) + " pass)"
+    if case.status == "failed":
+        line += f"\n                {messages.failure_line(case.output)}"
+    return line
+
+
 def verdict(args):
-    """The verdict verb: one line per test for a student (./course check NN)."""
+    """The verdict verb: one line per test for a student (./course check NN), stage by stage
+    with a tally each for a staged exercise (--stages: a case belongs to the stage its name
+    begins with)."""
     results = junit.by_name(args.junit) if pathlib.Path(args.junit).exists() else {}
     entries = points.read(args.points)
     lesson = next(iter(sorted(ROOT.glob(f"lessons/{args.lesson}_*"))), None)
     text = lesson.relative_to(ROOT) / "README.md" if lesson else "the lesson README"
     order = list(entries)  # the suite's file order
+    stages = args.stages.split() if args.stages else []
+    rank = {s: i for i, s in enumerate(stages)}
+
+    def key(name):
+        return (rank.get(stage_of(name, stages), len(stages)),
+                order.index(name) if name in order else len(order), name)
+
     counts = {"passed": 0, "failed": 0, "notrun": 0}
-    for name in sorted(results, key=lambda n: (order.index(n) if n in order else len(order), n)):
+    groups = []  # [(stage, its tally)] in the order printed, when the lesson has stages
+    for name in sorted(results, key=key):
+        stage = stage_of(name, stages)
+        if stages and (not groups or groups[-1][0] != stage):
+            if groups:
+                print(tally_line(*groups[-1]))
+            groups.append((stage, dict.fromkeys(counts, 0)))
+            print(f"stage {stage} (./course check {args.lesson} --stage {stage}):" if stage
+                  else "the whole lesson:")
         case = results[name]
         counts[case.status] += 1
-        entry = entries.get(name)
-        worth = f"{entry.points:g}" if entry else "?"
-        held = held_by(entry, results) if entry and case.status == "passed" else []
-        got = worth if case.status == "passed" and not held else "0"
-        word = {"passed": "PASS", "failed": "FAIL", "notrun": "SKIP"}[case.status]
-        line = f"  {word}  {got:>2}/{worth:<2}  {name.split('.', 2)[-1]}"
-        if case.status == "notrun":
-            line += f": {messages.why_not_run(case.output)}"
-        if held:
-            line += " (scores once " + ", ".join(h.split(".", 2)[2] for h in held) + " pass)"
-        print(line)
-        if case.status == "failed":
-            print(f"                {messages.failure_line(case.output)}")
+        if groups:
+            groups[-1][1][case.status] += 1
+        print(verdict_line(name, case, entries.get(name), results))
+    if groups:
+        print(tally_line(*groups[-1]))
     if not results:
         print(f"  no test ran: see {args.junit} and the ctest output beside it")
     print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['notrun']} skipped")

@@ -1,8 +1,14 @@
 """What of a submission is graded: only regular files whose names exist in the official
-exercises/NN_topic/ folders; everything else is said and ignored."""
+exercises/NN_topic/ folders; everything else is said and ignored. A lesson folder of the
+numbering before the taught order (06_tensor_cores, ...) is graded as its folder now, said in one
+line, unless the submission holds that folder too."""
 import os
 import pathlib
 import shutil
+
+# Lesson folders of the numbering before the taught order, and their folders now.
+RENUMBERED = {"06_tensor_cores": "08_tensor_cores", "07_mixed_precision": "09_mixed_precision",
+              "08_data_parallel": "13_data_parallel", "09_parallel_patterns": "06_parallel_patterns"}
 
 
 def official_files(exercises):
@@ -19,6 +25,20 @@ def shared(exercises, inside):
     return rel if lesson and (exercises.parent / rel).is_file() else None
 
 
+def renumbered(inside, official, sub_files, say):
+    """@p inside (NN_topic/name) moved to its lesson's folder under the taught order's number,
+    when it names a folder of the numbering before it and the submission does not also hold the
+    new path; else @p inside unchanged."""
+    lesson, _, name = inside.partition("/")
+    new = RENUMBERED.get(lesson)
+    if new is None or f"{new}/{name}" not in official or f"{new}/{name}" in sub_files:
+        return inside
+    say(f"exercises/{inside} is graded as exercises/{new}/{name}: lesson {lesson[:2]} is "
+        f"lesson {new[:2]} now (the lessons are numbered in the order they are taught); "
+        f"move your files to exercises/{new}/")
+    return f"{new}/{name}"
+
+
 def take(submission, into, say=print):
     """Copy the graded files of folder @p submission into the grade tree's exercises/ (@p into),
     saying what is ignored and why."""
@@ -26,6 +46,8 @@ def take(submission, into, say=print):
     into = pathlib.Path(into)
     official = official_files(into)
     nested = (sub / "exercises").is_dir() and not (sub / "exercises").is_symlink()
+    top = sub / "exercises" if nested else sub
+    sub_files = {p.relative_to(top).as_posix() for p in top.glob("*/*")}
     taken = 0
     for root, dirs, files in os.walk(sub):  # links to folders are listed, never entered
         for entry in sorted(dirs + files):
@@ -40,7 +62,8 @@ def take(submission, into, say=print):
                 continue
             elif inside is None:
                 say(f"ignoring {rel}: outside exercises/")
-            elif inside in official and path.is_file():
+            elif (inside := renumbered(inside, official, sub_files, say)) in official \
+                    and path.is_file():
                 shutil.copyfile(path, into / inside)
                 taken += 1
             elif own := shared(into, inside):
