@@ -31,8 +31,8 @@
 #include <sys/types.h>
 
 #include "course_proto.h"
+#include "emu.h"
 #include "mat.h"
-#include "vm.h"
 
 /** Which device a runner's CUDA calls reach. */
 enum course_device {
@@ -147,7 +147,7 @@ struct course_launch {
     unsigned params;             /**< bytes of kernel parameters it passed */
     char module[20];             /**< its module's identity (a hash of its PTX) */
     int own;                     /**< 1: that PTX is the lesson's own (built from its sources) */
-    struct vm_counters counters; /**< what it did, counted exactly (emulator/vm.h) */
+    struct vm_counters counters; /**< what it did, counted exactly (emu_counts.h) */
 };
 
 /**
