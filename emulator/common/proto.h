@@ -161,6 +161,7 @@ struct proto_done {
     uint32_t msg_len; /**< bytes of message (no NUL) */
     uint32_t out_len; /**< bytes of printf output */
     uint32_t counted; /**< 1: counters hold this launch's counts */
+    uint32_t reports; /**< the checks' findings this launch printed (vm_result::reports) */
     struct vm_counters counters;
 };
 

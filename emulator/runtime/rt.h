@@ -217,6 +217,8 @@ struct rt_state {
     int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
     int remote;         /**< 1: the server holds the device memory (rt_remote.c); rt.mem then
                              holds only the blocks the host reaches */
+    uint64_t faults;    /**< kernel faults reported in this process (rt_core.c's summary) */
+    uint64_t findings;  /**< check findings reported: the checks', hostcheck's, leaks */
 
     /* The launches counted since course_emu_take_launches() last took them. */
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */

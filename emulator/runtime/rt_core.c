@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -48,6 +49,21 @@ void rt_say(const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     fprintf(stderr, "emulator: %s\n", line);
+}
+
+/* At exit, after every atexit() handler (the queued work, the leak check: a library's
+ * destructors run after them): one line when this process reported faults or findings, so a run
+ * that exits 0 after a report is not taken for a clean one. The exit status stays the program's,
+ * as under compute-sanitizer without --error-exitcode (emulator/README.md, "Checks"). */
+__attribute__((destructor)) static void say_reported(void)
+{
+    uint64_t n = rt.faults + rt.findings;
+    if (n && rt.pid == getpid())
+        rt_say("%llu fault%s/finding%s %s reported during this run (%llu fault%s, %llu "
+               "finding%s); see above",
+               (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "" : "s", n == 1 ? "was" : "were",
+               (unsigned long long)rt.faults, rt.faults == 1 ? "" : "s",
+               (unsigned long long)rt.findings, rt.findings == 1 ? "" : "s");
 }
 
 double rt_now_ms(void)

@@ -78,6 +78,34 @@ cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevi
     return cudaSuccess;
 }
 
+/* The emulated GPUs share one memory, so every link between two of them is as good as the best:
+ * peer access, native atomics (over all operations) and arrays, at performance rank 0. */
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice,
+                                      int dstDevice)
+{
+    int n;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess || srcDevice < 0 || srcDevice >= n || dstDevice < 0 || dstDevice >= n ||
+        srcDevice == dstDevice)
+        return rt_error(cudaErrorInvalidDevice);
+    if (!value)
+        return rt_error(cudaErrorInvalidValue);
+    switch (attr) {
+    case cudaDevP2PAttrPerformanceRank:
+#if CUDART_VERSION >= 13000
+    case cudaDevP2PAttrOnlyPartialNativeAtomicSupported:
+#endif
+        *value = 0;
+        return cudaSuccess;
+    case cudaDevP2PAttrAccessSupported:
+    case cudaDevP2PAttrNativeAtomicSupported:
+    case cudaDevP2PAttrCudaArrayAccessSupported:
+        *value = 1;
+        return cudaSuccess;
+    }
+    return rt_error(cudaErrorInvalidValue);
+}
+
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
     (void)peerDevice, (void)flags;

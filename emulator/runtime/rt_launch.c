@@ -191,8 +191,11 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
     cudaError_t err = fault_error((enum vm_status)d.status, line);
     if (d.status != VM_OK)
         rt_say("%s", line[0] ? line : "the kernel failed without a message (an emulator bug)");
-    if (d.status != VM_OK && d.status != VM_BAD_LAUNCH)
+    if (d.status != VM_OK && d.status != VM_BAD_LAUNCH) {
         rt.sticky = err;
+        rt.faults++;
+    }
+    rt.findings += d.reports;
     return err;
 }
 

@@ -154,6 +154,7 @@ static void report_leaks(void)
             fprintf(report, "%s\n", line);
         bytes += b ? b->size : 0;
     }
+    rt.findings += nsites;
     if (nsites)
         rt_say("leak-check: %zu allocation%s (%llu bytes) never freed", nsites,
                nsites == 1 ? "" : "s", (unsigned long long)bytes);

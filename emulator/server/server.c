@@ -519,8 +519,12 @@ static void on_launch(struct server *s, struct proto_msg *m)
         judge_launched(&s->judge, kname, &r.prov, (uint32_t)(m->len - sizeof l));
     }
 
-    struct proto_done d = {(int32_t)r.status, (uint32_t)strnlen(r.message, sizeof r.message),
-                           (uint32_t)out.len, (uint32_t)vl.count, r.counters};
+    struct proto_done d = {.status = (int32_t)r.status,
+                           .msg_len = (uint32_t)strnlen(r.message, sizeof r.message),
+                           .out_len = (uint32_t)out.len,
+                           .counted = (uint32_t)vl.count,
+                           .reports = (uint32_t)r.reports,
+                           .counters = r.counters};
     struct iovec parts[3] = {{&d, sizeof d}, {r.message, d.msg_len}, {out.text, out.len}};
     if (proto_send(s->sock, PROTO_DONE, parts, 3, -1))
         exit(0);

@@ -11,9 +11,11 @@
  *
  * initcheck asks the device memory's record of written bytes (mem.h) for global loads, and
  * the shared bytes' records for shared loads. synccheck looks at every barrier (the block meets at
- * one place in the program; no thread exited instead of arriving) and every warp-level mask
- * (no exited, absent or missing lanes). Lanes of one warp may reach a barrier apart, as they
- * may on sm_70 and newer.
+ * one place in the program) and every warp-level mask (no exited, absent or missing lanes).
+ * Threads that exited do not hold a barrier up, as on every GPU the course supports, so an early
+ * return before a __syncthreads() is no finding; live threads that skip a barrier meet the
+ * others at another one, and that is. Lanes of one warp may reach a barrier apart, as they may
+ * on sm_70 and newer.
  *
  * A finding is kept once per (kind, source line, other source line) with its first message and
  * a count; check_end() reports them in order of first appearance.
@@ -55,16 +57,7 @@ struct check_state {
     size_t nfound, cap;
 };
 
-enum kind {
-    K_RAW,
-    K_WAR,
-    K_WAW,
-    K_INIT_SHARED,
-    K_INIT_GLOBAL,
-    K_SYNC_MASK,
-    K_SYNC_EXITED,
-    K_SYNC_PLACES
-};
+enum kind { K_RAW, K_WAR, K_WAW, K_INIT_SHARED, K_INIT_GLOBAL, K_SYNC_MASK, K_SYNC_PLACES };
 
 static struct check_state *state(struct exec *x)
 {
@@ -308,17 +301,10 @@ void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id)
         s->bar_pc[id][s->bar_npc[id]++] = pc;
 }
 
-void check_barrier_open(struct exec *x, uint32_t id, uint32_t exited)
+void check_barrier_open(struct exec *x, uint32_t id)
 {
     struct check_state *s = state(x);
     char a[200], b[200];
-    if (exited && s->bar_npc[id])
-        find(x, K_SYNC_EXITED, place(x, s->bar_pc[id][0]), 0,
-             "synccheck: barrier %u at %s completed without %u threads of block (%u,%u,%u) that "
-             "exited before reaching it (a __syncthreads() after an early return, or in a branch "
-             "not every thread takes)",
-             id, vm_where(x->mod, &x->code[s->bar_pc[id][0]], a, sizeof a), exited, x->ctaid[0],
-             x->ctaid[1], x->ctaid[2]);
     if (s->bar_npc[id] > 1)
         find(x, K_SYNC_PLACES, place(x, s->bar_pc[id][0]), place(x, s->bar_pc[id][1]),
              "synccheck: threads of block (%u,%u,%u) met at barrier %u from different places, "

@@ -22,9 +22,9 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
 /** Threads arrive at barrier @p id through instruction @p in (synccheck notes the place). */
 void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id);
 
-/** Barrier @p id opens: the accesses after it are ordered after those before; @p exited
- *  threads of the block had exited instead of arriving (a whole-block barrier). */
-void check_barrier_open(struct exec *x, uint32_t id, uint32_t exited);
+/** Barrier @p id opens: the accesses after it are ordered after those before (threads that
+ *  exited instead of arriving are no finding: they do not hold a barrier up on a GPU). */
+void check_barrier_open(struct exec *x, uint32_t id);
 
 /** A phase of an mbarrier completes after @p arrivals (the count it began with). When that
  *  covers every thread of the block, racecheck orders across it as across a bar.sync; an

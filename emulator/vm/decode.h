@@ -55,6 +55,8 @@ struct operand {
     const char *name;      /**< OK_SYM's spelling, for labels not yet defined */
     int negated;           /**< written !p */
     int paren;             /**< call operands: 1 + index of the ( ) list it was in, else 0 */
+    char sel[8];           /**< a video instruction's selector or mask after a register ("b3210" of
+                                %r1.b3210, "h10"), or "" */
 };
 
 /** The decoder's view of the function being built. */

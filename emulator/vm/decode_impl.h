@@ -80,5 +80,6 @@ int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_tex.c */
+int dec_video(struct dctx *c, const struct mn *m, struct operand *o, int n);   /* decode_video.c */
 
 #endif /* EMU_DECODE_IMPL_H */

@@ -294,9 +294,6 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         uint32_t want = x->bar_count[b] ? x->bar_count[b] : live;
         if (!arrived[b] || arrived[b] + x->bar_nowait[b] < want)
             continue;
-        /* A whole-block barrier opened by fewer threads than the block has: some exited. */
-        const uint32_t *bd = x->launch->block;
-        uint32_t exited = x->bar_count[b] ? 0 : bd[0] * bd[1] * bd[2] - live;
         for (uint32_t i = 0; i < nwarps; i++) {
             struct warp *w = &warps[i];
             uint32_t at = w->waiting ? vm_lanes_at(w, (uint32_t)b) : 0;
@@ -308,7 +305,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         x->bar_nowait[b] = 0;
         x->bar_true[b] = x->bar_false[b] = 0;
         if (x->launch->checks)
-            check_barrier_open(x, (uint32_t)b, exited);
+            check_barrier_open(x, (uint32_t)b);
     }
     return released;
 }

@@ -169,6 +169,20 @@ OP(SHF_B32, VM_CLASS_INT, "shf.b32")
 /* prmt.b32 d, a, b, c: byte permute of b:a by selector c; mod = mode (0 default,
  * 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr, 6 rc16). [9.7.9.7] */
 OP(PRMT_B32, VM_CLASS_INT, "prmt.b32")
+/* vop.dtype.atype.btype{.sat}{.add,.min,.max} d{.dsel}, a{.asel}, b{.bsel}{, c} (vop: vadd,
+ * vsub, vabsdiff, vmin, vmax; vset.atype.btype.cmp): one word, byte or half-word of each
+ * source, extended by its type; .sat clamps to d's type (or to the part .dsel merges); then
+ * .add, .min or .max with c (extended by d's type), or the result's low part merged into c at
+ * .dsel. mod and imm: VIDEO_* (vm_impl.h). [PTX ISA, scalar video instructions] */
+OP(VOP1, VM_CLASS_INT, "vop")
+/* vop2.dtype.atype.btype{.sat,.add} d{.mask}, a{.asel}, b{.bsel}, c (vop2: vadd2, vsub2,
+ * vavrg2, vabsdiff2, vmin2, vmax2; vset2.atype.btype.cmp): two half-words at once, each picked
+ * from the four of b:a by its selector and extended by its operand's type; .sat clamps to a
+ * half-word of d's type; the elements the mask names replace c's (merge) or, with .add, their
+ * sum is added to c. mod and imm: VIDEO_* (vm_impl.h). [PTX ISA, SIMD video instructions] */
+OP(VOP2, VM_CLASS_INT, "vop2")
+/* vop4 (vadd4, ..., vset4): the same on four bytes, picked from the eight of b:a. [idem] */
+OP(VOP4, VM_CLASS_INT, "vop4")
 /* setp.cmp.{s,u}{16,32,64} p[|q], a, b[, c]: compare; mod = cmp | boolop << 8 | neg_c << 12;
  * with a boolop, p = cmp OP c and q = !cmp OP c. [9.7.5.2] */
 OP(SETP_S16, VM_CLASS_INT, "setp.s16")

@@ -395,6 +395,26 @@ static int parse_address(struct parser *P, struct operand *o)
     return parse_expect(P, ']');
 }
 
+/* A register with a video instruction's byte or half-word selector (%r1.b3210, %r2.h10): 1 with
+ * it in @p o, or 0 (nothing consumed) when the word is something else. */
+static int parse_selector(struct parser *P, struct operand *o)
+{
+    const char *dot = memrchr(P->t.s, '.', P->t.len);
+    size_t rest = dot ? P->t.len - (size_t)(dot - P->t.s) - 1 : 0;
+    if (!dot || rest < 2 || rest >= sizeof o->sel || (dot[1] != 'b' && dot[1] != 'h') ||
+        strspn(dot + 2, "01234567") < rest - 1)
+        return 0;
+    struct entry *e = names_lookup(&P->names, P->t.s, (size_t)(dot - P->t.s));
+    if (!e || !e->is_reg)
+        return 0;
+    o->kind = OK_REG;
+    o->reg = &e->reg;
+    memcpy(o->sel, dot + 1, rest);
+    o->sel[rest] = '\0';
+    parse_next(P);
+    return 1;
+}
+
 static int parse_operand(struct parser *P, struct operand *o)
 {
     memset(o, 0, sizeof *o);
@@ -423,6 +443,8 @@ static int parse_operand(struct parser *P, struct operand *o)
         return 0;
     } else if (P->t.kind == T_WORD) {
         struct entry *e = names_lookup(&P->names, P->t.s, P->t.len);
+        if (!e && parse_selector(P, o))
+            return 0;
         if ((e && e->is_reg) || special_reg(P, &P->t)) {
             o->kind = OK_REG;
             if (parse_reg_name(P, &o->reg))

@@ -107,6 +107,25 @@ enum ctype {
 #define MEM_CONST(mod) (((mod) >> 7) & 1) /**< a .const load: the constant cache, no sectors */
 #define MEM_CONST_BIT (1u << 7)
 
+/** The video instructions' operation (OP_VOP1/2/4's mod & 7) and fields: vset's compare
+ *  (eq ne lt le gt ge), the signedness of d, a and b, .sat, .add (.min, .max: the scalar
+ *  forms' other secondary operations) and the mask of the elements written (the scalar forms:
+ *  the part of d merged, VIDEO_PART). The insn's imm holds the selectors, 3 bits per element
+ *  from element 0: a's from bit 0, b's from bit 12 (the scalar forms: one VIDEO_PART each). */
+enum video_op { VIDEO_ADD, VIDEO_SUB, VIDEO_AVRG, VIDEO_ABSDIFF, VIDEO_MIN, VIDEO_MAX, VIDEO_SET };
+#define VIDEO_OP(mod) ((mod)&7)
+#define VIDEO_CMP(mod) (((mod) >> 3) & 7)
+#define VIDEO_MASK(mod) (((mod) >> 12) & 15)
+#define VIDEO_D_SIGNED (1u << 6)
+#define VIDEO_A_SIGNED (1u << 7)
+#define VIDEO_B_SIGNED (1u << 8)
+#define VIDEO_SAT (1u << 9)
+#define VIDEO_ACCUMULATE (1u << 10)
+#define VIDEO_MIN_C (1u << 16)
+#define VIDEO_MAX_C (1u << 17)
+/** A scalar video operand's part: the whole word, bytes 0-3 (1-4), half-words 0-1 (5-6). */
+enum video_part { PART_WORD, PART_B0, PART_B1, PART_B2, PART_B3, PART_H0, PART_H1 };
+
 /** Atomic operations (OP_ATOM's mod & 15) and fields. */
 enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS };
 #define ATOM_MOD(op, type, space) ((op) | (type) << 4 | (space) << 9)

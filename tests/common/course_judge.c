@@ -122,10 +122,12 @@ static void append_line(char *buf, size_t size, size_t *out, const char *line, s
 }
 
 /* Is @p line one the emulator printed about the code (a fault, a check's finding), not one
- * about leaks at exit, which a crash causes and which say nothing of its cause? */
+ * about leaks at exit, which a crash causes and which say nothing of its cause, nor the count of
+ * the lines above it that closes the run? */
 static int emulator_line(const char *line)
 {
-    return !strncmp(line, "emulator: ", 10) && !strstr(line, "leak-check");
+    return !strncmp(line, "emulator: ", 10) && !strstr(line, "leak-check") &&
+           !strstr(line, "reported during this run");
 }
 
 /*

@@ -214,7 +214,7 @@ START_TEST(synccheck_finds_bad_synchronisation)
     static const struct {
         const char *marker, *what;
     } bugs[] = {
-        {"CHECK_HALF_WARP", "completed without 16 threads of block (0,0,0) that exited"},
+        {"CHECK_HALF_WARP", "met at barrier 0 from different places"},
         {"CHECK_ODD_BARRIER", "met at barrier 0 from different places"},
         {"CHECK_SHUFFLE_MASK", "lanes 0xffff0000 execute shfl.sync but are not in its mask"},
         {"CHECK_ABSENT_LANES", "names lanes 0xffff0000 that have exited or do not exist"},
@@ -228,6 +228,74 @@ START_TEST(synccheck_finds_bad_synchronisation)
         assert_report(bugs[kind].marker, bugs[kind].what, 0);
     }
     cudaFree(dout);
+}
+END_TEST
+
+START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
+{
+    checks_on();
+    float *dout, out[64];
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(checks_bad_sync(4, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 40; t++)
+        ck_assert_msg(out[t] == (float)(39 - t), "out[%d] = %g, want %d", t, out[t], 39 - t);
+    assert_no_reports("an early return before __syncthreads()");
+    cudaFree(dout);
+}
+END_TEST
+
+/* What a child process running @p run and then exit(0) printed on stderr (malloc'd); the
+ * child's exit status must be 0: the summary leaves it the program's. */
+static char *stderr_of_child(void (*run)(void))
+{
+    struct capture cap;
+    fflush(NULL);
+    capture_begin(&cap, 2);
+    pid_t child = fork(); /* the summary speaks when a process exits */
+    ck_assert(child >= 0);
+    if (child == 0) {
+        run();
+        exit(0); /* exit(), not _exit(): the summary runs at exit */
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    char *text = capture_end(&cap);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's status is %d: %s",
+                  status, text);
+    return text;
+}
+
+static void fault_and_race(void)
+{
+    store_past_end();
+    matmul(BUG_NO_SYNC_BEFORE, 0);
+}
+
+static void clean_matmul(void)
+{
+    matmul(BUG_NONE, 1);
+}
+
+START_TEST(exit_summary_counts_faults_and_findings)
+{
+    checks_on();
+    char *text = stderr_of_child(fault_and_race);
+    const char *last = strstr(text, "emulator: ");
+    for (const char *p = last; p; p = strstr(p + 1, "\nemulator: "))
+        last = p[0] == '\n' ? p + 1 : p;
+    /* The fault and the read-after-write hazard, each reported above it; the line comes last. */
+    ck_assert_msg(last && strstr(text, "invalid global write") && strstr(text, "racecheck: ") &&
+                      strncmp(last, "emulator: ", 10) == 0 &&
+                      strstr(last, "faults/findings were reported during this run (1 fault, ") &&
+                      strstr(last, "); see above\n") && !strchr(last, '\n')[1],
+                  "no summary as the last line: %s", text);
+    free(text);
+    text = stderr_of_child(clean_matmul);
+    ck_assert_msg(!strstr(text, "reported during this run"), "a summary after a clean run: %s",
+                  text);
+    free(text);
+    free(reports());
 }
 END_TEST
 
@@ -265,6 +333,10 @@ int main(int argc, char **argv)
         {"memcheck_finds_out_of_bounds", memcheck_finds_out_of_bounds, CASE_GPU, 60},
         {"initcheck_finds_unwritten_reads", initcheck_finds_unwritten_reads, CASE_GPU, 60},
         {"synccheck_finds_bad_synchronisation", synccheck_finds_bad_synchronisation, CASE_GPU, 60},
+        {"synccheck_lets_exited_threads_pass_a_barrier",
+         synccheck_lets_exited_threads_pass_a_barrier, CASE_GPU, 60},
+        {"exit_summary_counts_faults_and_findings", exit_summary_counts_faults_and_findings,
+         CASE_GPU, 60},
         {"leak_check_names_where_it_was_allocated", leak_check_names_where_it_was_allocated,
          CASE_GPU, 60},
     };

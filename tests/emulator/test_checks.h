@@ -41,9 +41,10 @@ cudaError_t checks_barrier_sum(int barrier, const float *in, float *out);
 cudaError_t checks_uninitialised(int shared, const float *in, float *out);
 
 /**
- * Wrong synchronisation: @p kind 0 __syncthreads() reached by half a warp, 1 the block meeting
- * at two different __syncthreads(), 2 a shuffle whose mask leaves out lanes that run it,
- * 3 __syncwarp() naming lanes a 16-thread block does not have.
+ * Wrong synchronisation: @p kind 0 a barrier half a warp skips (meeting the others at the next
+ * one), 1 the block meeting at two different __syncthreads(), 2 a shuffle whose mask leaves out
+ * lanes that run it, 3 __syncwarp() naming lanes a 16-thread block does not have. Kind 4 is
+ * right: threads 40..63 return before a __syncthreads(), and out[t] = 39 - t for t < 40.
  */
 cudaError_t checks_bad_sync(int kind, float *out);
 

@@ -120,9 +120,12 @@ static __global__ void bad_sync_kernel(int kind, float *out)
 {
     int t = threadIdx.x;
     float v = (float)t;
-    if (kind == 0 && t < 48) {
-        __syncthreads(); /* CHECK_HALF_WARP */
-        v += 1.0f;
+    if (kind == 0) {
+        if (t < 48) {
+            asm volatile("bar.sync 0;"); /* CHECK_HALF_WARP */
+            v += 1.0f;
+        }
+        asm volatile("bar.sync 0;"); /* threads 48..63 meet the others here first */
     }
     if (kind == 1) {
         if (t % 2) {
@@ -139,6 +142,14 @@ static __global__ void bad_sync_kernel(int kind, float *out)
         v = __shfl_sync(0x0000ffffu, v, 0); /* CHECK_SHUFFLE_MASK */
     if (kind == 3)
         __syncwarp(0xffffffffu); /* CHECK_ABSENT_LANES */
+    if (kind == 4) {
+        __shared__ float mirror[64];
+        if (t >= 40)
+            return; /* exited threads do not hold the barrier up: no finding */
+        mirror[t] = v;
+        __syncthreads(); /* every store above before the reads below */
+        v = mirror[39 - t];
+    }
     out[t] = v;
 }
 

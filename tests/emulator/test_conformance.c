@@ -250,6 +250,61 @@ START_TEST(every_runtime_function_exported)
 }
 END_TEST
 
+/* Every name in [@p at, @p end) that follows @p prefix (with it when @p keep), each between
+ * newlines in a malloc'd string that begins with one. */
+static char *names_after(const char *at, const char *end, const char *prefix, int keep)
+{
+    static const char ident[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+    size_t size = 2 * (size_t)(end - at) + 2, n = 1;
+    char *out = calloc(1, size);
+    ck_assert(out);
+    out[0] = '\n';
+    for (const char *p = at; (p = strstr(p, prefix)) && p < end;) {
+        const char *name = keep ? p : p + strlen(prefix);
+        size_t len = strspn(name, ident);
+        n += (size_t)snprintf(out + n, size - n, "%.*s\n", (int)len, name);
+        p = name + len + 1;
+    }
+    return out;
+}
+
+/* The first name of list @p a (names_after's) that list @p b lacks, or 0 (@p first: room). */
+static int first_missing(const char *a, const char *b, char *first, size_t size)
+{
+    char key[160];
+    for (const char *p = a + 1; *p; p = strchr(p, '\n') + 1) {
+        int len = (int)(strchr(p, '\n') - p);
+        snprintf(key, sizeof key, "\n%.*s\n", len, p);
+        if (!strstr(b, key)) {
+            snprintf(first, size, "%.*s", len, p);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* emulator/README.md's list of the calls not emulated names every stub rt_unsupported.c
+ * exports and nothing else: a call emulated since (cudaDeviceGetP2PAttribute once) leaves both. */
+START_TEST(readme_lists_every_call_not_emulated)
+{
+    char *readme = course_read_file(EMU_README), *file = course_read_file(EMU_RT_UNSUPPORTED_C);
+    ck_assert_msg(readme && file, "cannot read %s or %s", EMU_README, EMU_RT_UNSUPPORTED_C);
+    const char *from = strstr(readme, "By what they are for:");
+    const char *to = from ? strstr(from, "A CUDA 12 build") : NULL;
+    ck_assert_msg(from && to, "%s has no list of the calls not emulated", EMU_README);
+    char *listed = names_after(from, to, "cuda", 1);
+    char *stubs = names_after(file, file + strlen(file), "\nUNSUPPORTED(", 0);
+    char name[160];
+    ck_assert_int_gt((int)strlen(stubs), 1000);
+    ck_assert_msg(!first_missing(stubs, listed, name, sizeof name),
+                  "%s is not emulated (rt_unsupported.c) but the README does not list it", name);
+    ck_assert_msg(!first_missing(listed, stubs, name, sizeof name),
+                  "the README lists %s as not emulated, but rt_unsupported.c has no stub for it",
+                  name);
+    free(listed), free(stubs), free(readme), free(file);
+}
+END_TEST
+
 /* ---- PTX nvcc emits for correct code -------------------------------------------------------- */
 
 /* warpSize compiles to mov.u32 %r, WARP_SZ. */
@@ -385,6 +440,8 @@ int main(int argc, char **argv)
         {"grid_sync_in_a_cooperative_launch", grid_sync_in_a_cooperative_launch, CASE_GPU, 60},
         {"runtime_calls_programs_make", runtime_calls_programs_make, CASE_GPU, 60},
         {"every_runtime_function_exported", every_runtime_function_exported, CASE_GPU, 60},
+        {"readme_lists_every_call_not_emulated", readme_lists_every_call_not_emulated, CASE_CPU,
+         60},
         {"warp_size_in_device_code", warp_size_in_device_code, CASE_GPU, 60},
         {"static_and_dynamic_shared_layout", static_and_dynamic_shared_layout, CASE_GPU, 60},
         {"cvt_from_a_wider_register", cvt_from_a_wider_register, CASE_GPU, 60},

@@ -356,6 +356,45 @@ START_TEST(device_properties)
 }
 END_TEST
 
+/* Two emulated GPUs share one memory: every attribute of their link is the best a GPU reports,
+ * and the API's error cases are the runtime's (a device with itself, out of range, NULL, an
+ * attribute that does not exist). */
+START_TEST(peer_attributes)
+{
+    int count, v = -1, can = -1;
+    ck_assert_int_eq(cudaGetDeviceCount(&count), cudaSuccess);
+    ck_assert_int_ge(count, 2);
+    ck_assert_int_eq(cudaDeviceCanAccessPeer(&can, 1, 0), cudaSuccess);
+    ck_assert_int_eq(can, 1);
+    static const struct {
+        enum cudaDeviceP2PAttr attr;
+        int want;
+    } attrs[] = {{cudaDevP2PAttrPerformanceRank, 0},
+                 {cudaDevP2PAttrAccessSupported, 1},
+                 {cudaDevP2PAttrNativeAtomicSupported, 1},
+                 {cudaDevP2PAttrCudaArrayAccessSupported, 1},
+                 {cudaDevP2PAttrOnlyPartialNativeAtomicSupported, 0}};
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
+        v = -1;
+        ck_assert_int_eq(cudaDeviceGetP2PAttribute(&v, attrs[i].attr, 0, count - 1), cudaSuccess);
+        ck_assert_msg(v == attrs[i].want, "attribute %d is %d, want %d", attrs[i].attr, v,
+                      attrs[i].want);
+    }
+    ck_assert_int_eq(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 1, 1),
+                     cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, count),
+                     cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, -1, 0),
+                     cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaDeviceGetP2PAttribute(NULL, cudaDevP2PAttrAccessSupported, 0, 1),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaDeviceGetP2PAttribute(&v, (enum cudaDeviceP2PAttr)99, 0, 1),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGetLastError(), cudaSuccess); /* not sticky */
+}
+END_TEST
+
 /* COURSE_EMU_GPUS=N gives N GPUs whose allocations say which GPU they are on; a bad value
  * is refused with one line (each in a fresh child: the count is read once per process). */
 START_TEST(emu_gpus_setting)
@@ -775,6 +814,7 @@ int main(int argc, char **argv)
          CASE_CPU, 60},
         {"pointer_kinds", pointer_kinds, CASE_CPU, 60},
         {"device_properties", device_properties, CASE_CPU, 60},
+        {"peer_attributes", peer_attributes, CASE_CPU, 60},
         {"emu_gpus_setting", emu_gpus_setting, CASE_CPU, 60},
         {"streams_and_events", streams_and_events, CASE_CPU, 60},
         {"bad_launch_config_not_sticky", bad_launch_config_not_sticky, CASE_CPU, 60},
