@@ -8,7 +8,8 @@
  * doubles must be equal bit for bit; normals and log-normals, which go through logf/sinf
  * whose last bits differ between math libraries, within a few float or double ulps. Lengths
  * 1, 3, 1001, 4097 and 70001 cross the 4096 XORWOW states and Philox's 65536 subsequences.
- * Device generators write emulated device memory, checked with guards after the output.
+ * Device generators write emulated device memory, checked with guards after the output, and a
+ * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
 #define _GNU_SOURCE
 #include <curand.h>
@@ -21,6 +22,7 @@
 #include "capture.h"
 #include "course_test.h"
 #include "cuda_check.h"
+#include "test_curand.h"
 
 /** The oracle's entry points (the real libcurand). */
 static struct {
@@ -227,6 +229,48 @@ START_TEST(normal_statistics)
 }
 END_TEST
 
+/* Monte Carlo pi as a student writes it: uniforms from a device generator, a kernel counting
+   the points inside the quarter circle. The count must be the host's over the same numbers
+   (a host generator, same seed), and pi within 6 standard errors (binomial, n points). */
+START_TEST(monte_carlo_pi)
+{
+    enum { N = 100003 };
+    static float xy[2 * N];
+    static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_DEFAULT,
+                                            CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (int t = 0; t < 2; t++) {
+        curandGenerator_t gd, gh;
+        ck_assert_int_eq(curandCreateGenerator(&gd, types[t]), 0);
+        ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gd, 2026), 0);
+        float *d_xy;
+        unsigned long long *d_hits, hits = 0;
+        CUDA_CHECK(cudaMalloc((void **)&d_xy, sizeof xy));
+        CUDA_CHECK(cudaMalloc((void **)&d_hits, sizeof hits));
+        CUDA_CHECK(cudaMemset(d_hits, 0, sizeof hits));
+        ck_assert_int_eq(curandGenerateUniform(gd, d_xy, 2 * N), 0);
+        CUDA_CHECK(count_inside_circle(d_xy, N, d_hits));
+        CUDA_CHECK(cudaMemcpy(&hits, d_hits, sizeof hits, cudaMemcpyDeviceToHost));
+
+        ck_assert_int_eq(curandCreateGeneratorHost(&gh, types[t]), 0);
+        ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gh, 2026), 0);
+        ck_assert_int_eq(curandGenerateUniform(gh, xy, 2 * N), 0);
+        unsigned long long want = 0;
+        for (int i = 0; i < N; i++)
+            want += xy[2 * i] * xy[2 * i] + xy[2 * i + 1] * xy[2 * i + 1] <= 1.0f;
+        ck_assert_msg(hits == want,
+                      "generator %d: the kernel counted %llu points inside, the host %llu",
+                      (int)types[t], hits, want);
+        double pi = 4.0 * hits / N, p = M_PI / 4;
+        ck_assert_msg(fabs(pi - M_PI) <= 6 * 4 * sqrt(p * (1 - p) / N),
+                      "generator %d: pi estimated as %.6f from %d points", (int)types[t], pi, N);
+        CUDA_CHECK(cudaFree(d_xy));
+        CUDA_CHECK(cudaFree(d_hits));
+        curandDestroyGenerator(gd);
+        curandDestroyGenerator(gh);
+    }
+}
+END_TEST
+
 /* Each call the stand-in lacks fails with cuRAND's status and one line naming it. */
 START_TEST(refusals_name_the_call)
 {
@@ -277,6 +321,7 @@ int main(int argc, char **argv)
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
          60},
         {"normal_statistics", normal_statistics, CASE_CPU, 60},
+        {"monte_carlo_pi", monte_carlo_pi, CASE_CPU, 120},
         {"refusals_name_the_call", refusals_name_the_call, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
