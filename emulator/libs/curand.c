@@ -1,21 +1,24 @@
 /**
  * @file curand.c
- * @brief The cuRAND stand-in (libcurand.so.10): the host API's XORWOW and Philox4x32-10
- *        generators, computed on the host, with NVIDIA's sequences.
+ * @brief The cuRAND stand-in (libcurand.so.10): the host API's XORWOW, MRG32k3a and
+ *        Philox4x32-10 generators, computed on the host, with NVIDIA's sequences.
  *
  * The algorithms are those curand_kernel.h defines for the device API; what the host API adds
  * is how it spreads one sequence over many device-side states, which this file reproduces
  * (measured against the toolkit's libcurand host generator, tests/emulator/test_curand.c):
- *   XORWOW   4096 states: state s starts at subsequence s (2^67 steps apart). Output unit u
- *            (one 32-bit value, one double, or one pair of normals) comes from state u % 4096,
- *            which spends w draws on each of its units: draws w * (u / 4096) .. + w - 1.
+ *   XORWOW   4096 states, state s at subsequence s (2^67 steps apart), past its share of the
+ *            offset (offset / 4096 draws, one more below offset % 4096). Output units (one
+ *            32-bit value, one double, one pair of normals) take w draws each from the states
+ *            in turn, from state offset % 4096 on; the states persist between calls.
+ *   MRG32k3a the same with 81920 states, subsequences 2^76 steps apart.
  *   Philox   one stream of 32-bit values: value b is lane b % 4 of the block of counter
- *            b / 4 / 65536 in subsequence b / 4 % 65536. Unit u spends values w*u .. w*u+w-1.
- * w is 1 for 32-bit values and floats, 2 for doubles (53 bits from two draws) and normal pairs
- * (Box-Muller), 4 for pairs of double normals. The offset and each call advance in units.
+ *            b / 4 / 65536 in subsequence b / 4 % 65536; unit u spends values w*u .. w*u+w-1
+ *            (doubles: in groups of two blocks, philox_draws). The offset counts outputs.
+ * w is 1 for 32-bit values and floats, 2 for doubles (53 bits from two draws; MRG32k3a: 1) and
+ * normal pairs (Box-Muller), 4 for pairs of double normals (MRG32k3a: 2).
  * A device generator writes the emulated device memory after the stream's earlier work (it
  * synchronises the stream); a host generator writes host memory. Everything else in curand.h
- * (MRG32k3a, MTGP32, MT19937, Sobol, Poisson, the other orderings) is refused in one line.
+ * (MTGP32, MT19937, Sobol, Poisson, binomial, the other orderings) is refused in one line.
  */
 #include <curand.h>
 #include <math.h>
@@ -28,11 +31,16 @@
 #include "alloc.h"
 #include "emu.h"
 
-enum { GEN_MAGIC = 0x43524e44, XORWOW_STATES = 4096, PHILOX_SUBSEQS = 65536 };
+enum { GEN_MAGIC = 0x43524e44, XORWOW_STATES = 4096, PHILOX_SUBSEQS = 65536, MRG_STATES = 81920 };
 
 /** One XORWOW state: five words of xorshift (linear over GF(2)) and a Weyl counter d. */
 struct xorwow {
     uint32_t v[5], d;
+};
+
+/** One MRG32k3a state: the last three values of each of its two recurrences. */
+struct mrg {
+    uint64_t s1[3], s2[3];
 };
 
 /** What curandGenerator_t points at. */
@@ -43,7 +51,8 @@ struct curandGenerator_st {
     unsigned long long seed, offset;
     cudaStream_t stream;
     struct xorwow *states; /**< XORWOW's 4096 states, once seeded */
-    unsigned next_state;   /**< the XORWOW state the next unit comes from */
+    struct mrg *mrgs;      /**< MRG32k3a's 81920 states, once seeded */
+    unsigned next_state;   /**< the XORWOW or MRG32k3a state the next unit comes from */
     int seeded;            /**< 0: seed or offset changed since the states were made */
 };
 
@@ -164,6 +173,117 @@ static void xorwow_draws(curandGenerator_t g, size_t n, int w, uint32_t *out)
     }
 }
 
+/* --- MRG32k3a: two recurrences of order 3, modulo the primes M1 and M2 ------------------- */
+
+#define MRG_M1 4294967087ull
+#define MRG_M2 4294944443ull
+
+/** A 3 x 3 matrix modulo a prime below 2^32. */
+struct mod3 {
+    uint64_t a[3][3];
+};
+
+static struct mod3 mod3_mul(const struct mod3 *x, const struct mod3 *y, uint64_t m)
+{
+    struct mod3 r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            uint64_t sum = 0;
+            for (int k = 0; k < 3; k++)
+                sum = (sum + x->a[i][k] * y->a[k][j] % m) % m;
+            r.a[i][j] = sum;
+        }
+    return r;
+}
+
+static void mod3_apply(const struct mod3 *x, uint64_t v[3], uint64_t m)
+{
+    uint64_t r[3];
+    for (int i = 0; i < 3; i++)
+        r[i] = (x->a[i][0] * v[0] % m + x->a[i][1] * v[1] % m + x->a[i][2] * v[2] % m) % m;
+    memcpy(v, r, sizeof r);
+}
+
+/** One step of each recurrence, 2^k steps (k < 64), and one subsequence (2^76 steps). */
+static struct mod3 mrg_step1[64], mrg_step2[64], mrg_sub1, mrg_sub2;
+static pthread_once_t mrg_once = PTHREAD_ONCE_INIT;
+
+static void mrg_tables(void)
+{
+    struct mod3 a1 = {{{0, 1, 0}, {0, 0, 1}, {MRG_M1 - 810728, 1403580, 0}}};
+    struct mod3 a2 = {{{0, 1, 0}, {0, 0, 1}, {MRG_M2 - 1370589, 0, 527612}}};
+    for (int k = 0; k < 76; k++) {
+        if (k < 64)
+            mrg_step1[k] = a1, mrg_step2[k] = a2;
+        a1 = mod3_mul(&a1, &a1, MRG_M1);
+        a2 = mod3_mul(&a2, &a2, MRG_M2);
+    }
+    mrg_sub1 = a1;
+    mrg_sub2 = a2;
+}
+
+/* The next value, in 1 .. M1. */
+static uint32_t mrg_next(struct mrg *s)
+{
+    uint64_t p1 = (1403580 * s->s1[1] % MRG_M1 + MRG_M1 - 810728 * s->s1[0] % MRG_M1) % MRG_M1;
+    uint64_t p2 = (527612 * s->s2[2] % MRG_M2 + MRG_M2 - 1370589 * s->s2[0] % MRG_M2) % MRG_M2;
+    memmove(s->s1, s->s1 + 1, 2 * sizeof s->s1[0]);
+    memmove(s->s2, s->s2 + 1, 2 * sizeof s->s2[0]);
+    s->s1[2] = p1;
+    s->s2[2] = p2;
+    return (uint32_t)(p1 > p2 ? p1 - p2 : p1 + MRG_M1 - p2);
+}
+
+/* Subsequence 0 of @p seed after @p draws draws (curand_init's seeding). */
+static struct mrg mrg_start(unsigned long long seed, unsigned long long draws)
+{
+    struct mrg s = {{12345, 12345, 12345}, {12345, 12345, 12345}};
+    if (seed) {
+        uint64_t x1 = (uint32_t)seed ^ 0x55555555u, x2 = (uint32_t)(seed >> 32) ^ 0xAAAAAAAAu;
+        uint64_t f1[3] = {x1, x2, x1}, f2[3] = {x2, x1, x2};
+        for (int i = 0; i < 3; i++) {
+            s.s1[i] = s.s1[i] * f1[i] % MRG_M1;
+            s.s2[i] = s.s2[i] * f2[i] % MRG_M2;
+        }
+    }
+    for (int k = 0; k < 64; k++)
+        if (draws >> k & 1) {
+            mod3_apply(&mrg_step1[k], s.s1, MRG_M1);
+            mod3_apply(&mrg_step2[k], s.s2, MRG_M2);
+        }
+    return s;
+}
+
+/* Seed the 81920 states as XORWOW's 4096 (xorwow_seed). */
+static void mrg_seed(curandGenerator_t g)
+{
+    pthread_once(&mrg_once, mrg_tables);
+    if (!g->mrgs)
+        g->mrgs = emu_malloc(MRG_STATES * sizeof *g->mrgs);
+    unsigned lead = (unsigned)(g->offset % MRG_STATES);
+    struct mrg base = mrg_start(g->seed, g->offset / MRG_STATES);
+    for (unsigned s = 0; s < MRG_STATES; s++) {
+        g->mrgs[s] = base;
+        if (s < lead)
+            mrg_next(&g->mrgs[s]);
+        mod3_apply(&mrg_sub1, base.s1, MRG_M1);
+        mod3_apply(&mrg_sub2, base.s2, MRG_M2);
+    }
+    g->next_state = lead;
+    g->seeded = 1;
+}
+
+static void mrg_draws(curandGenerator_t g, size_t n, int w, uint32_t *out)
+{
+    if (!g->seeded)
+        mrg_seed(g);
+    for (size_t k = 0; k < n; k++) {
+        for (int j = 0; j < w; j++)
+            *out++ = mrg_next(&g->mrgs[g->next_state]);
+        g->next_state = (g->next_state + 1) % MRG_STATES;
+    }
+}
+
 /* --- Philox4x32-10: a counter (x low .. w high) encrypted under the seed ------------------ */
 
 static void philox_block(const uint32_t ctr[4], unsigned long long seed, uint32_t out[4])
@@ -184,16 +304,19 @@ static void philox_block(const uint32_t ctr[4], unsigned long long seed, uint32_
 
 /* The @p w values of @p n units from value @p first on into @p out. The values go out in groups
    of @p blocks blocks in a row of one subsequence: group G is subsequence G % 65536's group
-   G / 65536. */
+   G / 65536. Where a call starts, each subsequence has skipped one block (not @p blocks) for
+   each of its groups before the start, as NVIDIA's library does. */
 static void philox_draws(unsigned long long seed, unsigned long long first, size_t n, int w,
                          unsigned blocks, uint32_t *out)
 {
-    unsigned long long b = first, end = b + (unsigned long long)n * w;
+    unsigned long long b = first, end = b + (unsigned long long)n * w, g0 = first / (4 * blocks);
     uint32_t block[4];
-    for (unsigned long long start = b; b < end; b++) {
-        if (b % 4 == 0 || b == start) {
+    for (; b < end; b++) {
+        if (b % 4 == 0 || b == first) {
             unsigned long long grp = b / (4 * blocks), sub = grp % PHILOX_SUBSEQS;
-            unsigned long long ctr = grp / PHILOX_SUBSEQS * blocks + b / 4 % blocks;
+            unsigned long long skipped = g0 / PHILOX_SUBSEQS + (sub < g0 % PHILOX_SUBSEQS);
+            unsigned long long ctr =
+                skipped + (grp / PHILOX_SUBSEQS - skipped) * blocks + b / 4 % blocks;
             uint32_t c[4] = {(uint32_t)ctr, (uint32_t)(ctr >> 32), (uint32_t)sub,
                              (uint32_t)(sub >> 32)};
             philox_block(c, seed, block);
@@ -212,6 +335,8 @@ static uint32_t *draws(curandGenerator_t g, size_t num, int w, int outs, unsigne
     uint32_t *out = emu_malloc(n * w * sizeof *out);
     if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
         philox_draws(g->seed, g->offset / outs * w, n, w, blocks, out);
+    else if (g->type == CURAND_RNG_PSEUDO_MRG32K3A)
+        mrg_draws(g, n, w, out);
     else
         xorwow_draws(g, n, w, out);
     g->offset += num;
@@ -242,6 +367,26 @@ static void box_muller(uint32_t x, uint32_t y, float out[2])
     float s = sqrtf(-2.0f * logf(u));
     out[0] = sinf(v) * s;
     out[1] = cosf(v) * s;
+}
+
+/* MRG32k3a's values r in 1 .. M1: as 32 bits, as a uniform in (0, 1]. */
+#define MRG_BITS 1.000000048662
+#define MRG_NORM 2.3283065498378288e-10
+
+static void box_muller_mrg(const uint32_t r[2], float out[2])
+{
+    float x = (float)(r[0] * MRG_NORM), y = (float)(r[1] * MRG_NORM) * 6.2831855f;
+    float s = sqrtf(-2.0f * logf(x));
+    out[0] = sinf(y) * s;
+    out[1] = cosf(y) * s;
+}
+
+static void box_muller_mrg_double(const uint32_t r[2], double out[2])
+{
+    double x = r[0] * MRG_NORM, y = r[1] * MRG_NORM * 2.0;
+    double s = sqrt(-2.0 * log(x));
+    out[0] = sin(y * PI_DOUBLE) * s;
+    out[1] = cos(y * PI_DOUBLE) * s;
 }
 
 static void box_muller_double(const uint32_t x[4], double out[2])
@@ -292,7 +437,8 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
         return CURAND_STATUS_OUT_OF_RANGE;
     if (type == CURAND_RNG_PSEUDO_DEFAULT)
         type = CURAND_RNG_PSEUDO_XORWOW;
-    if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+    if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_PHILOX4_32_10 &&
+        type != CURAND_RNG_PSEUDO_MRG32K3A) {
         char what[64];
         snprintf(what, sizeof what, "generator type %d", (int)type);
         return refuse(CURAND_STATUS_TYPE_ERROR, what);
@@ -321,6 +467,7 @@ curandStatus_t curandDestroyGenerator(curandGenerator_t generator)
         return CURAND_STATUS_NOT_INITIALIZED;
     generator->magic = 0;
     free(generator->states);
+    free(generator->mrgs);
     free(generator);
     return CURAND_STATUS_SUCCESS;
 }
@@ -400,9 +547,10 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
     unsigned *out = target(generator, outputPtr, num * sizeof *out, "curandGenerate");
     if (!out)
         return CURAND_STATUS_LAUNCH_FAILURE;
-    int skip;
+    int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(generator, num, 1, 1, 1, &skip);
-    memcpy(out, x, num * sizeof *out);
+    for (size_t i = 0; i < num; i++)
+        out[i] = mrg ? (unsigned)(x[i] * MRG_BITS) : x[i];
     free(x);
     wrote(generator, outputPtr, num * sizeof *out);
     return CURAND_STATUS_SUCCESS;
@@ -416,10 +564,10 @@ curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputP
     float *out = target(generator, outputPtr, num * sizeof *out, "curandGenerateUniform");
     if (!out)
         return CURAND_STATUS_LAUNCH_FAILURE;
-    int skip;
+    int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(generator, num, 1, 1, 1, &skip);
     for (size_t i = 0; i < num; i++)
-        out[i] = uniform(x[i]);
+        out[i] = mrg ? (float)(x[i] * MRG_NORM) : uniform(x[i]);
     free(x);
     wrote(generator, outputPtr, num * sizeof *out);
     return CURAND_STATUS_SUCCESS;
@@ -434,10 +582,10 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *
     double *out = target(generator, outputPtr, num * sizeof *out, "curandGenerateUniformDouble");
     if (!out)
         return CURAND_STATUS_LAUNCH_FAILURE;
-    int skip;
-    uint32_t *x = draws(generator, num, 2, 1, 2, &skip);
+    int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
+    uint32_t *x = draws(generator, num, mrg ? 1 : 2, 1, 2, &skip);
     for (size_t i = 0; i < num; i++)
-        out[i] = uniform_double(x[2 * i], x[2 * i + 1]);
+        out[i] = mrg ? x[i] * MRG_NORM : uniform_double(x[2 * i], x[2 * i + 1]);
     free(x);
     wrote(generator, outputPtr, num * sizeof *out);
     return CURAND_STATUS_SUCCESS;
@@ -453,11 +601,14 @@ static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t
     float *out = target(g, outputPtr, num * sizeof *out, who);
     if (!out)
         return CURAND_STATUS_LAUNCH_FAILURE;
-    int skip;
+    int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(g, num, 2, 2, 1, &skip);
     for (size_t i = 0; i < num + skip; i += 2) {
         float z[2];
-        box_muller(x[i], x[i + 1], z);
+        if (mrg)
+            box_muller_mrg(x + i, z);
+        else
+            box_muller(x[i], x[i + 1], z);
         for (size_t j = i < (size_t)skip ? 1 : 0; j < 2 && i + j - skip < num; j++)
             out[i + j - skip] = lognormal ? expf(mean + stddev * z[j]) : mean + stddev * z[j];
     }
@@ -475,11 +626,11 @@ static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size
     double *out = target(g, outputPtr, num * sizeof *out, who);
     if (!out)
         return CURAND_STATUS_LAUNCH_FAILURE;
-    int skip;
-    uint32_t *x = draws(g, num, 4, 2, 2, &skip);
+    int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A, w = mrg ? 2 : 4;
+    uint32_t *x = draws(g, num, w, 2, 2, &skip);
     for (size_t i = 0; i < num + skip; i += 2) {
         double z[2];
-        box_muller_double(x + 2 * i, z);
+        (mrg ? box_muller_mrg_double : box_muller_double)(x + i / 2 * w, z);
         for (size_t j = i < (size_t)skip ? 1 : 0; j < 2 && i + j - skip < num; j++)
             out[i + j - skip] = lognormal ? exp(mean + stddev * z[j]) : mean + stddev * z[j];
     }
