@@ -143,36 +143,6 @@ static struct xorwow xorwow_start(unsigned long long seed, unsigned long long dr
     return s;
 }
 
-/* Seed the 4096 states: state s at subsequence s, past the offset's values that are its. */
-static void xorwow_seed(curandGenerator_t g)
-{
-    pthread_once(&xorwow_once, xorwow_tables);
-    if (!g->states)
-        g->states = emu_malloc(XORWOW_STATES * sizeof *g->states);
-    unsigned lead = (unsigned)(g->offset % XORWOW_STATES);
-    struct xorwow base = xorwow_start(g->seed, g->offset / XORWOW_STATES);
-    for (unsigned s = 0; s < XORWOW_STATES; s++) {
-        g->states[s] = base;
-        if (s < lead)
-            xorwow_next(&g->states[s]);
-        gf2_apply(&xorwow_subseq, base.v, base.v);
-    }
-    g->next_state = lead;
-    g->seeded = 1;
-}
-
-/* @p n units of @p w draws each into @p out: unit by unit, state by state, round robin. */
-static void xorwow_draws(curandGenerator_t g, size_t n, int w, uint32_t *out)
-{
-    if (!g->seeded)
-        xorwow_seed(g);
-    for (size_t k = 0; k < n; k++) {
-        for (int j = 0; j < w; j++)
-            *out++ = xorwow_next(&g->states[g->next_state]);
-        g->next_state = (g->next_state + 1) % XORWOW_STATES;
-    }
-}
-
 /* --- MRG32k3a: two recurrences of order 3, modulo the primes M1 and M2 ------------------- */
 
 #define MRG_M1 4294967087ull
@@ -254,33 +224,57 @@ static struct mrg mrg_start(unsigned long long seed, unsigned long long draws)
     return s;
 }
 
-/* Seed the 81920 states as XORWOW's 4096 (xorwow_seed). */
-static void mrg_seed(curandGenerator_t g)
+/* --- XORWOW's and MRG32k3a's states, used in turn ----------------------------------------- */
+
+static unsigned state_count(curandGenerator_t g)
 {
-    pthread_once(&mrg_once, mrg_tables);
-    if (!g->mrgs)
-        g->mrgs = emu_malloc(MRG_STATES * sizeof *g->mrgs);
-    unsigned lead = (unsigned)(g->offset % MRG_STATES);
-    struct mrg base = mrg_start(g->seed, g->offset / MRG_STATES);
-    for (unsigned s = 0; s < MRG_STATES; s++) {
-        g->mrgs[s] = base;
-        if (s < lead)
-            mrg_next(&g->mrgs[s]);
-        mod3_apply(&mrg_sub1, base.s1, MRG_M1);
-        mod3_apply(&mrg_sub2, base.s2, MRG_M2);
+    return g->type == CURAND_RNG_PSEUDO_MRG32K3A ? MRG_STATES : XORWOW_STATES;
+}
+
+static uint32_t state_next(curandGenerator_t g, unsigned s)
+{
+    return g->type == CURAND_RNG_PSEUDO_MRG32K3A ? mrg_next(&g->mrgs[s])
+                                                 : xorwow_next(&g->states[s]);
+}
+
+/* Seed the states: state s at subsequence s, past the offset's draws that are its (offset /
+   count each, one more for the states below offset % count, where the next unit starts). */
+static void states_seed(curandGenerator_t g)
+{
+    unsigned count = state_count(g), lead = (unsigned)(g->offset % count);
+    if (g->type == CURAND_RNG_PSEUDO_MRG32K3A) {
+        pthread_once(&mrg_once, mrg_tables);
+        g->mrgs = g->mrgs ? g->mrgs : emu_malloc(MRG_STATES * sizeof *g->mrgs);
+        struct mrg base = mrg_start(g->seed, g->offset / count);
+        for (unsigned s = 0; s < count; s++) {
+            g->mrgs[s] = base;
+            mod3_apply(&mrg_sub1, base.s1, MRG_M1);
+            mod3_apply(&mrg_sub2, base.s2, MRG_M2);
+        }
+    } else {
+        pthread_once(&xorwow_once, xorwow_tables);
+        g->states = g->states ? g->states : emu_malloc(XORWOW_STATES * sizeof *g->states);
+        struct xorwow base = xorwow_start(g->seed, g->offset / count);
+        for (unsigned s = 0; s < count; s++) {
+            g->states[s] = base;
+            gf2_apply(&xorwow_subseq, base.v, base.v);
+        }
     }
+    for (unsigned s = 0; s < lead; s++)
+        state_next(g, s);
     g->next_state = lead;
     g->seeded = 1;
 }
 
-static void mrg_draws(curandGenerator_t g, size_t n, int w, uint32_t *out)
+/* @p n units of @p w draws each into @p out: unit by unit, state by state, round robin. */
+static void states_draws(curandGenerator_t g, size_t n, int w, uint32_t *out)
 {
     if (!g->seeded)
-        mrg_seed(g);
+        states_seed(g);
     for (size_t k = 0; k < n; k++) {
         for (int j = 0; j < w; j++)
-            *out++ = mrg_next(&g->mrgs[g->next_state]);
-        g->next_state = (g->next_state + 1) % MRG_STATES;
+            *out++ = state_next(g, g->next_state);
+        g->next_state = (g->next_state + 1) % state_count(g);
     }
 }
 
@@ -335,10 +329,8 @@ static uint32_t *draws(curandGenerator_t g, size_t num, int w, int outs, unsigne
     uint32_t *out = emu_malloc(n * w * sizeof *out);
     if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
         philox_draws(g->seed, g->offset / outs * w, n, w, blocks, out);
-    else if (g->type == CURAND_RNG_PSEUDO_MRG32K3A)
-        mrg_draws(g, n, w, out);
     else
-        xorwow_draws(g, n, w, out);
+        states_draws(g, n, w, out);
     g->offset += num;
     return out;
 }
@@ -417,15 +409,28 @@ static void wrote(curandGenerator_t g, void *out, size_t bytes)
         course_emu_wrote(out, bytes);
 }
 
-/* The checks every Generate* makes: a live generator, an output, an even length for pairs. */
-static curandStatus_t generate_check(curandGenerator_t g, const void *out, size_t num, int pairs)
+/* What every Generate* does first: a live generator, an output, an even length for pairs
+   (@p pairs), then *@p out, where the @p num values of @p each bytes go (NULL when none). */
+static curandStatus_t begin(curandGenerator_t g, void *outputPtr, size_t num, size_t each,
+                            int pairs, const char *who, void **out)
 {
+    *out = NULL;
     if (!gen_ok(g))
         return CURAND_STATUS_NOT_INITIALIZED;
-    if (!out && num)
+    if (!outputPtr && num)
         return CURAND_STATUS_OUT_OF_RANGE;
     if (pairs && num % 2)
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    if (num && !(*out = target(g, outputPtr, num * each, who)))
+        return CURAND_STATUS_LAUNCH_FAILURE;
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* What every Generate* does last: free the draws @p x, record what it wrote. */
+static curandStatus_t finish(curandGenerator_t g, void *outputPtr, size_t bytes, uint32_t *x)
+{
+    free(x);
+    wrote(g, outputPtr, bytes);
     return CURAND_STATUS_SUCCESS;
 }
 
@@ -541,66 +546,55 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrd
 
 curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    curandStatus_t st = generate_check(generator, outputPtr, num, 0);
+    unsigned *out;
+    curandStatus_t st =
+        begin(generator, outputPtr, num, sizeof *out, 0, "curandGenerate", (void **)&out);
     if (st || !num)
         return st;
-    unsigned *out = target(generator, outputPtr, num * sizeof *out, "curandGenerate");
-    if (!out)
-        return CURAND_STATUS_LAUNCH_FAILURE;
     int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(generator, num, 1, 1, 1, &skip);
     for (size_t i = 0; i < num; i++)
         out[i] = mrg ? (unsigned)(x[i] * MRG_BITS) : x[i];
-    free(x);
-    wrote(generator, outputPtr, num * sizeof *out);
-    return CURAND_STATUS_SUCCESS;
+    return finish(generator, outputPtr, num * sizeof *out, x);
 }
 
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    curandStatus_t st = generate_check(generator, outputPtr, num, 0);
+    float *out;
+    curandStatus_t st =
+        begin(generator, outputPtr, num, sizeof *out, 0, "curandGenerateUniform", (void **)&out);
     if (st || !num)
         return st;
-    float *out = target(generator, outputPtr, num * sizeof *out, "curandGenerateUniform");
-    if (!out)
-        return CURAND_STATUS_LAUNCH_FAILURE;
     int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(generator, num, 1, 1, 1, &skip);
     for (size_t i = 0; i < num; i++)
         out[i] = mrg ? (float)(x[i] * MRG_NORM) : uniform(x[i]);
-    free(x);
-    wrote(generator, outputPtr, num * sizeof *out);
-    return CURAND_STATUS_SUCCESS;
+    return finish(generator, outputPtr, num * sizeof *out, x);
 }
 
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr,
                                            size_t num)
 {
-    curandStatus_t st = generate_check(generator, outputPtr, num, 0);
+    double *out;
+    curandStatus_t st = begin(generator, outputPtr, num, sizeof *out, 0,
+                              "curandGenerateUniformDouble", (void **)&out);
     if (st || !num)
         return st;
-    double *out = target(generator, outputPtr, num * sizeof *out, "curandGenerateUniformDouble");
-    if (!out)
-        return CURAND_STATUS_LAUNCH_FAILURE;
     int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(generator, num, mrg ? 1 : 2, 1, 2, &skip);
     for (size_t i = 0; i < num; i++)
         out[i] = mrg ? x[i] * MRG_NORM : uniform_double(x[2 * i], x[2 * i + 1]);
-    free(x);
-    wrote(generator, outputPtr, num * sizeof *out);
-    return CURAND_STATUS_SUCCESS;
+    return finish(generator, outputPtr, num * sizeof *out, x);
 }
 
 /* Normal floats, mean + stddev * z, in pairs; exponentiated for the log-normal. */
 static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t num, float mean,
                                    float stddev, int lognormal, const char *who)
 {
-    curandStatus_t st = generate_check(g, outputPtr, num, 1);
+    float *out;
+    curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 1, who, (void **)&out);
     if (st || !num)
         return st;
-    float *out = target(g, outputPtr, num * sizeof *out, who);
-    if (!out)
-        return CURAND_STATUS_LAUNCH_FAILURE;
     int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
     uint32_t *x = draws(g, num, 2, 2, 1, &skip);
     for (size_t i = 0; i < num + skip; i += 2) {
@@ -612,20 +606,16 @@ static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t
         for (size_t j = i < (size_t)skip ? 1 : 0; j < 2 && i + j - skip < num; j++)
             out[i + j - skip] = lognormal ? expf(mean + stddev * z[j]) : mean + stddev * z[j];
     }
-    free(x);
-    wrote(g, outputPtr, num * sizeof *out);
-    return CURAND_STATUS_SUCCESS;
+    return finish(g, outputPtr, num * sizeof *out, x);
 }
 
 static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size_t num, double mean,
                                     double stddev, int lognormal, const char *who)
 {
-    curandStatus_t st = generate_check(g, outputPtr, num, 1);
+    double *out;
+    curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 1, who, (void **)&out);
     if (st || !num)
         return st;
-    double *out = target(g, outputPtr, num * sizeof *out, who);
-    if (!out)
-        return CURAND_STATUS_LAUNCH_FAILURE;
     int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A, w = mrg ? 2 : 4;
     uint32_t *x = draws(g, num, w, 2, 2, &skip);
     for (size_t i = 0; i < num + skip; i += 2) {
@@ -634,9 +624,7 @@ static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size
         for (size_t j = i < (size_t)skip ? 1 : 0; j < 2 && i + j - skip < num; j++)
             out[i + j - skip] = lognormal ? exp(mean + stddev * z[j]) : mean + stddev * z[j];
     }
-    free(x);
-    wrote(g, outputPtr, num * sizeof *out);
-    return CURAND_STATUS_SUCCESS;
+    return finish(g, outputPtr, num * sizeof *out, x);
 }
 
 curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n,
