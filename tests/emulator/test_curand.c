@@ -1,0 +1,335 @@
+/**
+ * @file test_curand.c
+ * @brief The cuRAND stand-in (emulator/libcurand.so.10) against NVIDIA's own host generator.
+ *
+ * The toolkit's libcurand runs its host generators (curandCreateGeneratorHost) on the CPU, so
+ * it is the oracle: loaded by path (CURAND_REAL) into its own namespace, it generates beside
+ * the stand-in with the same seed, offset and length. 32-bit values, uniform floats and
+ * doubles must be equal bit for bit; normals and log-normals, which go through logf/sinf
+ * whose last bits differ between math libraries, within a few float or double ulps. Lengths
+ * 1 to 130006 in two calls, at offsets up to 200001, cross the 4096 XORWOW states, the 81920
+ * MRG32k3a states and Philox's 65536 subsequences.
+ * Device generators write emulated device memory, checked with guards after the output, and a
+ * Monte Carlo pi (a kernel counting device-generated points) runs on them.
+ */
+#define _GNU_SOURCE
+#include <curand.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "course_test.h"
+#include "cuda_check.h"
+#include "test_curand.h"
+
+/** The oracle's entry points (the real libcurand). */
+static struct {
+    curandStatus_t (*create)(curandGenerator_t *, curandRngType_t);
+    curandStatus_t (*destroy)(curandGenerator_t);
+    curandStatus_t (*seed)(curandGenerator_t, unsigned long long);
+    curandStatus_t (*offset)(curandGenerator_t, unsigned long long);
+    curandStatus_t (*bits)(curandGenerator_t, unsigned *, size_t);
+    curandStatus_t (*uniform)(curandGenerator_t, float *, size_t);
+    curandStatus_t (*uniform_double)(curandGenerator_t, double *, size_t);
+    curandStatus_t (*normal)(curandGenerator_t, float *, size_t, float, float);
+    curandStatus_t (*normal_double)(curandGenerator_t, double *, size_t, double, double);
+    curandStatus_t (*lognormal)(curandGenerator_t, float *, size_t, float, float);
+} real;
+
+static void *real_sym(void *lib, const char *name)
+{
+    void *p = dlsym(lib, name);
+    ck_assert_msg(p != NULL, "%s not in %s", name, CURAND_REAL);
+    return p;
+}
+
+static void load_real(void)
+{
+    static void *lib;
+    if (lib)
+        return;
+    lib = dlopen(CURAND_REAL, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    ck_assert_msg(lib != NULL, "cannot load NVIDIA's libcurand: %s", dlerror());
+    *(void **)&real.create = real_sym(lib, "curandCreateGeneratorHost");
+    *(void **)&real.destroy = real_sym(lib, "curandDestroyGenerator");
+    *(void **)&real.seed = real_sym(lib, "curandSetPseudoRandomGeneratorSeed");
+    *(void **)&real.offset = real_sym(lib, "curandSetGeneratorOffset");
+    *(void **)&real.bits = real_sym(lib, "curandGenerate");
+    *(void **)&real.uniform = real_sym(lib, "curandGenerateUniform");
+    *(void **)&real.uniform_double = real_sym(lib, "curandGenerateUniformDouble");
+    *(void **)&real.normal = real_sym(lib, "curandGenerateNormal");
+    *(void **)&real.normal_double = real_sym(lib, "curandGenerateNormalDouble");
+    *(void **)&real.lognormal = real_sym(lib, "curandGenerateLogNormal");
+}
+
+enum dist { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL, NDIST };
+static const char *const dist_name[NDIST] = {"bits",   "uniform",       "uniform double",
+                                             "normal", "normal double", "log-normal"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4};
+
+/* @p n values of @p d from generator @p g, by the oracle (@p oracle) or the stand-in. */
+static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *out, size_t n)
+{
+    switch (d) {
+    case BITS:
+        return (oracle ? real.bits : curandGenerate)(g, out, n);
+    case UNIFORM:
+        return (oracle ? real.uniform : curandGenerateUniform)(g, out, n);
+    case UNIFORM_DOUBLE:
+        return (oracle ? real.uniform_double : curandGenerateUniformDouble)(g, out, n);
+    case NORMAL:
+        return (oracle ? real.normal : curandGenerateNormal)(g, out, n, 1.5f, 2.0f);
+    case NORMAL_DOUBLE:
+        return (oracle ? real.normal_double : curandGenerateNormalDouble)(g, out, n, -1.0, 0.5);
+    default:
+        return (oracle ? real.lognormal : curandGenerateLogNormal)(g, out, n, 0.25f, 0.5f);
+    }
+}
+
+/* Whether @p got equals @p want: bit for bit, or within the math libraries' last bits. */
+static int same(enum dist d, const void *want, const void *got, size_t i)
+{
+    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE)
+        return !memcmp((const char *)want + i * dist_size[d], (const char *)got + i * dist_size[d],
+                       dist_size[d]);
+    if (d == NORMAL_DOUBLE) {
+        double w = ((const double *)want)[i], g = ((const double *)got)[i];
+        return fabs(w - g) <= 1e-12 * (1.0 + fabs(w));
+    }
+    float w = ((const float *)want)[i], g = ((const float *)got)[i];
+    return fabsf(w - g) <= 4e-6f * (1.0f + fabsf(w));
+}
+
+/* Two calls (n1 then n2 values) after seed and offset, stand-in against oracle. */
+static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
+                    unsigned long long offset, size_t n1, size_t n2)
+{
+    size_t n = n1 + n2, bytes = n * dist_size[d];
+    char *want = malloc(bytes), *got = malloc(bytes);
+    curandGenerator_t gr, gs;
+    ck_assert_int_eq(real.create(&gr, type), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(curandCreateGeneratorHost(&gs, type), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(real.seed(gr, seed), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gs, seed), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(real.offset(gr, offset), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(curandSetGeneratorOffset(gs, offset), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(draw(1, gr, d, want, n1), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(draw(1, gr, d, want + n1 * dist_size[d], n2), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(draw(0, gs, d, got, n1), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(draw(0, gs, d, got + n1 * dist_size[d], n2), CURAND_STATUS_SUCCESS);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(same(d, want, got, i),
+                      "generator %d, %s, seed %llu, offset %llu, calls %zu+%zu: value %zu differs",
+                      (int)type, dist_name[d], seed, offset, n1, n2, i);
+    real.destroy(gr);
+    curandDestroyGenerator(gs);
+    free(want);
+    free(got);
+}
+
+/* Every distribution of @p type at several seeds, offsets and lengths; the first @p skip runs
+   left out (NVIDIA's host MRG32k3a takes 2.5 s to seed its 81920 states, measured here). */
+static void against_nvidia(curandRngType_t type, size_t skip)
+{
+    load_real();
+    static const struct {
+        unsigned long long seed, offset;
+        size_t n1, n2;
+    } runs[] = {{0, 0, 2, 0},
+                {1234, 0, 4098, 4000},
+                {0x9e3779b97f4a7c15ull, 6, 1000, 3002},
+                {42, 70001, 70002, 2},
+                {7, 200001, 130000, 6}};
+    for (int d = 0; d < NDIST; d++)
+        for (size_t r = skip; r < sizeof runs / sizeof *runs; r++)
+            compare(type, (enum dist)d, runs[r].seed, runs[r].offset, runs[r].n1, runs[r].n2);
+    for (int d = BITS; d < NORMAL; d++) /* odd lengths, where the distribution allows them */
+        compare(type, (enum dist)d, 99, 3, 1, 4097);
+}
+
+START_TEST(xorwow_matches_nvidia)
+{
+    against_nvidia(CURAND_RNG_PSEUDO_XORWOW, 0);
+}
+END_TEST
+
+START_TEST(mrg32k3a_matches_nvidia)
+{
+    against_nvidia(CURAND_RNG_PSEUDO_MRG32K3A, 4);
+}
+END_TEST
+
+START_TEST(philox_matches_nvidia)
+{
+    against_nvidia(CURAND_RNG_PSEUDO_PHILOX4_32_10, 0);
+}
+END_TEST
+
+/* A device generator writes emulated device memory: the same values, nothing past the end. */
+START_TEST(device_generator_writes_device_memory)
+{
+    enum { N = 1001, GUARD = 64 };
+    static float want[N], got[N + GUARD];
+    curandGenerator_t gh, gd;
+    ck_assert_int_eq(curandCreateGeneratorHost(&gh, CURAND_RNG_PSEUDO_DEFAULT), 0);
+    ck_assert_int_eq(curandCreateGenerator(&gd, CURAND_RNG_PSEUDO_DEFAULT), 0);
+    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gh, 31), 0);
+    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gd, 31), 0);
+    float *d = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d, sizeof got));
+    CUDA_CHECK(cudaMemset(d, 0xff, sizeof got));
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreate(&s));
+    ck_assert_int_eq(curandSetStream(gd, s), 0);
+    ck_assert_int_eq(curandGenerateUniform(gh, want, N), 0);
+    ck_assert_int_eq(curandGenerateUniform(gd, d, N), 0);
+    CUDA_CHECK(cudaMemcpyAsync(got, d, sizeof got, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    ck_assert_mem_eq(got, want, sizeof want);
+    for (int i = N; i < N + GUARD; i++)
+        ck_assert_msg(isnan(got[i]), "device value %d past the end was written", i);
+    /* past the allocation: refused, nothing written */
+    ck_assert_int_eq(curandGenerate(gd, (unsigned *)d, N + GUARD + 1),
+                     CURAND_STATUS_LAUNCH_FAILURE);
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(d));
+    curandDestroyGenerator(gh);
+    curandDestroyGenerator(gd);
+}
+END_TEST
+
+/* Mean and variance of n normals and log-normals within 6 standard errors of the truth. */
+START_TEST(normal_statistics)
+{
+    enum { N = 200002 };
+    static float x[N];
+    curandGenerator_t g;
+    ck_assert_int_eq(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10), 0);
+    const float mu = 0.5f, sigma = 0.75f;
+    for (int lognormal = 0; lognormal < 2; lognormal++) {
+        ck_assert_int_eq(
+            (lognormal ? curandGenerateLogNormal : curandGenerateNormal)(g, x, N, mu, sigma), 0);
+        double m = 0, v = 0;
+        for (int i = 0; i < N; i++)
+            m += x[i];
+        m /= N;
+        for (int i = 0; i < N; i++)
+            v += (x[i] - m) * (x[i] - m);
+        v /= N - 1;
+        double s2 = (double)sigma * sigma;
+        double mean = lognormal ? exp(mu + s2 / 2) : mu;
+        double var = lognormal ? (exp(s2) - 1) * exp(2 * mu + s2) : s2;
+        /* the sample variance's standard error, from the fourth moment: normal 2 var^2 */
+        double var_se = lognormal
+                            ? var * sqrt((exp(4 * s2) + 2 * exp(3 * s2) + 3 * exp(2 * s2) - 6) / N)
+                            : var * sqrt(2.0 / N);
+        ck_assert_msg(fabs(m - mean) <= 6 * sqrt(var / N), "%s mean %g, want %g",
+                      lognormal ? "log-normal" : "normal", m, mean);
+        ck_assert_msg(fabs(v - var) <= 6 * var_se, "%s variance %g, want %g",
+                      lognormal ? "log-normal" : "normal", v, var);
+    }
+    curandDestroyGenerator(g);
+}
+END_TEST
+
+/* Monte Carlo pi as a student writes it: uniforms from a device generator, a kernel counting
+   the points inside the quarter circle. The count must be the host's over the same numbers
+   (a host generator, same seed), and pi within 6 standard errors (binomial, n points). */
+START_TEST(monte_carlo_pi)
+{
+    enum { N = 100003 };
+    static float xy[2 * N];
+    static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_DEFAULT,
+                                            CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (int t = 0; t < 2; t++) {
+        curandGenerator_t gd, gh;
+        ck_assert_int_eq(curandCreateGenerator(&gd, types[t]), 0);
+        ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gd, 2026), 0);
+        float *d_xy;
+        unsigned long long *d_hits, hits = 0;
+        CUDA_CHECK(cudaMalloc((void **)&d_xy, sizeof xy));
+        CUDA_CHECK(cudaMalloc((void **)&d_hits, sizeof hits));
+        CUDA_CHECK(cudaMemset(d_hits, 0, sizeof hits));
+        ck_assert_int_eq(curandGenerateUniform(gd, d_xy, 2 * N), 0);
+        CUDA_CHECK(count_inside_circle(d_xy, N, d_hits));
+        CUDA_CHECK(cudaMemcpy(&hits, d_hits, sizeof hits, cudaMemcpyDeviceToHost));
+
+        ck_assert_int_eq(curandCreateGeneratorHost(&gh, types[t]), 0);
+        ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gh, 2026), 0);
+        ck_assert_int_eq(curandGenerateUniform(gh, xy, 2 * N), 0);
+        unsigned long long want = 0;
+        for (int i = 0; i < N; i++)
+            want += xy[2 * i] * xy[2 * i] + xy[2 * i + 1] * xy[2 * i + 1] <= 1.0f;
+        ck_assert_msg(hits == want,
+                      "generator %d: the kernel counted %llu points inside, the host %llu",
+                      (int)types[t], hits, want);
+        double pi = 4.0 * hits / N, p = M_PI / 4;
+        ck_assert_msg(fabs(pi - M_PI) <= 6 * 4 * sqrt(p * (1 - p) / N),
+                      "generator %d: pi estimated as %.6f from %d points", (int)types[t], pi, N);
+        CUDA_CHECK(cudaFree(d_xy));
+        CUDA_CHECK(cudaFree(d_hits));
+        curandDestroyGenerator(gd);
+        curandDestroyGenerator(gh);
+    }
+}
+END_TEST
+
+/* Each call the stand-in lacks fails with cuRAND's status and one line naming it. */
+START_TEST(refusals_name_the_call)
+{
+    struct capture cap;
+    curandGenerator_t g = NULL;
+    static const curandRngType_t lacking[] = {CURAND_RNG_PSEUDO_MTGP32, CURAND_RNG_PSEUDO_MT19937,
+                                              CURAND_RNG_QUASI_SOBOL32,
+                                              CURAND_RNG_QUASI_SCRAMBLED_SOBOL64};
+    for (size_t i = 0; i < sizeof lacking / sizeof *lacking; i++) {
+        capture_begin(&cap, 2);
+        curandStatus_t st = curandCreateGenerator(&g, lacking[i]);
+        char *said = capture_end(&cap);
+        ck_assert_int_eq(st, CURAND_STATUS_TYPE_ERROR);
+        char want[64];
+        snprintf(want, sizeof want, "generator type %d is not in", (int)lacking[i]);
+        ck_assert_msg(strstr(said, want) && !strchr(strchr(said, '\n') + 1, '\n'), "said: %s",
+                      said);
+        free(said);
+    }
+    ck_assert_int_eq(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW), 0);
+    capture_begin(&cap, 2);
+    ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED),
+                     CURAND_STATUS_OUT_OF_RANGE);
+    ck_assert_int_eq(curandGeneratePoisson(g, NULL, 4, 2.0), CURAND_STATUS_INTERNAL_ERROR);
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    char *said = capture_end(&cap);
+    ck_assert_msg(strstr(said, "ordering 102 is not in") &&
+                      strstr(said, "curandGeneratePoisson is not in") &&
+                      strstr(said, "curandSetQuasiRandomGeneratorDimensions (Sobol) is not in"),
+                  "said: %s", said);
+    free(said);
+    ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
+    float f[3];
+    ck_assert_int_eq(curandGenerateNormal(g, f, 3, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    ck_assert_int_eq(curandGenerate(NULL, NULL, 1), CURAND_STATUS_NOT_INITIALIZED);
+    int v = 0;
+    ck_assert_int_eq(curandGetVersion(&v), 0);
+    ck_assert_int_eq(v, CURAND_VERSION);
+    curandDestroyGenerator(g);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"xorwow_matches_nvidia", xorwow_matches_nvidia, CASE_CPU, 240},
+        {"philox_matches_nvidia", philox_matches_nvidia, CASE_CPU, 240},
+        {"mrg32k3a_matches_nvidia", mrg32k3a_matches_nvidia, CASE_CPU, 240},
+        {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
+         60},
+        {"normal_statistics", normal_statistics, CASE_CPU, 60},
+        {"monte_carlo_pi", monte_carlo_pi, CASE_CPU, 120},
+        {"refusals_name_the_call", refusals_name_the_call, CASE_CPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
