@@ -584,6 +584,83 @@ START_TEST(approximations_within_their_bounds)
 }
 END_TEST
 
+/* Ulps between float @p got and the float nearest to @p exact (both finite, same sign). */
+static double ulps_from_nearest(float got, double exact)
+{
+    float want = (float)exact;
+    int64_t g = (int64_t)fbits(fabsf(got)), w = (int64_t)fbits(fabsf(want));
+    return signbit(got) != signbit(want) ? INFINITY : (double)llabs(g - w);
+}
+
+/*
+ * The fast-math forms (what -use_fast_math, __expf and __fdividef emit, and what lesson 11's
+ * softmax and attention run), in ulps of the correctly rounded result, within the PTX ISA's
+ * bounds: ex2.approx.ftz 2 ulp; rcp.approx 1 ulp; div.approx 2 ulp for |b| in [2^-126, 2^126];
+ * div.full 2 ulp. Inputs keep the results normal (the .ftz forms flush the rest); then the
+ * ISA's tables of special values, and what .ftz flushes.
+ */
+START_TEST(fast_math_forms_within_their_bounds)
+{
+    uint32_t *a = mat_alloc(N * 4), *b = mat_alloc(N * 4), *out = mat_alloc(N * 4);
+    for (int i = 0; i < N; i++) {
+        double f = (double)i / (N - 1), sign = i % 2 ? -1.0 : 1.0;
+        a[i] = fbits((float)(sign * pow(2.0, -60 + 120 * f) * (1 + 0.37 * f)));
+        b[i] = fbits((float)(-sign * pow(2.0, 55 - 110 * f) * (1.3 - 0.29 * f)));
+    }
+    static const char *const rcps[] = {"rcp.approx.f32", "rcp.approx.ftz.f32"};
+    for (int k = 0; k < 2; k++) {
+        run32(rcps[k], a, a, a, out, N);
+        for (int i = 0; i < N; i++) {
+            double e = ulps_from_nearest(bitsf(out[i]), 1.0 / bitsf(a[i]));
+            ck_assert_msg(e <= 1, "%s(%a) = %a: %g ulp, the ISA allows 1", rcps[k], bitsf(a[i]),
+                          bitsf(out[i]), e);
+        }
+    }
+    static const char *const divs[] = {"div.approx.f32", "div.approx.ftz.f32", "div.full.f32",
+                                       "div.full.ftz.f32"};
+    for (int k = 0; k < 4; k++) {
+        run32(divs[k], a, b, a, out, N);
+        for (int i = 0; i < N; i++) {
+            double e = ulps_from_nearest(bitsf(out[i]), (double)bitsf(a[i]) / bitsf(b[i]));
+            ck_assert_msg(e <= 2, "%s(%a, %a) = %a: %g ulp, the ISA allows 2", divs[k], bitsf(a[i]),
+                          bitsf(b[i]), bitsf(out[i]), e);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        a[i] = fbits((float)(-125.0 + 252.0 * i / (N - 1)));
+    run32("ex2.approx.ftz.f32", a, a, a, out, N);
+    for (int i = 0; i < N; i++) {
+        double e = ulps_from_nearest(bitsf(out[i]), exp2(bitsf(a[i])));
+        ck_assert_msg(e <= 2, "ex2.approx.ftz.f32(%a) = %a: %g ulp, the ISA allows 2", bitsf(a[i]),
+                      bitsf(out[i]), e);
+    }
+    /* The tables: ex2 of -inf, -0, +inf, NaN and, flushed, of a subnormal input (2^0) and to a
+     * subnormal result (+0); rcp of +-0, +-inf, NaN and, flushed, of a subnormal (+inf). */
+    static const struct {
+        const char *op;
+        float in, want;
+    } special[] = {
+        {"ex2.approx.f32", -INFINITY, 0.0f},         {"ex2.approx.f32", -0.0f, 1.0f},
+        {"ex2.approx.f32", INFINITY, INFINITY},      {"ex2.approx.f32", NAN, NAN},
+        {"ex2.approx.f32", -130.0f, 0x1p-130f},      {"ex2.approx.ftz.f32", -130.0f, 0.0f},
+        {"ex2.approx.ftz.f32", 0x1p-140f, 1.0f},     {"rcp.approx.f32", 0.0f, INFINITY},
+        {"rcp.approx.f32", -0.0f, -INFINITY},        {"rcp.approx.f32", INFINITY, 0.0f},
+        {"rcp.approx.f32", -INFINITY, -0.0f},        {"rcp.approx.f32", NAN, NAN},
+        {"rcp.approx.ftz.f32", 0x1p-130f, INFINITY},
+    };
+    for (size_t k = 0; k < sizeof special / sizeof *special; k++) {
+        uint32_t in = fbits(special[k].in), got;
+        run32(special[k].op, &in, &in, &in, &got, 1);
+        float g = bitsf(got), w = special[k].want;
+        ck_assert_msg(isnan(w) ? isnan(g) : got == fbits(w), "%s(%a) = %a, the ISA gives %a",
+                      special[k].op, special[k].in, g, w);
+    }
+    free(a);
+    free(b);
+    free(out);
+}
+END_TEST
+
 /* ---- 64-bit -------------------------------------------------------------------------------------
  */
 
@@ -852,6 +929,18 @@ START_TEST(f16_conversions_at_every_boundary)
                                                : 1),
                           "%s(%a) = 0x%04x", directed[d], bitsf(x[i]), out[i]);
     }
+    /* The packed form rounds two at once: its first source to the upper half. */
+    uint32_t *y = mat_alloc((size_t)n * 4);
+    for (int i = 0; i < n; i++)
+        y[i] = x[(7 * (size_t)i + 3) % (size_t)n];
+    run32("cvt.rn.f16x2.f32", x, y, x, out, n);
+    for (int i = 0; i < n; i++) {
+        uint32_t hi = isnan(bitsf(x[i])) ? 0x7FFF : ref_f32_to_f16(bitsf(x[i]));
+        uint32_t lo = isnan(bitsf(y[i])) ? 0x7FFF : ref_f32_to_f16(bitsf(y[i]));
+        ck_assert_msg(out[i] == (hi << 16 | lo), "cvt.rn.f16x2.f32(%a, %a) = 0x%08x, want 0x%08x",
+                      bitsf(x[i]), bitsf(y[i]), out[i], hi << 16 | lo);
+    }
+    free(y);
     uint32_t *h = mat_alloc(65536 * 4);
     for (uint32_t i = 0; i < 65536; i++)
         h[i] = i;
@@ -880,6 +969,17 @@ START_TEST(bf16_and_tf32_conversions)
         ck_assert_msg(out[i] == want, "cvt.rn.bf16.f32(0x%08x) = 0x%04x, want 0x%04x", x[i], out[i],
                       want);
     }
+    uint32_t *y = mat_alloc(65536 * 3 * 4);
+    for (int i = 0; i < 3 * 65536; i++)
+        y[i] = x[(5 * (size_t)i + 1) % (3 * 65536)];
+    run32("cvt.rn.bf16x2.f32", x, y, x, out, 3 * 65536);
+    for (int i = 0; i < 3 * 65536; i++) {
+        uint32_t hi = isnan(bitsf(x[i])) ? 0x7FFF : ref_f32_to_bf16(bitsf(x[i]));
+        uint32_t lo = isnan(bitsf(y[i])) ? 0x7FFF : ref_f32_to_bf16(bitsf(y[i]));
+        ck_assert_msg(out[i] == (hi << 16 | lo), "cvt.rn.bf16x2.f32(0x%08x, 0x%08x) = 0x%08x", x[i],
+                      y[i], out[i]);
+    }
+    free(y);
     run32("cvt.rz.bf16.f32", x, x, x, out, 3 * 65536);
     for (int i = 0; i < 3 * 65536; i++)
         ck_assert_msg(out[i] == (isnan(bitsf(x[i])) ? 0x7FFF : x[i] >> 16),
@@ -1961,6 +2061,7 @@ int main(int argc, char **argv)
         {"fp32_instructions_every_rounding_mode", fp32_instructions_every_rounding_mode, CASE_GPU,
          120},
         {"approximations_within_their_bounds", approximations_within_their_bounds, CASE_GPU, 60},
+        {"fast_math_forms_within_their_bounds", fast_math_forms_within_their_bounds, CASE_GPU, 60},
         {"sixty_four_bit_instructions", sixty_four_bit_instructions, CASE_GPU, 120},
         {"f16_conversions_at_every_boundary", f16_conversions_at_every_boundary, CASE_GPU, 120},
         {"bf16_and_tf32_conversions", bf16_and_tf32_conversions, CASE_GPU, 120},

@@ -132,6 +132,13 @@ OP32(op_sin_approx_f32, "sin.approx.f32 %0, %1;")
 OP32(op_cos_approx_f32, "cos.approx.f32 %0, %1;")
 OP32(op_rsqrt_approx_f32, "rsqrt.approx.f32 %0, %1;")
 OP32(op_tanh_approx_f32, "tanh.approx.f32 %0, %1;")
+OP32(op_ex2_approx_ftz_f32, "ex2.approx.ftz.f32 %0, %1;")
+OP32(op_rcp_approx_f32, "rcp.approx.f32 %0, %1;")
+OP32(op_rcp_approx_ftz_f32, "rcp.approx.ftz.f32 %0, %1;")
+OP32(op_div_approx_f32, "div.approx.f32 %0, %1, %2;")
+OP32(op_div_approx_ftz_f32, "div.approx.ftz.f32 %0, %1, %2;")
+OP32(op_div_full_f32, "div.full.f32 %0, %1, %2;")
+OP32(op_div_full_ftz_f32, "div.full.ftz.f32 %0, %1, %2;")
 OP32(op_testp_finite_f32, "{ .reg .pred p; testp.finite.f32 p, %1; selp.u32 %0, 1, 0, p; }")
 OP32(op_testp_subnormal_f32, "{ .reg .pred p; testp.subnormal.f32 p, %1; selp.u32 %0, 1, 0, p; }")
 OP32(op_setp_ltu_f32, "{ .reg .pred p; setp.ltu.f32 p, %1, %2; selp.u32 %0, 1, 0, p; }")
@@ -143,6 +150,8 @@ OP32(op_cvt_rm_f16_f32, "{ .reg .b16 h; cvt.rm.f16.f32 h, %1; cvt.u32.u16 %0, h;
 OP32(op_cvt_rp_f16_f32, "{ .reg .b16 h; cvt.rp.f16.f32 h, %1; cvt.u32.u16 %0, h; }")
 OP32(op_cvt_f32_f16, "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.f32.f16 %0, h; }")
 OP32(op_cvt_rn_bf16_f32, "{ .reg .b16 h; cvt.rn.bf16.f32 h, %1; cvt.u32.u16 %0, h; }")
+OP32(op_cvt_rn_f16x2_f32, "cvt.rn.f16x2.f32 %0, %1, %2;")
+OP32(op_cvt_rn_bf16x2_f32, "cvt.rn.bf16x2.f32 %0, %1, %2;")
 OP32(op_cvt_rz_bf16_f32, "{ .reg .b16 h; cvt.rz.bf16.f32 h, %1; cvt.u32.u16 %0, h; }")
 OP32(op_cvt_f32_bf16, "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.f32.bf16 %0, h; }")
 OP32(op_cvt_rna_tf32_f32, "cvt.rna.tf32.f32 %0, %1;")
@@ -332,6 +341,13 @@ static const struct {
     {"cos.approx.f32", apply32<op_cos_approx_f32>},
     {"rsqrt.approx.f32", apply32<op_rsqrt_approx_f32>},
     {"tanh.approx.f32", apply32<op_tanh_approx_f32>},
+    {"ex2.approx.ftz.f32", apply32<op_ex2_approx_ftz_f32>},
+    {"rcp.approx.f32", apply32<op_rcp_approx_f32>},
+    {"rcp.approx.ftz.f32", apply32<op_rcp_approx_ftz_f32>},
+    {"div.approx.f32", apply32<op_div_approx_f32>},
+    {"div.approx.ftz.f32", apply32<op_div_approx_ftz_f32>},
+    {"div.full.f32", apply32<op_div_full_f32>},
+    {"div.full.ftz.f32", apply32<op_div_full_ftz_f32>},
     {"testp.finite.f32", apply32<op_testp_finite_f32>},
     {"testp.subnormal.f32", apply32<op_testp_subnormal_f32>},
     {"setp.ltu.f32", apply32<op_setp_ltu_f32>},
@@ -343,6 +359,8 @@ static const struct {
     {"cvt.rp.f16.f32", apply32<op_cvt_rp_f16_f32>},
     {"cvt.f32.f16", apply32<op_cvt_f32_f16>},
     {"cvt.rn.bf16.f32", apply32<op_cvt_rn_bf16_f32>},
+    {"cvt.rn.f16x2.f32", apply32<op_cvt_rn_f16x2_f32>},
+    {"cvt.rn.bf16x2.f32", apply32<op_cvt_rn_bf16x2_f32>},
     {"cvt.rz.bf16.f32", apply32<op_cvt_rz_bf16_f32>},
     {"cvt.f32.bf16", apply32<op_cvt_f32_bf16>},
     {"cvt.rna.tf32.f32", apply32<op_cvt_rna_tf32_f32>},
