@@ -122,21 +122,24 @@ static __device__ uint32_t pack2(float lo, float hi, __nv_bfloat16)
 
 /* ---- swizzled tiles in shared memory -------------------------------------------------------- */
 
-/* Element (r, c) of a tile of 64 rows and COLS 16-bit columns, c a multiple of CHUNK (or any c
- * inside a chunk): chunk c / 8 of row r is stored at chunk (c / 8) ^ (r % 8) of that row. */
+/* Element (r, c) of a tile with COLS 16-bit columns: chunk c / 8 of row r is stored at chunk
+ * (c / 8) ^ (r % 8) of that row (rows of fewer than 8 chunks XOR with fewer bits of r, so the
+ * chunk stays in its row). */
 template <int COLS> static __device__ int swz(int r, int c)
 {
-    return (r * (COLS / CHUNK) + ((c / CHUNK) ^ (r % 8))) * CHUNK + c % CHUNK;
+    constexpr int CH = COLS / CHUNK, MIX = CH < 8 ? CH : 8;
+    return (r * CH + ((c / CHUNK) ^ (r % MIX))) * CHUNK + c % CHUNK;
 }
 
-/* Issue cp.async copies of the first @p rows rows (the rest zero-filled) of the 64 x COLS tile
- * at @p src (rows COLS elements apart) into @p tile: consecutive threads copy consecutive
+/* Issue cp.async copies of the first @p rows rows (the rest zero-filled) of the ROWS x COLS
+ * tile at @p src (rows COLS elements apart) into @p tile: consecutive threads copy consecutive
  * 16-byte chunks of a row, so a warp reads 512 contiguous bytes. */
-template <int COLS> static __device__ void load_tile(uint16_t *tile, const uint16_t *src, int rows)
+template <int ROWS, int COLS>
+static __device__ void load_tile(uint16_t *tile, const uint16_t *src, int rows)
 {
     constexpr int CH = COLS / CHUNK;
 #pragma unroll
-    for (int it = 0; it < 64 * CH / THREADS; it++) {
+    for (int it = 0; it < ROWS * CH / THREADS; it++) {
         int i = threadIdx.x + it * THREADS, r = i / CH, c = (i % CH) * CHUNK;
         bool ok = r < rows; /* rows past the edge: no read, zeros written */
         cp_async16(tile + swz<COLS>(r, c), src + (size_t)(ok ? r : 0) * COLS + c, ok);
@@ -253,8 +256,8 @@ static __global__ void __launch_bounds__(THREADS)
     __shared__ __align__(128) uint16_t qs[BM * D], ks[BN * D];
     int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
     int q0 = blockIdx.y * BM, k0 = blockIdx.x * BN, h = blockIdx.z;
-    load_tile<D>(qs, Q + ((size_t)h * n_q + q0) * D, n_q - q0);
-    load_tile<D>(ks, K + ((size_t)h * n_k + k0) * D, n_k - k0);
+    load_tile<BM, D>(qs, Q + ((size_t)h * n_q + q0) * D, n_q - q0);
+    load_tile<BN, D>(ks, K + ((size_t)h * n_k + k0) * D, n_k - k0);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads(); /* both tiles have landed, every thread's copies */
@@ -284,13 +287,14 @@ static __global__ void __launch_bounds__(THREADS)
     pv_kernel(int n_q, int n_k, const float *P, const uint16_t *V, uint16_t *O)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    __shared__ __align__(128) uint16_t ps[BM * BN], vs[BN * D];
+    /* vs holds a V tile, then stages the BM x D output: room for whichever is larger */
+    __shared__ __align__(128) uint16_t ps[BM * BN], vs[(BN > BM ? BN : BM) * D];
     int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
     int q0 = blockIdx.x * BM, h = blockIdx.y;
     const float *Ph = P + ((size_t)h * n_q + q0) * n_k;
     float o[D / 8][4] = {};
     for (int k0 = 0; k0 < n_k; k0 += BN) {
-        load_tile<D>(vs, V + ((size_t)h * n_k + k0) * D, n_k - k0);
+        load_tile<BN, D>(vs, V + ((size_t)h * n_k + k0) * D, n_k - k0);
         cp_async_commit();
         for (int i = threadIdx.x; i < BM * BN; i += THREADS) { /* coalesced along a row of P */
             int r = i / BN, c = i % BN;
@@ -366,12 +370,12 @@ static __global__ void __launch_bounds__(THREADS)
     int row = q0 + warp * 16 + lane / 4; /* this lane's first query row */
     bool edge = causal || n_k % BN != 0; /* whether some tiles need masking at all */
 
-    load_tile<D>(qs, Q + ((size_t)h * n_q + q0) * D, n_q - q0);
+    load_tile<BM, D>(qs, Q + ((size_t)h * n_q + q0) * D, n_q - q0);
     if (tiles > 0)
-        load_tile<D>(ks, Kh, n_k);
+        load_tile<BN, D>(ks, Kh, n_k);
     cp_async_commit();
     if (tiles > 0)
-        load_tile<D>(vs, Vh, n_k);
+        load_tile<BN, D>(vs, Vh, n_k);
     cp_async_commit();
     cp_async_wait<1>(); /* Q and K 0 have landed (V 0 may still be in flight) */
     __syncthreads();    /* ... every thread's copies of them */

@@ -4,8 +4,9 @@
  *        unfused against fused, each against the memory roofline; on a GPU also attention as
  *        cuBLAS GEMMs with the course's softmax between them.
  *
- *   ./course bench 11 [--rows=R] [--cols=C] [--seq=N] [--heads=H] [--head-dim=64|128]
- *                     [--causal] [--bf16] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course bench 11 [--rows=R] [--cols=C] [--ln-mean=M] [--seq=N] [--heads=H]
+ *                     [--head-dim=64|128] [--causal] [--bf16] [--reps=10] [--flush-l2]
+ *                     [--csv=FILE]
  *   ./course profile 11 [--csv=FILE]     (on the CPU emulator: counters instead of times)
  *
  * Softmax and LayerNorm are memory-bound: their rows show GB/s of the bytes that must move (each
@@ -157,12 +158,14 @@ static void bench_softmax(struct bench_table *t, int rows, int cols)
 
 /* ---- layernorm ------------------------------------------------------------------------------ */
 
-static void bench_layernorm(struct bench_table *t, int rows, int cols, int bf16)
+/* LayerNorm of rows x cols values uniform in [mean - 2, mean + 2), in the 16-bit format. */
+static void bench_layernorm(struct bench_table *t, int rows, int cols, int bf16, double mean)
 {
     size_t n = (size_t)rows * cols;
     float *x = mat_alloc_f32(n), *gamma = mat_alloc_f32((size_t)cols);
     float *beta = mat_alloc_f32((size_t)cols), *got = mat_alloc_f32(n);
-    uint16_t *h = fill16(x, n, (uint64_t)t->opt->seed, -2, 2, bf16), *hy = mat_alloc(n * 2);
+    uint16_t *h = fill16(x, n, (uint64_t)t->opt->seed, (float)mean - 2, (float)mean + 2, bf16);
+    uint16_t *hy = mat_alloc(n * 2);
     mat_fill_uniform(gamma, (size_t)cols, (uint64_t)t->opt->seed + 1, 0.5f, 1.5f);
     mat_fill_uniform(beta, (size_t)cols, (uint64_t)t->opt->seed + 2, -1, 1);
     struct ref_layernorm want = {mat_alloc(n * 8), mat_alloc(rows * 8), mat_alloc(rows * 8),
@@ -180,8 +183,8 @@ static void bench_layernorm(struct bench_table *t, int rows, int cols, int bf16)
     CUDA_CHECK(cudaMalloc(&c.rstd, rows * 4));
     double bytes = 4.0 * n + 8.0 * cols + 8.0 * rows; /* x and y, gamma and beta, the stats */
     double peak = t->counting ? 0 : device_copy_bandwidth_gbs((size_t)bytes, t->opt->reps);
-    printf("layernorm of %d rows of %d values (%s in and out, fp32 statistics)\n", rows, cols,
-           bf16 ? "bf16" : "fp16");
+    printf("layernorm of %d rows of %d values in [%g, %g) (%s in and out, fp32 statistics)\n", rows,
+           cols, mean - 2, mean + 2, bf16 ? "bf16" : "fp16");
     mat_poison_device(c.y, n * 2);
     bench_run(t, run_call, &c);
     CUDA_CHECK(cudaMemcpy(hy, c.y, n * 2, cudaMemcpyDeviceToHost));
@@ -306,11 +309,15 @@ int main(int argc, char **argv)
     /* A GPU's sizes, or seconds on the CPU emulator. */
     int rows = emu ? 64 : 4096, cols = emu ? 1000 : 4096, seq = emu ? 256 : 4096;
     int heads = emu ? 2 : 16, head_dim = 64, causal = 0, bf16 = 0;
+    double ln_mean = 0;
     const struct cli_opt extra[] = {
         {"rows", CLI_INT, &rows, 1, 1 << 20, "softmax and LayerNorm rows"},
         {"cols", CLI_INT, &cols, 1, 1 << 20, "softmax row length (LayerNorm: at most 8192)"},
         {"seq", CLI_INT, &seq, 1, 1 << 16, "attention's sequence length (n_q = n_k)"},
         {"heads", CLI_INT, &heads, 1, 65535, "attention heads (batch x heads)"},
+        {"ln-mean", CLI_DOUBLE, &ln_mean, -30000, 30000,
+         "centre of LayerNorm's inputs (spread +-2): large against the spread, E[x^2] - mean^2 "
+         "cancels"},
         {"head-dim", CLI_INT, &head_dim, 64, 128, "attention's head dimension: 64 or 128"},
         {"causal", CLI_FLAG, &causal, 0, 1, "causal attention (and no cuBLAS row)"},
         {"bf16", CLI_FLAG, &bf16, 0, 1, "bfloat16 in and out (default fp16)"},
@@ -338,7 +345,7 @@ int main(int argc, char **argv)
     if (bench_begin(&t, PROG, "the first row of each part", &o, &dev))
         return 2;
     bench_softmax(&t, rows, cols);
-    bench_layernorm(&t, rows, cols < LAYERNORM_MAX_COLS ? cols : LAYERNORM_MAX_COLS, bf16);
+    bench_layernorm(&t, rows, cols < LAYERNORM_MAX_COLS ? cols : LAYERNORM_MAX_COLS, bf16, ln_mean);
     bench_attention(&t, heads, seq, head_dim, causal, bf16);
     int rc = bench_end(&t);
     baseline_release();
