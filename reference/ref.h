@@ -93,8 +93,12 @@ void ref_softmax_f64(int rows, int cols, const float *x, double *y, double *boun
 /** ref_layernorm_f64()'s outputs, each rows (mean, rstd) or rows x cols (y) doubles; the
  *  bounds may be NULL (all three, or none). */
 struct ref_layernorm {
-    double *y, *mean, *rstd;
-    double *y_bound, *mean_bound, *rstd_bound;
+    double *y;          /**< rows x cols outputs */
+    double *mean;       /**< rows means */
+    double *rstd;       /**< rows values of 1 / sqrt(var + eps) */
+    double *y_bound;    /**< the most each y may err, or NULL */
+    double *mean_bound; /**< the most each mean may err, or NULL */
+    double *rstd_bound; /**< the most each rstd may err, or NULL */
 };
 
 /**
