@@ -546,8 +546,8 @@ static void launch_flash(int heads, int n_q, int n_k, int causal, const uint16_t
                          const uint16_t *K, const uint16_t *V, uint16_t *O)
 {
     dim3 grid((n_q + BM - 1) / BM, heads);
-    float scale_log2 =
-        (float)(1.4426950408889634 / sqrt((double)D)); /* softmax's e^x as 2^(x log2 e) */
+    /* softmax's e^x computed as 2^(x log2 e): 1 / sqrt(d) and log2 e folded into one factor */
+    float scale_log2 = (float)(1.4426950408889634 / sqrt((double)D));
     flash_attention_kernel<D, T><<<grid, THREADS>>>(n_q, n_k, causal, scale_log2, Q, K, V, O);
     CUDA_CHECK_LAUNCH();
 }
