@@ -42,6 +42,10 @@ enum {
 
 /* ---- the PTX this file needs ---------------------------------------------------------------- */
 
+/* The device code from here to the kernels needs sm_80 (cp.async, mma.sync m16n8k16): the sm_75
+ * build, which the launchers never start, compiles only the kernels' stubs. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+
 /* The shared-memory address of @p p, as ldmatrix and cp.async take it. */
 static __device__ uint32_t smem_addr(const void *p)
 {
@@ -243,6 +247,8 @@ static __device__ void mask_scores(float s[NT][4], int k0, int q, int n_q, int n
                 s[j][e] = -INFINITY;
         }
 }
+
+#endif /* sm_80 and newer */
 
 /* ---- attention_unfused ---------------------------------------------------------------------- */
 
