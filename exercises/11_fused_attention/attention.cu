@@ -22,6 +22,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -453,6 +454,11 @@ extern "C" int attention_unfused(int heads, int n_q, int n_k, int d, int causal,
 {
     if (!attention_args_ok("attention_unfused", heads, n_q, n_k, d, d_Q, d_K, d_V, d_O))
         return -1;
+    if ((long long)heads * n_q > INT_MAX) { /* the softmax's rows are an int */
+        fprintf(stderr, "attention_unfused: heads x n_q = %lld rows of S, more than %d\n",
+                (long long)heads * n_q, INT_MAX);
+        return -1;
+    }
     size_t bytes = (size_t)heads * n_q * n_k * sizeof(float); /* S, and P: n_q x n_k a head */
     float *S, *P;
     CUDA_CHECK(cudaMalloc((void **)&S, bytes));
