@@ -62,6 +62,20 @@ void baseline_gemm_compute(int M, int N, int K, const void *d_A, const void *d_B
                               CUBLAS_GEMM_DEFAULT));
 }
 
+void baseline_gemm_batched(int batch, int M, int N, int K, float alpha, const void *d_A,
+                           long long stride_a, const void *d_B, long long stride_b, int b_trans,
+                           cudaDataType_t ab_type, void *d_C, long long stride_c,
+                           cudaDataType_t c_type, cublasComputeType_t compute)
+{
+    const float zero = 0.0f;
+    /* Column-major C^T (N x M) = op(B)^T (N x K) * A^T (K x M). Stored B is column-major B^T
+     * (ld N) or, with b_trans, column-major B (K x N, ld K), which CUBLAS_OP_T turns back. */
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        get_handle(), b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, d_B,
+        ab_type, b_trans ? K : N, stride_b, d_A, ab_type, K, stride_a, &zero, d_C, c_type, N,
+        stride_c, batch, compute, CUBLAS_GEMM_DEFAULT));
+}
+
 void baseline_release(void)
 {
     if (handle)

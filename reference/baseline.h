@@ -48,6 +48,18 @@ void baseline_gemm_compute(int M, int N, int K, const void *d_A, const void *d_B
                            cudaDataType_t ab_type, void *d_C, cudaDataType_t c_type,
                            cublasComputeType_t compute);
 
+/**
+ * @p batch products C_i = alpha * A_i * op(B_i) on the device (cublasGemmStridedBatchedEx), A_i
+ * M x K, op(B_i) K x N, C_i M x N, row-major, each matrix @p stride_* elements after the one
+ * before; op(B) = B^T when @p b_trans (B_i is then stored N x K). A and B of type @p ab_type, C
+ * of @p c_type, arithmetic as @p compute says (FP32 scalars). Lesson 11's unfused baseline:
+ * the scores Q K^T of every head in one call, and P V.
+ */
+void baseline_gemm_batched(int batch, int M, int N, int K, float alpha, const void *d_A,
+                           long long stride_a, const void *d_B, long long stride_b, int b_trans,
+                           cudaDataType_t ab_type, void *d_C, long long stride_c,
+                           cudaDataType_t c_type, cublasComputeType_t compute);
+
 /** Destroy the cuBLAS handle, if one was made. */
 void baseline_release(void);
 

@@ -768,6 +768,74 @@ def fig_private_histograms(out):
     save(fig, out, "06_private_histograms.svg")
 
 
+# ---- lesson 11 ----------------------------------------------------------------------------
+
+def online_states(xs):
+    """The online softmax's state after each element of @p xs: (max, rescaled sum) pairs."""
+    m, total, states = -math.inf, 0.0, []
+    for x in xs:
+        new = max(m, x)
+        total = total * math.exp(m - new) + math.exp(x - new)
+        m = new
+        states.append((m, total))
+    return states
+
+
+def fig_online_softmax(out):
+    """A row of logits read once: the running max, and the sum rescaled each time it grows."""
+    xs = [1.0, 0.5, 2.5, 2.0, -1.0, 4.0, 3.5, 1.5, 4.5, 0.0, 2.0, 3.0]
+    states = online_states(xs)
+    final = sum(math.exp(x - states[-1][0]) for x in xs)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(WIDTH, 4.6), sharex=True)
+    j = list(range(1, len(xs) + 1))
+    top.plot(j, xs, "o", color=BLUE, label="logit $x_j$")
+    top.step(j, [m for m, _ in states], where="post", color=ORANGE, linewidth=2,
+             label="running max $m_j$")
+    top.set_ylabel("value")
+    top.legend(loc="lower right", ncol=2)
+    grew = [i for i in range(1, len(xs)) if states[i][0] > states[i - 1][0]]
+    bottom.plot(j, [t for _, t in states], "o-", color=GREEN)
+    for i in grew:  # each new max multiplies the sum so far by exp(m_old - m_new)
+        factor = math.exp(states[i - 1][0] - states[i][0])
+        bottom.annotate(f"\u00d7 {factor:.2f}", xy=(i + 1, states[i][1]), xytext=(i + 0.55, 3.45),
+                        fontsize=10, color=RED, arrowprops=dict(arrowstyle="->", color=RED))
+    bottom.axhline(final, color=GREY, linestyle="--")
+    bottom.text(1.0, 0.25, r"dashed: $\sum_j e^{x_j - m}$ computed at the end, the same value",
+                fontsize=10, color=GREY)
+    bottom.text(8.6, 1.6, "running sum $s_j$", fontsize=11, color=GREEN)
+    bottom.set_ylim(0, 3.9)
+    bottom.set_xticks(j)
+    bottom.set_xlabel("element j, in the order read")
+    bottom.set_ylabel("sum of $e^{x - m_j}$")
+    save(fig, out, "11_online_softmax.svg")
+
+
+def attention_bytes(n, d, fused):
+    """Bytes one head moves to and from global memory: Q, K, V read and O written (fp16), and
+    unfused also S written, read, P written, read (fp32)."""
+    return 4 * 2 * n * d + (0 if fused else 4 * 4 * n * n)
+
+
+def fig_attention_bytes(out):
+    """Global-memory bytes per head of attention, unfused and fused, against the sequence."""
+    ns = [2 ** k for k in range(7, 16)]
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.8))
+    for d, style in ((64, "-"), (128, "--")):
+        ax.plot(ns, [attention_bytes(n, d, False) for n in ns], style, color=RED, marker="o",
+                label=f"unfused, d = {d}: $8Nd + 16N^2$")
+        ax.plot(ns, [attention_bytes(n, d, True) for n in ns], style, color=BLUE, marker="o",
+                label=f"fused, d = {d}: $8Nd$")
+    # What the fused kernel reads again from L2: K and V once per block of 64 queries.
+    ax.plot(ns, [2 * n * 64 + 2 * (n // 64) * 2 * n * 64 + 2 * n * 64 for n in ns], ":",
+            color=BLUE, label="fused, d = 64, K and V re-read per 64 queries (L2)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_xlabel("sequence length N (n_q = n_k)")
+    ax.set_ylabel("bytes per head")
+    ax.legend(fontsize=10, loc="upper left")
+    save(fig, out, "11_attention_bytes.svg")
+
+
 def read_bench(paths):
     """{version: best GFLOP/s} over the GEMM-like rows of benchmark CSV files."""
     best = {}
@@ -867,6 +935,8 @@ FIGURES = {
     "06_scan_networks.svg": fig_scan_networks,
     "06_scan_phases.svg": fig_scan_phases,
     "06_private_histograms.svg": fig_private_histograms,
+    "11_online_softmax.svg": fig_online_softmax,
+    "11_attention_bytes.svg": fig_attention_bytes,
 }
 
 

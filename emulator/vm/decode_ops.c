@@ -620,10 +620,27 @@ static enum op cvt_fast(int d, int a, enum rnd r, int sat, int ftz)
     return OP_CVT;
 }
 
+/* cvt.rn.{f16x2,bf16x2}.f32 d, a, b: two floats rounded and packed (CVT_PACK16_F32). */
+static int dec_cvt_pack(struct dctx *c, const struct mn *m, struct operand *o, int n,
+                        struct mtype to)
+{
+    if (mn_rounding(m) != RND_RN || mn_has(m, "relu") || mn_has(m, "satfinite"))
+        return dec_bad(c, "cvt.%s.f32 is emulated with .rn only", to.name);
+    struct insn *in = emit_dn(c, OP_CVT_PACK16_F32, o, n, 2, 'f', 32, 32);
+    if (!in)
+        return -1;
+    in->width = to.kind == 'G';
+    return 0;
+}
+
 int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype types[3];
-    if (mn_types(m, types, 3) != 2 || n != 2)
+    int count = mn_types(m, types, 3);
+    if (count == 2 && n == 3 && (types[0].kind == 'H' || types[0].kind == 'G') &&
+        types[1].kind == 'f' && types[1].bits == 32)
+        return dec_cvt_pack(c, m, o, n, types[0]);
+    if (count != 2 || n != 2)
         return dec_bad(c, "this form of cvt is not emulated");
     int d = ctype_of(types[0]), a = ctype_of(types[1]);
     if (d < 0 || a < 0 || mn_has(m, "relu") || mn_has(m, "satfinite"))

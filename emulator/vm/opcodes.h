@@ -297,6 +297,10 @@ OP(CVT_F16_F32, VM_CLASS_INT, "cvt.rn.f16.f32")
 OP(CVT_F32_BF16, VM_CLASS_INT, "cvt.f32.bf16")
 /* cvt.rn.bf16.f32 d, a: bfloat16, round to nearest even; NaN gives 0x7FFF. [9.7.9.21] */
 OP(CVT_BF16_F32, VM_CLASS_INT, "cvt.rn.bf16.f32")
+/* cvt.rn.{f16x2,bf16x2}.f32 d, a, b: a and b rounded to nearest even and packed, a in the upper
+ * half and b in the lower (__floats2half2_rn(lo, hi) passes hi as a); NaN gives 0x7FFF. width
+ * = 1 for bf16x2. [9.7.9.21] */
+OP(CVT_PACK16_F32, VM_CLASS_INT, "cvt.rn.f16x2.f32")
 /* cvt.rna.tf32.f32 d, a: a float whose low 13 mantissa bits are zero, rounded to nearest
  * with ties away (mod = rnd: .rn ties to even, .rz truncates). [9.7.9.21] */
 OP(CVT_TF32_F32, VM_CLASS_INT, "cvt.rna.tf32.f32")

@@ -75,6 +75,18 @@ enum event h_CVT_BF16_F32(struct exec *x, struct warp *w, const struct insn *in,
     return EV_NONE;
 }
 
+enum event h_CVT_PACK16_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]);
+    float *a = RF32(w, in->o[1]), *b = RF32(w, in->o[2]);
+    if (in->width)
+        LANES(m, d[l] = (uint32_t)fp_f32_to_bf16(a[l]) << 16 | fp_f32_to_bf16(b[l]));
+    else
+        LANES(m, d[l] = (uint32_t)fp_f32_to_f16(a[l]) << 16 | fp_f32_to_f16(b[l]));
+    return EV_NONE;
+}
+
 /* tf32: an f32 with its low 13 mantissa bits cleared after rounding; mod = rounding. */
 static uint32_t to_tf32(uint32_t u, uint32_t rnd)
 {

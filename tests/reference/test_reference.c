@@ -207,6 +207,108 @@ START_TEST(gemm_tolerance_rule)
 }
 END_TEST
 
+/* A float softmax of one row as a plain CPU loop would do it, @p skip's term left out of the
+ * sum when @p skip >= 0 (a bug the bound must catch). */
+static void softmax_float(const float *x, int n, int skip, float *y)
+{
+    float m = -INFINITY, s = 0.0f;
+    for (int c = 0; c < n; c++)
+        m = x[c] > m ? x[c] : m;
+    for (int c = 0; c < n; c++)
+        s += c == skip ? 0.0f : expf(x[c] - m);
+    for (int c = 0; c < n; c++)
+        y[c] = expf(x[c] - m) / s;
+}
+
+/* Lesson 11's bounds hold for float computations and catch one-element bugs: softmax (logits
+ * to 1e4, a term left out of the sum), LayerNorm (sum of squares and two passes in float; the
+ * sample variance, divided by n - 1), attention (P and O rounded to fp16; the last key left
+ * out). */
+START_TEST(fused_bounds_hold_and_bite)
+{
+    enum { N = 700, D = 64 };
+    float *x = mat_alloc_f32(2 * N), *y = mat_alloc_f32(2 * N);
+    double *w = mat_alloc(2 * N * sizeof *w), *b = mat_alloc(2 * N * sizeof *b);
+    mat_fill_uniform(x, 2 * N, 60, -1e4f, 1e4f);
+    mat_fill_uniform(x + N, N, 61, -8, 8);
+    x[N] = 9.0f; /* row 1's largest first: leaving its term out matters */
+    ref_softmax_f64(2, N, x, w, b);
+    for (int skip = -1; skip < 1; skip++) {
+        softmax_float(x, N, skip, y);
+        softmax_float(x + N, N, skip, y + N);
+        struct mat_cmp c = mat_compare_scaled(y, w, b, 2, N, 1.0);
+        ck_assert_msg(skip < 0 ? c.n_bad == 0 : c.n_bad > 0, "softmax%s: %lld outside the bound",
+                      skip < 0 ? "" : " without a term", c.n_bad);
+    }
+    /* LayerNorm's statistics of one row, in float, three ways. */
+    float gamma[N], beta[N];
+    double mean_b, rstd_b, mean_w, rstd_w;
+    for (int c = 0; c < N; c++)
+        gamma[c] = 1.0f, beta[c] = 0.0f;
+    struct ref_layernorm ln = {w, &mean_w, &rstd_w, b, &mean_b, &rstd_b};
+    ref_layernorm_f64(1, N, x + N, gamma, beta, 1e-5f, REF_U_FP16, &ln);
+    float sum = 0, sq = 0, dev = 0;
+    for (int c = 0; c < N; c++)
+        sum += x[N + c], sq += x[N + c] * x[N + c];
+    float mean = sum / N;
+    for (int c = 0; c < N; c++)
+        dev += (x[N + c] - mean) * (x[N + c] - mean);
+    const float vars[] = {sq / N - mean * mean, dev / N, dev / (N - 1)};
+    for (int k = 0; k < 3; k++) {
+        double rstd = 1 / sqrt(vars[k] + 1e-5);
+        int ok = fabs(mean - mean_w) <= mean_b && fabs(rstd - rstd_w) <= rstd_b;
+        ck_assert_msg(k < 2 ? ok : !ok,
+                      "layernorm's statistics (%s): mean off by %g (bound %g), "
+                      "rstd by %g (bound %g)",
+                      k == 0   ? "sum of squares"
+                      : k == 1 ? "two passes"
+                               : "divided by n - 1",
+                      fabs(mean - mean_w), mean_b, fabs(rstd - rstd_w), rstd_b);
+    }
+    /* Attention, one head of 300 queries and keys: float scores, softmax, P rounded to fp16 */
+    enum { S = 300 };
+    float *q = mat_alloc_f32(S * D), *k = mat_alloc_f32(S * D), *v = mat_alloc_f32(S * D);
+    float *o = mat_alloc_f32(S * D), *p = mat_alloc_f32(S);
+    double *ow = mat_alloc(S * D * sizeof *ow), *ob = mat_alloc(S * D * sizeof *ob);
+    mat_fill_uniform(q, S * D, 62, -1, 1);
+    mat_fill_uniform(k, S * D, 63, -1, 1);
+    mat_fill_uniform(v, S * D, 64, -1, 1);
+    for (int i = 0; i < S * D; i++) {
+        q[i] = ref_f16_to_f32(ref_f32_to_f16(q[i]));
+        k[i] = ref_f16_to_f32(ref_f32_to_f16(k[i]));
+        v[i] = ref_f16_to_f32(ref_f32_to_f16(v[i]));
+    }
+    ref_attention_f64(1, S, S, D, 0, q, k, v, REF_U_FP16, ow, ob);
+    for (int keys = S; keys >= S - 1; keys--) {
+        for (int i = 0; i < S; i++) {
+            float m = -INFINITY, l = 0;
+            for (int j = 0; j < keys; j++) {
+                float dot = 0;
+                for (int c = 0; c < D; c++)
+                    dot += q[i * D + c] * k[j * D + c];
+                p[j] = dot / sqrtf(D);
+                m = p[j] > m ? p[j] : m;
+            }
+            for (int j = 0; j < keys; j++)
+                l += p[j] = expf(p[j] - m);
+            for (int c = 0; c < D; c++) {
+                float acc = 0;
+                for (int j = 0; j < keys; j++)
+                    acc += ref_f16_to_f32(ref_f32_to_f16(p[j])) * v[j * D + c];
+                o[i * D + c] = ref_f16_to_f32(ref_f32_to_f16(acc / l));
+            }
+        }
+        struct mat_cmp c = mat_compare_scaled(o, ow, ob, S, D, 1.0);
+        ck_assert_msg(keys == S ? c.n_bad == 0 : c.n_bad > 0,
+                      "attention with %d of %d keys: %lld "
+                      "outside the bound",
+                      keys, S, c.n_bad);
+    }
+    free(x), free(y), free(w), free(b), free(q), free(k), free(v), free(o), free(p), free(ow);
+    free(ob);
+}
+END_TEST
+
 /* Parse argv given as one string of space-separated words. */
 static enum cli_status parse(const char *line, struct cli_bench *b)
 {
@@ -312,6 +414,55 @@ START_TEST(baseline_gemm_ex_matches_reference)
     free(hA);
     free(hB);
     free(W);
+}
+END_TEST
+
+/* baseline_gemm_batched on small integers (exact in every format): three products A_i B_i^T
+ * of fp16 into fp32 with alpha 0.5, and three A_i B_i of fp32 in TF32, against the oracle. */
+START_TEST(baseline_gemm_batched_matches_reference)
+{
+    enum { BATCH = 3, M = 17, N = 33, K = 64 };
+    float *A = mat_alloc_f32(BATCH * M * K), *B = mat_alloc_f32(BATCH * K * N);
+    float *Bt = mat_alloc_f32(BATCH * K * N), *C = mat_alloc_f32(BATCH * M * N);
+    uint16_t *hA = mat_alloc(BATCH * M * K * 2), *hBt = mat_alloc(BATCH * K * N * 2);
+    double *W = mat_alloc((size_t)BATCH * M * N * sizeof *W);
+    mat_fill_int(A, BATCH * M * K, 3);
+    mat_fill_int(B, BATCH * K * N, 4);
+    for (int i = 0; i < BATCH; i++)
+        for (int k = 0; k < K; k++)
+            for (int n = 0; n < N; n++)
+                Bt[(i * N + n) * K + k] = B[(i * K + k) * N + n];
+    for (int i = 0; i < BATCH * M * K; i++)
+        hA[i] = ref_f32_to_f16(A[i]);
+    for (int i = 0; i < BATCH * K * N; i++)
+        hBt[i] = ref_f32_to_f16(Bt[i]);
+    for (int i = 0; i < BATCH; i++)
+        ref_matmul_f64(M, N, K, A + i * M * K, B + i * K * N, W + i * M * N);
+    void *dA, *dB;
+    float *dC;
+    CUDA_CHECK(cudaMalloc(&dA, BATCH * M * K * 4));
+    CUDA_CHECK(cudaMalloc(&dB, BATCH * K * N * 4));
+    CUDA_CHECK(cudaMalloc((void **)&dC, BATCH * M * N * 4));
+    for (int t = 0; t < 2; t++) {
+        CUDA_CHECK(cudaMemcpy(dA, t ? (void *)A : (void *)hA, BATCH * M * K * (t ? 4 : 2),
+                              cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dB, t ? (void *)B : (void *)hBt, BATCH * K * N * (t ? 4 : 2),
+                              cudaMemcpyHostToDevice));
+        mat_poison_device(dC, BATCH * M * N * 4);
+        baseline_gemm_batched(BATCH, M, N, K, t ? 1.0f : 0.5f, dA, M * K, dB, K * N, !t,
+                              t ? CUDA_R_32F : CUDA_R_16F, dC, M * N, CUDA_R_32F,
+                              t ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+        CUDA_CHECK(cudaMemcpy(C, dC, BATCH * M * N * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; !t && i < BATCH * M * N; i++)
+            C[i] *= 2.0f; /* alpha 0.5 on integers: exact halves */
+        struct mat_cmp c = mat_compare_f64(C, W, BATCH * M, N, 0, 0);
+        ck_assert_msg(c.n_bad == 0, "%s: %lld bad", t ? "fp32 in TF32, A B" : "fp16, A B^T",
+                      c.n_bad);
+    }
+    CUDA_CHECK(cudaFree(dA));
+    CUDA_CHECK(cudaFree(dB));
+    CUDA_CHECK(cudaFree(dC));
+    free(A), free(B), free(Bt), free(C), free(hA), free(hBt), free(W);
 }
 END_TEST
 
@@ -459,11 +610,14 @@ int main(int argc, char **argv)
         {"compare_reports_first_bad", compare_reports_first_bad, CASE_CPU, 10},
         {"conversions_round_to_nearest_even", conversions_round_to_nearest_even, CASE_CPU, 10},
         {"gemm_tolerance_rule", gemm_tolerance_rule, CASE_CPU, 30},
+        {"fused_bounds_hold_and_bite", fused_bounds_hold_and_bite, CASE_CPU, 30},
         {"cli_accepts_and_rejects", cli_accepts_and_rejects, CASE_CPU, 10},
         {"cpu_timer_orders_samples", cpu_timer_orders_samples, CASE_CPU, 10},
         {"driver_too_old_says_what_to_do", driver_too_old_says_what_to_do, CASE_CPU, 10},
         {"baseline_sgemm_matches_reference", baseline_sgemm_matches_reference, CASE_GPU, 120},
         {"baseline_gemm_ex_matches_reference", baseline_gemm_ex_matches_reference, CASE_GPU, 60},
+        {"baseline_gemm_batched_matches_reference", baseline_gemm_batched_matches_reference,
+         CASE_GPU, 60},
         {"baseline_sgemv_matches_reference", baseline_sgemv_matches_reference, CASE_GPU, 60},
         {"baseline_gemm_compute_matches_reference", baseline_gemm_compute_matches_reference,
          CASE_GPU, 60},

@@ -179,6 +179,13 @@ static const struct op_asm asm32[] = {
     {"cos.approx.f32", "cos.approx.f32 %0, %1;"},
     {"rsqrt.approx.f32", "rsqrt.approx.f32 %0, %1;"},
     {"tanh.approx.f32", "tanh.approx.f32 %0, %1;"},
+    {"ex2.approx.ftz.f32", "ex2.approx.ftz.f32 %0, %1;"},
+    {"rcp.approx.f32", "rcp.approx.f32 %0, %1;"},
+    {"rcp.approx.ftz.f32", "rcp.approx.ftz.f32 %0, %1;"},
+    {"div.approx.f32", "div.approx.f32 %0, %1, %2;"},
+    {"div.approx.ftz.f32", "div.approx.ftz.f32 %0, %1, %2;"},
+    {"div.full.f32", "div.full.f32 %0, %1, %2;"},
+    {"div.full.ftz.f32", "div.full.ftz.f32 %0, %1, %2;"},
     {"testp.finite.f32", "{ .reg .pred p; testp.finite.f32 p, %1; selp.u32 %0, 1, 0, p; }"},
     {"testp.subnormal.f32", "{ .reg .pred p; testp.subnormal.f32 p, %1; selp.u32 %0, 1, 0, p; }"},
     {"setp.ltu.f32", "{ .reg .pred p; setp.ltu.f32 p, %1, %2; selp.u32 %0, 1, 0, p; }"},
@@ -190,6 +197,8 @@ static const struct op_asm asm32[] = {
     {"cvt.rp.f16.f32", "{ .reg .b16 h; cvt.rp.f16.f32 h, %1; cvt.u32.u16 %0, h; }"},
     {"cvt.f32.f16", "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.f32.f16 %0, h; }"},
     {"cvt.rn.bf16.f32", "{ .reg .b16 h; cvt.rn.bf16.f32 h, %1; cvt.u32.u16 %0, h; }"},
+    {"cvt.rn.f16x2.f32", "cvt.rn.f16x2.f32 %0, %1, %2;"},
+    {"cvt.rn.bf16x2.f32", "cvt.rn.bf16x2.f32 %0, %1, %2;"},
     {"cvt.rz.bf16.f32", "{ .reg .b16 h; cvt.rz.bf16.f32 h, %1; cvt.u32.u16 %0, h; }"},
     {"cvt.f32.bf16", "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.f32.bf16 %0, h; }"},
     {"cvt.rna.tf32.f32", "cvt.rna.tf32.f32 %0, %1;"},
@@ -783,6 +792,83 @@ START_TEST(approximations_within_their_bounds)
 }
 END_TEST
 
+/* Ulps between float @p got and the float nearest to @p exact (both finite, same sign). */
+static double ulps_from_nearest(float got, double exact)
+{
+    float want = (float)exact;
+    int64_t g = (int64_t)f2u(fabsf(got)), w = (int64_t)f2u(fabsf(want));
+    return signbit(got) != signbit(want) ? INFINITY : (double)llabs(g - w);
+}
+
+/*
+ * The fast-math forms (what -use_fast_math, __expf and __fdividef emit, and what lesson 11's
+ * softmax and attention run), in ulps of the correctly rounded result, within the PTX ISA's
+ * bounds: ex2.approx.ftz 2 ulp; rcp.approx 1 ulp; div.approx 2 ulp for |b| in [2^-126, 2^126];
+ * div.full 2 ulp. Inputs keep the results normal (the .ftz forms flush the rest); then the
+ * ISA's tables of special values, and what .ftz flushes.
+ */
+START_TEST(fast_math_forms_within_their_bounds)
+{
+    uint32_t *a = mat_alloc(N * 4), *b = mat_alloc(N * 4), *out = mat_alloc(N * 4);
+    for (int i = 0; i < N; i++) {
+        double f = (double)i / (N - 1), sign = i % 2 ? -1.0 : 1.0;
+        a[i] = f2u((float)(sign * pow(2.0, -60 + 120 * f) * (1 + 0.37 * f)));
+        b[i] = f2u((float)(-sign * pow(2.0, 55 - 110 * f) * (1.3 - 0.29 * f)));
+    }
+    static const char *const rcps[] = {"rcp.approx.f32", "rcp.approx.ftz.f32"};
+    for (int k = 0; k < 2; k++) {
+        run32(rcps[k], a, a, a, out, N);
+        for (int i = 0; i < N; i++) {
+            double e = ulps_from_nearest(u2f(out[i]), 1.0 / u2f(a[i]));
+            ck_assert_msg(e <= 1, "%s(%a) = %a: %g ulp, the ISA allows 1", rcps[k], u2f(a[i]),
+                          u2f(out[i]), e);
+        }
+    }
+    static const char *const divs[] = {"div.approx.f32", "div.approx.ftz.f32", "div.full.f32",
+                                       "div.full.ftz.f32"};
+    for (int k = 0; k < 4; k++) {
+        run32(divs[k], a, b, a, out, N);
+        for (int i = 0; i < N; i++) {
+            double e = ulps_from_nearest(u2f(out[i]), (double)u2f(a[i]) / u2f(b[i]));
+            ck_assert_msg(e <= 2, "%s(%a, %a) = %a: %g ulp, the ISA allows 2", divs[k], u2f(a[i]),
+                          u2f(b[i]), u2f(out[i]), e);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        a[i] = f2u((float)(-125.0 + 252.0 * i / (N - 1)));
+    run32("ex2.approx.ftz.f32", a, a, a, out, N);
+    for (int i = 0; i < N; i++) {
+        double e = ulps_from_nearest(u2f(out[i]), exp2(u2f(a[i])));
+        ck_assert_msg(e <= 2, "ex2.approx.ftz.f32(%a) = %a: %g ulp, the ISA allows 2", u2f(a[i]),
+                      u2f(out[i]), e);
+    }
+    /* The tables: ex2 of -inf, -0, +inf, NaN and, flushed, of a subnormal input (2^0) and to a
+     * subnormal result (+0); rcp of +-0, +-inf, NaN and, flushed, of a subnormal (+inf). */
+    static const struct {
+        const char *op;
+        float in, want;
+    } special[] = {
+        {"ex2.approx.f32", -INFINITY, 0.0f},         {"ex2.approx.f32", -0.0f, 1.0f},
+        {"ex2.approx.f32", INFINITY, INFINITY},      {"ex2.approx.f32", NAN, NAN},
+        {"ex2.approx.f32", -130.0f, 0x1p-130f},      {"ex2.approx.ftz.f32", -130.0f, 0.0f},
+        {"ex2.approx.ftz.f32", 0x1p-140f, 1.0f},     {"rcp.approx.f32", 0.0f, INFINITY},
+        {"rcp.approx.f32", -0.0f, -INFINITY},        {"rcp.approx.f32", INFINITY, 0.0f},
+        {"rcp.approx.f32", -INFINITY, -0.0f},        {"rcp.approx.f32", NAN, NAN},
+        {"rcp.approx.ftz.f32", 0x1p-130f, INFINITY},
+    };
+    for (size_t k = 0; k < sizeof special / sizeof *special; k++) {
+        uint32_t in = f2u(special[k].in), got;
+        run32(special[k].op, &in, &in, &in, &got, 1);
+        float g = u2f(got), w = special[k].want;
+        ck_assert_msg(isnan(w) ? isnan(g) : got == f2u(w), "%s(%a) = %a, the ISA gives %a",
+                      special[k].op, special[k].in, g, w);
+    }
+    free(a);
+    free(b);
+    free(out);
+}
+END_TEST
+
 /* ---- 64-bit -------------------------------------------------------------------------------------
  */
 
@@ -1051,6 +1137,18 @@ START_TEST(f16_conversions_at_every_boundary)
                                                : 1),
                           "%s(%a) = 0x%04x", directed[d], u2f(x[i]), out[i]);
     }
+    /* The packed form rounds two at once: its first source to the upper half. */
+    uint32_t *y = mat_alloc((size_t)n * 4);
+    for (int i = 0; i < n; i++)
+        y[i] = x[(7 * (size_t)i + 3) % (size_t)n];
+    run32("cvt.rn.f16x2.f32", x, y, x, out, n);
+    for (int i = 0; i < n; i++) {
+        uint32_t hi = isnan(u2f(x[i])) ? 0x7FFF : ref_f32_to_f16(u2f(x[i]));
+        uint32_t lo = isnan(u2f(y[i])) ? 0x7FFF : ref_f32_to_f16(u2f(y[i]));
+        ck_assert_msg(out[i] == (hi << 16 | lo), "cvt.rn.f16x2.f32(%a, %a) = 0x%08x, want 0x%08x",
+                      u2f(x[i]), u2f(y[i]), out[i], hi << 16 | lo);
+    }
+    free(y);
     uint32_t *h = mat_alloc(65536 * 4);
     for (uint32_t i = 0; i < 65536; i++)
         h[i] = i;
@@ -1079,6 +1177,17 @@ START_TEST(bf16_and_tf32_conversions)
         ck_assert_msg(out[i] == want, "cvt.rn.bf16.f32(0x%08x) = 0x%04x, want 0x%04x", x[i], out[i],
                       want);
     }
+    uint32_t *y = mat_alloc(65536 * 3 * 4);
+    for (int i = 0; i < 3 * 65536; i++)
+        y[i] = x[(5 * (size_t)i + 1) % (3 * 65536)];
+    run32("cvt.rn.bf16x2.f32", x, y, x, out, 3 * 65536);
+    for (int i = 0; i < 3 * 65536; i++) {
+        uint32_t hi = isnan(u2f(x[i])) ? 0x7FFF : ref_f32_to_bf16(u2f(x[i]));
+        uint32_t lo = isnan(u2f(y[i])) ? 0x7FFF : ref_f32_to_bf16(u2f(y[i]));
+        ck_assert_msg(out[i] == (hi << 16 | lo), "cvt.rn.bf16x2.f32(0x%08x, 0x%08x) = 0x%08x", x[i],
+                      y[i], out[i]);
+    }
+    free(y);
     run32("cvt.rz.bf16.f32", x, x, x, out, 3 * 65536);
     for (int i = 0; i < 3 * 65536; i++)
         ck_assert_msg(out[i] == (isnan(u2f(x[i])) ? 0x7FFF : x[i] >> 16),
@@ -1279,6 +1388,7 @@ int main(int argc, char **argv)
         {"fp32_instructions_every_rounding_mode", fp32_instructions_every_rounding_mode, CASE_CPU,
          120},
         {"approximations_within_their_bounds", approximations_within_their_bounds, CASE_CPU, 60},
+        {"fast_math_forms_within_their_bounds", fast_math_forms_within_their_bounds, CASE_CPU, 60},
         {"sixty_four_bit_instructions", sixty_four_bit_instructions, CASE_CPU, 120},
         {"f16_conversions_at_every_boundary", f16_conversions_at_every_boundary, CASE_CPU, 120},
         {"bf16_and_tf32_conversions", bf16_and_tf32_conversions, CASE_CPU, 120},
