@@ -28,6 +28,8 @@
 #define ISSUE_21 "reported in the course's issue 21, primary source not pinned"
 /* Lesson 06's targets, as its issue set them: no published measurement of these kernels. */
 #define TARGET_06 "lesson 06's target (issue 17), not a published measurement"
+/* Lesson 10's targets, as its issue set them: no published measurement of these kernels. */
+#define TARGET_10 "lesson 10's target (issue 30), not a published measurement"
 /* No published figure: the band follows from what the kernel must move or compute. */
 #define DERIVED "derived, not measured: "
 
@@ -67,6 +69,14 @@ static const struct bar bars[] = {
      DERIVED "staging in shared memory cuts each fragment's global loads by the tile width"},
     {"wmma_shared_vs_cublas", 0, 0.4, 0.5, 0.8,
      DERIVED "WMMA without asynchronous copies or swizzled layouts, against cuBLAS HGEMM"},
+    /* Lesson 10: mma.sync by hand, fp16 in, fp32 accumulate, against cuBLAS GemmEx. */
+    {"mma_swizzled_over_ldmatrix", 0, 1.05, 1.1, 2.0,
+     DERIVED "the plain tiles' ldmatrix reads take 4 (A) and 8 (B) wavefronts where 1 suffices"},
+    {"mma_pipelined_over_swizzled", 0, 1.05, 1.1, 2.0,
+     DERIVED "the copies of the next slices overlap the math instead of preceding it"},
+    {"mma_pipelined_vs_cublas", 80, 0.85, 0.85, 1.0, TARGET_10 " (A100)"},
+    {"mma_pipelined_vs_cublas", 90, 0.60, 0.60, 0.8,
+     TARGET_10 " (H100, where cuBLAS uses wgmma, lesson 12's subject)"},
     /* Lesson 06: each pattern against CUB's device-wide call, at 2^26 elements. */
     {"reduce_vs_cub", 0, 0.85, 0.85, 1.0, TARGET_06},
     {"scan_three_phase_vs_cub", 0, 0.60, 0.60, 0.8, TARGET_06},
