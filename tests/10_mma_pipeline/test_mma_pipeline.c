@@ -28,14 +28,21 @@ static const int more_shapes[][3] = {
 static const size_t more_count = sizeof more_shapes / sizeof *more_shapes;
 
 /* Every edge shape and the shapes above exactly on integers, then random floats under the
- * rounding rule (the largest K makes the accumulation's error visible). */
+ * rounding rule (the largest K makes the accumulation's error visible); for fp16, pointers 2
+ * bytes (one element) and 16 bytes off a 32-byte boundary too, on shapes whose rows would be
+ * 16-byte aligned: the launcher must notice and take the slow path at 2. */
 static void check_edges(const char *name, int bf16)
 {
     static const int random_shapes[][3] = {{33, 31, 1}, {129, 65, 4099}, {256, 256, 2048}};
+    static const int offset_shapes[][3] = {{128, 128, 128}, {144, 1040, 48}, {96, 64, 32}};
     struct course_runner *r = course_runner_start(COURSE_GPU);
     course_half_gemm_shapes(r, name, bf16, course_gemm_shapes, course_gemm_edge_count(), 600, 0, 0);
     course_half_gemm_shapes(r, name, bf16, more_shapes, more_count, 700, 0, 0);
     course_half_gemm_shapes(r, name, bf16, random_shapes, 3, 800, 1, 0);
+    if (!bf16) {
+        course_half_gemm_shapes(r, name, 0, offset_shapes, 3, 950, 0, 2);
+        course_half_gemm_shapes(r, name, 0, offset_shapes, 3, 960, 0, 16);
+    }
     course_runner_stop(r);
 }
 
@@ -63,40 +70,20 @@ START_TEST(mma_bf16_edges)
 }
 END_TEST
 
-/* The fp16 versions at pointers 2 bytes (one element) and 16 bytes off a 32-byte boundary, on
- * shapes whose rows would be 16-byte aligned: the launchers must notice and take the slow path
- * at 2, and may take the fast one at 16. */
-START_TEST(mma_misaligned)
-{
-    static const int shapes[][3] = {{128, 128, 128}, {144, 1040, 48}, {96, 64, 32}};
-    const char *names[] = {"mma_ldmatrix", "mma_swizzled", "mma_pipelined"};
-    struct course_runner *r = course_runner_start(COURSE_GPU);
-    for (int v = 0; v < 3; v++) {
-        course_half_gemm_shapes(r, names[v], 0, shapes, 3, 950, 0, 2);
-        course_half_gemm_shapes(r, names[v], 0, shapes, 3, 960, 0, 16);
-    }
-    course_runner_stop(r);
-}
-END_TEST
-
 /* ---- metric cases: what each step teaches, counted on the CPU emulator ---------------------
  *
- * The launchers, their kernels' names (course_observed() matches a part), and whether they take
- * bfloat16. */
-static const struct version {
+ * One case per step, so that each stage of the exercise is graded on its own. */
+
+/* A launcher, the part of its kernels' names course_observed() matches, and its input type. */
+struct version {
     const char *name, *kernel;
     int bf16;
-} versions[] = {
-    {"mma_ldmatrix", "mma_ldmatrix", 0},
-    {"mma_swizzled", "mma_swizzled", 0},
-    {"mma_pipelined", "mma_pipelined", 0},
-    {"mma_bf16", "mma_bf16", 1},
 };
 
 /* @p v at M x N x K on small integers, asserted exact, then its launches' counters, summed, and
- * the blocks they ran (*@p blocks_x, *@p blocks_y: the first launch's grid). */
+ * the first launch's grid (*@p gx x *@p gy blocks). */
 static struct vm_counters observed(struct course_runner *r, const struct version *v, int M, int N,
-                                   int K, unsigned *blocks_x, unsigned *blocks_y)
+                                   int K, unsigned *gx, unsigned *gy)
 {
     struct mat_cmp cmp = course_half_gemm(r, v->name, v->bf16, M, N, K, 910, 0, 0);
     char why[160];
@@ -104,131 +91,119 @@ static struct vm_counters observed(struct course_runner *r, const struct version
                   mat_cmp_describe(&cmp, why, sizeof why));
     int n;
     const struct course_launch *l = course_launches(r, &n);
-    struct vm_counters c = course_observed(r, v->kernel);
-    if (blocks_x)
-        *blocks_x = l[0].grid[0], *blocks_y = l[0].grid[1];
-    return c;
+    *gx = l[0].grid[0], *gy = l[0].grid[1];
+    return course_observed(r, v->kernel);
+}
+
+/* The product on the Tensor Cores: exactly its 2 M N K flops (mma.sync or wmma.mma) when the
+ * tiles divide the problem (@p exact: no padding adds any), at least that otherwise, and no fp32
+ * FMA on the CUDA cores. */
+static void assert_tensor_cores(const char *name, const struct vm_counters *c, int M, int N, int K,
+                                int exact)
+{
+    double need = 2.0 * M * N * K, got = (double)c->tensor_flops;
+    ck_assert_msg((exact ? got == need : got >= need) && c->class_insts[VM_CLASS_FMA32] == 0,
+                  "%s at %d x %d x %d: %.0f flops on Tensor Cores and %llu fp32 FMAs; the product "
+                  "is %.0f flops, %s on Tensor Cores (mma.sync), none on the CUDA cores",
+                  name, M, N, K, got, (unsigned long long)c->class_insts[VM_CLASS_FMA32], need,
+                  exact ? "exactly that" : "at least that");
 }
 
 /*
- * At 256 x 256 x 192 every version does exactly the product's 2 M N K flops on the Tensor Cores
- * (mma.sync or wmma.mma: the tiles divide the problem, so no padding adds any) and none on the
- * CUDA cores; at 200 x 136 x 72, partial tiles, at least 2 M N K, still none on the CUDA cores.
+ * Each block reads its slices of A and B once: on a square problem with gx x gy blocks, the tiles
+ * of C are M / gy rows by N / gx columns (or the other way round), so the reads need at most
+ * M K 2 gx + K N 2 gy bytes, in whole sectors, whichever way the grid is laid out. A slice read
+ * twice, or a tile that rereads A per warp, goes past it. And C leaves in whole sectors, each
+ * written once (a lane's lone float, or a pair split over two requests, writes them in pieces).
  */
-START_TEST(math_on_tensor_cores)
+static void assert_traffic(const char *name, const struct vm_counters *c, int M, int N, int K,
+                           unsigned gx, unsigned gy)
 {
-    static const int shapes[2][3] = {{256, 256, 192}, {200, 136, 72}};
-    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
-    for (size_t v = 0; v < sizeof versions / sizeof *versions; v++)
-        for (int s = 0; s < 2; s++) {
-            int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-            struct vm_counters c = observed(r, &versions[v], M, N, K, NULL, NULL);
-            double need = 2.0 * M * N * K;
-            int right = s == 0 ? (double)c.tensor_flops == need : (double)c.tensor_flops >= need;
-            ck_assert_msg(right && c.class_insts[VM_CLASS_FMA32] == 0,
-                          "%s at %d x %d x %d: %llu flops on Tensor Cores and %llu fp32 FMAs; the "
-                          "product is %.0f flops, %s on Tensor Cores (mma.sync), none on CUDA "
-                          "cores",
-                          versions[v].name, M, N, K, (unsigned long long)c.tensor_flops,
-                          (unsigned long long)c.class_insts[VM_CLASS_FMA32], need,
-                          s == 0 ? "exactly that" : "at least that");
-        }
-    course_runner_stop(r);
+    uint64_t bound = ((uint64_t)M * K * 2 * gx + (uint64_t)K * N * 2 * gy) / 32;
+    ck_assert_msg(c->gld_sectors <= bound,
+                  "%s at %d x %d x %d (%u x %u blocks): %llu sectors of A and B loaded, more than "
+                  "the %llu of each block reading its slices once",
+                  name, M, N, K, gx, gy, (unsigned long long)c->gld_sectors,
+                  (unsigned long long)bound);
+    char what[96];
+    snprintf(what, sizeof what, "%s's stores of C at %d x %d x %d", name, M, N, K);
+    course_assert_sector_efficiency(what, c->gst_sectors, 4.0 * M * N, 1.0);
 }
-END_TEST
+
+/* No bank conflict: not one shared request took a wavefront beyond the one each of its phases
+ * needs (counted request by request: emulator/README.md, "Counters"). */
+static void assert_conflict_free(const char *name, const struct vm_counters *c, int M, int N, int K)
+{
+    ck_assert_msg(c->lds_requests > 0 && c->sts_requests > 0,
+                  "%s at %d x %d x %d: %llu shared loads and %llu shared stores; the slices go "
+                  "through shared memory",
+                  name, M, N, K, (unsigned long long)c->lds_requests,
+                  (unsigned long long)c->sts_requests);
+    ck_assert_msg(c->lds_conflicts == 0 && c->sts_conflicts == 0,
+                  "%s at %d x %d x %d: bank conflicts cost %llu extra wavefronts over %llu shared "
+                  "loads (ldmatrix) and %llu over %llu shared stores; swizzle each row's 16-byte "
+                  "chunks (chunk XOR row %% 8) or pad the rows, so that the 8 rows one 8 x 8 "
+                  "matrix reads, and the 8 chunks a quarter warp stores, fall in 8 different "
+                  "16-byte bank groups",
+                  name, M, N, K, (unsigned long long)c->lds_conflicts,
+                  (unsigned long long)c->lds_requests, (unsigned long long)c->sts_conflicts,
+                  (unsigned long long)c->sts_requests);
+}
 
 /*
- * The swizzled and pipelined kernels read their fragments and store their slices (and stage
- * C) without a bank conflict: not one shared request took a wavefront beyond the one each of its
- * phases needs (the emulator counts this request by request: emulator/README.md, "Counters").
+ * The copies of the next slices overlap the math: at K = 1024, 16 slices of 64 (or 32 of 32), at
+ * least half of the Tensor Core flops issue while the warp has cp.async copies in flight (the
+ * emulator's record of the copies, their groups and the waits that land them). A pipeline of 2
+ * to 5 stages keeps copies in flight in all but its last few slices; a kernel that waits for every
+ * copy before each step has none in flight.
  */
-START_TEST(shared_memory_conflict_free)
+static void assert_overlap(const char *name, const struct vm_counters *c, int M, int N, int K)
 {
-    enum { M = 256, N = 256, K = 128 };
+    ck_assert_msg(2 * c->overlapped_flops >= c->tensor_flops && c->tensor_flops > 0,
+                  "%s at %d x %d x %d: %llu of %llu Tensor Core flops issued while cp.async "
+                  "copies were in flight, fewer than half: start the next slices before the math "
+                  "and wait (cp.async.wait_group N > 0) only for the slice about to be used",
+                  name, M, N, K, (unsigned long long)c->overlapped_flops,
+                  (unsigned long long)c->tensor_flops);
+}
+
+/* @p v's counts at M x N x K (square, tile multiples) and at 200 x 136 x 72 (partial tiles):
+ * Tensor Cores and traffic always; no conflicts when @p swizzled, overlap when @p pipelined. */
+static void check_counts(const struct version *v, int M, int N, int K, int swizzled, int pipelined)
+{
     struct course_runner *r = course_runner_start(COURSE_OBSERVED);
-    for (size_t v = 1; v < sizeof versions / sizeof *versions; v++) {
-        struct vm_counters c = observed(r, &versions[v], M, N, K, NULL, NULL);
-        ck_assert_msg(c.lds_requests > 0 && c.sts_requests > 0,
-                      "%s at %d x %d x %d: %llu shared loads and %llu shared stores; the slices "
-                      "go through shared memory",
-                      versions[v].name, M, N, K, (unsigned long long)c.lds_requests,
-                      (unsigned long long)c.sts_requests);
-        ck_assert_msg(c.lds_conflicts == 0 && c.sts_conflicts == 0,
-                      "%s at %d x %d x %d: bank conflicts cost %llu extra wavefronts over %llu "
-                      "shared loads (ldmatrix) and %llu over %llu shared stores; swizzle each "
-                      "row's 16-byte chunks (chunk XOR row %% 8) or pad the rows, so that the 8 "
-                      "rows one 8 x 8 matrix reads, and the 8 chunks a quarter warp stores, fall "
-                      "in 8 different 16-byte bank groups",
-                      versions[v].name, M, N, K, (unsigned long long)c.lds_conflicts,
-                      (unsigned long long)c.lds_requests, (unsigned long long)c.sts_conflicts,
-                      (unsigned long long)c.sts_requests);
-    }
+    unsigned gx, gy;
+    struct vm_counters c = observed(r, v, M, N, K, &gx, &gy);
+    assert_tensor_cores(v->name, &c, M, N, K, 1);
+    assert_traffic(v->name, &c, M, N, K, gx, gy);
+    if (swizzled)
+        assert_conflict_free(v->name, &c, M, N, K);
+    if (pipelined)
+        assert_overlap(v->name, &c, M, N, K);
+    c = observed(r, v, 200, 136, 72, &gx, &gy);
+    assert_tensor_cores(v->name, &c, 200, 136, 72, 0);
     course_runner_stop(r);
+}
+
+START_TEST(mma_ldmatrix_counts)
+{
+    const struct version v = {"mma_ldmatrix", "mma_ldmatrix", 0};
+    check_counts(&v, 256, 256, 192, 0, 0);
 }
 END_TEST
 
-/*
- * The pipelined kernels copy the next slices while the current one is multiplied: at 256 x 256 x
- * 1024, 16 slices of 64 (or 32 of 32), at least half of the Tensor Core flops issue while the
- * warp has cp.async copies in flight (the emulator's record of the copies, their groups and the
- * waits that land them). A pipeline of 2 to 5 stages keeps copies in flight in all but its last
- * few slices; a kernel that waits for every copy before each step has none in flight.
- */
-START_TEST(pipeline_overlaps_copies_with_math)
+START_TEST(mma_swizzled_counts)
 {
-    enum { M = 256, N = 256, K = 1024 };
-    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
-    for (size_t v = 2; v < sizeof versions / sizeof *versions; v++) {
-        struct vm_counters c = observed(r, &versions[v], M, N, K, NULL, NULL);
-        ck_assert_msg(2 * c.overlapped_flops >= c.tensor_flops && c.tensor_flops > 0,
-                      "%s at %d x %d x %d: %llu of %llu Tensor Core flops issued while cp.async "
-                      "copies were in flight, fewer than half: start the next slices before the "
-                      "math and wait (cp.async.wait_group N > 0) only for the slice about to be "
-                      "used",
-                      versions[v].name, M, N, K, (unsigned long long)c.overlapped_flops,
-                      (unsigned long long)c.tensor_flops);
-    }
-    course_runner_stop(r);
+    const struct version v = {"mma_swizzled", "mma_swizzled", 0};
+    check_counts(&v, 256, 256, 192, 1, 0);
 }
 END_TEST
 
-/*
- * Each block reads its slices of A and B once: on a square problem, with gx x gy blocks, the
- * tiles of C are M / gy rows by N / gx columns (or the other way round), so the reads need at
- * most M K 2 gx + K N 2 gy bytes, in whole sectors, whichever way the grid is laid out. A slice
- * read twice, or a tile that rereads A per warp, goes past it.
- */
-START_TEST(slices_read_once_per_block)
+START_TEST(mma_pipelined_counts)
 {
-    enum { M = 256, N = 256, K = 256 };
-    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
-    for (size_t v = 0; v < sizeof versions / sizeof *versions; v++) {
-        unsigned gx, gy;
-        struct vm_counters c = observed(r, &versions[v], M, N, K, &gx, &gy);
-        uint64_t bound = ((uint64_t)M * K * 2 * gx + (uint64_t)K * N * 2 * gy) / 32;
-        ck_assert_msg(c.gld_sectors <= bound,
-                      "%s at %d x %d x %d (%u x %u blocks): %llu sectors of A and B loaded, more "
-                      "than the %llu of each block reading its slices once",
-                      versions[v].name, M, N, K, gx, gy, (unsigned long long)c.gld_sectors,
-                      (unsigned long long)bound);
-    }
-    course_runner_stop(r);
-}
-END_TEST
-
-/* C leaves in whole sectors, each written once: at 256 x 256 x 64, 256 x 256 floats are 8192
- * sectors. A lane's lone float, or a pair split over two requests, writes sectors in pieces. */
-START_TEST(c_written_in_whole_sectors)
-{
-    enum { M = 256, N = 256, K = 64 };
-    struct course_runner *r = course_runner_start(COURSE_OBSERVED);
-    for (size_t v = 0; v < sizeof versions / sizeof *versions; v++) {
-        struct vm_counters c = observed(r, &versions[v], M, N, K, NULL, NULL);
-        char what[96];
-        snprintf(what, sizeof what, "%s's stores of C at %d x %d x %d", versions[v].name, M, N, K);
-        course_assert_sector_efficiency(what, c.gst_sectors, 4.0 * M * N, 1.0);
-    }
-    course_runner_stop(r);
+    const struct version v[] = {{"mma_pipelined", "mma_pipelined", 0}, {"mma_bf16", "mma_bf16", 1}};
+    for (int i = 0; i < 2; i++)
+        check_counts(&v[i], 256, 256, 1024, 1, 1);
 }
 END_TEST
 
@@ -268,12 +243,9 @@ int main(int argc, char **argv)
         {"mma_swizzled_edges", mma_swizzled_edges, CASE_SM80, 240},
         {"mma_pipelined_edges", mma_pipelined_edges, CASE_SM80, 240},
         {"mma_bf16_edges", mma_bf16_edges, CASE_SM80, 240},
-        {"mma_misaligned", mma_misaligned, CASE_SM80, 120},
-        {"math_on_tensor_cores", math_on_tensor_cores, CASE_SM80, 120},
-        {"shared_memory_conflict_free", shared_memory_conflict_free, CASE_SM80, 60},
-        {"pipeline_overlaps_copies_with_math", pipeline_overlaps_copies_with_math, CASE_SM80, 60},
-        {"slices_read_once_per_block", slices_read_once_per_block, CASE_SM80, 60},
-        {"c_written_in_whole_sectors", c_written_in_whole_sectors, CASE_SM80, 60},
+        {"mma_ldmatrix_counts", mma_ldmatrix_counts, CASE_SM80, 60},
+        {"mma_swizzled_counts", mma_swizzled_counts, CASE_SM80, 60},
+        {"mma_pipelined_counts", mma_pipelined_counts, CASE_SM80, 120},
         {"ladder_in_order", ladder_in_order, CASE_SM80 | CASE_PERF, 120},
         {"pipelined_near_cublas", pipelined_near_cublas, CASE_SM80 | CASE_PERF, 120},
     };
