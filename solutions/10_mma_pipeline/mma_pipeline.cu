@@ -169,8 +169,10 @@ static __device__ uint4 fetch8(const unsigned short *src, int rows, int cols, in
     if (vec && r < rows && c < cols) {
         u.v = *reinterpret_cast<const uint4 *>(src + (size_t)r * cols + c);
     } else if (!vec && r < rows) {
-        for (int e = 0; e < 8 && c + e < cols; e++)
-            u.h[e] = src[(size_t)r * cols + c + e];
+#pragma unroll
+        for (int e = 0; e < 8; e++) /* unrolled: u stays in registers */
+            if (c + e < cols)
+                u.h[e] = src[(size_t)r * cols + c + e];
     }
     return u.v;
 }
