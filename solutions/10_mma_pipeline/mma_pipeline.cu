@@ -155,6 +155,23 @@ template <int N> static __device__ void cp_async_wait(void)
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
+/* One 16-byte and one 8-byte store to shared memory, each a single instruction. Written as
+ * C++ (a uint4 or float2 stored through a pointer), nvcc 13.0 splits some of them, the ones at
+ * a tile's first address, into 4-byte stores in the PTX; ptxas merges them again, but the
+ * emulator counts the PTX, where 32 lanes of 4-byte stores into these rows conflict. */
+static __device__ void st_shared16(unsigned short *dst, uint4 v)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(smem_addr(dst)), "r"(v.x),
+                 "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+static __device__ void st_shared8(float *dst, float x, float y)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(smem_addr(dst)), "f"(x), "f"(y)
+                 : "memory");
+}
+
 /* ---- slices in, math, results out -------------------------------------------------------- */
 
 /* The 8 halves of row @p r of the rows x cols matrix @p src from column @p c on, zeros past its
@@ -162,19 +179,15 @@ template <int N> static __device__ void cp_async_wait(void)
 static __device__ uint4 fetch8(const unsigned short *src, int rows, int cols, int r, int c,
                                bool vec)
 {
-    union {
-        uint4 v;
-        unsigned short h[8];
-    } u = {make_uint4(0, 0, 0, 0)};
-    if (vec && r < rows && c < cols) {
-        u.v = *reinterpret_cast<const uint4 *>(src + (size_t)r * cols + c);
-    } else if (!vec && r < rows) {
+    if (vec)
+        return r < rows && c < cols ? *reinterpret_cast<const uint4 *>(src + (size_t)r * cols + c)
+                                    : make_uint4(0, 0, 0, 0);
+    uint32_t w[4] = {0, 0, 0, 0}; /* two halves a word, the first in the low bits */
 #pragma unroll
-        for (int e = 0; e < 8; e++) /* unrolled: u stays in registers */
-            if (c + e < cols)
-                u.h[e] = src[(size_t)r * cols + c + e];
-    }
-    return u.v;
+    for (int e = 0; e < 8; e++) /* unrolled: w stays in registers */
+        if (r < rows && c + e < cols)
+            w[e / 2] |= (uint32_t)src[(size_t)r * cols + c + e] << (16 * (e % 2));
+    return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /* Store slice @p k0 of A (rows bm .., BM x BK) and of B (columns bn .., BK x BN) into the
@@ -191,8 +204,8 @@ static __device__ void store_slice(unsigned short *s, const gemm_args &g, int bm
         int br = q / B_CHUNKS, bc = q % B_CHUNKS;
         uint4 a = fetch8(g.A, g.M, g.K, bm + ar, k0 + ac * 8, g.vec);
         uint4 b = fetch8(g.B, g.K, g.N, k0 + br, bn + bc * 8, g.vec);
-        *reinterpret_cast<uint4 *>(s + tile_offset<SWIZZLE>(ar, ac, A_CHUNKS)) = a;
-        *reinterpret_cast<uint4 *>(s + BM * BK + tile_offset<SWIZZLE>(br, bc, B_CHUNKS)) = b;
+        st_shared16(s + tile_offset<SWIZZLE>(ar, ac, A_CHUNKS), a);
+        st_shared16(s + BM * BK + tile_offset<SWIZZLE>(br, bc, B_CHUNKS), b);
     }
 }
 
@@ -290,9 +303,6 @@ static __device__ void store4(const gemm_args &g, int row, int col, float4 v)
 static __device__ void epilogue(const gemm_args &g, float acc[FM][FN][4], float *stage, int row0,
                                 int col0, int lane)
 {
-    /* Indexed as float2: nvcc 13.0 splits a float2 store through a float pointer at the staging
-     * tile's first address into two 4-byte stores in the PTX, whose 32 lanes then collide. */
-    float2 *pairs = reinterpret_cast<float2 *>(stage);
     int pair_row = 0, pair_col = 0; /* where lane's (c0, c1) sits in an m16n8 tile */
     // Set them from lane, as the comment above says.
     // BEGIN SOLUTION
@@ -301,10 +311,10 @@ static __device__ void epilogue(const gemm_args &g, float acc[FM][FN][4], float 
 #pragma unroll
     for (int i = 0; i < FM; i++) {
 #pragma unroll
-        for (int n = 0; n < FN; n++) { /* the pairs of tile n, counted in float2 */
-            int at = (pair_row * EPI_LD + 8 * n + pair_col) / 2;
-            pairs[at] = make_float2(acc[i][n][0], acc[i][n][1]);
-            pairs[at + 4 * EPI_LD] = make_float2(acc[i][n][2], acc[i][n][3]); /* 8 rows down */
+        for (int n = 0; n < FN; n++) { /* tile n's pairs: row pair_row, and 8 rows down */
+            float *p = stage + pair_row * EPI_LD + 8 * n + pair_col;
+            st_shared8(p, acc[i][n][0], acc[i][n][1]);
+            st_shared8(p + 8 * EPI_LD, acc[i][n][2], acc[i][n][3]);
         }
         __syncwarp(); /* the 16 rows are staged before lanes read other lanes' pairs */
         for (int e = lane; e < 16 * WTN / 4; e += 32) { /* float4 e: row e / 8, column 4 (e % 8) */
