@@ -9,7 +9,7 @@
  * cp.async.mbarrier.arrive every copy the thread issued before it. Both ends are a schedule the
  * ISA allows, and the latest one: a read of the destination before its wait reads what was there
  * before (stale data, as on a GPU whose copy has not landed), and racecheck reports it
- * (check.c). Copies still in flight when their thread exits land then.
+ * (checks.c). Copies still in flight when their thread exits land then.
  *
  * Groups are per thread, as the ISA defines them: each lane counts the groups it committed, and
  * a copy belongs to the group its lane commits next. The counters ask how many copies a warp
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "checks.h"
 #include "vm_impl.h"
 
 /* One copy in flight: its lane, group, destination (a shared offset) and the bytes it read. */
