@@ -22,6 +22,7 @@
 #endif
 
 #include "fp.h"
+#include "vm_impl.h"
 
 /* Element @p j of lane @p lane's fragment in registers @p regs: 16- and 8-bit elements pack
  * into 32-bit registers from the low bits up; f64 elements take a 64-bit register each. */
@@ -253,7 +254,7 @@ static float tc_value(int t, uint32_t raw)
     case MT_TF32:
         return u2f(raw & ~0x1FFFu);
     case MT_E5M2: /* IEEE-style: 5 exponent bits, 2 mantissa bits, infinities and NaNs */
-        return (float)fp_value(raw & 0xFF, (struct fmt){2, 5});
+        return (float)fp_value(raw & 0xFF, (struct fp_fmt){2, 5});
     case MT_E4M3: { /* bias 7, no infinities: S.1111.111 is NaN, S.1111.xxx normal (to 448) */
         int e = raw >> 3 & 15, man = raw & 7;
         float v = e ? ldexpf((float)(8 + man), e - 10) : ldexpf((float)man, -9);
