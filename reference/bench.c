@@ -26,13 +26,13 @@ static double flop_scale(const struct bench_table *t)
 static void begin_counting(const struct bench_table *t)
 {
     if (t->csv && ftell(t->csv) == 0)
-        fprintf(t->csv,
-                "lesson,device,version,kernel,launches,grid,block,m,n,k,warp_insts,"
-                "thread_insts,fma32,fp,int,ldg,stg,lds,sts,tensor,control,other,"
-                "gld_requests,gld_sectors,gst_requests,gst_sectors,lds_requests,"
-                "lds_wavefronts,sts_requests,sts_wavefronts,unique_read_bytes,"
-                "unique_write_bytes,barriers,branches,divergent_branches,flops,gatom_lanes,"
-                "satom_lanes,gatom_same_addr,satom_same_addr,gatom_addrs,intensity,check\n");
+        fprintf(t->csv, "lesson,device,version,kernel,launches,grid,block,m,n,k,warp_insts,"
+                        "thread_insts,fma32,fp,int,ldg,stg,lds,sts,tensor,control,other,"
+                        "gld_requests,gld_sectors,gst_requests,gst_sectors,lds_requests,"
+                        "lds_wavefronts,sts_requests,sts_wavefronts,unique_read_bytes,"
+                        "unique_write_bytes,barriers,branches,divergent_branches,flops,gatom_lanes,"
+                        "satom_lanes,gatom_same_addr,satom_same_addr,gatom_addrs,tensor_flops,"
+                        "lds_conflicts,sts_conflicts,overlapped_flops,intensity,check\n");
     printf("%s | %s | M=%d N=%d K=%d | each kernel run once\n", t->lesson, t->dev->name, t->opt->m,
            t->opt->n, t->opt->k);
     printf("Counted exactly on the CPU emulator, in the PTX each kernel ran: not times "
@@ -253,7 +253,9 @@ static void counter_row(struct bench_table *t, const char *version, const char *
                           c->divergent_branches, c->flops,
                           c->gatom_lanes,        c->satom_lanes,
                           c->gatom_same_addr,    c->satom_same_addr,
-                          c->gatom_addrs};
+                          c->gatom_addrs,        c->tensor_flops,
+                          c->lds_conflicts,      c->sts_conflicts,
+                          c->overlapped_flops};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         fprintf(t->csv, ",%llu", (unsigned long long)v[i]);
     fprintf(t->csv, ",%.4g,%s\n", bytes ? (double)c->flops / (double)bytes : 0.0,

@@ -22,14 +22,17 @@
  *     gld_requests,gld_sectors,gst_requests,gst_sectors,lds_requests,lds_wavefronts,
  *     sts_requests,sts_wavefronts,unique_read_bytes,unique_write_bytes,barriers,branches,
  *     divergent_branches,flops,gatom_lanes,satom_lanes,gatom_same_addr,satom_same_addr,
- *     gatom_addrs,intensity,check
+ *     gatom_addrs,tensor_flops,lds_conflicts,sts_conflicts,overlapped_flops,intensity,check
  *
  * where the counters are summed over the kernel's launches and named as the
  * device server's observer names them (emulator/server/server.c), grid and block are
  * XxYxZ (the first launch's), intensity is flops per unique byte (read and
  * written), check is ok or FAIL, and the gatom_ and satom_ columns count atomics on global and
  * shared memory: lanes, lanes that update an address an earlier lane of the same instruction
- * updates (they serialise), and distinct global addresses updated.
+ * updates (they serialise), and distinct global addresses updated; tensor_flops are the Tensor
+ * Cores' (mma.sync, wmma.mma), the _conflicts columns the shared wavefronts beyond what each
+ * request's lanes need (bank conflicts), overlapped_flops the tensor flops issued while the warp
+ * had cp.async copies in flight.
  */
 #ifndef BENCH_H
 #define BENCH_H

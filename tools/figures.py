@@ -428,6 +428,116 @@ def fig_double_buffer(out):
     save(fig, out, "08_double_buffer.svg")
 
 
+# ---- lesson 10 ----------------------------------------------------------------------------
+
+def fig_mma_fragments(out):
+    """mma.m16n8k16's lanes: who holds each element of A (16 x 16), B (16 x 8) and C (16 x 8)."""
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, 3.6),
+                             gridspec_kw={"width_ratios": [16, 8, 8]})
+    s = 0.32
+    regs = [BLUE, ORANGE, GREEN, PURPLE]  # 32-bit register 0 .. 3 of a lane
+
+    def grid(ax, rows, cols, where, title):
+        """Each element (r, c) labelled with its lane, coloured by its register (where())."""
+        blank(ax)
+        for r in range(rows):
+            for c in range(cols):
+                lane, reg = where(r, c)
+                box(ax, c * s, -(r + 1) * s, s, s, face=regs[reg], edge="white", lw=0.6)
+                ax.text(c * s + s / 2, -(r + 0.5) * s, str(lane), ha="center", va="center",
+                        fontsize=6.5, color="white")
+        ax.set_xlim(-0.05, cols * s + 0.05)
+        ax.set_ylim(-16 * s - 0.05, 0.05)
+        ax.set_title(title, fontsize=11)
+
+    # A: a0 a1 (register 0) row g, columns 2t and 2t + 1; register 1 the same 8 rows down;
+    # registers 2 and 3 the same 8 columns to the right. g = lane / 4, t = lane % 4.
+    grid(axes[0], 16, 16, lambda r, c: (4 * (r % 8) + (c % 8) // 2, (r >= 8) + 2 * (c >= 8)),
+         "A (16 x 16): a0 .. a7")
+    # B: b0 b1 (register 0) rows 2t and 2t + 1 of column g; register 1 the same 8 rows down.
+    grid(axes[1], 16, 8, lambda r, c: (4 * c + (r % 8) // 2, r >= 8), "B: b0 .. b3")
+    # C and D in f32: one element a register, c0 c1 in row g, c2 c3 in row g + 8.
+    grid(axes[2], 16, 8, lambda r, c: (4 * (r % 8) + c // 2, 2 * (r >= 8) + c % 2),
+         "C, D: c0 .. c3")
+    legend = [patches.Patch(facecolor=regs[i], label=f"register {i}") for i in range(4)]
+    fig.legend(handles=legend, loc="lower center", ncol=4, bbox_to_anchor=(0.5, -0.06))
+    fig.text(0.5, -0.08, "the number in a cell is the lane holding it: lane 4 g + t holds rows g "
+             "and g + 8 of A, C and D\nat columns 2t and 2t + 1 (A: and 8 on), and column g of "
+             "B at rows 2t, 2t + 1, 2t + 8, 2t + 9;\nA and B pack two halves to a 32-bit "
+             "register, C and D (f32) one float", ha="center", va="top", fontsize=10.5)
+    save(fig, out, "10_mma_fragments.svg")
+
+
+def fig_swizzle_banks(out):
+    """A 128-byte-row tile's 16-byte chunks, plain and swizzled: the 8 rows ldmatrix reads at
+    chunk 0 fall in one bank group, then in eight."""
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.3))
+    s = 0.4
+    shades = [BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW, GREY]  # bank group 0 .. 7
+    for ax, swizzled in zip(axes, (False, True)):
+        blank(ax)
+        for r in range(8):
+            for place in range(8):  # the chunk's place in the row = its bank group
+                chunk = place ^ r if swizzled else place
+                read = chunk == 0
+                box(ax, place * s, -(r + 1) * s, s, s, face=shades[place], edge=INK if read
+                    else "white", lw=2.4 if read else 0.6)
+                ax.text(place * s + s / 2, -(r + 0.5) * s, str(chunk), ha="center",
+                        va="center", fontsize=10,
+                        color=INK if shades[place] in (YELLOW, SKY) else "white")
+            ax.text(-0.08, -(r + 0.5) * s, f"row {r}", ha="right", va="center", fontsize=10)
+        for g in range(8):
+            ax.text(g * s + s / 2, 0.08, str(g), ha="center", va="bottom", fontsize=9,
+                    color=GREY)
+        ax.set_xlim(-0.75, 8 * s + 0.05)
+        ax.set_ylim(-8 * s - 0.9, 0.45)
+        if swizzled:
+            title = "swizzled: chunk c of row r at c XOR (r % 8)"
+            note = "chunk 0 of rows 0-7: 8 bank groups,\n1 wavefront"
+        else:
+            title = "plain: chunk c at place c"
+            note = "chunk 0 of rows 0-7: one bank group,\n8 wavefronts (8-way conflict)"
+        ax.set_title(title, fontsize=11.5)
+        ax.text(0, -8 * s - 0.12, note, va="top", fontsize=10.5)
+    fig.text(0.5, -0.04, "columns: the 8 groups of 4 banks a 128-byte row spans (the grey "
+             "numbers); in each cell, the\n16-byte chunk of the row stored there. Framed: the 8 "
+             "rows one ldmatrix matrix reads at chunk 0", ha="center", va="top", fontsize=10.5)
+    save(fig, out, "10_swizzle_banks.svg")
+
+
+def fig_pipeline(out):
+    """mma_pipelined's loop over 6 slices with 3 stages: two slices' copies in flight while the
+    warps multiply the third."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.0))
+    stages = [BLUE, ORANGE, GREEN]
+    for name, y in (("cp.async in flight", 2.0), ("wait + barrier", 0.9), ("mma.sync", 0.0)):
+        ax.text(-0.15, y, name, ha="right", va="center", fontsize=11)
+    step, x0, n = 1.6, 0.9, 6
+
+    def start(t):  # step t: the wait, the barrier, then slice t + 2's copies and slice t's math
+        return x0 + t * step
+
+    for t in range(n):
+        x = start(t)
+        ax.plot([x, x + 0.25], [0.9, 0.9], color=INK, linewidth=3)
+        ax.axvline(x + 0.3, color=INK, linewidth=1.0, linestyle="--")
+        box(ax, x + 0.35, -0.25, step - 0.4, 0.5, face=stages[t % 3], text=f"slice {t}",
+            size=10, color="white")
+        # slice t's copies: issued two steps before (or before the loop), landed by this wait
+        issued = 0.05 + 0.3 * t if t < 2 else start(t - 2) + 0.35
+        box(ax, issued, 2.1 - 0.6 * (t % 2), x + 0.25 - issued, 0.45, face=stages[t % 3],
+            text=f"slice {t}", size=10, color="white")
+    ax.set_xlim(-0.1, start(n) + 0.1)
+    ax.set_ylim(-0.4, 2.7)
+    ax.axis("off")
+    legend = [patches.Patch(facecolor=stages[i], label=f"stage {i}") for i in range(3)] + [
+        plt.Line2D([], [], color=INK, linestyle="--", label="barrier: __syncthreads()")]
+    fig.legend(handles=legend, loc="lower center", ncol=4, bbox_to_anchor=(0.55, -0.1))
+    ax.set_title("3 stages, time to the right: step t waits for slice t, starts slice t + 2, "
+                 "multiplies slice t", fontsize=11, loc="right")
+    save(fig, out, "10_pipeline_timeline.svg")
+
+
 # ---- lesson 09 ----------------------------------------------------------------------------
 
 FORMATS = [  # name, exponent bits, mantissa bits, ignored low bits (TF32 in a 32-bit float)
@@ -927,6 +1037,9 @@ FIGURES = {
     "08_wmma_fragment.svg": fig_wmma_fragment,
     "08_double_buffer.svg": fig_double_buffer,
     "08_formats.svg": fig_formats,
+    "10_mma_fragments.svg": fig_mma_fragments,
+    "10_swizzle_banks.svg": fig_swizzle_banks,
+    "10_pipeline_timeline.svg": fig_pipeline,
     "09_number_line.svg": fig_number_line,
     "09_rounding.svg": fig_rounding,
     "13_dp_step.svg": fig_dp_step,

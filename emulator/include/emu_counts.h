@@ -43,12 +43,20 @@ struct vm_counters {
     uint64_t branches;                     /**< branch instructions (per warp) */
     uint64_t divergent_branches;           /**< branches that split the warp */
     uint64_t flops;                        /**< floating-point operations (an FMA is 2) */
-    uint64_t gatom_lanes;     /**< atomic updates (atom, red) of global memory, per lane */
-    uint64_t satom_lanes;     /**< atomic updates of shared memory, per lane */
-    uint64_t gatom_same_addr; /**< global atomic lanes whose address an earlier lane of the same
-                                   instruction updates too: the updates that serialise */
-    uint64_t satom_same_addr; /**< the same for shared atomics */
-    uint64_t gatom_addrs;     /**< distinct global addresses updated atomically */
+    uint64_t gatom_lanes;      /**< atomic updates (atom, red) of global memory, per lane */
+    uint64_t satom_lanes;      /**< atomic updates of shared memory, per lane */
+    uint64_t gatom_same_addr;  /**< global atomic lanes whose address an earlier lane of the same
+                                    instruction updates too: the updates that serialise */
+    uint64_t satom_same_addr;  /**< the same for shared atomics */
+    uint64_t gatom_addrs;      /**< distinct global addresses updated atomically */
+    uint64_t tensor_flops;     /**< the flops of Tensor Core instructions (mma.sync, wmma.mma: 2 per
+                                    multiply-add of their tile), also counted in flops */
+    uint64_t lds_conflicts;    /**< shared-load wavefronts beyond the one each phase of a request
+                                    needs (a phase: 32, 16 or 8 lanes for 4-, 8- or 16-byte
+                                    accesses): bank conflicts, counted request by request */
+    uint64_t sts_conflicts;    /**< the same for shared stores (cp.async's shared side included) */
+    uint64_t overlapped_flops; /**< the tensor_flops of mma instructions issued while their warp
+                                    had cp.async copies in flight (issued, not landed) */
 };
 
 /** How a launch ended. */

@@ -9,6 +9,11 @@
  * one warp, no __syncwarp) between is a hazard: read after write, write after read, write
  * after write. Records belong to a block by tag, so nothing is cleared between blocks.
  *
+ * An asynchronous copy (cp.async) is checked as a store when it is issued, but it writes no
+ * earlier than the wait that lands it (ops_async.c): until then its bytes are marked in flight,
+ * and any access to them (the issuing thread's too) is a hazard; at the landing they become the
+ * issuing thread's write, which other threads may read after a barrier.
+ *
  * initcheck asks the device memory's record of written bytes (mem.h) for global loads, and
  * the shared bytes' records for shared loads. synccheck looks at every barrier (the block meets at
  * one place in the program) and every warp-level mask (no exited, absent or missing lanes).
@@ -34,6 +39,7 @@ struct sbyte {
     uint32_t w_tid, w_pc, w_gen, w_sync; /* last writer: thread + 1 (0: none) */
     uint32_t r_tid, r_pc, r_gen, r_sync; /* a reader since: thread + 1 (0: none) */
     uint32_t w_atomic;                   /* the last write was an atomic */
+    uint32_t a_tid, a_pc;                /* a cp.async in flight to it: thread + 1 (0: none) */
 };
 
 /* A finding: its kind and places (source lines), the first message, how often. */
@@ -57,7 +63,16 @@ struct check_state {
     size_t nfound, cap;
 };
 
-enum kind { K_RAW, K_WAR, K_WAW, K_INIT_SHARED, K_INIT_GLOBAL, K_SYNC_MASK, K_SYNC_PLACES };
+enum kind {
+    K_RAW,
+    K_WAR,
+    K_WAW,
+    K_INIT_SHARED,
+    K_INIT_GLOBAL,
+    K_SYNC_MASK,
+    K_SYNC_PLACES,
+    K_ASYNC
+};
 
 static struct check_state *state(struct exec *x)
 {
@@ -158,19 +173,35 @@ static const char *other(const struct exec *x, uint32_t tid, uint32_t pc, char *
 
 /* What one lane's access found, byte by byte: the first hazard of each kind. */
 struct hazards {
-    int unwritten;          /* a byte read that nobody wrote */
-    uint32_t raw, war, waw; /* the other thread + 1 (0: none) */
-    uint32_t raw_pc, war_pc, waw_pc;
+    int unwritten;                  /* a byte read that nobody wrote */
+    uint32_t raw, war, waw, flight; /* the other thread + 1 (0: none); flight: a cp.async's */
+    uint32_t raw_pc, war_pc, waw_pc, flight_pc;
 };
 
+/* How an instruction touches shared memory, for shared_byte(). */
+enum touch { T_LOAD, T_STORE, T_ATOMIC, T_ASYNC };
+
 /* Thread @p tid's access of byte @p r by instruction @p pc: check it, then record it. Two
- * atomics on one byte are no hazard (racecheck's rule); an atomic and a plain access are. */
+ * atomics on one byte are no hazard (racecheck's rule); an atomic and a plain access are. A
+ * cp.async (T_ASYNC) is checked as a store, but only marks the byte in flight. */
 static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, uint32_t pc,
-                        int store, int atomic, struct hazards *h)
+                        enum touch how, struct hazards *h)
 {
     uint32_t sync = s->sync[tid / 32];
+    int store = how != T_LOAD, atomic = how == T_ATOMIC;
     if (r->block != s->block)
         *r = (struct sbyte){.block = s->block};
+    if (r->a_tid && !h->flight)
+        h->flight = r->a_tid, h->flight_pc = r->a_pc;
+    if (how == T_ASYNC) {
+        if (!ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) && !h->waw)
+            h->waw = r->w_tid, h->waw_pc = r->w_pc;
+        if (r->r_tid && r->r_gen == s->gen && !ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) &&
+            !h->war)
+            h->war = r->r_tid, h->war_pc = r->r_pc;
+        r->a_tid = tid + 1, r->a_pc = pc; /* the write itself comes with check_async_land() */
+        return;
+    }
     if (!store && !r->w_tid) {
         h->unwritten = 1;
     } else if (!(atomic && r->w_atomic) && !ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) &&
@@ -182,7 +213,8 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
         !ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) && !h->war)
         h->war = r->r_tid, h->war_pc = r->r_pc;
     if (store) {
-        *r = (struct sbyte){s->block, tid + 1, pc, s->gen, sync, 0, 0, 0, 0, (uint32_t)atomic};
+        *r =
+            (struct sbyte){s->block, tid + 1, pc, s->gen, sync, 0, 0, 0, 0, (uint32_t)atomic, 0, 0};
     } else if (!r->r_tid || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync)) {
         /* Keep a reader whose read is still unordered: a later writer must be checked
          * against some other thread's read, not only its own. */
@@ -199,10 +231,21 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
     unsigned checks = x->launch->checks;
     if (h->unwritten && (checks & VM_CHECK_INIT))
         find(x, K_INIT_SHARED, place(x, pc), 0,
-             "initcheck: read of shared memory nobody wrote, at 0x%llx %s", (unsigned long long)a,
-             vm_describe(x, w, in, lane, me, sizeof me));
+             "initcheck: read of shared memory nobody wrote, at 0x%llx %s%s", (unsigned long long)a,
+             vm_describe(x, w, in, lane, me, sizeof me),
+             h->flight ? " (a cp.async to it is still in flight: wait for its group first)" : "");
     if (!(checks & VM_CHECK_RACE))
         return;
+    if (h->flight)
+        find(x, K_ASYNC, place(x, pc), place(x, h->flight_pc),
+             "racecheck: %s shared 0x%llx %s while the cp.async by %s is in flight: wait for its "
+             "group first (cp.async.wait_group or wait_all, then __syncthreads() if other "
+             "threads read it)",
+             in->op == OP_CP_ASYNC ? "cp.async into"
+             : store               ? "write of"
+                                   : "read of",
+             (unsigned long long)a, vm_describe(x, w, in, lane, me, sizeof me),
+             other(x, h->flight - 1, h->flight_pc, them, sizeof them));
     if (h->raw || h->waw)
         find(x, store ? K_WAW : K_RAW, place(x, pc), place(x, store ? h->waw_pc : h->raw_pc),
              "racecheck: %s hazard on shared 0x%llx %s: written by %s, no barrier between",
@@ -225,16 +268,32 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         return EV_NONE;
     struct check_state *s = state(x);
     uint32_t pc = (uint32_t)(in - x->code);
-    int atomic = in->op == OP_ATOM;
+    enum touch how = in->op == OP_ATOM       ? T_ATOMIC
+                     : in->op == OP_CP_ASYNC ? T_ASYNC
+                     : store                 ? T_STORE
+                                             : T_LOAD;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         struct hazards h = {0};
         for (unsigned i = 0; i < bytes; i++)
-            shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, store, atomic, &h);
-        if (h.unwritten || h.raw || h.war || h.waw)
+            shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, how, &h);
+        if (h.unwritten || h.raw || h.war || h.waw || h.flight)
             shared_report(x, w, in, l, addr[l], store, &h);
     }
     return EV_NONE;
+}
+
+void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t off, unsigned bytes)
+{
+    struct check_state *s = state(x);
+    uint32_t tid = w->index * 32 + (uint32_t)lane;
+    for (unsigned i = 0; i < bytes; i++) {
+        struct sbyte *r = &s->sh[off + i];
+        if (r->block != s->block || r->a_tid != tid + 1)
+            continue; /* a later copy of another thread took the byte over: its landing counts */
+        *r = (struct sbyte){s->block, tid + 1, r->a_pc, s->gen, s->sync[tid / 32], 0, 0, 0,
+                            0,        0,       0,       0};
+    }
 }
 
 /* ---- global initcheck ------------------------------------------------------------------- */

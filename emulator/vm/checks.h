@@ -14,6 +14,9 @@ void check_global(struct exec *x, struct warp *w, const struct insn *in, const u
 /** A shared access by lanes @p m (racecheck, initcheck). */
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store);
+/** Lane @p lane's cp.async of @p bytes to shared offset @p off lands (its wait): the bytes are
+ *  no longer in flight and become its thread's write (racecheck, initcheck). */
+void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t off, unsigned bytes);
 /** A warp-synchronous instruction whose mask is @p mask, executed by @p m (synccheck; a
  *  bar.warp.sync also orders the warp's shared accesses for racecheck). */
 void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,

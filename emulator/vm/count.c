@@ -11,6 +11,12 @@
  * is also counted per lane and by space, with the lanes that update an address an
  * earlier lane of the same instruction updates (they serialise), and the distinct
  * global addresses updated over the launch.
+ *
+ * A shared request's bank conflicts are its wavefronts beyond one per phase that has an active
+ * lane: what a conflict-free request of the same lanes and width would take, so the count is
+ * exact per request and no number of conflict-free requests dilutes it. Tensor Core flops are
+ * 2 M N K per mma instruction of shape m n k; they are overlapped when the mma's warp has
+ * cp.async copies in flight (ops_async.c) as it issues.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +131,17 @@ static uint64_t flops(const struct insn *in)
     }
 }
 
-void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t m)
+/* The multiply-adds of one mma instruction: M * N * K of its shape. */
+static uint64_t mma_macs(const struct insn *in)
+{
+    static const uint64_t wmma_mnk[5] = {16 * 16 * 16, 32 * 8 * 16, 8 * 32 * 16, 16 * 16 * 8,
+                                         8 * 8 * 4};
+    static const uint64_t mma_mnk[4] = {16 * 8 * 16, 16 * 8 * 8, 16 * 8 * 4, 16 * 8 * 32};
+    return in->op == OP_WMMA_MMA ? wmma_mnk[MMA_SHAPE(in->mod)] : mma_mnk[MMA_SHAPE(in->mod)];
+}
+
+void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uint32_t active,
+                uint32_t m)
 {
     struct vm_counters *c = x->cnt;
     uint64_t n = (uint64_t)__builtin_popcount(m);
@@ -141,10 +157,9 @@ void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t
     else if (in->op == OP_BAR_SYNC && in->width == 0 && m)
         c->barriers++;
     else if ((in->op == OP_WMMA_MMA || in->op == OP_MMA_SYNC) && m) {
-        static const uint64_t wmma_mnk[4] = {16 * 16 * 16, 32 * 8 * 16, 8 * 32 * 16, 16 * 16 * 8};
-        static const uint64_t mma_mnk[3] = {16 * 8 * 16, 16 * 8 * 8, 16 * 8 * 4};
-        c->flops += 2 * (in->op == OP_WMMA_MMA ? wmma_mnk[MMA_SHAPE(in->mod)]
-                                               : mma_mnk[MMA_SHAPE(in->mod)]);
+        c->flops += 2 * mma_macs(in);
+        c->tensor_flops += 2 * mma_macs(in);
+        c->overlapped_flops += vm_async_pending(w) ? 2 * mma_macs(in) : 0;
     }
 }
 
@@ -224,11 +239,12 @@ void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
     if (store && x->count_state && ((struct count_state *)x->count_state)->in_atom)
         count_atomic(x, addr, m, 0);
     int per_phase = bytes <= 4 ? 32 : (int)(128 / bytes);
-    uint64_t waves = 0;
+    uint64_t waves = 0, phases = 0;
     for (int p = 0; p < 32; p += per_phase) {
         uint32_t phase = m & (per_phase == 32 ? FULL_MASK : ((1u << per_phase) - 1) << p);
         if (!phase)
             continue;
+        phases++;
         /* Distinct words per bank: the worst bank sets this phase's wavefronts. */
         uint64_t words[32][32];
         int nw[32] = {0}, worst = 1;
@@ -248,8 +264,10 @@ void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
     if (store) {
         x->cnt->sts_requests++;
         x->cnt->sts_wavefronts += waves;
+        x->cnt->sts_conflicts += waves - phases;
     } else {
         x->cnt->lds_requests++;
         x->cnt->lds_wavefronts += waves;
+        x->cnt->lds_conflicts += waves - phases;
     }
 }

@@ -1,8 +1,9 @@
 /**
  * @file count.h
  * @brief The counters of one launch (struct vm_counters): instructions by class, global
- *        sectors, shared wavefronts, unique bytes, branches, atomics by space and the
- *        addresses they contend on. Called only when counting.
+ *        sectors, shared wavefronts and bank conflicts, unique bytes, branches, atomics by space
+ *        and the addresses they contend on, Tensor Core flops and the mma instructions issued
+ *        with asynchronous copies in flight. Called only when counting.
  */
 #ifndef EMU_COUNT_H
 #define EMU_COUNT_H
@@ -15,9 +16,10 @@ void count_begin(struct exec *x);
 void count_merge(struct exec *x, struct exec *from);
 /** Finish: unique bytes from the sectors seen; free what counting used. */
 void count_end(struct exec *x);
-/** One warp-level instruction issued to lanes @p active, of which lanes @p m have its
- *  predicate on (they execute it). */
-void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t m);
+/** One warp-level instruction of warp @p w issued to lanes @p active, of which lanes @p m have
+ *  its predicate on (they execute it). */
+void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uint32_t active,
+                uint32_t m);
 /** One global request: lanes of @p m at @p addr, @p bytes each (an atomic's is a store). */
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
 /** One shared request: window offsets of lanes in @p m, @p bytes each. */

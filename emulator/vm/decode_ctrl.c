@@ -96,6 +96,8 @@ static int mma_type_of(const char *s)
            : !strcmp(s, "s8")   ? MT_S8
            : !strcmp(s, "u8")   ? MT_U8
            : !strcmp(s, "s32")  ? MT_S32
+           : !strcmp(s, "e4m3") ? MT_E4M3
+           : !strcmp(s, "e5m2") ? MT_E5M2
                                 : -1;
 }
 
@@ -140,10 +142,10 @@ void wmma_dims(int shape, int matrix, int *rows, int *cols)
 /* Bytes of one element of a tensor type. */
 int mma_elem_bytes(int type)
 {
-    return type == MT_F16 || type == MT_BF16 ? 2
-           : type == MT_S8 || type == MT_U8  ? 1
-           : type == MT_F64                  ? 8
-                                             : 4;
+    return type == MT_F16 || type == MT_BF16                                      ? 2
+           : type == MT_S8 || type == MT_U8 || type == MT_E4M3 || type == MT_E5M2 ? 1
+           : type == MT_F64                                                       ? 8
+                                                                                  : 4;
 }
 
 /* Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d): the tile spread over the
@@ -259,40 +261,62 @@ int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return dec_bad(c, "this wmma is not emulated");
 }
 
-/* Registers per lane of an mma.sync fragment (0 a, 1 b, 2 c/d) for f32 accumulators. */
+/* Registers per lane of an mma.sync fragment (matrix 0 a, 1 b, 2 c/d) of element type @p type
+ * in shape @p shape: a holds 16 x K elements, b K x 8, c and d 16 x 8, over 32 lanes in 32-bit
+ * registers (f16 accumulators two to a register). */
 int mma_frag_regs(int matrix, int type, int shape)
 {
-    if (matrix == 2)
-        return 4;
-    if (shape == MS_16_8_16)
-        return matrix == 0 ? 4 : 2;
-    if (shape == MS_16_8_8)
-        return type == MT_TF32 ? (matrix == 0 ? 4 : 2) : (matrix == 0 ? 2 : 1);
-    return matrix == 0 ? 2 : 1; /* m16n8k4 tf32 */
+    static const int ks[] = {16, 8, 4, 32};
+    int elems = matrix == 2 ? 16 * 8 : ks[shape] * (matrix == 0 ? 16 : 8);
+    return elems * mma_elem_bytes(type) / 128;
 }
 
-/* mma.sync.aligned.shape.row.col.f32.atype.btype.f32 d, a, b, c */
+/* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms). */
+static int mma_has(int at, int shape)
+{
+    int fp8 = at == MT_E4M3 || at == MT_E5M2, half = at == MT_F16 || at == MT_BF16;
+    switch (shape) {
+    case MS_16_8_16:
+        return half || fp8;
+    case MS_16_8_8:
+        return half || at == MT_TF32;
+    case MS_16_8_4:
+        return at == MT_TF32;
+    default:
+        return fp8; /* m16n8k32 */
+    }
+}
+
+/* mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c: f32 accumulators for
+ * every input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas requires); fp8 a
+ * and b may differ (e4m3, e5m2). */
 int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t[4];
-    int shape = mn_has(m, "m16n8k16")  ? MS_16_8_16
-                : mn_has(m, "m16n8k8") ? MS_16_8_8
-                : mn_has(m, "m16n8k4") ? MS_16_8_4
-                                       : -1;
-    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col"))
+    int shape = mn_has(m, "m16n8k16")   ? MS_16_8_16
+                : mn_has(m, "m16n8k8")  ? MS_16_8_8
+                : mn_has(m, "m16n8k4")  ? MS_16_8_4
+                : mn_has(m, "m16n8k32") ? MS_16_8_32
+                                        : -1;
+    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col") ||
+        mn_has(m, "satfinite"))
         return dec_bad(c, "this form of mma is not emulated");
-    int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), ct = mma_type_of(t[3].name);
-    int ok = dt == MT_F32 && ct == MT_F32 && at == mma_type_of(t[2].name) &&
-             (shape == MS_16_8_4
-                  ? at == MT_TF32
-                  : at == MT_F16 || at == MT_BF16 || (at == MT_TF32 && shape == MS_16_8_8));
+    int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), bt = mma_type_of(t[2].name),
+        ct = mma_type_of(t[3].name);
+    int fp8 = at == MT_E4M3 || at == MT_E5M2;
+    int f16_acc = at == MT_F16 || fp8;
+    int ok = mma_has(at, shape) && (fp8 ? bt == MT_E4M3 || bt == MT_E5M2 : bt == at) && dt == ct &&
+             (dt == MT_F32 || (dt == MT_F16 && f16_acc));
     if (!ok)
         return dec_bad(c,
-                       "these mma types are not emulated (f32 accumulators, f16/bf16/tf32 inputs)");
+                       "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs, f32 or "
+                       "f16 accumulators)");
     uint32_t words[4 * VEC_MAX + 4];
     int nw = 4;
-    for (int i = 0; i < 4; i++)
-        words[i] = (uint32_t)mma_frag_regs(i == 3 ? 2 : i == 0 ? 2 : i - 1, at, shape);
+    words[0] = (uint32_t)mma_frag_regs(2, dt, shape);
+    words[1] = (uint32_t)mma_frag_regs(0, at, shape);
+    words[2] = (uint32_t)mma_frag_regs(1, bt, shape);
+    words[3] = (uint32_t)mma_frag_regs(2, ct, shape);
     for (int i = 0; i < 4; i++)
         if (fragment(c, &o[i], (int)words[i], words, &nw))
             return -1;
@@ -300,28 +324,32 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     struct insn *in = dec_emit(c, OP_MMA_SYNC);
     in->o[5] = pool;
     in->mod =
-        MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)at, (uint32_t)ct, (uint32_t)dt, 0, 1);
+        MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt, 0, 1);
     return 0;
 }
 
-/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {d...}, [a] */
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 {d...}, [a] and
+ * stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 [a], {r...} */
 int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
+    int store = !strcmp(m->base, "stmatrix");
     int num = mn_has(m, "x4") ? 4 : mn_has(m, "x2") ? 2 : mn_has(m, "x1") ? 1 : 0;
-    if (!num || !mn_has(m, "m8n8") || !mn_has(m, "b16") || n != 2 || o[1].kind != OK_ADDR)
-        return dec_bad(c, "this form of ldmatrix is not emulated");
+    const struct operand *addr = &o[store ? 0 : 1], *frag = &o[store ? 1 : 0];
+    if (!num || !mn_has(m, "m8n8") || !mn_has(m, "b16") || n != 2 || addr->kind != OK_ADDR ||
+        mn_space(m) != SP_SHARED)
+        return dec_bad(c, "this form of %s is not emulated", m->base);
     uint32_t words[4];
     int nw = 0;
-    if (fragment(c, &o[0], num, words, &nw))
+    if (fragment(c, frag, num, words, &nw))
         return -1;
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = dec_emit(c, OP_LDMATRIX);
-    in->imm = o[1].imm + (o[1].sym ? (int64_t)dec_sym_addr(c, o[1].sym) : 0);
-    in->o[0] = o[1].reg ? o[1].reg->off : NO_REG;
+    struct insn *in = dec_emit(c, store ? OP_STMATRIX : OP_LDMATRIX);
+    in->imm = addr->imm + (addr->sym ? (int64_t)dec_sym_addr(c, addr->sym) : 0);
+    in->o[0] = addr->reg ? addr->reg->off : NO_REG;
     in->o[5] = pool;
     in->width = (uint8_t)num;
-    in->mod =
-        (uint32_t)mn_has(m, "trans") | (o[1].reg && o[1].reg->slot == SLOT_32 ? MEM_BASE32_BIT : 0);
+    in->mod = (uint32_t)mn_has(m, "trans") |
+              (addr->reg && addr->reg->slot == SLOT_32 ? MEM_BASE32_BIT : 0);
     return 0;
 }
 

@@ -177,29 +177,75 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
-/* cp.async.{ca,cg}.shared.global [d], [a], size[, src_size]; commit and wait: nothing to do,
- * since the copy happened when it was issued. */
-int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
+/* cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr] */
+static int cp_async_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    if (!mn_has(m, "async") || mn_has(m, "bulk"))
-        return dec_bad(c, "this form of cp is not emulated");
-    if (mn_has(m, "commit_group") || mn_has(m, "wait_group") || mn_has(m, "wait_all")) {
-        dec_emit(c, OP_NOP);
+    enum space s = mn_space(m);
+    if (n != 1 || (s != SP_SHARED && s != SP_GENERIC) || mn_has(m, "shared::cluster"))
+        return dec_bad(c, "this form of cp.async.mbarrier.arrive is not emulated");
+    struct insn *in = dec_emit(c, OP_CP_ASYNC_MBAR);
+    uint32_t mod = 0;
+    if (address(c, &o[0], in, &mod))
+        return -1;
+    in->width = (uint8_t)mn_has(m, "noinc");
+    in->mod = ATOM_MOD(0u, 0u, (uint32_t)s) | ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
+    return 0;
+}
+
+/* cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all. */
+static int cp_async_group(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (mn_has(m, "commit_group")) {
+        if (n)
+            return dec_bad(c, "cp.async.commit_group takes no operands");
+        dec_emit(c, OP_CP_ASYNC_COMMIT);
         return 0;
     }
-    if (n < 3 || n > 4 || o[2].kind != OK_IMM || (o[2].imm != 4 && o[2].imm != 8 && o[2].imm != 16))
+    int all = mn_has(m, "wait_all");
+    if (all ? n != 0 : n != 1 || o[0].kind != OK_IMM || o[0].imm < 0 || o[0].imm > 255)
+        return dec_bad(c, "cp.async.wait_group takes one constant (0 to 255), wait_all none");
+    struct insn *in = dec_emit(c, OP_CP_ASYNC_WAIT);
+    in->width = (uint8_t)all;
+    in->imm = all ? 0 : o[0].imm;
+    return 0;
+}
+
+/*
+ * cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B} [d], [a], size
+ * {, src_size | , ignore_src}{, cache_policy}; the groups and cp.async.mbarrier.arrive.
+ * Other cp forms (bulk copies, tensor copies) are not emulated.
+ */
+int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (!mn_has(m, "async") || mn_has(m, "bulk") || mn_has(m, "tensor"))
+        return dec_bad(c, "this form of cp is not emulated");
+    if (mn_has(m, "mbarrier"))
+        return cp_async_mbarrier(c, m, o, n);
+    if (mn_has(m, "commit_group") || mn_has(m, "wait_group") || mn_has(m, "wait_all"))
+        return cp_async_group(c, m, o, n);
+    int hint = mn_has(m, "L2::cache_hint"), cg = mn_has(m, "cg");
+    int extra = n - 3 - hint; /* src_size or ignore_src */
+    int spaces = (mn_has(m, "shared") || mn_has(m, "shared::cta")) && mn_has(m, "global");
+    if ((!cg && !mn_has(m, "ca")) || !spaces || extra < 0 || extra > 1 || o[2].kind != OK_IMM ||
+        (o[2].imm != 4 && o[2].imm != 8 && o[2].imm != 16) || (cg && o[2].imm != 16))
         return dec_bad(c, "this form of cp.async is not emulated");
     if (o[1].kind != OK_ADDR || !o[1].reg || o[1].reg->slot != SLOT_64 || o[1].imm || o[1].sym)
         return dec_bad(c, "cp.async's source must be [64-bit register]");
-    uint32_t size_reg = NO_REG;
-    if (n == 4 && dec_src(c, &o[3], 'u', 32, &size_reg))
+    uint32_t size_reg = NO_REG, ignore = NO_REG;
+    if (extra && o[3].kind == OK_REG && o[3].reg->slot == SLOT_PRED) {
+        if (o[3].negated)
+            return dec_bad(c, "a negated ignore-src predicate is not emulated");
+        ignore = o[3].reg->off;
+    } else if (extra && dec_src(c, &o[3], 'u', 32, &size_reg)) {
         return -1;
+    }
     struct insn *in = dec_emit(c, OP_CP_ASYNC);
     uint32_t mod = 0;
     if (address(c, &o[0], in, &mod))
         return -1;
     in->o[1] = o[1].reg->off;
     in->o[2] = size_reg;
+    in->o[3] = ignore;
     in->width = (uint8_t)o[2].imm;
     in->mod = mod;
     return 0;

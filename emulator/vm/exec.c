@@ -209,7 +209,7 @@ static enum event run_warp(struct exec *x, struct warp *w)
                 m &= in->neg_guard ? ~PRED(w, in->guard) : PRED(w, in->guard);
             x->clock++;
             if (x->cnt)
-                count_insn(x, in, mask, m);
+                count_insn(x, w, in, mask, m);
             enum event ev = m ? vm_ops[in->op](x, w, in, m) : EV_NONE;
             if (ev == EV_NONE) {
                 if (++pc == stop)
@@ -582,6 +582,7 @@ static void block_start(struct exec *x)
         memset(w->stack_charged, 0, sizeof w->stack_charged);
         memset(w->stack_levels, 0, sizeof w->stack_levels);
         memset(w->cdp_error, 0, sizeof w->cdp_error);
+        vm_async_reset(w);
         each_function(x, w, fill_uniform_specials);
         if (x->local_frame)
             memset(w->local, 0xFF, 32 * (size_t)x->local_frame);
@@ -778,9 +779,11 @@ static void make_warps(struct exec *x, uint32_t nwarps, uint32_t per)
 
 static void free_warps(struct exec *x)
 {
-    for (uint32_t i = 0; i < x->nwarps; i++)
+    for (uint32_t i = 0; i < x->nwarps; i++) {
         for (int l = 0; l < 32; l++)
             free(x->warps[i].stack[l]);
+        vm_async_free(&x->warps[i]);
+    }
     free(x->smem);
     free(x->arena);
     free(x->warps);

@@ -345,9 +345,20 @@ OP(ATOM, VM_CLASS_STG, "atom")
 /* prefetch, fence.{sc,acq_rel}.scope, membar, nanosleep, discard, pmevent: nothing to do in a
  * machine that runs one thread at a time, each access complete when it returns. [9.7.13] */
 OP(NOP, VM_CLASS_OTHER, "nop")
-/* cp.async.{ca,cg}.shared.global [o0+imm], [o1], width[, o2 = src_size]: copied at once (a
- * valid schedule of the asynchronous copy); bytes past src_size are zero. [9.7.9.25] */
+/* cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB} [o0+imm], [o1], width{, o2 =
+ * src_size | o3 = ignore-src}{, cache-policy}: the global bytes are read now (src_size of them,
+ * none where ignore-src is true; the rest are zeros), the shared ones written when a wait lands
+ * the copy (ops_async.c). Counted as a global load and a shared store. [PTX ISA: cp.async] */
 OP(CP_ASYNC, VM_CLASS_LDG, "cp.async")
+
+/* ---- asynchronous copies' groups (ops_async.c) --------------------------------------- */
+
+/* cp.async.commit_group: each lane's copies since its last commit become a group.
+ * [PTX ISA: cp.async.commit_group] */
+OP(CP_ASYNC_COMMIT, VM_CLASS_OTHER, "cp.async.commit_group")
+/* cp.async.wait_group imm: the lane's committed groups but the newest imm land; width 1:
+ * cp.async.wait_all, every copy lands. [PTX ISA: cp.async.wait_group] */
+OP(CP_ASYNC_WAIT, VM_CLASS_OTHER, "cp.async.wait_group")
 
 /* ---- mbarrier (ops_mbarrier.c) ------------------------------------------------------- */
 
@@ -366,6 +377,11 @@ OP(MBAR_WAIT, VM_CLASS_OTHER, "mbarrier.test_wait")
 /* mbarrier.pending_count.b64 o1, o2: the arrivals token o2's arrive left pending. [9.7.13.15.17]
  */
 OP(MBAR_PENDING, VM_CLASS_OTHER, "mbarrier.pending_count")
+/* cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [o0+imm]: the lane's copies issued so far
+ * land, then the object gets an arrival (width 1, .noinc); without .noinc the ISA adds one
+ * pending arrival first, so the count is unchanged. mod as mbarrier's.
+ * [PTX ISA: cp.async.mbarrier.arrive] */
+OP(CP_ASYNC_MBAR, VM_CLASS_OTHER, "cp.async.mbarrier.arrive")
 
 /* ---- textures and surfaces (ops_tex.c) --------------------------------------------- */
 
@@ -423,12 +439,19 @@ OP(WMMA_STORE, VM_CLASS_TENSOR, "wmma.store")
  * the cuBLAS stand-in's CUBLAS_COMPUTE_16F rounds once per 16 k values, so the two agree bit
  * for bit. [9.7.14.5] */
 OP(WMMA_MMA, VM_CLASS_TENSOR, "wmma.mma")
-/* mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16,tf32}.f32 d, a, b, c: with the
- * register layouts the PTX ISA documents for these shapes. [9.7.15.5] */
+/* mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c: m16n8k16 and m16n8k8
+ * with f16 (f16 or f32 accumulators) or bf16 inputs, m16n8k8 and m16n8k4 tf32, m16n8k32 and
+ * m16n8k16 e4m3/e5m2 (f16 or f32 accumulators), in the register layouts the PTX ISA documents;
+ * exact products summed in fp32 in k order, f16 results rounded once. [PTX ISA: Matrix
+ * Fragments for mma.m16n8k*] */
 OP(MMA_SYNC, VM_CLASS_TENSOR, "mma.sync")
-/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {d}, [a]: lanes supply row
- * addresses; each register gets the fragment the PTX ISA documents. [9.7.15.6] */
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 {d}, [a]: lanes 8i .. 8i+7
+ * supply the row addresses of matrix i; each register gets the fragment the PTX ISA documents.
+ * Counted as shared loads of 16-byte rows, 8 lanes a phase. [PTX ISA: ldmatrix] */
 OP(LDMATRIX, VM_CLASS_TENSOR, "ldmatrix")
+/* stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 [a], {r}: ldmatrix's inverse
+ * (sm_90). [PTX ISA: stmatrix] */
+OP(STMATRIX, VM_CLASS_TENSOR, "stmatrix")
 
 /* ---- control (ops_ctrl.c) -------------------------------------------------------- */
 

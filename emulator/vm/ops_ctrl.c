@@ -24,7 +24,8 @@ enum event h_BRA(struct exec *x, struct warp *w, const struct insn *in, uint32_t
 
 enum event h_EXIT(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    (void)w, (void)in;
+    (void)in;
+    vm_async_land(x, w, m, -1); /* copies still in flight complete, as a GPU's would */
     x->exited = m;
     return EV_EXIT;
 }

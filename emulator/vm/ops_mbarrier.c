@@ -10,7 +10,8 @@
  * the current phase's parity (bit 63). An arrive returns a token: the phase it arrived in and
  * the arrivals still pending after it. A wait on a token is complete once the object's phase
  * differs from the token's. A block's warps run one at a time and a warp's lanes in lane
- * order, so every update is atomic. The checks (racecheck, initcheck) do not see these
+ * order, so every update is atomic. cp.async.mbarrier.arrive lands the thread's asynchronous
+ * copies (ops_async.c) and arrives for them. The checks (racecheck, initcheck) do not see these
  * accesses: they are synchronisation, as atomics are. A completed phase that every thread of
  * the block arrived at orders shared accesses for racecheck as a bar.sync does.
  */
@@ -85,32 +86,60 @@ enum event h_MBAR_INIT(struct exec *x, struct warp *w, const struct insn *in, ui
     return EV_NONE;
 }
 
+/* Lane @p l's arrival of @p n on its object (@p drop: arrive_drop), its token to o[1] when
+ * there is one; the last arrival of a phase starts the next. */
+static enum event arrive(struct exec *x, struct warp *w, const struct insn *in, int l, uint64_t n,
+                         int drop)
+{
+    uint8_t *p = NULL;
+    uint64_t v;
+    enum event ev = object_read(x, w, in, l, &p, &v);
+    if (ev != EV_NONE)
+        return ev;
+    uint64_t pending = v & MB_COUNT, expected = v >> 21 & MB_COUNT;
+    if (n < 1 || n > pending || (drop && n > expected))
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "mbarrier.arrive%s of %llu where %llu arrivals are pending (of %llu)",
+                       drop ? "_drop" : "", (unsigned long long)n, (unsigned long long)pending,
+                       (unsigned long long)expected);
+    expected -= drop ? n : 0; /* arrive_drop: fewer arrivals in the phases after */
+    pending -= n;
+    if (in->op == OP_MBAR_ARRIVE && in->o[1] != NO_REG)
+        R64(w, in->o[1])[l] = (v & MB_PHASE) | MB_MARK | pending;
+    uint64_t phase = pending ? v & MB_PHASE : (v & MB_PHASE) ^ MB_PHASE;
+    if (!pending && x->launch->checks)
+        check_mbarrier_phase(x, expected + (drop ? n : 0));
+    v = phase | MB_MARK | expected << 21 | (pending ? pending : expected);
+    memcpy(p, &v, 8);
+    x->writes++;
+    return EV_NONE;
+}
+
 enum event h_MBAR_ARRIVE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint8_t *p = NULL;
-        uint64_t v;
-        enum event ev = object_read(x, w, in, l, &p, &v);
+        uint64_t n = in->o[2] == NO_REG ? 1 : R32(w, in->o[2])[l];
+        enum event ev = arrive(x, w, in, l, n, in->width);
         if (ev != EV_NONE)
             return ev;
-        uint64_t n = in->o[2] == NO_REG ? 1 : R32(w, in->o[2])[l];
-        uint64_t pending = v & MB_COUNT, expected = v >> 21 & MB_COUNT;
-        if (n < 1 || n > pending || (in->width && n > expected))
-            return vm_fail(x, w, in, l, VM_FAULT,
-                           "mbarrier.arrive%s of %llu where %llu arrivals are pending (of %llu)",
-                           in->width ? "_drop" : "", (unsigned long long)n,
-                           (unsigned long long)pending, (unsigned long long)expected);
-        expected -= in->width ? n : 0; /* arrive_drop: fewer arrivals in the phases after */
-        pending -= n;
-        if (in->o[1] != NO_REG)
-            R64(w, in->o[1])[l] = (v & MB_PHASE) | MB_MARK | pending;
-        uint64_t phase = pending ? v & MB_PHASE : (v & MB_PHASE) ^ MB_PHASE;
-        if (!pending && x->launch->checks)
-            check_mbarrier_phase(x, expected + (in->width ? n : 0));
-        v = phase | MB_MARK | expected << 21 | (pending ? pending : expected);
-        memcpy(p, &v, 8);
-        x->writes++;
+    }
+    return EV_NONE;
+}
+
+/* cp.async.mbarrier.arrive: the lanes' copies complete (they land now), then the arrive-on the
+ * ISA triggers at their completion. Without .noinc it first adds the pending arrival it then
+ * takes, so only the object's being initialised is checked. */
+enum event h_CP_ASYNC_MBAR(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    vm_async_land(x, w, m, -1);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint8_t *p = NULL;
+        uint64_t v;
+        enum event ev = in->width ? arrive(x, w, in, l, 1, 0) : object_read(x, w, in, l, &p, &v);
+        if (ev != EV_NONE)
+            return ev;
     }
     return EV_NONE;
 }

@@ -845,25 +845,49 @@ enum event h_NOP(struct exec *x, struct warp *w, const struct insn *in, uint32_t
     return EV_NONE;
 }
 
-/* cp.async: the copy happens now; src_size (o[2]) bytes come from global, the rest are 0. */
+/* The bytes each lane of a cp.async reads: src_size (o[2]) when given, capped at the width; 0
+ * for lanes whose ignore-src predicate (o[3]) is true. */
+static unsigned cp_async_size(const struct warp *w, const struct insn *in, int l)
+{
+    if (in->o[3] != NO_REG && ((PRED(w, in->o[3]) >> l) & 1))
+        return 0;
+    unsigned n = in->o[2] != NO_REG ? R32(w, in->o[2])[l] : in->width;
+    return n < in->width ? n : in->width;
+}
+
+/* cp.async: the global bytes are read now (one request for the lanes that read a whole
+ * width; a lane reading fewer bytes is checked alone), the shared ones are written at the wait
+ * that lands the copy (ops_async.c). A lane with nothing to read touches no global memory. */
 enum event h_CP_ASYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     uint8_t *dst[32], *src[32];
-    unsigned width = in->width;
+    unsigned width = in->width, size[32];
     enum event ev = resolve(x, w, in, m, SP_SHARED, MEM_BASE32(in->mod), width, 1, dst);
     if (ev != EV_NONE)
         return ev;
+    uint32_t whole = 0;
+    LANES(m, {
+        size[l] = cp_async_size(w, in, l);
+        whole |= (uint32_t)(size[l] == width) << l;
+    });
     struct insn from = *in;
     from.o[0] = in->o[1];
     from.imm = 0;
-    ev = resolve(x, w, &from, m, SP_GLOBAL, 0, width, 0, src);
+    ev = whole ? resolve(x, w, &from, whole, SP_GLOBAL, 0, width, 0, src) : EV_NONE;
+    for (uint32_t mm = m & ~whole; mm && ev == EV_NONE; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (size[l])
+            ev = vm_access(x, w, in, l, SP_GLOBAL, R64(w, in->o[1])[l], size[l], 1, 0, &src[l]);
+    }
     if (ev != EV_NONE)
         return ev;
-    const uint32_t *size = in->o[2] != NO_REG ? R32(w, in->o[2]) : NULL;
-    LANES(m, {
-        unsigned n = size && size[l] < width ? size[l] : width;
-        memcpy(dst[l], src[l], n);
-        memset(dst[l] + n, 0, width - n);
-    });
+    uint32_t pc = (uint32_t)(in - x->code);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint8_t data[16] = {0}; /* past src_size: zeros */
+        if (size[l])
+            memcpy(data, src[l], size[l]);
+        vm_async_issue(w, l, (uint32_t)(dst[l] - x->smem), data, width, pc);
+    }
     return EV_NONE;
 }

@@ -1,7 +1,7 @@
 /**
  * @file ops_tensor.c
  * @brief Tensor-core instructions: wmma (the emulator's own fragment layout),
- *        mma.sync and ldmatrix (the layouts the PTX ISA documents).
+ *        mma.sync, ldmatrix and stmatrix (the layouts the PTX ISA documents).
  *
  * wmma fragments are opaque to programs, so any layout that load, mma and
  * store agree on is correct; this one is the simplest: element e of the
@@ -10,10 +10,11 @@
  * the tile has elements (f16 A and B fragments hold each element twice, as
  * the hardware's do).
  *
- * Products of f16, bf16 and tf32 values are exact in fp32; they are summed
- * into the fp32 accumulator in k order, one rounding per addition. tf32
- * inputs are read with their low 13 mantissa bits ignored, as the hardware
- * reads an fp32 register it is given as tf32.
+ * Products of f16, bf16, tf32 and fp8 (e4m3, e5m2) values are exact in fp32;
+ * they are summed into the fp32 accumulator in k order, one rounding per
+ * addition, and an f16 result is rounded once at the end. tf32 inputs are
+ * read with their low 13 mantissa bits ignored, as the hardware reads an fp32
+ * register it is given as tf32.
  */
 #include <math.h>
 #ifdef __F16C__
@@ -252,6 +253,13 @@ static float tc_value(int t, uint32_t raw)
         return fp_bf16_to_f32((uint16_t)raw);
     case MT_TF32:
         return u2f(raw & ~0x1FFFu);
+    case MT_E5M2: /* IEEE-style: 5 exponent bits, 2 mantissa bits, infinities and NaNs */
+        return (float)fp_value(raw & 0xFF, (struct fp_fmt){2, 5});
+    case MT_E4M3: { /* bias 7, no infinities: S.1111.111 is NaN, S.1111.xxx normal (to 448) */
+        int e = raw >> 3 & 15, man = raw & 7;
+        float v = e ? ldexpf((float)(8 + man), e - 10) : ldexpf((float)man, -9);
+        return e == 15 && man == 7 ? NAN : raw & 0x80 ? -v : v;
+    }
     default:
         return u2f(raw);
     }
@@ -368,46 +376,49 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
 
 /* ---- mma.sync ------------------------------------------------------------------------------- */
 
-/* Where element i of lane @p lane's fragment sits, for the m16n8k* shapes (PTX ISA 9.7.15.5.1):
- * g = lane >> 2 (group), t = lane % 4 (thread in group). */
-static void mma_pos(int matrix, int at, int shape, int lane, int i, int *row, int *col)
+/*
+ * Where element i of lane @p lane's fragment sits in the m16n8kK tile of matrix @p matrix (0 a,
+ * 1 b, 2 c/d), with @p per elements to a 32-bit register (1 tf32, 2 f16/bf16, 4 fp8). The PTX
+ * ISA's tables ("Matrix Fragments for mma.m16n8k4/k8/k16/k32") all follow one rule: with
+ * g = lane / 4 and t = lane % 4, register r of a holds row g (+ 8 for odd r), columns
+ * per * t + j, the next K / 2 for r >= 2; register r of b holds rows per * t + j (+ K / 2 r),
+ * column g; c and d hold rows g and g + 8, columns 2t and 2t + 1.
+ */
+static void mma_pos(int matrix, int per, int K, int lane, int i, int *row, int *col)
 {
-    int g = lane >> 2, t = lane & 3;
-    if (matrix == 2) { /* c, d: 4 fp32 */
-        *row = g + 8 * (i >= 2);
+    int g = lane >> 2, t = lane & 3, r = i / per, j = i % per;
+    if (matrix == 2) {
+        *row = g + 8 * (i >> 1);
         *col = 2 * t + (i & 1);
-    } else if (at == MT_TF32) {
-        if (matrix == 0) { /* a: k8 -> 4 regs, k4 -> 2 */
-            *row = g + 8 * (i & 1);
-            *col = t + 4 * (i >= 2);
-        } else {
-            *row = t + 4 * i;
-            *col = g;
-        }
-    } else if (matrix == 0) { /* f16 / bf16 a: k16 -> 8 halves, k8 -> 4 */
-        *row = g + 8 * ((i >> 1) & 1);
-        *col = 2 * t + (i & 1) + 8 * (i >= 4);
-    } else { /* b: k16 -> 4 halves, k8 -> 2 */
-        *row = 2 * t + (i & 1) + 8 * (i >= 2);
+    } else if (matrix == 0) {
+        *row = g + 8 * (r & 1);
+        *col = per * t + j + K / 2 * (r >> 1);
+    } else {
+        *row = per * t + j + K / 2 * r;
         *col = g;
     }
-    (void)shape;
 }
 
-/* Gather (or scatter) a whole mma.sync fragment: per lane, @p n elements of @p bytes. */
-static void mma_io(struct warp *w, const uint32_t *regs, int matrix, int at, int shape, int n,
-                   int bytes, int cols, float *tile, const float *out)
+/* Gather (out NULL) a fragment of @p n elements of type @p type per lane into the row-major
+ * tile @p tile of @p cols columns, as fp32 values; or scatter @p out into it (f32 or f16). */
+static void mma_io(struct warp *w, const uint32_t *regs, int matrix, int type, int K, int n,
+                   int cols, float *tile, const float *out)
 {
+    int bytes = mma_elem_bytes(type), per = 4 / bytes, bits = 8 * bytes;
+    uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
     for (int lane = 0; lane < 32; lane++)
         for (int i = 0; i < n; i++) {
             int r, c;
-            mma_pos(matrix, at, shape, lane, i, &r, &c);
-            uint32_t *reg = &R32(w, regs[bytes == 4 ? i : i / 2])[lane];
-            if (out) {
-                *reg = f2u(out[r * cols + c]);
+            mma_pos(matrix, per, K, lane, i, &r, &c);
+            uint32_t *reg = &R32(w, regs[i / per])[lane];
+            int shift = i % per * bits;
+            if (!out) {
+                tile[r * cols + c] = tc_value(type, (*reg >> shift) & mask);
+            } else if (type == MT_F16) {
+                uint32_t h = fp_f32_to_f16(out[r * cols + c]);
+                *reg = (*reg & ~(mask << shift)) | h << shift;
             } else {
-                uint32_t raw = bytes == 4 ? *reg : (*reg >> (16 * (i & 1))) & 0xFFFF;
-                tile[r * cols + c] = tc_value(matrix == 2 ? MT_F32 : at, raw);
+                *reg = f2u(out[r * cols + c]);
             }
         }
 }
@@ -417,52 +428,75 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     if (m != FULL_MASK)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "mma.sync with part of the warp: all 32 lanes must execute it");
-    int shape = (int)MMA_SHAPE(in->mod), at = (int)MMA_AT(in->mod);
+    static const int ks[] = {16, 8, 4, 32};
+    uint32_t mod = in->mod;
+    int K = ks[MMA_SHAPE(mod)], at = (int)MMA_AT(mod), bt = (int)MMA_BT(mod);
+    int ct = (int)MMA_CT(mod), dt = (int)MMA_DT(mod);
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
-    int K = shape == MS_16_8_16 ? 16 : shape == MS_16_8_8 ? 8 : 4, bytes = mma_elem_bytes(at);
-    int na = (int)pool[1] * (bytes == 2 ? 2 : 1), nb = (int)pool[2] * (bytes == 2 ? 2 : 1);
-    float A[16 * 16], B[16 * 8], C[16 * 8], D[16 * 8];
-    mma_io(w, ra, 0, at, shape, na, bytes, K, A, NULL);
-    mma_io(w, rb, 1, at, shape, nb, bytes, 8, B, NULL);
-    mma_io(w, rc, 2, at, shape, 4, 4, 8, C, NULL);
+    float A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
+    mma_io(w, ra, 0, at, K, 16 * K / 32, K, A, NULL);
+    mma_io(w, rb, 1, bt, K, 8 * K / 32, 8, B, NULL);
+    mma_io(w, rc, 2, ct, K, 4, 8, C, NULL);
     mma_tile(16, 8, K, A, B, C, D);
-    mma_io(w, rd, 2, at, shape, 4, 4, 8, NULL, D);
+    mma_io(w, rd, 2, dt, K, 4, 8, NULL, D);
     return EV_NONE;
 }
 
-/* ldmatrix: lanes 8i .. 8i+7 give the row addresses of matrix i; register i of lane l gets
- * row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of matrix i (with .trans, of its transpose). */
-enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+/* ---- ldmatrix and stmatrix ------------------------------------------------------------------ */
+
+/* ldmatrix and stmatrix: lanes 8i .. 8i+7 give the row addresses of matrix i (16 bytes each);
+ * register i of lane l holds row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of matrix i (with
+ * .trans, of its transpose). Counted as shared requests of 16-byte rows, 8 lanes a phase. */
+static enum event matrix_rows(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                              int store)
 {
     if (m != FULL_MASK)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
-                       "ldmatrix with part of the warp: all 32 lanes must execute it");
+                       "%s with part of the warp: all 32 lanes must execute it",
+                       store ? "stmatrix" : "ldmatrix");
     const uint32_t *regs = &x->mod->pool[in->o[5]];
     int trans = in->mod & 1;
     uint16_t mat[4][8][8];
-    uint64_t rows[32];
-    for (int i = 0; i < in->width; i++)
-        for (int r = 0; r < 8; r++) {
-            int lane = 8 * i + r;
-            uint64_t a = in->o[0] == NO_REG           ? 0
-                         : (in->mod & MEM_BASE32_BIT) ? R32(w, in->o[0])[lane]
-                                                      : R64(w, in->o[0])[lane];
-            uint8_t *p;
-            enum event ev =
-                vm_access(x, w, in, lane, SP_SHARED, a + (uint64_t)in->imm, 16, 16, 0, &p);
-            if (ev != EV_NONE)
-                return ev;
-            memcpy(mat[i][r], p, 16);
-            rows[lane] = a + (uint64_t)in->imm;
-        }
-    vm_count_pieces(x, w, SP_SHARED, rows, 8 * in->width, 16, 0);
+    uint8_t *row[32];
+    uint64_t addr[32];
+    for (int lane = 0; lane < 8 * in->width; lane++) {
+        uint64_t a = in->o[0] == NO_REG           ? 0
+                     : (in->mod & MEM_BASE32_BIT) ? R32(w, in->o[0])[lane]
+                                                  : R64(w, in->o[0])[lane];
+        addr[lane] = a + (uint64_t)in->imm;
+        enum event ev = vm_access(x, w, in, lane, SP_SHARED, addr[lane], 16, 16, store, &row[lane]);
+        if (ev != EV_NONE)
+            return ev;
+        if (!store)
+            memcpy(mat[lane / 8][lane % 8], row[lane], 16);
+    }
+    vm_count_pieces(x, w, SP_SHARED, addr, 8 * in->width, 16, store);
     for (int i = 0; i < in->width; i++)
         for (int l = 0; l < 32; l++) {
             int r = l / 4, c = 2 * (l % 4);
-            uint32_t lo = trans ? mat[i][c][r] : mat[i][r][c];
-            uint32_t hi = trans ? mat[i][c + 1][r] : mat[i][r][c + 1];
-            R32(w, regs[i])[l] = lo | hi << 16;
+            uint16_t *lo = trans ? &mat[i][c][r] : &mat[i][r][c];
+            uint16_t *hi = trans ? &mat[i][c + 1][r] : &mat[i][r][c + 1];
+            uint32_t *reg = &R32(w, regs[i])[l];
+            if (store) {
+                *lo = (uint16_t)*reg;
+                *hi = (uint16_t)(*reg >> 16);
+            } else {
+                *reg = *lo | (uint32_t)*hi << 16;
+            }
         }
+    if (store)
+        for (int lane = 0; lane < 8 * in->width; lane++)
+            memcpy(row[lane], mat[lane / 8][lane % 8], 16);
     return EV_NONE;
+}
+
+enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return matrix_rows(x, w, in, m, 0);
+}
+
+enum event h_STMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return matrix_rows(x, w, in, m, 1);
 }

@@ -135,7 +135,7 @@ enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT
 #define ATOM_BASE32_BIT (1u << 12)
 
 /** Element types of the tensor instructions. */
-enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32, MT_F64, MT_S8, MT_U8, MT_S32 };
+enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32, MT_F64, MT_S8, MT_U8, MT_S32, MT_E4M3, MT_E5M2 };
 /** Tile shapes of wmma: m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 (f64). */
 enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 /** Fields of a wmma.load / wmma.store insn.mod. */
@@ -149,16 +149,16 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define WM_BASE32_BIT (1u << 12)
 /** Fields of a wmma.mma / mma.sync insn.mod: shape, the four types, the two layouts. */
 #define MMA_MOD(shape, at, bt, ct, dt, acol, bcol)                                                 \
-    ((shape) | (at) << 3 | (bt) << 6 | (ct) << 9 | (dt) << 12 | (acol) << 15 | (bcol) << 16)
+    ((shape) | (at) << 3 | (bt) << 7 | (ct) << 11 | (dt) << 15 | (acol) << 19 | (bcol) << 20)
 #define MMA_SHAPE(mod) ((mod)&7)
-#define MMA_AT(mod) (((mod) >> 3) & 7)
-#define MMA_BT(mod) (((mod) >> 6) & 7)
-#define MMA_CT(mod) (((mod) >> 9) & 7)
-#define MMA_DT(mod) (((mod) >> 12) & 7)
-#define MMA_ACOL(mod) (((mod) >> 15) & 1)
-#define MMA_BCOL(mod) (((mod) >> 16) & 1)
+#define MMA_AT(mod) (((mod) >> 3) & 15)
+#define MMA_BT(mod) (((mod) >> 7) & 15)
+#define MMA_CT(mod) (((mod) >> 11) & 15)
+#define MMA_DT(mod) (((mod) >> 15) & 15)
+#define MMA_ACOL(mod) (((mod) >> 19) & 1)
+#define MMA_BCOL(mod) (((mod) >> 20) & 1)
 /** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC). */
-enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4 };
+enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4, MS_16_8_32 };
 
 /** Geometries of tex, suld and sust (the PTX names 1d, 2d, 3d, a1d, a2d, cube, acube). */
 enum tex_geom { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
@@ -340,7 +340,8 @@ struct warp {
     uint8_t *stack[32]; /**< a recursive kernel's saved frames, per lane (exec::recursive) */
     uint32_t stack_used[32], stack_cap[32];
     uint32_t stack_charged[32], stack_levels[32]; /**< against cudaLimitStackSize; levels deep */
-    int32_t cdp_error[32]; /**< each lane's device-side cudaGetLastError (cdp.c) */
+    int32_t cdp_error[32];     /**< each lane's device-side cudaGetLastError (cdp.c) */
+    struct async_queue *async; /**< its cp.async copies in flight (ops_async.c), or NULL */
 };
 
 /** Why the dispatch loop stopped running a group of lanes. */
@@ -574,6 +575,23 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
  */
 void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
                      int n, unsigned bytes, int store);
+
+/* ---- asynchronous copies (ops_async.c) ---------------------------------------------- */
+
+/** Lane @p lane of @p w issues a cp.async of @p bytes (@p data, read from global memory now)
+ *  to shared offset @p dst, by the instruction at @p pc: it lands at a wait. */
+void vm_async_issue(struct warp *w, int lane, uint32_t dst, const uint8_t *data, unsigned bytes,
+                    uint32_t pc);
+/** Lanes @p m commit their copies since their last commit as a group. */
+void vm_async_commit(struct warp *w, uint32_t m);
+/** Land lanes @p m's copies of every committed group but the newest @p keep (keep < 0: every
+ *  copy, committed or not) into shared memory, as their waits complete them. */
+void vm_async_land(struct exec *x, struct warp *w, uint32_t m, int keep);
+/** The copies @p w has in flight (issued, not landed). */
+uint32_t vm_async_pending(const struct warp *w);
+/** A new block: no copies, no groups. And the end of the warp: its queue freed. */
+void vm_async_reset(struct warp *w);
+void vm_async_free(struct warp *w);
 
 /** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
 int wmma_frag_regs(int matrix, int type, int shape);

@@ -7,13 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "course_half.h"
 #include "course_judge.h"
 #include "course_test.h"
-#include "cuda_check.h"
 #include "mat.h"
-#include "ref.h"
-#include "timer.h"
 
 /* Shapes beyond course_gemm_shapes: multiples of 8 and 16, so the in-place fragment loads and
  * the 128-bit loads run, with and without partial tiles; N % 8 == 0 with K % 8 != 0 (and the
@@ -25,98 +22,16 @@ static const int aligned_shapes[][3] = {
 };
 static const size_t aligned_count = sizeof aligned_shapes / sizeof *aligned_shapes;
 
-/* The value of float @p x after rounding to the 16-bit format (bf16 or fp16). */
-static float round16(float x, int bf16)
-{
-    return bf16 ? ref_bf16_to_f32(ref_f32_to_bf16(x)) : ref_f16_to_f32(ref_f32_to_f16(x));
-}
-
-/* Round @p x (n floats) to the 16-bit format in place, and return its bits (malloc'd). */
-static uint16_t *to16(float *x, size_t n, int bf16)
-{
-    uint16_t *h = mat_alloc(n * sizeof *h);
-    for (size_t i = 0; i < n; i++) {
-        x[i] = round16(x[i], bf16);
-        h[i] = bf16 ? ref_f32_to_bf16(x[i]) : ref_f32_to_f16(x[i]);
-    }
-    return h;
-}
-
-/*
- * Run @p name once at M x N x K into a poisoned, guarded C, each matrix @p offset bytes past an
- * aligned address. Inputs: small integers (exact in both formats; the check is equality) or,
- * with @p uniform, floats in [-1, 1) rounded to the format on the host, so the only rounding
- * left is the accumulation's: the check is the course's rule, ref_gemm_tolerance(K, 0,
- * REF_U_TC_ACC) times sum |a||b|.
- */
-static struct mat_cmp check_half_gemm(struct course_runner *r, const char *name, int bf16, int M,
-                                      int N, int K, uint64_t seed, int uniform, size_t offset)
-{
-    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
-    double *want = mat_alloc(nc * sizeof *want), *scale = mat_alloc(nc * sizeof *scale);
-    if (uniform) {
-        mat_fill_uniform(A, na, seed, -1, 1);
-        mat_fill_uniform(B, nb, seed + 1, -1, 1);
-    } else {
-        mat_fill_int(A, na, seed);
-        mat_fill_int(B, nb, seed + 1);
-    }
-    uint16_t *hA = to16(A, na, bf16), *hB = to16(B, nb, bf16);
-    ref_matmul_f64(M, N, K, A, B, want);
-    int a = course_buf_in(r, PROTO_DEVICE, hA, na * 2, offset);
-    int b = course_buf_in(r, PROTO_DEVICE, hB, nb * 2, offset);
-    /* C holds floats: a float a GPU can store is 4-byte aligned, so C moves in whole floats. */
-    int c = course_buf_out(r, PROTO_DEVICE, nc * sizeof(float), (offset + 3) / 4 * 4);
-    COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
-                COURSE_PTR(b), COURSE_PTR(c));
-    float *C = course_buf_read(r, c, name);
-    struct mat_cmp cmp;
-    if (uniform) {
-        ref_matmul_abs_f64(M, N, K, A, B, scale);
-        cmp = mat_compare_scaled(C, want, scale, M, N, ref_gemm_tolerance(K, 0, REF_U_TC_ACC));
-    } else {
-        cmp = mat_compare_f64(C, want, M, N, 0, 0);
-    }
-    course_buf_free(r, a);
-    course_buf_free(r, b);
-    course_buf_free(r, c);
-    free(A);
-    free(B);
-    free(C);
-    free(hA);
-    free(hB);
-    free(want);
-    free(scale);
-    return cmp;
-}
-
-/* Check @p name at @p count shapes, on integers or (@p uniform) under the rounding rule. */
-static void check_shapes(struct course_runner *r, const char *name, int bf16,
-                         const int (*shapes)[3], size_t count, uint64_t seed, int uniform,
-                         size_t offset)
-{
-    char why[160];
-    for (size_t s = 0; s < count; s++) {
-        const int *d = shapes[s];
-        struct mat_cmp c =
-            check_half_gemm(r, name, bf16, d[0], d[1], d[2], seed + s, uniform, offset);
-        ck_assert_msg(c.n_bad == 0, "%s at M=%d N=%d K=%d (%s, pointers %zu bytes in): %s", name,
-                      d[0], d[1], d[2], uniform ? "random, rounding rule" : "integers", offset,
-                      mat_cmp_describe(&c, why, sizeof why));
-    }
-}
-
 /* Every edge shape exactly on integers, the aligned shapes too, then random floats under the
  * rounding rule at a few shapes (the largest K makes the accumulation error visible). */
 static void check_edges(const char *name, int bf16)
 {
     static const int random_shapes[][3] = {{33, 31, 1}, {129, 65, 4099}, {256, 256, 2048}};
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    check_shapes(r, name, bf16, course_gemm_shapes, course_gemm_edge_count(), 600, 0, 0);
-    check_shapes(r, name, bf16, aligned_shapes, aligned_count - (course_emulated ? 1 : 0), 700, 0,
-                 0);
-    check_shapes(r, name, bf16, random_shapes, 3, 800, 1, 0);
+    course_half_gemm_shapes(r, name, bf16, course_gemm_shapes, course_gemm_edge_count(), 600, 0, 0);
+    course_half_gemm_shapes(r, name, bf16, aligned_shapes,
+                            aligned_count - (course_emulated ? 1 : 0), 700, 0, 0);
+    course_half_gemm_shapes(r, name, bf16, random_shapes, 3, 800, 1, 0);
     course_runner_stop(r);
 }
 
@@ -147,74 +62,19 @@ START_TEST(wmma_misaligned)
     const char *names[] = {"wmma_naive", "wmma_shared"};
     struct course_runner *r = course_runner_start(COURSE_GPU);
     for (int v = 0; v < 2; v++) {
-        check_shapes(r, names[v], 0, shapes, 3, 950, 0, 2);
-        check_shapes(r, names[v], 0, shapes, 3, 960, 0, 16);
+        course_half_gemm_shapes(r, names[v], 0, shapes, 3, 950, 0, 2);
+        course_half_gemm_shapes(r, names[v], 0, shapes, 3, 960, 0, 16);
     }
     course_runner_stop(r);
 }
 END_TEST
 
-/* cuBLAS at fp16 with fp32 compute, timed by the judge on its own copy of the inputs. */
-struct timed_half {
-    int n;
-    const uint16_t *d_A, *d_B;
-    float *d_C;
-};
-
-static void run_cublas_hgemm(void *arg)
-{
-    struct timed_half *t = arg;
-    baseline_gemm_ex(t->n, t->n, t->n, t->d_A, t->d_B, CUDA_R_16F, t->d_C);
-}
-
-static double time_cublas_hgemm(int n)
-{
-    size_t elems = (size_t)n * n;
-    struct timed_half t = {n, NULL, NULL, NULL};
-    uint16_t *dA, *dB;
-    CUDA_CHECK(cudaMalloc((void **)&dA, elems * 2));
-    CUDA_CHECK(cudaMalloc((void **)&dB, elems * 2));
-    CUDA_CHECK(cudaMalloc((void **)&t.d_C, elems * sizeof(float)));
-    CUDA_CHECK(cudaMemset(dA, 0x3C, elems * 2)); /* 0x3C3C: a finite fp16 value, 1.06 */
-    CUDA_CHECK(cudaMemset(dB, 0x3C, elems * 2));
-    t.d_A = dA;
-    t.d_B = dB;
-    struct timer_opts o = {2, 5, 1, 0};
-    double ms = timer_measure(run_cublas_hgemm, &t, &o).median_ms;
-    baseline_release();
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(t.d_C));
-    return ms;
-}
-
-/* Median ms of the launcher @p name at n x n x n on fp16 integers, in the runner. It must first
- * be right at 128 x 128 x 128: a fast wrong kernel proves nothing. */
-static double time_half(struct course_runner *r, const char *name, int n)
-{
-    static const int shape[][3] = {{128, 128, 128}};
-    check_shapes(r, name, 0, shape, 1, 900, 0, 0);
-    size_t elems = (size_t)n * n;
-    float *f = mat_alloc_f32(elems);
-    mat_fill_int(f, elems, 5);
-    uint16_t *h = to16(f, elems, 0);
-    int a = course_buf_in(r, PROTO_DEVICE, h, elems * 2, 0);
-    int c = course_buf_out(r, PROTO_DEVICE, elems * sizeof(float), 0);
-    const struct proto_arg args[] = {COURSE_I32(n), COURSE_I32(n), COURSE_I32(n),
-                                     COURSE_PTR(a), COURSE_PTR(a), COURSE_PTR(c)};
-    double ms = course_time(r, name, args, 6, 2, 5);
-    course_buf_free(r, a);
-    course_buf_free(r, c);
-    free(f);
-    free(h);
-    return ms;
-}
-
 /* Same run, same data: shared-memory tiles must beat fragments straight from global memory. */
 START_TEST(shared_faster_than_naive)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    double naive = time_half(r, "wmma_naive", 4096), shared = time_half(r, "wmma_shared", 4096);
+    double naive = course_half_time(r, "wmma_naive", 4096),
+           shared = course_half_time(r, "wmma_shared", 4096);
     course_runner_stop(r);
     course_assert_bar("wmma_shared_over_naive", naive / shared,
                       "wmma_shared %.3f ms, wmma_naive %.3f ms", shared, naive);
@@ -226,9 +86,9 @@ END_TEST
 START_TEST(shared_near_cublas)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    double shared = time_half(r, "wmma_shared", 4096);
+    double shared = course_half_time(r, "wmma_shared", 4096);
     course_runner_stop(r);
-    double cublas = time_cublas_hgemm(4096);
+    double cublas = course_cublas_hgemm_ms(4096);
     course_assert_bar("wmma_shared_vs_cublas", cublas / shared,
                       "wmma_shared %.3f ms, cuBLAS HGEMM %.3f ms", shared, cublas);
 }
@@ -244,7 +104,7 @@ END_TEST
 static struct vm_counters observed_half_gemm(struct course_runner *r, const char *name,
                                              const char *kernel, int M, int N, int K)
 {
-    struct mat_cmp cmp = check_half_gemm(r, name, 0, M, N, K, 910, 0, 0);
+    struct mat_cmp cmp = course_half_gemm(r, name, 0, M, N, K, 910, 0, 0);
     char why[160];
     ck_assert_msg(cmp.n_bad == 0, "%s at M=%d N=%d K=%d: %s", name, M, N, K,
                   mat_cmp_describe(&cmp, why, sizeof why));

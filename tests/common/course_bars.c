@@ -37,6 +37,8 @@
 #define ISSUE_21 PLACEHOLDER "reported in the course's issue 21, no primary source"
 /* Lesson 06's targets, as its issue set them: no published measurement of these kernels. */
 #define TARGET_06 PLACEHOLDER "lesson 06's target (issue 17), no published measurement"
+/* Lesson 10's targets, as its issue set them: no published measurement of these kernels. */
+#define TARGET_10 PLACEHOLDER "lesson 10's target (issue 30), no published measurement"
 
 struct bar {
     const char *key; /* the ratio's name, as the timing case passes it */
@@ -77,6 +79,14 @@ static const struct bar bars[] = {
      DERIVED "staging in shared memory cuts each fragment's global loads by the tile width"},
     {"wmma_shared_vs_cublas", 0, 0.4, 0.5, 0.8,
      DERIVED "WMMA without asynchronous copies or swizzled layouts, against cuBLAS HGEMM"},
+    /* Lesson 10: mma.sync by hand, fp16 in, fp32 accumulate, against cuBLAS GemmEx. */
+    {"mma_swizzled_over_ldmatrix", 0, 1.05, 1.1, 2.0,
+     DERIVED "the plain tiles' ldmatrix reads take 4 (A) and 8 (B) wavefronts where 1 suffices"},
+    {"mma_pipelined_over_swizzled", 0, 1.05, 1.1, 2.0,
+     DERIVED "the copies of the next slices overlap the math instead of preceding it"},
+    {"mma_pipelined_vs_cublas", 80, 0.85, 0.85, 1.0, TARGET_10 " (A100)"},
+    {"mma_pipelined_vs_cublas", 90, 0.60, 0.60, 0.8,
+     TARGET_10 " (H100, where cuBLAS uses wgmma, lesson 12's subject)"},
     /* Lesson 11: attention, 16 heads, n = 4096, d = 64, fp16. */
     {"flash_over_unfused", 0, 1.5, 2.0, 10.0,
      DERIVED "the unfused version also writes and reads S and P, 16 n^2 bytes a head in fp32, "

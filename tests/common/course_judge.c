@@ -330,6 +330,10 @@ static const struct {
     {"gatom_same_addr", AT(gatom_same_addr)},
     {"satom_same_addr", AT(satom_same_addr)},
     {"gatom_addrs", AT(gatom_addrs)},
+    {"tensor_flops", AT(tensor_flops)},
+    {"lds_conflicts", AT(lds_conflicts)},
+    {"sts_conflicts", AT(sts_conflicts)},
+    {"overlapped_flops", AT(overlapped_flops)},
 #undef AT
 };
 

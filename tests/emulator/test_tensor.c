@@ -1,0 +1,520 @@
+/**
+ * @file test_tensor.c
+ * @brief The VM's tensor and asynchronous-copy instructions against the PTX ISA's definitions:
+ *        mma.sync in every form it runs, ldmatrix and stmatrix in every width, cp.async in
+ *        every form with its groups, waits and mbarrier completion; racecheck on a pipeline
+ *        that reads a stage before its wait; the counters of Tensor Core work, bank conflicts
+ *        and copies in flight.
+ *
+ * The fragment layouts here are the ISA's tables ("Matrix Fragments for mma.m16n8k8 / k16 /
+ * k32"), written out per shape, not the VM's one rule (vm/ops_tensor.c): a lane that holds the
+ * wrong element gives a wrong tile. Inputs are small integers, exact in every format down to
+ * e5m2, so every result is compared for equality.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "course_test.h"
+#include "cuda_check.h"
+#include "emu.h"
+#include "ref.h"
+#include "test_tensor.h"
+
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float bitsf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* ---- the ISA's fragment tables ---------------------------------------------------------------
+ *
+ * Element i of lane l, with g = l / 4 (groupID) and t = l % 4 (threadID_in_group). */
+
+enum elem { E_F16, E_BF16, E_E4M3, E_E5M2, E_F32 };
+
+/* A form: its K, the input types of a and b, the accumulator types of c and d. */
+struct form {
+    int K;
+    enum elem a, b, c, d;
+};
+
+static const struct form forms[MMA_FORMS] = {
+    [MMA_K16_F32_F16_F32] = {16, E_F16, E_F16, E_F32, E_F32},
+    [MMA_K16_F16_F16_F16] = {16, E_F16, E_F16, E_F16, E_F16},
+    [MMA_K16_F32_BF16_F32] = {16, E_BF16, E_BF16, E_F32, E_F32},
+    [MMA_K8_F32_F16_F32] = {8, E_F16, E_F16, E_F32, E_F32},
+    [MMA_K8_F16_F16_F16] = {8, E_F16, E_F16, E_F16, E_F16},
+    [MMA_K8_F32_BF16_F32] = {8, E_BF16, E_BF16, E_F32, E_F32},
+    [MMA_K32_F32_E4M3_F32] = {32, E_E4M3, E_E4M3, E_F32, E_F32},
+    [MMA_K32_F32_E4M3_E5M2] = {32, E_E4M3, E_E5M2, E_F32, E_F32},
+    [MMA_K32_F16_E5M2_F16] = {32, E_E5M2, E_E5M2, E_F16, E_F16},
+    [MMA_K16_F32_E5M2_F32] = {16, E_E5M2, E_E5M2, E_F32, E_F32},
+};
+
+static int elem_bytes(enum elem e)
+{
+    return e == E_F32 ? 4 : e == E_E4M3 || e == E_E5M2 ? 1 : 2;
+}
+
+/* Matrix A (16 x K): f16/bf16 k16 (8 elements), k8 (4); fp8 k32 (16), k16 (8). */
+static void frag_a(const struct form *f, int i, int l, int *row, int *col)
+{
+    int g = l / 4, t = l % 4;
+    if (elem_bytes(f->a) == 2 && f->K == 16) {
+        *row = (i < 2 || (i >= 4 && i < 6)) ? g : g + 8;
+        *col = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+    } else if (elem_bytes(f->a) == 2) {
+        *row = i < 2 ? g : g + 8;
+        *col = t * 2 + (i & 1);
+    } else if (f->K == 32) {
+        *row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+        *col = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
+    } else {
+        *row = i < 4 ? g : g + 8;
+        *col = t * 4 + (i & 3);
+    }
+}
+
+/* Matrix B (K x 8). */
+static void frag_b(const struct form *f, int i, int l, int *row, int *col)
+{
+    int g = l / 4, t = l % 4;
+    if (elem_bytes(f->b) == 2)
+        *row = t * 2 + (i & 1) + (i >= 2 ? 8 : 0);
+    else
+        *row = t * 4 + (i & 3) + (i >= 4 ? 16 : 0);
+    *col = g;
+}
+
+/* C and D (16 x 8), f32 or f16: c0 c1 in row g, c2 c3 in row g + 8. */
+static void frag_c(int i, int l, int *row, int *col)
+{
+    *row = i < 2 ? l / 4 : l / 4 + 8;
+    *col = (l % 4) * 2 + (i & 1);
+}
+
+/* The code of @p v in an fp8 format: the one whose value (1 + m / 2^man) 2^(e - bias), or
+ * m / 2^man 2^(1 - bias) for e = 0, is v. Small integers only. */
+static uint32_t fp8_code(float v, int man, int bias)
+{
+    for (uint32_t code = 0; code < 256; code++) {
+        int e = (int)(code >> man & ((1u << (7 - man)) - 1)), m = (int)(code & ((1u << man) - 1));
+        double x = e ? ldexp(1.0 + m / (double)(1 << man), e - bias)
+                     : ldexp(m / (double)(1 << man), 1 - bias);
+        if ((code & 0x80 ? -x : x) == v)
+            return code;
+    }
+    ck_abort_msg("%g is not an fp8 value", v);
+    return 0;
+}
+
+static uint32_t encode(enum elem e, float v)
+{
+    switch (e) {
+    case E_F16:
+        return ref_f32_to_f16(v);
+    case E_BF16:
+        return ref_f32_to_bf16(v);
+    case E_E4M3:
+        return fp8_code(v, 3, 7);
+    case E_E5M2:
+        return fp8_code(v, 2, 15);
+    default:
+        return fbits(v);
+    }
+}
+
+/* Element i of a fragment of type @p e into its register (@p regs of the lane), low bits first. */
+static void pack(uint32_t *regs, enum elem e, int i, float v)
+{
+    int bytes = elem_bytes(e), per = 4 / bytes;
+    regs[i / per] |= encode(e, v) << (8 * bytes * (i % per));
+}
+
+static float unpack(const uint32_t *regs, enum elem e, int i)
+{
+    if (e == E_F32)
+        return bitsf(regs[i]);
+    return ref_f16_to_f32((uint16_t)(regs[i / 2] >> (16 * (i & 1))));
+}
+
+/* Every mma.sync form on small integers: D = A B + C, exactly, through the ISA's layouts. */
+START_TEST(mma_sync_every_form_against_the_isa)
+{
+    uint32_t *dev[4];
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
+    for (int fi = 0; fi < MMA_FORMS; fi++) {
+        const struct form *f = &forms[fi];
+        int K = f->K, na = 16 * K / 32, nb = 8 * K / 32;
+        float A[16 * 32], B[32 * 8], C[16 * 8];
+        for (int i = 0; i < 16 * K; i++)
+            A[i] = (float)((i * 7 + fi) % 7) - 3.0f;
+        for (int i = 0; i < K * 8; i++)
+            B[i] = (float)((i * 5 + 2 * fi) % 7) - 3.0f;
+        for (int i = 0; i < 16 * 8; i++)
+            C[i] = (float)(i % 11) - 5.0f;
+        uint32_t a[128] = {0}, b[64] = {0}, c[128] = {0}, d[128];
+        for (int l = 0; l < 32; l++) {
+            int r, col;
+            for (int i = 0; i < na; i++) {
+                frag_a(f, i, l, &r, &col);
+                pack(&a[4 * l], f->a, i, A[r * K + col]);
+            }
+            for (int i = 0; i < nb; i++) {
+                frag_b(f, i, l, &r, &col);
+                pack(&b[2 * l], f->b, i, B[r * 8 + col]);
+            }
+            for (int i = 0; i < 4; i++) {
+                frag_c(i, l, &r, &col);
+                pack(&c[4 * l], f->c, i, C[r * 8 + col]);
+            }
+        }
+        CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(tensor_mma(fi, dev[0], dev[1], dev[2], dev[3]), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < 4; i++) {
+                int r, col;
+                frag_c(i, l, &r, &col);
+                float want = C[r * 8 + col];
+                for (int k = 0; k < K; k++)
+                    want += A[r * K + k] * B[k * 8 + col];
+                float got = unpack(&d[4 * l], f->d, i);
+                ck_assert_msg(got == want,
+                              "mma form %d (m16n8k%d): lane %d d%d (row %d col %d) = "
+                              "%g, want %g",
+                              fi, K, l, i, r, col, got, want);
+            }
+    }
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaFree(dev[i]));
+}
+END_TEST
+
+/* An mma.sync form the VM does not run fails its launch in one line naming the instruction. */
+START_TEST(mma_sync_form_not_emulated_fails_loudly)
+{
+    uint32_t *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = tensor_mma_unsupported(d);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorNotSupported);
+    capture_assert_at(said, TEST_TENSOR_KERNELS, "TENSOR_UNSUPPORTED",
+                      "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16");
+    free(said);
+}
+END_TEST
+
+/* ---- ldmatrix and stmatrix ------------------------------------------------------------------ */
+
+/* Register i of lane l after ldmatrix (or before stmatrix) of four 8 x 8 matrices m (64 halves
+ * each, row-major): row l / 4, columns 2 (l % 4) and one more of matrix i, or of its transpose
+ * with .trans, low half first (the ISA's "ldmatrix" fragment figure). */
+static uint32_t matrix_reg(const uint16_t *m, int i, int l, int trans)
+{
+    const uint16_t *mi = m + 64 * i;
+    int r = l / 4, c = 2 * (l % 4);
+    return trans ? mi[c * 8 + r] | (uint32_t)mi[(c + 1) * 8 + r] << 16
+                 : mi[r * 8 + c] | (uint32_t)mi[r * 8 + c + 1] << 16;
+}
+
+/* x1, x2, x4, then each with .trans: the widths and the registers each fills. */
+static const int widths[6] = {1, 2, 4, 1, 2, 4};
+
+START_TEST(ldmatrix_every_width)
+{
+    uint16_t m[256], *dm;
+    uint32_t out[6 * 128], *dout;
+    for (int i = 0; i < 256; i++)
+        m[i] = (uint16_t)(i * 41 + 3);
+    CUDA_CHECK(cudaMalloc((void **)&dm, sizeof m));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemcpy(dm, m, sizeof m, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(tensor_ldmatrix(dm, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 6; k++)
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < widths[k]; i++) {
+                uint32_t want = matrix_reg(m, i, l, k >= 3), got = out[128 * k + 4 * l + i];
+                ck_assert_msg(got == want, "ldmatrix x%d%s: lane %d reg %d = 0x%08x, want 0x%08x",
+                              widths[k], k >= 3 ? ".trans" : "", l, i, got, want);
+            }
+    CUDA_CHECK(cudaFree(dm));
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
+START_TEST(stmatrix_every_width)
+{
+    uint32_t regs[128], *dregs;
+    uint16_t out[6 * 256], *dout, m[256];
+    for (int i = 0; i < 256; i++)
+        m[i] = (uint16_t)(i * 29 + 11); /* the matrices the registers hold */
+    for (int k = 0; k < 6; k++) {
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < 4; i++)
+                regs[4 * l + i] = matrix_reg(m, i, l, k >= 3);
+        CUDA_CHECK(cudaMalloc((void **)&dregs, sizeof regs));
+        CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+        CUDA_CHECK(cudaMemcpy(dregs, regs, sizeof regs, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(tensor_stmatrix(dregs, dout), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int q = 0; q < 4; q++)
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 8; c++) {
+                    /* row r of matrix q sits at row slot 8 q + (3 r) % 8 */
+                    uint16_t got = out[256 * k + (8 * q + 3 * r % 8) * 8 + c];
+                    uint16_t want = q < widths[k] ? m[64 * q + r * 8 + c] : 0xFFFF;
+                    ck_assert_msg(got == want,
+                                  "stmatrix x%d%s: matrix %d (%d, %d) = 0x%04x, want 0x%04x",
+                                  widths[k], k >= 3 ? ".trans" : "", q, r, c, got, want);
+                }
+        CUDA_CHECK(cudaFree(dregs));
+        CUDA_CHECK(cudaFree(dout));
+    }
+}
+END_TEST
+
+/* ---- cp.async ------------------------------------------------------------------------------- */
+
+/* Each form lands at its wait, not before: what each thread read before and after each wait. */
+START_TEST(cp_async_lands_at_its_wait)
+{
+    uint32_t in[640], out[64 * 16], *din, *dout;
+    for (int i = 0; i < 640; i++)
+        in[i] = 0x01010101u * (uint32_t)(i % 200 + 1) + (uint32_t)i;
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(tensor_cp_async(din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    const uint32_t stale = 0xA5A5A5A5u;
+    for (int t = 0; t < 64; t++) {
+        const uint32_t *o = out + 16 * t;
+        uint32_t y[4] = {0, 0, t & 1 ? 0 : in[512 + t], in[576 + t]};
+        memcpy(y, &in[256 + 2 * t], (size_t)(t % 9)); /* src_size bytes, zeros after */
+        for (int i = 0; i < 4; i++) {
+            ck_assert_msg(o[i] == stale,
+                          "thread %d: x[%d] = 0x%08x before any wait, want the old "
+                          "0x%08x",
+                          t, i, o[i], stale);
+            ck_assert_msg(o[4 + i] == in[4 * t + i],
+                          "thread %d: x[%d] = 0x%08x after "
+                          "wait_group 1, want 0x%08x",
+                          t, i, o[4 + i], in[4 * t + i]);
+            ck_assert_msg(o[8 + i] == stale,
+                          "thread %d: y[%d] = 0x%08x after wait_group 1 (its "
+                          "group is the newest), want the old 0x%08x",
+                          t, i, o[8 + i], stale);
+            ck_assert_msg(o[12 + i] == y[i],
+                          "thread %d: y[%d] = 0x%08x after wait_all, want "
+                          "0x%08x",
+                          t, i, o[12 + i], y[i]);
+        }
+    }
+    CUDA_CHECK(cudaFree(din));
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
+/* cp.async.mbarrier.arrive with and without .noinc: another thread's chunk, after the wait. */
+START_TEST(cp_async_completes_through_an_mbarrier)
+{
+    uint32_t in[256], out[256], *din, *dout;
+    for (int i = 0; i < 256; i++)
+        in[i] = (uint32_t)(i * 2654435761u);
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    for (int noinc = 0; noinc < 2; noinc++) {
+        ck_assert_int_eq(tensor_cp_async_mbarrier(noinc, din, dout), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < 64; t++)
+            for (int i = 0; i < 4; i++)
+                ck_assert_msg(out[4 * t + i] == in[4 * ((t + 1) % 64) + i],
+                              "cp.async.mbarrier.arrive%s: thread %d word %d = 0x%08x, want "
+                              "0x%08x",
+                              noinc ? ".noinc" : "", t, i, out[4 * t + i],
+                              in[4 * ((t + 1) % 64) + i]);
+    }
+    CUDA_CHECK(cudaFree(din));
+    CUDA_CHECK(cudaFree(dout));
+}
+END_TEST
+
+static char report_path[4096];
+
+/* What the checks reported since the last call (malloc'd); the report file is emptied. */
+static char *reports(void)
+{
+    char *text = course_read_file(report_path);
+    ck_assert_msg(text != NULL, "cannot read %s", report_path);
+    ck_assert_int_eq(truncate(report_path, 0), 0);
+    return text;
+}
+
+/* The pipeline's sum of n stages of integers, and whether it matches the host's. */
+static int pipeline_right(int stages, int bug, int n)
+{
+    float *in = malloc((size_t)512 * n * sizeof *in), got, *din, *dout;
+    double want = 0.0;
+    for (int i = 0; i < 512 * n; i++) {
+        in[i] = (float)(i * 7 % 13) - 6.0f;
+        want += in[i];
+    }
+    CUDA_CHECK(cudaMalloc((void **)&din, (size_t)512 * n * sizeof *in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof *dout));
+    CUDA_CHECK(cudaMemcpy(din, in, (size_t)512 * n * sizeof *in, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dout, 0, sizeof *dout));
+    ck_assert_int_eq(tensor_pipeline_sum(stages, bug, din, n, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(&got, dout, sizeof got, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(din));
+    CUDA_CHECK(cudaFree(dout));
+    free(in);
+    return got == (float)want;
+}
+
+/*
+ * A 2-, 3- and 4-stage pipeline is right and reports nothing under every check; waiting for one
+ * group too few reads each stage before its copy lands: a wrong sum (the old bytes), and
+ * racecheck names the read's line and the cp.async's, initcheck the bytes nobody wrote yet.
+ */
+START_TEST(racecheck_sees_a_stage_read_before_its_wait)
+{
+    capture_report_file(report_path, sizeof report_path);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    for (int stages = 2; stages <= 4; stages++) {
+        ck_assert_msg(pipeline_right(stages, 0, 7), "the %d-stage pipeline's sum is wrong", stages);
+        char *text = reports();
+        ck_assert_msg(text[0] == 0, "the %d-stage pipeline: expected no reports, got: %s", stages,
+                      text);
+        free(text);
+    }
+    ck_assert_msg(!pipeline_right(3, 1, 7), "a pipeline that reads stages before they land "
+                                            "gave the right sum");
+    char *text = reports();
+    capture_assert_at(text, TEST_TENSOR_KERNELS, "TENSOR_PIPELINE_READ",
+                      "racecheck: read of shared");
+    ck_assert_msg(strstr(text, "while the cp.async by thread") &&
+                      strstr(text, "wait for its group first"),
+                  "%s", text);
+    capture_assert_at(text, TEST_TENSOR_KERNELS, "TENSOR_PIPELINE_READ",
+                      "a cp.async to it is still in flight");
+    free(text);
+}
+END_TEST
+
+/* ---- counters ------------------------------------------------------------------------------- */
+
+/* The counters of the launches @p run makes, summed. */
+static struct vm_counters counted(cudaError_t (*run)(int, uint32_t *), int arg, uint32_t *d)
+{
+    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
+    int (*take)(struct course_emu_launch *, int) =
+        (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
+    ck_assert(set_counting && take);
+    set_counting(1);
+    ck_assert_int_eq(run(arg, d), cudaSuccess);
+    set_counting(0);
+    struct course_emu_launch got;
+    ck_assert_int_eq(take(&got, 1), 1);
+    return got.counters;
+}
+
+/*
+ * Bank conflicts per request: an ldmatrix.x4 (four phases of 8 rows, 16 bytes each) with rows 64
+ * bytes apart puts each matrix's rows in 2 of the 8 16-byte bank groups (4 wavefronts a phase,
+ * 12 beyond the 4 needed), 256 bytes apart in 1 (28), XOR-swizzled in 8 (0); a 16-byte store
+ * with lanes 128 bytes apart takes 8 wavefronts a quarter warp (28 beyond 4), consecutive 4.
+ */
+START_TEST(bank_conflicts_counted_per_request)
+{
+    static const struct {
+        uint64_t waves, conflicts;
+    } want[5] = {{16, 12}, {32, 28}, {4, 0}, {32, 28}, {4, 0}};
+    static const char *what[5] = {"ldmatrix, rows 64 B apart", "ldmatrix, rows 256 B apart",
+                                  "ldmatrix, swizzled rows", "st.shared.v4, lanes 128 B apart",
+                                  "st.shared.v4, consecutive"};
+    uint32_t *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
+    for (int k = 0; k < 5; k++) {
+        struct vm_counters c = counted(tensor_shared_pattern, k, d);
+        uint64_t req = k < 3 ? c.lds_requests : c.sts_requests;
+        uint64_t waves = k < 3 ? c.lds_wavefronts : c.sts_wavefronts;
+        uint64_t conf = k < 3 ? c.lds_conflicts : c.sts_conflicts;
+        ck_assert_msg(req == 1 && waves == want[k].waves && conf == want[k].conflicts,
+                      "%s: %llu requests, %llu wavefronts, %llu conflicts; want 1, %llu, %llu",
+                      what[k], (unsigned long long)req, (unsigned long long)waves,
+                      (unsigned long long)conf, (unsigned long long)want[k].waves,
+                      (unsigned long long)want[k].conflicts);
+    }
+    CUDA_CHECK(cudaFree(d));
+}
+END_TEST
+
+static uint32_t *overlap_input;
+
+static cudaError_t overlap(int n, uint32_t *d)
+{
+    return tensor_mma_overlap(n, overlap_input, d);
+}
+
+/* Tensor Core flops (2 x 16 x 8 x 16 per m16n8k16), and those of the mma.sync issued with a
+ * copy in flight: the first n, not the n after cp.async.wait_all. */
+START_TEST(tensor_flops_and_overlap_counted)
+{
+    uint32_t *d;
+    CUDA_CHECK(cudaMalloc((void **)&overlap_input, 128 * 4));
+    CUDA_CHECK(cudaMemset(overlap_input, 0x3C, 128 * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
+    for (int n = 1; n <= 5; n += 2) {
+        struct vm_counters c = counted(overlap, n, d);
+        uint64_t flops = (uint64_t)2 * 16 * 8 * 16 * n; /* n mma.sync m16n8k16 */
+        ck_assert_msg(c.tensor_flops == 2 * flops && c.overlapped_flops == flops,
+                      "%d + %d mma.sync: %llu tensor flops, %llu overlapped; want %llu, %llu", n, n,
+                      (unsigned long long)c.tensor_flops, (unsigned long long)c.overlapped_flops,
+                      (unsigned long long)(2 * flops), (unsigned long long)flops);
+        ck_assert_uint_eq(c.class_insts[VM_CLASS_FMA32], 0);
+    }
+    CUDA_CHECK(cudaFree(d));
+    CUDA_CHECK(cudaFree(overlap_input));
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"mma_sync_every_form_against_the_isa", mma_sync_every_form_against_the_isa, CASE_GPU, 60},
+        {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,
+         CASE_GPU, 60},
+        {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},
+        {"stmatrix_every_width", stmatrix_every_width, CASE_GPU, 60},
+        {"cp_async_lands_at_its_wait", cp_async_lands_at_its_wait, CASE_GPU, 60},
+        {"cp_async_completes_through_an_mbarrier", cp_async_completes_through_an_mbarrier, CASE_GPU,
+         60},
+        {"racecheck_sees_a_stage_read_before_its_wait", racecheck_sees_a_stage_read_before_its_wait,
+         CASE_GPU, 60},
+        {"bank_conflicts_counted_per_request", bank_conflicts_counted_per_request, CASE_GPU, 60},
+        {"tensor_flops_and_overlap_counted", tensor_flops_and_overlap_counted, CASE_GPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}

@@ -1,0 +1,87 @@
+/**
+ * @file test_tensor.h
+ * @brief Kernels for the VM's tensor and asynchronous-copy instructions (test_tensor_kernels.cu):
+ *        mma.sync in every form the VM runs, ldmatrix and stmatrix in every width, cp.async in
+ *        every form with its groups, waits and mbarrier completion, each written in inline PTX so
+ *        the form under test is the one named. Launchers return the launch's own error.
+ */
+#ifndef TEST_TENSOR_H
+#define TEST_TENSOR_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The mma.sync forms tensor_mma() runs: shape, then d, a, b and c types. */
+enum mma_form {
+    MMA_K16_F32_F16_F32,   /**< m16n8k16.row.col.f32.f16.f16.f32 */
+    MMA_K16_F16_F16_F16,   /**< m16n8k16.row.col.f16.f16.f16.f16 */
+    MMA_K16_F32_BF16_F32,  /**< m16n8k16.row.col.f32.bf16.bf16.f32 */
+    MMA_K8_F32_F16_F32,    /**< m16n8k8.row.col.f32.f16.f16.f32 */
+    MMA_K8_F16_F16_F16,    /**< m16n8k8.row.col.f16.f16.f16.f16 */
+    MMA_K8_F32_BF16_F32,   /**< m16n8k8.row.col.f32.bf16.bf16.f32 */
+    MMA_K32_F32_E4M3_F32,  /**< m16n8k32.row.col.f32.e4m3.e4m3.f32 */
+    MMA_K32_F32_E4M3_E5M2, /**< m16n8k32.row.col.f32.e4m3.e5m2.f32 */
+    MMA_K32_F16_E5M2_F16,  /**< m16n8k32.row.col.f16.e5m2.e5m2.f16 */
+    MMA_K16_F32_E5M2_F32,  /**< m16n8k16.row.col.f32.e5m2.e5m2.f32 */
+    MMA_FORMS
+};
+
+/** One warp: lane l loads its registers a[4 l ..], b[2 l ..], c[4 l ..] (as many as the form
+ *  has), runs mma.sync form @p form and stores its d registers to d[4 l ..]. */
+cudaError_t tensor_mma(int form, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                       uint32_t *d);
+
+/** One warp, 4 x 64 halves m (four 8 x 8 matrices) staged in shared memory with row r of matrix i
+ *  at row slot 8 i + (3 r) % 8: out[128 k + 4 l + i] = register i of lane l after ldmatrix variant
+ *  k (0 x1, 1 x2, 2 x4, 3 x1.trans, 4 x2.trans, 5 x4.trans); registers a variant lacks are 0. */
+cudaError_t tensor_ldmatrix(const uint16_t *m, uint32_t *out);
+
+/** One warp: lane l holds regs[4 l .. 4 l + 3]; stmatrix variant k (as tensor_ldmatrix's) writes
+ *  them to shared memory laid out as there, and out[256 k ..] receives the 256 halves (rows in
+ *  slot order; what the variant does not write stays 0xFFFF). */
+cudaError_t tensor_stmatrix(const uint32_t *regs, uint16_t *out);
+
+/**
+ * 64 threads, each with a 16-byte chunk of shared memory x and one of y that it first fills
+ * with 0xA5A5A5A5: into x a cp.async.cg of 16 bytes of in[4 t ..] (group 0); into y a
+ * cp.async.ca of 8 bytes of in[256 + 2 t ..] with src_size t % 9, then one of 4 bytes of
+ * in[512 + t] into its third word with ignore-src set for odd t, and a cp.async.ca of 4 bytes
+ * with an L2 cache hint into its fourth (group 1). out[16 t ..]: x before any wait, x and y after
+ * cp.async.wait_group 1, y after cp.async.wait_all (4 words each).
+ */
+cudaError_t tensor_cp_async(const uint32_t *in, uint32_t *out);
+
+/** 64 threads copy in[4 t ..] into shared chunk t with cp.async and complete it through an
+ *  mbarrier (cp.async.mbarrier.arrive, .noinc when @p noinc), wait on it, then write chunk
+ *  (t + 1) % 64 to out[4 t ..]. */
+cudaError_t tensor_cp_async_mbarrier(int noinc, const uint32_t *in, uint32_t *out);
+
+/**
+ * A block of 128 threads sums in[0 .. 512 n) into *out through a @p stages-deep cp.async
+ * pipeline of 512-value stages: each step waits with cp.async.wait_group (stages - 2), or with
+ * (stages - 1) when @p bug (one group too many still in flight: the stage read has not landed),
+ * then __syncthreads(), and each thread adds four values of another warp's copy.
+ */
+cudaError_t tensor_pipeline_sum(int stages, int bug, const float *in, int n, float *out);
+
+/** Shared-memory patterns for the conflict counters: one warp, @p kind 0 ldmatrix.x4 with rows
+ *  64 bytes apart, 1 with 256 bytes apart, 2 with 128 bytes apart and 16-byte chunks XOR-swizzled
+ *  with the row, 3 st.shared.v4 with lanes 128 bytes apart, 4 the same at consecutive chunks. */
+cudaError_t tensor_shared_pattern(int kind, uint32_t *out);
+
+/** One warp: @p n mma.sync m16n8k16 with copies in flight (cp.async issued and committed, no
+ *  wait yet), then cp.async.wait_all, then @p n more; out gets a fragment of the result. */
+cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *out);
+
+/** One warp runs mma.sync.aligned.m8n8k4 (Volta's form, not emulated). */
+cudaError_t tensor_mma_unsupported(uint32_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEST_TENSOR_H */
