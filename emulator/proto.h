@@ -19,6 +19,8 @@
  *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
  *   MAP      proto_block (addr, size; from: offset), and another process's device
  *            memfd (SCM_RIGHTS), or none to show this span's own memory again  -> OK | ERROR
+ *   RECORD   proto_record, its proto_dep list, its name and its site: one operation queued
+ *            on a stream, or one wait of the host (the stream record, rt_record.c) (no reply)
  *
  * LOADED carries proto_loaded, then the blocks vm_load() allocated for module
  * variables (proto_block each, for the client's table), then per kernel a
@@ -48,7 +50,8 @@ enum proto_op {
     PROTO_SYMBOL_AT,
     PROTO_DONE,
     PROTO_WRITTEN,
-    PROTO_MAP
+    PROTO_MAP,
+    PROTO_RECORD
 };
 
 /** The most payload one message may carry (a PTX module is the largest). */
@@ -124,6 +127,8 @@ struct proto_launch {
     uint32_t stack_bytes; /**< cudaLimitStackSize (vm_launch::stack_bytes) */
     uint32_t
         pending_launches; /**< cudaLimitDevRuntimePendingLaunchCount (vm_launch::pending_limit) */
+    uint64_t stream; /**< the stream record's name for the operation that runs it (its stream */
+    uint64_t seq;    /**< and number, proto_record), or seq 0 when it has none */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */
@@ -133,6 +138,45 @@ struct proto_done {
     uint32_t out_len; /**< bytes of printf output */
     uint32_t counted; /**< 1: counters hold this launch's counts */
     struct vm_counters counters;
+};
+
+/** RECORD: what an operation is (the first seven are operations queued on a stream). */
+enum proto_record_kind {
+    PROTO_RECORD_KERNEL, /**< a launch */
+    PROTO_RECORD_COPY,   /**< a copy: proto_record::sides says which sides are device memory */
+    PROTO_RECORD_FILL,   /**< a fill of device memory */
+    PROTO_RECORD_EVENT,  /**< an event record */
+    PROTO_RECORD_WAIT,   /**< a wait for an event (cudaStreamWaitEvent, an event wait node) */
+    PROTO_RECORD_HOST,   /**< a host function or callback */
+    PROTO_RECORD_NOP,    /**< nothing (an empty graph node) */
+    PROTO_RECORD_SYNC,   /**< the host waited (stream PROTO_RECORD_HOST_STREAM): what it waited
+                              for are its dependencies; everything the host queues after it
+                              follows it */
+    PROTO_RECORD_MARK,   /**< a label for what follows (course_emu_mark()): no operation */
+};
+
+/** The stream of the host's waits in the stream record. */
+#define PROTO_RECORD_HOST_STREAM UINT64_MAX
+
+/** RECORD: one operation, named by its stream and its number there (followed by ndeps proto_dep,
+ *  name_len bytes of name and site_len bytes of site, neither NUL-terminated). */
+struct proto_record {
+    uint64_t stream;         /**< the stream's handle; 0: the legacy default stream */
+    uint64_t seq;            /**< its number in the stream, from 1 */
+    uint32_t kind;           /**< enum proto_record_kind */
+    uint32_t sides;          /**< copies: bit 0 the destination is device memory, bit 1 the
+                                  source; bits 2 and 3: that side is pinned host memory */
+    uint64_t dst, dst_bytes; /**< copies and fills: the range written (first to last byte) */
+    uint64_t src, src_bytes; /**< copies: the range read */
+    uint32_t graph;          /**< 1: a node of a graph's launch */
+    uint32_t ndeps;          /**< how many proto_dep follow: the operations it follows */
+    uint32_t name_len;       /**< the call, or the kernel's name */
+    uint32_t site_len;       /**< where the program issued it (file:line (function)) */
+};
+
+/** RECORD: one dependency, "after operation seq of stream stream". */
+struct proto_dep {
+    uint64_t stream, seq;
 };
 
 /** A received message: the payload is malloc'd and owned by the caller. */

@@ -313,6 +313,20 @@ extern _Thread_local int rt_per_thread;
  */
 uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep);
 
+/**
+ * rt_enqueue() of a node of a graph's launch: in the stream record it follows @p order (norder of
+ * them, the nodes it depends on), not the operation queued before it. norder -1: rt_enqueue().
+ */
+uint64_t rt_enqueue_node(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep,
+                         const struct rt_dep *order, int norder);
+
+/** The stream record's name for stream @p s: its handle, 0 for the legacy default stream. */
+uint64_t rt_record_stream(const struct rt_stream *s);
+
+/** The stream record: the host waited for everything @p s queued (the legacy stream: every
+ *  blocking stream's too; NULL: every stream), in call @p what. rt_run_all() records its own. */
+void rt_waited_stream(struct rt_stream *s, const char *what);
+
 /** Run stream @p s's operations up to number @p seq, and what they wait for. */
 void rt_run_to(struct rt_stream *s, uint64_t seq);
 
@@ -343,8 +357,9 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
 cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
                          const char *who, struct rt_work *w);
 
-/** Run one launch on the server now (rt_launch.c); its error, sticky on a fault. */
-cudaError_t rt_run_kernel(const struct rt_work *w);
+/** Run one launch on the server now (rt_launch.c), operation @p seq of @p s (seq 0: of no
+ *  stream); its error, sticky on a fault. */
+cudaError_t rt_run_kernel(const struct rt_work *w, const struct rt_stream *s, uint64_t seq);
 
 /** Pack a launch of @p func as rt_work, after checking it as a GPU does (rt_launch.c). */
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
@@ -352,6 +367,20 @@ cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t
 
 /** The live event handle @p e names, or NULL (rt_stream.c). */
 struct rt_event *rt_event_of(cudaEvent_t e);
+
+/* --- the stream record (rt_record.c) ------------------------------------------------------ */
+
+/** 1 when the device server keeps the stream record: a grader observes the device
+ *  (COURSE_EMU_FD) or the time model runs (COURSE_EMU_MODEL), and the device is up. */
+int rt_record_on(void);
+
+/** Record operation @p w, number @p seq of stream @p s, which follows @p deps (ndeps of them);
+ *  @p graph: a node of a graph's launch. The lock is held. */
+void rt_record_op(const struct rt_stream *s, uint64_t seq, const struct rt_work *w,
+                  const struct rt_dep *deps, int ndeps, int graph);
+
+/** Record a wait of the host for @p deps (ndeps of them), in call @p what. The lock is held. */
+void rt_record_sync(const struct rt_dep *deps, int ndeps, const char *what);
 
 /* --- IPC (rt_ipc.c) ----------------------------------------------------------------------- */
 

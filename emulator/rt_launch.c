@@ -226,7 +226,9 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              (uint32_t)rt.counting,
                              (uint32_t)cooperative_launch,
                              limit_now(cudaLimitStackSize),
-                             limit_now(cudaLimitDevRuntimePendingLaunchCount)};
+                             limit_now(cudaLimitDevRuntimePendingLaunchCount),
+                             0,
+                             0};
     uint8_t *params = calloc(1, k->param_bytes + 1);
     if (!params)
         return cudaErrorMemoryAllocation;
@@ -239,10 +241,12 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
     return cudaSuccess;
 }
 
-cudaError_t rt_run_kernel(const struct rt_work *w)
+cudaError_t rt_run_kernel(const struct rt_work *w, const struct rt_stream *s, uint64_t seq)
 {
-    struct iovec parts[2] = {{(void *)&w->u.kernel.l, sizeof w->u.kernel.l},
-                             {w->u.kernel.params, w->u.kernel.bytes}};
+    struct proto_launch l = w->u.kernel.l;
+    l.stream = rt_record_stream(s);
+    l.seq = seq;
+    struct iovec parts[2] = {{&l, sizeof l}, {w->u.kernel.params, w->u.kernel.bytes}};
     struct proto_msg reply;
     if (rt_call(PROTO_LAUNCH, parts, 2, &reply))
         return rt.sticky;

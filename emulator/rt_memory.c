@@ -736,8 +736,10 @@ static cudaError_t issue(const struct call *c, struct rt_work *w, int later)
     w->what = c->who;
     w->site = c->site;
     uint64_t seq = rt_enqueue(st, w, NULL);
-    if (seq && !later)
+    if (seq && !later) {
         rt_run_to(st, seq);
+        rt_record_sync(&(struct rt_dep){st, seq}, 1, c->who); /* the host waited for it */
+    }
     return rt.sticky;
 }
 

@@ -19,6 +19,9 @@
  * Everything runs on the host thread that asked for it, under the runtime lock, but for host
  * functions no thread asks for (the progress thread below). A stream holds at most MAX_QUEUED
  * operations; past that, its oldest runs as the next is queued.
+ *
+ * The stream record (rt_record.c) gets each operation as it is queued, with the dependencies of
+ * the program's order (record()), and each wait of the host (rt_waited_stream()).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -209,12 +212,60 @@ static void start_progress(void)
     started = 1;
 }
 
-uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep)
+uint64_t rt_record_stream(const struct rt_stream *s)
+{
+    return s == &legacy ? 0 : (uint64_t)(uintptr_t)s;
+}
+
+/* Append "after the last operation @p s queued" to @p deps, when it has queued any. */
+static void add_last(struct rt_dep *deps, int *n, struct rt_stream *s)
+{
+    if (s->issued)
+        deps[(*n)++] = (struct rt_dep){s, s->issued};
+}
+
+/*
+ * Send the stream record's line for operation @p w, the next one of @p s: it follows @p order
+ * (norder of them; a node of a graph's launch) or else the operation before it on @p s, then
+ * @p extra and the legacy stream's barrier, whether or not they have run (the record is the
+ * program's order, not this schedule).
+ */
+static void record(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *extra,
+                   const struct rt_dep *order, int norder)
+{
+    if (!rt_record_on())
+        return;
+    int room = 2 + (norder > 0 ? norder : 0), n = 0;
+    for (const struct rt_stream *t = streams; t; t = t->next)
+        room++;
+    struct rt_dep *deps = malloc((size_t)room * sizeof *deps);
+    if (!deps)
+        return;
+    for (int i = 0; i < norder; i++)
+        deps[n++] = order[i];
+    if (norder < 0 && s->issued)
+        deps[n++] = (struct rt_dep){s, s->issued};
+    if (extra && extra->s != s)
+        deps[n++] = *extra;
+    if (s == &legacy) {
+        for (struct rt_stream *t = streams; t; t = t->next)
+            if (t != s && blocking(t))
+                add_last(deps, &n, t);
+    } else if (blocking(s)) {
+        add_last(deps, &n, &legacy);
+    }
+    rt_record_op(s, s->issued + 1, w, deps, n, norder >= 0);
+    free(deps);
+}
+
+uint64_t rt_enqueue_node(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep,
+                         const struct rt_dep *order, int norder)
 {
     if (s->capture) {
         rt_capture_add(s, w);
         return 0;
     }
+    record(s, w, dep, order, norder);
     struct rt_op *op = malloc(sizeof *op);
     int n = op ? deps_for(s, dep, &op->deps) : -1;
     if (n < 0) { /* out of host memory: run it now, after what it waits for */
@@ -245,6 +296,11 @@ uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct r
     return ++s->issued;
 }
 
+uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep)
+{
+    return rt_enqueue_node(s, w, dep, NULL, -1);
+}
+
 void rt_run_to(struct rt_stream *s, uint64_t seq)
 {
     while (s->done < seq && s->head) {
@@ -271,10 +327,28 @@ void rt_run_stream(struct rt_stream *s)
     rt_run_to(s, s->issued);
 }
 
+void rt_waited_stream(struct rt_stream *s, const char *what)
+{
+    if (!rt_record_on())
+        return;
+    int room = 1, n = 0;
+    for (const struct rt_stream *t = streams; t; t = t->next)
+        room++;
+    struct rt_dep *deps = malloc((size_t)room * sizeof *deps);
+    if (!deps)
+        return;
+    for (struct rt_stream *t = streams; t; t = t->next)
+        if (!s || t == s || (s == &legacy && blocking(t)))
+            add_last(deps, &n, t);
+    rt_record_sync(deps, n, what);
+    free(deps);
+}
+
 void rt_run_all(void)
 {
     for (struct rt_stream *t = streams; t; t = t->next)
         rt_run_to(t, t->issued);
+    rt_waited_stream(NULL, "a call that synchronises the device");
 }
 
 void rt_work_free(struct rt_work *w)
@@ -298,12 +372,14 @@ int rt_work_clone(struct rt_work *out, const struct rt_work *w)
 }
 
 /* A copy's rows (none when @p dead), and what the server must know of the device bytes it
- * wrote. */
+ * wrote: pinned memory is device memory the host maps, so a copy into it is recorded too, and
+ * a copy from it carries its bytes' record along (a grader's pinned input stays the grader's). */
 static void run_copy(const struct rt_work *w, int dead)
 {
     size_t len = w->u.copy.width;
     struct rt_host_block *d, *s;
     copy_blocks(w, &d, &s);
+    int recorded = (w->u.copy.sides & 1) || d, from_device = (w->u.copy.sides & 2) || s;
     if (d) {
         rt_hostcheck_release(d, 1);
         rt_hostcheck_open(d, 1);
@@ -314,9 +390,9 @@ static void run_copy(const struct rt_work *w, int dead)
     }
     for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
         memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
-        if (w->u.copy.sides & 1)
+        if (recorded)
             rt_wrote((const char *)w->u.copy.dst + r * w->u.copy.dpitch, len,
-                     w->u.copy.sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
+                     from_device ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
                      (uint64_t)(uintptr_t)((const char *)w->u.copy.src + r * w->u.copy.spitch));
     }
     if (d)
@@ -355,7 +431,7 @@ void rt_execute(const struct rt_work *w, struct rt_stream *s, uint64_t seq)
         break;
     case RT_KERNEL:
         if (!dead)
-            rt_run_kernel(w);
+            rt_run_kernel(w, s, seq);
         free(w->u.kernel.params);
         break;
     case RT_COPY:
