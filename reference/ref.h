@@ -10,6 +10,7 @@
 #ifndef REF_H
 #define REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -68,6 +69,12 @@ double ref_gemm_tolerance(int K, double u_in, double u_acc);
  */
 double ref_mlp_loss_f64(int layers, const int *dims, const float *params, const float *x,
                         const uint8_t *labels, int B);
+
+/**
+ * y[i] = x[i] put through @p rounds rounds of w = (w ^ (w >> 16)) * @p multiplier, in unsigned
+ * 32-bit arithmetic, for i < n: lesson 07's per-word work (streams.h), on the CPU.
+ */
+void ref_mix(const uint32_t *x, uint32_t *y, size_t n, int rounds, uint32_t multiplier);
 
 /** The IEEE binary16 bit pattern nearest to @p x (ties to even; NaN stays NaN, quiet). */
 uint16_t ref_f32_to_f16(float x);

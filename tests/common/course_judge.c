@@ -69,6 +69,8 @@ struct observer {
     int nlaunches;
     char answer[2][600]; /* the answers to the last question (observer_ask()) */
     int nanswers;
+    char *record; /* the current call's stream record: its op and footprint lines */
+    size_t nrecord, caprecord;
     char call[COURSE_PROTO_NAME]; /* the call being made, for COURSE_DIFF_COUNTS */
 };
 
@@ -556,6 +558,24 @@ static int parse_launch(char *line, struct course_launch *l)
     return fields == 5 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
 }
 
+/* Append @p line (and a newline) to the call's stream record. */
+static void keep_record_line(struct observer *o, const char *line)
+{
+    size_t n = strlen(line);
+    if (o->nrecord + n + 2 > o->caprecord) {
+        size_t cap = o->caprecord ? 2 * o->caprecord : 1 << 16;
+        while (cap < o->nrecord + n + 2)
+            cap *= 2;
+        o->record = realloc(o->record, cap);
+        ck_assert_msg(o->record != NULL, "out of memory for the stream record");
+        o->caprecord = cap;
+    }
+    memcpy(o->record + o->nrecord, line, n);
+    o->nrecord += n;
+    o->record[o->nrecord++] = '\n';
+    o->record[o->nrecord] = '\0';
+}
+
 /* Read what the observer has written so far (never blocking) and parse its complete lines. */
 static void observer_drain(struct observer *o)
 {
@@ -579,7 +599,9 @@ static void observer_drain(struct observer *o)
             *nl = '\0';
             if (!strncmp(o->line, "launch ", 7))
                 course_diff_count_line(o->call, o->line); /* before parse_launch cuts it */
-            if (strncmp(o->line, "launch ", 7) && o->nanswers < 2)
+            if (!strncmp(o->line, "op ", 3) || !strncmp(o->line, "footprint ", 10))
+                keep_record_line(o, o->line);
+            else if (strncmp(o->line, "launch ", 7) && o->nanswers < 2)
                 snprintf(o->answer[o->nanswers++], sizeof o->answer[0], "%.599s", o->line);
             else if (o->nlaunches == MAX_LAUNCHES ||
                      parse_launch(o->line, &o->launches[o->nlaunches]))
@@ -606,6 +628,7 @@ static void observer_stop(struct observer *o)
     if (o->fd >= 0)
         close(o->fd);
     free(o->launches);
+    free(o->record);
     memset(o, 0, sizeof *o);
     o->fd = -1;
 }
@@ -752,7 +775,7 @@ static void judge_device_work(struct course_runner *r, const char *name,
     for (int i = 0; i < nargs; i++) {
         if (args[i].kind != PROTO_PTR || args[i].buf >= COURSE_PROTO_BUFS)
             continue;
-        if (r->bufs[args[i].buf].mem != PROTO_DEVICE)
+        if (r->bufs[args[i].buf].mem == PROTO_HOST)
             return; /* host code: its copies are the exercise */
         data += r->bufs[args[i].buf].bytes;
     }
@@ -770,7 +793,9 @@ static void judge_device_work(struct course_runner *r, const char *name,
         const struct judge_buf *b = args[i].kind == PROTO_PTR && args[i].buf < COURSE_PROTO_BUFS
                                         ? &r->bufs[args[i].buf]
                                         : NULL;
-        if (b && b->live && args[i].off == 0 && b->guard_byte == COURSE_GUARD_IN)
+        /* Pinned inputs reach the kernels through copies (course_streams.h judges those). */
+        if (b && b->live && args[i].off == 0 && b->guard_byte == COURSE_GUARD_IN &&
+            b->mem == PROTO_DEVICE)
             assert_read(r, name, i, b);
     }
 }
@@ -998,7 +1023,7 @@ static size_t guard_for(size_t bytes)
 /* On an observed runner, tell the device server buffer @p b is the judge's, as it is now. */
 static void mark_judged(struct course_runner *r, const struct judge_buf *b)
 {
-    if (!observed(r) || b->mem != PROTO_DEVICE)
+    if (!observed(r) || b->mem == PROTO_HOST)
         return;
     char cmd[160];
     snprintf(cmd, sizeof cmd, "mark %llx %zu %zu %zu\n", (unsigned long long)b->addr, b->total,
@@ -1144,7 +1169,7 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     unsigned char *img = buf_image(r, id, what);
     if (b->guard_byte == COURSE_GUARD_OUT)
         assert_guards(b, img, what, r->out_fd);
-    if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem == PROTO_DEVICE)
+    if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem != PROTO_HOST)
         assert_computed(r, b, what);
     unsigned char *data = mat_alloc(b->bytes);
     memcpy(data, img + b->data_at, b->bytes);
@@ -1152,6 +1177,12 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     if (r->twin)
         twin_compare(r, id, data, what);
     return data;
+}
+
+uint64_t course_buf_address(struct course_runner *r, int id)
+{
+    const struct judge_buf *b = judge_buf(r, id);
+    return b->addr + b->data_at;
 }
 
 void course_buf_free(struct course_runner *r, int id)
@@ -1229,6 +1260,7 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     snprintf(r->obs.call, sizeof r->obs.call, "%s", name);
     if (observed(r))
         observer_ask(r, "begin\n", 1);
+    r->obs.nrecord = 0; /* the records of the requests before, served before "begin" */
     send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
     /* The server writes a launch's line before it answers the launch: all of them are in. */
@@ -1244,6 +1276,13 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     if (r->twin)
         twin_call(r, &q, &rep);
     return (struct course_ret){rep.i, rep.f};
+}
+
+const char *course_stream_record(struct course_runner *r)
+{
+    ck_assert_msg(observed(r), "course_stream_record() needs a COURSE_OBSERVED runner");
+    observer_ask(r, "findings\n", 2); /* answered once the client's records are all in */
+    return r->obs.record ? r->obs.record : "";
 }
 
 const struct course_launch *course_launches(struct course_runner *r, int *n)

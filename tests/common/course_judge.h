@@ -88,6 +88,10 @@ void *course_buf_read(struct course_runner *r, int id, const char *what);
  */
 void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what);
 
+/** The address of buffer @p id's data in the runner: what the stream record's ranges name
+ *  (course_streams.h). */
+uint64_t course_buf_address(struct course_runner *r, int id);
+
 /** Free buffer @p id in the runner. */
 void course_buf_free(struct course_runner *r, int id);
 
@@ -149,6 +153,13 @@ struct course_launch {
  * student's code can neither see nor write. Valid until the next call.
  */
 const struct course_launch *course_launches(struct course_runner *r, int *n);
+
+/**
+ * The stream record of the last course_call() on a COURSE_OBSERVED runner: its "op" and
+ * "footprint" lines, in the order the device server wrote them (their format is in
+ * emulator/server.c; course_streams.h reads them). Valid until the next call.
+ */
+const char *course_stream_record(struct course_runner *r);
 
 /**
  * The counters of the last call's launches, summed, once asserted that there was at least one,

@@ -94,7 +94,7 @@ static struct buf *find(uint32_t id)
 
 static void buf_new(const struct proto_buf_new *q)
 {
-    if (q->id >= COURSE_PROTO_BUFS || bufs[q->id].live || q->mem > PROTO_DEVICE ||
+    if (q->id >= COURSE_PROTO_BUFS || bufs[q->id].live || q->mem > PROTO_PINNED ||
         q->fill > PROTO_FILL_ZERO || q->guard % 256 || q->guard > (1ull << 32) ||
         q->offset > 4096 || q->bytes > (1ull << 40)) {
         if (q->fill == PROTO_FILL_BYTES)
@@ -124,6 +124,10 @@ static void buf_new(const struct proto_buf_new *q)
     if (q->mem == PROTO_DEVICE) {
         CUDA_CHECK(cudaMalloc((void **)&b->base, b->total));
         CUDA_CHECK(cudaMemcpy(b->base, img, b->total, cudaMemcpyHostToDevice));
+        free(img);
+    } else if (q->mem == PROTO_PINNED) {
+        CUDA_CHECK(cudaMallocHost((void **)&b->base, b->total));
+        memcpy(b->base, img, b->total);
         free(img);
     } else {
         b->base = img;
@@ -180,6 +184,8 @@ static void buf_free(uint32_t id)
     }
     if (b->mem == PROTO_DEVICE)
         CUDA_CHECK(cudaFree(b->base));
+    else if (b->mem == PROTO_PINNED)
+        CUDA_CHECK(cudaFreeHost(b->base));
     else
         free(b->base);
     b->live = 0;
@@ -392,6 +398,8 @@ static void free_all(void)
     for (uint32_t id = 0; id < COURSE_PROTO_BUFS; id++)
         if (bufs[id].live && bufs[id].mem == PROTO_DEVICE)
             cudaFree(bufs[id].base);
+        else if (bufs[id].live && bufs[id].mem == PROTO_PINNED)
+            cudaFreeHost(bufs[id].base);
 }
 
 /* Read a fixed-size request payload, or exit when its length is not that size. */
