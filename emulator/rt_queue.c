@@ -118,6 +118,28 @@ static void add_tail(struct rt_dep *deps, int *n, struct rt_stream *s)
         deps[(*n)++] = (struct rt_dep){s, s->issued};
 }
 
+/* Append "after the last operation @p s queued" to @p deps, when it has queued any. */
+static void add_last(struct rt_dep *deps, int *n, struct rt_stream *s)
+{
+    if (s->issued)
+        deps[(*n)++] = (struct rt_dep){s, s->issued};
+}
+
+/* Append the legacy stream's barrier for a new operation on @p s to @p deps, each as @p add
+ * appends it: for one on the legacy stream, every other blocking stream's work; for one on a
+ * blocking stream, the legacy stream's. */
+static void add_barrier(struct rt_dep *deps, int *n, struct rt_stream *s,
+                        void (*add)(struct rt_dep *, int *, struct rt_stream *))
+{
+    if (s == &legacy) {
+        for (struct rt_stream *t = streams; t; t = t->next)
+            if (t != s && blocking(t))
+                add(deps, n, t);
+    } else if (blocking(s)) {
+        add(deps, n, &legacy);
+    }
+}
+
 /* The dependencies a new operation on @p s has beyond its stream: @p extra, and the legacy
  * stream's barrier. Returns how many, into a malloc'd array in *out. */
 static int deps_for(struct rt_stream *s, const struct rt_dep *extra, struct rt_dep **out)
@@ -130,13 +152,7 @@ static int deps_for(struct rt_stream *s, const struct rt_dep *extra, struct rt_d
         return -1;
     if (extra && extra->s != s)
         deps[n++] = *extra;
-    if (s == &legacy) {
-        for (struct rt_stream *t = streams; t; t = t->next)
-            if (t != s && blocking(t))
-                add_tail(deps, &n, t);
-    } else if (blocking(s)) {
-        add_tail(deps, &n, &legacy);
-    }
+    add_barrier(deps, &n, s, add_tail);
     *out = deps;
     return n;
 }
@@ -217,13 +233,6 @@ uint64_t rt_record_stream(const struct rt_stream *s)
     return s == &legacy ? 0 : (uint64_t)(uintptr_t)s;
 }
 
-/* Append "after the last operation @p s queued" to @p deps, when it has queued any. */
-static void add_last(struct rt_dep *deps, int *n, struct rt_stream *s)
-{
-    if (s->issued)
-        deps[(*n)++] = (struct rt_dep){s, s->issued};
-}
-
 /*
  * Send the stream record's line for operation @p w, the next one of @p s: it follows @p order
  * (norder of them; a node of a graph's launch) or else the operation before it on @p s, then
@@ -247,13 +256,7 @@ static void record(struct rt_stream *s, const struct rt_work *w, const struct rt
         deps[n++] = (struct rt_dep){s, s->issued};
     if (extra && extra->s != s)
         deps[n++] = *extra;
-    if (s == &legacy) {
-        for (struct rt_stream *t = streams; t; t = t->next)
-            if (t != s && blocking(t))
-                add_last(deps, &n, t);
-    } else if (blocking(s)) {
-        add_last(deps, &n, &legacy);
-    }
+    add_barrier(deps, &n, s, add_last);
     rt_record_op(s, s->issued + 1, w, deps, n, norder >= 0);
     free(deps);
 }
