@@ -121,7 +121,8 @@ struct course_ret {
  * after the call, a missing function or a failed runner fails the case, naming @p name.
  *
  * On an observed runner the call is judged for what the device did, from the provenance
- * record, when its pointer arguments are all device buffers (a host-code exercise's are not).
+ * record, when its pointer arguments are all device or pinned buffers (a host-code exercise's
+ * are not; a pinned input reaches the kernels through copies, which course_streams.h judges).
  * Kernels may read the judge's buffers, what kernels wrote, fills and module variables, and
  * nothing else: not bytes the host wrote (a copy of an answer the host computed), changed
  * behind the device's back or never written. No kernel may touch a guard byte (an over-read

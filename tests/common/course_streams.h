@@ -30,17 +30,17 @@
 
 /** What an operation of the record is. */
 enum course_op_kind {
-    COURSE_OP_KERNEL,
-    COURSE_OP_H2D,   /**< a copy from host memory to device memory */
-    COURSE_OP_D2H,   /**< a copy from device memory to host memory */
-    COURSE_OP_D2D,   /**< a copy within device memory */
-    COURSE_OP_H2H,   /**< a copy within host memory */
-    COURSE_OP_FILL,  /**< a memset */
-    COURSE_OP_EVENT, /**< an event record */
-    COURSE_OP_WAIT,  /**< an event wait */
-    COURSE_OP_HOST,  /**< a host function */
-    COURSE_OP_NOP,   /**< an empty graph node */
-    COURSE_OP_SYNC,  /**< the host waited: it follows what it waited for; later work follows it */
+    COURSE_OP_KERNEL, /**< a launch */
+    COURSE_OP_H2D,    /**< a copy from host memory to device memory */
+    COURSE_OP_D2H,    /**< a copy from device memory to host memory */
+    COURSE_OP_D2D,    /**< a copy within device memory */
+    COURSE_OP_H2H,    /**< a copy within host memory */
+    COURSE_OP_FILL,   /**< a memset */
+    COURSE_OP_EVENT,  /**< an event record */
+    COURSE_OP_WAIT,   /**< an event wait */
+    COURSE_OP_HOST,   /**< a host function */
+    COURSE_OP_NOP,    /**< an empty graph node */
+    COURSE_OP_SYNC,   /**< the host waited: it follows what it waited for; later work follows it */
 };
 
 /** Most ranges one operation reads or writes (a kernel's footprint lists one per allocation). */
@@ -48,39 +48,43 @@ enum { COURSE_OP_RANGES = 16 };
 
 /** A range of addresses, [lo, hi). */
 struct course_range {
-    uint64_t lo, hi;
+    uint64_t lo; /**< the first address */
+    uint64_t hi; /**< one past the last */
 };
 
 /** One operation. */
 struct course_op {
-    enum course_op_kind kind;
-    uint64_t stream;   /**< its stream's handle (0: the legacy default stream; UINT64_MAX: host) */
-    uint64_t seq;      /**< its number there */
-    int graph;         /**< 1: a node of a graph's launch */
-    int pinned;        /**< a copy whose host side is pinned memory */
-    char name[96];     /**< the call, or the kernel's (mangled) name */
-    char site[160];    /**< where the program issued it, or "" */
-    int nread, nwrite; /**< its ranges */
-    struct course_range read[COURSE_OP_RANGES], write[COURSE_OP_RANGES];
+    enum course_op_kind kind; /**< what it is */
+    uint64_t stream; /**< its stream's handle (0: the legacy default stream; UINT64_MAX: host) */
+    uint64_t seq;    /**< its number there */
+    int graph;       /**< 1: a node of a graph's launch */
+    int pinned;      /**< a copy whose host side is pinned memory */
+    char name[96];   /**< the call, or the kernel's (mangled) name */
+    char site[160];  /**< where the program issued it, or "" */
+    int nread;       /**< ranges it reads */
+    int nwrite;      /**< ranges it writes */
+    struct course_range read[COURSE_OP_RANGES];  /**< what it reads (a kernel: per allocation) */
+    struct course_range write[COURSE_OP_RANGES]; /**< what it writes */
     int overflow; /**< a kernel that touched more allocations than its ranges list */
     int ran;      /**< a kernel: 1 once its footprint came (it ran) */
     int *deps;    /**< the earlier operations it follows (indices into course_streams::ops) */
-    int ndeps;
+    int ndeps;    /**< how many */
 };
 
 /** A call's stream record. */
 struct course_streams {
     struct course_op *ops; /**< in the order the host issued them */
-    int n;
-    int runner_wait;  /**< the runner's wait after the call (the last op), or -1 */
-    uint64_t *before; /**< n rows of words bits: bit a of row b when a happens before b */
-    int words;
+    int n;                 /**< how many */
+    int runner_wait;       /**< the runner's wait after the call (the last op), or -1 */
+    uint64_t *before;      /**< n rows of words bits: bit a of row b when a happens before b */
+    int words;             /**< 64-bit words per row */
 };
 
 /** The last call's record on observed runner @p r (course_stream_record()): every line parsed,
  *  asserted well formed. Free with course_streams_free(). */
 struct course_streams *course_streams_read(struct course_runner *r);
 
+/** Free a record course_streams_read() made (NULL: nothing). */
 void course_streams_free(struct course_streams *g);
 
 /** 1 when operation @p a happens before operation @p b: a path of dependencies leads there. */
