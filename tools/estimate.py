@@ -10,7 +10,9 @@ stream, a bound per resource, sampling of the first wave and the tail), and prin
 launch: kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM GB/s, % of the
 published cuBLAS throughput where one is known for this GPU and size, and the bounding
 resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as
-tools/sass.py reads them); without SRC_DIR they are assumed (32). Sampled launches leave their
+tools/sass.py reads them); without SRC_DIR they are assumed (32). With --nvdisasm the same
+cubins' SASS is counted per source line (tools/sass.py --lines), so the issue bound counts the
+instructions the GPU issues; without it, PTX instructions. Sampled launches leave their
 outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
 table a lesson README's "Estimated (model)" section holds instead: launches of one kernel with
 one grid and block in a row merged into one row (their mean time, and how many). A program that
@@ -35,37 +37,54 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import sass  # noqa: E402  (ptxas_report, demangle)
 import timeline  # noqa: E402  (the copy engines and SMs over time, from the stream record)
 
-ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90"}
+ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90",
+        "h200": "90"}
+# The part each name models (emulator/vm/gpus.c), for the tables' labels.
+PART = {"t4": "T4", "a6000": "RTX A6000", "rtx3090": "RTX 3090", "a100": "A100 80GB SXM", "l4": "L4",
+        "h100": "H100 SXM5", "h200": "H200 SXM"}
 # Published cuBLAS throughput, GFLOP/s: (gpu, precision, M=N=K) -> (value, source).
 CUBLAS = {
     ("a6000", "fp32", 4096): (23249.6, "SGEMM_CUDA README (Simon Boehm), RTX A6000, 4096^3"),
+    ("a100", "fp32", 4096): (18140.0, "a public SGEMM_CUDA rerun on an A100, 4096^3 "
+                                      "(emulator/MODEL.md)"),
+    ("h100", "fp32", 4096): (50989.4, "a public SGEMM_CUDA rerun on an H100, 4096^3 "
+                                      "(emulator/MODEL.md)"),
 }
-# The model's mean error where it was validated, beside every row.
-ERROR = "14% mean error"
-# The model's error where it was validated (emulator/README.md, "Time model").
-VALIDATION = ("validation error: 14% mean, worst factor 1.33, on SGEMM_CUDA's kernels 1-10 against "
-              "their published A6000 GFLOP/s; 16% mean, worst factor 1.40, on 5 of 6 published "
-              "RTX 3090 reductions (the sixth, same-address atomics, is not modelled); "
-              "emulator/README.md, Time model")
+# Where the model's measured error is, beside every row.
+ERROR = "error: emulator/MODEL.md"
+# The model's error where it was validated (emulator/MODEL.md, "Validation").
+VALIDATION = ("validation error (emulator/MODEL.md): 23% mean, worst factor 1.46, on 5 SGEMM_CUDA "
+              "kernels against published H100 GFLOP/s (held out); 58% on 3 of the A6000's; 101% "
+              "on 6 RTX 3090 reductions, set by same-address atomics")
 
 
-def registers(src, gpu, nvcc, work):
-    """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of @p src, or None."""
+def registers(src, gpu, nvcc, nvdisasm, work):
+    """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of @p src, and with @p nvdisasm
+    a "KERNEL FILE LINE COUNT ANCHORS" file of their SASS (None without); their paths."""
     arch = ARCH.get(gpu, "90")
-    lines = []
+    lines, sass_lines = [], []
     for cu in sorted(pathlib.Path(src).glob("*.cu")):
-        out = subprocess.run([nvcc, "-cubin", f"-arch=sm_{arch}", "-O3", "-std=c++17",
+        cubin = os.path.join(work, cu.stem + ".cubin")
+        out = subprocess.run([nvcc, "-cubin", f"-arch=sm_{arch}", "-O3", "-std=c++17", "-lineinfo",
                               "-Xptxas", "-v", f"-I{src}",
                               f"-I{sass.ROOT / 'lessons' / pathlib.Path(src).name / 'src'}",
                               f"-I{sass.ROOT / 'reference'}",
-                              str(cu), "-o", os.path.join(work, cu.stem + ".cubin")],
+                              str(cu), "-o", cubin],
                              capture_output=True, text=True)
         if out.returncode:
             sys.exit(f"estimate.py: nvcc failed on {cu}:\n{out.stderr}")
         lines += [f"{k} {v[0]}" for k, v in sass.ptxas_report(out.stdout + out.stderr).items()]
+        if nvdisasm:
+            counts = sass.line_counts(sass.run([nvdisasm, "-g", "-c", cubin]))
+            sass_lines += [f"{k} {pathlib.Path(f).name} {n} {c} {a}"
+                           for k, by_line in counts.items() for (f, n), (c, a) in by_line.items()]
     path = os.path.join(work, "regs.txt")
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
-    return path
+    if not nvdisasm:
+        return path, None
+    sass_path = os.path.join(work, "sass.txt")
+    pathlib.Path(sass_path).write_text("\n".join(sass_lines) + "\n")
+    return path, sass_path
 
 
 def launches(path):
@@ -111,7 +130,7 @@ def markdown(rows, gpu):
     """The rows as a Markdown table, every column headed "model"."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     print(f"| kernel | grid | block | launches | model ms | model GFLOP/s | model DRAM GB/s "
-          f"| bound (model, {gpu}) |")
+          f"| bound (model, {PART.get(gpu, gpu)}) |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
     for r in merged(rows):
         ms = float(r["ms"])
@@ -137,7 +156,7 @@ def table(rows, gpu, size):
     """The rows, one line per launch, each saying "model"."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     cublas = CUBLAS.get((gpu, "fp32", size))
-    print(f"model: estimated on {gpu} by the emulator's time model, not measured; {VALIDATION}")
+    print(f"model: estimated on {PART.get(gpu, gpu)} by the emulator's time model, not measured; {VALIDATION}")
     print(f"{'kernel':<34} {'grid':>12} {'block':>9} {'regs':>5} {'warps':>6} {'model ms':>10} "
           f"{'GFLOP/s':>9} {'DRAM GB/s':>9} {'%cuBLAS':>7}  bound")
     for r in rows:
@@ -149,6 +168,9 @@ def table(rows, gpu, size):
               f"{r['warps_per_sm']:>6} {ms:>10.4f} {gflops:>9.1f} "
               f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} "
               f"(model, {ERROR})")
+    sass_known = all(float(r.get("sass_insts", 0)) > 0 for r in rows)
+    print("issue bound: " + ("SASS instructions (ptxas's, per source line)" if sass_known else
+                             "PTX instructions (no nvdisasm: ./course sass installs it)"))
     if cublas:
         print(f"cuBLAS SGEMM {size}^3 on {gpu}: {cublas[0]} GFLOP/s, published ({cublas[1]})")
     else:
@@ -169,10 +191,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="the emulator's library folder")
     p.add_argument("--from", dest="model_file", help="a model file to show (runs nothing)")
-    p.add_argument("--gpu", default="h100", help="t4, a6000, rtx3090, a100, l4, h100, or a GPU file")
+    p.add_argument("--gpu", default="h100",
+                   help="t4, a6000, rtx3090, a100, l4, h100, h200, or a GPU file")
     p.add_argument("--regs-from", help="folder of the program's .cu sources")
     p.add_argument("--size", type=int, default=0, help="M = N = K, for %% of cuBLAS")
     p.add_argument("--nvcc", default="nvcc")
+    p.add_argument("--nvdisasm", help="nvdisasm: count SASS (with --regs-from)")
     p.add_argument("--full", action="store_true", help="run every block (no sampling)")
     p.add_argument("--markdown", action="store_true", help="a README's Markdown table")
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS")
@@ -193,7 +217,10 @@ def main():
         if args.full:
             env["COURSE_EMU_MODEL_SAMPLE"] = "0"
         if args.regs_from:
-            env["COURSE_EMU_MODEL_REGS"] = registers(args.regs_from, args.gpu, args.nvcc, work)
+            regs, sass_file = registers(args.regs_from, args.gpu, args.nvcc, args.nvdisasm, work)
+            env["COURSE_EMU_MODEL_REGS"] = regs
+            if sass_file:
+                env["COURSE_EMU_MODEL_SASS"] = sass_file
         run = subprocess.run(prog, env=env, capture_output=True, text=True)
         rows = launches(out) if os.path.exists(out) else []
         if not rows:

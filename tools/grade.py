@@ -5,7 +5,9 @@
       copy a student's files into a clean copy's exercises/: only regular files whose
       names exist in the official exercises/NN_topic/ folders; everything else (links,
       new files, files outside exercises/, and the lesson's own drivers and headers of
-      lessons/NN_topic/src/, which older exercises held) is reported and ignored.
+      lessons/NN_topic/src/, which older exercises held) is reported and ignored. A lesson
+      folder of the numbering before the taught order (06_tensor_cores, ...) is graded as its
+      folder now, and said so in one line, unless the submission holds that folder too.
   grade.py report --junit FILE --out DIR [--points FILE] [--lessons NN ...] [--build-logs DIR]
                   [--exercises DIR]
       results.json (Gradescope autograder format), grades.csv and a terminal table.
@@ -18,9 +20,11 @@
       --exercises (the graded exercises/), a column per lesson says how much of the code
       the student had to write matches the course's solution token for token
       (informational, no points).
-  grade.py verdict --junit FILE --lesson NN [--points FILE]
+  grade.py verdict --junit FILE --lesson NN [--points FILE] [--stages "S1 S2 ..."]
       one line per test for a student (./course check NN), in the suite's order, with its
-      points and why it failed, and a pointer to the lesson text.
+      points and why it failed, and a pointer to the lesson text. With --stages (a staged
+      exercise: add_lesson(... STAGES ...)), the lines come stage by stage, each stage with
+      its own tally; a case belongs to the stage its name begins with.
   grade.py errors --log FILE
       the compiler's first errors in a build log, one line each with its detail.
   grade.py check-points --build DIR
@@ -42,6 +46,9 @@ import gen_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 POINTS = ROOT / "tests" / "points.tsv"
+# Lesson folders of the numbering before the taught order, and their folders now.
+RENUMBERED = {"06_tensor_cores": "08_tensor_cores", "07_mixed_precision": "09_mixed_precision",
+              "08_data_parallel": "13_data_parallel", "09_parallel_patterns": "06_parallel_patterns"}
 
 
 def read_points(path):
@@ -314,16 +321,41 @@ def cmd_report(args):
     return 0
 
 
+def stage_of(name, stages):
+    """The stage of case @p name (lesson.side.case): the first of @p stages its case name
+    begins with, or None."""
+    case = name.split(".", 2)[-1]
+    return next((s for s in stages if case.startswith(s + "_")), None)
+
+
 def cmd_verdict(args):
     results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
     points = read_points(args.points)
     lesson = next(iter(sorted(ROOT.glob(f"lessons/{args.lesson}_*"))), None)
     text = lesson.relative_to(ROOT) / "README.md" if lesson else "the lesson README"
     order = list(points)  # the suite's file order
+    stages = args.stages.split() if args.stages else []
+    rank = {s: i for i, s in enumerate(stages)}
+
+    def key(name):
+        stage = stage_of(name, stages)
+        return (rank.get(stage, len(stages)), order.index(name) if name in order else len(order),
+                name)
+
     counts = {"passed": 0, "failed": 0, "notrun": 0}
-    for name in sorted(results, key=lambda n: (order.index(n) if n in order else len(order), n)):
+    groups = []  # [(stage, its tally)] in the order printed, when the lesson has stages
+    for name in sorted(results, key=key):
+        stage = stage_of(name, stages)
+        if stages and (not groups or groups[-1][0] != stage):
+            if groups:
+                print(tally_line(*groups[-1]))
+            groups.append((stage, dict.fromkeys(counts, 0)))
+            print(f"stage {stage} (./course check {args.lesson} --stage {stage}):" if stage
+                  else "the whole lesson:")
         status, output = results[name]
         counts[status] += 1
+        if groups:
+            groups[-1][1][status] += 1
         worth = f"{points[name]:g}" if name in points else "?"
         got = worth if status == "passed" else "0"
         word = {"passed": "PASS", "failed": "FAIL", "notrun": "SKIP"}[status]
@@ -333,12 +365,20 @@ def cmd_verdict(args):
         print(line)
         if status == "failed":
             print(f"                {failure_line(output)}")
+    if groups:
+        print(tally_line(*groups[-1]))
     if not results:
         print(f"  no test ran: see {args.junit} and the ctest output beside it")
     print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['notrun']} skipped")
     if counts["failed"]:
         print(f"Stuck? Re-read {text} (the exercise section has hints).")
     return 1 if counts["failed"] or not results else 0
+
+
+def tally_line(stage, tally):
+    """One stage's (or the rest's) counts, under its lines."""
+    return (f"  {stage or 'the whole lesson'}: {tally['passed']} passed, {tally['failed']} "
+            f"failed, {tally['notrun']} skipped")
 
 
 def cmd_errors(args):
@@ -361,11 +401,27 @@ def shared(exercises, inside):
     return rel if lesson and (exercises.parent / rel).is_file() else None
 
 
+def renumbered(inside, official, sub_files):
+    """@p inside (NN_topic/name) moved to its lesson's folder under the taught order's number,
+    when it names a folder of the numbering before it and the submission does not also hold the
+    new path; else @p inside unchanged."""
+    lesson, _, name = inside.partition("/")
+    new = RENUMBERED.get(lesson)
+    if new is None or f"{new}/{name}" not in official or f"{new}/{name}" in sub_files:
+        return inside
+    print(f"exercises/{inside} is graded as exercises/{new}/{name}: lesson {lesson[:2]} is "
+          f"lesson {new[:2]} now (the lessons are numbered in the order they are taught); "
+          f"move your files to exercises/{new}/")
+    return f"{new}/{name}"
+
+
 def cmd_take(args):
     sub = pathlib.Path(args.submission)
     into = pathlib.Path(args.into)
     official = official_files(into)
     nested = (sub / "exercises").is_dir() and not (sub / "exercises").is_symlink()
+    top = sub / "exercises" if nested else sub
+    sub_files = {p.relative_to(top).as_posix() for p in top.glob("*/*")}
     taken = 0
     for root, dirs, files in os.walk(sub):  # links to folders are listed, never entered
         for entry in sorted(dirs + files):
@@ -380,7 +436,7 @@ def cmd_take(args):
                 continue
             elif inside is None:
                 print(f"ignoring {rel}: outside exercises/")
-            elif inside in official and path.is_file():
+            elif (inside := renumbered(inside, official, sub_files)) in official and path.is_file():
                 shutil.copyfile(path, into / inside)
                 taken += 1
             elif own := shared(into, inside):
@@ -426,6 +482,7 @@ def main():
     ver.add_argument("--junit", required=True)
     ver.add_argument("--lesson", required=True)
     ver.add_argument("--points", default=str(POINTS))
+    ver.add_argument("--stages", help="the lesson's stages in order, space-separated")
     err = sub.add_parser("errors")
     err.add_argument("--log", required=True)
     chk = sub.add_parser("check-points")

@@ -1,10 +1,10 @@
 # shellcheck shell=sh
 # Shared by the time model's validation scripts (tools/sgemm_ladder.sh,
-# tools/reduction_ladder.sh); sourced, not run.
+# tools/reduction_ladder.sh, tools/model_validation.sh); sourced, not run.
 
 # gpu_arch GPU: the compute capability digits of a row of the GPU table (emulator/vm/gpus.c).
 gpu_arch() {
-    case $1 in t4) echo 75 ;; a6000 | rtx3090) echo 86 ;; a100) echo 80 ;; l4) echo 89 ;; *) echo 90 ;; esac
+    case $1 in t4) echo 75 ;; a6000 | rtx3090) echo 86 ;; a100) echo 80 ;; l4) echo 89 ;; *) echo 90 ;; esac  # h100, h200
 }
 
 # ptxas_regs PTXAS_LOG: "NAME REGISTERS" lines from ptxas -v output (what tools/sass.py reads),
@@ -12,6 +12,32 @@ gpu_arch() {
 ptxas_regs() {
     awk "/Compiling entry function '/ { split(\$0, q, \"'\"); name = q[2] }
          /Used [0-9]+ registers/ && name { match(\$0, /Used [0-9]+/); print name, substr(\$0, RSTART + 5, RLENGTH - 5); name = \"\" }" "$1"
+}
+
+# cuda_tool NAME: the path of NAME (nvdisasm, cuobjdump): on PATH, beside nvcc, in BUILD/NAME
+# (where ./course installs it) or from a user's pip install of nvidia-cuda-NAME; empty if none.
+cuda_tool() {
+    command -v "$1" 2>/dev/null && return 0
+    for dir in "$(dirname "$(command -v nvcc)")" "$build/$1" "$HOME"/.local/lib/python3*/site-packages/nvidia; do
+        [ -d "$dir" ] && find "$dir" -name "$1" -type f 2>/dev/null | head -n 1 | grep . && return 0
+    done
+    return 0
+}
+
+# sass_setup BINARY: SASS (the COURSE_EMU_MODEL_SASS file, work/sass.txt, from BINARY's sm_ARCH
+# code: tools/sass.py --lines) when nvdisasm and cuobjdump are found; else empty, and the model
+# counts PTX instructions.
+# shellcheck disable=SC2034 # the scripts that source this file use SASS
+sass_setup() {
+    nvdisasm=$(cuda_tool nvdisasm)
+    cuobjdump=$(cuda_tool cuobjdump)
+    SASS=
+    if [ -n "$nvdisasm" ] && [ -n "$cuobjdump" ]; then
+        python3 "$root/tools/sass.py" --lines "$1" --arch "$arch" --nvdisasm "$nvdisasm" \
+            --cuobjdump "$cuobjdump" --out "$work/elf" >"$work/sass.txt" && SASS=$work/sass.txt
+    else
+        echo "no nvdisasm and cuobjdump (PyPI: nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump): the model counts PTX instructions" >&2
+    fi
 }
 
 # validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work (build/NAME,

@@ -30,6 +30,7 @@ nice nvcc -O3 -lineinfo -Xptxas -v -gencode "$gencode" -Dmain=upstream_main \
 nice nvcc -O3 -cudart shared -gencode "$gencode" "$root/tools/reduction_ladder_main.cu" \
     "$work/reduce_sum.o" -lcublas -lcublasLt -o "$bin"
 ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
+sass_setup "$bin"
 # The README's table (effective GB/s on an RTX 3090, N = 2^25), kernel number first.
 published() {
     case $1 in 1) echo 9.9 ;; 2) echo 223 ;; 3) echo 317 ;; 4) echo 331 ;; 5) echo 618 ;; 6) echo 859 ;; *) echo 0 ;; esac
@@ -41,7 +42,7 @@ for k in $kernels; do
     rm -f "$out"
     start=$(date +%s)
     LD_LIBRARY_PATH=$build/emulator/lib COURSE_EMU_MODEL=$gpu COURSE_EMU_MODEL_REGS=$work/regs.txt \
-        COURSE_EMU_MODEL_OUT=$out "$bin" "$k"
+        COURSE_EMU_MODEL_SASS=$SASS COURSE_EMU_MODEL_OUT=$out "$bin" "$k"
     secs=$(($(date +%s) - start))
     # One model line per block size, in the order 64 .. 1024: the fastest is kept.
     awk -v k="$k" -v pub="$(published "$k")" -v secs="$secs" '

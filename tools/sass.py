@@ -2,6 +2,7 @@
 """The SASS of a lesson's kernels: what the GPU really runs, for one architecture.
 
   tools/sass.py DIR [KERNEL] --nvdisasm PATH [--arch 90] [--count] [--out DIR]
+  tools/sass.py --lines BINARY --nvdisasm PATH --cuobjdump PATH [--arch 90]
 
 Compiles every .cu file of DIR (solutions/NN_topic or exercises/NN_topic; the lesson's headers
 come from lessons/NN_topic/src) to a cubin for sm_ARCH with nvcc (-O3 -lineinfo, the course's
@@ -11,6 +12,13 @@ thread, shared memory, spills, and how many warps of the SM's 64 its registers a
 either the listing or, with --count, the instruction counts of the whole kernel and of its main
 loop: the backward branch whose body holds the most FFMA or HMMA (for a GEMM, one step of the
 tile loop). `cuobjdump -sass` on a built binary prints the same listing.
+
+--lines prints, for every kernel of BINARY's sm_ARCH code (an executable, an object or a cubin,
+built with -lineinfo), "KERNEL FILE LINE COUNT ANCHORS" lines: the SASS instructions ptxas made
+of each source line (NOPs left out) and how many of them are anchors (fp32 arithmetic, global
+loads, stores and atomics: instructions ptxas neither merges nor splits, so
+their count against the PTX's tells how much more ptxas unrolled the line), the time model's
+COURSE_EMU_MODEL_SASS file.
 """
 import argparse
 import collections
@@ -30,6 +38,7 @@ FUNCTION = re.compile(r"^\.text\.(\S+):")
 PTXAS_ENTRY = re.compile(r"Compiling entry function '(\S+)'")
 PTXAS_USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")
 PTXAS_SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+LINE_INFO = re.compile(r'//## File "([^"]+)", line (\d+)')
 
 
 def run(cmd):
@@ -85,6 +94,41 @@ def parse_sass(text):
     return kernels
 
 
+ANCHORS = ("FFMA", "FADD", "FMUL", "LDG", "STG", "RED", "ATOM")
+
+
+def line_counts(text):
+    """{mangled kernel: {(file, line): [SASS instructions, anchors]}} from nvdisasm -g output."""
+    counts, name, where = {}, None, None
+    for line in text.splitlines():
+        if m := FUNCTION.match(line):
+            name, where = m.group(1), None
+            counts[name] = collections.defaultdict(lambda: [0, 0])
+        elif m := LINE_INFO.search(line):
+            where = (m.group(1), int(m.group(2)))
+        elif name and where and (m := INSTR.search(line)) and m.group(2) != "NOP":
+            counts[name][where][0] += 1
+            counts[name][where][1] += m.group(2).split(".")[0] in ANCHORS
+    return counts
+
+
+def print_lines(binary, arch, nvdisasm, cuobjdump, work):
+    """The --lines table of @p binary's sm_@p arch cubins (extracted into @p work)."""
+    binary = pathlib.Path(binary).resolve()
+    if binary.suffix == ".cubin":
+        cubins = [binary]
+    else:
+        work.mkdir(parents=True, exist_ok=True)
+        subprocess.run([cuobjdump, "-xelf", "all", str(binary)], cwd=work, capture_output=True)
+        cubins = sorted(work.glob(f"*.sm_{arch}.cubin"))
+    if not cubins:
+        sys.exit(f"sass.py: no sm_{arch} code in {binary}")
+    for cubin in cubins:
+        for kernel, counts in line_counts(run([nvdisasm, "-g", "-c", str(cubin)])).items():
+            for (file, line), (n, anchors) in sorted(counts.items()):
+                print(f"{kernel} {pathlib.Path(file).name} {line} {n} {anchors}")
+
+
 def math_ops(instrs):
     """How many FFMA and HMMA (fp32 and Tensor Core multiply-adds) @p instrs holds."""
     return sum(op == "FFMA" or op.startswith("HMMA") for _, op, _, _ in instrs)
@@ -124,14 +168,21 @@ def warps_per_sm(regs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("dir", help="solutions/NN_topic or exercises/NN_topic")
+    p.add_argument("dir", nargs="?", help="solutions/NN_topic or exercises/NN_topic")
     p.add_argument("kernel", nargs="?", default="", help="part of a kernel's name")
     p.add_argument("--arch", default="90", help="the SM architecture, e.g. 80 or 90")
     p.add_argument("--nvdisasm", required=True, help="path of nvdisasm")
     p.add_argument("--nvcc", default="nvcc")
     p.add_argument("--count", action="store_true", help="instruction counts, not the listing")
     p.add_argument("--out", default="build/sass", help="folder for the cubins")
+    p.add_argument("--lines", metavar="BINARY", help="SASS instructions per source line")
+    p.add_argument("--cuobjdump", default="cuobjdump", help="path of cuobjdump (--lines)")
     args = p.parse_args()
+    if args.lines:
+        print_lines(args.lines, args.arch, args.nvdisasm, args.cuobjdump, pathlib.Path(args.out))
+        return 0
+    if not args.dir:
+        p.error("DIR or --lines BINARY is needed")
     src = pathlib.Path(args.dir)
     shared = ROOT / "lessons" / src.name / "src"
     sources = sorted(src.glob("*.cu"))

@@ -1,21 +1,25 @@
 #!/bin/sh
-# The time model against published measurements: Simon Boehm's SGEMM_CUDA ladder.
+# The time model against published measurements: Simon Boehm's SGEMM_CUDA ladder, as measured
+# on three GPUs at 4096^3 (its README on an RTX A6000; two public reruns on an A100 and an
+# H100, emulator/MODEL.md cites them).
 #
 #   tools/sgemm_ladder.sh CHECKOUT [GPU] [SIZE] [KERNELS]
 #
 # CHECKOUT is a checkout of github.com/siboehm/SGEMM_CUDA (its code is not part of this
 # course: this script only builds it). Builds its kernels with tools/sgemm_ladder_main.cu
-# for the GPU's architecture (a6000: sm_86), reads each kernel's registers from ptxas -v
-# (as tools/sass.py does), runs each of KERNELS (default 1 to 10) once on the CPU
-# emulator at SIZE (default 4096) with COURSE_EMU_MODEL=GPU (default a6000), and prints one
-# line per kernel: the model's GFLOP/s beside the README's published ones (A6000), with the
-# error. Needs nvcc and a built emulator (build/emulator); BUILD overrides the build folder.
+# for the GPU's architecture (a6000: sm_86, a100: sm_80, h100: sm_90), reads each kernel's
+# registers from ptxas -v and its SASS per source line (tools/sass.py --lines), runs each of
+# KERNELS (default: the ones published for GPU) once on the CPU emulator at SIZE (default
+# 4096) with COURSE_EMU_MODEL=GPU (default a6000), and prints one line per kernel: the model's
+# GFLOP/s beside the published ones, with the error. Needs nvcc and a built emulator
+# (build/emulator); BUILD overrides the build folder.
 set -eu
 [ $# -ge 1 ] || { echo "usage: tools/sgemm_ladder.sh CHECKOUT [GPU] [SIZE] [KERNELS]" >&2; exit 2; }
 src=$(cd "$1" && pwd)
 gpu=${2:-a6000}
 size=${3:-4096}
-kernels=${4:-"1 2 3 4 5 6 7 8 9 10"}
+case $gpu in h100) all="1 2 3 4 5 6 9 10" ;; *) all="1 2 3 4 5 6 7 8 9 10" ;; esac
+kernels=${4:-$all}
 # shellcheck source=tools/model_validation_lib.sh
 . "$(dirname "$0")/model_validation_lib.sh"
 validation_setup sgemm_ladder "$gpu"
@@ -26,21 +30,30 @@ if [ ! -x "$bin" ] || [ "$src/src/runner.cu" -nt "$bin" ] || [ "$root/tools/sgem
         { cat "$work/ptxas.txt" >&2; exit 1; }
 fi
 ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-# The README's table (GFLOP/s on an A6000 at 4096), kernel number first.
+sass_setup "$bin"
+# The published GFLOP/s at 4096^3, GPU and kernel number first (sources: emulator/MODEL.md).
 published() {
-    case $1 in 1) echo 309.0 ;; 2) echo 1986.5 ;; 3) echo 2980.3 ;; 4) echo 8474.7 ;; 5) echo 15971.7 ;;
-    6) echo 18237.3 ;; 7) echo 16213.4 ;; 8) echo 16459.2 ;; 9) echo 19721.0 ;; 10) echo 21779.3 ;;
-    11) echo 17278.3 ;; *) echo 0 ;; esac
+    case $1/$2 in
+    a6000/1) echo 309.0 ;; a6000/2) echo 1986.5 ;; a6000/3) echo 2980.3 ;; a6000/4) echo 8474.7 ;;
+    a6000/5) echo 15971.7 ;; a6000/6) echo 18237.3 ;; a6000/7) echo 16213.4 ;; a6000/8) echo 16459.2 ;;
+    a6000/9) echo 19721.0 ;; a6000/10) echo 21779.3 ;; a6000/11) echo 17278.3 ;;
+    a100/1) echo 290 ;; a100/2) echo 3010 ;; a100/3) echo 5440 ;; a100/4) echo 10200 ;;
+    a100/5) echo 14470 ;; a100/6) echo 15370 ;; a100/7) echo 15280 ;; a100/8) echo 14950 ;;
+    a100/9) echo 15860 ;; a100/10) echo 16780 ;;
+    h100/1) echo 498.7 ;; h100/2) echo 6048.1 ;; h100/3) echo 9189.8 ;; h100/4) echo 17152.5 ;;
+    h100/5) echo 25860.5 ;; h100/6) echo 31626.7 ;; h100/9) echo 31264.4 ;; h100/10) echo 36318.5 ;;
+    *) echo 0 ;;
+    esac
 }
-printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model GF/s" "published" "error" "bound" "(model, $gpu, $size^3; published: SGEMM_CUDA README, A6000)"
+printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model GF/s" "published" "error" "bound" "(model, $gpu, $size^3; published: emulator/MODEL.md)"
 for k in $kernels; do
     out=$work/model_$k.txt
     rm -f "$out"
     start=$(date +%s)
     LD_LIBRARY_PATH=$build/emulator/lib COURSE_EMU_MODEL=$gpu COURSE_EMU_MODEL_REGS=$work/regs.txt \
-        COURSE_EMU_MODEL_OUT=$out "$bin" "$k" "$size"
+        COURSE_EMU_MODEL_SASS=$SASS COURSE_EMU_MODEL_OUT=$out "$bin" "$k" "$size"
     secs=$(($(date +%s) - start))
-    awk -v k="$k" -v n="$size" -v pub="$(published "$k")" -v secs="$secs" '
+    awk -v k="$k" -v n="$size" -v pub="$(published "$gpu" "$k")" -v secs="$secs" '
         { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }
         END { gf = 2 * n * n * n / (ms * 1e-3) / 1e9
               err = pub > 0 ? sprintf("%+.0f%%", 100 * (gf - pub) / pub) : "-"

@@ -17,6 +17,8 @@
 
 #include "count.h"
 
+#include "model.h"
+
 /* A set of sector numbers (open addressing; 0 marks an empty slot, so sectors are stored +1). */
 struct sector_set {
     uint64_t *slot;
@@ -135,6 +137,8 @@ void count_insn(struct exec *x, const struct insn *in, uint32_t active, uint32_t
     c->thread_insts += (uint64_t)__builtin_popcount(active);
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
+    if (x->launch->model)
+        model_insn(x->launch->model, in);
     ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM;
     if (in->op == OP_BRA)
         c->branches++;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "checks.h"
 #include "count.h"
 #include "model.h"
 #include "prov.h"

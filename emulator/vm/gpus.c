@@ -4,8 +4,8 @@
  *
  * Sources, per field (every row unless a row's own source says otherwise):
  *  - SMs, boost clock, fp32 and Tensor Core TFLOP/s, DRAM bandwidth, L2 size: NVIDIA's
- *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5; GeForce RTX 3090 from the GA102
- *    whitepaper's table, where the reduction ladder of emulator/README.md was measured) and
+ *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5, H200 SXM; GeForce RTX 3090 from the
+ * GA102 whitepaper's table, where the reduction ladder of emulator/README.md was measured) and
  *    architecture whitepapers
  *    (Turing TU104, Ampere GA102 and GA100, Hopper GH100). Tensor rates are dense (the
  *    datasheets' "with sparsity" numbers halved).
@@ -21,6 +21,8 @@
  *  - launch overhead: 3 us assumed, the order of a short kernel's launch in NVIDIA's
  *    "Getting Started with CUDA Graphs" (2019); not measured here.
  *  - issue: 4 schedulers per SM, one warp instruction each per clock (every whitepaper above).
+ *  - mma.sync rate: the dense Tensor Core rate before Hopper; on Hopper the measured share
+ *    HOPPER_MMA_SYNC of it (below), since the full rate needs wgmma.
  */
 #include "gpus.h"
 
@@ -33,6 +35,10 @@
 #define KIB 1024u
 #define MIB (1024.0 * 1024.0)
 #define A100_L2_PER_SM (5120.0 / 108.0)
+/* mma.sync m16n8k16 fp16 on Hopper: 494.4 of 756.5 dense TFLOP/s on an H800 (Luo et al.,
+ * "Dissecting the NVIDIA Hopper Architecture through Microbenchmarking and Multiple Level
+ * Analysis", arXiv:2501.12084, 2025), where wgmma reaches 96%. */
+#define HOPPER_MMA_SYNC (494.4 / 756.5)
 
 static const struct model_gpu table[] = {
     {"t4",
@@ -40,6 +46,7 @@ static const struct model_gpu table[] = {
      40,
      1590,
      64,
+     65,
      65,
      4,
      65536,
@@ -62,6 +69,7 @@ static const struct model_gpu table[] = {
      1800,
      128,
      154.8,
+     154.8,
      4,
      65536,
      100 * KIB,
@@ -82,6 +90,7 @@ static const struct model_gpu table[] = {
      82,
      1695,
      128,
+     71,
      71,
      4,
      65536,
@@ -105,6 +114,7 @@ static const struct model_gpu table[] = {
      1410,
      64,
      312,
+     312,
      4,
      65536,
      164 * KIB,
@@ -125,6 +135,7 @@ static const struct model_gpu table[] = {
      58,
      2040,
      128,
+     121,
      121,
      4,
      65536,
@@ -147,6 +158,7 @@ static const struct model_gpu table[] = {
      1980,
      128,
      989.4,
+     HOPPER_MMA_SYNC * 989.4,
      4,
      65536,
      228 * KIB,
@@ -162,8 +174,30 @@ static const struct model_gpu table[] = {
      3.0,
      "H100 SXM5 datasheet (132 SMs, 1980 MHz, 67 TFLOP/s fp32, 989 TFLOP/s dense fp16, "
      "3.35 TB/s, 50 MB L2); Hopper whitepaper; Programming Guide, 9.0"},
+    {"h200",
+     "NVIDIA H200 SXM 141GB (sm_90)",
+     132,
+     1980,
+     128,
+     989.4,
+     HOPPER_MMA_SYNC * 989.4,
+     4,
+     65536,
+     228 * KIB,
+     256 * KIB,
+     50 * MIB,
+     132 * A100_L2_PER_SM,
+     4800,
+     64,
+     32,
+     33,
+     260,
+     600,
+     3.0,
+     "H200 datasheet (H200 SXM: 67 TFLOP/s fp32, 1979 TFLOP/s sparse fp16 Tensor, 141 GB HBM3e "
+     "at 4.8 TB/s); the same GH100 chip as the H100 SXM5 (132 SMs, 1980 MHz, 50 MB L2, Hopper "
+     "whitepaper), so every other field is the h100 row's; Programming Guide, 9.0"},
 };
-
 const struct model_gpu *gpus_all(size_t *n)
 {
     *n = sizeof table / sizeof table[0];
@@ -191,11 +225,13 @@ static const struct field {
     const char *name;
     size_t off;
     int is_double;
-} fields[] = {U(sms),         D(clock_mhz),   U(fp32_lanes), D(tensor_tflops), U(schedulers),
-              U(regs_per_sm), U(smem_per_sm), U(l1_per_sm),  D(l2_bytes),      D(l2_bytes_per_clk),
-              D(dram_gbs),    U(max_warps),   U(max_blocks), U(lat_l1),        U(lat_l2),
-              U(lat_dram),    D(launch_us)};
+} fields[] = {U(sms),        D(clock_mhz),  U(fp32_lanes),       D(tensor_tflops),
+              D(mma_tflops), U(schedulers), U(regs_per_sm),      U(smem_per_sm),
+              U(l1_per_sm),  D(l2_bytes),   D(l2_bytes_per_clk), D(dram_gbs),
+              U(max_warps),  U(max_blocks), U(lat_l1),           U(lat_l2),
+              U(lat_dram),   D(launch_us)};
 #define NFIELDS (sizeof fields / sizeof fields[0])
+#define MMA_FIELD 4 /* fields[4], mma_tflops: the one a file may leave out */
 
 /* @p s without leading and trailing blanks (in place). */
 static char *trim(char *s)
@@ -265,6 +301,10 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
         }
     }
     fclose(f);
+    if (!(seen & (1u << MMA_FIELD))) { /* optional: the dense rate */
+        g->mma_tflops = g->tensor_tflops;
+        seen |= 1u << MMA_FIELD;
+    }
     for (size_t i = 0; i < NFIELDS; i++)
         if (!(seen & (1u << i))) {
             snprintf(err, err_size, "%s: no value for '%s'", path, fields[i].name);

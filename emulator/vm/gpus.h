@@ -11,12 +11,15 @@
 
 /** One GPU: what the model's occupancy, bounds and caches need. */
 struct model_gpu {
-    char name[32];           /**< the key: t4, a6000, rtx3090, a100, l4, h100 */
+    char name[32];           /**< the key: t4, a6000, rtx3090, a100, l4, h100, h200 */
     char full[80];           /**< what it is called */
     unsigned sms;            /**< streaming multiprocessors */
     double clock_mhz;        /**< boost clock */
     unsigned fp32_lanes;     /**< fp32 FMAs per SM per clock */
     double tensor_tflops;    /**< dense fp16/bf16 Tensor Core TFLOP/s (fp32 accumulate) */
+    double mma_tflops;       /**< the same through warp-level mma.sync (and wmma, which lowers to
+                                  it): tensor_tflops before Hopper; on Hopper the full rate needs
+                                  warpgroup wgmma. Optional in a GPU file (tensor_tflops) */
     unsigned schedulers;     /**< warp instructions issued per SM per clock (sub-partitions) */
     unsigned regs_per_sm;    /**< 32-bit registers per SM */
     unsigned smem_per_sm;    /**< the most shared memory an SM gives its blocks (bytes) */

@@ -28,6 +28,8 @@
 #include "model.h"
 
 #include "count.h"
+#include "model_code.h"
+#include "vm_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -97,7 +99,13 @@ static int cache_access(struct cache *c, uint64_t s)
 /* What the caches found, summed (doubles: scaled by sampling). */
 struct tally {
     double l1_wavefronts, smem_wavefronts, load_sectors, l1_hits, l2_sectors, l2_hits, dram_sectors;
-    double loads, latency;
+    double loads, latency; /* synchronous loads, and their latencies summed */
+    double stall;          /* their latencies, each over its batch's size (model_code.h) */
+    double async_loads, async_latency; /* cp.async requests, and their latencies summed */
+    double async_ahead, async_w0;      /* warp 0's cp.async requests before its block's first
+                                          barrier, and in all */
+    double load_phases; /* warp 0's load phases: barrier intervals in which it loads */
+    double sass;        /* warp instructions issued, in SASS (model_code.h's weights) */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
@@ -105,7 +113,7 @@ struct tally {
 /* One global request, kept until its block ends. */
 struct req {
     uint32_t warp, seq, first, n;
-    int store;
+    uint8_t store, async, batch; /* batch: the load's batch size (0: a store) */
 };
 
 /* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
@@ -137,7 +145,13 @@ struct vm_model {
     size_t nsec, capsec;
     uint32_t seq[32];
     struct pending_shared pend[32][RUNS];
-    uint64_t shared_clock; /* shared accesses seen, for the runs' LRU */
+    uint64_t shared_clock;   /* shared accesses seen, for the runs' LRU */
+    const struct insn *code; /* the kernel's first instruction */
+    uint32_t ncode;
+    uint8_t *batch;      /* each instruction's batch size (model_code.h) */
+    float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
+    uint64_t block_bars; /* barriers counted when this block began */
+    uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
     struct tally t, t_first;
     struct vm_counters c_first;
 };
@@ -169,6 +183,8 @@ void model_free(struct vm_model *m)
     drop_caches(m);
     free(m->req);
     free(m->sec);
+    free(m->batch);
+    free(m->sass_w);
     free(m);
 }
 
@@ -195,7 +211,7 @@ static unsigned blocks_per_sm(const struct model_gpu *g, unsigned warps, unsigne
 }
 
 void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
-                 const struct vm_counters *live)
+                 const struct model_sass_line *sass, size_t n, const struct vm_counters *live)
 {
     m->launch = L;
     m->live = live;
@@ -207,6 +223,13 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->in_tail = 0;
     m->sampled = 0;
     m->nreq = m->nsec = 0;
+    const struct func *f = &L->module->funcs[L->kernel];
+    free(m->batch);
+    m->batch = model_batches(L->module, L->kernel);
+    free(m->sass_w);
+    m->sass_w = model_sass_weights(L->module, L->kernel, sass, n);
+    m->code = L->module->code + f->first;
+    m->ncode = f->count;
     memset(m->pend, 0, sizeof m->pend);
     memset(&m->t, 0, sizeof m->t);
     memset(&m->t_first, 0, sizeof m->t_first);
@@ -311,10 +334,16 @@ static void flush_block(struct vm_model *m)
                 worst = g->lat_dram;
             }
         }
-        if (!r->store) {
-            m->t.load_sectors += r->n;
+        if (r->store)
+            continue;
+        m->t.load_sectors += r->n;
+        if (r->async) {
+            m->t.async_loads++;
+            m->t.async_latency += worst;
+        } else {
             m->t.loads++;
             m->t.latency += worst;
+            m->t.stall += (double)worst / r->batch;
         }
     }
     free(start);
@@ -358,14 +387,48 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
         m->c_first = *m->live;
     }
     m->block = linear;
+    m->block_bars = m->live->barriers;
+    m->phase_mark = 0;
     m->sampled++;
     memset(m->seq, 0, sizeof m->seq);
     return 1;
 }
 
-void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
-                  unsigned bytes, int store)
+/* The index of @p in among the kernel's instructions, or -1 (a device function's, or a copy a
+ * handler made). */
+static long insn_index(const struct vm_model *m, const struct insn *in)
 {
+    uintptr_t at = (uintptr_t)in, lo = (uintptr_t)m->code;
+    if (!in || at < lo || at >= lo + (uintptr_t)m->ncode * sizeof *in)
+        return -1;
+    return (long)((at - lo) / sizeof *in);
+}
+
+void model_insn(struct vm_model *m, const struct insn *in)
+{
+    long i = m->sass_w ? insn_index(m, in) : -1;
+    m->t.sass += i >= 0 ? m->sass_w[i] : 1.0;
+}
+
+/* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
+static uint8_t batch_of(const struct vm_model *m, const struct insn *in)
+{
+    long i = insn_index(m, in);
+    return i >= 0 && m->batch[i] ? m->batch[i] : 1;
+}
+
+void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
+                  uint32_t mask, unsigned bytes, int store)
+{
+    int async = in && in->op == OP_CP_ASYNC;
+    if (async && warp == 0) { /* how far ahead of its use a pipeline copies */
+        m->t.async_w0++;
+        m->t.async_ahead += m->live->barriers == m->block_bars;
+    }
+    if (!store && warp == 0 && m->phase_mark != m->live->barriers + 1) {
+        m->t.load_phases++;
+        m->phase_mark = m->live->barriers + 1;
+    }
     if (m->nsec + 64 > m->capsec) {
         m->capsec = m->capsec ? 2 * m->capsec : 1 << 16;
         m->sec = realloc(m->sec, m->capsec * sizeof *m->sec);
@@ -397,7 +460,13 @@ void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
         }
     m->t.l1_wavefronts += lines;
     uint32_t w = warp < 32 ? warp : 31;
-    m->req[m->nreq++] = (struct req){w, m->seq[w]++, (uint32_t)m->nsec, d, store};
+    m->req[m->nreq++] = (struct req){w,
+                                     m->seq[w]++,
+                                     (uint32_t)m->nsec,
+                                     d,
+                                     (uint8_t)store,
+                                     (uint8_t)async,
+                                     store ? 0 : batch_of(m, in)};
     m->nsec += d;
 }
 
@@ -405,8 +474,8 @@ void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
 
 const char *model_bound_name(enum model_bound b)
 {
-    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor", "issue",  "lsu",
-                                                     "l2",   "dram",   "latency"};
+    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor", "issue",   "lsu",
+                                                     "l2",   "dram",   "latency", "atomic"};
     return names[b];
 }
 
@@ -427,38 +496,65 @@ static void scale(struct vm_model *m, const struct vm_counters *c, struct model_
                                              : (double)c1[i] * f);
 }
 
-/* Each resource's time in ms, from the scaled counts. */
-static void bounds(const struct vm_model *m, const struct tally *t, struct model_estimate *e)
+/* Each resource's time in ms, from the scaled counts (@p run: the counters as run). */
+static void bounds(const struct vm_model *m, const struct tally *t, const struct vm_counters *run,
+                   struct model_estimate *e)
 {
     const struct model_gpu *g = &m->gpu;
     const struct vm_counters *c = &e->counters;
-    double hz = g->clock_mhz * 1e6, ms = 1e3 / hz;
+    double ms = 1e3 / (g->clock_mhz * 1e6);
     double per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
     double share = per_sm / (double)m->blocks;
     double fp32_flops =
         2.0 * (double)c->class_insts[VM_CLASS_FMA32] + (double)c->class_insts[VM_CLASS_FP];
     double tensor_flops = (double)c->flops > fp32_flops ? (double)c->flops - fp32_flops : 0;
     double resident = (per_sm < m->bps ? per_sm : m->bps) * m->warps_per_block;
-    double lat = t->loads ? t->latency / t->loads : g->lat_l1;
+    /* a pipeline's warp has the copies it issued before its first barrier in flight */
+    double ahead = t->async_ahead / (double)m->blocks;
     e->bound_ms[MODEL_FP32] =
         (double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) * share /
         g->fp32_lanes * ms;
-    e->bound_ms[MODEL_TENSOR] = tensor_flops / (g->tensor_tflops * 1e12) * 1e3;
-    e->bound_ms[MODEL_ISSUE] = (double)c->warp_insts * share / g->schedulers * ms;
-    e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts) * share * ms;
+    e->bound_ms[MODEL_TENSOR] = tensor_flops / (g->mma_tflops * 1e12) * 1e3;
+    double insts = m->sass_w ? t->sass : (double)c->warp_insts;
+    e->bound_ms[MODEL_ISSUE] = insts * share / g->schedulers * ms;
+    e->sass_insts = m->sass_w ? t->sass : 0;
+    /* a shared atomic's lanes on one address take a wavefront each */
+    e->bound_ms[MODEL_LSU] =
+        (t->smem_wavefronts + t->l1_wavefronts + (double)c->satom_same_addr) * share * ms;
     e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
     e->bound_ms[MODEL_DRAM] = t->dram_sectors * 32.0 / (g->dram_gbs * 1e9) * 1e3;
-    e->bound_ms[MODEL_LATENCY] = t->loads * share * lat / resident * ms;
-    /* Tile loops: two barriers per tile, one phase of loads each; a phase's latency is
-     * exposed once per round of resident blocks. */
-    double phases = (double)c->barriers / (2.0 * m->warps_per_block * (double)m->blocks);
-    double rounds = ceil(per_sm / m->bps);
-    e->exposed_ms = t->loads ? rounds * phases * lat * ms : 0;
+    e->bound_ms[MODEL_LATENCY] =
+        (t->stall + t->async_latency / (ahead > 1 ? ahead : 1)) * share / resident * ms;
+    /* Global atomics on one address are applied one at a time where the address lives (L2),
+     * one per clock: the address with the most updates, the sample's average, bounds. */
+    double per_addr = run->gatom_addrs ? (double)c->gatom_lanes / (double)run->gatom_addrs : 0;
+    e->bound_ms[MODEL_ATOMIC] = per_addr * ms;
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
     e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
     e->l2_bytes = t->l2_sectors * 32.0;
     e->smem_wavefronts = t->smem_wavefronts;
     e->dram_bytes = t->dram_sectors * 32.0;
+}
+
+/* The latency of a block's load phases (the barrier intervals in which its first warp loads
+ * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
+ * ms: one mean latency per phase and round of resident blocks, less the work of the phases a
+ * cp.async pipeline copies ahead (@p work_ms, the largest bound but latency, spread over the
+ * phases). */
+static double exposed(const struct vm_model *m, const struct tally *t, double work_ms)
+{
+    const struct model_gpu *g = &m->gpu;
+    double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
+    double phases = t->load_phases / (double)m->blocks;
+    double rounds = ceil(per_sm / m->bps);
+    if (phases <= 0 || (!t->loads && !t->async_loads))
+        return 0;
+    if (t->async_loads <= t->loads)
+        return rounds * phases * (t->latency / t->loads) * ms;
+    double ahead = t->async_w0 ? t->async_ahead / t->async_w0 * phases : 0; /* phases ahead */
+    double work = work_ms / ms / (rounds * phases);                         /* cycles a phase */
+    double wait = t->async_latency / t->async_loads - ahead * work;
+    return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
 void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e)
@@ -469,12 +565,21 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     flush_block(m);
     struct tally t;
     scale(m, c, e, &t);
-    bounds(m, &t, e);
+    bounds(m, &t, c, e);
     e->bound = MODEL_FP32;
     for (int b = 1; b < MODEL_NBOUNDS; b++)
         if (e->bound_ms[b] > e->bound_ms[e->bound])
             e->bound = (enum model_bound)b;
-    e->ms = e->bound_ms[e->bound] + e->exposed_ms + m->gpu.launch_us * 1e-3;
+    /* Resident blocks overlap one another's exposed latency: a round takes the longer of its
+     * blocks' shared work and one block's exposed latency plus its own share of that work. */
+    double work = 0; /* what hides a pipeline's latency: every bound but latency itself */
+    for (int b = 0; b < MODEL_NBOUNDS; b++)
+        work = b != MODEL_LATENCY && e->bound_ms[b] > work ? e->bound_ms[b] : work;
+    double busy = e->bound_ms[e->bound],
+           per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
+    e->exposed_ms = exposed(m, &t, work);
+    double chain = e->exposed_ms + busy / (per_sm < m->bps ? per_sm : m->bps);
+    e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
     e->regs = m->regs ? m->regs : 32;
     e->regs_known = m->regs != 0;
     e->blocks_per_sm = m->bps;
@@ -500,10 +605,10 @@ void model_print(FILE *f, const struct vm_model *m, const char *kernel, const st
         fprintf(f, " %s_ms=%.4g", model_bound_name((enum model_bound)b), e->bound_ms[b]);
     fprintf(f,
             " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
-            "smem_wavefronts=%.0f flops=%llu "
+            "smem_wavefronts=%.0f flops=%llu sass_insts=%.0f "
             "warp_insts=%llu gld_sectors=%llu gst_sectors=%llu lds_wavefronts=%llu\n",
             e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
-            (unsigned long long)c->flops, (unsigned long long)c->warp_insts,
+            (unsigned long long)c->flops, e->sass_insts, (unsigned long long)c->warp_insts,
             (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_wavefronts);
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "gpus.h"
+#include "model_code.h"
 #include "vm.h"
 
 /** The resources a launch's time is bounded by. */
@@ -34,6 +35,7 @@ enum model_bound {
     MODEL_L2,
     MODEL_DRAM,
     MODEL_LATENCY, /**< loads in flight too few for their latency (Little's law) */
+    MODEL_ATOMIC,  /**< global atomics on one address, applied one at a time */
     MODEL_NBOUNDS
 };
 
@@ -51,6 +53,7 @@ struct model_estimate {
     double l1_hit, l2_hit;       /**< load sector hit rates */
     double l2_bytes, dram_bytes; /**< traffic the caches let through */
     double smem_wavefronts;      /**< shared wavefronts, adjacent accesses merged */
+    double sass_insts;           /**< warp instructions in SASS (0: not known, PTX counted) */
     struct vm_counters counters; /**< the launch's counters, scaled from the sample */
 };
 
@@ -60,17 +63,22 @@ struct vm_model;
 struct vm_model *model_new(const struct model_gpu *gpu, int sample);
 void model_free(struct vm_model *m);
 
-/** Before a launch: its configuration, registers per thread (0: unknown), and the counters
- *  the VM fills (@p live, read at the sample's seams). */
+/** Before a launch: its configuration, registers per thread (0: unknown), the SASS ptxas made
+ *  of each of the kernel's source lines (@p n entries; none: PTX instructions are counted),
+ *  and the counters the VM fills (@p live, read at the sample's seams). */
 void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
-                 const struct vm_counters *live);
+                 const struct model_sass_line *sass, size_t n, const struct vm_counters *live);
+
+/** One warp instruction @p in issued (the counters' path calls it). */
+void model_insn(struct vm_model *m, const struct insn *in);
 
 /** Before block @p linear, whose shared memory is @p smem bytes: 0 to skip it (not sampled). */
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
 
-/** One global request of warp @p warp: lanes @p mask at @p addr, @p bytes each. */
-void model_global(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
-                  unsigned bytes, int store);
+/** One global request of warp @p warp by instruction @p in (NULL: unknown): lanes @p mask at
+ *  @p addr, @p bytes each. */
+void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
+                  uint32_t mask, unsigned bytes, int store);
 
 /** One shared request of warp @p warp (window offsets), as model_global(). A thread's adjacent
  *  accesses to consecutive, aligned addresses are served as one vector access of up to 16

@@ -5,6 +5,9 @@
  *   COURSE_EMU_MODEL=GPU|FILE   a row of gpus.c (t4, a6000, rtx3090, a100, l4, h100) or a GPU file
  *   COURSE_EMU_MODEL_REGS=FILE  "KERNEL REGISTERS" lines (mangled names, as cuobjdump
  *                               --dump-resource-usage prints them); 32 assumed without
+ *   COURSE_EMU_MODEL_SASS=FILE  "KERNEL FILE LINE COUNT ANCHORS" lines: the SASS instructions
+ *                               ptxas made of each source line (tools/sass.py --lines); without,
+ *                               the issue bound counts PTX instructions
  *   COURSE_EMU_MODEL_OUT=FILE   where each launch's "model ..." line is appended (stderr without)
  *   COURSE_EMU_MODEL_SAMPLE=0   run every block (default: the first wave and the tail)
  */
@@ -20,6 +23,10 @@ struct model_env {
     char **names;
     unsigned *regs;
     size_t n;
+    char **sass_kernel; /* per SASS line: its kernel (mangled) */
+    struct model_sass_line *sass;
+    size_t nsass;
+    struct model_sass_line *pick; /* the launched kernel's lines */
 };
 
 /* The registers file's lines, kept by kernel name; -1 when it cannot be read. */
@@ -41,6 +48,33 @@ static int read_regs(struct model_env *env, const char *path)
     return 0;
 }
 
+/* The SASS lines file's entries; -1 when it cannot be read. */
+static int read_sass(struct model_env *env, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char kernel[1024], file[1024];
+    unsigned line, count, anchors;
+    while (fscanf(f, "%1023s %1023s %u %u %u", kernel, file, &line, &count, &anchors) == 5) {
+        size_t n = env->nsass + 1;
+        env->sass_kernel = realloc(env->sass_kernel, n * sizeof *env->sass_kernel);
+        env->sass = realloc(env->sass, n * sizeof *env->sass);
+        if (!env->sass_kernel || !env->sass || !(env->sass_kernel[env->nsass] = strdup(kernel)) ||
+            !(env->sass[env->nsass].file = strdup(file)))
+            abort();
+        env->sass[env->nsass].line = line;
+        env->sass[env->nsass].count = count;
+        env->sass[env->nsass].anchors = anchors;
+        env->nsass = n;
+    }
+    fclose(f);
+    env->pick = calloc(env->nsass + 1, sizeof *env->pick);
+    if (!env->pick)
+        abort();
+    return 0;
+}
+
 struct model_env *model_env_open(char *err, size_t err_size)
 {
     const char *gpu = getenv("COURSE_EMU_MODEL");
@@ -54,11 +88,15 @@ struct model_env *model_env_open(char *err, size_t err_size)
     if (!env)
         abort();
     const char *sample = getenv("COURSE_EMU_MODEL_SAMPLE"), *regs = getenv("COURSE_EMU_MODEL_REGS");
-    const char *out = getenv("COURSE_EMU_MODEL_OUT");
+    const char *out = getenv("COURSE_EMU_MODEL_OUT"), *sass = getenv("COURSE_EMU_MODEL_SASS");
     env->model = model_new(g ? g : &from_file, !sample || strcmp(sample, "0"));
     env->out = out && *out ? fopen(out, "a") : stderr;
     if (!env->out || (regs && *regs && read_regs(env, regs))) {
         snprintf(err, err_size, "cannot open %s", env->out ? regs : out);
+        return NULL;
+    }
+    if (sass && *sass && read_sass(env, sass)) {
+        snprintf(err, err_size, "cannot open %s", sass);
         return NULL;
     }
     setvbuf(env->out, NULL, _IOLBF, 0);
@@ -77,7 +115,11 @@ struct vm_model *model_env_begin(struct model_env *env, const struct vm_launch *
     for (size_t i = 0; i < env->n && !regs; i++)
         if (!strcmp(env->names[i], kernel))
             regs = env->regs[i];
-    model_begin(env->model, L, regs, live);
+    size_t n = 0;
+    for (size_t i = 0; i < env->nsass; i++)
+        if (!strcmp(env->sass_kernel[i], kernel))
+            env->pick[n++] = env->sass[i];
+    model_begin(env->model, L, regs, env->pick, n, live);
     return env->model;
 }
 

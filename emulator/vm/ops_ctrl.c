@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "checks.h"
 #include "fp.h"
 
 enum event h_BRA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)

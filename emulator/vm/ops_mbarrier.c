@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "checks.h"
 #include "vm_impl.h"
 
 #define MB_COUNT 0x1FFFFFull /* a 21-bit count: pending (bits 0-20), expected (21-41) */

@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #endif
 
-#include "check.h"
+#include "checks.h"
 #include "count.h"
 #include "footprint.h"
 #include "fp.h"
@@ -189,17 +189,17 @@ static enum event resolve_mixed(struct exec *x, struct warp *w, const struct ins
     return glob ? resolve_global(x, w, in, glob, addr, bytes, bytes, store, host) : EV_NONE;
 }
 
-/* A global or shared request of lanes @p m, to the counters and the time model when they run
- * (shared addresses are window offsets). */
-static void observe(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
-                    uint32_t m, unsigned bytes, int store)
+/* A global or shared request of lanes @p m by instruction @p in (NULL: not one instruction's),
+ * to the counters and the time model when they run (shared addresses are window offsets). */
+static void observe(struct exec *x, const struct warp *w, const struct insn *in, enum space sp,
+                    const uint64_t *addr, uint32_t m, unsigned bytes, int store)
 {
     struct vm_model *model = x->launch->model;
     if (sp == SP_GLOBAL) {
         if (x->cnt)
             count_global(x, addr, m, bytes, store);
         if (model)
-            model_global(model, w->index, addr, m, bytes, store);
+            model_global(model, w->index, in, addr, m, bytes, store);
     } else {
         if (x->cnt)
             count_shared(x, addr, m, bytes, store);
@@ -225,7 +225,7 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
     if (sp == SP_GLOBAL) {
         enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
         if (ev == EV_NONE)
-            observe(x, w, SP_GLOBAL, addr, m, bytes, store);
+            observe(x, w, in, SP_GLOBAL, addr, m, bytes, store);
         if (ev == EV_NONE && x->launch->checks)
             check_global(x, w, in, addr, m, bytes, store);
         return ev;
@@ -241,7 +241,7 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
     }
     enum event ev = resolve_shared_warp(x, w, in, m, addr, bytes, store, host);
     if (ev == EV_NONE)
-        observe(x, w, SP_SHARED, addr, m, bytes, store);
+        observe(x, w, in, SP_SHARED, addr, m, bytes, store);
     if (ev == EV_NONE && x->launch->checks)
         return check_shared(x, w, in, addr, m, bytes, store);
     return ev;
@@ -281,7 +281,8 @@ void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const 
         return;
     for (int at = 0; at < n; at += 32) {
         int lanes = n - at < 32 ? n - at : 32;
-        observe(x, w, sp, addr + at, lanes == 32 ? FULL_MASK : (1u << lanes) - 1, bytes, store);
+        observe(x, w, NULL, sp, addr + at, lanes == 32 ? FULL_MASK : (1u << lanes) - 1, bytes,
+                store);
     }
 }
 

@@ -29,8 +29,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../mem.h"
 #include "fp.h"
+#include "mem.h"
 #include "tex.h"
 #include "vm_impl.h"
 

@@ -10,7 +10,7 @@
  * error the VM reports. A named lane that has exited or does not exist is undefined
  * behaviour that synccheck reports, and its registers are read as they were left.
  */
-#include "check.h"
+#include "checks.h"
 #include "vm_impl.h"
 
 /* The mask operand: each lane names the lanes it synchronises with, so tiles of one warp

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../vm.h"
+#include "vm.h"
 
 /* ---- opcodes ------------------------------------------------------------------- */
 
@@ -366,7 +366,7 @@ struct exec {
     uint64_t clock;          /**< instructions issued, the %clock of this emulation */
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
-    void *check_state;       /**< check.c's records, when the launch runs checks */
+    void *check_state;       /**< checks.c's records, when the launch runs checks */
     struct prov_pending {    /**< prov.c's stores whose values are not kept yet */
         uint64_t addr[32];
         unsigned bytes[32];

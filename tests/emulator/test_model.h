@@ -1,6 +1,6 @@
 /**
  * @file test_model.h
- * @brief The time model's test kernel (test_model_kernels.cu).
+ * @brief The time model's test kernels (test_model_kernels.cu).
  */
 #ifndef TEST_MODEL_H
 #define TEST_MODEL_H
@@ -14,6 +14,18 @@ void model_copy(int n, const float *d_x, float *d_y);
 
 /** y[t] = x[4t] + ... + x[4t + 3] through shared memory, t < 256 (one block of 256). */
 void model_smem(const float *d_x, float *d_y);
+
+/** y[t] = x[t] + x[t + n] + x[t + 2n] + x[t + 3n], t < n (x zero: 4n floats), the four
+ *  loads in flight together, or (@p chained) each address waiting for the previous value. */
+void model_loads(int n, const float *d_x, float *d_y, int chained);
+
+/** n atomic additions of 1 to *y. */
+void model_atomic(int n, float *d_y);
+
+/** y[b * 256 + t] = the sum over tiles k of work(x[(k * blocks + b) * 256 + t + 1 mod 256]), each
+ *  tile staged in shared memory, b < blocks; loaded then used, or (@p async) a cp.async
+ *  pipeline two stages deep. x holds tiles * blocks * 256 floats. */
+void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async);
 
 #ifdef __cplusplus
 }

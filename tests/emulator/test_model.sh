@@ -11,7 +11,19 @@
 #    16 per warp for the loads (lds_wavefronts 128 over 8 warps); merged as ptxas merges them,
 #    one conflict-free 16-byte access of 4 wavefronts for the stores and one for the loads:
 #    smem_wavefronts 8 per warp, 64.
-# 3. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample (first
+# 3. Memory-level parallelism: 2^22 threads each load 4 floats, all four in flight together
+#    (one batch, emulator/vm/model_code.c), then the same addresses chained (each address waits
+#    for the previous value: four batches of one): the latency bound 4 times as long.
+# 4. Same-address atomics: 2^24 updates of one float at one per clock (1980 MHz): 8.4733 ms,
+#    bound atomic.
+# 5. Asynchronous copies: a loop of 64 tiles, each loaded and then used (its load latency
+#    exposed at every tile: 4 blocks, one per SM), against its twin that copies the next tile
+#    with cp.async while it works on this one (256 multiply-adds a thread, more issue time than
+#    the load's latency): exposed latency 0, and faster.
+# 6. SASS per source line (COURSE_EMU_MODEL_SASS): 3 instructions on the copy's line y[i] = x[i]
+#    and none elsewhere, for 4096 floats (128 warps): sass_insts 384; the same line of another
+#    file matches nothing, and PTX is counted (sass_insts=0).
+# 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample (first
 #    wave and tail) and without: each count within 2%, and the time within 2%.
 set -eu
 bin=$1
@@ -21,28 +33,59 @@ trap 'rm -rf "$out"' EXIT
 run() { # N SAMPLE FILE
     LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_SAMPLE=$2 COURSE_EMU_MODEL_OUT=$3 "$bin" "$1"
 }
+of() { # FILE KERNEL KEY: from the kernel's line
+    grep "kernel=[^ ]*$2" "$1" | tr ' ' '\n' | sed -n "s/^$3=//p"
+}
 field() { # FILE KEY: from the copy's line
-    grep 'kernel=[^ ]*model_copy' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+    of "$1" model_copy "$2"
 }
 run 16777216 1 "$out/copy"
 ms=$(field "$out/copy" ms)
 bound=$(field "$out/copy" bound)
 awk -v ms="$ms" -v b="$bound" 'BEGIN { if (ms < 0.0430 || ms > 0.0432 || b != "dram") {
-    printf "test_model.sh:%d: copy of 2^24 floats on h100: model %s ms bound %s, want 0.04307 ms (DRAM bytes / 3350 GB/s + 3 us) bound dram\n", 30, ms, b; exit 1 } }'
+    printf "test_model.sh:%d: copy of 2^24 floats on h100: model %s ms bound %s, want 0.04307 ms (DRAM bytes / 3350 GB/s + 3 us) bound dram\n", 46, ms, b; exit 1 } }'
 smem=$(grep 'kernel=[^ ]*model_smem' "$out/copy" | tr ' ' '\n' | grep -E '^(smem|lds)_wavefronts=' | tr '\n' ' ')
 [ "$smem" = "smem_wavefronts=64 lds_wavefronts=128 " ] || {
-    echo "test_model.sh:33: shared round trip of 4 x 4-byte pieces: got $smem, want smem_wavefronts=64 lds_wavefronts=128"
+    echo "test_model.sh:49: shared round trip of 4 x 4-byte pieces: got $smem, want smem_wavefronts=64 lds_wavefronts=128"
+    exit 1
+}
+lat() { # N: the latency bound of the Nth model_loads line
+    grep 'kernel=[^ ]*model_loads' "$out/copy" | sed -n "$1p" | tr ' ' '\n' | sed -n 's/^latency_ms=//p'
+}
+awk -v one="$(lat 1)" -v four="$(lat 2)" 'BEGIN { if (four < 3.99 * one || four > 4.01 * one) {
+    printf "test_model.sh:%d: 4 loads in flight together: latency %s ms; chained: %s ms, want 4 times as long\n", 56, one, four; exit 1 } }'
+ams=$(of "$out/copy" model_atomic atomic_ms)
+abound=$(of "$out/copy" model_atomic bound)
+awk -v ms="$ams" -v b="$abound" 'BEGIN { if (ms < 8.47 || ms > 8.477 || b != "atomic") {
+    printf "test_model.sh:%d: 2^24 atomics on one address: atomic_ms %s bound %s, want 8.4733 (one per clock at 1980 MHz) bound atomic\n", 60, ms, b; exit 1 } }'
+tile() { # N KEY: from the Nth model_tiles line
+    grep 'kernel=[^ ]*model_tiles' "$out/copy" | sed -n "$1p" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+awk -v e1="$(tile 1 exposed_ms)" -v e2="$(tile 2 exposed_ms)" -v m1="$(tile 1 ms)" -v m2="$(tile 2 ms)" 'BEGIN {
+    if (!(e1 > 0) || e2 != 0 || !(m2 < m1)) {
+        printf "test_model.sh:%d: tile loop: exposed %s ms, %s ms in all; as a cp.async pipeline: exposed %s ms, %s ms: want the pipeline to hide it all (0) and be faster\n", 66, e1, m1, e2, m2; exit 1 } }'
+copy=_Z17model_copy_kerneliPKfPf
+line=$(grep -n 'y\[i\] = x\[i\];' "$(dirname "$0")/test_model_kernels.cu" | cut -d: -f1)
+echo "$copy another_file.cu $line 3 0" >"$out/other.txt"
+echo "$copy test_model_kernels.cu $line 3 0" >"$out/lines.txt"
+for f in other lines; do
+    LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_SASS=$out/$f.txt COURSE_EMU_MODEL_OUT=$out/sass_$f "$bin" 4096
+done
+other=$(field "$out/sass_other" sass_insts)
+lines=$(field "$out/sass_lines" sass_insts)
+[ "$other" = 0 ] && [ "$lines" = 384 ] || {
+    echo "test_model.sh:77: 3 SASS instructions on the copy's line $line of another file: sass_insts $other, want 0 (PTX counted); of the kernel's file: $lines, want 384 (3 for each of 128 warps)"
     exit 1
 }
 run 4194337 1 "$out/sampled"
 run 4194337 0 "$out/full"
 grep -q 'sampled=1601/16385' "$out/sampled" || {
-    echo "test_model.sh:39: 2^22+33 floats: want the first wave (1056 blocks) and the tail (545) sampled, got: $(field "$out/sampled" sampled)"
+    echo "test_model.sh:83: 2^22+33 floats: want the first wave (1056 blocks) and the tail (545) sampled, got: $(field "$out/sampled" sampled)"
     exit 1
 }
 for key in ms warp_insts gld_sectors gst_sectors dram_bytes; do
     awk -v k="$key" -v s="$(field "$out/sampled" "$key")" -v f="$(field "$out/full" "$key")" 'BEGIN {
         if (s < 0.98 * f || s > 1.02 * f) {
-            printf "test_model.sh:44: 2^22+33 floats: %s sampled %s, full run %s: more than 2%% apart\n", k, s, f; exit 1 } }'
+            printf "test_model.sh:89: 2^22+33 floats: %s sampled %s, full run %s: more than 2%% apart\n", k, s, f; exit 1 } }'
 done
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; sample within 2% of the full run"
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained; atomics on one address one per clock; a cp.async pipeline hides its tile loads; SASS lines read; sample within 2% of the full run"

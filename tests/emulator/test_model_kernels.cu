@@ -1,7 +1,10 @@
 /**
  * @file test_model_kernels.cu
- * @brief The time model's test kernels (test_model.sh): a copy, whose traffic is known by hand,
- *        and a shared-memory round trip in 4-byte pieces that ptxas would merge.
+ * @brief The time model's test kernels (test_model.sh): a copy, whose traffic is known by hand;
+ *        a shared-memory round trip in 4-byte pieces that ptxas would merge; four loads in flight
+ *        together and the same four loads one after another; atomics on one address; a tile
+ *        loop that loads each tile before using it, and its twin that copies the next tile
+ *        with cp.async while it works on this one.
  */
 #include "test_model.h"
 
@@ -37,4 +40,111 @@ static __global__ void model_smem_kernel(const float *x, float *y)
 void model_smem(const float *d_x, float *d_y)
 {
     model_smem_kernel<<<1, 256>>>(d_x, d_y);
+}
+
+/* Four loads of x[t + k n], k = 0..3, written in PTX so that their order is exact: all four
+ * issued before the first use (one batch of four in flight), or each address made from the
+ * value the previous load returned (x is zero: the same addresses, a chain of four batches of
+ * one). y[t] = their sum, t < n. */
+static __global__ void model_loads_kernel(int n, const float *x, float *y, int chained)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n)
+        return;
+    const float *p = x + t;
+    float a, b, c, d;
+    if (chained) {
+        asm volatile("ld.global.f32 %0, [%1];" : "=f"(a) : "l"(p));
+        p += n + (int)a; /* the address waits for the value */
+        asm volatile("ld.global.f32 %0, [%1];" : "=f"(b) : "l"(p));
+        p += n + (int)b;
+        asm volatile("ld.global.f32 %0, [%1];" : "=f"(c) : "l"(p));
+        p += n + (int)c;
+        asm volatile("ld.global.f32 %0, [%1];" : "=f"(d) : "l"(p));
+    } else {
+        asm volatile("ld.global.f32 %0, [%4];\n\t"
+                     "ld.global.f32 %1, [%5];\n\t"
+                     "ld.global.f32 %2, [%6];\n\t"
+                     "ld.global.f32 %3, [%7];"
+                     : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+                     : "l"(p), "l"(p + n), "l"(p + 2 * n), "l"(p + 3 * n));
+    }
+    y[t] = a + b + c + d;
+}
+
+void model_loads(int n, const float *d_x, float *d_y, int chained)
+{
+    model_loads_kernel<<<(n + 255) / 256, 256>>>(n, d_x, d_y, chained);
+}
+
+/* Every thread adds 1 to *y: n updates of one address. */
+static __global__ void model_atomic_kernel(int n, float *y)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n)
+        atomicAdd(y, 1.0f);
+}
+
+void model_atomic(int n, float *d_y)
+{
+    model_atomic_kernel<<<(n + 255) / 256, 256>>>(n, d_y);
+}
+
+/* A tile's math: 256 dependent multiply-adds, enough issue slots (8 warps x 256 FMAs over 4
+ * schedulers: 512 clocks) to hide a load's latency behind them. */
+static __device__ float work(float v)
+{
+    float a = v;
+    for (int i = 0; i < 256; i++)
+        a = a * 0.5f + v;
+    return a;
+}
+
+/* A tile loop: block b sums work(x) over tiles x[(t * gridDim.x + b) * 256 + tid], t < tiles,
+ * each tile staged in shared memory and read at a rotated index (so the barrier is needed). Loaded
+ * then used (async 0), or as a 2-stage pipeline (async 1): tile t + 1 copied with cp.async while
+ * tile t is used, wait_group 1 leaving that one copy in flight. y[b * 256 + tid] = the sum. */
+static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, int async)
+{
+    __shared__ float s[2][256];
+    int tid = threadIdx.x;
+    float acc = 0;
+    if (!async) {
+        for (int t = 0; t < tiles; t++) {
+            s[0][tid] = x[((size_t)t * gridDim.x + blockIdx.x) * 256 + tid];
+            __syncthreads(); /* the tile is whole */
+            acc += work(s[0][(tid + 1) % 256]);
+            __syncthreads(); /* every thread read it before the next overwrites it */
+        }
+    } else {
+        for (int t = 0; t <= tiles; t++) {
+            if (t < tiles) { /* copy tile t into stage t % 2; it lands before wait_group */
+                unsigned dst = (unsigned)__cvta_generic_to_shared(&s[t % 2][tid]);
+                const float *src = x + ((size_t)t * gridDim.x + blockIdx.x) * 256 + tid;
+#if __CUDA_ARCH__ >= 800
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src));
+#else
+                (void)dst; /* sm_75 has no cp.async: a plain copy (the emulator runs sm_90's) */
+                s[t % 2][tid] = *src;
+#endif
+            }
+#if __CUDA_ARCH__ >= 800
+            asm volatile("cp.async.commit_group;");
+#endif
+            if (t == 0)
+                continue; /* the prologue: one tile in flight before the loop's first use */
+#if __CUDA_ARCH__ >= 800
+            asm volatile("cp.async.wait_group 1;"); /* tile t - 1 landed, tile t may not */
+#endif
+            __syncthreads(); /* tile t - 1 is whole */
+            acc += work(s[(t - 1) % 2][(tid + 1) % 256]);
+            __syncthreads(); /* read before stage (t - 1) % 2 is copied into again */
+        }
+    }
+    y[blockIdx.x * 256 + tid] = acc;
+}
+
+void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
+{
+    model_tiles_kernel<<<blocks, 256>>>(tiles, d_x, d_y, async);
 }

@@ -1,7 +1,9 @@
 /**
  * @file test_model_main.c
- * @brief One copy of N floats on the device, then one shared-memory round trip, for
- *        test_model.sh (the time model's test).
+ * @brief One copy of N floats on the device, one shared-memory round trip, four loads per
+ *        thread in flight together and then chained (N / 4 threads), N atomic additions to
+ *        one address, and a tile loop (4 blocks, 64 tiles of 256 floats) loaded then used
+ *        and as a cp.async pipeline, for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -28,6 +30,12 @@ int main(int argc, char **argv)
     }
     model_copy(n, d_x, d_y);
     model_smem(d_x, d_y);
+    model_loads(n / 4, d_x, d_y, 0);
+    model_loads(n / 4, d_x, d_y, 1);
+    model_atomic(n, d_y);
+    int tiles = n / 1024 < 64 ? n / 1024 : 64; /* 4 blocks of 256 floats a tile, within x */
+    model_tiles(4, tiles, d_x, d_y, 0);
+    model_tiles(4, tiles, d_x, d_y, 1);
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm/tex.h"
+#include "tex.h"
 
 /** A live object: its handle and what it was made from, for the Get*Desc calls. */
 struct rt_object {

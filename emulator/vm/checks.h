@@ -1,5 +1,5 @@
 /**
- * @file check.h
+ * @file checks.h
  * @brief The sanitizer's checks (racecheck, synccheck, initcheck), called from the memory
  *        and warp paths when the launch asks for them.
  */

@@ -1,5 +1,5 @@
 /**
- * @file check.c
+ * @file checks.c
  * @brief The sanitizer's checks: racecheck, synccheck, initcheck (memcheck's faults are
  *        always on: ops_mem.c), each finding one line, counted.
  *
@@ -19,7 +19,7 @@
  * a count; check_end() reports them in order of first appearance.
  */
 #define _GNU_SOURCE
-#include "check.h"
+#include "checks.h"
 
 #include <stdarg.h>
 #include <stdio.h>

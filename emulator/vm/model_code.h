@@ -1,0 +1,47 @@
+/**
+ * @file model_code.h
+ * @brief What the time model (model.h) reads from a kernel's decoded code rather than from its
+ *        execution: which global loads a warp has in flight together, and how many SASS
+ *        instructions the GPU issues for each PTX instruction.
+ */
+#ifndef EMU_MODEL_CODE_H
+#define EMU_MODEL_CODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vm_impl.h"
+
+/**
+ * The loads in flight together (memory-level parallelism) of kernel @p kernel of @p mod: for
+ * each of its instructions (index from the function's first), 0 for anything but a global
+ * load, else the size of the load's batch. A batch is the run of global loads a warp issues
+ * before an instruction reads (or overwrites) a register one of them loads, or the code
+ * branches, joins (a branch target), waits at a barrier or exits: the loads a GPU has in
+ * flight at once for that warp, since an SM stalls a warp only at the first use of a load's
+ * result (scoreboarding), not at the load. At most 255; the caller frees the array.
+ */
+uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
+
+/** The SASS instructions ptxas made of one source line of a kernel (tools/sass.py --lines). */
+struct model_sass_line {
+    const char *file; /**< the source file's name (its last path component is compared) */
+    uint32_t line;
+    uint32_t count;   /**< SASS instructions */
+    uint32_t anchors; /**< of which fp32 arithmetic, global loads, stores and atomics */
+};
+
+/**
+ * What each PTX instruction of kernel @p kernel costs in SASS instructions. A source line's SASS
+ * (from @p sass, @p n entries) is spread evenly over that line's PTX instructions, divided by
+ * how much more ptxas unrolled the line than the PTX: the ratio of the line's anchors (fp32
+ * add, mul and fma, global loads, stores and atomics, which ptxas neither merges nor splits)
+ * in SASS to those in PTX, or for a line without anchors the kernel's ratio over the lines that
+ * have them. 0 for a line ptxas left no instruction of. NULL (count PTX instructions) when
+ * fewer than 90% of the SASS instructions fall on lines the PTX has (line information missing
+ * or not matching). The caller frees the array.
+ */
+float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
+                          const struct model_sass_line *sass, size_t n);
+
+#endif /* EMU_MODEL_CODE_H */
