@@ -5,12 +5,13 @@
  *        operation waits for which), and on a GPU the overlapped pipeline against the serial one.
  *
  * Every pipeline gets pinned h_x and h_y and device d_x and d_y, each guarded, and must return
- * with y in h_y (the runner's own wait after the call does not count). Its record must hold no
- * race between streams: two operations touching the same bytes, one writing, that nothing
- * orders (a missing event wait). The overlap cases read the chunks off the record itself, so any
- * chunking, any number of streams, events or a graph pass alike: the copy in of each piece of x
- * must not wait for the kernel of the piece before it, and the copy out of a piece, the kernel of
- * the next and the copy in of the one after must not wait for each other.
+ * with y in h_y, a copy of what its kernels left in d_y (the runner's own wait after the call
+ * does not count). Its record must hold no race between streams: two operations touching the
+ * same bytes, one writing, that nothing orders (a missing event wait). The overlap cases read the
+ * chunks off the record itself, so any chunking, any number of streams, events or a graph pass
+ * alike: the copy in of each piece of x must not wait for the kernel of the piece before it, and
+ * the copy out of a piece, the kernel of the next and the copy in of the one after must not wait
+ * for each other.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,12 @@ static void run_pipeline(struct course_runner *r, const struct pipeline *p, int 
         *x_at = course_buf_address(r, h_x);
     uint32_t *y = course_buf_read(r, h_y, what);
     assert_mixed(x, y, (size_t)n, rounds, what);
+    /* And y where the kernels left it: h_y is a copy of d_y, not the host's own answer. */
+    char where[160];
+    snprintf(where, sizeof where, "%s, d_y", what);
+    uint32_t *dy = course_buf_read(r, d_y, where);
+    ck_assert_msg(n == 0 || !memcmp(dy, y, bytes), "%s: h_y is not a copy of d_y", what);
+    free(dy);
     if (g)
         *g = rec;
     else
