@@ -17,8 +17,20 @@
  *   LOAD     proto_load, origin (NUL-terminated), PTX text                  -> LOADED | ERROR
  *   SYMBOL   proto_symbol, name (NUL-terminated)                            -> SYMBOL_AT
  *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
- *   MAP      proto_block (addr, size; from: offset), and another process's device
- *            memfd (SCM_RIGHTS), or none to show this span's own memory again  -> OK | ERROR
+ *   MAP      proto_block (addr, size; from: offset; how: PROTO_MAP_HOST or 0), and another
+ *            process's device memfd (SCM_RIGHTS), or none to show this span's own memory
+ *            again                                                          -> OK | ERROR
+ *
+ * A server that owns the device memory (a grader's: `--memory`) says so in HELLO's OK, whose
+ * payload is then one byte, 1. Its client never sees that memory: it keeps its own memfd for
+ * the blocks the host reaches (managed, pinned: MAP with PROTO_MAP_HOST shows them to the
+ * server) and moves every other byte through the server:
+ *
+ *   WRITE    proto_block (addr, size), then the bytes: the host wrote them     (no reply)
+ *   READ     proto_block (addr, size)                                        -> DATA
+ *   COPY     proto_block (addr, size; from: the source): device to device     (no reply)
+ *            (how: PROTO_COPY_ANSWER, a side is a pinned block: the host waits -> OK)
+ *   FILL     proto_block (addr, size; from: the byte)                         (no reply)
  *   RECORD   proto_record, its proto_dep list, its name and its site: one operation queued
  *            on a stream, or one wait of the host (the stream record, rt_record.c) (no reply)
  *
@@ -51,8 +63,24 @@ enum proto_op {
     PROTO_DONE,
     PROTO_WRITTEN,
     PROTO_MAP,
+    PROTO_WRITE,
+    PROTO_READ,
+    PROTO_COPY,
+    PROTO_FILL,
+    PROTO_DATA,
     PROTO_RECORD
 };
+
+/** MAP's how: the range is memory the host reaches (the client's memfd), not another
+ *  process's device memory. */
+#define PROTO_MAP_HOST 1u
+
+/** COPY's how: answer OK once copied (between device memory and a pinned block, which the host
+ *  reaches itself). */
+#define PROTO_COPY_ANSWER 1u
+
+/** The most bytes one WRITE or DATA message carries (larger moves take several). */
+#define PROTO_MAX_MOVE ((size_t)1 << 26)
 
 /** The most payload one message may carry (a PTX module is the largest). */
 #define PROTO_MAX_PAYLOAD ((uint32_t)1 << 30)
@@ -83,7 +111,7 @@ enum proto_wrote {
 struct proto_block {
     uint64_t addr, size;
     int32_t device;
-    uint32_t how;  /**< WRITTEN: enum proto_wrote */
+    uint32_t how;  /**< WRITTEN: enum proto_wrote; MAP, COPY: flags (above) */
     uint64_t from; /**< WRITTEN: the fill byte, or the copy's source; MAP: the memfd offset */
 };
 

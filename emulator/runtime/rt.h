@@ -215,6 +215,8 @@ struct rt_state {
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
     int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
+    int remote;         /**< 1: the server holds the device memory (rt_remote.c); rt.mem then
+                             holds only the blocks the host reaches */
 
     /* The launches counted since course_emu_take_launches() last took them. */
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */
@@ -280,6 +282,22 @@ int rt_call_fd(uint32_t op, const struct iovec *parts, int nparts, int fd, struc
 
 /** Send a message that has no reply (ALLOC, FREE, WRITTEN). Returns 0 or -1 as rt_call(). */
 int rt_post(uint32_t op, const void *data, size_t len);
+
+/** rt_post() of a message in @p nparts pieces. */
+int rt_post_parts(uint32_t op, const struct iovec *parts, int nparts);
+
+/** On a device whose memory the server holds (rt.remote, rt_remote.c): the host writes
+ *  [@p dev, + @p bytes) from @p src, reads it into @p dst, copies device to device, fills with
+ *  byte @p value, or shows a block the host reaches (managed, pinned) to the server. Each
+ *  returns 0, or -1 when the server has gone. */
+int rt_remote_write(const void *dev, const void *src, size_t bytes);
+int rt_remote_read(void *dst, const void *dev, size_t bytes);
+int rt_remote_copy(const void *dst, const void *src, size_t bytes);
+/** rt_remote_copy() between device memory and a pinned block, answered once copied: the host
+ *  reaches the pinned side itself, so it must not go on before the server has copied. */
+int rt_remote_copy_pinned(const void *dst, const void *src, size_t bytes);
+int rt_remote_fill(const void *dev, int value, size_t bytes);
+int rt_remote_show_host(const void *dev, size_t bytes);
 
 /** Tell the server the host wrote device range [@p dev, @p dev + @p bytes), and how (enum
  *  proto_wrote, with the fill byte or the source address in @p from): initcheck's record and
@@ -417,7 +435,8 @@ int rt_record_on(void);
 void rt_record_op(const struct rt_stream *s, uint64_t seq, const struct rt_work *w,
                   const struct rt_dep *deps, int ndeps, int graph);
 
-/** Record a wait of the host for @p deps (ndeps of them), in call @p what. The lock is held. */
+/** Record a wait of the host for @p deps (ndeps of them, maybe none), in call @p what. The lock
+ *  is held. */
 void rt_record_sync(const struct rt_dep *deps, int ndeps, const char *what);
 
 /* --- IPC (rt_ipc.c) ----------------------------------------------------------------------- */

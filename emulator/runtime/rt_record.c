@@ -136,7 +136,7 @@ void rt_record_op(const struct rt_stream *s, uint64_t seq, const struct rt_work 
 
 void rt_record_sync(const struct rt_dep *deps, int ndeps, const char *what)
 {
-    if (!ndeps || !rt_record_on())
+    if (!rt_record_on()) /* a wait with nothing to wait for is a wait all the same */
         return;
     struct proto_record r = {
         .stream = PROTO_RECORD_HOST_STREAM, .seq = ++host_waits, .kind = PROTO_RECORD_SYNC};
