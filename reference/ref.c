@@ -199,3 +199,13 @@ double ref_mlp_loss_f64(int layers, const int *dims, const float *params, const 
     free(next);
     return loss / B;
 }
+
+void ref_mix(const uint32_t *x, uint32_t *y, size_t n, int rounds, uint32_t multiplier)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t w = x[i];
+        for (int r = 0; r < rounds; r++)
+            w = (w ^ (w >> 16)) * multiplier;
+        y[i] = w;
+    }
+}

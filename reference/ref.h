@@ -10,6 +10,7 @@
 #ifndef REF_H
 #define REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -69,6 +70,11 @@ double ref_gemm_tolerance(int K, double u_in, double u_acc);
 double ref_mlp_loss_f64(int layers, const int *dims, const float *params, const float *x,
                         const uint8_t *labels, int B);
 
+/**
+ * y[i] = x[i] put through @p rounds rounds of w = (w ^ (w >> 16)) * @p multiplier, in unsigned
+ * 32-bit arithmetic, for i < n: lesson 07's per-word work (streams.h), on the CPU.
+ */
+void ref_mix(const uint32_t *x, uint32_t *y, size_t n, int rounds, uint32_t multiplier);
 /* ---- lesson 11: softmax, LayerNorm and attention in double, with their bounds (ref_fused.c) */
 
 /** The relative error ex2.approx.f32 may add to 2^x: 2 ulp from the correctly rounded result

@@ -15,7 +15,10 @@ cubins' SASS is counted per source line (tools/sass.py --lines), so the issue bo
 instructions the GPU issues; without it, PTX instructions. Sampled launches leave their
 outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
 table a lesson README's "Estimated (model)" section holds instead: launches of one kernel with
-one grid and block in a row merged into one row (their mean time, and how many).
+one grid and block in a row merged into one row (their mean time, and how many). A program that
+labels its phases (course_emu_mark, emulator/emu.h: lesson 07's driver) is then laid out in time
+on the GPU's copy engines and SMs, a row per phase (tools/timeline.py: its stream record, the
+kernels' estimates, a model of the host link).
 
   tools/estimate.py --from FILE [--gpu GPU] [--markdown]
 
@@ -32,6 +35,7 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import sass  # noqa: E402  (ptxas_report, demangle)
+import timeline  # noqa: E402  (the copy engines and SMs over time, from the stream record)
 
 ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90",
         "h200": "90"}
@@ -174,6 +178,15 @@ def table(rows, gpu, size):
               "% of cuBLAS not shown")
 
 
+def timeline_after(path, gpu, as_markdown):
+    """The timeline of the program's copies and kernels (tools/timeline.py), after a blank line,
+    when the program labelled its phases (course_emu_mark: lesson 07's driver does)."""
+    if any(l.startswith("op ") and " kind=mark " in l
+           for l in pathlib.Path(path).read_text().splitlines()):
+        print()
+        timeline.report(path, gpu, as_markdown)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="the emulator's library folder")
@@ -192,6 +205,7 @@ def main():
         rows = launches(args.model_file) if os.path.exists(args.model_file) else []
         if rows:
             (markdown if args.markdown else brief)(rows, args.gpu)
+            timeline_after(args.model_file, args.gpu, args.markdown)
         return 0
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog or not args.lib:
@@ -216,6 +230,7 @@ def main():
             markdown(rows, args.gpu)
         else:
             table(rows, args.gpu, args.size)
+        timeline_after(out, args.gpu, args.markdown)
     return 0
 
 

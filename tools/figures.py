@@ -428,6 +428,59 @@ def fig_double_buffer(out):
     save(fig, out, "08_double_buffer.svg")
 
 
+# ---- lesson 07 ----------------------------------------------------------------------------
+
+# The time model's kernel estimates for lesson 07's figure: mix_kernel on an H100 SXM5 at 700
+# rounds, over all 2^22 words (one launch) and over one of 8 chunks: the README's "Estimated
+# (model)" table (./course estimate 07 --gpu=h100 --len=4194304 --rounds=700 --markdown, on the
+# CPU emulator, 2026-11-28), its SMs column over its kernels. A model, never a measurement.
+MODEL_07_WORDS = 1 << 22
+MODEL_07_KERNEL_MS = {1: 0.3381, 8: 0.04589}
+CHUNK_COLOURS = [BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW, GREY]
+
+
+def pipeline_ops(chunks, streams):
+    """Lesson 07's pipeline as the stream record would hold it: each chunk's copy in, kernel and
+    copy out on stream c % streams, one after another there."""
+    import timeline  # tools/timeline.py: the model that lays a record out in time
+    ops, seq = [], {}
+    for c in range(chunks):
+        s = f"s{c % streams}"
+        words = MODEL_07_WORDS * (c + 1) // chunks - MODEL_07_WORDS * c // chunks
+        for kind, sides in (("copy", 9), ("kernel", 0), ("copy", 6)):  # pinned host sides
+            n = seq[s] = seq.get(s, 0) + 1
+            ops.append({"kind": kind, "sides": str(sides), "graph": "0", "stream": s,
+                        "seq": str(n), "deps": f"{s}:{n - 1}" if n > 1 else "-", "name": kind,
+                        "dst_bytes": str(4 * words), "ms": MODEL_07_KERNEL_MS[chunks],
+                        "chunk": c})
+    timeline.schedule(ops, {(o["stream"], o["seq"]): o for o in ops}, "h100")
+    return ops
+
+
+def fig_timeline(out):
+    """Lesson 07's pipelines on an H100's copy engines and SMs (the time model's timeline):
+    serial, 8 chunks on 2 streams, 8 chunks on 3 streams."""
+    cases = [("serial: copy in, mix, copy out", 1, 1), ("8 chunks on 2 streams", 8, 2),
+             ("8 chunks on 3 streams", 8, 3)]
+    fig, axes = plt.subplots(len(cases), 1, figsize=(WIDTH, 4.7), sharex=True)
+    rows = ("H2D", "SMs", "D2H")
+    for ax, (title, chunks, streams) in zip(axes, cases):
+        ops = pipeline_ops(chunks, streams)
+        for op in ops:
+            y = 2 - rows.index(op["engine"])
+            colour = CHUNK_COLOURS[op["chunk"] % len(CHUNK_COLOURS)]
+            ax.add_patch(patches.Rectangle((op["start"], y - 0.38), op["end"] - op["start"], 0.76,
+                                           facecolor=colour, edgecolor="white", linewidth=0.8))
+        total = max(op["end"] for op in ops)
+        ax.set_yticks([2, 1, 0])
+        ax.set_yticklabels(["copy in", "SMs", "copy out"])
+        ax.set_ylim(-0.6, 2.6)
+        ax.set_title(f"{title}: {total:.2f} ms", fontsize=11.5, loc="left")
+        ax.tick_params(left=False)
+    axes[-1].set_xlabel("ms (model: H100 SXM5, 16 MiB each way, mix at 700 rounds)")
+    axes[-1].set_xlim(0, max(op["end"] for op in pipeline_ops(1, 1)) * 1.01)
+    fig.tight_layout()
+    save(fig, out, "07_timeline.svg")
 # ---- lesson 10 ----------------------------------------------------------------------------
 
 def fig_mma_fragments(out):
@@ -1048,6 +1101,7 @@ FIGURES = {
     "06_scan_networks.svg": fig_scan_networks,
     "06_scan_phases.svg": fig_scan_phases,
     "06_private_histograms.svg": fig_private_histograms,
+    "07_timeline.svg": fig_timeline,
     "11_online_softmax.svg": fig_online_softmax,
     "11_attention_bytes.svg": fig_attention_bytes,
 }

@@ -29,7 +29,10 @@
  *   WRITE    proto_block (addr, size), then the bytes: the host wrote them     (no reply)
  *   READ     proto_block (addr, size)                                        -> DATA
  *   COPY     proto_block (addr, size; from: the source): device to device     (no reply)
+ *            (how: PROTO_COPY_ANSWER, a side is a pinned block: the host waits -> OK)
  *   FILL     proto_block (addr, size; from: the byte)                         (no reply)
+ *   RECORD   proto_record, its proto_dep list, its name and its site: one operation queued
+ *            on a stream, or one wait of the host (the stream record, rt_record.c) (no reply)
  *
  * LOADED carries proto_loaded, then the blocks vm_load() allocated for module
  * variables (proto_block each, for the client's table), then per kernel a
@@ -64,12 +67,17 @@ enum proto_op {
     PROTO_READ,
     PROTO_COPY,
     PROTO_FILL,
-    PROTO_DATA
+    PROTO_DATA,
+    PROTO_RECORD
 };
 
 /** MAP's how: the range is memory the host reaches (the client's memfd), not another
  *  process's device memory. */
 #define PROTO_MAP_HOST 1u
+
+/** COPY's how: answer OK once copied (between device memory and a pinned block, which the host
+ *  reaches itself). */
+#define PROTO_COPY_ANSWER 1u
 
 /** The most bytes one WRITE or DATA message carries (larger moves take several). */
 #define PROTO_MAX_MOVE ((size_t)1 << 26)
@@ -103,7 +111,7 @@ enum proto_wrote {
 struct proto_block {
     uint64_t addr, size;
     int32_t device;
-    uint32_t how;  /**< WRITTEN: enum proto_wrote */
+    uint32_t how;  /**< WRITTEN: enum proto_wrote; MAP, COPY: flags (above) */
     uint64_t from; /**< WRITTEN: the fill byte, or the copy's source; MAP: the memfd offset */
 };
 
@@ -153,6 +161,8 @@ struct proto_launch {
     uint32_t stack_bytes; /**< cudaLimitStackSize (vm_launch::stack_bytes) */
     uint32_t
         pending_launches; /**< cudaLimitDevRuntimePendingLaunchCount (vm_launch::pending_limit) */
+    uint64_t stream; /**< the stream record's name for the operation that runs it (its stream */
+    uint64_t seq;    /**< and number, proto_record), or seq 0 when it has none */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */
@@ -163,6 +173,45 @@ struct proto_done {
     uint32_t counted; /**< 1: counters hold this launch's counts */
     uint32_t reports; /**< the checks' findings this launch printed (vm_result::reports) */
     struct vm_counters counters;
+};
+
+/** RECORD: what an operation is (the first seven are operations queued on a stream). */
+enum proto_record_kind {
+    PROTO_RECORD_KERNEL, /**< a launch */
+    PROTO_RECORD_COPY,   /**< a copy: proto_record::sides says which sides are device memory */
+    PROTO_RECORD_FILL,   /**< a fill of device memory */
+    PROTO_RECORD_EVENT,  /**< an event record */
+    PROTO_RECORD_WAIT,   /**< a wait for an event (cudaStreamWaitEvent, an event wait node) */
+    PROTO_RECORD_HOST,   /**< a host function or callback */
+    PROTO_RECORD_NOP,    /**< nothing (an empty graph node) */
+    PROTO_RECORD_SYNC,   /**< the host waited (stream PROTO_RECORD_HOST_STREAM): what it waited
+                              for are its dependencies; everything the host queues after it
+                              follows it */
+    PROTO_RECORD_MARK,   /**< a label for what follows (course_emu_mark()): no operation */
+};
+
+/** The stream of the host's waits in the stream record. */
+#define PROTO_RECORD_HOST_STREAM UINT64_MAX
+
+/** RECORD: one operation, named by its stream and its number there (followed by ndeps proto_dep,
+ *  name_len bytes of name and site_len bytes of site, neither NUL-terminated). */
+struct proto_record {
+    uint64_t stream;         /**< the stream's handle; 0: the legacy default stream */
+    uint64_t seq;            /**< its number in the stream, from 1 */
+    uint32_t kind;           /**< enum proto_record_kind */
+    uint32_t sides;          /**< copies: bit 0 the destination is device memory, bit 1 the
+                                  source; bits 2 and 3: that side is pinned host memory */
+    uint64_t dst, dst_bytes; /**< copies and fills: the range written (first to last byte) */
+    uint64_t src, src_bytes; /**< copies: the range read */
+    uint32_t graph;          /**< 1: a node of a graph's launch */
+    uint32_t ndeps;          /**< how many proto_dep follow: the operations it follows */
+    uint32_t name_len;       /**< the call, or the kernel's name */
+    uint32_t site_len;       /**< where the program issued it (file:line (function)) */
+};
+
+/** RECORD: one dependency, "after operation seq of stream stream". */
+struct proto_dep {
+    uint64_t stream, seq;
 };
 
 /** A received message: the payload is malloc'd and owned by the caller. */

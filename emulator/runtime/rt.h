@@ -295,6 +295,9 @@ int rt_post_parts(uint32_t op, const struct iovec *parts, int nparts);
 int rt_remote_write(const void *dev, const void *src, size_t bytes);
 int rt_remote_read(void *dst, const void *dev, size_t bytes);
 int rt_remote_copy(const void *dst, const void *src, size_t bytes);
+/** rt_remote_copy() between device memory and a pinned block, answered once copied: the host
+ *  reaches the pinned side itself, so it must not go on before the server has copied. */
+int rt_remote_copy_pinned(const void *dst, const void *src, size_t bytes);
 int rt_remote_fill(const void *dev, int value, size_t bytes);
 int rt_remote_show_host(const void *dev, size_t bytes);
 
@@ -375,6 +378,20 @@ extern cudaError_t (*rt_capture_hook)(struct rt_stream *s, const struct rt_work 
  */
 uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep);
 
+/**
+ * rt_enqueue() of a node of a graph's launch: in the stream record it follows @p order (norder of
+ * them, the nodes it depends on), not the operation queued before it. norder -1: rt_enqueue().
+ */
+uint64_t rt_enqueue_node(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep,
+                         const struct rt_dep *order, int norder);
+
+/** The stream record's name for stream @p s: its handle, 0 for the legacy default stream. */
+uint64_t rt_record_stream(const struct rt_stream *s);
+
+/** The stream record: the host waited for everything @p s queued (the legacy stream: every
+ *  blocking stream's too; NULL: every stream), in call @p what. rt_run_all() records its own. */
+void rt_waited_stream(struct rt_stream *s, const char *what);
+
 /** Run stream @p s's operations up to number @p seq, and what they wait for. */
 void rt_run_to(struct rt_stream *s, uint64_t seq);
 
@@ -405,6 +422,24 @@ cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t 
 /** Pack a launch of @p func as rt_work, after checking it as a GPU does (rt_launch.c). */
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
                            struct rt_work *w);
+
+/** The pinned block holding all of [@p p, @p p + @p n), or NULL (rt_memory.c). */
+struct rt_host_block *rt_pinned(const void *p, size_t n);
+
+/* --- the stream record (rt_record.c) ------------------------------------------------------ */
+
+/** 1 when the device server keeps the stream record: a grader observes the device
+ *  (COURSE_EMU_FD) or the time model runs (COURSE_EMU_MODEL), and the device is up. */
+int rt_record_on(void);
+
+/** Record operation @p w, number @p seq of stream @p s, which follows @p deps (ndeps of them);
+ *  @p graph: a node of a graph's launch. The lock is held. */
+void rt_record_op(const struct rt_stream *s, uint64_t seq, const struct rt_work *w,
+                  const struct rt_dep *deps, int ndeps, int graph);
+
+/** Record a wait of the host for @p deps (ndeps of them, maybe none), in call @p what. The lock
+ *  is held. */
+void rt_record_sync(const struct rt_dep *deps, int ndeps, const char *what);
 
 /* --- IPC (rt_ipc.c) ----------------------------------------------------------------------- */
 

@@ -227,7 +227,9 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              (uint32_t)rt.counting,
                              (uint32_t)cooperative_launch,
                              limit_now(cudaLimitStackSize),
-                             limit_now(cudaLimitDevRuntimePendingLaunchCount)};
+                             limit_now(cudaLimitDevRuntimePendingLaunchCount),
+                             0,
+                             0};
     uint8_t *params = emu_calloc(1, k->param_bytes + 1);
     for (uint32_t i = 0; i < k->nparams; i++)
         memcpy(params + k->params[i].offset, args[i], k->params[i].size);
@@ -243,9 +245,10 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
  * Its parameters are freed either way. */
 static void run_launch(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
 {
-    (void)on, (void)seq;
-    struct iovec parts[2] = {{(void *)&w->u.kernel.l, sizeof w->u.kernel.l},
-                             {w->u.kernel.params, w->u.kernel.bytes}};
+    struct proto_launch l = w->u.kernel.l;
+    l.stream = rt_record_stream(on); /* the stream record's name for it */
+    l.seq = seq;
+    struct iovec parts[2] = {{&l, sizeof l}, {w->u.kernel.params, w->u.kernel.bytes}};
     struct proto_msg reply;
     if (rt.sticky == cudaSuccess && rt_call(PROTO_LAUNCH, parts, 2, &reply) == 0) {
         cudaError_t err = finish(&reply, w->what, &w->u.kernel.l);

@@ -417,8 +417,8 @@ cudaError_t cudaFree(void *devPtr)
 
 /* --- pinned memory --------------------------------------------------------------------------- */
 
-/* The pinned block holding all of [@p p, @p p + @p n), or NULL. */
-static struct rt_host_block *rt_pinned(const void *p, size_t n)
+/* The pinned block holding all of [@p p, @p p + @p n), or NULL (rt.h). */
+struct rt_host_block *rt_pinned(const void *p, size_t n)
 {
     for (struct rt_host_block *b = rt.host_blocks; b; b = b->next)
         if ((const char *)p >= (const char *)b->ptr &&
@@ -447,23 +447,29 @@ static void hold_copy(const struct rt_work *w, struct rt_stream *s)
         rt_hostcheck_hold(src, w, handle, 0);
 }
 
-/* Row @p r of copy @p w through a server that holds the device memory (rt_remote.c): the device
- * sides by their addresses, the host sides by this process's pointers. */
-static void remote_row(const struct rt_work *w, size_t r)
+/* Row @p r of copy @p w through a server that holds the device memory (rt_remote.c): the sides
+ * it holds (@p dst_held, @p src_held: device memory, or a pinned block shown to it at the same
+ * address) by their addresses, the others by this process's pointers. A copy between device
+ * and pinned memory is the server's own, so its bytes keep their record. */
+static void remote_row(const struct rt_work *w, size_t r, int dst_held, int src_held)
 {
     size_t len = w->u.copy.width;
     const char *dst = (const char *)w->u.copy.dst + r * w->u.copy.dpitch;
     const char *src = (const char *)w->u.copy.src + r * w->u.copy.spitch;
     if ((w->u.copy.sides & 3) == 3)
         rt_remote_copy(dst, src, len);
-    else if (w->u.copy.sides & 1)
+    else if (dst_held && src_held)
+        rt_remote_copy_pinned(dst, src, len);
+    else if (dst_held)
         rt_remote_write(dst, w->u.copy.s + r * w->u.copy.spitch, len);
     else
         rt_remote_read(w->u.copy.d + r * w->u.copy.dpitch, src, len);
 }
 
 /* What a copy runs (its rt_work's run): its rows (none after a fault), and what the server must
- * know of the device bytes it wrote. */
+ * know of the device bytes it wrote: pinned memory is device memory the host maps, so a copy into
+ * it is recorded too, and a copy from it carries its bytes' record along (a grader's pinned input
+ * stays the grader's). */
 static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
 {
     (void)on, (void)seq;
@@ -471,6 +477,7 @@ static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq
     size_t len = w->u.copy.width;
     struct rt_host_block *d, *s;
     copy_blocks(w, &d, &s);
+    int recorded = (w->u.copy.sides & 1) || d, from_device = (w->u.copy.sides & 2) || s;
     if (d) {
         rt_hostcheck_release(d, 1);
         rt_hostcheck_open(d, 1);
@@ -481,13 +488,13 @@ static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq
     }
     for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
         if (rt.remote && (w->u.copy.sides & 3)) {
-            remote_row(w, r);
+            remote_row(w, r, recorded, from_device);
             continue;
         }
         memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
-        if (w->u.copy.sides & 1)
+        if (recorded)
             rt_wrote((const char *)w->u.copy.dst + r * w->u.copy.dpitch, len,
-                     w->u.copy.sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
+                     from_device ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
                      (uint64_t)(uintptr_t)((const char *)w->u.copy.src + r * w->u.copy.spitch));
     }
     if (d)
@@ -812,8 +819,10 @@ static cudaError_t issue(const struct call *c, struct rt_work *w, int later)
     w->what = c->who;
     w->site = c->site;
     uint64_t seq = rt_enqueue(st, w, NULL);
-    if (seq && !later)
+    if (seq && !later) {
         rt_run_to(st, seq);
+        rt_record_sync(&(struct rt_dep){st, seq}, 1, c->who); /* the host waited for it */
+    }
     return rt.sticky;
 }
 

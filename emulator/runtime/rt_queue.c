@@ -19,6 +19,9 @@
  * Everything runs on the host thread that asked for it, under the runtime lock, but for host
  * functions no thread asks for (the progress thread below). A stream holds at most MAX_QUEUED
  * operations; past that, its oldest runs as the next is queued.
+ *
+ * The stream record (rt_record.c) gets each operation as it is queued, with the dependencies of
+ * the program's order (record()), and each wait of the host (rt_waited_stream()).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,6 +52,28 @@ static void add_tail(struct rt_dep *deps, int *n, struct rt_stream *s)
         deps[(*n)++] = (struct rt_dep){s, s->issued};
 }
 
+/* Append "after the last operation @p s queued" to @p deps, when it has queued any. */
+static void add_last(struct rt_dep *deps, int *n, struct rt_stream *s)
+{
+    if (s->issued)
+        deps[(*n)++] = (struct rt_dep){s, s->issued};
+}
+
+/* Append the legacy stream's barrier for a new operation on @p s to @p deps, each as @p add
+ * appends it: for one on the legacy stream, every other blocking stream's work; for one on a
+ * blocking stream, the legacy stream's. */
+static void add_barrier(struct rt_dep *deps, int *n, struct rt_stream *s,
+                        void (*add)(struct rt_dep *, int *, struct rt_stream *))
+{
+    if (s == rt_legacy()) {
+        for (struct rt_stream *t = rt_streams(); t; t = t->next)
+            if (t != s && blocking(t))
+                add(deps, n, t);
+    } else if (blocking(s)) {
+        add(deps, n, rt_legacy());
+    }
+}
+
 /* The dependencies a new operation on @p s has beyond its stream: @p extra, and the legacy
  * stream's barrier. Returns how many, into a new array in *out. */
 static int deps_for(struct rt_stream *s, const struct rt_dep *extra, struct rt_dep **out)
@@ -59,13 +84,7 @@ static int deps_for(struct rt_stream *s, const struct rt_dep *extra, struct rt_d
     struct rt_dep *deps = emu_malloc((size_t)room * sizeof *deps);
     if (extra && extra->s != s)
         deps[n++] = *extra;
-    if (s == rt_legacy()) {
-        for (struct rt_stream *t = rt_streams(); t; t = t->next)
-            if (t != s && blocking(t))
-                add_tail(deps, &n, t);
-    } else if (blocking(s)) {
-        add_tail(deps, &n, rt_legacy());
-    }
+    add_barrier(deps, &n, s, add_tail);
     *out = deps;
     return n;
 }
@@ -124,13 +143,46 @@ static void run_at_exit(void)
 
 cudaError_t (*rt_capture_hook)(struct rt_stream *s, const struct rt_work *w);
 
-uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep)
+uint64_t rt_record_stream(const struct rt_stream *s)
+{
+    return s == rt_legacy() ? 0 : (uint64_t)(uintptr_t)s;
+}
+
+/*
+ * Send the stream record's line for operation @p w, the next one of @p s: it follows @p order
+ * (norder of them; a node of a graph's launch) or else the operation before it on @p s, then
+ * @p extra and the legacy stream's barrier, whether or not they have run (the record is the
+ * program's order, not this schedule).
+ */
+static void record(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *extra,
+                   const struct rt_dep *order, int norder)
+{
+    if (!rt_record_on())
+        return;
+    int room = 2 + (norder > 0 ? norder : 0), n = 0;
+    for (const struct rt_stream *t = rt_streams(); t; t = t->next)
+        room++;
+    struct rt_dep *deps = emu_malloc((size_t)room * sizeof *deps);
+    for (int i = 0; i < norder; i++)
+        deps[n++] = order[i];
+    if (norder < 0 && s->issued)
+        deps[n++] = (struct rt_dep){s, s->issued};
+    if (extra && extra->s != s)
+        deps[n++] = *extra;
+    add_barrier(deps, &n, s, add_last);
+    rt_record_op(s, s->issued + 1, w, deps, n, norder >= 0);
+    free(deps);
+}
+
+uint64_t rt_enqueue_node(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep,
+                         const struct rt_dep *order, int norder)
 {
     static int exit_hooked;
     if (s->capture) {
         rt_capture_hook(s, w);
         return 0;
     }
+    record(s, w, dep, order, norder);
     if (!exit_hooked)
         exit_hooked = atexit(run_at_exit) == 0;
     struct rt_op *op = emu_malloc(sizeof *op);
@@ -150,6 +202,11 @@ uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct r
     if (s->issued - s->done >= MAX_QUEUED) /* a full queue: the oldest operation runs */
         rt_run_to(s, s->done + 1);
     return ++s->issued;
+}
+
+uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep)
+{
+    return rt_enqueue_node(s, w, dep, NULL, -1);
 }
 
 void rt_run_to(struct rt_stream *s, uint64_t seq)
@@ -178,10 +235,26 @@ void rt_run_stream(struct rt_stream *s)
     rt_run_to(s, s->issued);
 }
 
+void rt_waited_stream(struct rt_stream *s, const char *what)
+{
+    if (!rt_record_on())
+        return;
+    int room = 1, n = 0;
+    for (const struct rt_stream *t = rt_streams(); t; t = t->next)
+        room++;
+    struct rt_dep *deps = emu_malloc((size_t)room * sizeof *deps);
+    for (struct rt_stream *t = rt_streams(); t; t = t->next)
+        if (!s || t == s || (s == rt_legacy() && blocking(t)))
+            add_last(deps, &n, t);
+    rt_record_sync(deps, n, what);
+    free(deps);
+}
+
 void rt_run_all(void)
 {
     for (struct rt_stream *t = rt_streams(); t; t = t->next)
         rt_run_to(t, t->issued);
+    rt_waited_stream(NULL, "a call that synchronises the device");
 }
 
 void rt_work_free(struct rt_work *w)

@@ -63,6 +63,24 @@ int rt_remote_copy(const void *dst, const void *src, size_t bytes)
     return post_range(PROTO_COPY, (uint64_t)(uintptr_t)dst, bytes, (uint64_t)(uintptr_t)src, NULL);
 }
 
+int rt_remote_copy_pinned(const void *dst, const void *src, size_t bytes)
+{
+    struct proto_block b = {(uint64_t)(uintptr_t)dst, bytes, 0, PROTO_COPY_ANSWER,
+                            (uint64_t)(uintptr_t)src};
+    struct iovec part = {&b, sizeof b};
+    struct proto_msg reply;
+    if (rt_call(PROTO_COPY, &part, 1, &reply))
+        return -1;
+    free(reply.data);
+    if (reply.op != PROTO_OK) {
+        rt_say("the device server answered a copy of %zu bytes with something else (an emulator "
+               "bug)",
+               bytes);
+        return -1;
+    }
+    return 0;
+}
+
 int rt_remote_fill(const void *dev, int value, size_t bytes)
 {
     return post_range(PROTO_FILL, (uint64_t)(uintptr_t)dev, bytes, (uint8_t)value, NULL);

@@ -82,10 +82,12 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     struct rt_stream *s = locked_stream(stream, &err);
     if (!s)
         return rt_error(err);
-    if (s->capture)
+    if (s->capture) {
         err = cudaErrorStreamCaptureUnsupported;
-    else
+    } else {
         rt_run_stream(s);
+        rt_waited_stream(s, "cudaStreamSynchronize");
+    }
     if (err == cudaSuccess)
         err = sticky();
     rt_unlock();
@@ -102,6 +104,8 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     if (err == cudaSuccess && s->done < s->issued) {
         err = cudaErrorNotReady;
         rt_run_stream(s);
+    } else if (err == cudaSuccess) {
+        rt_waited_stream(s, "cudaStreamQuery"); /* the host knows it is done */
     }
     rt_unlock();
     return err == cudaErrorNotReady ? err : rt_error(err);
@@ -120,8 +124,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     } else if (e->capture) {
         err = rt_capture_wait(s, e);
     } else {
-        if (e->recorded && !e->complete) {
+        /* Queued even when the record has run: the stream record keeps the dependency. */
+        if (e->recorded) {
             struct rt_work nop = {.kind = RT_NOP, .what = "cudaStreamWaitEvent"};
+            nop.event = s->capture ? NULL : e; /* a wait, in the stream record */
             rt_enqueue(s, &nop, &(struct rt_dep){e->s, e->seq});
         }
         if (e->ipc) /* after this process's own record, what another process recorded */
@@ -317,6 +323,9 @@ static cudaError_t event_state(cudaEvent_t event, int run)
     }
     if (err == cudaSuccess && e->ipc && !rt_ipc_done(e, run)) /* another process's record */
         err = cudaErrorNotReady;
+    if (err == cudaSuccess && e->recorded) /* the host knows the record has run */
+        rt_record_sync(&(struct rt_dep){e->s, e->seq}, 1,
+                       run ? "cudaEventSynchronize" : "cudaEventQuery");
     rt_unlock();
     return err;
 }

@@ -67,6 +67,24 @@
  * the server (proto.h: WRITE, READ, COPY, FILL), so the graded process never holds the
  * inputs, and the server sees every byte the host reads.
  *
+ * The stream record (the client's RECORD messages, rt_record.c) goes to the observer too, one
+ * line per operation queued on a stream or wait of the host, in the order the host issued them:
+ *
+ *   op stream=S seq=N kind=KIND sides=B dst=ADDR dst_bytes=N src=ADDR src_bytes=N graph=0|1
+ *      deps=S:N,S:N|- name=NAME site=FILE:LINE (FUNCTION)
+ *
+ * (S a stream handle in hex, 0 for the legacy default stream, host for the host's waits; KIND
+ * kernel, copy, fill, event, wait, host, nop or sync, or mark: a label the program gave what
+ * follows, NAME, which is no operation; sides as struct proto_record says; site to the line's
+ * end, empty when unknown). Everything the host queues after a sync line follows
+ * it. After a launch that ran a recorded operation, its footprint in global memory:
+ *
+ *   footprint stream=S seq=N overflow=0|1 read=LO-HI,... write=LO-HI,...
+ *
+ * (hexadecimal, HI one past the last byte; - when none). With the time model
+ * (COURSE_EMU_MODEL), the op lines go to its output too, and before each launch's model line a
+ * line "ran stream=S seq=N" names the operation it ran (tools/timeline.py reads them).
+ *
  * --self-test: load a one-kernel module, run it on 32 threads and check what
  * they wrote; exit 0 silently, or print why the emulator cannot run kernels
  * on stdout and exit 1 (./course asks this before choosing the emulator).
@@ -136,15 +154,23 @@ static _Noreturn void bug(const char *what)
     exit(3);
 }
 
-/* Watchdog: exit as soon as the client hangs up, whatever the main thread is doing. */
+/* 1 while the main thread runs a launch (which may never end). */
+static int launching;
+
+/* Watchdog: exit as soon as the client hangs up in the middle of a launch. Otherwise the main
+ * thread serves what the client sent before it left (the stream record's last lines) and exits
+ * at the end of the stream. */
 static void *watch_client(void *arg)
 {
     struct pollfd p = {*(int *)arg, POLLRDHUP, 0};
     for (;;) {
         if (poll(&p, 1, -1) < 0 && errno != EINTR)
             _exit(0);
-        if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
-            _exit(0);
+        if (!(p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+            continue;
+        while (!__atomic_load_n(&launching, __ATOMIC_ACQUIRE)) /* the main loop will see it */
+            usleep(10000);
+        _exit(0);
     }
     return NULL;
 }
@@ -292,6 +318,8 @@ static void on_move(struct server *s, struct proto_msg *m)
     } else if (m->op == PROTO_COPY) {
         memmove(at, mem_host(&s->mem, b.from), b.size);
         mem_mark_copied(&s->mem, b.addr, b.from, b.size);
+        if (b.how & PROTO_COPY_ANSWER) /* a pinned side: the host waits for the copy */
+            reply(s, PROTO_OK, NULL, 0, NULL, 0);
     } else if (m->op == PROTO_FILL) {
         memset(at, (int)(uint8_t)b.from, b.size);
         mem_mark_filled(&s->mem, b.addr, b.size, (uint8_t)b.from);
@@ -464,6 +492,93 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->overlapped_flops, (unsigned long long)r->reports, module);
 }
 
+/* A stream handle of the record, as its lines print it. */
+static void stream_name(uint64_t stream, char *buf, size_t size)
+{
+    if (stream == PROTO_RECORD_HOST_STREAM)
+        snprintf(buf, size, "host");
+    else
+        snprintf(buf, size, "%llx", (unsigned long long)stream);
+}
+
+/* One "op ..." line of the stream record (format in the file comment) for @p r, whose
+ * dependencies, name and site follow it in the message, to @p f. */
+static void print_record(FILE *f, const struct proto_record *r, const struct proto_dep *deps,
+                         const char *name, const char *site)
+{
+    static const char *const kinds[] = {"kernel", "copy", "fill", "event", "wait",
+                                        "host",   "nop",  "sync", "mark"};
+    char st[24];
+    stream_name(r->stream, st, sizeof st);
+    fprintf(f,
+            "op stream=%s seq=%llu kind=%s sides=%u dst=%llx dst_bytes=%llu src=%llx "
+            "src_bytes=%llu graph=%u deps=",
+            st, (unsigned long long)r->seq, kinds[r->kind], r->sides, (unsigned long long)r->dst,
+            (unsigned long long)r->dst_bytes, (unsigned long long)r->src,
+            (unsigned long long)r->src_bytes, r->graph);
+    for (uint32_t i = 0; i < r->ndeps; i++) {
+        stream_name(deps[i].stream, st, sizeof st);
+        fprintf(f, "%s%s:%llu", i ? "," : "", st, (unsigned long long)deps[i].seq);
+    }
+    fprintf(f, "%s name=%.*s site=%.*s\n", r->ndeps ? "" : "-", (int)r->name_len,
+            r->name_len ? name : "-", (int)r->site_len, site);
+}
+
+/* RECORD: one operation of the stream record, to the observer and the time model's output. */
+static void on_record(struct server *s, struct proto_msg *m)
+{
+    struct proto_record r;
+    if (m->len < sizeof r)
+        bug("malformed RECORD");
+    memcpy(&r, m->data, sizeof r);
+    size_t dbytes = (size_t)r.ndeps * sizeof(struct proto_dep);
+    if (r.kind > PROTO_RECORD_MARK || r.ndeps > (1u << 20) ||
+        m->len != sizeof r + dbytes + r.name_len + r.site_len)
+        bug("malformed RECORD");
+    struct proto_dep *deps = malloc(dbytes + 1);
+    if (!deps)
+        bug("out of host memory for the stream record");
+    memcpy(deps, m->data + sizeof r, dbytes);
+    const char *name = (const char *)m->data + sizeof r + dbytes, *site = name + r.name_len;
+    char *line = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&line, &len);
+    if (!f)
+        bug("out of host memory for the stream record");
+    print_record(f, &r, deps, name, site);
+    fclose(f);
+    if (s->observe >= 0)
+        dprintf(s->observe, "%s", line);
+    if (s->model)
+        fputs(line, model_env_file(s->model));
+    free(line);
+    free(deps);
+}
+
+/* The observer's "footprint ..." line of launch @p l (format in the file comment). */
+static void observe_footprint(const struct server *s, const struct proto_launch *l,
+                              const struct vm_footprint *f)
+{
+    char st[24], line[4096];
+    stream_name(l->stream, st, sizeof st);
+    size_t n = (size_t)snprintf(line, sizeof line, "footprint stream=%s seq=%llu overflow=%u", st,
+                                (unsigned long long)l->seq, f->overflow);
+    for (int w = 0; w < 2; w++) {
+        n += (size_t)snprintf(line + n, sizeof line - n, " %s=", w ? "write" : "read");
+        int any = 0;
+        for (uint32_t i = 0; i < f->n; i++) {
+            uint64_t lo = w ? f->at[i].write_lo : f->at[i].read_lo;
+            uint64_t hi = w ? f->at[i].write_hi : f->at[i].read_hi;
+            if (lo < hi)
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%llx-%llx", any++ ? "," : "",
+                                      (unsigned long long)lo, (unsigned long long)hi);
+        }
+        if (!any)
+            n += (size_t)snprintf(line + n, sizeof line - n, "-");
+    }
+    dprintf(s->observe, "%s\n", line);
+}
+
 static void on_launch(struct server *s, struct proto_msg *m)
 {
     struct proto_launch l;
@@ -504,10 +619,17 @@ static void on_launch(struct server *s, struct proto_msg *m)
     memset(&r, 0, sizeof r);
     const char *kname = vm_kernel_info(vm, l.kernel)->name;
     if (s->model) {
+        char st[24];
+        stream_name(l.stream, st, sizeof st);
+        if (l.seq)
+            fprintf(model_env_file(s->model), "ran stream=%s seq=%llu\n", st,
+                    (unsigned long long)l.seq);
         vl.count = 1;
         vl.model = model_env_begin(s->model, &vl, kname, &r.counters);
     }
+    __atomic_store_n(&launching, 1, __ATOMIC_RELEASE);
     vm_launch(&vl, &r);
+    __atomic_store_n(&launching, 0, __ATOMIC_RELEASE);
     if (s->model)
         model_env_end(s->model, &vl, kname, &r.counters);
     if (out.dropped) {
@@ -521,6 +643,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
     if (s->observe >= 0) {
         observe(s, &l, kname, (uint32_t)(m->len - sizeof l), &r);
         judge_launched(&s->judge, kname, &r.prov, (uint32_t)(m->len - sizeof l));
+        if (l.seq)
+            observe_footprint(s, &l, &r.footprint);
     }
 
     struct proto_done d = {.status = (int32_t)r.status,
@@ -599,6 +723,9 @@ static int serve_client(struct server *s)
         break;
     case PROTO_MAP:
         on_map(s, &m);
+        break;
+    case PROTO_RECORD:
+        on_record(s, &m);
         break;
     case PROTO_WRITE:
     case PROTO_READ:

@@ -116,13 +116,24 @@ void judge_host_op(struct judge *j, struct emu_mem *m, uint32_t op, const struct
     } else if (op == PROTO_WRITE || op == PROTO_WRITTEN) {
         snprintf(what, sizeof what, "a copy of %llu bytes from the host", n);
     } else if (op == PROTO_COPY) {
-        snprintf(what, sizeof what, "a device-to-device copy of %llu bytes", n);
+        /* Into pinned or managed memory, which the host reaches: as much a read as READ. */
+        const struct mem_block *to = mem_find(m, b->addr, b->size);
+        int64_t at = to && to->host_visible && mem_find(m, b->from, b->size)
+                         ? mem_first_derived(m, b->from, b->size)
+                         : -1;
+        snprintf(what, sizeof what, "a copy of %llu bytes %s", n,
+                 to && to->host_visible ? "into memory the host reaches" : "into device memory");
+        if (at >= 0)
+            keep(&j->hostread, b->from + (uint64_t)at, MEM_DERIVED, what);
     } else if (op == PROTO_FILL) {
         snprintf(what, sizeof what, "a fill of %llu bytes", n);
     } else {
         snprintf(what, sizeof what, "a mapping of %llu bytes", n);
     }
-    if (!j->window)
+    /* Memory the host reaches being made (its MAP, and the runtime's note that the host may
+     * write it: on this device WRITTEN says nothing else) is the host's, not device work. */
+    int host_own = op == PROTO_WRITTEN || (op == PROTO_MAP && (b->how & PROTO_MAP_HOST));
+    if (!j->window && !host_own)
         keep(&j->outside, b->addr, 0, what);
 }
 

@@ -98,6 +98,11 @@ struct model_env *model_env_open(char *err, size_t err_size)
     return env;
 }
 
+FILE *model_env_file(const struct model_env *env)
+{
+    return env->out;
+}
+
 struct vm_model *model_env_begin(struct model_env *env, const struct vm_launch *L,
                                  const char *kernel, const struct vm_counters *live)
 {

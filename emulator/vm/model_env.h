@@ -6,6 +6,7 @@
 #define EMU_MODEL_ENV_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "vm.h"
 
@@ -18,6 +19,10 @@ struct model_env *model_env_open(char *err, size_t err_size);
 /** Before launch @p L of @p kernel (mangled): the model to set in vm_launch::model. */
 struct vm_model *model_env_begin(struct model_env *env, const struct vm_launch *L,
                                  const char *kernel, const struct vm_counters *live);
+
+/** Where the "model ..." lines go (COURSE_EMU_MODEL_OUT, or stderr): the device server writes
+ *  the stream record there too, for the timeline (tools/timeline.py). */
+FILE *model_env_file(const struct model_env *env);
 
 /** After it: print its "model ..." line, and put the counters scaled from the sample in @p c. */
 void model_env_end(struct model_env *env, const struct vm_launch *L, const char *kernel,

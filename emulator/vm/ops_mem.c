@@ -14,6 +14,7 @@
 
 #include "checks.h"
 #include "count.h"
+#include "footprint.h"
 #include "fp.h"
 #include "model.h"
 #include "prov.h"
@@ -94,8 +95,11 @@ static enum event resolve_global(struct exec *x, struct warp *w, const struct in
         }
     }
     LANES(m, host[l] = mem_host(x->mem, addr[l]));
-    if (x->launch->prov)
+    if (x->launch->prov) {
         prov_global(x, w, in, addr, m, bytes, store);
+        footprint_global(x, addr, m, bytes, store || in->op == OP_ATOM,
+                         !store || in->op == OP_ATOM);
+    }
     return EV_NONE;
 }
 

@@ -81,6 +81,23 @@ struct vm_prov {
  *  the first of each kind stays. */
 void vm_prov_merge(struct vm_prov *to, const struct vm_prov *from);
 
+/** Allocations a footprint lists at most (struct vm_footprint). */
+#define VM_FOOTPRINT_BLOCKS 16
+
+/** The global memory a launch read and wrote, per allocation: the stream record's view of a
+ *  kernel (vm_launch::prov), which a grader compares with what copies on other streams touch.
+ *  An extent runs from the lowest byte accessed to past the highest, so it may hold bytes the
+ *  kernel skipped. */
+struct vm_footprint {
+    uint32_t n;        /**< allocations in at[] */
+    uint32_t overflow; /**< 1: the launch touched more allocations than at[] holds */
+    struct vm_extent {
+        uint64_t block;              /**< the allocation's first byte */
+        uint64_t read_lo, read_hi;   /**< bytes read: [read_lo, read_hi), empty when lo >= hi */
+        uint64_t write_lo, write_hi; /**< bytes written (atomics both read and write) */
+    } at[VM_FOOTPRINT_BLOCKS];
+};
+
 /** Output callback: kernel printf text (print), or check reports (report), in order. */
 typedef void (*vm_print_fn)(void *ctx, const char *text, size_t len);
 
@@ -118,10 +135,11 @@ struct vm_launch {
 /** What a launch did. */
 struct vm_result {
     enum vm_status status;
-    char message[512];           /**< one line: what, kernel, file:line, block, thread */
-    struct vm_counters counters; /**< when asked */
-    uint64_t reports;            /**< check findings, counted (leaks are the runtime's) */
-    struct vm_prov prov;         /**< when asked */
+    char message[512];             /**< one line: what, kernel, file:line, block, thread */
+    struct vm_counters counters;   /**< when asked */
+    uint64_t reports;              /**< check findings, counted (leaks are the runtime's) */
+    struct vm_prov prov;           /**< when asked */
+    struct vm_footprint footprint; /**< with prov: what the launch touched in global memory */
 };
 
 /**

@@ -79,6 +79,12 @@ static const struct bar bars[] = {
      DERIVED "staging in shared memory cuts each fragment's global loads by the tile width"},
     {"wmma_shared_vs_cublas", 0, 0.4, 0.5, 0.8,
      DERIVED "WMMA without asynchronous copies or swizzled layouts, against cuBLAS HGEMM"},
+    /* Lesson 07: the chunked pipeline against the serial one, 8 chunks, kernel about as long as
+     * each copy. */
+    {"overlap_over_serial", 0, 1.4, 1.8, 2.4,
+     DERIVED "three stages of time T each take 3T one after the other and about (k + 2)T / k in "
+             "a pipeline of k chunks: 2.4x at k = 8; 1.8x when the kernel is short and only the "
+             "two copy directions overlap"},
     /* Lesson 10: mma.sync by hand, fp16 in, fp32 accumulate, against cuBLAS GemmEx. */
     {"mma_swizzled_over_ldmatrix", 0, 1.05, 1.1, 2.0,
      DERIVED "the plain tiles' ldmatrix reads take 4 (A) and 8 (B) wavefronts where 1 suffices"},

@@ -74,6 +74,8 @@ struct observer {
     int nlaunches;
     char answer[FINDINGS][600]; /* the answers to the last question (observer_ask()) */
     int nanswers;
+    char *record; /* the current call's stream record: its op and footprint lines */
+    size_t nrecord, caprecord;
     char call[COURSE_PROTO_NAME]; /* the call being made, for COURSE_DIFF_COUNTS */
 };
 
@@ -374,6 +376,24 @@ static int parse_launch(char *line, struct course_launch *l)
     return fields == 7 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
 }
 
+/* Append @p line (and a newline) to the call's stream record. */
+static void keep_record_line(struct observer *o, const char *line)
+{
+    size_t n = strlen(line);
+    if (o->nrecord + n + 2 > o->caprecord) {
+        size_t cap = o->caprecord ? 2 * o->caprecord : 1 << 16;
+        while (cap < o->nrecord + n + 2)
+            cap *= 2;
+        o->record = realloc(o->record, cap);
+        ck_assert_msg(o->record != NULL, "out of memory for the stream record");
+        o->caprecord = cap;
+    }
+    memcpy(o->record + o->nrecord, line, n);
+    o->nrecord += n;
+    o->record[o->nrecord++] = '\n';
+    o->record[o->nrecord] = '\0';
+}
+
 /* Read what the observer has written so far (never blocking) and parse its complete lines. */
 static void observer_drain(struct observer *o)
 {
@@ -397,7 +417,9 @@ static void observer_drain(struct observer *o)
             *nl = '\0';
             if (!strncmp(o->line, "launch ", 7))
                 course_diff_count_line(o->call, o->line); /* before parse_launch cuts it */
-            if (strncmp(o->line, "launch ", 7) && o->nanswers < FINDINGS)
+            if (!strncmp(o->line, "op ", 3) || !strncmp(o->line, "footprint ", 10))
+                keep_record_line(o, o->line);
+            else if (strncmp(o->line, "launch ", 7) && o->nanswers < FINDINGS)
                 snprintf(o->answer[o->nanswers++], sizeof o->answer[0], "%.599s", o->line);
             else if (o->nlaunches == MAX_LAUNCHES ||
                      parse_launch(o->line, &o->launches[o->nlaunches]))
@@ -428,6 +450,7 @@ static void observer_stop(struct observer *o)
     if (o->mem_fd >= 0)
         close(o->mem_fd);
     free(o->launches);
+    free(o->record);
     memset(o, 0, sizeof *o);
     o->fd = o->mem_fd = -1;
 }
@@ -627,11 +650,13 @@ static void judge_device_work(struct course_runner *r, const char *name,
                               const struct proto_arg *args, int nargs)
 {
     size_t data = 0;
+    int pinned = 0;
     for (int i = 0; i < nargs; i++) {
         if (args[i].kind != PROTO_PTR || args[i].buf >= COURSE_PROTO_BUFS)
             continue;
-        if (r->bufs[args[i].buf].mem != PROTO_DEVICE)
+        if (r->bufs[args[i].buf].mem == PROTO_HOST)
             return; /* host code: its copies are the exercise */
+        pinned |= r->bufs[args[i].buf].mem == PROTO_PINNED;
         data += r->bufs[args[i].buf].bytes;
     }
     unsigned long long totals[3];
@@ -640,7 +665,8 @@ static void judge_device_work(struct course_runner *r, const char *name,
                   "%s launched no kernel: the device must compute the answer, not the host", name);
     static const int order[] = {3, 2, 0, 1}; /* hostread, exposed: the cause; handed, guard */
     for (int k = 0; k < 4; k++)
-        assert_no_finding(r, name, args, nargs, r->obs.answer[order[k]]);
+        if (order[k] != 3 || !pinned) /* copies out to pinned buffers are lesson 07's work */
+            assert_no_finding(r, name, args, nargs, r->obs.answer[order[k]]);
     assert_own_launches(r, name);
     ck_assert_msg(totals[1] <= COURSE_PARAM_BUDGET,
                   "%s: its %llu kernel launches passed %llu bytes of parameters, more than %d: "
@@ -651,7 +677,9 @@ static void judge_device_work(struct course_runner *r, const char *name,
         const struct judge_buf *b = args[i].kind == PROTO_PTR && args[i].buf < COURSE_PROTO_BUFS
                                         ? &r->bufs[args[i].buf]
                                         : NULL;
-        if (b && b->live && args[i].off == 0 && b->guard_byte == COURSE_GUARD_IN)
+        /* Pinned inputs reach the kernels through copies (course_streams.h judges those). */
+        if (b && b->live && args[i].off == 0 && b->guard_byte == COURSE_GUARD_IN &&
+            b->mem == PROTO_DEVICE)
             assert_read(r, name, i, b);
     }
 }
@@ -961,6 +989,8 @@ static void buf_make(struct course_runner *r, const struct proto_buf_new *q, con
     b->total = (b->data_at + q->bytes + q->guard + 255) / 256 * 256;
     if (judged)
         write_image(r, b, q, data);
+    else if (observed(r) && q->mem == PROTO_PINNED) /* the runner wrote it, as the judge's */
+        mark_judged(r, b, q->fill == PROTO_FILL_BYTES || q->fill == PROTO_FILL_INT);
     if (r->twin)
         buf_make(r->twin, q, data);
 }
@@ -1106,7 +1136,7 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     unsigned char *img = buf_image(r, id, what);
     if (b->guard_byte == COURSE_GUARD_OUT)
         assert_guards(b, img, what, r->out_fd);
-    if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem == PROTO_DEVICE)
+    if (b->guard_byte == COURSE_GUARD_OUT && observed(r) && b->mem != PROTO_HOST)
         assert_computed(r, b, what);
     unsigned char *data = mat_alloc(b->bytes);
     memcpy(data, img + b->data_at, b->bytes);
@@ -1114,6 +1144,12 @@ void *course_buf_read(struct course_runner *r, int id, const char *what)
     if (r->twin)
         twin_compare(r, id, data, what);
     return data;
+}
+
+uint64_t course_buf_address(struct course_runner *r, int id)
+{
+    const struct judge_buf *b = judge_buf(r, id);
+    return b->addr + b->data_at;
 }
 
 void course_buf_free(struct course_runner *r, int id)
@@ -1195,6 +1231,7 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
         ask_findings(r, who); /* nothing the device did before the call is the call's */
         observer_ask(r, "begin\n", 1);
     }
+    r->obs.nrecord = 0; /* the records of the requests before, served before "begin" */
     send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
     if (observed(r))
@@ -1211,6 +1248,13 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     if (r->twin)
         twin_call(r, &q, &rep);
     return (struct course_ret){rep.i, rep.f};
+}
+
+const char *course_stream_record(struct course_runner *r)
+{
+    ck_assert_msg(observed(r), "course_stream_record() needs a COURSE_OBSERVED runner");
+    ask_findings(r, "the stream record"); /* answered once the client's records are all in */
+    return r->obs.record ? r->obs.record : "";
 }
 
 const struct course_launch *course_launches(struct course_runner *r, int *n)

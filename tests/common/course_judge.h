@@ -88,6 +88,10 @@ void *course_buf_read(struct course_runner *r, int id, const char *what);
  */
 void *course_peek(struct course_runner *r, uint64_t addr, size_t bytes, const char *what);
 
+/** The address of buffer @p id's data in the runner: what the stream record's ranges name
+ *  (course_streams.h). */
+uint64_t course_buf_address(struct course_runner *r, int id);
+
 /** Free buffer @p id in the runner. */
 void course_buf_free(struct course_runner *r, int id);
 
@@ -117,7 +121,8 @@ struct course_ret {
  * after the call, a missing function or a failed runner fails the case, naming @p name.
  *
  * On an observed runner the call is judged for what the device did, from the provenance
- * record, when its pointer arguments are all device buffers (a host-code exercise's are not).
+ * record, when its pointer arguments are all device or pinned buffers (a host-code exercise's
+ * are not; a pinned input reaches the kernels through copies, which course_streams.h judges).
  * No input may reach the host during the call (a copy to the host, or a kernel's store into
  * managed or pinned memory, of an input or of what a kernel computed from one). Every launch
  * must come from the lesson's own PTX (the runner's), none from CUB, Thrust or libcu++, and no
@@ -156,6 +161,13 @@ struct course_launch {
  * student's code can neither see nor write. Valid until the next call.
  */
 const struct course_launch *course_launches(struct course_runner *r, int *n);
+
+/**
+ * The stream record of the last course_call() on a COURSE_OBSERVED runner: its "op" and
+ * "footprint" lines, in the order the device server wrote them (their format is in
+ * emulator/server.c; course_streams.h reads them). Valid until the next call.
+ */
+const char *course_stream_record(struct course_runner *r);
 
 /**
  * The counters of the last call's launches, summed, once asserted that there was at least one,

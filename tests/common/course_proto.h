@@ -56,6 +56,7 @@ enum proto_op {
 enum proto_mem {
     PROTO_HOST,   /**< malloc'd in the runner */
     PROTO_DEVICE, /**< cudaMalloc'd in the runner */
+    PROTO_PINNED, /**< cudaMallocHost'd in the runner: host memory copies may overlap with */
 };
 
 /** How a new buffer's data starts. */

@@ -38,6 +38,8 @@
 static struct {
     cudaError_t (*malloc)(void **, size_t);
     cudaError_t (*free)(void *);
+    cudaError_t (*malloc_host)(void **, size_t);
+    cudaError_t (*free_host)(void *);
     cudaError_t (*memcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
     cudaError_t (*synchronize)(void);
     cudaError_t (*last_error)(void);
@@ -54,6 +56,8 @@ static void resolve_runtime(void)
         void **at;
     } want[] = {{"cudaMalloc", (void **)&cuda.malloc},
                 {"cudaFree", (void **)&cuda.free},
+                {"cudaMallocHost", (void **)&cuda.malloc_host},
+                {"cudaFreeHost", (void **)&cuda.free_host},
                 {"cudaMemcpy", (void **)&cuda.memcpy},
                 {"cudaDeviceSynchronize", (void **)&cuda.synchronize},
                 {"cudaGetLastError", (void **)&cuda.last_error},
@@ -150,7 +154,7 @@ static struct buf *find(uint32_t id)
 
 static void buf_new(const struct proto_buf_new *q)
 {
-    if (q->id >= COURSE_PROTO_BUFS || bufs[q->id].live || q->mem > PROTO_DEVICE ||
+    if (q->id >= COURSE_PROTO_BUFS || bufs[q->id].live || q->mem > PROTO_PINNED ||
         q->fill > PROTO_FILL_NONE || (q->fill == PROTO_FILL_NONE && q->mem != PROTO_DEVICE) ||
         q->guard % 256 || q->guard > (1ull << 32) || q->offset > 4096 || q->bytes > (1ull << 40)) {
         if (q->fill == PROTO_FILL_BYTES)
@@ -187,6 +191,10 @@ static void buf_new(const struct proto_buf_new *q)
     if (q->mem == PROTO_DEVICE) {
         RUNTIME(malloc((void **)&b->base, b->total));
         RUNTIME(memcpy(b->base, img, b->total, cudaMemcpyHostToDevice));
+        free(img);
+    } else if (q->mem == PROTO_PINNED) {
+        RUNTIME(malloc_host((void **)&b->base, b->total));
+        memcpy(b->base, img, b->total);
         free(img);
     } else {
         b->base = img;
@@ -242,6 +250,8 @@ static void buf_free(uint32_t id)
     }
     if (b->mem == PROTO_DEVICE)
         RUNTIME(free(b->base));
+    else if (b->mem == PROTO_PINNED)
+        RUNTIME(free_host(b->base));
     else
         free(b->base);
     b->live = 0;
@@ -454,6 +464,8 @@ static void free_all(void)
     for (uint32_t id = 0; id < COURSE_PROTO_BUFS; id++)
         if (bufs[id].live && bufs[id].mem == PROTO_DEVICE)
             cuda.free(bufs[id].base);
+        else if (bufs[id].live && bufs[id].mem == PROTO_PINNED)
+            cuda.free_host(bufs[id].base);
 }
 
 /* Read a fixed-size request payload, or exit when its length is not that size. */

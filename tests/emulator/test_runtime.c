@@ -701,8 +701,27 @@ static int judge_copies(void)
     return memcmp(in, out, sizeof in) ? 2 : 0;
 }
 
+/* The observer's lines that start with @p kind ("launch ", "op ", ...), in order (malloc'd). */
+static char *lines_of(const char *text, const char *kind)
+{
+    char *out = mat_alloc(strlen(text) + 1), *at = out;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+        if (!strncmp(line, kind, strlen(kind))) {
+            memcpy(at, line, len);
+            at += len;
+        }
+        line += len;
+    }
+    *at = '\0';
+    return out;
+}
+
 /* With COURSE_EMU_FD the runtime uses a server somebody else started; copies work, and an
- * observer sees no launch when there was none. A bad COURSE_EMU_FD is one clear line. */
+ * observer sees no launch when there was none, but the stream record: each copy, on the legacy
+ * stream, and the host's wait for it (cudaMemcpy to and from pageable memory waits). A bad
+ * COURSE_EMU_FD is one clear line. */
 START_TEST(judge_mode_host)
 {
     int status, server_status;
@@ -710,7 +729,20 @@ START_TEST(judge_mode_host)
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
     ck_assert_msg(WIFEXITED(server_status) && WEXITSTATUS(server_status) == 0, "server 0x%x",
                   server_status);
-    ck_assert_str_eq(seen, "");
+    char *launches = lines_of(seen, "launch "), *ops = lines_of(seen, "op ");
+    ck_assert_str_eq(launches, "");
+    ck_assert_msg(course_count(ops, "\n") == 5 &&
+                      strstr(ops, "op stream=0 seq=1 kind=copy sides=1 ") &&
+                      strstr(ops, " dst_bytes=400 ") &&
+                      strstr(ops, " deps=- name=cudaMemcpy site=test_runtime.c:") &&
+                      strstr(ops, "op stream=host seq=1 kind=sync ") &&
+                      strstr(ops, " deps=0:1 name=cudaMemcpy site=\n") &&
+                      strstr(ops, "op stream=0 seq=2 kind=copy sides=2 ") &&
+                      strstr(ops, " deps=0:1 name=cudaMemcpy site=test_runtime.c:") &&
+                      strstr(ops, " deps=0:2 name=a call that synchronises the device site=\n"),
+                  "%s", ops);
+    free(launches);
+    free(ops);
     free(seen);
     struct capture cap;
     setenv("COURSE_EMU_FD", "99999", 1);
@@ -741,6 +773,9 @@ START_TEST(judge_mode_observes_launches)
     int status, server_status;
     char *seen = judge_run(judge_launch, &status, &server_status);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    char *all = seen;
+    seen = lines_of(all, "launch ");
+    free(all);
     ck_assert_int_eq(course_count(seen, "\n"), 1);
     ck_assert_msg(
         !strncmp(seen, "launch device=0 kernel=", 23) && strstr(seen, "affine_kernel") &&
@@ -750,6 +785,80 @@ START_TEST(judge_mode_observes_launches)
     const char *at = strstr(seen, " thread_insts=");
     ck_assert_msg(at && sscanf(at, " thread_insts=%llu", &threads) == 1 && threads >= 96, "%s",
                   seen);
+    free(seen);
+}
+END_TEST
+
+/* Two streams handing a buffer on by an event, then the same work captured into a graph. */
+static int judge_streams(void)
+{
+    int *h, *d;
+    cudaStream_t a, b;
+    cudaEvent_t e;
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    if (cudaMallocHost((void **)&h, 64 * sizeof *h) || cudaMalloc((void **)&d, 64 * sizeof *d) ||
+        cudaStreamCreate(&a) || cudaStreamCreate(&b) || cudaEventCreate(&e))
+        return 1;
+    if (cudaMemcpyAsync(d, h, 64 * sizeof *h, cudaMemcpyHostToDevice, a) || cudaEventRecord(e, a) ||
+        cudaStreamWaitEvent(b, e, 0) || rt_test_affine_on(d, 64, 3, 1, b) ||
+        cudaMemcpyAsync(h, d, 64 * sizeof *h, cudaMemcpyDeviceToHost, b) ||
+        cudaStreamSynchronize(b))
+        return 2;
+    /* Captured: a and b fork from a; two independent copies, then the join. */
+    if (cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal) || cudaEventRecord(e, a) ||
+        cudaStreamWaitEvent(b, e, 0) ||
+        cudaMemcpyAsync(d, h, 32 * sizeof *h, cudaMemcpyHostToDevice, a) ||
+        cudaMemcpyAsync(d + 32, h + 32, 32 * sizeof *h, cudaMemcpyHostToDevice, b) ||
+        cudaEventRecord(e, b) || cudaStreamWaitEvent(a, e, 0) || cudaStreamEndCapture(a, &g) ||
+        cudaGraphInstantiate(&x, g, 0) || cudaGraphLaunch(x, a) || cudaStreamSynchronize(a))
+        return 3;
+    return h[63] == 3 * 63 + 1 ? 0 : 4;
+}
+
+/* The stream record, in the observer's lines: each operation with what it follows (the stream
+ * before it, the event record a wait names), the host's waits, a kernel's footprint, and a
+ * graph's nodes with the graph's edges, not the order the launch queued them in. */
+START_TEST(judge_mode_stream_record)
+{
+    int status, server_status;
+    char *seen = judge_run(judge_streams, &status, &server_status);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    char *ops = lines_of(seen, "op "), *feet = lines_of(seen, "footprint ");
+    char a[24], b[24], d[24];
+    ck_assert_msg(sscanf(ops, "op stream=%23s seq=1 kind=copy sides=9 dst=%23s", a, d) == 2, "%s",
+                  ops);
+    char want[7][200];
+    snprintf(want[0], sizeof want[0], "op stream=%s seq=2 kind=event ", a);
+    const char *wait = strstr(ops, " kind=wait ");
+    while (wait && wait > ops && wait[-1] != '\n')
+        wait--; /* to its line's start */
+    ck_assert_msg(wait && sscanf(wait, "op stream=%23s", b) == 1, "%s", ops);
+    ck_assert_msg(strstr(ops, want[0]) != NULL, "no event record on %s:\n%s", a, ops);
+    snprintf(want[1], sizeof want[1], "op stream=%s seq=1 kind=wait ", b);
+    snprintf(want[2], sizeof want[2], " deps=%s:2 name=cudaStreamWaitEvent", a);
+    snprintf(want[3], sizeof want[3], "op stream=%s seq=2 kind=kernel ", b);
+    snprintf(want[4], sizeof want[4], "op stream=%s seq=3 kind=copy sides=6 ", b);
+    snprintf(want[5], sizeof want[5],
+             " kind=sync sides=0 dst=0 dst_bytes=0 src=0 src_bytes=0 "
+             "graph=0 deps=%s:3 name=cudaStreamSynchronize",
+             b);
+    snprintf(want[6], sizeof want[6], "footprint stream=%s seq=2 overflow=0 read=- write=%s-", b,
+             d);
+    for (int i = 1; i < 6; i++)
+        ck_assert_msg(strstr(ops, want[i]) != NULL, "no '%s' in:\n%s", want[i], ops);
+    ck_assert_msg(strstr(feet, want[6]) != NULL, "no '%s' in:\n%s", want[6], feet);
+    /* The graph's launch on a: two copies that follow what came before, not each other. */
+    const char *first = strstr(ops, " graph=1 ");
+    ck_assert_msg(first && course_count(ops, " graph=1 ") == 3, "%s", ops);
+    const char *second = strstr(first + 1, " graph=1 "), *end = strstr(second + 1, " graph=1 ");
+    ck_assert_msg(!strncmp(first, " graph=1 deps=", 14) && !strncmp(second, " graph=1 deps=", 14),
+                  "%s", ops);
+    ck_assert_msg(strncmp(first + 14, second + 14, strcspn(first + 14, " ")) == 0,
+                  "two roots of the graph should follow the same operation:\n%s", ops);
+    ck_assert_msg(strstr(end, "name=cudaGraphLaunch") != NULL, "%s", ops);
+    free(ops);
+    free(feet);
     free(seen);
 }
 END_TEST
@@ -831,6 +940,7 @@ int main(int argc, char **argv)
         {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
         {"kernel_printf", kernel_printf, CASE_CPU, 60},
         {"judge_mode_observes_launches", judge_mode_observes_launches, CASE_CPU, 60},
+        {"judge_mode_stream_record", judge_mode_stream_record, CASE_CPU, 60},
         {"counters_in_process", counters_in_process, CASE_CPU, 60},
     };
     size_t nh = sizeof host_cases / sizeof *host_cases;

@@ -66,7 +66,10 @@ struct rt_exec {
     int conds; /**< conditional nodes among the works (they own their data) */
     struct rt_work *works;
     const struct rt_node **from; /**< the node each work was instantiated from (compared only) */
+    int **after;                 /**< the works each one depends on (indices; stream record) */
+    int *nafter;                 /**< how many; -1: the work before it (a child graph's work) */
     int n, cap;
+    int depth; /**< while flattening: how deep in child graphs */
 };
 
 struct rt_graph *rt_graph_of(cudaGraph_t g)
@@ -564,6 +567,24 @@ static const char *body_refusal(const struct rt_node *n)
     return w->kind == RT_HOST_FN ? "a host or memory node" : "an event node";
 }
 
+/* The works of @p x that node @p n depends on, into x->after[x->n] (its next work): the works
+ * of its dependencies, or -1 (the work before it) in a child graph or past one. */
+static void exec_after(struct rt_exec *x, const struct rt_node *n)
+{
+    int *after = emu_malloc(((size_t)n->ndeps + 1) * sizeof *after), k = 0;
+    for (int d = 0; x->depth == 0 && d < n->ndeps; d++) {
+        int j = x->n - 1;
+        while (j >= 0 && x->from[j] != n->deps[d])
+            j--;
+        if (j < 0)
+            break;
+        after[k++] = j;
+    }
+    int chain = x->depth > 0 || k < n->ndeps;
+    x->after[x->n] = after;
+    x->nafter[x->n] = chain ? -1 : k;
+}
+
 /* Append work @p w of node @p n (its parts taken) to @p x. */
 static void exec_push(struct rt_exec *x, const struct rt_node *n, struct rt_work *w)
 {
@@ -571,7 +592,10 @@ static void exec_push(struct rt_exec *x, const struct rt_node *n, struct rt_work
         x->cap = x->cap ? 2 * x->cap : 16;
         x->works = emu_realloc(x->works, (size_t)x->cap * sizeof *x->works);
         x->from = emu_realloc(x->from, (size_t)x->cap * sizeof *x->from);
+        x->after = emu_realloc(x->after, (size_t)x->cap * sizeof *x->after);
+        x->nafter = emu_realloc(x->nafter, (size_t)x->cap * sizeof *x->nafter);
     }
+    exec_after(x, n);
     x->works[x->n] = *w;
     x->from[x->n++] = n;
 }
@@ -611,7 +635,10 @@ static int flatten(struct rt_exec *x, const struct rt_graph *g)
                 ready = done[n->deps[i]->index];
             if (!ready)
                 continue;
-            if ((n->child ? flatten(x, n->child) : exec_node(x, n)) != 0) {
+            x->depth += n->child != NULL;
+            int bad = n->child ? flatten(x, n->child) : exec_node(x, n);
+            x->depth -= n->child != NULL;
+            if (bad) {
                 free(done);
                 return -1;
             }
@@ -636,8 +663,12 @@ static void exec_clear(struct rt_exec *x)
             rt_cond_exec_free(x->works[i].u.host.data);
         else
             rt_work_free(&x->works[i]);
+    for (int i = 0; i < x->n; i++)
+        free(x->after[i]);
     free(x->works);
     free(x->from);
+    free(x->after);
+    free(x->nafter);
 }
 
 void rt_exec_free(struct rt_exec *x)
@@ -716,16 +747,37 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph
     return cudaGraphInstantiate(pGraphExec, graph, flags);
 }
 
-/* Queue one node's work on @p s: an event record or wait does what its call does. */
-static void launch_work(struct rt_stream *s, struct rt_work *w)
+/*
+ * What work @p i of @p x follows in the stream record, when the launch's first work is number
+ * @p base + 1 of @p s: the works of the nodes it depends on, or (a root) what came before the
+ * launch. A work of a child graph follows the work before it: its graph's edges are not kept,
+ * and an order stricter than the graph's is never wrong to record. Returns how many, into
+ * @p order (room for every node).
+ */
+static int node_order(const struct rt_exec *x, int i, struct rt_stream *s, uint64_t base,
+                      struct rt_dep *order)
+{
+    int k = 0;
+    for (int d = 0; d < x->nafter[i]; d++)
+        order[k++] = (struct rt_dep){s, base + 1 + (uint64_t)x->after[i][d]};
+    uint64_t before = x->nafter[i] < 0 ? base + (uint64_t)i : base; /* chained, or a root */
+    if (k == 0 && before > 0)
+        order[k++] = (struct rt_dep){s, before};
+    return k;
+}
+
+/* Queue one node's work on @p s, after @p order in the stream record (norder of them): an
+ * event record or wait does what its call does. */
+static void launch_work(struct rt_stream *s, struct rt_work *w, const struct rt_dep *order,
+                        int norder)
 {
     struct rt_event *e = w->event;
     if (w->kind == RT_RECORD)
         rt_event_will_record(e, s);
     if (w->kind == RT_NOP && e && e->recorded && !e->complete)
-        rt_enqueue(s, w, &(struct rt_dep){e->s, e->seq});
+        rt_enqueue_node(s, w, &(struct rt_dep){e->s, e->seq}, order, norder);
     else
-        rt_enqueue(s, w, NULL);
+        rt_enqueue_node(s, w, NULL, order, norder);
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
@@ -742,11 +794,21 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
         w.u.host.data = x;
         rt_enqueue(s, &w, NULL);
     }
+    uint64_t base = s ? s->issued : 0;
+    struct rt_dep *order = emu_malloc(((size_t)x->n + 1) * sizeof *order);
     for (int i = 0; err == cudaSuccess && i < x->n; i++) {
         struct rt_work w;
         rt_work_clone(&w, &x->works[i]);
-        launch_work(s, &w);
+        launch_work(s, &w, order, node_order(x, i, s, base, order));
     }
+    if (err == cudaSuccess && x->n > 0) {
+        /* The launch's end: what follows on the stream follows every node (stream record). */
+        for (int i = 0; i < x->n; i++)
+            order[i] = (struct rt_dep){s, base + 1 + (uint64_t)i};
+        struct rt_work end = {.kind = RT_NOP, .what = "cudaGraphLaunch"};
+        rt_enqueue_node(s, &end, NULL, order, x->n);
+    }
+    free(order);
     rt_unlock();
     return rt_error(err);
 }
