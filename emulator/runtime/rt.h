@@ -276,6 +276,15 @@ cudaError_t rt_start(void);
 /** Load module @p m if it is not yet (server round trip). Returns cudaSuccess or its error. */
 cudaError_t rt_module_load(struct rt_module *m);
 
+/** Load @p len bytes of PTX text as a new module now (the driver's cuModuleLoadData); NULL with
+ *  *err after one line naming @p origin. The lock is held. */
+struct rt_module *rt_module_from_ptx(const char *ptx, size_t len, const char *origin,
+                                     cudaError_t *err);
+
+/** The function of loaded module @p m whose kernel is named @p name, made on first use with
+ *  itself as its host key (what the driver hands out as a CUfunction), or NULL. */
+struct rt_function *rt_function_named(struct rt_module *m, const char *name);
+
 /** The registered function of host stub @p host, or NULL. */
 struct rt_function *rt_function_of(const void *host);
 
