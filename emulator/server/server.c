@@ -24,7 +24,8 @@
  *          sts_requests=N sts_wavefronts=N unique_read_bytes=N
  *          unique_write_bytes=N barriers=N branches=N divergent_branches=N
  *          flops=N gatom_lanes=N satom_lanes=N gatom_same_addr=N
- *          satom_same_addr=N gatom_addrs=N reports=N
+ *          satom_same_addr=N gatom_addrs=N tma_copies=N tma_ld_bytes=N tma_ld_sectors=N
+ *          tma_st_sectors=N reports=N
  *
  * (one line, fields separated by single spaces, values without spaces;
  * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock). Launches
@@ -382,7 +383,8 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             " lds_requests=%llu lds_wavefronts=%llu sts_requests=%llu sts_wavefronts=%llu"
             " unique_read_bytes=%llu unique_write_bytes=%llu barriers=%llu branches=%llu"
             " divergent_branches=%llu flops=%llu gatom_lanes=%llu satom_lanes=%llu"
-            " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu reports=%llu\n",
+            " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu tma_copies=%llu"
+            " tma_ld_bytes=%llu tma_ld_sectors=%llu tma_st_sectors=%llu reports=%llu\n",
             (unsigned long long)c->gld_requests, (unsigned long long)c->gld_sectors,
             (unsigned long long)c->gst_requests, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_requests, (unsigned long long)c->lds_wavefronts,
@@ -392,7 +394,9 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->divergent_branches, (unsigned long long)c->flops,
             (unsigned long long)c->gatom_lanes, (unsigned long long)c->satom_lanes,
             (unsigned long long)c->gatom_same_addr, (unsigned long long)c->satom_same_addr,
-            (unsigned long long)c->gatom_addrs, (unsigned long long)r->reports);
+            (unsigned long long)c->gatom_addrs, (unsigned long long)c->tma_copies,
+            (unsigned long long)c->tma_ld_bytes, (unsigned long long)c->tma_ld_sectors,
+            (unsigned long long)c->tma_st_sectors, (unsigned long long)r->reports);
 }
 
 /* A launch's provenance findings of one kind into the call's: counts add, the first stays. */

@@ -179,7 +179,9 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
  * since the copy happened when it was issued. */
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    if (!mn_has(m, "async") || mn_has(m, "bulk"))
+    if (mn_has(m, "bulk"))
+        return dec_bulk(c, m, o, n);
+    if (!mn_has(m, "async"))
         return bad(c, "this form of cp is not emulated");
     if (mn_has(m, "commit_group") || mn_has(m, "wait_group") || mn_has(m, "wait_all")) {
         emit(c, OP_NOP);
@@ -203,14 +205,30 @@ int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
-/* mbarrier.{init,inval,arrive,arrive_drop,test_wait,try_wait}{.parity}{.sem}{.scope}
- * {.shared{::cta}}.b64 and mbarrier.pending_count.b64: the object in the block's own shared
- * memory (ops_mbarrier.c); transaction counts and other blocks' objects are not emulated. */
+/* mbarrier.{expect_tx,complete_tx} [addr], txCount: OP_MBAR_TX. */
+static int dec_mbar_tx(struct dctx *c, const struct mn *m, struct operand *o, int n, enum space s)
+{
+    uint32_t v, mod = 0;
+    if (n != 2 || src(c, &o[1], 'u', 32, &v))
+        return n != 2 ? bad(c, "expected 2 operands") : -1;
+    struct insn *in = emit(c, OP_MBAR_TX);
+    if (address(c, &o[0], in, &mod))
+        return -1;
+    in->o[2] = v;
+    in->width = (uint8_t)mn_has(m, "complete_tx");
+    in->mod = ATOM_MOD(0u, 0u, (uint32_t)s) | ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
+    return 0;
+}
+
+/* mbarrier.{init,inval,arrive{.expect_tx},arrive_drop,test_wait,try_wait}{.parity}{.sem}{.scope}
+ * {.shared{::cta}}.b64, mbarrier.{expect,complete}_tx and mbarrier.pending_count.b64: the object
+ * in the block's own shared memory (ops_mbarrier.c); other blocks' objects (.shared::cluster)
+ * are not emulated. */
 int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    uint32_t d = NO_REG, v = NO_REG, mod = 0;
+    uint32_t d = NO_REG, v = NO_REG, tx = NO_REG, mod = 0;
     int wait = mn_has(m, "test_wait") || mn_has(m, "try_wait");
-    int arrive = mn_has(m, "arrive") || mn_has(m, "arrive_drop");
+    int arrive = mn_has(m, "arrive") || mn_has(m, "arrive_drop"), expect = mn_has(m, "expect_tx");
     if (mn_has(m, "pending_count")) {
         if (n != 2 || dst(c, &o[0], 32, &d) || src(c, &o[1], 'u', 64, &v))
             return n != 2 ? bad(c, "expected 2 operands") : -1;
@@ -220,21 +238,24 @@ int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     enum space s = mn_space(m);
     if ((s != SP_SHARED && s != SP_GENERIC) || mn_has(m, "shared::cluster") ||
-        mn_has(m, "expect_tx") || mn_has(m, "complete_tx") ||
-        !(wait || arrive || mn_has(m, "init") || mn_has(m, "inval")))
+        !(wait || arrive || expect || mn_has(m, "complete_tx") || mn_has(m, "init") ||
+          mn_has(m, "inval")))
         return bad(c, "this form of mbarrier is not emulated");
+    if (!arrive && !wait && (expect || mn_has(m, "complete_tx")))
+        return dec_mbar_tx(c, m, o, n, s);
     int parity = mn_has(m, "parity");
     int first = wait || arrive; /* the predicate or token before the address */
-    int least = first ? 2 + wait : 1 + mn_has(m, "init"), most = first ? 3 + wait : least;
+    int least = first ? 2 + wait + expect : 1 + mn_has(m, "init");
+    int most = first ? 3 + wait : least;
     if (n < least || n > most) /* try_wait's last, a suspend-time hint, changes nothing here */
         return bad(c, "expected %d to %d operands", least, most);
-    if ((first && dst(c, &o[0], wait ? 1 : 64, &d)) ||
-        (n > 1 + first && src(c, &o[1 + first], 'u', wait && !parity ? 64 : 32, &v)))
+    if ((first && dst(c, &o[0], wait ? 1 : 64, &d)) || (expect && src(c, &o[2], 'u', 32, &tx)) ||
+        (!expect && n > 1 + first && src(c, &o[1 + first], 'u', wait && !parity ? 64 : 32, &v)))
         return -1;
     struct insn *in = emit(c, wait ? OP_MBAR_WAIT : arrive ? OP_MBAR_ARRIVE : OP_MBAR_INIT);
     if (address(c, &o[first], in, &mod))
         return -1;
-    in->o[1] = d, in->o[2] = v;
+    in->o[1] = d, in->o[2] = v, in->o[3] = tx;
     in->width = (uint8_t)(wait ? parity : mn_has(m, "arrive_drop"));
     in->mod = ATOM_MOD(0u, 0u, (uint32_t)s) | ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
     return 0;

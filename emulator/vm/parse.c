@@ -194,9 +194,9 @@ added:
     return e;
 }
 
-/* Forget every name declared at @p depth or deeper (the end of a scope). Labels and
- * special registers are declared at function depth from inside nested blocks, so the
- * entries to drop are not only the newest ones. */
+/* Forget every name declared at @p depth or deeper (the end of a scope). Special registers
+ * are declared at function depth from inside nested blocks, so the entries to drop are not
+ * only the newest ones. */
 static void pop_scope(struct names *N, int depth, int keep_linked)
 {
     uint32_t kept = 0;
@@ -572,6 +572,25 @@ static uint64_t dyn_smem_base(struct dctx *c)
     struct parser *P = c->parser;
     P->dyn_used = 1;
     return align_up(P->static_smem, P->smem_align ? P->smem_align : 16);
+}
+
+/* The end of a { } block at depth P->depth whose branches are the fixups from @p first on:
+ * those that name a label of the block itself take its pc now (a label is visible in its block
+ * only: inline PTX repeats its labels, one per inlined copy, each in braces of its own); the
+ * others wait for an enclosing scope. */
+static void resolve_block_labels(struct parser *P, uint32_t first)
+{
+    uint32_t kept = first;
+    for (uint32_t i = first; i < P->nfix; i++) {
+        struct entry *e = lookup(&P->names, P->fix[i].label, strlen(P->fix[i].label));
+        if (e && e->sym.is_label && e->depth == P->depth) {
+            P->dc.mod->code[P->fix[i].insn].imm = (int64_t)e->sym.addr;
+            free(P->fix[i].label);
+        } else {
+            P->fix[kept++] = P->fix[i];
+        }
+    }
+    P->nfix = kept;
 }
 
 static int resolve_labels(struct parser *P)
@@ -1065,7 +1084,7 @@ static int parse_instruction(struct parser *P)
         fail(P, "expected an instruction, found '%.*s'", (int)P->t.len, P->t.s);
         return unreadable(P, start);
     }
-    char mn[96];
+    char mn[256]; /* longer than decode.c reads: a longer one is refused there */
     snprintf(mn, sizeof mn, "%.*s", (int)P->t.len, P->t.s);
     next(P);
     struct operand ops[8];
@@ -1108,6 +1127,7 @@ static int parse_body_statement(struct parser *P);
 /* { statements } as a scope of its own. */
 static int parse_block(struct parser *P)
 {
+    uint32_t first_fix = P->nfix;
     next(P); /* { */
     P->depth++;
     while (!is_punct(&P->t, '}')) {
@@ -1117,6 +1137,7 @@ static int parse_block(struct parser *P)
             return -1;
     }
     next(P);
+    resolve_block_labels(P, first_fix);
     pop_scope(&P->names, P->depth, 0);
     P->depth--;
     return 0;
@@ -1145,7 +1166,7 @@ static int parse_body_statement(struct parser *P)
         struct tok word = *t;
         next(P);
         if (is_punct(&P->t, ':')) {
-            struct entry *e = declare(&P->names, word.s, word.len, 1);
+            struct entry *e = declare(&P->names, word.s, word.len, P->depth);
             e->sym.is_label = 1;
             e->sym.addr = P->dc.mod->ncode;
             next(P);

@@ -98,6 +98,12 @@ struct vm_counters {
                                    instruction updates too: the updates that serialise */
     uint64_t satom_same_addr; /**< the same for shared atomics */
     uint64_t gatom_addrs;     /**< distinct global addresses updated atomically */
+    uint64_t tma_copies;      /**< bulk and tensor copies issued (cp.async.bulk{.tensor}, their
+                                   reductions; per lane that issues one) */
+    uint64_t tma_ld_bytes;    /**< bytes copies wrote into shared memory (fill included) */
+    uint64_t tma_ld_sectors;  /**< global sectors copies read: the copy engine's traffic, never
+                                   counted as thread loads (gld_*) */
+    uint64_t tma_st_sectors;  /**< global sectors copies wrote (stores and reductions) */
 };
 
 /** One kind of finding of the grader's provenance record: how many, and the first. */

@@ -57,6 +57,9 @@ enum rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, 
 #define SHARED_WINDOW (1ull << 32)
 #define LOCAL_WINDOW (2ull << 32)
 #define WINDOW_SIZE (1ull << 32)
+/** The generic window of a kernel's parameters (cvta.param: a __grid_constant__ parameter's
+ *  address, such as a tensor map's), read-only. */
+#define PARAM_WINDOW (3ull << 32)
 
 /** Compare operators of setp / set, in insn.mod's low byte. */
 enum cmp {
@@ -298,6 +301,10 @@ struct exec;
 /** warp::bar_id of a lane waiting at a warp-synchronous instruction (ops_warp.c). */
 #define WARP_SYNC_WAIT 255
 
+/** Taken backward branches after which a warp yields to the block's other warps (exec.c); a
+ *  handler that sets exec::back_branches to one less makes the warp's next one yield. */
+#define YIELD_BRANCHES 4096
+
 /** How deep device-function calls may nest. */
 #define CALL_DEPTH 16
 
@@ -367,6 +374,7 @@ struct exec {
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< checks.c's records, when the launch runs checks */
+    void *async_state;       /**< checks_async.c's records (the asynchronous proxy's) */
     struct prov_pending {    /**< prov.c's stores whose values are not kept yet */
         uint64_t addr[32];
         unsigned bytes[32];
@@ -521,6 +529,10 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
  */
 void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
                      int n, unsigned bytes, int store);
+
+/** One atomic read-modify-write (enum atom_op and ctype in @p mod's ATOM_MOD fields) of the
+ *  @p width-byte word at @p p with operands @p b (and @p c for cas); returns the old value. */
+uint64_t vm_atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned width);
 
 /** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
 int wmma_frag_regs(int matrix, int type, int shape);

@@ -520,6 +520,10 @@ static const struct {
     {"gatom_same_addr", AT(gatom_same_addr)},
     {"satom_same_addr", AT(satom_same_addr)},
     {"gatom_addrs", AT(gatom_addrs)},
+    {"tma_copies", AT(tma_copies)},
+    {"tma_ld_bytes", AT(tma_ld_bytes)},
+    {"tma_ld_sectors", AT(tma_ld_sectors)},
+    {"tma_st_sectors", AT(tma_st_sectors)},
 #undef AT
 };
 
