@@ -97,12 +97,14 @@ static int valid_ctx(CUcontext c)
 /* Make @p c the device the runtime's calls use. */
 static CUresult use(CUcontext c)
 {
-    return c ? drv_result(cudaSetDevice(c->device)) : CUDA_SUCCESS;
+    if (c)
+        course_emu_drv_use_device(c->device);
+    return CUDA_SUCCESS;
 }
 
 CUresult drv_initialised(const char *who)
 {
-    if (initialised || course_emu_drv_started())
+    if (initialised || course_emu_drv_runtime_used())
         return CUDA_SUCCESS;
     drv_say("%s before cuInit (CUDA_ERROR_NOT_INITIALIZED)", who);
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -189,11 +191,48 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     return r;
 }
 
-/* CUdevice_attribute numbers are cudaDeviceAttr's: the runtime answers (and refuses a number
- * CUDA does not define, in one line). */
+/** The attributes only the driver defines (the runtime reserves their numbers), as the
+ *  stand-in answers them: what it does not emulate (stream memory operations, virtual memory
+ *  management, shareable handles, compression, multicast objects) is 0. */
+static const struct {
+    CUdevice_attribute attr;
+    int value;
+} driver_only[] = {
+    {CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER, 1},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, 0},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1, 0},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1, 0},
+    {CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, 0},
+    {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, 0},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, 0},
+    {CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS, 1},
+    {CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK, 0},
+    {CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH, 0},
+    {CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED, 0},
+};
+
+/* Every other CUdevice_attribute number is cudaDeviceAttr's: the runtime answers (and refuses a
+ * number CUDA does not define, in one line). */
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
     CUresult r = device_ok(dev, "cuDeviceGetAttribute");
+    for (size_t i = 0; r == CUDA_SUCCESS && i < sizeof driver_only / sizeof *driver_only; i++)
+        if (driver_only[i].attr == attrib) {
+            *pi = driver_only[i].value;
+            return CUDA_SUCCESS;
+        }
     return r != CUDA_SUCCESS
                ? r
                : drv_result(cudaDeviceGetAttribute(pi, (enum cudaDeviceAttr)attrib, dev));
@@ -244,6 +283,15 @@ CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
     return cuDeviceGetUuid_v2(uuid, dev);
+}
+
+/* Every emulated GPU reaches every other's memory (they share one). */
+CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    CUresult r = device_ok(dev, "cuDeviceCanAccessPeer");
+    if (r == CUDA_SUCCESS)
+        r = device_ok(peerDev, "cuDeviceCanAccessPeer");
+    return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceCanAccessPeer(canAccessPeer, dev, peerDev));
 }
 
 /* --- contexts ------------------------------------------------------------------------------ */
@@ -383,8 +431,9 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
                 (void *)ctx);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
-    cudaError_t err = cudaSetDevice(ctx->device);
-    if (err == cudaSuccess && course_emu_drv_started())
+    cudaError_t err = cudaSuccess;
+    course_emu_drv_use_device(ctx->device);
+    if (course_emu_drv_started())
         err = cudaDeviceSynchronize(); /* its queued work runs; the device's memory stays */
     unpush(ctx);
     ctx->magic = 0;

@@ -227,6 +227,101 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, c
     return r;
 }
 
+/* --- linking ------------------------------------------------------------------------------ */
+
+/** A link in progress: the PTX of every input, one text after another. The VM links PTX units
+ *  as one module (as it links -rdc objects), so the linked "cubin" cuLinkComplete hands out is
+ *  that text, which cuModuleLoadData takes as PTX. */
+struct CUlinkState_st {
+    unsigned magic;
+    char *ptx;
+    size_t len;
+};
+
+enum { LINK_MAGIC = 0x11A4C0DEu };
+
+CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                         CUlinkState *stateOut)
+{
+    (void)numOptions, (void)options, (void)optionValues; /* JIT options change nothing here */
+    CUresult r = drv_ready("cuLinkCreate");
+    struct CUlinkState_st *l = r == CUDA_SUCCESS && stateOut ? calloc(1, sizeof *l) : NULL;
+    if (r == CUDA_SUCCESS && !l)
+        r = stateOut ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS)
+        l->magic = LINK_MAGIC, *stateOut = l;
+    return r;
+}
+
+/* Add @p image (PTX or a fat binary; @p origin names it) to link @p l. */
+static CUresult link_add(CUlinkState l, CUjitInputType type, const void *image, const char *origin)
+{
+    char *ptx = NULL;
+    size_t len = 0;
+    if (!l || l->magic != LINK_MAGIC || !image)
+        return !image ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+    if (type != CU_JIT_INPUT_PTX && type != CU_JIT_INPUT_FATBINARY) {
+        drv_say("cuLinkAddData: %s is input type %d: only PTX and fat binaries holding it can be "
+                "linked on the emulator (CUDA_ERROR_NOT_SUPPORTED)",
+                origin, (int)type);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    CUresult r = image_ptx(image, "cuLinkAddData", origin, &ptx, &len);
+    char *all = r == CUDA_SUCCESS ? realloc(l->ptx, l->len + len + 2) : NULL;
+    if (r == CUDA_SUCCESS && !all)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS) {
+        memcpy(all + l->len, ptx, len);
+        all[l->len + len] = '\n', all[l->len + len + 1] = 0;
+        l->ptx = all, l->len += len + 1;
+    }
+    free(ptx);
+    return r;
+}
+
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
+                          const char *name, unsigned int numOptions, CUjit_option *options,
+                          void **optionValues)
+{
+    (void)size, (void)numOptions, (void)options, (void)optionValues;
+    return link_add(state, type, data, name ? name : "the data cuLinkAddData was given");
+}
+
+CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
+                          unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    (void)numOptions, (void)options, (void)optionValues;
+    char *image = path ? read_file(path) : NULL;
+    if (!image) {
+        drv_say("cuLinkAddFile: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", path ? path : "NULL");
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    CUresult r = link_add(state, type, image, path);
+    free(image);
+    return r;
+}
+
+CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+    if (!state || state->magic != LINK_MAGIC || !state->len || !cubinOut)
+        return !state || state->magic != LINK_MAGIC ? CUDA_ERROR_INVALID_HANDLE
+                                                    : CUDA_ERROR_INVALID_VALUE;
+    *cubinOut = state->ptx;
+    if (sizeOut)
+        *sizeOut = state->len + 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkDestroy(CUlinkState state)
+{
+    if (!state || state->magic != LINK_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    state->magic = 0;
+    free(state->ptx);
+    free(state);
+    return CUDA_SUCCESS;
+}
+
 /* --- launches ---------------------------------------------------------------------------- */
 
 /* CUDA_SUCCESS when @p f is a function a module handed out (or a registered kernel). */
@@ -462,4 +557,30 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction 
     return r != CUDA_SUCCESS ? r
                              : drv_result(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                    numBlocks, func, blockSize, dynamicSMemSize));
+}
+
+/* The block size, a multiple of 32 up to @p blockSizeLimit (1024 when 0), that puts the most
+ * threads on an SM by cuOccupancyMaxActiveBlocksPerMultiprocessor's answer (the larger block on
+ * a tie), and the grid that fills the GPU's 132 SMs with it. */
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                          CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                          size_t dynamicSMemSize, int blockSizeLimit)
+{
+    CUresult r = drv_ready("cuOccupancyMaxPotentialBlockSize");
+    if (r == CUDA_SUCCESS && (!minGridSize || !blockSize))
+        r = CUDA_ERROR_INVALID_VALUE;
+    int limit = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024, best = 0;
+    if (r == CUDA_SUCCESS)
+        *blockSize = 0, *minGridSize = 0;
+    for (int size = 32; r == CUDA_SUCCESS && size <= limit; size += 32) {
+        int blocks = 0;
+        size_t smem =
+            blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(size) : dynamicSMemSize;
+        r = cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, func, size, smem);
+        if (r == CUDA_SUCCESS && blocks * size >= best && blocks > 0) {
+            best = blocks * size;
+            *blockSize = size, *minGridSize = blocks * 132;
+        }
+    }
+    return r;
 }

@@ -200,6 +200,7 @@ struct rt_state {
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
     int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
+    int device_set;     /**< 1: the program called cudaSetDevice (a primary context exists) */
 
     /* The launches counted since course_emu_take_launches() last took them. */
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */

@@ -102,7 +102,19 @@ int course_emu_drv_malloc(void **p, size_t size, const void *caller)
 
 int course_emu_drv_started(void)
 {
-    return rt.started;
+    return rt.started || rt.device_set;
+}
+
+void course_emu_drv_use_device(int device)
+{
+    rt_self()->device = device;
+}
+
+/* The runtime has been asked about devices (rt.gpus read) or started the device: CUDA would have
+ * initialised the driver then. */
+int course_emu_drv_runtime_used(void)
+{
+    return rt.started || rt.gpus;
 }
 
 /* --- cudaGetDriverEntryPoint ------------------------------------------------------------ */

@@ -49,7 +49,15 @@ int course_emu_drv_global(void *module, const char *name, uint64_t *addr, size_t
 /** cudaMalloc on behalf of the program's code at @p caller (the leak check names it). */
 int course_emu_drv_malloc(void **p, size_t size, const void *caller);
 
-/** 1 once the device has started (the runtime, or the driver through it, used it). */
+/** 1 once the program made the runtime's primary context (cudaSetDevice, or anything that
+ *  started the device): it is then current on every thread that pushed no context of its own. */
 int course_emu_drv_started(void);
+
+/** The runtime's calls on this thread go to device @p device (a context made current). */
+void course_emu_drv_use_device(int device);
+
+/** 1 once the runtime was used (a device query, or the device started): as CUDA's runtime
+ *  initialises the driver, the driver needs no cuInit then. */
+int course_emu_drv_runtime_used(void);
 
 #endif /* EMU_RT_DRIVER_H */

@@ -121,6 +121,13 @@ START_TEST(device_queries_match_the_runtime)
     ck_assert(!memcmp(uuid.bytes, p.uuid.bytes, sizeof uuid.bytes));
     CU_OK(cuDriverGetVersion(&v));
     ck_assert_int_eq(v, CUDA_VERSION);
+    /* numbers only the driver defines: answered by the stand-in, not passed to the runtime */
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, dev));
+    ck_assert_int_eq(v, 1);
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+    ck_assert_int_eq(v, 0);
+    CU_OK(cuDeviceCanAccessPeer(&v, dev, dev));
+    ck_assert_int_eq(cuDeviceCanAccessPeer(&v, dev, 99), CUDA_ERROR_INVALID_DEVICE);
 }
 END_TEST
 
@@ -312,6 +319,35 @@ START_TEST(ptx_and_fatbin_files_run)
 }
 END_TEST
 
+/* Two inputs linked (PTX text, and nvcc's fat binary from a file) load as one module holding
+ * both kernels; machine code is refused. */
+START_TEST(linked_ptx_runs)
+{
+    setup();
+    CUlinkState link;
+    void *image;
+    size_t size;
+    CU_OK(cuLinkCreate(0, NULL, NULL, &link));
+    CU_OK(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)add_bias_ptx, sizeof add_bias_ptx,
+                        "add_bias", 0, NULL, NULL));
+    CU_OK(cuLinkAddFile(link, CU_JIT_INPUT_FATBINARY, DRIVER_KERNELS_FATBIN, 0, NULL, NULL));
+    EXPECT_REFUSED_WITH(
+        CUDA_ERROR_NOT_SUPPORTED,
+        cuLinkAddFile(link, CU_JIT_INPUT_CUBIN, DRIVER_KERNELS_CUBIN, 0, NULL, NULL),
+        "only PTX and fat binaries");
+    CU_OK(cuLinkComplete(link, &image, &size));
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, image));
+    CU_OK(cuLinkDestroy(link));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    bias_for_case = 7;
+    run_add_bias(f, 33, 0);
+    CU_OK(cuModuleGetFunction(&f, m, "drv_scale_add"));
+    CU_OK(cuModuleUnload(m));
+}
+END_TEST
+
 /* --- NVRTC ---------------------------------------------------------------------------------- */
 
 static const char nvrtc_source[] =
@@ -494,6 +530,11 @@ START_TEST(launch_ex_and_function_attributes)
     const char *name;
     CU_OK(cuFuncGetName(&name, st));
     ck_assert_str_eq(name, "drv_static_shared");
+    int grid = 0, block = 0; /* 2 KiB of shared memory a block limits nothing below 1024 threads */
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &block, st, NULL, 0, 992));
+    ck_assert(block > 0 && block <= 992 && block % 32 == 0 && grid >= 132);
+    ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(NULL, &block, st, NULL, 0, 0),
+                     CUDA_ERROR_INVALID_VALUE);
     int n = 1031;
     CUdeviceptr out = upload(n, other);
     void *args[] = {&out, &n};
@@ -827,6 +868,7 @@ int main(int argc, char **argv)
         {"ptx_text_module_runs", ptx_text_module_runs, CASE_CPU, 120},
         {"bad_images_refused", bad_images_refused, CASE_CPU, 60},
         {"ptx_and_fatbin_files_run", ptx_and_fatbin_files_run, CASE_CPU, 120},
+        {"linked_ptx_runs", linked_ptx_runs, CASE_CPU, 120},
         {"nvrtc_output_runs", nvrtc_output_runs, CASE_CPU, 120},
         {"runtime_and_driver_share_one_device", runtime_and_driver_share_one_device, CASE_CPU, 120},
         {"fills_of_every_width", fills_of_every_width, CASE_CPU, 120},
