@@ -37,12 +37,14 @@ function(add_course_tests)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
 
-# add_lesson(NN_topic [RACE NN_solution] [LINK libs...] [JUDGE_LINK libs...])
+# add_lesson(NN_topic [RACE NN_solution] [LINK libs...] [JUDGE_LINK libs...] [STAGES names...])
 # LINK: extra libraries (targets or generator expressions) both sides' libraries
 # link publicly, e.g. ZLIB::ZLIB or $<TARGET_NAME_IF_EXISTS:MPI::MPI_C>.
 # RACE: an earlier lesson's solution library, whole in the runner: the perf tests
 # race a lesson's kernel against the one it improves.
 # JUDGE_LINK: libraries the judge itself needs (lesson 13's writes gzip files).
+# STAGES: the parts of a staged exercise, in order, each checkable alone (./course check NN
+# --stage NAME); a case belongs to the stage its name begins with (reduce_tree_edges: reduce).
 # The lesson's own code, the same for both sides (driver, headers, data loading, ...), lives once
 # in lessons/NN_topic/src; the sides' folders hold only the files with work in them.
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
@@ -61,9 +63,15 @@ endfunction()
 # side is built, and an earlier lesson's solution named by RACE or LINK is that lesson's
 # exercise: the student's own.
 function(add_lesson name)
-  cmake_parse_arguments(L "" "RACE" "LINK;JUDGE_LINK" ${ARGN})
+  cmake_parse_arguments(L "" "RACE" "LINK;JUDGE_LINK;STAGES" ${ARGN})
   string(SUBSTRING ${name} 0 2 num)
   string(SUBSTRING ${name} 3 -1 topic)
+  if(L_STAGES)
+    list(JOIN L_STAGES " " stages)
+    file(WRITE ${CMAKE_BINARY_DIR}/stages/${num} "${stages}\n")
+  else()
+    file(REMOVE ${CMAKE_BINARY_DIR}/stages/${num})
+  endif()
   set(sides solution exercise)
   if(COURSE_GRADE)
     set(sides exercise)
@@ -76,7 +84,9 @@ function(add_lesson name)
     file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu ${shared}/*.c ${shared}/*.cu)
     list(FILTER sources EXCLUDE REGEX "_main\\.c$")
     file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu ${shared}/*.cu)
-    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${shared}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h)
+    # Device helpers one lesson shares with a later one (lessons/04_register_tiling/src/row4.cuh).
+    file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${shared}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h
+         ${CMAKE_SOURCE_DIR}/lessons/*/src/*.cuh)
 
     set(lib ${num}_${side})
     add_library(${lib} STATIC ${sources})

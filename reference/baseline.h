@@ -13,7 +13,7 @@
 #ifndef BASELINE_H
 #define BASELINE_H
 
-#include <cublas_api.h>
+#include <cublas_v2.h>
 #include <library_types.h>
 
 #ifdef __cplusplus

@@ -30,6 +30,9 @@ int device_query(struct device_info *info)
     if (err != cudaSuccess || count == 0) {
         if (info->driver_version == 0)
             snprintf(info->why, sizeof info->why, "no CUDA device (no NVIDIA driver is installed)");
+        else if (err == cudaErrorInsufficientDriver && info->driver_version < info->runtime_version)
+            device_driver_too_old(info->why, sizeof info->why, info->driver_version,
+                                  info->runtime_version);
         else
             snprintf(info->why, sizeof info->why, "no CUDA device (%s)",
                      err != cudaSuccess ? cudaGetErrorString(err) : "none found");
@@ -47,6 +50,28 @@ int device_query(struct device_info *info)
     CUDA_CHECK(cudaMemGetInfo(&info->mem_free, &info->mem_total));
     info->ok = 1;
     return 1;
+}
+
+void device_driver_too_old(char *why, size_t size, int driver, int runtime)
+{
+    int dmaj = driver / 1000, dmin = driver % 1000 / 10;
+    int n = snprintf(why, size,
+                     "the NVIDIA driver supports CUDA %d.%d, older than this build's %d.%d: ", dmaj,
+                     dmin, runtime / 1000, runtime % 1000 / 10);
+    if (n < 0 || (size_t)n >= size)
+        return;
+    if (dmaj >= 13) /* PyPI has this release's nvcc */
+        snprintf(why + n, size - n,
+                 "build with CUDA %d.%d's wheels (COURSE_CUDA=%d.%d ./course ...) "
+                 "or update the driver",
+                 dmaj, dmin, dmaj, dmin);
+    else if (dmaj == 12 && dmin >= 4)
+        snprintf(why + n, size - n,
+                 "put a CUDA 12.4 to %d.%d toolkit's nvcc first on PATH, or "
+                 "update the driver (CUDA 13 needs 580 or newer)",
+                 dmaj, dmin);
+    else
+        snprintf(why + n, size - n, "update the driver (the course needs CUDA 12.4 or newer)");
 }
 
 int device_compute_capability(void)

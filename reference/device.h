@@ -32,6 +32,13 @@ struct device_info {
 int device_query(struct device_info *info);
 
 /**
+ * Why a driver of CUDA @p driver (e.g. 12080) cannot run a build of CUDA @p runtime (e.g.
+ * 13050), and what to do, in one line into @p why (device_query's reason when the driver is
+ * the older): a toolkit of the driver's release, or a newer driver.
+ */
+void device_driver_too_old(char *why, size_t size, int driver, int runtime);
+
+/**
  * 1 when this process runs its kernels on the course's CPU emulator (its
  * libcudart.so.13 was loaded in place of CUDA's), 0 on a real GPU. Timings
  * mean nothing on the emulator.

@@ -35,6 +35,9 @@ import sass  # noqa: E402  (ptxas_report, demangle)
 
 ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90",
         "h200": "90"}
+# The part each name models (emulator/vm/gpus.c), for the tables' labels.
+PART = {"t4": "T4", "a6000": "RTX A6000", "rtx3090": "RTX 3090", "a100": "A100 80GB SXM", "l4": "L4",
+        "h100": "H100 SXM5", "h200": "H200 SXM"}
 # Published cuBLAS throughput, GFLOP/s: (gpu, precision, M=N=K) -> (value, source).
 CUBLAS = {
     ("a6000", "fp32", 4096): (23249.6, "SGEMM_CUDA README (Simon Boehm), RTX A6000, 4096^3"),
@@ -123,7 +126,7 @@ def markdown(rows, gpu):
     """The rows as a Markdown table, every column headed "model"."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     print(f"| kernel | grid | block | launches | model ms | model GFLOP/s | model DRAM GB/s "
-          f"| bound (model, {gpu}) |")
+          f"| bound (model, {PART.get(gpu, gpu)}) |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
     for r in merged(rows):
         ms = float(r["ms"])
@@ -149,7 +152,7 @@ def table(rows, gpu, size):
     """The rows, one line per launch, each saying "model"."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     cublas = CUBLAS.get((gpu, "fp32", size))
-    print(f"model: estimated on {gpu} by the emulator's time model, not measured; {VALIDATION}")
+    print(f"model: estimated on {PART.get(gpu, gpu)} by the emulator's time model, not measured; {VALIDATION}")
     print(f"{'kernel':<34} {'grid':>12} {'block':>9} {'regs':>5} {'warps':>6} {'model ms':>10} "
           f"{'GFLOP/s':>9} {'DRAM GB/s':>9} {'%cuBLAS':>7}  bound")
     for r in rows:

@@ -224,7 +224,11 @@ def model_times(rep, lesson, flags):
            "LD_LIBRARY_PATH": os.path.join(rep.build, "emulator", "lib")}
     with tempfile.TemporaryDirectory() as work:
         nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-        env["COURSE_EMU_MODEL_REGS"] = estimate.registers(src, gpu, nvcc, work)
+        nvdisasm = shutil.which("nvdisasm", path=os.path.dirname(nvcc))
+        regs, sass_file = estimate.registers(src, gpu, nvcc, nvdisasm, work)
+        env["COURSE_EMU_MODEL_REGS"] = regs
+        if sass_file:
+            env["COURSE_EMU_MODEL_SASS"] = sass_file
         rep.run("model", [os.path.join(rep.bin, lesson), *flags], env=env, timeout=900)
     rows = estimate.launches(out) if os.path.exists(out) else []
     if os.path.exists(out):

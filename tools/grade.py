@@ -20,9 +20,11 @@
       --exercises (the graded exercises/), a column per lesson says how much of the code
       the student had to write matches the course's solution token for token
       (informational, no points).
-  grade.py verdict --junit FILE --lesson NN [--points FILE]
+  grade.py verdict --junit FILE --lesson NN [--points FILE] [--stages "S1 S2 ..."]
       one line per test for a student (./course check NN), in the suite's order, with its
-      points and why it failed, and a pointer to the lesson text.
+      points and why it failed, and a pointer to the lesson text. With --stages (a staged
+      exercise: add_lesson(... STAGES ...)), the lines come stage by stage, each stage with
+      its own tally; a case belongs to the stage its name begins with.
   grade.py errors --log FILE
       the compiler's first errors in a build log, one line each with its detail.
   grade.py check-points --build DIR
@@ -319,16 +321,41 @@ def cmd_report(args):
     return 0
 
 
+def stage_of(name, stages):
+    """The stage of case @p name (lesson.side.case): the first of @p stages its case name
+    begins with, or None."""
+    case = name.split(".", 2)[-1]
+    return next((s for s in stages if case.startswith(s + "_")), None)
+
+
 def cmd_verdict(args):
     results = read_junit(args.junit) if pathlib.Path(args.junit).exists() else {}
     points = read_points(args.points)
     lesson = next(iter(sorted(ROOT.glob(f"lessons/{args.lesson}_*"))), None)
     text = lesson.relative_to(ROOT) / "README.md" if lesson else "the lesson README"
     order = list(points)  # the suite's file order
+    stages = args.stages.split() if args.stages else []
+    rank = {s: i for i, s in enumerate(stages)}
+
+    def key(name):
+        stage = stage_of(name, stages)
+        return (rank.get(stage, len(stages)), order.index(name) if name in order else len(order),
+                name)
+
     counts = {"passed": 0, "failed": 0, "notrun": 0}
-    for name in sorted(results, key=lambda n: (order.index(n) if n in order else len(order), n)):
+    groups = []  # [(stage, its tally)] in the order printed, when the lesson has stages
+    for name in sorted(results, key=key):
+        stage = stage_of(name, stages)
+        if stages and (not groups or groups[-1][0] != stage):
+            if groups:
+                print(tally_line(*groups[-1]))
+            groups.append((stage, dict.fromkeys(counts, 0)))
+            print(f"stage {stage} (./course check {args.lesson} --stage {stage}):" if stage
+                  else "the whole lesson:")
         status, output = results[name]
         counts[status] += 1
+        if groups:
+            groups[-1][1][status] += 1
         worth = f"{points[name]:g}" if name in points else "?"
         got = worth if status == "passed" else "0"
         word = {"passed": "PASS", "failed": "FAIL", "notrun": "SKIP"}[status]
@@ -338,12 +365,20 @@ def cmd_verdict(args):
         print(line)
         if status == "failed":
             print(f"                {failure_line(output)}")
+    if groups:
+        print(tally_line(*groups[-1]))
     if not results:
         print(f"  no test ran: see {args.junit} and the ctest output beside it")
     print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['notrun']} skipped")
     if counts["failed"]:
         print(f"Stuck? Re-read {text} (the exercise section has hints).")
     return 1 if counts["failed"] or not results else 0
+
+
+def tally_line(stage, tally):
+    """One stage's (or the rest's) counts, under its lines."""
+    return (f"  {stage or 'the whole lesson'}: {tally['passed']} passed, {tally['failed']} "
+            f"failed, {tally['notrun']} skipped")
 
 
 def cmd_errors(args):
@@ -447,6 +482,7 @@ def main():
     ver.add_argument("--junit", required=True)
     ver.add_argument("--lesson", required=True)
     ver.add_argument("--points", default=str(POINTS))
+    ver.add_argument("--stages", help="the lesson's stages in order, space-separated")
     err = sub.add_parser("errors")
     err.add_argument("--log", required=True)
     chk = sub.add_parser("check-points")

@@ -14,8 +14,9 @@
 #
 # The packages come from ./course's missing_packages, run with every probe failing, in
 # COURSE_PACKAGES (all it can ask for) and COURSE_DOCS_PACKAGES (the docs' share of them).
-# Left out: the toolchain the node is assumed to have (nvcc needs gcc; ./course needs python3),
-# and Debian's python3-* modules, which serve Debian's own python3 alone: wheels stand in.
+# Left out: the toolchain the node is assumed to have (nvcc needs gcc; ./course needs python3;
+# pip serves only what ./course fetches from PyPI, which such a node cannot reach), and Debian's
+# python3-* modules, which serve Debian's own python3 alone: wheels stand in.
 #   --docs        also pack the docs set (pandoc, LaTeX beamer); without it only Doxygen, whose
 #                 test fails rather than skips without it
 #   --have FILE   the node's installed packages, one name a line (on the node:
@@ -30,7 +31,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 : "${COURSE_PACKAGES:?run this through ./course pack-deps}"
 : "${COURSE_DOCS_PACKAGES:?run this through ./course pack-deps}"
-assumed_present="gcc g++ binutils python3"
+assumed_present="gcc g++ binutils python3 python3-pip"
 docs=no have="" python="" list=no dest=""
 while [ $# -gt 0 ]; do
     case $1 in

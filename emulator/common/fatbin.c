@@ -4,6 +4,7 @@
  */
 #include "fatbin.h"
 
+#include <lz4.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,8 @@
 enum {
     LINK_VERSION = 2, /* the wrapper of a -rdc link (fatbinary_section.h) */
     KIND_PTX = 1,
-    FLAG_ZSTD = 0x8000
+    FLAG_LZ4 = 0x2000, /* CUDA 12's fatbinary compresses with LZ4 (block format) */
+    FLAG_ZSTD = 0x8000 /* CUDA 13's with zstd */
 };
 
 /** The wrapper nvcc emits (__fatBinC_Wrapper_t). */
@@ -38,12 +40,33 @@ static uint64_t u64_at(const uint8_t *p, size_t off)
     return v;
 }
 
+/* The @p size bytes that @p packed compressed bytes at @p data make, by LZ4 or zstd (at most
+ * @p size for zstd); the count made, or -1 with the reason in @p err. */
+static long decompress(char *t, uint64_t size, const uint8_t *data, uint32_t packed, int lz4,
+                       char *err, size_t err_size)
+{
+    if (lz4) { /* the block format has no checksum: the size must come out exact */
+        int got = LZ4_decompress_safe((const char *)data, t, (int)packed, (int)size);
+        if (got != (int)size) {
+            snprintf(err, err_size, "cannot decompress the PTX (LZ4: corrupt data)");
+            return -1;
+        }
+        return got;
+    }
+    size_t got = ZSTD_decompress(t, size, data, packed);
+    if (ZSTD_isError(got)) {
+        snprintf(err, err_size, "cannot decompress the PTX (%s)", ZSTD_getErrorName(got));
+        return -1;
+    }
+    return (long)got;
+}
+
 /* The text of one PTX entry (payload @p data), decompressed when it must be; NULL on failure. */
 static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char *err,
                         size_t err_size)
 {
     uint64_t payload = u64_at(e, 8), flags = u64_at(e, 40);
-    if (!(flags & FLAG_ZSTD)) {
+    if (!(flags & (FLAG_LZ4 | FLAG_ZSTD))) {
         char *t = malloc(payload + 1);
         if (!t)
             return NULL;
@@ -59,10 +82,10 @@ static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char
         return NULL;
     }
     char *t = malloc(size + 1);
-    size_t got = t ? ZSTD_decompress(t, size, data, packed) : 0;
-    if (!t || ZSTD_isError(got)) {
-        snprintf(err, err_size, "cannot decompress the PTX (%s)",
-                 t ? ZSTD_getErrorName(got) : "out of memory");
+    if (!t)
+        abort(); /* the runtime's allocations abort on failure too */
+    long got = decompress(t, size, data, packed, !(flags & FLAG_ZSTD), err, err_size);
+    if (got < 0) {
         free(t);
         return NULL;
     }

@@ -7,7 +7,8 @@
  * and entries one after another, each with its own header: kind (1 PTX, 2
  * ELF cubin) at offset 0, header size at 4, payload size at 8, compressed
  * size at 16, the architecture (e.g. 90) at 28, flags at 40 (0x8000: the
- * payload is zstd-compressed) and the uncompressed size at 56.
+ * payload is zstd-compressed, as CUDA 13 does; 0x2000: LZ4-compressed, block
+ * format, as CUDA 12 does) and the uncompressed size at 56.
  *
  * A program linked with -rdc (nvcc's crt/link.stub) registers one wrapper of
  * version 2 whose fat binary holds the linked machine code only; its second

@@ -22,7 +22,7 @@
  * operands where OpenBLAS is installed, a plain loop otherwise. fp16 and bf16
  * conversions are the VM's own (vm/fp.c), so the stand-ins and the VM round alike.
  */
-#include <cublas_api.h>
+#include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

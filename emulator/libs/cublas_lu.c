@@ -13,7 +13,7 @@
  * and C is then not written. fp32 rounds every operation to fp32 (fma as fmaf), fp64 keeps
  * fp64. The arrays of pointers, P and info live in device memory, as cuBLAS requires.
  */
-#include <cublas_api.h>
+#include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

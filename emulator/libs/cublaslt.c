@@ -23,7 +23,7 @@
  * auxiliary outputs, fp8 scales) is refused with CUBLAS_STATUS_NOT_SUPPORTED and one line.
  */
 #include <cublasLt.h>
-#include <cublas_api.h>
+#include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,6 +24,7 @@
 #include "emu.h"
 #include "mem.h"
 #include "proto.h"
+#include "rt_cuda12.h"
 #include "vm.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */

@@ -178,6 +178,7 @@ enum {
     H100_SINGLE_TO_DOUBLE = 2, /* 67 TFLOP/s fp32, 34 fp64 */
     H100_MEM_SYNC_DOMAINS = 4,
     H100_PCI_ID = 0x233010de, /* device 0x2330, vendor 0x10de (NVIDIA) */
+    NO_NUMA_ID = -1,          /* the GPU is no NUMA node; nor is the host one here */
 };
 
 /* The texture and surface limits of compute capability 9.0 (CUDA Programming Guide,
@@ -234,9 +235,27 @@ static void fill_features(struct cudaDeviceProp *p)
     p->gpuDirectRDMAWritesOrdering = cudaGPUDirectRDMAWritesOrderingNone;
     p->ipcEventSupported = 1;
     p->unifiedFunctionPointers = 1;
+#if CUDART_VERSION >= 13000
     p->deviceNumaConfig = cudaDeviceNumaConfigNone;
-    p->deviceNumaId = p->hostNumaId = -1;
+    p->deviceNumaId = p->hostNumaId = NO_NUMA_ID;
+#endif
 }
+
+#if CUDART_VERSION < 13000
+/* The fields CUDA 12's cudaDeviceProp has and 13's dropped (cudaDeviceGetAttribute answers the
+ * same): a CUDA 12 program reads its clocks here. */
+static void fill_cuda12_fields(struct cudaDeviceProp *p)
+{
+    p->clockRate = H100_CLOCK_KHZ;
+    p->memoryClockRate = H100_MEMORY_CLOCK_KHZ;
+    p->deviceOverlap = 1;
+    p->kernelExecTimeoutEnabled = 0;
+    p->computeMode = cudaComputeModeDefault;
+    p->maxTexture1DLinear = 1 << 28;
+    p->singleToDoublePrecisionPerfRatio = H100_SINGLE_TO_DOUBLE;
+    p->cooperativeMultiDeviceLaunch = 0;
+}
+#endif
 
 /* The properties of emulated GPU @p device: an H100 SXM5's, but for the name, the memory size
  * (from rt) and the PCI bus. */
@@ -261,7 +280,11 @@ static void fill_props(struct cudaDeviceProp *p, int device)
     p->multiProcessorCount = 132;
     p->pciBusID = device + 1;
     p->pciDeviceID = 0;
+#if CUDART_VERSION >= 13000
     p->gpuPciDeviceID = H100_PCI_ID;
+#else
+    fill_cuda12_fields(p);
+#endif
     p->memoryBusWidth = 5120;
     p->l2CacheSize = 50 * 1024 * 1024;
     p->persistingL2CacheMaxSize = p->l2CacheSize / 8 * 5;
@@ -456,6 +479,7 @@ static long limit_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr 
         return (long)p->reservedSharedMemPerBlock;
     case cudaDevAttrMemSyncDomainCount:
         return H100_MEM_SYNC_DOMAINS;
+#if CUDART_VERSION >= 13000
     case cudaDevAttrNumaId:
         return p->deviceNumaId;
     case cudaDevAttrHostNumaId:
@@ -464,13 +488,19 @@ static long limit_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr 
         return p->gpuPciDeviceID;
     case cudaDevAttrGpuPciSubsystemId:
         return p->gpuPciSubsystemID;
+#else
+    case cudaDevAttrNumaId:
+    case cudaDevAttrHostNumaId:
+        return NO_NUMA_ID;
+#endif
     default:
         return texture_attribute(p, attr);
     }
 }
 
-/* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number CUDA 13 does
- * not define (the reserved numbers). The capability flags come first, then the limits. */
+/* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number the toolkit's
+ * CUDA (13, or 12) does not define (the reserved numbers). The capability flags come first, then
+ * the limits. */
 static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
 {
     switch (attr) {
@@ -544,6 +574,7 @@ static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
         return p->deferredMappingCudaArraySupported;
     case cudaDevAttrIpcEventSupport:
         return p->ipcEventSupported;
+#if CUDART_VERSION >= 13000
     case cudaDevAttrNumaConfig:
         return p->deviceNumaConfig;
     case cudaDevAttrMpsEnabled:
@@ -560,13 +591,20 @@ static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
         return 0;
     case cudaDevAttrOnlyPartialHostNativeAtomicSupported:
         return 0;
+#else
+    case cudaDevAttrNumaConfig:
+        return cudaDeviceNumaConfigNone;
+    case cudaDevAttrMpsEnabled:
+    case cudaDevAttrCooperativeMultiDeviceLaunch:
+        return 0;
+#endif
     default:
         return limit_attribute(p, attr);
     }
 }
 
-/* Every attribute CUDA 13 defines is answered; a reserved or unknown number is refused with
- * cudaErrorInvalidValue and one line, and, unlike a fault, leaves no error behind for a later
+/* Every attribute the toolkit's CUDA defines is answered; a reserved or unknown number is refused
+ * with cudaErrorInvalidValue and one line, and, unlike a fault, leaves no error behind for a later
  * cudaGetLastError (a program probing attributes must not fail its next kernel's check). */
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
@@ -576,7 +614,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         return err;
     long v = attribute(&p, attr);
     if (v == NO_ATTRIBUTE) {
-        rt_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA 13 defines", (int)attr);
+        rt_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA %d defines", (int)attr,
+               CUDART_VERSION / 1000);
         return cudaErrorInvalidValue;
     }
     *value = (int)v;

@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #include "cuda_check.h"
+/* load_row4, store_row4, rows_aligned16: lesson 04's, one copy for both lessons. */
+#include "../../lessons/04_register_tiling/src/row4.cuh"
 
 /* Every lane of a warp takes part in the shuffles. */
 #define FULL_MASK 0xffffffffu
@@ -108,37 +110,6 @@ enum {
     WT_LOADS = WT_BM * WT_BK / 4 / WT_THREADS /* float4 per thread per tile: 2 of A, 2 of B */
 };
 
-/* Elements start .. start+3 of a row of length len, 0 past its end: one 128-bit
- * load when @p vec (the row is 16-byte aligned) and all four are inside. */
-static __device__ float4 load_row4(const float *row, int start, int len, int vec)
-{
-    if (vec && start + 3 < len)
-        return __ldg(reinterpret_cast<const float4 *>(row + start));
-    float4 v;
-    v.x = start < len ? row[start] : 0.0f;
-    v.y = start + 1 < len ? row[start + 1] : 0.0f;
-    v.z = start + 2 < len ? row[start + 2] : 0.0f;
-    v.w = start + 3 < len ? row[start + 3] : 0.0f;
-    return v;
-}
-
-/* The same for a store: one 128-bit store when allowed, else guarded scalars. */
-static __device__ void store_row4(float *row, int start, int len, int vec, float4 v)
-{
-    if (vec && start + 3 < len) {
-        *reinterpret_cast<float4 *>(row + start) = v;
-        return;
-    }
-    if (start < len)
-        row[start] = v.x;
-    if (start + 1 < len)
-        row[start + 1] = v.y;
-    if (start + 2 < len)
-        row[start + 2] = v.z;
-    if (start + 3 < len)
-        row[start + 3] = v.w;
-}
-
 /*
  * Load the A and B tiles at k0 from global memory into registers: float4
  * number p of this thread is A tile row idx / 4, columns (idx % 4) * 4 .. + 3,
@@ -224,12 +195,6 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
     // Write acc to the lane's elements of C (the same mapping as the loads of As and Bs
     // above), none outside C, in float4 pieces through store_row4.
     // TODO
-}
-
-/* Whether every row of a matrix with row length @p len at @p p starts 16-byte aligned. */
-static int rows_aligned16(const void *p, int len)
-{
-    return (uintptr_t)p % 16 == 0 && len % 4 == 0;
 }
 
 extern "C" void matmul_warptile(int M, int N, int K, const float *d_A, const float *d_B, float *d_C)

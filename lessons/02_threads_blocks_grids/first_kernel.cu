@@ -3,12 +3,12 @@
  * @brief Lesson 02: a whole CUDA program in one file: c = a + b on the GPU, checked on the CPU.
  *
  * Build it by hand from the course's root (lesson 02's README explains every part):
- *   nvcc -cudart shared -I reference -o build/first_kernel
- * lessons/02_threads_blocks_grids/first_kernel.cu Run it on a GPU, or on the course's CPU emulator
- * (after ./course check 02 has built it): build/first_kernel
- *   LD_LIBRARY_PATH=$PWD/build/emulator/lib build/first_kernel
+ *   nvcc -cudart shared -lineinfo -I reference -o build/first_kernel \
+ *        lessons/02_threads_blocks_grids/first_kernel.cu
+ * Run it on a GPU as build/first_kernel; without one, on the course's CPU emulator (built by
+ * ./course check 02): LD_LIBRARY_PATH=$PWD/build/emulator/lib build/first_kernel
  * Flags: --n=N elements (default 100003); --block=T threads per block (default 256; try 2048);
- * --fault hands the kernel a pointer that was never allocated, to show where a fault appears.
+ * --fault hands the kernel a null pointer for c, to show where a fault appears.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,9 +19,8 @@
  */
 #include "register_tiling.h"
 
-#include <stdint.h>
-
 #include "cuda_check.h"
+#include "row4.cuh"
 
 /* matmul_1d_tile: a 64 x 64 tile of C per block, K in steps of 8, 8 results per
  * thread: 64 * 64 / 8 = 512 threads. */
@@ -98,7 +97,7 @@ extern "C" void matmul_1d_tile(int M, int N, int K, const float *d_A, const floa
 }
 
 /* __launch_bounds__(256, 2): at most 128 registers per thread, so that two
- * blocks (16 warps) fit on an SM; without it ptxas takes 148 on sm_90 and one
+ * blocks (16 warps) fit on an SM; without it ptxas takes 146 on sm_90 and one
  * block fits (ptxas -v: 128 registers, no spills). */
 static __global__ void __launch_bounds__(THREADS, 2)
     matmul_2d_tile_kernel(int M, int N, int K, const float *A, const float *B, float *C)
@@ -132,8 +131,10 @@ static __global__ void __launch_bounds__(THREADS, 2)
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
         // Add this step's products to acc, the thread's TM x TN results (its rows and
-        // columns: see the comment above the constants). Goal: TM + TN shared loads per k
-        // feed TM * TN FMAs from registers, and a warp's reads of Bs have no bank conflicts.
+        // columns: see the comment above the constants). Goal: TM + TN values read from
+        // shared memory per k (ptxas makes them four 128-bit loads: the tiles are 16-byte
+        // aligned) feed TM * TN FMAs from registers, and a warp's reads of Bs have no bank
+        // conflicts.
         // BEGIN SOLUTION
 #pragma unroll
         for (int k = 0; k < BK; k++) {
@@ -147,7 +148,7 @@ static __global__ void __launch_bounds__(THREADS, 2)
             for (int i = 0; i < TM; i++)
 #pragma unroll
                 for (int j = 0; j < TN; j++)
-                    acc[i][j] += a[i] * b[j]; /* 64 FMAs for 16 shared loads */
+                    acc[i][j] += a[i] * b[j]; /* 64 FMAs for 16 values of shared memory */
         }
         // END SOLUTION
         /* Every thread is done reading before the next step overwrites the tiles. */
@@ -173,45 +174,6 @@ extern "C" void matmul_2d_tile(int M, int N, int K, const float *d_A, const floa
     dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM); /* x covers columns of C */
     matmul_2d_tile_kernel<<<grid, THREADS>>>(M, N, K, d_A, d_B, d_C);
     CUDA_CHECK_LAUNCH();
-}
-
-/*
- * Elements start .. start+3 of a row of length len at @p row, 0 past its end.
- * With @p vec (the row is 16-byte aligned: the launcher checked the pointer and
- * the row length) and all four inside, one 128-bit load through the read-only
- * path (ld.global.nc.v4.f32); otherwise up to four guarded scalar loads.
- */
-static __device__ float4 load_row4(const float *row, int start, int len, int vec)
-{
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    // BEGIN SOLUTION
-    if (vec && start + 3 < len)
-        return __ldg(reinterpret_cast<const float4 *>(row + start));
-    v.x = start < len ? row[start] : 0.0f;
-    v.y = start + 1 < len ? row[start + 1] : 0.0f;
-    v.z = start + 2 < len ? row[start + 2] : 0.0f;
-    v.w = start + 3 < len ? row[start + 3] : 0.0f;
-    // END SOLUTION
-    return v;
-}
-
-/* The same for a store: one 128-bit store when allowed, else guarded scalars. */
-static __device__ void store_row4(float *row, int start, int len, int vec, float4 v)
-{
-    // BEGIN SOLUTION
-    if (vec && start + 3 < len) {
-        *reinterpret_cast<float4 *>(row + start) = v;
-        return;
-    }
-    if (start < len)
-        row[start] = v.x;
-    if (start + 1 < len)
-        row[start + 1] = v.y;
-    if (start + 2 < len)
-        row[start + 2] = v.z;
-    if (start + 3 < len)
-        row[start + 3] = v.w;
-    // END SOLUTION
 }
 
 /* vec_a, vec_b, vec_c: the rows of A, B and C may be read or written as float4 (see the launcher).
@@ -258,8 +220,8 @@ static __global__ void __launch_bounds__(THREADS)
         // END SOLUTION
         /* Both tiles are complete before any thread reads them. */
         __syncthreads();
-        // As in matmul_2d_tile, with the thread's values of A and of B for each k read
-        // as float4 (128-bit shared loads): 4 loads per k instead of 16.
+        // As in matmul_2d_tile, four 128-bit shared loads per k, written as float4: the
+        // thread's 8 values of A for one k are contiguous in the transposed As, like B's.
         // BEGIN SOLUTION
 #pragma unroll
         for (int k = 0; k < BK; k++) {
@@ -297,12 +259,6 @@ static __global__ void __launch_bounds__(THREADS)
                    make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
     }
     // END SOLUTION
-}
-
-/* Whether every row of a matrix with row length @p len at @p p starts 16-byte aligned. */
-static int rows_aligned16(const void *p, int len)
-{
-    return (uintptr_t)p % 16 == 0 && len % 4 == 0;
 }
 
 extern "C" void matmul_vectorized(int M, int N, int K, const float *d_A, const float *d_B,

@@ -184,6 +184,9 @@ END_TEST
  * blocks, 16 rows of 2 columns: 8.5 and 16. The bounds, 80% for the coalesced mapping and at
  * least 8 sectors per request for the naive one, sit between.
  */
+static const double coalesced_min_efficiency = 0.8;
+static const double naive_min_sectors_per_request = 8;
+
 START_TEST(coalesced_sector_efficiency)
 {
     enum { M = 64, N = 96, K = 48 };
@@ -192,14 +195,15 @@ START_TEST(coalesced_sector_efficiency)
         course_observed_sgemm(r, "matmul_coalesced", "matmul_coalesced_kernel", M, N, K);
     double warps = (double)M * ((N + 31) / 32);
     course_assert_sector_efficiency("matmul_coalesced's global loads", c.gld_sectors,
-                                    warps * K * 160, 0.8);
+                                    warps * K * 160, coalesced_min_efficiency);
     course_assert_sector_efficiency("matmul_coalesced's stores of C", c.gst_sectors, 4.0 * M * N,
-                                    0.8);
+                                    coalesced_min_efficiency);
     c = course_observed_sgemm(r, "matmul_naive", "matmul_naive_kernel", M, N, K);
     course_assert_per_request("matmul_naive's global loads (a warp walks down a column of C)",
-                              "sectors", c.gld_sectors, c.gld_requests, 8, 1e9);
+                              "sectors", c.gld_sectors, c.gld_requests,
+                              naive_min_sectors_per_request, 1e9);
     course_assert_per_request("matmul_naive's stores of C", "sectors", c.gst_sectors,
-                              c.gst_requests, 8, 1e9);
+                              c.gst_requests, naive_min_sectors_per_request, 1e9);
     course_runner_stop(r);
 }
 END_TEST
@@ -212,14 +216,18 @@ END_TEST
  * is past the launcher's largest grid (132 SMs x 32 blocks x 256 threads), so the loop takes
  * a second step. A thread that walks a chunk of its own loads each sector 8 times: 12%.
  */
+static const double vector_add_min_efficiency = 0.99;
+
 START_TEST(vector_add_sector_efficiency)
 {
     const int n = 2000003;
     struct course_runner *r = course_runner_start(COURSE_OBSERVED);
     check_vector_add(r, n, 70);
     struct vm_counters c = course_observed(r, "vector_add_kernel");
-    course_assert_sector_efficiency("vector_add's loads of a and b", c.gld_sectors, 8.0 * n, 0.99);
-    course_assert_sector_efficiency("vector_add's stores of c", c.gst_sectors, 4.0 * n, 0.99);
+    course_assert_sector_efficiency("vector_add's loads of a and b", c.gld_sectors, 8.0 * n,
+                                    vector_add_min_efficiency);
+    course_assert_sector_efficiency("vector_add's stores of c", c.gst_sectors, 4.0 * n,
+                                    vector_add_min_efficiency);
     ck_assert_msg(c.gld_requests <= 2 * ((n + 31) / 32),
                   "vector_add made %llu load requests for 2 x %d elements: %d would do",
                   (unsigned long long)c.gld_requests, n, 2 * ((n + 31) / 32));

@@ -511,6 +511,10 @@ static void train_dump(const char *dir, const char *launch, const char *flags, c
     program_free(&p);
 }
 
+/* Replicas that train the same model on the same data end where one does: after 20 steps the
+ * weights differ by float rounding alone (the all-reduce's order), far below this. */
+static const double equivalence_max_diff = 1e-5;
+
 static void need_mpi(void)
 {
     ck_assert_msg(available(COMM_MPI), "this build has no MPI (install libopenmpi-dev)");
@@ -530,8 +534,8 @@ START_TEST(mpi_equivalence_2_and_4_ranks)
     train_dump(dir, MPIRUN " 2", "--compute cpu --comm mpi", two);
     train_dump(dir, MPIRUN " 4", "--compute cpu --comm mpi", four);
     double d2 = weights_diff(one, two), d4 = weights_diff(one, four);
-    ck_assert_msg(d2 <= 1e-5, "2 ranks differ from 1 by %g after 20 steps", d2);
-    ck_assert_msg(d4 <= 1e-5, "4 ranks differ from 1 by %g after 20 steps", d4);
+    ck_assert_msg(d2 <= equivalence_max_diff, "2 ranks differ from 1 by %g after 20 steps", d2);
+    ck_assert_msg(d4 <= equivalence_max_diff, "4 ranks differ from 1 by %g after 20 steps", d4);
 }
 END_TEST
 
@@ -552,7 +556,8 @@ START_TEST(mpi_equivalence_catches_bugs)
         train_dump(dir, MPIRUN " 2", flags, w);
         double d = weights_diff(one, w);
         if (b == 0)
-            ck_assert_msg(d <= 1e-5, "without a bug, 2 ranks differ from 1 by %g", d);
+            ck_assert_msg(d <= equivalence_max_diff, "without a bug, 2 ranks differ from 1 by %g",
+                          d);
         else
             ck_assert_msg(d > 1e-3, "--inject-bug %s went unnoticed (max diff %g)", bugs[b], d);
     }
@@ -581,7 +586,8 @@ START_TEST(local_equivalence_on_gpu)
                      gemms[gi], n);
             train_dump(dir, "", flags, w);
             double d = weights_diff(one, w);
-            ck_assert_msg(d <= 1e-5, "%s: %d local replicas differ from 1 by %g", gemms[gi], n, d);
+            ck_assert_msg(d <= equivalence_max_diff, "%s: %d local replicas differ from 1 by %g",
+                          gemms[gi], n, d);
         }
     }
     /* Per-layer all-reduces on a comm stream do the same arithmetic: bitwise equal. */
@@ -630,7 +636,8 @@ START_TEST(warptile_gemm_trains)
     snprintf(two, sizeof two, "%s/w2", dir);
     train_dump(dir, "", "--compute cuda --gemm warptile --comm local --replicas 2 --overlap", two);
     double d = weights_diff(one, two);
-    ck_assert_msg(d <= 1e-5, "warptile: 2 replicas with --overlap differ from 1 by %g", d);
+    ck_assert_msg(d <= equivalence_max_diff,
+                  "warptile: 2 replicas with --overlap differ from 1 by %g", d);
 }
 END_TEST
 
@@ -645,7 +652,7 @@ START_TEST(mpi_and_nccl_on_gpu)
     snprintf(w, sizeof w, "%s/w-mpi", dir);
     train_dump(dir, MPIRUN " 2", "--compute cuda --comm mpi", w);
     double d = weights_diff(one, w);
-    ck_assert_msg(d <= 1e-5, "2 mpi ranks on one GPU differ from 1 rank by %g", d);
+    ck_assert_msg(d <= equivalence_max_diff, "2 mpi ranks on one GPU differ from 1 rank by %g", d);
     if (!available(COMM_NCCL))
         return; /* built without NCCL */
     int ndev = 0;
@@ -653,7 +660,8 @@ START_TEST(mpi_and_nccl_on_gpu)
     snprintf(w, sizeof w, "%s/w-nccl", dir);
     train_dump(dir, ndev >= 2 ? MPIRUN " 2" : MPIRUN " 1", "--compute cuda --comm nccl", w);
     d = weights_diff(one, w);
-    ck_assert_msg(d <= 1e-5, "nccl on %d GPU(s) differs from 1 GPU by %g", ndev >= 2 ? 2 : 1, d);
+    ck_assert_msg(d <= equivalence_max_diff, "nccl on %d GPU(s) differs from 1 GPU by %g",
+                  ndev >= 2 ? 2 : 1, d);
 }
 END_TEST
 
@@ -1246,6 +1254,8 @@ END_TEST
 /* ---- training ---------------------------------------------------------------------------- */
 
 /* Two epochs on 6000 real samples reach a sanity floor (measured 80.2% to 80.9% over seeds 1-4). */
+static const double accuracy_floor = 0.77;
+
 START_TEST(cpu_training_accuracy_floor)
 {
     char probe[512];
@@ -1258,8 +1268,9 @@ START_TEST(cpu_training_accuracy_floor)
     ck_assert_msg(p.status == 0, "exit %d:\n%s%s", p.status, p.output, p.errors);
     const char *at = strstr(p.output, "test accuracy ");
     double acc = at ? atof(at + strlen("test accuracy ")) : 0.0;
-    ck_assert_msg(acc >= 77.0, "test accuracy %.2f%% after 2 epochs on 6000 samples, want >= 77%%",
-                  acc);
+    ck_assert_msg(acc >= 100 * accuracy_floor,
+                  "test accuracy %.2f%% after 2 epochs on 6000 samples, want >= %g%%", acc,
+                  100 * accuracy_floor);
     ck_assert_msg(strstr(p.output, "optimizer state") && strstr(p.output, "activations"),
                   "no memory budget printed:\n%s", p.output);
     program_free(&p);

@@ -421,6 +421,35 @@ START_TEST(device_query_and_ceiling)
 }
 END_TEST
 
+/* A driver older than the build: one line naming both releases and what to do, which depends on
+ * the driver's release; a short buffer is cut, never overrun. */
+START_TEST(driver_too_old_says_what_to_do)
+{
+    const struct {
+        int driver, runtime;
+        const char *says[2];
+    } cases[] = {
+        {12080, 13050, {"supports CUDA 12.8, older than this build's 13.5", "12.4 to 12.8"}},
+        {13000, 13050, {"supports CUDA 13.0, older than this build's 13.5", "COURSE_CUDA=13.0"}},
+        {12020, 12090, {"supports CUDA 12.2, older than this build's 12.9", "needs CUDA 12.4"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char why[256];
+        device_driver_too_old(why, sizeof why, cases[i].driver, cases[i].runtime);
+        for (int k = 0; k < 2; k++)
+            ck_assert_msg(strstr(why, cases[i].says[k]), "%d/%d: \"%s\" lacks \"%s\"",
+                          cases[i].driver, cases[i].runtime, why, cases[i].says[k]);
+        ck_assert_msg(!strchr(why, '\n'), "not one line: %s", why);
+    }
+    char small[40 + 8];
+    memset(small, 'G', sizeof small);
+    device_driver_too_old(small, 40, 12080, 13050);
+    ck_assert_uint_eq(strlen(small), 39);
+    for (size_t i = 40; i < sizeof small; i++)
+        ck_assert_msg(small[i] == 'G', "byte %zu past the buffer was written", i);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -432,6 +461,7 @@ int main(int argc, char **argv)
         {"gemm_tolerance_rule", gemm_tolerance_rule, CASE_CPU, 30},
         {"cli_accepts_and_rejects", cli_accepts_and_rejects, CASE_CPU, 10},
         {"cpu_timer_orders_samples", cpu_timer_orders_samples, CASE_CPU, 10},
+        {"driver_too_old_says_what_to_do", driver_too_old_says_what_to_do, CASE_CPU, 10},
         {"baseline_sgemm_matches_reference", baseline_sgemm_matches_reference, CASE_GPU, 120},
         {"baseline_gemm_ex_matches_reference", baseline_gemm_ex_matches_reference, CASE_GPU, 60},
         {"baseline_sgemv_matches_reference", baseline_sgemv_matches_reference, CASE_GPU, 60},

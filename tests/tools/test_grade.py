@@ -246,6 +246,37 @@ class Feedback(unittest.TestCase):
         self.assertIn("  PASS  10/10  vector_add_host_edges", lines)
         self.assertTrue(lines[1].strip().startswith(FAULT), lines[1])  # whole, not cut at 200
 
+    def test_check_shows_a_staged_lesson_stage_by_stage(self):
+        def case(name, ok):
+            return (f'<testcase name="06.exercise.{name}" status="{"run" if ok else "fail"}">'
+                    + ("" if ok else '<failure message=""/>') +
+                    f"<system-out>x.c:9:F:{name}:{name}:0: {name} wrong</system-out></testcase>")
+        (self.d / "j.xml").write_text(
+            '<?xml version="1.0" encoding="UTF-8"?><testsuite tests="4">' +
+            case("no_cublas_calls", True) + case("scan_tiles_edges", False) +
+            case("reduce_tree_edges", True) + case("reduce_atomic_edges", False) + "</testsuite>")
+        (self.d / "points.tsv").write_text(
+            "06.exercise.reduce_atomic_edges\t4\n06.exercise.reduce_tree_edges\t6\n"
+            "06.exercise.scan_tiles_edges\t8\n06.exercise.no_cublas_calls\t0\n")
+        res = subprocess.run([sys.executable, GRADE, "verdict", "--junit", self.d / "j.xml",
+                              "--lesson", "06", "--points", self.d / "points.tsv",
+                              "--stages", "reduce scan histogram"],
+                             capture_output=True, text=True)
+        self.assertEqual(res.returncode, 1)
+        lines = [l for l in res.stdout.splitlines() if not l.startswith("     ")]
+        self.assertEqual(lines[:10], [
+            "stage reduce (./course check 06 --stage reduce):",
+            "  FAIL   0/4   reduce_atomic_edges",
+            "  PASS   6/6   reduce_tree_edges",
+            "  reduce: 1 passed, 1 failed, 0 skipped",
+            "stage scan (./course check 06 --stage scan):",
+            "  FAIL   0/8   scan_tiles_edges",
+            "  scan: 0 passed, 1 failed, 0 skipped",
+            "the whole lesson:",
+            "  PASS   0/0   no_cublas_calls",
+            "  the whole lesson: 1 passed, 0 failed, 0 skipped"])
+        self.assertIn("2 passed, 2 failed, 0 skipped", lines)
+
     def test_compile_error_keeps_nvcc_detail(self):
         (self.d / "nvcc.log").write_text(NVCC_LOG)
         (self.d / "gcc.log").write_text(GCC_LOG)

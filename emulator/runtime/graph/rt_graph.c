@@ -444,8 +444,10 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
         return cudaGraphAddHostNode(o, graph, d, n,
                                     &(struct cudaHostNodeParams){p->host.fn, p->host.userData});
     case cudaGraphNodeTypeGraph:
+#if CUDART_VERSION >= 13000 /* CUDA 12 always clones */
         if (p->graph.ownership != cudaGraphChildGraphOwnershipClone)
             return rt_not_supported("cudaGraphAddNode with a child graph moved, not cloned");
+#endif
         return cudaGraphAddChildGraphNode(o, graph, d, n, p->graph.graph);
     case cudaGraphNodeTypeEmpty:
         return cudaGraphAddEmptyNode(o, graph, d, n);

@@ -1,0 +1,33 @@
+/**
+ * @file rt_cuda12_unsupported.c
+ * @brief The runtime stand-in as libcudart.so.12: the functions CUDA 12's cuda_runtime_api.h
+ *        declares that it does not emulate, answered with cudaErrorNotSupported and one line.
+ *
+ * As rt_unsupported.c does for CUDA 13 (and for the same reasons: no CUDA header, stubs
+ * without parameters): the pre-12 layout of cudaGetDeviceProperties, the first signature of
+ * cudaStreamGetCaptureInfo, multi-device cooperative launches, the double-for-float hints,
+ * CUDA 12's edge-data graph queries and external semaphores under their CUDA 12 names.
+ * Built only with a CUDA 12 toolkit.
+ */
+int rt_not_supported(const char *name);
+
+#define UNSUPPORTED(name)                                                                          \
+    int name(void);                                                                                \
+    int name(void)                                                                                 \
+    {                                                                                              \
+        return rt_not_supported(#name);                                                            \
+    }
+
+UNSUPPORTED(cudaGetDeviceProperties)
+UNSUPPORTED(cudaStreamGetCaptureInfo)
+UNSUPPORTED(cudaStreamGetCaptureInfo_ptsz)
+UNSUPPORTED(cudaLaunchCooperativeKernelMultiDevice)
+UNSUPPORTED(cudaSetDoubleForDevice)
+UNSUPPORTED(cudaSetDoubleForHost)
+UNSUPPORTED(cudaGraphGetEdges_v2)
+UNSUPPORTED(cudaGraphNodeGetDependentNodes_v2)
+UNSUPPORTED(cudaGraphRemoveDependencies_v2)
+UNSUPPORTED(cudaSignalExternalSemaphoresAsync_ptsz)
+UNSUPPORTED(cudaSignalExternalSemaphoresAsync_v2)
+UNSUPPORTED(cudaWaitExternalSemaphoresAsync_ptsz)
+UNSUPPORTED(cudaWaitExternalSemaphoresAsync_v2)
