@@ -10,6 +10,10 @@
  * a module that does not parse fails at cuModuleLoadData with CUDA_ERROR_INVALID_PTX, and the
  * JIT error log, when the program gives one, holds the reason.
  *
+ * cuLinkCreate/AddData/AddFile/Complete link PTX inputs (or fat binaries holding PTX) as the
+ * VM links -rdc objects: the "cubin" cuLinkComplete hands out is their PTX, one text after
+ * another, which cuModuleLoadData takes.
+ *
  * A CUfunction is the runtime's key for the kernel (rt_driver.h): launches go through
  * cudaLaunchKernel and cudaLaunchKernelExC, so they queue, check and fail as the runtime's do.
  */
