@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "drv.h"
 #include "rt_driver.h"
 
@@ -377,11 +378,9 @@ static CUresult create(CUcontext *pctx, unsigned flags, CUdevice dev)
         drv_say("cuCtxCreate: %d contexts are pushed on this thread already", MAX_PUSHED);
         r = CUDA_ERROR_INVALID_VALUE;
     }
-    struct CUctx_st *c = r == CUDA_SUCCESS ? calloc(1, sizeof *c) : NULL;
-    if (r == CUDA_SUCCESS && !c)
-        r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r != CUDA_SUCCESS)
         return r;
+    struct CUctx_st *c = emu_calloc(1, sizeof *c);
     *c = (struct CUctx_st){CTX_MAGIC, dev, 0, flags, 0};
     pushed[npushed++] = c;
     *pctx = c;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "drv.h"
 #include "fatbin.h"
 #include "rt_driver.h"
@@ -56,10 +57,7 @@ static CUresult image_ptx(const void *image, const char *who, const char *origin
                                                                   sizeof err);
     } else {
         *len = strlen(image);
-        *ptx = malloc(*len + 1);
-        if (!*ptx)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        memcpy(*ptx, image, *len + 1);
+        *ptx = emu_strndup(image, *len);
     }
     if (st == FATBIN_NO_PTX)
         drv_say("%s: %s holds no PTX for compute_%d or older (CUDA_ERROR_NO_BINARY_FOR_GPU)", who,
@@ -97,9 +95,7 @@ static CUresult load(CUmodule *module, const void *image, const char *who, const
         r = CUDA_ERROR_INVALID_VALUE;
     if (r == CUDA_SUCCESS)
         r = image_ptx(image, who, origin, &ptx, &len);
-    struct CUmod_st *m = r == CUDA_SUCCESS ? calloc(1, sizeof *m) : NULL;
-    if (r == CUDA_SUCCESS && !m)
-        r = CUDA_ERROR_OUT_OF_MEMORY;
+    struct CUmod_st *m = r == CUDA_SUCCESS ? emu_calloc(1, sizeof *m) : NULL;
     if (r == CUDA_SUCCESS) {
         int err = 0;
         m->rt = course_emu_drv_load(ptx, len, origin, &err);
@@ -145,7 +141,7 @@ static char *read_file(const char *path)
     char *buf = NULL;
     long n = -1;
     if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        buf = malloc((size_t)n + 1);
+        buf = emu_malloc((size_t)n + 1);
     if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
         free(buf);
         buf = NULL;
@@ -249,11 +245,12 @@ CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **
 {
     (void)numOptions, (void)options, (void)optionValues; /* JIT options change nothing here */
     CUresult r = drv_ready("cuLinkCreate");
-    struct CUlinkState_st *l = r == CUDA_SUCCESS && stateOut ? calloc(1, sizeof *l) : NULL;
-    if (r == CUDA_SUCCESS && !l)
-        r = stateOut ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && !stateOut)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        struct CUlinkState_st *l = emu_calloc(1, sizeof *l);
         l->magic = LINK_MAGIC, *stateOut = l;
+    }
     return r;
 }
 
@@ -271,10 +268,8 @@ static CUresult link_add(CUlinkState l, CUjitInputType type, const void *image, 
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     CUresult r = image_ptx(image, "cuLinkAddData", origin, &ptx, &len);
-    char *all = r == CUDA_SUCCESS ? realloc(l->ptx, l->len + len + 2) : NULL;
-    if (r == CUDA_SUCCESS && !all)
-        r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r == CUDA_SUCCESS) {
+        char *all = emu_realloc(l->ptx, l->len + len + 2);
         memcpy(all + l->len, ptx, len);
         all[l->len + len] = '\n', all[l->len + len + 1] = 0;
         l->ptx = all, l->len += len + 1;
@@ -344,7 +339,7 @@ static CUresult arguments(CUfunction f, void **params, void **extra, void ***arg
                           uint32_t room, const char *who)
 {
     uint32_t n = 0, bytes = 0;
-    const struct vm_param *layout = NULL;
+    const struct proto_param *layout = NULL;
     if (course_emu_drv_params(f, &n, &layout, &bytes))
         return CUDA_ERROR_INVALID_HANDLE;
     *args = params;

@@ -58,7 +58,7 @@ const char *course_emu_drv_function_name(const void *f)
     return fn ? fn->name : NULL;
 }
 
-int course_emu_drv_params(const void *f, uint32_t *n, const struct vm_param **params,
+int course_emu_drv_params(const void *f, uint32_t *n, const struct proto_param **params,
                           uint32_t *bytes)
 {
     cudaError_t err = cudaSuccess;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vm.h"
+#include "proto.h"
 
 /**
  * Load the @p len bytes of PTX text at @p ptx as a module now (cuModuleLoadData); @p origin
@@ -40,7 +40,7 @@ const void *course_emu_drv_function(void *module, const char *name);
 const char *course_emu_drv_function_name(const void *f);
 
 /** Parameter layout of function key @p f: 0 with *n, *params and *bytes, or -1. */
-int course_emu_drv_params(const void *f, uint32_t *n, const struct vm_param **params,
+int course_emu_drv_params(const void *f, uint32_t *n, const struct proto_param **params,
                           uint32_t *bytes);
 
 /** Address and size of module variable @p name (cuModuleGetGlobal): 0, or the cudaError_t. */

@@ -99,11 +99,9 @@ void check_add(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *
     struct check_state *s = state(x);
     if (s->nfound == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 16;
-        s->found = realloc(s->found, s->cap * sizeof *s->found);
-        if (!s->found)
-            abort();
+        s->found = emu_realloc(s->found, s->cap * sizeof *s->found);
     }
-    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, strdup(line)};
+    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, emu_strdup(line)};
 }
 
 /* Record a finding at places @p at and @p at2; the message is formatted only the first time. */
@@ -124,12 +122,8 @@ static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char
 
 void check_begin(struct exec *x)
 {
-    struct check_state *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
-    s->sh = calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
-    if (!s->sh)
-        abort();
+    struct check_state *s = emu_calloc(1, sizeof *s);
+    s->sh = emu_calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
     x->check_state = s;
     check_async_begin(x);
 }

@@ -67,22 +67,14 @@ static struct astate *state(struct exec *x)
     return x->async_state;
 }
 
-static void *must_calloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
-
 void check_async_begin(struct exec *x)
 {
-    struct astate *s = must_calloc(1, sizeof *s);
-    s->sh = must_calloc(x->smem_bytes, sizeof *s->sh);
-    s->fence_seq = must_calloc(x->nthreads, sizeof *s->fence_seq);
-    s->fence_gen = must_calloc(x->nthreads, sizeof *s->fence_gen);
+    struct astate *s = emu_calloc(1, sizeof *s);
+    s->sh = emu_calloc(x->smem_bytes, sizeof *s->sh);
+    s->fence_seq = emu_calloc(x->nthreads, sizeof *s->fence_seq);
+    s->fence_gen = emu_calloc(x->nthreads, sizeof *s->fence_gen);
     for (int i = 0; i < MAX_SLOTS; i++)
-        s->slots[i].seen = must_calloc(x->nthreads, sizeof *s->slots[i].seen);
+        s->slots[i].seen = emu_calloc(x->nthreads, sizeof *s->slots[i].seen);
     x->async_state = s;
 }
 

@@ -29,19 +29,19 @@ static char space_at(const struct mn *m, int which)
     return 0;
 }
 
-/* An address operand into @p a. 0, or -1 after bad(). */
+/* An address operand into @p a. 0, or -1 after dec_bad(). */
 static int addr_of(struct dctx *c, const struct operand *o, struct bulk_addr *a, const char *what)
 {
     if (o->kind != OK_ADDR)
-        return bad(c, "expected an address in [ ] for the %s", what);
+        return dec_bad(c, "expected an address in [ ] for the %s", what);
     *a = (struct bulk_addr){NO_REG, 0, o->imm};
     if (o->reg) {
         if (o->reg->slot == SLOT_PRED)
-            return bad(c, "a predicate as the %s", what);
+            return dec_bad(c, "a predicate as the %s", what);
         a->reg = o->reg->off;
         a->base32 = o->reg->slot == SLOT_32;
     } else if (o->sym) {
-        a->disp += (int64_t)sym_addr(c, o->sym);
+        a->disp += (int64_t)dec_sym_addr(c, o->sym);
     }
     return 0;
 }
@@ -52,11 +52,11 @@ static int tensor_of(struct dctx *c, const struct operand *o, int rank, struct b
     if (addr_of(c, o, &b->glob, "tensor map"))
         return -1;
     if (o->nvec != rank)
-        return bad(c, "%d coordinates where a %dd copy takes %d", o->nvec, rank, rank);
+        return dec_bad(c, "%d coordinates where a %dd copy takes %d", o->nvec, rank, rank);
     b->rank = (uint32_t)rank;
     for (int i = 0; i < rank; i++) {
         if (!o->vec[i] || o->vec[i]->slot != SLOT_32)
-            return bad(c, "coordinate %d is not a 32-bit register", i);
+            return dec_bad(c, "coordinate %d is not a 32-bit register", i);
         b->coord[i] = o->vec[i]->off;
     }
     return 0;
@@ -66,14 +66,15 @@ static int tensor_of(struct dctx *c, const struct operand *o, int rank, struct b
 static int refused(struct dctx *c, const struct mn *m)
 {
     if (mn_has(m, "multicast::cluster"))
-        return bad(c, ".multicast::cluster needs thread-block clusters, which the emulator does "
-                      "not run yet");
+        return dec_bad(c,
+                       ".multicast::cluster needs thread-block clusters, which the emulator does "
+                       "not run yet");
     static const char *const later[] = {"im2col",        "im2col::w",      "im2col::w::128",
                                         "tile::gather4", "tile::scatter4", "cta_group::1",
                                         "cta_group::2",  "cp_mask",        "ignore_oob"};
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
         if (mn_has(m, later[i]))
-            return bad(c, "the .%s form is not emulated (tiled copies are)", later[i]);
+            return dec_bad(c, "the .%s form is not emulated (tiled copies are)", later[i]);
     return 0;
 }
 
@@ -86,7 +87,7 @@ static int reduction(struct dctx *c, const struct mn *m, int tensor, uint32_t *m
         if (mn_has(m, ops[i]))
             op = i;
     if (op < 0)
-        return bad(c, "a reduction with no operation");
+        return dec_bad(c, "a reduction with no operation");
     if (tensor) { /* the element type is the tensor map's */
         *mod = ATOM_MOD((uint32_t)op, 0u, (uint32_t)SP_GLOBAL);
         return 0;
@@ -94,8 +95,8 @@ static int reduction(struct dctx *c, const struct mn *m, int tensor, uint32_t *m
     struct mtype t[2];
     if (mn_types(m, t, 2) != 1 || (t[0].bits != 32 && t[0].bits != 64) ||
         (t[0].kind == 'f' && op != AT_ADD && op != AT_MIN && op != AT_MAX))
-        return bad(c, "this reduction's type is not emulated (32- and 64-bit integers, f32 and "
-                      "f64 are)");
+        return dec_bad(c, "this reduction's type is not emulated (32- and 64-bit integers, f32 and "
+                          "f64 are)");
     int ct = t[0].kind == 'f'   ? (t[0].bits == 32 ? CT_F32 : CT_F64)
              : t[0].kind == 's' ? (t[0].bits == 32 ? CT_S32 : CT_S64)
                                 : (t[0].bits == 32 ? CT_U32 : CT_U64);
@@ -123,19 +124,19 @@ static int operands(struct dctx *c, const struct mn *m, struct operand *o, int n
     for (int i = 0; i < 5; i++)
         b->coord[i] = NO_REG;
     if (tensor && !rank)
-        return bad(c, "a tensor copy without a dimension (.1d to .5d)");
+        return dec_bad(c, "a tensor copy without a dimension (.1d to .5d)");
     if (load && addr_of(c, &o[at++], &b->smem, "destination"))
         return -1;
     if (tensor ? tensor_of(c, &o[at++], rank, b) : addr_of(c, &o[at++], &b->glob, "address"))
         return -1;
     if (!load && !mn_has(m, "prefetch") && addr_of(c, &o[at++], &b->smem, "source"))
         return -1;
-    if (!tensor && src(c, &o[at++], 'u', 32, &b->size))
+    if (!tensor && dec_src(c, &o[at++], 'u', 32, &b->size))
         return -1;
     if (load && addr_of(c, &o[at++], &b->mbar, "mbarrier"))
         return -1;
     /* what may follow (.L2::cache_hint's policy) changes nothing here */
-    return at > n ? bad(c, "expected at least %d operands", at) : 0;
+    return at > n ? dec_bad(c, "expected at least %d operands", at) : 0;
 }
 
 /* cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor}, their prefetches, commit_group and
@@ -143,7 +144,7 @@ static int operands(struct dctx *c, const struct mn *m, struct operand *o, int n
 int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     if (mn_has(m, "commit_group") || mn_has(m, "wait_group")) {
-        emit(c, OP_NOP);
+        dec_emit(c, OP_NOP);
         return 0;
     }
     if (refused(c, m))
@@ -153,20 +154,20 @@ int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n)
     uint32_t mod = 0;
     uint8_t width = 0;
     if (!prefetch && !load && space_at(m, 0) != 'g')
-        return bad(c, "this direction of cp.async.bulk is not emulated");
+        return dec_bad(c, "this direction of cp.async.bulk is not emulated");
     if (load && !mn_has(m, "mbarrier::complete_tx::bytes"))
-        return bad(c, "a copy into shared memory without .mbarrier::complete_tx::bytes");
+        return dec_bad(c, "a copy into shared memory without .mbarrier::complete_tx::bytes");
     if (!load && !prefetch && !mn_has(m, "bulk_group"))
-        return bad(c, "a copy to global memory without .bulk_group");
+        return dec_bad(c, "a copy to global memory without .bulk_group");
     if (reduce && (load || reduction(c, m, tensor, &mod, &width)))
-        return load ? bad(c, "reductions into shared memory are not emulated") : -1;
+        return load ? dec_bad(c, "reductions into shared memory are not emulated") : -1;
     struct bulk_ops b;
     if (operands(c, m, o, n, tensor, load, &b))
         return -1;
     enum op op = prefetch ? (tensor ? OP_TMA_PREFETCH : OP_BULK_PREFETCH)
                  : load   ? (tensor ? OP_TMA_LOAD : OP_BULK_COPY)
                           : (tensor ? OP_TMA_STORE : OP_BULK_STORE);
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     in->mod = mod;
     in->width = op == OP_BULK_COPY ? (uint8_t)(space_at(m, 1) == 's') : width;
     in->o[5] = decode_pool(c->mod, (const uint32_t *)&b, sizeof b / 4);
@@ -178,6 +179,6 @@ int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n)
 int dec_fence(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)o, (void)n;
-    emit(c, mn_has(m, "proxy") && mn_has(m, "async") ? OP_FENCE_PROXY_ASYNC : OP_NOP);
+    dec_emit(c, mn_has(m, "proxy") && mn_has(m, "async") ? OP_FENCE_PROXY_ASYNC : OP_NOP);
     return 0;
 }
