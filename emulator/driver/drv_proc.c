@@ -164,3 +164,15 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 {
     return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
 }
+
+/* NVIDIA's own libraries (NVRTC, while it compiles) ask a loaded libcuda for private tables by
+ * UUID; programs never call this. There are none here, and the callers go on without them, so
+ * the answer is CUDA_ERROR_NOT_SUPPORTED without the one line drv_unsupported.c's refusals
+ * print: that line would blame the program for a call it never made. */
+CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+    (void)pExportTableId;
+    if (ppExportTable)
+        *ppExportTable = NULL;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
