@@ -1,7 +1,13 @@
 # Run a Check binary with --list and write the CTest file that registers each
 # of its cases. Inputs: EXE, OUT, PREFIX, LABELS (comma-separated), ENV (an
 # ENVIRONMENT_MODIFICATION entry for every case, or empty).
-execute_process(COMMAND ${EXE} --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+# The cases' environment applies to the listing too: a suite of the emulator may link a library
+# only the emulator provides (libcuda.so.1 on a machine without a GPU driver).
+set(run ${EXE})
+if(ENV MATCHES "^LD_LIBRARY_PATH=path_list_prepend:(.*)$")
+  set(run ${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${CMAKE_MATCH_1}:$ENV{LD_LIBRARY_PATH}" ${EXE})
+endif()
+execute_process(COMMAND ${run} --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${EXE} --list failed (${rc})")
 endif()

@@ -8,12 +8,14 @@ CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOL
 CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
 FOLDER defaults to the five folders emulator/STATUS.md reports on. For every program the script
 reads its CMakeLists.txt for its sources and libraries. A program that links a library the
-emulator has no stand-in for (the driver API, NVRTC, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP,
-nvJPEG, OpenGL, EGL, MPI, FreeImage, ...) is listed as "needs" with the library and not built.
+emulator has no stand-in for (cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP, nvJPEG, OpenGL, EGL, MPI,
+FreeImage, ...) is listed as "needs" with the library and not built. The driver API is the
+emulator's libcuda.so.1; NVRTC is the toolkit's own (it compiles on the host, no GPU needed).
 The others are compiled as the course compiles (nvcc for sm_90 with its PTX, -cudart shared,
 -lineinfo, the checkout's Common/ on the include path), unmodified, and run from their own
 folder (where their data/ lies) with the emulator's libraries on LD_LIBRARY_PATH and a time
-limit. A line gives the program, its verdict (pass: exit 0; fail: the exit status; timeout;
+limit (a driver-API program that loads a module it builds: from a folder in --out holding the
+module, built for sm_90 with its PTX, and a link to its data/). A line gives the program, its verdict (pass: exit 0; fail: the exit status; timeout;
 build), the seconds it ran, and the first line the emulator printed (or the program's last).
 --jobs N builds and runs N programs at once, each with its own device server; the rows still
 come in order, and each program's seconds then include the others' load.
@@ -43,11 +45,10 @@ FOLDERS = [
     "6_Performance",
 ]
 # Libraries the emulator stands in for: linked as named.
-EMULATED = {"CUDA::cudart": None, "CUDA::cublas": "-lcublas", "CUDA::cublasLt": "-lcublasLt"}
+EMULATED = {"CUDA::cudart": None, "CUDA::cublas": "-lcublas", "CUDA::cublasLt": "-lcublasLt",
+            "CUDA::cuda_driver": "-lcuda", "CUDA::nvrtc": "-lnvrtc"}
 # What a program's CMakeLists.txt names, and the library it stands for, when there is no stand-in.
 NEEDS = [
-    (re.compile(r"CUDA::cuda_driver"), "the driver API"),
-    (re.compile(r"CUDA::nvrtc"), "NVRTC"),
     (re.compile(r"CUDA::cufft"), "cuFFT"),
     (re.compile(r"CUDA::curand"), "cuRAND"),
     (re.compile(r"CUDA::cusparse"), "cuSPARSE"),
@@ -81,6 +82,10 @@ for gemm, tiles in [("cudaTensorCoreGemm", 256), ("immaTensorCoreGemm", 256),
                     ("bf16TensorCoreGemm", 512), ("tf32TensorCoreGemm", 512)]:
     SIZED[gemm] = {"check": True, "edits": [(f"#define {d}_TILES {tiles}", f"#define {d}_TILES 64")
                                             for d in "MNK"]}
+# A module a driver-API program loads at run time, which its CMakeLists.txt builds beside it:
+# built here for sm_90 with its PTX (the sample's own build keeps machine code only).
+MODULE = re.compile(r'set\(CUDA_(FATBIN|PTX)_FILE\s+"[^"]*/([^"/]+)"\)')
+KERNEL_SOURCE = re.compile(r'set\(CUDA_KERNEL_SOURCE\s+"[^"]*/([^"/]+)"\)')
 DRIVER_CALL = re.compile(r"\bcu(Init|Ctx|Module|Launch|Mem|Device|Stream|Event|Graph|Func|Link)\w*\(")
 ADD_EXECUTABLE = re.compile(r"add_executable\(\s*(\S+)\s+([^)]*)\)")
 NVCC_FLAGS = ["-arch=sm_90", "-cudart", "shared", "-lineinfo", "-std=c++17", "--extended-lambda",
@@ -102,13 +107,14 @@ def programs(checkout, folders):
             yield folder, directory, match.group(1), sources, text
 
 
-def needs(text, directory):
+def needs(text):
     """The libraries without a stand-in that a program links, as a list of names."""
-    found = [what for pattern, what in NEEDS if pattern.search(text)]
-    sources = [s.read_text(errors="replace") for s in directory.glob("*.c*")]
-    if "the driver API" not in found and any(DRIVER_CALL.search(s) for s in sources):
-        found.append("the driver API")
-    return found
+    return [what for pattern, what in NEEDS if pattern.search(text)]
+
+
+def calls_driver(directory):
+    """1 when the program calls the driver API without naming it in its CMakeLists.txt."""
+    return any(DRIVER_CALL.search(s.read_text(errors="replace")) for s in directory.glob("*.c*"))
 
 
 def edited(directory, sources, sized, out):
@@ -131,12 +137,41 @@ def edited(directory, sources, sized, out):
     return copies
 
 
+def run_directory(directory, name, text, out):
+    """Where a program runs: its own folder (its data/ and kernel sources lie there), or, for a
+    driver-API program that loads a module (MODULE), a folder in @p out holding the module and
+    a link to its data/ (the program looks in the folder it runs in)."""
+    return out / (name + ".run") if MODULE.search(text) and KERNEL_SOURCE.search(text) else directory
+
+
+def build_module(directory, name, text, out):
+    """Build the module a driver-API program loads into its run_directory(); None, or the first
+    error line."""
+    module, source = MODULE.search(text), KERNEL_SOURCE.search(text)
+    if not module or not source:
+        return None
+    where = run_directory(directory, name, text, out)
+    where.mkdir(parents=True, exist_ok=True)
+    if (directory / "data").is_dir() and not (where / "data").exists():
+        (where / "data").symlink_to(directory / "data")
+    kind = "-fatbin" if module.group(1) == "FATBIN" else "-ptx"
+    done = subprocess.run(["nvcc", kind, "-arch=sm_90", "-lineinfo", f"-I{directory}",
+                           str(directory / source.group(1)), "-o", str(where / module.group(2))],
+                          capture_output=True, text=True)
+    return None if done.returncode == 0 else (done.stderr.splitlines() or ["nvcc failed"])[0]
+
+
 def build(checkout, directory, name, sources, text, out, rebuild, sized):
     """Compile one program into out/name; return (binary, None) or (None, first error line)."""
     binary = out / (name + (".sized" if sized else ""))
     if binary.exists() and not rebuild:
         return binary, None
+    why = build_module(directory, name, text, out)
+    if why:
+        return None, why
     libs = [flag for lib, flag in EMULATED.items() if flag and lib in text]
+    if "-lcuda" not in libs and calls_driver(directory):
+        libs.append("-lcuda")
     includes = [checkout / "Common", directory, directory / "inc"]
     flags = ["-DCPU_DEBUG=1"] if sized.get("check") else []
     command = ["nvcc", *NVCC_FLAGS, *flags, *[f"-I{i}" for i in includes],
@@ -206,7 +241,7 @@ def main():
 
     def verdict_of(program):
         folder, directory, name, sources, text = program
-        missing = needs(text, directory)
+        missing = needs(text)
         if missing:
             return folder, name, "needs", 0.0, ", ".join(missing)
         sized = SIZED.get(name, {}) if args.sized else {}
@@ -214,7 +249,8 @@ def main():
         if not binary:
             return folder, name, "build", 0.0, why
         label = name + (" (sized)" if sized else "")
-        return (folder, label, *run(binary, directory, args.timeout, args.checks, sized))
+        where = run_directory(directory, name, text, args.out)
+        return (folder, label, *run(binary, where, args.timeout, args.checks, sized))
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
         for folder, name, verdict, seconds, why in pool.map(verdict_of, chosen):

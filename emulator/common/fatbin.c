@@ -14,9 +14,7 @@
 #include "alloc.h"
 
 enum {
-    WRAPPER_MAGIC = 0x466243b1,
     LINK_VERSION = 2, /* the wrapper of a -rdc link (fatbinary_section.h) */
-    FATBIN_MAGIC = 0xBA55ED50,
     KIND_PTX = 1,
     FLAG_LZ4 = 0x2000, /* CUDA 12's fatbinary compresses with LZ4 (block format) */
     FLAG_ZSTD = 0x8000 /* CUDA 13's with zstd */
@@ -161,7 +159,7 @@ enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int 
 {
     const struct wrapper *w = wrapper;
     *ptx = NULL, *len = 0, *arch = -1;
-    if (!w || w->magic != WRAPPER_MAGIC || !w->data) {
+    if (!w || (uint32_t)w->magic != FATBIN_WRAPPER_MAGIC || !w->data) {
         snprintf(err, err_size, "not an nvcc fat binary (unknown magic number)");
         return FATBIN_BAD;
     }
@@ -170,4 +168,11 @@ enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int 
     /* -rdc: the linked fat binary holds machine code only; the objects' own fat binaries,
      * listed (NULL-terminated) behind the wrapper, hold their PTX. */
     return linked_fatbins(w->filename_or_fatbins, ptx, len, arch, err, err_size);
+}
+
+enum fatbin_status fatbin_ptx_of(const void *fatbin, char **ptx, size_t *len, int *arch, char *err,
+                                 size_t err_size)
+{
+    *ptx = NULL, *len = 0, *arch = -1;
+    return one_fatbin(fatbin, ptx, len, arch, err, err_size);
 }

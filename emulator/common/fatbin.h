@@ -22,6 +22,10 @@
 
 #include <stddef.h>
 
+/** The first word of nvcc's wrapper, and of a fat binary itself. */
+#define FATBIN_WRAPPER_MAGIC 0x466243b1u
+#define FATBIN_MAGIC 0xBA55ED50u
+
 /** The newest PTX architecture the emulator runs (sm_90). */
 #define FATBIN_MAX_ARCH 90
 
@@ -40,5 +44,10 @@ enum fatbin_status {
  */
 enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int *arch, char *err,
                               size_t err_size);
+
+/** fatbin_ptx() of a fat binary itself (magic 0xBA55ED50: what `nvcc -fatbin` writes and
+ *  cuModuleLoadData is handed), not of nvcc's wrapper around one. */
+enum fatbin_status fatbin_ptx_of(const void *fatbin, char **ptx, size_t *len, int *arch, char *err,
+                                 size_t err_size);
 
 #endif /* EMU_FATBIN_H */

@@ -57,6 +57,12 @@ struct vm_counters {
     uint64_t sts_conflicts;    /**< the same for shared stores (cp.async's shared side included) */
     uint64_t overlapped_flops; /**< the tensor_flops of mma instructions issued while their warp
                                     had cp.async copies in flight (issued, not landed) */
+    uint64_t tma_copies;       /**< bulk and tensor copies issued (cp.async.bulk{.tensor}, their
+                                    reductions; per lane that issues one) */
+    uint64_t tma_ld_bytes;     /**< bytes copies wrote into shared memory (fill included) */
+    uint64_t tma_ld_sectors;   /**< global sectors copies read: the copy engine's traffic, never
+                                    counted as thread loads (gld_*) */
+    uint64_t tma_st_sectors;   /**< global sectors copies wrote (stores and reductions) */
 };
 
 /** How a launch ended. */

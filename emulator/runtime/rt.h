@@ -215,6 +215,7 @@ struct rt_state {
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
     int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
+    int device_set;     /**< 1: the program called cudaSetDevice (a primary context exists) */
     int remote;         /**< 1: the server holds the device memory (rt_remote.c); rt.mem then
                              holds only the blocks the host reaches */
     uint64_t faults;    /**< kernel faults reported in this process (rt_core.c's summary) */
@@ -318,6 +319,15 @@ cudaError_t rt_start(void);
 
 /** Load module @p m if it is not yet (server round trip). Returns cudaSuccess or its error. */
 cudaError_t rt_module_load(struct rt_module *m);
+
+/** Load @p len bytes of PTX text as a new module now (the driver's cuModuleLoadData); NULL with
+ *  *err after one line naming @p origin. The lock is held. */
+struct rt_module *rt_module_from_ptx(const char *ptx, size_t len, const char *origin,
+                                     cudaError_t *err);
+
+/** The function of loaded module @p m whose kernel is named @p name, made on first use with
+ *  itself as its host key (what the driver hands out as a CUfunction), or NULL. */
+struct rt_function *rt_function_named(struct rt_module *m, const char *name);
 
 /** The registered function of host stub @p host, or NULL. */
 struct rt_function *rt_function_of(const void *host);
@@ -423,7 +433,7 @@ cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t 
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
                            struct rt_work *w);
 
-/** The pinned block holding all of [@p p, @p p + @p n), or NULL (rt_memory.c). */
+/** The pinned block holding all of [@p p, @p p + @p n), or NULL (rt_hostcheck.c). */
 struct rt_host_block *rt_pinned(const void *p, size_t n);
 
 /* --- the stream record (rt_record.c) ------------------------------------------------------ */

@@ -34,6 +34,7 @@ cudaError_t cudaSetDevice(int device)
     if (device < 0 || device >= n)
         return rt_error(cudaErrorInvalidDevice);
     rt_self()->device = device;
+    rt.device_set = 1; /* the primary context exists now (the driver stand-in's current one) */
     return cudaSuccess;
 }
 

@@ -218,3 +218,13 @@ void rt_hostcheck_start(void)
     if (sigaction(SIGSEGV, &sa, NULL) == 0)
         rt_hostcheck = 1;
 }
+
+/* The pinned block holding all of [@p p, @p p + @p n), or NULL (rt.h). */
+struct rt_host_block *rt_pinned(const void *p, size_t n)
+{
+    for (struct rt_host_block *b = rt.host_blocks; b; b = b->next)
+        if ((const char *)p >= (const char *)b->ptr &&
+            (const char *)p + n <= (const char *)b->ptr + b->size)
+            return b;
+    return NULL;
+}

@@ -417,16 +417,6 @@ cudaError_t cudaFree(void *devPtr)
 
 /* --- pinned memory --------------------------------------------------------------------------- */
 
-/* The pinned block holding all of [@p p, @p p + @p n), or NULL (rt.h). */
-struct rt_host_block *rt_pinned(const void *p, size_t n)
-{
-    for (struct rt_host_block *b = rt.host_blocks; b; b = b->next)
-        if ((const char *)p >= (const char *)b->ptr &&
-            (const char *)p + n <= (const char *)b->ptr + b->size)
-            return b;
-    return NULL;
-}
-
 /* The pinned blocks copy @p w writes (*d) and reads (*s), or NULL. */
 static void copy_blocks(const struct rt_work *w, struct rt_host_block **d, struct rt_host_block **s)
 {

@@ -186,6 +186,44 @@ cudaError_t rt_module_load(struct rt_module *m)
     return m->error;
 }
 
+struct rt_module *rt_module_from_ptx(const char *ptx, size_t len, const char *origin,
+                                     cudaError_t *err)
+{
+    struct rt_module *m = emu_calloc(1, sizeof *m);
+    m->id = rt.nmodules++;
+    *err = rt_device();
+    if (*err == cudaSuccess)
+        *err = send_module(m, ptx, len, origin);
+    if (*err != cudaSuccess) {
+        free(m);
+        return NULL;
+    }
+    m->state = 1;
+    m->next = rt.modules;
+    rt.modules = m;
+    return m;
+}
+
+struct rt_function *rt_function_named(struct rt_module *m, const char *name)
+{
+    for (struct rt_function *f = rt.functions; f; f = f->next)
+        if (f->module == m && f->host == f && !strcmp(f->name, name))
+            return f;
+    uint32_t k = 0;
+    while (k < m->nkernels && strcmp(m->kernels[k].name, name))
+        k++;
+    if (k == m->nkernels)
+        return NULL;
+    struct rt_function *f = emu_calloc(1, sizeof *f);
+    f->host = f;
+    f->name = emu_strdup(name);
+    f->module = m;
+    f->index = (int)k;
+    f->next = rt.functions;
+    rt.functions = f;
+    return f;
+}
+
 const struct rt_kernel *rt_kernel_of(struct rt_function *f, cudaError_t *err)
 {
     *err = rt_module_load(f->module);

@@ -70,9 +70,7 @@ static void send(struct proto_record *r, const struct rt_dep *deps, int ndeps, c
     r->ndeps = (uint32_t)ndeps;
     r->name_len = (uint32_t)strlen(name);
     r->site_len = (uint32_t)strlen(site);
-    char *msg = malloc(head + dbytes + r->name_len + r->site_len + 1);
-    if (!msg)
-        return; /* out of host memory: the record misses an operation, nothing else does */
+    char *msg = emu_malloc(head + dbytes + r->name_len + r->site_len + 1);
     memcpy(msg, r, head);
     struct proto_dep *d = (struct proto_dep *)(msg + head);
     for (int i = 0; i < ndeps; i++)

@@ -25,7 +25,8 @@
  *          unique_write_bytes=N barriers=N branches=N divergent_branches=N
  *          flops=N gatom_lanes=N satom_lanes=N gatom_same_addr=N
  *          satom_same_addr=N gatom_addrs=N tensor_flops=N lds_conflicts=N sts_conflicts=N
- *          overlapped_flops=N reports=N module=HASH own=0|1
+ *          overlapped_flops=N tma_copies=N tma_ld_bytes=N tma_ld_sectors=N
+ *          tma_st_sectors=N reports=N module=HASH own=0|1
  *
  * (one line, fields separated by single spaces, values without spaces;
  * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock; HASH names the
@@ -477,7 +478,8 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             " unique_read_bytes=%llu unique_write_bytes=%llu barriers=%llu branches=%llu"
             " divergent_branches=%llu flops=%llu gatom_lanes=%llu satom_lanes=%llu"
             " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu tensor_flops=%llu"
-            " lds_conflicts=%llu sts_conflicts=%llu overlapped_flops=%llu reports=%llu%s\n",
+            " lds_conflicts=%llu sts_conflicts=%llu overlapped_flops=%llu tma_copies=%llu"
+            " tma_ld_bytes=%llu tma_ld_sectors=%llu tma_st_sectors=%llu reports=%llu%s\n",
             (unsigned long long)c->gld_requests, (unsigned long long)c->gld_sectors,
             (unsigned long long)c->gst_requests, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_requests, (unsigned long long)c->lds_wavefronts,
@@ -489,7 +491,9 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->gatom_same_addr, (unsigned long long)c->satom_same_addr,
             (unsigned long long)c->gatom_addrs, (unsigned long long)c->tensor_flops,
             (unsigned long long)c->lds_conflicts, (unsigned long long)c->sts_conflicts,
-            (unsigned long long)c->overlapped_flops, (unsigned long long)r->reports, module);
+            (unsigned long long)c->overlapped_flops, (unsigned long long)c->tma_copies,
+            (unsigned long long)c->tma_ld_bytes, (unsigned long long)c->tma_ld_sectors,
+            (unsigned long long)c->tma_st_sectors, (unsigned long long)r->reports, module);
 }
 
 /* A stream handle of the record, as its lines print it. */
@@ -535,9 +539,7 @@ static void on_record(struct server *s, struct proto_msg *m)
     if (r.kind > PROTO_RECORD_MARK || r.ndeps > (1u << 20) ||
         m->len != sizeof r + dbytes + r.name_len + r.site_len)
         bug("malformed RECORD");
-    struct proto_dep *deps = malloc(dbytes + 1);
-    if (!deps)
-        bug("out of host memory for the stream record");
+    struct proto_dep *deps = emu_malloc(dbytes + 1);
     memcpy(deps, m->data + sizeof r, dbytes);
     const char *name = (const char *)m->data + sizeof r + dbytes, *site = name + r.name_len;
     char *line = NULL;

@@ -52,6 +52,9 @@ struct finding {
 
 enum { MAX_BARRIER_PCS = 4 };
 
+/* sbyte::w_tid of a byte a bulk or tensor copy wrote (the async proxy, no thread). */
+#define ASYNC_WRITER UINT32_MAX
+
 struct check_state {
     struct sbyte *sh;  /* a record per byte of the block's shared memory */
     uint32_t block;    /* the running block's tag (1, 2, ...) */
@@ -79,14 +82,34 @@ static struct check_state *state(struct exec *x)
     return x->check_state;
 }
 
-/* Where instruction @p pc comes from, as a key: its source line (an unrolled loop's copies
- * share it), or the instruction itself without line information. */
-static uint64_t place(const struct exec *x, uint32_t pc)
+uint64_t check_place(const struct exec *x, uint32_t pc)
 {
     if (!x->mod->nlines)
         return (uint64_t)1 << 63 | pc;
     struct srcloc loc = x->mod->lines[x->code[pc].line];
     return (uint64_t)loc.file << 32 | loc.line;
+}
+
+int check_seen(struct exec *x, int kind, uint64_t at, uint64_t at2)
+{
+    struct check_state *s = state(x);
+    x->result->reports++;
+    for (size_t i = 0; i < s->nfound; i++)
+        if (s->found[i].kind == kind && s->found[i].at == at && s->found[i].at2 == at2) {
+            s->found[i].count++;
+            return 1;
+        }
+    return 0;
+}
+
+void check_add(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *line)
+{
+    struct check_state *s = state(x);
+    if (s->nfound == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->found = emu_realloc(s->found, s->cap * sizeof *s->found);
+    }
+    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, emu_strdup(line)};
 }
 
 /* Record a finding at places @p at and @p at2; the message is formatted only the first time. */
@@ -95,23 +118,14 @@ static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char
 
 static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
 {
-    struct check_state *s = state(x);
-    x->result->reports++;
-    for (size_t i = 0; i < s->nfound; i++)
-        if (s->found[i].kind == kind && s->found[i].at == at && s->found[i].at2 == at2) {
-            s->found[i].count++;
-            return;
-        }
-    if (s->nfound == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 16;
-        s->found = emu_realloc(s->found, s->cap * sizeof *s->found);
-    }
+    if (check_seen(x, kind, at, at2))
+        return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, emu_strdup(line)};
+    check_add(x, kind, at, at2, line);
 }
 
 void check_begin(struct exec *x)
@@ -119,11 +133,13 @@ void check_begin(struct exec *x)
     struct check_state *s = emu_calloc(1, sizeof *s);
     s->sh = emu_calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
     x->check_state = s;
+    check_async_begin(x);
 }
 
 void check_end(struct exec *x)
 {
     struct check_state *s = state(x);
+    check_async_end(x);
     for (size_t i = 0; i < s->nfound; i++) {
         char line[1200];
         int n = snprintf(line, sizeof line, "%s (%llu time%s)\n", s->found[i].line,
@@ -147,6 +163,7 @@ void check_block(struct exec *x)
     s->gen = 0;
     memset(s->sync, 0, sizeof s->sync);
     memset(s->bar_npc, 0, sizeof s->bar_npc);
+    check_async_block(x);
 }
 
 /* ---- racecheck and shared initcheck --------------------------------------------------- */
@@ -161,8 +178,7 @@ static int ordered(const struct check_state *s, uint32_t tid, uint32_t other, ui
     return (other - 1) / 32 == tid / 32 && sync != s->sync[tid / 32];
 }
 
-/* "thread (x,y,z) at FILE:LINE" of another access, for a hazard message. */
-static const char *other(const struct exec *x, uint32_t tid, uint32_t pc, char *buf, size_t size)
+const char *check_thread_at(const struct exec *x, uint32_t tid, uint32_t pc, char *buf, size_t size)
 {
     const uint32_t *b = x->launch->block;
     char where[200];
@@ -204,6 +220,8 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
     }
     if (!store && !r->w_tid) {
         h->unwritten = 1;
+    } else if (r->w_tid == ASYNC_WRITER) {
+        /* written by a bulk or tensor copy: checks_async.c judges its order */
     } else if (!(atomic && r->w_atomic) && !ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) &&
                !(store ? h->waw : h->raw)) {
         *(store ? &h->waw : &h->raw) = r->w_tid;
@@ -230,14 +248,14 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
     char me[400], them[300];
     unsigned checks = x->launch->checks;
     if (h->unwritten && (checks & VM_CHECK_INIT))
-        find(x, K_INIT_SHARED, place(x, pc), 0,
+        find(x, K_INIT_SHARED, check_place(x, pc), 0,
              "initcheck: read of shared memory nobody wrote, at 0x%llx %s%s", (unsigned long long)a,
              vm_describe(x, w, in, lane, me, sizeof me),
              h->flight ? " (a cp.async to it is still in flight: wait for its group first)" : "");
     if (!(checks & VM_CHECK_RACE))
         return;
     if (h->flight)
-        find(x, K_ASYNC, place(x, pc), place(x, h->flight_pc),
+        find(x, K_ASYNC, check_place(x, pc), check_place(x, h->flight_pc),
              "racecheck: %s shared 0x%llx %s while the cp.async by %s is in flight: wait for its "
              "group first (cp.async.wait_group or wait_all, then __syncthreads() if other "
              "threads read it)",
@@ -245,20 +263,21 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
              : store               ? "write of"
                                    : "read of",
              (unsigned long long)a, vm_describe(x, w, in, lane, me, sizeof me),
-             other(x, h->flight - 1, h->flight_pc, them, sizeof them));
+             check_thread_at(x, h->flight - 1, h->flight_pc, them, sizeof them));
     if (h->raw || h->waw)
-        find(x, store ? K_WAW : K_RAW, place(x, pc), place(x, store ? h->waw_pc : h->raw_pc),
+        find(x, store ? K_WAW : K_RAW, check_place(x, pc),
+             check_place(x, store ? h->waw_pc : h->raw_pc),
              "racecheck: %s hazard on shared 0x%llx %s: written by %s, no barrier between",
              store ? "write-after-write" : "read-after-write", (unsigned long long)a,
              vm_describe(x, w, in, lane, me, sizeof me),
-             other(x, (store ? h->waw : h->raw) - 1, store ? h->waw_pc : h->raw_pc, them,
-                   sizeof them));
+             check_thread_at(x, (store ? h->waw : h->raw) - 1, store ? h->waw_pc : h->raw_pc, them,
+                             sizeof them));
     if (h->war)
-        find(x, K_WAR, place(x, pc), place(x, h->war_pc),
+        find(x, K_WAR, check_place(x, pc), check_place(x, h->war_pc),
              "racecheck: write-after-read hazard on shared 0x%llx %s: read by %s, no barrier "
              "between",
              (unsigned long long)a, vm_describe(x, w, in, lane, me, sizeof me),
-             other(x, h->war - 1, h->war_pc, them, sizeof them));
+             check_thread_at(x, h->war - 1, h->war_pc, them, sizeof them));
 }
 
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
@@ -279,6 +298,8 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
             shared_byte(s, &s->sh[addr[l] + i], w->index * 32 + (uint32_t)l, pc, how, &h);
         if (h.unwritten || h.raw || h.war || h.waw || h.flight)
             shared_report(x, w, in, l, addr[l], store, &h);
+        if (x->launch->checks & VM_CHECK_RACE)
+            check_async_access(x, w, in, l, addr[l], bytes, store);
     }
     return EV_NONE;
 }
@@ -294,6 +315,13 @@ void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t o
         *r = (struct sbyte){s->block, tid + 1, r->a_pc, s->gen, s->sync[tid / 32], 0, 0, 0,
                             0,        0,       0,       0};
     }
+}
+
+void check_shared_async_write(struct exec *x, uint64_t addr, uint64_t bytes)
+{
+    struct check_state *s = state(x);
+    for (uint64_t i = 0; i < bytes; i++)
+        s->sh[addr + i] = (struct sbyte){.block = s->block, .w_tid = ASYNC_WRITER, .w_gen = s->gen};
 }
 
 /* ---- global initcheck ------------------------------------------------------------------- */
@@ -314,7 +342,7 @@ void check_global(struct exec *x, struct warp *w, const struct insn *in, const u
         if (off >= 0) {
             char me[400];
             const struct mem_block *b = mem_find(x->mem, addr[l], bytes);
-            find(x, K_INIT_GLOBAL, place(x, (uint32_t)(in - x->code)), 0,
+            find(x, K_INIT_GLOBAL, check_place(x, (uint32_t)(in - x->code)), 0,
                  "initcheck: read of global memory nobody wrote, at 0x%llx (byte %llu of a "
                  "%llu-byte allocation) %s",
                  (unsigned long long)(addr[l] + (uint64_t)off),
@@ -336,13 +364,13 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
     if (!(x->launch->checks & VM_CHECK_SYNC))
         return;
     if (gone)
-        find(x, K_SYNC_MASK, place(x, pc), 0,
+        find(x, K_SYNC_MASK, check_place(x, pc), 0,
              "synccheck: %s's mask 0x%08x names lanes 0x%08x that have exited or do not exist "
              "%s",
              vm_op_names[in->op], mask, gone,
              vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
     if (missing)
-        find(x, K_SYNC_MASK, place(x, pc), 1,
+        find(x, K_SYNC_MASK, check_place(x, pc), 1,
              "synccheck: lanes 0x%08x execute %s but are not in its mask 0x%08x %s", missing,
              vm_op_names[in->op], mask, vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
 }
@@ -365,7 +393,7 @@ void check_barrier_open(struct exec *x, uint32_t id)
     struct check_state *s = state(x);
     char a[200], b[200];
     if (s->bar_npc[id] > 1)
-        find(x, K_SYNC_PLACES, place(x, s->bar_pc[id][0]), place(x, s->bar_pc[id][1]),
+        find(x, K_SYNC_PLACES, check_place(x, s->bar_pc[id][0]), check_place(x, s->bar_pc[id][1]),
              "synccheck: threads of block (%u,%u,%u) met at barrier %u from different places, "
              "%s and %s (a __syncthreads() in each branch?)",
              x->ctaid[0], x->ctaid[1], x->ctaid[2], id,
@@ -373,6 +401,7 @@ void check_barrier_open(struct exec *x, uint32_t id)
              vm_where(x->mod, &x->code[s->bar_pc[id][1]], b, sizeof b));
     s->bar_npc[id] = 0;
     s->gen++; /* every shared access after this is ordered after every one before */
+    check_async_barrier(x);
 }
 
 void check_mbarrier_phase(struct exec *x, uint64_t arrivals)

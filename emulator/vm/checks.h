@@ -34,6 +34,63 @@ void check_barrier_open(struct exec *x, uint32_t id);
  *  mbarrier only some threads arrive at orders nothing for racecheck (emulator/README.md). */
 void check_mbarrier_phase(struct exec *x, uint64_t arrivals);
 
+/** A bulk or tensor copy wrote shared bytes [@p addr, @p addr + @p bytes): written for
+ *  initcheck, and ordered by its mbarrier (checks_async.c), not by barriers, for racecheck. */
+void check_shared_async_write(struct exec *x, uint64_t addr, uint64_t bytes);
+
+/* ---- what other files' checks report through (checks_async.c) ---- */
+
+/** Count a finding of @p kind at places @p at, @p at2; 1 when it was found before (then
+ *  counted and done), 0 when the caller must check_add() its line. */
+int check_seen(struct exec *x, int kind, uint64_t at, uint64_t at2);
+/** Keep a new finding's one line (check_seen() counted it). */
+void check_add(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *line);
+/** Where instruction @p pc comes from, as a finding's key: its source line, or the
+ *  instruction itself without line information. */
+uint64_t check_place(const struct exec *x, uint32_t pc);
+/** "thread (x,y,z) at FILE:LINE" of thread @p tid at instruction @p pc, for a message. */
+const char *check_thread_at(const struct exec *x, uint32_t tid, uint32_t pc, char *buf,
+                            size_t size);
+
+/* ---- the asynchronous proxy (checks_async.c), under racecheck ---- */
+
+/** Kinds of its findings, apart from checks.c's own. */
+enum { CHECK_ASYNC_EARLY = 100, CHECK_ASYNC_UNFENCED };
+
+/** The async-proxy check's state for a launch, a block, and its end. */
+void check_async_begin(struct exec *x);
+void check_async_block(struct exec *x);
+void check_async_end(struct exec *x);
+
+/** mbarrier.init at shared offset @p off; a phase of it completes; lane @p lane of @p w saw
+ *  a wait on it succeed (it has waited for every phase completed so far). */
+void check_async_init(struct exec *x, uint64_t off);
+void check_async_phase(struct exec *x, uint64_t off);
+void check_async_wait(struct exec *x, const struct warp *w, int lane, uint64_t off);
+
+/** A block-wide barrier opened: what any thread waited for, every thread may rely on. */
+void check_async_barrier(struct exec *x);
+
+/** Lanes @p m of @p w executed fence.proxy.async. */
+void check_async_fence(struct exec *x, const struct warp *w, uint32_t m);
+
+/** Copy @p in writes shared [@p off, @p off + @p bytes) through the async proxy, completing on
+ *  the mbarrier at shared offset @p mbar's current phase: a thread may touch those bytes only
+ *  after it waited for that phase. */
+void check_async_write(struct exec *x, const struct insn *in, uint64_t off, uint64_t bytes,
+                       uint64_t mbar);
+
+/** Lane @p lane's @p in reads shared [@p off, @p off + @p bytes) through the async proxy (a
+ *  bulk or TMA store's source, a wgmma operand; @p what names it): a generic-proxy write
+ *  there needs a fence.proxy.async between (by its writer, or by this thread after a
+ *  barrier), and a copy's bytes the thread has not waited for are not there yet. */
+void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t off,
+                      uint64_t bytes, const char *what);
+
+/** A generic-proxy access of lane @p lane (checks.c's check_shared()). */
+void check_async_access(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                        uint64_t off, unsigned bytes, int store);
+
 /** A launch with checks starts (x->smem_bytes known) and ends (its findings reported). */
 void check_begin(struct exec *x);
 void check_end(struct exec *x);

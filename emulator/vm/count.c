@@ -10,13 +10,9 @@
  * bytes are distinct sectors over the whole launch, times 32. An atomic (atom, red)
  * is also counted per lane and by space, with the lanes that update an address an
  * earlier lane of the same instruction updates (they serialise), and the distinct
- * global addresses updated over the launch.
- *
- * A shared request's bank conflicts are its wavefronts beyond one per phase that has an active
- * lane: what a conflict-free request of the same lanes and width would take, so the count is
- * exact per request and no number of conflict-free requests dilutes it. Tensor Core flops are
- * 2 M N K per mma instruction of shape m n k; they are overlapped when the mma's warp has
- * cp.async copies in flight (ops_async.c) as it issues.
+
+ * A bulk or tensor copy's global bytes are the copy engine's: counted as its own sectors
+ * (tma_*), never as thread requests, and in the unique bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +227,15 @@ void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
         x->cnt->gld_requests++;
         x->cnt->gld_sectors += distinct;
     }
+}
+
+void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store)
+{
+    struct sector_set *seen = &((struct count_state *)x->count_state)->seen[store];
+    uint64_t first = addr >> 5, last = (addr + bytes - 1) >> 5;
+    for (uint64_t s = first; bytes && s <= last; s++)
+        set_add(seen, s);
+    *(store ? &x->cnt->tma_st_sectors : &x->cnt->tma_ld_sectors) += bytes ? last - first + 1 : 0;
 }
 
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)

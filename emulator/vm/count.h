@@ -24,6 +24,9 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
 /** One shared request: window offsets of lanes in @p m, @p bytes each. */
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
+/** The global side of a bulk or tensor copy: [@p addr, @p addr + @p bytes), read (or written,
+ *  @p store) by the copy engine; its sectors join the launch's unique bytes too. */
+void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store);
 /** A branch that split the warp. */
 void count_divergence(struct exec *x);
 

@@ -290,7 +290,7 @@ static const struct row table[] = {
     {"div", dec_arith},
     {"ex2", dec_unary},
     {"exit", dec_ctrl},
-    {"fence", dec_nop},
+    {"fence", dec_fence},
     {"fma", dec_arith},
     {"griddepcontrol", dec_nop},
     {"isspacep", dec_cvta},
@@ -390,6 +390,10 @@ int decode_insn(struct dctx *c, const char *mn, const struct reg *guard, int neg
         c->guard = guard->off;
     }
     c->start = c->mod->ncode;
+    if (strlen(mn) >= sizeof m.buf) { /* never read a truncated mnemonic as another one */
+        dec_unsupported(c, "a mnemonic longer than the emulator reads");
+        return 0;
+    }
     const struct row *row =
         bsearch(m.base, table, sizeof table / sizeof *table, sizeof *table, cmp_base);
     if (!row) {

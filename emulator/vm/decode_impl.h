@@ -12,7 +12,7 @@
 
 /** A mnemonic split at its dots. */
 struct mn {
-    char buf[96];
+    char buf[192]; /* Hopper's copies run past 100 characters */
     const char *base;
     const char *mods[MN_MODS];
     int nmods;
@@ -70,6 +70,8 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n);  /* decode_bulk.c */
+int dec_fence(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_bulk.c */
 int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n);

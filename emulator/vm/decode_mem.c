@@ -212,12 +212,14 @@ static int cp_async_group(struct dctx *c, const struct mn *m, struct operand *o,
 
 /*
  * cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B} [d], [a], size
- * {, src_size | , ignore_src}{, cache_policy}; the groups and cp.async.mbarrier.arrive.
- * Other cp forms (bulk copies, tensor copies) are not emulated.
+ * {, src_size | , ignore_src}{, cache_policy}; the groups and cp.async.mbarrier.arrive; the
+ * bulk and tensor copies (dec_bulk).
  */
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    if (!mn_has(m, "async") || mn_has(m, "bulk") || mn_has(m, "tensor"))
+    if (mn_has(m, "bulk"))
+        return dec_bulk(c, m, o, n);
+    if (!mn_has(m, "async") || mn_has(m, "tensor"))
         return dec_bad(c, "this form of cp is not emulated");
     if (mn_has(m, "mbarrier"))
         return cp_async_mbarrier(c, m, o, n);
@@ -251,14 +253,30 @@ int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
-/* mbarrier.{init,inval,arrive,arrive_drop,test_wait,try_wait}{.parity}{.sem}{.scope}
- * {.shared{::cta}}.b64 and mbarrier.pending_count.b64: the object in the block's own shared
- * memory (ops_mbarrier.c); transaction counts and other blocks' objects are not emulated. */
+/* mbarrier.{expect_tx,complete_tx} [addr], txCount: OP_MBAR_TX. */
+static int dec_mbar_tx(struct dctx *c, const struct mn *m, struct operand *o, int n, enum space s)
+{
+    uint32_t v, mod = 0;
+    if (n != 2 || dec_src(c, &o[1], 'u', 32, &v))
+        return n != 2 ? dec_bad(c, "expected 2 operands") : -1;
+    struct insn *in = dec_emit(c, OP_MBAR_TX);
+    if (address(c, &o[0], in, &mod))
+        return -1;
+    in->o[2] = v;
+    in->width = (uint8_t)mn_has(m, "complete_tx");
+    in->mod = ATOM_MOD(0u, 0u, (uint32_t)s) | ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
+    return 0;
+}
+
+/* mbarrier.{init,inval,arrive{.expect_tx},arrive_drop,test_wait,try_wait}{.parity}{.sem}{.scope}
+ * {.shared{::cta}}.b64, mbarrier.{expect,complete}_tx and mbarrier.pending_count.b64: the object
+ * in the block's own shared memory (ops_mbarrier.c); other blocks' objects (.shared::cluster)
+ * are not emulated. */
 int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    uint32_t d = NO_REG, v = NO_REG, mod = 0;
+    uint32_t d = NO_REG, v = NO_REG, tx = NO_REG, mod = 0;
     int wait = mn_has(m, "test_wait") || mn_has(m, "try_wait");
-    int arrive = mn_has(m, "arrive") || mn_has(m, "arrive_drop");
+    int arrive = mn_has(m, "arrive") || mn_has(m, "arrive_drop"), expect = mn_has(m, "expect_tx");
     if (mn_has(m, "pending_count")) {
         if (n != 2 || dec_dst(c, &o[0], 32, &d) || dec_src(c, &o[1], 'u', 64, &v))
             return n != 2 ? dec_bad(c, "expected 2 operands") : -1;
@@ -268,21 +286,25 @@ int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     enum space s = mn_space(m);
     if ((s != SP_SHARED && s != SP_GENERIC) || mn_has(m, "shared::cluster") ||
-        mn_has(m, "expect_tx") || mn_has(m, "complete_tx") ||
-        !(wait || arrive || mn_has(m, "init") || mn_has(m, "inval")))
+        !(wait || arrive || expect || mn_has(m, "complete_tx") || mn_has(m, "init") ||
+          mn_has(m, "inval")))
         return dec_bad(c, "this form of mbarrier is not emulated");
+    if (!arrive && !wait && (expect || mn_has(m, "complete_tx")))
+        return dec_mbar_tx(c, m, o, n, s);
     int parity = mn_has(m, "parity");
     int first = wait || arrive; /* the predicate or token before the address */
-    int least = first ? 2 + wait : 1 + mn_has(m, "init"), most = first ? 3 + wait : least;
+    int least = first ? 2 + wait + expect : 1 + mn_has(m, "init");
+    int most = first ? 3 + wait : least;
     if (n < least || n > most) /* try_wait's last, a suspend-time hint, changes nothing here */
         return dec_bad(c, "expected %d to %d operands", least, most);
     if ((first && dec_dst(c, &o[0], wait ? 1 : 64, &d)) ||
-        (n > 1 + first && dec_src(c, &o[1 + first], 'u', wait && !parity ? 64 : 32, &v)))
+        (expect && dec_src(c, &o[2], 'u', 32, &tx)) ||
+        (!expect && n > 1 + first && dec_src(c, &o[1 + first], 'u', wait && !parity ? 64 : 32, &v)))
         return -1;
     struct insn *in = dec_emit(c, wait ? OP_MBAR_WAIT : arrive ? OP_MBAR_ARRIVE : OP_MBAR_INIT);
     if (address(c, &o[first], in, &mod))
         return -1;
-    in->o[1] = d, in->o[2] = v;
+    in->o[1] = d, in->o[2] = v, in->o[3] = tx;
     in->width = (uint8_t)(wait ? parity : mn_has(m, "arrive_drop"));
     in->mod = ATOM_MOD(0u, 0u, (uint32_t)s) | ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
     return 0;

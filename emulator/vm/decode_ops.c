@@ -680,7 +680,7 @@ int dec_cvta(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return -1;
     if (t.bits != 64 || s == SP_GENERIC)
         return dec_bad(c, "32-bit generic addressing is not emulated");
-    if (s != SP_SHARED && s != SP_LOCAL) /* global, const, param: generic is the same address */
+    if (s != SP_SHARED && s != SP_LOCAL && s != SP_PARAM) /* global, const: the same address */
         return emit_dn(c, OP_MOV_64, o, n, 1, 'u', 64, 64) ? 0 : -1;
     struct insn *in = emit_dn(c, mn_has(m, "to") ? OP_CVTA_FROM_GENERIC : OP_CVTA_TO_GENERIC, o, n,
                               1, 'u', 64, 64);

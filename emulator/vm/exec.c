@@ -186,9 +186,6 @@ static void use_frame(const struct exec *x, struct warp *w, uint32_t f)
 }
 
 /* Run warp @p w until all its live lanes wait or exit. Returns EV_ERROR on failure. */
-/* Taken backward branches after which a warp yields to the block's other warps. */
-#define YIELD_BRANCHES 4096
-
 /* Run warp @p w until its lanes exit, wait at a barrier, or have looped YIELD_BRANCHES times. */
 static enum event run_warp(struct exec *x, struct warp *w)
 {

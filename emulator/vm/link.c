@@ -49,9 +49,9 @@ added:
     return e;
 }
 
-/* Forget every name declared at @p depth or deeper (the end of a scope). Labels and
- * special registers are declared at function depth from inside nested blocks, so the
- * entries to drop are not only the newest ones. */
+/* Forget every name declared at @p depth or deeper (the end of a scope). Special registers
+ * are declared at function depth from inside nested blocks, so the entries to drop are not
+ * only the newest ones. */
 void names_pop_scope(struct names *N, int depth, int keep_linked)
 {
     uint32_t kept = 0;
@@ -92,6 +92,21 @@ void link_callee_ref(struct dctx *c, uint32_t insn, const char *name)
     struct parser *P = c->parser;
     P->calls = emu_grow(P->calls, P->ncalls, &P->capcalls, sizeof *P->calls);
     P->calls[P->ncalls++] = (struct callfix){insn, emu_strdup(name), P->unit};
+}
+
+void link_resolve_block_labels(struct parser *P, uint32_t first)
+{
+    uint32_t kept = first;
+    for (uint32_t i = first; i < P->nfix; i++) {
+        struct entry *e = names_lookup(&P->names, P->fix[i].label, strlen(P->fix[i].label));
+        if (e && e->sym.is_label && e->depth == P->depth) {
+            P->dc.mod->code[P->fix[i].insn].imm = (int64_t)e->sym.addr;
+            free(P->fix[i].label);
+        } else {
+            P->fix[kept++] = P->fix[i];
+        }
+    }
+    P->nfix = kept;
 }
 
 int link_resolve_labels(struct parser *P)

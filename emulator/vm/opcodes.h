@@ -307,8 +307,9 @@ OP(CVT_TF32_F32, VM_CLASS_INT, "cvt.rna.tf32.f32")
 /* cvt.frnd.f32.{s,u}{32,64} and cvt.irnd.{s,u}{32,64}.f32 and every other pairing: the
  * general converter; mod = dtype | atype << 5 | rnd << 10 | sat << 14 | ftz << 15. [9.7.9.21] */
 OP(CVT, VM_CLASS_INT, "cvt")
-/* cvta.shared.u64 / cvta.local.u64 d, a: a window offset made a generic address;
- * mod = space. The .to forms undo it; global, const and param are the identity. [9.7.9.22] */
+/* cvta.{shared,local,param}.u64 d, a: a window offset (for param, a kernel parameter's offset)
+ * made a generic address; mod = space. The .to forms undo it; global and const are the
+ * identity. [9.7.9.22] */
 OP(CVTA_TO_GENERIC, VM_CLASS_INT, "cvta")
 OP(CVTA_FROM_GENERIC, VM_CLASS_INT, "cvta.to")
 /* isspacep.space p, a: is generic address a in that window. [9.7.9.23] */
@@ -366,9 +367,10 @@ OP(CP_ASYNC_WAIT, VM_CLASS_OTHER, "cp.async.wait_group")
  * mbarrier.inval [o0+imm] (o2 = NO_REG): no longer an object. mod = space << 9 as atom's.
  * [9.7.13.15.9-10] */
 OP(MBAR_INIT, VM_CLASS_OTHER, "mbarrier.init")
-/* mbarrier.arrive{_drop} o1, [o0+imm]{, o2}: o2 (or 1) arrivals; the last of a phase starts
- * the next; o1 (or the sink, NO_REG) = the token. width 1: _drop, also fewer expected in
- * later phases. [9.7.13.15.12-13] */
+/* mbarrier.arrive{_drop}{.expect_tx} o1, [o0+imm]{, o2}: o2 (or 1) arrivals, after adding o3
+ * bytes (.expect_tx's operand; NO_REG: none) to the tx-count; the last of a phase starts the
+ * next once its tx-count is zero too; o1 (or the sink, NO_REG) = the token. width 1: _drop,
+ * also fewer expected in later phases. [9.7.13.15.12-13] */
 OP(MBAR_ARRIVE, VM_CLASS_OTHER, "mbarrier.arrive")
 /* mbarrier.{test,try}_wait{.parity} o1, [o0+imm], o2: predicate o1 = the phase of token o2
  * (width 1: of parity o2) is complete; never blocks (a false try_wait is a valid
@@ -382,6 +384,48 @@ OP(MBAR_PENDING, VM_CLASS_OTHER, "mbarrier.pending_count")
  * pending arrival first, so the count is unchanged. mod as mbarrier's.
  * [PTX ISA: cp.async.mbarrier.arrive] */
 OP(CP_ASYNC_MBAR, VM_CLASS_OTHER, "cp.async.mbarrier.arrive")
+/* mbarrier.{expect,complete}_tx{.relaxed}{.scope}{.shared{::cta}}.b64 [o0+imm], o2: the
+ * object's tx-count grows (expect, width 0) or shrinks (complete, width 1) by o2 bytes; a
+ * phase completes when its pending arrivals and its tx-count are both zero. mod as
+ * MBAR_INIT's. [PTX ISA: mbarrier.expect_tx, mbarrier.complete_tx] */
+OP(MBAR_TX, VM_CLASS_OTHER, "mbarrier.expect_tx")
+
+/* ---- bulk and tensor copies: the asynchronous proxy (ops_bulk.c) --------------------- */
+
+/* Every copy runs when it is issued (a valid schedule), by each lane that executes it; its
+ * operands are a struct bulk_ops (bulk.h) in the module's pool at o[5]. A copy into shared
+ * memory completes its bytes on the mbarrier at once (complete_tx); the async-proxy checks
+ * (checks_async.c) see its writes as landing only for threads that waited for that phase. */
+/* cp.async.bulk.shared::cluster.{global,shared::cta}.mbarrier::complete_tx::bytes [dst],
+ * [src], size, [mbar]: size bytes (a multiple of 16, both addresses 16-byte aligned) into the
+ * block's shared memory; width 1: the source is shared memory too. [PTX ISA: cp.async.bulk] */
+OP(BULK_COPY, VM_CLASS_OTHER, "cp.async.bulk")
+/* cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size: shared to global; with
+ * .op.type (cp.reduce.async.bulk, width = bytes per element, mod as ATOM_MOD) each element
+ * is combined into global memory as red would. [PTX ISA: cp.async.bulk, cp.reduce.async.bulk] */
+OP(BULK_STORE, VM_CLASS_OTHER, "cp.async.bulk.global")
+/* cp.async.bulk.prefetch.L2.global [src], size: nothing to fetch into; the range must lie in
+ * an allocation. [PTX ISA: cp.async.bulk.prefetch] */
+OP(BULK_PREFETCH, VM_CLASS_OTHER, "cp.async.bulk.prefetch")
+/* cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst],
+ * [tmap, {c0..}], [mbar]: the box of the tensor map (common/tmap.h) whose first element is at
+ * the signed coordinates, out-of-bounds elements 0 (or NaN), packed innermost first, every
+ * 16-byte chunk at its address with bits 4.. XORed with bits 7.. (the swizzle's 1, 2 or 3
+ * bits); completes the box's bytes on the mbarrier. [PTX ISA: cp.async.bulk.tensor, Tensor
+ * Access Modes: tile, Tensor-map swizzling] */
+OP(TMA_LOAD, VM_CLASS_OTHER, "cp.async.bulk.tensor")
+/* cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [tmap, {c0..}], [src]: the box
+ * from shared memory (unswizzled as the load swizzles) to its in-bounds elements; mod != 0:
+ * cp.reduce.async.bulk.tensor, ATOM_MOD's op combining each element (the map's type).
+ * [PTX ISA: cp.async.bulk.tensor, cp.reduce.async.bulk.tensor] */
+OP(TMA_STORE, VM_CLASS_OTHER, "cp.async.bulk.tensor.global")
+/* cp.async.bulk.prefetch.tensor.Nd.L2.global.tile [tmap, {c0..}]: the map is checked, nothing
+ * fetched. [PTX ISA: cp.async.bulk.prefetch.tensor] */
+OP(TMA_PREFETCH, VM_CLASS_OTHER, "cp.async.bulk.prefetch.tensor")
+/* fence.proxy.async{.shared::cta,.shared::cluster,.global}: orders the thread's generic-proxy
+ * accesses before its (and, after a barrier, others') async-proxy ones; executes as nothing,
+ * but the async-proxy check notes it. [PTX ISA: membar / fence, proxy fences] */
+OP(FENCE_PROXY_ASYNC, VM_CLASS_OTHER, "fence.proxy.async")
 
 /* ---- textures and surfaces (ops_tex.c) --------------------------------------------- */
 

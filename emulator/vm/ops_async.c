@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "checks.h"
 #include "vm_impl.h"
 
@@ -32,30 +33,16 @@ struct async_copy {
     uint8_t data[16];
 };
 
-struct async_queue {
-    struct async_copy *copy; /* in issue order */
-    uint32_t n, cap;
-    uint32_t committed[32]; /* groups each lane has committed */
-};
-
 void vm_async_issue(struct warp *w, int lane, uint32_t dst, const uint8_t *data, unsigned bytes,
                     uint32_t pc)
 {
     struct async_queue *q = w->async;
     if (!q) {
-        q = w->async = calloc(1, sizeof *q);
-        if (!q) {
-            fprintf(stderr, "emulator: out of host memory for cp.async (%zu bytes)\n", sizeof *q);
-            abort();
-        }
+        q = w->async = emu_calloc(1, sizeof *q);
     }
     if (q->n == q->cap) {
         q->cap = q->cap ? 2 * q->cap : 256;
-        q->copy = realloc(q->copy, q->cap * sizeof *q->copy);
-        if (!q->copy) {
-            fprintf(stderr, "emulator: out of host memory for %u copies in flight\n", q->cap);
-            abort();
-        }
+        q->copy = emu_realloc(q->copy, q->cap * sizeof *q->copy);
     }
     struct async_copy *c = &q->copy[q->n++];
     c->group = q->committed[lane];
@@ -92,11 +79,6 @@ void vm_async_land(struct exec *x, struct warp *w, uint32_t m, int keep)
             check_async_land(x, w, c->lane, c->dst, c->bytes);
     }
     q->n = kept;
-}
-
-uint32_t vm_async_pending(const struct warp *w)
-{
-    return w->async ? w->async->n : 0;
 }
 
 void vm_async_reset(struct warp *w)

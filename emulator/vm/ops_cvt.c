@@ -302,7 +302,7 @@ enum event h_CVT(struct exec *x, struct warp *w, const struct insn *in, uint32_t
 
 static uint64_t window(uint32_t space)
 {
-    return space == SP_SHARED ? SHARED_WINDOW : LOCAL_WINDOW;
+    return space == SP_SHARED ? SHARED_WINDOW : space == SP_PARAM ? PARAM_WINDOW : LOCAL_WINDOW;
 }
 
 enum event h_CVTA_TO_GENERIC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -330,6 +330,7 @@ enum event h_ISSPACEP(struct exec *x, struct warp *w, const struct insn *in, uin
         int sh = v - SHARED_WINDOW < WINDOW_SIZE, lo = v - LOCAL_WINDOW < WINDOW_SIZE;
         int hit = in->mod == SP_SHARED   ? sh
                   : in->mod == SP_LOCAL  ? lo
+                  : in->mod == SP_PARAM  ? v - PARAM_WINDOW < WINDOW_SIZE
                   : in->mod == SP_GLOBAL ? mem_in_span(x->mem, v)
                                          : 0;
         r |= (uint32_t)hit << l;

@@ -149,14 +149,29 @@ static enum event resolve_local(struct exec *x, struct warp *w, const struct ins
     return EV_NONE;
 }
 
-/* The space all of @p m's generic addresses fall in, made window offsets; SP_GENERIC if mixed. */
+/* A kernel parameter read through its generic address (a __grid_constant__ parameter's). */
+static enum event resolve_param(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                                uint64_t a, unsigned bytes, int store, uint8_t **host)
+{
+    if (store || a + bytes > x->fn->info.param_bytes)
+        return fault(x, w, in, lane, "parameter", store, bytes, a,
+                     store ? "kernel parameters are read-only" : "past the parameters");
+    *host = (uint8_t *)x->params + a;
+    return EV_NONE;
+}
+
+/* The space all of @p m's generic addresses fall in, made window offsets; SP_GENERIC if mixed
+ * (or in the parameters' window, which resolve_mixed() reads). */
 static enum space sort_generic(uint32_t m, uint64_t *addr)
 {
-    uint32_t shared = 0, local = 0;
+    uint32_t shared = 0, local = 0, param = 0;
     LANES(m, {
         shared |= (uint32_t)(addr[l] - SHARED_WINDOW < WINDOW_SIZE) << l;
         local |= (uint32_t)(addr[l] - LOCAL_WINDOW < WINDOW_SIZE) << l;
+        param |= (uint32_t)(addr[l] - PARAM_WINDOW < WINDOW_SIZE) << l;
     });
+    if (param)
+        return SP_GENERIC;
     if (shared == m) {
         LANES(m, addr[l] -= SHARED_WINDOW);
         return SP_SHARED;
@@ -181,6 +196,8 @@ static enum event resolve_mixed(struct exec *x, struct warp *w, const struct ins
             ev = resolve_shared(x, w, in, l, a - SHARED_WINDOW, bytes, bytes, store, &host[l]);
         else if (a - LOCAL_WINDOW < WINDOW_SIZE)
             ev = resolve_local(x, w, in, l, a - LOCAL_WINDOW, bytes, bytes, store, &host[l]);
+        else if (a - PARAM_WINDOW < WINDOW_SIZE)
+            ev = resolve_param(x, w, in, l, a - PARAM_WINDOW, bytes, store, &host[l]);
         else
             glob |= 1u << l;
         if (ev != EV_NONE)
@@ -754,8 +771,7 @@ enum event h_ST_CALLPARAM(struct exec *x, struct warp *w, const struct insn *in,
 /* ---- atomics ------------------------------------------------------------------------------------
  */
 
-/* One read-modify-write of the word at @p p; returns the old value. */
-static uint64_t atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned width)
+uint64_t vm_atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned width)
 {
     uint64_t old = 0, v;
     memcpy(&old, p, width);
@@ -828,7 +844,7 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
         uint64_t c = in->o[3] == NO_REG ? 0
                      : width == 8       ? R64(w, in->o[3])[l]
                                         : R32(w, in->o[3])[l];
-        uint64_t old = atom1(in->mod, host[l], b, c, width), now = 0;
+        uint64_t old = vm_atom1(in->mod, host[l], b, c, width), now = 0;
         memcpy(&now, host[l], width);
         x->writes += now != old; /* a failed compare-and-swap changes nothing */
         if (in->o[1] != NO_REG) {

@@ -554,7 +554,7 @@ static int parse_instruction(struct parser *P)
         parse_fail(P, "expected an instruction, found '%.*s'", (int)P->t.len, P->t.s);
         return unreadable(P, start);
     }
-    char mn[96];
+    char mn[256]; /* longer than decode.c reads: a longer one is refused there */
     snprintf(mn, sizeof mn, "%.*s", (int)P->t.len, P->t.s);
     parse_next(P);
     struct operand ops[8];
@@ -597,6 +597,7 @@ static int parse_body_statement(struct parser *P);
 /* { statements } as a scope of its own. */
 static int parse_block(struct parser *P)
 {
+    uint32_t first_fix = P->nfix;
     parse_next(P); /* { */
     P->depth++;
     while (!tok_punct(&P->t, '}')) {
@@ -606,6 +607,7 @@ static int parse_block(struct parser *P)
             return -1;
     }
     parse_next(P);
+    link_resolve_block_labels(P, first_fix);
     names_pop_scope(&P->names, P->depth, 0);
     P->depth--;
     return 0;
@@ -634,7 +636,7 @@ static int parse_body_statement(struct parser *P)
         struct tok word = *t;
         parse_next(P);
         if (tok_punct(&P->t, ':')) {
-            struct entry *e = names_declare(&P->names, word.s, word.len, 1);
+            struct entry *e = names_declare(&P->names, word.s, word.len, P->depth);
             e->sym.is_label = 1;
             e->sym.addr = P->dc.mod->ncode;
             parse_next(P);

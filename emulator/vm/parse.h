@@ -137,6 +137,11 @@ void names_pop_scope(struct names *N, int depth, int keep_linked);
 void link_label_ref(struct dctx *c, uint32_t insn, const char *name);
 /** Instruction @p insn calls function @p name (dctx::callee). */
 void link_callee_ref(struct dctx *c, uint32_t insn, const char *name);
+/** The end of a { } block at depth P->depth whose branches are the fixups from @p first on:
+ *  those that name a label of the block itself take its pc now (a label is visible in its
+ *  block only: inline PTX repeats its labels, one per inlined copy, each in braces of its own);
+ *  the others wait for an enclosing scope. */
+void link_resolve_block_labels(struct parser *P, uint32_t first);
 /** Fill in the function's branches to its labels; -1 after naming an undefined one. */
 int link_resolve_labels(struct parser *P);
 /** The address a function's name stands for as a value (FUNCTION_ADDRESS plus its hash). */

@@ -56,6 +56,9 @@ enum space { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST };
 #define SHARED_WINDOW (1ull << 32)
 #define LOCAL_WINDOW (2ull << 32)
 #define WINDOW_SIZE (1ull << 32)
+/** The generic window of a kernel's parameters (cvta.param: a __grid_constant__ parameter's
+ *  address, such as a tensor map's), read-only. */
+#define PARAM_WINDOW (3ull << 32)
 
 /** Compare operators of setp / set, in insn.mod's low byte. */
 enum cmp {
@@ -318,6 +321,10 @@ struct exec;
 /** warp::bar_id of a lane waiting at a warp-synchronous instruction (ops_warp.c). */
 #define WARP_SYNC_WAIT 255
 
+/** Taken backward branches after which a warp yields to the block's other warps (exec.c); a
+ *  handler that sets exec::back_branches to one less makes the warp's next one yield. */
+#define YIELD_BRANCHES 4096
+
 /** How deep device-function calls may nest. */
 #define CALL_DEPTH 16
 
@@ -388,6 +395,7 @@ struct exec {
     struct vm_counters *cnt; /**< counters, or NULL */
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< checks.c's records, when the launch runs checks */
+    void *async_state;       /**< checks_async.c's records (the asynchronous proxy's) */
     struct prov_pending {    /**< prov.c's stores whose values are not kept yet */
         uint64_t addr[32];
         unsigned bytes[32];
@@ -587,11 +595,25 @@ void vm_async_commit(struct warp *w, uint32_t m);
 /** Land lanes @p m's copies of every committed group but the newest @p keep (keep < 0: every
  *  copy, committed or not) into shared memory, as their waits complete them. */
 void vm_async_land(struct exec *x, struct warp *w, uint32_t m, int keep);
+/** A warp's cp.async copies in flight, oldest first (ops_async.c keeps it). */
+struct async_queue {
+    struct async_copy *copy; /**< in issue order */
+    uint32_t n, cap;
+    uint32_t committed[32]; /**< groups each lane has committed */
+};
+
 /** The copies @p w has in flight (issued, not landed). */
-uint32_t vm_async_pending(const struct warp *w);
+static inline uint32_t vm_async_pending(const struct warp *w)
+{
+    return w->async ? w->async->n : 0;
+}
 /** A new block: no copies, no groups. And the end of the warp: its queue freed. */
 void vm_async_reset(struct warp *w);
 void vm_async_free(struct warp *w);
+
+/** One atomic read-modify-write (enum atom_op and ctype in @p mod's ATOM_MOD fields) of the
+ *  @p width-byte word at @p p with operands @p b (and @p c for cas); returns the old value. */
+uint64_t vm_atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned width);
 
 /** Registers per lane of a wmma fragment (matrix 0 a, 1 b, 2 c/d) and of an mma.sync one. */
 int wmma_frag_regs(int matrix, int type, int shape);

@@ -336,6 +336,10 @@ static const struct {
     {"lds_conflicts", AT(lds_conflicts)},
     {"sts_conflicts", AT(sts_conflicts)},
     {"overlapped_flops", AT(overlapped_flops)},
+    {"tma_copies", AT(tma_copies)},
+    {"tma_ld_bytes", AT(tma_ld_bytes)},
+    {"tma_ld_sectors", AT(tma_ld_sectors)},
+    {"tma_st_sectors", AT(tma_st_sectors)},
 #undef AT
 };
 

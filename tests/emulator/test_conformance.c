@@ -9,7 +9,7 @@
  * warpSize (WARP_SZ), a 1-byte static __shared__ beside an extern __shared__ array, cvt from a
  * wider register, the reserved shared memory, and initialisers holding function addresses.
  * Every function cuda_runtime_api.h declares must be exported (the header is read at test time).
- * Last, mbarrier's "::" forms run, and what the VM cannot run (bulk copies, the grid
+ * Last, mbarrier's "::" forms run, and what the VM cannot run (im2col copies, the grid
  * workspace) fails only the launch that reaches it, with the instruction and its line; the
  * module's other kernels run.
  *
@@ -411,9 +411,9 @@ static void assert_fails_alone(cudaError_t (*launch)(int *), int *d, const char 
     ck_assert_int_eq(conf_warp_size(d, 32), cudaSuccess);
 }
 
-static cudaError_t launch_bulk_copy(int *d)
+static cudaError_t launch_im2col_copy(int *d)
 {
-    return conf_bulk_copy(d + 64, d);
+    return conf_im2col_copy(d + 64, d);
 }
 
 /* "::" qualifiers parse; what the VM cannot run fails only its launch, naming the instruction
@@ -426,8 +426,8 @@ START_TEST(unsupported_fails_only_its_launch)
     ck_assert_int_eq(conf_warp_size(d, 32), cudaSuccess);
     /* it runs here; vm/test_vm_control.c checks what mbarrier computes */
     ck_assert_int_eq(conf_mbarrier((uint64_t *)d), cudaSuccess);
-    assert_fails_alone(launch_bulk_copy, d, "asm volatile(BULK_COPY",
-                       "'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
+    assert_fails_alone(launch_im2col_copy, d, "asm volatile(IM2COL_COPY",
+                       "the .im2col form is not emulated (tiled copies are)");
     assert_fails_alone(conf_envreg, d, "%%envreg3", "%envreg3 is a special register the emulator");
     CUDA_CHECK(cudaFree(d));
 }

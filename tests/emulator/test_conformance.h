@@ -39,8 +39,8 @@ cudaError_t conf_function_table_module(int *d_out, int n);
 /** A kernel with mbarrier.init/arrive.shared::cta.b64: its instructions with "::" qualifiers. */
 cudaError_t conf_mbarrier(uint64_t *d_out);
 
-/** A kernel with cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes. */
-cudaError_t conf_bulk_copy(const int *d_in, int *d_out);
+/** A kernel with an im2col tensor copy (a form the VM refuses) through the map at @p d_map. */
+cudaError_t conf_im2col_copy(const int *d_map, int *d_out);
 
 /** A kernel that reads a driver register the emulator does not have (%envreg3). */
 cudaError_t conf_envreg(int *d_out);

@@ -3,7 +3,7 @@
  * @brief Kernels for the emulator's conformance suite (test_conformance.c): constructs public
  *        CUDA programs use that the emulator once refused or misread, one kernel each.
  *
- * They share one module on purpose: a kernel the VM cannot run (bulk copies, the grid
+ * They share one module on purpose: a kernel the VM cannot run (im2col copies, the grid
  * workspace) must fail only its own launch, never its neighbours'.
  */
 #include "test_conformance.h"
@@ -141,25 +141,27 @@ cudaError_t conf_mbarrier(uint64_t *d_out)
     return cudaDeviceSynchronize();
 }
 
-/* A bulk copy of 128 bytes that completes on an mbarrier (sm_90). */
-#define BULK_COPY                                                                                  \
-    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 128, [%2];"
+/* An im2col tensor copy (sm_90), a form of cp.async.bulk.tensor the VM does not run. */
+#define IM2COL_COPY                                                                                \
+    "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], "    \
+    "[%1, {%3, %3, %3}], [%2], {%4};"
 
-static __global__ void bulk_copy_kernel(const int *in, int *out)
+static __global__ void im2col_copy_kernel(const int *map, int *out)
 {
-    __shared__ alignas(16) int buf[32];
+    __shared__ alignas(128) int buf[32];
     __shared__ uint64_t bar;
     unsigned b = (unsigned)__cvta_generic_to_shared(buf);
     unsigned m = (unsigned)__cvta_generic_to_shared(&bar);
+    unsigned short offset = 0;
     if (threadIdx.x == 0)
-        asm volatile(BULK_COPY ::"r"(b), "l"(in), "r"(m) : "memory");
+        asm volatile(IM2COL_COPY ::"r"(b), "l"(map), "r"(m), "r"(0), "h"(offset) : "memory");
     __syncthreads(); /* (a real program waits on the mbarrier) */
     out[threadIdx.x] = buf[threadIdx.x];
 }
 
-cudaError_t conf_bulk_copy(const int *d_in, int *d_out)
+cudaError_t conf_im2col_copy(const int *d_map, int *d_out)
 {
-    bulk_copy_kernel<<<1, 32>>>(d_in, d_out);
+    im2col_copy_kernel<<<1, 32>>>(d_map, d_out);
     return cudaDeviceSynchronize();
 }
 

@@ -1,0 +1,48 @@
+/**
+ * @file drv.h
+ * @brief Inside the driver stand-in (libcuda.so.1): the state its files share.
+ *
+ * The driver API is a thin layer over the runtime stand-in, which owns the one device
+ * (rt_driver.h): memory, copies, streams, events and launches go through the CUDA runtime API,
+ * so a program may mix both APIs and see one device whichever it calls first. The driver adds
+ * what the runtime has no words for: contexts, modules loaded from PTX at run time, functions
+ * found by name, tensor maps and the versioned entry points of cuGetProcAddress.
+ *
+ * Files: drv_init.c (cuInit, devices, contexts, errors), drv_module.c (modules, functions,
+ * launches), drv_memory.c (memory, copies, fills, streams, events), drv_tensor.c (tensor maps),
+ * drv_proc.c (cuGetProcAddress), drv_unsupported.c (every other function libcuda exports).
+ *
+ * Every entry point is defined under its exported name (cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds):
+ * cuda.h is included as the driver's own build includes it (__CUDA_API_VERSION_INTERNAL), so
+ * each has its prototype and the unversioned names mean the legacy functions.
+ */
+#ifndef EMU_DRV_H
+#define EMU_DRV_H
+
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+/** Print "emulator: " and a formatted line to stderr. */
+void drv_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** The CUresult a runtime error stands for (most codes are the same number). */
+CUresult drv_result(cudaError_t err);
+
+/** CUDA_SUCCESS when the driver may be used: cuInit was called (or the runtime started the
+ *  device) and a context is current on this thread; otherwise the error, after one line naming
+ *  @p who. */
+CUresult drv_ready(const char *who);
+
+/** drv_ready() without the context: initialised is enough (device queries). */
+CUresult drv_initialised(const char *who);
+
+/** The stream a driver call names: 0 is the legacy stream, or this thread's own in a _ptsz or
+ *  _ptds entry point (@p per_thread). */
+cudaStream_t drv_stream(CUstream s, int per_thread);
+
+/** Say "NAME is not emulated" in one line and return CUDA_ERROR_NOT_SUPPORTED
+ *  (drv_unsupported.c's stubs). */
+int drv_not_supported(const char *name);
+
+#endif /* EMU_DRV_H */

@@ -1,0 +1,191 @@
+/**
+ * @file rt_driver.c
+ * @brief The runtime stand-in's side of the driver API: what it lends libcuda.so.1
+ *        (rt_driver.h), and cudaGetDriverEntryPoint, which answers from it.
+ *
+ * A module the driver loads from PTX text is an rt_module like a registered fat binary's,
+ * loaded at once; a function found in it by name is an rt_function whose host key is itself,
+ * so every runtime call that takes a kernel's host stub takes it too (as CUDA 12's runtime
+ * takes a CUfunction). cudaGetDriverEntryPoint opens the driver stand-in that sits beside
+ * this library and asks its cuGetProcAddress, as the real runtime asks the real driver.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+#include "rt_driver.h"
+
+void *course_emu_drv_load(const char *ptx, size_t len, const char *origin, int *err)
+{
+    cudaError_t e;
+    rt_lock();
+    struct rt_module *m = rt_module_from_ptx(ptx, len, origin, &e);
+    rt_unlock();
+    *err = (int)e;
+    return m;
+}
+
+void course_emu_drv_unload(void *module)
+{
+    struct rt_module *m = module;
+    rt_lock();
+    m->state = -1;
+    m->error = cudaErrorInvalidResourceHandle;
+    rt_unlock();
+}
+
+unsigned course_emu_drv_kernel_count(void *module)
+{
+    return ((struct rt_module *)module)->nkernels;
+}
+
+const void *course_emu_drv_function(void *module, const char *name)
+{
+    rt_lock();
+    struct rt_function *f = rt_function_named(module, name);
+    rt_unlock();
+    return f ? f->host : NULL;
+}
+
+const char *course_emu_drv_function_name(const void *f)
+{
+    rt_lock();
+    struct rt_function *fn = rt_function_of(f);
+    rt_unlock();
+    return fn ? fn->name : NULL;
+}
+
+int course_emu_drv_params(const void *f, uint32_t *n, const struct proto_param **params,
+                          uint32_t *bytes)
+{
+    cudaError_t err = cudaSuccess;
+    rt_lock();
+    struct rt_function *fn = rt_function_of(f);
+    const struct rt_kernel *k = fn ? rt_kernel_of(fn, &err) : NULL;
+    if (k)
+        *n = k->nparams, *params = k->params, *bytes = k->param_bytes;
+    rt_unlock();
+    return k ? 0 : -1;
+}
+
+int course_emu_drv_global(void *module, const char *name, uint64_t *addr, size_t *size)
+{
+    struct rt_module *m = module;
+    struct proto_symbol q = {m->id};
+    struct iovec parts[2] = {{&q, sizeof q}, {(void *)name, strlen(name) + 1}};
+    struct proto_msg reply;
+    struct proto_symbol_at at = {0, 0};
+    rt_lock();
+    cudaError_t err = m->state > 0 ? rt_device() : m->error;
+    if (err == cudaSuccess && rt_call(PROTO_SYMBOL, parts, 2, &reply) == 0) {
+        if (reply.op == PROTO_SYMBOL_AT && reply.len == sizeof at)
+            memcpy(&at, reply.data, sizeof at);
+        free(reply.data);
+    } else if (err == cudaSuccess) {
+        err = rt.sticky;
+    }
+    rt_unlock();
+    if (err == cudaSuccess && !at.addr)
+        err = cudaErrorSymbolNotFound;
+    *addr = at.addr;
+    *size = (size_t)at.size;
+    return (int)err;
+}
+
+int course_emu_drv_malloc(void **p, size_t size, const void *caller)
+{
+    return (int)rt_malloc_at(p, size, caller);
+}
+
+int course_emu_drv_started(void)
+{
+    return rt.started || rt.device_set;
+}
+
+void course_emu_drv_use_device(int device)
+{
+    rt_self()->device = device;
+}
+
+/* The runtime has been asked about devices (rt.gpus read) or started the device: CUDA would have
+ * initialised the driver then. */
+int course_emu_drv_runtime_used(void)
+{
+    return rt.started || rt.gpus;
+}
+
+/* --- cudaGetDriverEntryPoint ------------------------------------------------------------ */
+
+/** cuGetProcAddress_v2's type (cuda.h), spelled without the driver's headers. */
+typedef int (*get_proc_fn)(const char *symbol, void **pfn, int version, unsigned long long flags,
+                           int *status);
+
+/* The driver stand-in's cuGetProcAddress_v2: libcuda.so.1 beside this library (the loader may
+ * hold it already, when the program links it), or NULL after one line. */
+static get_proc_fn driver_lookup(void)
+{
+    static get_proc_fn fn;
+    Dl_info info;
+    char path[4096] = "libcuda.so.1";
+    if (fn)
+        return fn;
+    const char *slash;
+    if (dladdr((void *)driver_lookup, &info) && info.dli_fname &&
+        (slash = strrchr(info.dli_fname, '/')))
+        snprintf(path, sizeof path, "%.*s/libcuda.so.1", (int)(slash - info.dli_fname),
+                 info.dli_fname);
+    void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    fn = lib ? (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2") : NULL;
+    if (!fn)
+        rt_say("cudaGetDriverEntryPoint: the driver stand-in %s cannot be opened (%s)", path,
+               dlerror());
+    return fn;
+}
+
+/* What both entry points do: the driver's answer for CUDA version @p version. */
+static cudaError_t entry_point(const char *symbol, void **funcPtr, int version,
+                               unsigned long long flags,
+                               enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    get_proc_fn lookup = driver_lookup();
+    int status = cudaDriverEntryPointSymbolNotFound;
+    if (!symbol || !funcPtr)
+        return rt_error(cudaErrorInvalidValue);
+    *funcPtr = NULL;
+    int err = lookup ? lookup(symbol, funcPtr, version, flags, &status) : 1;
+    if (driverStatus)
+        *driverStatus = (enum cudaDriverEntryPointQueryResult)status;
+    /* CUDA answers a symbol it does not know with success and a NULL pointer, and the status. */
+    return lookup && (err == 0 || err == 500) ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
+                                             unsigned int cudaVersion, unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus);
+}
+
+cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
+                                         unsigned long long flags,
+                                         enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}
+
+cudaError_t
+cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                      unsigned long long flags,
+                                      enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus);
+}

@@ -1,0 +1,262 @@
+/**
+ * @file checks_async.c
+ * @brief racecheck's view of the asynchronous proxy: bulk and tensor copies (TMA) and the
+ *        mbarriers they complete on, and fence.proxy.async.
+ *
+ * The VM runs a copy when it is issued, so a kernel that reads a copy's destination too early
+ * still gets the right bytes here; on a GPU it may not. Two rules of the PTX memory model
+ * (the asynchronous proxy, mbarrier's complete-tx) are checked instead, at the accesses:
+ *
+ * - **Early access.** The bytes a copy writes into shared memory belong to the phase of its
+ *   mbarrier that was current when it was issued. A thread may read or write them only after
+ *   it has seen that phase complete: a successful test_wait or try_wait of its own on that
+ *   object, or one by any thread before a block-wide barrier the thread passed since. Each
+ *   object's completed phases are counted from its mbarrier.init; each thread keeps how many
+ *   it has seen.
+ * - **Unfenced write.** A generic-proxy write (st.shared, an atomic) to bytes that an
+ *   async-proxy read then takes (a bulk or TMA store's source; wgmma's operands, through
+ *   check_async_read()) needs a fence.proxy.async between: the writer's own after its write,
+ *   or the reader's own after a block-wide barrier that followed the write (the barrier's
+ *   cumulativity carries the other threads' writes to it).
+ *
+ * What is not checked: a copy that overwrites bytes threads still read (the producer of a
+ * pipeline must wait for the consumers' "empty" mbarrier; that order is not tracked), and
+ * writes to a store's source before its cp.async.bulk.wait_group.read.
+ * Each finding is one line, kept once per pair of source lines (checks.c's find rules).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+
+/* One byte of shared memory: the copy it waits for, and its last generic-proxy writer. */
+struct abyte {
+    uint32_t block;         /* the block this record belongs to (tag) */
+    uint32_t slot;          /* its copy's mbarrier: slot + 1 (0: no copy pending) */
+    uint32_t need;          /* phases of that object a thread must have seen */
+    uint32_t copy_pc;       /* the copy */
+    uint32_t gw_tid, gw_pc; /* the last generic writer: thread + 1 (0: none), where */
+    uint32_t gw_gen;        /* the block's barriers opened before that write */
+    uint64_t gw_seq;        /* and when (the block's instruction count) */
+};
+
+/* One mbarrier object, by its shared offset. */
+struct aslot {
+    uint64_t off;
+    uint32_t completed; /* phases completed since mbarrier.init */
+    uint32_t max_seen;  /* the most any thread has seen */
+    uint32_t known;     /* seen by every thread (a barrier passed since one saw them) */
+    uint32_t *seen;     /* per thread */
+};
+
+enum { MAX_SLOTS = 64 };
+
+struct astate {
+    struct abyte *sh;
+    uint32_t block;                /* the running block's tag */
+    uint32_t gen;                  /* block-wide barriers opened */
+    uint64_t *fence_seq;           /* per thread: its last fence.proxy.async, when */
+    uint32_t *fence_gen;           /* and after how many barriers */
+    struct aslot slots[MAX_SLOTS]; /* the block's mbarriers */
+    uint32_t nslots;
+};
+
+static struct astate *state(struct exec *x)
+{
+    return x->async_state;
+}
+
+void check_async_begin(struct exec *x)
+{
+    struct astate *s = emu_calloc(1, sizeof *s);
+    s->sh = emu_calloc(x->smem_bytes, sizeof *s->sh);
+    s->fence_seq = emu_calloc(x->nthreads, sizeof *s->fence_seq);
+    s->fence_gen = emu_calloc(x->nthreads, sizeof *s->fence_gen);
+    for (int i = 0; i < MAX_SLOTS; i++)
+        s->slots[i].seen = emu_calloc(x->nthreads, sizeof *s->slots[i].seen);
+    x->async_state = s;
+}
+
+void check_async_block(struct exec *x)
+{
+    struct astate *s = state(x);
+    s->block++;
+    s->gen = 0;
+    s->nslots = 0;
+    memset(s->fence_seq, 0, x->nthreads * sizeof *s->fence_seq);
+    memset(s->fence_gen, 0, x->nthreads * sizeof *s->fence_gen);
+}
+
+void check_async_end(struct exec *x)
+{
+    struct astate *s = state(x);
+    for (int i = 0; i < MAX_SLOTS; i++)
+        free(s->slots[i].seen);
+    free(s->fence_seq);
+    free(s->fence_gen);
+    free(s->sh);
+    free(s);
+    x->async_state = NULL;
+}
+
+/* The slot of the object at @p off, or NULL (an object made before checks could see it). */
+static struct aslot *slot_of(struct astate *s, uint64_t off)
+{
+    for (uint32_t i = 0; i < s->nslots; i++)
+        if (s->slots[i].off == off)
+            return &s->slots[i];
+    return NULL;
+}
+
+void check_async_init(struct exec *x, uint64_t off)
+{
+    struct astate *s = state(x);
+    struct aslot *a = slot_of(s, off);
+    if (!a && s->nslots == MAX_SLOTS)
+        return; /* more objects than tracked: the later ones are not judged */
+    if (!a)
+        a = &s->slots[s->nslots++];
+    uint32_t *seen = a->seen;
+    memset(seen, 0, x->nthreads * sizeof *seen);
+    *a = (struct aslot){off, 0, 0, 0, seen};
+}
+
+void check_async_phase(struct exec *x, uint64_t off)
+{
+    struct aslot *a = slot_of(state(x), off);
+    if (a)
+        a->completed++;
+}
+
+void check_async_wait(struct exec *x, const struct warp *w, int lane, uint64_t off)
+{
+    struct aslot *a = slot_of(state(x), off);
+    if (!a)
+        return;
+    a->seen[w->index * 32 + (uint32_t)lane] = a->completed;
+    a->max_seen = a->completed > a->max_seen ? a->completed : a->max_seen;
+}
+
+void check_async_barrier(struct exec *x)
+{
+    struct astate *s = state(x);
+    s->gen++;
+    for (uint32_t i = 0; i < s->nslots; i++)
+        s->slots[i].known = s->slots[i].max_seen;
+}
+
+void check_async_fence(struct exec *x, const struct warp *w, uint32_t m)
+{
+    struct astate *s = state(x);
+    LANES(m, {
+        s->fence_seq[w->index * 32 + (uint32_t)l] = x->clock;
+        s->fence_gen[w->index * 32 + (uint32_t)l] = s->gen;
+    });
+}
+
+/* Byte @p off's record, fresh for this block. */
+static struct abyte *byte_of(struct astate *s, uint64_t off)
+{
+    struct abyte *b = &s->sh[off];
+    if (b->block != s->block)
+        *b = (struct abyte){.block = s->block};
+    return b;
+}
+
+void check_async_write(struct exec *x, const struct insn *in, uint64_t off, uint64_t bytes,
+                       uint64_t mbar)
+{
+    struct astate *s = state(x);
+    struct aslot *a = slot_of(s, mbar);
+    check_shared_async_write(x, off, bytes);
+    for (uint64_t i = 0; i < bytes; i++) {
+        struct abyte *b = byte_of(s, off + i);
+        *b = (struct abyte){.block = s->block};
+        if (a) {
+            b->slot = (uint32_t)(a - s->slots) + 1;
+            b->need = a->completed + 1;
+            b->copy_pc = (uint32_t)(in - x->code);
+        }
+    }
+}
+
+/* 1 when thread @p tid has seen the phase byte @p b's copy completes. */
+static int landed(const struct astate *s, const struct abyte *b, uint32_t tid)
+{
+    const struct aslot *a = &s->slots[b->slot - 1];
+    return a->seen[tid] >= b->need || a->known >= b->need;
+}
+
+/* Report lane @p lane's access of @p off, a byte of a copy it has not seen complete. */
+static void early(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t off,
+                  const struct abyte *b, const char *access)
+{
+    uint32_t pc = (uint32_t)(in - x->code);
+    if (check_seen(x, CHECK_ASYNC_EARLY, check_place(x, pc), check_place(x, b->copy_pc)))
+        return;
+    struct astate *s = state(x);
+    char me[400], copy[300], line[1024];
+    vm_where(x->mod, &x->code[b->copy_pc], copy, sizeof copy);
+    snprintf(
+        line, sizeof line,
+        "racecheck: %s of shared 0x%llx %s before the bulk or tensor copy at %s that writes "
+        "it completed: the thread has not waited for phase %u of the mbarrier at shared 0x%llx",
+        access, (unsigned long long)off, vm_describe(x, w, in, lane, me, sizeof me), copy,
+        b->need - 1, (unsigned long long)s->slots[b->slot - 1].off);
+    check_add(x, CHECK_ASYNC_EARLY, check_place(x, pc), check_place(x, b->copy_pc), line);
+}
+
+void check_async_access(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                        uint64_t off, unsigned bytes, int store)
+{
+    struct astate *s = state(x);
+    uint32_t tid = w->index * 32 + (uint32_t)lane;
+    for (unsigned i = 0; i < bytes; i++) {
+        struct abyte *b = byte_of(s, off + i);
+        if (b->slot && !landed(s, b, tid)) {
+            early(x, w, in, lane, off + i, b, store ? "write" : "read");
+            break;
+        }
+    }
+    if (!store)
+        return;
+    for (unsigned i = 0; i < bytes; i++) {
+        struct abyte *b = byte_of(s, off + i);
+        *b = (struct abyte){s->block, 0, 0, 0, tid + 1, (uint32_t)(in - x->code), s->gen, x->clock};
+    }
+}
+
+/* 1 when byte @p b's generic write is fenced for async-proxy reader @p tid. */
+static int fenced(const struct astate *s, const struct abyte *b, uint32_t tid)
+{
+    uint32_t writer = b->gw_tid - 1;
+    return s->fence_seq[writer] > b->gw_seq ||
+           (s->fence_seq[tid] > b->gw_seq && s->fence_gen[tid] > b->gw_gen);
+}
+
+void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t off,
+                      uint64_t bytes, const char *what)
+{
+    struct astate *s = state(x);
+    uint32_t tid = w->index * 32 + (uint32_t)lane, pc = (uint32_t)(in - x->code);
+    for (uint64_t i = 0; i < bytes; i++) {
+        struct abyte *b = byte_of(s, off + i);
+        if (b->slot && !landed(s, b, tid)) {
+            early(x, w, in, lane, off + i, b, what);
+            return;
+        }
+        if (!b->gw_tid || fenced(s, b, tid))
+            continue;
+        if (check_seen(x, CHECK_ASYNC_UNFENCED, check_place(x, pc), check_place(x, b->gw_pc)))
+            return;
+        char me[400], them[300], line[1200];
+        snprintf(line, sizeof line,
+                 "racecheck: %s reads shared 0x%llx %s, which %s wrote through the generic proxy "
+                 "with no fence.proxy.async between (the async proxy may not see the write)",
+                 what, (unsigned long long)(off + i), vm_describe(x, w, in, lane, me, sizeof me),
+                 check_thread_at(x, b->gw_tid - 1, b->gw_pc, them, sizeof them));
+        check_add(x, CHECK_ASYNC_UNFENCED, check_place(x, pc), check_place(x, b->gw_pc), line);
+        return;
+    }
+}

@@ -1,0 +1,891 @@
+/**
+ * @file test_driver.c
+ * @brief The driver-API stand-in (emulator/driver/, libcuda.so.1), checked through cuda.h.
+ *
+ * Every case is its own process (Check forks), so "before cuInit" means what it says. Kernels
+ * come as PTX text written here, as files CMake compiled from test_driver_kernels.cu (.ptx,
+ * .fatbin and a .cubin that must be refused) and as NVRTC's output, and run against the host's
+ * answer at 1, 33 and 1031 elements with guard elements after them. The mixed case shares one
+ * buffer and one stream between a runtime launch and a driver launch. The refusals (a call
+ * before cuInit or without a context, a cubin, bad PTX, a name no module has, every rule of
+ * cuTensorMapEncodeTiled, a function libcuda exports but the stand-in lacks) each print one
+ * line. Two cases read the toolkit at test time: every function its stub libcuda.so exports
+ * is defined here, and cuGetProcAddress answers each version cudaTypedefs.h dates.
+ */
+#define _GNU_SOURCE
+/* cuDeviceComputeCapability and cudaGetDriverEntryPoint are tested though deprecated. */
+#define CUDA_ENABLE_DEPRECATED
+#include <cuda.h>
+#include <dlfcn.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "course_test.h"
+#include "test_driver.h"
+
+#define CU_OK(call) ck_assert_int_eq((int)(call), CUDA_SUCCESS)
+
+/* Elements past n that no kernel may touch, and what they hold. */
+enum { GUARD = 17, POISON = -77 };
+
+/* cuInit, the first device's primary context made current. */
+static CUdevice setup(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CU_OK(cuInit(0));
+    CU_OK(cuDeviceGet(&dev, 0));
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CU_OK(cuCtxSetCurrent(ctx));
+    return dev;
+}
+
+/* n ints and GUARD more on the device, holding x[i] = f(i) then POISON. */
+static CUdeviceptr upload(int n, int (*f)(int))
+{
+    int *h = malloc((size_t)(n + GUARD) * sizeof *h);
+    for (int i = 0; i < n + GUARD; i++)
+        h[i] = i < n ? f(i) : POISON;
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc(&d, (size_t)(n + GUARD) * sizeof *h));
+    CU_OK(cuMemcpyHtoD(d, h, (size_t)(n + GUARD) * sizeof *h));
+    free(h);
+    return d;
+}
+
+/* Assert that the n ints at @p d are want(i) and the guard is untouched. */
+static void expect(CUdeviceptr d, int n, int (*want)(int), const char *what)
+{
+    int *h = malloc((size_t)(n + GUARD) * sizeof *h);
+    CU_OK(cuMemcpyDtoH(h, d, (size_t)(n + GUARD) * sizeof *h));
+    for (int i = 0; i < n + GUARD; i++) {
+        int w = i < n ? want(i) : POISON;
+        ck_assert_msg(h[i] == w, "%s, n = %d: element %d is %d, not %d%s", what, n, i, h[i], w,
+                      i < n ? "" : " (a guard element)");
+    }
+    free(h);
+}
+
+static int ramp(int i)
+{
+    return i % 97 - 40;
+}
+
+static int other(int i)
+{
+    return (i * 7) % 13;
+}
+
+/* --- devices, versions, errors ----------------------------------------------------------- */
+
+START_TEST(calls_before_cuInit_refused)
+{
+    int n = -1;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_INITIALIZED, cuDeviceGetCount(&n), "before cuInit");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuInit(3), "flags must be 0");
+    CU_OK(cuInit(0));
+    CU_OK(cuDeviceGetCount(&n));
+    ck_assert_int_eq(n, 2); /* COURSE_EMU_GPUS's default */
+    CUdevice dev;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_DEVICE, cuDeviceGet(&dev, 2), "does not exist");
+    CUdeviceptr d;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_CONTEXT, cuMemAlloc(&d, 64), "no current context");
+}
+END_TEST
+
+START_TEST(device_queries_match_the_runtime)
+{
+    CUdevice dev = setup();
+    struct cudaDeviceProp p;
+    ck_assert_int_eq(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+    char name[256];
+    int v, major, minor;
+    size_t total;
+    CUuuid uuid;
+    CU_OK(cuDeviceGetName(name, sizeof name, dev));
+    ck_assert_str_eq(name, p.name);
+    CU_OK(cuDeviceComputeCapability(&major, &minor, dev));
+    ck_assert(major == 9 && minor == 0);
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev));
+    ck_assert_int_eq(v, 1024);
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    ck_assert_int_eq(v, p.multiProcessorCount);
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev));
+    ck_assert_int_eq(v, (int)p.sharedMemPerBlockOptin);
+    CU_OK(cuDeviceTotalMem(&total, dev));
+    ck_assert_uint_eq(total, p.totalGlobalMem);
+    CU_OK(cuDeviceGetUuid(&uuid, dev));
+    ck_assert(!memcmp(uuid.bytes, p.uuid.bytes, sizeof uuid.bytes));
+    CU_OK(cuDriverGetVersion(&v));
+    ck_assert_int_eq(v, CUDA_VERSION);
+    /* numbers only the driver defines: answered by the stand-in, not passed to the runtime */
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, dev));
+    ck_assert_int_eq(v, 1);
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+    ck_assert_int_eq(v, 0);
+    CU_OK(cuDeviceCanAccessPeer(&v, dev, dev));
+    ck_assert_int_eq(cuDeviceCanAccessPeer(&v, dev, 99), CUDA_ERROR_INVALID_DEVICE);
+}
+END_TEST
+
+START_TEST(error_names_and_strings)
+{
+    const char *s = NULL;
+    CU_OK(cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &s));
+    ck_assert_str_eq(s, "CUDA_ERROR_INVALID_VALUE");
+    CU_OK(cuGetErrorName(CUDA_ERROR_ILLEGAL_ADDRESS, &s));
+    ck_assert_str_eq(s, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    CU_OK(cuGetErrorString(CUDA_ERROR_NOT_INITIALIZED, &s));
+    ck_assert_str_eq(s, "not initialized");
+    CU_OK(cuGetErrorString(CUDA_SUCCESS, &s));
+    ck_assert_str_eq(s, "no error");
+    ck_assert_int_eq(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    ck_assert_ptr_null(s);
+}
+END_TEST
+
+/* --- contexts ------------------------------------------------------------------------------ */
+
+START_TEST(contexts_push_pop_and_current)
+{
+    CUcontext a, b, got;
+    CUdevice dev;
+    CU_OK(cuInit(0));
+    CU_OK(cuCtxGetCurrent(&got));
+    ck_assert_ptr_null(got);
+    CU_OK(cuCtxCreate(&a, NULL, 0, 0));
+    CU_OK(cuCtxGetCurrent(&got));
+    ck_assert_ptr_eq(got, a);
+    CU_OK(cuCtxCreate(&b, NULL, 0, 1));
+    CU_OK(cuCtxGetDevice(&dev));
+    ck_assert_int_eq(dev, 1);
+    int rt_dev = -1;
+    ck_assert_int_eq(cudaGetDevice(&rt_dev), cudaSuccess);
+    ck_assert_int_eq(rt_dev, 1); /* the runtime follows the current context */
+    CU_OK(cuCtxPopCurrent(&got));
+    ck_assert_ptr_eq(got, b);
+    CU_OK(cuCtxGetDevice(&dev));
+    ck_assert_int_eq(dev, 0);
+    CU_OK(cuCtxPushCurrent(b));
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuCtxDestroy(b));
+    CU_OK(cuCtxGetCurrent(&got));
+    ck_assert_ptr_eq(got, a);
+    CU_OK(cuCtxDestroy(a));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_CONTEXT, cuCtxDestroy(a), "not a context");
+    unsigned flags;
+    int active;
+    CUcontext p;
+    CU_OK(cuDevicePrimaryCtxRetain(&p, 0));
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    ck_assert_int_eq(active, 1);
+    CU_OK(cuDevicePrimaryCtxRelease(0));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(0), "not retained");
+}
+END_TEST
+
+/* --- modules from PTX text ------------------------------------------------------------------ */
+
+/* y[i] = x[i] + bias, with bias a module variable (7 until the host changes it). */
+static const char add_bias_ptx[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .global .align 4 .u32 bias = 7;\n"
+    ".visible .entry add_bias(.param .u64 y, .param .u64 x, .param .u32 n)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [y];\n  ld.param.u64 %rd2, [x];\n  ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mov.u32 %r4, %tid.x;\n"
+    "  mad.lo.s32 %r5, %r2, %r3, %r4;\n  setp.ge.s32 %p1, %r5, %r1;\n  @%p1 bra DONE;\n"
+    "  mul.wide.s32 %rd3, %r5, 4;\n  add.s64 %rd4, %rd2, %rd3;\n  ld.global.u32 %r6, [%rd4];\n"
+    "  ld.global.u32 %r7, [bias];\n  add.s32 %r6, %r6, %r7;\n  add.s64 %rd5, %rd1, %rd3;\n"
+    "  st.global.u32 [%rd5], %r6;\nDONE:\n  ret;\n}\n";
+
+static int bias_for_case;
+
+static int ramp_plus_bias(int i)
+{
+    return ramp(i) + bias_for_case;
+}
+
+/* Run add_bias over n elements, through kernelParams or (@p extra) a packed buffer. */
+static void run_add_bias(CUfunction f, int n, int extra)
+{
+    CUdeviceptr x = upload(n, ramp), y = upload(n, other);
+    void *args[] = {&y, &x, &n};
+    struct {
+        CUdeviceptr y, x;
+        int n;
+    } packed = {y, x, n};
+    size_t size = sizeof packed;
+    void *buffer[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                      CU_LAUNCH_PARAM_END};
+    CU_OK(cuLaunchKernel(f, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, extra ? NULL : args,
+                         extra ? buffer : NULL));
+    expect(y, n, ramp_plus_bias, extra ? "add_bias through extra" : "add_bias");
+    CU_OK(cuMemFree(x));
+    CU_OK(cuMemFree(y));
+}
+
+START_TEST(ptx_text_module_runs)
+{
+    setup();
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    unsigned count;
+    CU_OK(cuModuleGetFunctionCount(&count, m));
+    ck_assert_uint_eq(count, 1);
+    bias_for_case = 7;
+    const int sizes[] = {1, 33, 1031};
+    for (int s = 0; s < 3; s++)
+        run_add_bias(f, sizes[s], s == 1);
+    CUdeviceptr bias;
+    size_t bytes;
+    int value = -1000;
+    CU_OK(cuModuleGetGlobal(&bias, &bytes, m, "bias"));
+    ck_assert_uint_eq(bytes, 4);
+    CU_OK(cuMemcpyHtoD(bias, &value, sizeof value));
+    bias_for_case = value;
+    run_add_bias(f, 1031, 1);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_FOUND, cuModuleGetFunction(&f, m, "add_biass"),
+                        "no kernel named add_biass");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_FOUND, cuModuleGetGlobal(&bias, &bytes, m, "bia"),
+                        "no variable named bia");
+    CU_OK(cuModuleUnload(m));
+    int n = 1;
+    void *args[] = {&bias, &bias, &n};
+    ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL),
+                     CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+START_TEST(bad_images_refused)
+{
+    setup();
+    CUmodule m;
+    char log[256] = "untouched";
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(size_t)sizeof log};
+    EXPECT_REFUSED_WITH(
+        CUDA_ERROR_INVALID_PTX,
+        cuModuleLoadDataEx(&m, ".version 8.0\n.target sm_90\n.entry k(\n", 2, opts, values),
+        "cuModuleLoadDataEx");
+    ck_assert_msg(strstr(log, "could not load"), "the JIT error log says '%s'", log);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NO_BINARY_FOR_GPU, cuModuleLoad(&m, DRIVER_KERNELS_CUBIN),
+                        "is a cubin");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_FILE_NOT_FOUND, cuModuleLoad(&m, "/nonexistent.ptx"),
+                        "cannot read");
+    int n = 1;
+    void *args[] = {&n};
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_HANDLE,
+                        cuLaunchKernel((CUfunction)&n, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL),
+                        "not a function");
+}
+END_TEST
+
+/* --- modules from files: nvcc's PTX and fat binary -------------------------------------------- */
+
+static int scale_add_want(int i)
+{
+    return 3 * ramp(i) + other(i) + 5;
+}
+
+/* drv_scale_add over n elements of module @p path, with a = 3 and drv_offset 5. */
+static void run_scale_add(const char *path, int n)
+{
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoad(&m, path));
+    CU_OK(cuModuleGetFunction(&f, m, "drv_scale_add"));
+    CUdeviceptr x = upload(n, ramp), y = upload(n, other);
+    int a = 3;
+    void *args[] = {&y, &x, &a, &n};
+    CU_OK(cuLaunchKernel(f, (unsigned)(n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+    expect(y, n, scale_add_want, path);
+    CU_OK(cuModuleUnload(m));
+}
+
+START_TEST(ptx_and_fatbin_files_run)
+{
+    setup();
+    const int sizes[] = {1, 33, 1031};
+    for (int s = 0; s < 3; s++) {
+        run_scale_add(DRIVER_KERNELS_PTX, sizes[s]);
+        run_scale_add(DRIVER_KERNELS_FATBIN, sizes[s]);
+    }
+}
+END_TEST
+
+/* Two inputs linked (PTX text, and nvcc's fat binary from a file) load as one module holding
+ * both kernels; machine code is refused. */
+START_TEST(linked_ptx_runs)
+{
+    setup();
+    CUlinkState link;
+    void *image;
+    size_t size;
+    CU_OK(cuLinkCreate(0, NULL, NULL, &link));
+    CU_OK(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)add_bias_ptx, sizeof add_bias_ptx,
+                        "add_bias", 0, NULL, NULL));
+    CU_OK(cuLinkAddFile(link, CU_JIT_INPUT_FATBINARY, DRIVER_KERNELS_FATBIN, 0, NULL, NULL));
+    EXPECT_REFUSED_WITH(
+        CUDA_ERROR_NOT_SUPPORTED,
+        cuLinkAddFile(link, CU_JIT_INPUT_CUBIN, DRIVER_KERNELS_CUBIN, 0, NULL, NULL),
+        "only PTX and fat binaries");
+    CU_OK(cuLinkComplete(link, &image, &size));
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, image));
+    CU_OK(cuLinkDestroy(link));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    bias_for_case = 7;
+    run_add_bias(f, 33, 0);
+    CU_OK(cuModuleGetFunction(&f, m, "drv_scale_add"));
+    CU_OK(cuModuleUnload(m));
+}
+END_TEST
+
+/* --- NVRTC ---------------------------------------------------------------------------------- */
+
+static const char nvrtc_source[] =
+    "extern \"C\" __global__ void cube_minus(int *y, const int *x, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = x[i] * x[i] * x[i] - i;\n"
+    "}\n";
+
+static int cube_minus_want(int i)
+{
+    return ramp(i) * ramp(i) * ramp(i) - i;
+}
+
+START_TEST(nvrtc_output_runs)
+{
+    nvrtcProgram prog;
+    const char *opts[] = {"--gpu-architecture=compute_90"};
+    ck_assert_int_eq(nvrtcCreateProgram(&prog, nvrtc_source, "cube.cu", 0, NULL, NULL),
+                     NVRTC_SUCCESS);
+    struct capture c; /* NVRTC asks the loaded libcuda for its private tables: no line */
+    capture_begin(&c, 2);
+    nvrtcResult compiled = nvrtcCompileProgram(prog, 1, opts);
+    char *said = capture_end(&c);
+    ck_assert_int_eq(compiled, NVRTC_SUCCESS);
+    ck_assert_msg(!said[0], "NVRTC's compilation printed '%s'", said);
+    free(said);
+    size_t size;
+    ck_assert_int_eq(nvrtcGetPTXSize(prog, &size), NVRTC_SUCCESS);
+    char *ptx = malloc(size);
+    ck_assert_int_eq(nvrtcGetPTX(prog, ptx), NVRTC_SUCCESS);
+    setup();
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadDataEx(&m, ptx, 0, NULL, NULL));
+    CU_OK(cuModuleGetFunction(&f, m, "cube_minus"));
+    const int sizes[] = {1, 33, 1031};
+    for (int s = 0; s < 3; s++) {
+        int n = sizes[s];
+        CUdeviceptr x = upload(n, ramp), y = upload(n, other);
+        void *args[] = {&y, &x, &n};
+        CU_OK(cuLaunchKernel(f, (unsigned)(n + 31) / 32, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+        expect(y, n, cube_minus_want, "NVRTC's cube_minus");
+    }
+    free(ptx);
+    nvrtcDestroyProgram(&prog);
+}
+END_TEST
+
+/* --- the runtime and the driver in one program --------------------------------------------------
+ */
+
+static int twice_plus_one_then_scaled(int i)
+{
+    return 3 * other(i) + (2 * ramp(i) + 1) + 5;
+}
+
+/* The runtime allocates and launches first (no cuInit: the runtime initialised the driver),
+ * then a driver launch on the runtime's stream reads what the runtime's kernel wrote. */
+START_TEST(runtime_and_driver_share_one_device)
+{
+    const int n = 1031;
+    int *d_y = NULL;
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d_y, (n + GUARD) * sizeof(int)), cudaSuccess);
+    CUdeviceptr x = upload(n, other);
+    int *h = malloc((n + GUARD) * sizeof *h);
+    for (int i = 0; i < n + GUARD; i++)
+        h[i] = i < n ? ramp(i) : POISON;
+    ck_assert_int_eq(cudaMemcpy(d_y, h, (n + GUARD) * sizeof *h, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    ck_assert_int_eq(drv_twice_plus_one(d_y, n, s), cudaSuccess);
+    CUcontext ctx;
+    CU_OK(cuCtxGetCurrent(&ctx));
+    ck_assert_ptr_nonnull(ctx);
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoad(&m, DRIVER_KERNELS_PTX));
+    CU_OK(cuModuleGetFunction(&f, m, "drv_scale_add"));
+    CUdeviceptr y = (CUdeviceptr)(uintptr_t)d_y;
+    int a = 3, nn = n;
+    void *args[] = {&y, &x, &a, &nn};
+    CU_OK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, (CUstream)s, args, NULL));
+    CU_OK(cuStreamSynchronize((CUstream)s));
+    expect(y, n, twice_plus_one_then_scaled, "a runtime launch, then a driver launch");
+    free(h);
+}
+END_TEST
+
+/* --- fills, streams, events --------------------------------------------------------------------
+ */
+
+/* cuMemsetD8/16/32 (synchronous and on a stream) over odd counts, a guard byte pattern after. */
+START_TEST(fills_of_every_width)
+{
+    setup();
+    CUstream s;
+    CU_OK(cuStreamCreate(&s, CU_STREAM_DEFAULT)); /* blocking: ordered after the legacy fill */
+    const size_t counts[] = {1, 33, 1031};
+    for (int c = 0; c < 3; c++)
+        for (int w = 1; w <= 4; w *= 2) {
+            size_t n = counts[c], bytes = n * (size_t)w + 64;
+            CUdeviceptr d;
+            CU_OK(cuMemAlloc(&d, bytes));
+            CU_OK(cuMemsetD8(d, 0xA5, bytes));
+            unsigned v = w == 1 ? 0x3C : w == 2 ? 0x1234 : 0x89ABCDEFu;
+            if (c == 1)
+                CU_OK(w == 1   ? cuMemsetD8Async(d, (unsigned char)v, n, s)
+                      : w == 2 ? cuMemsetD16Async(d, (unsigned short)v, n, s)
+                               : cuMemsetD32Async(d, v, n, s));
+            else
+                CU_OK(w == 1   ? cuMemsetD8(d, (unsigned char)v, n)
+                      : w == 2 ? cuMemsetD16(d, (unsigned short)v, n)
+                               : cuMemsetD32(d, v, n));
+            CU_OK(cuStreamSynchronize(s));
+            unsigned char *h = malloc(bytes);
+            CU_OK(cuMemcpyDtoH(h, d, bytes));
+            for (size_t i = 0; i < bytes; i++) {
+                unsigned want = i < n * (size_t)w ? (v >> (8 * (i % (size_t)w))) & 0xFF : 0xA5;
+                ck_assert_msg(h[i] == want, "cuMemsetD%d of %zu: byte %zu is 0x%02x, not 0x%02x",
+                              8 * w, n, i, h[i], want);
+            }
+            free(h);
+            CU_OK(cuMemFree(d));
+        }
+    CU_OK(cuStreamDestroy(s));
+}
+END_TEST
+
+START_TEST(streams_events_and_async_copies)
+{
+    setup();
+    const int n = 1031;
+    CUstream s;
+    CUevent start, stop;
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuEventCreate(&start, CU_EVENT_DEFAULT));
+    CU_OK(cuEventCreate(&stop, CU_EVENT_DEFAULT));
+    int *h = NULL;
+    CU_OK(cuMemAllocHost((void **)&h, (n + GUARD) * sizeof *h));
+    for (int i = 0; i < n + GUARD; i++)
+        h[i] = i < n ? ramp(i) : POISON;
+    CUdeviceptr a, b;
+    CU_OK(cuMemAlloc(&a, (n + GUARD) * sizeof *h));
+    CU_OK(cuMemAlloc(&b, (n + GUARD) * sizeof *h));
+    CU_OK(cuEventRecord(start, s));
+    CU_OK(cuMemcpyHtoDAsync(a, h, (n + GUARD) * sizeof *h, s));
+    CU_OK(cuMemcpyDtoDAsync(b, a, (n + GUARD) * sizeof *h, s));
+    CU_OK(cuEventRecord(stop, s));
+    ck_assert_int_eq(cuStreamQuery(s), CUDA_ERROR_NOT_READY); /* queued: nothing asked for it */
+    CU_OK(cuEventSynchronize(stop));
+    float ms = -1;
+    CU_OK(cuEventElapsedTime(&ms, start, stop));
+    ck_assert(ms >= 0);
+    expect(b, n, ramp, "copies on a stream");
+    CU_OK(cuEventDestroy(start));
+    CU_OK(cuEventDestroy(stop));
+    CU_OK(cuStreamDestroy(s));
+    CU_OK(cuMemFreeHost(h));
+}
+END_TEST
+
+/* --- launches with a config, function attributes, faults -----------------------------------------
+ */
+
+static int times_three(int i)
+{
+    return 3 * i;
+}
+
+START_TEST(launch_ex_and_function_attributes)
+{
+    setup();
+    CUmodule m;
+    CUfunction st, dyn;
+    CU_OK(cuModuleLoad(&m, DRIVER_KERNELS_FATBIN));
+    CU_OK(cuModuleGetFunction(&st, m, "drv_static_shared"));
+    CU_OK(cuModuleGetFunction(&dyn, m, "drv_dynamic_shared"));
+    int v;
+    CU_OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, st));
+    ck_assert_int_eq(v, 2048);
+    CU_OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, st));
+    ck_assert_int_eq(v, 1024);
+    const char *name;
+    CU_OK(cuFuncGetName(&name, st));
+    ck_assert_str_eq(name, "drv_static_shared");
+    int grid = 0, block = 0; /* 2 KiB of shared memory a block limits nothing below 1024 threads */
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &block, st, NULL, 0, 992));
+    ck_assert(block > 0 && block <= 992 && block % 32 == 0 && grid >= 132);
+    ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(NULL, &block, st, NULL, 0, 0),
+                     CUDA_ERROR_INVALID_VALUE);
+    int n = 1031;
+    CUdeviceptr out = upload(n, other);
+    void *args[] = {&out, &n};
+    CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+    attr.value.clusterDim.x = attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg = {(n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, &attr, 1};
+    CU_OK(cuLaunchKernelEx(&cfg, st, args, NULL));
+    expect(out, n, times_three, "drv_static_shared through cuLaunchKernelEx");
+    /* 100 KiB of dynamic shared memory: refused until the function opts in, as on a GPU */
+    int words = 100 * 1024 / 4;
+    void *dargs[] = {&out, &words};
+    ck_assert_int_ne(cuLaunchKernel(dyn, 1, 1, 1, 32, 1, 1, 100 * 1024, NULL, dargs, NULL),
+                     CUDA_SUCCESS);
+    CU_OK(cuFuncSetAttribute(dyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100 * 1024));
+    CU_OK(cuLaunchKernel(dyn, 1, 1, 1, 32, 1, 1, 100 * 1024, NULL, dargs, NULL));
+    int h[32];
+    CU_OK(cuMemcpyDtoH(h, out, sizeof h));
+    for (int i = 0; i < 32; i++)
+        ck_assert_int_eq(h[i], words);
+}
+END_TEST
+
+/* An out-of-bounds store: the launch is queued (success), the synchronisation reports it and
+ * every call after it returns it, as on a GPU. */
+START_TEST(kernel_fault_is_sticky)
+{
+    setup();
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    CUdeviceptr x = upload(1, ramp), y;
+    CU_OK(cuMemAlloc(&y, 4));
+    int n = 64; /* 64 elements of a 4-byte buffer */
+    void *args[] = {&y, &x, &n};
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    struct capture c;
+    capture_begin(&c, 2);
+    CUresult r = cuCtxSynchronize();
+    free(capture_end(&c));
+    ck_assert_int_eq(r, CUDA_ERROR_ILLEGAL_ADDRESS);
+    ck_assert_int_eq(cuMemcpyDtoH(&n, x, 4), CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+END_TEST
+
+/* --- cuGetProcAddress ------------------------------------------------------------------------ */
+
+static void *own(const char *name)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return lib ? dlsym(lib, name) : NULL;
+}
+
+/* cuGetProcAddress(@p symbol, @p version, @p flags) is the exported @p want. */
+static void expect_proc(const char *symbol, int version, cuuint64_t flags, const char *want)
+{
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult status;
+    CU_OK(cuGetProcAddress(symbol, &fn, version, flags, &status));
+    ck_assert_msg(fn && fn == own(want), "cuGetProcAddress(%s, %d, %llu) is not %s", symbol,
+                  version, (unsigned long long)flags, want);
+    ck_assert_int_eq(status, CU_GET_PROC_ADDRESS_SUCCESS);
+}
+
+START_TEST(proc_address_and_driver_entry_points)
+{
+    expect_proc("cuMemAlloc", 12000, 0, "cuMemAlloc_v2");
+    expect_proc("cuMemAlloc", 3000, 0, "cuMemAlloc");
+    expect_proc("cuCtxCreate", 11040, 0, "cuCtxCreate_v3");
+    expect_proc("cuCtxCreate", 13000, 0, "cuCtxCreate_v4");
+    expect_proc("cuTensorMapEncodeTiled", 12000, 0, "cuTensorMapEncodeTiled");
+    expect_proc("cuMemcpyHtoD", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+                "cuMemcpyHtoD_v2_ptds");
+    expect_proc("cuLaunchKernel", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+                "cuLaunchKernel_ptsz");
+    void *fn = (void *)1;
+    CUdriverProcAddressQueryResult status;
+    ck_assert_int_eq(cuGetProcAddress("cuNoSuchThing", &fn, 12000, 0, &status),
+                     CUDA_ERROR_NOT_FOUND);
+    ck_assert(!fn && status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    /* the runtime's way in, which CUTLASS and most Hopper kernels take */
+    enum cudaDriverEntryPointQueryResult q;
+    ck_assert_int_eq(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q),
+                     cudaSuccess);
+    ck_assert(fn == own("cuTensorMapEncodeTiled") && q == cudaDriverEntryPointSuccess);
+    ck_assert_int_eq(
+        cudaGetDriverEntryPointByVersion("cuCtxCreate", &fn, 12000, cudaEnableDefault, &q),
+        cudaSuccess);
+    ck_assert(fn == own("cuCtxCreate_v3"));
+}
+END_TEST
+
+/* Every PFN_cuNAME_vVERSION cudaTypedefs.h declares: asked for NAME at VERSION, the answer is
+ * the version's export (NAME, NAME_v2, ... in the order of the versions). */
+START_TEST(proc_address_versions)
+{
+    char *text = course_read_file(CUDA_TYPEDEFS_H);
+    ck_assert_ptr_nonnull(text);
+    char names[1024][64];
+    int versions[1024], n = 0, checked = 0;
+    for (char *p = text; (p = strstr(p, "(CUDAAPI *PFN_cu")) && n < 1024; p++) {
+        char name[64];
+        int v;
+        char *close = strchr(p, ')');
+        if (sscanf(p, "(CUDAAPI *PFN_%63[A-Za-z0-9]_v%d", name, &v) != 2 || !close ||
+            close[-1] == 's' || close[-1] == 'z')
+            continue; /* a _ptds or _ptsz form */
+        snprintf(names[n], sizeof names[n], "%s", name);
+        versions[n++] = v;
+    }
+    for (int i = 0; i < n; i++) {
+        int rank = 1; /* how many versions of the name are as old or older */
+        for (int j = 0; j < n; j++)
+            rank += j != i && !strcmp(names[i], names[j]) && versions[j] < versions[i];
+        char want[80];
+        if (rank == 1)
+            snprintf(want, sizeof want, "%s", names[i]);
+        else
+            snprintf(want, sizeof want, "%s_v%d", names[i], rank);
+        expect_proc(names[i], versions[i], 0, want);
+        checked++;
+    }
+    ck_assert_int_gt(checked, 400);
+    free(text);
+}
+END_TEST
+
+/* Every function the toolkit's stub libcuda.so exports is defined by the stand-in; the ones it
+ * lacks answer CUDA_ERROR_NOT_SUPPORTED in one line. */
+START_TEST(every_export_is_defined)
+{
+    char cmd[4200], sym[256];
+    snprintf(cmd, sizeof cmd, "nm -D --defined-only %s", CUDA_STUB_LIBCUDA);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    int total = 0, missing = 0;
+    char line[512], first[256] = "";
+    while (fgets(line, sizeof line, p)) {
+        char kind;
+        if (sscanf(line, "%*s %c %255s", &kind, sym) != 2 || kind != 'T')
+            continue;
+        total++;
+        if (!own(sym) && !missing++)
+            snprintf(first, sizeof first, "%s", sym);
+    }
+    pclose(p);
+    ck_assert_int_gt(total, 500);
+    ck_assert_msg(!missing, "%d of %d functions of libcuda.so are missing, %s first", missing,
+                  total, first);
+    typedef CUresult (*array_create)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
+    CUarray a;
+    CUDA_ARRAY_DESCRIPTOR d = {16, 16, CU_AD_FORMAT_FLOAT, 1};
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_SUPPORTED, ((array_create)own("cuArrayCreate_v2"))(&a, &d),
+                        "cuArrayCreate_v2 is not emulated");
+}
+END_TEST
+
+/* --- cuTensorMapEncodeTiled --------------------------------------------------------------------
+ */
+
+/** The arguments of one cuTensorMapEncodeTiled call. */
+struct encode {
+    CUtensorMapDataType type;
+    unsigned rank;
+    long addr_offset; /* bytes past the allocation's start */
+    cuuint64_t dim[5], stride[4];
+    cuuint32_t box[5], estride[5];
+    CUtensorMapInterleave interleave;
+    CUtensorMapSwizzle swizzle;
+    CUtensorMapL2promotion l2;
+    CUtensorMapFloatOOBfill oob;
+    long map_offset; /* bytes past an aligned CUtensorMap */
+};
+
+/* A valid 2D map: 100 x 37 floats with rows of 400 bytes, a 32 x 8 box, 128-byte swizzle. */
+static struct encode valid(void)
+{
+    return (struct encode){CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                           2,
+                           0,
+                           {100, 37, 1, 1, 1},
+                           {400, 14800, 14800, 14800},
+                           {32, 8, 1, 1, 1},
+                           {1, 1, 1, 1, 1},
+                           CU_TENSOR_MAP_INTERLEAVE_NONE,
+                           CU_TENSOR_MAP_SWIZZLE_128B,
+                           CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+                           0};
+}
+
+static CUresult encode(const struct encode *e, CUdeviceptr base)
+{
+    static CUtensorMap maps[2];
+    CUtensorMap *map = (CUtensorMap *)((char *)&maps[0] + e->map_offset);
+    return cuTensorMapEncodeTiled(map, e->type, e->rank, (void *)(uintptr_t)(base + e->addr_offset),
+                                  e->dim, e->stride, e->box, e->estride, e->interleave, e->swizzle,
+                                  e->l2, e->oob);
+}
+
+START_TEST(tensor_map_rules)
+{
+    setup();
+    CUdeviceptr base;
+    CU_OK(cuMemAlloc(&base, 1 << 20));
+    struct encode e = valid();
+    CU_OK(encode(&e, base));
+    for (unsigned rank = 1; rank <= 5; rank++) {
+        e = valid();
+        e.rank = rank;
+        e.swizzle = rank % 4;
+        e.box[0] = rank == 1 ? 8 : 4 << e.swizzle; /* floats: 16, 32, 64 or 128 bytes */
+        CU_OK(encode(&e, base));
+    }
+    static const struct {
+        const char *what;
+        int field, value;
+        CUresult code;
+        const char *says;
+    } bad[] = {
+        {"map alignment", 0, 8, CUDA_ERROR_INVALID_VALUE, "64-byte aligned"},
+        {"type", 1, 20, CUDA_ERROR_INVALID_VALUE, "not a CUtensorMapDataType"},
+        {"sub-byte type", 1, CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CUDA_ERROR_NOT_SUPPORTED,
+         "sm_100"},
+        {"rank 0", 2, 0, CUDA_ERROR_INVALID_VALUE, "1 to 5"},
+        {"rank 6", 2, 6, CUDA_ERROR_INVALID_VALUE, "1 to 5"},
+        {"address", 3, 8, CUDA_ERROR_INVALID_VALUE, "16-byte aligned"},
+        {"extent 0", 4, 0, CUDA_ERROR_INVALID_VALUE, "1 to 2^32"},
+        {"stride", 5, 404, CUDA_ERROR_INVALID_VALUE, "multiple of 16"},
+        {"box 257", 6, 257, CUDA_ERROR_INVALID_VALUE, "1 to 256"},
+        {"box 0", 6, 0, CUDA_ERROR_INVALID_VALUE, "1 to 256"},
+        {"inner box 12 bytes", 7, 3, CUDA_ERROR_INVALID_VALUE, "multiple of 16 bytes"},
+        {"inner box past the swizzle", 7, 64, CUDA_ERROR_INVALID_VALUE, "allows at most 128"},
+        {"traversal stride 9", 8, 9, CUDA_ERROR_INVALID_VALUE, "1 to 8"},
+        {"traversal stride 0", 8, 0, CUDA_ERROR_INVALID_VALUE, "1 to 8"},
+        {"interleave 3", 9, 3, CUDA_ERROR_INVALID_VALUE, "not a CUtensorMapInterleave"},
+        {"interleave in 2D", 9, CU_TENSOR_MAP_INTERLEAVE_16B, CUDA_ERROR_INVALID_VALUE,
+         "needs 3 to 5"},
+        {"swizzle 7", 10, 7, CUDA_ERROR_INVALID_VALUE, "not a CUtensorMapSwizzle"},
+        {"atom swizzle", 10, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B, CUDA_ERROR_NOT_SUPPORTED,
+         "sm_100"},
+        {"32-byte interleave, 64-byte swizzle", 11, 0, CUDA_ERROR_INVALID_VALUE,
+         "needs the 32-byte swizzle"},
+        {"L2 promotion", 12, 4, CUDA_ERROR_INVALID_VALUE, "not a CUtensorMapL2promotion"},
+        {"fill", 13, 2, CUDA_ERROR_INVALID_VALUE, "not a CUtensorMapFloatOOBfill"},
+        {"NaN fill of integers", 14, 0, CUDA_ERROR_INVALID_VALUE, "needs a floating-point"},
+        {"extent 2^32 + 1", 15, 0, CUDA_ERROR_INVALID_VALUE, "1 to 2^32"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        e = valid();
+        int v = bad[i].value;
+        switch (bad[i].field) {
+        case 0:
+            e.map_offset = v;
+            break;
+        case 1:
+            e.type = (CUtensorMapDataType)v;
+            break;
+        case 2:
+            e.rank = (unsigned)v;
+            break;
+        case 3:
+            e.addr_offset = v;
+            break;
+        case 4:
+            e.dim[1] = (cuuint64_t)v;
+            break;
+        case 5:
+            e.stride[0] = (cuuint64_t)v;
+            break;
+        case 6:
+            e.box[1] = (cuuint32_t)v;
+            break;
+        case 7:
+            e.box[0] = (cuuint32_t)v, e.swizzle = v == 3 ? 0 : e.swizzle;
+            break;
+        case 8:
+            e.estride[1] = (cuuint32_t)v;
+            break;
+        case 9:
+            e.interleave = (CUtensorMapInterleave)v;
+            break;
+        case 10:
+            e.swizzle = (CUtensorMapSwizzle)v;
+            break;
+        case 11:
+            e.rank = 3, e.interleave = CU_TENSOR_MAP_INTERLEAVE_32B;
+            e.swizzle = CU_TENSOR_MAP_SWIZZLE_64B, e.stride[0] = 416, e.stride[1] = 416 * 37;
+            break;
+        case 12:
+            e.l2 = (CUtensorMapL2promotion)v;
+            break;
+        case 13:
+            e.oob = (CUtensorMapFloatOOBfill)v;
+            break;
+        case 14:
+            e.type = CU_TENSOR_MAP_DATA_TYPE_UINT32;
+            e.oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+            break;
+        default:
+            e.dim[0] = (1ull << 32) + 1;
+            break;
+        }
+        struct capture c;
+        capture_begin(&c, 2);
+        CUresult r = encode(&e, base);
+        char *text = capture_end(&c);
+        const char *nl = strchr(text, '\n');
+        ck_assert_msg(r == bad[i].code && strstr(text, bad[i].says) && nl && !nl[1],
+                      "%s: cuTensorMapEncodeTiled returned %d and printed '%s', not one line "
+                      "saying '%s'",
+                      bad[i].what, (int)r, text, bad[i].says);
+        free(text);
+    }
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_SUPPORTED,
+                        cuTensorMapEncodeIm2col(
+                            NULL, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, NULL, NULL, NULL, NULL, NULL,
+                            1, 1, NULL, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                        "cuTensorMapEncodeIm2col");
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"calls_before_cuInit_refused", calls_before_cuInit_refused, CASE_CPU, 60},
+        {"device_queries_match_the_runtime", device_queries_match_the_runtime, CASE_CPU, 60},
+        {"error_names_and_strings", error_names_and_strings, CASE_CPU, 60},
+        {"contexts_push_pop_and_current", contexts_push_pop_and_current, CASE_CPU, 60},
+        {"ptx_text_module_runs", ptx_text_module_runs, CASE_CPU, 120},
+        {"bad_images_refused", bad_images_refused, CASE_CPU, 60},
+        {"ptx_and_fatbin_files_run", ptx_and_fatbin_files_run, CASE_CPU, 120},
+        {"linked_ptx_runs", linked_ptx_runs, CASE_CPU, 120},
+        {"nvrtc_output_runs", nvrtc_output_runs, CASE_CPU, 120},
+        {"runtime_and_driver_share_one_device", runtime_and_driver_share_one_device, CASE_CPU, 120},
+        {"fills_of_every_width", fills_of_every_width, CASE_CPU, 120},
+        {"streams_events_and_async_copies", streams_events_and_async_copies, CASE_CPU, 60},
+        {"launch_ex_and_function_attributes", launch_ex_and_function_attributes, CASE_CPU, 120},
+        {"kernel_fault_is_sticky", kernel_fault_is_sticky, CASE_CPU, 60},
+        {"proc_address_and_driver_entry_points", proc_address_and_driver_entry_points, CASE_CPU,
+         60},
+        {"proc_address_versions", proc_address_versions, CASE_CPU, 60},
+        {"every_export_is_defined", every_export_is_defined, CASE_CPU, 60},
+        {"tensor_map_rules", tensor_map_rules, CASE_CPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
