@@ -101,6 +101,7 @@ struct proto_loaded {
 /** LOADED: one kernel (followed by nparams vm_param and the name). */
 struct proto_kernel {
     uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
+    uint32_t cluster[3], explicit_cluster, max_cluster_rank; /**< vm_kernel's cluster fields */
 };
 
 /** SYMBOL: which module to ask. */
@@ -124,6 +125,7 @@ struct proto_launch {
     uint32_t stack_bytes; /**< cudaLimitStackSize (vm_launch::stack_bytes) */
     uint32_t
         pending_launches; /**< cudaLimitDevRuntimePendingLaunchCount (vm_launch::pending_limit) */
+    uint32_t cluster[3];  /**< blocks per cluster (vm_launch::cluster); zeros: none given */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "checks.h"
+#include "hopper.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,7 +64,8 @@ enum kind {
     K_INIT_GLOBAL,
     K_SYNC_MASK,
     K_SYNC_EXITED,
-    K_SYNC_PLACES
+    K_SYNC_PLACES,
+    K_OTHER /* another family's finding (check_report_at) */
 };
 
 static struct check_state *state(struct exec *x)
@@ -106,6 +108,16 @@ static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     s->found[s->nfound++] = (struct finding){kind, at, at2, 1, strdup(line)};
+}
+
+void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    find(x, K_OTHER, place(x, pc), place(x, pc2), "%s", line);
 }
 
 void check_begin(struct exec *x)
@@ -247,6 +259,8 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         if (h.unwritten || h.raw || h.war || h.waw)
             shared_report(x, w, in, l, addr[l], store, &h);
     }
+    if (store && x->hop && (x->launch->checks & VM_CHECK_RACE))
+        check_proxy_store(x, w, in, addr, m, bytes);
     return EV_NONE;
 }
 

@@ -31,6 +31,11 @@ void check_barrier_open(struct exec *x, uint32_t id, uint32_t exited);
  *  mbarrier only some threads arrive at orders nothing for racecheck (emulator/README.md). */
 void check_mbarrier_phase(struct exec *x, uint64_t arrivals);
 
+/** A finding of another family (the async-proxy check, wgmma's registers) at instructions @p pc
+ *  and @p pc2: one line, kept once per pair of source lines and counted, as every finding. */
+void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /** A launch with checks starts (x->smem_bytes known) and ends (its findings reported). */
 void check_begin(struct exec *x);
 void check_end(struct exec *x);

@@ -80,5 +80,12 @@ int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_tex.c */
+/* decode_hopper.c: sm_90's warpgroup and cluster instructions. */
+int dec_wgmma(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_setmaxnreg(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_elect(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_mapa(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_bar_cluster(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_fence(struct dctx *c, const struct mn *m, struct operand *o, int n);
 
 #endif /* EMU_DECODE_IMPL_H */

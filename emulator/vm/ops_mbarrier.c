@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "checks.h"
-#include "vm_impl.h"
+#include "hopper.h"
 
 #define MB_COUNT 0x1FFFFFull /* a 21-bit count: pending (bits 0-20), expected (21-41) */
 #define MB_MARK (0xB4A7Eull << 42)
@@ -40,12 +40,16 @@ static enum event object_at(struct exec *x, struct warp *w, const struct insn *i
                            (unsigned long long)a);
         a -= SHARED_WINDOW;
     }
-    if (a % 8 || a + 8 > x->smem_bytes)
+    uint8_t *smem = x->smem; /* or, for an arrive, another block's of the cluster */
+    uint32_t bytes = x->smem_bytes;
+    if (a >> CLUSTER_SHIFT && vm_cluster_resolve(x, w, in, l, &a, &smem, &bytes, NULL))
+        return EV_ERROR;
+    if (a % 8 || a + 8 > bytes)
         return vm_fail(x, w, in, l, VM_FAULT,
                        "an mbarrier object at shared offset %llu (it needs 8 bytes, 8-aligned, of "
                        "the block's %u bytes of shared memory)",
-                       (unsigned long long)a, x->smem_bytes);
-    *p = x->smem + a;
+                       (unsigned long long)a, bytes);
+    *p = smem + a;
     return EV_NONE;
 }
 

@@ -520,6 +520,8 @@ static const struct {
     {"gatom_same_addr", AT(gatom_same_addr)},
     {"satom_same_addr", AT(satom_same_addr)},
     {"gatom_addrs", AT(gatom_addrs)},
+    {"wgmma_insts", AT(wgmma_insts)},
+    {"wgmma_flops", AT(wgmma_flops)},
 #undef AT
 };
 
@@ -545,6 +547,8 @@ static int parse_launch(char *line, struct course_launch *l)
             fields += sscanf(v, "%u,%u,%u", &l->grid[0], &l->grid[1], &l->grid[2]) == 3;
         else if (!strcmp(tok, "block"))
             fields += sscanf(v, "%u,%u,%u", &l->block[0], &l->block[1], &l->block[2]) == 3;
+        else if (!strcmp(tok, "cluster"))
+            fields += sscanf(v, "%u,%u,%u", &l->cluster[0], &l->cluster[1], &l->cluster[2]) == 3;
         else if (!strcmp(tok, "params"))
             fields += sscanf(v, "%u", &l->params) == 1;
         for (size_t k = 0; k < sizeof counter_keys / sizeof *counter_keys; k++)
@@ -553,7 +557,7 @@ static int parse_launch(char *line, struct course_launch *l)
                 fields++;
             }
     }
-    return fields == 5 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
+    return fields == 6 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
 }
 
 /* Read what the observer has written so far (never blocking) and parse its complete lines. */
