@@ -527,6 +527,8 @@ static int spins_forever(struct exec *x, uint64_t e0)
             : op == OP_WGMMA_WAIT
                 ? "wgmma.wait_group waits for warps of its warpgroup that never issue the "
                   "wgmma.mma_async it covers"
+            : x->cluster
+                ? "a loop waits for memory that no thread of its cluster will change"
                 : "a loop waits for memory that no thread of its block will change (blocks start "
                   "in order: a block can wait only for the blocks before it)");
     return 1;

@@ -30,11 +30,24 @@ static __device__ __forceinline__ void cluster_barrier(void)
 static __device__ void cl_body(unsigned *out)
 {
     __shared__ unsigned counter[2]; /* [0]: every thread's rank + 1; [1]: elected lanes + 1 */
-    if (threadIdx.x < 2)
-        counter[threadIdx.x] = 0;
-    cluster_barrier(); /* every block's counters are zero before any block adds to them */
+    __shared__ uint64_t bar;        /* an mbarrier that each block's thread 0 arrives on */
     unsigned rank = SREG("cluster_ctarank"), n = SREG("cluster_nctarank"), lane = threadIdx.x % 32;
     unsigned local = (unsigned)__cvta_generic_to_shared(counter);
+    unsigned local_bar = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x < 2)
+        counter[threadIdx.x] = 0;
+    if (threadIdx.x == 0)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(local_bar), "r"(n) : "memory");
+    cluster_barrier(); /* every block's counters and mbarrier are ready before any block uses them
+                        */
+    for (unsigned r = 0; threadIdx.x == 0 && r < n; r++) {
+        unsigned remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                     : "=r"(remote)
+                     : "r"(local_bar), "r"(r));
+        asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+                     : "memory");
+    }
     for (unsigned r = 0; r < n; r++) {
         unsigned remote;
         asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(r));
@@ -54,6 +67,13 @@ static __device__ void cl_body(unsigned *out)
                 asm volatile("trap;");
         }
     }
+    unsigned done = 0; /* phase 0 of this block's mbarrier: every block's thread 0 arrived */
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
+                     "[%1], 0; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(local_bar)
+                     : "memory");
     cluster_barrier(); /* every addition is done */
     unsigned *o =
         out + CL_FIELDS * (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
