@@ -153,7 +153,7 @@ static void emu_counting(void (**set)(int), int (**take)(struct course_emu_launc
     *take =
         (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
     if (!*set || !*take) {
-        fprintf(stderr, "bench: the CPU emulator's runtime has no counters (emulator/emu.h)\n");
+        fprintf(stderr, "bench: the CPU emulator's runtime has no counters (emu.h)\n");
         exit(1);
     }
 }

@@ -25,7 +25,7 @@
  *     gatom_addrs,intensity,check
  *
  * where the counters are summed over the kernel's launches and named as the
- * device server's observer names them (emulator/server.c), grid and block are
+ * device server's observer names them (emulator/server/server.c), grid and block are
  * XxYxZ (the first launch's), intensity is flops per unique byte (read and
  * written), check is ok or FAIL, and the gatom_ and satom_ columns count atomics on global and
  * shared memory: lanes, lanes that update an address an earlier lane of the same instruction
@@ -123,7 +123,7 @@ double bench_report(struct bench_table *t, struct bench_row *r, void (*fn)(void 
 /** Close the table. Returns 0 when every checked row was right, else 1. */
 int bench_end(struct bench_table *t);
 
-/** Add the emulator's counters @p c (emulator/vm.h) into @p sum, field by field. */
+/** Add the emulator's counters @p c (emulator/include/emu_counts.h) into @p sum, field by field. */
 void bench_add_counters(struct vm_counters *sum, const struct vm_counters *c);
 
 /**

@@ -14,7 +14,7 @@
 
 int device_emulated(void)
 {
-    /* Only the emulator's runtime defines this symbol (emulator/emu.h). */
+    /* Only the emulator's runtime defines this symbol (emulator/include/emu.h). */
     int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "course_emu_active");
     return active && active();
 }

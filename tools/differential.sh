@@ -16,7 +16,7 @@
 # On stdout, one line per case. Exit 0 when no line but the summary was written, 1 when one
 # was, 77 when the suite has no GPU case or the device cannot run it. With COURSE_DIFF_COUNTS=FILE
 # the judge appends every observed launch's counters there ("case=C call=L launch ...", the
-# device server's observer format, emulator/server.c). For schedule the caller puts the
+# device server's observer format, emulator/server/server.c). For schedule the caller puts the
 # emulator's libraries first on LD_LIBRARY_PATH (CTest's tools.differential_smoke does); for gpu
 # it must not.
 set -u

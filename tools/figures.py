@@ -66,7 +66,7 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
 # CPU emulator, 2026-11-25). A model,
-# never a measurement (emulator/README.md, "Time model", has its validation error). Points
+# never a measurement (emulator/MODEL.md has its validation error). Points
 # above the roof are served by the caches: the intensity counts every access. Lesson 08's
 # WMMA points count fragment loads as 16 bytes a lane (how a GPU splits them is not documented).
 MODEL_H100 = {

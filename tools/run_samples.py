@@ -6,7 +6,7 @@
 
 CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOLDER/NAME/ with a
 CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
-FOLDER defaults to the five folders emulator/README.md reports on. For every program the script
+FOLDER defaults to the five folders emulator/STATUS.md reports on. For every program the script
 reads its CMakeLists.txt for its sources and libraries. A program that links a library the
 emulator has no stand-in for (the driver API, NVRTC, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP,
 nvJPEG, OpenGL, EGL, MPI, FreeImage, ...) is listed as "needs" with the library and not built.

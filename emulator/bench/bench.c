@@ -23,9 +23,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
+#include "fp.h"
 #include "mem.h"
 #include "vm.h"
-#include "vm/fp.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -35,8 +36,8 @@ static char *slurp(const char *path, size_t *len)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     rewind(f);
-    char *text = malloc((size_t)n + 1);
-    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
+    char *text = emu_malloc((size_t)n + 1);
+    if (fread(text, 1, (size_t)n, f) != (size_t)n) {
         fclose(f);
         free(text);
         return NULL;

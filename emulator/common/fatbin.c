@@ -11,6 +11,8 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "alloc.h"
+
 enum {
     WRAPPER_MAGIC = 0x466243b1,
     LINK_VERSION = 2, /* the wrapper of a -rdc link (fatbinary_section.h) */
@@ -69,9 +71,7 @@ static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char
 {
     uint64_t payload = u64_at(e, 8), flags = u64_at(e, 40);
     if (!(flags & (FLAG_LZ4 | FLAG_ZSTD))) {
-        char *t = malloc(payload + 1);
-        if (!t)
-            return NULL;
+        char *t = emu_malloc(payload + 1);
         memcpy(t, data, payload);
         t[payload] = 0;
         *len = strlen(t); /* the payload is padded with NULs */
@@ -83,9 +83,7 @@ static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char
         snprintf(err, err_size, "a compressed PTX entry has impossible sizes");
         return NULL;
     }
-    char *t = malloc(size + 1);
-    if (!t)
-        abort(); /* the runtime's allocations abort on failure too */
+    char *t = emu_malloc(size + 1);
     long got = decompress(t, size, data, packed, !(flags & FLAG_ZSTD), err, err_size);
     if (got < 0) {
         free(t);
@@ -143,9 +141,7 @@ static enum fatbin_status linked_fatbins(const uint8_t *const *objects, char **p
         st = one_fatbin(objects[i], &text, &n, &a, err, err_size);
         if (st != FATBIN_PTX)
             continue;
-        all = realloc(*ptx, *len + n + 2);
-        if (!all)
-            abort(); /* the runtime's allocations abort on failure too */
+        all = emu_realloc(*ptx, *len + n + 2);
         memcpy(all + *len, text, n);
         all[*len + n] = '\n', all[*len + n + 1] = 0;
         *ptx = all, *len += n + 1;

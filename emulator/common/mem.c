@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "alloc.h"
+
 /* Blocks start on a page, so that freeing one can give its pages back, and
  * sit GAP bytes apart, so that running a little past the end of one lands in
  * no block at all and is reported rather than read from a neighbour. */
@@ -94,13 +96,8 @@ static void record_new(const struct emu_mem *m, struct mem_block *b)
 {
     if (!m->track)
         return;
-    b->state = calloc(b->size, 1);
-    b->shadow = m->track == 2 ? calloc(b->size, 1) : NULL;
-    if (!b->state || (m->track == 2 && !b->shadow)) {
-        fprintf(stderr, "emulator: out of host memory for the record of %llu bytes\n",
-                (unsigned long long)b->size);
-        abort();
-    }
+    b->state = emu_calloc(b->size, 1);
+    b->shadow = m->track == 2 ? emu_calloc(b->size, 1) : NULL;
 }
 
 static void record_free(struct mem_block *b)
@@ -281,12 +278,7 @@ static void insert_at(struct emu_mem *m, size_t i, struct mem_block b)
 {
     if (m->nlive == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 64;
-        struct mem_block *bigger = realloc(m->live, m->cap * sizeof *bigger);
-        if (!bigger) {
-            fprintf(stderr, "emulator: out of host memory for %zu blocks\n", m->cap);
-            abort();
-        }
-        m->live = bigger;
+        m->live = emu_realloc(m->live, m->cap * sizeof *m->live);
     }
     memmove(&m->live[i + 1], &m->live[i], (m->nlive - i) * sizeof *m->live);
     m->live[i] = b;

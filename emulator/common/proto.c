@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "alloc.h"
+
 /* Write every byte of @p iov (modified as it goes); the descriptor rides on the first chunk. */
 static int send_all(int sock, struct iovec *iov, int n, int pass_fd)
 {
@@ -110,8 +112,8 @@ int proto_recv(int sock, struct proto_msg *msg)
     msg->len = head.len;
     if (head.len == 0)
         return 0;
-    msg->data = malloc((size_t)head.len + 1);
-    if (!msg->data || read_all(sock, msg->data, head.len)) {
+    msg->data = emu_malloc((size_t)head.len + 1);
+    if (read_all(sock, msg->data, head.len)) {
         free(msg->data);
         msg->data = NULL;
         return -1;

@@ -22,7 +22,7 @@
  *
  * LOADED carries proto_loaded, then the blocks vm_load() allocated for module
  * variables (proto_block each, for the client's table), then per kernel a
- * proto_kernel, its vm_param array and its name (NUL-terminated). DONE carries
+ * proto_kernel, its proto_param array and its name (NUL-terminated). DONE carries
  * proto_done, the one-line message, then the kernel's printf output.
  */
 #ifndef EMU_PROTO_H
@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "vm.h"
+#include "emu_counts.h"
 
 /** Operations. */
 enum proto_op {
@@ -98,7 +98,13 @@ struct proto_loaded {
     uint32_t heap;    /**< 1: the device heap exists (this module or an earlier one uses it) */
 };
 
-/** LOADED: one kernel (followed by nparams vm_param and the name). */
+/** LOADED: one kernel parameter, where it sits in the parameter buffer (the VM's vm_param). */
+struct proto_param {
+    uint32_t offset; /**< byte offset in the buffer */
+    uint32_t size;   /**< bytes */
+};
+
+/** LOADED: one kernel (followed by nparams proto_param and the name). */
 struct proto_kernel {
     uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
     uint32_t cluster[3], explicit_cluster, max_cluster_rank; /**< vm_kernel's cluster fields */

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "vm.h"
+#include "emu_counts.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vm/fp.h"
+#include "fp.h"
 
 /** Bytes of one element of type @p t (CUDA_R_32F, CUDA_R_16F or CUDA_R_16BF). */
 static inline size_t elem_bytes(cudaDataType t)

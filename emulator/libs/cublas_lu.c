@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "emu.h"
 
 /** One batched call, its device arrays resolved to host addresses. */
@@ -184,9 +185,7 @@ static cublasStatus_t lu_batched(cublasHandle_t h, struct lu_call c, const void 
     c.info = course_emu_host(info, ints, c.who);
     if (!c.a || (C && !c.c) || (P && !c.piv) || !c.info)
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    double *w = malloc(2 * (size_t)c.n * c.n * sizeof *w);
-    if (!w)
-        return CUBLAS_STATUS_ALLOC_FAILED;
+    double *w = emu_malloc(2 * (size_t)c.n * c.n * sizeof *w);
     int bad = 0;
     for (int i = 0; i < c.batch && !bad; i++)
         bad = one_matrix(&c, i, w, w + (size_t)c.n * c.n);

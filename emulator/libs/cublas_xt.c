@@ -15,6 +15,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "alloc.h"
+
 enum { XT_MAGIC = 0x43425854, XT_BLOCK_DIM = 1024 };
 
 /** What cublasXtHandle_t points at. */
@@ -37,9 +39,7 @@ static int xt_ok(cublasXtHandle_t h)
 
 cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
 {
-    struct cublasXtContext *h = calloc(1, sizeof *h);
-    if (!h)
-        return CUBLAS_STATUS_ALLOC_FAILED;
+    struct cublasXtContext *h = emu_calloc(1, sizeof *h);
     cublasStatus_t st = cublasCreate(&h->blas);
     if (st != CUBLAS_STATUS_SUCCESS) {
         free(h);

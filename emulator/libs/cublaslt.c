@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "blas_elem.h"
 #include "emu.h"
 
@@ -86,9 +87,7 @@ static cublasStatus_t not_emulated(const char *what, int value)
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
-    struct cublasLtContext *h = calloc(1, sizeof *h);
-    if (!h)
-        return CUBLAS_STATUS_ALLOC_FAILED;
+    struct cublasLtContext *h = emu_calloc(1, sizeof *h);
     cublasStatus_t st = cublasCreate_v2(&h->blas);
     if (st != CUBLAS_STATUS_SUCCESS) {
         free(h);
@@ -142,9 +141,7 @@ cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, 
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc,
                                         cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cublasLtMatmulDesc_t d = malloc(sizeof *d);
-    if (!d)
-        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtMatmulDesc_t d = emu_malloc(sizeof *d);
     cublasLtMatmulDescInit_internal(d, sizeof *d, computeType, scaleType);
     *matmulDesc = d;
     return CUBLAS_STATUS_SUCCESS;
@@ -208,9 +205,7 @@ cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayou
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type,
                                           uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cublasLtMatrixLayout_t l = malloc(sizeof *l);
-    if (!l)
-        return CUBLAS_STATUS_ALLOC_FAILED;
+    cublasLtMatrixLayout_t l = emu_malloc(sizeof *l);
     cublasLtMatrixLayoutInit_internal(l, sizeof *l, type, rows, cols, ld);
     *matLayout = l;
     return CUBLAS_STATUS_SUCCESS;
@@ -259,8 +254,8 @@ cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t 
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    *pref = calloc(1, sizeof **pref);
-    return *pref ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+    *pref = emu_calloc(1, sizeof **pref);
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)

@@ -28,8 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "emu.h"
-#include "vm/fp.h"
+#include "fp.h"
 
 enum { COMM_MAGIC = 0x4e43434c, MAX_RANKS = 64 };
 /** Bytes each rank stages per chunk. */
@@ -190,9 +191,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
                 rank, nranks, MAX_RANKS);
         return ncclInvalidArgument;
     }
-    struct ncclComm *c = calloc(1, sizeof *c);
-    if (!c)
-        return ncclSystemError;
+    struct ncclComm *c = emu_calloc(1, sizeof *c);
     *c = (struct ncclComm){.magic = COMM_MAGIC, .nranks = nranks, .rank = rank};
     if (cudaGetDevice(&c->device) != cudaSuccess) {
         free(c);

@@ -2,13 +2,17 @@
  * @file rt.h
  * @brief Inside the runtime stand-in (libcudart.so.13): the state its files share.
  *
- * The runtime is split by topic: rt_device.c (devices, properties, errors),
- * rt_memory.c (allocation, copies), rt_module.c (registration, PTX, symbols),
- * rt_launch.c (launches, function attributes), rt_stream.c (streams, events),
- * rt_queue.c (the queued work of every stream and when it runs), rt_hostcheck.c (host
- * accesses to pinned memory a queued copy uses), rt_graph.c (graphs and stream capture)
- * and rt_server.c (starting or joining the device server, round trips).
- * Every public entry point takes the runtime lock for its whole body, so the
+ * The runtime is split by topic, and its files call down only, in the order of
+ * emulator/layers.txt: rt_core.c (the state, the lock, errors, messages, limits),
+ * rt_handles.c (stream and event handles), rt_hostcheck.c (host accesses to pinned memory
+ * a queued copy uses), rt_server.c (starting or joining the device server, round trips),
+ * rt_queue.c (the queued work of every stream and when it runs), rt_memory.c (allocation,
+ * copies), rt_module.c (registration, PTX, symbols), rt_launch.c (launches, function
+ * attributes), ipc/ (interprocess memory and events), graph/ (graphs, stream capture, graph
+ * memory), texture/ (arrays, textures, surfaces), rt_stream.c (the stream and event API) and
+ * rt_device.c (devices, properties, emu.h). Where a lower file must reach a higher one, it
+ * holds a function the higher one gave it: a queued operation's run, the capture hook, the
+ * free hook. Every public entry point takes the runtime lock for its whole body, so the
  * state below is only touched under it.
  */
 #ifndef EMU_RT_H
@@ -21,11 +25,11 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "alloc.h"
 #include "emu.h"
 #include "mem.h"
 #include "proto.h"
 #include "rt_cuda12.h"
-#include "vm.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */
 #define RT_MAX_GPUS 16
@@ -37,7 +41,7 @@
 struct rt_kernel {
     char *name;
     uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
-    struct vm_param *params;
+    struct proto_param *params;
     uint32_t cluster[3];       /**< __cluster_dims__ (.reqnctapercluster), zeros when none */
     uint32_t explicit_cluster; /**< 1: a launch must give cluster dimensions */
     uint32_t max_cluster_rank; /**< .maxclusterrank, 0 when none */
@@ -98,9 +102,20 @@ struct rt_host_block {
 /** What one queued operation does (rt_queue.c runs it). */
 enum rt_work_kind { RT_NOP, RT_KERNEL, RT_COPY, RT_FILL, RT_RECORD, RT_HOST_FN, RT_CALLBACK };
 
+struct rt_work;
+struct rt_stream;
+
+/** Running one operation: @p on and @p seq say where it was queued (NULL and 0 outside a
+ *  queue). */
+typedef void (*rt_run_fn)(const struct rt_work *w, struct rt_stream *on, uint64_t seq);
+
 /** One operation: a launch, a copy, a fill, an event record or a host function. */
 struct rt_work {
     enum rt_work_kind kind;
+    rt_run_fn run; /**< launches, copies, fills: what runs it (rt_launch.c, rt_memory.c); NULL:
+                        the queue runs the other kinds itself */
+    void (*queued)(const struct rt_work *w, struct rt_stream *s); /**< or NULL: what being
+                        queued on @p s does first (a copy holds the pinned memory it uses) */
     const char *what;       /**< the call that issued it, or the kernel's name */
     const void *site;       /**< where the program called it (a return address) */
     struct rt_event *event; /**< RT_RECORD: the event */
@@ -136,7 +151,6 @@ struct rt_work {
     } u;
 };
 
-struct rt_stream;
 struct rt_capture;
 struct rt_node;
 
@@ -217,6 +231,14 @@ struct rt_state {
 /** The process's runtime state. */
 extern struct rt_state rt;
 
+/** The limits cudaDeviceSetLimit sets (an H100's defaults), by enum cudaLimit. */
+#define RT_LIMITS (cudaLimitPersistingL2CacheSize + 1)
+extern size_t rt_limits[RT_LIMITS];
+
+/** The emulated GPUs (COURSE_EMU_GPUS, read with the memory size at the first call), or 0 after
+ *  saying why. */
+int rt_gpus(void);
+
 /** Per host thread: the current device and the last error. */
 struct rt_thread {
     int device;
@@ -270,12 +292,12 @@ int rt_post(uint32_t op, const void *data, size_t len);
  *  the grader's provenance. */
 void rt_wrote(const void *dev, size_t bytes, uint32_t how, uint64_t from);
 
+/** What cudaFree asks first, once set (graph/rt_graph_mem.c sets it): 1 when it took @p p. */
+extern int (*rt_free_hook)(const void *p);
+
 /** cudaMalloc on behalf of the program's code at @p caller, which the leak check names; NULL:
  *  the runtime's own memory (a texture object's descriptor), which it does not report. */
 cudaError_t rt_malloc_at(void **devPtr, size_t size, const void *caller);
-
-/** Report, at exit, the device allocations never freed (memcheck's leak check). */
-void rt_track_leaks(void);
 
 /** Start the memory and the server: the body of rt_device(). Returns cudaSuccess or why not. */
 cudaError_t rt_start(void);
@@ -295,7 +317,7 @@ int rt_not_supported(const char *name);
 /** Milliseconds on a monotonic clock, for events. */
 double rt_now_ms(void);
 
-/* --- queues (rt_queue.c) ---------------------------------------------------------------- */
+/* --- handles (rt_handles.c) -------------------------------------------------------------- */
 
 /** The stream handle @p s names (0, the legacy and per-thread defaults, or a live stream),
  *  or NULL when it is not one. */
@@ -308,11 +330,33 @@ struct rt_stream *rt_stream_new(unsigned flags, int priority);
  *  work does; such a stream stays listed and is never reused. */
 void rt_stream_free(struct rt_stream *s);
 
+/** Every stream, newest first (the legacy one last), through rt_stream::next. */
+struct rt_stream *rt_streams(void);
+
+/** The legacy default stream (handle 0 or cudaStreamLegacy). */
+struct rt_stream *rt_legacy(void);
+
 /** The stream an operation given no stream goes to: legacy, or per-thread in a _ptds call. */
 cudaStream_t rt_default_stream(void);
 
 /** Set for the calls of one _ptds entry point (rt_default_stream() answers per-thread). */
 extern _Thread_local int rt_per_thread;
+
+/** A new event with @p flags, not recorded. */
+struct rt_event *rt_event_new(unsigned flags);
+
+/** The live event handle @p e names, or NULL. */
+struct rt_event *rt_event_of(cudaEvent_t e);
+
+/** Event @p e's latest record is the next operation queued on @p s (it completes when that runs;
+ *  the event is freed after its last pending record once destroyed). */
+void rt_event_will_record(struct rt_event *e, struct rt_stream *s);
+
+/* --- queues (rt_queue.c) ---------------------------------------------------------------- */
+
+/** Where the work queued on a captured stream goes instead (rt_graph.c sets it when a stream
+ *  joins a capture). */
+extern cudaError_t (*rt_capture_hook)(struct rt_stream *s, const struct rt_work *w);
 
 /**
  * Queue @p w on @p s (or add it to @p s's capture), after @p dep too when not NULL. Takes
@@ -329,17 +373,14 @@ void rt_run_stream(struct rt_stream *s);
 /** Run every stream's queued work (cudaDeviceSynchronize). */
 void rt_run_all(void);
 
-/** Run one operation now, outside any queue (what rt_run_to() does with each). */
+/** Run one operation now (what rt_run_to() does with each; @p s NULL outside any queue). */
 void rt_execute(const struct rt_work *w, struct rt_stream *s, uint64_t seq);
 
 /** Free what @p w owns (a kernel's parameters). */
 void rt_work_free(struct rt_work *w);
 
-/** A copy of @p w that owns copies of what @p w owns; 0, or -1 out of memory. */
-int rt_work_clone(struct rt_work *out, const struct rt_work *w);
-
-/** The pinned block holding all of [@p p, @p p + @p n), or NULL. */
-struct rt_host_block *rt_pinned(const void *p, size_t n);
+/** A copy of @p w that owns copies of what @p w owns. */
+void rt_work_clone(struct rt_work *out, const struct rt_work *w);
 
 /** Check a copy as cudaMemcpy2D does and describe it as @p w; the lock is held (rt_memory.c). */
 cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -350,15 +391,9 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
 cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
                          const char *who, struct rt_work *w);
 
-/** Run one launch on the server now (rt_launch.c); its error, sticky on a fault. */
-cudaError_t rt_run_kernel(const struct rt_work *w);
-
 /** Pack a launch of @p func as rt_work, after checking it as a GPU does (rt_launch.c). */
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
                            struct rt_work *w);
-
-/** The live event handle @p e names, or NULL (rt_stream.c). */
-struct rt_event *rt_event_of(cudaEvent_t e);
 
 /* --- IPC (rt_ipc.c) ----------------------------------------------------------------------- */
 
@@ -420,13 +455,6 @@ void *rt_gm_address(const struct rt_gm_block *b);
 /** The host functions an alloc node and a free node run: block @p block in use, or not. */
 void rt_gm_alloc_run(void *block);
 void rt_gm_free_run(void *block);
-
-/** cudaFree of @p p: 1 when it is graph memory (then no longer in use, its block kept). */
-int rt_gm_release(const void *p);
-
-/** cudaMallocAsync and cudaFreeAsync on captured stream @p s, under the lock: memory nodes. */
-cudaError_t rt_gm_capture_alloc(struct rt_stream *s, void **devPtr, size_t size);
-cudaError_t rt_gm_capture_free(struct rt_stream *s, void *devPtr);
 
 /* --- graphs (rt_graph.c) ---------------------------------------------------------------- */
 

@@ -9,14 +9,7 @@
  * CUDA 12's edge-data graph queries and external semaphores under their CUDA 12 names.
  * Built only with a CUDA 12 toolkit.
  */
-int rt_not_supported(const char *name);
-
-#define UNSUPPORTED(name)                                                                          \
-    int name(void);                                                                                \
-    int name(void)                                                                                 \
-    {                                                                                              \
-        return rt_not_supported(#name);                                                            \
-    }
+#include "rt_unsupported.h"
 
 UNSUPPORTED(cudaGetDeviceProperties)
 UNSUPPORTED(cudaStreamGetCaptureInfo)

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,95 +21,16 @@
 #include "proto.h"
 #include "rt.h"
 
-struct rt_state rt = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .sock = -1};
-
-static _Thread_local struct rt_thread self_state;
-
-struct rt_thread *rt_self(void)
-{
-    return &self_state;
-}
-
-void rt_lock(void)
-{
-    pthread_mutex_lock(&rt.lock);
-}
-
-void rt_unlock(void)
-{
-    pthread_mutex_unlock(&rt.lock);
-}
-
-cudaError_t rt_error(cudaError_t err)
-{
-    if (err != cudaSuccess)
-        rt_self()->last_error = err;
-    return err;
-}
-
-void rt_say(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "emulator: %s\n", line);
-}
-
-double rt_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-/* Half of MemAvailable, in whole MiB (4 GiB when /proc/meminfo cannot be read). */
-static uint64_t spare_memory(void)
-{
-    unsigned long long kib = 0;
-    char line[256];
-    FILE *f = fopen("/proc/meminfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    uint64_t bytes = kib ? (uint64_t)kib * 1024 / 2 : (uint64_t)4 << 30;
-    return bytes >> 20 << 20;
-}
-
-/* Read COURSE_EMU_GPUS and the memory size once. Returns the GPU count, or 0 after saying why. */
-static int gpus(void)
-{
-    if (rt.gpus == 0) {
-        const char *env = getenv("COURSE_EMU_GPUS");
-        char *end = NULL;
-        long n = env && *env ? strtol(env, &end, 10) : 2;
-        if (end && (*end || n < 1 || n > RT_MAX_GPUS)) {
-            rt_say("COURSE_EMU_GPUS='%s' must be a number from 1 to %d", env, RT_MAX_GPUS);
-            return 0;
-        }
-        rt.gpus = (int)n;
-        rt.capacity = spare_memory();
-    }
-    return rt.gpus;
-}
-
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    rt_lock();
-    int n = gpus();
-    rt_unlock();
+    int n = rt_gpus();
     *count = n;
     return n ? cudaSuccess : rt_error(cudaErrorNoDevice);
 }
 
 cudaError_t cudaSetDevice(int device)
 {
-    rt_lock();
-    int n = gpus();
-    rt_unlock();
+    int n = rt_gpus();
     if (device < 0 || device >= n)
         return rt_error(cudaErrorInvalidDevice);
     rt_self()->device = device;
@@ -301,7 +223,7 @@ static void fill_props(struct cudaDeviceProp *p, int device)
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     rt_lock();
-    int n = gpus();
+    int n = rt_gpus();
     if (device >= 0 && device < n)
         fill_props(prop, device);
     rt_unlock();
@@ -311,295 +233,187 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 /* What attribute() answers for a number that names no attribute. */
 #define NO_ATTRIBUTE LONG_MIN
 
-/* Texture or surface attribute @p attr, from the properties; NO_ATTRIBUTE for another. */
-static long texture_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
-{
-    switch (attr) {
-    case cudaDevAttrMaxTexture1DWidth:
-        return p->maxTexture1D;
-    case cudaDevAttrMaxTexture2DWidth:
-        return p->maxTexture2D[0];
-    case cudaDevAttrMaxTexture2DHeight:
-        return p->maxTexture2D[1];
-    case cudaDevAttrMaxTexture3DWidth:
-        return p->maxTexture3D[0];
-    case cudaDevAttrMaxTexture3DHeight:
-        return p->maxTexture3D[1];
-    case cudaDevAttrMaxTexture3DDepth:
-        return p->maxTexture3D[2];
-    case cudaDevAttrMaxTexture2DLayeredWidth:
-        return p->maxTexture2DLayered[0];
-    case cudaDevAttrMaxTexture2DLayeredHeight:
-        return p->maxTexture2DLayered[1];
-    case cudaDevAttrMaxTexture2DLayeredLayers:
-        return p->maxTexture2DLayered[2];
-    case cudaDevAttrSurfaceAlignment:
-        return (long)p->surfaceAlignment;
-    case cudaDevAttrTextureAlignment:
-        return (long)p->textureAlignment;
-    case cudaDevAttrTexturePitchAlignment:
-        return (long)p->texturePitchAlignment;
-    case cudaDevAttrMaxTexture1DLayeredWidth:
-        return p->maxTexture1DLayered[0];
-    case cudaDevAttrMaxTexture1DLayeredLayers:
-        return p->maxTexture1DLayered[1];
-    case cudaDevAttrMaxTexture2DGatherWidth:
-        return p->maxTexture2DGather[0];
-    case cudaDevAttrMaxTexture2DGatherHeight:
-        return p->maxTexture2DGather[1];
-    case cudaDevAttrMaxTexture3DWidthAlt:
-        return p->maxTexture3DAlt[0];
-    case cudaDevAttrMaxTexture3DHeightAlt:
-        return p->maxTexture3DAlt[1];
-    case cudaDevAttrMaxTexture3DDepthAlt:
-        return p->maxTexture3DAlt[2];
-    case cudaDevAttrMaxTextureCubemapWidth:
-        return p->maxTextureCubemap;
-    case cudaDevAttrMaxTextureCubemapLayeredWidth:
-        return p->maxTextureCubemapLayered[0];
-    case cudaDevAttrMaxTextureCubemapLayeredLayers:
-        return p->maxTextureCubemapLayered[1];
-    case cudaDevAttrMaxSurface1DWidth:
-        return p->maxSurface1D;
-    case cudaDevAttrMaxSurface2DWidth:
-        return p->maxSurface2D[0];
-    case cudaDevAttrMaxSurface2DHeight:
-        return p->maxSurface2D[1];
-    case cudaDevAttrMaxSurface3DWidth:
-        return p->maxSurface3D[0];
-    case cudaDevAttrMaxSurface3DHeight:
-        return p->maxSurface3D[1];
-    case cudaDevAttrMaxSurface3DDepth:
-        return p->maxSurface3D[2];
-    case cudaDevAttrMaxSurface1DLayeredWidth:
-        return p->maxSurface1DLayered[0];
-    case cudaDevAttrMaxSurface1DLayeredLayers:
-        return p->maxSurface1DLayered[1];
-    case cudaDevAttrMaxSurface2DLayeredWidth:
-        return p->maxSurface2DLayered[0];
-    case cudaDevAttrMaxSurface2DLayeredHeight:
-        return p->maxSurface2DLayered[1];
-    case cudaDevAttrMaxSurface2DLayeredLayers:
-        return p->maxSurface2DLayered[2];
-    case cudaDevAttrMaxSurfaceCubemapWidth:
-        return p->maxSurfaceCubemap;
-    case cudaDevAttrMaxSurfaceCubemapLayeredWidth:
-        return p->maxSurfaceCubemapLayered[0];
-    case cudaDevAttrMaxSurfaceCubemapLayeredLayers:
-        return p->maxSurfaceCubemapLayered[1];
-    case cudaDevAttrMaxTexture1DLinearWidth:
-        return 1 << 28;
-    case cudaDevAttrMaxTexture2DLinearWidth:
-        return p->maxTexture2DLinear[0];
-    case cudaDevAttrMaxTexture2DLinearHeight:
-        return p->maxTexture2DLinear[1];
-    case cudaDevAttrMaxTexture2DLinearPitch:
-        return p->maxTexture2DLinear[2];
-    case cudaDevAttrMaxTexture2DMipmappedWidth:
-        return p->maxTexture2DMipmap[0];
-    case cudaDevAttrMaxTexture2DMipmappedHeight:
-        return p->maxTexture2DMipmap[1];
-    case cudaDevAttrMaxTexture1DMipmappedWidth:
-        return p->maxTexture1DMipmap;
-    default:
-        return NO_ATTRIBUTE;
-    }
-}
+/* Where the value of an attribute comes from: a field of the properties (an int, or a size_t
+ * where the field is one), or a number of its own where the properties hold none. */
+struct attr_source {
+    enum cudaDeviceAttr attr;
+    unsigned short offset, size; /* the field's place in cudaDeviceProp; size 0: value */
+    long value;
+};
 
-/* A limit or identity attribute @p attr; otherwise texture_attribute(). */
-static long limit_attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
-{
-    switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock:
-        return p->maxThreadsPerBlock;
-    case cudaDevAttrMaxBlockDimX:
-        return p->maxThreadsDim[0];
-    case cudaDevAttrMaxBlockDimY:
-        return p->maxThreadsDim[1];
-    case cudaDevAttrMaxBlockDimZ:
-        return p->maxThreadsDim[2];
-    case cudaDevAttrMaxGridDimX:
-        return p->maxGridSize[0];
-    case cudaDevAttrMaxGridDimY:
-        return p->maxGridSize[1];
-    case cudaDevAttrMaxGridDimZ:
-        return p->maxGridSize[2];
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-        return (long)p->sharedMemPerBlock;
-    case cudaDevAttrTotalConstantMemory:
-        return (long)p->totalConstMem;
-    case cudaDevAttrWarpSize:
-        return p->warpSize;
-    case cudaDevAttrMaxPitch:
-        return (long)p->memPitch;
-    case cudaDevAttrMaxRegistersPerBlock:
-        return p->regsPerBlock;
-    case cudaDevAttrClockRate:
-        return H100_CLOCK_KHZ;
-    case cudaDevAttrMultiProcessorCount:
-        return p->multiProcessorCount;
-    case cudaDevAttrPciBusId:
-        return p->pciBusID;
-    case cudaDevAttrPciDeviceId:
-        return p->pciDeviceID;
-    case cudaDevAttrPciDomainId:
-        return p->pciDomainID;
-    case cudaDevAttrMemoryClockRate:
-        return H100_MEMORY_CLOCK_KHZ;
-    case cudaDevAttrGlobalMemoryBusWidth:
-        return p->memoryBusWidth;
-    case cudaDevAttrL2CacheSize:
-        return p->l2CacheSize;
-    case cudaDevAttrMaxThreadsPerMultiProcessor:
-        return p->maxThreadsPerMultiProcessor;
-    case cudaDevAttrAsyncEngineCount:
-        return p->asyncEngineCount;
-    case cudaDevAttrComputeCapabilityMajor:
-        return p->major;
-    case cudaDevAttrComputeCapabilityMinor:
-        return p->minor;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-        return (long)p->sharedMemPerMultiprocessor;
-    case cudaDevAttrMaxRegistersPerMultiprocessor:
-        return p->regsPerMultiprocessor;
-    case cudaDevAttrMultiGpuBoardGroupID:
-        return p->multiGpuBoardGroupID;
-    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
-        return H100_SINGLE_TO_DOUBLE;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-        return (long)p->sharedMemPerBlockOptin;
-    case cudaDevAttrMaxBlocksPerMultiprocessor:
-        return p->maxBlocksPerMultiProcessor;
-    case cudaDevAttrMaxPersistingL2CacheSize:
-        return p->persistingL2CacheMaxSize;
-    case cudaDevAttrMaxAccessPolicyWindowSize:
-        return p->accessPolicyMaxWindowSize;
-    case cudaDevAttrReservedSharedMemoryPerBlock:
-        return (long)p->reservedSharedMemPerBlock;
-    case cudaDevAttrMemSyncDomainCount:
-        return H100_MEM_SYNC_DOMAINS;
-#if CUDART_VERSION >= 13000
-    case cudaDevAttrNumaId:
-        return p->deviceNumaId;
-    case cudaDevAttrHostNumaId:
-        return p->hostNumaId;
-    case cudaDevAttrGpuPciDeviceId:
-        return p->gpuPciDeviceID;
-    case cudaDevAttrGpuPciSubsystemId:
-        return p->gpuPciSubsystemID;
-#else
-    case cudaDevAttrNumaId:
-    case cudaDevAttrHostNumaId:
-        return NO_NUMA_ID;
-#endif
-    default:
-        return texture_attribute(p, attr);
+#define PROP(attr, field)                                                                          \
+    {                                                                                              \
+        attr, offsetof(struct cudaDeviceProp, field), sizeof(((struct cudaDeviceProp *)0)->field), \
+            0                                                                                      \
     }
-}
+#define FIXED(attr, v)                                                                             \
+    {                                                                                              \
+        attr, 0, 0, v                                                                              \
+    }
+
+/* Every attribute the toolkit's CUDA (13, or 12) defines: the capability flags, the limits, then
+ * the texture and surface limits. */
+static const struct attr_source attr_sources[] = {
+    FIXED(cudaDevAttrGpuOverlap, 1),
+    FIXED(cudaDevAttrKernelExecTimeout, 0),
+    PROP(cudaDevAttrIntegrated, integrated),
+    PROP(cudaDevAttrCanMapHostMemory, canMapHostMemory),
+    FIXED(cudaDevAttrComputeMode, cudaComputeModeDefault),
+    PROP(cudaDevAttrConcurrentKernels, concurrentKernels),
+    PROP(cudaDevAttrEccEnabled, ECCEnabled),
+    PROP(cudaDevAttrTccDriver, tccDriver),
+    PROP(cudaDevAttrUnifiedAddressing, unifiedAddressing),
+    PROP(cudaDevAttrStreamPrioritiesSupported, streamPrioritiesSupported),
+    PROP(cudaDevAttrGlobalL1CacheSupported, globalL1CacheSupported),
+    PROP(cudaDevAttrLocalL1CacheSupported, localL1CacheSupported),
+    PROP(cudaDevAttrManagedMemory, managedMemory),
+    PROP(cudaDevAttrIsMultiGpuBoard, isMultiGpuBoard),
+    PROP(cudaDevAttrHostNativeAtomicSupported, hostNativeAtomicSupported),
+    PROP(cudaDevAttrPageableMemoryAccess, pageableMemoryAccess),
+    PROP(cudaDevAttrConcurrentManagedAccess, concurrentManagedAccess),
+    PROP(cudaDevAttrComputePreemptionSupported, computePreemptionSupported),
+    PROP(cudaDevAttrCanUseHostPointerForRegisteredMem, canUseHostPointerForRegisteredMem),
+    PROP(cudaDevAttrCooperativeLaunch, cooperativeLaunch),
+    FIXED(cudaDevAttrCanFlushRemoteWrites, 0),
+    PROP(cudaDevAttrHostRegisterSupported, hostRegisterSupported),
+    PROP(cudaDevAttrPageableMemoryAccessUsesHostPageTables, pageableMemoryAccessUsesHostPageTables),
+    PROP(cudaDevAttrDirectManagedMemAccessFromHost, directManagedMemAccessFromHost),
+    PROP(cudaDevAttrSparseCudaArraySupported, sparseCudaArraySupported),
+    PROP(cudaDevAttrHostRegisterReadOnlySupported, hostRegisterReadOnlySupported),
+    PROP(cudaDevAttrTimelineSemaphoreInteropSupported, timelineSemaphoreInteropSupported),
+    PROP(cudaDevAttrMemoryPoolsSupported, memoryPoolsSupported),
+    PROP(cudaDevAttrGPUDirectRDMASupported, gpuDirectRDMASupported),
+    PROP(cudaDevAttrGPUDirectRDMAFlushWritesOptions, gpuDirectRDMAFlushWritesOptions),
+    PROP(cudaDevAttrGPUDirectRDMAWritesOrdering, gpuDirectRDMAWritesOrdering),
+    PROP(cudaDevAttrMemoryPoolSupportedHandleTypes, memoryPoolSupportedHandleTypes),
+    PROP(cudaDevAttrClusterLaunch, clusterLaunch),
+    PROP(cudaDevAttrDeferredMappingCudaArraySupported, deferredMappingCudaArraySupported),
+    PROP(cudaDevAttrIpcEventSupport, ipcEventSupported),
+#if CUDART_VERSION >= 13000
+    PROP(cudaDevAttrNumaConfig, deviceNumaConfig),
+    PROP(cudaDevAttrMpsEnabled, mpsEnabled),
+    FIXED(cudaDevAttrD3D12CigSupported, 0),
+    FIXED(cudaDevAttrVulkanCigSupported, 0),
+    FIXED(cudaDevAttrHostNumaMemoryPoolsSupported, 0),
+    PROP(cudaDevAttrHostNumaMultinodeIpcSupported, hostNumaMultinodeIpcSupported),
+    FIXED(cudaDevAttrHostMemoryPoolsSupported, 0),
+    FIXED(cudaDevAttrOnlyPartialHostNativeAtomicSupported, 0),
+#else
+    FIXED(cudaDevAttrNumaConfig, cudaDeviceNumaConfigNone),
+    FIXED(cudaDevAttrMpsEnabled, 0),
+    FIXED(cudaDevAttrCooperativeMultiDeviceLaunch, 0),
+#endif
+    PROP(cudaDevAttrMaxThreadsPerBlock, maxThreadsPerBlock),
+    PROP(cudaDevAttrMaxBlockDimX, maxThreadsDim[0]),
+    PROP(cudaDevAttrMaxBlockDimY, maxThreadsDim[1]),
+    PROP(cudaDevAttrMaxBlockDimZ, maxThreadsDim[2]),
+    PROP(cudaDevAttrMaxGridDimX, maxGridSize[0]),
+    PROP(cudaDevAttrMaxGridDimY, maxGridSize[1]),
+    PROP(cudaDevAttrMaxGridDimZ, maxGridSize[2]),
+    PROP(cudaDevAttrMaxSharedMemoryPerBlock, sharedMemPerBlock),
+    PROP(cudaDevAttrTotalConstantMemory, totalConstMem),
+    PROP(cudaDevAttrWarpSize, warpSize),
+    PROP(cudaDevAttrMaxPitch, memPitch),
+    PROP(cudaDevAttrMaxRegistersPerBlock, regsPerBlock),
+    FIXED(cudaDevAttrClockRate, H100_CLOCK_KHZ),
+    PROP(cudaDevAttrMultiProcessorCount, multiProcessorCount),
+    PROP(cudaDevAttrPciBusId, pciBusID),
+    PROP(cudaDevAttrPciDeviceId, pciDeviceID),
+    PROP(cudaDevAttrPciDomainId, pciDomainID),
+    FIXED(cudaDevAttrMemoryClockRate, H100_MEMORY_CLOCK_KHZ),
+    PROP(cudaDevAttrGlobalMemoryBusWidth, memoryBusWidth),
+    PROP(cudaDevAttrL2CacheSize, l2CacheSize),
+    PROP(cudaDevAttrMaxThreadsPerMultiProcessor, maxThreadsPerMultiProcessor),
+    PROP(cudaDevAttrAsyncEngineCount, asyncEngineCount),
+    PROP(cudaDevAttrComputeCapabilityMajor, major),
+    PROP(cudaDevAttrComputeCapabilityMinor, minor),
+    PROP(cudaDevAttrMaxSharedMemoryPerMultiprocessor, sharedMemPerMultiprocessor),
+    PROP(cudaDevAttrMaxRegistersPerMultiprocessor, regsPerMultiprocessor),
+    PROP(cudaDevAttrMultiGpuBoardGroupID, multiGpuBoardGroupID),
+    FIXED(cudaDevAttrSingleToDoublePrecisionPerfRatio, H100_SINGLE_TO_DOUBLE),
+    PROP(cudaDevAttrMaxSharedMemoryPerBlockOptin, sharedMemPerBlockOptin),
+    PROP(cudaDevAttrMaxBlocksPerMultiprocessor, maxBlocksPerMultiProcessor),
+    PROP(cudaDevAttrMaxPersistingL2CacheSize, persistingL2CacheMaxSize),
+    PROP(cudaDevAttrMaxAccessPolicyWindowSize, accessPolicyMaxWindowSize),
+    PROP(cudaDevAttrReservedSharedMemoryPerBlock, reservedSharedMemPerBlock),
+    FIXED(cudaDevAttrMemSyncDomainCount, H100_MEM_SYNC_DOMAINS),
+#if CUDART_VERSION >= 13000
+    PROP(cudaDevAttrNumaId, deviceNumaId),
+    PROP(cudaDevAttrHostNumaId, hostNumaId),
+    PROP(cudaDevAttrGpuPciDeviceId, gpuPciDeviceID),
+    PROP(cudaDevAttrGpuPciSubsystemId, gpuPciSubsystemID),
+#else
+    FIXED(cudaDevAttrNumaId, NO_NUMA_ID),
+    FIXED(cudaDevAttrHostNumaId, NO_NUMA_ID),
+#endif
+    PROP(cudaDevAttrMaxTexture1DWidth, maxTexture1D),
+    PROP(cudaDevAttrMaxTexture2DWidth, maxTexture2D[0]),
+    PROP(cudaDevAttrMaxTexture2DHeight, maxTexture2D[1]),
+    PROP(cudaDevAttrMaxTexture3DWidth, maxTexture3D[0]),
+    PROP(cudaDevAttrMaxTexture3DHeight, maxTexture3D[1]),
+    PROP(cudaDevAttrMaxTexture3DDepth, maxTexture3D[2]),
+    PROP(cudaDevAttrMaxTexture2DLayeredWidth, maxTexture2DLayered[0]),
+    PROP(cudaDevAttrMaxTexture2DLayeredHeight, maxTexture2DLayered[1]),
+    PROP(cudaDevAttrMaxTexture2DLayeredLayers, maxTexture2DLayered[2]),
+    PROP(cudaDevAttrSurfaceAlignment, surfaceAlignment),
+    PROP(cudaDevAttrTextureAlignment, textureAlignment),
+    PROP(cudaDevAttrTexturePitchAlignment, texturePitchAlignment),
+    PROP(cudaDevAttrMaxTexture1DLayeredWidth, maxTexture1DLayered[0]),
+    PROP(cudaDevAttrMaxTexture1DLayeredLayers, maxTexture1DLayered[1]),
+    PROP(cudaDevAttrMaxTexture2DGatherWidth, maxTexture2DGather[0]),
+    PROP(cudaDevAttrMaxTexture2DGatherHeight, maxTexture2DGather[1]),
+    PROP(cudaDevAttrMaxTexture3DWidthAlt, maxTexture3DAlt[0]),
+    PROP(cudaDevAttrMaxTexture3DHeightAlt, maxTexture3DAlt[1]),
+    PROP(cudaDevAttrMaxTexture3DDepthAlt, maxTexture3DAlt[2]),
+    PROP(cudaDevAttrMaxTextureCubemapWidth, maxTextureCubemap),
+    PROP(cudaDevAttrMaxTextureCubemapLayeredWidth, maxTextureCubemapLayered[0]),
+    PROP(cudaDevAttrMaxTextureCubemapLayeredLayers, maxTextureCubemapLayered[1]),
+    PROP(cudaDevAttrMaxSurface1DWidth, maxSurface1D),
+    PROP(cudaDevAttrMaxSurface2DWidth, maxSurface2D[0]),
+    PROP(cudaDevAttrMaxSurface2DHeight, maxSurface2D[1]),
+    PROP(cudaDevAttrMaxSurface3DWidth, maxSurface3D[0]),
+    PROP(cudaDevAttrMaxSurface3DHeight, maxSurface3D[1]),
+    PROP(cudaDevAttrMaxSurface3DDepth, maxSurface3D[2]),
+    PROP(cudaDevAttrMaxSurface1DLayeredWidth, maxSurface1DLayered[0]),
+    PROP(cudaDevAttrMaxSurface1DLayeredLayers, maxSurface1DLayered[1]),
+    PROP(cudaDevAttrMaxSurface2DLayeredWidth, maxSurface2DLayered[0]),
+    PROP(cudaDevAttrMaxSurface2DLayeredHeight, maxSurface2DLayered[1]),
+    PROP(cudaDevAttrMaxSurface2DLayeredLayers, maxSurface2DLayered[2]),
+    PROP(cudaDevAttrMaxSurfaceCubemapWidth, maxSurfaceCubemap),
+    PROP(cudaDevAttrMaxSurfaceCubemapLayeredWidth, maxSurfaceCubemapLayered[0]),
+    PROP(cudaDevAttrMaxSurfaceCubemapLayeredLayers, maxSurfaceCubemapLayered[1]),
+    FIXED(cudaDevAttrMaxTexture1DLinearWidth, 1 << 28),
+    PROP(cudaDevAttrMaxTexture2DLinearWidth, maxTexture2DLinear[0]),
+    PROP(cudaDevAttrMaxTexture2DLinearHeight, maxTexture2DLinear[1]),
+    PROP(cudaDevAttrMaxTexture2DLinearPitch, maxTexture2DLinear[2]),
+    PROP(cudaDevAttrMaxTexture2DMipmappedWidth, maxTexture2DMipmap[0]),
+    PROP(cudaDevAttrMaxTexture2DMipmappedHeight, maxTexture2DMipmap[1]),
+    PROP(cudaDevAttrMaxTexture1DMipmappedWidth, maxTexture1DMipmap),
+};
+#undef PROP
+#undef FIXED
 
 /* The value of attribute @p attr, from the properties; NO_ATTRIBUTE for a number the toolkit's
- * CUDA (13, or 12) does not define (the reserved numbers). The capability flags come first, then
- * the limits. */
+ * CUDA (13, or 12) does not define (the reserved numbers). */
 static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
 {
-    switch (attr) {
-    case cudaDevAttrGpuOverlap:
-        return 1;
-    case cudaDevAttrKernelExecTimeout:
-        return 0;
-    case cudaDevAttrIntegrated:
-        return p->integrated;
-    case cudaDevAttrCanMapHostMemory:
-        return p->canMapHostMemory;
-    case cudaDevAttrComputeMode:
-        return cudaComputeModeDefault;
-    case cudaDevAttrConcurrentKernels:
-        return p->concurrentKernels;
-    case cudaDevAttrEccEnabled:
-        return p->ECCEnabled;
-    case cudaDevAttrTccDriver:
-        return p->tccDriver;
-    case cudaDevAttrUnifiedAddressing:
-        return p->unifiedAddressing;
-    case cudaDevAttrStreamPrioritiesSupported:
-        return p->streamPrioritiesSupported;
-    case cudaDevAttrGlobalL1CacheSupported:
-        return p->globalL1CacheSupported;
-    case cudaDevAttrLocalL1CacheSupported:
-        return p->localL1CacheSupported;
-    case cudaDevAttrManagedMemory:
-        return p->managedMemory;
-    case cudaDevAttrIsMultiGpuBoard:
-        return p->isMultiGpuBoard;
-    case cudaDevAttrHostNativeAtomicSupported:
-        return p->hostNativeAtomicSupported;
-    case cudaDevAttrPageableMemoryAccess:
-        return p->pageableMemoryAccess;
-    case cudaDevAttrConcurrentManagedAccess:
-        return p->concurrentManagedAccess;
-    case cudaDevAttrComputePreemptionSupported:
-        return p->computePreemptionSupported;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem:
-        return p->canUseHostPointerForRegisteredMem;
-    case cudaDevAttrCooperativeLaunch:
-        return p->cooperativeLaunch;
-    case cudaDevAttrCanFlushRemoteWrites:
-        return 0;
-    case cudaDevAttrHostRegisterSupported:
-        return p->hostRegisterSupported;
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
-        return p->pageableMemoryAccessUsesHostPageTables;
-    case cudaDevAttrDirectManagedMemAccessFromHost:
-        return p->directManagedMemAccessFromHost;
-    case cudaDevAttrSparseCudaArraySupported:
-        return p->sparseCudaArraySupported;
-    case cudaDevAttrHostRegisterReadOnlySupported:
-        return p->hostRegisterReadOnlySupported;
-    case cudaDevAttrTimelineSemaphoreInteropSupported:
-        return p->timelineSemaphoreInteropSupported;
-    case cudaDevAttrMemoryPoolsSupported:
-        return p->memoryPoolsSupported;
-    case cudaDevAttrGPUDirectRDMASupported:
-        return p->gpuDirectRDMASupported;
-    case cudaDevAttrGPUDirectRDMAFlushWritesOptions:
-        return p->gpuDirectRDMAFlushWritesOptions;
-    case cudaDevAttrGPUDirectRDMAWritesOrdering:
-        return p->gpuDirectRDMAWritesOrdering;
-    case cudaDevAttrMemoryPoolSupportedHandleTypes:
-        return p->memoryPoolSupportedHandleTypes;
-    case cudaDevAttrClusterLaunch:
-        return p->clusterLaunch;
-    case cudaDevAttrDeferredMappingCudaArraySupported:
-        return p->deferredMappingCudaArraySupported;
-    case cudaDevAttrIpcEventSupport:
-        return p->ipcEventSupported;
-#if CUDART_VERSION >= 13000
-    case cudaDevAttrNumaConfig:
-        return p->deviceNumaConfig;
-    case cudaDevAttrMpsEnabled:
-        return p->mpsEnabled;
-    case cudaDevAttrD3D12CigSupported:
-        return 0;
-    case cudaDevAttrVulkanCigSupported:
-        return 0;
-    case cudaDevAttrHostNumaMemoryPoolsSupported:
-        return 0;
-    case cudaDevAttrHostNumaMultinodeIpcSupported:
-        return p->hostNumaMultinodeIpcSupported;
-    case cudaDevAttrHostMemoryPoolsSupported:
-        return 0;
-    case cudaDevAttrOnlyPartialHostNativeAtomicSupported:
-        return 0;
-#else
-    case cudaDevAttrNumaConfig:
-        return cudaDeviceNumaConfigNone;
-    case cudaDevAttrMpsEnabled:
-    case cudaDevAttrCooperativeMultiDeviceLaunch:
-        return 0;
-#endif
-    default:
-        return limit_attribute(p, attr);
+    for (size_t i = 0; i < sizeof attr_sources / sizeof *attr_sources; i++) {
+        const struct attr_source *a = &attr_sources[i];
+        if (a->attr != attr)
+            continue;
+        if (a->size == sizeof(size_t)) {
+            size_t v;
+            memcpy(&v, (const char *)p + a->offset, sizeof v);
+            return (long)v;
+        }
+        if (a->size == sizeof(int)) {
+            int v;
+            memcpy(&v, (const char *)p + a->offset, sizeof v);
+            return v;
+        }
+        return a->value;
     }
+    return NO_ATTRIBUTE;
 }
 
 /* Every attribute the toolkit's CUDA defines is answered; a reserved or unknown number is refused
@@ -621,24 +435,11 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return cudaSuccess;
 }
 
-/* The limits a program may read and set, with an H100's defaults; a set value reads back. The
- * stack size bounds a recursive kernel's depth and the heap size is the device heap's (fixed
- * once it exists); the rest are hints or sizes the emulator does not bound. */
-static size_t limits[] = {
-    [cudaLimitStackSize] = 1024,
-    [cudaLimitPrintfFifoSize] = (size_t)1 << 20,
-    [cudaLimitMallocHeapSize] = (size_t)8 << 20,
-    [cudaLimitDevRuntimeSyncDepth] = 2,
-    [cudaLimitDevRuntimePendingLaunchCount] = 2048,
-    [cudaLimitMaxL2FetchGranularity] = 64,
-    [cudaLimitPersistingL2CacheSize] = 0,
-};
-
 cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
-    if ((unsigned)limit >= sizeof limits / sizeof *limits)
+    if ((unsigned)limit >= RT_LIMITS)
         return rt_error(cudaErrorUnsupportedLimit);
-    *pValue = limits[limit];
+    *pValue = rt_limits[limit];
     return cudaSuccess;
 }
 
@@ -646,7 +447,7 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     struct cudaDeviceProp p;
     fill_props(&p, 0);
-    if ((unsigned)limit >= sizeof limits / sizeof *limits)
+    if ((unsigned)limit >= RT_LIMITS)
         return rt_error(cudaErrorUnsupportedLimit);
     if ((limit == cudaLimitMaxL2FetchGranularity && value > 128) ||
         (limit == cudaLimitPersistingL2CacheSize && value > (size_t)p.persistingL2CacheMaxSize))
@@ -655,10 +456,10 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
         rt_say("cudaDeviceSetLimit: the device heap already holds %zu bytes: "
                "cudaLimitMallocHeapSize must be set before the first kernel that uses malloc or "
                "free is launched",
-               limits[limit]);
+               rt_limits[limit]);
         return rt_error(cudaErrorInvalidValue);
     }
-    limits[limit] = value;
+    rt_limits[limit] = value;
     return cudaSuccess;
 }
 
@@ -735,113 +536,6 @@ cudaError_t cudaDeviceSynchronize(void)
     cudaError_t err = rt.started ? rt.sticky : cudaSuccess;
     rt_unlock();
     return rt_error(err);
-}
-
-cudaError_t cudaGetLastError(void)
-{
-    rt_lock();
-    cudaError_t err = rt.sticky;
-    rt_unlock();
-    if (err == cudaSuccess) {
-        err = rt_self()->last_error;
-        rt_self()->last_error = cudaSuccess;
-    }
-    return err;
-}
-
-cudaError_t cudaPeekAtLastError(void)
-{
-    rt_lock();
-    cudaError_t err = rt.sticky;
-    rt_unlock();
-    return err != cudaSuccess ? err : rt_self()->last_error;
-}
-
-/* What rt_unsupported.c's stubs answer: one line naming the call, and cudaErrorNotSupported. */
-int rt_not_supported(const char *name)
-{
-    rt_say("%s is not emulated (cudaErrorNotSupported)", name);
-    return rt_error(cudaErrorNotSupported);
-}
-
-/* --- error names and messages ------------------------------------------------------ */
-
-/** One error code the runtime may return, its name and its message. */
-struct error_text {
-    cudaError_t code;
-    const char *name, *text;
-};
-
-#define ERR(code, text)                                                                            \
-    {                                                                                              \
-        code, #code, text                                                                          \
-    }
-static const struct error_text error_texts[] = {
-    ERR(cudaSuccess, "no error"),
-    ERR(cudaErrorInvalidValue, "invalid argument"),
-    ERR(cudaErrorMemoryAllocation, "out of memory"),
-    ERR(cudaErrorInitializationError, "initialization error"),
-    ERR(cudaErrorCudartUnloading, "driver shutting down"),
-    ERR(cudaErrorInvalidConfiguration, "invalid configuration argument"),
-    ERR(cudaErrorInvalidPitchValue, "invalid pitch argument"),
-    ERR(cudaErrorInvalidSymbol, "invalid device symbol"),
-    ERR(cudaErrorInvalidHostPointer, "invalid host pointer"),
-    ERR(cudaErrorInvalidDevicePointer, "invalid device pointer"),
-    ERR(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy"),
-    ERR(cudaErrorMissingConfiguration, "__global__ function call is not configured"),
-    ERR(cudaErrorInvalidDeviceFunction, "invalid device function"),
-    ERR(cudaErrorNoDevice, "no CUDA-capable device is detected"),
-    ERR(cudaErrorInvalidDevice, "invalid device ordinal"),
-    ERR(cudaErrorInvalidKernelImage, "device kernel image is invalid"),
-    ERR(cudaErrorNoKernelImageForDevice,
-        "no kernel image is available for execution on the device"),
-    ERR(cudaErrorUnsupportedLimit, "limit is not supported on this architecture"),
-    ERR(cudaErrorInvalidPtx, "a PTX JIT compilation failed"),
-    ERR(cudaErrorInvalidResourceHandle, "invalid resource handle"),
-    ERR(cudaErrorSymbolNotFound, "named symbol not found"),
-    ERR(cudaErrorNotReady, "device not ready"),
-    ERR(cudaErrorIllegalAddress, "an illegal memory access was encountered"),
-    ERR(cudaErrorLaunchOutOfResources, "too many resources requested for launch"),
-    ERR(cudaErrorLaunchTimeout, "the launch timed out and was terminated"),
-    ERR(cudaErrorPeerAccessAlreadyEnabled, "peer access is already enabled"),
-    ERR(cudaErrorPeerAccessNotEnabled, "peer access has not been enabled"),
-    ERR(cudaErrorAssert, "device-side assert triggered"),
-    ERR(cudaErrorIllegalInstruction, "an illegal instruction was encountered"),
-    ERR(cudaErrorMisalignedAddress, "misaligned address"),
-    ERR(cudaErrorLaunchFailure, "unspecified launch failure"),
-    ERR(cudaErrorNotPermitted, "operation not permitted"),
-    ERR(cudaErrorNotSupported, "operation not supported"),
-    ERR(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
-    ERR(cudaErrorInvalidChannelDescriptor, "invalid channel descriptor"),
-    ERR(cudaErrorHostMemoryAlreadyRegistered, "part or all of the host memory is registered"),
-    ERR(cudaErrorHostMemoryNotRegistered, "the host memory is not registered"),
-    ERR(cudaErrorIllegalState, "the operation is not valid in this state"),
-    ERR(cudaErrorStreamCaptureUnsupported, "operation not permitted while a stream captures"),
-    ERR(cudaErrorStreamCaptureIsolation, "the dependency would cross a capture's boundary"),
-    ERR(cudaErrorGraphExecUpdateFailure,
-        "the graph update changes what an instantiated graph cannot change"),
-    ERR(cudaErrorUnknown, "unknown error"),
-};
-#undef ERR
-
-static const struct error_text *error_text(cudaError_t code)
-{
-    for (size_t i = 0; i < sizeof error_texts / sizeof *error_texts; i++)
-        if (error_texts[i].code == code)
-            return &error_texts[i];
-    return NULL;
-}
-
-const char *cudaGetErrorName(cudaError_t error)
-{
-    const struct error_text *t = error_text(error);
-    return t ? t->name : "cudaErrorUnknown";
-}
-
-const char *cudaGetErrorString(cudaError_t error)
-{
-    const struct error_text *t = error_text(error);
-    return t ? t->text : "unrecognized error code";
 }
 
 /* --- emu.h ------------------------------------------------------------------------- */

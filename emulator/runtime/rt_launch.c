@@ -193,10 +193,7 @@ static void record(const char *name, const struct proto_launch *l, const struct 
         return;
     if (rt.nlaunches == rt.launches_cap) {
         int cap = rt.launches_cap ? 2 * rt.launches_cap : 64;
-        struct course_emu_launch *more = realloc(rt.launches, (size_t)cap * sizeof *more);
-        if (!more)
-            return; /* out of host memory: dropped, like those past MAX_RECORDED */
-        rt.launches = more;
+        rt.launches = emu_realloc(rt.launches, (size_t)cap * sizeof *rt.launches);
         rt.launches_cap = cap;
     }
     struct course_emu_launch *e = &rt.launches[rt.nlaunches++];
@@ -249,10 +246,11 @@ static _Thread_local uint32_t cluster_launch[3];
  * cudaLimitDevRuntimePendingLaunchCount: the device-side launches that may wait). */
 static uint32_t limit_now(enum cudaLimit which)
 {
-    size_t v = 0;
-    cudaDeviceGetLimit(&v, which);
+    size_t v = rt_limits[which];
     return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
+
+static void run_launch(const struct rt_work *w, struct rt_stream *on, uint64_t seq);
 
 /* Pack the arguments of a launch of @p f into @p w; the lock is held. */
 static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g, dim3 b,
@@ -271,30 +269,32 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              limit_now(cudaLimitDevRuntimePendingLaunchCount),
                              {0, 0, 0}};
     memcpy(l.cluster, cluster_of(f, k, cluster_launch), sizeof l.cluster);
-    uint8_t *params = calloc(1, k->param_bytes + 1);
-    if (!params)
-        return cudaErrorMemoryAllocation;
+    uint8_t *params = emu_calloc(1, k->param_bytes + 1);
     for (uint32_t i = 0; i < k->nparams; i++)
         memcpy(params + k->params[i].offset, args[i], k->params[i].size);
-    *w = (struct rt_work){.kind = RT_KERNEL, .what = k->name};
+    *w = (struct rt_work){.kind = RT_KERNEL, .what = k->name, .run = run_launch};
     w->u.kernel.l = l;
     w->u.kernel.params = params;
     w->u.kernel.bytes = k->param_bytes;
     return cudaSuccess;
 }
 
-cudaError_t rt_run_kernel(const struct rt_work *w)
+/* What a launch runs (its rt_work's run): the grid, on the server, unless a fault broke the
+ * device; a fault in it is sticky, a configuration the server refused this thread's last error.
+ * Its parameters are freed either way. */
+static void run_launch(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
 {
+    (void)on, (void)seq;
     struct iovec parts[2] = {{(void *)&w->u.kernel.l, sizeof w->u.kernel.l},
                              {w->u.kernel.params, w->u.kernel.bytes}};
     struct proto_msg reply;
-    if (rt_call(PROTO_LAUNCH, parts, 2, &reply))
-        return rt.sticky;
-    cudaError_t err = finish(&reply, w->what, &w->u.kernel.l);
-    free(reply.data);
-    if (err != cudaSuccess && err != rt.sticky)
-        rt_self()->last_error = err; /* a configuration the server refused: not sticky */
-    return err;
+    if (rt.sticky == cudaSuccess && rt_call(PROTO_LAUNCH, parts, 2, &reply) == 0) {
+        cudaError_t err = finish(&reply, w->what, &w->u.kernel.l);
+        free(reply.data);
+        if (err != cudaSuccess && err != rt.sticky)
+            rt_self()->last_error = err;
+    }
+    free(w->u.kernel.params);
 }
 
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,

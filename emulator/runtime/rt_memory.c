@@ -90,14 +90,17 @@ struct site {
 static struct site *sites;
 static size_t nsites, capsites;
 
+static void report_leaks(void);
+
+/* The first one also asks for the report at exit. */
 static void remember_site(uint64_t addr, const void *caller)
 {
+    static int hooked;
+    if (!hooked)
+        hooked = atexit(report_leaks) == 0;
     if (nsites == capsites) {
         size_t cap = capsites ? 2 * capsites : 64;
-        struct site *bigger = realloc(sites, cap * sizeof *sites);
-        if (!bigger)
-            return; /* the leak check misses this one; the program goes on */
-        sites = bigger;
+        sites = emu_realloc(sites, cap * sizeof *sites);
         capsites = cap;
     }
     sites[nsites++] = (struct site){addr, caller};
@@ -128,11 +131,15 @@ static void caller_name(const void *caller, char *buf, size_t size)
                  (size_t)((const char *)caller - (const char *)info.dli_fbase));
 }
 
-/* At exit: one line per allocation never freed (stderr and the report), then the total. */
+/* At exit, after the work still queued: one line per allocation never freed (stderr and the
+ * report), then the total. */
 static void report_leaks(void)
 {
     if (getpid() != rt.pid)
         return; /* a forked child: the allocations are its parent's */
+    rt_lock();
+    rt_run_all();
+    rt_unlock();
     const char *path = getenv("COURSE_EMU_REPORT");
     FILE *report = path && *path ? fopen(path, "a") : NULL;
     uint64_t bytes = 0;
@@ -152,12 +159,6 @@ static void report_leaks(void)
                nsites == 1 ? "" : "s", (unsigned long long)bytes);
     if (report)
         fclose(report);
-}
-
-void rt_track_leaks(void)
-{
-    atexit(report_leaks);
-    rt.leak_check = 1;
 }
 
 /* Allocate a device block for @p caller and mirror it; 0 when the memory is full. */
@@ -197,17 +198,6 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
     return malloc_for(devPtr, size, __builtin_return_address(0));
 }
 
-/* Captured into a graph, the allocation is a memory node of the graph (rt_graph_mem.c). */
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
-{
-    rt_lock();
-    struct rt_stream *st = rt_stream_of(hStream);
-    cudaError_t err = st && st->capture ? rt_gm_capture_alloc(st, devPtr, size) : cudaErrorNotReady;
-    rt_unlock();
-    return err == cudaErrorNotReady ? malloc_for(devPtr, size, __builtin_return_address(0))
-                                    : rt_error(err);
-}
-
 /* --- stream-ordered allocation ----------------------------------------------------------------
  * Allocations are immediate (a legal schedule of stream order), so a pool is its attributes: the
  * reuse policies and release threshold a program sets and reads back. The usage attributes
@@ -223,8 +213,7 @@ static struct rt_pool *current_pools[RT_MAX_GPUS];
 
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
-    int n;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n)
+    if (device < 0 || device >= rt_gpus())
         return rt_error(cudaErrorInvalidDevice);
     *memPool = (cudaMemPool_t)&default_pools[device];
     return cudaSuccess;
@@ -251,9 +240,7 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolPr
 {
     if (!poolProps || poolProps->allocType != cudaMemAllocationTypePinned)
         return rt_error(cudaErrorInvalidValue);
-    struct rt_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return rt_error(cudaErrorMemoryAllocation);
+    struct rt_pool *p = emu_calloc(1, sizeof *p);
     *memPool = (cudaMemPool_t)p;
     return cudaSuccess;
 }
@@ -356,10 +343,10 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
         return err;
     rt_lock();
     rt_wrote(*devPtr, size, PROTO_WROTE_HOST, 0); /* the host may write it directly */
-    struct rt_host_block *m = malloc(sizeof *m);
+    struct rt_host_block *m = emu_malloc(sizeof *m);
     uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
-    if (!m || mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_FIXED, rt.mem.fd, (off_t)off) == MAP_FAILED) {
+    if (mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+             rt.mem.fd, (off_t)off) == MAP_FAILED) {
         rt_say("%s: cannot map %zu bytes for the host", who, size);
         free(m);
         rt_unlock();
@@ -398,6 +385,8 @@ static void unmap_managed(void *p)
     }
 }
 
+int (*rt_free_hook)(const void *p);
+
 cudaError_t cudaFree(void *devPtr)
 {
     if (!devPtr)
@@ -407,7 +396,7 @@ cudaError_t cudaFree(void *devPtr)
     rt_run_all(); /* cudaFree synchronises the device: no queued work still uses the block */
     uint64_t a = (uint64_t)(uintptr_t)devPtr;
     /* graph memory goes out of use, its block kept for the graph's next launch */
-    int mine = err == cudaSuccess && !rt_gm_release(devPtr);
+    int mine = err == cudaSuccess && !(rt_free_hook && rt_free_hook(devPtr));
     if (mine && mem_free(&rt.mem, a)) {
         rt_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
                mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
@@ -423,15 +412,79 @@ cudaError_t cudaFree(void *devPtr)
     return rt_error(err);
 }
 
-/* Captured into a graph, the free of graph memory is a memory node of the graph; of other memory,
- * it is no node, and the graph's launches use the block: it stays allocated. */
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+/* --- pinned memory --------------------------------------------------------------------------- */
+
+/* The pinned block holding all of [@p p, @p p + @p n), or NULL. */
+static struct rt_host_block *rt_pinned(const void *p, size_t n)
 {
-    rt_lock();
-    struct rt_stream *st = rt_stream_of(hStream);
-    cudaError_t err = st && st->capture ? rt_gm_capture_free(st, devPtr) : cudaErrorNotReady;
-    rt_unlock();
-    return err == cudaErrorNotReady ? cudaFree(devPtr) : rt_error(err);
+    for (struct rt_host_block *b = rt.host_blocks; b; b = b->next)
+        if ((const char *)p >= (const char *)b->ptr &&
+            (const char *)p + n <= (const char *)b->ptr + b->size)
+            return b;
+    return NULL;
+}
+
+/* The pinned blocks copy @p w writes (*d) and reads (*s), or NULL. */
+static void copy_blocks(const struct rt_work *w, struct rt_host_block **d, struct rt_host_block **s)
+{
+    size_t h = w->u.copy.height - 1, len = w->u.copy.width;
+    *d = w->u.copy.sides & 1 ? NULL : rt_pinned(w->u.copy.d, w->u.copy.dpitch * h + len);
+    *s = w->u.copy.sides & 2 ? NULL : rt_pinned(w->u.copy.s, w->u.copy.spitch * h + len);
+}
+
+/* Queued copy @p w on @p s: the pinned memory it uses is in flight until it runs. */
+static void hold_copy(const struct rt_work *w, struct rt_stream *s)
+{
+    struct rt_host_block *d, *src;
+    copy_blocks(w, &d, &src);
+    cudaStream_t handle = s == rt_legacy() ? NULL : (cudaStream_t)s;
+    if (d)
+        rt_hostcheck_hold(d, w, handle, 1);
+    if (src)
+        rt_hostcheck_hold(src, w, handle, 0);
+}
+
+/* What a copy runs (its rt_work's run): its rows (none after a fault), and what the server must
+ * know of the device bytes it wrote. */
+static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
+{
+    (void)on, (void)seq;
+    int dead = rt.sticky != cudaSuccess;
+    size_t len = w->u.copy.width;
+    struct rt_host_block *d, *s;
+    copy_blocks(w, &d, &s);
+    if (d) {
+        rt_hostcheck_release(d, 1);
+        rt_hostcheck_open(d, 1);
+    }
+    if (s) {
+        rt_hostcheck_release(s, 0);
+        rt_hostcheck_open(s, 1);
+    }
+    for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
+        memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
+        if (w->u.copy.sides & 1)
+            rt_wrote((const char *)w->u.copy.dst + r * w->u.copy.dpitch, len,
+                     w->u.copy.sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
+                     (uint64_t)(uintptr_t)((const char *)w->u.copy.src + r * w->u.copy.spitch));
+    }
+    if (d)
+        rt_hostcheck_open(d, 0);
+    if (s)
+        rt_hostcheck_open(s, 0);
+}
+
+/* What a fill runs (its rt_work's run): its rows, unless a fault broke the device. */
+static void run_fill(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
+{
+    (void)on, (void)seq;
+    if (rt.sticky != cudaSuccess)
+        return;
+    for (size_t r = 0; r < w->u.fill.height; r++) {
+        memset(w->u.fill.h + r * w->u.fill.pitch, w->u.fill.value, w->u.fill.width);
+        rt_wrote((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.width, PROTO_WROTE_FILL,
+                 (uint8_t)w->u.fill.value);
+    }
 }
 
 /* Pinned memory has pages of its own, so that hostcheck can protect exactly them. They are a
@@ -440,9 +493,8 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 static cudaError_t pinned_for(void **ptr, size_t size, const void *caller)
 {
     void *p = NULL;
-    struct rt_host_block *h = malloc(sizeof *h);
-    cudaError_t err =
-        h ? host_visible_block(&p, size, "cudaMallocHost", caller) : cudaErrorMemoryAllocation;
+    struct rt_host_block *h = emu_malloc(sizeof *h);
+    cudaError_t err = host_visible_block(&p, size, "cudaMallocHost", caller);
     if (err == cudaSuccess) {
         rt_lock();
         *h = (struct rt_host_block){.ptr = p, .size = size, .next = rt.host_blocks};
@@ -539,10 +591,9 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     size_t len = pages_of((size_t)((char *)ptr + size - page));
     cudaError_t err = registrable(ptr, size, page, len);
     void *dev;
-    struct registered *r = err == cudaSuccess ? malloc(sizeof *r) : NULL;
+    struct registered *r = err == cudaSuccess ? emu_malloc(sizeof *r) : NULL;
     if (err == cudaSuccess)
-        err = r ? host_visible_block(&dev, len, "cudaHostRegister", __builtin_return_address(0))
-                : cudaErrorMemoryAllocation;
+        err = host_visible_block(&dev, len, "cudaHostRegister", __builtin_return_address(0));
     if (err != cudaSuccess) {
         free(r);
         return rt_error(err);
@@ -611,10 +662,8 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int f
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
-    int n;
-    cudaError_t err = cudaGetDeviceCount(&n);
-    if (err != cudaSuccess)
-        return err;
+    if (!rt_gpus())
+        return rt_error(cudaErrorNoDevice);
     rt_lock();
     uint64_t used = rt.started ? rt.mem.used : 0;
     *total = rt.capacity;
@@ -754,7 +803,7 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
         err = cudaErrorInvalidMemcpyDirection;
     if (err != cudaSuccess)
         return err;
-    *w = (struct rt_work){.kind = RT_COPY, .what = who};
+    *w = (struct rt_work){.kind = RT_COPY, .what = who, .run = run_copy, .queued = hold_copy};
     w->u.copy.d = copy_side(dst, dext, sides & 1, who);
     w->u.copy.s = copy_side(src, sext, sides & 2, who);
     w->u.copy.dst = dst;
@@ -836,7 +885,7 @@ cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t 
     char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
     if (err != cudaSuccess || !h)
         return err != cudaSuccess ? err : cudaErrorInvalidValue;
-    *w = (struct rt_work){.kind = RT_FILL, .what = who};
+    *w = (struct rt_work){.kind = RT_FILL, .what = who, .run = run_fill};
     w->u.fill.h = h;
     w->u.fill.p = p;
     w->u.fill.pitch = pitch;
@@ -968,15 +1017,4 @@ cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t
 {
     struct call c = async_call("cudaMemset2DAsync", ptsz(stream), __builtin_return_address(0));
     return fill_rows(devPtr, pitch, value, width, height, &c);
-}
-
-cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
-{
-    (void)hStream;
-    return malloc_for(devPtr, size, __builtin_return_address(0));
-}
-
-cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
-{
-    return cudaFreeAsync(devPtr, hStream);
 }

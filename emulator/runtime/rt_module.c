@@ -20,28 +20,10 @@
 #include "proto.h"
 #include "rt.h"
 
-/* Allocation that aborts, for the registries (small and made once). */
-static void *must_alloc(size_t bytes)
-{
-    void *p = calloc(1, bytes ? bytes : 1);
-    if (!p) {
-        rt_say("out of host memory (%zu bytes)", bytes);
-        abort();
-    }
-    return p;
-}
-
-static char *must_strdup(const char *s)
-{
-    char *d = must_alloc(strlen(s) + 1);
-    memcpy(d, s, strlen(s) + 1);
-    return d;
-}
-
 void **__cudaRegisterFatBinary(void *fatCubin)
 {
     rt_lock();
-    struct rt_module *m = must_alloc(sizeof *m);
+    struct rt_module *m = emu_calloc(1, sizeof *m);
     m->wrapper = fatCubin;
     m->id = rt.nmodules++;
     m->next = rt.modules;
@@ -72,9 +54,9 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
 {
     (void)deviceName, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
     rt_lock();
-    struct rt_function *f = must_alloc(sizeof *f);
+    struct rt_function *f = emu_calloc(1, sizeof *f);
     f->host = hostFun;
-    f->name = must_strdup(deviceFun);
+    f->name = emu_strdup(deviceFun);
     f->module = (struct rt_module *)fatCubinHandle;
     f->index = -1;
     f->next = rt.functions;
@@ -87,9 +69,9 @@ void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress
 {
     (void)deviceName, (void)ext, (void)constant, (void)global;
     rt_lock();
-    struct rt_var *v = must_alloc(sizeof *v);
+    struct rt_var *v = emu_calloc(1, sizeof *v);
     v->host = hostVar;
-    v->name = must_strdup(deviceAddress);
+    v->name = emu_strdup(deviceAddress);
     v->module = (struct rt_module *)fatCubinHandle;
     v->size = size;
     v->next = rt.vars;
@@ -131,7 +113,7 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
         if (mem_insert(&rt.mem, b.addr, b.size, b.device))
             return -1;
     }
-    m->kernels = must_alloc(head.kernels * sizeof *m->kernels);
+    m->kernels = emu_calloc(head.kernels, sizeof *m->kernels);
     m->nkernels = head.kernels;
     for (uint32_t k = 0; k < head.kernels; k++) {
         struct proto_kernel pk;
@@ -139,7 +121,7 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
         if (end - p < (long)sizeof pk)
             return -1;
         memcpy(&pk, p, sizeof pk), p += sizeof pk;
-        size_t pbytes = pk.nparams * sizeof(struct vm_param);
+        size_t pbytes = pk.nparams * sizeof(struct proto_param);
         if ((size_t)(end - p) < pbytes + 1 || !memchr(p + pbytes, 0, (size_t)(end - p) - pbytes))
             return -1;
         *kn = (struct rt_kernel){NULL,
@@ -153,9 +135,9 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
                                  {pk.cluster[0], pk.cluster[1], pk.cluster[2]},
                                  pk.explicit_cluster,
                                  pk.max_cluster_rank};
-        kn->params = must_alloc(pbytes);
+        kn->params = emu_calloc(1, pbytes);
         memcpy(kn->params, p, pbytes), p += pbytes;
-        kn->name = must_strdup((const char *)p), p += strlen(kn->name) + 1;
+        kn->name = emu_strdup((const char *)p), p += strlen(kn->name) + 1;
     }
     return 0;
 }
@@ -163,9 +145,7 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
 /* Send the PTX to the server; cudaSuccess once the kernel table is in @p m. */
 static cudaError_t send_module(struct rt_module *m, const char *ptx, size_t len, const char *origin)
 {
-    size_t heap;
-    cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize);
-    struct proto_load l = {m->id, heap};
+    struct proto_load l = {m->id, rt_limits[cudaLimitMallocHeapSize]};
     struct iovec parts[3] = {
         {&l, sizeof l}, {(void *)origin, strlen(origin) + 1}, {(void *)ptx, len}};
     struct proto_msg reply;
@@ -282,9 +262,10 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     return rt_error(err);
 }
 
-/* Copy between a device variable and memory; @p to_symbol picks the direction. */
+/* Copy between a device variable and memory; @p to_symbol picks the direction, @p stream
+ * NULL a synchronous copy. */
 static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind, int to_symbol)
+                               enum cudaMemcpyKind kind, int to_symbol, const cudaStream_t *stream)
 {
     size_t size = 0;
     cudaError_t err;
@@ -302,34 +283,34 @@ static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size
     if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToDevice ||
         kind == cudaMemcpyDeviceToHost)
         kind = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-    return to_symbol ? cudaMemcpy(dev, mem, count, kind) : cudaMemcpy(mem, dev, count, kind);
+    void *dst = to_symbol ? dev : mem, *src = to_symbol ? mem : dev;
+    return stream ? cudaMemcpyAsync(dst, src, count, kind, *stream)
+                  : cudaMemcpy(dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
-    return symbol_copy(symbol, (void *)src, count, offset, kind, 1);
+    return symbol_copy(symbol, (void *)src, count, offset, kind, 1, NULL);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind)
 {
-    return symbol_copy(symbol, dst, count, offset, kind, 0);
+    return symbol_copy(symbol, dst, count, offset, kind, 0, NULL);
 }
 
+/* Queued as cudaMemcpyAsync queues a copy: on the stream, or into its capture. */
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    /* Synchronous, after the stream's work (a legal way for an asynchronous copy to run). */
-    cudaError_t err = cudaStreamSynchronize(stream);
-    return err ? err : symbol_copy(symbol, (void *)src, count, offset, kind, 1);
+    return symbol_copy(symbol, (void *)src, count, offset, kind, 1, &stream);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cudaError_t err = cudaStreamSynchronize(stream);
-    return err ? err : symbol_copy(symbol, dst, count, offset, kind, 0);
+    return symbol_copy(symbol, dst, count, offset, kind, 0, &stream);
 }
 
 /* Code built with --default-stream per-thread: the copy goes to this thread's stream. */

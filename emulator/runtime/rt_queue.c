@@ -25,10 +25,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rt.h"
-
-enum { STREAM_MAGIC = 0x5354524d };
 
 /* Operations one stream holds queued at most: past it, the oldest runs (a GPU's queue is
  * bounded too, and a program that never synchronises must not grow without end). */
@@ -36,71 +35,6 @@ enum { MAX_QUEUED = 4096 };
 
 /* How long queued host functions wait, at most, for a host thread to run them (below). */
 enum { PROGRESS_MS = 100 };
-
-/* The legacy default stream (handle 0 or cudaStreamLegacy): blocking, never destroyed. */
-static struct rt_stream legacy = {.magic = STREAM_MAGIC};
-/* Every stream, newest first (the legacy one last); destroyed streams, for reuse. */
-static struct rt_stream *streams = &legacy, *spare;
-/* This thread's per-thread default stream, made on first use. */
-static _Thread_local struct rt_stream *per_thread;
-
-_Thread_local int rt_per_thread;
-
-cudaStream_t rt_default_stream(void)
-{
-    return rt_per_thread ? cudaStreamPerThread : cudaStreamLegacy;
-}
-
-struct rt_stream *rt_stream_new(unsigned flags, int priority)
-{
-    struct rt_stream *s = spare;
-    if (s) {
-        spare = s->next;
-    } else {
-        s = calloc(1, sizeof *s);
-        if (!s)
-            return NULL;
-    }
-    /* A reused stream keeps its counters: a dependency on its earlier work stays met. */
-    s->magic = STREAM_MAGIC;
-    s->flags = flags;
-    s->priority = priority;
-    s->device = rt_self()->device;
-    s->next = streams;
-    streams = s;
-    return s;
-}
-
-void rt_stream_free(struct rt_stream *s)
-{
-    s->magic = 0;
-    free(s->after);
-    s->after = NULL;
-    s->nafter = s->capafter = 0;
-    s->capture = NULL;
-    if (s->done < s->issued)
-        return; /* its work still runs, when the device is synchronised: it stays listed */
-    for (struct rt_stream **at = &streams; *at; at = &(*at)->next)
-        if (*at == s) {
-            *at = s->next;
-            break;
-        }
-    s->next = spare;
-    spare = s;
-}
-
-struct rt_stream *rt_stream_of(cudaStream_t s)
-{
-    if (s == cudaStreamPerThread || (s == 0 && rt_per_thread)) {
-        if (!per_thread)
-            per_thread = rt_stream_new(cudaStreamDefault, 0);
-        return per_thread;
-    }
-    if (s == 0 || s == cudaStreamLegacy)
-        return &legacy;
-    struct rt_stream *st = (struct rt_stream *)s;
-    return st->magic == STREAM_MAGIC && st != &legacy ? st : NULL;
-}
 
 /* 1: @p s takes part in the legacy stream's barrier. */
 static int blocking(const struct rt_stream *s)
@@ -116,55 +50,24 @@ static void add_tail(struct rt_dep *deps, int *n, struct rt_stream *s)
 }
 
 /* The dependencies a new operation on @p s has beyond its stream: @p extra, and the legacy
- * stream's barrier. Returns how many, into a malloc'd array in *out. */
+ * stream's barrier. Returns how many, into a new array in *out. */
 static int deps_for(struct rt_stream *s, const struct rt_dep *extra, struct rt_dep **out)
 {
     int room = 2, n = 0;
-    for (const struct rt_stream *t = streams; t; t = t->next)
+    for (const struct rt_stream *t = rt_streams(); t; t = t->next)
         room++;
-    struct rt_dep *deps = malloc((size_t)room * sizeof *deps);
-    if (!deps)
-        return -1;
+    struct rt_dep *deps = emu_malloc((size_t)room * sizeof *deps);
     if (extra && extra->s != s)
         deps[n++] = *extra;
-    if (s == &legacy) {
-        for (struct rt_stream *t = streams; t; t = t->next)
+    if (s == rt_legacy()) {
+        for (struct rt_stream *t = rt_streams(); t; t = t->next)
             if (t != s && blocking(t))
                 add_tail(deps, &n, t);
     } else if (blocking(s)) {
-        add_tail(deps, &n, &legacy);
+        add_tail(deps, &n, rt_legacy());
     }
     *out = deps;
     return n;
-}
-
-struct rt_host_block *rt_pinned(const void *p, size_t n)
-{
-    for (struct rt_host_block *b = rt.host_blocks; b; b = b->next)
-        if ((const char *)p >= (const char *)b->ptr &&
-            (const char *)p + n <= (const char *)b->ptr + b->size)
-            return b;
-    return NULL;
-}
-
-/* The pinned blocks copy @p w writes (*d) and reads (*s), or NULL. */
-static void copy_blocks(const struct rt_work *w, struct rt_host_block **d, struct rt_host_block **s)
-{
-    size_t h = w->u.copy.height - 1, len = w->u.copy.width;
-    *d = w->u.copy.sides & 1 ? NULL : rt_pinned(w->u.copy.d, w->u.copy.dpitch * h + len);
-    *s = w->u.copy.sides & 2 ? NULL : rt_pinned(w->u.copy.s, w->u.copy.spitch * h + len);
-}
-
-/* Queued copy @p w on @p s: the pinned memory it uses is in flight until it runs. */
-static void hold_copy(const struct rt_work *w, struct rt_stream *s)
-{
-    struct rt_host_block *d, *src;
-    copy_blocks(w, &d, &src);
-    cudaStream_t handle = s == &legacy ? NULL : (cudaStream_t)s;
-    if (d)
-        rt_hostcheck_hold(d, w, handle, 1);
-    if (src)
-        rt_hostcheck_hold(src, w, handle, 0);
 }
 
 static int is_host_fn(const struct rt_work *w)
@@ -186,7 +89,7 @@ static void *progress(void *unused)
     for (;;) {
         nanosleep(&tick, NULL);
         rt_lock();
-        for (struct rt_stream *t = streams; t; t = t->next) {
+        for (struct rt_stream *t = rt_streams(); t; t = t->next) {
             uint64_t seq = t->done, last = 0;
             for (struct rt_op *op = t->head; op; op = op->next)
                 last = is_host_fn(&op->w) ? seq + 1 : last, seq++;
@@ -209,27 +112,31 @@ static void start_progress(void)
     started = 1;
 }
 
+/* At exit, the work still queued runs (its printf output appears), as a GPU finishes it. */
+static void run_at_exit(void)
+{
+    if (getpid() != rt.pid)
+        return; /* a forked child: the queues are its parent's */
+    rt_lock();
+    rt_run_all();
+    rt_unlock();
+}
+
+cudaError_t (*rt_capture_hook)(struct rt_stream *s, const struct rt_work *w);
+
 uint64_t rt_enqueue(struct rt_stream *s, const struct rt_work *w, const struct rt_dep *dep)
 {
+    static int exit_hooked;
     if (s->capture) {
-        rt_capture_add(s, w);
+        rt_capture_hook(s, w);
         return 0;
     }
-    struct rt_op *op = malloc(sizeof *op);
-    int n = op ? deps_for(s, dep, &op->deps) : -1;
-    if (n < 0) { /* out of host memory: run it now, after what it waits for */
-        free(op);
-        if (dep)
-            rt_run_to(dep->s, dep->seq);
-        rt_run_stream(s);
-        if (w->kind == RT_COPY)
-            hold_copy(w, s);
-        s->done = ++s->issued;
-        rt_execute(w, s, s->issued);
-        return s->issued;
-    }
-    if (w->kind == RT_COPY)
-        hold_copy(w, s);
+    if (!exit_hooked)
+        exit_hooked = atexit(run_at_exit) == 0;
+    struct rt_op *op = emu_malloc(sizeof *op);
+    int n = deps_for(s, dep, &op->deps);
+    if (w->queued)
+        w->queued(w, s);
     if (is_host_fn(w))
         start_progress();
     op->w = *w;
@@ -264,8 +171,8 @@ void rt_run_to(struct rt_stream *s, uint64_t seq)
 
 void rt_run_stream(struct rt_stream *s)
 {
-    if (s == &legacy) /* syncing the legacy stream waits for the blocking streams too */
-        for (struct rt_stream *t = streams; t; t = t->next)
+    if (s == rt_legacy()) /* syncing the legacy stream waits for the blocking streams too */
+        for (struct rt_stream *t = rt_streams(); t; t = t->next)
             if (blocking(t))
                 rt_run_to(t, t->issued);
     rt_run_to(s, s->issued);
@@ -273,7 +180,7 @@ void rt_run_stream(struct rt_stream *s)
 
 void rt_run_all(void)
 {
-    for (struct rt_stream *t = streams; t; t = t->next)
+    for (struct rt_stream *t = rt_streams(); t; t = t->next)
         rt_run_to(t, t->issued);
 }
 
@@ -285,53 +192,13 @@ void rt_work_free(struct rt_work *w)
     }
 }
 
-int rt_work_clone(struct rt_work *out, const struct rt_work *w)
+void rt_work_clone(struct rt_work *out, const struct rt_work *w)
 {
     *out = *w;
     if (w->kind != RT_KERNEL)
-        return 0;
-    out->u.kernel.params = malloc(w->u.kernel.bytes + 1);
-    if (!out->u.kernel.params)
-        return -1;
+        return;
+    out->u.kernel.params = emu_malloc(w->u.kernel.bytes + 1);
     memcpy(out->u.kernel.params, w->u.kernel.params, w->u.kernel.bytes);
-    return 0;
-}
-
-/* A copy's rows (none when @p dead), and what the server must know of the device bytes it
- * wrote. */
-static void run_copy(const struct rt_work *w, int dead)
-{
-    size_t len = w->u.copy.width;
-    struct rt_host_block *d, *s;
-    copy_blocks(w, &d, &s);
-    if (d) {
-        rt_hostcheck_release(d, 1);
-        rt_hostcheck_open(d, 1);
-    }
-    if (s) {
-        rt_hostcheck_release(s, 0);
-        rt_hostcheck_open(s, 1);
-    }
-    for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
-        memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
-        if (w->u.copy.sides & 1)
-            rt_wrote((const char *)w->u.copy.dst + r * w->u.copy.dpitch, len,
-                     w->u.copy.sides & 2 ? PROTO_WROTE_COPY : PROTO_WROTE_HOST,
-                     (uint64_t)(uintptr_t)((const char *)w->u.copy.src + r * w->u.copy.spitch));
-    }
-    if (d)
-        rt_hostcheck_open(d, 0);
-    if (s)
-        rt_hostcheck_open(s, 0);
-}
-
-static void run_fill(const struct rt_work *w)
-{
-    for (size_t r = 0; r < w->u.fill.height; r++) {
-        memset(w->u.fill.h + r * w->u.fill.pitch, w->u.fill.value, w->u.fill.width);
-        rt_wrote((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.width, PROTO_WROTE_FILL,
-                 (uint8_t)w->u.fill.value);
-    }
 }
 
 /* Record @p e's completion, if this is its latest record; free it after its last. */
@@ -345,25 +212,20 @@ static void run_record(struct rt_event *e, struct rt_stream *s, uint64_t seq)
         free(e);
 }
 
-/* After a fault the device runs nothing more: copies, fills and launches are dropped, as
- * a GPU's broken context drops them; records and host functions still complete. */
+/* Launches, copies and fills run themselves (w->run, from rt_launch.c and rt_memory.c), and
+ * after a fault do nothing, as a GPU's broken context drops them; records and host functions
+ * still complete. */
 void rt_execute(const struct rt_work *w, struct rt_stream *s, uint64_t seq)
 {
-    int dead = rt.sticky != cudaSuccess;
+    if (w->run) {
+        w->run(w, s, seq);
+        return;
+    }
     switch (w->kind) {
     case RT_NOP:
-        break;
     case RT_KERNEL:
-        if (!dead)
-            rt_run_kernel(w);
-        free(w->u.kernel.params);
-        break;
     case RT_COPY:
-        run_copy(w, dead);
-        break;
     case RT_FILL:
-        if (!dead)
-            run_fill(w);
         break;
     case RT_RECORD:
         run_record(w->event, s, seq);

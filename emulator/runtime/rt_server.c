@@ -175,21 +175,10 @@ static cudaError_t hello(void)
     return err;
 }
 
-/* At exit, the work still queued runs (its printf output appears), as a GPU finishes it. */
-static void run_at_exit(void)
-{
-    if (getpid() != rt.pid)
-        return; /* a forked child: the queues are its parent's */
-    rt_lock();
-    rt_run_all();
-    rt_unlock();
-}
-
 cudaError_t rt_start(void)
 {
     char err[256];
-    int count;
-    if (cudaGetDeviceCount(&count) != cudaSuccess)
+    if (!rt_gpus())
         return cudaErrorNoDevice;
     if (mem_create(&rt.mem, span_for(rt.capacity), rt.capacity, err, sizeof err)) {
         rt_say("%s", err);
@@ -209,11 +198,9 @@ cudaError_t rt_start(void)
     rt.started = 1;
     rt.pid = getpid();
     const char *checks = getenv("COURSE_EMU_CHECKS");
-    if (checks && strstr(checks, "mem"))
-        rt_track_leaks();
+    rt.leak_check = checks && strstr(checks, "mem");
     if (checks && strstr(checks, "host"))
         rt_hostcheck_start();
-    atexit(run_at_exit);
     return cudaSuccess;
 }
 

@@ -14,8 +14,6 @@
 
 #include "rt.h"
 
-enum { EVENT_MAGIC = 0x45564e54 };
-
 /* The sticky error, if a fault left one; the lock is held. */
 static cudaError_t sticky(void)
 {
@@ -40,12 +38,6 @@ static cudaError_t stream_ok(cudaStream_t s)
     if (locked_stream(s, &err))
         rt_unlock();
     return err;
-}
-
-struct rt_event *rt_event_of(cudaEvent_t e)
-{
-    struct rt_event *ev = (struct rt_event *)e;
-    return ev && ev->magic == EVENT_MAGIC ? ev : NULL;
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
@@ -248,11 +240,9 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    struct rt_event *e = calloc(1, sizeof *e);
+    struct rt_event *e = rt_event_new(flags);
     if (!e)
         return rt_error(cudaErrorMemoryAllocation);
-    e->magic = EVENT_MAGIC;
-    e->flags = flags;
     *event = (cudaEvent_t)e;
     rt_lock();
     cudaError_t err = sticky();
@@ -302,12 +292,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         struct rt_work w = {.kind = RT_RECORD, .what = "cudaEventRecord", .event = e};
         if (e->ipc) /* its ticket first: running to the record below marks it done too */
             rt_ipc_record(s, e);
-        e->recorded = 1;
-        e->complete = 0;
-        e->capture = NULL;
-        e->pending++;
-        e->s = s;
-        e->seq = s->issued + 1;
+        rt_event_will_record(e, s);
         rt_enqueue(s, &w, NULL);
     }
     rt_unlock();

@@ -8,17 +8,9 @@
  * report. tests/emulator/test_conformance.c reads the header at test time and fails when a
  * function declared there is exported neither here nor by the other rt_*.c files.
  *
- * This file includes no CUDA header on purpose: each stub is defined without parameters, which
- * the x86-64 calling convention lets any caller call; the return value is cudaError_t's.
+ * It includes no CUDA header on purpose (rt_unsupported.h says why).
  */
-int rt_not_supported(const char *name);
-
-#define UNSUPPORTED(name)                                                                          \
-    int name(void);                                                                                \
-    int name(void)                                                                                 \
-    {                                                                                              \
-        return rt_not_supported(#name);                                                            \
-    }
+#include "rt_unsupported.h"
 
 UNSUPPORTED(cudaArrayGetMemoryRequirements)
 UNSUPPORTED(cudaArrayGetPlane)

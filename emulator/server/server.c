@@ -77,10 +77,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "mem.h"
+#include "model_env.h"
 #include "proto.h"
 #include "vm.h"
-#include "vm/model_env.h"
 
 /** The server's whole state. */
 struct server {
@@ -137,10 +138,7 @@ static void print_output(void *ctx, const char *text, size_t len)
         size_t cap = o->cap ? o->cap : 4096;
         while (cap < o->len + len)
             cap *= 2;
-        char *bigger = realloc(o->text, cap);
-        if (!bigger)
-            bug("out of host memory for printf output");
-        o->text = bigger;
+        o->text = emu_realloc(o->text, cap);
         o->cap = cap;
     }
     memcpy(o->text + o->len, text, len);
@@ -254,12 +252,10 @@ static void send_loaded(struct server *s, const struct vm_module *vm, const stru
     size_t len = sizeof head + nb * sizeof *b;
     for (uint32_t k = 0; k < head.kernels; k++) {
         const struct vm_kernel *kn = vm_kernel_info(vm, k);
-        len += sizeof(struct proto_kernel) + kn->nparams * sizeof(struct vm_param) +
+        len += sizeof(struct proto_kernel) + kn->nparams * sizeof(struct proto_param) +
                strlen(kn->name) + 1;
     }
-    char *buf = malloc(len), *p = buf;
-    if (!buf)
-        bug("out of host memory for a kernel table");
+    char *buf = emu_malloc(len), *p = buf;
     memcpy(p, &head, sizeof head), p += sizeof head;
     memcpy(p, b, nb * sizeof *b), p += nb * sizeof *b;
     for (uint32_t k = 0; k < head.kernels; k++) {
@@ -274,8 +270,10 @@ static void send_loaded(struct server *s, const struct vm_module *vm, const stru
                                   kn->explicit_cluster,
                                   kn->max_cluster_rank};
         memcpy(p, &pk, sizeof pk), p += sizeof pk;
-        memcpy(p, kn->params, kn->nparams * sizeof *kn->params);
-        p += kn->nparams * sizeof *kn->params;
+        for (uint32_t i = 0; i < kn->nparams; i++) {
+            struct proto_param pp = {kn->params[i].offset, kn->params[i].size};
+            memcpy(p, &pp, sizeof pp), p += sizeof pp;
+        }
         memcpy(p, kn->name, strlen(kn->name) + 1), p += strlen(kn->name) + 1;
     }
     reply(s, PROTO_LOADED, buf, len, NULL, 0);
@@ -295,9 +293,7 @@ static void on_load(struct server *s, struct proto_msg *m)
     const char *ptx = origin + olen + 1;
     size_t ptx_len = m->len - sizeof l - olen - 1;
     if (l.module >= s->nmodules) {
-        struct vm_module **more = realloc(s->modules, (l.module + 1) * sizeof *more);
-        if (!more)
-            bug("out of host memory for the module table");
+        struct vm_module **more = emu_realloc(s->modules, (l.module + 1) * sizeof *more);
         memset(more + s->nmodules, 0, (l.module + 1 - s->nmodules) * sizeof *more);
         s->modules = more;
         s->nmodules = l.module + 1;
@@ -306,9 +302,7 @@ static void on_load(struct server *s, struct proto_msg *m)
         bug("a module was loaded twice");
 
     size_t nbefore = s->mem.nlive;
-    struct mem_block *before = malloc((nbefore + 1) * sizeof *before);
-    if (!before)
-        bug("out of host memory");
+    struct mem_block *before = emu_malloc((nbefore + 1) * sizeof *before);
     memcpy(before, s->mem.live, nbefore * sizeof *before);
     char err[512];
     struct vm_module *vm = NULL;
@@ -322,9 +316,7 @@ static void on_load(struct server *s, struct proto_msg *m)
         uint64_t at = mem_alloc(&s->mem, l.heap_bytes ? l.heap_bytes : 1, 0);
         s->heap = at ? vm_heap_create(at, l.heap_bytes) : NULL;
     }
-    struct proto_block *added = malloc((s->mem.nlive + 1) * sizeof *added);
-    if (!added)
-        bug("out of host memory");
+    struct proto_block *added = emu_malloc((s->mem.nlive + 1) * sizeof *added);
     size_t nadded = new_blocks(before, nbefore, s->mem.live, s->mem.nlive, added);
     send_loaded(s, vm, added, nadded);
     free(added);

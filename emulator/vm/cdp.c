@@ -39,36 +39,6 @@ enum {
     ERR_INVALID_DEVICE_FUNCTION = 98
 };
 
-/* The libcudadevrt functions the VM answers, in the order of cdp_names. */
-enum cdp_fn {
-    CDP_GET_PARAMETER_BUFFER, /* (func, gridDim, blockDim, smem) -> buffer or NULL */
-    CDP_LAUNCH,               /* (buffer, stream) -> error */
-    CDP_STREAM_CREATE,        /* (cudaStream_t *, flags) -> error */
-    CDP_STREAM_DESTROY,       /* (stream) -> error */
-    CDP_GET_LAST_ERROR,       /* () -> the thread's last error, which is reset */
-    CDP_PEEK_LAST_ERROR,      /* () -> the same, kept */
-    CDP_GET_ERROR_STRING,     /* (error) -> a device string */
-    CDP_MALLOC,               /* (void **, bytes) -> error */
-    CDP_FREE,                 /* (ptr) -> error */
-    CDP_MEMCPY_ASYNC,         /* (dst, src, bytes, kind, stream) -> error */
-    CDP_GET_DEVICE,           /* (int *) -> error */
-    CDP_COUNT
-};
-
-static const char *const cdp_names[CDP_COUNT] = {
-    "__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2", "__cudaCDP2StreamCreateWithFlags",
-    "__cudaCDP2StreamDestroy",        "__cudaCDP2GetLastError",   "__cudaCDP2PeekAtLastError",
-    "__cudaCDP2GetErrorString",       "__cudaCDP2Malloc",         "__cudaCDP2Free",
-    "__cudaCDP2MemcpyAsync",          "__cudaCDP2GetDevice"};
-
-int vm_cdp_builtin(const char *name)
-{
-    for (int i = 0; i < CDP_COUNT; i++)
-        if (!strcmp(name, cdp_names[i]))
-            return i;
-    return -1;
-}
-
 /* One item of a grid's queue: a child grid, or a copy. */
 struct cdp_item {
     uint32_t kernel; /* UINT32_MAX: a copy of bytes from src to dst */
@@ -104,9 +74,7 @@ struct vm_cdp {
 static struct cdp_grid *grid_of(struct exec *x)
 {
     if (!x->cdp) {
-        x->cdp = calloc(1, sizeof *x->cdp);
-        if (!x->cdp)
-            abort();
+        x->cdp = emu_calloc(1, sizeof *x->cdp);
     }
     return x->cdp;
 }
@@ -225,7 +193,7 @@ static void get_buffer(struct exec *x, struct warp *w, const struct insn *in, in
     if (!addr)
         return (void)refuse(x, w, in, l, ERR_MEMORY_ALLOCATION, "the device heap is full");
     struct cdp_grid *g = grid_of(x);
-    g->buffers = vm_grow(g->buffers, g->nbuffers, &g->capbuffers, sizeof *g->buffers);
+    g->buffers = emu_grow(g->buffers, g->nbuffers, &g->capbuffers, sizeof *g->buffers);
     g->buffers[g->nbuffers++] = (struct cdp_buffer){addr, it};
     ret(x, w, in, l, addr, 8);
 }
@@ -234,7 +202,7 @@ static void get_buffer(struct exec *x, struct warp *w, const struct insn *in, in
 static void enqueue(struct exec *x, const struct cdp_item *it)
 {
     struct cdp_grid *g = grid_of(x);
-    g->items = vm_grow(g->items, g->nitems, &g->capitems, sizeof *g->items);
+    g->items = emu_grow(g->items, g->nitems, &g->capitems, sizeof *g->items);
     g->items[g->nitems++] = *it;
 }
 
@@ -253,9 +221,7 @@ static void launch(struct exec *x, struct warp *w, const struct insn *in, int l)
     struct cdp_item it = g->buffers[i].launch;
     g->buffers[i] = g->buffers[--g->nbuffers];
     uint32_t bytes = x->mod->funcs[it.kernel].info.param_bytes;
-    it.params = malloc(bytes + 1);
-    if (!it.params)
-        abort();
+    it.params = emu_malloc(bytes + 1);
     memcpy(it.params, mem_host(x->mem, addr), bytes);
     vm_heap_free(x->launch->heap, addr);
     if (x->launch->cdp->pending >= (x->launch->pending_limit ? x->launch->pending_limit : 2048)) {
@@ -390,8 +356,9 @@ static void merge(struct vm_result *r, const struct vm_result *c)
     }
 }
 
-/* Run queue item @p it of a grid of launch @p L (which it frees). */
-static void run_item(const struct vm_launch *L, struct cdp_item *it, struct vm_result *r)
+/* Run queue item @p it of a grid of launch @p L, a child grid through @p launch. */
+static void run_item(const struct vm_launch *L, struct cdp_item *it, struct vm_result *r,
+                     vm_launch_fn launch)
 {
     if (it->kernel == UINT32_MAX) {
         if (!mem_find(L->mem, it->dst, it->bytes) || !mem_find(L->mem, it->src, it->bytes)) {
@@ -416,17 +383,15 @@ static void run_item(const struct vm_launch *L, struct cdp_item *it, struct vm_r
     child.cooperative = 0;
     child.depth = L->depth + 1;
     L->cdp->pending--;
-    struct vm_result *c = malloc(sizeof *c);
-    if (!c)
-        abort();
-    vm_launch(&child, c);
+    struct vm_result *c = emu_malloc(sizeof *c);
+    launch(&child, c);
     merge(r, c);
     free(c);
 }
 
-void vm_cdp_finish(struct exec *x, struct vm_result *r)
+void vm_cdp_finish(const struct vm_launch *L, struct cdp_grid *g, struct vm_result *r,
+                   vm_launch_fn launch)
 {
-    struct cdp_grid *g = x->cdp;
     if (!g)
         return;
     for (int tail = 0; tail < 2; tail++)
@@ -434,24 +399,21 @@ void vm_cdp_finish(struct exec *x, struct vm_result *r)
             if (g->items[i].tail != tail)
                 continue;
             if (r->status == VM_OK)
-                run_item(x->launch, &g->items[i], r);
+                run_item(L, &g->items[i], r, launch);
             else if (g->items[i].kernel != UINT32_MAX)
-                x->launch->cdp->pending--;
+                L->cdp->pending--;
             free(g->items[i].params);
         }
     for (uint32_t i = 0; i < g->nbuffers; i++)
-        vm_heap_free(x->launch->heap, g->buffers[i].addr);
+        vm_heap_free(L->heap, g->buffers[i].addr);
     free(g->items);
     free(g->buffers);
     free(g);
-    x->cdp = NULL;
 }
 
 struct vm_cdp *vm_cdp_begin(void)
 {
-    struct vm_cdp *c = calloc(1, sizeof *c);
-    if (!c)
-        abort();
+    struct vm_cdp *c = emu_calloc(1, sizeof *c);
     return c;
 }
 

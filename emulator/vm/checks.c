@@ -98,16 +98,14 @@ static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char
         }
     if (s->nfound == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 16;
-        s->found = realloc(s->found, s->cap * sizeof *s->found);
-        if (!s->found)
-            abort();
+        s->found = emu_realloc(s->found, s->cap * sizeof *s->found);
     }
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, strdup(line)};
+    s->found[s->nfound++] = (struct finding){kind, at, at2, 1, emu_strdup(line)};
 }
 
 void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt, ...)
@@ -122,12 +120,8 @@ void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt,
 
 void check_begin(struct exec *x)
 {
-    struct check_state *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
-    s->sh = calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
-    if (!s->sh)
-        abort();
+    struct check_state *s = emu_calloc(1, sizeof *s);
+    s->sh = emu_calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
     x->check_state = s;
 }
 
@@ -259,7 +253,7 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         if (h.unwritten || h.raw || h.war || h.waw)
             shared_report(x, w, in, l, addr[l], store, &h);
     }
-    if (store && x->hop && (x->launch->checks & VM_CHECK_RACE))
+    if (store && x->proxy)
         check_proxy_store(x, w, in, addr, m, bytes);
     return EV_NONE;
 }

@@ -32,17 +32,13 @@ struct proxy {
 
 void check_proxy_block(struct exec *x)
 {
-    struct proxy **pp = vm_hopper_proxy(x), *p = *pp;
+    struct proxy *p = x->proxy;
     if (!p) {
-        p = calloc(1, sizeof *p);
-        if (!p)
-            abort();
+        p = emu_calloc(1, sizeof *p);
         p->bytes = x->smem_bytes;
-        p->b = calloc(p->bytes ? p->bytes : 1, sizeof *p->b);
-        p->fenced = calloc(x->nwarps, sizeof *p->fenced);
-        if (!p->b || !p->fenced)
-            abort();
-        *pp = p;
+        p->b = emu_calloc(p->bytes ? p->bytes : 1, sizeof *p->b);
+        p->fenced = emu_calloc(x->nwarps, sizeof *p->fenced);
+        x->proxy = p;
         return;
     }
     memset(p->b, 0, p->bytes * sizeof *p->b);
@@ -52,18 +48,19 @@ void check_proxy_block(struct exec *x)
 
 void check_proxy_free(struct exec *x)
 {
-    struct proxy *p = *vm_hopper_proxy(x);
+    struct proxy *p = x->proxy;
     if (!p)
         return;
     free(p->b);
     free(p->fenced);
     free(p);
+    x->proxy = NULL;
 }
 
 void check_proxy_store(struct exec *x, const struct warp *w, const struct insn *in,
                        const uint64_t *addr, uint32_t m, unsigned bytes)
 {
-    struct proxy *p = *vm_hopper_proxy(x);
+    struct proxy *p = x->proxy;
     if (!p)
         return;
     struct proxy_byte now = {w->index + 1, (uint32_t)(in - x->code), p->fences};
@@ -74,14 +71,14 @@ void check_proxy_store(struct exec *x, const struct warp *w, const struct insn *
 
 void check_proxy_async_write(struct exec *x, uint64_t addr, uint64_t bytes)
 {
-    struct proxy *p = x->hop ? *vm_hopper_proxy(x) : NULL;
+    struct proxy *p = x->proxy;
     if (p && addr < p->bytes)
         memset(p->b + addr, 0, (addr + bytes > p->bytes ? p->bytes - addr : bytes) * sizeof *p->b);
 }
 
 void check_proxy_fence(struct exec *x, const struct warp *w, uint32_t m)
 {
-    struct proxy *p = *vm_hopper_proxy(x);
+    struct proxy *p = x->proxy;
     if (p && m)
         p->fenced[w->index] = ++p->fences;
 }
@@ -89,7 +86,7 @@ void check_proxy_fence(struct exec *x, const struct warp *w, uint32_t m)
 void check_proxy_read(struct exec *x, const struct warp *w, const struct insn *in, uint64_t addr,
                       unsigned bytes)
 {
-    struct proxy *p = *vm_hopper_proxy(x);
+    struct proxy *p = x->proxy;
     uint32_t g = w->index / 4 * 4;
     for (unsigned i = 0; p && i < bytes && addr + i < p->bytes; i++) {
         const struct proxy_byte *b = &p->b[addr + i];

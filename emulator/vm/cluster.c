@@ -93,15 +93,11 @@ void vm_cluster_specials(const struct exec *x, uint32_t *v)
 
 struct cluster *vm_cluster_new(const uint32_t dims[3], uint32_t nthreads)
 {
-    struct cluster *c = calloc(1, sizeof *c);
-    if (!c)
-        abort();
+    struct cluster *c = emu_calloc(1, sizeof *c);
     memcpy(c->dims, dims, sizeof c->dims);
     c->size = dims[0] * dims[1] * dims[2];
     c->nthreads = nthreads;
-    c->arrived = calloc((size_t)c->size * nthreads, sizeof *c->arrived);
-    if (!c->arrived)
-        abort();
+    c->arrived = emu_calloc((size_t)c->size * nthreads, sizeof *c->arrived);
     return c;
 }
 

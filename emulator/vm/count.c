@@ -34,10 +34,8 @@ struct count_state {
 static void set_add(struct sector_set *s, uint64_t sector)
 {
     if (2 * (s->count + 1) > s->cap) {
-        struct sector_set bigger = {calloc(s->cap ? 2 * s->cap : 4096, 8),
+        struct sector_set bigger = {emu_calloc(s->cap ? 2 * s->cap : 4096, 8),
                                     s->cap ? 2 * s->cap : 4096, 0};
-        if (!bigger.slot)
-            abort();
         for (size_t i = 0; i < s->cap; i++)
             if (s->slot[i])
                 set_add(&bigger, s->slot[i] - 1);
@@ -58,9 +56,7 @@ void count_begin(struct exec *x)
 {
     if (!x->cnt)
         return;
-    x->count_state = calloc(1, sizeof(struct count_state));
-    if (!x->count_state)
-        abort();
+    x->count_state = emu_calloc(1, sizeof(struct count_state));
 }
 
 void count_merge(struct exec *x, struct exec *from)

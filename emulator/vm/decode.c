@@ -101,10 +101,10 @@ enum space mn_space(const struct mn *m)
 
 /* ---- emitting --------------------------------------------------------------------------- */
 
-struct insn *emit(struct dctx *c, enum op op)
+struct insn *dec_emit(struct dctx *c, enum op op)
 {
     struct vm_module *m = c->mod;
-    m->code = vm_grow(m->code, m->ncode, &c->cap_code, sizeof *m->code);
+    m->code = emu_grow(m->code, m->ncode, &c->cap_code, sizeof *m->code);
     struct insn *in = &m->code[m->ncode];
     memset(in, 0, sizeof *in);
     in->op = (uint16_t)op;
@@ -113,13 +113,13 @@ struct insn *emit(struct dctx *c, enum op op)
     in->line = c->loc;
     for (int i = 0; i < INSN_OPS; i++)
         in->o[i] = NO_REG;
-    m->texts = vm_grow(m->texts, m->ncode, &c->cap_texts, sizeof *m->texts);
+    m->texts = emu_grow(m->texts, m->ncode, &c->cap_texts, sizeof *m->texts);
     m->texts[m->ncode] = NULL;
     m->ncode++;
     return in;
 }
 
-int unsupported(struct dctx *c, const char *why)
+int dec_unsupported(struct dctx *c, const char *why)
 {
     /* Replace whatever this instruction emitted so far: one instruction, unsupported. */
     if (c->mod->ncode > c->start) {
@@ -127,16 +127,14 @@ int unsupported(struct dctx *c, const char *why)
             free(c->mod->texts[i]);
         c->mod->ncode = c->start;
     }
-    struct insn *in = emit(c, OP_UNSUPPORTED);
-    char *text = malloc(c->text_len + strlen(why) + 8);
-    if (!text)
-        abort();
+    struct insn *in = dec_emit(c, OP_UNSUPPORTED);
+    char *text = emu_malloc(c->text_len + strlen(why) + 8);
     sprintf(text, "%.*s (%s)", (int)c->text_len, c->text, why);
     c->mod->texts[in - c->mod->code] = text;
     return -1;
 }
 
-int bad(struct dctx *c, const char *fmt, ...)
+int dec_bad(struct dctx *c, const char *fmt, ...)
 {
     char why[200];
     va_list ap;
@@ -145,15 +143,13 @@ int bad(struct dctx *c, const char *fmt, ...)
     va_end(ap);
     /* An operand the VM does not understand fails the launch that reaches it, with the
      * instruction's text, rather than the whole module. */
-    return unsupported(c, why);
+    return dec_unsupported(c, why);
 }
 
 uint32_t decode_pool(struct vm_module *m, const uint32_t *words, uint32_t n)
 {
     uint32_t at = m->npool;
-    uint32_t *pool = realloc(m->pool, (size_t)(m->npool + n + 1) * sizeof *pool);
-    if (!pool)
-        abort();
+    uint32_t *pool = emu_realloc(m->pool, (size_t)(m->npool + n + 1) * sizeof *pool);
     memcpy(pool + at, words, n * sizeof *words);
     m->pool = pool;
     m->npool += n;
@@ -162,7 +158,7 @@ uint32_t decode_pool(struct vm_module *m, const uint32_t *words, uint32_t n)
 
 /* ---- operands ------------------------------------------------------------------------ */
 
-uint64_t sym_addr(struct dctx *c, const struct sym *s)
+uint64_t dec_sym_addr(struct dctx *c, const struct sym *s)
 {
     return s->space == SP_SHARED && s->addr == UINT64_MAX ? c->dyn_smem_base(c) : s->addr;
 }
@@ -206,14 +202,14 @@ static int imm_bits(const struct operand *o, char kind, int bits, uint64_t *out)
     return -1;
 }
 
-int src(struct dctx *c, const struct operand *o, char kind, int bits, uint32_t *off)
+int dec_src(struct dctx *c, const struct operand *o, char kind, int bits, uint32_t *off)
 {
     int slot = bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
     uint64_t v;
     if (o->kind == OK_REG) {
         if (o->reg->slot != slot)
-            return bad(c, "operand is a %d-bit register where %d bits are expected", o->reg->bits,
-                       bits);
+            return dec_bad(c, "operand is a %d-bit register where %d bits are expected",
+                           o->reg->bits, bits);
         *off = o->reg->off;
         return 0;
     }
@@ -225,13 +221,13 @@ int src(struct dctx *c, const struct operand *o, char kind, int bits, uint32_t *
     }
     if (o->kind == OK_SYM && o->sym && !o->sym->is_label) {
         /* A variable's name as a value: its address in its own state space. */
-        *off = c->constant(c, sym_addr(c, o->sym), slot);
+        *off = c->constant(c, dec_sym_addr(c, o->sym), slot);
         return 0;
     }
-    return bad(c, "unexpected operand");
+    return dec_bad(c, "unexpected operand");
 }
 
-int dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off)
+int dec_dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off)
 {
     int slot = bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
     if (o->kind == OK_SINK || (o->kind == OK_VEC && o->nvec == 1 && !o->vec[0])) {
@@ -239,20 +235,20 @@ int dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off)
         return 0;
     }
     if (o->kind != OK_REG)
-        return bad(c, "the destination is not a register");
+        return dec_bad(c, "the destination is not a register");
     if (o->reg->slot != slot)
-        return bad(c, "destination is a %d-bit register where %d bits are expected", o->reg->bits,
-                   bits);
+        return dec_bad(c, "destination is a %d-bit register where %d bits are expected",
+                       o->reg->bits, bits);
     *off = o->reg->off;
     return 0;
 }
 
 /* Sources o[first .. first+n) into in->o[at ..]. */
-int srcs(struct dctx *c, struct insn *in, int at, const struct operand *ops, int n, char kind,
-         int bits)
+int dec_srcs(struct dctx *c, struct insn *in, int at, const struct operand *ops, int n, char kind,
+             int bits)
 {
     for (int i = 0; i < n; i++)
-        if (src(c, &ops[i], kind, bits, &in->o[at + i]))
+        if (dec_src(c, &ops[i], kind, bits, &in->o[at + i]))
             return -1;
     return 0;
 }
@@ -374,14 +370,14 @@ int decode_insn(struct dctx *c, const char *mn, const struct reg *guard, int neg
     c->neg_guard = neg_guard;
     if (guard) {
         if (guard->slot != SLOT_PRED)
-            return bad(c, "the guard is not a predicate");
+            return dec_bad(c, "the guard is not a predicate");
         c->guard = guard->off;
     }
     c->start = c->mod->ncode;
     const struct row *row =
         bsearch(m.base, table, sizeof table / sizeof *table, sizeof *table, cmp_base);
     if (!row) {
-        unsupported(c, "not an instruction the emulator knows");
+        dec_unsupported(c, "not an instruction the emulator knows");
         return 0;
     }
     /* A decoder that gives up has already turned the instruction into OP_UNSUPPORTED. */

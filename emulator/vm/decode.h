@@ -90,7 +90,4 @@ int decode_insn(struct dctx *c, const char *mn, const struct reg *guard, int neg
 /** Append @p n words to the module's operand pool; returns the index of the first. */
 uint32_t decode_pool(struct vm_module *m, const uint32_t *words, uint32_t n);
 
-/** Grow-on-demand array helper: make room for one more element of @p size at *@p arr. */
-void *vm_grow(void *arr, uint32_t count, uint32_t *cap, size_t size);
-
 #endif /* EMU_DECODE_H */

@@ -14,13 +14,13 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     const char *b = m->base;
     if (!strcmp(b, "activemask")) {
         uint32_t d;
-        if (n != 1 || dst(c, &o[0], 32, &d))
-            return n != 1 ? bad(c, "expected 1 operand") : -1;
-        emit(c, OP_ACTIVEMASK)->o[0] = d;
+        if (n != 1 || dec_dst(c, &o[0], 32, &d))
+            return n != 1 ? dec_bad(c, "expected 1 operand") : -1;
+        dec_emit(c, OP_ACTIVEMASK)->o[0] = d;
         return 0;
     }
     if (!mn_has(m, "sync"))
-        return bad(c, "%s without .sync (pre-Volta) is not emulated", b);
+        return dec_bad(c, "%s without .sync (pre-Volta) is not emulated", b);
     if (!strcmp(b, "shfl")) {
         static const char *const modes[] = {"up", "down", "bfly", "idx"};
         int mode = -1;
@@ -28,13 +28,13 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
             if (mn_has(m, modes[i]))
                 mode = i;
         uint32_t d, p = NO_REG, a, lane, cl, mask;
-        if (mode < 0 || n != 5 || dst(c, &o[0], 32, &d) || src(c, &o[1], 'b', 32, &a) ||
-            src(c, &o[2], 'u', 32, &lane) || src(c, &o[3], 'u', 32, &cl) ||
-            src(c, &o[4], 'u', 32, &mask))
-            return mode < 0 || n != 5 ? bad(c, "this form of shfl is not emulated") : -1;
+        if (mode < 0 || n != 5 || dec_dst(c, &o[0], 32, &d) || dec_src(c, &o[1], 'b', 32, &a) ||
+            dec_src(c, &o[2], 'u', 32, &lane) || dec_src(c, &o[3], 'u', 32, &cl) ||
+            dec_src(c, &o[4], 'u', 32, &mask))
+            return mode < 0 || n != 5 ? dec_bad(c, "this form of shfl is not emulated") : -1;
         if (o[0].reg2)
             p = o[0].reg2->off;
-        struct insn *in = emit(c, OP_SHFL_SYNC);
+        struct insn *in = dec_emit(c, OP_SHFL_SYNC);
         in->o[0] = d, in->o[1] = p, in->o[2] = a, in->o[3] = lane, in->o[4] = cl, in->o[5] = mask;
         in->mod = (uint32_t)mode;
         return 0;
@@ -46,10 +46,10 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
             if (mn_has(m, modes[i]))
                 mode = i;
         uint32_t d, a, mask;
-        if (mode < 0 || n != 3 || dst(c, &o[0], mode == 3 ? 32 : 1, &d) ||
-            src(c, &o[1], 'p', 1, &a) || src(c, &o[2], 'u', 32, &mask))
-            return mode < 0 || n != 3 ? bad(c, "this form of vote is not emulated") : -1;
-        struct insn *in = emit(c, OP_VOTE_SYNC);
+        if (mode < 0 || n != 3 || dec_dst(c, &o[0], mode == 3 ? 32 : 1, &d) ||
+            dec_src(c, &o[1], 'p', 1, &a) || dec_src(c, &o[2], 'u', 32, &mask))
+            return mode < 0 || n != 3 ? dec_bad(c, "this form of vote is not emulated") : -1;
+        struct insn *in = dec_emit(c, OP_VOTE_SYNC);
         in->o[0] = d, in->o[1] = a, in->o[2] = mask;
         in->mod = (uint32_t)mode | (uint32_t)o[1].negated << 4;
         return 0;
@@ -57,10 +57,10 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (!strcmp(b, "match")) {
         int all = mn_has(m, "all"), bits = mn_has(m, "b64") ? 64 : 32;
         uint32_t d, a, mask;
-        if ((!all && !mn_has(m, "any")) || n != 3 || dst(c, &o[0], 32, &d) ||
-            src(c, &o[1], 'b', bits, &a) || src(c, &o[2], 'u', 32, &mask))
-            return n != 3 ? bad(c, "this form of match is not emulated") : -1;
-        struct insn *in = emit(c, OP_MATCH_SYNC);
+        if ((!all && !mn_has(m, "any")) || n != 3 || dec_dst(c, &o[0], 32, &d) ||
+            dec_src(c, &o[1], 'b', bits, &a) || dec_src(c, &o[2], 'u', 32, &mask))
+            return n != 3 ? dec_bad(c, "this form of match is not emulated") : -1;
+        struct insn *in = dec_emit(c, OP_MATCH_SYNC);
         in->o[0] = d, in->o[1] = o[0].reg2 ? o[0].reg2->off : NO_REG, in->o[2] = a;
         in->o[3] = mask;
         in->mod = (uint32_t)all | (uint32_t)(bits == 64) << 1;
@@ -73,15 +73,15 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
             if (mn_has(m, ops[i]))
                 op = i;
         uint32_t d, a, mask;
-        if (op < 0 || mn_has(m, "f32") || n != 3 || dst(c, &o[0], 32, &d) ||
-            src(c, &o[1], 'b', 32, &a) || src(c, &o[2], 'u', 32, &mask))
-            return op < 0 || n != 3 ? bad(c, "this form of redux is not emulated") : -1;
-        struct insn *in = emit(c, OP_REDUX_SYNC);
+        if (op < 0 || mn_has(m, "f32") || n != 3 || dec_dst(c, &o[0], 32, &d) ||
+            dec_src(c, &o[1], 'b', 32, &a) || dec_src(c, &o[2], 'u', 32, &mask))
+            return op < 0 || n != 3 ? dec_bad(c, "this form of redux is not emulated") : -1;
+        struct insn *in = dec_emit(c, OP_REDUX_SYNC);
         in->o[0] = d, in->o[1] = a, in->o[2] = mask;
         in->mod = (uint32_t)op | (uint32_t)mn_has(m, "s32") << 4;
         return 0;
     }
-    return bad(c, "%s is not emulated", b);
+    return dec_bad(c, "%s is not emulated", b);
 }
 
 /* ---- tensor cores ------------------------------------------------------------------------ */
@@ -114,10 +114,10 @@ static int fragment_of(struct dctx *c, const struct operand *o, int want, int sl
                        int *nw)
 {
     if (o->kind != OK_VEC || o->nvec != want)
-        return bad(c, "a fragment of %d registers was expected", want);
+        return dec_bad(c, "a fragment of %d registers was expected", want);
     for (int i = 0; i < want; i++) {
         if (!o->vec[i] || o->vec[i]->slot != slot)
-            return bad(c, "a fragment register is not %d bits", slot == SLOT_64 ? 64 : 32);
+            return dec_bad(c, "a fragment register is not %d bits", slot == SLOT_64 ? 64 : 32);
         words[(*nw)++] = o->vec[i]->off;
     }
     return 0;
@@ -177,24 +177,24 @@ static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n
     struct mtype types[2];
     int shape = wmma_shape_of(m);
     if (mn_types(m, types, 2) != 1 || shape < 0 || (n != 3 && n != 2))
-        return bad(c, "this form of wmma.%s is not emulated", load ? "load" : "store");
+        return dec_bad(c, "this form of wmma.%s is not emulated", load ? "load" : "store");
     int type = mma_type_of(types[0].name);
     enum space s = mn_has(m, "global") ? SP_GLOBAL : mn_has(m, "shared") ? SP_SHARED : SP_GENERIC;
     if (type < 0 || !wmma_has(matrix, type, shape))
-        return bad(c, "this wmma type and shape are not emulated");
+        return dec_bad(c, "this wmma type and shape are not emulated");
     const struct operand *frag = load ? &o[0] : &o[1], *addr = load ? &o[1] : &o[0];
     uint32_t words[VEC_MAX], stride = NO_REG;
     int nw = 0;
     int slot = type == MT_F64 ? SLOT_64 : SLOT_32;
     if (fragment_of(c, frag, wmma_frag_regs(matrix, type, shape), slot, words, &nw))
         return -1;
-    if (n == 3 && src(c, &o[2], 'u', 32, &stride))
+    if (n == 3 && dec_src(c, &o[2], 'u', 32, &stride))
         return -1;
     if (addr->kind != OK_ADDR)
-        return bad(c, "expected an address");
+        return dec_bad(c, "expected an address");
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = emit(c, load ? OP_WMMA_LOAD : OP_WMMA_STORE);
-    in->imm = addr->imm + (addr->sym ? (int64_t)sym_addr(c, addr->sym) : 0);
+    struct insn *in = dec_emit(c, load ? OP_WMMA_LOAD : OP_WMMA_STORE);
+    in->imm = addr->imm + (addr->sym ? (int64_t)dec_sym_addr(c, addr->sym) : 0);
     in->o[0] = addr->reg ? addr->reg->off : NO_REG;
     in->o[1] = stride;
     in->o[5] = pool;
@@ -211,7 +211,7 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
     int nt = mn_types(m, t, 4), shape = wmma_shape_of(m);
     int rnd = mn_has(m, "rz") || mn_has(m, "rm") || mn_has(m, "rp");
     if ((nt != 2 && nt != 4) || shape < 0 || n != 4 || mn_has(m, "satfinite") || rnd)
-        return bad(c, "this form of wmma.mma is not emulated");
+        return dec_bad(c, "this form of wmma.mma is not emulated");
     int dt = mma_type_of(t[0].name), ct = mma_type_of(t[nt - 1].name);
     int at = nt == 4 ? mma_type_of(t[1].name) : MT_F16,
         bt = nt == 4 ? mma_type_of(t[2].name) : MT_F16;
@@ -219,7 +219,7 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
     if (dt < 0 || ct < 0 || at < 0 || bt < 0 || (at != bt && !ints) ||
         (ints && bt != MT_S8 && bt != MT_U8) || !wmma_has(0, at, shape) ||
         !wmma_has(2, ct, shape) || !wmma_has(2, dt, shape) || (dt == MT_S32) != ints)
-        return bad(c, "these wmma.mma types are not emulated");
+        return dec_bad(c, "these wmma.mma types are not emulated");
     const char *al = NULL, *bl = NULL;
     for (int i = 0; i < m->nmods; i++)
         if (!strcmp(m->mods[i], "row") || !strcmp(m->mods[i], "col")) {
@@ -229,7 +229,7 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
                 bl = m->mods[i];
         }
     if (!al || !bl)
-        return bad(c, "wmma.mma needs two layouts");
+        return dec_bad(c, "wmma.mma needs two layouts");
     uint32_t words[4 * VEC_MAX + 4];
     int nw = 4;
     words[0] = (uint32_t)wmma_frag_regs(2, dt, shape);
@@ -241,7 +241,7 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
         if (fragment_of(c, &o[i], (int)words[i], slot, words, &nw))
             return -1;
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = emit(c, OP_WMMA_MMA);
+    struct insn *in = dec_emit(c, OP_WMMA_MMA);
     in->o[5] = pool;
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
                       (uint32_t)(al[0] == 'c'), (uint32_t)(bl[0] == 'c'));
@@ -256,7 +256,7 @@ int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return wmma_mem(c, m, o, n, 0);
     if (mn_has(m, "mma"))
         return wmma_mma(c, m, o, n);
-    return bad(c, "this wmma is not emulated");
+    return dec_bad(c, "this wmma is not emulated");
 }
 
 /* Registers per lane of an mma.sync fragment (0 a, 1 b, 2 c/d) for f32 accumulators. */
@@ -280,14 +280,15 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 : mn_has(m, "m16n8k4") ? MS_16_8_4
                                        : -1;
     if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col"))
-        return bad(c, "this form of mma is not emulated");
+        return dec_bad(c, "this form of mma is not emulated");
     int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), ct = mma_type_of(t[3].name);
     int ok = dt == MT_F32 && ct == MT_F32 && at == mma_type_of(t[2].name) &&
              (shape == MS_16_8_4
                   ? at == MT_TF32
                   : at == MT_F16 || at == MT_BF16 || (at == MT_TF32 && shape == MS_16_8_8));
     if (!ok)
-        return bad(c, "these mma types are not emulated (f32 accumulators, f16/bf16/tf32 inputs)");
+        return dec_bad(c,
+                       "these mma types are not emulated (f32 accumulators, f16/bf16/tf32 inputs)");
     uint32_t words[4 * VEC_MAX + 4];
     int nw = 4;
     for (int i = 0; i < 4; i++)
@@ -296,7 +297,7 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
         if (fragment(c, &o[i], (int)words[i], words, &nw))
             return -1;
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = emit(c, OP_MMA_SYNC);
+    struct insn *in = dec_emit(c, OP_MMA_SYNC);
     in->o[5] = pool;
     in->mod =
         MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)at, (uint32_t)ct, (uint32_t)dt, 0, 1);
@@ -308,14 +309,14 @@ int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     int num = mn_has(m, "x4") ? 4 : mn_has(m, "x2") ? 2 : mn_has(m, "x1") ? 1 : 0;
     if (!num || !mn_has(m, "m8n8") || !mn_has(m, "b16") || n != 2 || o[1].kind != OK_ADDR)
-        return bad(c, "this form of ldmatrix is not emulated");
+        return dec_bad(c, "this form of ldmatrix is not emulated");
     uint32_t words[4];
     int nw = 0;
     if (fragment(c, &o[0], num, words, &nw))
         return -1;
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = emit(c, OP_LDMATRIX);
-    in->imm = o[1].imm + (o[1].sym ? (int64_t)sym_addr(c, o[1].sym) : 0);
+    struct insn *in = dec_emit(c, OP_LDMATRIX);
+    in->imm = o[1].imm + (o[1].sym ? (int64_t)dec_sym_addr(c, o[1].sym) : 0);
     in->o[0] = o[1].reg ? o[1].reg->off : NO_REG;
     in->o[5] = pool;
     in->width = (uint8_t)num;
@@ -334,23 +335,23 @@ int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bar_cluster(c, m, o, n);
     if (mn_has(m, "warp")) {
         uint32_t mask;
-        if (n != 1 || src(c, &o[0], 'u', 32, &mask))
-            return n != 1 ? bad(c, "expected 1 operand") : -1;
-        emit(c, OP_BAR_WARP_SYNC)->o[0] = mask;
+        if (n != 1 || dec_src(c, &o[0], 'u', 32, &mask))
+            return n != 1 ? dec_bad(c, "expected 1 operand") : -1;
+        dec_emit(c, OP_BAR_WARP_SYNC)->o[0] = mask;
         return 0;
     }
     int red = mn_has(m, "red"), arrive = mn_has(m, "arrive");
     if (!red && !arrive && !mn_has(m, "sync") && strcmp(m->base, "bar"))
-        return bad(c, "this barrier is not emulated");
+        return dec_bad(c, "this barrier is not emulated");
     int first = red ? 1 : 0, nsrc = n - first - red;
     uint32_t id, count = NO_REG, d = NO_REG, p = NO_REG;
-    if (nsrc < 1 || nsrc > 2 || src(c, &o[first], 'u', 32, &id) ||
-        (nsrc == 2 && src(c, &o[first + 1], 'u', 32, &count)))
-        return nsrc < 1 || nsrc > 2 ? bad(c, "this barrier's operands are not emulated") : -1;
+    if (nsrc < 1 || nsrc > 2 || dec_src(c, &o[first], 'u', 32, &id) ||
+        (nsrc == 2 && dec_src(c, &o[first + 1], 'u', 32, &count)))
+        return nsrc < 1 || nsrc > 2 ? dec_bad(c, "this barrier's operands are not emulated") : -1;
     int redop = mn_has(m, "popc") ? 0 : mn_has(m, "and") ? 1 : 2;
-    if (red && (dst(c, &o[0], redop ? 1 : 32, &d) || src(c, &o[n - 1], 'p', 1, &p)))
+    if (red && (dec_dst(c, &o[0], redop ? 1 : 32, &d) || dec_src(c, &o[n - 1], 'p', 1, &p)))
         return -1;
-    struct insn *in = emit(c, OP_BAR_SYNC);
+    struct insn *in = dec_emit(c, OP_BAR_SYNC);
     in->o[0] = id, in->o[1] = count, in->o[2] = d, in->o[3] = p;
     in->width = (uint8_t)(red ? 2 : arrive ? 1 : 0);
     in->mod = (uint32_t)redop | (uint32_t)(red && o[n - 1].negated) << 4;
@@ -360,8 +361,8 @@ int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n)
 int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     if (n != 1 || o[0].kind != OK_SYM || !o[0].name)
-        return bad(c, "%s needs a label (indirect branches are not emulated)", m->base);
-    struct insn *in = emit(c, OP_BRA);
+        return dec_bad(c, "%s needs a label (indirect branches are not emulated)", m->base);
+    struct insn *in = dec_emit(c, OP_BRA);
     in->mod = (uint32_t)mn_has(m, "uni");
     c->label_ref(c, (uint32_t)(in - c->mod->code), o[0].name);
     return 0;
@@ -386,12 +387,12 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
         else if (o[i].paren == 0 && target < 0)
             callee = i;
     if (callee < 0 || (target < 0 && (o[callee].kind != OK_SYM || !o[callee].name)))
-        return bad(c, "this form of call is not emulated");
+        return dec_bad(c, "this form of call is not emulated");
     const char *name = target < 0 ? o[callee].name : "(indirect)";
     int nret = callee, nargs = n - callee - 1 - (target >= 0);
     if (!strcmp(name, "vprintf") && nargs == 2 && callparam(&o[callee + 1]) >= 0 &&
         callparam(&o[callee + 2]) >= 0) {
-        struct insn *in = emit(c, OP_VPRINTF);
+        struct insn *in = dec_emit(c, OP_VPRINTF);
         in->imm = callparam(&o[callee + 1]);
         in->mod = (uint32_t)callparam(&o[callee + 2]);
         in->o[0] = nret == 1 && callparam(&o[0]) >= 0 ? (uint32_t)callparam(&o[0]) : NO_REG;
@@ -399,8 +400,8 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if ((!strcmp(name, "malloc") && nret == 1) || (!strcmp(name, "free") && nret == 0)) {
         if (nargs != 1 || callparam(&o[callee + 1]) < 0 || (nret && callparam(&o[0]) < 0))
-            return bad(c, "a call to %s whose operands are not .params", name);
-        struct insn *in = emit(c, nret ? OP_MALLOC : OP_FREE);
+            return dec_bad(c, "a call to %s whose operands are not .params", name);
+        struct insn *in = dec_emit(c, nret ? OP_MALLOC : OP_FREE);
         in->imm = callparam(&o[callee + 1]);
         in->o[0] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
         c->mod->uses_heap = 1;
@@ -408,8 +409,8 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if (!strcmp(name, "cudaGraphSetConditional")) {
         if (nargs != 2 || nret || callparam(&o[callee + 1]) < 0 || callparam(&o[callee + 2]) < 0)
-            return bad(c, "a call to cudaGraphSetConditional whose operands are not 2 .params");
-        struct insn *in = emit(c, OP_SET_COND);
+            return dec_bad(c, "a call to cudaGraphSetConditional whose operands are not 2 .params");
+        struct insn *in = dec_emit(c, OP_SET_COND);
         in->imm = callparam(&o[callee + 1]);
         in->mod = (uint32_t)callparam(&o[callee + 2]);
         return 0;
@@ -418,10 +419,10 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
         uint32_t words[4];
         for (int i = 0; i < 4; i++) {
             if (callparam(&o[callee + 1 + i]) < 0)
-                return bad(c, "an __assertfail argument is not a parameter");
+                return dec_bad(c, "an __assertfail argument is not a parameter");
             words[i] = (uint32_t)callparam(&o[callee + 1 + i]);
         }
-        struct insn *in = emit(c, OP_TRAP);
+        struct insn *in = dec_emit(c, OP_TRAP);
         in->width = 1; /* an assertion: message, file, line, function in the call frame */
         in->o[5] = decode_pool(c->mod, words, 4);
         return 0;
@@ -430,17 +431,17 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
     words[0] = (uint32_t)nargs;
     for (int i = 0; i < nargs; i++) {
         if (callparam(&o[callee + 1 + i]) < 0 || i >= 7)
-            return bad(c, "a call argument is not a .param the emulator can pass");
+            return dec_bad(c, "a call argument is not a .param the emulator can pass");
         words[1 + i] = (uint32_t)callparam(&o[callee + 1 + i]);
     }
     if (nret > 1 || (nret == 1 && callparam(&o[0]) < 0))
-        return bad(c, "a call's return value is not a .param the emulator can pass");
+        return dec_bad(c, "a call's return value is not a .param the emulator can pass");
     words[1 + nargs] = nret ? (uint32_t)callparam(&o[0]) : NO_REG;
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)nargs + 2), reg = NO_REG;
-    if (target >= 0 && src(c, &o[target], 'u', 64, &reg))
+    if (target >= 0 && dec_src(c, &o[target], 'u', 64, &reg))
         return -1;
     int cdp = target < 0 ? vm_cdp_builtin(name) : -1; /* dynamic parallelism's runtime */
-    struct insn *in = emit(c, cdp >= 0 ? OP_CDP : target >= 0 ? OP_CALL_IND : OP_CALL);
+    struct insn *in = dec_emit(c, cdp >= 0 ? OP_CDP : target >= 0 ? OP_CALL_IND : OP_CALL);
     in->o[5] = pool;
     if (cdp >= 0) {
         in->mod = (uint32_t)cdp;
@@ -458,11 +459,27 @@ int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)o;
     if (n != 0)
-        return bad(c, "%s takes no operands", m->base);
+        return dec_bad(c, "%s takes no operands", m->base);
     if (!strcmp(m->base, "trap") || !strcmp(m->base, "brkpt")) {
-        emit(c, OP_TRAP);
+        dec_emit(c, OP_TRAP);
         return 0;
     }
-    emit(c, !strcmp(m->base, "ret") && !c->fn->is_entry ? OP_RET : OP_EXIT);
+    dec_emit(c, !strcmp(m->base, "ret") && !c->fn->is_entry ? OP_RET : OP_EXIT);
     return 0;
+}
+
+/* ---- dynamic parallelism's built-ins ---------------------------------------------------- */
+
+static const char *const cdp_names[CDP_COUNT] = {
+    "__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2", "__cudaCDP2StreamCreateWithFlags",
+    "__cudaCDP2StreamDestroy",        "__cudaCDP2GetLastError",   "__cudaCDP2PeekAtLastError",
+    "__cudaCDP2GetErrorString",       "__cudaCDP2Malloc",         "__cudaCDP2Free",
+    "__cudaCDP2MemcpyAsync",          "__cudaCDP2GetDevice"};
+
+int vm_cdp_builtin(const char *name)
+{
+    for (int i = 0; i < CDP_COUNT; i++)
+        if (!strcmp(name, cdp_names[i]))
+            return i;
+    return -1;
 }

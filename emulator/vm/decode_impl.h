@@ -36,22 +36,22 @@ enum rnd mn_rounding(const struct mn *m);
 enum space mn_space(const struct mn *m);
 
 /** Append a blank instruction (guard and line filled in) and return it. */
-struct insn *emit(struct dctx *c, enum op op);
+struct insn *dec_emit(struct dctx *c, enum op op);
 /** Make the instruction being decoded an unsupported one that names @p why; returns -1. */
-int unsupported(struct dctx *c, const char *why);
-/** unsupported() with a formatted reason; returns -1. */
-int bad(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int dec_unsupported(struct dctx *c, const char *why);
+/** dec_unsupported() with a formatted reason; returns -1. */
+int dec_bad(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** A symbol's address in its space (the dynamic shared memory's place resolved). */
-uint64_t sym_addr(struct dctx *c, const struct sym *s);
+uint64_t dec_sym_addr(struct dctx *c, const struct sym *s);
 /** The arena offset of source @p o read as a @p kind / @p bits value (immediates become
- *  constant registers). 0, or -1 after unsupported(). */
-int src(struct dctx *c, const struct operand *o, char kind, int bits, uint32_t *off);
+ *  constant registers). 0, or -1 after dec_unsupported(). */
+int dec_src(struct dctx *c, const struct operand *o, char kind, int bits, uint32_t *off);
 /** The arena offset of destination @p o, a register of @p bits (or the sink: NO_REG). */
-int dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off);
-/** src() for @p n operands into in->o[at ..]. */
-int srcs(struct dctx *c, struct insn *in, int at, const struct operand *ops, int n, char kind,
-         int bits);
+int dec_dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off);
+/** dec_src() for @p n operands into in->o[at ..]. */
+int dec_srcs(struct dctx *c, struct insn *in, int at, const struct operand *ops, int n, char kind,
+             int bits);
 
 /* The decoders, one per family of mnemonics (decode_ops.c, decode_mem.c, decode_ctrl.c,
  * decode_tex.c). */

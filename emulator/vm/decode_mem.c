@@ -19,16 +19,16 @@ static int vec_count(const struct mn *m)
 static int address(struct dctx *c, const struct operand *a, struct insn *in, uint32_t *mod)
 {
     if (a->kind != OK_ADDR)
-        return bad(c, "expected an address in [ ]");
+        return dec_bad(c, "expected an address in [ ]");
     in->imm = a->imm;
     if (a->reg) {
         if (a->reg->slot == SLOT_PRED)
-            return bad(c, "a predicate as an address");
+            return dec_bad(c, "a predicate as an address");
         in->o[0] = a->reg->off;
         if (a->reg->slot == SLOT_32)
             *mod |= MEM_BASE32_BIT;
     } else if (a->sym) {
-        in->imm += (int64_t)sym_addr(c, a->sym);
+        in->imm += (int64_t)dec_sym_addr(c, a->sym);
     }
     return 0;
 }
@@ -54,29 +54,29 @@ int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype types[2];
     if (mn_types(m, types, 2) != 1 || n != 2)
-        return bad(c, "this form of ld is not emulated");
+        return dec_bad(c, "this form of ld is not emulated");
     struct mtype t = types[0];
     int count = vec_count(m);
     enum op op = mem_op(c, mn_space(m), &o[1], 0);
     if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
-        return bad(c, "this form of ld is not emulated");
+        return dec_bad(c, "this form of ld is not emulated");
     const struct reg *d[4] = {o[0].reg};
     if (o[0].kind == OK_VEC) {
         if (o[0].nvec != count)
-            return bad(c, "the vector has %d registers, the load %d", o[0].nvec, count);
+            return dec_bad(c, "the vector has %d registers, the load %d", o[0].nvec, count);
         memcpy(d, o[0].vec, (size_t)count * sizeof *d);
     } else if (o[0].kind != OK_REG || count != 1) {
-        return bad(c, "the destination is not a register");
+        return dec_bad(c, "the destination is not a register");
     }
     int slot = 0;
     for (int i = 0; i < count; i++)
         if (d[i]) {
             if ((slot && d[i]->slot != slot) || d[i]->slot == SLOT_PRED ||
                 (d[i]->slot == SLOT_32 && t.bits == 64))
-                return bad(c, "a destination register of the wrong width");
+                return dec_bad(c, "a destination register of the wrong width");
             slot = d[i]->slot;
         }
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     uint32_t mod = (uint32_t)count;
     if (t.kind == 's' && t.bits < (slot == SLOT_64 ? 64 : 32)) /* widened to the register */
         mod |= MEM_SIGNED_BIT;
@@ -96,12 +96,12 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype types[2];
     if (mn_types(m, types, 2) != 1 || n != 2)
-        return bad(c, "this form of st is not emulated");
+        return dec_bad(c, "this form of st is not emulated");
     struct mtype t = types[0];
     int count = vec_count(m);
     enum op op = mem_op(c, mn_space(m), &o[0], 1);
     if (op == OP_UNSUPPORTED || t.bits > 64 || count > 4)
-        return bad(c, "this form of st is not emulated");
+        return dec_bad(c, "this form of st is not emulated");
     int bits = t.bits == 64 ? 64 : 32;
     const struct reg *first = o[1].kind == OK_VEC   ? o[1].vec[0]
                               : o[1].kind == OK_REG ? o[1].reg
@@ -111,18 +111,18 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
     uint32_t s[4];
     if (o[1].kind == OK_VEC) {
         if (o[1].nvec != count)
-            return bad(c, "the vector has %d registers, the store %d", o[1].nvec, count);
+            return dec_bad(c, "the vector has %d registers, the store %d", o[1].nvec, count);
         for (int i = 0; i < count; i++) {
             if (!o[1].vec[i])
-                return bad(c, "a store from the sink");
+                return dec_bad(c, "a store from the sink");
             struct operand one = {.kind = OK_REG, .reg = o[1].vec[i]};
-            if (src(c, &one, t.kind, bits, &s[i]))
+            if (dec_src(c, &one, t.kind, bits, &s[i]))
                 return -1;
         }
-    } else if (count != 1 || src(c, &o[1], t.kind, bits, &s[0])) {
-        return count != 1 ? bad(c, "a vector store needs { }") : -1;
+    } else if (count != 1 || dec_src(c, &o[1], t.kind, bits, &s[0])) {
+        return count != 1 ? dec_bad(c, "a vector store needs { }") : -1;
     }
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     uint32_t mod = (uint32_t)count;
     if (bits == 64)
         mod |= MEM_DST64_BIT;
@@ -148,23 +148,23 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
     enum space s = mn_space(m);
     if (op < 0 || mn_types(m, types, 2) != 1 ||
         (s != SP_GLOBAL && s != SP_SHARED && s != SP_GENERIC))
-        return bad(c, "this form of %s is not emulated", m->base);
+        return dec_bad(c, "this form of %s is not emulated", m->base);
     struct mtype t = types[0];
     if ((t.bits != 32 && t.bits != 64) ||
         (t.kind == 'f' && op != AT_ADD && op != AT_EXCH && op != AT_MIN && op != AT_MAX))
-        return bad(c, "%s.%s on %s is not emulated", m->base, ops[op], t.name);
+        return dec_bad(c, "%s.%s on %s is not emulated", m->base, ops[op], t.name);
     int ct = t.kind == 'f'   ? (t.bits == 32 ? CT_F32 : CT_F64)
              : t.kind == 's' ? (t.bits == 32 ? CT_S32 : CT_S64)
                              : (t.bits == 32 ? CT_U32 : CT_U64);
     int need = (red ? 2 : 3) + (op == AT_CAS);
     if (n != need)
-        return bad(c, "expected %d operands", need);
+        return dec_bad(c, "expected %d operands", need);
     const struct operand *addr = red ? &o[0] : &o[1];
     uint32_t d = NO_REG, b, cc = NO_REG;
-    if ((!red && dst(c, &o[0], t.bits, &d)) || src(c, addr + 1, t.kind, t.bits, &b) ||
-        (op == AT_CAS && src(c, addr + 2, t.kind, t.bits, &cc)))
+    if ((!red && dec_dst(c, &o[0], t.bits, &d)) || dec_src(c, addr + 1, t.kind, t.bits, &b) ||
+        (op == AT_CAS && dec_src(c, addr + 2, t.kind, t.bits, &cc)))
         return -1;
-    struct insn *in = emit(c, OP_ATOM);
+    struct insn *in = dec_emit(c, OP_ATOM);
     uint32_t mod = 0;
     if (address(c, addr, in, &mod))
         return -1;
@@ -180,19 +180,19 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     if (!mn_has(m, "async") || mn_has(m, "bulk"))
-        return bad(c, "this form of cp is not emulated");
+        return dec_bad(c, "this form of cp is not emulated");
     if (mn_has(m, "commit_group") || mn_has(m, "wait_group") || mn_has(m, "wait_all")) {
-        emit(c, OP_NOP);
+        dec_emit(c, OP_NOP);
         return 0;
     }
     if (n < 3 || n > 4 || o[2].kind != OK_IMM || (o[2].imm != 4 && o[2].imm != 8 && o[2].imm != 16))
-        return bad(c, "this form of cp.async is not emulated");
+        return dec_bad(c, "this form of cp.async is not emulated");
     if (o[1].kind != OK_ADDR || !o[1].reg || o[1].reg->slot != SLOT_64 || o[1].imm || o[1].sym)
-        return bad(c, "cp.async's source must be [64-bit register]");
+        return dec_bad(c, "cp.async's source must be [64-bit register]");
     uint32_t size_reg = NO_REG;
-    if (n == 4 && src(c, &o[3], 'u', 32, &size_reg))
+    if (n == 4 && dec_src(c, &o[3], 'u', 32, &size_reg))
         return -1;
-    struct insn *in = emit(c, OP_CP_ASYNC);
+    struct insn *in = dec_emit(c, OP_CP_ASYNC);
     uint32_t mod = 0;
     if (address(c, &o[0], in, &mod))
         return -1;
@@ -212,9 +212,9 @@ int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
     int wait = mn_has(m, "test_wait") || mn_has(m, "try_wait");
     int arrive = mn_has(m, "arrive") || mn_has(m, "arrive_drop");
     if (mn_has(m, "pending_count")) {
-        if (n != 2 || dst(c, &o[0], 32, &d) || src(c, &o[1], 'u', 64, &v))
-            return n != 2 ? bad(c, "expected 2 operands") : -1;
-        struct insn *in = emit(c, OP_MBAR_PENDING);
+        if (n != 2 || dec_dst(c, &o[0], 32, &d) || dec_src(c, &o[1], 'u', 64, &v))
+            return n != 2 ? dec_bad(c, "expected 2 operands") : -1;
+        struct insn *in = dec_emit(c, OP_MBAR_PENDING);
         in->o[1] = d, in->o[2] = v;
         return 0;
     }
@@ -222,16 +222,16 @@ int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if ((s != SP_SHARED && s != SP_GENERIC) || (mn_has(m, "shared::cluster") && !arrive) ||
         mn_has(m, "expect_tx") || mn_has(m, "complete_tx") ||
         !(wait || arrive || mn_has(m, "init") || mn_has(m, "inval")))
-        return bad(c, "this form of mbarrier is not emulated");
+        return dec_bad(c, "this form of mbarrier is not emulated");
     int parity = mn_has(m, "parity");
     int first = wait || arrive; /* the predicate or token before the address */
     int least = first ? 2 + wait : 1 + mn_has(m, "init"), most = first ? 3 + wait : least;
     if (n < least || n > most) /* try_wait's last, a suspend-time hint, changes nothing here */
-        return bad(c, "expected %d to %d operands", least, most);
-    if ((first && dst(c, &o[0], wait ? 1 : 64, &d)) ||
-        (n > 1 + first && src(c, &o[1 + first], 'u', wait && !parity ? 64 : 32, &v)))
+        return dec_bad(c, "expected %d to %d operands", least, most);
+    if ((first && dec_dst(c, &o[0], wait ? 1 : 64, &d)) ||
+        (n > 1 + first && dec_src(c, &o[1 + first], 'u', wait && !parity ? 64 : 32, &v)))
         return -1;
-    struct insn *in = emit(c, wait ? OP_MBAR_WAIT : arrive ? OP_MBAR_ARRIVE : OP_MBAR_INIT);
+    struct insn *in = dec_emit(c, wait ? OP_MBAR_WAIT : arrive ? OP_MBAR_ARRIVE : OP_MBAR_INIT);
     if (address(c, &o[first], in, &mod))
         return -1;
     in->o[1] = d, in->o[2] = v;
@@ -246,6 +246,6 @@ int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
 int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)m, (void)o, (void)n;
-    emit(c, OP_NOP);
+    dec_emit(c, OP_NOP);
     return 0;
 }

@@ -7,12 +7,12 @@
 
 #include "decode_impl.h"
 
-/* The single type of an instruction that takes one, or 0 (after unsupported()). */
+/* The single type of an instruction that takes one, or 0 (after dec_unsupported()). */
 static int one_type(struct dctx *c, const struct mn *m, struct mtype *t)
 {
     struct mtype types[4];
     if (mn_types(m, types, 4) != 1)
-        return bad(c, "expected exactly one type"), 0;
+        return dec_bad(c, "expected exactly one type"), 0;
     *t = types[0];
     return 1;
 }
@@ -33,13 +33,13 @@ static struct insn *emit_dn(struct dctx *c, enum op op, struct operand *o, int n
 {
     uint32_t d, s[INSN_OPS];
     if (n != nsrc + 1)
-        return bad(c, "expected %d operands", nsrc + 1), NULL;
-    if (dst(c, &o[0], dbits, &d))
+        return dec_bad(c, "expected %d operands", nsrc + 1), NULL;
+    if (dec_dst(c, &o[0], dbits, &d))
         return NULL;
     for (int i = 0; i < nsrc; i++)
-        if (src(c, &o[1 + i], kind, sbits, &s[i]))
+        if (dec_src(c, &o[1 + i], kind, sbits, &s[i]))
             return NULL;
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     in->o[0] = d;
     for (int i = 0; i < nsrc; i++)
         in->o[1 + i] = s[i];
@@ -112,15 +112,15 @@ static int int_mul(struct dctx *c, const struct mn *m, struct operand *o, int n,
         op = lo[mad][t.bits == 16 ? 0 : t.bits == 32 ? 1 : 2];
     }
     if (op == OP_UNSUPPORTED || mn_has(m, "cc") || mn_has(m, "sat"))
-        return bad(c, "this form of %s is not emulated", mad ? "mad" : "mul");
+        return dec_bad(c, "this form of %s is not emulated", mad ? "mad" : "mul");
     if (!mad)
         return emit_dn(c, op, o, n, 2, t.kind, dbits, t.bits) ? 0 : -1;
     /* mad: d and c have the destination's width, a and b the type's. */
     uint32_t d, a, b, cc;
-    if (n != 4 || dst(c, &o[0], dbits, &d) || src(c, &o[1], t.kind, t.bits, &a) ||
-        src(c, &o[2], t.kind, t.bits, &b) || src(c, &o[3], t.kind, dbits, &cc))
-        return n != 4 ? bad(c, "expected 4 operands") : -1;
-    struct insn *in = emit(c, op);
+    if (n != 4 || dec_dst(c, &o[0], dbits, &d) || dec_src(c, &o[1], t.kind, t.bits, &a) ||
+        dec_src(c, &o[2], t.kind, t.bits, &b) || dec_src(c, &o[3], t.kind, dbits, &cc))
+        return n != 4 ? dec_bad(c, "expected 4 operands") : -1;
+    struct insn *in = dec_emit(c, op);
     in->o[0] = d, in->o[1] = a, in->o[2] = b, in->o[3] = cc;
     return 0;
 }
@@ -178,7 +178,7 @@ static int int_misc(struct dctx *c, const struct mn *m, struct operand *o, int n
             op = s ? OP_SAD_S32 : OP_SAD_U32, nsrc = 3;
     }
     if (op == OP_UNSUPPORTED)
-        return bad(c, "this form of %s is not emulated", m->base);
+        return dec_bad(c, "this form of %s is not emulated", m->base);
     return emit_dn(c, op, o, n, nsrc, t.kind, 32, 32) ? 0 : -1;
 }
 
@@ -197,7 +197,7 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
         fop = 3; /* mad.rn.f32 is fma */
     if (is_half(t.kind)) {
         if (fop < 0)
-            return bad(c, "%s on a 16-bit float type is not emulated", b);
+            return dec_bad(c, "%s on a 16-bit float type is not emulated", b);
         return half_arith(c, m, o, n, fop, t);
     }
     if (t.kind == 'f') {
@@ -219,7 +219,7 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
         }
         if (fop == 4 || fop == 5) {
             if (mn_has(m, "NaN") || mn_has(m, "xorsign") || mn_has(m, "abs"))
-                return bad(c, "this form of %s is not emulated", b);
+                return dec_bad(c, "this form of %s is not emulated", b);
             enum op op = t.bits == 32 ? (fop == 4 ? OP_MIN_F32 : OP_MAX_F32)
                                       : (fop == 4 ? OP_MIN_F64 : OP_MAX_F64);
             struct insn *in = emit_dn(c, op, o, n, 2, 'f', t.bits, t.bits);
@@ -232,17 +232,17 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
                            t.bits, t.bits)
                        ? 0
                        : -1;
-        return bad(c, "%s.f%d is not emulated", b, t.bits);
+        return dec_bad(c, "%s.f%d is not emulated", b, t.bits);
     }
     if (!strcmp(b, "mul") || !strcmp(b, "mad"))
         return int_mul(c, m, o, n, b[1] == 'a', t);
     if (!strcmp(b, "mul24") || !strcmp(b, "mad24") || !strcmp(b, "sad"))
         return int_misc(c, m, o, n, t);
     if (mn_has(m, "cc") || mn_has(m, "relu"))
-        return bad(c, "%s with carry or relu is not emulated", b);
+        return dec_bad(c, "%s with carry or relu is not emulated", b);
     enum op op = int_op(b, t, mn_has(m, "sat"));
     if (op == OP_UNSUPPORTED)
-        return bad(c, "%s.%s is not emulated", b, t.name);
+        return dec_bad(c, "%s.%s is not emulated", b, t.name);
     return emit_dn(c, op, o, n, 2, t.kind, t.bits, t.bits) ? 0 : -1;
 }
 
@@ -264,7 +264,7 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n)
                      : t.bits == 64 ? (neg ? OP_NEG_S64 : OP_ABS_S64)
                                     : OP_UNSUPPORTED;
         if (op == OP_UNSUPPORTED)
-            return bad(c, "%s.%s is not emulated", b, t.name);
+            return dec_bad(c, "%s.%s is not emulated", b, t.name);
         struct insn *in = emit_dn(c, op, o, n, 1, t.kind, t.bits, t.bits);
         if (in)
             in->mod = (uint32_t)ftz << 4;
@@ -278,20 +278,20 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n)
             if (mn_has(m, modes[i]))
                 mode = i;
         if (mode < 0 || t.bits != 32)
-            return bad(c, "this testp is not emulated");
+            return dec_bad(c, "this testp is not emulated");
         struct insn *in = emit_dn(c, OP_TESTP_F32, o, n, 1, 'f', 1, 32);
         if (in)
             in->mod = (uint32_t)mode;
         return in ? 0 : -1;
     }
     if (t.kind != 'f')
-        return bad(c, "%s.%s is not emulated", b, t.name);
+        return dec_bad(c, "%s.%s is not emulated", b, t.name);
     if (t.bits == 64) {
         if (!strcmp(b, "rsqrt"))
             return emit_dn(c, OP_RSQRT_F64, o, n, 1, 'f', 64, 64) ? 0 : -1;
         int op = !strcmp(b, "rcp") ? 5 : !strcmp(b, "sqrt") ? 6 : -1;
         if (op < 0)
-            return bad(c, "%s.f64 is not emulated", b);
+            return dec_bad(c, "%s.f64 is not emulated", b);
         struct insn *in = emit_dn(c, OP_ARITH_F64, o, n, 1, 'f', 64, 64);
         if (in)
             in->width = (uint8_t)op, in->mod = mn_rounding(m) ? mn_rounding(m) : RND_RN;
@@ -312,7 +312,7 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n)
             }
             return in ? 0 : -1;
         }
-    return bad(c, "%s.f32 is not emulated", b);
+    return dec_bad(c, "%s.f32 is not emulated", b);
 }
 
 /* ---- logic, bits and shifts -------------------------------------------------------------- */
@@ -325,7 +325,7 @@ int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n)
     const char *b = m->base;
     if (!strcmp(b, "lop3")) {
         if (t.bits != 32 || n != 5 || o[4].kind != OK_IMM)
-            return bad(c, "this lop3 is not emulated");
+            return dec_bad(c, "this lop3 is not emulated");
         struct insn *in = emit_dn(c, OP_LOP3_B32, o, 4, 3, 'b', 32, 32);
         if (in)
             in->mod = (uint32_t)o[4].imm & 0xFF;
@@ -333,7 +333,7 @@ int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if (!strcmp(b, "cnot"))
         return t.bits == 32 ? (emit_dn(c, OP_CNOT_B32, o, n, 1, 'b', 32, 32) ? 0 : -1)
-                            : bad(c, "cnot.%s is not emulated", t.name);
+                            : dec_bad(c, "cnot.%s is not emulated", t.name);
     int which = !strcmp(b, "and") ? 0 : !strcmp(b, "or") ? 1 : !strcmp(b, "xor") ? 2 : 3;
     static const enum op table[4][4] = {{OP_AND_PRED, OP_OR_PRED, OP_XOR_PRED, OP_NOT_PRED},
                                         {OP_AND_B32, OP_OR_B32, OP_XOR_B32, OP_NOT_B16},
@@ -341,7 +341,7 @@ int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n)
                                         {OP_AND_B64, OP_OR_B64, OP_XOR_B64, OP_NOT_B64}};
     int w = t.bits == 1 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : t.bits == 64 ? 3 : -1;
     if (w < 0)
-        return bad(c, "%s.%s is not emulated", b, t.name);
+        return dec_bad(c, "%s.%s is not emulated", b, t.name);
     int bits = t.bits == 16 ? 32 : t.bits; /* 16-bit values live zero-extended in 32-bit slots */
     return emit_dn(c, table[w][which], o, n, which == 3 ? 1 : 2, 'b', bits, bits) ? 0 : -1;
 }
@@ -354,7 +354,7 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
     const char *b = m->base;
     int w64 = t.bits == 64;
     if (t.bits != 32 && t.bits != 64)
-        return bad(c, "%s.%s is not emulated", b, t.name);
+        return dec_bad(c, "%s.%s is not emulated", b, t.name);
     if (!strcmp(b, "popc") || !strcmp(b, "clz")) {
         enum op op =
             b[0] == 'p' ? (w64 ? OP_POPC_B64 : OP_POPC_B32) : (w64 ? OP_CLZ_B64 : OP_CLZ_B32);
@@ -364,7 +364,7 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return emit_dn(c, w64 ? OP_BREV_B64 : OP_BREV_B32, o, n, 1, 'b', t.bits, t.bits) ? 0 : -1;
     if (!strcmp(b, "bfind")) {
         if (w64)
-            return bad(c, "bfind.%s is not emulated", t.name);
+            return dec_bad(c, "bfind.%s is not emulated", t.name);
         struct insn *in =
             emit_dn(c, t.kind == 's' ? OP_BFIND_S32 : OP_BFIND_U32, o, n, 1, t.kind, 32, 32);
         if (in)
@@ -375,20 +375,20 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
         enum op op =
             t.kind == 's' ? (w64 ? OP_BFE_S64 : OP_BFE_S32) : (w64 ? OP_BFE_U64 : OP_BFE_U32);
         uint32_t d, a, pos, len;
-        if (n != 4 || dst(c, &o[0], t.bits, &d) || src(c, &o[1], t.kind, t.bits, &a) ||
-            src(c, &o[2], 'u', 32, &pos) || src(c, &o[3], 'u', 32, &len))
-            return n != 4 ? bad(c, "expected 4 operands") : -1;
-        struct insn *in = emit(c, op);
+        if (n != 4 || dec_dst(c, &o[0], t.bits, &d) || dec_src(c, &o[1], t.kind, t.bits, &a) ||
+            dec_src(c, &o[2], 'u', 32, &pos) || dec_src(c, &o[3], 'u', 32, &len))
+            return n != 4 ? dec_bad(c, "expected 4 operands") : -1;
+        struct insn *in = dec_emit(c, op);
         in->o[0] = d, in->o[1] = a, in->o[2] = pos, in->o[3] = len;
         return 0;
     }
     if (!strcmp(b, "bfi")) {
         uint32_t d, a, bb, pos, len;
-        if (n != 5 || dst(c, &o[0], t.bits, &d) || src(c, &o[1], 'b', t.bits, &a) ||
-            src(c, &o[2], 'b', t.bits, &bb) || src(c, &o[3], 'u', 32, &pos) ||
-            src(c, &o[4], 'u', 32, &len))
-            return n != 5 ? bad(c, "expected 5 operands") : -1;
-        struct insn *in = emit(c, w64 ? OP_BFI_B64 : OP_BFI_B32);
+        if (n != 5 || dec_dst(c, &o[0], t.bits, &d) || dec_src(c, &o[1], 'b', t.bits, &a) ||
+            dec_src(c, &o[2], 'b', t.bits, &bb) || dec_src(c, &o[3], 'u', 32, &pos) ||
+            dec_src(c, &o[4], 'u', 32, &len))
+            return n != 5 ? dec_bad(c, "expected 5 operands") : -1;
+        struct insn *in = dec_emit(c, w64 ? OP_BFI_B64 : OP_BFI_B32);
         in->o[0] = d, in->o[1] = a, in->o[2] = bb, in->o[3] = pos, in->o[4] = len;
         return 0;
     }
@@ -409,7 +409,7 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
             in->mod = mode;
         return in ? 0 : -1;
     }
-    return bad(c, "%s.%s is not emulated", b, t.name);
+    return dec_bad(c, "%s.%s is not emulated", b, t.name);
 }
 
 int dec_shift(struct dctx *c, const struct mn *m, struct operand *o, int n)
@@ -419,7 +419,7 @@ int dec_shift(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return -1;
     if (!strcmp(m->base, "shf")) {
         if (t.bits != 32)
-            return bad(c, "shf.%s is not emulated", t.name);
+            return dec_bad(c, "shf.%s is not emulated", t.name);
         struct insn *in = emit_dn(c, OP_SHF_B32, o, n, 3, 'b', 32, 32);
         if (in)
             in->mod = (uint32_t)mn_has(m, "r") | (uint32_t)mn_has(m, "clamp") << 1;
@@ -427,7 +427,7 @@ int dec_shift(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     int w = t.bits == 16 ? 0 : t.bits == 32 ? 1 : t.bits == 64 ? 2 : -1;
     if (w < 0)
-        return bad(c, "%s.%s is not emulated", m->base, t.name);
+        return dec_bad(c, "%s.%s is not emulated", m->base, t.name);
     enum op op;
     if (!strcmp(m->base, "shl"))
         op = (enum op[]){OP_SHL_B16, OP_SHL_B32, OP_SHL_B64}[w];
@@ -437,10 +437,10 @@ int dec_shift(struct dctx *c, const struct mn *m, struct operand *o, int n)
         op = (enum op[]){OP_SHR_U16, OP_SHR_U32, OP_SHR_U64}[w];
     int bits = t.bits == 16 ? 32 : t.bits;
     uint32_t d, a, s;
-    if (n != 3 || dst(c, &o[0], bits, &d) || src(c, &o[1], t.kind, bits, &a) ||
-        src(c, &o[2], 'u', 32, &s))
-        return n != 3 ? bad(c, "expected 3 operands") : -1;
-    struct insn *in = emit(c, op);
+    if (n != 3 || dec_dst(c, &o[0], bits, &d) || dec_src(c, &o[1], t.kind, bits, &a) ||
+        dec_src(c, &o[2], 'u', 32, &s))
+        return n != 3 ? dec_bad(c, "expected 3 operands") : -1;
+    struct insn *in = dec_emit(c, op);
     in->o[0] = d, in->o[1] = a, in->o[2] = s;
     return 0;
 }
@@ -468,7 +468,7 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     int cmp = cmp_of(m);
     int boolop = mn_has(m, "and") ? 1 : mn_has(m, "or") ? 2 : mn_has(m, "xor") ? 3 : 0;
     if (nt != (is_set ? 2 : 1) || cmp < 0 || n != (boolop ? 4 : 3))
-        return bad(c, "this form of %s is not emulated", m->base);
+        return dec_bad(c, "this form of %s is not emulated", m->base);
     enum op op;
     if (t.kind == 'f')
         op = is_set ? OP_UNSUPPORTED : t.bits == 32 ? OP_SETP_F32 : OP_SETP_F64;
@@ -485,17 +485,17 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (is_set && t.kind == 'f' && t.bits == 32)
         op = OP_SET_F32;
     if (op == OP_UNSUPPORTED)
-        return bad(c, "%s on %s is not emulated", m->base, t.name);
+        return dec_bad(c, "%s on %s is not emulated", m->base, t.name);
     int sbits = t.bits == 16 ? 32 : t.bits;
     uint32_t p, q = NO_REG, a, b, cc = NO_REG;
-    if (is_set ? dst(c, &o[0], 32, &p) : dst(c, &o[0], 1, &p))
+    if (is_set ? dec_dst(c, &o[0], 32, &p) : dec_dst(c, &o[0], 1, &p))
         return -1;
     if (o[0].reg2 && (q = o[0].reg2->off, o[0].reg2->slot != SLOT_PRED))
-        return bad(c, "the second destination is not a predicate");
-    if (src(c, &o[1], t.kind, sbits, &a) || src(c, &o[2], t.kind, sbits, &b) ||
-        (boolop && src(c, &o[3], 'p', 1, &cc)))
+        return dec_bad(c, "the second destination is not a predicate");
+    if (dec_src(c, &o[1], t.kind, sbits, &a) || dec_src(c, &o[2], t.kind, sbits, &b) ||
+        (boolop && dec_src(c, &o[3], 'p', 1, &cc)))
         return -1;
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     in->o[0] = p, in->o[1] = q, in->o[2] = a, in->o[3] = b, in->o[4] = cc;
     in->mod = (uint32_t)cmp | (uint32_t)boolop << 8 | (uint32_t)(boolop && o[3].negated) << 12 |
               (uint32_t)(t.kind == 'g') << 16 | (uint32_t)(is_set && types[0].kind == 'f') << 17 |
@@ -510,10 +510,10 @@ int dec_selp(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return -1;
     int bits = t.bits == 64 ? 64 : 32;
     uint32_t d, a, b, p;
-    if (n != 4 || dst(c, &o[0], bits, &d) || src(c, &o[1], t.kind, bits, &a) ||
-        src(c, &o[2], t.kind, bits, &b) || src(c, &o[3], 'p', 1, &p))
-        return n != 4 ? bad(c, "expected 4 operands") : -1;
-    struct insn *in = emit(c, bits == 64 ? OP_SELP_64 : OP_SELP_32);
+    if (n != 4 || dec_dst(c, &o[0], bits, &d) || dec_src(c, &o[1], t.kind, bits, &a) ||
+        dec_src(c, &o[2], t.kind, bits, &b) || dec_src(c, &o[3], 'p', 1, &p))
+        return n != 4 ? dec_bad(c, "expected 4 operands") : -1;
+    struct insn *in = dec_emit(c, bits == 64 ? OP_SELP_64 : OP_SELP_32);
     in->o[0] = d, in->o[1] = a, in->o[2] = b, in->o[3] = p;
     return 0;
 }
@@ -532,15 +532,15 @@ static int mov_vector(struct dctx *c, struct mtype t, struct operand *o)
     else if (t.bits == 64 && v->nvec == 4 && to_vec)
         op = OP_UNPACK_64_16;
     if (op == OP_UNSUPPORTED)
-        return bad(c, "this vector mov is not emulated");
+        return dec_bad(c, "this vector mov is not emulated");
     int pbits = piece == 64 ? 64 : 32;
     for (int i = 0; i < v->nvec; i++)
         if (v->vec[i] && v->vec[i]->slot != (pbits == 64 ? SLOT_64 : SLOT_32))
-            return bad(c, "a vector piece has the wrong width");
+            return dec_bad(c, "a vector piece has the wrong width");
     uint32_t whole;
-    if (to_vec ? src(c, &o[1], 'b', t.bits, &whole) : dst(c, &o[0], t.bits, &whole))
+    if (to_vec ? dec_src(c, &o[1], 'b', t.bits, &whole) : dec_dst(c, &o[0], t.bits, &whole))
         return -1;
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     in->o[0] = whole;
     for (int i = 0; i < v->nvec; i++)
         in->o[1 + i] = v->vec[i] ? v->vec[i]->off : NO_REG;
@@ -551,16 +551,16 @@ int dec_mov(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t;
     if (!one_type(c, m, &t) || n != 2)
-        return n != 2 ? bad(c, "expected 2 operands") : -1;
+        return n != 2 ? dec_bad(c, "expected 2 operands") : -1;
     if (o[0].kind == OK_VEC || o[1].kind == OK_VEC)
         return mov_vector(c, t, o);
     if (o[1].kind == OK_SYM && o[1].name &&
         (!strcmp(o[1].name, "%clock") || !strcmp(o[1].name, "%clock64") ||
          !strncmp(o[1].name, "%globaltimer", 12))) {
         uint32_t d;
-        if (dst(c, &o[0], t.bits == 64 ? 64 : 32, &d))
+        if (dec_dst(c, &o[0], t.bits == 64 ? 64 : 32, &d))
             return -1;
-        struct insn *in = emit(c, OP_CLOCK);
+        struct insn *in = dec_emit(c, OP_CLOCK);
         in->o[0] = d;
         in->width = t.bits == 64; /* clock64(): every lane's register is 64 bits wide */
         return 0;
@@ -624,14 +624,14 @@ int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype types[3];
     if (mn_types(m, types, 3) != 2 || n != 2)
-        return bad(c, "this form of cvt is not emulated");
+        return dec_bad(c, "this form of cvt is not emulated");
     int d = ctype_of(types[0]), a = ctype_of(types[1]);
     if (d < 0 || a < 0 || mn_has(m, "relu") || mn_has(m, "satfinite"))
-        return bad(c, "cvt.%s.%s is not emulated", types[0].name, types[1].name);
+        return dec_bad(c, "cvt.%s.%s is not emulated", types[0].name, types[1].name);
     enum rnd r = mn_rounding(m);
     int sat = mn_has(m, "sat"), ftz = mn_has(m, "ftz");
     if (d == CT_F64 && (a == CT_S64 || a == CT_U64) && r != RND_RN && r != RND_NONE)
-        return bad(c, "cvt to .f64 from a 64-bit integer rounds to nearest only here");
+        return dec_bad(c, "cvt to .f64 from a 64-bit integer rounds to nearest only here");
     /* An integer source may sit in a register wider than its type (cvt.s64.s32 %rd2, %rd1, as
      * cooperative groups emit): its low bits are the value. */
     int wide = o[1].kind == OK_REG && o[1].reg && o[1].reg->slot == SLOT_64 && types[1].bits < 64 &&
@@ -662,7 +662,7 @@ int dec_cvta(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (!one_type(c, m, &t))
         return -1;
     if (t.bits != 64 || s == SP_GENERIC)
-        return bad(c, "32-bit generic addressing is not emulated");
+        return dec_bad(c, "32-bit generic addressing is not emulated");
     if (s != SP_SHARED && s != SP_LOCAL) /* global, const, param: generic is the same address */
         return emit_dn(c, OP_MOV_64, o, n, 1, 'u', 64, 64) ? 0 : -1;
     struct insn *in = emit_dn(c, mn_has(m, "to") ? OP_CVTA_FROM_GENERIC : OP_CVTA_TO_GENERIC, o, n,

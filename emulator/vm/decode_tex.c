@@ -30,33 +30,33 @@ static int coords_of(int geom)
 }
 
 /* Up to four registers of @p slot from vector @p regs (n of them) into @p words; a sink
- * entry becomes NO_REG. 0, or -1 after bad(). */
+ * entry becomes NO_REG. 0, or -1 after dec_bad(). */
 static int regs_of(struct dctx *c, const struct reg *const *regs, int n, int slot, uint32_t *words)
 {
     for (int i = 0; i < 4; i++)
         words[i] = NO_REG;
     if (n > 4)
-        return bad(c, "more than four registers in a vector");
+        return dec_bad(c, "more than four registers in a vector");
     for (int i = 0; i < n; i++) {
         if (regs[i] && regs[i]->slot != slot)
-            return bad(c, "a %d-bit register where %d bits are expected", regs[i]->bits,
-                       slot == SLOT_64 ? 64 : 32);
+            return dec_bad(c, "a %d-bit register where %d bits are expected", regs[i]->bits,
+                           slot == SLOT_64 ? 64 : 32);
         words[i] = regs[i] ? regs[i]->off : NO_REG;
     }
     return 0;
 }
 
 /* The object operand [handle, {coords}]: the handle into in->o[0], the coordinates into
- * words[4..8). 0, or -1 after bad(). */
+ * words[4..8). 0, or -1 after dec_bad(). */
 static int object(struct dctx *c, const struct operand *a, int geom, uint32_t *words,
                   uint32_t *handle)
 {
     if (a->kind != OK_ADDR || (!a->reg && a->sym))
-        return bad(c, "texture and surface references are not emulated, only objects");
+        return dec_bad(c, "texture and surface references are not emulated, only objects");
     if (!a->reg || a->reg->slot != SLOT_64 || a->imm)
-        return bad(c, "the object handle is not a 64-bit register");
+        return dec_bad(c, "the object handle is not a 64-bit register");
     if (a->nvec != coords_of(geom))
-        return bad(c, "%d coordinates where this geometry takes %d", a->nvec, coords_of(geom));
+        return dec_bad(c, "%d coordinates where this geometry takes %d", a->nvec, coords_of(geom));
     *handle = a->reg->off;
     return regs_of(c, a->vec, a->nvec, SLOT_32, words + 4);
 }
@@ -67,7 +67,7 @@ static int emit_fetch(struct dctx *c, const struct operand *o, int geom, enum op
     uint32_t words[8], handle = NO_REG;
     if (regs_of(c, o[0].vec, o[0].nvec, SLOT_32, words) || object(c, &o[1], geom, words, &handle))
         return -1;
-    struct insn *in = emit(c, op);
+    struct insn *in = dec_emit(c, op);
     in->o[0] = handle;
     in->o[5] = decode_pool(c->mod, words, 8);
     in->mod = mod;
@@ -81,13 +81,13 @@ static int dec_tex(struct dctx *c, const struct mn *m, struct operand *o, int n)
     struct mtype t[2];
     int geom = geometry(m);
     if (geom < 0 || !mn_has(m, "v4") || mn_types(m, t, 2) != 2 || n < 2 || o[0].kind != OK_VEC)
-        return bad(c, "this form of tex is not emulated");
+        return dec_bad(c, "this form of tex is not emulated");
     int dtype_ok = t[0].bits == 32 && strchr("fsu", t[0].kind);
     int icoord = !strcmp(t[1].name, "s32");
     if (!dtype_ok || (!icoord && strcmp(t[1].name, "f32")))
-        return bad(c, "tex with these types is not emulated");
+        return dec_bad(c, "tex with these types is not emulated");
     if (icoord && geom >= TG_CUBE)
-        return bad(c, "integer cubemap coordinates");
+        return dec_bad(c, "integer cubemap coordinates");
     return emit_fetch(c, o, geom, OP_TEX, TEX_MOD((uint32_t)geom, (uint32_t)icoord));
 }
 
@@ -101,7 +101,7 @@ static int dec_tld4(struct dctx *c, const struct mn *m, struct operand *o, int n
         comp = mn_has(m, comps[i]) ? i : comp;
     if (comp < 0 || geometry(m) != TG_2D || !mn_has(m, "v4") || mn_types(m, t, 2) != 2 ||
         t[0].bits != 32 || strcmp(t[1].name, "f32") || n != 2 || o[0].kind != OK_VEC)
-        return bad(c, "this form of tld4 is not emulated (tex2Dgather on 2D textures is)");
+        return dec_bad(c, "this form of tld4 is not emulated (tex2Dgather on 2D textures is)");
     return emit_fetch(c, o, TG_2D, OP_TLD4, TEX_MOD((uint32_t)TG_2D, 0u) | (uint32_t)comp << 4);
 }
 
@@ -117,21 +117,21 @@ static int dec_surf(struct dctx *c, const struct mn *m, struct operand *o, int n
                                     : -1;
     int count = mn_has(m, "v4") ? 4 : mn_has(m, "v2") ? 2 : 1;
     if (!mn_has(m, "b"))
-        return bad(c, "formatted surface stores (sust.p) are not emulated");
+        return dec_bad(c, "formatted surface stores (sust.p) are not emulated");
     if (geom < 0 || geom >= TG_CUBE || mode < 0 || mn_types(m, t, 1) != 1 || t[0].kind != 'b' ||
         t[0].bits > 64 || n != 2)
-        return bad(c, "this form of %s is not emulated", store ? "sust" : "suld");
+        return dec_bad(c, "this form of %s is not emulated", store ? "sust" : "suld");
     const struct operand *vals = store ? &o[1] : &o[0], *addr = store ? &o[0] : &o[1];
     if (vals->kind != OK_VEC || vals->nvec != count)
-        return bad(c, "expected a vector of %d registers", count);
+        return dec_bad(c, "expected a vector of %d registers", count);
     uint32_t words[8], handle = NO_REG;
     if (regs_of(c, vals->vec, count, t[0].bits == 64 ? SLOT_64 : SLOT_32, words) ||
         object(c, addr, geom, words, &handle))
         return -1;
     for (int i = 0; store && i < count; i++)
         if (words[i] == NO_REG)
-            return bad(c, "sust stores a register, not _");
-    struct insn *in = emit(c, store ? OP_SUST : OP_SULD);
+            return dec_bad(c, "sust stores a register, not _");
+    struct insn *in = dec_emit(c, store ? OP_SUST : OP_SULD);
     in->o[0] = handle;
     in->o[5] = decode_pool(c->mod, words, 8);
     in->width = (uint8_t)(t[0].bits / 8);
@@ -147,5 +147,5 @@ int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_tld4(c, m, o, n);
     if (!strcmp(m->base, "suld") || !strcmp(m->base, "sust"))
         return dec_surf(c, m, o, n, m->base[2] == 's');
-    return bad(c, "%s is not emulated (tex, tld4, suld.b and sust.b are)", m->base);
+    return dec_bad(c, "%s is not emulated (tex, tld4, suld.b and sust.b are)", m->base);
 }

@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,98 +27,6 @@
 #include "model.h"
 #include "prov.h"
 #include "vm_impl.h"
-
-/* ---- messages ------------------------------------------------------------------------- */
-
-const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf, size_t size)
-{
-    if (!m->nlines) {
-        snprintf(buf, size, "(no line information: build with -lineinfo)");
-        return buf;
-    }
-    struct srcloc loc = m->lines[in->line];
-    uint32_t file = loc.file, line = loc.line;
-    /* A CUDA header (wmma, shuffles) is not where the student's bug is: name the call site. */
-    if (loc.iline && file < m->nfiles && m->files[file] && strstr(m->files[file], "/include/"))
-        file = loc.ifile, line = loc.iline;
-    const char *path = file < m->nfiles && m->files[file] ? m->files[file] : "?";
-    /* The last two components: the lesson folder and the file. */
-    const char *tail = path + strlen(path);
-    for (int slashes = 0; tail > path; tail--)
-        if (tail[-1] == '/' && ++slashes == 2)
-            break;
-    snprintf(buf, size, "%s:%u", tail, line);
-    return buf;
-}
-
-/* "matmul_tiled_kernel" from "_Z19matmul_tiled_kerneliiiPKfS0_Pf"; nested names joined by ::. */
-static const char *plain_name(const char *mangled, char *buf, size_t size)
-{
-    const char *p = mangled;
-    if (strncmp(p, "_Z", 2)) {
-        snprintf(buf, size, "%s", mangled);
-        return buf;
-    }
-    p += 2;
-    int nested = *p == 'N';
-    p += nested;
-    size_t used = 0;
-    buf[0] = '\0';
-    while (*p >= '0' && *p <= '9') {
-        char *end;
-        long len = strtol(p, &end, 10);
-        if (len <= 0 || (size_t)len > strlen(end))
-            break;
-        if (strncmp(end, "_INTERNAL", 9)) /* skip the anonymous-namespace tag */
-            used += (size_t)snprintf(buf + used, used < size ? size - used : 0, "%s%.*s",
-                                     used ? "::" : "", (int)len, end);
-        p = end + len;
-        if (!nested)
-            break;
-    }
-    if (!buf[0])
-        snprintf(buf, size, "%s", mangled);
-    return buf;
-}
-
-void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t tid[3])
-{
-    const uint32_t *b = x->launch->block;
-    uint32_t linear = w->index * 32 + (uint32_t)lane;
-    tid[0] = linear % b[0];
-    tid[1] = linear / b[0] % b[1];
-    tid[2] = linear / (b[0] * b[1]);
-}
-
-const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
-                        char *buf, size_t size)
-{
-    char where[200], name[160];
-    uint32_t tid[3] = {0, 0, 0};
-    if (w)
-        vm_thread_of(x, w, lane, tid);
-    snprintf(buf, size, "in %s at %s, block (%u,%u,%u), thread (%u,%u,%u)",
-             plain_name(x->fn->info.name, name, sizeof name),
-             in ? vm_where(x->mod, in, where, sizeof where) : "launch", x->ctaid[0], x->ctaid[1],
-             x->ctaid[2], tid[0], tid[1], tid[2]);
-    return buf;
-}
-
-enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, int lane,
-                   enum vm_status status, const char *fmt, ...)
-{
-    if (x->result->status != VM_OK)
-        return EV_ERROR; /* the first failure is the one reported */
-    char what[300], where[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(x->result->message, sizeof x->result->message, "%s %s", what,
-             vm_describe(x, w, in, lane, where, sizeof where));
-    x->result->status = status;
-    return EV_ERROR;
-}
 
 /* ---- lanes and groups ------------------------------------------------------------------- */
 
@@ -855,10 +762,8 @@ static uint32_t plan_frames(struct exec *x, uint32_t *fbase)
 {
     const struct vm_module *m = x->mod;
     uint32_t arena = 0;
-    uint8_t *state = calloc(m->nfuncs, 1);
-    uint32_t *next_pc = calloc(m->nfuncs, sizeof *next_pc);
-    if (!state || !next_pc)
-        abort();
+    uint8_t *state = emu_calloc(m->nfuncs, 1);
+    uint32_t *next_pc = emu_calloc(m->nfuncs, sizeof *next_pc);
     for (uint32_t f = 0; f < m->nfuncs; f++)
         fbase[f] = NO_REG;
     int indirect = place_calls(x, fbase, state, next_pc, (uint32_t)(x->fn - m->funcs), &arena);
@@ -879,13 +784,9 @@ static void make_warps(struct exec *x, uint32_t nwarps, uint32_t per)
     size_t each = per + local + callp;
     x->warp_bytes = each;
     x->nwarps = nwarps;
-    x->warps = calloc(nwarps, sizeof *x->warps);
-    x->arena = aligned_alloc(64, nwarps * each + 64);
-    x->smem = malloc(x->smem_bytes ? x->smem_bytes : 1);
-    if (!x->warps || !x->arena || !x->smem) {
-        fprintf(stderr, "emulator: out of host memory for %u warps\n", nwarps);
-        abort();
-    }
+    x->warps = emu_calloc(nwarps, sizeof *x->warps);
+    x->arena = emu_aligned_alloc(64, nwarps * each + 64);
+    x->smem = emu_malloc(x->smem_bytes ? x->smem_bytes : 1);
     memset(x->arena, 0, nwarps * each);
     for (uint32_t i = 0; i < nwarps; i++) {
         struct warp *w = &x->warps[i];
@@ -1053,13 +954,11 @@ static void *worker(void *arg)
 static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uint32_t per)
 {
     struct grid g = {.nblocks = nblocks, .failed = nblocks, .nthreads = nthreads};
-    struct exec *c = calloc(nthreads, sizeof *c);
-    struct vm_result *r = calloc(nthreads, sizeof *r);
-    pthread_t *tid = calloc(nthreads, sizeof *tid);
-    g.running = malloc(nthreads * sizeof *g.running);
-    g.stalled = malloc(nthreads * sizeof *g.stalled);
-    if (!c || !r || !tid || !g.running || !g.stalled)
-        abort();
+    struct exec *c = emu_calloc(nthreads, sizeof *c);
+    struct vm_result *r = emu_calloc(nthreads, sizeof *r);
+    pthread_t *tid = emu_calloc(nthreads, sizeof *tid);
+    g.running = emu_malloc(nthreads * sizeof *g.running);
+    g.stalled = emu_malloc(nthreads * sizeof *g.stalled);
     pthread_mutex_init(&g.lock, NULL);
     pthread_mutex_init(&g.atomics, NULL);
     for (uint32_t t = 0; t < nthreads; t++) {
@@ -1123,11 +1022,9 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, struc
                          uint32_t per)
 {
     struct grid g = {.nblocks = nblocks, .failed = nblocks};
-    struct exec *c = calloc(group, sizeof *c);
-    struct vm_result *r = calloc(group, sizeof *r);
-    int *ended = calloc(group, sizeof *ended);
-    if (!c || !r || !ended)
-        abort();
+    struct exec *c = emu_calloc(group, sizeof *c);
+    struct vm_result *r = emu_calloc(group, sizeof *r);
+    int *ended = emu_calloc(group, sizeof *ended);
     for (uint32_t i = 0; i < group; i++) {
         context_open(&c[i], x, &g, &r[i], per);
         c[i].grid = NULL; /* one thread: no block waits for another thread's */
@@ -1208,22 +1105,10 @@ static void run_in_order(struct exec *x, uint64_t nblocks)
     }
 }
 
-static enum vm_status launch_grid(const struct vm_launch *L, struct vm_result *r);
-
-enum vm_status vm_launch(const struct vm_launch *L, struct vm_result *r)
+enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,
+                            struct cdp_grid **queued)
 {
-    if (L->cdp)
-        return launch_grid(L, r);
-    struct vm_launch tree = *L; /* a host launch: the root of its device-side launches */
-    tree.cdp = vm_cdp_begin();
-    launch_grid(&tree, r);
-    vm_cdp_end(tree.cdp, L->heap);
-    return r->status;
-}
-
-/* One grid, then the device-side work it queued. */
-static enum vm_status launch_grid(const struct vm_launch *L, struct vm_result *r)
-{
+    *queued = NULL;
     memset(r, 0, sizeof *r);
     const struct vm_module *mod = L->module;
     if (L->kernel >= mod->nkernels) {
@@ -1245,9 +1130,7 @@ static enum vm_status launch_grid(const struct vm_launch *L, struct vm_result *r
     x.stack_limit = L->stack_bytes ? L->stack_bytes : 1024;
     x.cnt = L->count ? &r->counters : NULL;
     uint32_t nwarps = (x.nthreads + 31) / 32;
-    uint32_t *fbase = malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
-    if (!fbase)
-        abort();
+    uint32_t *fbase = emu_malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
     x.fbase = fbase;
     uint32_t per = plan_frames(&x, fbase);
     if (r->status != VM_OK) {
@@ -1283,6 +1166,6 @@ static enum vm_status launch_grid(const struct vm_launch *L, struct vm_result *r
         prov_end(&x);
     free_warps(&x);
     free(fbase);
-    vm_cdp_finish(&x, r);
+    *queued = x.cdp;
     return r->status;
 }

@@ -5,7 +5,7 @@
  * Sources, per field (every row unless a row's own source says otherwise):
  *  - SMs, boost clock, fp32 and Tensor Core TFLOP/s, DRAM bandwidth, L2 size: NVIDIA's
  *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5, H200 SXM; GeForce RTX 3090 from the
- * GA102 whitepaper's table, where the reduction ladder of emulator/README.md was measured) and
+ * GA102 whitepaper's table, where the reduction ladder of emulator/MODEL.md was measured) and
  *    architecture whitepapers
  *    (Turing TU104, Ampere GA102 and GA100, Hopper GH100). Tensor rates are dense (the
  *    datasheets' "with sparsity" numbers halved).

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "vm_impl.h"
 
 /** One live allocation: [off, off + size) of the heap. */
 struct heap_block {
@@ -30,9 +30,7 @@ struct vm_heap {
 
 struct vm_heap *vm_heap_create(uint64_t addr, uint64_t size)
 {
-    struct vm_heap *h = calloc(1, sizeof *h);
-    if (!h)
-        abort();
+    struct vm_heap *h = emu_calloc(1, sizeof *h);
     h->addr = addr, h->size = size;
     pthread_mutex_init(&h->lock, NULL);
     return h;
@@ -56,7 +54,7 @@ static int64_t place(struct vm_heap *h, uint64_t need)
         at = h->blocks[i].off + h->blocks[i].size;
     if (h->size - at < need)
         return -1;
-    h->blocks = vm_grow(h->blocks, h->n, &h->cap, sizeof *h->blocks);
+    h->blocks = emu_grow(h->blocks, h->n, &h->cap, sizeof *h->blocks);
     memmove(&h->blocks[i + 1], &h->blocks[i], (h->n - i) * sizeof *h->blocks);
     h->blocks[i] = (struct heap_block){at, need};
     h->n++;

@@ -101,8 +101,6 @@ void vm_hopper_block_start(struct exec *x);
 void vm_hopper_free(struct exec *x);
 /** The cluster of this block alone, for barrier.cluster in a launch without clusters. */
 struct cluster *vm_hopper_own_cluster(struct exec *x);
-/** Where the async-proxy check keeps its records for this context. */
-struct proxy **vm_hopper_proxy(struct exec *x);
 
 /** Racecheck, before warp @p w runs @p in while x->wgmma_watch is set: an access to a register
  *  that a wgmma.mma_async in flight owns (its accumulators, its A fragment) is reported. */

@@ -52,11 +52,9 @@ static void cache_init(struct cache *c, double bytes)
     if (c->sets < 1)
         c->sets = 1;
     size_t n = (size_t)c->sets * WAYS;
-    c->tag = calloc(n, sizeof *c->tag);
-    c->valid = calloc(n, 1);
-    c->stamp = calloc(n, sizeof *c->stamp);
-    if (!c->tag || !c->valid || !c->stamp)
-        abort();
+    c->tag = emu_calloc(n, sizeof *c->tag);
+    c->valid = emu_calloc(n, 1);
+    c->stamp = emu_calloc(n, sizeof *c->stamp);
     c->now = 0;
 }
 
@@ -158,9 +156,7 @@ struct vm_model {
 
 struct vm_model *model_new(const struct model_gpu *gpu, int sample)
 {
-    struct vm_model *m = calloc(1, sizeof *m);
-    if (!m)
-        abort();
+    struct vm_model *m = emu_calloc(1, sizeof *m);
     m->gpu = *gpu;
     m->sample = sample;
     return m;
@@ -299,10 +295,8 @@ static void flush_block(struct vm_model *m)
     uint32_t most = 0;
     for (size_t i = 0; i < m->nreq; i++)
         most = m->req[i].seq > most ? m->req[i].seq : most;
-    size_t *start = calloc((size_t)most + 2, sizeof *start),
-           *order = malloc(m->nreq * sizeof *order);
-    if (!start || !order)
-        abort();
+    size_t *start = emu_calloc((size_t)most + 2, sizeof *start),
+           *order = emu_malloc(m->nreq * sizeof *order);
     for (size_t i = 0; i < m->nreq; i++)
         start[m->req[i].seq + 1]++;
     for (uint32_t s = 0; s <= most; s++)
@@ -371,9 +365,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
         m->smem = smem;
         m->bps = blocks_per_sm(&m->gpu, m->warps_per_block, m->regs ? m->regs : 32, smem);
         drop_caches(m);
-        m->l1 = calloc(m->gpu.sms, sizeof *m->l1);
-        if (!m->l1)
-            abort();
+        m->l1 = emu_calloc(m->gpu.sms, sizeof *m->l1);
         cache_init(&m->l2, m->gpu.l2_bytes);
         plan_sample(m);
     }
@@ -431,14 +423,12 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
     }
     if (m->nsec + 64 > m->capsec) {
         m->capsec = m->capsec ? 2 * m->capsec : 1 << 16;
-        m->sec = realloc(m->sec, m->capsec * sizeof *m->sec);
+        m->sec = emu_realloc(m->sec, m->capsec * sizeof *m->sec);
     }
     if (m->nreq == m->capreq) {
         m->capreq = m->capreq ? 2 * m->capreq : 1 << 12;
-        m->req = realloc(m->req, m->capreq * sizeof *m->req);
+        m->req = emu_realloc(m->req, m->capreq * sizeof *m->req);
     }
-    if (!m->sec || !m->req)
-        abort();
     uint64_t *s = m->sec + m->nsec;
     uint32_t n = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {

@@ -19,6 +19,8 @@
  */
 #include "model_code.h"
 
+#include "alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,9 +79,7 @@ uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel)
 {
     const struct func *f = &mod->funcs[kernel];
     const struct insn *code = mod->code + f->first;
-    uint8_t *batch = calloc(f->count + 1, 1), *target = calloc(f->count + 1, 1);
-    if (!batch || !target)
-        abort();
+    uint8_t *batch = emu_calloc(f->count + 1, 1), *target = emu_calloc(f->count + 1, 1);
     for (uint32_t i = 0; i < f->count; i++)
         if (code[i].op == OP_BRA && code[i].imm >= f->first && code[i].imm < f->first + f->count)
             target[code[i].imm - f->first] = 1;
@@ -149,11 +149,9 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
         return NULL;
     const struct func *f = &mod->funcs[kernel];
     const struct insn *code = mod->code + f->first;
-    long *entry = malloc((f->count + 1) * sizeof *entry);
-    uint32_t *ptx = calloc(2 * n, sizeof *ptx), *ptx_anchors = ptx + n;
-    float *w = calloc(f->count + 1, sizeof *w);
-    if (!entry || !ptx || !w)
-        abort();
+    long *entry = emu_malloc((f->count + 1) * sizeof *entry);
+    uint32_t *ptx = emu_calloc(2 * n, sizeof *ptx), *ptx_anchors = ptx + n;
+    float *w = emu_calloc(f->count + 1, sizeof *w);
     for (uint32_t i = 0; i < f->count; i++)
         if ((entry[i] = sass_entry(mod, &code[i], sass, n)) >= 0) {
             ptx[entry[i]]++;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "model.h"
 #include "model_env.h"
 
@@ -38,10 +39,9 @@ static int read_regs(struct model_env *env, const char *path)
     char name[1024];
     unsigned regs;
     while (fscanf(f, "%1023s %u", name, &regs) == 2) {
-        env->names = realloc(env->names, (env->n + 1) * sizeof *env->names);
-        env->regs = realloc(env->regs, (env->n + 1) * sizeof *env->regs);
-        if (!env->names || !env->regs || !(env->names[env->n] = strdup(name)))
-            abort();
+        env->names = emu_realloc(env->names, (env->n + 1) * sizeof *env->names);
+        env->regs = emu_realloc(env->regs, (env->n + 1) * sizeof *env->regs);
+        env->names[env->n] = emu_strdup(name);
         env->regs[env->n++] = regs;
     }
     fclose(f);
@@ -58,20 +58,17 @@ static int read_sass(struct model_env *env, const char *path)
     unsigned line, count, anchors;
     while (fscanf(f, "%1023s %1023s %u %u %u", kernel, file, &line, &count, &anchors) == 5) {
         size_t n = env->nsass + 1;
-        env->sass_kernel = realloc(env->sass_kernel, n * sizeof *env->sass_kernel);
-        env->sass = realloc(env->sass, n * sizeof *env->sass);
-        if (!env->sass_kernel || !env->sass || !(env->sass_kernel[env->nsass] = strdup(kernel)) ||
-            !(env->sass[env->nsass].file = strdup(file)))
-            abort();
+        env->sass_kernel = emu_realloc(env->sass_kernel, n * sizeof *env->sass_kernel);
+        env->sass = emu_realloc(env->sass, n * sizeof *env->sass);
+        env->sass_kernel[env->nsass] = emu_strdup(kernel);
+        env->sass[env->nsass].file = emu_strdup(file);
         env->sass[env->nsass].line = line;
         env->sass[env->nsass].count = count;
         env->sass[env->nsass].anchors = anchors;
         env->nsass = n;
     }
     fclose(f);
-    env->pick = calloc(env->nsass + 1, sizeof *env->pick);
-    if (!env->pick)
-        abort();
+    env->pick = emu_calloc(env->nsass + 1, sizeof *env->pick);
     return 0;
 }
 
@@ -84,9 +81,7 @@ struct model_env *model_env_open(char *err, size_t err_size)
     const struct model_gpu *g = gpus_find(gpu);
     if (!g && gpus_load(gpu, &from_file, err, err_size))
         return NULL;
-    struct model_env *env = calloc(1, sizeof *env);
-    if (!env)
-        abort();
+    struct model_env *env = emu_calloc(1, sizeof *env);
     const char *sample = getenv("COURSE_EMU_MODEL_SAMPLE"), *regs = getenv("COURSE_EMU_MODEL_REGS");
     const char *out = getenv("COURSE_EMU_MODEL_OUT"), *sass = getenv("COURSE_EMU_MODEL_SASS");
     env->model = model_new(g ? g : &from_file, !sample || strcmp(sample, "0"));

@@ -394,13 +394,19 @@ OP(ELECT_SYNC, VM_CLASS_OTHER, "elect.sync")
  * the row-major m x k (a), k x n (b) or m x n (c) tile sits in lane e / per_lane, register
  * e % per_lane, packed two to a register for 16-bit types; f16 fragments repeat the tile
  * twice over the warp as on hardware. width = matrix | type << 2, mod = layout | shape << 1
- * | space << 4; the fragment registers are in the pool at imm. [9.7.14.4] */
+ * | space << 4; the fragment registers are in the pool at imm. Alignment: the PTX ISA aligns
+ * each row or column to one thread's fragment size (8 bytes for an s8 A tile, 32 for f16),
+ * CUDA C++'s load_matrix_sync asks a 32-byte address and a 16-byte stride; GPUs run code
+ * that keeps either, so the load (and wmma.store) faults only when it breaks both, and under
+ * memcheck when it breaks the C++ rule. [9.7.14.4] */
 OP(WMMA_LOAD, VM_CLASS_TENSOR, "wmma.load")
 /* wmma.store.d.sync.aligned.layout.shape{.space}.type [a], {frag}, stride. [9.7.14.4] */
 OP(WMMA_STORE, VM_CLASS_TENSOR, "wmma.store")
 /* wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c: D = A * B + C with
  * exact products accumulated in fp32 in k order (tf32 inputs truncated to 10 mantissa
- * bits, as the hardware reads them). [9.7.14.5] */
+ * bits, as the hardware reads them); an f16 accumulator is rounded once per instruction, as
+ * the cuBLAS stand-in's CUBLAS_COMPUTE_16F rounds once per 16 k values, so the two agree bit
+ * for bit. [9.7.14.5] */
 OP(WMMA_MMA, VM_CLASS_TENSOR, "wmma.mma")
 /* mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16,tf32}.f32 d, a, b, c: with the
  * register layouts the PTX ISA documents for these shapes. [9.7.15.5] */
@@ -451,7 +457,13 @@ OP(BRA, VM_CLASS_CONTROL, "bra")
 OP(EXIT, VM_CLASS_CONTROL, "exit")
 /* call{.uni} (ret), func, (args): copies each argument from the caller's call parameters to
  * the callee's, and jumps; imm = the callee; the pool at o[5] holds nargs, the arguments'
- * frame offsets, then the return value's (or NO_REG). Recursion is refused. [9.7.12.6] */
+ * frame offsets, then the return value's (or NO_REG). Recursion runs: in a kernel that can
+ * reach a function from itself (or makes an indirect call), every call saves the callee's
+ * registers, call frame and local memory on the lane's stack and the return restores them;
+ * each level counts 16 bytes plus the callee's local memory against cudaLimitStackSize, and a
+ * deeper level fails the launch (stack overflow). A level's pointer to its own local memory
+ * passed to a deeper level of the same function fails the call: every level shares one local
+ * frame. [9.7.12.6] */
 OP(CALL, VM_CLASS_CONTROL, "call")
 /* ret from a device function: its return value copied to the caller's, back to the
  * instruction after the call. [9.7.12.7] */

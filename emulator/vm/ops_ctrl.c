@@ -88,9 +88,7 @@ static enum event push_frame(struct exec *x, struct warp *w, const struct insn *
     uint32_t need = w->stack_used[l] + t.bytes + (uint32_t)sizeof t;
     if (need > w->stack_cap[l]) {
         w->stack_cap[l] = need * 2;
-        w->stack[l] = realloc(w->stack[l], w->stack_cap[l]);
-        if (!w->stack[l])
-            abort();
+        w->stack[l] = emu_realloc(w->stack[l], w->stack_cap[l]);
     }
     lane_frame(x, w, f, l, w->stack[l] + w->stack_used[l], 1);
     memcpy(w->stack[l] + need - sizeof t, &t, sizeof t);

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "fp.h"
+#include "vm_impl.h"
 
 enum event h_CVT_S64_S32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {

@@ -16,6 +16,7 @@
 #endif
 
 #include "fp.h"
+#include "vm_impl.h"
 
 #define F32(w, off) RF32(w, off)
 

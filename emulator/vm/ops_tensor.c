@@ -21,6 +21,7 @@
 #endif
 
 #include "fp.h"
+#include "vm_impl.h"
 
 /* Element @p j of lane @p lane's fragment in registers @p regs: 16- and 8-bit elements pack
  * into 32-bit registers from the low bits up; f64 elements take a 64-bit register each. */

@@ -68,7 +68,6 @@ struct hopper {
     struct watch_unit **watch; /* per warp, per 4 bytes of its registers, or NULL */
     size_t units;              /* 4-byte units of a warp's registers */
     float *scratch;            /* A (64 x 16), B (16 x 256) and D (64 x 256) of one wgmma */
-    struct proxy *proxy;       /* the async-proxy check's records (checks_proxy.c) */
 };
 
 /* 1 when a function the kernel reaches executes one of these instructions. */
@@ -89,18 +88,15 @@ static int uses_hopper(const struct exec *x)
 void vm_hopper_make(struct exec *x)
 {
     x->hop = NULL;
+    x->proxy = NULL;
     x->wgmma_watch = 0;
     if (!uses_hopper(x))
         return;
-    struct hopper *h = calloc(1, sizeof *h);
-    if (!h)
-        abort();
+    struct hopper *h = emu_calloc(1, sizeof *h);
     h->nwg = (x->nwarps + 3) / 4;
-    h->wg = calloc(h->nwg, sizeof *h->wg);
-    h->watch = calloc(x->nwarps, sizeof *h->watch);
-    h->scratch = malloc((64 * 16 + 16 * 256 + 64 * 256) * sizeof *h->scratch);
-    if (!h->wg || !h->watch || !h->scratch)
-        abort();
+    h->wg = emu_calloc(h->nwg, sizeof *h->wg);
+    h->watch = emu_calloc(x->nwarps, sizeof *h->watch);
+    h->scratch = emu_malloc((64 * 16 + 16 * 256 + 64 * 256) * sizeof *h->scratch);
     h->units = (size_t)(x->warps[0].local - x->warps[0].arena) / 4;
     x->hop = h;
 }
@@ -154,11 +150,6 @@ struct cluster *vm_hopper_own_cluster(struct exec *x)
     return h->own;
 }
 
-struct proxy **vm_hopper_proxy(struct exec *x)
-{
-    return &x->hop->proxy;
-}
-
 /* Warp @p w's warpgroup, once checked that the whole warp executes @p in and the warpgroup is
  * whole (four warps of 32 threads); NULL when the launch failed. */
 static struct warpgroup *group_of(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -187,11 +178,8 @@ static struct warpgroup *group_of(struct exec *x, struct warp *w, const struct i
 static void watch(struct exec *x, struct warp *w, const struct insn *in, int delta)
 {
     struct hopper *h = x->hop;
-    if (!h->watch[w->index]) {
-        h->watch[w->index] = calloc(h->units, sizeof *h->watch[w->index]);
-        if (!h->watch[w->index])
-            abort();
-    }
+    if (!h->watch[w->index])
+        h->watch[w->index] = emu_calloc(h->units, sizeof *h->watch[w->index]);
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     uint32_t base = x->fbase[x->mod->func_at[in - x->code]];
     for (uint32_t i = 0; i < pool[0] + pool[1]; i++) {
@@ -453,9 +441,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
     if (seq == g->first + g->nops) { /* the first warp to issue it */
         if (g->nops == g->cap) {
             g->cap = g->cap ? 2 * g->cap : 8;
-            g->ops = realloc(g->ops, g->cap * sizeof *g->ops);
-            if (!g->ops)
-                abort();
+            g->ops = emu_realloc(g->ops, g->cap * sizeof *g->ops);
         }
         g->ops[g->nops++] = now;
     }

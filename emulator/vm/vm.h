@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu_counts.h"
 #include "mem.h"
 
 struct vm_module;
@@ -60,51 +61,6 @@ enum vm_schedule {
     VM_SCHEDULE_SEEDED   /**< each round in an order drawn from vm_launch::seed and the block */
 };
 
-/** Instruction classes the counters split thread instructions into. */
-enum vm_class {
-    VM_CLASS_FMA32,   /**< fp32 fma / mad */
-    VM_CLASS_FP,      /**< other floating point (add, mul, div, sqrt, approximations, f64) */
-    VM_CLASS_INT,     /**< integer, logic, compare, select, move, convert */
-    VM_CLASS_LDG,     /**< global loads (and generic loads that hit global) */
-    VM_CLASS_STG,     /**< global stores, atomics */
-    VM_CLASS_LDS,     /**< shared loads */
-    VM_CLASS_STS,     /**< shared stores */
-    VM_CLASS_TENSOR,  /**< wmma / mma / ldmatrix */
-    VM_CLASS_CONTROL, /**< branches, barriers, exits, warp-level synchronisation */
-    VM_CLASS_OTHER,   /**< local and param memory, shuffles, votes, everything else */
-    VM_CLASS_COUNT
-};
-
-/**
- * Counters of one launch: what Nsight Compute's instruction and memory
- * sections report, counted exactly. A request is one warp-level memory
- * instruction; a sector is an aligned 32-byte piece of global memory; a
- * wavefront is one pass through the 32 shared-memory banks.
- */
-struct vm_counters {
-    uint64_t warp_insts;                   /**< warp-level instructions issued */
-    uint64_t thread_insts;                 /**< summed over active lanes (predicated-off too) */
-    uint64_t class_insts[VM_CLASS_COUNT];  /**< per class, over lanes whose predicate is on */
-    uint64_t gld_requests, gld_sectors;    /**< global loads */
-    uint64_t gst_requests, gst_sectors;    /**< global stores and atomics */
-    uint64_t lds_requests, lds_wavefronts; /**< shared loads */
-    uint64_t sts_requests, sts_wavefronts; /**< shared stores */
-    uint64_t unique_read_bytes;            /**< distinct global sectors read, times 32 */
-    uint64_t unique_write_bytes;           /**< distinct global sectors written, times 32 */
-    uint64_t barriers;                     /**< bar.sync executed (per warp) */
-    uint64_t branches;                     /**< branch instructions (per warp) */
-    uint64_t divergent_branches;           /**< branches that split the warp */
-    uint64_t flops;                        /**< floating-point operations (an FMA is 2) */
-    uint64_t gatom_lanes;     /**< atomic updates (atom, red) of global memory, per lane */
-    uint64_t satom_lanes;     /**< atomic updates of shared memory, per lane */
-    uint64_t gatom_same_addr; /**< global atomic lanes whose address an earlier lane of the same
-                                   instruction updates too: the updates that serialise */
-    uint64_t satom_same_addr; /**< the same for shared atomics */
-    uint64_t gatom_addrs;     /**< distinct global addresses updated atomically */
-    uint64_t wgmma_insts; /**< wgmma.mma_async instructions, one per warpgroup that issued one */
-    uint64_t wgmma_flops; /**< their work: 2 M N K each (also counted in flops) */
-};
-
 /** One kind of finding of the grader's provenance record: how many, and the first. */
 struct vm_prov_hit {
     uint64_t count;  /**< accesses (lanes) that made it */
@@ -118,17 +74,6 @@ struct vm_prov {
     struct vm_prov_hit handed; /**< reads of bytes the host wrote during the call (or that
                                     changed behind the device's back, or nobody wrote) */
     struct vm_prov_hit guard;  /**< reads and writes of guard bytes (mem_guard()) */
-};
-
-/** How a launch ended. */
-enum vm_status {
-    VM_OK = 0,
-    VM_BAD_LAUNCH,  /**< invalid configuration: block too large, too much shared memory */
-    VM_FAULT,       /**< out of bounds, misaligned, freed memory */
-    VM_TRAP,        /**< trap or brkpt */
-    VM_ASSERT,      /**< a failed assert() in device code */
-    VM_UNSUPPORTED, /**< an instruction or feature the VM lacks */
-    VM_DEADLOCK     /**< every live thread waits and no barrier can complete */
 };
 
 /** Output callback: kernel printf text (print), or check reports (report), in order. */

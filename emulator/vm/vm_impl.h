@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
+#include "fp.h"
 #include "vm.h"
 
 /* ---- opcodes ------------------------------------------------------------------- */
@@ -48,9 +50,6 @@ enum op {
 
 /** Memory state spaces. */
 enum space { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST };
-
-/** Floating-point rounding of an instruction. */
-enum rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
 
 /** Generic-address windows of shared and local memory (global addresses are the device
  *  addresses of mem.h, which never fall here: the VM checks). */
@@ -413,6 +412,8 @@ struct exec {
                                    use; NULL in a kernel with no sm_90 warpgroup instruction */
     uint32_t wgmma_watch;     /**< warps whose registers a wgmma in flight owns, watched for
                                    accesses by racecheck (ops_wgmma.c); 0 nearly always */
+    struct proxy *proxy;      /**< the async-proxy check's records (checks_proxy.c), made when a
+                                   block of a kernel with warpgroup instructions starts; or NULL */
 };
 
 /** Bracket a global atomic's read-modify-writes: no other thread's atomic comes between. */
@@ -501,6 +502,8 @@ static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t
         PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
 }
 
+/* ---- messages (diag.c) ---------------------------------------------------------------------- */
+
 /**
  * Fail the launch: fill x->result with @p status and a message naming the
  * kernel, the source line of @p in, the block and lane @p lane's thread.
@@ -511,15 +514,6 @@ enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, 
     __attribute__((format(printf, 6, 7)));
 
 /** "in KERNEL at FILE:LINE, block (..), thread (..)" for lane @p lane of @p w at @p in. */
-/** The __cudaCDP2* function @p name is (dynamic parallelism, cdp.c: OP_CDP's mod), or -1. */
-int vm_cdp_builtin(const char *name);
-/** The launch tree's shared state, made by a host launch's vm_launch(), and its end. */
-struct vm_cdp *vm_cdp_begin(void);
-void vm_cdp_end(struct vm_cdp *c, struct vm_heap *heap);
-/** After a grid's blocks: run its queued device-side work (children first, then tail
- *  launches), each child with its own, merging their results into @p r. */
-void vm_cdp_finish(struct exec *x, struct vm_result *r);
-
 const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
                         char *buf, size_t size);
 
@@ -528,6 +522,44 @@ const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf
 
 /** The thread index (x, y, z) of lane @p lane of warp @p w, in the current block. */
 void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t tid[3]);
+
+/* ---- dynamic parallelism (cdp.c) ------------------------------------------------------------ */
+
+/** The libcudadevrt functions the VM answers (OP_CDP's insn.mod; decode_ctrl.c names them). */
+enum cdp_fn {
+    CDP_GET_PARAMETER_BUFFER, /* (func, gridDim, blockDim, smem) -> buffer or NULL */
+    CDP_LAUNCH,               /* (buffer, stream) -> error */
+    CDP_STREAM_CREATE,        /* (cudaStream_t *, flags) -> error */
+    CDP_STREAM_DESTROY,       /* (stream) -> error */
+    CDP_GET_LAST_ERROR,       /* () -> the thread's last error, which is reset */
+    CDP_PEEK_LAST_ERROR,      /* () -> the same, kept */
+    CDP_GET_ERROR_STRING,     /* (error) -> a device string */
+    CDP_MALLOC,               /* (void **, bytes) -> error */
+    CDP_FREE,                 /* (ptr) -> error */
+    CDP_MEMCPY_ASYNC,         /* (dst, src, bytes, kind, stream) -> error */
+    CDP_GET_DEVICE,           /* (int *) -> error */
+    CDP_COUNT
+};
+
+/** The __cudaCDP2* function @p name is (dynamic parallelism, cdp.c: OP_CDP's mod), or -1. */
+int vm_cdp_builtin(const char *name);
+/** The launch tree's shared state, made by a host launch's vm_launch(), and its end. */
+struct vm_cdp *vm_cdp_begin(void);
+void vm_cdp_end(struct vm_cdp *c, struct vm_heap *heap);
+/** Run a grid. */
+typedef enum vm_status (*vm_launch_fn)(const struct vm_launch *l, struct vm_result *r);
+/** After the blocks of a grid of launch @p L: run the device-side work @p g it queued (children
+ *  first, then tail launches; each child grid through @p launch, which runs its own), merging
+ *  their results into @p r; then free @p g (NULL: nothing queued). */
+void vm_cdp_finish(const struct vm_launch *L, struct cdp_grid *g, struct vm_result *r,
+                   vm_launch_fn launch);
+
+/* ---- running a grid (exec.c) ---------------------------------------------------------------- */
+
+/** Run one grid of launch @p L to its end, into @p r; the device-side work it queued (cdp.c)
+ *  goes to *queued, for the caller to run (launch.c). */
+enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,
+                            struct cdp_grid **queued);
 
 /**
  * One lane's access of @p bytes at address @p a (aligned to @p align) in space @p sp

@@ -1,6 +1,7 @@
 /**
  * @file vm_ops.c
- * @brief The opcode table: every handler, class and spelling, from opcodes.h.
+ * @brief The dispatch table: every opcode's handler, from opcodes.h (opcodes.c has their
+ *        classes and spellings).
  */
 #include "vm_impl.h"
 
@@ -11,18 +12,6 @@
 
 #define OP(name, klass, spelling) [OP_##name] = h_##name,
 const op_fn vm_ops[OP_COUNT] = {
-#include "opcodes.h"
-};
-#undef OP
-
-#define OP(name, klass, spelling) [OP_##name] = klass,
-const uint8_t vm_op_class[OP_COUNT] = {
-#include "opcodes.h"
-};
-#undef OP
-
-#define OP(name, klass, spelling) [OP_##name] = spelling,
-const char *const vm_op_names[OP_COUNT] = {
 #include "opcodes.h"
 };
 #undef OP

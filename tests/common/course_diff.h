@@ -61,7 +61,7 @@ void course_diff_bytes(const struct course_diff_call *call, int arg, const char 
 void course_diff_reply(const struct course_diff_call *call, enum proto_kind ret,
                        const struct proto_reply *a, const struct proto_reply *b);
 
-/** Append the observer's line @p launch (emulator/server.c's format), made by @p call, to
+/** Append the observer's line @p launch (emulator/server/server.c's format), made by @p call, to
  *  COURSE_DIFF_COUNTS as "case=CASE call=CALL launch ...", when it is set. */
 void course_diff_count_line(const char *call, const char *launch);
 

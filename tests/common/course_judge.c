@@ -30,6 +30,7 @@
 #include "bench.h"
 #include "course_diff.h"
 #include "course_test.h"
+#include "emu_prov.h"
 #include "ref.h"
 
 #ifndef COURSE_EMULATOR_LIB
@@ -416,7 +417,7 @@ static void assert_own_code(void)
  * An observed runner reaches its GPU through a socket to a course-emu-device the judge started
  * (COURSE_EMU_FD), which writes one line per launch to a socket only the judge holds, and
  * answers the judge's questions about its provenance record there (the format is in
- * emulator/server.c). The server runs as the judge's user, not the sandbox's: the runner can
+ * emulator/server/server.c). The server runs as the judge's user, not the sandbox's: the runner can
  * reach neither its memory's record nor that socket.
  */
 

@@ -31,8 +31,8 @@
 #include <sys/types.h>
 
 #include "course_proto.h"
+#include "emu.h"
 #include "mat.h"
-#include "vm.h"
 
 /** Which device a runner's CUDA calls reach. */
 enum course_device {
@@ -141,7 +141,7 @@ struct course_launch {
     unsigned cluster[3];         /**< blocks per thread-block cluster (1,1,1: none) */
     char status[16];             /**< ok, bad_launch, fault, trap, assert, unsupported, deadlock */
     unsigned params;             /**< bytes of kernel parameters it passed */
-    struct vm_counters counters; /**< what it did, counted exactly (emulator/vm.h) */
+    struct vm_counters counters; /**< what it did, counted exactly (emu_counts.h) */
 };
 
 /**

@@ -368,7 +368,8 @@ START_TEST(unsupported_fails_only_its_launch)
     CUDA_CHECK(cudaMalloc((void **)&d, 128 * sizeof *d));
     CUDA_CHECK(cudaMemset(d, 0, 128 * sizeof *d));
     ck_assert_int_eq(conf_warp_size(d, 32), cudaSuccess);
-    ck_assert_int_eq(conf_mbarrier((uint64_t *)d), cudaSuccess); /* test_vm.c checks its work */
+    /* it runs here; vm/test_vm_control.c checks what mbarrier computes */
+    ck_assert_int_eq(conf_mbarrier((uint64_t *)d), cudaSuccess);
     assert_fails_alone(launch_bulk_copy, d, "asm volatile(BULK_COPY",
                        "'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
     assert_fails_alone(conf_envreg, d, "%%envreg3", "%envreg3 is a special register the emulator");

@@ -1,6 +1,6 @@
 /**
  * @file test_fp.c
- * @brief The VM's fast 16-bit rounding and widening (emulator/vm/fp.h) against its general
+ * @brief The VM's fast 16-bit rounding and widening (emulator/common/fp.h) against its general
  *        rounding, fp_round(), and exact value, fp_value(), on the host.
  *
  * fp_round_rn_narrow() is what every f16 and bf16 arithmetic result goes through; it takes
@@ -13,11 +13,11 @@
 #include <stdlib.h>
 
 #include "course_test.h"
-#include "vm/fp.h"
+#include "fp.h"
 
 static const struct {
     const char *name;
-    struct fmt f;
+    struct fp_fmt f;
     unsigned count; /* bit patterns below the first NaN */
 } formats[] = {{"f16", {10, 5}, 0x7C01}, {"bf16", {7, 8}, 0x7F81}};
 
@@ -44,7 +44,7 @@ START_TEST(narrow_rounding_at_every_boundary)
 {
     int bad = 0;
     for (int which = 0; which < 2; which++) {
-        struct fmt f = formats[which].f;
+        struct fp_fmt f = formats[which].f;
         for (uint32_t h = 0; h + 1 < formats[which].count; h++) {
             double v = fp_value(h, f), next = fp_value(h + 1, f), mid = v + (next - v) / 2;
             const double points[] = {v, nextafter(v, INFINITY), mid, nextafter(mid, 0),

@@ -9,7 +9,7 @@
  * coalesced groups; cp.async with two groups in flight; dynamic shared memory above 48 KiB;
  * the math library in fp32 and fp64 within the error bounds the CUDA C++ Programming Guide
  * gives; bmsk and griddepcontrol; and wmma's f64 and 8-bit integer shapes. Printf, assert, ldmatrix
- * and mma.sync are in test_vm.c, CUB's device-wide algorithms in test_cub.c. Inputs are small
+ * and mma.sync are in vm/test_vm_*.c, CUB's device-wide algorithms in test_cub.c. Inputs are small
  * non-uniform integers (or values in [-10, 10)), so every integer and float sum is exact and
  * compared with ==.
  *

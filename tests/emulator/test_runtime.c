@@ -23,7 +23,6 @@
 #include "device.h"
 #include "emu.h"
 #include "test_runtime.h"
-#include "vm.h"
 
 /* --- helpers -------------------------------------------------------------------------------- */
 

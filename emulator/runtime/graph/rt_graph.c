@@ -90,12 +90,10 @@ static struct rt_node *node_of(cudaGraphNode_t node)
 struct rt_graph *rt_graph_new(const struct rt_graph *parent)
 {
     static uint64_t made;
-    struct rt_graph *g = calloc(1, sizeof *g);
-    if (g) {
-        g->magic = GRAPH_MAGIC;
-        g->id = ++made;
-        g->parent = parent;
-    }
+    struct rt_graph *g = emu_calloc(1, sizeof *g);
+    g->magic = GRAPH_MAGIC;
+    g->id = ++made;
+    g->parent = parent;
     return g;
 }
 
@@ -127,15 +125,12 @@ void rt_graph_free(struct rt_graph *g)
     free(g);
 }
 
-/* A new node of @p g doing @p w (whose parts it takes), after @p deps; NULL out of memory. */
+/* A new node of @p g doing @p w (whose parts it takes), after @p deps. */
 static struct rt_node *add_node(struct rt_graph *g, struct rt_node *const *deps, int ndeps,
                                 const struct rt_work *w)
 {
-    struct rt_node *n = calloc(1, sizeof *n);
-    if (!n || (ndeps && !(n->deps = malloc((size_t)ndeps * sizeof *n->deps)))) {
-        free(n);
-        return NULL;
-    }
+    struct rt_node *n = emu_calloc(1, sizeof *n);
+    n->deps = ndeps ? emu_malloc((size_t)ndeps * sizeof *n->deps) : NULL;
     n->magic = NODE_MAGIC;
     n->w = *w;
     if (ndeps)
@@ -155,13 +150,12 @@ static cudaError_t add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphN
                        size_t ndeps, const struct rt_work *w)
 {
     struct rt_graph *g = rt_graph_of(graph);
-    struct rt_node *n = g ? add_node(g, (struct rt_node *const *)deps, (int)ndeps, w) : NULL;
-    if (!n) {
+    if (!g) {
         struct rt_work copy = *w;
         rt_work_free(&copy);
-        return rt_error(g ? cudaErrorMemoryAllocation : cudaErrorInvalidValue);
+        return rt_error(cudaErrorInvalidValue);
     }
-    *out = (cudaGraphNode_t)n;
+    *out = (cudaGraphNode_t)add_node(g, (struct rt_node *const *)deps, (int)ndeps, w);
     return cudaSuccess;
 }
 
@@ -169,7 +163,7 @@ cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     (void)flags;
     *pGraph = (cudaGraph_t)rt_graph_new(NULL);
-    return *pGraph ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+    return cudaSuccess;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph)
@@ -353,29 +347,25 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gra
                         "cudaGraphAddMemFreeNode");
 }
 
-/* A copy of @p g: nodes, their work and their dependencies; NULL out of memory. */
+/* A copy of @p g: nodes, their work and their dependencies. */
 struct rt_graph *rt_graph_clone(const struct rt_graph *g)
 {
     struct rt_graph *c = rt_graph_new(g->parent);
-    struct rt_node **map = malloc((size_t)(g->n + 1) * sizeof *map);
-    int ok = c && map;
-    for (const struct rt_node *n = g->first; ok && n; n = n->next) {
+    struct rt_node **map = emu_malloc((size_t)(g->n + 1) * sizeof *map);
+    for (const struct rt_node *n = g->first; n; n = n->next) {
         struct rt_work w;
-        struct rt_node **deps = malloc((size_t)(n->ndeps + 1) * sizeof *deps);
-        ok = deps && rt_work_clone(&w, &n->w) == 0;
-        for (int i = 0; ok && i < n->ndeps; i++)
+        struct rt_node **deps = emu_malloc((size_t)(n->ndeps + 1) * sizeof *deps);
+        rt_work_clone(&w, &n->w);
+        for (int i = 0; i < n->ndeps; i++)
             deps[i] = map[n->deps[i]->index];
-        struct rt_node *m = ok ? add_node(c, deps, n->ndeps, &w) : NULL;
-        ok = m && (!n->child || (m->child = rt_graph_clone(n->child))) &&
-             (!n->cond || (m->cond = rt_cond_clone(n->cond)));
-        if (ok)
-            map[n->index] = m;
+        struct rt_node *m = add_node(c, deps, n->ndeps, &w);
+        m->child = n->child ? rt_graph_clone(n->child) : NULL;
+        m->cond = n->cond ? rt_cond_clone(n->cond) : NULL;
+        map[n->index] = m;
         free(deps);
     }
     free(map);
-    if (!ok && c)
-        rt_graph_free(c);
-    return ok ? c : NULL;
+    return c;
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -475,7 +465,7 @@ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
     rt_lock();
     *pGraphClone = (cudaGraph_t)rt_graph_clone(rt_graph_of(originalGraph));
     rt_unlock();
-    return *pGraphClone ? cudaSuccess : rt_error(cudaErrorMemoryAllocation);
+    return cudaSuccess;
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
@@ -487,11 +477,8 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
         return rt_error(cudaErrorInvalidValue);
     for (size_t i = 0; i < numDependencies; i++) {
         struct rt_node *t = (struct rt_node *)to[i];
-        struct rt_node **more = realloc(t->deps, (size_t)(t->ndeps + 1) * sizeof *more);
-        if (!more)
-            return rt_error(cudaErrorMemoryAllocation);
-        more[t->ndeps++] = (struct rt_node *)from[i];
-        t->deps = more;
+        t->deps = emu_realloc(t->deps, (size_t)(t->ndeps + 1) * sizeof *t->deps);
+        t->deps[t->ndeps++] = (struct rt_node *)from[i];
     }
     return cudaSuccess;
 }
@@ -577,28 +564,19 @@ static const char *body_refusal(const struct rt_node *n)
     return w->kind == RT_HOST_FN ? "a host or memory node" : "an event node";
 }
 
-/* Append work @p w of node @p n (its parts taken, or freed) to @p x; -1 out of memory. */
-static int exec_push(struct rt_exec *x, const struct rt_node *n, struct rt_work *w)
+/* Append work @p w of node @p n (its parts taken) to @p x. */
+static void exec_push(struct rt_exec *x, const struct rt_node *n, struct rt_work *w)
 {
     if (x->n == x->cap) {
-        int cap = x->cap ? 2 * x->cap : 16;
-        struct rt_work *more = realloc(x->works, (size_t)cap * sizeof *more);
-        if (more)
-            x->works = more;
-        const struct rt_node **from = more ? realloc(x->from, (size_t)cap * sizeof *from) : NULL;
-        if (!from) {
-            rt_work_free(w);
-            return -1;
-        }
-        x->from = from;
-        x->cap = cap;
+        x->cap = x->cap ? 2 * x->cap : 16;
+        x->works = emu_realloc(x->works, (size_t)x->cap * sizeof *x->works);
+        x->from = emu_realloc(x->from, (size_t)x->cap * sizeof *x->from);
     }
     x->works[x->n] = *w;
     x->from[x->n++] = n;
-    return 0;
 }
 
-/* Append node @p n (not a child graph) to @p x; -1 out of memory, or when a body cannot hold
+/* Append node @p n (not a child graph) to @p x; -1 when a body cannot hold
  * it (after one line). */
 static int exec_node(struct rt_exec *x, const struct rt_node *n)
 {
@@ -610,19 +588,22 @@ static int exec_node(struct rt_exec *x, const struct rt_node *n)
         return -1;
     }
     struct rt_work w;
-    if (n->cond ? rt_cond_instantiate(n->cond, &w) : rt_work_clone(&w, &n->w))
+    if (!n->cond)
+        rt_work_clone(&w, &n->w);
+    else if (rt_cond_instantiate(n->cond, &w))
         return -1;
     x->conds += n->cond != NULL;
-    return exec_push(x, n, &w);
+    exec_push(x, n, &w);
+    return 0;
 }
 
 /* Append @p g's nodes to @p x, each after its dependencies (Kahn's order, lowest index first),
- * child graphs inlined; -1 out of memory or on a cycle. */
+ * child graphs inlined; -1 on a cycle, or a node a body cannot hold. */
 static int flatten(struct rt_exec *x, const struct rt_graph *g)
 {
-    char *done = calloc((size_t)g->n + 1, 1);
+    char *done = emu_calloc((size_t)g->n + 1, 1);
     int placed = 0, progress = 1;
-    while (done && placed < g->n && progress) {
+    while (placed < g->n && progress) {
         progress = 0;
         for (const struct rt_node *n = g->first; n; n = n->next) {
             int ready = !done[n->index];
@@ -641,7 +622,7 @@ static int flatten(struct rt_exec *x, const struct rt_graph *g)
         }
     }
     free(done);
-    return done && placed == g->n ? 0 : -1;
+    return placed == g->n ? 0 : -1;
 }
 
 /* Free the works of @p x. Launches still queued share its conditional nodes' data: with such
@@ -679,9 +660,7 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 
 struct rt_exec *rt_exec_body(const struct rt_graph *g)
 {
-    struct rt_exec *x = calloc(1, sizeof *x);
-    if (!x)
-        return NULL;
+    struct rt_exec *x = emu_calloc(1, sizeof *x);
     *x = (struct rt_exec){.magic = EXEC_MAGIC, .body = 1};
     if (flatten(x, g) == 0)
         return x;
@@ -693,8 +672,8 @@ void rt_exec_run(const struct rt_exec *x)
 {
     for (int i = 0; i < x->n; i++) {
         struct rt_work w;
-        if (rt_work_clone(&w, &x->works[i]) == 0)
-            rt_execute(&w, NULL, 0);
+        rt_work_clone(&w, &x->works[i]);
+        rt_execute(&w, NULL, 0);
     }
 }
 
@@ -716,9 +695,9 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
 {
     (void)flags; /* auto-free, upload, device launch and priorities change nothing here */
     const struct rt_graph *g = rt_graph_of(graph);
-    struct rt_exec *x = g ? calloc(1, sizeof *x) : NULL;
-    if (!x)
-        return rt_error(g ? cudaErrorMemoryAllocation : cudaErrorInvalidValue);
+    if (!g)
+        return rt_error(cudaErrorInvalidValue);
+    struct rt_exec *x = emu_calloc(1, sizeof *x);
     x->magic = EXEC_MAGIC;
     rt_lock();
     int bad = flatten(x, g);
@@ -741,14 +720,8 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph
 static void launch_work(struct rt_stream *s, struct rt_work *w)
 {
     struct rt_event *e = w->event;
-    if (w->kind == RT_RECORD) {
-        e->recorded = 1;
-        e->complete = 0;
-        e->capture = NULL;
-        e->pending++;
-        e->s = s;
-        e->seq = s->issued + 1;
-    }
+    if (w->kind == RT_RECORD)
+        rt_event_will_record(e, s);
     if (w->kind == RT_NOP && e && e->recorded && !e->complete)
         rt_enqueue(s, w, &(struct rt_dep){e->s, e->seq});
     else
@@ -771,10 +744,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
     }
     for (int i = 0; err == cudaSuccess && i < x->n; i++) {
         struct rt_work w;
-        if (rt_work_clone(&w, &x->works[i]))
-            err = cudaErrorMemoryAllocation;
-        else
-            launch_work(s, &w);
+        rt_work_clone(&w, &x->works[i]);
+        launch_work(s, &w);
     }
     rt_unlock();
     return rt_error(err);
@@ -896,41 +867,28 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
 /* --- stream capture ----------------------------------------------------------------------- */
 
 /* Room for @p n nodes in stream @p s's list of what its next node comes after. */
-static cudaError_t grow_after(struct rt_stream *s, int n)
+static void grow_after(struct rt_stream *s, int n)
 {
     if (n <= s->capafter)
-        return cudaSuccess;
-    struct rt_node **more = realloc(s->after, (size_t)n * sizeof *more);
-    if (!more)
-        return cudaErrorMemoryAllocation;
-    s->after = more;
+        return;
+    s->after = emu_realloc(s->after, (size_t)n * sizeof *s->after);
     s->capafter = n;
-    return cudaSuccess;
 }
 
 /* @p s joins capture @p c (its streams are let go together at the end). */
-static cudaError_t join(struct rt_capture *c, struct rt_stream *s)
+static void join(struct rt_capture *c, struct rt_stream *s)
 {
-    struct rt_stream **more = realloc(c->streams, (size_t)(c->nstreams + 1) * sizeof *more);
-    if (!more)
-        return cudaErrorMemoryAllocation;
-    c->streams = more;
+    c->streams = emu_realloc(c->streams, (size_t)(c->nstreams + 1) * sizeof *c->streams);
     c->streams[c->nstreams++] = s;
     s->capture = c;
+    rt_capture_hook = rt_capture_add;
     s->nafter = 0;
-    return cudaSuccess;
 }
 
 cudaError_t rt_capture_add(struct rt_stream *s, const struct rt_work *w)
 {
     struct rt_node *n = add_node(s->capture->g, s->after, s->nafter, w);
-    if (!n) {
-        struct rt_work copy = *w;
-        rt_work_free(&copy);
-        return cudaErrorMemoryAllocation;
-    }
-    if (grow_after(s, 1) != cudaSuccess)
-        return cudaErrorMemoryAllocation;
+    grow_after(s, 1);
     s->after[0] = n;
     s->nafter = 1;
     return cudaSuccess;
@@ -938,9 +896,7 @@ cudaError_t rt_capture_add(struct rt_stream *s, const struct rt_work *w)
 
 cudaError_t rt_capture_record(struct rt_stream *s, struct rt_event *e)
 {
-    struct rt_node **after = malloc((size_t)(s->nafter + 1) * sizeof *after);
-    if (!after)
-        return cudaErrorMemoryAllocation;
+    struct rt_node **after = emu_malloc((size_t)(s->nafter + 1) * sizeof *after);
     if (s->nafter)
         memcpy(after, s->after, (size_t)s->nafter * sizeof *after);
     free(e->after);
@@ -957,26 +913,23 @@ cudaError_t rt_capture_wait(struct rt_stream *s, struct rt_event *e)
         return cudaSuccess; /* that capture's nodes are a graph now: nothing to wait for */
     if (s->capture && s->capture != c)
         return cudaErrorStreamCaptureIsolation;
-    cudaError_t err = s->capture ? cudaSuccess : join(c, s);
-    if (err == cudaSuccess)
-        err = grow_after(s, s->nafter + e->nafter);
-    if (err == cudaSuccess && e->nafter)
+    if (!s->capture)
+        join(c, s);
+    grow_after(s, s->nafter + e->nafter);
+    if (e->nafter)
         memcpy(s->after + s->nafter, e->after, (size_t)e->nafter * sizeof *e->after);
-    if (err == cudaSuccess)
-        s->nafter += e->nafter;
-    return err;
+    s->nafter += e->nafter;
+    return cudaSuccess;
 }
 
 /* Set (or, when @p add, extend) what stream @p s's next captured node comes after. */
-static cudaError_t set_after(struct rt_stream *s, const cudaGraphNode_t *deps, size_t n, int add)
+static void set_after(struct rt_stream *s, const cudaGraphNode_t *deps, size_t n, int add)
 {
     int first = add ? s->nafter : 0;
-    cudaError_t err = grow_after(s, first + (int)n);
-    for (size_t i = 0; err == cudaSuccess && i < n; i++)
+    grow_after(s, first + (int)n);
+    for (size_t i = 0; i < n; i++)
         s->after[first + (int)i] = (struct rt_node *)deps[i];
-    if (err == cudaSuccess)
-        s->nafter = first + (int)n;
-    return err;
+    s->nafter = first + (int)n;
 }
 
 /* Start capturing @p stream into @p into (NULL: a new graph), its first nodes after @p deps. */
@@ -985,21 +938,15 @@ static cudaError_t begin_capture(cudaStream_t stream, struct rt_graph *into,
 {
     rt_lock();
     struct rt_stream *s = rt_stream_of(stream);
-    struct rt_capture *c = NULL;
+    struct rt_capture *c;
     cudaError_t err = !s || s == rt_stream_of(cudaStreamLegacy) ? cudaErrorStreamCaptureUnsupported
                       : s->capture                              ? cudaErrorIllegalState
                                                                 : cudaSuccess;
-    if (err == cudaSuccess &&
-        (!(c = calloc(1, sizeof *c)) || !(c->g = into ? into : rt_graph_new(NULL))))
-        err = cudaErrorMemoryAllocation;
-    if (err == cudaSuccess)
-        err = join(c, s);
-    if (err == cudaSuccess)
-        err = set_after(s, deps, ndeps, 0);
-    if (err != cudaSuccess && c) {
-        if (c->g && !into)
-            rt_graph_free(c->g);
-        free(c);
+    if (err == cudaSuccess) {
+        c = emu_calloc(1, sizeof *c);
+        c->g = into ? into : rt_graph_new(NULL);
+        join(c, s);
+        set_after(s, deps, ndeps, 0);
     }
     rt_unlock();
     return rt_error(err);
@@ -1045,8 +992,9 @@ cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNo
     struct rt_stream *s = rt_stream_of(stream);
     cudaError_t err = !s            ? cudaErrorInvalidResourceHandle
                       : !s->capture ? cudaErrorIllegalState
-                                    : set_after(s, dependencies, numDependencies,
-                                                flags == cudaStreamAddCaptureDependencies);
+                                    : cudaSuccess;
+    if (err == cudaSuccess)
+        set_after(s, dependencies, numDependencies, flags == cudaStreamAddCaptureDependencies);
     rt_unlock();
     return rt_error(err);
 }

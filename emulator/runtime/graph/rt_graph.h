@@ -18,13 +18,13 @@ struct rt_exec;
 struct rt_cond;
 
 /** A new empty graph whose conditional nodes may use the handles of @p parent's too (a body
- *  graph's parent is the graph of its node; NULL for others); NULL out of memory. */
+ *  graph's parent is the graph of its node; NULL for others). */
 struct rt_graph *rt_graph_new(const struct rt_graph *parent);
 
 /** Free graph @p g, its nodes and their bodies. */
 void rt_graph_free(struct rt_graph *g);
 
-/** A copy of @p g (conditional nodes with copies of their bodies); NULL out of memory. */
+/** A copy of @p g (conditional nodes with copies of their bodies). */
 struct rt_graph *rt_graph_clone(const struct rt_graph *g);
 
 /** The graph handle @p g names, or NULL when it names none. */
@@ -59,7 +59,7 @@ struct rt_cond *rt_cond_new(const struct rt_graph *g, struct cudaConditionalNode
 /** Free a conditional node's bodies and itself. */
 void rt_cond_free(struct rt_cond *c);
 
-/** A copy of conditional node @p c with copies of its bodies; NULL out of memory. */
+/** A copy of conditional node @p c with copies of its bodies. */
 struct rt_cond *rt_cond_clone(const struct rt_cond *c);
 
 /** Instantiate @p c: *w becomes the host function that runs it, whose data rt_cond_exec_free()

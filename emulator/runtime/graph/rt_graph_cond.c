@@ -82,9 +82,9 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle
     }
     rt_lock();
     const struct rt_graph *g = rt_graph_of(graph);
-    struct rt_cond_handle *h = g ? calloc(1, sizeof *h) : NULL;
+    struct rt_cond_handle *h = g ? emu_calloc(1, sizeof *h) : NULL;
     void *slab = NULL;
-    cudaError_t err = !g ? cudaErrorInvalidValue : !h ? cudaErrorMemoryAllocation : cudaSuccess;
+    cudaError_t err = !g ? cudaErrorInvalidValue : cudaSuccess;
     if (err == cudaSuccess && handles.used == SLAB_HANDLES &&
         (err = rt_malloc_at(&slab, SLAB_HANDLES * 4, NULL)) == cudaSuccess) {
         handles.slab = (uint64_t)(uintptr_t)slab;
@@ -138,20 +138,12 @@ struct rt_cond *rt_cond_new(const struct rt_graph *g, struct cudaConditionalNode
                unsupported ? "cudaErrorNotSupported" : "cudaErrorInvalidValue");
         return NULL;
     }
-    struct rt_cond *c = calloc(1, sizeof *c);
-    if (c && (c->bodies = calloc(p->size, sizeof *c->bodies))) {
-        *c = (struct rt_cond){h, p->type, p->size, c->bodies};
-        unsigned i = 0;
-        while (i < p->size && (c->bodies[i] = rt_graph_new(g)))
-            i++;
-        if (i == p->size) {
-            p->phGraph_out = (cudaGraph_t *)c->bodies;
-            return c;
-        }
-    }
-    rt_cond_free(c);
-    *err = cudaErrorMemoryAllocation;
-    return NULL;
+    struct rt_cond *c = emu_calloc(1, sizeof *c);
+    *c = (struct rt_cond){h, p->type, p->size, emu_calloc(p->size, sizeof *c->bodies)};
+    for (unsigned i = 0; i < p->size; i++)
+        c->bodies[i] = rt_graph_new(g);
+    p->phGraph_out = (cudaGraph_t *)c->bodies;
+    return c;
 }
 
 void rt_cond_free(struct rt_cond *c)
@@ -166,17 +158,11 @@ void rt_cond_free(struct rt_cond *c)
 
 struct rt_cond *rt_cond_clone(const struct rt_cond *c)
 {
-    struct rt_cond *d = calloc(1, sizeof *d);
-    if (d && (d->bodies = calloc(c->size, sizeof *d->bodies))) {
-        *d = (struct rt_cond){c->h, c->type, c->size, d->bodies};
-        unsigned i = 0;
-        while (i < c->size && (d->bodies[i] = rt_graph_clone(c->bodies[i])))
-            i++;
-        if (i == c->size)
-            return d;
-    }
-    rt_cond_free(d);
-    return NULL;
+    struct rt_cond *d = emu_calloc(1, sizeof *d);
+    *d = (struct rt_cond){c->h, c->type, c->size, emu_calloc(c->size, sizeof *d->bodies)};
+    for (unsigned i = 0; i < c->size; i++)
+        d->bodies[i] = rt_graph_clone(c->bodies[i]);
+    return d;
 }
 
 /* The host function of an instantiated conditional node: pick and run its bodies. */
@@ -203,12 +189,8 @@ int rt_cond_is(const struct rt_work *w)
 
 int rt_cond_instantiate(const struct rt_cond *c, struct rt_work *w)
 {
-    struct rt_cond_exec *x = calloc(1, sizeof *x);
-    if (!x || !(x->bodies = calloc(c->size, sizeof *x->bodies))) {
-        free(x);
-        return -1;
-    }
-    *x = (struct rt_cond_exec){c->h, c->type, c->size, x->bodies};
+    struct rt_cond_exec *x = emu_calloc(1, sizeof *x);
+    *x = (struct rt_cond_exec){c->h, c->type, c->size, emu_calloc(c->size, sizeof *x->bodies)};
     for (unsigned i = 0; i < c->size; i++)
         if (!(x->bodies[i] = rt_exec_body(c->bodies[i]))) {
             rt_cond_exec_free(x);

@@ -40,15 +40,18 @@ static uint64_t bytes_in_use(void)
     return n;
 }
 
+static int release(const void *p);
+
 struct rt_gm_block *rt_gm_new(size_t bytes)
 {
-    struct rt_gm_block *b = calloc(1, sizeof *b);
-    if (!b || rt_malloc_at(&b->p, bytes ? bytes : 1, NULL) != cudaSuccess) {
+    struct rt_gm_block *b = emu_calloc(1, sizeof *b);
+    if (rt_malloc_at(&b->p, bytes ? bytes : 1, NULL) != cudaSuccess) {
         free(b);
         return NULL;
     }
     b->bytes = bytes;
     rt_lock();
+    rt_free_hook = release;
     b->next = gm.blocks;
     gm.blocks = b;
     rt_unlock();
@@ -82,7 +85,9 @@ void rt_gm_free_run(void *block)
     ((struct rt_gm_block *)block)->live = 0;
 }
 
-int rt_gm_release(const void *p)
+/* What cudaFree does first (rt_memory.c's rt_free_hook, set with the first block): graph memory
+ * goes out of use, its block kept for the graph's next launch. */
+static int release(const void *p)
 {
     struct rt_gm_block *b = rt_gm_find(p);
     if (b)
@@ -90,7 +95,8 @@ int rt_gm_release(const void *p)
     return b != NULL;
 }
 
-cudaError_t rt_gm_capture_alloc(struct rt_stream *s, void **devPtr, size_t size)
+/* cudaMallocAsync on captured stream @p s, under the lock: an alloc node. */
+static cudaError_t capture_alloc(struct rt_stream *s, void **devPtr, size_t size)
 {
     struct rt_gm_block *b = rt_gm_new(size);
     if (!b)
@@ -102,7 +108,8 @@ cudaError_t rt_gm_capture_alloc(struct rt_stream *s, void **devPtr, size_t size)
     return rt_capture_add(s, &w);
 }
 
-cudaError_t rt_gm_capture_free(struct rt_stream *s, void *devPtr)
+/* cudaFreeAsync on captured stream @p s, under the lock: a free node (of graph memory only). */
+static cudaError_t capture_free(struct rt_stream *s, void *devPtr)
 {
     struct rt_gm_block *b = rt_gm_find(devPtr);
     if (!b)
@@ -113,11 +120,46 @@ cudaError_t rt_gm_capture_free(struct rt_stream *s, void *devPtr)
     return rt_capture_add(s, &w);
 }
 
+/* --- stream-ordered allocation, captured or not -------------------------------------------- */
+
+/* Captured into a graph, the allocation is a memory node of the graph (rt_graph_mem.c). */
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    rt_lock();
+    struct rt_stream *st = rt_stream_of(hStream);
+    cudaError_t err = st && st->capture ? capture_alloc(st, devPtr, size) : cudaErrorNotReady;
+    rt_unlock();
+    return err == cudaErrorNotReady ? rt_malloc_at(devPtr, size, __builtin_return_address(0))
+                                    : rt_error(err);
+}
+
+/* Captured into a graph, the free of graph memory is a memory node of the graph; of other memory,
+ * it is no node, and the graph's launches use the block: it stays allocated. */
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    rt_lock();
+    struct rt_stream *st = rt_stream_of(hStream);
+    cudaError_t err = st && st->capture ? capture_free(st, devPtr) : cudaErrorNotReady;
+    rt_unlock();
+    return err == cudaErrorNotReady ? cudaFree(devPtr) : rt_error(err);
+}
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    (void)hStream;
+    return rt_malloc_at(devPtr, size, __builtin_return_address(0));
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+    return cudaFreeAsync(devPtr, hStream);
+}
+
 /* Device @p device is one the emulator has; otherwise one line and cudaErrorInvalidDevice. */
 static cudaError_t device_ok(const char *call, int device)
 {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) == cudaSuccess && device >= 0 && device < n)
+    int n = rt_gpus();
+    if (device >= 0 && device < n)
         return cudaSuccess;
     rt_say("%s: device %d is not one of the %d emulated devices (cudaErrorInvalidDevice)", call,
            device, n);

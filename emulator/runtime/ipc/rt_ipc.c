@@ -115,9 +115,7 @@ cudaError_t rt_ipc_event_new(struct rt_event *e)
         rt_say("cudaEventCreateWithFlags: cudaEventInterprocess needs cudaEventDisableTiming too");
         return cudaErrorInvalidValue;
     }
-    struct rt_ipc_event *ev = calloc(1, sizeof *ev);
-    if (!ev)
-        return cudaErrorMemoryAllocation;
+    struct rt_ipc_event *ev = emu_calloc(1, sizeof *ev);
     ev->fd = memfd_create("course-emu-ipc-event", MFD_CLOEXEC);
     if (ev->fd < 0 || ftruncate(ev->fd, sizeof *ev->c) || map_counts(ev, ev->fd)) {
         rt_say("cudaEventCreateWithFlags: cannot make an interprocess event (%s)", strerror(errno));
@@ -147,11 +145,7 @@ struct ticket {
 static void queue_ticket(struct rt_stream *s, struct rt_ipc_event *ev, uint64_t n,
                          void (*fn)(void *), const char *what)
 {
-    struct ticket *t = malloc(sizeof *t);
-    if (!t) {
-        rt_say("%s: out of host memory", what);
-        abort();
-    }
+    struct ticket *t = emu_malloc(sizeof *t);
     *t = (struct ticket){ev, n};
     ev->refs++;
     struct rt_work w = {.kind = RT_HOST_FN, .what = what};
@@ -240,24 +234,24 @@ cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t hand
     int fd = open_remote(h.pid, h.fd, "cudaIpcOpenEventHandle");
     if (fd < 0)
         return rt_error(cudaErrorInvalidValue);
-    struct rt_ipc_event *ev = calloc(1, sizeof *ev);
-    cudaError_t err = ev ? map_counts(ev, fd) : cudaErrorMemoryAllocation;
+    struct rt_ipc_event *ev = emu_calloc(1, sizeof *ev);
+    cudaError_t err = map_counts(ev, fd);
     close(fd);
-    if (err == cudaSuccess)
-        err = cudaEventCreateWithFlags(event, cudaEventDisableTiming);
-    if (err != cudaSuccess) {
-        if (ev && ev->c)
+    rt_lock();
+    err = err == cudaSuccess ? rt.sticky : err;
+    struct rt_event *e =
+        err == cudaSuccess ? rt_event_new(cudaEventDisableTiming | cudaEventInterprocess) : NULL;
+    if (e) {
+        ev->fd = -1;
+        e->ipc = ev;
+        *event = (cudaEvent_t)e;
+    } else if (ev) {
+        if (ev->c)
             munmap(ev->c, sizeof *ev->c);
         free(ev);
-        return rt_error(err);
     }
-    ev->fd = -1;
-    rt_lock();
-    struct rt_event *e = rt_event_of(*event);
-    e->flags |= cudaEventInterprocess;
-    e->ipc = ev;
     rt_unlock();
-    return cudaSuccess;
+    return e ? cudaSuccess : rt_error(err == cudaSuccess ? cudaErrorMemoryAllocation : err);
 }
 
 cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
@@ -375,8 +369,8 @@ cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsig
         *devPtr = (void *)(uintptr_t)i->addr;
     } else if (err == cudaSuccess) {
         int fd = open_remote(h.pid, h.fd, "cudaIpcOpenMemHandle");
-        i = fd >= 0 ? calloc(1, sizeof *i) : NULL;
-        err = fd < 0 ? cudaErrorInvalidValue : i ? cudaSuccess : cudaErrorMemoryAllocation;
+        i = fd >= 0 ? emu_calloc(1, sizeof *i) : NULL;
+        err = fd < 0 ? cudaErrorInvalidValue : cudaSuccess;
         if (i && (i->addr = map_import(&h, fd, &err))) {
             *i = (struct import){h, i->addr, 1, imports};
             imports = i;

@@ -81,9 +81,7 @@ static cudaError_t array_new(cudaArray_t *array, const struct cudaChannelFormatD
     int elem = rt_channel_bytes(desc, who);
     if (!elem)
         return rt_error(cudaErrorInvalidChannelDescriptor);
-    struct cudaArray *a = calloc(1, sizeof *a);
-    if (!a)
-        abort();
+    struct cudaArray *a = emu_calloc(1, sizeof *a);
     if (shape_of(e, flags, (size_t)elem, &a->shape, who)) {
         free(a);
         return rt_error(cudaErrorInvalidValue);

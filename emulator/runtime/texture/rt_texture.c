@@ -161,9 +161,7 @@ static cudaError_t publish(struct tex_desc *d, const struct cudaResourceDesc *r,
     if (at)
         memcpy(at, d, sizeof *d);
     rt_unlock();
-    struct rt_object *o = calloc(1, sizeof *o);
-    if (!o)
-        abort();
+    struct rt_object *o = emu_calloc(1, sizeof *o);
     *o = (struct rt_object){.handle = d->self, .magic = d->magic, .res = *r};
     if (t)
         o->tex = *t;

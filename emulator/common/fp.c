@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-uint32_t fp_round(double x, struct fmt f, enum rnd r, int ftz)
+uint32_t fp_round(double x, struct fp_fmt f, enum rnd r, int ftz)
 {
     uint32_t sign = signbit(x) ? 1u << (f.man + f.exp) : 0;
     uint32_t exp_all = (1u << f.exp) - 1, inf = exp_all << f.man;
@@ -49,7 +49,7 @@ uint32_t fp_round(double x, struct fmt f, enum rnd r, int ftz)
     return sign | (uint32_t)bits;
 }
 
-double fp_value(uint32_t b, struct fmt f)
+double fp_value(uint32_t b, struct fp_fmt f)
 {
     uint32_t exp_all = (1u << f.exp) - 1;
     int bias = (int)(exp_all >> 1);

@@ -1,7 +1,7 @@
 /**
  * @file fp.h
- * @brief Floating-point formats and rounding, bit-exact, shared by the float,
- *        conversion and tensor families.
+ * @brief Floating-point formats and rounding, bit-exact: the VM's float, conversion and tensor
+ *        families and the library stand-ins' narrow types share them.
  */
 #ifndef EMU_FP_H
 #define EMU_FP_H
@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vm_impl.h"
+/** A rounding: PTX's modifiers (.rn .rz .rm .rp, .rna for cvt; the integer roundings .rni
+ *  .rzi .rmi .rpi), RND_NONE where an instruction names none. */
+enum rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
 
 static inline uint32_t f2u(float f)
 {
@@ -41,13 +43,13 @@ static inline double u2d(uint64_t u)
 }
 
 /** A narrow IEEE-style format: mantissa and exponent bits. */
-struct fmt {
+struct fp_fmt {
     int man, exp;
 };
 
-#define FMT_F16 ((struct fmt){10, 5})
-#define FMT_BF16 ((struct fmt){7, 8})
-#define FMT_F32 ((struct fmt){23, 8})
+#define FMT_F16 ((struct fp_fmt){10, 5})
+#define FMT_BF16 ((struct fp_fmt){7, 8})
+#define FMT_F32 ((struct fp_fmt){23, 8})
 
 /**
  * The bits of @p x rounded once to format @p f with rounding @p r (RND_RN, RND_RZ,
@@ -55,10 +57,10 @@ struct fmt {
  * bits set, sign clear); with @p ftz a subnormal result becomes a signed zero.
  * @p x must be the exact value, or rounded to odd at 53 bits (fp_add_odd()).
  */
-uint32_t fp_round(double x, struct fmt f, enum rnd r, int ftz);
+uint32_t fp_round(double x, struct fp_fmt f, enum rnd r, int ftz);
 
 /** The value of bits @p b in format @p f, exactly. */
-double fp_value(uint32_t b, struct fmt f);
+double fp_value(uint32_t b, struct fp_fmt f);
 
 /** f32 to binary16, round to nearest even (the fast path of fp_round). */
 uint16_t fp_f32_to_f16(float x);
@@ -86,7 +88,7 @@ static inline float fp_bf16_to_f32(uint16_t b)
  * result takes a few integer operations on the bits of @p x; zero, subnormal, overflowing,
  * infinite and NaN results go through fp_round(), with @p ftz. @p x as for fp_round().
  */
-static inline uint32_t fp_round_rn_narrow(double x, struct fmt f, int ftz)
+static inline uint32_t fp_round_rn_narrow(double x, struct fp_fmt f, int ftz)
 {
     int bias = (1 << (f.exp - 1)) - 1, drop = 52 - f.man;
     uint64_t a = d2u(x) & 0x7FFFFFFFFFFFFFFFull;

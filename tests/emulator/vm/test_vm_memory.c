@@ -1,0 +1,400 @@
+/**
+ * @file test_vm_memory.c
+ * @brief The PTX VM's memory instructions: every width and space, shared and global access
+ *        patterns, atomics under contention, cp.async; each kernel beside the case that runs it.
+ *
+ * One file holds each case whole. nvcc compiles the part between #ifdef VM_CASE_KERNELS and
+ * #else to PTX (CMake: emu_vm_case()); the VM runs that PTX in this process (vm_case.h), and
+ * the cases below check what the kernels wrote against the host. Faults must name the kernel
+ * and the source line marked in the kernel (FAULT_...).
+ */
+#ifdef VM_CASE_KERNELS
+#include <cstdint>
+
+/* Sums through a generic pointer, so the same code reads shared and global memory. */
+static __device__ __noinline__ int sum_generic(const int *p, int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += p[i];
+    return s;
+}
+
+extern "C" __global__ void memory_kernel(const int8_t *in8, const float4 *in4, int32_t *out, int n)
+{
+    __shared__ int tile[64];
+    int t = threadIdx.x;
+    /* out[t] for t < 16: sign-extended bytes; 16..31: the float4's components, truncated. */
+    if (t < 16)
+        out[t] = in8[t];
+    else if (t < 20) {
+        float4 v = in4[t - 16];
+        out[4 * (t - 16) + 16] = (int)v.x, out[4 * (t - 16) + 17] = (int)v.y;
+        out[4 * (t - 16) + 18] = (int)v.z, out[4 * (t - 16) + 19] = (int)v.w;
+    }
+    tile[t] = 3 * t + 1;
+    __syncthreads();
+    /* A local array indexed by data: it lives in local memory. */
+    int local[16];
+    for (int i = 0; i < 16; i++)
+        local[i] = in8[i] * (t + 1);
+    if (t == 0) {
+        out[32] = sum_generic(tile, 64); /* shared, through a generic pointer */
+        out[33] = sum_generic(out, 16);  /* global, through the same code */
+        out[34] = local[in8[0] & 15] + local[(in8[1] + 16) & 15];
+        uint16_t h = (uint16_t)0xBEEF;
+        ((uint16_t *)(out + 35))[0] = h; /* a 16-bit store into out[35]'s low half */
+        ((uint16_t *)(out + 35))[1] = (uint16_t)n;
+        long long wide; /* ld.s32 into a 64-bit register sign-extends (out[17] is -2); nvcc
+                         * stores its low half with st.u32 from the 64-bit register */
+        asm volatile("ld.global.s32 %0, [%1];" : "=l"(wide) : "l"(out + 17));
+        out[36] = (int)(wide >> 32), out[37] = (int)wide;
+    }
+}
+
+/* Shared reads in the patterns the VM takes apart (a row in order, one word for a whole warp,
+ * any other addresses, part of a warp, vectors, a vector whose base register is also its first
+ * destination): 80 threads, the last warp partial; out[8 * t + k]. A read past the end
+ * (@p past > 0) faults. */
+extern "C" __global__ void shared_reads_kernel(const float *in, float *out, int n, int past)
+{
+    extern __shared__ float s[];
+    int t = threadIdx.x;
+    for (int i = t; i < n; i += blockDim.x)
+        s[i] = in[i];
+    __syncthreads();
+    float *o = out + 8 * t;
+    o[0] = s[t];                /* a row */
+    o[1] = s[t / 32 * 7 + 3];   /* one word for each warp */
+    o[2] = s[(t * 13 + 5) % n]; /* scattered */
+    float4 v = reinterpret_cast<const float4 *>(s)[(t * 3) % (n / 4)];
+    o[3] = v.x + 2 * v.y + 4 * v.z + 8 * v.w;
+    if (t % 3)
+        o[4] = s[n - 1 - t]; /* part of the warp */
+    uint32_t a = (uint32_t)__cvta_generic_to_shared(&s[2 * (t % 16)]), b;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%0];" : "+r"(a), "=r"(b));
+    o[5] = __uint_as_float(a);
+    o[6] = __uint_as_float(b);
+    if (past)
+        o[7] = s[n - 1 + past]; /* FAULT_SMEM_READ */
+}
+
+/* Global accesses a whole warp makes in a row or to one word (the VM's fast path for them) next
+ * to the same data through other patterns. Thread t of 64: out[t] = in[t] + in[5] (a row of
+ * words, and one word for all), out4[t] = in4[t] reversed (a row of 16-byte vectors), and lanes
+ * 0..31 all store their index to out[64] (the last lane's wins). @p past > 0 reads a row that
+ * runs @p past words past the end of in's @p n. */
+extern "C" __global__ void global_rows_kernel(const int *in, const int4 *in4, int *out, int4 *out4,
+                                              int n, int past)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (past) {
+        out[t] = in[n - 64 + past + t]; /* FAULT_GLOBAL_ROW */
+        return;
+    }
+    out[t] = in[t] + in[5];
+    int4 v = in4[t];
+    out4[t] = make_int4(v.w, v.z, v.y, v.x);
+    if (t < 32)
+        out[64] = t;
+}
+
+extern "C" __global__ void atomics_kernel(int *out, float *fout)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(&out[0], t);
+    atomicAdd(&out[1], -2);
+    atomicMin(&out[2], 1000 - t);
+    atomicMax(&out[3], t * 3);
+    atomicInc((unsigned *)&out[4], 99u);
+    int seen = out[5], was;
+    do { /* a compare-and-swap loop: every thread adds 1 exactly once */
+        was = seen;
+        seen = atomicCAS(&out[5], was, was + 1);
+    } while (seen != was);
+    atomicExch(&out[6], t);
+    atomicAdd(&fout[0], 0.5f);
+}
+
+extern "C" __global__ void cp_async_kernel(const uint32_t *in, uint32_t *out)
+{
+    __shared__ __align__(16) uint32_t stage[32 * 4];
+    int t = threadIdx.x;
+    unsigned dst = (unsigned)__cvta_generic_to_shared(&stage[4 * t]);
+    unsigned src_size = (unsigned)(t % 17);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(in + 4 * t),
+                 "r"(src_size));
+    asm volatile("cp.async.commit_group;");
+    asm volatile("cp.async.wait_group 0;");
+    __syncthreads();
+    for (int i = 0; i < 4; i++)
+        out[4 * t + i] = stage[4 * t + i];
+}
+
+/* The atomics CUB and lesson 06 use beyond atomics_kernel's: 64-bit ones under contention from
+ * 64 threads, red (no result), and compare-and-swap failing then succeeding (thread 0); some
+ * with the memory-order qualifiers cuda::atomic_ref emits. */
+extern "C" __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *w,
+                                               unsigned long long *r)
+{
+    __shared__ uint32_t s[2];
+    unsigned long long t = threadIdx.x;
+    if (t < 2)
+        s[t] = 40;
+    __syncthreads();
+    atomicAdd(&u[0], 1ull); /* carries out of the low 32 bits */
+    unsigned long long old;
+    asm volatile("atom.global.min.s64 %0, [%1], %2;" : "=l"(old) : "l"(&u[1]), "l"(-(long long)t));
+    asm volatile("red.global.max.u64 [%0], %1;" ::"l"(&u[2]), "l"(t << 40) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&u[4]), "l"(1ull << 33) : "memory");
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(&w[1]), "r"(3u) : "memory");
+    asm volatile(
+        "red.relaxed.cta.shared.add.u32 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(&s[0])),
+        "r"(2u)
+        : "memory");
+    __syncthreads();
+    if (t)
+        return;
+    uint32_t f, g, h;
+    asm volatile("atom.global.cas.b32 %0, [%1], 5, 9;" : "=r"(f) : "l"(&w[0]) : "memory");
+    asm volatile("atom.acq_rel.gpu.global.cas.b32 %0, [%1], 7, 9;"
+                 : "=r"(g)
+                 : "l"(&w[0])
+                 : "memory");
+    asm volatile("atom.shared.cas.b32 %0, [%1], 41, 0;"
+                 : "=r"(h)
+                 : "r"((uint32_t)__cvta_generic_to_shared(&s[1]))
+                 : "memory");
+    r[0] = f, r[1] = g, r[2] = h, r[3] = s[0], r[4] = s[1], r[8] = old;
+    asm volatile("atom.global.cas.b64 %0, [%1], 7, 1;" : "=l"(r[5]) : "l"(&u[3]) : "memory");
+    asm volatile("atom.global.cas.b64 %0, [%1], %2, %3;"
+                 : "=l"(r[6])
+                 : "l"(&u[3]), "l"(0x100000007ull), "l"(0xFFFFFFFF00000000ull)
+                 : "memory");
+    asm volatile("atom.relaxed.sys.global.exch.b64 %0, [%1], %2;"
+                 : "=l"(r[7])
+                 : "l"(&u[5]), "l"(~0ull)
+                 : "memory");
+}
+
+/* redux.sync over v = lane * lane - 40 in every op (out[k]), then match.any.sync.b64 on
+ * (lane % 3) << 40 (out[8 + lane]) and a ballot among the odd lanes only (out[40 + lane]). */
+
+#else
+#include <stdint.h>
+#include <string.h>
+
+#include "capture.h"
+#include "course_test.h"
+#include "vm_case.h"
+
+START_TEST(memory_spaces_and_widths)
+{
+    int8_t in8[16];
+    float in4[16];
+    int32_t out[64];
+    for (int i = 0; i < 16; i++)
+        in8[i] = (int8_t)(i * 37 - 100); /* both signs */
+    for (int i = 0; i < 4; i++) {
+        in4[4 * i] = (float)(i * 4 + 1), in4[4 * i + 1] = (float)-(i * 4 + 2);
+        in4[4 * i + 2] = (float)(i * 4 + 3), in4[4 * i + 3] = 7.5f;
+    }
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t d8 = vm_case_buffer(&c, in8, sizeof in8), d4 = vm_case_buffer(&c, in4, sizeof in4);
+    uint64_t dout = vm_case_buffer(&c, NULL, sizeof out);
+    int n = 0x4321;
+    void *args[] = {&d8, &d4, &dout, &n};
+    ck_assert_int_eq(vm_case_run(&c, "memory_kernel", VM_GRID(1), VM_BLOCK(64), args), VM_OK);
+    vm_case_read(&c, out, dout, sizeof out);
+    int sum = 0;
+    for (int i = 0; i < 16; i++) {
+        ck_assert_msg(out[i] == in8[i], "ld.s8 at %d: %d, want %d", i, out[i], in8[i]);
+        sum += in8[i];
+    }
+    for (int i = 0; i < 16; i++)
+        ck_assert_msg(out[16 + i] == (int)in4[i], "ld.v4.f32 component %d: %d", i, out[16 + i]);
+    ck_assert_int_eq(out[32], 6112); /* sum of 3t + 1, t < 64, through a generic pointer */
+    ck_assert_int_eq(out[33], sum);  /* the same code reading global memory */
+    ck_assert_int_eq(out[34], in8[in8[0] & 15] + in8[(in8[1] + 16) & 15]);
+    ck_assert_uint_eq((uint32_t)out[35], 0x4321BEEFu);
+    ck_assert_msg(out[36] == -1 && out[37] == -2,
+                  "ld.global.s32 of -2 into a 64-bit register gave high word %d, low %d: it must "
+                  "sign-extend",
+                  out[36], out[37]);
+    vm_case_close(&c);
+}
+END_TEST
+
+/* Every shared-read pattern against the host, and a read past the end named as a fault. */
+START_TEST(shared_reads_in_every_pattern)
+{
+    enum { N = 100, T = 80 };
+    float in[N], out[8 * T];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)((i * 37) % 101 - 50);
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t din = vm_case_buffer(&c, in, sizeof in), dout = vm_case_buffer(&c, NULL, sizeof out);
+    int n = N, past = 0;
+    void *args[] = {&din, &dout, &n, &past};
+    c.dyn_smem = N * sizeof(float);
+    ck_assert_int_eq(vm_case_run(&c, "shared_reads_kernel", VM_GRID(1), VM_BLOCK(T), args), VM_OK);
+    vm_case_read(&c, out, dout, sizeof out);
+    for (int t = 0; t < T; t++) {
+        const float *v = &in[4 * ((t * 3) % (N / 4))];
+        float want[5] = {in[t], in[t / 32 * 7 + 3], in[(t * 13 + 5) % N],
+                         v[0] + 2 * v[1] + 4 * v[2] + 8 * v[3], t % 3 ? in[N - 1 - t] : 0};
+        for (int k = 0; k < 5; k++)
+            ck_assert_msg(out[8 * t + k] == want[k], "thread %d, pattern %d: %g, want %g", t, k,
+                          (double)out[8 * t + k], (double)want[k]);
+        ck_assert_msg(!memcmp(&out[8 * t + 5], &in[2 * (t % 16)], 8),
+                      "thread %d, ld.shared.v2 onto its own base: %g %g, want %g %g", t,
+                      (double)out[8 * t + 5], (double)out[8 * t + 6], (double)in[2 * (t % 16)],
+                      (double)in[2 * (t % 16) + 1]);
+    }
+    past = 3;
+    ck_assert_int_eq(vm_case_run(&c, "shared_reads_kernel", VM_GRID(1), VM_BLOCK(T), args),
+                     VM_FAULT);
+    capture_assert_at(c.result.message, VM_CASE_SOURCE, "FAULT_SMEM_READ",
+                      "invalid shared read of 4 bytes at 0x198 (the block has 400 bytes");
+    vm_case_close(&c);
+}
+END_TEST
+
+/* A warp's global row, one word for all, and a row of vectors, against the host; a row that
+ * runs past the end of its allocation is named as a fault at its first lane outside. */
+START_TEST(global_rows_and_broadcasts)
+{
+    enum { N = 67, T = 64 };
+    int in[N], in4[4 * T], out[T + 1], out4[4 * T];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 37) % 101 - 50;
+    for (int i = 0; i < 4 * T; i++)
+        in4[i] = (i * 53) % 97 - 40;
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t din = vm_case_buffer(&c, in, sizeof in), din4 = vm_case_buffer(&c, in4, sizeof in4);
+    uint64_t dout = vm_case_buffer(&c, NULL, sizeof out);
+    uint64_t dout4 = vm_case_buffer(&c, NULL, sizeof out4);
+    int n = N, past = 0;
+    void *args[] = {&din, &din4, &dout, &dout4, &n, &past};
+    ck_assert_int_eq(vm_case_run(&c, "global_rows_kernel", VM_GRID(2), VM_BLOCK(32), args), VM_OK);
+    vm_case_read(&c, out, dout, sizeof out);
+    vm_case_read(&c, out4, dout4, sizeof out4);
+    for (int t = 0; t < T; t++) {
+        ck_assert_msg(out[t] == in[t] + in[5], "thread %d: row plus one word %d, want %d", t,
+                      out[t], in[t] + in[5]);
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(out4[4 * t + k] == in4[4 * t + 3 - k],
+                          "thread %d, element %d of a vector row: %d, want %d", t, k,
+                          out4[4 * t + k], in4[4 * t + 3 - k]);
+    }
+    ck_assert_msg(out[T] == 31, "one word stored by a warp: %d, want the last lane's, 31", out[T]);
+    past = 3;
+    ck_assert_int_eq(vm_case_run(&c, "global_rows_kernel", VM_GRID(2), VM_BLOCK(32), args),
+                     VM_FAULT);
+    capture_assert_at(c.result.message, VM_CASE_SOURCE, "FAULT_GLOBAL_ROW",
+                      "invalid global read of 4 bytes at");
+    ck_assert_msg(strstr(c.result.message, "(4 bytes past the end of a 268-byte allocation)"),
+                  "the first lane outside, lane 29 of warp 1: %s", c.result.message);
+    vm_case_close(&c);
+}
+END_TEST
+
+START_TEST(atomics_under_contention)
+{
+    enum { T = 1024 };
+    int init[7] = {0, 0, INT32_MAX, INT32_MIN, 0, 0, -1}, out[7];
+    float zero = 0.0f, f;
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t d = vm_case_buffer(&c, init, sizeof init), df = vm_case_buffer(&c, &zero, sizeof f);
+    void *args[] = {&d, &df};
+    ck_assert_int_eq(vm_case_run(&c, "atomics_kernel", VM_GRID(T / 64), VM_BLOCK(64), args), VM_OK);
+    vm_case_read(&c, out, d, sizeof out);
+    vm_case_read(&c, &f, df, sizeof f);
+    ck_assert_int_eq(out[0], T * (T - 1) / 2);
+    ck_assert_int_eq(out[1], -2 * T);
+    ck_assert_int_eq(out[2], 1000 - (T - 1));
+    ck_assert_int_eq(out[3], 3 * (T - 1));
+    ck_assert_int_eq(out[4], T % 100); /* atomicInc wraps to 0 after 99 */
+    ck_assert_int_eq(out[5], T);       /* every compare-and-swap retried until it won */
+    ck_assert(out[6] >= 0 && out[6] < T);
+    ck_assert(f == 0.5f * T);
+    vm_case_close(&c);
+}
+END_TEST
+
+START_TEST(cp_async_fills_with_zeros)
+{
+    uint32_t in[128], out[128];
+    for (int i = 0; i < 128; i++)
+        in[i] = 0x01010101u * (uint32_t)(i + 1);
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t din = vm_case_buffer(&c, in, sizeof in), dout = vm_case_buffer(&c, NULL, sizeof out);
+    void *args[] = {&din, &dout};
+    ck_assert_int_eq(vm_case_run(&c, "cp_async_kernel", VM_GRID(1), VM_BLOCK(32), args), VM_OK);
+    vm_case_read(&c, out, dout, sizeof out);
+    for (int t = 0; t < 32; t++) {
+        const uint8_t *got = (const uint8_t *)&out[4 * t], *src = (const uint8_t *)&in[4 * t];
+        for (int b = 0; b < 16; b++)
+            ck_assert_msg(got[b] == (b < t % 17 ? src[b] : 0),
+                          "thread %d byte %d: %u (src_size %d)", t, b, got[b], t % 17);
+    }
+    vm_case_close(&c);
+}
+END_TEST
+
+/* 64-bit atomics and red from 64 threads, and compare-and-swap failing (nothing changes, the old
+ * value comes back) before it succeeds, in global and shared memory. */
+START_TEST(wide_atomics_red_and_failed_cas)
+{
+    unsigned long long u[6] = {0xFFFFFFFFull, 0, 5, 0x100000007ull, 1, 0x123456789ABCDEF0ull};
+    uint32_t w[2] = {7, 100};
+    unsigned long long r[9];
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t du = vm_case_buffer(&c, u, sizeof u), dw = vm_case_buffer(&c, w, sizeof w);
+    uint64_t dr = vm_case_buffer(&c, NULL, sizeof r);
+    void *args[] = {&du, &dw, &dr};
+    ck_assert_int_eq(vm_case_run(&c, "atomics_wide_kernel", VM_GRID(1), VM_BLOCK(64), args), VM_OK);
+    vm_case_read(&c, u, du, sizeof u);
+    vm_case_read(&c, w, dw, sizeof w);
+    vm_case_read(&c, r, dr, sizeof r);
+    const unsigned long long want_u[6] = {
+        0x10000003Full,          /* 0xFFFFFFFF + 64: the carry reaches bit 32 */
+        (unsigned long long)-63, /* min.s64 of 0, -1, ..., -63 */
+        63ull << 40,             /* max.u64 of 5 and t << 40 */
+        0xFFFFFFFF00000000ull,   /* the second cas.b64 swapped it in */
+        1 + (64ull << 33),       /* red.add.u64 */
+        ~0ull};                  /* exch.b64 */
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(u[i] == want_u[i], "u[%d] = 0x%llx, want 0x%llx", i, u[i], want_u[i]);
+    ck_assert_msg(w[0] == 9 && w[1] == 292, "w = {%u, %u}, want {9, 292} (cas, red.add.u32)", w[0],
+                  w[1]);
+    /* cas.b32 fails (7 != 5), then swaps; the shared cas fails; red.shared adds 64 * 2; cas.b64
+     * fails on the high word, then swaps; exch returns the old value; thread 0's atom.min came
+     * first (the emulator runs atomics in lane order). */
+    const unsigned long long want_r[9] = {
+        7, 7, 40, 168, 40, 0x100000007ull, 0x100000007ull, 0x123456789ABCDEF0ull, 0};
+    for (int i = 0; i < 9; i++)
+        ck_assert_msg(r[i] == want_r[i], "result %d = 0x%llx, want 0x%llx", i, r[i], want_r[i]);
+    vm_case_close(&c);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"memory_spaces_and_widths", memory_spaces_and_widths, CASE_CPU, 60},
+        {"shared_reads_in_every_pattern", shared_reads_in_every_pattern, CASE_CPU, 60},
+        {"global_rows_and_broadcasts", global_rows_and_broadcasts, CASE_CPU, 60},
+        {"atomics_under_contention", atomics_under_contention, CASE_CPU, 60},
+        {"cp_async_fills_with_zeros", cp_async_fills_with_zeros, CASE_CPU, 60},
+        {"wide_atomics_red_and_failed_cas", wide_atomics_red_and_failed_cas, CASE_CPU, 60},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
+#endif
