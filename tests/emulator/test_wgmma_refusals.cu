@@ -6,18 +6,11 @@
  */
 #include "test_wgmma.h"
 
-/* An m64n8k16 wgmma with both operands at the start of shared memory, its accumulators in d. */
-#define WG_N8(d, da, db)                                                                           \
+/* An m64n8k16 wgmma with both operands at the start of shared memory, its accumulators in d,
+ * imm-scale-b @p sb (1, or -1: another instruction). */
+#define WG_N8(d, da, db, sb)                                                                       \
     asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, "  \
-                 "1, 1, 1, 0, 0;"                                                                  \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                  \
-                 : "l"(da), "l"(db)                                                                \
-                 : "memory")
-
-/* The same with imm-scale-b -1: another instruction. */
-#define WG_N8_NEG(d, da, db)                                                                       \
-    asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, "  \
-                 "1, 1, -1, 0, 0;"                                                                 \
+                 "1, 1, " #sb ", 0, 0;"                                                            \
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                  \
                  : "l"(da), "l"(db)                                                                \
                  : "memory")
@@ -57,11 +50,11 @@ static __global__ void wg_refusal_kernel(int which, float *out)
                      : "l"(da), "l"(db));
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     if (which == WG_PART_OF_WARP && threadIdx.x % 32 < 16)
-        WG_N8(d, da, db);
+        WG_N8(d, da, db, 1);
     else if (which == WG_OTHER_MMA && warp == 0)
-        WG_N8_NEG(d, da, db);
+        WG_N8(d, da, db, -1);
     else if (which != WG_PART_OF_WARP)
-        WG_N8(d, da, db);
+        WG_N8(d, da, db, 1);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     out[threadIdx.x] = d[0] + d[1] + d[2] + d[3];
