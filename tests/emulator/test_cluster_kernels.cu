@@ -159,3 +159,20 @@ extern "C" cudaError_t cl_dims_attributes(struct cudaFuncAttributes *attr)
 {
     return cudaFuncGetAttributes(attr, cl_dims_kernel);
 }
+
+extern "C" cudaError_t cl_occupancy(int dims_kernel, const unsigned cluster[3], int threads,
+                                    int *clusters, int *most, int *per_sm)
+{
+    void (*k)(unsigned *) = dims_kernel ? cl_dims_kernel : cl_kernel;
+    cudaLaunchAttribute dims = {};
+    dims.id = cudaLaunchAttributeClusterDimension;
+    dims.val.clusterDim.x = cluster[0], dims.val.clusterDim.y = cluster[1];
+    dims.val.clusterDim.z = cluster[2];
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(cluster[0] ? cluster[0] : 2), cfg.blockDim = dim3(threads);
+    cfg.attrs = &dims, cfg.numAttrs = cluster[0] ? 1 : 0;
+    cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, k, threads, 0);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxPotentialClusterSize(most, k, &cfg);
+    return err != cudaSuccess ? err : cudaOccupancyMaxActiveClusters(clusters, k, &cfg);
+}

@@ -543,6 +543,26 @@ START_TEST(cluster_registers_dsmem_and_barriers)
 }
 END_TEST
 
+/* The occupancy of clusters: the most blocks a cluster may have (8, or the kernel's 2), and the
+ * clusters that fit at once by the model (blocks per SM x 132 SMs / the cluster's blocks);
+ * without cluster dimensions anywhere, cudaErrorInvalidClusterSize and one line. */
+START_TEST(cluster_occupancy)
+{
+    static const unsigned quad[3] = {2, 2, 1}, none[3] = {0, 0, 0};
+    int clusters = -1, most = -1, per_sm = -1;
+    CUDA_CHECK(cl_occupancy(0, quad, 96, &clusters, &most, &per_sm));
+    ck_assert_int_gt(per_sm, 0);
+    ck_assert_int_eq(most, 8);
+    ck_assert_int_eq(clusters, per_sm * 132 / 4);
+    CUDA_CHECK(cl_occupancy(1, none, 96, &clusters, &most, &per_sm));
+    ck_assert_int_eq(most, 2);
+    ck_assert_int_eq(clusters, per_sm * 132 / 2);
+    EXPECT_REFUSED_WITH(cudaErrorInvalidClusterSize,
+                        cl_occupancy(0, none, 96, &clusters, &most, &per_sm),
+                        "no cluster size in the configuration or the kernel");
+}
+END_TEST
+
 /* Cluster shapes no launch may have (a grid not made of whole clusters, by the launch's or the
  * kernel's dimensions; 9 blocks without cudaFuncAttributeNonPortableClusterSizeAllowed; other
  * dimensions than __cluster_dims__): one line each and cudaErrorInvalidClusterSize. */
@@ -583,6 +603,7 @@ int main(int argc, char **argv)
         {"cluster_registers_dsmem_and_barriers", cluster_registers_dsmem_and_barriers, CASE_GPU,
          120},
         {"cluster_refusals", cluster_refusals, CASE_GPU, 60},
+        {"cluster_occupancy", cluster_occupancy, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -109,6 +109,12 @@ cudaError_t cl_run(unsigned *d_out, dim3 grid, int threads, const unsigned clust
 /** The same for cl_dims_kernel, whose __cluster_dims__ are 2 x 1 x 1: by <<< >>> when @p cluster
  *  is zeros, else by cudaLaunchKernelEx with those. */
 cudaError_t cl_run_dims(unsigned *d_out, dim3 grid, int threads, const unsigned cluster[3]);
+/** For cl_kernel (or cl_dims_kernel) with clusters of @p cluster (zeros: no attribute) and
+ *  blocks of @p threads: cudaOccupancyMaxActiveClusters into @p clusters,
+ *  cudaOccupancyMaxPotentialClusterSize into @p most, and the blocks an SM holds into
+ *  @p per_sm. */
+cudaError_t cl_occupancy(int dims_kernel, const unsigned cluster[3], int threads, int *clusters,
+                         int *most, int *per_sm);
 /** cudaFuncGetAttributes of cl_dims_kernel. */
 cudaError_t cl_dims_attributes(struct cudaFuncAttributes *attr);
 
