@@ -9,7 +9,7 @@
  * and stamps the warp that executed it. A wgmma's read of a byte is fenced when the writer's warp
  * (which then makes the write visible with a barrier) or a warp of the reading warpgroup (after
  * a barrier that ordered the write before it) executed a fence since the write; otherwise it is
- * reported, once per pair of lines. Bytes the async proxy wrote (TMA copies) need no fence.
+ * reported, once per pair of lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +67,6 @@ void check_proxy_store(struct exec *x, const struct warp *w, const struct insn *
     for (uint32_t mm = m; mm; mm &= mm - 1)
         for (unsigned i = 0; i < bytes && addr[__builtin_ctz(mm)] + i < p->bytes; i++)
             p->b[addr[__builtin_ctz(mm)] + i] = now;
-}
-
-void check_proxy_async_write(struct exec *x, uint64_t addr, uint64_t bytes)
-{
-    struct proxy *p = x->proxy;
-    if (p && addr < p->bytes)
-        memset(p->b + addr, 0, (addr + bytes > p->bytes ? p->bytes - addr : bytes) * sizeof *p->b);
 }
 
 void check_proxy_fence(struct exec *x, const struct warp *w, uint32_t m)

@@ -116,8 +116,6 @@ void check_proxy_store(struct exec *x, const struct warp *w, const struct insn *
 void check_proxy_fence(struct exec *x, const struct warp *w, uint32_t m);
 void check_proxy_read(struct exec *x, const struct warp *w, const struct insn *in, uint64_t addr,
                       unsigned bytes);
-/** Bytes the async proxy wrote (a TMA copy): no generic write to fence any more. */
-void check_proxy_async_write(struct exec *x, uint64_t addr, uint64_t bytes);
 /** A block starts; a context ends. */
 void check_proxy_block(struct exec *x);
 void check_proxy_free(struct exec *x);
