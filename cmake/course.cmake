@@ -59,6 +59,9 @@ endfunction()
 #                               (tools/sanitize.sh): not one report
 # The judge sees LESSON_LIB, LESSON_RUNNER, LESSON_PTX, LESSON_PTXAS, LESSON_SIDE and
 # LESSON_SOURCE_DIR.
+# A yardstick the course runs itself (lessons/NN_topic/src/*_yardstick.cu: CUB's device-wide
+# calls, say) is no student's code: it is built into NN_yardstick, which the driver (its table)
+# and the judge (its timing cases) link, and the runner never does, so no graded call reaches it.
 # With COURSE_GRADE (./course grade's copy, which holds no solution source) only the exercise
 # side is built, and an earlier lesson's solution named by RACE or LINK is that lesson's
 # exercise: the student's own.
@@ -79,11 +82,20 @@ function(add_lesson name)
     list(TRANSFORM L_RACE REPLACE "^([0-9][0-9])_solution$" "\\1_exercise")
   endif()
   set(shared ${CMAKE_SOURCE_DIR}/lessons/${name}/src)
+  file(GLOB yardsticks CONFIGURE_DEPENDS ${shared}/*_yardstick.cu)
+  set(yardstick "")
+  if(yardsticks)
+    set(yardstick ${num}_yardstick)
+    add_library(${yardstick} STATIC ${yardsticks})
+    target_include_directories(${yardstick} PUBLIC ${shared})
+    target_link_libraries(${yardstick} PUBLIC course_reference)
+  endif()
   foreach(side ${sides})
     set(dir ${CMAKE_SOURCE_DIR}/${side}s/${name})
     file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.c ${dir}/*.cu ${shared}/*.c ${shared}/*.cu)
-    list(FILTER sources EXCLUDE REGEX "_main\\.c$")
+    list(FILTER sources EXCLUDE REGEX "(_main\\.c|_yardstick\\.cu)$")
     file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/*.cu ${shared}/*.cu)
+    list(FILTER cuda_sources EXCLUDE REGEX "_yardstick\\.cu$")
     # Device helpers one lesson shares with a later one (lessons/04_register_tiling/src/row4.cuh).
     file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h ${shared}/*.h ${CMAKE_SOURCE_DIR}/reference/*.h
          ${CMAKE_SOURCE_DIR}/lessons/*/src/*.cuh)
@@ -102,7 +114,7 @@ function(add_lesson name)
       set(driver ${name})
     endif()
     add_executable(${driver} ${shared}/${topic}_main.c)
-    target_link_libraries(${driver} PRIVATE ${lib})
+    target_link_libraries(${driver} PRIVATE ${lib} ${yardstick})
 
     # The runner: the student's code in a process of its own, found by name (dlsym).
     set(runner runner_${num}_${side})
@@ -114,6 +126,7 @@ function(add_lesson name)
     target_include_directories(${runner} PRIVATE ${CMAKE_SOURCE_DIR}/tests/common)
     target_link_libraries(${runner} PRIVATE ${whole} course_reference PkgConfig::FFI
                           ${CMAKE_DL_LIBS})
+    target_compile_definitions(${runner} PRIVATE ${COURSE_CUDART_DEFINE})
     set_target_properties(${runner} PROPERTIES ENABLE_EXPORTS ON)
 
     set(report ${CMAKE_BINARY_DIR}/reports/${lib})
@@ -140,7 +153,7 @@ function(add_lesson name)
                      SOURCE ${CMAKE_SOURCE_DIR}/tests/${name}/test_${topic}.c
                      PREFIX ${num}.${side}
                      LABELS ${side} ${num}
-                     LINK ${L_JUDGE_LINK}
+                     LINK ${L_JUDGE_LINK} ${yardstick}
                      DEFINES ${defines}
                      DEPENDS ${depends} ${driver} ${runner})
     target_include_directories(test_${num}_${side} PRIVATE ${shared})

@@ -25,9 +25,16 @@ float *mat_alloc_f32(size_t count)
     return mat_alloc(count * sizeof(float));
 }
 
+static uint64_t salt; /* mat_set_salt() */
+
+void mat_set_salt(uint64_t s)
+{
+    salt = s;
+}
+
 uint64_t mat_rand_next(uint64_t *state)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull) + salt;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);

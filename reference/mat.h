@@ -31,6 +31,13 @@ float *mat_alloc_f32(size_t count);
 /** Next value of the course's generator (splitmix64); advances @p state. */
 uint64_t mat_rand_next(uint64_t *state);
 
+/**
+ * Make every sequence of the generator another one, the same for one @p salt (0: the course's
+ * own sequences). A grade's judge takes a salt no one else knows, so that the inputs it makes
+ * cannot be made again from the test's seeds by the code it grades.
+ */
+void mat_set_salt(uint64_t salt);
+
 /** Fill @p x with integers drawn uniformly from [-4, 4], deterministic in @p seed. */
 void mat_fill_int(float *x, size_t count, uint64_t seed);
 

@@ -118,7 +118,8 @@ static const struct mem_block *recorded(struct emu_mem *m, uint64_t addr, uint64
     return b;
 }
 
-/* Bytes [o, o + bytes) of @p b were written by @p who; 1 when one of them is a guard byte. */
+/* Bytes [o, o + bytes) of @p b were written by @p who (a writer, with MEM_DERIVED or not); 1
+ * when one of them is a guard byte. */
 static int set_writer(const struct mem_block *b, uint64_t o, uint64_t bytes, unsigned who)
 {
     unsigned guarded = 0;
@@ -135,7 +136,7 @@ int mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes, enum mem_
     const struct mem_block *b = recorded(m, addr, bytes, &o);
     if (!b)
         return 0;
-    if (b->shadow && who != MEM_KERNEL)
+    if (b->shadow && (who & MEM_WRITER) != MEM_KERNEL)
         memcpy(b->shadow + o, mem_host(m, addr), bytes);
     return set_writer(b, o, bytes, who);
 }
@@ -148,15 +149,33 @@ void mem_keep_values(struct emu_mem *m, uint64_t addr, uint64_t bytes)
         memcpy(b->shadow + o, mem_host(m, addr), bytes);
 }
 
-void mem_mark_filled(struct emu_mem *m, uint64_t addr, uint64_t bytes, uint8_t value)
+uint8_t *mem_shadow(struct emu_mem *m, uint64_t addr, uint64_t bytes)
 {
     uint64_t o;
     const struct mem_block *b = recorded(m, addr, bytes, &o);
+    return b && b->shadow ? b->shadow + o : NULL;
+}
+
+void mem_mark_filled(struct emu_mem *m, uint64_t addr, uint64_t bytes, uint8_t value)
+{
+    uint64_t o;
+    struct mem_block *b = (struct mem_block *)recorded(m, addr, bytes, &o);
     if (!b)
         return;
-    set_writer(b, o, bytes, MEM_FILL);
+    int constant = value == 0 || ++b->fills <= MEM_FILL_CONSTANTS;
+    set_writer(b, o, bytes, constant ? MEM_FILL : MEM_HOST);
     if (b->shadow)
         memset(b->shadow + o, value, bytes);
+}
+
+int64_t mem_first_derived(struct emu_mem *m, uint64_t addr, uint64_t bytes)
+{
+    uint64_t o;
+    const struct mem_block *b = recorded(m, addr, bytes, &o);
+    for (uint64_t i = 0; b && i < bytes; i++)
+        if (b->state[o + i] & MEM_DERIVED)
+            return (int64_t)i;
+    return -1;
 }
 
 void mem_mark_copied(struct emu_mem *m, uint64_t dst, uint64_t src, uint64_t bytes)
@@ -171,8 +190,8 @@ void mem_mark_copied(struct emu_mem *m, uint64_t dst, uint64_t src, uint64_t byt
         return;
     }
     for (uint64_t i = 0; i < bytes; i++)
-        d->state[od + i] =
-            (uint8_t)((d->state[od + i] & MEM_GUARDED) | (s->state[os + i] & MEM_WRITER));
+        d->state[od + i] = (uint8_t)((d->state[od + i] & MEM_GUARDED) |
+                                     (s->state[os + i] & (MEM_WRITER | MEM_DERIVED)));
     if (d->shadow && s->shadow)
         memmove(d->shadow + od, s->shadow + os, bytes);
 }
@@ -187,9 +206,11 @@ void mem_guard(struct emu_mem *m, uint64_t addr, uint64_t bytes)
 
 void mem_new_call(struct emu_mem *m)
 {
-    for (size_t k = 0; k < m->nlive; k++)
+    for (size_t k = 0; k < m->nlive; k++) {
+        m->live[k].fills = 0;
         for (uint64_t i = 0; m->live[k].state && i < m->live[k].size; i++)
             m->live[k].state[i] &= (uint8_t)~MEM_READ;
+    }
 }
 
 /* The state of byte @p i of @p b, with MEM_CHANGED when its value is not its writer's. */
@@ -208,14 +229,15 @@ unsigned mem_read_by_kernel(struct emu_mem *m, uint64_t addr, uint64_t bytes)
     const struct mem_block *b = recorded(m, addr, bytes, &o);
     if (!b || !b->shadow)
         return 0;
-    unsigned bad = 0;
+    unsigned bad = 0, derived = 0;
     for (uint64_t i = o; i < o + bytes; i++) {
         unsigned st = state_of(m, b, i), who = st & MEM_WRITER;
         b->state[i] |= MEM_READ;
+        derived |= st & MEM_DERIVED;
         if (!bad && (who == MEM_HOST || who == MEM_NOBODY || (st & (MEM_CHANGED | MEM_GUARDED))))
             bad = st | MEM_ANSWER;
     }
-    return bad;
+    return bad | (derived ? MEM_SAW_DERIVED : 0);
 }
 
 void mem_provenance(struct emu_mem *m, uint64_t addr, uint64_t bytes, struct mem_prov *p)
@@ -313,7 +335,7 @@ uint64_t mem_alloc(struct emu_mem *m, uint64_t bytes, int device)
             } else if (i < m->nlive && m->live[i].addr - m->base < off + need + GAP) {
                 off = end_of(m, &m->live[i]);
             } else {
-                insert_at(m, i, (struct mem_block){m->base + off, bytes, device, NULL, NULL});
+                insert_at(m, i, (struct mem_block){m->base + off, bytes, device, NULL, NULL, 0, 0});
                 m->cursor = off + need + GAP;
                 return m->base + off;
             }
@@ -331,7 +353,7 @@ int mem_insert(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device)
         return -1;
     if (i > 0 && m->live[i - 1].addr + m->live[i - 1].size > addr)
         return -1;
-    insert_at(m, i, (struct mem_block){addr, bytes ? bytes : 1, device, NULL, NULL});
+    insert_at(m, i, (struct mem_block){addr, bytes ? bytes : 1, device, NULL, NULL, 0, 0});
     return 0;
 }
 

@@ -30,11 +30,13 @@
 
 /** One allocation. */
 struct mem_block {
-    uint64_t addr;   /**< device address of the first byte */
-    uint64_t size;   /**< bytes asked for (the reservation is rounded up to MEM_ALIGN) */
-    int device;      /**< the emulated GPU it belongs to */
-    uint8_t *state;  /**< per byte: who wrote it last, and flags (mem_track_writes), or NULL */
-    uint8_t *shadow; /**< per byte: the value that writer left (values tracked), or NULL */
+    uint64_t addr;    /**< device address of the first byte */
+    uint64_t size;    /**< bytes asked for (the reservation is rounded up to MEM_ALIGN) */
+    int device;       /**< the emulated GPU it belongs to */
+    uint8_t *state;   /**< per byte: who wrote it last, and flags (mem_track_writes), or NULL */
+    uint8_t *shadow;  /**< per byte: the value that writer left (values tracked), or NULL */
+    uint32_t fills;   /**< fills of non-zero bytes since mem_new_call() (values tracked) */
+    int host_visible; /**< 1: the host reaches its bytes too (managed, pinned: mem_map()) */
 };
 
 /** The address space. Zero-initialise, then mem_create() or mem_attach(). */
@@ -112,18 +114,28 @@ const struct mem_block *mem_find_freed(const struct emu_mem *m, uint64_t addr);
 void mem_track_writes(struct emu_mem *m, int values);
 
 /**
- * Record that @p who wrote [addr, addr + bytes); the values kept are those the range holds,
- * except for MEM_KERNEL, whose store has not happened yet: mem_keep_values() once it has. No-op
- * unless tracking; a range outside every block is ignored. Returns 1 when the range holds a guard
- * byte.
+ * Record that @p who (with MEM_DERIVED, when the bytes come from an input) wrote [addr, addr +
+ * bytes); the values kept are those the range holds, except for MEM_KERNEL, whose store has not
+ * happened yet: mem_keep_values(), or mem_shadow(), once it has. No-op unless tracking; a range
+ * outside every block is ignored. Returns 1 when the range holds a guard byte.
  */
 int mem_mark_written(struct emu_mem *m, uint64_t addr, uint64_t bytes, enum mem_writer who);
 
 /** Keep the values [addr, addr + bytes) holds now as its writer's (after a kernel's store). */
 void mem_keep_values(struct emu_mem *m, uint64_t addr, uint64_t bytes);
 
-/** Record a fill of [addr, addr + bytes) with byte @p value. */
+/** Where the record keeps the values of [addr, addr + bytes), which one block holds, or NULL:
+ *  a store writes its values there too, as it makes them. */
+uint8_t *mem_shadow(struct emu_mem *m, uint64_t addr, uint64_t bytes);
+
+/** Record a fill of [addr, addr + bytes) with byte @p value: a constant (MEM_FILL) when the
+ *  byte is zero or the block took at most MEM_FILL_CONSTANTS non-zero fills in this call, else
+ *  the host's data (MEM_HOST). */
 void mem_mark_filled(struct emu_mem *m, uint64_t addr, uint64_t bytes, uint8_t value);
+
+/** The offset of the first byte of [addr, addr + bytes) that is MEM_DERIVED (the host reads it:
+ *  an input, or what a kernel computed from one), or -1. */
+int64_t mem_first_derived(struct emu_mem *m, uint64_t addr, uint64_t bytes);
 
 /** Record a device-to-device copy: the destination takes the source's writers and values. */
 void mem_mark_copied(struct emu_mem *m, uint64_t dst, uint64_t src, uint64_t bytes);
@@ -131,15 +143,15 @@ void mem_mark_copied(struct emu_mem *m, uint64_t dst, uint64_t src, uint64_t byt
 /** Mark [addr, addr + bytes) as guard bytes: mem_read_by_kernel() answers MEM_GUARDED there. */
 void mem_guard(struct emu_mem *m, uint64_t addr, uint64_t bytes);
 
-/** A new graded call starts: clear every byte's MEM_READ. */
+/** A new graded call starts: clear every byte's MEM_READ, and every block's count of fills. */
 void mem_new_call(struct emu_mem *m);
 
 /**
  * A kernel reads [addr, addr + bytes): mark it MEM_READ; return 0 when every byte was written
  * by a kernel, a fill, a module or the grader, and holds its writer's value; else MEM_ANSWER
  * with the state of the first byte that was not (written by the host or nobody; MEM_CHANGED
- * when its value is not its writer's, MEM_GUARDED on a guard byte). 0 unless values are
- * tracked.
+ * when its value is not its writer's, MEM_GUARDED on a guard byte). MEM_SAW_DERIVED is added
+ * when a byte is MEM_DERIVED. 0 unless values are tracked.
  */
 unsigned mem_read_by_kernel(struct emu_mem *m, uint64_t addr, uint64_t bytes);
 

@@ -17,8 +17,19 @@
  *   LOAD     proto_load, origin (NUL-terminated), PTX text                  -> LOADED | ERROR
  *   SYMBOL   proto_symbol, name (NUL-terminated)                            -> SYMBOL_AT
  *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
- *   MAP      proto_block (addr, size; from: offset), and another process's device
- *            memfd (SCM_RIGHTS), or none to show this span's own memory again  -> OK | ERROR
+ *   MAP      proto_block (addr, size; from: offset; how: PROTO_MAP_HOST or 0), and another
+ *            process's device memfd (SCM_RIGHTS), or none to show this span's own memory
+ *            again                                                          -> OK | ERROR
+ *
+ * A server that owns the device memory (a grader's: `--memory`) says so in HELLO's OK, whose
+ * payload is then one byte, 1. Its client never sees that memory: it keeps its own memfd for
+ * the blocks the host reaches (managed, pinned: MAP with PROTO_MAP_HOST shows them to the
+ * server) and moves every other byte through the server:
+ *
+ *   WRITE    proto_block (addr, size), then the bytes: the host wrote them     (no reply)
+ *   READ     proto_block (addr, size)                                        -> DATA
+ *   COPY     proto_block (addr, size; from: the source): device to device     (no reply)
+ *   FILL     proto_block (addr, size; from: the byte)                         (no reply)
  *
  * LOADED carries proto_loaded, then the blocks vm_load() allocated for module
  * variables (proto_block each, for the client's table), then per kernel a
@@ -48,8 +59,20 @@ enum proto_op {
     PROTO_SYMBOL_AT,
     PROTO_DONE,
     PROTO_WRITTEN,
-    PROTO_MAP
+    PROTO_MAP,
+    PROTO_WRITE,
+    PROTO_READ,
+    PROTO_COPY,
+    PROTO_FILL,
+    PROTO_DATA
 };
+
+/** MAP's how: the range is memory the host reaches (the client's memfd), not another
+ *  process's device memory. */
+#define PROTO_MAP_HOST 1u
+
+/** The most bytes one WRITE or DATA message carries (larger moves take several). */
+#define PROTO_MAX_MOVE ((size_t)1 << 26)
 
 /** The most payload one message may carry (a PTX module is the largest). */
 #define PROTO_MAX_PAYLOAD ((uint32_t)1 << 30)

@@ -21,11 +21,19 @@ enum mem_writer {
 /** The bits of a byte's state. */
 enum {
     MEM_WRITER = 7,   /**< mask of the enum mem_writer */
+    MEM_DERIVED = 8,  /**< an input of the grader's, or written by a kernel after it read one:
+                           the host must never read it during a graded call */
     MEM_READ = 16,    /**< read by a kernel since mem_new_call() */
     MEM_GUARDED = 32, /**< a guard byte: no kernel should touch it (mem_guard()) */
     MEM_CHANGED = 64, /**< (answers only) the byte no longer holds the value its writer left */
     MEM_ANSWER = 128, /**< (mem_read_by_kernel's answer only) set, so that MEM_NOBODY is not 0 */
+    MEM_SAW_DERIVED = 256, /**< (mem_read_by_kernel's answer only) a byte read was MEM_DERIVED */
 };
+
+/** Fills of non-zero bytes an allocation may take in a graded call and still count as
+ *  constants (MEM_FILL); later ones count as the host's data (MEM_HOST). Zero fills always
+ *  count as constants. */
+#define MEM_FILL_CONSTANTS 1
 
 /** What the record says of a range (mem_provenance()). */
 struct mem_prov {

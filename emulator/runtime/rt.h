@@ -221,6 +221,8 @@ struct rt_state {
     int leak_check;     /**< 1: allocations remember their caller (rt_track_leaks) */
     int counting;       /**< course_emu_set_counting() */
     int heap_made;      /**< 1: the device heap exists: cudaLimitMallocHeapSize is fixed */
+    int remote;         /**< 1: the server holds the device memory (rt_remote.c); rt.mem then
+                             holds only the blocks the host reaches */
 
     /* The launches counted since course_emu_take_launches() last took them. */
     struct course_emu_launch *launches; /**< the first MAX_RECORDED, oldest first */
@@ -286,6 +288,19 @@ int rt_call_fd(uint32_t op, const struct iovec *parts, int nparts, int fd, struc
 
 /** Send a message that has no reply (ALLOC, FREE, WRITTEN). Returns 0 or -1 as rt_call(). */
 int rt_post(uint32_t op, const void *data, size_t len);
+
+/** rt_post() of a message in @p nparts pieces. */
+int rt_post_parts(uint32_t op, const struct iovec *parts, int nparts);
+
+/** On a device whose memory the server holds (rt.remote, rt_remote.c): the host writes
+ *  [@p dev, + @p bytes) from @p src, reads it into @p dst, copies device to device, fills with
+ *  byte @p value, or shows a block the host reaches (managed, pinned) to the server. Each
+ *  returns 0, or -1 when the server has gone. */
+int rt_remote_write(const void *dev, const void *src, size_t bytes);
+int rt_remote_read(void *dst, const void *dev, size_t bytes);
+int rt_remote_copy(const void *dst, const void *src, size_t bytes);
+int rt_remote_fill(const void *dev, int value, size_t bytes);
+int rt_remote_show_host(const void *dev, size_t bytes);
 
 /** Tell the server the host wrote device range [@p dev, @p dev + @p bytes), and how (enum
  *  proto_wrote, with the fill byte or the source address in @p from): initcheck's record and

@@ -356,6 +356,8 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
     }
     *m = (struct rt_host_block){.ptr = *devPtr, .size = size, .next = rt.managed};
     rt.managed = m;
+    if (rt.remote) /* a server that holds the device memory must see these pages as they are */
+        rt_remote_show_host(*devPtr, pages_of(size ? size : 1));
     rt_unlock();
     return cudaSuccess;
 }
@@ -444,6 +446,21 @@ static void hold_copy(const struct rt_work *w, struct rt_stream *s)
         rt_hostcheck_hold(src, w, handle, 0);
 }
 
+/* Row @p r of copy @p w through a server that holds the device memory (rt_remote.c): the device
+ * sides by their addresses, the host sides by this process's pointers. */
+static void remote_row(const struct rt_work *w, size_t r)
+{
+    size_t len = w->u.copy.width;
+    const char *dst = (const char *)w->u.copy.dst + r * w->u.copy.dpitch;
+    const char *src = (const char *)w->u.copy.src + r * w->u.copy.spitch;
+    if ((w->u.copy.sides & 3) == 3)
+        rt_remote_copy(dst, src, len);
+    else if (w->u.copy.sides & 1)
+        rt_remote_write(dst, w->u.copy.s + r * w->u.copy.spitch, len);
+    else
+        rt_remote_read(w->u.copy.d + r * w->u.copy.dpitch, src, len);
+}
+
 /* What a copy runs (its rt_work's run): its rows (none after a fault), and what the server must
  * know of the device bytes it wrote. */
 static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
@@ -462,6 +479,10 @@ static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq
         rt_hostcheck_open(s, 1);
     }
     for (size_t r = 0; !dead && r < w->u.copy.height; r++) {
+        if (rt.remote && (w->u.copy.sides & 3)) {
+            remote_row(w, r);
+            continue;
+        }
         memmove(w->u.copy.d + r * w->u.copy.dpitch, w->u.copy.s + r * w->u.copy.spitch, len);
         if (w->u.copy.sides & 1)
             rt_wrote((const char *)w->u.copy.dst + r * w->u.copy.dpitch, len,
@@ -481,6 +502,11 @@ static void run_fill(const struct rt_work *w, struct rt_stream *on, uint64_t seq
     if (rt.sticky != cudaSuccess)
         return;
     for (size_t r = 0; r < w->u.fill.height; r++) {
+        if (rt.remote) {
+            rt_remote_fill((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.value,
+                           w->u.fill.width);
+            continue;
+        }
         memset(w->u.fill.h + r * w->u.fill.pitch, w->u.fill.value, w->u.fill.width);
         rt_wrote((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.width, PROTO_WROTE_FILL,
                  (uint8_t)w->u.fill.value);

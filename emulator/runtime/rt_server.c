@@ -145,7 +145,12 @@ int rt_call_fd(uint32_t op, const struct iovec *parts, int nparts, int fd, struc
 int rt_post(uint32_t op, const void *data, size_t len)
 {
     struct iovec part = {(void *)data, len};
-    if (rt.sock >= 0 && proto_send(rt.sock, op, &part, 1, -1) == 0)
+    return rt_post_parts(op, &part, 1);
+}
+
+int rt_post_parts(uint32_t op, const struct iovec *parts, int nparts)
+{
+    if (rt.sock >= 0 && proto_send(rt.sock, op, parts, nparts, -1) == 0)
         return 0;
     if (rt.sock >= 0) {
         server_gone();
@@ -171,6 +176,7 @@ static cudaError_t hello(void)
                reply.data ? (const char *)reply.data : "no reason given");
         err = cudaErrorInitializationError;
     }
+    rt.remote = reply.op == PROTO_OK && reply.len == 1 && reply.data[0] == 1; /* rt_remote.c */
     free(reply.data);
     return err;
 }

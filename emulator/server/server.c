@@ -2,8 +2,8 @@
  * @file server.c
  * @brief course-emu-device: the emulated GPUs, a process of their own.
  *
- *   course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init] [--report FILE]
- *                     [--schedule forward|reverse|seed:N]
+ *   course-emu-device --fd N [--observe FD [--memory FD]] [--checks mem,race,sync,init]
+ *                     [--report FILE] [--schedule forward|reverse|seed:N]
  *   course-emu-device --self-test
  *
  * Serves one client (the runtime stand-in, libcudart.so.13) on the connected
@@ -25,27 +25,47 @@
  *          unique_write_bytes=N barriers=N branches=N divergent_branches=N
  *          flops=N gatom_lanes=N satom_lanes=N gatom_same_addr=N
  *          satom_same_addr=N gatom_addrs=N wgmma_insts=N wgmma_flops=N reports=N
+ *          module=HASH own=0|1
  *
  * (one line, fields separated by single spaces, values without spaces;
- * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock). Launches
- * are always counted when an observer is attached, and the device memory keeps
- * the provenance record (mem.h: who wrote each byte, and the value it left). The
- * grader sends lines of its own. Each is served once the client's messages already
- * sent are: the grader speaks when the client has answered it and waits for it, so what
- * the client did before is done, and it waits for the answer before it lets the client go.
+ * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock; HASH names the
+ * kernel's module by its PTX, and own says whether that PTX is the lesson's own,
+ * server_judge.c). Launches are always counted when an observer is attached, and the
+ * device memory keeps the provenance record (mem.h: who wrote each byte, and the value it
+ * left). The grader sends lines of its own. Each is served once the client's messages
+ * already sent are: the grader speaks when the client has answered it and waits for it, so
+ * what the client did before is done, and it waits for the answer before it lets the client
+ * go.
  *
- *   mark ADDR TOTAL AT BYTES  the grader's buffer: [ADDR, ADDR + TOTAL) is its data
+ *   mark ADDR TOTAL AT BYTES INPUT  the grader's buffer: [ADDR, ADDR + TOTAL) is its data
  *                         (MEM_JUDGE), of which all but [ADDR + AT, ADDR + AT + BYTES) are
- *                         guard bytes (mem_guard); answered "ok"
+ *                         guard bytes (mem_guard); INPUT 1: those bytes are an input
+ *                         (MEM_DERIVED), which the host must not read; answered "ok"
  *   begin                 a graded call starts (mem_new_call; the findings reset); "ok"
+ *   end                   it returned; "ok". Device work outside begin ... end (a launch,
+ *                         a copy, a fill) is kept as a finding until reported
  *   query ADDR BYTES      answered "prov read=N first_other=OFF other_state=S
  *                         first_unread=OFF" (mem_provenance; OFF -1: none;
  *                         all zero and -1 when no block holds the range)
- *   findings              answered by two lines, "handed count=N addr=A state=S where=..."
- *                         and "guard count=N addr=A state=S where=...": since "begin", the
- *                         first kernel read of bytes the host or nobody wrote (or that
- *                         changed behind the device's back), and the first access to a guard
- *                         byte (vm.h, struct vm_prov), WHERE to the line's end
+ *   findings              answered by six lines, five "NAME count=N addr=A state=S where=..."
+ *                         (WHERE to the line's end) and "totals launches=N params=BYTES
+ *                         stores=N": since "begin", the first kernel read of bytes the host
+ *                         or nobody wrote or that changed behind the device's back (handed),
+ *                         the first access to a guard byte (guard), the first store of what a
+ *                         kernel computed from an input into memory the host reaches
+ *                         (exposed), the first host read of an input or of what a kernel
+ *                         computed from one (hostread); since the last "findings", the first
+ *                         device work outside a call (outside)
+ *   memory                answered "memory base=ADDR span=BYTES": where the memory of
+ *                         --memory sits in the device's address space
+ *   own PATH              the lesson's own PTX is the fat binaries in program PATH; answered
+ *                         "own texts=N"
+ *
+ * --memory FD: a memfd the grader made (and maps itself, to make and read its buffers): the
+ * device memory. The client's own memfd then holds only the blocks the host reaches
+ * (managed, pinned), which it shows to the server with MAP; every other byte moves through
+ * the server (proto.h: WRITE, READ, COPY, FILL), so the graded process never holds the
+ * inputs, and the server sees every byte the host reads.
  *
  * --self-test: load a one-kernel module, run it on 32 threads and check what
  * they wrote; exit 0 silently, or print why the emulator cannot run kernels
@@ -81,13 +101,15 @@
 #include "mem.h"
 #include "model_env.h"
 #include "proto.h"
+#include "server_judge.h"
 #include "vm.h"
 
 /** The server's whole state. */
 struct server {
     int sock;                   /**< the client */
     int observe;                /**< the grader's socket (--observe), or -1 */
-    struct vm_prov call;        /**< the provenance findings since the grader's "begin" */
+    int memory;                 /**< the grader's device memory (--memory), or -1 */
+    struct judge judge;         /**< what the grader is told (server_judge.h) */
     int silent;                 /**< 1: the grader's descriptor cannot be read (it asks nothing) */
     unsigned checks;            /**< enum vm_check bits for every launch */
     unsigned schedule;          /**< enum vm_schedule for every launch */
@@ -176,14 +198,24 @@ static void on_hello(struct server *s, struct proto_msg *m)
     if (s->attached || m->len != sizeof h || m->fd < 0)
         bug("malformed HELLO");
     memcpy(&h, m->data, sizeof h);
-    if (mem_attach(&s->mem, m->fd, h.base, h.span, h.capacity, err, sizeof err)) {
+    /* With --memory, the device memory is the grader's; the client's memfd only shows the
+     * blocks the host reaches (MAP). */
+    int fd = s->memory >= 0 ? s->memory : m->fd;
+    if (s->memory >= 0)
+        close(m->fd);
+    err[0] = '\0';
+    if ((s->memory >= 0 && ftruncate(s->memory, (off_t)h.span)) ||
+        mem_attach(&s->mem, fd, h.base, h.span, h.capacity, err, sizeof err)) {
+        if (!err[0])
+            snprintf(err, sizeof err, "cannot size the grader's device memory");
         reply_error(s, err);
         return;
     }
     s->attached = 1;
     if ((s->checks & VM_CHECK_INIT) || s->observe >= 0)
         mem_track_writes(&s->mem, s->observe >= 0);
-    reply(s, PROTO_OK, NULL, 0, NULL, 0);
+    static const uint8_t remote = 1;
+    reply(s, PROTO_OK, &remote, s->memory >= 0 ? 1 : 0, NULL, 0);
 }
 
 static void on_block(struct server *s, struct proto_msg *m)
@@ -193,12 +225,19 @@ static void on_block(struct server *s, struct proto_msg *m)
         bug("malformed ALLOC, FREE or WRITTEN");
     memcpy(&b, m->data, sizeof b);
     int bad = 0;
+    const struct mem_block *host = m->op == PROTO_FREE ? mem_find(&s->mem, b.addr, 0) : NULL;
+    if (host && host->host_visible) /* the device's own memory shows there again */
+        mem_map(&s->mem, host->addr, host->size, -1, 0);
+    if (m->op == PROTO_WRITTEN)
+        judge_host_op(&s->judge, &s->mem, m->op, &b);
     if (m->op == PROTO_ALLOC)
         bad = mem_insert(&s->mem, b.addr, b.size, b.device);
     else if (m->op == PROTO_FREE)
         bad = mem_free(&s->mem, b.addr);
     else if (!mem_find(&s->mem, b.addr, b.size))
         bad = 1;
+    else if (s->memory >= 0) /* its client writes only what the host reaches: the host's */
+        mem_mark_written(&s->mem, b.addr, b.size, MEM_HOST);
     else if (b.how == PROTO_WROTE_FILL)
         mem_mark_filled(&s->mem, b.addr, b.size, (uint8_t)b.from);
     else if (b.how == PROTO_WROTE_COPY)
@@ -216,9 +255,13 @@ static void on_map(struct server *s, struct proto_msg *m)
     if (!s->attached || m->len != sizeof b)
         bug("malformed MAP");
     memcpy(&b, m->data, sizeof b);
+    struct mem_block *block = (struct mem_block *)mem_find(&s->mem, b.addr, b.size);
+    judge_host_op(&s->judge, &s->mem, m->op, &b);
     int bad = mem_map(&s->mem, b.addr, b.size, m->fd, b.from) ? errno : 0;
     if (m->fd >= 0)
         close(m->fd);
+    if (!bad && block && (b.how & PROTO_MAP_HOST))
+        block->host_visible = 1;
     if (!bad) {
         reply(s, PROTO_OK, NULL, 0, NULL, 0);
         return;
@@ -227,6 +270,34 @@ static void on_map(struct server *s, struct proto_msg *m)
     snprintf(err, sizeof err, "the device server cannot map %llu bytes of another process (%s)",
              (unsigned long long)b.size, strerror(bad));
     reply_error(s, err);
+}
+
+/* WRITE, READ, COPY and FILL: the host moves bytes of the device memory, which the server
+ * holds (proto.h); each is recorded as a copy or a fill would be, and a READ is answered. */
+static void on_move(struct server *s, struct proto_msg *m)
+{
+    struct proto_block b;
+    if (!s->attached || m->len < sizeof b)
+        bug("malformed WRITE, READ, COPY or FILL");
+    memcpy(&b, m->data, sizeof b);
+    size_t data = m->len - sizeof b;
+    if (!mem_find(&s->mem, b.addr, b.size) || (m->op == PROTO_WRITE && data != b.size) ||
+        (m->op == PROTO_COPY && !mem_find(&s->mem, b.from, b.size)))
+        bug("the client moved bytes outside the allocations it checked");
+    judge_host_op(&s->judge, &s->mem, m->op, &b);
+    void *at = mem_host(&s->mem, b.addr);
+    if (m->op == PROTO_WRITE) {
+        memcpy(at, m->data + sizeof b, b.size);
+        mem_mark_written(&s->mem, b.addr, b.size, MEM_HOST);
+    } else if (m->op == PROTO_COPY) {
+        memmove(at, mem_host(&s->mem, b.from), b.size);
+        mem_mark_copied(&s->mem, b.addr, b.from, b.size);
+    } else if (m->op == PROTO_FILL) {
+        memset(at, (int)(uint8_t)b.from, b.size);
+        mem_mark_filled(&s->mem, b.addr, b.size, (uint8_t)b.from);
+    } else {
+        reply(s, PROTO_DATA, at, b.size, NULL, 0);
+    }
 }
 
 /* Append the blocks of @p after that are not in @p before (both sorted by address). */
@@ -312,6 +383,7 @@ static void on_load(struct server *s, struct proto_msg *m)
         return;
     }
     s->modules[l.module] = vm;
+    judge_module_loaded(&s->judge, l.module, ptx, ptx_len);
     if (vm_uses_heap(vm) && !s->heap) {
         uint64_t at = mem_alloc(&s->mem, l.heap_bytes ? l.heap_bytes : 1, 0);
         s->heap = at ? vm_heap_create(at, l.heap_bytes) : NULL;
@@ -357,20 +429,22 @@ static const char *status_name(enum vm_status st)
 }
 
 /* One line for the observer (format in the file comment). */
-static void observe(const struct server *s, const struct proto_launch *l,
-                    const struct vm_kernel *kn, const struct vm_result *r)
+static void observe(const struct server *s, const struct proto_launch *l, const char *name,
+                    uint32_t params, const struct vm_result *r)
 {
+    char module[64];
+    judge_module_words(&s->judge, l->module, module, sizeof module);
     const struct vm_counters *c = &r->counters;
     const uint64_t *k = c->class_insts;
-    const uint32_t *cl = l->cluster[0] ? l->cluster : kn->cluster; /* zeros: clusters of one */
+    const uint32_t *cl = l->cluster; /* the launch's or the kernel's; zeros: clusters of one */
     dprintf(s->observe,
             "launch device=%u kernel=%s grid=%u,%u,%u block=%u,%u,%u cluster=%u,%u,%u smem=%u "
             "params=%u status=%s counted=1"
             " warp_insts=%llu thread_insts=%llu fma32=%llu fp=%llu int=%llu ldg=%llu stg=%llu"
             " lds=%llu sts=%llu tensor=%llu control=%llu other=%llu",
-            l->device, kn->name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+            l->device, name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
             l->block[2], cl[0] ? cl[0] : 1, cl[0] ? cl[1] : 1, cl[0] ? cl[2] : 1, l->dyn_smem,
-            kn->param_bytes, status_name(r->status), (unsigned long long)c->warp_insts,
+            params, status_name(r->status), (unsigned long long)c->warp_insts,
             (unsigned long long)c->thread_insts, (unsigned long long)k[VM_CLASS_FMA32],
             (unsigned long long)k[VM_CLASS_FP], (unsigned long long)k[VM_CLASS_INT],
             (unsigned long long)k[VM_CLASS_LDG], (unsigned long long)k[VM_CLASS_STG],
@@ -383,7 +457,7 @@ static void observe(const struct server *s, const struct proto_launch *l,
             " unique_read_bytes=%llu unique_write_bytes=%llu barriers=%llu branches=%llu"
             " divergent_branches=%llu flops=%llu gatom_lanes=%llu satom_lanes=%llu"
             " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu wgmma_insts=%llu"
-            " wgmma_flops=%llu reports=%llu\n",
+            " wgmma_flops=%llu reports=%llu%s\n",
             (unsigned long long)c->gld_requests, (unsigned long long)c->gld_sectors,
             (unsigned long long)c->gst_requests, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_requests, (unsigned long long)c->lds_wavefronts,
@@ -394,16 +468,7 @@ static void observe(const struct server *s, const struct proto_launch *l,
             (unsigned long long)c->gatom_lanes, (unsigned long long)c->satom_lanes,
             (unsigned long long)c->gatom_same_addr, (unsigned long long)c->satom_same_addr,
             (unsigned long long)c->gatom_addrs, (unsigned long long)c->wgmma_insts,
-            (unsigned long long)c->wgmma_flops, (unsigned long long)r->reports);
-}
-
-/* A launch's provenance findings of one kind into the call's: counts add, the first stays. */
-static void add_findings(struct vm_prov_hit *call, const struct vm_prov_hit *launch)
-{
-    if (!call->count && launch->count)
-        *call = *launch;
-    else
-        call->count += launch->count;
+            (unsigned long long)c->wgmma_flops, (unsigned long long)r->reports, module);
 }
 
 static void on_launch(struct server *s, struct proto_msg *m)
@@ -462,9 +527,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
         print_output(&out, note, sizeof note - 1);
     }
     if (s->observe >= 0) {
-        observe(s, &l, vm_kernel_info(vm, l.kernel), &r);
-        add_findings(&s->call.handed, &r.prov.handed);
-        add_findings(&s->call.guard, &r.prov.guard);
+        observe(s, &l, kname, (uint32_t)(m->len - sizeof l), &r);
+        judge_launched(&s->judge, kname, &r.prov, (uint32_t)(m->len - sizeof l));
     }
 
     struct proto_done d = {(int32_t)r.status, (uint32_t)strnlen(r.message, sizeof r.message),
@@ -478,35 +542,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
 /* One grader command (the file comment lists them), answered on the grader's socket. */
 static void grader_command(struct server *s, const char *line)
 {
-    unsigned long long addr = 0, bytes = 0;
-    unsigned long long at = 0, data = 0;
-    if (!strcmp(line, "begin")) {
-        mem_new_call(&s->mem);
-        memset(&s->call, 0, sizeof s->call);
-        dprintf(s->observe, "ok\n");
-    } else if (sscanf(line, "mark %llx %llu %llu %llu", &addr, &bytes, &at, &data) == 4) {
-        if (at + data > bytes)
-            bug("the grader marked a buffer whose data lies outside it");
-        mem_mark_written(&s->mem, addr, bytes, MEM_JUDGE);
-        mem_guard(&s->mem, addr, at);
-        mem_guard(&s->mem, addr + at + data, bytes - at - data);
-        dprintf(s->observe, "ok\n");
-    } else if (sscanf(line, "query %llx %llu", &addr, &bytes) == 2) {
-        struct mem_prov p = {0, -1, 0, -1};
-        if (mem_find(&s->mem, addr, bytes))
-            mem_provenance(&s->mem, addr, bytes, &p);
-        dprintf(s->observe, "prov read=%llu first_other=%lld other_state=%u first_unread=%lld\n",
-                (unsigned long long)p.read, (long long)p.first_other, p.other_state,
-                (long long)p.first_unread);
-    } else if (!strcmp(line, "findings")) {
-        const struct vm_prov_hit *hit[2] = {&s->call.handed, &s->call.guard};
-        for (int i = 0; i < 2; i++)
-            dprintf(s->observe, "%s count=%llu addr=%llx state=%u where=%s\n",
-                    i ? "guard" : "handed", (unsigned long long)hit[i]->count,
-                    (unsigned long long)hit[i]->addr, hit[i]->state, hit[i]->where);
-    } else {
+    if (judge_command(&s->judge, &s->mem, line))
         bug("the grader sent a command the device does not know");
-    }
 }
 
 static int serve_client(struct server *s);
@@ -567,11 +604,18 @@ static int serve_client(struct server *s)
     case PROTO_MAP:
         on_map(s, &m);
         break;
+    case PROTO_WRITE:
+    case PROTO_READ:
+    case PROTO_COPY:
+    case PROTO_FILL:
+        on_move(s, &m);
+        break;
     case PROTO_OK:
     case PROTO_ERROR:
     case PROTO_LOADED:
     case PROTO_SYMBOL_AT:
     case PROTO_DONE:
+    case PROTO_DATA:
         bug("the client sent a reply");
     default:
         bug("unknown operation");
@@ -707,7 +751,8 @@ static FILE *open_report(const char *path)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: course-emu-device --fd N [--observe FD] [--checks mem,race,sync,init]"
+    fprintf(stderr, "usage: course-emu-device --fd N [--observe FD [--memory FD]]"
+                    " [--checks mem,race,sync,init]"
                     " [--report FILE] [--schedule forward|reverse|seed:N]\n"
                     "       course-emu-device --self-test\n"
                     "  (started by the CPU emulator's libcudart.so.13; see emulator/README.md)\n");
@@ -716,7 +761,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    struct server s = {.sock = -1, .observe = -1};
+    struct server s = {.sock = -1, .observe = -1, .memory = -1};
     if (argc == 2 && !strcmp(argv[1], "--self-test"))
         return self_test();
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -726,6 +771,8 @@ int main(int argc, char **argv)
             s.sock = (int)v;
         else if (!strcmp(argv[i], "--observe") && !*end && v >= 0)
             s.observe = (int)v;
+        else if (!strcmp(argv[i], "--memory") && !*end && v >= 0)
+            s.memory = (int)v;
         else if (!strcmp(argv[i], "--checks"))
             s.checks = checks_or_exit(argv[i + 1]);
         else if (!strcmp(argv[i], "--report") && !s.report)
@@ -735,8 +782,9 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (s.sock < 0 || argc % 2 == 0)
+    if (s.sock < 0 || argc % 2 == 0 || (s.memory >= 0 && s.observe < 0))
         usage();
+    s.judge.fd = s.observe;
     char err[512] = "";
     if (!(s.model = model_env_open(err, sizeof err)) && *err) {
         fprintf(stderr, "course-emu-device: COURSE_EMU_MODEL: %s\n", err);

@@ -342,14 +342,7 @@ static void merge(struct vm_result *r, const struct vm_result *c)
     for (size_t i = 0; i < sizeof r->counters / sizeof *to; i++)
         to[i] += from[i];
     r->reports += c->reports;
-    struct vm_prov_hit *hits[2] = {&r->prov.handed, &r->prov.guard};
-    const struct vm_prov_hit *more[2] = {&c->prov.handed, &c->prov.guard};
-    for (int i = 0; i < 2; i++) {
-        if (!hits[i]->count)
-            *hits[i] = *more[i];
-        else
-            hits[i]->count += more[i]->count;
-    }
+    vm_prov_merge(&r->prov, &c->prov);
     if (r->status == VM_OK && c->status != VM_OK) {
         r->status = c->status == VM_BAD_LAUNCH ? VM_FAULT : c->status;
         memcpy(r->message, c->message, sizeof r->message);

@@ -268,7 +268,8 @@ void check_global(struct exec *x, struct warp *w, const struct insn *in, const u
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         if (store) {
-            mem_mark_written(x->mem, addr[l], bytes, MEM_KERNEL);
+            if (!x->launch->prov) /* else prov.c marked it, derived or not */
+                mem_mark_written(x->mem, addr[l], bytes, MEM_KERNEL);
             continue;
         }
         int64_t off = mem_first_unwritten(x->mem, addr[l], bytes);

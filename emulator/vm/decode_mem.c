@@ -80,6 +80,8 @@ int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
     uint32_t mod = (uint32_t)count;
     if (t.kind == 's' && t.bits < (slot == SLOT_64 ? 64 : 32)) /* widened to the register */
         mod |= MEM_SIGNED_BIT;
+    if (mn_space(m) == SP_CONST) /* read like global memory, counted as no global request */
+        mod |= MEM_CONST_BIT;
     if (slot == SLOT_64)
         mod |= MEM_DST64_BIT;
     if (address(c, &o[1], in, &mod))

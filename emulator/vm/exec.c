@@ -908,14 +908,7 @@ static void context_close(struct exec *x, struct exec *c)
     if (x->launch->prov)
         prov_end(c);
     r->reports += cr->reports;
-    struct vm_prov_hit *hits[2][2] = {{&r->prov.handed, &cr->prov.handed},
-                                      {&r->prov.guard, &cr->prov.guard}};
-    for (int i = 0; i < 2; i++) {
-        uint64_t n = hits[i][0]->count + hits[i][1]->count;
-        if (!hits[i][0]->count)
-            *hits[i][0] = *hits[i][1];
-        hits[i][0]->count = n;
-    }
+    vm_prov_merge(&r->prov, &cr->prov);
     free_warps(c);
 }
 

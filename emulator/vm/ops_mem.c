@@ -235,7 +235,7 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
         return resolve_mixed(x, w, in, m, addr, bytes, store, host);
     if (sp == SP_GLOBAL) {
         enum event ev = resolve_global(x, w, in, m, addr, bytes, bytes, store, host);
-        if (ev == EV_NONE)
+        if (ev == EV_NONE && !(in->op == OP_LD_GLOBAL && MEM_CONST(in->mod)))
             observe(x, w, in, SP_GLOBAL, addr, m, bytes, store);
         if (ev == EV_NONE && x->launch->checks)
             check_global(x, w, in, addr, m, bytes, store);
@@ -546,11 +546,16 @@ static void store_lanes(struct exec *x, struct warp *w, const struct insn *in, u
 static enum event store(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                         enum space sp)
 {
-    uint8_t *host[32];
-    enum event ev =
-        resolve(x, w, in, m, sp, MEM_BASE32(in->mod), in->width * MEM_COUNT(in->mod), 1, host);
-    if (ev == EV_NONE)
-        store_lanes(x, w, in, host, m, sp);
+    uint8_t *host[32], *shadow[32];
+    unsigned bytes = in->width * MEM_COUNT(in->mod);
+    enum event ev = resolve(x, w, in, m, sp, MEM_BASE32(in->mod), bytes, 1, host);
+    if (ev != EV_NONE)
+        return ev;
+    if (x->launch->prov && sp != SP_SHARED && sp != SP_LOCAL) { /* the values, as stored */
+        prov_shadow(x, m, host, bytes, shadow);
+        store_lanes(x, w, in, shadow, m, sp);
+    }
+    store_lanes(x, w, in, host, m, sp);
     return ev;
 }
 

@@ -25,12 +25,15 @@
  *    guide's table, which clamp at the face's edges (no filtering across faces).
  * Arrays have one mipmap level, so a level or gradient (tex.level, tex.grad) changes nothing.
  * A gather (tld4) returns one component of the four texels linear filtering would blend.
+ * Every texel a lane reads, through a fetch, a gather or a surface load, is a read of device
+ * memory for the grader's record (prov.c), as a global load is.
  */
 #include <math.h>
 #include <string.h>
 
 #include "fp.h"
 #include "mem.h"
+#include "prov.h"
 #include "tex.h"
 #include "vm_impl.h"
 
@@ -82,6 +85,13 @@ static enum event object_of(struct exec *x, struct warp *w, const struct insn *i
 
 /* ---- texels ---------------------------------------------------------------------------- */
 
+/* The device addresses of the texels one lane's fetch read, for the grader's record (at most
+ * eight: linear filtering in 3D). */
+struct texels {
+    uint64_t at[8];
+    int n;
+};
+
 /* Whether texels read as floats (float formats, and normalized reads of integers). */
 static int reads_float(const struct tex_desc *d)
 {
@@ -105,9 +115,10 @@ static uint32_t channel(const struct tex_desc *d, const uint8_t *p, int c)
     return f2u(v < -1.0f ? -1.0f : v);
 }
 
-/* Texel (i, j) of slice k into out[4]; an index of -1 reads the border colour. */
+/* Texel (i, j) of slice k into out[4]; an index of -1 reads the border colour. Its address
+ * goes into @p seen, when not NULL. */
 static void texel(const struct tex_desc *d, const uint8_t *base, int64_t i, int64_t j, int64_t k,
-                  uint32_t out[4])
+                  uint32_t out[4], struct texels *seen)
 {
     int fl = reads_float(d);
     if (i < 0 || j < 0 || k < 0) {
@@ -115,8 +126,11 @@ static void texel(const struct tex_desc *d, const uint8_t *base, int64_t i, int6
             out[c] = fl ? f2u(d->border[c]) : (uint32_t)(int32_t)d->border[c];
         return;
     }
-    const uint8_t *p =
-        base + (uint64_t)k * d->slice_pitch + (uint64_t)j * d->pitch + (uint64_t)i * d->elem_bytes;
+    uint64_t off =
+        (uint64_t)k * d->slice_pitch + (uint64_t)j * d->pitch + (uint64_t)i * d->elem_bytes;
+    const uint8_t *p = base + off;
+    if (seen && seen->n < 8)
+        seen->at[seen->n++] = d->base + off;
     for (int c = 0; c < 4; c++)
         out[c] = c < d->channels ? channel(d, p, c) : c < 3 ? 0 : fl ? f2u(1.0f) : 1;
 }
@@ -165,7 +179,7 @@ static float texels_of(float c, uint32_t n, int mode, int normalized)
 
 /* The value at texel coordinates xs[0 .. dims) (slice k unless dims is 3), filtered. */
 static void sample(const struct tex_desc *d, const uint8_t *base, const float *xs, int dims,
-                   int64_t k, const int *mode, uint32_t out[4])
+                   int64_t k, const int *mode, uint32_t out[4], struct texels *seen)
 {
     int64_t lo[3] = {0, 0, k}, hi[3] = {0, 0, k}, n[3] = {d->width, d->height, d->depth};
     float a[3] = {0, 0, 0};
@@ -179,14 +193,15 @@ static void sample(const struct tex_desc *d, const uint8_t *base, const float *x
         a[t] = roundf((c - f) * 256.0f) / 256.0f;
     }
     if (!linear) {
-        texel(d, base, lo[0], lo[1], lo[2], out);
+        texel(d, base, lo[0], lo[1], lo[2], out, seen);
         return;
     }
     float v[8][4];
     int corners = 1 << dims;
     for (int c = 0; c < corners; c++) {
         uint32_t t4[4];
-        texel(d, base, c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2], t4);
+        texel(d, base, c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2], t4,
+              seen);
         for (int ch = 0; ch < 4; ch++)
             v[c][ch] = u2f(t4[ch]);
     }
@@ -219,7 +234,7 @@ static int cube_face(float x, float y, float z, float *s, float *t)
 
 /* One lane's fetch: coordinates @p c as the geometry lays them out, into out[4]. */
 static void fetch(const struct tex_desc *d, const uint8_t *base, int geom, int icoord,
-                  const uint32_t c[4], uint32_t out[4])
+                  const uint32_t c[4], uint32_t out[4], struct texels *seen)
 {
     int normalized = (d->flags & TEXF_NORMALIZED) && !icoord;
     int mode[3] = {mode_of(d, 0, normalized), mode_of(d, 1, normalized), mode_of(d, 2, normalized)};
@@ -248,16 +263,16 @@ static void fetch(const struct tex_desc *d, const uint8_t *base, int geom, int i
         int64_t n[3] = {d->width, d->height, d->depth}, ix[3] = {0, 0, k};
         for (int t = 0; t < dims; t++)
             ix[t] = resolve((int32_t)c[t], n[t], mode[t]);
-        texel(d, base, ix[0], ix[1], ix[2], out);
+        texel(d, base, ix[0], ix[1], ix[2], out, seen);
         return;
     }
-    sample(d, base, xs, dims, k, mode, out);
+    sample(d, base, xs, dims, k, mode, out, seen);
 }
 
 /* tld4: component @p comp of the four texels linear filtering at 2D coordinates @p c would
  * blend, in the order (i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j). */
 static void gather(const struct tex_desc *d, const uint8_t *base, int comp, const uint32_t c[4],
-                   uint32_t out[4])
+                   uint32_t out[4], struct texels *seen)
 {
     static const int corner[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
     int normalized = (d->flags & TEXF_NORMALIZED) != 0;
@@ -271,7 +286,7 @@ static void gather(const struct tex_desc *d, const uint8_t *base, int comp, cons
     }
     for (int k = 0; k < 4; k++) {
         uint32_t t4[4];
-        texel(d, base, at[0][corner[k][0]], at[1][corner[k][1]], 0, t4);
+        texel(d, base, at[0][corner[k][0]], at[1][corner[k][1]], 0, t4, seen);
         out[k] = t4[comp];
     }
 }
@@ -293,10 +308,13 @@ static enum event tex_lanes(struct exec *x, struct warp *w, const struct insn *i
             if (p[4 + i] != NO_REG)
                 c[i] = R32(w, p[4 + i])[l];
         const uint8_t *base = mem_host(x->mem, d->base);
+        struct texels seen = {.n = 0}, *rec = x->launch->prov ? &seen : NULL;
         if (tld4)
-            gather(d, base, TEX_COMP(in->mod), c, out);
+            gather(d, base, TEX_COMP(in->mod), c, out, rec);
         else
-            fetch(d, base, TEX_GEOM(in->mod), TEX_ICOORD(in->mod), c, out);
+            fetch(d, base, TEX_GEOM(in->mod), TEX_ICOORD(in->mod), c, out, rec);
+        if (seen.n)
+            prov_texels(x, w, in, l, seen.at, seen.n, d->elem_bytes);
         for (int i = 0; i < 4; i++)
             if (p[i] != NO_REG)
                 R32(w, p[i])[l] = out[i];
@@ -375,15 +393,18 @@ static enum event surf_lane(struct exec *x, struct warp *w, const struct insn *i
                          : surf_place(x, w, in, l, *d, c, in->width * SURF_COUNT(in->mod), off);
 }
 
-/* A surface store of [addr, addr + bytes) happened: the block's progress, and the kernel's
- * bytes for initcheck and the grader's record. */
-static void surf_written(struct exec *x, uint64_t addr, unsigned bytes)
+/* Lane @p l's surface access of [addr, addr + bytes): a store is the block's progress and the
+ * kernel's bytes for initcheck; for the grader's record, a store or a load as a global one is. */
+static void surf_recorded(struct exec *x, struct warp *w, const struct insn *in, int l,
+                          uint64_t addr, unsigned bytes, int store)
 {
-    x->writes++;
-    if (!(x->launch->checks & VM_CHECK_INIT) && !x->launch->prov)
-        return;
-    mem_mark_written(x->mem, addr, bytes, MEM_KERNEL);
-    mem_keep_values(x->mem, addr, bytes);
+    x->writes += (unsigned)store;
+    uint64_t addrs[32];
+    addrs[l] = addr;
+    if (x->launch->prov)
+        prov_global(x, w, in, addrs, 1u << l, bytes, store);
+    else if (store && (x->launch->checks & VM_CHECK_INIT))
+        mem_mark_written(x->mem, addr, bytes, MEM_KERNEL);
 }
 
 /* Lane @p l's elements between its registers (pool words 0 .. count) and @p at (NULL: out of
@@ -424,9 +445,9 @@ static enum event surf_access(struct exec *x, struct warp *w, const struct insn 
         if (off < 0 && store)
             continue;
         uint8_t *at = off < 0 ? NULL : (uint8_t *)mem_host(x->mem, d->base) + off;
+        if (at)
+            surf_recorded(x, w, in, l, d->base + (uint64_t)off, width * count, store);
         surf_move(w, p, l, at, width, count, store);
-        if (store)
-            surf_written(x, d->base + (uint64_t)off, width * count);
     }
     return EV_NONE;
 }

@@ -138,6 +138,7 @@ static int vars_link(struct parser *P, const struct decl *d, struct entry *e)
         e->linked = 1;
         if (tok_punct(&P->t, '=') && decl_init(P, d, mem_host(P->mem, e->sym.addr), e->sym.size))
             return -1;
+        mem_mark_written(P->mem, e->sym.addr, e->sym.size, MEM_MODULE); /* its initial values */
     }
     parse_skip_statement(P);
     return 0;
@@ -177,9 +178,10 @@ int vars_module(struct parser *P)
         m->vars = emu_grow(m->vars, m->nvars, &P->capvars, sizeof *m->vars);
         m->vars[m->nvars++] = (struct var){emu_strndup(d.name.s, d.name.len), addr, bytes};
         memset(mem_host(P->mem, addr), 0, bytes);
-        mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
         if (tok_punct(&P->t, '=') && decl_init(P, &d, mem_host(P->mem, addr), bytes))
             return -1;
+        /* After the initial values: the record keeps the values its writer left. */
+        mem_mark_written(P->mem, addr, bytes, MEM_MODULE);
     } else {
         return parse_fail(P, "module-scope %.*s in an unsupported state space", (int)d.name.len,
                           d.name.s);

@@ -71,10 +71,18 @@ struct vm_prov_hit {
 
 /** What the provenance record found in a launch (vm_launch::prov). */
 struct vm_prov {
-    struct vm_prov_hit handed; /**< reads of bytes the host wrote during the call (or that
-                                    changed behind the device's back, or nobody wrote) */
-    struct vm_prov_hit guard;  /**< reads and writes of guard bytes (mem_guard()) */
+    struct vm_prov_hit handed;  /**< reads of bytes the host wrote during the call (or that
+                                     changed behind the device's back, or nobody wrote) */
+    struct vm_prov_hit guard;   /**< reads and writes of guard bytes (mem_guard()) */
+    struct vm_prov_hit exposed; /**< stores of what a kernel computed from an input into
+                                     memory the host reaches (managed, pinned) */
+    uint64_t stores;            /**< global stores made (lanes), of every kind: st, fragments,
+                                     atomics, surfaces, asynchronous copies */
 };
+
+/** Add the findings of @p from (another block, a child grid, a launch) to @p to: counts add,
+ *  the first of each kind stays. */
+void vm_prov_merge(struct vm_prov *to, const struct vm_prov *from);
 
 /** Output callback: kernel printf text (print), or check reports (report), in order. */
 typedef void (*vm_print_fn)(void *ctx, const char *text, size_t len);

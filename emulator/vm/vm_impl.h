@@ -104,6 +104,8 @@ enum ctype {
 #define MEM_SIGNED_BIT (1u << 4)
 #define MEM_DST64_BIT (1u << 5)
 #define MEM_BASE32_BIT (1u << 6)
+#define MEM_CONST(mod) (((mod) >> 7) & 1) /**< a .const load: the constant cache, no sectors */
+#define MEM_CONST_BIT (1u << 7)
 
 /** Atomic operations (OP_ATOM's mod & 15) and fields. */
 enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS };
@@ -390,6 +392,8 @@ struct exec {
         unsigned bytes[32];
         int n;
     } prov_pending;
+    int prov_derived;       /**< prov.c: the block read an input, or what was computed from one */
+    uint8_t prov_sink[64];  /**< prov.c: where stores outside the record keep their values */
     uint32_t reserved_smem; /**< where the reserved shared memory begins */
     uint32_t back_branches; /**< taken backward branches since a warp last yielded */
     uint64_t writes;        /**< stores, and atomics that changed memory: a block's progress */

@@ -7,15 +7,13 @@
  *   histogram_shared     a private histogram per block in shared memory, merged at the end
  *   histogram_aggregated runs of equal bytes added with one shared atomic
  *   histogram_range      private histograms of up to 8192 bins in dynamic shared memory
- * and the yardstick histogram_cub (cub::DeviceHistogram::HistogramEven).
+ * The yardstick, CUB's device-wide call, is the course's own (src/cub_yardstick.cu).
  *
  * Build and check this stage: ./course check 06 --stage histogram; measure: ./course bench 06.
  */
 #include "parallel_patterns.h"
 
 #include <stdint.h>
-
-#include <cub/device/device_histogram.cuh>
 
 #include "cuda_check.h"
 #include "grid.h"
@@ -132,11 +130,5 @@ extern "C" void histogram_range(const int *d_keys, int n, int num_bins, unsigned
     // num_bins * 4 bytes of dynamic shared memory (the occupancy query takes it too).
     if (num_bins < 1 || num_bins > HISTOGRAM_MAX_BINS)
         return;
-    // TODO
-}
-
-extern "C" void histogram_cub(const unsigned char *d_data, int n, unsigned int *d_bins)
-{
-    // HistogramEven with 257 levels from 0 to 256 (bin b holds [b, b+1)): the two-call idiom.
     // TODO
 }

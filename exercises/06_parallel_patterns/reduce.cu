@@ -9,15 +9,14 @@
  *   reduce_warp          the tile reduced with warp shuffles, one barrier per block
  *   reduce_grid          a fixed grid sized to the device, grid-stride float4 loads
  *   reduce_deterministic two passes, partial sums in a fixed order: the same bits every run
- * and the yardstick reduce_cub (cub::DeviceReduce::Sum). The grid helpers are grid.c's.
+ * The yardstick, CUB's device-wide call, is the course's own (src/cub_yardstick.cu); the grid
+ * helpers are grid.c's.
  *
  * Build and check this stage: ./course check 06 --stage reduce; measure: ./course bench 06.
  */
 #include "parallel_patterns.h"
 
 #include <stdint.h>
-
-#include <cub/device/device_reduce.cuh>
 
 #include "cuda_check.h"
 #include "grid.h"
@@ -147,12 +146,5 @@ extern "C" void reduce_deterministic(const float *d_x, int n, float *d_out)
 {
     // The grid as reduce_grid's (at least one block, so that n = 0 writes 0); a buffer of one
     // float per block; pass 1, pass 2; free the buffer.
-    // TODO
-}
-
-extern "C" void reduce_cub(const float *d_x, int n, float *d_out)
-{
-    // The two-call idiom: DeviceReduce::Sum with a NULL buffer asks for the size; allocate
-    // it; call again to reduce; free.
     // TODO
 }

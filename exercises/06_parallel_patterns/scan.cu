@@ -7,13 +7,11 @@
  *   scan_brent_kung      one block, 2 log n steps, about 2n additions
  *   scan_three_phase     scan the tiles, scan the tile totals, add the offsets
  *   scan_lookback        one pass: each tile looks back over its predecessors' totals
- * and the yardstick scan_cub (cub::DeviceScan::ExclusiveSum).
+ * The yardstick, CUB's device-wide call, is the course's own (src/cub_yardstick.cu).
  *
  * Build and check this stage: ./course check 06 --stage scan; measure: ./course bench 06.
  */
 #include "parallel_patterns.h"
-
-#include <cub/device/device_scan.cuh>
 
 #include "cuda_check.h"
 #include "grid.h"
@@ -161,11 +159,5 @@ extern "C" void scan_lookback(const int *d_in, int n, int *d_out)
 {
     // One allocation of 1 + 3 * tiles ints, zeroed (cudaMemset: every flag 0, next 0); point
     // the struct's arrays into it; one launch of `tiles` blocks; free.
-    // TODO
-}
-
-extern "C" void scan_cub(const int *d_in, int n, int *d_out)
-{
-    // The two-call idiom with cub::DeviceScan::ExclusiveSum.
     // TODO
 }

@@ -7,15 +7,13 @@
  *   histogram_shared     a private histogram per block in shared memory, merged at the end
  *   histogram_aggregated runs of equal bytes added with one shared atomic
  *   histogram_range      private histograms of up to 8192 bins in dynamic shared memory
- * and the yardstick histogram_cub (cub::DeviceHistogram::HistogramEven).
+ * The yardstick, CUB's device-wide call, is the course's own (src/cub_yardstick.cu).
  *
  * Build and check this stage: ./course check 06 --stage histogram; measure: ./course bench 06.
  */
 #include "parallel_patterns.h"
 
 #include <stdint.h>
-
-#include <cub/device/device_histogram.cuh>
 
 #include "cuda_check.h"
 #include "grid.h"
@@ -209,19 +207,5 @@ extern "C" void histogram_range(const int *d_keys, int n, int num_bins, unsigned
                            THREADS * PRIVATE_STEPS);
     histogram_range_kernel<<<grid, THREADS, smem>>>(d_keys, n, num_bins, d_bins);
     CUDA_CHECK_LAUNCH();
-    // END SOLUTION
-}
-
-extern "C" void histogram_cub(const unsigned char *d_data, int n, unsigned int *d_bins)
-{
-    // HistogramEven with 257 levels from 0 to 256 (bin b holds [b, b+1)): the two-call idiom.
-    // BEGIN SOLUTION
-    size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, bytes, d_data, d_bins, BINS + 1, 0,
-                                                   (int)BINS, n));
-    void *d_temp = temp_alloc(bytes);
-    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(d_temp, bytes, d_data, d_bins, BINS + 1, 0,
-                                                   (int)BINS, n));
-    CUDA_CHECK(cudaFree(d_temp));
     // END SOLUTION
 }

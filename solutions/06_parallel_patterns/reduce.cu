@@ -9,15 +9,14 @@
  *   reduce_warp          the tile reduced with warp shuffles, one barrier per block
  *   reduce_grid          a fixed grid sized to the device, grid-stride float4 loads
  *   reduce_deterministic two passes, partial sums in a fixed order: the same bits every run
- * and the yardstick reduce_cub (cub::DeviceReduce::Sum). The grid helpers are grid.c's.
+ * The yardstick, CUB's device-wide call, is the course's own (src/cub_yardstick.cu); the grid
+ * helpers are grid.c's.
  *
  * Build and check this stage: ./course check 06 --stage reduce; measure: ./course bench 06.
  */
 #include "parallel_patterns.h"
 
 #include <stdint.h>
-
-#include <cub/device/device_reduce.cuh>
 
 #include "cuda_check.h"
 #include "grid.h"
@@ -244,18 +243,5 @@ extern "C" void reduce_deterministic(const float *d_x, int n, float *d_out)
     reduce_final_kernel<<<1, THREADS>>>(d_partial, grid, d_out);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaFree(d_partial));
-    // END SOLUTION
-}
-
-extern "C" void reduce_cub(const float *d_x, int n, float *d_out)
-{
-    // The two-call idiom: DeviceReduce::Sum with a NULL buffer asks for the size; allocate
-    // it; call again to reduce; free.
-    // BEGIN SOLUTION
-    size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, d_x, d_out, n));
-    void *d_temp = temp_alloc(bytes);
-    CUDA_CHECK(cub::DeviceReduce::Sum(d_temp, bytes, d_x, d_out, n));
-    CUDA_CHECK(cudaFree(d_temp));
     // END SOLUTION
 }

@@ -2,24 +2,20 @@
  * @file course_judge.c
  * @brief The judge's side of a lesson suite: runners, buffers, calls, student programs.
  */
-#define _GNU_SOURCE /* setgroups, pipe2, closefrom, unshare */
+#define _GNU_SOURCE /* pipe2, closefrom, memfd_create */
 #include "course_judge.h"
 
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <grp.h>
 #include <poll.h>
-#include <pwd.h>
-#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +25,7 @@
 #include "baseline.h"
 #include "bench.h"
 #include "course_diff.h"
+#include "course_sandbox.h"
 #include "course_test.h"
 #include "emu_prov.h"
 #include "ref.h"
@@ -59,16 +56,23 @@ enum { MAX_LAUNCHES = 4096 };
  * in as parameters). */
 #define COURSE_PARAM_BUDGET 4096
 
+/* Lines the device server answers "findings" with (server.c). */
+enum { FINDINGS = 6 };
+
 /* The device server of an observed runner, and what its observer has said. */
 struct observer {
     pid_t server;    /* course-emu-device, the judge's child, or 0 */
     int fd;          /* read end of its observer pipe, or -1 */
+    int mem_fd;      /* the device memory (a memfd the judge made and hands the server), or -1 */
+    uint8_t *mem;    /* where the judge maps it, once the server placed it (device_memory()) */
+    uint64_t base;   /* the device address of its first byte */
+    uint64_t span;   /* its bytes */
     char line[4096]; /* the start of a line not yet complete */
     size_t len;      /* bytes in line */
     int overflow;    /* 1: the call made more than MAX_LAUNCHES launches, or a line was garbage */
     struct course_launch *launches; /* the current call's, MAX_LAUNCHES of room */
     int nlaunches;
-    char answer[2][600]; /* the answers to the last question (observer_ask()) */
+    char answer[FINDINGS][600]; /* the answers to the last question (observer_ask()) */
     int nanswers;
     char call[COURSE_PROTO_NAME]; /* the call being made, for COURSE_DIFF_COUNTS */
 };
@@ -101,215 +105,6 @@ static double deadline(void)
     if (case_deadline_s == 0)
         case_deadline_s = now_s() + course_judge_budget_s;
     return case_deadline_s;
-}
-
-/* ---- the sandbox --------------------------------------------------------------------- */
-
-static char sandbox_path[512];
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path) && errno != ENOENT;
-}
-
-static void sandbox_remove(void)
-{
-    if (sandbox_path[0])
-        nftw(sandbox_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* The user sandboxed processes become, when the judge runs as root and one is named. */
-static const struct passwd *sandbox_user(void)
-{
-    const char *name = getenv("COURSE_SANDBOX_USER");
-    if (geteuid() != 0 || !name || !*name)
-        return NULL;
-    const struct passwd *pw = getpwnam(name);
-    ck_assert_msg(pw != NULL, "COURSE_SANDBOX_USER=%s names no user", name);
-    return pw;
-}
-
-const char *course_sandbox_dir(void)
-{
-    if (sandbox_path[0])
-        return sandbox_path;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(sandbox_path, sizeof sandbox_path, "%s/course-case-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(sandbox_path) != NULL, "mkdtemp: %s", strerror(errno));
-    atexit(sandbox_remove);
-    const struct passwd *pw = sandbox_user();
-    if (pw)
-        ck_assert_msg(chown(sandbox_path, pw->pw_uid, pw->pw_gid) == 0, "chown %s: %s",
-                      sandbox_path, strerror(errno));
-    return sandbox_path;
-}
-
-/* An unlinked file for a child's stdout and stderr. */
-static int capture_file(void)
-{
-    FILE *f = tmpfile();
-    ck_assert_msg(f != NULL, "tmpfile: %s", strerror(errno));
-    int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 5);
-    fclose(f);
-    ck_assert(fd >= 0);
-    return fd;
-}
-
-/* Set a limit to @p v, soft and hard. */
-static void limit(int resource, rlim_t v)
-{
-    struct rlimit l = {v, v};
-    setrlimit(resource, &l);
-}
-
-/* Keep @p fd as fd 0 and close every other from 3 on: the runner's pipes stay with the runner,
- * so the judge still reads its end as soon as it ends. Returns 0. */
-static int keep_only(int fd)
-{
-    if (dup2(fd, 0) < 0)
-        _exit(126);
-    closefrom(3);
-    return 0;
-}
-
-static pid_t forward_pid; /* where a process of contain() passes a signal on */
-
-static void forward_signal(int sig)
-{
-    kill(forward_pid, sig);
-}
-
-/* Pass on to @p pid the signals a judge sends a program (SIGTERM to stop it, ...), in place of
- * the handlers inherited from the judge. */
-static void forward_signals_to(pid_t pid)
-{
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_signal;
-    forward_pid = pid;
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-        sigaction(sigs[i], &sa, NULL);
-}
-
-/* Outside the namespace: wait for its pid 1 (@p init), then end as the sandboxed process ended
- * (its wait status, which pid 1 sends on @p fd), so that the judge sees that ending. */
-static void relay_ending(pid_t init, int fd)
-{
-    int st = 0, child = 0;
-    fd = keep_only(fd);
-    forward_signals_to(init);
-    while (waitpid(init, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (read(fd, &child, sizeof child) == (ssize_t)sizeof child)
-        st = child;
-    if (WIFSIGNALED(st)) {
-        signal(WTERMSIG(st), SIG_DFL);
-        kill(getpid(), WTERMSIG(st));
-    }
-    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
-}
-
-/* Pid 1 of the namespace: reap every orphan until @p child ends, send its wait status on
- * @p fd; then leave, and the kernel kills whatever is left in the namespace. */
-static void reap_until(pid_t child, int fd)
-{
-    int st = 0;
-    pid_t w;
-    fd = keep_only(fd);
-    forward_signals_to(child);
-    while ((w = wait(&st)) != child)
-        if (w < 0 && errno != EINTR)
-            _exit(127);
-    ssize_t put = write(fd, &st, sizeof st);
-    _exit(put == (ssize_t)sizeof st ? 0 : 127);
-}
-
-/*
- * Contain what the sandboxed process starts. From here on it runs as the only child of pid 1
- * in a PID namespace of its own, so whatever it forks (double-forked, setsid() or not) dies
- * with the namespace: when it ends, or when the judge kills its process group (which holds the
- * two root processes outside its reach that stand between them: one here, that passes signals
- * in and the ending out, and pid 1). Returns in the process that goes on, with the parent it must
- * see: 1, or @p judge where no namespace can be made (then nothing is contained).
- */
-static pid_t contain(pid_t judge)
-{
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || unshare(CLONE_NEWPID))
-        return judge;
-    pid_t init = fork();
-    if (init < 0)
-        _exit(126);
-    if (init > 0) {
-        close(sv[1]);
-        relay_ending(init, sv[0]);
-    }
-    close(sv[0]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    struct pollfd alive = {sv[1], POLLIN, 0};
-    if (poll(&alive, 1, 0) != 0) /* the process outside left before pid 1 could follow it */
-        _exit(125);
-    pid_t child = fork();
-    if (child < 0)
-        _exit(126);
-    if (child > 0)
-        reap_until(child, sv[1]);
-    close(sv[1]);
-    return 1;
-}
-
-/*
- * In the child: stdout to @p out_fd and stderr to @p err_fd, every other fd from @p first_closed
- * on closed (the judge's, Check's messages among them), its own process group, no core dumps,
- * the sandbox user, limits and a PID namespace (contain()) when one is named, death with the
- * judge, the private directory; then exec @p argv. Never returns.
- */
-static void exec_sandboxed(char *const argv[], const struct passwd *pw, pid_t judge, int out_fd,
-                           int err_fd, int first_closed, const char *ld_path)
-{
-    int null = open("/dev/null", O_RDONLY);
-    if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-        _exit(126);
-    closefrom(first_closed);
-    setpgid(0, 0);
-    limit(RLIMIT_CORE, 0);
-    if (pw) {
-        /* The CPU emulator's device memory is a sparse memfd of 64 GiB or more, which a
-         * file-size limit counts (ftruncate past it is SIGXFSZ): on the emulator, the CPU-time
-         * limit is what bounds the bytes a process writes. */
-        limit(RLIMIT_FSIZE, ld_path || course_emulated ? RLIM_INFINITY : (rlim_t)1 << 30);
-        limit(RLIMIT_NPROC, 512);
-        limit(RLIMIT_CPU, (rlim_t)course_judge_budget_s + 30);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != judge)
-            _exit(125);
-        judge = contain(judge);
-        if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
-            fprintf(stderr, "cannot become %s: %s\n", pw->pw_name, strerror(errno));
-            _exit(126);
-        }
-    }
-    /* After the credential change, which clears it; then make sure the parent still lives. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != judge)
-        _exit(125);
-    const char *dir = sandbox_path;
-    if (chdir(dir))
-        _exit(126);
-    setenv("HOME", dir, 1);
-    setenv("TMPDIR", dir, 1);
-    if (ld_path) {
-        const char *old = getenv("LD_LIBRARY_PATH");
-        char path[4096];
-        snprintf(path, sizeof path, "%s%s%s", ld_path, old ? ":" : "", old ? old : "");
-        setenv("LD_LIBRARY_PATH", path, 1);
-    }
-    execvp(argv[0], argv);
-    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
 }
 
 /* Append @p len bytes of @p line to @p buf (@p *out used of @p size), " | " before all but the
@@ -401,7 +196,8 @@ void course_judge_set_lesson(const char *runner, const char *lib)
     runner_lib = lib;
 }
 
-/* A library that calls cuBLAS, the baselines or the CPU references grades nothing. */
+/* A library that calls cuBLAS, the baselines or the CPU references grades nothing; nor does one
+ * that defines names of the CUDA runtime (the runner's own calls would reach its code). */
 static void assert_own_code(void)
 {
     static const char *const yardsticks[] = {"cublas", "baseline_", "ref_"};
@@ -410,6 +206,12 @@ static void assert_own_code(void)
         ck_assert_msg(n == 0, "the lesson library calls %s* (%d symbols): its code must be its own",
                       yardsticks[i], n);
     }
+    char first[256] = "";
+    int n = runner_lib ? course_runtime_symbols(runner_lib, first, sizeof first) : 0;
+    ck_assert_msg(n == 0,
+                  "the lesson library defines %s (and %d more names of the CUDA runtime): a "
+                  "lesson's code must not replace the runtime",
+                  first, n - 1);
 }
 
 /* ---- the observer: a device server only the judge talks to ----------------------------------
@@ -427,15 +229,17 @@ static const char *server_path(void)
     return COURSE_EMULATOR_LIB "/../course-emu-device";
 }
 
-/* In the child: the server on socket @p sock, observer pipe @p pipe_fd. Never returns. */
-static void exec_server(int sock, int pipe_fd, int err_fd, pid_t judge)
+/* In the child: the server on socket @p sock, observer pipe @p pipe_fd, device memory @p mem_fd.
+ * Never returns. */
+static void exec_server(int sock, int pipe_fd, int mem_fd, int err_fd, pid_t judge)
 {
     int s = fcntl(sock, F_DUPFD, 10), o = fcntl(pipe_fd, F_DUPFD, 10);
+    int m = fcntl(mem_fd, F_DUPFD, 10);
     int null = open("/dev/null", O_RDWR);
-    if (s < 0 || o < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-        dup2(err_fd, 2) < 0 || dup2(s, 3) < 0 || dup2(o, 4) < 0)
+    if (s < 0 || o < 0 || m < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+        dup2(err_fd, 2) < 0 || dup2(s, 3) < 0 || dup2(o, 4) < 0 || dup2(m, 5) < 0)
         _exit(126);
-    closefrom(5);
+    closefrom(6);
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != judge)
@@ -444,8 +248,8 @@ static void exec_server(int sock, int pipe_fd, int err_fd, pid_t judge)
      * does a warp schedule. */
     const char *checks = getenv("COURSE_EMU_CHECKS"), *report = getenv("COURSE_EMU_REPORT");
     const char *schedule = getenv("COURSE_EMU_SCHEDULE");
-    char *argv[12] = {(char *)server_path(), "--fd", "3", "--observe", "4"}; /* and a NULL */
-    int argc = 5;
+    char *argv[14] = {(char *)server_path(), "--fd", "3", "--observe", "4", "--memory", "5"};
+    int argc = 7; /* and a NULL */
     if (schedule && *schedule) {
         argv[argc++] = "--schedule";
         argv[argc++] = (char *)schedule;
@@ -471,11 +275,14 @@ static void observer_start(struct course_runner *r, int *client)
     int sv[2], ob[2];
     ck_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
               socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ob) == 0);
+    /* The device memory is the judge's: the runner never holds it (emulator/server.c). */
+    r->obs.mem_fd = memfd_create("course-judge-device-memory", MFD_CLOEXEC);
+    ck_assert_msg(r->obs.mem_fd >= 0, "memfd_create: %s", strerror(errno));
     pid_t judge = getpid();
     r->obs.server = fork();
     ck_assert_msg(r->obs.server >= 0, "fork: %s", strerror(errno));
     if (r->obs.server == 0)
-        exec_server(sv[0], ob[1], r->out_fd, judge);
+        exec_server(sv[0], ob[1], r->obs.mem_fd, r->out_fd, judge);
     close(sv[0]);
     close(ob[1]);
     r->obs.fd = ob[0];
@@ -552,13 +359,17 @@ static int parse_launch(char *line, struct course_launch *l)
             fields += sscanf(v, "%u,%u,%u", &l->cluster[0], &l->cluster[1], &l->cluster[2]) == 3;
         else if (!strcmp(tok, "params"))
             fields += sscanf(v, "%u", &l->params) == 1;
+        else if (!strcmp(tok, "module"))
+            fields += snprintf(l->module, sizeof l->module, "%s", v) > 0;
+        else if (!strcmp(tok, "own"))
+            fields += sscanf(v, "%d", &l->own) == 1;
         for (size_t k = 0; k < sizeof counter_keys / sizeof *counter_keys; k++)
             if (!strcmp(tok, counter_keys[k].key)) {
                 memcpy((char *)&l->counters + counter_keys[k].at, &(uint64_t){n}, 8);
                 fields++;
             }
     }
-    return fields == 6 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
+    return fields == 8 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
 }
 
 /* Read what the observer has written so far (never blocking) and parse its complete lines. */
@@ -584,7 +395,7 @@ static void observer_drain(struct observer *o)
             *nl = '\0';
             if (!strncmp(o->line, "launch ", 7))
                 course_diff_count_line(o->call, o->line); /* before parse_launch cuts it */
-            if (strncmp(o->line, "launch ", 7) && o->nanswers < 2)
+            if (strncmp(o->line, "launch ", 7) && o->nanswers < FINDINGS)
                 snprintf(o->answer[o->nanswers++], sizeof o->answer[0], "%.599s", o->line);
             else if (o->nlaunches == MAX_LAUNCHES ||
                      parse_launch(o->line, &o->launches[o->nlaunches]))
@@ -610,9 +421,13 @@ static void observer_stop(struct observer *o)
     }
     if (o->fd >= 0)
         close(o->fd);
+    if (o->mem)
+        munmap(o->mem, o->span);
+    if (o->mem_fd >= 0)
+        close(o->mem_fd);
     free(o->launches);
     memset(o, 0, sizeof *o);
-    o->fd = -1;
+    o->fd = o->mem_fd = -1;
 }
 
 /* 1 when @p r runs on a device server the judge observes. */
@@ -650,7 +465,8 @@ static const char *writer_words(unsigned st)
     case MEM_NOBODY:
         return "written by nothing";
     case MEM_HOST:
-        return "written by the host (a cudaMemcpy, or a library)";
+        return "written by the host (a cudaMemcpy, a library, or a fill past the few that prove "
+               "a constant)";
     case MEM_FILL:
         return "only filled (cudaMemset), never computed";
     case MEM_MODULE:
@@ -697,6 +513,20 @@ static void assert_no_finding(const struct course_runner *r, const char *name,
     if (!count)
         return;
     place_words(r, args, nargs, addr, place, sizeof place);
+    if (!strcmp(kind, "hostread"))
+        ck_abort_msg("%s: an input was copied to the host inside the call (%s, %s, %llu times): "
+                     "the host must never see the inputs of a device call",
+                     name, line + at, place, count);
+    if (!strcmp(kind, "outside"))
+        ck_abort_msg("%s: device work outside any graded call (%s: before a call began, after it "
+                     "returned, or while the grader read the results back): only a call's own "
+                     "work counts",
+                     name, line + at);
+    if (!strcmp(kind, "exposed"))
+        ck_abort_msg("%s: a kernel stored what it computed from an input in memory the host "
+                     "reads (managed or pinned, %s), %s: the host must never see the inputs of a "
+                     "device call",
+                     name, place, line + at);
     if (!strcmp(kind, "guard"))
         ck_abort_msg("%s: a kernel %s %s, outside the data (on a GPU: another allocation, or a "
                      "fault), %s (lanes doing so: %llu)",
@@ -734,22 +564,63 @@ static void assert_read(struct course_runner *r, const char *name, int i, const 
                   b->bytes);
 }
 
-/* Assert the launches passed few parameter bytes: not an answer computed on the host. */
-static void assert_few_params(const struct course_runner *r, const char *name)
+/* The library a kernel named @p k (mangled) belongs to, or NULL when it is the lesson's own:
+ * CUB, Thrust and libcu++ put their kernels in their namespaces. */
+static const char *library_of(const char *k)
 {
-    unsigned long long bytes = 0;
-    for (int i = 0; i < r->obs.nlaunches; i++)
-        bytes += r->obs.launches[i].params;
-    ck_assert_msg(bytes <= COURSE_PARAM_BUDGET,
-                  "%s: its %d kernel launches passed %llu bytes of parameters, more than %d: "
-                  "an answer carried in from the host is not computed on the device",
-                  name, r->obs.nlaunches, bytes, COURSE_PARAM_BUDGET);
+    static const char *const libs[][2] = {
+        {"_ZN3cub", "CUB"}, {"_ZN6thrust", "Thrust"}, {"_ZN4cuda", "libcu++"}};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
+        if (!strncmp(k, libs[i][0], strlen(libs[i][0])))
+            return libs[i][1];
+    return NULL;
+}
+
+/* Assert every launch of the call was the lesson's own: a kernel of its own PTX (the device
+ * server compares each module's identity with the runner's), not a library's. */
+static void assert_own_launches(const struct course_runner *r, const char *name)
+{
+    ck_assert_msg(!r->obs.overflow,
+                  "%s: more than %d kernel launches in one call, or a line the judge cannot read: "
+                  "the grader's record of the call overflowed",
+                  name, MAX_LAUNCHES);
+    for (int i = 0; i < r->obs.nlaunches; i++) {
+        const struct course_launch *l = &r->obs.launches[i];
+        ck_assert_msg(l->own,
+                      "%s: a kernel launched from a module the lesson did not build (%.80s, "
+                      "module %s): PTX made or registered at run time is not the lesson's",
+                      name, l->kernel, l->module);
+        const char *lib = library_of(l->kernel);
+        ck_assert_msg(!lib,
+                      "%s: a kernel of %s launched inside the call (%.80s): a library's "
+                      "kernels are not the lesson's own work",
+                      name, lib, l->kernel);
+    }
+}
+
+/* The call's totals from the device server's last "findings" answer: launches, parameter bytes
+ * and global stores, counted by the server whatever the judge's record kept. */
+static void call_totals(const struct course_runner *r, unsigned long long t[3])
+{
+    const char *line = r->obs.answer[FINDINGS - 1];
+    ck_assert_msg(
+        sscanf(line, "totals launches=%llu params=%llu stores=%llu", &t[0], &t[1], &t[2]) == 3,
+        "the device server's answer is garbled: %.80s", line);
 }
 
 /* The shape of the call being made, for messages (" at M=.. N=.. K=.."), or "". */
 static char call_shape[64];
 
-/* What the device did in the call @p name just made (course_call()'s contract). */
+/* Ask the device server what it found; fail on what no call may do: device work outside a
+ * call, at any time. */
+static void ask_findings(struct course_runner *r, const char *name)
+{
+    observer_ask(r, "findings\n", FINDINGS);
+    assert_no_finding(r, name, NULL, 0, r->obs.answer[4]); /* outside */
+}
+
+/* What the device did in the call @p name just made (course_call()'s contract); its findings
+ * are in r->obs.answer (ask_findings()). */
 static void judge_device_work(struct course_runner *r, const char *name,
                               const struct proto_arg *args, int nargs)
 {
@@ -761,17 +632,20 @@ static void judge_device_work(struct course_runner *r, const char *name,
             return; /* host code: its copies are the exercise */
         data += r->bufs[args[i].buf].bytes;
     }
-    ck_assert_msg(r->obs.nlaunches > 0 || data == 0,
+    unsigned long long totals[3];
+    call_totals(r, totals);
+    ck_assert_msg(totals[0] > 0 || data == 0,
                   "%s launched no kernel: the device must compute the answer, not the host", name);
-    observer_ask(r, "findings\n", 2);
-    for (int k = 0; k < 2; k++)
-        assert_no_finding(r, name, args, nargs, r->obs.answer[k]);
-    assert_few_params(r, name);
-    uint64_t stores = 0;
-    for (int i = 0; i < r->obs.nlaunches; i++)
-        stores += r->obs.launches[i].counters.class_insts[VM_CLASS_STG];
+    static const int order[] = {3, 2, 0, 1}; /* hostread, exposed: the cause; handed, guard */
+    for (int k = 0; k < 4; k++)
+        assert_no_finding(r, name, args, nargs, r->obs.answer[order[k]]);
+    assert_own_launches(r, name);
+    ck_assert_msg(totals[1] <= COURSE_PARAM_BUDGET,
+                  "%s: its %llu kernel launches passed %llu bytes of parameters, more than %d: "
+                  "an answer carried in from the host is not computed on the device",
+                  name, totals[0], totals[1], COURSE_PARAM_BUDGET);
     /* Kernels that stored nothing (an unfinished exercise) leave the comparison to say so. */
-    for (int i = 0; i < nargs && stores; i++) {
+    for (int i = 0; i < nargs && totals[2]; i++) {
         const struct judge_buf *b = args[i].kind == PROTO_PTR && args[i].buf < COURSE_PROTO_BUFS
                                         ? &r->bufs[args[i].buf]
                                         : NULL;
@@ -794,11 +668,11 @@ static struct course_runner *runner_spawn(enum course_device dev, const char *sc
 {
     struct course_runner *r = mat_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
-    r->obs.fd = -1;
+    r->obs.fd = r->obs.mem_fd = -1;
     r->role = "";
     r->gpu = dev != COURSE_CPU;
-    r->out_fd = capture_file();
-    const struct passwd *pw = sandbox_user();
+    r->out_fd = course_capture_file();
+    const struct passwd *pw = course_sandbox_user();
     course_sandbox_dir();
     int client = -1;
     if (dev == COURSE_OBSERVED)
@@ -821,9 +695,11 @@ static struct course_runner *runner_spawn(enum course_device dev, const char *sc
         if (schedule)
             setenv("COURSE_EMU_SCHEDULE", schedule, 1);
         char *argv[] = {(char *)runner_path, NULL};
-        exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd, COURSE_PROTO_OUT + 1 + (client >= 0),
-                       dev == COURSE_GPU || dev == COURSE_CPU ? NULL : COURSE_EMULATOR_LIB);
+        course_exec_sandboxed(argv, pw, judge, r->out_fd, r->out_fd,
+                              COURSE_PROTO_OUT + 1 + (client >= 0),
+                              dev == COURSE_GPU || dev == COURSE_CPU ? NULL : COURSE_EMULATOR_LIB);
     }
+    course_sandbox_count(1);
     close(req[0]);
     close(rep[1]);
     if (client >= 0)
@@ -843,6 +719,14 @@ struct course_runner *course_runner_start(enum course_device dev)
     if (dev == COURSE_GPU && !course_case_timed)
         dev = COURSE_OBSERVED; /* graded on the emulator, the same on every machine */
     struct course_runner *r = runner_spawn(dev, NULL);
+    if (dev == COURSE_OBSERVED) { /* the lesson's own PTX: what the runner was built with */
+        char cmd[4200];
+        unsigned texts = 0;
+        snprintf(cmd, sizeof cmd, "own %s\n", runner_path);
+        observer_ask(r, cmd, 1);
+        ck_assert_msg(sscanf(r->obs.answer[0], "own texts=%u", &texts) == 1 && texts > 0,
+                      "the device server found no PTX in %s: %.80s", runner_path, r->obs.answer[0]);
+    }
     /* COURSE_DIFF: a twin that every request reaches too (course_diff.h); timings have none. */
     enum course_diff_mode mode =
         dev == COURSE_CPU || course_case_timed ? COURSE_DIFF_OFF : course_diff_mode();
@@ -871,6 +755,7 @@ static void runner_failed(struct course_runner *r, const char *doing, int timed_
     kill(-r->pid, SIGKILL);
     if (w == 0)
         waitpid(r->pid, &st, 0);
+    course_sandbox_count(-1);
     observer_stop(&r->obs);
     char how[160], faults[2048], tail[400];
     if (timed_out)
@@ -965,6 +850,8 @@ static struct proto_reply recv_reply(struct course_runner *r, const char *doing)
 
 void course_runner_stop(struct course_runner *r)
 {
+    if (observed(r))
+        ask_findings(r, "after the last call"); /* work the device did since fails the case */
     struct proto_head h = {COURSE_PROTO_MAGIC, PROTO_QUIT, 0};
     send_bytes(r, &h, sizeof h, "stopping the runner");
     int st;
@@ -972,6 +859,7 @@ void course_runner_stop(struct course_runner *r)
         nanosleep(&(struct timespec){0, 10000000}, NULL);
     kill(-r->pid, SIGKILL);
     waitpid(r->pid, &st, WNOHANG);
+    course_sandbox_count(-1);
     observer_stop(&r->obs);
     close(r->to);
     close(r->from);
@@ -1000,29 +888,77 @@ static size_t guard_for(size_t bytes)
     return (g + 255) / 256 * 256;
 }
 
-/* On an observed runner, tell the device server buffer @p b is the judge's, as it is now. */
-static void mark_judged(struct course_runner *r, const struct judge_buf *b)
+/* 1 when buffer @p b of @p r lives on the device the judge observes: its memory is the judge's
+ * (the runner never holds it), made and read back here. */
+static int judged_memory(const struct course_runner *r, const struct judge_buf *b)
 {
-    if (!observed(r) || b->mem != PROTO_DEVICE)
-        return;
+    return observed(r) && b->mem == PROTO_DEVICE;
+}
+
+/* Where device address @p addr (@p bytes of one allocation) is in the judge's map of the
+ * observed device's memory, mapped once the server has placed it. */
+static uint8_t *device_memory(struct course_runner *r, uint64_t addr, size_t bytes)
+{
+    struct observer *o = &r->obs;
+    if (!o->mem) {
+        unsigned long long base, span;
+        observer_ask(r, "memory\n", 1);
+        ck_assert_msg(sscanf(o->answer[0], "memory base=%llx span=%llu", &base, &span) == 2,
+                      "the device server's answer is garbled: %.80s", o->answer[0]);
+        void *m =
+            mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, o->mem_fd, 0);
+        ck_assert_msg(m != MAP_FAILED, "cannot map the device memory: %s", strerror(errno));
+        o->mem = m, o->base = base, o->span = span;
+    }
+    ck_assert_msg(
+        addr >= o->base && addr - o->base <= o->span && bytes <= o->span - (addr - o->base),
+        "the runner named device memory outside the device (0x%llx)", (unsigned long long)addr);
+    return o->mem + (addr - o->base);
+}
+
+/* Tell the device server buffer @p b is the judge's, as it is now: @p input 1 when its data is
+ * an input (the host must not read it back). */
+static void mark_judged(struct course_runner *r, const struct judge_buf *b, int input)
+{
     char cmd[160];
-    snprintf(cmd, sizeof cmd, "mark %llx %zu %zu %zu\n", (unsigned long long)b->addr, b->total,
-             b->data_at, b->bytes);
+    snprintf(cmd, sizeof cmd, "mark %llx %zu %zu %zu %d\n", (unsigned long long)b->addr, b->total,
+             b->data_at, b->bytes, input);
     observer_ask(r, cmd, 1);
 }
 
-/* Make buffer @p q in @p r and in its twin (@p data: its bytes, for PROTO_FILL_BYTES). */
+/* Write buffer @p b's image as request @p q asks (guards, then its data) into the device. */
+static void write_image(struct course_runner *r, const struct judge_buf *b,
+                        const struct proto_buf_new *q, const void *data)
+{
+    uint8_t *img = device_memory(r, b->addr, b->total), *at = img + b->data_at;
+    memset(img, (int)(q->guard_byte & 0xFF), b->total);
+    if (q->fill == PROTO_FILL_BYTES)
+        memcpy(at, data, q->bytes);
+    else if (q->fill == PROTO_FILL_INT)
+        mat_fill_int((float *)at, q->bytes / sizeof(float), q->seed);
+    else
+        memset(at, q->fill == PROTO_FILL_POISON ? 0xFF : 0, q->bytes);
+    mark_judged(r, b, q->fill == PROTO_FILL_BYTES || q->fill == PROTO_FILL_INT);
+}
+
+/* Make buffer @p q in @p r and in its twin (@p data: its bytes, for PROTO_FILL_BYTES). On the
+ * observed device the runner only allocates it: the judge writes its bytes itself. */
 static void buf_make(struct course_runner *r, const struct proto_buf_new *q, const void *data)
 {
-    send_request(r, PROTO_BUF_NEW, q, sizeof *q, data, q->fill == PROTO_FILL_BYTES ? q->bytes : 0,
-                 "creating a buffer");
+    struct proto_buf_new bare = *q;
+    int judged = observed(r) && q->mem == PROTO_DEVICE;
+    if (judged)
+        bare.fill = PROTO_FILL_NONE;
+    send_request(r, PROTO_BUF_NEW, &bare, sizeof bare, data,
+                 bare.fill == PROTO_FILL_BYTES ? q->bytes : 0, "creating a buffer");
     struct proto_reply rep = recv_reply(r, "creating a buffer");
     struct judge_buf *b = &r->bufs[q->id];
     *b = (struct judge_buf){
         1, q->bytes, q->guard + q->offset, 0, (unsigned char)q->guard_byte, q->mem, (uint64_t)rep.i,
         0};
     b->total = (b->data_at + q->bytes + q->guard + 255) / 256 * 256;
-    mark_judged(r, b);
+    if (judged)
+        write_image(r, b, q, data);
     if (r->twin)
         buf_make(r->twin, q, data);
 }
@@ -1048,8 +984,15 @@ int course_buf_in(struct course_runner *r, enum proto_mem mem, const void *data,
 int course_buf_ints(struct course_runner *r, enum proto_mem mem, size_t count, uint64_t seed,
                     size_t offset)
 {
-    return buf_new(r, mem, PROTO_FILL_INT, NULL, count * sizeof(float), offset, COURSE_GUARD_IN,
-                   seed);
+    if (observed(r) && mem == PROTO_DEVICE) /* the judge fills it: mat_fill_int() as it does */
+        return buf_new(r, mem, PROTO_FILL_INT, NULL, count * sizeof(float), offset, COURSE_GUARD_IN,
+                       seed);
+    float *x = mat_alloc_f32(count); /* made here, with the grade's salt, and sent */
+    mat_fill_int(x, count, seed);
+    int id =
+        buf_new(r, mem, PROTO_FILL_BYTES, x, count * sizeof(float), offset, COURSE_GUARD_IN, 0);
+    free(x);
+    return id;
 }
 
 int course_buf_inout(struct course_runner *r, enum proto_mem mem, const void *data, size_t bytes,
@@ -1071,13 +1014,18 @@ static struct judge_buf *judge_buf(struct course_runner *r, int id)
 
 void course_buf_reloc(struct course_runner *r, int buf, size_t at, int target, size_t off)
 {
-    judge_buf(r, buf);
-    judge_buf(r, target);
-    struct proto_reloc q = {(uint32_t)buf, (uint32_t)target, at, off};
-    send_request(r, PROTO_BUF_RELOC, &q, sizeof q, NULL, 0, "relocating a buffer");
-    recv_reply(r, "relocating a buffer");
-    mark_judged(r, judge_buf(r, buf)); /* the address the runner wrote is the judge's too */
-    judge_buf(r, buf)->addrs = 1;
+    struct judge_buf *b = judge_buf(r, buf), *t = judge_buf(r, target);
+    if (judged_memory(r, b)) {
+        ck_assert_msg(at % 8 == 0 && at + 8 <= b->bytes && off <= t->bytes, "bad relocation");
+        uint64_t addr = t->addr + t->data_at + off;
+        memcpy(device_memory(r, b->addr + b->data_at + at, 8), &addr, 8);
+        mark_judged(r, b, 1); /* the address is the judge's too */
+    } else {
+        struct proto_reloc q = {(uint32_t)buf, (uint32_t)target, at, off};
+        send_request(r, PROTO_BUF_RELOC, &q, sizeof q, NULL, 0, "relocating a buffer");
+        recv_reply(r, "relocating a buffer");
+    }
+    b->addrs = 1;
     if (r->twin)
         course_buf_reloc(r->twin, buf, at, target, off);
 }
@@ -1113,10 +1061,17 @@ static void assert_guards(const struct judge_buf *b, const unsigned char *img, c
                  faults_first(out_fd, faults, sizeof faults), what, changed, where);
 }
 
-/* Buffer @p id's whole allocation, guards too, as the runner holds it (malloc'd). */
+/* Buffer @p id's whole allocation, guards too, as the runner holds it (malloc'd): on the
+ * observed device, read by the judge itself, once the device did nothing since the call. */
 static unsigned char *buf_image(struct course_runner *r, int id, const char *what)
 {
     struct judge_buf *b = judge_buf(r, id);
+    if (judged_memory(r, b)) {
+        ask_findings(r, what);
+        unsigned char *img = mat_alloc(b->total);
+        memcpy(img, device_memory(r, b->addr, b->total), b->total);
+        return img;
+    }
     struct proto_buf_id q = {(uint32_t)id};
     send_request(r, PROTO_BUF_READ, &q, sizeof q, NULL, 0, what);
     recv_head(r, b->total, what);
@@ -1232,18 +1187,23 @@ struct course_ret course_call(struct course_runner *r, const char *name, enum pr
     observer_drain(&r->obs); /* what earlier requests launched is not this call's */
     r->obs.nlaunches = r->obs.overflow = 0;
     snprintf(r->obs.call, sizeof r->obs.call, "%s", name);
-    if (observed(r))
+    char who[COURSE_PROTO_NAME + sizeof call_shape];
+    snprintf(who, sizeof who, "%s%s", name, call_shape);
+    if (observed(r)) {
+        ask_findings(r, who); /* nothing the device did before the call is the call's */
         observer_ask(r, "begin\n", 1);
+    }
     send_request(r, PROTO_CALL, &q, sizeof q, NULL, 0, name);
     struct proto_reply rep = recv_reply(r, name);
+    if (observed(r))
+        observer_ask(r, "end\n", 1);
     /* The server writes a launch's line before it answers the launch: all of them are in. */
     observer_drain(&r->obs);
     char faults[2048];
     ck_assert_msg(rep.cuda == 0, "%s: %sCUDA error after the call: %s", name,
                   faults_first(r->out_fd, faults, sizeof faults), rep.what);
     if (observed(r)) {
-        char who[COURSE_PROTO_NAME + sizeof call_shape];
-        snprintf(who, sizeof who, "%s%s", name, call_shape);
+        ask_findings(r, who);
         judge_device_work(r, who, args, nargs);
     }
     if (r->twin)
@@ -1471,14 +1431,16 @@ static char *slurp_fd(int fd)
 
 struct course_program course_program_start(char *const argv[])
 {
-    struct course_program p = {0, capture_file(), capture_file(), 0, 0, 0, NULL, NULL};
-    const struct passwd *pw = sandbox_user();
+    struct course_program p = {0,   course_capture_file(), course_capture_file(), 0, 0, 0, NULL,
+                               NULL};
+    const struct passwd *pw = course_sandbox_user();
     course_sandbox_dir();
     pid_t judge = getpid();
     p.pid = fork();
     ck_assert_msg(p.pid >= 0, "fork: %s", strerror(errno));
     if (p.pid == 0)
-        exec_sandboxed(argv, pw, judge, p.out_fd, p.err_fd, COURSE_PROTO_IN, NULL);
+        course_exec_sandboxed(argv, pw, judge, p.out_fd, p.err_fd, COURSE_PROTO_IN, NULL);
+    course_sandbox_count(1);
     return p;
 }
 
@@ -1493,6 +1455,7 @@ void course_program_wait(struct course_program *p, int timeout_s)
     kill(-p->pid, SIGKILL); /* the rest of its group too (mpirun's ranks) */
     if (w == 0)
         waitpid(p->pid, &st, 0);
+    course_sandbox_count(-1);
     p->status = WIFEXITED(st) && !p->timed_out ? WEXITSTATUS(st) : -1;
     p->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     p->output = slurp_fd(p->out_fd);

@@ -17,11 +17,11 @@
  * its runners so, on every machine: the grade is the same with a GPU and without, and a
  * submission cannot tell a metric case from any other.
  *
- * Under `./course grade` run as root, COURSE_SANDBOX_USER names the user runners and
- * student programs run as (nobody): each in its own process group, in a private
- * temporary directory it owns (course_sandbox_dir()), with no core dumps and limits on
- * file size, processes and CPU time; it dies with the judge (PR_SET_PDEATHSIG), and as the
- * only child of pid 1 in a PID namespace of its own, whatever it forks dies with it.
+ * Under `./course grade` run as root, runners and student programs run sandboxed
+ * (course_sandbox.h). On the observed device the runner never holds device memory: the judge
+ * makes the device memory itself (a memfd it hands the device server), writes its buffers
+ * there and reads the outputs back there, and the server moves every byte the runner's host
+ * code copies, which it records (emulator/server.c).
  */
 #ifndef COURSE_JUDGE_H
 #define COURSE_JUDGE_H
@@ -118,12 +118,17 @@ struct course_ret {
  *
  * On an observed runner the call is judged for what the device did, from the provenance
  * record, when its pointer arguments are all device buffers (a host-code exercise's are not).
- * Kernels may read the judge's buffers, what kernels wrote, fills and module variables, and
- * nothing else: not bytes the host wrote (a copy of an answer the host computed), changed
- * behind the device's back or never written. No kernel may touch a guard byte (an over-read
- * the NaN guards would absorb). The kernels must read every byte of each input argument, and
- * the launches may pass 4 KiB of parameters at most (not an answer). course_buf_read() then
- * asserts an output was written by kernels.
+ * No input may reach the host during the call (a copy to the host, or a kernel's store into
+ * managed or pinned memory, of an input or of what a kernel computed from one). Every launch
+ * must come from the lesson's own PTX (the runner's), none from CUB, Thrust or libcu++, and no
+ * device work may happen outside a call (before it, after it, or during the judge's
+ * read-back). Kernels may read the judge's buffers, what kernels wrote, fills that prove a
+ * constant and module variables, and nothing else: not bytes the host wrote (a copy of an
+ * answer the host computed), changed behind the device's back or never written. No kernel may
+ * touch a guard byte (an over-read the NaN guards would absorb). The kernels must read every
+ * byte of each input argument, and the launches may pass 4 KiB of parameters at most (not an
+ * answer). course_buf_read() then asserts an output was written by kernels. Each failure is
+ * one line that names its channel.
  */
 struct course_ret course_call(struct course_runner *r, const char *name, enum proto_kind ret,
                               const struct proto_arg *args, int nargs);
@@ -141,6 +146,8 @@ struct course_launch {
     unsigned cluster[3];         /**< blocks per thread-block cluster (1,1,1: none) */
     char status[16];             /**< ok, bad_launch, fault, trap, assert, unsupported, deadlock */
     unsigned params;             /**< bytes of kernel parameters it passed */
+    char module[20];             /**< its module's identity (a hash of its PTX) */
+    int own;                     /**< 1: that PTX is the lesson's own (built from its sources) */
     struct vm_counters counters; /**< what it did, counted exactly (emu_counts.h) */
 };
 

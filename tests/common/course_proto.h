@@ -64,6 +64,8 @@ enum proto_fill {
     PROTO_FILL_INT,    /**< mat_fill_int(seed) over bytes / 4 floats */
     PROTO_FILL_POISON, /**< 0xFF bytes (NaN) */
     PROTO_FILL_ZERO,   /**< zero bytes */
+    PROTO_FILL_NONE,   /**< nothing: the device memory is allocated, and the judge, who holds
+                            the observed device's memory, writes the whole image itself */
 };
 
 /** Every message starts with this. */

@@ -8,21 +8,77 @@
  * COURSE_PROTO_OUT (course_proto.h); stdout and stderr are the student's. It holds buffers,
  * calls functions with arguments marshalled by libffi, synchronises, and answers. Nothing it
  * says is trusted: the judge validates every reply, and decides every verdict.
+ *
+ * The runner reaches the CUDA runtime through handles it resolves itself in the runtime's own
+ * library (COURSE_CUDART, dlopen), never through names the lesson's code could define; the
+ * judge also refuses a lesson library that defines runtime names (course_runtime_symbols()).
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ffi.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "course_proto.h"
-#include "cuda_check.h"
 #include "mat.h"
 #include "timer.h"
+
+#ifndef COURSE_CUDART
+/** The CUDA runtime's library, as the runner was linked with it (CMake defines it). */
+#define COURSE_CUDART "libcudart.so.13"
+#endif
+
+/* The runtime functions the runner calls, from the runtime's own library (resolve_runtime()). */
+static struct {
+    cudaError_t (*malloc)(void **, size_t);
+    cudaError_t (*free)(void *);
+    cudaError_t (*memcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
+    cudaError_t (*synchronize)(void);
+    cudaError_t (*last_error)(void);
+    const char *(*error_name)(cudaError_t);
+    const char *(*error_string)(cudaError_t);
+} cuda;
+
+/* Resolve the runtime's functions in its own library, or exit naming the one missing. */
+static void resolve_runtime(void)
+{
+    void *lib = dlopen(COURSE_CUDART, RTLD_NOW | RTLD_LOCAL);
+    struct {
+        const char *name;
+        void **at;
+    } want[] = {{"cudaMalloc", (void **)&cuda.malloc},
+                {"cudaFree", (void **)&cuda.free},
+                {"cudaMemcpy", (void **)&cuda.memcpy},
+                {"cudaDeviceSynchronize", (void **)&cuda.synchronize},
+                {"cudaGetLastError", (void **)&cuda.last_error},
+                {"cudaGetErrorName", (void **)&cuda.error_name},
+                {"cudaGetErrorString", (void **)&cuda.error_string}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        *want[i].at = lib ? dlsym(lib, want[i].name) : NULL;
+        if (!*want[i].at) {
+            fprintf(stderr, "course_runner: %s has no %s (%s)\n", COURSE_CUDART, want[i].name,
+                    dlerror());
+            exit(2);
+        }
+    }
+}
+
+/* A runtime call through the runner's own handles; on an error, one line and exit. */
+#define RUNTIME(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t err_ = cuda.call;                                                              \
+        if (err_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,              \
+                    cuda.error_name(err_), cuda.error_string(err_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 /* A buffer: the allocation (host, or device) and where its data starts. */
 struct buf {
@@ -95,8 +151,8 @@ static struct buf *find(uint32_t id)
 static void buf_new(const struct proto_buf_new *q)
 {
     if (q->id >= COURSE_PROTO_BUFS || bufs[q->id].live || q->mem > PROTO_DEVICE ||
-        q->fill > PROTO_FILL_ZERO || q->guard % 256 || q->guard > (1ull << 32) ||
-        q->offset > 4096 || q->bytes > (1ull << 40)) {
+        q->fill > PROTO_FILL_NONE || (q->fill == PROTO_FILL_NONE && q->mem != PROTO_DEVICE) ||
+        q->guard % 256 || q->guard > (1ull << 32) || q->offset > 4096 || q->bytes > (1ull << 40)) {
         if (q->fill == PROTO_FILL_BYTES)
             _exit(3); /* the data that follows cannot be skipped safely */
         refuse("bad buffer request (id %u)", q->id);
@@ -107,6 +163,13 @@ static void buf_new(const struct proto_buf_new *q)
     b->bytes = q->bytes;
     b->total = (b->data_at + q->bytes + q->guard + 255) / 256 * 256;
     b->mem = q->mem;
+    if (q->fill == PROTO_FILL_NONE) { /* the judge writes it, on the device it observes */
+        RUNTIME(malloc((void **)&b->base, b->total));
+        b->live = 1;
+        struct proto_reply r = {.ok = 1, .i = (int64_t)(uintptr_t)b->base};
+        send_reply(&r);
+        return;
+    }
     /* The whole image is made on the host, then copied to the device when it lives there. */
     unsigned char *img = aligned_alloc(256, b->total);
     if (!img) {
@@ -122,8 +185,8 @@ static void buf_new(const struct proto_buf_new *q)
     else
         memset(data, q->fill == PROTO_FILL_POISON ? 0xFF : 0, q->bytes);
     if (q->mem == PROTO_DEVICE) {
-        CUDA_CHECK(cudaMalloc((void **)&b->base, b->total));
-        CUDA_CHECK(cudaMemcpy(b->base, img, b->total, cudaMemcpyHostToDevice));
+        RUNTIME(malloc((void **)&b->base, b->total));
+        RUNTIME(memcpy(b->base, img, b->total, cudaMemcpyHostToDevice));
         free(img);
     } else {
         b->base = img;
@@ -144,8 +207,7 @@ static void buf_reloc(const struct proto_reloc *q)
     }
     void *addr = t->base + t->data_at + q->off;
     if (b->mem == PROTO_DEVICE)
-        CUDA_CHECK(
-            cudaMemcpy(b->base + b->data_at + q->at, &addr, sizeof addr, cudaMemcpyHostToDevice));
+        RUNTIME(memcpy(b->base + b->data_at + q->at, &addr, sizeof addr, cudaMemcpyHostToDevice));
     else
         memcpy(b->base + b->data_at + q->at, &addr, sizeof addr);
     send_ok();
@@ -162,7 +224,7 @@ static void buf_read(uint32_t id)
     unsigned char *img = b->base;
     if (b->mem == PROTO_DEVICE) {
         img = mat_alloc(b->total);
-        CUDA_CHECK(cudaMemcpy(img, b->base, b->total, cudaMemcpyDeviceToHost));
+        RUNTIME(memcpy(img, b->base, b->total, cudaMemcpyDeviceToHost));
     }
     struct proto_head h = {COURSE_PROTO_MAGIC, PROTO_REPLY, b->total};
     write_all(&h, sizeof h);
@@ -179,7 +241,7 @@ static void buf_free(uint32_t id)
         return;
     }
     if (b->mem == PROTO_DEVICE)
-        CUDA_CHECK(cudaFree(b->base));
+        RUNTIME(free(b->base));
     else
         free(b->base);
     b->live = 0;
@@ -305,12 +367,12 @@ static void take_return(const struct prepared *p, struct proto_reply *r)
 /* After GPU work: wait for it, and report the first error of the call. */
 static void sync_into(struct proto_reply *r)
 {
-    cudaError_t e = cudaDeviceSynchronize();
+    cudaError_t e = cuda.synchronize();
     if (e == cudaSuccess)
-        e = cudaGetLastError();
+        e = cuda.last_error();
     r->cuda = (int32_t)e;
     if (e != cudaSuccess)
-        snprintf(r->what, sizeof r->what, "%s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+        snprintf(r->what, sizeof r->what, "%s (%s)", cuda.error_name(e), cuda.error_string(e));
 }
 
 static void call(const struct proto_call *q, int timed)
@@ -391,7 +453,7 @@ static void free_all(void)
 {
     for (uint32_t id = 0; id < COURSE_PROTO_BUFS; id++)
         if (bufs[id].live && bufs[id].mem == PROTO_DEVICE)
-            cudaFree(bufs[id].base);
+            cuda.free(bufs[id].base);
 }
 
 /* Read a fixed-size request payload, or exit when its length is not that size. */
@@ -408,6 +470,7 @@ int main(void)
         fprintf(stderr, "course_runner: started by a judge only (test_NN_<side>)\n");
         return 2;
     }
+    resolve_runtime();
     for (;;) {
         struct proto_head h;
         read_all(&h, sizeof h);

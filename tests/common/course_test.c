@@ -4,6 +4,7 @@
  */
 #include "course_test.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,21 +150,53 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
     return rc;
 }
 
-int course_undefined_symbols(const char *lib, const char *prefix)
+/* How many symbols `nm FLAGS lib` lists that @p match accepts (with @p arg), the first into
+ * @p first when not NULL; -1 when nm fails. */
+static int nm_symbols(const char *lib, const char *flags, int (*match)(const char *, const char *),
+                      const char *arg, char *first, size_t size)
 {
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "nm -u '%s' 2>/dev/null", lib);
+    snprintf(cmd, sizeof cmd, "nm %s '%s' 2>/dev/null", flags, lib);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
     char line[1024];
     int n = 0;
     while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
         const char *sym = strrchr(line, ' ');
         sym = sym ? sym + 1 : line;
-        n += !strncmp(sym, prefix, strlen(prefix));
+        if (*sym && match(sym, arg) && n++ == 0 && first)
+            snprintf(first, size, "%s", sym);
     }
     return pclose(p) == 0 ? n : -1;
+}
+
+static int has_prefix(const char *sym, const char *prefix)
+{
+    return !strncmp(sym, prefix, strlen(prefix));
+}
+
+/* 1 when @p sym is a name of the CUDA runtime, driver or libraries: cudaX, __cudaX, cuX, cublas,
+ * nccl (not the registration functions nvcc itself defines in a -rdc link). */
+static int runtime_name(const char *sym, const char *unused)
+{
+    (void)unused;
+    if (!strncmp(sym, "__cudaRegisterLinkedBinary", 26))
+        return 0;
+    return (!strncmp(sym, "cuda", 4) && (isupper((unsigned char)sym[4]) || sym[4] == '_')) ||
+           !strncmp(sym, "__cuda", 6) || !strncmp(sym, "cublas", 6) || !strncmp(sym, "nccl", 4) ||
+           (!strncmp(sym, "cu", 2) && isupper((unsigned char)sym[2]));
+}
+
+int course_undefined_symbols(const char *lib, const char *prefix)
+{
+    return nm_symbols(lib, "-u", has_prefix, prefix, NULL, 0);
+}
+
+int course_runtime_symbols(const char *lib, char *first, size_t size)
+{
+    return nm_symbols(lib, "-g --defined-only", runtime_name, NULL, first, size);
 }
 
 static struct course_lesson the_lesson;
@@ -199,6 +232,12 @@ END_TEST
 int course_test_main(int argc, char **argv, struct course_lesson lesson,
                      const struct course_case *cases, size_t count)
 {
+    /* A grade's salt (tools/grade): the inputs no one else can make; gone before anything runs. */
+    const char *salt = getenv("COURSE_JUDGE_SALT");
+    if (salt) {
+        mat_set_salt(strtoull(salt, NULL, 16));
+        unsetenv("COURSE_JUDGE_SALT");
+    }
     /* The suite's own cases, then the structure checks every lesson gets. */
     struct course_case *all = mat_alloc((count + 2) * sizeof *all);
     memcpy(all, cases, count * sizeof *all);

@@ -89,6 +89,13 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
 int course_undefined_symbols(const char *lib, const char *prefix);
 
 /**
+ * How many names of the CUDA runtime, driver or libraries (cudaX, __cudaX, cuX, cublas..., nccl...)
+ * the archive @p lib defines (nm -g --defined-only), the first into @p first; -1 when nm fails.
+ * A lesson's code that defines them would replace the runtime the grader itself calls.
+ */
+int course_runtime_symbols(const char *lib, char *first, size_t size);
+
+/**
  * The M, N, K triples every GEMM kernel is checked at: 1, 31, 32, 33, primes, odd sizes above
  * 256 in every dimension, and last the odd 1000+ class (course_gemm_edge_count() leaves it out
  * on the emulator).

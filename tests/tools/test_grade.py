@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""tools/grade.py on hand-written CTest JUnit files and build logs (scores, not-run tests,
-missing tests, the one-line feedback), and tools/sanitize.sh on a stand-in suite."""
+"""tools/grade (the grader) on hand-written CTest JUnit files and build logs (scores, not-run
+tests, missing tests, shape points that follow behaviour, Gradescope's fields, the one-line
+feedback), and tools/sanitize.sh on a stand-in suite."""
 import json
 import pathlib
 import subprocess
@@ -9,11 +10,16 @@ import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-GRADE = ROOT / "tools" / "grade.py"
+GRADE = ROOT / "tools" / "grade"
 
 JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
 <testsuite name="(empty)" tests="3">
-  <testcase name="01.exercise.a" status="run"><system-out>100%: Checks: 1</system-out></testcase>
+  <testcase name="01.exercise.a" status="run" time="1.25"><system-out>100%: Checks: 1</system-out>
+  </testcase>
+  <testcase name="01.exercise.ptx_a" status="run"><system-out>100%: Checks: 1</system-out>
+  </testcase>
+  <testcase name="01.exercise.ptx_b" status="run"><system-out>100%: Checks: 1</system-out>
+  </testcase>
   <testcase name="01.exercise.b" status="fail"><failure message=""/>
     <system-out>x.c:9:F:b:b:0: matmul at M=1: 1 bad</system-out></testcase>
   <testcase name="02.exercise.c" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/>
@@ -23,8 +29,9 @@ JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
   </testcase>
 </testsuite>
 """
-POINTS = ("# comment\n01.exercise.a\t10\n01.exercise.b\t5\n02.exercise.c\t7\n02.exercise.d\t3\n"
-          "02.exercise.e\t0\n")
+POINTS = ("# comment\n01.exercise.a\t10\tvisibility=after_published\n01.exercise.b\t5\n"
+          "01.exercise.ptx_a\t2\tafter=a\n01.exercise.ptx_b\t2\tafter=a,b\n"
+          "02.exercise.c\t7\n02.exercise.d\t3\n02.exercise.e\t0\n")
 
 
 class GradeReport(unittest.TestCase):
@@ -46,13 +53,32 @@ class GradeReport(unittest.TestCase):
     def test_scores(self):
         res, table = self.run_report()
         by = {t["name"]: t for t in res["tests"]}
-        self.assertEqual(res["score"], 10)
+        self.assertEqual(res["score"], 12)
         self.assertEqual(by["01.exercise.a"]["score"], 10)
         self.assertEqual(by["01.exercise.b"]["score"], 0)
         self.assertIn("1 bad", by["01.exercise.b"]["output"])
         for t in res["tests"]:
             self.assertEqual(set(t) >= {"name", "score", "max_score", "output"}, True)
         self.assertIn("TOTAL", table)
+
+    def test_shape_points_follow_behaviour(self):
+        res, table = self.run_report()
+        by = {t["name"]: t for t in res["tests"]}
+        self.assertEqual(by["01.exercise.ptx_a"]["score"], 2)  # a passed
+        b = by["01.exercise.ptx_b"]  # passed, but b failed
+        self.assertEqual((b["score"], b["status"], b["extra_data"]["result"]), (0, "failed", "held"))
+        self.assertIn("scores only when b pass", b["output"])
+        self.assertIn("scores only when b pass", table)
+
+    def test_gradescope_fields(self):
+        res, _ = self.run_report()
+        by = {t["name"]: t for t in res["tests"]}
+        a = by["01.exercise.a"]
+        self.assertEqual((a["number"], a["visibility"], a["output_format"], a["execution_time"]),
+                         ("1.1", "after_published", "md", 1.25))
+        self.assertEqual(by["02.exercise.c"]["number"], "2.1")
+        self.assertEqual(by["01.exercise.b"]["visibility"], "visible")
+        self.assertEqual((res["output_format"], res["leaderboard"]), ("md", []))
 
     def test_not_run_is_never_passed(self):
         res, _ = self.run_report()
@@ -142,10 +168,11 @@ class GradeReport(unittest.TestCase):
 
     def test_lesson_filter_and_csv(self):
         res, _ = self.run_report("--lessons", "01")
-        self.assertEqual([t["name"] for t in res["tests"]], ["01.exercise.a", "01.exercise.b"])
+        self.assertEqual([t["name"] for t in res["tests"]],
+                         ["01.exercise.a", "01.exercise.b", "01.exercise.ptx_a", "01.exercise.ptx_b"])
         rows = (pathlib.Path(self.tmp.name) / "out" / "grades.csv").read_text().splitlines()
         self.assertEqual(rows[0], "test,result,score,max_score,solution_match")
-        self.assertEqual(rows[-1], "TOTAL,,10,15,")
+        self.assertEqual(rows[-1], "TOTAL,,12,19,")
 
     def test_solution_match(self):
         res, table = self.run_report("--lessons", "01", "--exercises", ROOT / "solutions")

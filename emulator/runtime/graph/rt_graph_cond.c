@@ -86,7 +86,8 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle
     void *slab = NULL;
     cudaError_t err = !g ? cudaErrorInvalidValue : cudaSuccess;
     if (err == cudaSuccess && handles.used == SLAB_HANDLES &&
-        (err = rt_malloc_at(&slab, SLAB_HANDLES * 4, NULL)) == cudaSuccess) {
+        (err = rt.remote ? cudaMallocManaged(&slab, SLAB_HANDLES * 4, 0) /* the host reads it */
+                         : rt_malloc_at(&slab, SLAB_HANDLES * 4, NULL)) == cudaSuccess) {
         handles.slab = (uint64_t)(uintptr_t)slab;
         handles.used = 0;
     }

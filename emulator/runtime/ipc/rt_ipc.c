@@ -260,7 +260,10 @@ cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
     cudaError_t err = rt_device();
     uint64_t a = (uint64_t)(uintptr_t)devPtr;
     const struct mem_block *b = err == cudaSuccess ? mem_find(&rt.mem, a, 1) : NULL;
-    if (err == cudaSuccess && (!handle || !b || b->addr != a)) {
+    if (err == cudaSuccess && rt.remote) {
+        rt_say("cudaIpcGetMemHandle: the grader's device shares its memory with no other process");
+        err = cudaErrorNotSupported;
+    } else if (err == cudaSuccess && (!handle || !b || b->addr != a)) {
         rt_say("cudaIpcGetMemHandle: %p is not the start of a live cudaMalloc allocation", devPtr);
         err = cudaErrorInvalidValue;
     } else if (err == cudaSuccess) {

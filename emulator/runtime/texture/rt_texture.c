@@ -157,9 +157,11 @@ static cudaError_t publish(struct tex_desc *d, const struct cudaResourceDesc *r,
         return err;
     d->self = (uint64_t)(uintptr_t)p;
     rt_lock();
-    void *at = rt_host(p, sizeof *d, who);
+    void *at = rt.remote ? NULL : rt_host(p, sizeof *d, who);
     if (at)
         memcpy(at, d, sizeof *d);
+    else if (rt.remote)
+        rt_remote_write(p, d, sizeof *d);
     rt_unlock();
     struct rt_object *o = emu_calloc(1, sizeof *o);
     *o = (struct rt_object){.handle = d->self, .magic = d->magic, .res = *r};

