@@ -138,6 +138,7 @@ struct proto_param {
 /** LOADED: one kernel (followed by nparams proto_param and the name). */
 struct proto_kernel {
     uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
+    uint32_t cluster[3], explicit_cluster, max_cluster_rank; /**< vm_kernel's cluster fields */
 };
 
 /** SYMBOL: which module to ask. */
@@ -161,8 +162,9 @@ struct proto_launch {
     uint32_t stack_bytes; /**< cudaLimitStackSize (vm_launch::stack_bytes) */
     uint32_t
         pending_launches; /**< cudaLimitDevRuntimePendingLaunchCount (vm_launch::pending_limit) */
-    uint64_t stream; /**< the stream record's name for the operation that runs it (its stream */
-    uint64_t seq;    /**< and number, proto_record), or seq 0 when it has none */
+    uint64_t stream;     /**< the stream record's name for the operation that runs it (its stream */
+    uint64_t seq;        /**< and number, proto_record), or seq 0 when it has none */
+    uint32_t cluster[3]; /**< blocks per cluster (vm_launch::cluster); zeros: none given */
 };
 
 /** DONE: how the launch ended (the message and the printf output follow). */

@@ -63,6 +63,8 @@ struct vm_counters {
     uint64_t tma_ld_sectors;   /**< global sectors copies read: the copy engine's traffic, never
                                     counted as thread loads (gld_*) */
     uint64_t tma_st_sectors;   /**< global sectors copies wrote (stores and reductions) */
+    uint64_t wgmma_insts; /**< wgmma.mma_async instructions, one per warpgroup that issued one */
+    uint64_t wgmma_flops; /**< their work: 2 M N K each (also counted in flops) */
 };
 
 /** How a launch ended. */

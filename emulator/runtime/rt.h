@@ -42,6 +42,9 @@ struct rt_kernel {
     char *name;
     uint32_t nparams, param_bytes, static_smem, local_bytes, maxntid, reqntid[3];
     struct proto_param *params;
+    uint32_t cluster[3];       /**< __cluster_dims__ (.reqnctapercluster), zeros when none */
+    uint32_t explicit_cluster; /**< 1: a launch must give cluster dimensions */
+    uint32_t max_cluster_rank; /**< .maxclusterrank, 0 when none */
 };
 
 /** One registered fat binary (__cudaRegisterFatBinary): a module, loaded on first use. */
@@ -62,6 +65,9 @@ struct rt_function {
     struct rt_module *module;
     int index;             /**< into module->kernels, -1 until resolved */
     uint32_t max_dyn_smem; /**< cudaFuncAttributeMaxDynamicSharedMemorySize */
+    uint32_t cluster[3]; /**< cudaFuncAttributeRequiredClusterWidth, Height, Depth (zeros: none) */
+    int non_portable;    /**< cudaFuncAttributeNonPortableClusterSizeAllowed */
+    int cluster_policy;  /**< cudaFuncAttributeClusterSchedulingPolicyPreference */
     struct rt_function *next;
 };
 

@@ -69,6 +69,46 @@ static uint32_t smem_limit(const struct rt_function *f, const struct rt_kernel *
     return lim > RT_SMEM_OPTIN ? RT_SMEM_OPTIN : lim;
 }
 
+/* The cluster dimensions a launch of @p f has: @p given (cudaLaunchKernelEx's attribute; zeros
+ * when none), else the kernel's __cluster_dims__, else cudaFuncAttributeRequiredCluster*. */
+static const uint32_t *cluster_of(const struct rt_function *f, const struct rt_kernel *k,
+                                  const uint32_t *given)
+{
+    return given[0] ? given : k->cluster[0] ? k->cluster : f->cluster;
+}
+
+/* Cluster dimensions @p c (zeros: none) of a launch of @p f on grid @p g, as sm_90 takes them:
+ * whole clusters, at most 8 blocks (16 with cudaFuncAttributeNonPortableClusterSizeAllowed), the
+ * kernel's own if it has some. cudaErrorInvalidClusterSize and one line otherwise. */
+static cudaError_t check_cluster(const struct rt_function *f, const struct rt_kernel *k, dim3 g,
+                                 const uint32_t *c)
+{
+    const uint32_t *own = k->cluster[0] ? k->cluster : f->cluster;
+    uint64_t n = (uint64_t)c[0] * c[1] * c[2], most = f->non_portable ? 16 : 8;
+    const char *why = NULL;
+    if (!c[0] && (k->explicit_cluster || k->max_cluster_rank))
+        why = "the kernel must be launched with cluster dimensions (cudaLaunchKernelEx)";
+    else if (!c[0])
+        return cudaSuccess;
+    else if (!n || n > most)
+        why = f->non_portable ? "a cluster has at most 16 blocks"
+                              : "a cluster has at most 8 blocks (16 with "
+                                "cudaFuncAttributeNonPortableClusterSizeAllowed)";
+    else if (own[0] && (own[0] != c[0] || own[1] != c[1] || own[2] != c[2]))
+        why = "the cluster dimensions differ from the kernel's required ones (__cluster_dims__ or "
+              "cudaFuncAttributeRequiredCluster*)";
+    else if (g.x % c[0] || g.y % c[1] || g.z % c[2])
+        why = "the grid is not a whole number of clusters in every dimension";
+    else if (k->max_cluster_rank && n > k->max_cluster_rank)
+        why = "the cluster is larger than the kernel's .maxclusterrank";
+    if (!why)
+        return cudaSuccess;
+    rt_say("invalid cluster launch of %s: a grid of %u x %u x %u, clusters of %u x %u x %u: %s "
+           "(cudaErrorInvalidClusterSize)",
+           k->name, g.x, g.y, g.z, c[0], c[1], c[2], why);
+    return cudaErrorInvalidClusterSize;
+}
+
 /* The configuration checks that need the kernel: shared memory and __launch_bounds__. */
 static cudaError_t check_kernel(const struct rt_function *f, const struct rt_kernel *k, dim3 b,
                                 size_t smem)
@@ -202,6 +242,8 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
 /* Set while cudaLaunchCooperativeKernel launches through cudaLaunchKernel (this thread only):
  * packed into the launch, so it travels with queued work. */
 static _Thread_local int cooperative_launch;
+/* The same for cudaLaunchKernelEx's cluster dimensions (zeros: none given). */
+static _Thread_local uint32_t cluster_launch[3];
 
 /* Limit @p which now (cudaLimitStackSize: the stack a recursive kernel's threads may use;
  * cudaLimitDevRuntimePendingLaunchCount: the device-side launches that may wait). */
@@ -229,7 +271,9 @@ static cudaError_t pack(struct rt_function *f, const struct rt_kernel *k, dim3 g
                              limit_now(cudaLimitStackSize),
                              limit_now(cudaLimitDevRuntimePendingLaunchCount),
                              0,
-                             0};
+                             0,
+                             {0, 0, 0}};
+    memcpy(l.cluster, cluster_of(f, k, cluster_launch), sizeof l.cluster);
     uint8_t *params = emu_calloc(1, k->param_bytes + 1);
     for (uint32_t i = 0; i < k->nparams; i++)
         memcpy(params + k->params[i].offset, args[i], k->params[i].size);
@@ -272,6 +316,8 @@ cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t
         k = rt_kernel_of(f, &err);
     if (err == cudaSuccess)
         err = check_kernel(f, k, b, smem);
+    if (err == cudaSuccess)
+        err = check_cluster(f, k, g, cluster_of(f, k, cluster_launch));
     if (err == cudaSuccess)
         err = pack(f, k, g, b, args, smem, w);
     rt_unlock();
@@ -359,6 +405,20 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
             f->max_dyn_smem = (uint32_t)value;
     } else if (k && attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
         err = value >= -1 && value <= 100 ? cudaSuccess : cudaErrorInvalidValue;
+    } else if (k && attr >= cudaFuncAttributeRequiredClusterWidth &&
+               attr <= cudaFuncAttributeRequiredClusterDepth) {
+        if (k->cluster[0]) /* CUDA: set at compile time, it cannot be set at run time */
+            err = cudaErrorNotPermitted;
+        else if (value < 0 || value > 16)
+            err = cudaErrorInvalidValue;
+        else
+            f->cluster[attr - cudaFuncAttributeRequiredClusterWidth] = (uint32_t)value;
+    } else if (k && attr == cudaFuncAttributeNonPortableClusterSizeAllowed) {
+        err = value == 0 || value == 1 ? cudaSuccess : cudaErrorInvalidValue;
+        f->non_portable = err == cudaSuccess ? value : f->non_portable;
+    } else if (k && attr == cudaFuncAttributeClusterSchedulingPolicyPreference) {
+        err = value >= 0 && value <= 2 ? cudaSuccess : cudaErrorInvalidValue;
+        f->cluster_policy = err == cudaSuccess ? value : f->cluster_policy;
     } else if (k) {
         rt_say("cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
         err = cudaErrorInvalidValue;
@@ -383,6 +443,13 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         attr->ptxVersion = attr->binaryVersion = 90;
         attr->maxDynamicSharedSizeBytes = (int)(smem_limit(f, k) - k->static_smem);
         attr->preferredShmemCarveout = -1;
+        const uint32_t *c = k->cluster[0] ? k->cluster : f->cluster;
+        attr->clusterDimMustBeSet = (int)k->explicit_cluster;
+        attr->requiredClusterWidth = (int)c[0];
+        attr->requiredClusterHeight = (int)c[1];
+        attr->requiredClusterDepth = (int)c[2];
+        attr->clusterSchedulingPolicyPreference = f->cluster_policy;
+        attr->nonPortableClusterSizeAllowed = f->non_portable;
     }
     rt_unlock();
     return rt_error(err);
@@ -484,24 +551,108 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
     return err;
 }
 
+/* The cluster dimensions among @p config's attributes into @p dims (zeros: none); 1 when
+ * cooperative. */
+static int launch_attrs(const cudaLaunchConfig_t *config, uint32_t dims[3])
+{
+    int cooperative = 0;
+    dims[0] = dims[1] = dims[2] = 0;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        if (a->id == cudaLaunchAttributeClusterDimension) {
+            dims[0] = a->val.clusterDim.x, dims[1] = a->val.clusterDim.y;
+            dims[2] = a->val.clusterDim.z;
+        }
+        cooperative |= a->id == cudaLaunchAttributeCooperative && a->val.cooperative;
+    }
+    return cooperative;
+}
+
 /*
- * cudaLaunchKernelEx's C form: a plain or cooperative launch with its attributes. Clusters of
- * more than one block are not emulated (no %cluster_* registers, no distributed shared
- * memory): such a launch answers cudaErrorNotSupported with one line. Other attributes
- * (priorities, access policies, programmatic serialisation) change nothing here.
+ * cudaLaunchKernelEx's C form: a plain, cooperative or cluster launch with its attributes. A
+ * cluster's blocks run together (emulator/vm/cluster.c); cluster dimensions no sm_90 launch may
+ * have answer cudaErrorInvalidClusterSize with one line. Other attributes (priorities, access
+ * policies, programmatic serialisation) change nothing here.
  */
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    int cooperative = 0;
-    for (unsigned i = 0; i < config->numAttrs; i++) {
-        const cudaLaunchAttribute *a = &config->attrs[i];
-        if (a->id == cudaLaunchAttributeClusterDimension &&
-            a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1)
-            return rt_not_supported("cudaLaunchKernelEx with a cluster of several blocks");
-        cooperative |= a->id == cudaLaunchAttributeCooperative && a->val.cooperative;
+    uint32_t dims[3];
+    int cooperative = launch_attrs(config, dims);
+    if ((dims[0] || dims[1] || dims[2]) && (!dims[0] || !dims[1] || !dims[2])) {
+        rt_say("cudaLaunchKernelEx: cluster dimensions %u x %u x %u (each must be at least 1) "
+               "(cudaErrorInvalidClusterSize)",
+               dims[0], dims[1], dims[2]);
+        return rt_error(cudaErrorInvalidClusterSize);
     }
-    return (cooperative ? cudaLaunchCooperativeKernel : cudaLaunchKernel)(
+    memcpy(cluster_launch, dims, sizeof dims);
+    cudaError_t err = (cooperative ? cudaLaunchCooperativeKernel : cudaLaunchKernel)(
         func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+    memset(cluster_launch, 0, sizeof cluster_launch);
+    return err;
+}
+
+/* The most blocks of a cluster of @p func with @p config: its required size, else 8 (16 when it
+ * allows non-portable sizes), 0 when a block of it does not fit on an SM. */
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+                                                 const cudaLaunchConfig_t *config)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    int per_sm = 0;
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    rt_unlock();
+    if (k && config)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, func, (int)(config->blockDim.x * config->blockDim.y * config->blockDim.z),
+            config->dynamicSmemBytes);
+    if (err == cudaSuccess && !config)
+        err = cudaErrorInvalidValue;
+    if (err != cudaSuccess)
+        return rt_error(err);
+    const uint32_t *c = k->cluster[0] ? k->cluster : f->cluster;
+    *clusterSize = !per_sm ? 0 : c[0] ? (int)(c[0] * c[1] * c[2]) : f->non_portable ? 16 : 8;
+    return cudaSuccess;
+}
+
+/*
+ * The clusters of @p config's size that fit on the GPU at once, a model: the blocks an SM holds
+ * (cudaOccupancyMaxActiveBlocksPerMultiprocessor) times its 132 SMs, divided by the cluster's
+ * blocks. A GPU also places each cluster inside one GPC, so it may answer fewer.
+ */
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                           const cudaLaunchConfig_t *config)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    uint32_t dims[3] = {0, 0, 0};
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    rt_unlock();
+    if (err == cudaSuccess && !config)
+        err = cudaErrorInvalidValue;
+    if (err != cudaSuccess)
+        return rt_error(err);
+    launch_attrs(config, dims);
+    const uint32_t *c = cluster_of(f, k, dims);
+    dim3 g = {c[0] ? c[0] : 1, c[1] ? c[1] : 1, c[2] ? c[2] : 1};
+    if (!c[0]) {
+        rt_say("cudaOccupancyMaxActiveClusters: no cluster size in the configuration or the "
+               "kernel (cudaErrorInvalidClusterSize)");
+        return rt_error(cudaErrorInvalidClusterSize);
+    }
+    rt_lock();
+    err = check_cluster(f, k, g, c);
+    rt_unlock();
+    int per_sm = 0;
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, func, (int)(config->blockDim.x * config->blockDim.y * config->blockDim.z),
+            config->dynamicSmemBytes);
+    if (err != cudaSuccess)
+        return rt_error(err);
+    *numClusters = per_sm * 132 / (int)(c[0] * c[1] * c[2]);
+    return cudaSuccess;
 }
 
 cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,

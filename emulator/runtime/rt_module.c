@@ -131,7 +131,10 @@ static int read_loaded(struct rt_module *m, const uint8_t *p, const uint8_t *end
                                  pk.local_bytes,
                                  pk.maxntid,
                                  {pk.reqntid[0], pk.reqntid[1], pk.reqntid[2]},
-                                 NULL};
+                                 NULL,
+                                 {pk.cluster[0], pk.cluster[1], pk.cluster[2]},
+                                 pk.explicit_cluster,
+                                 pk.max_cluster_rank};
         kn->params = emu_calloc(1, pbytes);
         memcpy(kn->params, p, pbytes), p += pbytes;
         kn->name = emu_strdup((const char *)p), p += strlen(kn->name) + 1;

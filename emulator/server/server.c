@@ -17,7 +17,7 @@
  * --observe FD: a socket to a grader, which the client never sees. After every
  * launch, one line goes to it:
  *
- *   launch device=0 kernel=NAME grid=X,Y,Z block=X,Y,Z smem=BYTES params=BYTES
+ *   launch device=0 kernel=NAME grid=X,Y,Z block=X,Y,Z cluster=X,Y,Z smem=BYTES params=BYTES
  *          status=STATUS counted=1 warp_insts=N thread_insts=N fma32=N fp=N int=N ldg=N stg=N
  *          lds=N sts=N tensor=N control=N other=N gld_requests=N gld_sectors=N
  *          gst_requests=N gst_sectors=N lds_requests=N lds_wavefronts=N
@@ -26,7 +26,8 @@
  *          flops=N gatom_lanes=N satom_lanes=N gatom_same_addr=N
  *          satom_same_addr=N gatom_addrs=N tensor_flops=N lds_conflicts=N sts_conflicts=N
  *          overlapped_flops=N tma_copies=N tma_ld_bytes=N tma_ld_sectors=N
- *          tma_st_sectors=N reports=N module=HASH own=0|1
+ *          tma_st_sectors=N wgmma_insts=N wgmma_flops=N reports=N
+ *          module=HASH own=0|1
  *
  * (one line, fields separated by single spaces, values without spaces;
  * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock; HASH names the
@@ -360,9 +361,15 @@ static void send_loaded(struct server *s, const struct vm_module *vm, const stru
     memcpy(p, b, nb * sizeof *b), p += nb * sizeof *b;
     for (uint32_t k = 0; k < head.kernels; k++) {
         const struct vm_kernel *kn = vm_kernel_info(vm, k);
-        struct proto_kernel pk = {
-            kn->nparams,     kn->param_bytes, kn->static_smem,
-            kn->local_bytes, kn->maxntid,     {kn->reqntid[0], kn->reqntid[1], kn->reqntid[2]}};
+        struct proto_kernel pk = {kn->nparams,
+                                  kn->param_bytes,
+                                  kn->static_smem,
+                                  kn->local_bytes,
+                                  kn->maxntid,
+                                  {kn->reqntid[0], kn->reqntid[1], kn->reqntid[2]},
+                                  {kn->cluster[0], kn->cluster[1], kn->cluster[2]},
+                                  kn->explicit_cluster,
+                                  kn->max_cluster_rank};
         memcpy(p, &pk, sizeof pk), p += sizeof pk;
         for (uint32_t i = 0; i < kn->nparams; i++) {
             struct proto_param pp = {kn->params[i].offset, kn->params[i].size};
@@ -459,19 +466,21 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
     judge_module_words(&s->judge, l->module, module, sizeof module);
     const struct vm_counters *c = &r->counters;
     const uint64_t *k = c->class_insts;
+    const uint32_t *cl = l->cluster; /* the launch's or the kernel's; zeros: clusters of one */
     dprintf(s->observe,
-            "launch device=%u kernel=%s grid=%u,%u,%u block=%u,%u,%u smem=%u params=%u status=%s"
-            " counted=1"
+            "launch device=%u kernel=%s grid=%u,%u,%u block=%u,%u,%u cluster=%u,%u,%u smem=%u "
+            "params=%u status=%s counted=1"
             " warp_insts=%llu thread_insts=%llu fma32=%llu fp=%llu int=%llu ldg=%llu stg=%llu"
             " lds=%llu sts=%llu tensor=%llu control=%llu other=%llu",
             l->device, name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-            l->block[2], l->dyn_smem, params, status_name(r->status),
-            (unsigned long long)c->warp_insts, (unsigned long long)c->thread_insts,
-            (unsigned long long)k[VM_CLASS_FMA32], (unsigned long long)k[VM_CLASS_FP],
-            (unsigned long long)k[VM_CLASS_INT], (unsigned long long)k[VM_CLASS_LDG],
-            (unsigned long long)k[VM_CLASS_STG], (unsigned long long)k[VM_CLASS_LDS],
-            (unsigned long long)k[VM_CLASS_STS], (unsigned long long)k[VM_CLASS_TENSOR],
-            (unsigned long long)k[VM_CLASS_CONTROL], (unsigned long long)k[VM_CLASS_OTHER]);
+            l->block[2], cl[0] ? cl[0] : 1, cl[0] ? cl[1] : 1, cl[0] ? cl[2] : 1, l->dyn_smem,
+            params, status_name(r->status), (unsigned long long)c->warp_insts,
+            (unsigned long long)c->thread_insts, (unsigned long long)k[VM_CLASS_FMA32],
+            (unsigned long long)k[VM_CLASS_FP], (unsigned long long)k[VM_CLASS_INT],
+            (unsigned long long)k[VM_CLASS_LDG], (unsigned long long)k[VM_CLASS_STG],
+            (unsigned long long)k[VM_CLASS_LDS], (unsigned long long)k[VM_CLASS_STS],
+            (unsigned long long)k[VM_CLASS_TENSOR], (unsigned long long)k[VM_CLASS_CONTROL],
+            (unsigned long long)k[VM_CLASS_OTHER]);
     dprintf(s->observe,
             " gld_requests=%llu gld_sectors=%llu gst_requests=%llu gst_sectors=%llu"
             " lds_requests=%llu lds_wavefronts=%llu sts_requests=%llu sts_wavefronts=%llu"
@@ -479,7 +488,8 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             " divergent_branches=%llu flops=%llu gatom_lanes=%llu satom_lanes=%llu"
             " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu tensor_flops=%llu"
             " lds_conflicts=%llu sts_conflicts=%llu overlapped_flops=%llu tma_copies=%llu"
-            " tma_ld_bytes=%llu tma_ld_sectors=%llu tma_st_sectors=%llu reports=%llu%s\n",
+            " tma_ld_bytes=%llu tma_ld_sectors=%llu tma_st_sectors=%llu wgmma_insts=%llu"
+            " wgmma_flops=%llu reports=%llu%s\n",
             (unsigned long long)c->gld_requests, (unsigned long long)c->gld_sectors,
             (unsigned long long)c->gst_requests, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_requests, (unsigned long long)c->lds_wavefronts,
@@ -493,7 +503,8 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->lds_conflicts, (unsigned long long)c->sts_conflicts,
             (unsigned long long)c->overlapped_flops, (unsigned long long)c->tma_copies,
             (unsigned long long)c->tma_ld_bytes, (unsigned long long)c->tma_ld_sectors,
-            (unsigned long long)c->tma_st_sectors, (unsigned long long)r->reports, module);
+            (unsigned long long)c->tma_st_sectors, (unsigned long long)c->wgmma_insts,
+            (unsigned long long)c->wgmma_flops, (unsigned long long)r->reports, module);
 }
 
 /* A stream handle of the record, as its lines print it. */
@@ -616,7 +627,8 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            l.stack_bytes,
                            l.pending_launches,
                            0,
-                           NULL};
+                           NULL,
+                           {l.cluster[0], l.cluster[1], l.cluster[2]}};
     static struct vm_result r;
     memset(&r, 0, sizeof r);
     const char *kname = vm_kernel_info(vm, l.kernel)->name;

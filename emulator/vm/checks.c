@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "checks.h"
+#include "hopper.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,7 +75,8 @@ enum kind {
     K_INIT_GLOBAL,
     K_SYNC_MASK,
     K_SYNC_PLACES,
-    K_ASYNC
+    K_ASYNC,
+    K_OTHER /* another family's finding (check_report_at) */
 };
 
 static struct check_state *state(struct exec *x)
@@ -126,6 +128,16 @@ static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     check_add(x, kind, at, at2, line);
+}
+
+void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    find(x, K_OTHER, check_place(x, pc), check_place(x, pc2), "%s", line);
 }
 
 void check_begin(struct exec *x)
@@ -301,6 +313,8 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         if (x->launch->checks & VM_CHECK_RACE)
             check_async_access(x, w, in, l, addr[l], bytes, store);
     }
+    if (store && x->proxy)
+        check_proxy_store(x, w, in, addr, m, bytes);
     return EV_NONE;
 }
 

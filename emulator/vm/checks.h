@@ -91,6 +91,11 @@ void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int
 void check_async_access(struct exec *x, struct warp *w, const struct insn *in, int lane,
                         uint64_t off, unsigned bytes, int store);
 
+/** A finding of another family (the async-proxy check, wgmma's registers) at instructions @p pc
+ *  and @p pc2: one line, kept once per pair of source lines and counted, as every finding. */
+void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /** A launch with checks starts (x->smem_bytes known) and ends (its findings reported). */
 void check_begin(struct exec *x);
 void check_end(struct exec *x);

@@ -88,7 +88,7 @@ enum space mn_space(const struct mn *m)
 {
     if (mn_has(m, "global"))
         return SP_GLOBAL;
-    if (mn_has(m, "shared") || mn_has(m, "shared::cta"))
+    if (mn_has(m, "shared") || mn_has(m, "shared::cta") || mn_has(m, "shared::cluster"))
         return SP_SHARED;
     if (mn_has(m, "local"))
         return SP_LOCAL;
@@ -288,10 +288,12 @@ static const struct row table[] = {
     {"cvta", dec_cvta},
     {"discard", dec_nop},
     {"div", dec_arith},
+    {"elect", dec_elect},
     {"ex2", dec_unary},
     {"exit", dec_ctrl},
     {"fence", dec_fence},
     {"fma", dec_arith},
+    {"getctarank", dec_mapa},
     {"griddepcontrol", dec_nop},
     {"isspacep", dec_cvta},
     {"ld", dec_ld},
@@ -301,6 +303,7 @@ static const struct row table[] = {
     {"lop3", dec_logic},
     {"mad", dec_arith},
     {"mad24", dec_arith},
+    {"mapa", dec_mapa},
     {"match", dec_warp},
     {"max", dec_arith},
     {"mbarrier", dec_mbarrier},
@@ -328,6 +331,7 @@ static const struct row table[] = {
     {"sad", dec_arith},
     {"selp", dec_selp},
     {"set", dec_setp},
+    {"setmaxnreg", dec_setmaxnreg},
     {"setp", dec_setp},
     {"shf", dec_shift},
     {"shfl", dec_warp},
@@ -368,6 +372,7 @@ static const struct row table[] = {
     {"vsub", dec_video},
     {"vsub2", dec_video},
     {"vsub4", dec_video},
+    {"wgmma", dec_wgmma},
     {"wmma", dec_wmma},
     {"xor", dec_logic},
 };

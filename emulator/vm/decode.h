@@ -38,8 +38,8 @@ enum okind {
     OK_SINK  /**< _ */
 };
 
-/** Most registers a vector operand holds (a wmma fragment has 8). */
-#define VEC_MAX 8
+/** Most registers a vector operand holds (a wgmma accumulator of m64n256 in f32 has 128). */
+#define VEC_MAX 128
 
 /** One operand. */
 struct operand {

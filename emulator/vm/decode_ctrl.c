@@ -359,6 +359,8 @@ int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
  * bar.warp.sync mask. */
 int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
+    if (mn_has(m, "cluster"))
+        return dec_bar_cluster(c, m, o, n);
     if (mn_has(m, "warp")) {
         uint32_t mask;
         if (n != 1 || dec_src(c, &o[0], 'u', 32, &mask))

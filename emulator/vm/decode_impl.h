@@ -83,5 +83,11 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_tex.c */
 int dec_video(struct dctx *c, const struct mn *m, struct operand *o, int n);   /* decode_video.c */
+/* decode_hopper.c: sm_90's warpgroup and cluster instructions. */
+int dec_wgmma(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_setmaxnreg(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_elect(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_mapa(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_bar_cluster(struct dctx *c, const struct mn *m, struct operand *o, int n);
 
 #endif /* EMU_DECODE_IMPL_H */

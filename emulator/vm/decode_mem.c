@@ -285,7 +285,7 @@ int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return 0;
     }
     enum space s = mn_space(m);
-    if ((s != SP_SHARED && s != SP_GENERIC) || mn_has(m, "shared::cluster") ||
+    if ((s != SP_SHARED && s != SP_GENERIC) || (mn_has(m, "shared::cluster") && !arrive) ||
         !(wait || arrive || expect || mn_has(m, "complete_tx") || mn_has(m, "init") ||
           mn_has(m, "inval")))
         return dec_bad(c, "this form of mbarrier is not emulated");

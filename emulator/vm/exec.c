@@ -23,6 +23,7 @@
 
 #include "checks.h"
 #include "count.h"
+#include "hopper.h"
 #include "model.h"
 #include "prov.h"
 #include "vm_impl.h"
@@ -207,6 +208,8 @@ static enum event run_warp(struct exec *x, struct warp *w)
             x->clock++;
             if (x->cnt)
                 count_insn(x, w, in, mask, m);
+            if (x->wgmma_watch)
+                vm_wgmma_watch(x, w, in);
             enum event ev = m ? vm_ops[in->op](x, w, in, m) : EV_NONE;
             if (ev == EV_NONE) {
                 if (++pc == stop)
@@ -421,9 +424,17 @@ static int spins_forever(struct exec *x, uint64_t e0)
         w++;
     int lane = __builtin_ctz(w->live & ~w->waiting);
     uint32_t pc = w->diverged ? w->lane_pc[lane] : w->pc;
-    vm_fail(x, w, &x->code[pc], lane, VM_DEADLOCK,
-            "deadlock: a loop waits for memory that no thread of its block will change (blocks "
-            "start in order: a block can wait only for the blocks before it)");
+    uint16_t op = x->code[pc].op;
+    vm_fail(x, w, &x->code[pc], lane, VM_DEADLOCK, "deadlock: %s",
+            op == OP_BAR_CLUSTER ? "barrier.cluster.wait waits for threads of the cluster that "
+                                   "never arrive"
+            : op == OP_WGMMA_WAIT
+                ? "wgmma.wait_group waits for warps of its warpgroup that never issue the "
+                  "wgmma.mma_async it covers"
+            : x->cluster
+                ? "a loop waits for memory that no thread of its cluster will change"
+                : "a loop waits for memory that no thread of its block will change (blocks start "
+                  "in order: a block can wait only for the blocks before it)");
     return 1;
 }
 
@@ -500,9 +511,12 @@ static void fill_uniform_specials(const struct exec *x, const struct func *fn, s
     uint64_t ws = L->cooperative ? x->mod->grid_ws : 0;
     v[SR_ENVREG1] = (uint32_t)(ws >> 32);
     v[SR_ENVREG2] = (uint32_t)ws;
+    vm_cluster_specials(x, v);
     for (int s = SR_NTID_X; s < SR_COUNT; s++)
-        if (sp[s] != NO_REG && !(s >= SR_LANEID && s <= SR_WARPID) &&
-            !(s >= SR_LANEMASK_EQ && s <= SR_LANEMASK_GE))
+        if (s == SR_IS_EXPLICIT_CLUSTER && sp[s] != NO_REG)
+            PRED(w, sp[s]) = v[s];
+        else if (sp[s] != NO_REG && !(s >= SR_LANEID && s <= SR_WARPID) &&
+                 !(s >= SR_LANEMASK_EQ && s <= SR_LANEMASK_GE))
             for (int l = 0; l < 32; l++)
                 R32(w, sp[s])[l] = v[s];
 }
@@ -592,6 +606,8 @@ static void block_start(struct exec *x)
     x->rng = scramble(x->launch->seed ^ scramble(x->block));
     if (x->launch->checks)
         check_block(x);
+    if (x->hop)
+        vm_hopper_block_start(x);
 }
 
 /*
@@ -645,11 +661,16 @@ static int block_run(struct exec *x, int resident)
     }
 }
 
-/* Block number @p b of the launch, in launch order (x fastest), into x->block and x->ctaid. */
+/* Block number @p b of the launch, in launch order (x fastest; in a cluster launch, cluster after
+ * cluster), into x->block and x->ctaid. */
 static void place_block(struct exec *x, uint64_t b)
 {
     const uint32_t *g = x->launch->grid;
     x->block = b;
+    if (x->cluster) {
+        vm_cluster_place(g, x->cluster->dims, b, x->ctaid);
+        return;
+    }
     x->ctaid[0] = (uint32_t)(b % g[0]);
     x->ctaid[1] = (uint32_t)(b / g[0] % g[1]);
     x->ctaid[2] = (uint32_t)(b / ((uint64_t)g[0] * g[1]));
@@ -677,6 +698,8 @@ static enum vm_status check_launch(const struct vm_launch *L, const struct func 
                  "memory above 48 KiB needs cudaFuncSetAttribute)",
                  (unsigned long long)smem, L->smem_limit);
         why = buf;
+    } else {
+        why = vm_cluster_check(L, fn, buf, sizeof buf);
     }
     if (!why)
         return VM_OK;
@@ -772,10 +795,12 @@ static void make_warps(struct exec *x, uint32_t nwarps, uint32_t per)
         each_function(x, w, fill_presets);
         each_function(x, w, fill_lane_specials);
     }
+    vm_hopper_make(x);
 }
 
 static void free_warps(struct exec *x)
 {
+    vm_hopper_free(x);
     for (uint32_t i = 0; i < x->nwarps; i++) {
         for (int l = 0; l < 32; l++)
             free(x->warps[i].stack[l]);
@@ -954,45 +979,65 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
     free(c);
 }
 
+/* Run resident blocks c[0 .. n) in turns, each until it ends or yields in a loop, until all end
+ * or one fails (g->failed then names it). When a whole pass finds every block where it yielded
+ * last, having written nothing, none can ever move: a deadlock, reported at the first block's
+ * loop. */
+static void resident_turns(struct exec *x, struct exec *c, int *ended, uint32_t n, struct grid *g)
+{
+    for (uint32_t left = n; left && g->failed == g->nblocks;) {
+        int moved = 0;
+        for (uint32_t i = 0; i < n && g->failed == g->nblocks; i++) {
+            if (ended[i])
+                continue;
+            int s = block_run(&c[i], 1);
+            if (x->launch->prov)
+                prov_end(&c[i]); /* its stores' values, before another block reads them */
+            if (s < 0)
+                g->failed = c[i].block;
+            ended[i] = s > 0;
+            left -= s > 0;
+            moved |= s > 0 || !c[i].stalled;
+        }
+        for (uint32_t i = 0; !moved && left && i < n && g->failed == g->nblocks; i++)
+            if (!ended[i] && spins_forever(&c[i], 0))
+                g->failed = c[i].block;
+    }
+}
+
 /*
- * A cooperative launch: every block resident at once, as the GPU guarantees, each taking a turn
- * until it yields in a loop (waiting for the others at a grid-wide barrier, say). When a whole
- * pass finds every block where it yielded last, having written nothing, none can ever move: a
- * deadlock, reported at the first block's loop.
+ * Blocks that are resident together, as the GPU guarantees: every block of a cooperative launch
+ * (@p group = @p nblocks), or the blocks of each thread-block cluster in turn (@p group of them,
+ * sharing cluster @p cl: distributed shared memory, barrier.cluster). They take turns on one
+ * thread (resident_turns()), so that each may wait for the others (at a grid-wide barrier, say).
  */
-static void run_resident(struct exec *x, uint64_t nblocks, uint32_t per)
+static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, struct cluster *cl,
+                         uint32_t per)
 {
     struct grid g = {.nblocks = nblocks, .failed = nblocks};
-    struct exec *c = emu_calloc(nblocks, sizeof *c);
-    struct vm_result *r = emu_calloc(nblocks, sizeof *r);
-    int *ended = emu_calloc(nblocks, sizeof *ended);
-    for (uint64_t b = 0; b < nblocks; b++) {
-        context_open(&c[b], x, &g, &r[b], per);
-        c[b].grid = NULL; /* one thread: no block waits for another thread's */
-        place_block(&c[b], b);
-        block_start(&c[b]);
+    struct exec *c = emu_calloc(group, sizeof *c);
+    struct vm_result *r = emu_calloc(group, sizeof *r);
+    int *ended = emu_calloc(group, sizeof *ended);
+    for (uint32_t i = 0; i < group; i++) {
+        context_open(&c[i], x, &g, &r[i], per);
+        c[i].grid = NULL; /* one thread: no block waits for another thread's */
+        c[i].cluster = cl;
+        if (cl)
+            cl->cta[i] = &c[i];
     }
-    for (uint64_t left = nblocks; left && g.failed == nblocks;) {
-        int moved = 0;
-        for (uint64_t b = 0; b < nblocks && g.failed == nblocks; b++) {
-            if (ended[b])
-                continue;
-            int s = block_run(&c[b], 1);
-            if (x->launch->prov)
-                prov_end(&c[b]); /* its stores' values, before another block reads them */
-            if (s < 0)
-                g.failed = b;
-            ended[b] = s > 0;
-            left -= s > 0;
-            moved |= s > 0 || !c[b].stalled;
+    for (uint64_t first = 0; first < nblocks && g.failed == nblocks; first += group) {
+        if (cl)
+            vm_cluster_reset(cl);
+        for (uint32_t i = 0; i < group; i++) {
+            place_block(&c[i], first + i);
+            block_start(&c[i]);
+            ended[i] = 0;
         }
-        for (uint64_t b = 0; !moved && left && b < nblocks && g.failed == nblocks; b++)
-            if (!ended[b] && spins_forever(&c[b], 0))
-                g.failed = b;
+        resident_turns(x, c, ended, group, &g);
     }
-    for (uint64_t b = 0; b < nblocks; b++) {
-        c[b].grid = &g;
-        context_close(x, &c[b]);
+    for (uint32_t i = 0; i < group; i++) {
+        c[i].grid = &g;
+        context_close(x, &c[i]);
     }
     free(ended);
     free(r);
@@ -1094,9 +1139,16 @@ enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,
     count_begin(&x);
     if (L->checks)
         check_begin(&x);
-    if (L->cooperative && nblocks > 1)
-        run_resident(&x, nblocks, per);
-    else if (threads > 1)
+    uint32_t dims[3];
+    vm_cluster_dims(L, fn, dims);
+    uint32_t csize = dims[0] * dims[1] * dims[2];
+    if (L->cooperative && nblocks > 1) {
+        run_resident(&x, nblocks, (uint32_t)nblocks, NULL, per);
+    } else if (csize > 1) {
+        struct cluster *cl = vm_cluster_new(dims, x.nthreads);
+        run_resident(&x, nblocks, csize, cl, per);
+        vm_cluster_free(cl);
+    } else if (threads > 1)
         run_threads(&x, nblocks, threads, per);
     else
         run_in_order(&x, nblocks);

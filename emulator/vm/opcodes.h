@@ -461,6 +461,9 @@ OP(REDUX_SYNC, VM_CLASS_OTHER, "redux.sync")
 OP(BAR_WARP_SYNC, VM_CLASS_CONTROL, "bar.warp.sync")
 /* activemask.b32 d: the lanes executing this instruction. [9.7.13.11] */
 OP(ACTIVEMASK, VM_CLASS_OTHER, "activemask.b32")
+/* elect.sync d|p, membermask: o0 (or NO_REG, the sink) = the lowest lane of the mask that
+ * executes it, predicate o1 = 1 in that lane alone; o2 = the mask. [PTX ISA: elect.sync] */
+OP(ELECT_SYNC, VM_CLASS_OTHER, "elect.sync")
 
 /* ---- tensor cores (ops_tensor.c) ------------------------------------------------- */
 
@@ -496,6 +499,37 @@ OP(LDMATRIX, VM_CLASS_TENSOR, "ldmatrix")
 /* stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 [a], {r}: ldmatrix's inverse
  * (sm_90). [PTX ISA: stmatrix] */
 OP(STMATRIX, VM_CLASS_TENSOR, "stmatrix")
+
+/* ---- warpgroups (ops_wgmma.c) and clusters (cluster.c): sm_90 ------------------------- */
+
+/* wgmma.fence.sync.aligned: orders the warpgroup's register accesses before its wgmma; every
+ * thread of the warpgroup executes it, as every instruction below. [PTX ISA: wgmma.fence] */
+OP(WGMMA_FENCE, VM_CLASS_TENSOR, "wgmma.fence")
+/* wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a, b-desc, scale-d, imm-scale-a,
+ * imm-scale-b{, imm-trans-a}{, imm-trans-b}: D = A B + D (o2, scale-d, false: D = A B) for a
+ * 64 x N x K tile, queued until a wgmma.wait_group covers it; o0 = A's descriptor (NO_REG: A in
+ * registers), o1 = B's, pool at o5 = {nd, na, d regs, a regs}; mod = WG_MOD (hopper.h).
+ * [PTX ISA: wgmma.mma_async, Register Fragments and Shared Memory Matrix Layouts] */
+OP(WGMMA_MMA, VM_CLASS_TENSOR, "wgmma.mma_async")
+/* wgmma.commit_group.sync.aligned: the warp's uncommitted wgmma.mma_async become one group.
+ * [PTX ISA: wgmma.commit_group] */
+OP(WGMMA_COMMIT, VM_CLASS_TENSOR, "wgmma.commit_group")
+/* wgmma.wait_group.sync.aligned imm: every group but the imm latest runs (ops_wgmma.c); a warp
+ * that needs another warp's wgmma.mma_async waits here for it. [PTX ISA: wgmma.wait_group] */
+OP(WGMMA_WAIT, VM_CLASS_TENSOR, "wgmma.wait_group")
+/* setmaxnreg.{inc (width 1),dec}.sync.aligned.u32 imm: nothing to reallocate here; checks that
+ * the warpgroup executes the same one and the count moves the named way. [PTX ISA: setmaxnreg] */
+OP(SETMAXNREG, VM_CLASS_OTHER, "setmaxnreg")
+/* barrier.cluster.arrive (width 0) / .wait (width 1){.sem}{.aligned}: the cluster's barrier
+ * (every thread of its blocks that has not exited arrives; a wait keeps its lanes until their
+ * phase completes). [PTX ISA: barrier.cluster] */
+OP(BAR_CLUSTER, VM_CLASS_CONTROL, "barrier.cluster")
+/* mapa{.shared::cluster}.{u32,u64} o0, o1, o2: the address in block rank o2 of the cluster of
+ * shared address o1; width bit 0 = generic addresses, bit 1 = 64 bits. [PTX ISA: mapa] */
+OP(MAPA, VM_CLASS_INT, "mapa")
+/* getctarank{.shared::cluster}.u32 o0, o1: the rank of the block holding shared address o1;
+ * width as MAPA's. [PTX ISA: getctarank] */
+OP(GETCTARANK, VM_CLASS_INT, "getctarank")
 
 /* ---- control (ops_ctrl.c) -------------------------------------------------------- */
 

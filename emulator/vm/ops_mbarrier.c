@@ -29,6 +29,7 @@
 
 #include "bulk.h"
 #include "checks.h"
+#include "hopper.h"
 
 #define MB_COUNT 0xFFFFFull /* a 20-bit count: pending (bits 0-19), expected (20-39) */
 #define MB_TX_SHIFT 40      /* the tx-count, 21 bits two's complement */
@@ -69,20 +70,25 @@ static uint64_t operand_of(const struct warp *w, const struct insn *in, int l)
     return ATOM_SPACE(in->mod) == SP_GENERIC ? a - SHARED_WINDOW : a;
 }
 
-/* The host address of the mbarrier object at shared offset @p a into *p, or the launch fails. */
+/* The host address of the mbarrier object at shared offset @p a into *p (for an arrive, maybe
+ * in another block of the cluster), or the launch fails. */
 static enum event object_at(struct exec *x, struct warp *w, const struct insn *in, int l,
                             uint64_t a, uint8_t **p)
 {
+    uint8_t *smem = x->smem;
+    uint32_t bytes = x->smem_bytes;
+    if (a >> CLUSTER_SHIFT && vm_cluster_resolve(x, w, in, l, &a, &smem, &bytes, NULL))
+        return EV_ERROR;
     if (a >= WINDOW_SIZE)
         return vm_fail(x, w, in, l, VM_FAULT,
                        "an mbarrier object outside shared memory (it must be a __shared__ "
                        "variable)");
-    if (a % 8 || a + 8 > x->smem_bytes)
+    if (a % 8 || a + 8 > bytes)
         return vm_fail(x, w, in, l, VM_FAULT,
                        "an mbarrier object at shared offset %llu (it needs 8 bytes, 8-aligned, of "
                        "the block's %u bytes of shared memory)",
-                       (unsigned long long)a, x->smem_bytes);
-    *p = x->smem + a;
+                       (unsigned long long)a, bytes);
+    *p = smem + a;
     return EV_NONE;
 }
 

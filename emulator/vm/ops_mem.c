@@ -16,6 +16,7 @@
 #include "count.h"
 #include "footprint.h"
 #include "fp.h"
+#include "hopper.h"
 #include "model.h"
 #include "prov.h"
 
@@ -110,13 +111,26 @@ static enum event resolve_shared(struct exec *x, struct warp *w, const struct in
     if (a & (align - 1))
         return vm_fail(x, w, in, lane, VM_FAULT, "misaligned shared %s of %u bytes at offset %llu",
                        store ? "write" : "read", bytes, (unsigned long long)a);
-    if (a + bytes > x->smem_bytes) {
+    uint8_t *smem = x->smem; /* or another block's of the cluster (cluster.c) */
+    uint32_t size = x->smem_bytes;
+    if (a >> CLUSTER_SHIFT && vm_cluster_resolve(x, w, in, lane, &a, &smem, &size, NULL))
+        return EV_ERROR;
+    if (a + bytes > size) {
         char why[120];
-        snprintf(why, sizeof why, "the block has %u bytes of shared memory", x->smem_bytes);
+        snprintf(why, sizeof why, "the block has %u bytes of shared memory", size);
         return fault(x, w, in, lane, "shared", store, bytes, a, why);
     }
-    *host = x->smem + a;
+    *host = smem + a;
     return EV_NONE;
+}
+
+/* The lanes of @p m whose shared::cluster address names a block of the cluster (hopper.h): the
+ * checks see each block's accesses to its own shared memory only. */
+static uint32_t cluster_lanes(uint32_t m, const uint64_t *addr)
+{
+    uint32_t far = 0;
+    LANES(m, far |= (uint32_t)(addr[l] >> CLUSTER_SHIFT != 0) << l);
+    return far;
 }
 
 /* All lanes of a shared access at once (the hot path): each lane alone only to say what failed. */
@@ -132,7 +146,8 @@ static enum event resolve_shared_warp(struct exec *x, struct warp *w, const stru
         if (ev != EV_NONE)
             return ev;
     }
-    LANES(m, host[l] = x->smem + addr[l]);
+    if (!bad)
+        LANES(m, host[l] = x->smem + addr[l]);
     return EV_NONE;
 }
 
@@ -260,7 +275,7 @@ static enum event resolve(struct exec *x, struct warp *w, const struct insn *in,
     if (ev == EV_NONE)
         observe(x, w, in, SP_SHARED, addr, m, bytes, store);
     if (ev == EV_NONE && x->launch->checks)
-        return check_shared(x, w, in, addr, m, bytes, store);
+        return check_shared(x, w, in, addr, m & ~cluster_lanes(m, addr), bytes, store);
     return ev;
 }
 
@@ -277,7 +292,7 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
     enum event ev;
     if (sp == SP_SHARED) {
         ev = resolve_shared(x, w, in, lane, a, bytes, align, store, host);
-        if (ev == EV_NONE && x->launch->checks)
+        if (ev == EV_NONE && x->launch->checks && !(a >> CLUSTER_SHIFT))
             ev = check_shared(x, w, in, addr, 1u << lane, bytes, store);
         return ev;
     }

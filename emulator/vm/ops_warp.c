@@ -206,3 +206,22 @@ enum event h_ACTIVEMASK(struct exec *x, struct warp *w, const struct insn *in, u
     LANES(m, d[l] = m);
     return EV_NONE;
 }
+
+/* elect.sync: each group of lanes a mask names elects its lowest lane that executes this. */
+enum event h_ELECT_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    const uint32_t *mask;
+    enum event ev = sync_mask(x, w, in, m, in->o[2], &mask);
+    if (ev != EV_NONE)
+        return ev;
+    uint32_t lead = 0, leader[32];
+    LANES(m, {
+        uint32_t group = mask[l] & m;
+        leader[l] = group ? (uint32_t)__builtin_ctz(group) : (uint32_t)l;
+        lead |= (uint32_t)(leader[l] == (uint32_t)l) << l;
+    });
+    if (in->o[0] != NO_REG)
+        LANES(m, R32(w, in->o[0])[l] = leader[l]);
+    PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (lead & m);
+    return EV_NONE;
+}

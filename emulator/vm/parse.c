@@ -248,18 +248,34 @@ static const struct reg *special_reg(struct parser *P, const struct tok *t)
                                                 "%reserved_smem_offset_0",
                                                 "%reserved_smem_offset_1",
                                                 "%envreg1",
-                                                "%envreg2"};
+                                                "%envreg2",
+                                                "%cluster_ctarank",
+                                                "%cluster_nctarank",
+                                                "%cluster_ctaid.x",
+                                                "%cluster_ctaid.y",
+                                                "%cluster_ctaid.z",
+                                                "%cluster_nctaid.x",
+                                                "%cluster_nctaid.y",
+                                                "%cluster_nctaid.z",
+                                                "%clusterid.x",
+                                                "%clusterid.y",
+                                                "%clusterid.z",
+                                                "%nclusterid.x",
+                                                "%nclusterid.y",
+                                                "%nclusterid.z",
+                                                "%is_explicit_cluster"};
     for (int i = 0; i < SR_COUNT; i++) {
         if (!tok_is(t, names[i]))
             continue;
         struct entry *e = names_lookup(&P->names, t->s, t->len);
         if (!e) {
             e = names_declare(&P->names, t->s, t->len, 1);
+            int pred = i == SR_IS_EXPLICIT_CLUSTER;
             e->is_reg = 1;
-            e->reg.slot = SLOT_32;
-            e->reg.bits = 32;
-            e->reg.kind = 'u';
-            e->reg.off = arena_take(P->dc.fn, SLOT_32);
+            e->reg.slot = pred ? SLOT_PRED : SLOT_32;
+            e->reg.bits = pred ? 1 : 32;
+            e->reg.kind = pred ? 'p' : 'u';
+            e->reg.off = arena_take(P->dc.fn, e->reg.slot);
             P->dc.fn->special[i] = e->reg.off;
         }
         if (i == SR_ENVREG1 || i == SR_ENVREG2)
@@ -435,6 +451,10 @@ static int parse_operand(struct parser *P, struct operand *o)
     } else if (tok_is(&P->t, "_")) {
         o->kind = OK_SINK;
         parse_next(P);
+        if (tok_punct(&P->t, '|')) { /* _|p: elect.sync's leader predicate alone */
+            parse_next(P);
+            return parse_reg_name(P, &o->reg2);
+        }
         return 0;
     } else if (tok_is(&P->t, "WARP_SZ")) { /* the warp size, a constant of the PTX ISA */
         o->kind = OK_IMM;
@@ -697,6 +717,9 @@ static int parse_perf_directives(struct parser *P, struct func *fn)
 {
     while (P->t.kind == T_WORD && P->t.s[0] == '.') {
         int maxntid = tok_is(&P->t, ".maxntid"), reqntid = tok_is(&P->t, ".reqntid");
+        int cluster = tok_is(&P->t, ".reqnctapercluster");
+        int maxrank = tok_is(&P->t, ".maxclusterrank");
+        fn->info.explicit_cluster |= tok_is(&P->t, ".explicitcluster");
         if (tok_is(&P->t, ".pragma")) {
             parse_skip_statement(P);
             continue;
@@ -712,9 +735,10 @@ static int parse_perf_directives(struct parser *P, struct func *fn)
         }
         if (maxntid)
             fn->info.maxntid = (uint32_t)(v[0] * v[1] * v[2]);
-        if (reqntid)
-            for (int i = 0; i < 3; i++)
-                fn->info.reqntid[i] = (uint32_t)v[i];
+        for (int i = 0; i < 3 && (reqntid || cluster); i++)
+            *(cluster ? &fn->info.cluster[i] : &fn->info.reqntid[i]) = (uint32_t)v[i];
+        if (maxrank)
+            fn->info.max_cluster_rank = (uint32_t)v[0];
         skip_line_of(P, line); /* anything else on the line: .minnctapersm's value, ... */
     }
     return 0;

@@ -40,6 +40,9 @@ struct vm_kernel {
     uint32_t local_bytes;          /**< bytes of .local per thread */
     uint32_t maxntid;              /**< .maxntid product, 0 when not given */
     uint32_t reqntid[3];           /**< .reqntid, zeros when not given */
+    uint32_t cluster[3];       /**< .reqnctapercluster (__cluster_dims__), zeros when not given */
+    uint32_t explicit_cluster; /**< 1: .explicitcluster (a launch must give cluster dims) */
+    uint32_t max_cluster_rank; /**< .maxclusterrank, 0 when not given */
 };
 
 /** Checks a launch may run (./course sanitize); each costs time. */
@@ -130,6 +133,8 @@ struct vm_launch {
                                  may wait at once (vm/cdp.c); 0: 2048 */
     uint32_t depth;         /**< 0 from the host; a device-side launch's grid: its parent's + 1 */
     struct vm_cdp *cdp;     /**< the launch tree's shared state (vm/cdp.c); NULL from the host */
+    uint32_t cluster[3];    /**< blocks per thread-block cluster (vm/cluster.c); zeros: the kernel's
+                                 .reqnctapercluster, or clusters of one block */
 };
 
 /** What a launch did. */

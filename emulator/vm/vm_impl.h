@@ -252,6 +252,21 @@ enum special {
     SR_RESERVED_1,
     SR_ENVREG1, /* %envreg1, %envreg2: the high and low halves of the grid workspace's address */
     SR_ENVREG2, /* (cooperative groups' grid.sync()), 0 unless the launch is cooperative */
+    SR_CLUSTER_CTARANK,  /* the thread-block cluster's registers (vm/cluster.c): this block's */
+    SR_CLUSTER_NCTARANK, /* rank in its cluster and the cluster's size */
+    SR_CLUSTER_CTAID_X,
+    SR_CLUSTER_CTAID_Y,
+    SR_CLUSTER_CTAID_Z,
+    SR_CLUSTER_NCTAID_X,
+    SR_CLUSTER_NCTAID_Y,
+    SR_CLUSTER_NCTAID_Z,
+    SR_CLUSTERID_X,
+    SR_CLUSTERID_Y,
+    SR_CLUSTERID_Z,
+    SR_NCLUSTERID_X,
+    SR_NCLUSTERID_Y,
+    SR_NCLUSTERID_Z,
+    SR_IS_EXPLICIT_CLUSTER, /* a predicate: the launch gave cluster dimensions */
     SR_COUNT
 };
 
@@ -420,6 +435,13 @@ struct exec {
     uint32_t worker;          /**< which thread of the launch runs this context */
     int stalled;              /**< a resident block yielded where it yielded last time */
     struct cdp_grid *cdp;     /**< the grid's device-side launches and copies (cdp.c), or NULL */
+    struct cluster *cluster;  /**< the blocks this one runs beside (cluster.c); NULL: none yet */
+    struct hopper *hop;       /**< warpgroups' wgmma queues and the like (hopper.h), made on first
+                                   use; NULL in a kernel with no sm_90 warpgroup instruction */
+    uint32_t wgmma_watch;     /**< warps whose registers a wgmma in flight owns, watched for
+                                   accesses by racecheck (ops_wgmma.c); 0 nearly always */
+    struct proxy *proxy;      /**< the async-proxy check's records (checks_proxy.c), made when a
+                                   block of a kernel with warpgroup instructions starts; or NULL */
 };
 
 /** Bracket a global atomic's read-modify-writes: no other thread's atomic comes between. */

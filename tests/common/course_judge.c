@@ -340,6 +340,8 @@ static const struct {
     {"tma_ld_bytes", AT(tma_ld_bytes)},
     {"tma_ld_sectors", AT(tma_ld_sectors)},
     {"tma_st_sectors", AT(tma_st_sectors)},
+    {"wgmma_insts", AT(wgmma_insts)},
+    {"wgmma_flops", AT(wgmma_flops)},
 #undef AT
 };
 
@@ -365,6 +367,8 @@ static int parse_launch(char *line, struct course_launch *l)
             fields += sscanf(v, "%u,%u,%u", &l->grid[0], &l->grid[1], &l->grid[2]) == 3;
         else if (!strcmp(tok, "block"))
             fields += sscanf(v, "%u,%u,%u", &l->block[0], &l->block[1], &l->block[2]) == 3;
+        else if (!strcmp(tok, "cluster"))
+            fields += sscanf(v, "%u,%u,%u", &l->cluster[0], &l->cluster[1], &l->cluster[2]) == 3;
         else if (!strcmp(tok, "params"))
             fields += sscanf(v, "%u", &l->params) == 1;
         else if (!strcmp(tok, "module"))
@@ -377,7 +381,7 @@ static int parse_launch(char *line, struct course_launch *l)
                 fields++;
             }
     }
-    return fields == 7 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
+    return fields == 8 + (int)(sizeof counter_keys / sizeof *counter_keys) ? 0 : -1;
 }
 
 /* Append @p line (and a newline) to the call's stream record. */

@@ -148,6 +148,7 @@ struct course_launch {
     char kernel[160];            /**< the kernel's .entry name (mangled) */
     unsigned grid[3];            /**< blocks */
     unsigned block[3];           /**< threads per block */
+    unsigned cluster[3];         /**< blocks per thread-block cluster (1,1,1: none) */
     char status[16];             /**< ok, bad_launch, fault, trap, assert, unsupported, deadlock */
     unsigned params;             /**< bytes of kernel parameters it passed */
     char module[20];             /**< its module's identity (a hash of its PTX) */

@@ -779,7 +779,8 @@ START_TEST(judge_mode_observes_launches)
     ck_assert_int_eq(course_count(seen, "\n"), 1);
     ck_assert_msg(
         !strncmp(seen, "launch device=0 kernel=", 23) && strstr(seen, "affine_kernel") &&
-            strstr(seen, " grid=3,1,1 block=32,1,1 smem=0 params=20 status=ok counted=1 "),
+            strstr(seen,
+                   " grid=3,1,1 block=32,1,1 cluster=1,1,1 smem=0 params=20 status=ok counted=1 "),
         "%s", seen);
     unsigned long long threads = 0;
     const char *at = strstr(seen, " thread_insts=");

@@ -1,0 +1,125 @@
+/**
+ * @file test_wgmma.h
+ * @brief sm_90a's warpgroup MMA on the emulator (test_wgmma_kernels.cu): one wgmma.mma_async per
+ *        shape and immediates, fed from a shared-memory image the host lays out, and a small
+ *        GEMM of plain loads, wgmma and a 2-block cluster; the cluster registers, distributed
+ *        shared memory and barrier.cluster (test_cluster_kernels.cu); test_wgmma.c checks them
+ *        against the host. Every launcher returns the launch's error after a cudaDeviceSynchronize.
+ */
+#ifndef TEST_WGMMA_H
+#define TEST_WGMMA_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The wgmma kernels, each one instruction's shape, types and immediates (wg_shape()). */
+enum wg_kernel {
+    WG_REGS_N8,   /**< A in registers, bf16, N = 8 */
+    WG_REGS_N24,  /**< ... N = 24 */
+    WG_REGS_N136, /**< ... N = 136 */
+    WG_REGS_N256, /**< ... N = 256 */
+    WG_REGS_F16,  /**< A in registers, f16, N = 64 */
+    WG_DESC_KK,   /**< A and B from descriptors, bf16, N = 64, both K-major */
+    WG_DESC_MK,   /**< ... A M-major (imm-trans-a 1) */
+    WG_DESC_KM,   /**< ... B N-major (imm-trans-b 1) */
+    WG_DESC_MM,   /**< ... both MN-major */
+    WG_DESC_N256, /**< f16, N = 256, K-major */
+    WG_DESC_N8,   /**< f16, N = 8, both MN-major */
+    WG_F16_ACC,   /**< f16 in, f16 accumulators, N = 64, K-major */
+    WG_NEGATED,   /**< bf16, N = 32, imm-scale-a and -b = -1 */
+    WG_TF32,      /**< tf32, K = 8, N = 32 */
+    WG_KERNELS
+};
+
+/** What kernel @p k's wgmma.mma_async is. */
+struct wg_shape {
+    int n, k;   /**< N and K (M is 64) */
+    int in;     /**< input type: 0 f16, 1 bf16, 2 tf32 */
+    int f16_d;  /**< 1: f16 accumulators (N / 4 registers), else f32 (N / 2) */
+    int a_regs; /**< 1: A from registers */
+    int neg_a, neg_b;
+    int trans_a, trans_b; /**< 1: MN-major */
+};
+struct wg_shape wg_shape(int kernel);
+
+/** The shared memory every wgmma kernel takes (its image at offset 0, 1024-byte aligned). */
+enum { WG_SMEM = 48 * 1024 };
+
+/**
+ * One block of 128 threads: shared memory = @p d_image (@p bytes, a multiple of 16); thread t
+ * loads its A fragment (4 registers) from d_a[4 t ..] and its accumulators (nd = N / 2 or N / 4
+ * registers) from d_d[nd t ..]; runs kernel @p kernel's wgmma @p steps times in one commit group,
+ * descriptor i of step s being desc[i] + s * adv[i] (the start fields are offsets into the image:
+ * the kernel adds its shared memory's address), scale-d @p scale_d; waits; stores the
+ * accumulators back to d_d.
+ */
+cudaError_t wg_run(int kernel, const void *d_image, int bytes, const uint32_t *d_a, uint32_t *d_d,
+                   const uint64_t desc[2], const uint64_t adv[2], int steps, int scale_d);
+
+/** Planted bugs of the GEMM below (test_wgmma.c expects each caught). */
+enum wg_bug {
+    WG_CORRECT,
+    WG_NO_FENCE,   /**< no fence.proxy.async between the tiles' stores and the wgmma */
+    WG_EARLY_READ, /**< the accumulators read before the last wgmma.wait_group */
+    WG_LATE_WAIT   /**< wgmma.wait_group 2 where the double buffer needs 1: a buffer refilled
+                        while a wgmma that reads it is in flight */
+};
+
+/**
+ * C = A B for row-major bf16 A (M x K) and B (K x N), fp32 C, any M, N, K >= 1: blocks of two
+ * warpgroups compute 128 x 64 tiles of C over 64-deep tiles of K with wgmma m64n64k16 from
+ * 128-byte swizzled shared memory, @p stages (1 or 2) buffers; with @p cluster 2, blocks pair
+ * up along M in clusters of 2 launched by cudaLaunchKernelEx, and rank 1 takes its B tiles from
+ * rank 0's shared memory (distributed shared memory) instead of global memory.
+ */
+cudaError_t wg_gemm(const uint16_t *d_a, const uint16_t *d_b, float *d_c, int M, int N, int K,
+                    int stages, int cluster, int bug);
+
+/** Refusals, each launched alone. */
+enum wg_refusal {
+    WG_PART_OF_WARP,  /**< 16 lanes of each warp execute the wgmma */
+    WG_THREE_WARPS,   /**< a block of 96 threads */
+    WG_WARP_EXITS,    /**< warp 3 of the warpgroup exits instead */
+    WG_OTHER_MMA,     /**< warp 0 issues another wgmma.mma_async than the others */
+    WG_PAST_SMEM,     /**< B's descriptor reaches past the block's shared memory */
+    WG_E4M3,          /**< fp8 inputs */
+    WG_MAXNREG_MIXED, /**< warp 0 executes another setmaxnreg than warps 1 to 3 */
+    WG_MAXNREG_LOWER, /**< setmaxnreg.inc to fewer registers than the warp holds */
+    WG_REFUSALS
+};
+
+cudaError_t wg_refusal(int which);
+
+/** What each block of a cluster launch records (test_cluster_kernels.cu), in this order:
+ *  %cluster_ctarank, %cluster_nctarank, %cluster_ctaid.xyz, %cluster_nctaid.xyz, %clusterid.xyz,
+ *  %nclusterid.xyz, %is_explicit_cluster, its counter of ranks + 1 that every thread of the
+ *  cluster added, its counter of elected lanes + 1, the next rank's first counter read through
+ *  ld.shared::cluster, and getctarank of that address. */
+enum { CL_FIELDS = 19 };
+
+/** cl_kernel (no cluster dimensions of its own) on @p grid of @p threads by cudaLaunchKernelEx
+ *  with clusters of @p cluster (zeros: none), after cudaFuncAttributeNonPortableClusterSize-
+ *  Allowed = @p non_portable; CL_FIELDS words per block into @p d_out, blocks in launch order. */
+cudaError_t cl_run(unsigned *d_out, dim3 grid, int threads, const unsigned cluster[3],
+                   int non_portable);
+/** The same for cl_dims_kernel, whose __cluster_dims__ are 2 x 1 x 1: by <<< >>> when @p cluster
+ *  is zeros, else by cudaLaunchKernelEx with those. */
+cudaError_t cl_run_dims(unsigned *d_out, dim3 grid, int threads, const unsigned cluster[3]);
+/** For cl_kernel (or cl_dims_kernel) with clusters of @p cluster (zeros: no attribute) and
+ *  blocks of @p threads: cudaOccupancyMaxActiveClusters into @p clusters,
+ *  cudaOccupancyMaxPotentialClusterSize into @p most, and the blocks an SM holds into
+ *  @p per_sm. */
+cudaError_t cl_occupancy(int dims_kernel, const unsigned cluster[3], int threads, int *clusters,
+                         int *most, int *per_sm);
+/** cudaFuncGetAttributes of cl_dims_kernel. */
+cudaError_t cl_dims_attributes(struct cudaFuncAttributes *attr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEST_WGMMA_H */
