@@ -69,3 +69,26 @@ void capture_assert_at(const char *text, const char *source, const char *marker,
     ck_assert_msg(strstr(text, where) && strstr(text, what),
                   "expected a line naming %s and saying '%s', got: %s", where, what, text);
 }
+
+static char report_path[4096];
+
+void capture_checks_on(void)
+{
+    capture_report_file(report_path, sizeof report_path);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+}
+
+char *capture_reports(void)
+{
+    char *text = course_read_file(report_path);
+    ck_assert_msg(text != NULL, "cannot read %s", report_path);
+    ck_assert_int_eq(truncate(report_path, 0), 0);
+    return text;
+}
+
+void capture_assert_no_reports(const char *what)
+{
+    char *text = capture_reports();
+    ck_assert_msg(text[0] == 0, "%s: expected no reports, got: %s", what, text);
+    free(text);
+}

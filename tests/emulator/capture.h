@@ -33,6 +33,16 @@ void capture_assert_at(const char *text, const char *source, const char *marker,
  */
 void capture_report_file(char *path, size_t size);
 
+/** Turn every check on for this process, its reports to a file of the capture's own (as
+ *  capture_report_file()); call before the process's first CUDA call. */
+void capture_checks_on(void);
+
+/** What the checks reported since the last call (malloc'd); the report file is emptied. */
+char *capture_reports(void);
+
+/** Assert that the checks reported nothing since the last call, naming @p what if they did. */
+void capture_assert_no_reports(const char *what);
+
 /** Assert that @p call returns @p code and writes exactly one line to stderr, saying @p why. */
 #define EXPECT_REFUSED_WITH(code, call, why)                                                       \
     do {                                                                                           \

@@ -23,35 +23,10 @@
 #include "ref.h"
 #include "test_checks.h"
 
-static char report_path[4096];
-
-/* Turn every check on for this case's process; call before its first CUDA call. */
-static void checks_on(void)
-{
-    capture_report_file(report_path, sizeof report_path);
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
-}
-
-/* What the checks reported since the last call (malloc'd); the report file is emptied. */
-static char *reports(void)
-{
-    char *text = course_read_file(report_path);
-    ck_assert_msg(text != NULL, "cannot read %s", report_path);
-    ck_assert_int_eq(truncate(report_path, 0), 0);
-    return text;
-}
-
-static void assert_no_reports(const char *what)
-{
-    char *text = reports();
-    ck_assert_msg(text[0] == 0, "%s: expected no reports, got: %s", what, text);
-    free(text);
-}
-
 /* The report says @p what at @p marker's line, @p times times when @p times > 0. */
 static void assert_report(const char *marker, const char *what, int times)
 {
-    char *text = reports();
+    char *text = capture_reports();
     capture_assert_at(text, TEST_CHECKS_KERNELS, marker, what);
     if (times > 0) {
         char count[32];
@@ -94,9 +69,9 @@ static cudaError_t matmul(enum check_bug bug, int check_result)
 
 START_TEST(racecheck_finds_dropped_barriers)
 {
-    checks_on();
+    capture_checks_on();
     ck_assert_int_eq(matmul(BUG_NONE, 1), cudaSuccess);
-    assert_no_reports("the correct tiled matmul");
+    capture_assert_no_reports("the correct tiled matmul");
     ck_assert_int_eq(matmul(BUG_NO_SYNC_BEFORE, 0), cudaSuccess);
     assert_report("CHECK_USE_TILE", "racecheck: read-after-write hazard", 0);
     ck_assert_int_eq(matmul(BUG_NO_SYNC_AFTER, 0), cudaSuccess);
@@ -106,7 +81,7 @@ END_TEST
 
 START_TEST(racecheck_finds_missing_syncwarp)
 {
-    checks_on();
+    capture_checks_on();
     float in[32], sum = 0.0f, got;
     float *din = device_ints(32, 21, in), *dout;
     for (int i = 0; i < 32; i++)
@@ -115,7 +90,7 @@ START_TEST(racecheck_finds_missing_syncwarp)
     ck_assert_int_eq(checks_warp_sum(1, din, dout), cudaSuccess);
     CUDA_CHECK(cudaMemcpy(&got, dout, sizeof got, cudaMemcpyDeviceToHost));
     ck_assert_msg(got == sum, "warp sum %g, want %g", got, sum);
-    assert_no_reports("the warp sum with __syncwarp()");
+    capture_assert_no_reports("the warp sum with __syncwarp()");
     ck_assert_int_eq(checks_warp_sum(0, din, dout), cudaSuccess);
     /* One line however the loop is unrolled: lanes 0..7 read what lanes 8..15 wrote the step
      * before, then 0..3 what 4..7 wrote, and so on: 8 + 4 + 2 + 1 reads. */
@@ -126,7 +101,7 @@ END_TEST
 
 START_TEST(racecheck_orders_across_an_mbarrier)
 {
-    checks_on();
+    capture_checks_on();
     float in[96], got;
     float *din = device_ints(96, 22, in), *dout;
     double sum = 0.0;
@@ -136,7 +111,7 @@ START_TEST(racecheck_orders_across_an_mbarrier)
     ck_assert_int_eq(checks_barrier_sum(1, din, dout), cudaSuccess);
     CUDA_CHECK(cudaMemcpy(&got, dout, sizeof got, cudaMemcpyDeviceToHost));
     ck_assert_msg(got == (float)sum, "block sum %g, want %g", got, sum);
-    assert_no_reports("the block sum after cuda::barrier::arrive_and_wait()");
+    capture_assert_no_reports("the block sum after cuda::barrier::arrive_and_wait()");
     ck_assert_int_eq(checks_barrier_sum(0, din, dout), cudaSuccess);
     /* Warp 0 runs first: it reads partial[1] and [2] before warps 1 and 2 write them. */
     assert_report("CHECK_BARRIER_SUM", "racecheck: write-after-read hazard", 2);
@@ -176,19 +151,19 @@ static cudaError_t read_past_last_row(void)
 
 START_TEST(memcheck_finds_out_of_bounds)
 {
-    checks_on();
+    capture_checks_on();
     assert_fault(store_past_end, "CHECK_STORE_GUARD", "invalid global write of 4 bytes at 0x");
     assert_fault(store_past_end, "CHECK_STORE_GUARD",
                  "4 bytes past the end of a 4000-byte allocation");
     /* Row 47 of a 37 x 37 A, the last one its tile reaches: 10 rows past the end. */
     assert_fault(read_past_last_row, "CHECK_LOAD_A", "invalid global read of 4 bytes");
-    assert_no_reports("faults (they fail the launch instead)");
+    capture_assert_no_reports("faults (they fail the launch instead)");
 }
 END_TEST
 
 START_TEST(initcheck_finds_unwritten_reads)
 {
-    checks_on();
+    capture_checks_on();
     float in[64], out[32];
     float *din, *dout;
     mat_fill_int(in, 64, 41);
@@ -204,7 +179,7 @@ START_TEST(initcheck_finds_unwritten_reads)
     CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
     for (int t = 0; t < 32; t++)
         ck_assert_msg(out[t] == in[t + 32], "out[%d] = %g, want %g", t, out[t], in[t + 32]);
-    assert_no_reports("reads of written memory");
+    capture_assert_no_reports("reads of written memory");
     cudaFree(din), cudaFree(dout);
 }
 END_TEST
@@ -219,7 +194,7 @@ START_TEST(synccheck_finds_bad_synchronisation)
         {"CHECK_SHUFFLE_MASK", "lanes 0xffff0000 execute shfl.sync but are not in its mask"},
         {"CHECK_ABSENT_LANES", "names lanes 0xffff0000 that have exited or do not exist"},
     };
-    checks_on();
+    capture_checks_on();
     float *dout;
     CUDA_CHECK(cudaMalloc((void **)&dout, 64 * sizeof *dout));
     for (int kind = 0; kind < 4; kind++) {
@@ -233,14 +208,14 @@ END_TEST
 
 START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
 {
-    checks_on();
+    capture_checks_on();
     float *dout, out[64];
     CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
     ck_assert_int_eq(checks_bad_sync(4, dout), cudaSuccess);
     CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
     for (int t = 0; t < 40; t++)
         ck_assert_msg(out[t] == (float)(39 - t), "out[%d] = %g, want %d", t, out[t], 39 - t);
-    assert_no_reports("an early return before __syncthreads()");
+    capture_assert_no_reports("an early return before __syncthreads()");
     cudaFree(dout);
 }
 END_TEST
@@ -279,7 +254,7 @@ static void clean_matmul(void)
 
 START_TEST(exit_summary_counts_faults_and_findings)
 {
-    checks_on();
+    capture_checks_on();
     char *text = stderr_of_child(fault_and_race);
     const char *last = strstr(text, "emulator: ");
     for (const char *p = last; p; p = strstr(p + 1, "\nemulator: "))
@@ -295,13 +270,13 @@ START_TEST(exit_summary_counts_faults_and_findings)
     ck_assert_msg(!strstr(text, "reported during this run"), "a summary after a clean run: %s",
                   text);
     free(text);
-    free(reports());
+    free(capture_reports());
 }
 END_TEST
 
 START_TEST(leak_check_names_where_it_was_allocated)
 {
-    checks_on();
+    capture_checks_on();
     fflush(NULL);
     pid_t child = fork(); /* the leak check speaks when a process exits */
     ck_assert(child >= 0);
@@ -313,7 +288,7 @@ START_TEST(leak_check_names_where_it_was_allocated)
     }
     int status;
     ck_assert_int_eq(waitpid(child, &status, 0), child);
-    char *text = reports();
+    char *text = capture_reports();
     ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
     /* A static function has no exported name: the object and offset stand in for it. */
     ck_assert_msg(strstr(text, "leak-check: 1000 bytes at 0x") && strstr(text, "allocated from ") &&

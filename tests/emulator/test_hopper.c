@@ -483,31 +483,6 @@ END_TEST
 
 /* ---- the async-proxy checks -------------------------------------------------------------- */
 
-static char report_path[4096];
-
-/* Turn every check on for this case's process; call before its first CUDA call. */
-static void checks_on(void)
-{
-    capture_report_file(report_path, sizeof report_path);
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
-}
-
-/* What the checks reported since the last call (malloc'd); the report file is emptied. */
-static char *reports(void)
-{
-    char *text = course_read_file(report_path);
-    ck_assert_msg(text != NULL, "cannot read %s", report_path);
-    ck_assert_int_eq(truncate(report_path, 0), 0);
-    return text;
-}
-
-static void assert_no_reports(const char *what)
-{
-    char *text = reports();
-    ck_assert_msg(text[0] == 0, "%s: expected no reports, got: %s", what, text);
-    free(text);
-}
-
 /* A 32 x 32 float tensor of small integers and its map (no swizzle). */
 static void square(struct tensor *t, CUtensorMap *map)
 {
@@ -534,7 +509,7 @@ static void square(struct tensor *t, CUtensorMap *map)
 
 START_TEST(early_read_of_a_copy_is_reported)
 {
-    checks_on();
+    capture_checks_on();
     struct tensor t;
     CUtensorMap map;
     square(&t, &map);
@@ -544,11 +519,12 @@ START_TEST(early_read_of_a_copy_is_reported)
         CUDA_CHECK(hop_early_read(&map, wait, d));
         CUDA_CHECK(cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost));
         ck_assert(!memcmp(got, t.host, sizeof got));
-        assert_no_reports(wait == 1 ? "every thread waits" : "thread 0 waits, then a barrier");
+        capture_assert_no_reports(wait == 1 ? "every thread waits"
+                                            : "thread 0 waits, then a barrier");
     }
     CUDA_CHECK(hop_early_read(&map, 0, d)); /* the emulator's copy landed at once: right bytes */
     CUDA_CHECK(cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost));
-    char *text = reports();
+    char *text = capture_reports();
     capture_assert_at(text, TEST_HOPPER_KERNELS, "HOP_EARLY_READ", "racecheck: read of shared 0x0");
     ck_assert_msg(strstr(text, "has not waited for phase 0 of the mbarrier"), "%s", text);
     free(text);
@@ -557,7 +533,7 @@ END_TEST
 
 START_TEST(unfenced_store_source_is_reported)
 {
-    checks_on();
+    capture_checks_on();
     struct tensor t;
     CUtensorMap map;
     square(&t, &map);
@@ -570,12 +546,12 @@ START_TEST(unfenced_store_source_is_reported)
     for (int fence = 1; fence <= 2; fence++) {
         CUDA_CHECK(hop_tma_store(&map, 2, dc, 1, 4096, dimg, 0, fence));
         CUDA_CHECK(cudaDeviceSynchronize());
-        assert_no_reports(fence == 1 ? "each writer fences"
-                                     : "the issuer fences after the barrier");
+        capture_assert_no_reports(fence == 1 ? "each writer fences"
+                                             : "the issuer fences after the barrier");
     }
     CUDA_CHECK(hop_tma_store(&map, 2, dc, 1, 4096, dimg, 0, 0));
     CUDA_CHECK(cudaDeviceSynchronize());
-    char *text = reports();
+    char *text = capture_reports();
     capture_assert_at(text, TEST_HOPPER_KERNELS, "ST(\"\", \"\", \"2d\"",
                       "racecheck: cp.async.bulk.tensor reads shared");
     capture_assert_at(text, TEST_HOPPER_KERNELS, "HOP_STORE_WRITE", "with no fence.proxy.async");
@@ -586,10 +562,10 @@ END_TEST
 /* The correct kernels of the suite under every check: nothing to report. */
 START_TEST(correct_copies_report_nothing)
 {
-    checks_on();
+    capture_checks_on();
     float sums[32];
     pipeline(3, sums);
-    assert_no_reports("the pipeline");
+    capture_assert_no_reports("the pipeline");
     struct tensor b = {2,
                        4,
                        CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
@@ -605,14 +581,14 @@ START_TEST(correct_copies_report_nothing)
     tensor_make(&b, 2);
     const struct hop_coords c2[] = {{{0, 0}}, {{40, 32}}, {{-8, -3}}};
     load_boxes(&b, c2, 3, 0, "2D f32 under the checks");
-    assert_no_reports("TMA loads");
+    capture_assert_no_reports("TMA loads");
     uint8_t *d_src, *d_dst;
     CUDA_CHECK(cudaMalloc((void **)&d_src, 64));
     CUDA_CHECK(cudaMalloc((void **)&d_dst, 64));
     CUDA_CHECK(cudaMemset(d_src, 3, 64));
     CUDA_CHECK(hop_bulk_round_trip(d_src, d_dst, 64, 0));
     CUDA_CHECK(cudaDeviceSynchronize());
-    assert_no_reports("the bulk round trip");
+    capture_assert_no_reports("the bulk round trip");
 }
 END_TEST
 

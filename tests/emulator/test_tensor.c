@@ -361,17 +361,6 @@ START_TEST(cp_async_completes_through_an_mbarrier)
 }
 END_TEST
 
-static char report_path[4096];
-
-/* What the checks reported since the last call (malloc'd); the report file is emptied. */
-static char *reports(void)
-{
-    char *text = course_read_file(report_path);
-    ck_assert_msg(text != NULL, "cannot read %s", report_path);
-    ck_assert_int_eq(truncate(report_path, 0), 0);
-    return text;
-}
-
 /* The pipeline's sum of n stages of integers, and whether it matches the host's. */
 static int pipeline_right(int stages, int bug, int n)
 {
@@ -400,18 +389,17 @@ static int pipeline_right(int stages, int bug, int n)
  */
 START_TEST(racecheck_sees_a_stage_read_before_its_wait)
 {
-    capture_report_file(report_path, sizeof report_path);
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    capture_checks_on();
     for (int stages = 2; stages <= 4; stages++) {
         ck_assert_msg(pipeline_right(stages, 0, 7), "the %d-stage pipeline's sum is wrong", stages);
-        char *text = reports();
+        char *text = capture_reports();
         ck_assert_msg(text[0] == 0, "the %d-stage pipeline: expected no reports, got: %s", stages,
                       text);
         free(text);
     }
     ck_assert_msg(!pipeline_right(3, 1, 7), "a pipeline that reads stages before they land "
                                             "gave the right sum");
-    char *text = reports();
+    char *text = capture_reports();
     capture_assert_at(text, TEST_TENSOR_KERNELS, "TENSOR_PIPELINE_READ",
                       "racecheck: read of shared");
     ck_assert_msg(strstr(text, "while the cp.async by thread") &&

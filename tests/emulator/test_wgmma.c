@@ -410,37 +410,25 @@ START_TEST(gemm_counters)
 }
 END_TEST
 
-static char report_path[4096];
-
-/* What the checks reported since the last call (malloc'd); the report file is emptied. */
-static char *reports(void)
-{
-    char *text = course_read_file(report_path);
-    ck_assert_msg(text != NULL, "cannot read %s", report_path);
-    ck_assert_int_eq(truncate(report_path, 0), 0);
-    return text;
-}
-
 /* Under every check: the correct GEMM reports nothing; without fence.proxy.async, racecheck
  * names the tiles' stores and the wgmma; the accumulators read before the last wait are named
  * (and read too early); a wait one group short refills a buffer under a wgmma in flight, which
  * the answer shows. */
 START_TEST(gemm_planted_bugs_under_checks)
 {
-    capture_report_file(report_path, sizeof report_path);
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    capture_checks_on();
     gemm_case(200, 100, 129, 2, 2, WG_CORRECT, 0);
-    char *text = reports();
+    char *text = capture_reports();
     ck_assert_msg(!text[0], "the correct GEMM: expected no reports, got: %s", text);
     free(text);
     gemm_case(200, 100, 129, 2, 2, WG_NO_FENCE, 0);
-    text = reports();
+    text = capture_reports();
     capture_assert_at(text, TEST_WGMMA_KERNELS, "wg_load_store_marker",
                       "through the generic proxy by warp");
     ck_assert_msg(strstr(text, "with no fence.proxy.async between"), "%s", text);
     free(text);
     gemm_case(200, 100, 129, 2, 1, WG_EARLY_READ, 1);
-    text = reports();
+    text = capture_reports();
     capture_assert_at(text, TEST_WGMMA_KERNELS, "wg_early_read_marker",
                       "before a wgmma.wait_group covers it");
     free(text);
