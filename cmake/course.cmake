@@ -82,6 +82,18 @@ function(add_lesson name)
     list(TRANSFORM L_RACE REPLACE "^([0-9][0-9])_solution$" "\\1_exercise")
   endif()
   set(shared ${CMAKE_SOURCE_DIR}/lessons/${name}/src)
+  # The earlier lessons LINK names: their headers, for the PTX report's compiles of this one,
+  # and their numbers, for ./course estimate (their kernels' registers).
+  set(linked_includes "")
+  set(linked_lessons "")
+  foreach(lib ${L_LINK})
+    if(lib MATCHES "^([0-9][0-9])_(solution|exercise)$")
+      list(APPEND linked_includes "$<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>")
+      list(APPEND linked_lessons ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  list(JOIN linked_lessons " " linked_lessons)
+  file(WRITE ${CMAKE_BINARY_DIR}/links/${num} "${linked_lessons}\n")
   file(GLOB yardsticks CONFIGURE_DEPENDS ${shared}/*_yardstick.cu)
   set(yardstick "")
   if(yardsticks)
@@ -134,10 +146,11 @@ function(add_lesson name)
                 LESSON_RUNNER="$<TARGET_FILE:${runner}>")
     set(depends "")
     if(cuda_sources)
+      set(report_includes ${dir} ${shared} ${CMAKE_SOURCE_DIR}/reference ${linked_includes})
       add_custom_command(
         OUTPUT ${report}.ptx ${report}.ptxas.txt
         COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} "-DSOURCES=${cuda_sources}"
-                "-DINCLUDES=${dir};${shared};${CMAKE_SOURCE_DIR}/reference"
+                "-DINCLUDES=${report_includes}"
                 "-DARCHS=${COURSE_STRUCTURE_ARCHS}"
                 -DOUT=${report} -P ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
         DEPENDS ${cuda_sources} ${headers} ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake

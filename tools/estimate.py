@@ -2,7 +2,7 @@
 """Estimated kernel times on a named GPU, from the CPU emulator's time model (a model, never a
 measurement).
 
-  tools/estimate.py --lib DIR [--gpu GPU|FILE] [--regs-from SRC_DIR] [--size N] -- PROGRAM ARGS
+  tools/estimate.py --lib DIR [--gpu GPU|FILE] [--regs-from SRC_DIR]... [--size N] -- PROGRAM ARGS
 
 Runs PROGRAM on the emulator (the stand-in libraries in DIR) with COURSE_EMU_MODEL=GPU, so
 every launch is modelled (emulator/vm/model.c: occupancy, caches fed the launch's sector
@@ -10,7 +10,8 @@ stream, a bound per resource, sampling of the first wave and the tail), and prin
 launch: kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM GB/s, % of the
 published cuBLAS throughput where one is known for this GPU and size, and the bounding
 resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as
-tools/sass.py reads them); without SRC_DIR they are assumed (32). With --nvdisasm the same
+tools/sass.py reads them; one --regs-from per folder, the lesson's and those of the earlier
+lessons it links); without SRC_DIR they are assumed (32). With --nvdisasm the same
 cubins' SASS is counted per source line (tools/sass.py --lines), so the issue bound counts the
 instructions the GPU issues; without it, PTX instructions. Sampled launches leave their
 outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
@@ -58,18 +59,16 @@ VALIDATION = ("validation error (emulator/MODEL.md): 23% mean, worst factor 1.46
               "on 6 RTX 3090 reductions, set by same-address atomics")
 
 
-def registers(src, gpu, nvcc, nvdisasm, work):
-    """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of @p src, and with @p nvdisasm
-    a "KERNEL FILE LINE COUNT ANCHORS" file of their SASS (None without); their paths."""
+def registers(srcs, gpu, nvcc, nvdisasm, work):
+    """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of the folders @p srcs, and with
+    @p nvdisasm a "KERNEL FILE LINE COUNT ANCHORS" file of their SASS (None without); their
+    paths."""
     arch = ARCH.get(gpu, "90")
     lines, sass_lines = [], []
-    for cu in sorted(pathlib.Path(src).glob("*.cu")):
+    for cu in sorted(cu for src in srcs for cu in pathlib.Path(src).glob("*.cu")):
         cubin = os.path.join(work, cu.stem + ".cubin")
         out = subprocess.run([nvcc, "-cubin", f"-arch=sm_{arch}", "-O3", "-std=c++17", "-lineinfo",
-                              "-Xptxas", "-v", f"-I{src}",
-                              f"-I{sass.ROOT / 'lessons' / pathlib.Path(src).name / 'src'}",
-                              f"-I{sass.ROOT / 'reference'}",
-                              str(cu), "-o", cubin],
+                              "-Xptxas", "-v", *sass.include_flags(cu.parent), str(cu), "-o", cubin],
                              capture_output=True, text=True)
         if out.returncode:
             sys.exit(f"estimate.py: nvcc failed on {cu}:\n{out.stderr}")
@@ -193,7 +192,8 @@ def main():
     p.add_argument("--from", dest="model_file", help="a model file to show (runs nothing)")
     p.add_argument("--gpu", default="h100",
                    help="t4, a6000, rtx3090, a100, l4, h100, h200, or a GPU file")
-    p.add_argument("--regs-from", help="folder of the program's .cu sources")
+    p.add_argument("--regs-from", action="append",
+                   help="a folder of the program's .cu sources (again for each folder)")
     p.add_argument("--size", type=int, default=0, help="M = N = K, for %% of cuBLAS")
     p.add_argument("--nvcc", default="nvcc")
     p.add_argument("--nvdisasm", help="nvdisasm: count SASS (with --regs-from)")

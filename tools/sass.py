@@ -41,6 +41,15 @@ PTXAS_SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 LINE_INFO = re.compile(r'//## File "([^"]+)", line (\d+)')
 
 
+def include_flags(src):
+    """nvcc's -I flags for the .cu files of @p src (solutions/NN_topic or exercises/NN_topic):
+    the folder, its lesson's headers, the reference library's, and every other lesson's (a
+    lesson may call an earlier one's launchers: add_lesson's LINK)."""
+    own = ROOT / "lessons" / pathlib.Path(src).name / "src"
+    others = sorted(d for d in (ROOT / "lessons").glob("*/src") if d != own)
+    return [f"-I{d}" for d in [pathlib.Path(src), own, ROOT / "reference", *others]]
+
+
 def run(cmd):
     """Run @p cmd; return its stdout and stderr together, or exit 1 with its output."""
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -184,7 +193,6 @@ def main():
     if not args.dir:
         p.error("DIR or --lines BINARY is needed")
     src = pathlib.Path(args.dir)
-    shared = ROOT / "lessons" / src.name / "src"
     sources = sorted(src.glob("*.cu"))
     if not sources:
         sys.exit(f"sass.py: no .cu files in {src}")
@@ -194,9 +202,7 @@ def main():
     for cu in sources:
         cubin = out / f"{cu.stem}.sm_{args.arch}.cubin"
         log = run([args.nvcc, "-cubin", f"-arch=sm_{args.arch}", "-O3", "-std=c++17",
-                   "-lineinfo", "-Xptxas", "-v", f"-I{src}", f"-I{shared}",
-                   f"-I{ROOT / 'reference'}",
-                   str(cu), "-o", str(cubin)])
+                   "-lineinfo", "-Xptxas", "-v", *include_flags(src), str(cu), "-o", str(cubin)])
         info = ptxas_report(log)
         kernels = parse_sass(run([args.nvdisasm, "-c", str(cubin)]))
         names = demangle(list(kernels))

@@ -10,7 +10,8 @@
  *   gpu_gemm_course       C = alpha op(A) op(B) + beta C, 32 x 32 shared-memory tiles
  *   gpu_transpose         x^T through a padded shared tile (lesson 03), for lesson 05's GEMM
  *   gpu_bias_act          fused bias + ReLU (+ the 16-bit copy the next GEMM reads)
- *   gpu_softmax_xent      fused softmax, cross-entropy and its gradient, a warp per row
+ *   gpu_xent              cross-entropy and its gradient from the softmax (lesson 11's
+ *                         softmax_online, which the trainer runs first), a warp per row
  *   gpu_bias_act_backward fused ReLU mask + bias gradient (column sums, 8 row groups
  *                         per column meeting in shared memory) + 16-bit copy
  *   gpu_allreduce_mean    the course's all-reduce for replicas sharing one GPU
@@ -21,6 +22,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <float.h>
 
 #include "cuda_check.h"
 
@@ -187,22 +189,21 @@ extern "C" void gpu_bias_act(float *y, const float *b, int B, int N, int relu, v
 }
 
 /*
- * One warp per row: lanes stride over the row's C logits, and butterfly shuffles give every
- * lane the row's max (with its index: the prediction) and then the sum of exponentials. The
- * exponentials are of z - max, so each is at most 1 and the largest is exactly 1: none
- * overflows, the sum is at least 1 and its log is finite, however large the logits are.
+ * One warp per row: lanes stride over the row's C probabilities, and butterfly shuffles give
+ * every lane the row's first largest (the prediction); each lane writes its columns' gradient,
+ * and lane 0 adds the row's loss and whether the prediction is right.
  */
-static __global__ void gpu_softmax_xent_kernel(const float *logits, const uint8_t *labels, int B,
-                                               int C, float scale, float *dlogits, float *loss_acc)
+static __global__ void gpu_xent_kernel(const float *probs, const uint8_t *labels, int B, int C,
+                                       float scale, float *dlogits, float *loss_acc)
 {
     // Your design (lesson 13, "The open task"): any mapping of rows to threads that meets
-    // gpu_softmax_xent's contract in data_parallel.h for every C >= 1, with no exponential
-    // that can overflow or underflow the whole row for logits of any size (to 1e4).
+    // gpu_xent's contract in data_parallel.h for every C >= 1, with a finite loss for a label
+    // whose probability underflowed to 0.
     // TODO
 }
 
-extern "C" void gpu_softmax_xent(const float *logits, const uint8_t *labels, int B, int C,
-                                 float scale, float *dlogits, float *loss_acc, void *stream)
+extern "C" void gpu_xent(const float *probs, const uint8_t *labels, int B, int C, float scale,
+                         float *dlogits, float *loss_acc, void *stream)
 {
     // Launch your design on @p stream, then CUDA_CHECK_LAUNCH().
     // TODO

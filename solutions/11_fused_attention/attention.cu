@@ -6,15 +6,18 @@
  * heads x (n_q x d) queries against heads x (n_k x d) keys and values, d = 64 or 128, fp16 or
  * bf16 in and out, fp32 scores and statistics, causal or not, any n_q and n_k (tiles on the
  * edges are zero-filled and masked). Versions, in order:
- *   attention_unfused  scores_kernel (S = Q K^T / sqrt(d), masked, to global memory),
- *                      softmax_online (softmax.cu: P to global memory), pv_kernel (O = P V)
+ *   attention_unfused  lesson 10's GEMM (mma_pipelined, or mma_bf16) head by head for
+ *                      S = Q K^T (K transposed first: that GEMM takes B as k x n), S scaled and
+ *                      masked, softmax_online (softmax.cu: P to global memory), P rounded to 16
+ *                      bits, lesson 10's GEMM again for O = P V
  *   flash_attention    one kernel: 64 queries per block, Q in registers, 64-key tiles of K and V
  *                      through shared memory with cp.async, S and P in registers, an online
  *                      softmax across the tiles
- * Both products run on the Tensor Cores through mma.sync.m16n8k16 (PTX, inline), their
- * operands moved from shared memory by ldmatrix, as lesson 10 teaches; shared tiles are
- * swizzled (16-byte chunk c of row r stored at chunk c ^ (r % 8)), so that the 8 row addresses
- * of an ldmatrix land in 8 different groups of banks. Needs sm_80 (cp.async, m16n8k16).
+ * Both products of both versions run on the Tensor Cores through mma.sync.m16n8k16. The fused
+ * kernel's (PTX, inline) take their operands from shared memory by ldmatrix, as lesson 10
+ * teaches; its shared tiles are swizzled (16-byte chunk c of row r stored at chunk c ^ (r % 8)),
+ * so that the 8 row addresses of an ldmatrix land in 8 different groups of banks. Needs sm_80
+ * (cp.async, m16n8k16).
  *
  * Build and check: ./course check 11; measure: ./course bench 11.
  */
@@ -30,6 +33,7 @@
 
 #include "cuda_check.h"
 #include "device.h"
+#include "mma_pipeline.h"
 
 enum {
     WARP = 32,
@@ -276,76 +280,49 @@ static __device__ void mask_scores(float s[NT][4], int k0, int q, int n_q, int n
 
 #endif /* sm_80 and newer */
 
-/* ---- attention_unfused ---------------------------------------------------------------------- */
+/* ---- attention_unfused: lesson 10's GEMM, softmax_online, lesson 10's GEMM --------------------
+ */
 
-/* S[h][q][k] = scale * (Q K^T)[q][k], -inf where masked: one block per 64 x 64 tile of S. */
-template <int D, typename T>
-static __global__ void __launch_bounds__(THREADS)
-    scores_kernel(int n_q, int n_k, int causal, float scale, const uint16_t *Q, const uint16_t *K,
-                  float *S)
+/* Kt[h] (cols x rows) = In[h] (rows x cols)^T for every head h (blockIdx.z), 16-bit values. A
+ * block moves one 32 x 32 tile through shared memory, 32 x 8 threads each taking 4 rows, so
+ * that both the reads of In and the writes of Kt run along rows; edge tiles are guarded. */
+static __global__ void transpose16_kernel(int rows, int cols, const uint16_t *in, uint16_t *kt)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    __shared__ __align__(128) uint16_t qs[BM * D], ks[BN * D];
-    int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    int q0 = blockIdx.y * BM, k0 = blockIdx.x * BN, h = blockIdx.z;
-    load_tile<BM, D>(qs, Q + ((size_t)h * n_q + q0) * D, n_q - q0);
-    load_tile<BN, D>(ks, K + ((size_t)h * n_k + k0) * D, n_k - k0);
-    cp_async_commit();
-    cp_async_wait<0>();
-    __syncthreads(); /* both tiles have landed, every thread's copies */
-    uint32_t q[D / 16][4];
-    float s[NT][4];
-    load_a_frags<D>(q, qs, warp, lane);
-    warp_scores<D, T>(s, q, ks, lane);
-    int row = q0 + warp * 16 + lane / 4;
-    mask_scores(s, k0, row, n_q, n_k, causal, lane);
-    float *Sh = S + (size_t)h * n_q * n_k;
-#pragma unroll
-    for (int j = 0; j < NT; j++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            int r = row + (e / 2) * 8, c = k0 + 8 * j + 2 * (lane % 4) + e % 2;
-            if (r < n_q && c < n_k)
-                Sh[(size_t)r * n_k + c] = s[j][e] * scale; /* -inf stays -inf */
-        }
-#elif defined(__CUDA_ARCH__)
-    __trap(); /* built for an older GPU only: the launcher never starts it there */
-#endif
+    /* [row of In][column of In], two halves of padding: a row is 17 words, an odd number, so
+     * the 32 halves of a column lie in 32 different banks */
+    __shared__ uint16_t tile[32][34];
+    const uint16_t *src = in + (size_t)blockIdx.z * rows * cols;
+    uint16_t *dst = kt + (size_t)blockIdx.z * rows * cols;
+    int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32, x = threadIdx.x;
+    for (int i = threadIdx.y; i < 32; i += blockDim.y) /* In's rows r0 + i, column c0 + x */
+        if (r0 + i < rows && c0 + x < cols)
+            tile[i][x] = src[(size_t)(r0 + i) * cols + c0 + x];
+    __syncthreads(); /* the whole tile is in before any thread reads another's element */
+    for (int i = threadIdx.y; i < 32; i += blockDim.y) /* Kt's rows c0 + i, column r0 + x */
+        if (c0 + i < cols && r0 + x < rows)
+            dst[(size_t)(c0 + i) * rows + r0 + x] = tile[x][i];
 }
 
-/* O = P V, P fp32 (heads x n_q x n_k), converted to 16 bits as its tiles are staged. */
-template <int D, typename T>
-static __global__ void __launch_bounds__(THREADS)
-    pv_kernel(int n_q, int n_k, const float *P, const uint16_t *V, uint16_t *O)
+/* S = scale * S over heads x n_q x n_k scores, and -inf where query i must not see key j
+ * (causal: j > i + n_k - n_q); a grid-stride loop, a thread per score. */
+static __global__ void scale_mask_kernel(size_t n, int n_q, int n_k, int causal, float scale,
+                                         float *S)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    /* vs holds a V tile, then stages the BM x D output: room for whichever is larger */
-    __shared__ __align__(128) uint16_t ps[BM * BN], vs[(BN > BM ? BN : BM) * D];
-    int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    int q0 = blockIdx.x * BM, h = blockIdx.y;
-    const float *Ph = P + ((size_t)h * n_q + q0) * n_k;
-    float o[D / 8][4] = {};
-    for (int k0 = 0; k0 < n_k; k0 += BN) {
-        load_tile<BN, D>(vs, V + ((size_t)h * n_k + k0) * D, n_k - k0);
-        cp_async_commit();
-        for (int i = threadIdx.x; i < BM * BN; i += THREADS) { /* coalesced along a row of P */
-            int r = i / BN, c = i % BN;
-            float p = q0 + r < n_q && k0 + c < n_k ? Ph[(size_t)r * n_k + k0 + c] : 0.0f;
-            uint32_t two = pack2(p, 0.0f, T());
-            ps[swz<BN>(r, c)] = (uint16_t)two;
-        }
-        cp_async_wait<0>();
-        __syncthreads(); /* the P tile and the V tile are complete */
-        uint32_t p[BN / 16][4];
-        load_a_frags<BN>(p, ps, warp, lane);
-        warp_pv<D, T>(o, p, vs, lane);
-        __syncthreads(); /* every warp is done with both tiles before they are overwritten */
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+         e += (size_t)gridDim.x * blockDim.x) {
+        int j = (int)(e % n_k), i = (int)(e / n_k % n_q); /* key j of query i, of some head */
+        S[e] = causal && j > i + n_k - n_q ? -INFINITY : S[e] * scale;
     }
-    const float one[2] = {1.0f, 1.0f};
-    store_o<D, T>(o, one, vs, O + ((size_t)h * n_q + q0) * D, n_q - q0, warp, lane);
-#elif defined(__CUDA_ARCH__)
-    __trap();
-#endif
+}
+
+/* y = x rounded to the 16-bit format (to nearest even; bfloat16 with @p bf16), n values; a
+ * grid-stride loop. */
+static __global__ void round16_kernel(size_t n, int bf16, const float *x, uint16_t *y)
+{
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+         e += (size_t)gridDim.x * blockDim.x)
+        y[e] = bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x[e]))
+                    : __half_as_ushort(__float2half_rn(x[e]));
 }
 
 /* ---- flash_attention ------------------------------------------------------------------------ */
@@ -511,17 +488,44 @@ static int attention_args_ok(const char *name, int heads, int n_q, int n_k, int 
     return why == NULL;
 }
 
-template <int D, typename T>
-static void launch_unfused(int heads, int n_q, int n_k, int causal, const uint16_t *Q,
-                           const uint16_t *K, const uint16_t *V, uint16_t *O, float *S, float *P)
+/* Blocks for a grid-stride loop over @p n elements, 256 threads each: as many as the elements
+ * need, at most 4096 (enough to fill any GPU of the course several times over). */
+static unsigned stride_blocks(size_t n)
 {
-    dim3 sgrid((n_k + BN - 1) / BN, (n_q + BM - 1) / BM, heads);
-    scores_kernel<D, T>
-        <<<sgrid, THREADS>>>(n_q, n_k, causal, (float)(1.0 / sqrt((double)D)), Q, K, S);
+    size_t blocks = (n + 255) / 256;
+    return blocks < 4096 ? (unsigned)blocks : 4096;
+}
+
+/*
+ * The unfused ladder, in the buffers of attention_unfused: Kt = K^T a head (lesson 10's GEMM
+ * takes its B row-major, k x n); per head S = Q Kt by lesson 10's GEMM (fp32); S scaled and
+ * masked; P = softmax_online(S); P rounded to 16 bits into S's buffer (S is spent); per head
+ * Of = P V by lesson 10's GEMM (fp32); O = Of rounded to 16 bits.
+ */
+static void run_unfused(int heads, int n_q, int n_k, int d, int causal, int bf16, const uint16_t *Q,
+                        const uint16_t *K, const uint16_t *V, uint16_t *O, uint16_t *Kt, float *S,
+                        float *P, float *Of)
+{
+    /* lesson 10's GEMM: C (M x N, fp32) = A (M x K) B (K x N), 16-bit row-major, any sizes */
+    void (*gemm)(int, int, int, const uint16_t *, const uint16_t *, float *) =
+        bf16 ? mma_bf16 : mma_pipelined;
+    size_t scores = (size_t)heads * n_q * n_k, outs = (size_t)heads * n_q * d;
+    transpose16_kernel<<<dim3((d + 31) / 32, (n_k + 31) / 32, heads), dim3(32, 8)>>>(n_k, d, K, Kt);
+    CUDA_CHECK_LAUNCH();
+    for (int h = 0; h < heads; h++) /* S[h] (n_q x n_k) = Q[h] (n_q x d) Kt[h] (d x n_k) */
+        gemm(n_q, n_k, d, Q + (size_t)h * n_q * d, Kt + (size_t)h * d * n_k,
+             S + (size_t)h * n_q * n_k);
+    scale_mask_kernel<<<stride_blocks(scores), 256>>>(scores, n_q, n_k, causal,
+                                                      (float)(1.0 / sqrt((double)d)), S);
     CUDA_CHECK_LAUNCH();
     softmax_online(heads * n_q, n_k, S, P);
-    dim3 ogrid((n_q + BM - 1) / BM, heads);
-    pv_kernel<D, T><<<ogrid, THREADS>>>(n_q, n_k, P, V, O);
+    uint16_t *P16 = (uint16_t *)S;
+    round16_kernel<<<stride_blocks(scores), 256>>>(scores, bf16, P, P16);
+    CUDA_CHECK_LAUNCH();
+    for (int h = 0; h < heads; h++) /* Of[h] (n_q x d) = P[h] (n_q x n_k) V[h] (n_k x d) */
+        gemm(n_q, d, n_k, P16 + (size_t)h * n_q * n_k, V + (size_t)h * n_k * d,
+             Of + (size_t)h * n_q * d);
+    round16_kernel<<<stride_blocks(outs), 256>>>(outs, bf16, Of, O);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -536,20 +540,18 @@ extern "C" int attention_unfused(int heads, int n_q, int n_k, int d, int causal,
                 (long long)heads * n_q, INT_MAX);
         return -1;
     }
-    size_t bytes = (size_t)heads * n_q * n_k * sizeof(float); /* S, and P: n_q x n_k a head */
-    float *S, *P;
-    CUDA_CHECK(cudaMalloc((void **)&S, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&P, bytes));
-    if (d == 64 && !bf16)
-        launch_unfused<64, __half>(heads, n_q, n_k, causal, d_Q, d_K, d_V, d_O, S, P);
-    else if (d == 64)
-        launch_unfused<64, __nv_bfloat16>(heads, n_q, n_k, causal, d_Q, d_K, d_V, d_O, S, P);
-    else if (!bf16)
-        launch_unfused<128, __half>(heads, n_q, n_k, causal, d_Q, d_K, d_V, d_O, S, P);
-    else
-        launch_unfused<128, __nv_bfloat16>(heads, n_q, n_k, causal, d_Q, d_K, d_V, d_O, S, P);
+    size_t scores = (size_t)heads * n_q * n_k * sizeof(float); /* S, and P: n_q x n_k a head */
+    uint16_t *Kt;
+    float *S, *P, *Of;
+    CUDA_CHECK(cudaMalloc((void **)&Kt, (size_t)heads * n_k * d * sizeof(uint16_t)));
+    CUDA_CHECK(cudaMalloc((void **)&S, scores));
+    CUDA_CHECK(cudaMalloc((void **)&P, scores));
+    CUDA_CHECK(cudaMalloc((void **)&Of, (size_t)heads * n_q * d * sizeof(float)));
+    run_unfused(heads, n_q, n_k, d, causal, bf16, d_Q, d_K, d_V, d_O, Kt, S, P, Of);
+    CUDA_CHECK(cudaFree(Kt));
     CUDA_CHECK(cudaFree(S));
     CUDA_CHECK(cudaFree(P));
+    CUDA_CHECK(cudaFree(Of));
     return 0;
 }
 

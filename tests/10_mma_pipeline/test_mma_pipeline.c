@@ -6,6 +6,10 @@
  *        conflicts once the tiles are swizzled, copies in flight while the math runs, each slice
  *        read once per block and C written in whole sectors; and speed ratios on a GPU.
  *
+ * Every case is named for the stage of the exercise it checks (add_lesson's STAGES:
+ * mma_ldmatrix, mma_swizzled, mma_pipelined; mma_bf16 is mma_pipelined's template), so that
+ * ./course check 10 --stage NAME runs one stage's alone.
+ *
  * Every bound is derived from the problem and the launch, never from the solution's tile
  * sizes: another block or warp tile, padding instead of a swizzle, 2 to 5 stages, WMMA where
  * mma.sync is written, all score alike.
@@ -64,7 +68,7 @@ START_TEST(mma_pipelined_edges)
 }
 END_TEST
 
-START_TEST(mma_bf16_edges)
+START_TEST(mma_pipelined_bf16_edges)
 {
     check_edges("mma_bf16", 1);
 }
@@ -210,7 +214,7 @@ END_TEST
 /* ---- timing cases, on a GPU ------------------------------------------------------------------ */
 
 /* Same run, same data: each step faster than the one before. */
-START_TEST(ladder_in_order)
+START_TEST(mma_pipelined_ladder_in_order)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
     double plain = course_half_time(r, "mma_ldmatrix", 4096);
@@ -225,7 +229,7 @@ START_TEST(ladder_in_order)
 END_TEST
 
 /* mma_pipelined against cuBLAS at the same precision, against the bar for this GPU. */
-START_TEST(pipelined_near_cublas)
+START_TEST(mma_pipelined_near_cublas)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
     double pipe = course_half_time(r, "mma_pipelined", 4096);
@@ -242,12 +246,13 @@ int main(int argc, char **argv)
         {"mma_ldmatrix_edges", mma_ldmatrix_edges, CASE_SM80, 240},
         {"mma_swizzled_edges", mma_swizzled_edges, CASE_SM80, 240},
         {"mma_pipelined_edges", mma_pipelined_edges, CASE_SM80, 240},
-        {"mma_bf16_edges", mma_bf16_edges, CASE_SM80, 240},
+        {"mma_pipelined_bf16_edges", mma_pipelined_bf16_edges, CASE_SM80, 240},
         {"mma_ldmatrix_counts", mma_ldmatrix_counts, CASE_SM80, 60},
         {"mma_swizzled_counts", mma_swizzled_counts, CASE_SM80, 60},
         {"mma_pipelined_counts", mma_pipelined_counts, CASE_SM80, 120},
-        {"ladder_in_order", ladder_in_order, CASE_SM80 | CASE_PERF, 120},
-        {"pipelined_near_cublas", pipelined_near_cublas, CASE_SM80 | CASE_PERF, 120},
+        {"mma_pipelined_ladder_in_order", mma_pipelined_ladder_in_order, CASE_SM80 | CASE_PERF,
+         120},
+        {"mma_pipelined_near_cublas", mma_pipelined_near_cublas, CASE_SM80 | CASE_PERF, 120},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

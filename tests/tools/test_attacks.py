@@ -14,6 +14,9 @@ copied as they are ({root} in their text becomes this course's checkout), and at
 variant.txt) says the rest, one directive a line:
   lesson NN_topic               the lesson it submits (default 01_cpu_reference)
   base exercise|solution        what the submission starts from
+  with NN_topic                 an earlier lesson the submitted one links (add_lesson's LINK),
+                                handed in solved (its solution's files): the grade links the
+                                student's own, so a lesson that calls it scores only with it
   link PATH TARGET              PATH becomes a symbolic link to TARGET ({root}: this course)
   env NAME=VALUE                set for ./course grade
   root-only                     only meaningful as root (the sandbox user is the defence)
@@ -61,6 +64,9 @@ def make_submission(attack, sub):
     base = dict(l[:2] for l in lines if l[0] == "base").get("base", "exercise")
     lesson = lesson_of(lines)
     shutil.copytree(ROOT / f"{base}s" / lesson, sub / "exercises" / lesson)
+    for l in lines:
+        if l[0] == "with":
+            shutil.copytree(ROOT / "solutions" / l[1], sub / "exercises" / l[1])
     for f in sorted(attack.rglob("*")):
         if not f.is_file() or f.name in DIRECTIVES:
             continue

@@ -314,15 +314,16 @@ void gpu_bias_act(float *y, const float *b, int B, int N, int relu, void *y_lo, 
                   void *stream);
 
 /**
- * Fused softmax cross-entropy on @p stream, for @p B rows of @p C >= 1 logits (row-major)
- * and their labels (each below C): row r's softmax p = exp(z - max z) / sum exp(z - max z),
- * its gradient (p - onehot(label)) * @p scale / B into row r of @p dlogits, its loss
- * -log p_label added to @p loss_acc[0] and 1 added to @p loss_acc[1] when its first largest
- * logit is the label's. Finite for finite logits of any size. One warp per row in the
+ * Cross-entropy and its gradient on @p stream, from the softmax @p probs of @p B rows of @p C >= 1
+ * logits (row-major; the trainer has them from lesson 11's softmax_online) and their labels (each
+ * below C): row r's gradient dLoss/dlogits = (p - onehot(label)) * @p scale / B into row r of
+ * @p dlogits (another buffer), its loss -log max(p_label, FLT_MIN) added to @p loss_acc[0] (finite:
+ * a label whose probability underflowed to 0 costs -log FLT_MIN = 87.34), and 1 added to
+ * @p loss_acc[1] when its first largest probability is the label's. One warp per row in the
  * lesson's solution; the mapping is the student's choice (lesson 13's open task).
  */
-void gpu_softmax_xent(const float *logits, const uint8_t *labels, int B, int C, float scale,
-                      float *dlogits, float *loss_acc, void *stream);
+void gpu_xent(const float *probs, const uint8_t *labels, int B, int C, float scale, float *dlogits,
+              float *loss_acc, void *stream);
 
 /**
  * Backward through ReLU and the bias on @p stream: dy *= (y > 0) when @p relu

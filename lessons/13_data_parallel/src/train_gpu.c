@@ -5,7 +5,8 @@
  * One step of one replica, all on the replica's stream:
  *   gather      the shard's samples (indices uploaded, pixels already on the GPU)
  *   forward     per layer: GEMM  Y = X W^T, then bias + ReLU fused
- *   loss        softmax cross-entropy and dLoss/dlogits fused, a warp per row
+ *   loss        the softmax of the logits by lesson 11's softmax_online (linked from
+ *               11_solution), then cross-entropy and dLoss/dlogits fused, a warp per row
  *   backward    per layer, top down: bias grad + ReLU mask fused, then two GEMMs
  *               dW = dY^T X and dX = dY W
  * then the all-reduce of the gradients and the optimizer update, one kernel over every
@@ -31,6 +32,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "fused_attention.h"
 #include "loss_scale.h"
 #include "mat.h"
 #include "warp_level.h"
@@ -45,12 +47,13 @@ struct replica {
     uint8_t *d_y;                                /* local_B labels */
     float *d_x;                                  /* local_B x 784 inputs */
     void *d_x_lo;                                /* their 16-bit copy, or NULL */
-    float *d_acts;     /* local_B x activation count: every layer's output */
-    void *d_acts_lo;   /* their 16-bit copy, or NULL */
-    float *d_delta[2]; /* local_B x widest: this layer's and the next delta */
-    void *d_delta_lo;  /* the 16-bit copy of the current delta, or NULL */
-    float *d_loss;     /* [0] loss sum, [1] correct count */
-    float *d_t;        /* --gemm warptile: a transposed GEMM operand, or NULL */
+    float *d_acts;         /* local_B x activation count: every layer's output */
+    void *d_acts_lo;       /* their 16-bit copy, or NULL */
+    float *d_delta[2];     /* local_B x widest: this layer's and the next delta */
+    void *d_delta_lo;      /* the 16-bit copy of the current delta, or NULL */
+    float *d_loss;         /* [0] loss sum, [1] correct count */
+    cudaEvent_t legacy[2]; /* softmax_online's order against stream (legacy_waits_for()) */
+    float *d_t;            /* --gemm warptile: a transposed GEMM operand, or NULL */
 };
 
 struct gtr {
@@ -85,6 +88,22 @@ static void *dmalloc(size_t bytes)
     return p;
 }
 
+/* Lesson 05's GEMM and lesson 11's softmax take no stream: they launch on the legacy stream (0),
+ * which does not wait for the trainer's non-blocking streams. legacy_waits_for() makes it wait
+ * for what @p s holds so far (through event @p ev[0]), waits_for_legacy() makes @p s wait for
+ * what was launched on it since (through @p ev[1]). */
+static void legacy_waits_for(cudaStream_t s, cudaEvent_t ev[2])
+{
+    CUDA_CHECK(cudaEventRecord(ev[0], s));
+    CUDA_CHECK(cudaStreamWaitEvent(0, ev[0], 0));
+}
+
+static void waits_for_legacy(cudaStream_t s, cudaEvent_t ev[2])
+{
+    CUDA_CHECK(cudaEventRecord(ev[1], 0));
+    CUDA_CHECK(cudaStreamWaitEvent(s, ev[1], 0));
+}
+
 /* [0]: the caller's stream reached the GEMM; [1]: the GEMM is done. Made on first use. */
 static cudaEvent_t warptile_events[2];
 
@@ -102,14 +121,9 @@ void gpu_gemm_warptile(int ta, int tb, int M, int N, int K, float alpha, const v
     }
     for (int i = 0; i < 2 && !warptile_events[i]; i++)
         CUDA_CHECK(cudaEventCreateWithFlags(&warptile_events[i], cudaEventDisableTiming));
-    cudaStream_t s = (cudaStream_t)stream;
-    /* matmul_warptile launches on the legacy stream (0), which does not wait for the trainer's
-     * non-blocking streams: make it wait for this one, and this one for the GEMM. */
-    CUDA_CHECK(cudaEventRecord(warptile_events[0], s));
-    CUDA_CHECK(cudaStreamWaitEvent(0, warptile_events[0], 0));
+    legacy_waits_for((cudaStream_t)stream, warptile_events);
     matmul_warptile(M, N, K, (const float *)A, (const float *)B, C);
-    CUDA_CHECK(cudaEventRecord(warptile_events[1], 0));
-    CUDA_CHECK(cudaStreamWaitEvent(s, warptile_events[1], 0));
+    waits_for_legacy((cudaStream_t)stream, warptile_events);
 }
 
 void gpu_gemm_warptile_release(void)
@@ -181,6 +195,8 @@ struct gtr *gtr_create(const struct train_config *t, const struct mlp_shape *s, 
         struct replica *r = &g->rep[l];
         CUDA_CHECK(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&r->grads_ready, cudaEventDisableTiming));
+        for (int i = 0; i < 2; i++)
+            CUDA_CHECK(cudaEventCreateWithFlags(&r->legacy[i], cudaEventDisableTiming));
         r->d_params = dmalloc(g->P * sizeof(float));
         r->d_grads = dmalloc(g->P * sizeof(float));
         r->d_state = dmalloc(g->S * sizeof(float));
@@ -294,6 +310,20 @@ static float *delta_of(struct replica *r, int l)
     return r->d_delta[l & 1];
 }
 
+/* The loss of @p B rows of @p logits on replica @p r: their softmax by lesson 11's
+ * softmax_online, on the legacy stream in @p r's order, into @p probs, then the cross-entropy
+ * from it (the loss and the right answers into r->d_loss) and dLoss/dlogits, times @p scale,
+ * into @p dlogits. */
+static void loss(struct gtr *g, struct replica *r, const float *logits, int B, float scale,
+                 float *probs, float *dlogits)
+{
+    int C = g->s.dims[g->s.layers];
+    legacy_waits_for(r->stream, r->legacy);
+    softmax_online(B, C, logits, probs);
+    waits_for_legacy(r->stream, r->legacy);
+    gpu_xent(probs, r->d_y, B, C, scale, dlogits, r->d_loss, r->stream);
+}
+
 /* Gather, forward and loss of replica @p r: the top layer's delta is dLoss/dlogits. */
 static void forward_loss(struct gtr *g, struct replica *r, size_t shard_at)
 {
@@ -302,8 +332,8 @@ static void forward_loss(struct gtr *g, struct replica *r, size_t shard_at)
                IDX_PIXEL_STD, r->d_x, r->d_x_lo, g->lo, r->d_y, r->stream);
     float *logits = forward(g, r, g->B);
     float scale = g->lo == GPU_F16 ? g->scaler.scale : 1.0f;
-    gpu_softmax_xent(logits, r->d_y, g->B, g->s.dims[L], scale, delta_of(r, L - 1), r->d_loss,
-                     r->stream);
+    /* the probabilities in the delta buffer the backward writes only after the loss */
+    loss(g, r, logits, g->B, scale, delta_of(r, L), delta_of(r, L - 1));
 }
 
 /*
@@ -463,8 +493,7 @@ int gtr_evaluate(struct gtr *g, const struct idx_set *set, int n)
         gpu_gather(d_images, d_labels, r->d_idx, B, 784, IDX_PIXEL_MEAN, IDX_PIXEL_STD, r->d_x,
                    r->d_x_lo, g->lo, r->d_y, r->stream);
         float *logits = forward(g, r, B);
-        gpu_softmax_xent(logits, r->d_y, B, g->s.dims[g->s.layers], 1.0f, r->d_delta[0], r->d_loss,
-                         r->stream);
+        loss(g, r, logits, B, 1.0f, r->d_delta[1], r->d_delta[0]);
     }
     float h[2];
     CUDA_CHECK(cudaMemcpyAsync(h, r->d_loss, sizeof h, cudaMemcpyDeviceToHost, r->stream));
@@ -487,6 +516,8 @@ void gtr_destroy(struct gtr *g)
         for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
             CUDA_CHECK(cudaFree(bufs[i]));
         CUDA_CHECK(cudaEventDestroy(r->grads_ready));
+        for (int i = 0; i < 2; i++)
+            CUDA_CHECK(cudaEventDestroy(r->legacy[i]));
         for (int k = 0; g->overlap && k < g->s.layers; k++)
             CUDA_CHECK(cudaEventDestroy(r->layer_ready[k]));
         CUDA_CHECK(cudaStreamDestroy(r->stream));
