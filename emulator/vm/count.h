@@ -27,6 +27,19 @@ void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
 /** The global side of a bulk or tensor copy: [@p addr, @p addr + @p bytes), read (or written,
  *  @p store) by the copy engine; its sectors join the launch's unique bytes too. */
 void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store);
+/** A block starts in this context: no copies are in flight yet. */
+void count_block(struct exec *x);
+/** A bulk or tensor copy that completes on the mbarrier at shared offset @p mbar was issued. */
+void count_copy_issued(struct exec *x, uint64_t mbar);
+/** A thread of warp @p warp saw a phase of the mbarrier at @p mbar complete (try_wait,
+ *  test_wait): for that warp, the copies issued against it so far have landed. */
+void count_copy_waited(struct exec *x, uint32_t warp, uint64_t mbar);
+/** One wgmma.mma_async of @p flops (2 M N K), issued by every warp of its warpgroup. */
+void count_wgmma(struct exec *x, uint64_t flops);
+/** Warp @p warp issued its part (@p flops, a quarter) of a wgmma.mma_async: overlapped when the
+ *  block has a copy this warp has not waited for (issued, its mbarrier phase not yet seen
+ *  complete by the warp). */
+void count_wgmma_warp(struct exec *x, uint32_t warp, uint64_t flops);
 /** A branch that split the warp. */
 void count_divergence(struct exec *x);
 

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "count.h"
 #include "fp.h"
 #include "hopper.h"
 
@@ -390,6 +391,12 @@ static int uniform64(const struct warp *w, uint32_t off, uint64_t *v)
     return !diff;
 }
 
+/* The work of one wgmma.mma_async: 2 M N K, M = 64, K = 16 (8 for tf32). */
+static uint64_t wg_flops(const struct insn *in)
+{
+    return 2ull * 64 * WG_N(in->mod) * (WG_AT(in->mod) == MT_TF32 ? 8 : 16);
+}
+
 /* A fully issued operation: counted, and its shared-memory reads checked (racecheck, initcheck,
  * the async proxy) as made by warp @p w's lanes now, in program order. */
 static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
@@ -397,11 +404,8 @@ static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
 {
     uint32_t N = WG_N(in->mod), at = WG_AT(in->mod), K = at == MT_TF32 ? 8 : 16;
     uint32_t e = (uint32_t)mma_elem_bytes((int)at);
-    if (x->cnt) {
-        x->cnt->wgmma_insts++;
-        x->cnt->wgmma_flops += 2ull * 64 * N * K;
-        x->cnt->flops += 2ull * 64 * N * K;
-    }
+    if (x->cnt)
+        count_wgmma(x, wg_flops(in));
     if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
         return;
     for (int which = in->o[0] == NO_REG; which < 2; which++) {
@@ -458,6 +462,8 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
             vm_where(x->mod, &x->code[op->pc], other, sizeof other));
     }
     op->issued |= (uint8_t)(1u << wi);
+    if (x->cnt) /* each warp's quarter, with the copies this warp has not waited for */
+        count_wgmma_warp(x, w->index, wg_flops(in) / 4);
     if (x->launch->checks & VM_CHECK_RACE)
         watch(x, w, in, 1);
     if (op->issued == 0xF)
