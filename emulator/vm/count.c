@@ -42,6 +42,7 @@ struct count_state {
     uint32_t copy_issued[COPY_BARRIERS];
     uint32_t copy_seen[BLOCK_WARPS][COPY_BARRIERS];
     int copy_bars;
+    uint64_t copies; /* every copy the block issued */
 };
 
 static void set_add(struct sector_set *s, uint64_t sector)
@@ -174,7 +175,7 @@ void count_block(struct exec *x)
 {
     struct count_state *st = x->count_state;
     if (st)
-        st->copy_bars = 0;
+        st->copy_bars = 0, st->copies = 0;
 }
 
 /* The slot of mbarrier @p mbar in @p st's table (added when new), or -1 when it is full. */
@@ -197,6 +198,8 @@ void count_copy_issued(struct exec *x, uint64_t mbar)
 {
     struct count_state *st = x->count_state;
     int i = st ? copy_slot(st, mbar) : -1;
+    if (st)
+        st->copies++;
     if (i >= 0)
         st->copy_issued[i]++;
 }
@@ -216,16 +219,21 @@ void count_wgmma(struct exec *x, uint64_t flops)
     x->cnt->flops += flops;
 }
 
-void count_wgmma_warp(struct exec *x, uint32_t warp, uint64_t flops)
+int count_copies_in_flight(struct exec *x, uint32_t warp)
 {
     struct count_state *st = x->count_state;
     if (!st || warp >= BLOCK_WARPS)
-        return;
+        return 0;
     for (int i = 0; i < st->copy_bars; i++)
-        if (st->copy_issued[i] > st->copy_seen[warp][i]) {
-            x->cnt->wgmma_overlapped_flops += flops;
-            return;
-        }
+        if (st->copy_issued[i] > st->copy_seen[warp][i])
+            return 1;
+    return 0;
+}
+
+uint64_t count_copies_issued(struct exec *x)
+{
+    struct count_state *st = x->count_state;
+    return st ? st->copies : 0;
 }
 
 void count_divergence(struct exec *x)

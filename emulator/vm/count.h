@@ -36,10 +36,11 @@ void count_copy_issued(struct exec *x, uint64_t mbar);
 void count_copy_waited(struct exec *x, uint32_t warp, uint64_t mbar);
 /** One wgmma.mma_async of @p flops (2 M N K), issued by every warp of its warpgroup. */
 void count_wgmma(struct exec *x, uint64_t flops);
-/** Warp @p warp issued its part (@p flops, a quarter) of a wgmma.mma_async: overlapped when the
- *  block has a copy this warp has not waited for (issued, its mbarrier phase not yet seen
- *  complete by the warp). */
-void count_wgmma_warp(struct exec *x, uint32_t warp, uint64_t flops);
+/** 1 when the block has a copy in flight for warp @p warp: issued, and its mbarrier phase not
+ *  yet seen complete by the warp. */
+int count_copies_in_flight(struct exec *x, uint32_t warp);
+/** The bulk and tensor copies the running block has issued so far. */
+uint64_t count_copies_issued(struct exec *x);
 /** A branch that split the warp. */
 void count_divergence(struct exec *x);
 

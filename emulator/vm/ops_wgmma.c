@@ -43,6 +43,10 @@ struct wg_op {
     uint8_t issued;   /* warps of the warpgroup (bits 0-3) that issued it */
     uint8_t scale_d;  /* 1: D = A B + D; 0: D = A B */
     uint64_t desc[2]; /* A's descriptor (unused with A in registers) and B's */
+    /* Counting: the block's copies issued when the first warp issued it, and whether a copy was
+     * in flight for a warp when it issued it (count.h). */
+    uint64_t copies;
+    uint8_t in_flight;
 };
 
 /* One warpgroup. */
@@ -434,7 +438,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
     if (!g)
         return EV_ERROR;
     uint32_t wi = w->index % 4, pc = (uint32_t)(in - x->code);
-    struct wg_op now = {pc, g->committed[wi], 0, (uint8_t)(PRED(w, in->o[2]) & 1), {0, 0}};
+    struct wg_op now = {pc, g->committed[wi], 0, (uint8_t)(PRED(w, in->o[2]) & 1), {0, 0}, 0, 0};
     uint32_t scale = PRED(w, in->o[2]);
     if ((in->o[0] != NO_REG && !uniform64(w, in->o[0], &now.desc[0])) ||
         !uniform64(w, in->o[1], &now.desc[1]) || (scale != 0 && scale != FULL_MASK))
@@ -447,6 +451,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
             g->cap = g->cap ? 2 * g->cap : 8;
             g->ops = emu_realloc(g->ops, g->cap * sizeof *g->ops);
         }
+        now.copies = x->cnt ? count_copies_issued(x) : 0;
         g->ops[g->nops++] = now;
     }
     struct wg_op *op = &g->ops[seq - g->first];
@@ -462,8 +467,8 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
             vm_where(x->mod, &x->code[op->pc], other, sizeof other));
     }
     op->issued |= (uint8_t)(1u << wi);
-    if (x->cnt) /* each warp's quarter, with the copies this warp has not waited for */
-        count_wgmma_warp(x, w->index, wg_flops(in) / 4);
+    if (x->cnt)
+        op->in_flight |= (uint8_t)count_copies_in_flight(x, w->index);
     if (x->launch->checks & VM_CHECK_RACE)
         watch(x, w, in, 1);
     if (op->issued == 0xF)
@@ -515,6 +520,10 @@ enum event h_WGMMA_WAIT(struct exec *x, struct warp *w, const struct insn *in, u
                                gone, gi, vm_where(x->mod, &x->code[op->pc], at, sizeof at));
             break;
         }
+        /* Its work overlapped copies when one was in flight as it was issued, or one was issued
+         * before this wait retires it (their lifetimes meet). */
+        if (x->cnt && (op->in_flight || count_copies_issued(x) > op->copies))
+            x->cnt->wgmma_overlapped_flops += wg_flops(&x->code[op->pc]);
         enum event ev = run_op(x, w, gi, op);
         if (ev != EV_NONE)
             return ev;
