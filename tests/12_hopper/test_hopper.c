@@ -111,10 +111,11 @@ static void assert_tma(const char *name, const struct vm_counters *c, int M, int
 
 /*
  * The copies of the next slices in flight while wgmma runs: at K = 1024 (16 slices of 64, 32 of
- * 32), at least half of the wgmma flops issue while the block has a TMA copy whose mbarrier
- * phase no thread has waited for yet (the emulator's record: wgmma_overlapped_flops). With 2
- * or more stages every slice but the last few finds the next one in flight; one stage that
- * waits for each copy before its math finds none.
+ * 32), at least half of the wgmma flops belong to operations whose life met a TMA copy's (the
+ * emulator's record, wgmma_overlapped_flops: a copy in flight for a warp as it issued the
+ * operation, or a copy issued before the wait_group that retired it). With 2 or more stages
+ * every slice but the last finds the next one on its way; one stage that waits for each copy
+ * before its math, and for its math before the next copy, finds none.
  */
 static void assert_overlap(const char *name, const struct vm_counters *c, int M, int N, int K)
 {
