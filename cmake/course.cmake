@@ -37,12 +37,17 @@ function(add_course_tests)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
 
-# add_lesson(NN_topic [RACE NN_solution] [LINK libs...] [JUDGE_LINK libs...] [STAGES names...])
+# add_lesson(NN_topic [RACE NN_solution] [ARCHS archs...] [LINK libs...] [JUDGE_LINK libs...]
+#            [STAGES names...])
 # LINK: extra libraries (targets or generator expressions) both sides' libraries
 # link publicly, e.g. ZLIB::ZLIB or $<TARGET_NAME_IF_EXISTS:MPI::MPI_C>.
 # RACE: an earlier lesson's solution library, whole in the runner: the perf tests
 # race a lesson's kernel against the one it improves.
 # JUDGE_LINK: libraries the judge itself needs (lesson 13's writes gzip files).
+# ARCHS: the CUDA architectures the lesson's .cu files are built for, in place of
+# CMAKE_CUDA_ARCHITECTURES, and those its PTX and ptxas reports use: 90a for code that needs
+# Hopper's architecture-specific instructions (wgmma, setmaxnreg), which no other GPU runs and
+# which the plain compute_90 PTX may not hold.
 # STAGES: the parts of a staged exercise, in order, each checkable alone (./course check NN
 # --stage NAME); a case belongs to the stage its name begins with (reduce_tree_edges: reduce).
 # The lesson's own code, the same for both sides (driver, headers, data loading, ...), lives once
@@ -50,8 +55,8 @@ endfunction()
 # For each side, solution (solutions/NN_topic) and exercise (exercises/NN_topic):
 #   library  NN_<side>          every .c and .cu of the side's folder and of src/ but topic_main.c
 #   driver   NN_topic           (solution) / NN_topic_exercise, from src/topic_main.c
-#   report   NN_<side>.ptx      PTX of those .cu files (compute_80) and
-#            NN_<side>.ptxas.txt  ptxas -v for each COURSE_STRUCTURE_ARCHS
+#   report   NN_<side>.ptx      PTX of those .cu files (compute_80, or ARCHS' first) and
+#            NN_<side>.ptxas.txt  ptxas -v for each COURSE_STRUCTURE_ARCHS (or ARCHS)
 #   runner   runner_NN_<side>   tests/common/course_runner.c with the whole library
 #   tests    test_NN_<side>     the judge, from tests/NN_topic/test_topic.c, as NN.<side>.<case>;
 #                               it links no lesson code and sees the lesson's headers (src/) only
@@ -66,7 +71,13 @@ endfunction()
 # side is built, and an earlier lesson's solution named by RACE or LINK is that lesson's
 # exercise: the student's own.
 function(add_lesson name)
-  cmake_parse_arguments(L "" "RACE" "LINK;JUDGE_LINK;STAGES" ${ARGN})
+  cmake_parse_arguments(L "" "RACE" "ARCHS;LINK;JUDGE_LINK;STAGES" ${ARGN})
+  set(ptx_arch 80)
+  set(report_archs ${COURSE_STRUCTURE_ARCHS})
+  if(L_ARCHS)
+    list(GET L_ARCHS 0 ptx_arch)
+    set(report_archs ${L_ARCHS})
+  endif()
   string(SUBSTRING ${name} 0 2 num)
   string(SUBSTRING ${name} 3 -1 topic)
   if(L_STAGES)
@@ -116,6 +127,9 @@ function(add_lesson name)
     add_library(${lib} STATIC ${sources})
     target_include_directories(${lib} PUBLIC ${dir} ${shared})
     target_link_libraries(${lib} PUBLIC course_reference ${L_LINK})
+    if(L_ARCHS)
+      set_target_properties(${lib} PROPERTIES CUDA_ARCHITECTURES "${L_ARCHS}")
+    endif()
     if(side STREQUAL "exercise")
       # An unfinished exercise leaves parameters and locals unused by design.
       target_compile_options(${lib} PRIVATE
@@ -151,7 +165,7 @@ function(add_lesson name)
         OUTPUT ${report}.ptx ${report}.ptxas.txt
         COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} "-DSOURCES=${cuda_sources}"
                 "-DINCLUDES=${report_includes}"
-                "-DARCHS=${COURSE_STRUCTURE_ARCHS}"
+                "-DARCHS=${report_archs}" -DPTX_ARCH=${ptx_arch}
                 -DOUT=${report} -P ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
         DEPENDS ${cuda_sources} ${headers} ${CMAKE_SOURCE_DIR}/cmake/kernel_report.cmake
         COMMENT "PTX and ptxas -v report for ${lib}"

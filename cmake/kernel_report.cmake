@@ -1,8 +1,11 @@
 # The structure checks' inputs for one lesson side: the PTX of every .cu file
-# (compute_80, so Tensor Core and bf16 instructions appear) concatenated into
-# OUT.ptx, and `ptxas -v` for each of ARCHS into OUT.ptxas.txt.
-# Inputs: NVCC, SOURCES, INCLUDES, ARCHS, OUT.
+# (compute_PTX_ARCH, 80 by default, so Tensor Core and bf16 instructions appear) concatenated
+# into OUT.ptx, and `ptxas -v` for each of ARCHS into OUT.ptxas.txt.
+# Inputs: NVCC, SOURCES, INCLUDES, ARCHS, PTX_ARCH (optional), OUT.
 set(flags -std=c++17 -O3)
+if(NOT PTX_ARCH)
+  set(PTX_ARCH 80)
+endif()
 foreach(inc IN LISTS INCLUDES)
   list(APPEND flags -I${inc})
 endforeach()
@@ -13,7 +16,7 @@ endforeach()
 set(ptx "")
 set(log "")
 foreach(src IN LISTS SOURCES)
-  execute_process(COMMAND ${NVCC} ${flags} -ptx -arch=compute_80 ${src} -o ${OUT}.part.ptx
+  execute_process(COMMAND ${NVCC} ${flags} -ptx -arch=compute_${PTX_ARCH} ${src} -o ${OUT}.part.ptx
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "PTX of ${src} failed:\n${err}")

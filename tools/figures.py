@@ -591,6 +591,71 @@ def fig_pipeline(out):
     save(fig, out, "10_pipeline_timeline.svg")
 
 
+# ---- lesson 12 ----------------------------------------------------------------------------
+
+def fig_tensor_map_box(out):
+    """wgmma_tma's boxes over A (M = 150, K = 200): 64 columns x 64 rows each, the last ones
+    past the edges, where TMA writes zeros."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.6))
+    blank(ax)
+    M, K, s = 150, 200, 0.02  # rows, columns, inches per element
+    box(ax, 0, -M * s, K * s, M * s, face=LIGHT, edge=INK, lw=1.5)
+    ax.text(K * s / 2, 0.12, "A: K = 200 columns (contiguous), M = 150 rows, stride 2 K bytes",
+            ha="center", fontsize=10)
+    colors = [BLUE, ORANGE, GREEN, PURPLE]
+    for t in range(4):  # block y = 1: rows 64 .. 127, slices t = 0 .. 3
+        x, y = 64 * t * s, -(64 + 64) * s
+        box(ax, x, y, 64 * s, 64 * s, face=colors[t], edge=INK, lw=1.0, alpha=0.75,
+            text=f"({64 * t}, 64)", size=9, color="white")
+    past = patches.Rectangle((K * s, -128 * s), (256 - K) * s, 64 * s, facecolor="none",
+                             edgecolor=RED, linewidth=1.2, hatch="//")
+    ax.add_patch(past)
+    ax.text(256 * s + 0.1, -96 * s, "past K: zeros,\nstill counted\nin the bytes", va="center",
+            fontsize=9, color=RED)
+    box(ax, 0, -(M + 42) * s, 64 * s, 64 * s, face="none", edge=RED, lw=1.2, hatch="//")
+    ax.text(64 * s + 0.1, -(M + 10) * s, "block y = 2: rows 128 .. 191, past M from row 150",
+            va="center", fontsize=9, color=RED)
+    ax.set_xlim(-0.1, 6.4)
+    ax.set_ylim(-(M + 48) * s, 0.35)
+    ax.set_title("cp.async.bulk.tensor.2d [smem], [map, {k0, row0}]: a 64 x 64 box of bf16 "
+                 "(128-byte rows) per copy", fontsize=10, loc="left")
+    save(fig, out, "12_tensor_map_box.svg")
+
+
+def fig_ws_timeline(out):
+    """wgmma_warp_specialized over 6 slices with 4 stages: the producer's copies, the full and
+    empty phases (parity per round), and the consumers' wgmma."""
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.2))
+    colors = [BLUE, ORANGE, GREEN, PURPLE]
+    for name, y in (("producer: TMA", 2.0), ("full[s] / empty[s]", 1.0), ("consumers: wgmma", 0.0)):
+        ax.text(-0.15, y + 0.2, name, ha="right", va="center", fontsize=10)
+    step = 1.0
+
+    def issue(t):  # the first 4 slices at once, then each when slice t - 4 releases its stage
+        return 0.05 + 0.38 * t if t < 4 else math_start(t - 4) + step
+
+    def math_start(t):
+        return 0.6 + t * step
+
+    for t in range(6):
+        s = t % 4
+        box(ax, issue(t), 2.0, 0.33, 0.4, face=colors[s], text=f"{t}", size=9, color="white")
+        box(ax, math_start(t), 0.0, step - 0.1, 0.4, face=colors[s], text=f"slice {t}", size=9,
+            color="white")
+        ax.text(math_start(t), 1.35, f"full[{s}] p{t // 4 % 2}", fontsize=7, rotation=30)
+        ax.text(math_start(t) + step - 0.1, 0.75, f"empty[{s}] p{t // 4 % 2}", fontsize=7,
+                rotation=30)
+        if t >= 4:
+            arrow(ax, math_start(t - 4) + step - 0.1, 0.45, issue(t), 1.95, color=GREY, lw=1.0)
+    ax.set_xlim(-0.1, math_start(6) + 0.2)
+    ax.set_ylim(-0.3, 2.7)
+    ax.axis("off")
+    ax.set_title("4 stages, time to the right: slice t waits for phase t / 4 of its stage's "
+                 "full barrier (parity p); its release completes a phase of empty", fontsize=9,
+                 loc="right")
+    save(fig, out, "12_ws_timeline.svg")
+
+
 # ---- lesson 09 ----------------------------------------------------------------------------
 
 FORMATS = [  # name, exponent bits, mantissa bits, ignored low bits (TF32 in a 32-bit float)
@@ -1093,6 +1158,8 @@ FIGURES = {
     "10_mma_fragments.svg": fig_mma_fragments,
     "10_swizzle_banks.svg": fig_swizzle_banks,
     "10_pipeline_timeline.svg": fig_pipeline,
+    "12_tensor_map_box.svg": fig_tensor_map_box,
+    "12_ws_timeline.svg": fig_ws_timeline,
     "09_number_line.svg": fig_number_line,
     "09_rounding.svg": fig_rounding,
     "13_dp_step.svg": fig_dp_step,

@@ -65,6 +65,12 @@ struct vm_counters {
     uint64_t tma_st_sectors;   /**< global sectors copies wrote (stores and reductions) */
     uint64_t wgmma_insts; /**< wgmma.mma_async instructions, one per warpgroup that issued one */
     uint64_t wgmma_flops; /**< their work: 2 M N K each (also counted in flops) */
+    uint64_t wgmma_overlapped_flops; /**< the wgmma_flops of operations whose life met a bulk or
+                                          tensor copy's: a copy of the block in flight for a
+                                          warp as it issued the operation (issued, its mbarrier
+                                          phase not yet seen complete by that warp), or issued
+                                          between the operation's issue and the wait_group that
+                                          retires it */
 };
 
 /** How a launch ended. */

@@ -27,10 +27,22 @@ struct sector_set {
     size_t cap, count;
 };
 
+/* The mbarriers of a block that copies complete on, the most count_copy_issued() tells apart,
+ * and the warps of a block (1024 threads). */
+#define COPY_BARRIERS 64
+#define BLOCK_WARPS 32
+
 struct count_state {
     struct sector_set seen[2]; /* read, written */
     struct sector_set atom;    /* global addresses updated atomically (bytes, not sectors) */
     int in_atom;               /* the instruction being counted is an atomic */
+    /* The running block's copies by the mbarrier they complete on: how many were issued, and
+     * how many of them each warp had when it last saw a phase of that mbarrier complete. */
+    uint64_t copy_bar[COPY_BARRIERS];
+    uint32_t copy_issued[COPY_BARRIERS];
+    uint32_t copy_seen[BLOCK_WARPS][COPY_BARRIERS];
+    int copy_bars;
+    uint64_t copies; /* every copy the block issued */
 };
 
 static void set_add(struct sector_set *s, uint64_t sector)
@@ -157,6 +169,71 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
         c->tensor_flops += 2 * mma_macs(in);
         c->overlapped_flops += vm_async_pending(w) ? 2 * mma_macs(in) : 0;
     }
+}
+
+void count_block(struct exec *x)
+{
+    struct count_state *st = x->count_state;
+    if (st)
+        st->copy_bars = 0, st->copies = 0;
+}
+
+/* The slot of mbarrier @p mbar in @p st's table (added when new), or -1 when it is full. */
+static int copy_slot(struct count_state *st, uint64_t mbar)
+{
+    for (int i = 0; i < st->copy_bars; i++)
+        if (st->copy_bar[i] == mbar)
+            return i;
+    if (st->copy_bars == COPY_BARRIERS)
+        return -1;
+    int i = st->copy_bars++;
+    st->copy_bar[i] = mbar;
+    st->copy_issued[i] = 0;
+    for (int w = 0; w < BLOCK_WARPS; w++)
+        st->copy_seen[w][i] = 0;
+    return i;
+}
+
+void count_copy_issued(struct exec *x, uint64_t mbar)
+{
+    struct count_state *st = x->count_state;
+    int i = st ? copy_slot(st, mbar) : -1;
+    if (st)
+        st->copies++;
+    if (i >= 0)
+        st->copy_issued[i]++;
+}
+
+void count_copy_waited(struct exec *x, uint32_t warp, uint64_t mbar)
+{
+    struct count_state *st = x->count_state;
+    int i = st && warp < BLOCK_WARPS ? copy_slot(st, mbar) : -1;
+    if (i >= 0)
+        st->copy_seen[warp][i] = st->copy_issued[i];
+}
+
+void count_wgmma(struct exec *x, uint64_t flops)
+{
+    x->cnt->wgmma_insts++;
+    x->cnt->wgmma_flops += flops;
+    x->cnt->flops += flops;
+}
+
+int count_copies_in_flight(struct exec *x, uint32_t warp)
+{
+    struct count_state *st = x->count_state;
+    if (!st || warp >= BLOCK_WARPS)
+        return 0;
+    for (int i = 0; i < st->copy_bars; i++)
+        if (st->copy_issued[i] > st->copy_seen[warp][i])
+            return 1;
+    return 0;
+}
+
+uint64_t count_copies_issued(struct exec *x)
+{
+    struct count_state *st = x->count_state;
+    return st ? st->copies : 0;
 }
 
 void count_divergence(struct exec *x)

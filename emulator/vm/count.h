@@ -27,6 +27,20 @@ void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
 /** The global side of a bulk or tensor copy: [@p addr, @p addr + @p bytes), read (or written,
  *  @p store) by the copy engine; its sectors join the launch's unique bytes too. */
 void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store);
+/** A block starts in this context: no copies are in flight yet. */
+void count_block(struct exec *x);
+/** A bulk or tensor copy that completes on the mbarrier at shared offset @p mbar was issued. */
+void count_copy_issued(struct exec *x, uint64_t mbar);
+/** A thread of warp @p warp saw a phase of the mbarrier at @p mbar complete (try_wait,
+ *  test_wait): for that warp, the copies issued against it so far have landed. */
+void count_copy_waited(struct exec *x, uint32_t warp, uint64_t mbar);
+/** One wgmma.mma_async of @p flops (2 M N K), issued by every warp of its warpgroup. */
+void count_wgmma(struct exec *x, uint64_t flops);
+/** 1 when the block has a copy in flight for warp @p warp: issued, and its mbarrier phase not
+ *  yet seen complete by the warp. */
+int count_copies_in_flight(struct exec *x, uint32_t warp);
+/** The bulk and tensor copies the running block has issued so far. */
+uint64_t count_copies_issued(struct exec *x);
 /** A branch that split the warp. */
 void count_divergence(struct exec *x);
 

@@ -581,6 +581,8 @@ static void block_start(struct exec *x)
     /* Shared and local memory start as 0xFF bytes (NaN, -1): a read of something never
      * written shows. */
     memset(x->smem, 0xFF, x->smem_bytes);
+    if (x->cnt)
+        count_block(x);
     for (uint32_t i = 0; i < x->nwarps; i++) {
         struct warp *w = &x->warps[i];
         uint32_t lanes = nthreads - 32 * i;

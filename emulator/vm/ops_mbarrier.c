@@ -29,6 +29,7 @@
 
 #include "bulk.h"
 #include "checks.h"
+#include "count.h"
 #include "hopper.h"
 
 #define MB_COUNT 0xFFFFFull /* a 20-bit count: pending (bits 0-19), expected (20-39) */
@@ -242,6 +243,8 @@ enum event vm_mbar_complete_tx(struct exec *x, struct warp *w, const struct insn
     enum event ev = object_read(x, w, in, lane, off, &p, &v);
     if (ev == EV_NONE)
         ev = add_tx(x, w, in, lane, &v, -(int64_t)bytes);
+    if (ev == EV_NONE && x->cnt)
+        count_copy_issued(x, off);
     if (ev == EV_NONE)
         settle(x, p, v, off, expected_of(v));
     return ev;
@@ -264,6 +267,8 @@ enum event h_MBAR_WAIT(struct exec *x, struct warp *w, const struct insn *in, ui
         done |= (uint32_t)complete << l;
         if (complete && x->launch->checks)
             check_async_wait(x, w, l, a);
+        if (complete && x->cnt)
+            count_copy_waited(x, w->index, a);
     }
     PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | done;
     if (done != m) /* the retry loop's next backward branch lets the other warps run */

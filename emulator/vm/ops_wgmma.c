@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "count.h"
 #include "fp.h"
 #include "hopper.h"
 
@@ -42,6 +43,10 @@ struct wg_op {
     uint8_t issued;   /* warps of the warpgroup (bits 0-3) that issued it */
     uint8_t scale_d;  /* 1: D = A B + D; 0: D = A B */
     uint64_t desc[2]; /* A's descriptor (unused with A in registers) and B's */
+    /* Counting: the block's copies issued when the first warp issued it, and whether a copy was
+     * in flight for a warp when it issued it (count.h). */
+    uint64_t copies;
+    uint8_t in_flight;
 };
 
 /* One warpgroup. */
@@ -390,6 +395,12 @@ static int uniform64(const struct warp *w, uint32_t off, uint64_t *v)
     return !diff;
 }
 
+/* The work of one wgmma.mma_async: 2 M N K, M = 64, K = 16 (8 for tf32). */
+static uint64_t wg_flops(const struct insn *in)
+{
+    return 2ull * 64 * WG_N(in->mod) * (WG_AT(in->mod) == MT_TF32 ? 8 : 16);
+}
+
 /* A fully issued operation: counted, and its shared-memory reads checked (racecheck, initcheck,
  * the async proxy) as made by warp @p w's lanes now, in program order. */
 static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
@@ -397,11 +408,8 @@ static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
 {
     uint32_t N = WG_N(in->mod), at = WG_AT(in->mod), K = at == MT_TF32 ? 8 : 16;
     uint32_t e = (uint32_t)mma_elem_bytes((int)at);
-    if (x->cnt) {
-        x->cnt->wgmma_insts++;
-        x->cnt->wgmma_flops += 2ull * 64 * N * K;
-        x->cnt->flops += 2ull * 64 * N * K;
-    }
+    if (x->cnt)
+        count_wgmma(x, wg_flops(in));
     if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
         return;
     for (int which = in->o[0] == NO_REG; which < 2; which++) {
@@ -430,7 +438,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
     if (!g)
         return EV_ERROR;
     uint32_t wi = w->index % 4, pc = (uint32_t)(in - x->code);
-    struct wg_op now = {pc, g->committed[wi], 0, (uint8_t)(PRED(w, in->o[2]) & 1), {0, 0}};
+    struct wg_op now = {pc, g->committed[wi], 0, (uint8_t)(PRED(w, in->o[2]) & 1), {0, 0}, 0, 0};
     uint32_t scale = PRED(w, in->o[2]);
     if ((in->o[0] != NO_REG && !uniform64(w, in->o[0], &now.desc[0])) ||
         !uniform64(w, in->o[1], &now.desc[1]) || (scale != 0 && scale != FULL_MASK))
@@ -443,6 +451,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
             g->cap = g->cap ? 2 * g->cap : 8;
             g->ops = emu_realloc(g->ops, g->cap * sizeof *g->ops);
         }
+        now.copies = x->cnt ? count_copies_issued(x) : 0;
         g->ops[g->nops++] = now;
     }
     struct wg_op *op = &g->ops[seq - g->first];
@@ -458,6 +467,8 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
             vm_where(x->mod, &x->code[op->pc], other, sizeof other));
     }
     op->issued |= (uint8_t)(1u << wi);
+    if (x->cnt)
+        op->in_flight |= (uint8_t)count_copies_in_flight(x, w->index);
     if (x->launch->checks & VM_CHECK_RACE)
         watch(x, w, in, 1);
     if (op->issued == 0xF)
@@ -509,6 +520,10 @@ enum event h_WGMMA_WAIT(struct exec *x, struct warp *w, const struct insn *in, u
                                gone, gi, vm_where(x->mod, &x->code[op->pc], at, sizeof at));
             break;
         }
+        /* Its work overlapped copies when one was in flight as it was issued, or one was issued
+         * before this wait retires it (their lifetimes meet). */
+        if (x->cnt && (op->in_flight || count_copies_issued(x) > op->copies))
+            x->cnt->wgmma_overlapped_flops += wg_flops(&x->code[op->pc]);
         enum event ev = run_op(x, w, gi, op);
         if (ev != EV_NONE)
             return ev;

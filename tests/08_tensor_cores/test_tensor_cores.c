@@ -73,8 +73,8 @@ END_TEST
 START_TEST(shared_faster_than_naive)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    double naive = course_half_time(r, "wmma_naive", 4096),
-           shared = course_half_time(r, "wmma_shared", 4096);
+    double naive = course_half_time(r, "wmma_naive", 0, 4096),
+           shared = course_half_time(r, "wmma_shared", 0, 4096);
     course_runner_stop(r);
     course_assert_bar("wmma_shared_over_naive", naive / shared,
                       "wmma_shared %.3f ms, wmma_naive %.3f ms", shared, naive);
@@ -86,9 +86,9 @@ END_TEST
 START_TEST(shared_near_cublas)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    double shared = course_half_time(r, "wmma_shared", 4096);
+    double shared = course_half_time(r, "wmma_shared", 0, 4096);
     course_runner_stop(r);
-    double cublas = course_cublas_hgemm_ms(4096);
+    double cublas = course_cublas_gemm16_ms(0, 4096);
     course_assert_bar("wmma_shared_vs_cublas", cublas / shared,
                       "wmma_shared %.3f ms, cuBLAS HGEMM %.3f ms", shared, cublas);
 }

@@ -217,9 +217,9 @@ END_TEST
 START_TEST(mma_pipelined_ladder_in_order)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    double plain = course_half_time(r, "mma_ldmatrix", 4096);
-    double swz = course_half_time(r, "mma_swizzled", 4096);
-    double pipe = course_half_time(r, "mma_pipelined", 4096);
+    double plain = course_half_time(r, "mma_ldmatrix", 0, 4096);
+    double swz = course_half_time(r, "mma_swizzled", 0, 4096);
+    double pipe = course_half_time(r, "mma_pipelined", 0, 4096);
     course_runner_stop(r);
     course_assert_bar("mma_swizzled_over_ldmatrix", plain / swz,
                       "mma_swizzled %.3f ms, mma_ldmatrix %.3f ms", swz, plain);
@@ -232,9 +232,9 @@ END_TEST
 START_TEST(mma_pipelined_near_cublas)
 {
     struct course_runner *r = course_runner_start(COURSE_GPU);
-    double pipe = course_half_time(r, "mma_pipelined", 4096);
+    double pipe = course_half_time(r, "mma_pipelined", 0, 4096);
     course_runner_stop(r);
-    double cublas = course_cublas_hgemm_ms(4096);
+    double cublas = course_cublas_gemm16_ms(0, 4096);
     course_assert_bar("mma_pipelined_vs_cublas", cublas / pipe,
                       "mma_pipelined %.3f ms, cuBLAS HGEMM %.3f ms", pipe, cublas);
 }

@@ -39,6 +39,8 @@
 #define TARGET_06 PLACEHOLDER "lesson 06's target (issue 17), no published measurement"
 /* Lesson 10's targets, as its issue set them: no published measurement of these kernels. */
 #define TARGET_10 PLACEHOLDER "lesson 10's target (issue 30), no published measurement"
+/* Lesson 12's targets, as its issue set them: no published measurement of these kernels. */
+#define TARGET_12 PLACEHOLDER "lesson 12's target (issue 32), no published measurement"
 
 struct bar {
     const char *key; /* the ratio's name, as the timing case passes it */
@@ -93,6 +95,14 @@ static const struct bar bars[] = {
     {"mma_pipelined_vs_cublas", 80, 0.85, 0.85, 1.0, TARGET_10 " (A100)"},
     {"mma_pipelined_vs_cublas", 90, 0.60, 0.60, 0.8,
      TARGET_10 " (H100, where cuBLAS uses wgmma, lesson 12's subject)"},
+    /* Lesson 12: Hopper, bf16 in, fp32 accumulate, against cuBLAS GemmEx (sm_90 only). */
+    {"wgmma_pipelined_over_tma", 90, 1.1, 1.2, 3.0,
+     DERIVED "one stage waits for every slice's copy before its math; with four in flight the "
+             "copies hide behind the math"},
+    {"wgmma_specialized_over_pipelined", 90, 1.0, 1.0, 1.5,
+     DERIVED "twice the rows of C per block read each slice of B once for two warpgroups, and "
+             "the copies are issued by a warpgroup that never waits on wgmma"},
+    {"wgmma_specialized_vs_cublas", 90, 0.72, 0.90, 1.0, TARGET_12 " (H100)"},
     /* Lesson 11: attention, 16 heads, n = 4096, d = 64, fp16. */
     {"flash_over_unfused", 0, 1.5, 2.0, 10.0,
      DERIVED "the unfused version also moves S and P through memory, 32 n^2 bytes a head at "

@@ -82,7 +82,7 @@ void course_half_gemm_shapes(struct course_runner *r, const char *name, int bf16
 
 /* cuBLAS GemmEx at n x n x n, for the timer. */
 struct timed_half {
-    int n;
+    int n, bf16;
     const uint16_t *d_A, *d_B;
     float *d_C;
 };
@@ -90,18 +90,19 @@ struct timed_half {
 static void run_cublas_hgemm(void *arg)
 {
     struct timed_half *t = arg;
-    baseline_gemm_ex(t->n, t->n, t->n, t->d_A, t->d_B, CUDA_R_16F, t->d_C);
+    baseline_gemm_ex(t->n, t->n, t->n, t->d_A, t->d_B, t->bf16 ? CUDA_R_16BF : CUDA_R_16F, t->d_C);
 }
 
-double course_cublas_hgemm_ms(int n)
+double course_cublas_gemm16_ms(int bf16, int n)
 {
     size_t elems = (size_t)n * n;
-    struct timed_half t = {n, NULL, NULL, NULL};
+    struct timed_half t = {n, bf16, NULL, NULL, NULL};
     uint16_t *dA, *dB;
     CUDA_CHECK(cudaMalloc((void **)&dA, elems * 2));
     CUDA_CHECK(cudaMalloc((void **)&dB, elems * 2));
     CUDA_CHECK(cudaMalloc((void **)&t.d_C, elems * sizeof(float)));
-    CUDA_CHECK(cudaMemset(dA, 0x3C, elems * 2)); /* 0x3C3C: a finite fp16 value, 1.06 */
+    CUDA_CHECK(
+        cudaMemset(dA, 0x3C, elems * 2)); /* 0x3C3C: finite, 1.06 in fp16 and 0.0115 in bf16 */
     CUDA_CHECK(cudaMemset(dB, 0x3C, elems * 2));
     t.d_A = dA;
     t.d_B = dB;
@@ -114,14 +115,14 @@ double course_cublas_hgemm_ms(int n)
     return ms;
 }
 
-double course_half_time(struct course_runner *r, const char *name, int n)
+double course_half_time(struct course_runner *r, const char *name, int bf16, int n)
 {
     static const int shape[][3] = {{128, 128, 128}};
-    course_half_gemm_shapes(r, name, 0, shape, 1, 900, 0, 0);
+    course_half_gemm_shapes(r, name, bf16, shape, 1, 900, 0, 0);
     size_t elems = (size_t)n * n;
     float *f = mat_alloc_f32(elems);
     mat_fill_int(f, elems, 5);
-    uint16_t *h = course_to16(f, elems, 0);
+    uint16_t *h = course_to16(f, elems, bf16);
     int a = course_buf_in(r, PROTO_DEVICE, h, elems * 2, 0);
     int c = course_buf_out(r, PROTO_DEVICE, elems * sizeof(float), 0);
     const struct proto_arg args[] = {COURSE_I32(n), COURSE_I32(n), COURSE_I32(n),

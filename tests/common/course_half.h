@@ -36,13 +36,13 @@ void course_half_gemm_shapes(struct course_runner *r, const char *name, int bf16
                              const int (*shapes)[3], size_t count, uint64_t seed, int uniform,
                              size_t offset);
 
-/** Median ms of the launcher @p name at n x n x n on fp16 integers, in the runner (5 samples
- *  after 2 warm-ups). It must first be right at 128 x 128 x 128: a fast wrong kernel proves
- *  nothing. */
-double course_half_time(struct course_runner *r, const char *name, int n);
+/** Median ms of the launcher @p name at n x n x n on fp16 (with @p bf16, bfloat16) integers, in
+ *  the runner (5 samples after 2 warm-ups). It must first be right at 128 x 128 x 128: a fast
+ *  wrong kernel proves nothing. */
+double course_half_time(struct course_runner *r, const char *name, int bf16, int n);
 
-/** Median ms of cuBLAS GemmEx (fp16 in, fp32 compute) at n x n x n, timed in the judge on its
- *  own inputs. */
-double course_cublas_hgemm_ms(int n);
+/** Median ms of cuBLAS GemmEx (fp16 in, or bfloat16 with @p bf16; fp32 compute) at n x n x n,
+ *  timed in the judge on its own inputs. */
+double course_cublas_gemm16_ms(int bf16, int n);
 
 #endif /* COURSE_HALF_H */

@@ -342,6 +342,7 @@ static const struct {
     {"tma_st_sectors", AT(tma_st_sectors)},
     {"wgmma_insts", AT(wgmma_insts)},
     {"wgmma_flops", AT(wgmma_flops)},
+    {"wgmma_overlapped_flops", AT(wgmma_overlapped_flops)},
 #undef AT
 };
 

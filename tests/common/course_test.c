@@ -103,7 +103,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
         const struct course_case *c = &cases[i];
         if (only && strcmp(only, c->name))
             continue;
-        if (c->flags & (CASE_GPU | CASE_SM80)) {
+        if (c->flags & (CASE_GPU | CASE_SM80 | CASE_SM90A)) {
             if (cc < 0)
                 cc = probe_gpu(why, sizeof why, &course_emulated);
             if (cc == 0) {
@@ -113,6 +113,12 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
             }
             if ((c->flags & CASE_SM80) && cc < 80) {
                 printf("SKIPPED %s: needs sm_80 or newer; this GPU is sm_%d\n", c->name, cc);
+                skipped++;
+                continue;
+            }
+            if ((c->flags & CASE_SM90A) && cc != 90) {
+                printf("SKIPPED %s: needs an sm_90 GPU (its code is sm_90a); this GPU is sm_%d\n",
+                       c->name, cc);
                 skipped++;
                 continue;
             }
@@ -251,7 +257,7 @@ int course_test_main(int argc, char **argv, struct course_lesson lesson,
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (size_t i = 0; i < count; i++)
             printf("%s\t%s%s\t%d\n", all[i].name,
-                   all[i].flags & (CASE_GPU | CASE_SM80) ? "gpu" : "cpu",
+                   all[i].flags & (CASE_GPU | CASE_SM80 | CASE_SM90A) ? "gpu" : "cpu",
                    all[i].flags & CASE_PERF ? ",perf" : "", all[i].timeout_s);
         rc = 0;
     } else if (argc == 3 && !strcmp(argv[1], "--case")) {

@@ -11,7 +11,8 @@
  * GPU cases first probe for a device in a child process, so CUDA is never
  * initialised in Check's parent (it does not survive fork()). Without a
  * device they print one line saying why and exit 77, which CTest reports as
- * Skipped; so do CASE_SM80 cases on a GPU older than sm_80, and CASE_PERF cases
+ * Skipped; so do CASE_SM80 cases on a GPU older than sm_80, CASE_SM90A cases on a GPU that
+ * is not sm_90, and CASE_PERF cases
  * on an emulated device (timing needs a GPU). COURSE_NO_GPU=1 forces the
  * no-device path.
  *
@@ -30,10 +31,12 @@
 
 /** Case flags. */
 enum course_case_flags {
-    CASE_CPU = 0,  /**< runs anywhere */
-    CASE_GPU = 1,  /**< needs a CUDA device; skipped (exit 77) without one */
-    CASE_PERF = 2, /**< a performance ratio measured in one run (label perf) */
-    CASE_SM80 = 4, /**< needs compute capability 8.0 or newer (bf16, TF32); skipped below */
+    CASE_CPU = 0,   /**< runs anywhere */
+    CASE_GPU = 1,   /**< needs a CUDA device; skipped (exit 77) without one */
+    CASE_PERF = 2,  /**< a performance ratio measured in one run (label perf) */
+    CASE_SM80 = 4,  /**< needs compute capability 8.0 or newer (bf16, TF32); skipped below */
+    CASE_SM90A = 8, /**< needs compute capability 9.0 exactly (sm_90a code: wgmma, TMA, which
+                         run on Hopper alone); skipped on every other GPU, run on the emulator */
 };
 
 /** One test case. */

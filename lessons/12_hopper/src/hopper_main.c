@@ -1,0 +1,149 @@
+/**
+ * @file hopper_main.c
+ * @brief Lesson 12's benchmark: the Hopper GEMMs, step by step, against cuBLAS GemmEx on
+ *        bfloat16 (fp32 accumulation), in the same run.
+ *
+ *   ./course bench 12 [--size=4096] [--reps=10] [--flush-l2] [--csv=FILE]
+ *   ./course profile 12 [--csv=FILE]     (on the CPU emulator: counters instead of times)
+ *   ./course estimate 12 --gpu=h100      (the time model's estimate of each row)
+ *
+ * cuBLAS GemmEx first (the yardstick), then wgmma_tma, wgmma_pipelined and
+ * wgmma_warp_specialized against it. Inputs are small integers, exact in bfloat16, so every
+ * result must equal cuBLAS's exactly. The kernels need an sm_90 GPU (Hopper); elsewhere only
+ * cuBLAS runs. N and K must be multiples of 8 (hopper.h): other sizes are refused in one line.
+ */
+#include "hopper.h"
+
+#include <stdlib.h>
+
+#include "baseline.h"
+#include "bench.h"
+#include "cuda_check.h"
+#include "mat.h"
+#include "ref.h"
+#include "timer.h"
+
+static const char *const PROG = "12_hopper";
+
+/** A bf16 GEMM: one of this lesson's launchers (0, or -1 when it refuses). */
+typedef int (*gemm_fn)(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C);
+
+/* One GEMM on the problem's device buffers; fn NULL: cuBLAS. */
+struct call {
+    gemm_fn fn;
+    int M, N, K;
+    uint16_t *d_A, *d_B;
+    float *d_C;
+};
+
+static void run_call(void *arg)
+{
+    struct call *c = arg;
+    if (!c->fn)
+        baseline_gemm_ex(c->M, c->N, c->K, c->d_A, c->d_B, CUDA_R_16BF, c->d_C);
+    else if (c->fn(c->M, c->N, c->K, c->d_A, c->d_B, c->d_C) != 0)
+        exit(2); /* refused: the launcher said why */
+}
+
+/*
+ * @p c as row @p name of the table: run once into a poisoned C and compared with @p want
+ * exactly (with want NULL, C is copied to @p got, the reference), then timed on a GPU against
+ * @p base_ms (0: it is the base) or counted on the emulator. Returns its median ms.
+ */
+static double row(struct bench_table *t, const char *name, struct call *c, double base_ms,
+                  const float *want, float *got)
+{
+    size_t nc = (size_t)c->M * c->N;
+    mat_poison_device(c->d_C, nc * sizeof(float));
+    bench_run(t, run_call, c);
+    CUDA_CHECK(cudaMemcpy(got, c->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    char check[160] = "reference";
+    struct mat_cmp cmp = {0};
+    if (want) {
+        cmp = mat_compare(got, want, c->M, c->N, 0, 0);
+        mat_cmp_describe(&cmp, check, sizeof check);
+    }
+    struct bench_row r = {.version = name,
+                          .flops = 2.0 * c->M * c->N * c->K,
+                          .bytes = 2.0 * ((double)c->M * c->K + (double)c->K * c->N) + 4.0 * nc,
+                          .base_ms = base_ms > 0 ? base_ms : BENCH_SELF,
+                          .check = check,
+                          .ok = cmp.n_bad == 0,
+                          .library = c->fn == NULL};
+    return bench_report(t, &r, run_call, c);
+}
+
+/* @p n floats (small integers) into @p d as bfloat16, through @p h. */
+static void upload_bf16(const float *x, size_t n, uint16_t *d, uint16_t *h)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = ref_f32_to_bf16(x[i]);
+    CUDA_CHECK(cudaMemcpy(d, h, n * 2, cudaMemcpyHostToDevice));
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_bench o;
+    cli_bench_defaults(&o, 4096, 10);
+    struct device_info dev;
+    int status = bench_setup(argc, argv, PROG,
+                             "Lesson 12: Hopper GEMMs (TMA, mbarriers, wgmma, warp "
+                             "specialisation) against cuBLAS on bfloat16.",
+                             &o, NULL, &dev);
+    if (status >= 0)
+        return status;
+    int M = o.m, N = o.n, K = o.k;
+    if (N % 8 || K % 8) {
+        fprintf(stderr, "%s: N = %d, K = %d: the tensor maps need N and K multiples of 8\n", PROG,
+                N, K);
+        return 2;
+    }
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    if (!device_fits(PROG, (na + nb) * 2 + nc * sizeof(float)))
+        return 2;
+
+    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
+    float *want = mat_alloc_f32(nc), *got = mat_alloc_f32(nc);
+    uint16_t *h16 = mat_alloc((na > nb ? na : nb) * 2);
+    mat_fill_int(A, na, (uint64_t)o.seed);
+    mat_fill_int(B, nb, (uint64_t)o.seed + 1);
+    struct call c = {NULL, M, N, K, NULL, NULL, NULL};
+    CUDA_CHECK(cudaMalloc((void **)&c.d_A, na * 2));
+    CUDA_CHECK(cudaMalloc((void **)&c.d_B, nb * 2));
+    CUDA_CHECK(cudaMalloc((void **)&c.d_C, nc * sizeof(float)));
+    upload_bf16(A, na, c.d_A, h16);
+    upload_bf16(B, nb, c.d_B, h16);
+
+    struct bench_table t;
+    if (bench_begin(&t, PROG, "cuBLAS GemmEx on bfloat16", &o, &dev))
+        return 2;
+    double base_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, NULL, want);
+    if (dev.cc_major == 9 && dev.cc_minor == 0) {
+        static const struct {
+            const char *name;
+            gemm_fn fn;
+        } steps[] = {{"wgmma_tma", wgmma_tma},
+                     {"wgmma_pipelined", wgmma_pipelined},
+                     {"wgmma_warp_specialized", wgmma_warp_specialized}};
+        for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+            c.fn = steps[s].fn;
+            row(&t, steps[s].name, &c, base_ms, want, got);
+        }
+    } else {
+        printf("%-24s need sm_90 (Hopper: TMA, wgmma, setmaxnreg); this GPU is sm_%d%d\n",
+               "the wgmma kernels", dev.cc_major, dev.cc_minor);
+    }
+
+    int rc = bench_end(&t);
+    CUDA_CHECK(cudaFree(c.d_A));
+    CUDA_CHECK(cudaFree(c.d_B));
+    CUDA_CHECK(cudaFree(c.d_C));
+    free(A);
+    free(B);
+    free(want);
+    free(got);
+    free(h16);
+    baseline_release();
+    timer_release();
+    return rc;
+}
