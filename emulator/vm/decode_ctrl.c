@@ -23,10 +23,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bad(c, "%s without .sync (pre-Volta) is not emulated", b);
     if (!strcmp(b, "shfl")) {
         static const char *const modes[] = {"up", "down", "bfly", "idx"};
-        int mode = -1;
-        for (int i = 0; i < 4; i++)
-            if (mn_has(m, modes[i]))
-                mode = i;
+        int mode = mn_which(m, modes, 4);
         uint32_t d, p = NO_REG, a, lane, cl, mask;
         if (mode < 0 || n != 5 || dec_dst(c, &o[0], 32, &d) || dec_src(c, &o[1], 'b', 32, &a) ||
             dec_src(c, &o[2], 'u', 32, &lane) || dec_src(c, &o[3], 'u', 32, &cl) ||
@@ -41,10 +38,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if (!strcmp(b, "vote")) {
         static const char *const modes[] = {"all", "any", "uni", "ballot"};
-        int mode = -1;
-        for (int i = 0; i < 4; i++)
-            if (mn_has(m, modes[i]))
-                mode = i;
+        int mode = mn_which(m, modes, 4);
         uint32_t d, a, mask;
         if (mode < 0 || n != 3 || dec_dst(c, &o[0], mode == 3 ? 32 : 1, &d) ||
             dec_src(c, &o[1], 'p', 1, &a) || dec_src(c, &o[2], 'u', 32, &mask))
@@ -68,10 +62,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if (!strcmp(b, "redux")) {
         static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};
-        int op = -1;
-        for (int i = 0; i < 6; i++)
-            if (mn_has(m, ops[i]))
-                op = i;
+        int op = mn_which(m, ops, 6);
         uint32_t d, a, mask;
         if (op < 0 || mn_has(m, "f32") || n != 3 || dec_dst(c, &o[0], 32, &d) ||
             dec_src(c, &o[1], 'b', 32, &a) || dec_src(c, &o[2], 'u', 32, &mask))
