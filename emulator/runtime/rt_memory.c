@@ -829,16 +829,13 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
         err = cudaErrorInvalidMemcpyDirection;
     if (err != cudaSuccess)
         return err;
-    *w = (struct rt_work){.kind = RT_COPY, .what = who, .run = run_copy, .queued = hold_copy};
-    w->u.copy.d = copy_side(dst, dext, sides & 1, who);
-    w->u.copy.s = copy_side(src, sext, sides & 2, who);
-    w->u.copy.dst = dst;
-    w->u.copy.src = src;
-    w->u.copy.dpitch = dpitch;
-    w->u.copy.spitch = spitch;
-    w->u.copy.width = width;
-    w->u.copy.height = height;
-    w->u.copy.sides = sides;
+    char *d = copy_side(dst, dext, sides & 1, who);
+    const char *s = copy_side(src, sext, sides & 2, who);
+    *w = (struct rt_work){.kind = RT_COPY,
+                          .what = who,
+                          .run = run_copy,
+                          .queued = hold_copy,
+                          .u.copy = {d, s, dst, src, dpitch, spitch, width, height, sides}};
     return w->u.copy.d && w->u.copy.s ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -911,13 +908,10 @@ cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t 
     char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
     if (err != cudaSuccess || !h)
         return err != cudaSuccess ? err : cudaErrorInvalidValue;
-    *w = (struct rt_work){.kind = RT_FILL, .what = who, .run = run_fill};
-    w->u.fill.h = h;
-    w->u.fill.p = p;
-    w->u.fill.pitch = pitch;
-    w->u.fill.width = width;
-    w->u.fill.height = height;
-    w->u.fill.value = value;
+    *w = (struct rt_work){.kind = RT_FILL,
+                          .what = who,
+                          .run = run_fill,
+                          .u.fill = {h, p, pitch, width, height, value}};
     return cudaSuccess;
 }
 
