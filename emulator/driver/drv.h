@@ -23,8 +23,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-/** Print "emulator: " and a formatted line to stderr. */
-void drv_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "say.h"
 
 /** The CUresult a runtime error stands for (most codes are the same number). */
 CUresult drv_result(cudaError_t err);

@@ -9,7 +9,6 @@
  * runtime has started the device, the primary context of the runtime's current device is
  * current, as CUDA makes it for a program that used the runtime first.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,19 +33,9 @@ static struct CUctx_st primaries[MAX_DEVICES];
 static _Thread_local CUcontext pushed[MAX_PUSHED];
 static _Thread_local int npushed;
 
-void drv_say(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "emulator: %s\n", line);
-}
-
 int drv_not_supported(const char *name)
 {
-    drv_say("%s is not emulated (CUDA_ERROR_NOT_SUPPORTED)", name);
+    emu_say("%s is not emulated (CUDA_ERROR_NOT_SUPPORTED)", name);
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -107,7 +96,7 @@ CUresult drv_initialised(const char *who)
 {
     if (initialised || course_emu_drv_runtime_used())
         return CUDA_SUCCESS;
-    drv_say("%s before cuInit (CUDA_ERROR_NOT_INITIALIZED)", who);
+    emu_say("%s before cuInit (CUDA_ERROR_NOT_INITIALIZED)", who);
     return CUDA_ERROR_NOT_INITIALIZED;
 }
 
@@ -117,7 +106,7 @@ CUresult drv_ready(const char *who)
     if (r != CUDA_SUCCESS)
         return r;
     if (!current()) {
-        drv_say("%s with no current context: create one (cuCtxCreate), or make a primary one "
+        emu_say("%s with no current context: create one (cuCtxCreate), or make a primary one "
                 "current (cuDevicePrimaryCtxRetain, cuCtxSetCurrent) (CUDA_ERROR_INVALID_CONTEXT)",
                 who);
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -133,7 +122,7 @@ cudaStream_t drv_stream(CUstream s, int per_thread)
 CUresult cuInit(unsigned int Flags)
 {
     if (Flags) {
-        drv_say("cuInit: flags must be 0, not %u (CUDA_ERROR_INVALID_VALUE)", Flags);
+        emu_say("cuInit: flags must be 0, not %u (CUDA_ERROR_INVALID_VALUE)", Flags);
         return CUDA_ERROR_INVALID_VALUE;
     }
     initialised = 1;
@@ -156,7 +145,7 @@ static CUresult device_ok(CUdevice dev, const char *who)
     int n = 0;
     CUresult r = drv_initialised(who);
     if (r == CUDA_SUCCESS && (cudaGetDeviceCount(&n) != cudaSuccess || dev < 0 || dev >= n)) {
-        drv_say("%s: device %d does not exist (%d emulated) (CUDA_ERROR_INVALID_DEVICE)", who, dev,
+        emu_say("%s: device %d does not exist (%d emulated) (CUDA_ERROR_INVALID_DEVICE)", who, dev,
                 n);
         r = CUDA_ERROR_INVALID_DEVICE;
     }
@@ -313,7 +302,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     CUresult r = device_ok(dev, "cuDevicePrimaryCtxRelease");
     if (r == CUDA_SUCCESS && primary_of(dev)->retained == 0) {
-        drv_say("cuDevicePrimaryCtxRelease: the primary context of device %d is not retained "
+        emu_say("cuDevicePrimaryCtxRelease: the primary context of device %d is not retained "
                 "(CUDA_ERROR_INVALID_CONTEXT)",
                 dev);
         r = CUDA_ERROR_INVALID_CONTEXT;
@@ -375,7 +364,7 @@ static CUresult create(CUcontext *pctx, unsigned flags, CUdevice dev)
     if (r == CUDA_SUCCESS && !pctx)
         r = CUDA_ERROR_INVALID_VALUE;
     if (r == CUDA_SUCCESS && npushed == MAX_PUSHED) {
-        drv_say("cuCtxCreate: %d contexts are pushed on this thread already", MAX_PUSHED);
+        emu_say("cuCtxCreate: %d contexts are pushed on this thread already", MAX_PUSHED);
         r = CUDA_ERROR_INVALID_VALUE;
     }
     if (r != CUDA_SUCCESS)
@@ -426,7 +415,7 @@ static void unpush(CUcontext c)
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     if (!valid_ctx(ctx) || ctx->primary) {
-        drv_say("cuCtxDestroy: %p is not a context cuCtxCreate made (CUDA_ERROR_INVALID_CONTEXT)",
+        emu_say("cuCtxDestroy: %p is not a context cuCtxCreate made (CUDA_ERROR_INVALID_CONTEXT)",
                 (void *)ctx);
         return CUDA_ERROR_INVALID_CONTEXT;
     }

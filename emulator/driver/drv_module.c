@@ -46,7 +46,7 @@ static CUresult image_ptx(const void *image, const char *who, const char *origin
     int arch;
     memcpy(&magic, b, sizeof magic);
     if (!memcmp(b, "\177ELF", 4)) {
-        drv_say("%s: %s is a cubin, machine code only, which the emulator cannot run; load its "
+        emu_say("%s: %s is a cubin, machine code only, which the emulator cannot run; load its "
                 "PTX (nvcc -ptx or -fatbin, NVRTC's nvrtcGetPTX) (CUDA_ERROR_NO_BINARY_FOR_GPU)",
                 who, origin);
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -60,10 +60,10 @@ static CUresult image_ptx(const void *image, const char *who, const char *origin
         *ptx = emu_strndup(image, *len);
     }
     if (st == FATBIN_NO_PTX)
-        drv_say("%s: %s holds no PTX for compute_%d or older (CUDA_ERROR_NO_BINARY_FOR_GPU)", who,
+        emu_say("%s: %s holds no PTX for compute_%d or older (CUDA_ERROR_NO_BINARY_FOR_GPU)", who,
                 origin, FATBIN_MAX_ARCH);
     else if (st == FATBIN_BAD)
-        drv_say("%s: %s: %s (CUDA_ERROR_INVALID_IMAGE)", who, origin, err);
+        emu_say("%s: %s: %s (CUDA_ERROR_INVALID_IMAGE)", who, origin, err);
     return st == FATBIN_PTX   ? CUDA_SUCCESS
            : st == FATBIN_BAD ? CUDA_ERROR_INVALID_IMAGE
                               : CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -160,7 +160,7 @@ CUresult cuModuleLoad(CUmodule *module, const char *fname)
         return r != CUDA_SUCCESS ? r : CUDA_ERROR_INVALID_VALUE;
     char *image = read_file(fname);
     if (!image) {
-        drv_say("cuModuleLoad: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", fname);
+        emu_say("cuModuleLoad: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", fname);
         return CUDA_ERROR_FILE_NOT_FOUND;
     }
     r = load(module, image, "cuModuleLoad", fname, 0, NULL, NULL);
@@ -192,7 +192,7 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
         return !valid_module(hmod) ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
     *hfunc = (CUfunction)course_emu_drv_function(hmod->rt, name);
     if (!*hfunc) {
-        drv_say("cuModuleGetFunction: the module has no kernel named %s (an extern \"C\" kernel "
+        emu_say("cuModuleGetFunction: the module has no kernel named %s (an extern \"C\" kernel "
                 "keeps its name; a C++ one is mangled) (CUDA_ERROR_NOT_FOUND)",
                 name);
         return CUDA_ERROR_NOT_FOUND;
@@ -218,7 +218,7 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, c
     if (r == CUDA_SUCCESS)
         r = drv_result((cudaError_t)course_emu_drv_global(hmod->rt, name, &addr, &size));
     if (r == CUDA_ERROR_NOT_FOUND || r == (CUresult)cudaErrorSymbolNotFound)
-        drv_say("cuModuleGetGlobal: the module has no variable named %s (CUDA_ERROR_NOT_FOUND)",
+        emu_say("cuModuleGetGlobal: the module has no variable named %s (CUDA_ERROR_NOT_FOUND)",
                 name);
     if (r == CUDA_SUCCESS && dptr)
         *dptr = addr;
@@ -262,7 +262,7 @@ static CUresult link_add(CUlinkState l, CUjitInputType type, const void *image, 
     if (!l || l->magic != LINK_MAGIC || !image)
         return !image ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
     if (type != CU_JIT_INPUT_PTX && type != CU_JIT_INPUT_FATBINARY) {
-        drv_say("cuLinkAddData: %s is input type %d: only PTX and fat binaries holding it can be "
+        emu_say("cuLinkAddData: %s is input type %d: only PTX and fat binaries holding it can be "
                 "linked on the emulator (CUDA_ERROR_NOT_SUPPORTED)",
                 origin, (int)type);
         return CUDA_ERROR_NOT_SUPPORTED;
@@ -292,7 +292,7 @@ CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *pa
     (void)numOptions, (void)options, (void)optionValues;
     char *image = path ? read_file(path) : NULL;
     if (!image) {
-        drv_say("cuLinkAddFile: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", path ? path : "NULL");
+        emu_say("cuLinkAddFile: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", path ? path : "NULL");
         return CUDA_ERROR_FILE_NOT_FOUND;
     }
     CUresult r = link_add(state, type, image, path);
@@ -328,7 +328,7 @@ static CUresult valid_function(CUfunction f, const char *who)
 {
     if (f && course_emu_drv_function_name(f))
         return CUDA_SUCCESS;
-    drv_say("%s: %p is not a function cuModuleGetFunction returned (CUDA_ERROR_INVALID_HANDLE)",
+    emu_say("%s: %p is not a function cuModuleGetFunction returned (CUDA_ERROR_INVALID_HANDLE)",
             who, (void *)f);
     return CUDA_ERROR_INVALID_HANDLE;
 }
@@ -354,7 +354,7 @@ static CUresult arguments(CUfunction f, void **params, void **extra, void ***arg
             size = *(size_t *)extra[i + 1];
     }
     if (!buf || size < bytes || n > room) {
-        drv_say("%s: the kernel takes %u bytes of parameters: pass kernelParams, or extra with "
+        emu_say("%s: the kernel takes %u bytes of parameters: pass kernelParams, or extra with "
                 "CU_LAUNCH_PARAM_BUFFER_POINTER and a CU_LAUNCH_PARAM_BUFFER_SIZE of at least "
                 "that (CUDA_ERROR_INVALID_VALUE)",
                 who, bytes);
@@ -512,7 +512,7 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
             a.clusterSchedulingPolicyPreference,
     };
     if ((unsigned)attrib >= sizeof v / sizeof *v) {
-        drv_say("cuFuncGetAttribute: %d is not a function attribute (CUDA_ERROR_INVALID_VALUE)",
+        emu_say("cuFuncGetAttribute: %d is not a function attribute (CUDA_ERROR_INVALID_VALUE)",
                 (int)attrib);
         return CUDA_ERROR_INVALID_VALUE;
     }

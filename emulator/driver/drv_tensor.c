@@ -31,7 +31,7 @@ static CUresult refuse(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    drv_say("cuTensorMapEncodeTiled: %s (CUDA_ERROR_INVALID_VALUE)", line);
+    emu_say("cuTensorMapEncodeTiled: %s (CUDA_ERROR_INVALID_VALUE)", line);
     return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -121,7 +121,7 @@ static CUresult check_modes(CUtensorMapDataType type, cuuint32_t rank,
          type <= CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B) ||
         (swizzle >= CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B &&
          swizzle <= CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B)) {
-        drv_say("cuTensorMapEncodeTiled: %s %d is an sm_100 form, not emulated "
+        emu_say("cuTensorMapEncodeTiled: %s %d is an sm_100 form, not emulated "
                 "(CUDA_ERROR_NOT_SUPPORTED)",
                 swizzle > CU_TENSOR_MAP_SWIZZLE_128B ? "swizzle" : "data type",
                 swizzle > CU_TENSOR_MAP_SWIZZLE_128B ? (int)swizzle : (int)type);

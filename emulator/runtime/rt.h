@@ -30,6 +30,7 @@
 #include "mem.h"
 #include "proto.h"
 #include "rt_cuda12.h"
+#include "say.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */
 #define RT_MAX_GPUS 16
@@ -265,9 +266,6 @@ cudaError_t rt_error(cudaError_t err);
  * the sticky error, if any. Every call that touches the device begins here.
  */
 cudaError_t rt_device(void);
-
-/** Print "emulator: " and a formatted line to stderr. */
-void rt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
  * The host address of device range [@p p, @p p + @p bytes) inside one live

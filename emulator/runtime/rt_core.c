@@ -7,7 +7,6 @@
  * Nothing here calls another file of the runtime.
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -41,16 +40,6 @@ cudaError_t rt_error(cudaError_t err)
     return err;
 }
 
-void rt_say(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "emulator: %s\n", line);
-}
-
 /* At exit, after every atexit() handler (the queued work, the leak check: a library's
  * destructors run after them): one line when this process reported faults or findings, so a run
  * that exits 0 after a report is not taken for a clean one. The exit status stays the program's,
@@ -59,11 +48,11 @@ __attribute__((destructor)) static void say_reported(void)
 {
     uint64_t n = rt.faults + rt.findings;
     if (n && rt.pid == getpid())
-        rt_say("%llu fault%s/finding%s %s reported during this run (%llu fault%s, %llu "
-               "finding%s); see above",
-               (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "" : "s", n == 1 ? "was" : "were",
-               (unsigned long long)rt.faults, rt.faults == 1 ? "" : "s",
-               (unsigned long long)rt.findings, rt.findings == 1 ? "" : "s");
+        emu_say("%llu fault%s/finding%s %s reported during this run (%llu fault%s, %llu "
+                "finding%s); see above",
+                (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "" : "s",
+                n == 1 ? "was" : "were", (unsigned long long)rt.faults, rt.faults == 1 ? "" : "s",
+                (unsigned long long)rt.findings, rt.findings == 1 ? "" : "s");
 }
 
 double rt_now_ms(void)
@@ -96,7 +85,7 @@ int rt_gpus(void)
         char *end = NULL;
         long n = env && *env ? strtol(env, &end, 10) : 2;
         if (end && (*end || n < 1 || n > RT_MAX_GPUS)) {
-            rt_say("COURSE_EMU_GPUS='%s' must be a number from 1 to %d", env, RT_MAX_GPUS);
+            emu_say("COURSE_EMU_GPUS='%s' must be a number from 1 to %d", env, RT_MAX_GPUS);
             rt_unlock();
             return 0;
         }
@@ -144,7 +133,7 @@ cudaError_t cudaPeekAtLastError(void)
 /* What rt_unsupported.c's stubs answer: one line naming the call, and cudaErrorNotSupported. */
 int rt_not_supported(const char *name)
 {
-    rt_say("%s is not emulated (cudaErrorNotSupported)", name);
+    emu_say("%s is not emulated (cudaErrorNotSupported)", name);
     return rt_error(cudaErrorNotSupported);
 }
 

@@ -456,8 +456,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         return err;
     long v = attribute(&p, attr);
     if (v == NO_ATTRIBUTE) {
-        rt_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA %d defines", (int)attr,
-               CUDART_VERSION / 1000);
+        emu_say("cudaDeviceGetAttribute: %d is not a device attribute CUDA %d defines", (int)attr,
+                CUDART_VERSION / 1000);
         return cudaErrorInvalidValue;
     }
     *value = (int)v;
@@ -482,10 +482,10 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
         (limit == cudaLimitPersistingL2CacheSize && value > (size_t)p.persistingL2CacheMaxSize))
         return rt_error(cudaErrorInvalidValue);
     if (limit == cudaLimitMallocHeapSize && rt.heap_made) {
-        rt_say("cudaDeviceSetLimit: the device heap already holds %zu bytes: "
-               "cudaLimitMallocHeapSize must be set before the first kernel that uses malloc or "
-               "free is launched",
-               rt_limits[limit]);
+        emu_say("cudaDeviceSetLimit: the device heap already holds %zu bytes: "
+                "cudaLimitMallocHeapSize must be set before the first kernel that uses malloc or "
+                "free is launched",
+                rt_limits[limit]);
         return rt_error(cudaErrorInvalidValue);
     }
     rt_limits[limit] = value;
@@ -613,9 +613,9 @@ void *course_emu_host(const void *dev, size_t bytes, const char *who)
     rt_run_all();
     void *h = rt_device() == cudaSuccess && !rt.remote ? rt_host(dev, bytes, who) : NULL;
     if (rt.remote)
-        rt_say("%s: a library stand-in computes on the host, and the grader's device keeps its "
-               "memory from the host",
-               who);
+        emu_say("%s: a library stand-in computes on the host, and the grader's device keeps its "
+                "memory from the host",
+                who);
     rt_unlock();
     return h;
 }

@@ -140,8 +140,8 @@ static get_proc_fn driver_lookup(void)
     void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     fn = lib ? (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2") : NULL;
     if (!fn)
-        rt_say("cudaGetDriverEntryPoint: the driver stand-in %s cannot be opened (%s)", path,
-               dlerror());
+        emu_say("cudaGetDriverEntryPoint: the driver stand-in %s cannot be opened (%s)", path,
+                dlerror());
     return fn;
 }
 

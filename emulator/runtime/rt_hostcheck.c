@@ -154,7 +154,7 @@ static void report(const struct rt_host_block *b, const void *addr, int write, c
              write ? "write" : "read", b->ptr, b->size,
              (size_t)((const char *)addr - (const char *)b->ptr), access, u->what,
              b->writers ? "writes" : "reads", issued, stream);
-    rt_say("%s", line);
+    emu_say("%s", line);
     rt.findings++;
     const char *path = getenv("COURSE_EMU_REPORT");
     FILE *f = path && *path ? fopen(path, "a") : NULL;

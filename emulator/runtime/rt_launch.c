@@ -103,9 +103,9 @@ static cudaError_t check_cluster(const struct rt_function *f, const struct rt_ke
         why = "the cluster is larger than the kernel's .maxclusterrank";
     if (!why)
         return cudaSuccess;
-    rt_say("invalid cluster launch of %s: a grid of %u x %u x %u, clusters of %u x %u x %u: %s "
-           "(cudaErrorInvalidClusterSize)",
-           k->name, g.x, g.y, g.z, c[0], c[1], c[2], why);
+    emu_say("invalid cluster launch of %s: a grid of %u x %u x %u, clusters of %u x %u x %u: %s "
+            "(cudaErrorInvalidClusterSize)",
+            k->name, g.x, g.y, g.z, c[0], c[1], c[2], why);
     return cudaErrorInvalidClusterSize;
 }
 
@@ -211,12 +211,12 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
 {
     struct proto_done d;
     if (reply->op != PROTO_DONE || reply->len < sizeof d) {
-        rt_say("the device server sent a malformed launch reply (an emulator bug)");
+        emu_say("the device server sent a malformed launch reply (an emulator bug)");
         return rt.sticky = cudaErrorLaunchFailure;
     }
     memcpy(&d, reply->data, sizeof d);
     if ((uint64_t)sizeof d + d.msg_len + d.out_len != reply->len) {
-        rt_say("the device server sent a malformed launch reply (an emulator bug)");
+        emu_say("the device server sent a malformed launch reply (an emulator bug)");
         return rt.sticky = cudaErrorLaunchFailure;
     }
     const char *msg = (const char *)reply->data + sizeof d;
@@ -230,7 +230,7 @@ static cudaError_t finish(const struct proto_msg *reply, const char *name,
     snprintf(line, sizeof line, "%.*s", (int)d.msg_len, msg);
     cudaError_t err = fault_error((enum vm_status)d.status, line);
     if (d.status != VM_OK)
-        rt_say("%s", line[0] ? line : "the kernel failed without a message (an emulator bug)");
+        emu_say("%s", line[0] ? line : "the kernel failed without a message (an emulator bug)");
     if (d.status != VM_OK && d.status != VM_BAD_LAUNCH) {
         rt.sticky = err;
         rt.faults++;
@@ -420,7 +420,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
         err = value >= 0 && value <= 2 ? cudaSuccess : cudaErrorInvalidValue;
         f->cluster_policy = err == cudaSuccess ? value : f->cluster_policy;
     } else if (k) {
-        rt_say("cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
+        emu_say("cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
         err = cudaErrorInvalidValue;
     }
     rt_unlock();
@@ -579,9 +579,9 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
     uint32_t dims[3];
     int cooperative = launch_attrs(config, dims);
     if ((dims[0] || dims[1] || dims[2]) && (!dims[0] || !dims[1] || !dims[2])) {
-        rt_say("cudaLaunchKernelEx: cluster dimensions %u x %u x %u (each must be at least 1) "
-               "(cudaErrorInvalidClusterSize)",
-               dims[0], dims[1], dims[2]);
+        emu_say("cudaLaunchKernelEx: cluster dimensions %u x %u x %u (each must be at least 1) "
+                "(cudaErrorInvalidClusterSize)",
+                dims[0], dims[1], dims[2]);
         return rt_error(cudaErrorInvalidClusterSize);
     }
     memcpy(cluster_launch, dims, sizeof dims);
@@ -637,8 +637,8 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
     const uint32_t *c = cluster_of(f, k, dims);
     dim3 g = {c[0] ? c[0] : 1, c[1] ? c[1] : 1, c[2] ? c[2] : 1};
     if (!c[0]) {
-        rt_say("cudaOccupancyMaxActiveClusters: no cluster size in the configuration or the "
-               "kernel (cudaErrorInvalidClusterSize)");
+        emu_say("cudaOccupancyMaxActiveClusters: no cluster size in the configuration or the "
+                "kernel (cudaErrorInvalidClusterSize)");
         return rt_error(cudaErrorInvalidClusterSize);
     }
     rt_lock();

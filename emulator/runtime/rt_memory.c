@@ -56,7 +56,7 @@ void *rt_host(const void *p, size_t bytes, const char *who)
 {
     uint64_t a = (uint64_t)(uintptr_t)p;
     if (!rt_is_device(p)) {
-        rt_say("%s: %p is not a device pointer", who, p);
+        emu_say("%s: %p is not a device pointer", who, p);
         return NULL;
     }
     if (mem_find(&rt.mem, a, bytes))
@@ -64,14 +64,14 @@ void *rt_host(const void *p, size_t bytes, const char *who)
     const struct mem_block *b = mem_find(&rt.mem, a, 0);
     const struct mem_block *gone = mem_find_freed(&rt.mem, a);
     if (b)
-        rt_say("%s: %zu bytes at %p run %llu bytes past the end of a %llu-byte allocation", who,
-               bytes, p, (unsigned long long)(a + bytes - b->addr - b->size),
-               (unsigned long long)b->size);
+        emu_say("%s: %zu bytes at %p run %llu bytes past the end of a %llu-byte allocation", who,
+                bytes, p, (unsigned long long)(a + bytes - b->addr - b->size),
+                (unsigned long long)b->size);
     else if (gone)
-        rt_say("%s: %p lies in a %llu-byte allocation that was freed (use after free)", who, p,
-               (unsigned long long)gone->size);
+        emu_say("%s: %p lies in a %llu-byte allocation that was freed (use after free)", who, p,
+                (unsigned long long)gone->size);
     else
-        rt_say("%s: %p is not inside any device allocation", who, p);
+        emu_say("%s: %p is not inside any device allocation", who, p);
     return NULL;
 }
 
@@ -149,15 +149,15 @@ static void report_leaks(void)
         caller_name(sites[i].caller, who, sizeof who);
         snprintf(line, sizeof line, "leak-check: %llu bytes at %p allocated %s never freed",
                  b ? (unsigned long long)b->size : 0ULL, (void *)(uintptr_t)sites[i].addr, who);
-        rt_say("%s", line);
+        emu_say("%s", line);
         if (report)
             fprintf(report, "%s\n", line);
         bytes += b ? b->size : 0;
     }
     rt.findings += nsites;
     if (nsites)
-        rt_say("leak-check: %zu allocation%s (%llu bytes) never freed", nsites,
-               nsites == 1 ? "" : "s", (unsigned long long)bytes);
+        emu_say("leak-check: %zu allocation%s (%llu bytes) never freed", nsites,
+                nsites == 1 ? "" : "s", (unsigned long long)bytes);
     if (report)
         fclose(report);
 }
@@ -348,7 +348,7 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
     uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
     if (mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
              rt.mem.fd, (off_t)off) == MAP_FAILED) {
-        rt_say("%s: cannot map %zu bytes for the host", who, size);
+        emu_say("%s: cannot map %zu bytes for the host", who, size);
         free(m);
         rt_unlock();
         cudaFree(*devPtr);
@@ -401,8 +401,8 @@ cudaError_t cudaFree(void *devPtr)
     /* graph memory goes out of use, its block kept for the graph's next launch */
     int mine = err == cudaSuccess && !(rt_free_hook && rt_free_hook(devPtr));
     if (mine && mem_free(&rt.mem, a)) {
-        rt_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
-               mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
+        emu_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
+                mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
         err = cudaErrorInvalidValue;
     } else if (mine) {
         forget_site(a);
@@ -557,7 +557,7 @@ cudaError_t cudaFreeHost(void *ptr)
         *at = h->next;
     rt_unlock();
     if (!h) {
-        rt_say("cudaFreeHost: %p was not allocated by cudaMallocHost or cudaHostAlloc", ptr);
+        emu_say("cudaFreeHost: %p was not allocated by cudaMallocHost or cudaHostAlloc", ptr);
         return rt_error(cudaErrorInvalidValue);
     }
     free(h);
@@ -599,7 +599,7 @@ static cudaError_t registrable(void *ptr, size_t size, char *page, size_t len)
                       : msync(page, len, MS_ASYNC) ? "its pages are not mapped"
                                                    : NULL;
     if (why)
-        rt_say("cudaHostRegister: cannot register %zu bytes at %p: %s", size, ptr, why);
+        emu_say("cudaHostRegister: cannot register %zu bytes at %p: %s", size, ptr, why);
     return !why    ? cudaSuccess
            : taken ? cudaErrorHostMemoryAlreadyRegistered
                    : cudaErrorInvalidValue;
@@ -627,7 +627,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     uint64_t off = (uint64_t)(uintptr_t)dev - rt.mem.base;
     if (mmap(page, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rt.mem.fd, (off_t)off) ==
         MAP_FAILED) {
-        rt_say("cudaHostRegister: cannot map %zu bytes at %p (its pages are lost)", len, page);
+        emu_say("cudaHostRegister: cannot map %zu bytes at %p (its pages are lost)", len, page);
         abort();
     }
     *r = (struct registered){page, len, dev, registered};
@@ -655,14 +655,14 @@ cudaError_t cudaHostUnregister(void *ptr)
             memcpy(copy, r->page, r->len);
         if (copy == MAP_FAILED ||
             mremap(copy, r->len, r->len, MREMAP_MAYMOVE | MREMAP_FIXED, r->page) == MAP_FAILED) {
-            rt_say("cudaHostUnregister: cannot map %zu bytes at %p", r->len, r->page);
+            emu_say("cudaHostUnregister: cannot map %zu bytes at %p", r->len, r->page);
             abort();
         }
         free(r); /* its pages are the program's own again */
     }
     rt_unlock();
     if (!dev) {
-        rt_say("cudaHostUnregister: %p was not registered with cudaHostRegister", ptr);
+        emu_say("cudaHostUnregister: %p was not registered with cudaHostRegister", ptr);
         return rt_error(cudaErrorHostMemoryNotRegistered);
     }
     return cudaFree(dev);
@@ -677,8 +677,8 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int f
     *pDevice = r ? r->dev + ((char *)pHost - r->page) : mapped ? pHost : NULL;
     rt_unlock();
     if (flags || !mapped) {
-        rt_say("cudaHostGetDevicePointer: %p is not pinned host memory%s", pHost,
-               flags ? " (and flags must be 0)" : "");
+        emu_say("cudaHostGetDevicePointer: %p is not pinned host memory%s", pHost,
+                flags ? " (and flags must be 0)" : "");
         return rt_error(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -739,7 +739,7 @@ static char *copy_side(const void *p, size_t extent, int device_side, const char
     if (device_side)
         return rt_host(p, extent, who);
     if (rt_is_device(p) && !find_block(rt.managed, p)) {
-        rt_say("%s: %p is device memory, but the copy direction says host memory", who, p);
+        emu_say("%s: %p is device memory, but the copy direction says host memory", who, p);
         return NULL;
     }
     return (char *)p;
@@ -829,16 +829,13 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
         err = cudaErrorInvalidMemcpyDirection;
     if (err != cudaSuccess)
         return err;
-    *w = (struct rt_work){.kind = RT_COPY, .what = who, .run = run_copy, .queued = hold_copy};
-    w->u.copy.d = copy_side(dst, dext, sides & 1, who);
-    w->u.copy.s = copy_side(src, sext, sides & 2, who);
-    w->u.copy.dst = dst;
-    w->u.copy.src = src;
-    w->u.copy.dpitch = dpitch;
-    w->u.copy.spitch = spitch;
-    w->u.copy.width = width;
-    w->u.copy.height = height;
-    w->u.copy.sides = sides;
+    char *d = copy_side(dst, dext, sides & 1, who);
+    const char *s = copy_side(src, sext, sides & 2, who);
+    *w = (struct rt_work){.kind = RT_COPY,
+                          .what = who,
+                          .run = run_copy,
+                          .queued = hold_copy,
+                          .u.copy = {d, s, dst, src, dpitch, spitch, width, height, sides}};
     return w->u.copy.d && w->u.copy.s ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -911,13 +908,10 @@ cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t 
     char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
     if (err != cudaSuccess || !h)
         return err != cudaSuccess ? err : cudaErrorInvalidValue;
-    *w = (struct rt_work){.kind = RT_FILL, .what = who, .run = run_fill};
-    w->u.fill.h = h;
-    w->u.fill.p = p;
-    w->u.fill.pitch = pitch;
-    w->u.fill.width = width;
-    w->u.fill.height = height;
-    w->u.fill.value = value;
+    *w = (struct rt_work){.kind = RT_FILL,
+                          .what = who,
+                          .run = run_fill,
+                          .u.fill = {h, p, pitch, width, height, value}};
     return cudaSuccess;
 }
 

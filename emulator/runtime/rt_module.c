@@ -153,10 +153,10 @@ static cudaError_t send_module(struct rt_module *m, const char *ptx, size_t len,
         return rt.sticky;
     cudaError_t err = cudaSuccess;
     if (reply.op == PROTO_ERROR) {
-        rt_say("%s: %s", origin, reply.data ? (const char *)reply.data : "the PTX was refused");
+        emu_say("%s: %s", origin, reply.data ? (const char *)reply.data : "the PTX was refused");
         err = cudaErrorInvalidPtx;
     } else if (reply.op != PROTO_LOADED || read_loaded(m, reply.data, reply.data + reply.len)) {
-        rt_say("%s: the device server sent a malformed kernel table (an emulator bug)", origin);
+        emu_say("%s: the device server sent a malformed kernel table (an emulator bug)", origin);
         err = cudaErrorInvalidKernelImage;
     }
     free(reply.data);
@@ -174,12 +174,12 @@ cudaError_t rt_module_load(struct rt_module *m)
     origin_of(m, arch, origin, sizeof origin);
     m->state = -1;
     if (st == FATBIN_NO_PTX) {
-        rt_say("%s holds no PTX for compute_%d or older, only machine code for real GPUs; rebuild "
-               "keeping PTX: COURSE_CUDA_ARCHS=90 ./course ...",
-               origin, FATBIN_MAX_ARCH);
+        emu_say("%s holds no PTX for compute_%d or older, only machine code for real GPUs; rebuild "
+                "keeping PTX: COURSE_CUDA_ARCHS=90 ./course ...",
+                origin, FATBIN_MAX_ARCH);
         m->error = cudaErrorNoKernelImageForDevice;
     } else if (st == FATBIN_BAD) {
-        rt_say("%s: %s", origin, err);
+        emu_say("%s: %s", origin, err);
         m->error = cudaErrorInvalidKernelImage;
     } else {
         m->error = send_module(m, ptx, len, origin);
@@ -236,7 +236,7 @@ const struct rt_kernel *rt_kernel_of(struct rt_function *f, cudaError_t *err)
         if (!strcmp(f->module->kernels[k].name, f->name))
             f->index = (int)k;
     if (f->index < 0) {
-        rt_say("kernel %s is not in the PTX the emulator loaded for it", f->name);
+        emu_say("kernel %s is not in the PTX the emulator loaded for it", f->name);
         *err = cudaErrorInvalidDeviceFunction;
         return NULL;
     }
@@ -272,7 +272,7 @@ static uint64_t var_address(const void *symbol, size_t *size, cudaError_t *err)
         free(reply.data);
         v->addr = at.addr;
         if (!v->addr) {
-            rt_say("device variable %s is not in the PTX the emulator loaded", v->name);
+            emu_say("device variable %s is not in the PTX the emulator loaded", v->name);
             *err = cudaErrorInvalidSymbol;
             return 0;
         }
@@ -313,8 +313,8 @@ static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size
     if (err != cudaSuccess)
         return rt_error(err);
     if (offset > size || count > size - offset) {
-        rt_say("%s: %zu bytes at offset %zu run past the %zu-byte variable",
-               to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", count, offset, size);
+        emu_say("%s: %zu bytes at offset %zu run past the %zu-byte variable",
+                to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", count, offset, size);
         return rt_error(cudaErrorInvalidValue);
     }
     void *dev = (void *)(uintptr_t)(a + offset);

@@ -49,9 +49,9 @@ int rt_remote_read(void *dst, const void *dev, size_t bytes)
             memcpy((char *)dst + at, reply.data, n);
         free(reply.data);
         if (!ok) {
-            rt_say("the device server answered a read of %zu bytes with something else (an "
-                   "emulator bug)",
-                   n);
+            emu_say("the device server answered a read of %zu bytes with something else (an "
+                    "emulator bug)",
+                    n);
             return -1;
         }
     }
@@ -73,9 +73,9 @@ int rt_remote_copy_pinned(const void *dst, const void *src, size_t bytes)
         return -1;
     free(reply.data);
     if (reply.op != PROTO_OK) {
-        rt_say("the device server answered a copy of %zu bytes with something else (an emulator "
-               "bug)",
-               bytes);
+        emu_say("the device server answered a copy of %zu bytes with something else (an emulator "
+                "bug)",
+                bytes);
         return -1;
     }
     return 0;
@@ -96,7 +96,7 @@ int rt_remote_show_host(const void *dev, size_t bytes)
         return -1;
     int ok = reply.op == PROTO_OK;
     if (!ok)
-        rt_say("%s", reply.data ? (const char *)reply.data : "the device server cannot map it");
+        emu_say("%s", reply.data ? (const char *)reply.data : "the device server cannot map it");
     free(reply.data);
     return ok ? 0 : -1;
 }

@@ -56,13 +56,13 @@ static cudaError_t spawn_server(void)
 {
     char path[4200], fdarg[16];
     if (server_path(path, sizeof path)) {
-        rt_say("cannot find the device server course-emu-device beside libcudart.so.13 "
-               "(build the emulator: cmake --build build --target course-emu-device)");
+        emu_say("cannot find the device server course-emu-device beside libcudart.so.13 "
+                "(build the emulator: cmake --build build --target course-emu-device)");
         return cudaErrorInitializationError;
     }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-        rt_say("socketpair failed: %s", strerror(errno));
+        emu_say("socketpair failed: %s", strerror(errno));
         return cudaErrorInitializationError;
     }
     snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
@@ -86,7 +86,7 @@ static cudaError_t spawn_server(void)
     close(sv[1]);
     if (rc) {
         close(sv[0]);
-        rt_say("cannot start %s: %s", path, strerror(rc));
+        emu_say("cannot start %s: %s", path, strerror(rc));
         return cudaErrorInitializationError;
     }
     rt.sock = sv[0];
@@ -100,7 +100,7 @@ static cudaError_t join_server(const char *env)
     long fd = strtol(env, &end, 10);
     struct stat st;
     if (*end || fd < 0 || fd > 65535 || fstat((int)fd, &st) || !S_ISSOCK(st.st_mode)) {
-        rt_say("COURSE_EMU_FD='%s' is not an open socket to a device server", env);
+        emu_say("COURSE_EMU_FD='%s' is not an open socket to a device server", env);
         return cudaErrorInitializationError;
     }
     rt.sock = (int)fd;
@@ -114,13 +114,13 @@ static void server_gone(void)
     if (rt.server > 0 && waitpid(rt.server, &status, 0) != rt.server)
         status = 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
-        rt_say("the device server refused its options (the line above says why)");
+        emu_say("the device server refused its options (the line above says why)");
     else if (WIFSIGNALED(status))
-        rt_say("the device server died of signal %d: an emulator bug; please report it with the "
-               "kernel that was running",
-               WTERMSIG(status));
+        emu_say("the device server died of signal %d: an emulator bug; please report it with the "
+                "kernel that was running",
+                WTERMSIG(status));
     else
-        rt_say("the device server stopped answering: an emulator bug; please report it");
+        emu_say("the device server stopped answering: an emulator bug; please report it");
     rt.server = 0;
     rt.sticky = cudaErrorLaunchFailure;
 }
@@ -172,8 +172,8 @@ static cudaError_t hello(void)
     }
     cudaError_t err = cudaSuccess;
     if (reply.op != PROTO_OK) {
-        rt_say("the device server refused the memory: %s",
-               reply.data ? (const char *)reply.data : "no reason given");
+        emu_say("the device server refused the memory: %s",
+                reply.data ? (const char *)reply.data : "no reason given");
         err = cudaErrorInitializationError;
     }
     rt.remote = reply.op == PROTO_OK && reply.len == 1 && reply.data[0] == 1; /* rt_remote.c */
@@ -187,7 +187,7 @@ cudaError_t rt_start(void)
     if (!rt_gpus())
         return cudaErrorNoDevice;
     if (mem_create(&rt.mem, span_for(rt.capacity), rt.capacity, err, sizeof err)) {
-        rt_say("%s", err);
+        emu_say("%s", err);
         return cudaErrorInitializationError;
     }
     const char *judge = getenv("COURSE_EMU_FD");
@@ -216,8 +216,8 @@ cudaError_t rt_device(void)
     if (start_failed != cudaSuccess)
         return start_failed;
     if (rt.started && rt.pid != getpid()) {
-        rt_say("this process was forked after it used the device; as with a GPU, the child "
-               "cannot use it (use CUDA only after fork(), or exec a new program)");
+        emu_say("this process was forked after it used the device; as with a GPU, the child "
+                "cannot use it (use CUDA only after fork(), or exec a new program)");
         return start_failed = cudaErrorInitializationError;
     }
     if (!rt.started && (start_failed = rt_start()) != cudaSuccess)

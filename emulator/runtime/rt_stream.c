@@ -137,31 +137,25 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     return rt_error(err);
 }
 
+/* The stream @p s names, or NULL for a default stream. */
+static const struct rt_stream *user_stream(cudaStream_t s)
+{
+    return s && s != cudaStreamLegacy && s != cudaStreamPerThread ? (const struct rt_stream *)s
+                                                                  : NULL;
+}
+
 cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
     cudaError_t err = stream_ok(hStream);
-    *flags = err == cudaSuccess && hStream && hStream != cudaStreamLegacy &&
-                     hStream != cudaStreamPerThread
-                 ? ((struct rt_stream *)hStream)->flags
-                 : 0;
+    *flags = err == cudaSuccess && user_stream(hStream) ? user_stream(hStream)->flags : 0;
     return rt_error(err);
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
     cudaError_t err = stream_ok(hStream);
-    *priority = err == cudaSuccess && hStream && hStream != cudaStreamLegacy &&
-                        hStream != cudaStreamPerThread
-                    ? ((struct rt_stream *)hStream)->priority
-                    : 0;
+    *priority = err == cudaSuccess && user_stream(hStream) ? user_stream(hStream)->priority : 0;
     return rt_error(err);
-}
-
-/* The stream @p s names, or NULL for a default stream. */
-static const struct rt_stream *user_stream(cudaStream_t s)
-{
-    return s && s != cudaStreamLegacy && s != cudaStreamPerThread ? (const struct rt_stream *)s
-                                                                  : NULL;
 }
 
 cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)

@@ -74,6 +74,15 @@ int mn_types(const struct mn *m, struct mtype *types, int max)
     return n;
 }
 
+int mn_which(const struct mn *m, const char *const *names, int n)
+{
+    int which = -1;
+    for (int i = 0; i < n; i++)
+        if (mn_has(m, names[i]))
+            which = i;
+    return which;
+}
+
 enum rnd mn_rounding(const struct mn *m)
 {
     static const char *const names[] = {"",    "rn",  "rz",  "rm",  "rp",

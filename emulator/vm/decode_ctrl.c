@@ -23,10 +23,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bad(c, "%s without .sync (pre-Volta) is not emulated", b);
     if (!strcmp(b, "shfl")) {
         static const char *const modes[] = {"up", "down", "bfly", "idx"};
-        int mode = -1;
-        for (int i = 0; i < 4; i++)
-            if (mn_has(m, modes[i]))
-                mode = i;
+        int mode = mn_which(m, modes, 4);
         uint32_t d, p = NO_REG, a, lane, cl, mask;
         if (mode < 0 || n != 5 || dec_dst(c, &o[0], 32, &d) || dec_src(c, &o[1], 'b', 32, &a) ||
             dec_src(c, &o[2], 'u', 32, &lane) || dec_src(c, &o[3], 'u', 32, &cl) ||
@@ -41,10 +38,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if (!strcmp(b, "vote")) {
         static const char *const modes[] = {"all", "any", "uni", "ballot"};
-        int mode = -1;
-        for (int i = 0; i < 4; i++)
-            if (mn_has(m, modes[i]))
-                mode = i;
+        int mode = mn_which(m, modes, 4);
         uint32_t d, a, mask;
         if (mode < 0 || n != 3 || dec_dst(c, &o[0], mode == 3 ? 32 : 1, &d) ||
             dec_src(c, &o[1], 'p', 1, &a) || dec_src(c, &o[2], 'u', 32, &mask))
@@ -68,10 +62,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     }
     if (!strcmp(b, "redux")) {
         static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};
-        int op = -1;
-        for (int i = 0; i < 6; i++)
-            if (mn_has(m, ops[i]))
-                op = i;
+        int op = mn_which(m, ops, 6);
         uint32_t d, a, mask;
         if (op < 0 || mn_has(m, "f32") || n != 3 || dec_dst(c, &o[0], 32, &d) ||
             dec_src(c, &o[1], 'b', 32, &a) || dec_src(c, &o[2], 'u', 32, &mask))
@@ -128,6 +119,25 @@ static int fragment_of(struct dctx *c, const struct operand *o, int want, int sl
 static int fragment(struct dctx *c, const struct operand *o, int want, uint32_t *words, int *nw)
 {
     return fragment_of(c, o, want, SLOT_32, words, nw);
+}
+
+/* An mma of fragments d, a, b and c (@p o[0..3], of @p regs registers each, all of @p slot): the
+ * instruction @p op with their registers in its pool (the counts, then the registers, in o[5]),
+ * its mod still to fill; NULL after dec_bad(). */
+static struct insn *emit_mma(struct dctx *c, enum op op, const struct operand *o, const int regs[4],
+                             int slot)
+{
+    uint32_t words[4 * VEC_MAX + 4];
+    int nw = 4;
+    for (int i = 0; i < 4; i++)
+        words[i] = (uint32_t)regs[i];
+    for (int i = 0; i < 4; i++)
+        if (fragment_of(c, &o[i], regs[i], slot, words, &nw))
+            return NULL;
+    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
+    struct insn *in = dec_emit(c, op);
+    in->o[5] = pool;
+    return in;
 }
 
 /* Rows and columns of matrix @p matrix (0 a: M x K, 1 b: K x N, 2 c/d: M x N) of a wmma shape. */
@@ -232,19 +242,11 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
         }
     if (!al || !bl)
         return dec_bad(c, "wmma.mma needs two layouts");
-    uint32_t words[4 * VEC_MAX + 4];
-    int nw = 4;
-    words[0] = (uint32_t)wmma_frag_regs(2, dt, shape);
-    words[1] = (uint32_t)wmma_frag_regs(0, at, shape);
-    words[2] = (uint32_t)wmma_frag_regs(1, at, shape);
-    words[3] = (uint32_t)wmma_frag_regs(2, ct, shape);
-    int slot = at == MT_F64 ? SLOT_64 : SLOT_32;
-    for (int i = 0; i < 4; i++)
-        if (fragment_of(c, &o[i], (int)words[i], slot, words, &nw))
-            return -1;
-    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = dec_emit(c, OP_WMMA_MMA);
-    in->o[5] = pool;
+    const int regs[4] = {wmma_frag_regs(2, dt, shape), wmma_frag_regs(0, at, shape),
+                         wmma_frag_regs(1, at, shape), wmma_frag_regs(2, ct, shape)};
+    struct insn *in = emit_mma(c, OP_WMMA_MMA, o, regs, at == MT_F64 ? SLOT_64 : SLOT_32);
+    if (!in)
+        return -1;
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
                       (uint32_t)(al[0] == 'c'), (uint32_t)(bl[0] == 'c'));
     return 0;
@@ -311,18 +313,11 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bad(c,
                        "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs, f32 or "
                        "f16 accumulators)");
-    uint32_t words[4 * VEC_MAX + 4];
-    int nw = 4;
-    words[0] = (uint32_t)mma_frag_regs(2, dt, shape);
-    words[1] = (uint32_t)mma_frag_regs(0, at, shape);
-    words[2] = (uint32_t)mma_frag_regs(1, bt, shape);
-    words[3] = (uint32_t)mma_frag_regs(2, ct, shape);
-    for (int i = 0; i < 4; i++)
-        if (fragment(c, &o[i], (int)words[i], words, &nw))
-            return -1;
-    uint32_t pool = decode_pool(c->mod, words, (uint32_t)nw);
-    struct insn *in = dec_emit(c, OP_MMA_SYNC);
-    in->o[5] = pool;
+    const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
+                         mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
+    struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, SLOT_32);
+    if (!in)
+        return -1;
     in->mod =
         MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt, 0, 1);
     return 0;

@@ -30,6 +30,8 @@ struct mtype {
 int mn_has(const struct mn *m, const char *mod);
 /** The type modifiers, in order; returns how many. */
 int mn_types(const struct mn *m, struct mtype *types, int max);
+/** Which of the @p n modifiers @p names is present (the last when several are), or -1. */
+int mn_which(const struct mn *m, const char *const *names, int n);
 /** The rounding modifier, or RND_NONE. */
 enum rnd mn_rounding(const struct mn *m);
 /** The state space a mnemonic names (.global, .shared, ...), SP_GENERIC when none. */

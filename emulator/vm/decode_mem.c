@@ -142,10 +142,7 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     static const char *const ops[] = {"add", "min", "max", "inc",  "dec",
                                       "and", "or",  "xor", "exch", "cas"};
-    int op = -1, red = !strcmp(m->base, "red");
-    for (int i = 0; i < 10; i++)
-        if (mn_has(m, ops[i]))
-            op = i;
+    int op = mn_which(m, ops, 10), red = !strcmp(m->base, "red");
     struct mtype types[2];
     enum space s = mn_space(m);
     if (op < 0 || mn_types(m, types, 2) != 1 ||

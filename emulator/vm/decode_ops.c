@@ -273,10 +273,7 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (!strcmp(b, "testp")) {
         static const char *const modes[] = {"finite",     "infinite", "number",
                                             "notanumber", "normal",   "subnormal"};
-        int mode = -1;
-        for (int i = 0; i < 6; i++)
-            if (mn_has(m, modes[i]))
-                mode = i;
+        int mode = mn_which(m, modes, 6);
         if (mode < 0 || t.bits != 32)
             return dec_bad(c, "this testp is not emulated");
         struct insn *in = emit_dn(c, OP_TESTP_F32, o, n, 1, 'f', 1, 32);

@@ -96,9 +96,7 @@ static int dec_tld4(struct dctx *c, const struct mn *m, struct operand *o, int n
 {
     static const char *const comps[] = {"r", "g", "b", "a"};
     struct mtype t[2];
-    int comp = -1;
-    for (int i = 0; i < 4; i++)
-        comp = mn_has(m, comps[i]) ? i : comp;
+    int comp = mn_which(m, comps, 4);
     if (comp < 0 || geometry(m) != TG_2D || !mn_has(m, "v4") || mn_types(m, t, 2) != 2 ||
         t[0].bits != 32 || strcmp(t[1].name, "f32") || n != 2 || o[0].kind != OK_VEC)
         return dec_bad(c, "this form of tld4 is not emulated (tex2Dgather on 2D textures is)");

@@ -210,31 +210,29 @@ enum event h_NEG_F32(struct exec *x, struct warp *w, const struct insn *in, uint
     return EV_NONE;
 }
 
-/* min/max: a NaN loses to a number; two NaNs give the canonical NaN; -0 is below +0. */
-static float fmin32(float a, float b, int ftz)
+/* min/max, `max` picking which: a NaN loses to a number; two NaNs give the canonical NaN of
+ * the caller's width; -0 is below +0. A float widens to double and back exactly. */
+static double fminmax(double a, double b, int max)
 {
-    if (ftz)
-        a = fp_ftz(a), b = fp_ftz(b);
     if (isnan(a))
-        return isnan(b) ? u2f(0x7FFFFFFFu) : b;
+        return b;
     if (isnan(b))
         return a;
     if (a == b)
-        return signbit(a) ? a : b;
-    return a < b ? a : b;
+        return (signbit(a) != 0) != max ? a : b;
+    return (a < b) != max ? a : b;
 }
 
-static float fmax32(float a, float b, int ftz)
+static float fminmax32(float a, float b, int ftz, int max)
 {
     if (ftz)
         a = fp_ftz(a), b = fp_ftz(b);
-    if (isnan(a))
-        return isnan(b) ? u2f(0x7FFFFFFFu) : b;
-    if (isnan(b))
-        return a;
-    if (a == b)
-        return signbit(a) ? b : a;
-    return a > b ? a : b;
+    return isnan(a) && isnan(b) ? u2f(0x7FFFFFFFu) : (float)fminmax(a, b, max);
+}
+
+static double fminmax64(double a, double b, int max)
+{
+    return isnan(a) && isnan(b) ? u2d(0x7FFFFFFFFFFFFFFFull) : fminmax(a, b, max);
 }
 
 enum event h_MIN_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -242,7 +240,7 @@ enum event h_MIN_F32(struct exec *x, struct warp *w, const struct insn *in, uint
     (void)x;
     float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
     int ftz = (in->mod >> 4) & 1;
-    LANES(m, d[l] = fmin32(a[l], b[l], ftz));
+    LANES(m, d[l] = fminmax32(a[l], b[l], ftz, 0));
     return EV_NONE;
 }
 
@@ -251,7 +249,7 @@ enum event h_MAX_F32(struct exec *x, struct warp *w, const struct insn *in, uint
     (void)x;
     float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
     int ftz = (in->mod >> 4) & 1;
-    LANES(m, d[l] = fmax32(a[l], b[l], ftz));
+    LANES(m, d[l] = fminmax32(a[l], b[l], ftz, 1));
     return EV_NONE;
 }
 
@@ -434,33 +432,11 @@ enum event h_NEG_F64(struct exec *x, struct warp *w, const struct insn *in, uint
     return EV_NONE;
 }
 
-static double fmin64(double a, double b)
-{
-    if (isnan(a))
-        return isnan(b) ? u2d(0x7FFFFFFFFFFFFFFFull) : b;
-    if (isnan(b))
-        return a;
-    if (a == b)
-        return signbit(a) ? a : b;
-    return a < b ? a : b;
-}
-
-static double fmax64(double a, double b)
-{
-    if (isnan(a))
-        return isnan(b) ? u2d(0x7FFFFFFFFFFFFFFFull) : b;
-    if (isnan(b))
-        return a;
-    if (a == b)
-        return signbit(a) ? b : a;
-    return a > b ? a : b;
-}
-
 enum event h_MIN_F64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)x;
     double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]), *b = RF64(w, in->o[2]);
-    LANES(m, d[l] = fmin64(a[l], b[l]));
+    LANES(m, d[l] = fminmax64(a[l], b[l], 0));
     return EV_NONE;
 }
 
@@ -468,7 +444,7 @@ enum event h_MAX_F64(struct exec *x, struct warp *w, const struct insn *in, uint
 {
     (void)x;
     double *d = RF64(w, in->o[0]), *a = RF64(w, in->o[1]), *b = RF64(w, in->o[2]);
-    LANES(m, d[l] = fmax64(a[l], b[l]));
+    LANES(m, d[l] = fminmax64(a[l], b[l], 1));
     return EV_NONE;
 }
 
@@ -536,10 +512,10 @@ static inline uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint3
         v = fp_add_odd(va * vb, half_value(c, bf));
         break;
     case 4:
-        v = fmin64(va, vb);
+        v = fminmax64(va, vb, 0);
         break;
     default:
-        v = fmax64(va, vb);
+        v = fminmax64(va, vb, 1);
         break;
     }
     if (flags & 24) { /* .sat clamps to [0, 1] (NaN to 0), .relu negatives to 0 */

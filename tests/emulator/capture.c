@@ -12,16 +12,6 @@
 #include "course_test.h"
 #include "mat.h"
 
-void capture_report_file(char *path, size_t size)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(path, size, "%s/course-emu-report-XXXXXX", tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0, "cannot create %s", path);
-    close(fd);
-    setenv("COURSE_EMU_REPORT", path, 1);
-}
-
 void capture_begin(struct capture *c, int fd)
 {
     fflush(NULL);
@@ -72,9 +62,19 @@ void capture_assert_at(const char *text, const char *source, const char *marker,
 
 static char report_path[4096];
 
+void capture_reports_on(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(report_path, sizeof report_path, "%s/course-emu-report-XXXXXX", tmp ? tmp : "/tmp");
+    int fd = mkstemp(report_path);
+    ck_assert_msg(fd >= 0, "cannot create %s", report_path);
+    close(fd);
+    setenv("COURSE_EMU_REPORT", report_path, 1);
+}
+
 void capture_checks_on(void)
 {
-    capture_report_file(report_path, sizeof report_path);
+    capture_reports_on();
     setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
 }
 

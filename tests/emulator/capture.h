@@ -29,12 +29,12 @@ void capture_assert_at(const char *text, const char *source, const char *marker,
 
 /**
  * Send what the emulator's checks and device-side launches report (COURSE_EMU_REPORT) to a new
- * empty file, whose name goes into @p path; call before the process's first CUDA call.
+ * empty file of the capture's own, which capture_reports() reads; call before the process's
+ * first CUDA call.
  */
-void capture_report_file(char *path, size_t size);
+void capture_reports_on(void);
 
-/** Turn every check on for this process, its reports to a file of the capture's own (as
- *  capture_report_file()); call before the process's first CUDA call. */
+/** capture_reports_on(), and every check on for this process. */
 void capture_checks_on(void);
 
 /** What the checks reported since the last call (malloc'd); the report file is emptied. */

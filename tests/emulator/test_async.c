@@ -159,15 +159,11 @@ END_TEST
  * queued behind it and the stream synchronised first. Returns the report's text (malloc'd). */
 static char *hostcheck_run(int sync)
 {
-    char report[] = "/tmp/test_async_report_XXXXXX";
-    int fd = mkstemp(report);
-    ck_assert(fd >= 0);
-    close(fd);
+    capture_reports_on();
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         setenv("COURSE_EMU_CHECKS", "host", 1);
-        setenv("COURSE_EMU_REPORT", report, 1);
         int *h, *d;
         cudaStream_t s = staged_copy(&h, &d);
         if (sync) /* a second copy of the same buffer queued behind the first: legal */
@@ -181,14 +177,7 @@ static char *hostcheck_run(int sync)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
                   "test_async.c: the child (sync=%d) ended with status %d", sync, status);
-    FILE *f = fopen(report, "r");
-    char *text = mat_alloc(8192);
-    size_t got = f ? fread(text, 1, 8191, f) : 0;
-    text[got] = 0;
-    if (f)
-        fclose(f);
-    unlink(report);
-    return text;
+    return capture_reports();
 }
 
 /* hostcheck names the missing synchronisation in one line: the buffer, the copy, its stream,

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capture.h"
 #include "course_test.h"
@@ -95,21 +94,17 @@ START_TEST(device_launches_against_host)
 }
 END_TEST
 
-/* What the report file (COURSE_EMU_REPORT, set before the first CUDA call) holds. */
-static char report_path[4096];
-
-/* The report holds @p lines lines, one of which says @p what. */
+/* The reports since the last call (capture_reports_on()) are @p lines lines, one saying @p what. */
 static void assert_lines(int lines, const char *what)
 {
-    char *text = course_read_file(report_path);
+    char *text = capture_reports();
     int n = 0;
-    for (const char *p = text; p && (p = strchr(p, '\n')); p++)
+    for (const char *p = text; (p = strchr(p, '\n')); p++)
         n++;
-    ck_assert_msg(text && strstr(text, what) && n == lines,
+    ck_assert_msg(strstr(text, what) && n == lines,
                   "%s:%d expected %d line(s), one saying \"%s\", got: %s", __FILE__, __LINE__,
-                  lines, what, text ? text : "(no report)");
+                  lines, what, text);
     free(text);
-    ck_assert_int_eq(truncate(report_path, 0), 0);
 }
 
 /* A kernel launching itself without end: launches succeed to depth 23, and the one that would
@@ -117,7 +112,7 @@ static void assert_lines(int lines, const char *what)
  * launch succeeds. */
 START_TEST(nesting_too_deep_is_refused)
 {
-    capture_report_file(report_path, sizeof report_path);
+    capture_reports_on();
     int errs[32], *d_errs;
     CUDA_CHECK(cudaMalloc((void **)&d_errs, sizeof errs));
     CUDA_CHECK(cudaMemset(d_errs, 0xFF, sizeof errs));
@@ -140,7 +135,7 @@ END_TEST
 START_TEST(invalid_and_too_many_launches_are_refused)
 {
     enum { T = 37 };
-    capture_report_file(report_path, sizeof report_path);
+    capture_reports_on();
     int errs[T], scratch[T], *d_errs, *d_scratch;
     CUDA_CHECK(cudaMalloc((void **)&d_errs, sizeof errs));
     CUDA_CHECK(cudaMalloc((void **)&d_scratch, sizeof scratch));

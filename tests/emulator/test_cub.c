@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "capture.h"
 #include "course_test.h"
 #include "cuda_check.h"
 #include "mat.h"
@@ -253,10 +253,7 @@ END_TEST
  * atomics on one histogram bin are no race. Turned on before this process's first CUDA call. */
 START_TEST(clean_under_every_check)
 {
-    char report[64];
-    snprintf(report, sizeof report, "/tmp/course-cub-checks-%d", (int)getpid());
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
-    setenv("COURSE_EMU_REPORT", report, 1);
+    capture_checks_on();
     int n = 1025;
     unsigned char *d_bytes = device_with_guard(NULL, (size_t)n, 0);
     int *d_in = device_with_guard(NULL, (size_t)n * 4, 0), *d_out, *d_sum, *d_hist;
@@ -268,11 +265,7 @@ START_TEST(clean_under_every_check)
     CUDA_CHECK(cub_sum_int(d_in, d_sum, n));
     CUDA_CHECK(cub_exclusive_sum(d_in, d_out, n));
     CUDA_CHECK(cub_histogram_256(d_bytes, d_hist, n));
-    char *text = course_read_file(report);
-    ck_assert_msg(text && !text[0], "CUB's kernels, n=%d: expected no findings, got: %s", n,
-                  text ? text : "(no report file)");
-    free(text);
-    unlink(report);
+    capture_assert_no_reports("test_cub.c: CUB's sum, scan and histogram kernels, n=1025");
     CUDA_CHECK(cudaFree(d_bytes));
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));

@@ -101,16 +101,26 @@ static const void *finish(struct fat *f)
     return &f->w;
 }
 
-/* A fat binary of one entry, compressed per @p flags, gives its text back exactly. */
-static void check_round_trip(uint64_t flags)
+/* A fat binary of one sm_90 entry holding @p text (as add_entry() makes it), read back: the
+ * status, the text in *@p got (NULL if none), its length and architecture, any refusal in @p err.
+ */
+static enum fatbin_status read_one(const char *text, uint64_t flags, int corrupt, char **got,
+                                   size_t *len, int *arch, char *err, size_t err_size)
 {
     static struct fat f;
     f.used = 16;
-    char *want = ptx_text(90), *got = NULL, err[256] = "";
-    add_entry(&f, 90, want, flags, 0);
-    size_t len = 0;
-    int arch = 0;
-    enum fatbin_status st = fatbin_ptx(finish(&f), &got, &len, &arch, err, sizeof err);
+    add_entry(&f, 90, text, flags, corrupt);
+    *got = NULL, *len = 0, *arch = 0;
+    return fatbin_ptx(finish(&f), got, len, arch, err, err_size);
+}
+
+/* A fat binary of one entry, compressed per @p flags, gives its text back exactly. */
+static void check_round_trip(uint64_t flags)
+{
+    char *want = ptx_text(90), *got, err[256] = "";
+    size_t len;
+    int arch;
+    enum fatbin_status st = read_one(want, flags, 0, &got, &len, &arch, err, sizeof err);
     ck_assert_msg(st == FATBIN_PTX, "flags 0x%llx: status %d (%s)", (unsigned long long)flags,
                   (int)st, err);
     ck_assert_msg(len == strlen(want) && strcmp(got, want) == 0,
@@ -161,13 +171,10 @@ END_TEST
 /* A corrupt LZ4 payload is refused in one line naming LZ4, not handed to the parser. */
 START_TEST(corrupt_lz4_refused)
 {
-    static struct fat f;
-    f.used = 16;
-    char *t = ptx_text(90), *got = NULL, err[256] = "";
-    add_entry(&f, 90, t, FLAG_LZ4, 1);
-    size_t len = 0;
-    int arch = 0;
-    enum fatbin_status st = fatbin_ptx(finish(&f), &got, &len, &arch, err, sizeof err);
+    char *t = ptx_text(90), *got, err[256] = "";
+    size_t len;
+    int arch;
+    enum fatbin_status st = read_one(t, FLAG_LZ4, 1, &got, &len, &arch, err, sizeof err);
     ck_assert_msg(st == FATBIN_BAD, "a corrupt payload gave status %d", (int)st);
     ck_assert_ptr_null(got);
     ck_assert_msg(strstr(err, "LZ4") && !strchr(err, '\n'), "the refusal says: %s", err);

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capture.h"
 #include "course_test.h"
@@ -574,10 +573,7 @@ END_TEST
  * Turned on before this process's first CUDA call. */
 START_TEST(clean_under_every_check)
 {
-    char report[64];
-    snprintf(report, sizeof report, "/tmp/course-programs-checks-%d", (int)getpid());
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
-    setenv("COURSE_EMU_REPORT", report, 1);
+    capture_checks_on();
     int n = 160, *in = small_ints(n, -20, 41, 31), *d_in = to_device(in, (size_t)n * 4);
     int *d_out, *d_co, *d_partial, *d_sum, *d_last;
     unsigned *d_ballot, *d_count;
@@ -592,11 +588,7 @@ START_TEST(clean_under_every_check)
     CUDA_CHECK(prog_tiles(d_in, n, d_out, d_ballot, d_co));
     CUDA_CHECK(prog_cp_async(d_in, n, d_out));
     CUDA_CHECK(prog_fence_sum(d_in, n, d_partial, d_count, d_sum, d_last));
-    char *text = course_read_file(report);
-    ck_assert_msg(text && !text[0], "%s:%d n=%d: expected no findings, got: %s", __FILE__, __LINE__,
-                  n, text ? text : "(no report file)");
-    free(text);
-    unlink(report);
+    capture_assert_no_reports("test_programs.c: tiles, cp.async and the fence sum, n=160");
     void *bufs[] = {d_in, d_out, d_ballot, d_co, d_partial, d_sum, d_last, d_count};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         CUDA_CHECK(cudaFree(bufs[i]));

@@ -341,9 +341,9 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gra
     struct rt_gm_block *b = rt_gm_find(dptr);
     rt_unlock();
     if (!b) {
-        rt_say("cudaGraphAddMemFreeNode: %p is not the address of a graph's allocation "
-               "(cudaErrorInvalidValue)",
-               dptr);
+        emu_say("cudaGraphAddMemFreeNode: %p is not the address of a graph's allocation "
+                "(cudaErrorInvalidValue)",
+                dptr);
         return rt_error(cudaErrorInvalidValue);
     }
     return add_mem_node(pGraphNode, graph, pDependencies, numDependencies, b, rt_gm_free_run,
@@ -453,10 +453,10 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
     case cudaGraphNodeTypeConditional:
         return add_cond_node(o, graph, d, n, &p->conditional);
     default:
-        rt_say("cudaGraphAddNode: node type %d is not emulated (kernel, memcpy, memset, host, "
-               "child graph, empty, event, memory free and conditional nodes are) "
-               "(cudaErrorNotSupported)",
-               (int)p->type);
+        emu_say("cudaGraphAddNode: node type %d is not emulated (kernel, memcpy, memset, host, "
+                "child graph, empty, event, memory free and conditional nodes are) "
+                "(cudaErrorNotSupported)",
+                (int)p->type);
         return rt_error(cudaErrorNotSupported);
     }
 }
@@ -606,9 +606,10 @@ static int exec_node(struct rt_exec *x, const struct rt_node *n)
 {
     const char *why = x->body ? body_refusal(n) : NULL;
     if (why) {
-        rt_say("cudaGraphInstantiate: a conditional node's body holds %s (%s), which CUDA does not "
-               "allow there (cudaErrorInvalidValue)",
-               why, n->w.what);
+        emu_say(
+            "cudaGraphInstantiate: a conditional node's body holds %s (%s), which CUDA does not "
+            "allow there (cudaErrorInvalidValue)",
+            why, n->w.what);
         return -1;
     }
     struct rt_work w;
@@ -830,7 +831,7 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 /* Refuse @p call on @p node for reason @p why, in one line. */
 static cudaError_t refuse_node(const char *call, cudaGraphNode_t node, const char *why)
 {
-    rt_say("%s: node %p %s (cudaErrorInvalidValue)", call, (void *)node, why);
+    emu_say("%s: node %p %s (cudaErrorInvalidValue)", call, (void *)node, why);
     return rt_error(cudaErrorInvalidValue);
 }
 

@@ -75,9 +75,9 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle
                                              unsigned int flags)
 {
     if (flags & ~(unsigned)cudaGraphCondAssignDefault) {
-        rt_say("cudaGraphConditionalHandleCreate: flags 0x%x are not emulated (0 and "
-               "cudaGraphCondAssignDefault are) (cudaErrorNotSupported)",
-               flags);
+        emu_say("cudaGraphConditionalHandleCreate: flags 0x%x are not emulated (0 and "
+                "cudaGraphCondAssignDefault are) (cudaErrorNotSupported)",
+                flags);
         return rt_error(cudaErrorNotSupported);
     }
     rt_lock();
@@ -134,9 +134,9 @@ struct rt_cond *rt_cond_new(const struct rt_graph *g, struct cudaConditionalNode
     if (why) {
         int unsupported = p->type > cudaGraphCondTypeSwitch;
         *err = unsupported ? cudaErrorNotSupported : cudaErrorInvalidValue;
-        rt_say("cudaGraphAddNode: the conditional node (type %d, size %u, handle 0x%llx) %s (%s)",
-               (int)p->type, p->size, p->handle, why,
-               unsupported ? "cudaErrorNotSupported" : "cudaErrorInvalidValue");
+        emu_say("cudaGraphAddNode: the conditional node (type %d, size %u, handle 0x%llx) %s (%s)",
+                (int)p->type, p->size, p->handle, why,
+                unsupported ? "cudaErrorNotSupported" : "cudaErrorInvalidValue");
         return NULL;
     }
     struct rt_cond *c = emu_calloc(1, sizeof *c);

@@ -161,8 +161,8 @@ static cudaError_t device_ok(const char *call, int device)
     int n = rt_gpus();
     if (device >= 0 && device < n)
         return cudaSuccess;
-    rt_say("%s: device %d is not one of the %d emulated devices (cudaErrorInvalidDevice)", call,
-           device, n);
+    emu_say("%s: device %d is not one of the %d emulated devices (cudaErrorInvalidDevice)", call,
+            device, n);
     return rt_error(cudaErrorInvalidDevice);
 }
 
@@ -185,9 +185,9 @@ cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttribut
     if (err != cudaSuccess)
         return err;
     if (attr < cudaGraphMemAttrUsedMemCurrent || attr > cudaGraphMemAttrReservedMemHigh) {
-        rt_say("cudaDeviceGetGraphMemAttribute: %d is not a graph memory attribute "
-               "(cudaErrorInvalidValue)",
-               (int)attr);
+        emu_say("cudaDeviceGetGraphMemAttribute: %d is not a graph memory attribute "
+                "(cudaErrorInvalidValue)",
+                (int)attr);
         return rt_error(cudaErrorInvalidValue);
     }
     rt_lock();
@@ -207,9 +207,9 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttribut
         return err;
     if ((attr != cudaGraphMemAttrUsedMemHigh && attr != cudaGraphMemAttrReservedMemHigh) ||
         *(const uint64_t *)value != 0) {
-        rt_say("cudaDeviceSetGraphMemAttribute: attribute %d can not be set to %llu (only the "
-               "high-water marks, to 0) (cudaErrorInvalidValue)",
-               (int)attr, (unsigned long long)*(const uint64_t *)value);
+        emu_say("cudaDeviceSetGraphMemAttribute: attribute %d can not be set to %llu (only the "
+                "high-water marks, to 0) (cudaErrorInvalidValue)",
+                (int)attr, (unsigned long long)*(const uint64_t *)value);
         return rt_error(cudaErrorInvalidValue);
     }
     rt_lock();

@@ -81,9 +81,9 @@ static int open_remote(int pid, int fd, const char *who)
     snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
     int got = open(path, O_RDWR | O_CLOEXEC);
     if (got < 0)
-        rt_say("%s: cannot open the memory of process %d that the handle names (%s): the "
-               "process has gone, or the handle is not one cudaIpcGet*Handle made",
-               who, pid, strerror(errno));
+        emu_say("%s: cannot open the memory of process %d that the handle names (%s): the "
+                "process has gone, or the handle is not one cudaIpcGet*Handle made",
+                who, pid, strerror(errno));
     return got;
 }
 
@@ -112,13 +112,14 @@ static void release(struct rt_ipc_event *ev)
 cudaError_t rt_ipc_event_new(struct rt_event *e)
 {
     if (!(e->flags & cudaEventDisableTiming)) {
-        rt_say("cudaEventCreateWithFlags: cudaEventInterprocess needs cudaEventDisableTiming too");
+        emu_say("cudaEventCreateWithFlags: cudaEventInterprocess needs cudaEventDisableTiming too");
         return cudaErrorInvalidValue;
     }
     struct rt_ipc_event *ev = emu_calloc(1, sizeof *ev);
     ev->fd = memfd_create("course-emu-ipc-event", MFD_CLOEXEC);
     if (ev->fd < 0 || ftruncate(ev->fd, sizeof *ev->c) || map_counts(ev, ev->fd)) {
-        rt_say("cudaEventCreateWithFlags: cannot make an interprocess event (%s)", strerror(errno));
+        emu_say("cudaEventCreateWithFlags: cannot make an interprocess event (%s)",
+                strerror(errno));
         if (ev->fd >= 0)
             close(ev->fd);
         free(ev);
@@ -211,8 +212,8 @@ cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t even
     if (!handle) {
         err = cudaErrorInvalidValue;
     } else if (!e || !e->ipc || e->ipc->fd < 0) {
-        rt_say("cudaIpcGetEventHandle: the event was not created here with "
-               "cudaEventInterprocess | cudaEventDisableTiming");
+        emu_say("cudaIpcGetEventHandle: the event was not created here with "
+                "cudaEventInterprocess | cudaEventDisableTiming");
         err = cudaErrorInvalidResourceHandle;
     } else {
         struct event_handle h = {EVENT_HANDLE_MAGIC, getpid(), e->ipc->fd};
@@ -228,7 +229,7 @@ cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t hand
     struct event_handle h;
     memcpy(&h, &handle, sizeof h);
     if (!event || h.magic != EVENT_HANDLE_MAGIC) {
-        rt_say("cudaIpcOpenEventHandle: not an event handle cudaIpcGetEventHandle made");
+        emu_say("cudaIpcOpenEventHandle: not an event handle cudaIpcGetEventHandle made");
         return rt_error(cudaErrorInvalidValue);
     }
     int fd = open_remote(h.pid, h.fd, "cudaIpcOpenEventHandle");
@@ -261,10 +262,10 @@ cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
     uint64_t a = (uint64_t)(uintptr_t)devPtr;
     const struct mem_block *b = err == cudaSuccess ? mem_find(&rt.mem, a, 1) : NULL;
     if (err == cudaSuccess && rt.remote) {
-        rt_say("cudaIpcGetMemHandle: the grader's device shares its memory with no other process");
+        emu_say("cudaIpcGetMemHandle: the grader's device shares its memory with no other process");
         err = cudaErrorNotSupported;
     } else if (err == cudaSuccess && (!handle || !b || b->addr != a)) {
-        rt_say("cudaIpcGetMemHandle: %p is not the start of a live cudaMalloc allocation", devPtr);
+        emu_say("cudaIpcGetMemHandle: %p is not the start of a live cudaMalloc allocation", devPtr);
         err = cudaErrorInvalidValue;
     } else if (err == cudaSuccess) {
         struct mem_handle h = {MEM_HANDLE_MAGIC, getpid(),        rt.mem.fd,
@@ -295,7 +296,7 @@ static cudaError_t map_on_server(uint64_t addr, uint64_t size, int fd, uint64_t 
         return rt.sticky;
     cudaError_t err = cudaSuccess;
     if (reply.op != PROTO_OK) {
-        rt_say("%s", reply.data ? (const char *)reply.data : "the device server cannot map");
+        emu_say("%s", reply.data ? (const char *)reply.data : "the device server cannot map");
         err = cudaErrorMapBufferObjectFailed;
     }
     free(reply.data);
@@ -327,8 +328,8 @@ static uint64_t map_import(const struct mem_handle *h, int fd, cudaError_t *err)
         return 0;
     }
     if (mem_map(&rt.mem, a, h->size, fd, h->offset)) {
-        rt_say("cudaIpcOpenMemHandle: cannot map %llu bytes of process %d (%s)",
-               (unsigned long long)h->size, h->pid, strerror(errno));
+        emu_say("cudaIpcOpenMemHandle: cannot map %llu bytes of process %d (%s)",
+                (unsigned long long)h->size, h->pid, strerror(errno));
         *err = cudaErrorMapBufferObjectFailed;
     } else {
         *err = map_on_server(a, h->size, fd, h->offset);
@@ -346,12 +347,12 @@ static uint64_t map_import(const struct mem_handle *h, int fd, cudaError_t *err)
 static cudaError_t check_mem_handle(void **devPtr, const struct mem_handle *h)
 {
     if (!devPtr || h->magic != MEM_HANDLE_MAGIC || !h->size) {
-        rt_say("cudaIpcOpenMemHandle: not a memory handle cudaIpcGetMemHandle made");
+        emu_say("cudaIpcOpenMemHandle: not a memory handle cudaIpcGetMemHandle made");
         return cudaErrorInvalidValue;
     }
     if (h->pid == getpid()) {
-        rt_say("cudaIpcOpenMemHandle: the handle was made by this process; as with CUDA, only "
-               "another process may open it (use the pointer itself here)");
+        emu_say("cudaIpcOpenMemHandle: the handle was made by this process; as with CUDA, only "
+                "another process may open it (use the pointer itself here)");
         return cudaErrorDeviceUninitialized;
     }
     return cudaSuccess;
@@ -397,7 +398,7 @@ cudaError_t cudaIpcCloseMemHandle(void *devPtr)
     struct import *i = *at;
     cudaError_t err = rt_device();
     if (!i) {
-        rt_say("cudaIpcCloseMemHandle: %p is not memory cudaIpcOpenMemHandle returned", devPtr);
+        emu_say("cudaIpcCloseMemHandle: %p is not memory cudaIpcOpenMemHandle returned", devPtr);
         err = cudaErrorInvalidValue;
     } else if (--i->refs == 0) {
         rt_run_all(); /* queued work that uses the mapping runs before it goes */

@@ -39,10 +39,10 @@ int rt_channel_bytes(const struct cudaChannelFormatDesc *d, const char *who)
     ok &= d->f == cudaChannelFormatKindSigned || d->f == cudaChannelFormatKindUnsigned ||
           (d->f == cudaChannelFormatKindFloat && bits[0] >= 16);
     if (!ok) {
-        rt_say("%s: the channel format (%d, %d, %d, %d bits, kind %d) is not emulated: 1, 2 or 4 "
-               "channels of 8, 16 or 32 bits, signed, unsigned or float (cudaErrorInvalidChannel"
-               "Descriptor)",
-               who, d->x, d->y, d->z, d->w, (int)d->f);
+        emu_say("%s: the channel format (%d, %d, %d, %d bits, kind %d) is not emulated: 1, 2 or 4 "
+                "channels of 8, 16 or 32 bits, signed, unsigned or float (cudaErrorInvalidChannel"
+                "Descriptor)",
+                who, d->x, d->y, d->z, d->w, (int)d->f);
         return 0;
     }
     return n * bits[0] / 8;
@@ -65,9 +65,9 @@ static int shape_of(struct cudaExtent e, unsigned flags, size_t elem, struct rt_
               (cube && (e.width != e.height || e.depth % 6 || (!layered && e.depth != 6))) ||
               (layered && !e.depth) || (flags & ~0x0Fu);
     if (bad)
-        rt_say("%s: an array of %zu x %zu x %zu elements with flags 0x%x is not a shape CUDA "
-               "allows (cudaErrorInvalidValue)",
-               who, e.width, e.height, e.depth, flags);
+        emu_say("%s: an array of %zu x %zu x %zu elements with flags 0x%x is not a shape CUDA "
+                "allows (cudaErrorInvalidValue)",
+                who, e.width, e.height, e.depth, flags);
     return bad ? -1 : 0;
 }
 
@@ -125,8 +125,8 @@ static struct cudaArray *array_of(cudaArray_const_t p, const char *who)
         a = a->next;
     pthread_mutex_unlock(&arrays_lock);
     if (!a)
-        rt_say("%s: %p is not a live CUDA array (cudaErrorInvalidResourceHandle)", who,
-               (const void *)p);
+        emu_say("%s: %p is not a live CUDA array (cudaErrorInvalidResourceHandle)", who,
+                (const void *)p);
     return a;
 }
 
@@ -198,9 +198,9 @@ static int array_side(const struct cudaArray *a, size_t xbytes, size_t y, size_t
 {
     const struct rt_array_shape *h = &a->shape;
     if (xbytes + wbytes > h->pitch || y + rows > h->rows || z + slices > h->slices) {
-        rt_say("%s: a box of %zu bytes x %zu rows x %zu slices at (%zu bytes, %zu, %zu) leaves "
-               "the array of %zu bytes x %zu rows x %zu slices (cudaErrorInvalidValue)",
-               who, wbytes, rows, slices, xbytes, y, z, h->pitch, h->rows, h->slices);
+        emu_say("%s: a box of %zu bytes x %zu rows x %zu slices at (%zu bytes, %zu, %zu) leaves "
+                "the array of %zu bytes x %zu rows x %zu slices (cudaErrorInvalidValue)",
+                who, wbytes, rows, slices, xbytes, y, z, h->pitch, h->rows, h->slices);
         return -1;
     }
     s->pitch = h->pitch;
@@ -295,9 +295,9 @@ static cudaError_t linear_side(cudaArray_const_t p, size_t x, size_t y, size_t c
         return rt_error(cudaErrorInvalidResourceHandle);
     size_t total = a->shape.pitch * a->shape.rows * a->shape.slices, off = y * a->shape.pitch + x;
     if (x > a->shape.pitch || off + count > total) {
-        rt_say("%s: %zu bytes at (%zu bytes, row %zu) run past the array's %zu bytes "
-               "(cudaErrorInvalidValue)",
-               who, count, x, y, total);
+        emu_say("%s: %zu bytes at (%zu bytes, row %zu) run past the array's %zu bytes "
+                "(cudaErrorInvalidValue)",
+                who, count, x, y, total);
         return rt_error(cudaErrorInvalidValue);
     }
     *at = (char *)a->shape.dev + off;
@@ -348,9 +348,9 @@ static int side_3d(cudaArray_t array, struct cudaPos pos, struct cudaPitchedPtr 
                  : -1;
     }
     if (!ptr.ptr || ptr.pitch < wbytes) {
-        rt_say("%s: a side has neither an array nor a pointer with a pitch of at least %zu bytes "
-               "(cudaErrorInvalidValue)",
-               who, wbytes);
+        emu_say("%s: a side has neither an array nor a pointer with a pitch of at least %zu bytes "
+                "(cudaErrorInvalidValue)",
+                who, wbytes);
         return -1;
     }
     s->pitch = ptr.pitch;

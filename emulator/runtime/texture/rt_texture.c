@@ -61,8 +61,8 @@ static cudaError_t array_resource(cudaArray_t array, int surface, const char *wh
     if (rt_array_shape(array, who, &s, &flags))
         return cudaErrorInvalidResourceHandle;
     if (surface && !(flags & cudaArraySurfaceLoadStore)) {
-        rt_say("%s: the array was made without cudaArraySurfaceLoadStore (cudaErrorInvalidValue)",
-               who);
+        emu_say("%s: the array was made without cudaArraySurfaceLoadStore (cudaErrorInvalidValue)",
+                who);
         return cudaErrorInvalidValue;
     }
     cudaGetChannelDesc(&fmt, array);
@@ -78,9 +78,9 @@ static cudaError_t memory_resource(void *p, const struct cudaChannelFormatDesc *
     if (!elem)
         return cudaErrorInvalidChannelDescriptor;
     if (!p || width == 0 || rows == 0 || pitch < width * (size_t)elem) {
-        rt_say("%s: %zu rows of %zu elements of %d bytes at %p, %zu bytes apart, are not a "
-               "resource (cudaErrorInvalidValue)",
-               who, rows, width, elem, p, pitch);
+        emu_say("%s: %zu rows of %zu elements of %d bytes at %p, %zu bytes apart, are not a "
+                "resource (cudaErrorInvalidValue)",
+                who, rows, width, elem, p, pitch);
         return cudaErrorInvalidValue;
     }
     struct rt_array_shape s = {p, (size_t)elem, width, rows, 1, 1, pitch, 0, 0};
@@ -95,7 +95,7 @@ static cudaError_t resource(const struct cudaResourceDesc *r, int surface, const
     if (r->resType == cudaResourceTypeArray)
         return array_resource(r->res.array.array, surface, who, d);
     if (surface) {
-        rt_say("%s: a surface object needs an array resource (cudaErrorInvalidValue)", who);
+        emu_say("%s: a surface object needs an array resource (cudaErrorInvalidValue)", who);
         return cudaErrorInvalidValue;
     }
     if (r->resType == cudaResourceTypeLinear) {
@@ -109,8 +109,8 @@ static cudaError_t resource(const struct cudaResourceDesc *r, int surface, const
     if (r->resType == cudaResourceTypePitch2D)
         return memory_resource(r->res.pitch2D.devPtr, &r->res.pitch2D.desc, r->res.pitch2D.width,
                                r->res.pitch2D.height, r->res.pitch2D.pitchInBytes, who, d);
-    rt_say("%s: resource type %d (a mipmapped array) is not emulated (cudaErrorNotSupported)", who,
-           (int)r->resType);
+    emu_say("%s: resource type %d (a mipmapped array) is not emulated (cudaErrorNotSupported)", who,
+            (int)r->resType);
     return cudaErrorNotSupported;
 }
 
@@ -124,12 +124,12 @@ static cudaError_t sampling(const struct cudaTextureDesc *t, const char *who, st
     }
     if (bad ||
         (t->readMode != cudaReadModeElementType && t->readMode != cudaReadModeNormalizedFloat)) {
-        rt_say("%s: an address, filter or read mode CUDA does not define (cudaErrorInvalidValue)",
-               who);
+        emu_say("%s: an address, filter or read mode CUDA does not define (cudaErrorInvalidValue)",
+                who);
         return cudaErrorInvalidValue;
     }
     if (t->sRGB) {
-        rt_say("%s: sRGB textures are not emulated (cudaErrorNotSupported)", who);
+        emu_say("%s: sRGB textures are not emulated (cudaErrorNotSupported)", who);
         return cudaErrorNotSupported;
     }
     int norm_read =
@@ -138,9 +138,9 @@ static cudaError_t sampling(const struct cudaTextureDesc *t, const char *who, st
                 (t->filterMode == cudaFilterModeLinear ? TEXF_LINEAR : 0);
     memcpy(d->border, t->borderColor, sizeof d->border);
     if ((d->flags & TEXF_LINEAR) && d->kind != TEXK_FLOAT && !norm_read) {
-        rt_say("%s: linear filtering needs float texels: %d-bit integers filter only with "
-               "cudaReadModeNormalizedFloat (cudaErrorInvalidValue)",
-               who, d->bits);
+        emu_say("%s: linear filtering needs float texels: %d-bit integers filter only with "
+                "cudaReadModeNormalizedFloat (cudaErrorInvalidValue)",
+                who, d->bits);
         return cudaErrorInvalidValue;
     }
     return cudaSuccess;
@@ -184,7 +184,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     if (!pTexObject || !pResDesc || !pTexDesc)
         return rt_error(cudaErrorInvalidValue);
     if (pResViewDesc && pResViewDesc->format != cudaResViewFormatNone) {
-        rt_say("%s: resource views are not emulated (cudaErrorNotSupported)", who);
+        emu_say("%s: resource views are not emulated (cudaErrorNotSupported)", who);
         return rt_error(cudaErrorNotSupported);
     }
     struct tex_desc d = {.magic = TEX_MAGIC};
@@ -222,8 +222,8 @@ static struct rt_object *object_of(uint64_t h, uint32_t magic, int take, const c
         *p = o->next;
     pthread_mutex_unlock(&objects_lock);
     if (!o)
-        rt_say("%s: 0x%llx is not a live %s object (cudaErrorInvalidValue)", who,
-               (unsigned long long)h, magic == TEX_MAGIC ? "texture" : "surface");
+        emu_say("%s: 0x%llx is not a live %s object (cudaErrorInvalidValue)", who,
+                (unsigned long long)h, magic == TEX_MAGIC ? "texture" : "surface");
     return o;
 }
 
