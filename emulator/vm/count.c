@@ -146,7 +146,7 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
     if (x->launch->model)
-        model_insn(x->launch->model, in);
+        model_insn(x->launch->model, w->index, in);
     ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM;
     if (in->op == OP_BRA)
         c->branches++;
