@@ -250,16 +250,14 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
 }
 
 /* Count warp @p p's pending run of shared accesses as one access of its width rounded up to
- * a vector width, with count.c's wavefront rule (count_shared() reads only x->cnt). */
+ * a vector width, with count.c's wavefront rule. */
 static void flush_shared(struct vm_model *m, struct pending_shared *p)
 {
     if (!p->mask)
         return;
-    struct vm_counters c = {0};
-    struct exec x = {.cnt = &c};
     unsigned width = p->bytes <= 4 ? p->bytes : p->bytes <= 8 ? 8 : 16;
-    count_shared(&x, p->addr, p->mask, width, p->store);
-    m->t.smem_wavefronts += (double)(c.lds_wavefronts + c.sts_wavefronts);
+    uint64_t phases;
+    m->t.smem_wavefronts += (double)count_wavefronts(p->addr, p->mask, width, &phases);
     p->mask = 0;
 }
 
