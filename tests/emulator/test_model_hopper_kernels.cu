@@ -12,10 +12,7 @@
  */
 #include "test_model_hopper.h"
 
-#include <cuda/ptx>
 #include <stdint.h>
-
-namespace ptx = cuda::ptx;
 
 #define TILE_BYTES (64 * 64 * 2) /* a 64 x 64 bf16 tile, A's or B's */
 
@@ -50,22 +47,41 @@ static __device__ void mh_multiply(const uint8_t *sa, const uint8_t *sb, float (
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
 
+static __device__ uint32_t mh_u32(const void *smem)
+{
+    return (uint32_t)__cvta_generic_to_shared(smem);
+}
+
+/* One bulk copy of a tile from @p src into @p dst, completing on @p bar. */
+static __device__ void mh_copy(uint8_t *dst, const uint8_t *src, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];" ::"r"(mh_u32(dst)),
+                 "l"(src), "r"(TILE_BYTES), "r"(mh_u32(bar))
+                 : "memory");
+}
+
 /* Tile @p t of A and B into stage @p s, completing on @p full (one thread). */
 static __device__ void mh_issue(uint8_t *sa, uint8_t *sb, uint64_t *full, const uint8_t *a,
                                 const uint8_t *b, int t)
 {
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, full,
-                                   2 * TILE_BYTES);
-    ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sa, a + (size_t)t * TILE_BYTES,
-                       TILE_BYTES, full);
-    ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sb, b + (size_t)t * TILE_BYTES,
-                       TILE_BYTES, full);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mh_u32(full)),
+                 "r"(2 * TILE_BYTES)
+                 : "memory");
+    mh_copy(sa, a + (size_t)t * TILE_BYTES, full);
+    mh_copy(sb, b + (size_t)t * TILE_BYTES, full);
 }
 
+/* Until the phase of parity @p parity of @p bar has completed. */
 static __device__ void mh_wait(uint64_t *bar, uint32_t parity)
 {
-    while (!ptx::mbarrier_try_wait_parity(bar, parity))
-        ;
+    uint32_t done = 0;
+    while (!done)
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(mh_u32(bar)), "r"(parity)
+                     : "memory");
 }
 
 /* The accumulators out, so that the work is kept: accumulator i of thread t at c + 128 i + t
@@ -86,10 +102,11 @@ static __global__ void __launch_bounds__(SPECIALISED ? 160 : 128)
     float d[32] = {0};
     if (threadIdx.x == 0)
         for (int s = 0; s < STAGES; s++) {
-            ptx::mbarrier_init(&full[s], 1);
-            ptx::mbarrier_init(&empty[s], 4); /* one arrival per consumer warp */
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mh_u32(&full[s])));
+            /* one arrival per consumer warp */
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 4;" ::"r"(mh_u32(&empty[s])));
         }
-    ptx::fence_proxy_async(ptx::space_shared);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();                         /* the mbarriers exist before anyone uses them */
     if (SPECIALISED && threadIdx.x >= 128) { /* the producer warp: lane 0 issues */
         for (int t = 0; threadIdx.x == 128 && t < tiles; t++) {
@@ -108,7 +125,8 @@ static __global__ void __launch_bounds__(SPECIALISED ? 160 : 128)
         mh_multiply(sa + s * TILE_BYTES, sb + s * TILE_BYTES, d);
         if (SPECIALISED) {
             if (threadIdx.x % 32 == 0)
-                ptx::mbarrier_arrive(&empty[s]);
+                asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(mh_u32(&empty[s]))
+                             : "memory");
             continue;
         }
         __syncthreads(); /* every warp's wgmma done with stage s before it is refilled */
