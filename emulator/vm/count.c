@@ -158,7 +158,7 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
     if (x->launch->model)
-        model_insn(x->launch->model, in);
+        model_insn(x->launch->model, w->index, in);
     ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM;
     if (in->op == OP_BRA)
         c->branches++;
@@ -315,34 +315,70 @@ void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store)
     *(store ? &x->cnt->tma_st_sectors : &x->cnt->tma_ld_sectors) += bytes ? last - first + 1 : 0;
 }
 
-void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
+/* The wavefronts of one phase (lanes @p phase): the most distinct words any bank holds. The
+ * common case, no bank asked for two different words, is found in one pass. */
+static uint64_t phase_wavefronts(const uint64_t *addr, uint32_t phase, unsigned bytes)
 {
-    /* The time model counts merged accesses through an exec with no count_state. */
-    if (store && x->count_state && ((struct count_state *)x->count_state)->in_atom)
-        count_atomic(x, addr, m, 0);
+    uint64_t lo = UINT64_MAX, hi = 0; /* words within a span of 32 fall in distinct banks */
+    for (int l = 0; l < 32; l++)
+        if (phase >> l & 1) {
+            lo = addr[l] >> 2 < lo ? addr[l] >> 2 : lo;
+            hi = (addr[l] + bytes - 1) >> 2 > hi ? (addr[l] + bytes - 1) >> 2 : hi;
+        }
+    if (hi - lo < 32)
+        return 1;
+    uint64_t first[32];
+    uint32_t banks = 0;
+    int conflict = 0;
+    for (uint32_t mm = phase; mm && !conflict; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (uint64_t word = addr[l] >> 2; word <= (addr[l] + bytes - 1) >> 2; word++) {
+            uint32_t bit = 1u << (word & 31);
+            if (!(banks & bit))
+                banks |= bit, first[word & 31] = word;
+            else if (first[word & 31] != word)
+                conflict = 1;
+        }
+    }
+    if (!conflict)
+        return 1;
+    /* Distinct words per bank: the worst bank sets this phase's wavefronts. */
+    uint64_t words[32][32];
+    int nw[32] = {0}, worst = 1;
+    for (uint32_t mm = phase; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (uint64_t word = addr[l] >> 2; word <= (addr[l] + bytes - 1) >> 2; word++) {
+            int bank = (int)(word & 31), seen = 0;
+            for (int i = 0; i < nw[bank]; i++)
+                seen |= words[bank][i] == word;
+            if (!seen && nw[bank] < 32)
+                words[bank][nw[bank]++] = word;
+            worst = nw[bank] > worst ? nw[bank] : worst;
+        }
+    }
+    return (uint64_t)worst;
+}
+
+uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *phases)
+{
     int per_phase = bytes <= 4 ? 32 : (int)(128 / bytes);
-    uint64_t waves = 0, phases = 0;
+    uint64_t waves = 0;
+    *phases = 0;
     for (int p = 0; p < 32; p += per_phase) {
         uint32_t phase = m & (per_phase == 32 ? FULL_MASK : ((1u << per_phase) - 1) << p);
         if (!phase)
             continue;
-        phases++;
-        /* Distinct words per bank: the worst bank sets this phase's wavefronts. */
-        uint64_t words[32][32];
-        int nw[32] = {0}, worst = 1;
-        for (uint32_t mm = phase; mm; mm &= mm - 1) {
-            int l = __builtin_ctz(mm);
-            for (uint64_t word = addr[l] >> 2; word <= (addr[l] + bytes - 1) >> 2; word++) {
-                int bank = (int)(word & 31), seen = 0;
-                for (int i = 0; i < nw[bank]; i++)
-                    seen |= words[bank][i] == word;
-                if (!seen && nw[bank] < 32)
-                    words[bank][nw[bank]++] = word;
-                worst = nw[bank] > worst ? nw[bank] : worst;
-            }
-        }
-        waves += (uint64_t)worst;
+        ++*phases;
+        waves += phase_wavefronts(addr, phase, bytes);
     }
+    return waves;
+}
+
+void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
+{
+    if (store && ((struct count_state *)x->count_state)->in_atom)
+        count_atomic(x, addr, m, 0);
+    uint64_t phases, waves = count_wavefronts(addr, m, bytes, &phases);
     if (store) {
         x->cnt->sts_requests++;
         x->cnt->sts_wavefronts += waves;

@@ -22,6 +22,10 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
                 uint32_t m);
 /** One global request: lanes of @p m at @p addr, @p bytes each (an atomic's is a store). */
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
+/** The wavefronts one shared request of lanes @p m at window offsets @p addr, @p bytes each,
+ *  takes (per phase of 32, 16 or 8 lanes, the most distinct words a bank holds); its phases
+ *  into *@p phases. */
+uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *phases);
 /** One shared request: window offsets of lanes in @p m, @p bytes each. */
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
 /** The global side of a bulk or tensor copy: [@p addr, @p addr + @p bytes), read (or written,

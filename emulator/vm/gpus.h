@@ -20,6 +20,9 @@ struct model_gpu {
     double mma_tflops;       /**< the same through warp-level mma.sync (and wmma, which lowers to
                                   it): tensor_tflops before Hopper; on Hopper the full rate needs
                                   warpgroup wgmma. Optional in a GPU file (tensor_tflops) */
+    double wgmma_tflops;     /**< the same through warpgroup wgmma.mma_async (sm_90): 0 where
+                                  the GPU has none (its kernels then count at mma_tflops).
+                                  Optional in a GPU file (tensor_tflops) */
     unsigned schedulers;     /**< warp instructions issued per SM per clock (sub-partitions) */
     unsigned regs_per_sm;    /**< 32-bit registers per SM */
     unsigned smem_per_sm;    /**< the most shared memory an SM gives its blocks (bytes) */

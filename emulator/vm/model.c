@@ -13,17 +13,20 @@
  * what the blocks' shared memory leaves of the SM's L1).
  *
  * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
- *   fp32    thread fp32 instructions / fp32 lanes       issue  warp instructions / schedulers
- *   tensor  Tensor Core flops / the SM's dense rate     lsu    (shared wavefronts, a thread's
- *                                                              adjacent aligned accesses merged
- *                                                              into one of up to 16 bytes as
- *                                                              ptxas merges them, + one L1
- *   latency loads * mean latency / resident warps              wavefront per 128-byte line a
- *           (Little's law, one load in flight per warp)        global request touches) / 1
+ *   fp32    thread fp32 instructions / fp32 lanes
+ *   tensor  mma.sync flops / the SM's mma.sync rate + wgmma flops / its wgmma rate
+ *   issue   warp instructions / schedulers, but a producer warp's (TMA copies for other warps'
+ *           wgmma and none of its own: it issues from its own warp slots)
+ *   lsu     shared wavefronts (a thread's adjacent aligned accesses merged into one of up to
+ *           16 bytes, as ptxas merges them) + one L1 wavefront per 128-byte line a global
+ *           request touches, one per clock
+ *   latency loads * mean latency / resident warps (Little's law, with each load's batch)
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
  * the largest, plus the latency of barrier-separated load phases no other resident block
  * covers (a tile loop has two barriers per tile, one of them after the tile's loads), plus
- * the launch overhead.
+ * the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never L1,
+ * never an LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide
+ * their latency behind the work of the tiles ahead (exposed_tma()).
  */
 #include "model.h"
 
@@ -104,15 +107,24 @@ struct tally {
                                           barrier, and in all */
     double load_phases; /* warp 0's load phases: barrier intervals in which it loads */
     double sass;        /* warp instructions issued, in SASS (model_code.h's weights) */
+    double producer;    /* the same, of producer warps (TMA copies for the wgmma of other warps,
+                           none of their own): not counted against the schedulers' issue slots */
+    double tma_loads, tma_latency; /* TMA load pieces (copy engine), and their latencies summed */
+    double tma_phases; /* runs of TMA loads on one mbarrier with no wgmma between: the stages
+                          a block fills, one per tile of its loop */
+    double tma_depth;  /* distinct mbarriers a block's TMA loads complete on: its stages */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
 
-/* One global request, kept until its block ends. */
+/* One global request, kept until its block ends; async: ASYNC_CP (cp.async) or ASYNC_TMA (the
+ * copy engine's, which reads L2 and skips L1). */
+enum { ASYNC_NONE, ASYNC_CP, ASYNC_TMA };
 struct req {
     uint32_t warp, seq, first, n;
     uint8_t store, async, batch; /* batch: the load's batch size (0: a store) */
 };
+#define MBARS 32 /* distinct TMA mbarriers a block's stages are counted up to */
 
 /* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
  * keeps RUNS open, since the PTX interleaves loads from several arrays. */
@@ -146,10 +158,15 @@ struct vm_model {
     uint64_t shared_clock;   /* shared accesses seen, for the runs' LRU */
     const struct insn *code; /* the kernel's first instruction */
     uint32_t ncode;
-    uint8_t *batch;      /* each instruction's batch size (model_code.h) */
-    float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
-    uint64_t block_bars; /* barriers counted when this block began */
-    uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
+    uint8_t *batch;        /* each instruction's batch size (model_code.h) */
+    float *sass_w;         /* each instruction's SASS instructions, or NULL: PTX counted */
+    uint64_t block_bars;   /* barriers counted when this block began */
+    uint64_t phase_mark;   /* 1 + the barriers counted at warp 0's last load phase (0: none) */
+    double warp_insts[32]; /* this block's instructions per warp (SASS-weighted) */
+    uint8_t warp_tma[32], warp_wgmma[32]; /* the warp issued TMA copies, wgmma */
+    uint64_t mbar[MBARS];                 /* this block's TMA mbarriers, + 1 */
+    unsigned nmbar;
+    uint64_t last_mbar; /* the last TMA load's mbarrier + 1 (0: none yet, or a wgmma since) */
     struct tally t, t_first;
     struct vm_counters c_first;
 };
@@ -233,16 +250,14 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
 }
 
 /* Count warp @p p's pending run of shared accesses as one access of its width rounded up to
- * a vector width, with count.c's wavefront rule (count_shared() reads only x->cnt). */
+ * a vector width, with count.c's wavefront rule. */
 static void flush_shared(struct vm_model *m, struct pending_shared *p)
 {
     if (!p->mask)
         return;
-    struct vm_counters c = {0};
-    struct exec x = {.cnt = &c};
     unsigned width = p->bytes <= 4 ? p->bytes : p->bytes <= 8 ? 8 : 16;
-    count_shared(&x, p->addr, p->mask, width, p->store);
-    m->t.smem_wavefronts += (double)(c.lds_wavefronts + c.sts_wavefronts);
+    uint64_t phases;
+    m->t.smem_wavefronts += (double)count_wavefronts(p->addr, p->mask, width, &phases);
     p->mask = 0;
 }
 
@@ -287,9 +302,19 @@ void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
 /* Feed the block just run to the caches, its warps interleaved round robin. */
 static void flush_block(struct vm_model *m)
 {
-    for (int w = 0; w < 32; w++)
+    int consumers = memchr(m->warp_wgmma, 1, sizeof m->warp_wgmma) != NULL;
+    for (int w = 0; w < 32; w++) { /* a producer: TMA copies for other warps' wgmma */
         for (int r = 0; r < RUNS; r++)
             flush_shared(m, &m->pend[w][r]);
+        int producer = consumers && m->warp_tma[w] && !m->warp_wgmma[w];
+        *(producer ? &m->t.producer : &m->t.sass) += m->warp_insts[w];
+    }
+    memset(m->warp_insts, 0, sizeof m->warp_insts);
+    memset(m->warp_tma, 0, sizeof m->warp_tma);
+    memset(m->warp_wgmma, 0, sizeof m->warp_wgmma);
+    m->t.tma_depth += m->nmbar;
+    m->nmbar = 0;
+    m->last_mbar = 0;
     if (!m->nreq)
         return;
     uint32_t most = 0;
@@ -315,7 +340,7 @@ static void flush_block(struct vm_model *m)
         unsigned worst = g->lat_l1;
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
             uint64_t s = m->sec[i];
-            if (!r->store && cache_access(l1, s)) {
+            if (!r->store && r->async != ASYNC_TMA && cache_access(l1, s)) {
                 m->t.l1_hits++;
                 continue;
             }
@@ -331,7 +356,10 @@ static void flush_block(struct vm_model *m)
         if (r->store)
             continue;
         m->t.load_sectors += r->n;
-        if (r->async) {
+        if (r->async == ASYNC_TMA) {
+            m->t.tma_loads++;
+            m->t.tma_latency += worst;
+        } else if (r->async) {
             m->t.async_loads++;
             m->t.async_latency += worst;
         } else {
@@ -396,10 +424,15 @@ static long insn_index(const struct vm_model *m, const struct insn *in)
     return (long)((at - lo) / sizeof *in);
 }
 
-void model_insn(struct vm_model *m, const struct insn *in)
+void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
 {
     long i = m->sass_w ? insn_index(m, in) : -1;
-    m->t.sass += i >= 0 ? m->sass_w[i] : 1.0;
+    uint32_t w = warp < 32 ? warp : 31;
+    m->warp_insts[w] += i >= 0 ? m->sass_w[i] : 1.0;
+    if (in->op == OP_WGMMA_MMA) {
+        m->warp_wgmma[w] = 1;
+        m->last_mbar = 0; /* the next TMA load fills another stage */
+    }
 }
 
 /* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
@@ -407,6 +440,44 @@ static uint8_t batch_of(const struct vm_model *m, const struct insn *in)
 {
     long i = insn_index(m, in);
     return i >= 0 && m->batch[i] ? m->batch[i] : 1;
+}
+
+/* Room for one more request of up to @p sectors sectors. */
+static void reserve(struct vm_model *m, uint64_t sectors)
+{
+    while (m->nsec + sectors > m->capsec) {
+        m->capsec = m->capsec ? 2 * m->capsec : 1 << 16;
+        m->sec = emu_realloc(m->sec, m->capsec * sizeof *m->sec);
+    }
+    if (m->nreq == m->capreq) {
+        m->capreq = m->capreq ? 2 * m->capreq : 1 << 12;
+        m->req = emu_realloc(m->req, m->capreq * sizeof *m->req);
+    }
+}
+
+void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes, int store,
+               uint64_t mbar)
+{
+    uint32_t w = warp < 32 ? warp : 31;
+    m->warp_tma[w] = 1;
+    if (!bytes)
+        return;
+    if (!store && mbar + 1 != m->last_mbar) { /* another stage: a new phase */
+        m->t.tma_phases++;
+        m->last_mbar = mbar + 1;
+        unsigned k = 0;
+        while (k < m->nmbar && m->mbar[k] != mbar + 1)
+            k++;
+        if (k == m->nmbar && m->nmbar < MBARS)
+            m->mbar[m->nmbar++] = mbar + 1;
+    }
+    uint64_t first = addr >> 5, n = ((addr + bytes - 1) >> 5) - first + 1;
+    reserve(m, n);
+    for (uint64_t i = 0; i < n; i++)
+        m->sec[m->nsec + i] = first + i;
+    m->req[m->nreq++] = (struct req){
+        w, m->seq[w]++, (uint32_t)m->nsec, (uint32_t)n, (uint8_t)store, ASYNC_TMA, store ? 0 : 1};
+    m->nsec += n;
 }
 
 void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
@@ -421,14 +492,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
         m->t.load_phases++;
         m->phase_mark = m->live->barriers + 1;
     }
-    if (m->nsec + 64 > m->capsec) {
-        m->capsec = m->capsec ? 2 * m->capsec : 1 << 16;
-        m->sec = emu_realloc(m->sec, m->capsec * sizeof *m->sec);
-    }
-    if (m->nreq == m->capreq) {
-        m->capreq = m->capreq ? 2 * m->capreq : 1 << 12;
-        m->req = emu_realloc(m->req, m->capreq * sizeof *m->req);
-    }
+    reserve(m, 64);
     uint64_t *s = m->sec + m->nsec;
     uint32_t n = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
@@ -455,7 +519,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
                                      (uint32_t)m->nsec,
                                      d,
                                      (uint8_t)store,
-                                     (uint8_t)async,
+                                     (uint8_t)(async ? ASYNC_CP : ASYNC_NONE),
                                      store ? 0 : batch_of(m, in)};
     m->nsec += d;
 }
@@ -497,17 +561,25 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     double share = per_sm / (double)m->blocks;
     double fp32_flops =
         2.0 * (double)c->class_insts[VM_CLASS_FMA32] + (double)c->class_insts[VM_CLASS_FP];
-    double tensor_flops = (double)c->flops > fp32_flops ? (double)c->flops - fp32_flops : 0;
+    double wgmma_flops = (double)c->wgmma_flops, other = fp32_flops + wgmma_flops;
+    double mma_flops = (double)c->flops > other ? (double)c->flops - other : 0;
+    double wgmma_tflops = g->wgmma_tflops > 0 ? g->wgmma_tflops : g->mma_tflops;
     double resident = (per_sm < m->bps ? per_sm : m->bps) * m->warps_per_block;
     /* a pipeline's warp has the copies it issued before its first barrier in flight */
     double ahead = t->async_ahead / (double)m->blocks;
     e->bound_ms[MODEL_FP32] =
         (double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) * share /
         g->fp32_lanes * ms;
-    e->bound_ms[MODEL_TENSOR] = tensor_flops / (g->mma_tflops * 1e12) * 1e3;
-    double insts = m->sass_w ? t->sass : (double)c->warp_insts;
-    e->bound_ms[MODEL_ISSUE] = insts * share / g->schedulers * ms;
-    e->sass_insts = m->sass_w ? t->sass : 0;
+    /* mma.sync and wgmma run at their own rates on the same Tensor Cores: their times add, on
+     * the busiest SM (its share of the blocks, at its share of the GPU's rate) */
+    e->bound_ms[MODEL_TENSOR] =
+        (mma_flops / (g->mma_tflops * 1e12) + wgmma_flops / (wgmma_tflops * 1e12)) * share *
+        g->sms * 1e3;
+    /* t->sass: every warp's instructions but a producer's (it issues from its own warp slots
+     * while the consumers issue theirs, and waits the rest of the time) */
+    e->bound_ms[MODEL_ISSUE] = t->sass * share / g->schedulers * ms;
+    e->sass_insts = m->sass_w ? t->sass + t->producer : 0;
+    e->producer_insts = t->producer;
     /* a shared atomic's lanes on one address take a wavefront each */
     e->bound_ms[MODEL_LSU] =
         (t->smem_wavefronts + t->l1_wavefronts + (double)c->satom_same_addr) * share * ms;
@@ -526,6 +598,25 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->dram_bytes = t->dram_sectors * 32.0;
 }
 
+/* The latency of a TMA pipeline's stages that its own work does not hide, in ms: a block fills
+ * its stages (one per tile, each a run of TMA loads on one mbarrier) @p depth stages ahead, so
+ * while it works on one tile the copies of the next depth - 1 are in flight, and each tile waits
+ * one mean copy latency less the work of those depth - 1 tiles (@p work_ms, the largest bound
+ * but latency, spread over the tiles). One stage hides nothing: every tile waits its copy. */
+static double exposed_tma(const struct vm_model *m, const struct tally *t, double work_ms)
+{
+    const struct model_gpu *g = &m->gpu;
+    double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
+    double phases = t->tma_phases / (double)m->blocks, depth = t->tma_depth / (double)m->blocks;
+    double rounds = ceil(per_sm / m->bps);
+    if (phases <= 0)
+        return 0;
+    double work = work_ms / ms / (rounds * phases); /* cycles a tile */
+    double ahead = depth > 1 ? depth - 1 : 0;
+    double wait = t->tma_latency / t->tma_loads - ahead * work;
+    return wait > 0 ? rounds * phases * wait * ms : 0;
+}
+
 /* The latency of a block's load phases (the barrier intervals in which its first warp loads
  * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
  * ms: one mean latency per phase and round of resident blocks, less the work of the phases a
@@ -537,6 +628,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, double wo
     double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
     double phases = t->load_phases / (double)m->blocks;
     double rounds = ceil(per_sm / m->bps);
+    if (t->tma_loads > t->loads + t->async_loads)
+        return exposed_tma(m, t, work_ms);
     if (phases <= 0 || (!t->loads && !t->async_loads))
         return 0;
     if (t->async_loads <= t->loads)
@@ -568,6 +661,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     double busy = e->bound_ms[e->bound],
            per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
     e->exposed_ms = exposed(m, &t, work);
+    e->tma_stages = t.tma_depth / (double)m->blocks;
     double chain = e->exposed_ms + busy / (per_sm < m->bps ? per_sm : m->bps);
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
     e->regs = m->regs ? m->regs : 32;
@@ -595,10 +689,12 @@ void model_print(FILE *f, const struct vm_model *m, const char *kernel, const st
         fprintf(f, " %s_ms=%.4g", model_bound_name((enum model_bound)b), e->bound_ms[b]);
     fprintf(f,
             " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
-            "smem_wavefronts=%.0f flops=%llu sass_insts=%.0f "
-            "warp_insts=%llu gld_sectors=%llu gst_sectors=%llu lds_wavefronts=%llu\n",
+            "smem_wavefronts=%.0f flops=%llu sass_insts=%.0f producer_insts=%.0f "
+            "tma_stages=%.3g warp_insts=%llu gld_sectors=%llu gst_sectors=%llu tma_ld_sectors=%llu "
+            "lds_wavefronts=%llu\n",
             e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
-            (unsigned long long)c->flops, e->sass_insts, (unsigned long long)c->warp_insts,
-            (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
+            (unsigned long long)c->flops, e->sass_insts, e->producer_insts, e->tma_stages,
+            (unsigned long long)c->warp_insts, (unsigned long long)c->gld_sectors,
+            (unsigned long long)c->gst_sectors, (unsigned long long)c->tma_ld_sectors,
             (unsigned long long)c->lds_wavefronts);
 }

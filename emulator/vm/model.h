@@ -54,6 +54,10 @@ struct model_estimate {
     double l2_bytes, dram_bytes; /**< traffic the caches let through */
     double smem_wavefronts;      /**< shared wavefronts, adjacent accesses merged */
     double sass_insts;           /**< warp instructions in SASS (0: not known, PTX counted) */
+    double producer_insts;       /**< of those, producer warps' (TMA copies for other warps'
+                                      wgmma, none of their own): they take no issue slots from
+                                      the consumers */
+    double tma_stages;           /**< mbarriers a block's TMA loads complete on (its stages) */
     struct vm_counters counters; /**< the launch's counters, scaled from the sample */
 };
 
@@ -69,8 +73,8 @@ void model_free(struct vm_model *m);
 void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
                  const struct model_sass_line *sass, size_t n, const struct vm_counters *live);
 
-/** One warp instruction @p in issued (the counters' path calls it). */
-void model_insn(struct vm_model *m, const struct insn *in);
+/** One warp instruction @p in issued by warp @p warp (the counters' path calls it). */
+void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in);
 
 /** Before block @p linear, whose shared memory is @p smem bytes: 0 to skip it (not sampled). */
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
@@ -79,6 +83,13 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
  *  @p addr, @p bytes each. */
 void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
                   uint32_t mask, unsigned bytes, int store);
+
+/** A piece of a TMA (bulk or tensor) copy issued by warp @p warp: global [@p addr, @p addr +
+ *  @p bytes), read (or written, @p store) by the copy engine through L2; a load completes on
+ *  the mbarrier at shared offset @p mbar. Loads on one mbarrier with no wgmma between them
+ *  fill one stage. */
+void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes, int store,
+               uint64_t mbar);
 
 /** One shared request of warp @p warp (window offsets), as model_global(). A thread's adjacent
  *  accesses to consecutive, aligned addresses are served as one vector access of up to 16

@@ -30,6 +30,7 @@
 #include "checks.h"
 #include "count.h"
 #include "hopper.h"
+#include "model.h"
 #include "tmap.h"
 
 /* Lane @p l's shared range [off, off + bytes): aligned to @p align and in the block's shared
@@ -55,6 +56,12 @@ enum event bulk_global(struct exec *x, struct warp *w, const struct insn *in, in
     enum event ev = vm_access(x, w, in, l, SP_GLOBAL, a, (unsigned)bytes, 1, store, host);
     if (ev == EV_NONE && x->cnt)
         count_tma(x, a, bytes, store);
+    if (ev == EV_NONE && x->launch->model) {
+        struct bulk_ops b = bulk_ops_of(x->mod, in);
+        int none = b.mbar.reg == NO_REG && b.mbar.disp == -1;
+        model_tma(x->launch->model, w->index, a, bytes, store,
+                  store || none ? ~0ull : bulk_addr_of(w, &b.mbar, l));
+    }
     return ev;
 }
 

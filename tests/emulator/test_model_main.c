@@ -3,7 +3,9 @@
  * @brief One copy of N floats on the device, one shared-memory round trip, four loads per
  *        thread in flight together and then chained (N / 4 threads), N atomic additions to
  *        one address, and a tile loop (4 blocks, 64 tiles of 256 floats) loaded then used
- *        and as a cp.async pipeline, for test_model.sh (the time model's test).
+ *        and as a cp.async pipeline, and a TMA + wgmma tile loop (2 blocks, 32 tiles) in one
+ *        stage, MODEL_TMA_DEPTH stages and warp-specialised, for test_model.sh (the time
+ *        model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -13,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "test_model.h"
+#include "test_model_hopper.h"
 
 int main(int argc, char **argv)
 {
@@ -36,6 +39,9 @@ int main(int argc, char **argv)
     int tiles = n / 1024 < 64 ? n / 1024 : 64; /* 4 blocks of 256 floats a tile, within x */
     model_tiles(4, tiles, d_x, d_y, 0);
     model_tiles(4, tiles, d_x, d_y, 1);
+    int tma_tiles = (int)(bytes / (64 * 64 * 2)) < 32 ? (int)(bytes / (64 * 64 * 2)) : 32;
+    for (int v = MODEL_TMA_ONE_STAGE; n >= 2 * 4096 && v <= MODEL_TMA_SPECIALISED; v++)
+        model_tma_gemm(v, 2, tma_tiles, d_x, d_x, d_y); /* A = B = x; C: y's first 2 * 4096 */
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));
