@@ -75,7 +75,7 @@ static char report_path[4096];
 void capture_checks_on(void)
 {
     capture_report_file(report_path, sizeof report_path);
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init,race-global", 1);
 }
 
 char *capture_reports(void)

@@ -255,7 +255,7 @@ START_TEST(clean_under_every_check)
 {
     char report[64];
     snprintf(report, sizeof report, "/tmp/course-cub-checks-%d", (int)getpid());
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init,race-global", 1);
     setenv("COURSE_EMU_REPORT", report, 1);
     int n = 1025;
     unsigned char *d_bytes = device_with_guard(NULL, (size_t)n, 0);

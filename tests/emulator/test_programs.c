@@ -576,7 +576,7 @@ START_TEST(clean_under_every_check)
 {
     char report[64];
     snprintf(report, sizeof report, "/tmp/course-programs-checks-%d", (int)getpid());
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init,race-global", 1);
     setenv("COURSE_EMU_REPORT", report, 1);
     int n = 160, *in = small_ints(n, -20, 41, 31), *d_in = to_device(in, (size_t)n * 4);
     int *d_out, *d_co, *d_partial, *d_sum, *d_last;
