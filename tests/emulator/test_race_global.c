@@ -31,11 +31,7 @@ static void assert_race(const char *marker, const char *marker2, const char *wha
     char *text = capture_reports();
     capture_assert_at(text, TEST_RACE_GLOBAL_KERNELS, marker, what);
     capture_assert_at(text, TEST_RACE_GLOBAL_KERNELS, marker2, what);
-    if (times > 0) {
-        char count[32];
-        snprintf(count, sizeof count, "(%d time%s)", times, times == 1 ? "" : "s");
-        ck_assert_msg(strstr(text, count), "expected '%s' in: %s", count, text);
-    }
+    capture_assert_times(text, times);
     free(text);
 }
 
