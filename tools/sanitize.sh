@@ -1,6 +1,7 @@
 #!/bin/sh
 # sanitize.sh SUITE LOG_DIR: every GPU case of one lesson's suite (timing cases aside) on the
-# CPU emulator with all of its checks on: memcheck (with the leak check), racecheck, synccheck,
+# CPU emulator with all of its checks on: memcheck (with the leak check), racecheck (shared
+# memory, and global memory: race-global), synccheck,
 # initcheck and hostcheck (a host access to pinned memory a queued copy still uses). One line per case, and for a failed one why (the fault first) and its first
 # reports, leaks last; exit 1 when a case fails or a check reports anything, 77
 # when the suite has no GPU case or the emulator cannot run it. Each case's output and report
@@ -18,7 +19,7 @@ for c in $cases; do
     report=$dir/$c.report
     log=$dir/$c.log
     : >"$report"
-    COURSE_EMU_CHECKS=mem,race,sync,init,host COURSE_EMU_REPORT=$report "$suite" --case "$c" >"$log" 2>&1
+    COURSE_EMU_CHECKS=mem,race,sync,init,race-global,host COURSE_EMU_REPORT=$report "$suite" --case "$c" >"$log" 2>&1
     rc=$?
     n=$(grep -c . "$report")
     found=$((found + n))

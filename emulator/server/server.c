@@ -762,7 +762,7 @@ static int serve_client(struct server *s)
     return 0;
 }
 
-/* Parse "mem,race,sync,init" into enum vm_check bits; -1 on an unknown name. */
+/* Parse "mem,race,sync,init,race-global" into enum vm_check bits; -1 on an unknown name. */
 static int parse_checks(const char *list)
 {
     static const struct {
@@ -772,6 +772,7 @@ static int parse_checks(const char *list)
                  {"race", VM_CHECK_RACE},
                  {"sync", VM_CHECK_SYNC},
                  {"init", VM_CHECK_INIT},
+                 {"race-global", VM_CHECK_GLOBAL},
                  {"host", 0}}; /* hostcheck: the runtime's (rt_hostcheck.c), not a launch's */
     int bits = 0;
     char copy[256];
@@ -852,7 +853,7 @@ static unsigned checks_or_exit(const char *list)
     if (bits < 0) {
         fprintf(stderr,
                 "course-emu-device: unknown check in '%s' (COURSE_EMU_CHECKS): the checks "
-                "are mem, race, sync, init and host, separated by commas\n",
+                "are mem, race, race-global, sync, init and host, separated by commas\n",
                 list);
         exit(2);
     }

@@ -146,12 +146,15 @@ void check_begin(struct exec *x)
     s->sh = emu_calloc(x->smem_bytes ? x->smem_bytes : 1, sizeof *s->sh);
     x->check_state = s;
     check_async_begin(x);
+    if (x->launch->checks & VM_CHECK_GLOBAL)
+        check_global_begin(x);
 }
 
 void check_end(struct exec *x)
 {
     struct check_state *s = state(x);
     check_async_end(x);
+    check_global_end(x);
     for (size_t i = 0; i < s->nfound; i++) {
         char line[1200];
         int n = snprintf(line, sizeof line, "%s (%llu time%s)\n", s->found[i].line,
@@ -176,6 +179,16 @@ void check_block(struct exec *x)
     memset(s->sync, 0, sizeof s->sync);
     memset(s->bar_npc, 0, sizeof s->bar_npc);
     check_async_block(x);
+}
+
+uint32_t check_generation(const struct exec *x)
+{
+    return ((const struct check_state *)x->check_state)->gen;
+}
+
+uint32_t check_warp_syncs(const struct exec *x, uint32_t warp)
+{
+    return ((const struct check_state *)x->check_state)->sync[warp];
 }
 
 /* ---- racecheck and shared initcheck --------------------------------------------------- */
@@ -343,6 +356,8 @@ void check_shared_async_write(struct exec *x, uint64_t addr, uint64_t bytes)
 void check_global(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                   uint32_t m, unsigned bytes, int store)
 {
+    if (x->launch->checks & VM_CHECK_GLOBAL)
+        check_global_race(x, w, in, addr, m, bytes, store);
     if (!(x->launch->checks & VM_CHECK_INIT))
         return;
     for (uint32_t mm = m; mm; mm &= mm - 1) {

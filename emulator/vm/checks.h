@@ -8,9 +8,21 @@
 
 #include "vm_impl.h"
 
-/** A global access by lanes @p m (initcheck). */
+/** A global access by lanes @p m (initcheck, and the global racecheck). */
 void check_global(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                   uint32_t m, unsigned bytes, int store);
+/** A global access by lanes @p m (racecheck for global memory, checks_global.c). */
+void check_global_race(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
+                       uint32_t m, unsigned bytes, int store);
+/** Lanes @p m of @p w executed a fence, of @p gpu scope or wider (else the block's only). */
+void check_global_fence(struct exec *x, const struct warp *w, uint32_t m, int gpu);
+/** The global racecheck's records for a launch: made by its plan (the first call; the contexts
+ *  that run its blocks share them) and freed by it. */
+void check_global_begin(struct exec *x);
+void check_global_end(struct exec *x);
+/** The running block's barrier generation, and warp @p warp's __syncwarp count. */
+uint32_t check_generation(const struct exec *x);
+uint32_t check_warp_syncs(const struct exec *x, uint32_t warp);
 /** A shared access by lanes @p m (racecheck, initcheck). */
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store);

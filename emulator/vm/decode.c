@@ -316,7 +316,7 @@ static const struct row table[] = {
     {"match", dec_warp},
     {"max", dec_arith},
     {"mbarrier", dec_mbarrier},
-    {"membar", dec_nop},
+    {"membar", dec_fence},
     {"min", dec_arith},
     {"mma", dec_mma},
     {"mov", dec_mov},

@@ -174,11 +174,18 @@ int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
-/* fence.proxy.async{.space}: OP_FENCE_PROXY_ASYNC, which the async-proxy check notes; every
- * other fence (and membar) orders nothing in a machine that runs one thread at a time. */
+/* fence.proxy.async{.space}: OP_FENCE_PROXY_ASYNC, which the async-proxy check notes;
+ * fence.{sc,acq_rel}.scope and membar.level: OP_FENCE, which the global racecheck notes (width 1
+ * beyond the block); the other proxy fences, mbarrier_init's and sync_restrict's: nothing. */
 int dec_fence(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     (void)o, (void)n;
-    dec_emit(c, mn_has(m, "proxy") && mn_has(m, "async") ? OP_FENCE_PROXY_ASYNC : OP_NOP);
+    if (mn_has(m, "proxy") && mn_has(m, "async"))
+        dec_emit(c, OP_FENCE_PROXY_ASYNC);
+    else if (m->nmods && (!strncmp(m->mods[0], "proxy", 5) || mn_has(m, "mbarrier_init") ||
+                          !strncmp(m->mods[m->nmods - 1], "sync_restrict", 13)))
+        dec_emit(c, OP_NOP);
+    else
+        dec_emit(c, OP_FENCE)->width = (uint8_t)!mn_has(m, "cta");
     return 0;
 }

@@ -49,6 +49,19 @@ static enum op mem_op(struct dctx *c, enum space s, const struct operand *a, int
     return store ? st[s] : ld[s];
 }
 
+/* The memory-model qualifiers of @p m as MEM_ORDER flags: .volatile, .relaxed, .acquire and
+ * .release are strong (an atom always is); .cta scopes them to the block; .release and .acq_rel
+ * order the thread's earlier accesses before this one (the global racecheck's). */
+static uint32_t mem_order(const struct mn *m, int atom)
+{
+    int release = mn_has(m, "release") || mn_has(m, "acq_rel");
+    uint32_t o =
+        atom || release || mn_has(m, "volatile") || mn_has(m, "relaxed") || mn_has(m, "acquire")
+            ? MEM_STRONG
+            : 0;
+    return o | (mn_has(m, "cta") ? MEM_CTA : 0) | (release ? MEM_RELEASE : 0);
+}
+
 /* ld / ldu: d or {d...}, [address]. */
 int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
@@ -84,6 +97,7 @@ int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n)
         mod |= MEM_CONST_BIT;
     if (slot == SLOT_64)
         mod |= MEM_DST64_BIT;
+    mod |= mem_order(m, 0) << MEM_ORDER_SHIFT;
     if (address(c, &o[1], in, &mod))
         return -1;
     for (int i = 0; i < count; i++)
@@ -128,6 +142,7 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
     uint32_t mod = (uint32_t)count;
     if (bits == 64)
         mod |= MEM_DST64_BIT;
+    mod |= mem_order(m, 0) << MEM_ORDER_SHIFT;
     if (address(c, &o[0], in, &mod))
         return -1;
     for (int i = 0; i < count; i++)
@@ -170,7 +185,8 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
     in->o[1] = d, in->o[2] = b, in->o[3] = cc;
     in->width = (uint8_t)(t.bits / 8);
     in->mod = ATOM_MOD((uint32_t)op, (uint32_t)ct, (uint32_t)s) |
-              ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0);
+              ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0) |
+              (mem_order(m, 1) & ~(uint32_t)MEM_STRONG) << ATOM_ORDER_SHIFT;
     return 0;
 }
 

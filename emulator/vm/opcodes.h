@@ -343,9 +343,13 @@ OP(ST_CALLPARAM, VM_CLASS_OTHER, "st.param (call)")
  * << 4 | space << 9. red: the same with no d. 32- and 64-bit types; a cas whose compare fails
  * leaves memory as it was. [9.7.13.5-6] */
 OP(ATOM, VM_CLASS_STG, "atom")
-/* prefetch, fence.{sc,acq_rel}.scope, membar, nanosleep, discard, pmevent: nothing to do in a
- * machine that runs one thread at a time, each access complete when it returns. [9.7.13] */
+/* prefetch, nanosleep, discard, pmevent: nothing to do in a machine that runs one thread at a
+ * time, each access complete when it returns. [9.7.13] */
 OP(NOP, VM_CLASS_OTHER, "nop")
+/* fence.{sc,acq_rel}.scope, membar.level: nothing to order here either, each access complete
+ * when it returns; the global racecheck notes it (width 1: gpu or sys scope, 0: cta).
+ * [9.7.13.4] */
+OP(FENCE, VM_CLASS_OTHER, "fence")
 /* cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB} [o0+imm], [o1], width{, o2 =
  * src_size | o3 = ignore-src}{, cache-policy}: the global bytes are read now (src_size of them,
  * none where ignore-src is true; the rest are zeros), the shared ones written when a wait lands

@@ -880,6 +880,13 @@ enum event h_NOP(struct exec *x, struct warp *w, const struct insn *in, uint32_t
     return EV_NONE;
 }
 
+enum event h_FENCE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    if (x->launch->checks & VM_CHECK_GLOBAL)
+        check_global_fence(x, w, m, in->width);
+    return EV_NONE;
+}
+
 /* The bytes each lane of a cp.async reads: src_size (o[2]) when given, capped at the width; 0
  * for lanes whose ignore-src predicate (o[3]) is true. */
 static unsigned cp_async_size(const struct warp *w, const struct insn *in, int l)

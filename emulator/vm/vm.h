@@ -47,10 +47,12 @@ struct vm_kernel {
 
 /** Checks a launch may run (./course sanitize); each costs time. */
 enum vm_check {
-    VM_CHECK_MEM = 1,  /**< memcheck: shared bounds, misalignment (global is always checked) */
-    VM_CHECK_RACE = 2, /**< racecheck: shared-memory hazards between barriers */
-    VM_CHECK_SYNC = 4, /**< synccheck: barriers and warp-sync masks */
-    VM_CHECK_INIT = 8  /**< initcheck: reads of memory nobody wrote */
+    VM_CHECK_MEM = 1,    /**< memcheck: shared bounds, misalignment (global is always checked) */
+    VM_CHECK_RACE = 2,   /**< racecheck: shared-memory hazards between barriers */
+    VM_CHECK_SYNC = 4,   /**< synccheck: barriers and warp-sync masks */
+    VM_CHECK_INIT = 8,   /**< initcheck: reads of memory nobody wrote */
+    VM_CHECK_GLOBAL = 16 /**< racecheck for global memory: accesses no barrier, fence or atomic
+                              orders (checks_global.c) */
 };
 
 /** The order a block's warps take turns in, each round (COURSE_EMU_SCHEDULE). Blocks always start

@@ -109,6 +109,12 @@ enum ctype {
 #define MEM_BASE32_BIT (1u << 6)
 #define MEM_CONST(mod) (((mod) >> 7) & 1) /**< a .const load: the constant cache, no sectors */
 #define MEM_CONST_BIT (1u << 7)
+/** The memory-model qualifiers of a ld or st (MEM_ORDER) or an atom (ATOM_ORDER), for the global
+ *  racecheck: strong (.volatile, .relaxed, .acquire, .release; every atom), only inside the
+ *  block (.cta scope), a release (the thread's earlier accesses are ordered before it). */
+enum { MEM_STRONG = 1, MEM_CTA = 2, MEM_RELEASE = 4 };
+#define MEM_ORDER_SHIFT 8
+#define MEM_ORDER(mod) (((mod) >> MEM_ORDER_SHIFT) & 7)
 
 /** The video instructions' operation (OP_VOP1/2/4's mod & 7) and fields: vset's compare
  *  (eq ne lt le gt ge), the signedness of d, a and b, .sat, .add (.min, .max: the scalar
@@ -136,6 +142,8 @@ enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT
 #define ATOM_TYPE(mod) (((mod) >> 4) & 31) /**< enum ctype */
 #define ATOM_SPACE(mod) (((mod) >> 9) & 7)
 #define ATOM_BASE32_BIT (1u << 12)
+#define ATOM_ORDER_SHIFT 13
+#define ATOM_ORDER(mod) (((mod) >> ATOM_ORDER_SHIFT) & 7) /**< MEM_CTA, MEM_RELEASE */
 
 /** Element types of the tensor instructions. */
 enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32, MT_F64, MT_S8, MT_U8, MT_S32, MT_E4M3, MT_E5M2 };
@@ -411,6 +419,7 @@ struct exec {
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< checks.c's records, when the launch runs checks */
     void *async_state;       /**< checks_async.c's records (the asynchronous proxy's) */
+    void *grace;             /**< checks_global.c's records, the launch's plan's (one per launch) */
     struct prov_pending {    /**< prov.c's stores whose values are not kept yet */
         uint64_t addr[32];
         unsigned bytes[32];

@@ -60,6 +60,15 @@ void capture_assert_at(const char *text, const char *source, const char *marker,
                   "expected a line naming %s and saying '%s', got: %s", where, what, text);
 }
 
+void capture_assert_times(const char *text, int times)
+{
+    if (times <= 0)
+        return;
+    char count[32];
+    snprintf(count, sizeof count, "(%d time%s)", times, times == 1 ? "" : "s");
+    ck_assert_msg(strstr(text, count), "expected '%s' in: %s", count, text);
+}
+
 static char report_path[4096];
 
 void capture_reports_on(void)
@@ -75,7 +84,7 @@ void capture_reports_on(void)
 void capture_checks_on(void)
 {
     capture_reports_on();
-    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init", 1);
+    setenv("COURSE_EMU_CHECKS", "mem,race,sync,init,race-global", 1);
 }
 
 char *capture_reports(void)

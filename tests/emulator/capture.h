@@ -27,6 +27,9 @@ char *capture_end(struct capture *c);
  */
 void capture_assert_at(const char *text, const char *source, const char *marker, const char *what);
 
+/** Assert that @p text (a report) counts a finding @p times times, when @p times > 0. */
+void capture_assert_times(const char *text, int times);
+
 /**
  * Send what the emulator's checks and device-side launches report (COURSE_EMU_REPORT) to a new
  * empty file of the capture's own, which capture_reports() reads; call before the process's
