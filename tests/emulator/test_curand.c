@@ -8,7 +8,8 @@
  * doubles must be equal bit for bit; normals and log-normals, which go through logf/sinf
  * whose last bits differ between math libraries, within a few float or double ulps. Lengths
  * 1 to 130006 in two calls, at offsets up to 200001, cross the 4096 XORWOW states, the 81920
- * MRG32k3a states and Philox's 65536 subsequences.
+ * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
+ * 101 dimensions, with every direction vector the stand-in has.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
@@ -37,6 +38,10 @@ static struct {
     curandStatus_t (*normal)(curandGenerator_t, float *, size_t, float, float);
     curandStatus_t (*normal_double)(curandGenerator_t, double *, size_t, double, double);
     curandStatus_t (*lognormal)(curandGenerator_t, float *, size_t, float, float);
+    curandStatus_t (*longlong)(curandGenerator_t, unsigned long long *, size_t);
+    curandStatus_t (*dims)(curandGenerator_t, unsigned);
+    curandStatus_t (*vectors32)(curandDirectionVectors32_t **, curandDirectionVectorSet_t);
+    curandStatus_t (*vectors64)(curandDirectionVectors64_t **, curandDirectionVectorSet_t);
 } real;
 
 static void *real_sym(void *lib, const char *name)
@@ -63,12 +68,16 @@ static void load_real(void)
     *(void **)&real.normal = real_sym(lib, "curandGenerateNormal");
     *(void **)&real.normal_double = real_sym(lib, "curandGenerateNormalDouble");
     *(void **)&real.lognormal = real_sym(lib, "curandGenerateLogNormal");
+    *(void **)&real.longlong = real_sym(lib, "curandGenerateLongLong");
+    *(void **)&real.dims = real_sym(lib, "curandSetQuasiRandomGeneratorDimensions");
+    *(void **)&real.vectors32 = real_sym(lib, "curandGetDirectionVectors32");
+    *(void **)&real.vectors64 = real_sym(lib, "curandGetDirectionVectors64");
 }
 
-enum dist { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL, NDIST };
-static const char *const dist_name[NDIST] = {"bits",   "uniform",       "uniform double",
-                                             "normal", "normal double", "log-normal"};
-static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4};
+enum dist { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL, BITS64, NDIST };
+static const char *const dist_name[NDIST] = {
+    "bits", "uniform", "uniform double", "normal", "normal double", "log-normal", "64-bit values"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8};
 
 /* @p n values of @p d from generator @p g, by the oracle (@p oracle) or the stand-in. */
 static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *out, size_t n)
@@ -84,6 +93,8 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
         return (oracle ? real.normal : curandGenerateNormal)(g, out, n, 1.5f, 2.0f);
     case NORMAL_DOUBLE:
         return (oracle ? real.normal_double : curandGenerateNormalDouble)(g, out, n, -1.0, 0.5);
+    case BITS64:
+        return (oracle ? real.longlong : curandGenerateLongLong)(g, out, n);
     default:
         return (oracle ? real.lognormal : curandGenerateLogNormal)(g, out, n, 0.25f, 0.5f);
     }
@@ -92,7 +103,7 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
 /* Whether @p got equals @p want: bit for bit, or within the math libraries' last bits. */
 static int same(enum dist d, const void *want, const void *got, size_t i)
 {
-    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE)
+    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE || d == BITS64)
         return !memcmp((const char *)want + i * dist_size[d], (const char *)got + i * dist_size[d],
                        dist_size[d]);
     if (d == NORMAL_DOUBLE) {
@@ -103,17 +114,21 @@ static int same(enum dist d, const void *want, const void *got, size_t i)
     return fabsf(w - g) <= 4e-6f * (1.0f + fabsf(w));
 }
 
-/* Two calls (n1 then n2 values) after seed and offset, stand-in against oracle. */
+/* Two calls (n1 then n2 values) after seed (Sobol: dimensions) and offset, stand-in against
+   oracle. */
 static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
                     unsigned long long offset, size_t n1, size_t n2)
 {
+    int sobol = type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64;
     size_t n = n1 + n2, bytes = n * dist_size[d];
     char *want = malloc(bytes), *got = malloc(bytes);
     curandGenerator_t gr, gs;
     ck_assert_int_eq(real.create(&gr, type), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(curandCreateGeneratorHost(&gs, type), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(real.seed(gr, seed), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gs, seed), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq((sobol ? real.dims(gr, seed) : real.seed(gr, seed)), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq((sobol ? curandSetQuasiRandomGeneratorDimensions(gs, seed)
+                            : curandSetPseudoRandomGeneratorSeed(gs, seed)),
+                     CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(real.offset(gr, offset), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(curandSetGeneratorOffset(gs, offset), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(draw(1, gr, d, want, n1), CURAND_STATUS_SUCCESS);
@@ -143,7 +158,7 @@ static void against_nvidia(curandRngType_t type, size_t skip)
                 {0x9e3779b97f4a7c15ull, 6, 1000, 3002},
                 {42, 70001, 70002, 2},
                 {7, 200001, 130000, 6}};
-    for (int d = 0; d < NDIST; d++)
+    for (int d = 0; d < BITS64; d++) /* the 64-bit values are Sobol64's */
         for (size_t r = skip; r < sizeof runs / sizeof *runs; r++)
             compare(type, (enum dist)d, runs[r].seed, runs[r].offset, runs[r].n1, runs[r].n2);
     for (int d = BITS; d < NORMAL; d++) /* odd lengths, where the distribution allows them */
@@ -165,6 +180,52 @@ END_TEST
 START_TEST(philox_matches_nvidia)
 {
     against_nvidia(CURAND_RNG_PSEUDO_PHILOX4_32_10, 0);
+}
+END_TEST
+
+/* Sobol in 1, 3, 7 and 101 dimensions (lengths whole points: a multiple of the dimensions),
+   from offsets that cross 2^k boundaries of the Gray code, every distribution. */
+START_TEST(sobol_matches_nvidia)
+{
+    load_real();
+    static const struct {
+        unsigned dims;
+        unsigned long long offset;
+        size_t n1, n2;
+    } runs[] = {{1, 0, 1, 4096},
+                {3, 5, 3 * 31, 3 * 1000},
+                {7, 1023, 7 * 33, 7 * 4099},
+                {101, 65535, 101 * 17, 101 * 1001}};
+    static const enum dist dists[2][6] = {
+        {BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL},
+        {BITS64, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL}};
+    static const curandRngType_t types[2] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
+    for (int t = 0; t < 2; t++)
+        for (int d = 0; d < 6; d++)
+            for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
+                compare(types[t], dists[t][d], runs[r].dims, runs[r].offset, runs[r].n1,
+                        runs[r].n2);
+}
+END_TEST
+
+/* Every direction vector the stand-in has (dimensions 1 .. 101, 32 and 64 bits) is NVIDIA's. */
+START_TEST(sobol_direction_vectors_match_nvidia)
+{
+    load_real();
+    curandDirectionVectors32_t *w32, *g32;
+    curandDirectionVectors64_t *w64, *g64;
+    ck_assert_int_eq(real.vectors32(&w32, CURAND_DIRECTION_VECTORS_32_JOEKUO6), 0);
+    ck_assert_int_eq(curandGetDirectionVectors32(&g32, CURAND_DIRECTION_VECTORS_32_JOEKUO6), 0);
+    ck_assert_int_eq(real.vectors64(&w64, CURAND_DIRECTION_VECTORS_64_JOEKUO6), 0);
+    ck_assert_int_eq(curandGetDirectionVectors64(&g64, CURAND_DIRECTION_VECTORS_64_JOEKUO6), 0);
+    for (int d = 0; d < 101; d++) {
+        for (int k = 0; k < 32; k++)
+            ck_assert_msg(g32[d][k] == w32[d][k], "dimension %d vector %d: %08x, NVIDIA %08x",
+                          d + 1, k, g32[d][k], w32[d][k]);
+        for (int k = 0; k < 64; k++)
+            ck_assert_msg(g64[d][k] == w64[d][k], "dimension %d vector %d (64-bit) differs", d + 1,
+                          k);
+    }
 }
 END_TEST
 
@@ -283,7 +344,7 @@ START_TEST(refusals_name_the_call)
     struct capture cap;
     curandGenerator_t g = NULL;
     static const curandRngType_t lacking[] = {CURAND_RNG_PSEUDO_MTGP32, CURAND_RNG_PSEUDO_MT19937,
-                                              CURAND_RNG_QUASI_SOBOL32,
+                                              CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
                                               CURAND_RNG_QUASI_SCRAMBLED_SOBOL64};
     for (size_t i = 0; i < sizeof lacking / sizeof *lacking; i++) {
         capture_begin(&cap, 2);
@@ -301,13 +362,24 @@ START_TEST(refusals_name_the_call)
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED),
                      CURAND_STATUS_OUT_OF_RANGE);
     ck_assert_int_eq(curandGeneratePoisson(g, NULL, 4, 2.0), CURAND_STATUS_INTERNAL_ERROR);
-    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    curandGenerator_t q;
+    ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
                       strstr(said, "curandGeneratePoisson is not in") &&
-                      strstr(said, "curandSetQuasiRandomGeneratorDimensions (Sobol) is not in"),
+                      strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
+                                   "is not in"),
                   "said: %s", said);
     free(said);
+    /* what cuRAND's library itself answers, without a line: wrong generator, bad lengths */
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(q, 2), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 3), 0);
+    unsigned u[4];
+    ck_assert_int_eq(curandGenerate(q, u, 4), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    ck_assert_int_eq(curandGenerateLongLong(q, NULL, 3), CURAND_STATUS_TYPE_ERROR);
+    curandDestroyGenerator(q);
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
     float f[3];
     ck_assert_int_eq(curandGenerateNormal(g, f, 3, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
@@ -325,6 +397,9 @@ int main(int argc, char **argv)
         {"xorwow_matches_nvidia", xorwow_matches_nvidia, CASE_CPU, 240},
         {"philox_matches_nvidia", philox_matches_nvidia, CASE_CPU, 240},
         {"mrg32k3a_matches_nvidia", mrg32k3a_matches_nvidia, CASE_CPU, 240},
+        {"sobol_matches_nvidia", sobol_matches_nvidia, CASE_CPU, 240},
+        {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
+         60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
          60},
         {"normal_statistics", normal_statistics, CASE_CPU, 60},
