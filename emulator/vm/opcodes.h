@@ -107,6 +107,22 @@ OP(MIN_S16, VM_CLASS_INT, "min.s16")
 OP(MIN_U16, VM_CLASS_INT, "min.u16")
 OP(MAX_S16, VM_CLASS_INT, "max.s16")
 OP(MAX_U16, VM_CLASS_INT, "max.u16")
+/* abs.s16, neg.s16 d, a: as the 32-bit forms on the low 16 bits (-32768 stays). [9.7.1.10-11] */
+OP(ABS_S16, VM_CLASS_INT, "abs.s16")
+OP(NEG_S16, VM_CLASS_INT, "neg.s16")
+/* min/max.relu.s32 d, a, b: min/max.s32, then a negative result is 0. [9.7.1.12-13] */
+OP(MIN_RELU_S32, VM_CLASS_INT, "min.relu.s32")
+OP(MAX_RELU_S32, VM_CLASS_INT, "max.relu.s32")
+/* add.{s,u}16x2 d, a, b: each half-word (a[0:15], a[16:31]) added modulo 2^16. [9.7.1.1] */
+OP(ADD_I16X2, VM_CLASS_INT, "add.u16x2")
+/* min/max{.relu}.s16x2, min/max.u16x2 d, a, b: the smaller / larger of each pair of half-words,
+ * signed or unsigned; .relu (signed only) makes a negative half-word 0. [9.7.1.12-13] */
+OP(MIN_S16X2, VM_CLASS_INT, "min.s16x2")
+OP(MIN_U16X2, VM_CLASS_INT, "min.u16x2")
+OP(MAX_S16X2, VM_CLASS_INT, "max.s16x2")
+OP(MAX_U16X2, VM_CLASS_INT, "max.u16x2")
+OP(MIN_RELU_S16X2, VM_CLASS_INT, "min.relu.s16x2")
+OP(MAX_RELU_S16X2, VM_CLASS_INT, "max.relu.s16x2")
 /* popc.b32 d(u32), a: number of set bits. popc.b64: of a 64-bit a. [9.7.1.14] */
 OP(POPC_B32, VM_CLASS_INT, "popc.b32")
 OP(POPC_B64, VM_CLASS_INT, "popc.b64")

@@ -12,8 +12,126 @@
  * (between #ifdef VM_CASE_KERNELS and #else) are compared with the CUDA Math API's definition
  * of each, per byte or half-word (__vabsdiffu4 and __vsads4 become vabsdiff4, __vsadu4 its .add
  * form; the others plain integer code). vshl, vshr and vmad are not emulated: a launch that
- * reaches one fails, naming it.
+ * reaches one fails, naming it. The intrinsics of the __v family (SIMD_INTRINSICS), compiled
+ * for sm_90, where nvcc 13 emits the packed add/min/max.{s,u}16x2 (.relu), min/max.relu.s32
+ * and neg.s16, is held to the CUDA Math API's definition of each.
  */
+/* The SIMD intrinsics of CUDA's __v family (crt/device_functions.h; all but __vibmax/__vibmin,
+ * whose max.s32/u32/s16x2/u16x2 and setp are among these): X(name, sources, elements,
+ * signed, reference operation, its argument), in the order of the kernel's outputs. The
+ * reference operations (enum simd_ref) are the CUDA Math API's definitions, per element. */
+#define SIMD_INTRINSICS(X)                                                                         \
+    X(__vabs2, 1, 2, 1, R_ABS, 0);                                                                 \
+    X(__vabs4, 1, 4, 1, R_ABS, 0);                                                                 \
+    X(__vabsss2, 1, 2, 1, R_ABS, 1);                                                               \
+    X(__vabsss4, 1, 4, 1, R_ABS, 1);                                                               \
+    X(__vneg2, 1, 2, 1, R_NEG, 0);                                                                 \
+    X(__vneg4, 1, 4, 1, R_NEG, 0);                                                                 \
+    X(__vnegss2, 1, 2, 1, R_NEG, 1);                                                               \
+    X(__vnegss4, 1, 4, 1, R_NEG, 1);                                                               \
+    X(__vabsdiffs2, 2, 2, 1, R_ABSDIFF, 0);                                                        \
+    X(__vabsdiffs4, 2, 4, 1, R_ABSDIFF, 0);                                                        \
+    X(__vabsdiffu2, 2, 2, 0, R_ABSDIFF, 0);                                                        \
+    X(__vabsdiffu4, 2, 4, 0, R_ABSDIFF, 0);                                                        \
+    X(__vadd2, 2, 2, 0, R_ADD, 0);                                                                 \
+    X(__vadd4, 2, 4, 0, R_ADD, 0);                                                                 \
+    X(__vaddss2, 2, 2, 1, R_ADD, 1);                                                               \
+    X(__vaddss4, 2, 4, 1, R_ADD, 1);                                                               \
+    X(__vaddus2, 2, 2, 0, R_ADD, 1);                                                               \
+    X(__vaddus4, 2, 4, 0, R_ADD, 1);                                                               \
+    X(__vsub2, 2, 2, 0, R_SUB, 0);                                                                 \
+    X(__vsub4, 2, 4, 0, R_SUB, 0);                                                                 \
+    X(__vsubss2, 2, 2, 1, R_SUB, 1);                                                               \
+    X(__vsubss4, 2, 4, 1, R_SUB, 1);                                                               \
+    X(__vsubus2, 2, 2, 0, R_SUB, 1);                                                               \
+    X(__vsubus4, 2, 4, 0, R_SUB, 1);                                                               \
+    X(__vavgs2, 2, 2, 1, R_AVG, 1);                                                                \
+    X(__vavgs4, 2, 4, 1, R_AVG, 1);                                                                \
+    X(__vavgu2, 2, 2, 0, R_AVG, 1);                                                                \
+    X(__vavgu4, 2, 4, 0, R_AVG, 1);                                                                \
+    X(__vhaddu2, 2, 2, 0, R_AVG, 0);                                                               \
+    X(__vhaddu4, 2, 4, 0, R_AVG, 0);                                                               \
+    X(__vmaxs2, 2, 2, 1, R_MAX, 0);                                                                \
+    X(__vmaxs4, 2, 4, 1, R_MAX, 0);                                                                \
+    X(__vmaxu2, 2, 2, 0, R_MAX, 0);                                                                \
+    X(__vmaxu4, 2, 4, 0, R_MAX, 0);                                                                \
+    X(__vmins2, 2, 2, 1, R_MIN, 0);                                                                \
+    X(__vmins4, 2, 4, 1, R_MIN, 0);                                                                \
+    X(__vminu2, 2, 2, 0, R_MIN, 0);                                                                \
+    X(__vminu4, 2, 4, 0, R_MIN, 0);                                                                \
+    X(__vsads2, 2, 2, 1, R_SAD, 0);                                                                \
+    X(__vsads4, 2, 4, 1, R_SAD, 0);                                                                \
+    X(__vsadu2, 2, 2, 0, R_SAD, 0);                                                                \
+    X(__vsadu4, 2, 4, 0, R_SAD, 0);                                                                \
+    X(__vcmpeq2, 2, 2, 0, R_EQ, 1);                                                                \
+    X(__vcmpeq4, 2, 4, 0, R_EQ, 1);                                                                \
+    X(__vcmpne2, 2, 2, 0, R_NE, 1);                                                                \
+    X(__vcmpne4, 2, 4, 0, R_NE, 1);                                                                \
+    X(__vcmpges2, 2, 2, 1, R_GE, 1);                                                               \
+    X(__vcmpges4, 2, 4, 1, R_GE, 1);                                                               \
+    X(__vcmpgeu2, 2, 2, 0, R_GE, 1);                                                               \
+    X(__vcmpgeu4, 2, 4, 0, R_GE, 1);                                                               \
+    X(__vcmpgts2, 2, 2, 1, R_GT, 1);                                                               \
+    X(__vcmpgts4, 2, 4, 1, R_GT, 1);                                                               \
+    X(__vcmpgtu2, 2, 2, 0, R_GT, 1);                                                               \
+    X(__vcmpgtu4, 2, 4, 0, R_GT, 1);                                                               \
+    X(__vcmples2, 2, 2, 1, R_LE, 1);                                                               \
+    X(__vcmples4, 2, 4, 1, R_LE, 1);                                                               \
+    X(__vcmpleu2, 2, 2, 0, R_LE, 1);                                                               \
+    X(__vcmpleu4, 2, 4, 0, R_LE, 1);                                                               \
+    X(__vcmplts2, 2, 2, 1, R_LT, 1);                                                               \
+    X(__vcmplts4, 2, 4, 1, R_LT, 1);                                                               \
+    X(__vcmpltu2, 2, 2, 0, R_LT, 1);                                                               \
+    X(__vcmpltu4, 2, 4, 0, R_LT, 1);                                                               \
+    X(__vseteq2, 2, 2, 0, R_EQ, 0);                                                                \
+    X(__vseteq4, 2, 4, 0, R_EQ, 0);                                                                \
+    X(__vsetne2, 2, 2, 0, R_NE, 0);                                                                \
+    X(__vsetne4, 2, 4, 0, R_NE, 0);                                                                \
+    X(__vsetges2, 2, 2, 1, R_GE, 0);                                                               \
+    X(__vsetges4, 2, 4, 1, R_GE, 0);                                                               \
+    X(__vsetgeu2, 2, 2, 0, R_GE, 0);                                                               \
+    X(__vsetgeu4, 2, 4, 0, R_GE, 0);                                                               \
+    X(__vsetgts2, 2, 2, 1, R_GT, 0);                                                               \
+    X(__vsetgts4, 2, 4, 1, R_GT, 0);                                                               \
+    X(__vsetgtu2, 2, 2, 0, R_GT, 0);                                                               \
+    X(__vsetgtu4, 2, 4, 0, R_GT, 0);                                                               \
+    X(__vsetles2, 2, 2, 1, R_LE, 0);                                                               \
+    X(__vsetles4, 2, 4, 1, R_LE, 0);                                                               \
+    X(__vsetleu2, 2, 2, 0, R_LE, 0);                                                               \
+    X(__vsetleu4, 2, 4, 0, R_LE, 0);                                                               \
+    X(__vsetlts2, 2, 2, 1, R_LT, 0);                                                               \
+    X(__vsetlts4, 2, 4, 1, R_LT, 0);                                                               \
+    X(__vsetltu2, 2, 2, 0, R_LT, 0);                                                               \
+    X(__vsetltu4, 2, 4, 0, R_LT, 0);                                                               \
+    X(__vimax_s32_relu, 2, 1, 1, R_MAX, 1);                                                        \
+    X(__vimax_s16x2_relu, 2, 2, 1, R_MAX, 1);                                                      \
+    X(__vimin_s32_relu, 2, 1, 1, R_MIN, 1);                                                        \
+    X(__vimin_s16x2_relu, 2, 2, 1, R_MIN, 1);                                                      \
+    X(__vimax3_s32, 3, 1, 1, R_MAX3, 0);                                                           \
+    X(__vimax3_s32_relu, 3, 1, 1, R_MAX3, 1);                                                      \
+    X(__vimax3_u32, 3, 1, 0, R_MAX3, 0);                                                           \
+    X(__vimax3_s16x2, 3, 2, 1, R_MAX3, 0);                                                         \
+    X(__vimax3_s16x2_relu, 3, 2, 1, R_MAX3, 1);                                                    \
+    X(__vimax3_u16x2, 3, 2, 0, R_MAX3, 0);                                                         \
+    X(__vimin3_s32, 3, 1, 1, R_MIN3, 0);                                                           \
+    X(__vimin3_s32_relu, 3, 1, 1, R_MIN3, 1);                                                      \
+    X(__vimin3_u32, 3, 1, 0, R_MIN3, 0);                                                           \
+    X(__vimin3_s16x2, 3, 2, 1, R_MIN3, 0);                                                         \
+    X(__vimin3_s16x2_relu, 3, 2, 1, R_MIN3, 1);                                                    \
+    X(__vimin3_u16x2, 3, 2, 0, R_MIN3, 0);                                                         \
+    X(__viaddmax_s32, 3, 1, 1, R_ADDMAX, 0);                                                       \
+    X(__viaddmax_s32_relu, 3, 1, 1, R_ADDMAX, 1);                                                  \
+    X(__viaddmax_u32, 3, 1, 0, R_ADDMAX, 0);                                                       \
+    X(__viaddmax_s16x2, 3, 2, 1, R_ADDMAX, 0);                                                     \
+    X(__viaddmax_s16x2_relu, 3, 2, 1, R_ADDMAX, 1);                                                \
+    X(__viaddmax_u16x2, 3, 2, 0, R_ADDMAX, 0);                                                     \
+    X(__viaddmin_s32, 3, 1, 1, R_ADDMIN, 0);                                                       \
+    X(__viaddmin_s32_relu, 3, 1, 1, R_ADDMIN, 1);                                                  \
+    X(__viaddmin_u32, 3, 1, 0, R_ADDMIN, 0);                                                       \
+    X(__viaddmin_s16x2, 3, 2, 1, R_ADDMIN, 0);                                                     \
+    X(__viaddmin_s16x2_relu, 3, 2, 1, R_ADDMIN, 1);                                                \
+    X(__viaddmin_u16x2, 3, 2, 0, R_ADDMIN, 0);
+
 #ifdef VM_CASE_KERNELS
 extern "C" __global__ void intrinsics_kernel(const unsigned *a, const unsigned *b, unsigned *out,
                                              int n)
@@ -30,6 +148,21 @@ extern "C" __global__ void intrinsics_kernel(const unsigned *a, const unsigned *
     out[5 * n + i] = __vavgu4(x, y);
     out[6 * n + i] = __vaddss4(x, y);
     out[7 * n + i] = __vsetgeu2(x, y);
+}
+
+/* Every intrinsic of SIMD_INTRINSICS on a, b (and c), one output row each. */
+#define SIMD_CALL1(f) f(x)
+#define SIMD_CALL2(f) f(x, y)
+#define SIMD_CALL3(f) f(x, y, z)
+#define SIMD_ROW(f, srcs, elems, sign, ref, arg) out[k++ * n + i] = SIMD_CALL##srcs(f)
+extern "C" __global__ void every_intrinsic_kernel(const unsigned *a, const unsigned *b,
+                                                  const unsigned *c, unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, k = 0;
+    if (i >= n)
+        return;
+    unsigned x = a[i], y = b[i], z = c[i];
+    SIMD_INTRINSICS(SIMD_ROW);
 }
 
 extern "C" __global__ void scalar_video_kernel(unsigned *out)
@@ -401,6 +534,164 @@ static uint32_t sad4(uint32_t x, uint32_t y, int is_signed)
     return sum;
 }
 
+enum simd_ref {
+    R_ABS,
+    R_NEG,
+    R_ABSDIFF,
+    R_ADD,
+    R_SUB,
+    R_AVG,
+    R_MAX,
+    R_MIN,
+    R_SAD,
+    R_EQ,
+    R_NE,
+    R_GE,
+    R_GT,
+    R_LE,
+    R_LT,
+    R_MAX3,
+    R_MIN3,
+    R_ADDMAX,
+    R_ADDMIN
+};
+
+/* @p v as an element of @p bits bits, signed or not (wrapped). */
+static int64_t element(int64_t v, int bits, int is_signed)
+{
+    uint64_t keep = bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1, u = (uint64_t)v & keep;
+    return is_signed && u > keep / 2 ? (int64_t)u - (int64_t)keep - 1 : (int64_t)u;
+}
+
+/* @p v clamped to an element's range (saturation). */
+static int64_t clamp(int64_t v, int bits, int is_signed)
+{
+    int64_t lo = is_signed ? -(1ll << (bits - 1)) : 0;
+    int64_t hi = is_signed ? (1ll << (bits - 1)) - 1 : (1ll << bits) - 1;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* One element of operation @p ref (argument @p arg: saturation, rounding, a mask or .relu). */
+static int64_t simd_one(enum simd_ref ref, int arg, int bits, int is_signed, int64_t u, int64_t v,
+                        int64_t w)
+{
+    int64_t r, ones = bits == 32 ? 0xFFFFFFFFll : (1ll << bits) - 1;
+    switch (ref) {
+    case R_ABS:
+    case R_NEG:
+        r = ref == R_ABS && u >= 0 ? u : -u;
+        return arg ? clamp(r, bits, 1) : r;
+    case R_ABSDIFF:
+    case R_SAD:
+        return u > v ? u - v : v - u;
+    case R_ADD:
+    case R_SUB:
+        r = ref == R_ADD ? u + v : u - v;
+        return arg ? clamp(r, bits, is_signed) : r;
+    case R_AVG: /* rounded half away from zero (arg), or truncated (unsigned only) */
+        r = u + v;
+        return r >= 0 ? (r + arg) >> 1 : -((-r + arg) >> 1);
+    case R_MAX3:
+    case R_MIN3:
+        r = ref == R_MAX3 ? (u > v ? u : v) : (u < v ? u : v);
+        u = r, v = w;
+        ref = ref == R_MAX3 ? R_MAX : R_MIN;
+        break;
+    case R_ADDMAX:
+    case R_ADDMIN:
+        u = element(u + v, bits, is_signed), v = w;
+        ref = ref == R_ADDMAX ? R_MAX : R_MIN;
+        break;
+    default:
+        break;
+    }
+    switch (ref) {
+    case R_MAX:
+    case R_MIN:
+        r = ref == R_MAX ? (u > v ? u : v) : (u < v ? u : v);
+        return arg && r < 0 ? 0 : r;
+    case R_EQ:
+        return (u == v) * (arg ? ones : 1);
+    case R_NE:
+        return (u != v) * (arg ? ones : 1);
+    case R_GE:
+        return (u >= v) * (arg ? ones : 1);
+    case R_GT:
+        return (u > v) * (arg ? ones : 1);
+    case R_LE:
+        return (u <= v) * (arg ? ones : 1);
+    default:
+        return (u < v) * (arg ? ones : 1);
+    }
+}
+
+/* An intrinsic of SIMD_INTRINSICS on words x, y, z: element by element (the sums of absolute
+   differences over the word). */
+static uint32_t simd_ref(enum simd_ref ref, int arg, int elems, int is_signed, uint32_t x,
+                         uint32_t y, uint32_t z)
+{
+    int bits = 32 / elems;
+    uint32_t d = 0, sad = 0;
+    for (int e = 0; e < elems; e++) {
+        int sh = e * bits;
+        int64_t r = simd_one(ref, arg, bits, is_signed, element(x >> sh, bits, is_signed),
+                             element(y >> sh, bits, is_signed), element(z >> sh, bits, is_signed));
+        sad += (uint32_t)r;
+        d |= (uint32_t)((uint64_t)r & (bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1)) << sh;
+    }
+    return ref == R_SAD ? sad : d;
+}
+
+struct simd_spec {
+    const char *name;
+    int elems, is_signed;
+    enum simd_ref ref;
+    int arg;
+};
+#define SIMD_SPEC(f, srcs, elems, sign, ref, arg)                                                  \
+    spec[k++] = (struct simd_spec)                                                                 \
+    {                                                                                              \
+#f, elems, sign, ref, arg                                                                  \
+    }
+
+/* Every intrinsic, compiled by nvcc 13 for sm_90 (packed .s16x2/.u16x2 add, min and max, their
+   .relu, min/max.relu.s32, neg.s16 and the video instructions among what it emits), against the
+   CUDA Math API's definition on words of edge and random bytes. */
+START_TEST(every_simd_intrinsic_matches_its_definition)
+{
+    enum { N = 600, MAX_K = 128 };
+    static struct simd_spec spec[MAX_K];
+    static uint32_t a[N], b[N], c[N], out[MAX_K * N];
+    int k = 0, K;
+    SIMD_INTRINSICS(SIMD_SPEC);
+    K = k;
+    char *ptx = VM_CASE_PTX;
+    ck_assert_msg(strstr(ptx, "max.s16x2") && strstr(ptx, "neg.s16"),
+                  "nvcc no longer emits max.s16x2 or neg.s16 for these intrinsics");
+    for (int i = 0; i < N; i++)
+        a[i] = input_word(), b[i] = input_word(), c[i] = input_word();
+    struct vm_case vc;
+    vm_case_open(&vc, ptx);
+    uint64_t da = vm_case_buffer(&vc, a, sizeof a), db = vm_case_buffer(&vc, b, sizeof b);
+    uint64_t dc = vm_case_buffer(&vc, c, sizeof c), dout = vm_case_buffer(&vc, NULL, sizeof out);
+    int n = N;
+    ck_assert_msg(vm_case_run(&vc, "every_intrinsic_kernel", VM_GRID((N + 127) / 128),
+                              VM_BLOCK(128), (void *[]){&da, &db, &dc, &dout, &n}) == VM_OK,
+                  "%s", vc.result.message);
+    vm_case_read(&vc, out, dout, sizeof out);
+    for (k = 0; k < K; k++)
+        for (int i = 0; i < N; i++) {
+            uint32_t want = simd_ref(spec[k].ref, spec[k].arg, spec[k].elems, spec[k].is_signed,
+                                     a[i], b[i], c[i]);
+            ck_assert_msg(out[k * N + i] == want,
+                          "%s(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x", spec[k].name, a[i],
+                          b[i], c[i], out[k * N + i], want);
+        }
+    vm_case_close(&vc);
+    free(ptx);
+}
+END_TEST
+
 START_TEST(intrinsics_compile_to_what_the_vm_runs)
 {
     enum { N = 1000, KINDS = 8 };
@@ -456,6 +747,8 @@ int main(int argc, char **argv)
         {"bad_forms_fail_loudly", bad_forms_fail_loudly, CASE_CPU, 60},
         {"intrinsics_compile_to_what_the_vm_runs", intrinsics_compile_to_what_the_vm_runs, CASE_CPU,
          60},
+        {"every_simd_intrinsic_matches_its_definition", every_simd_intrinsic_matches_its_definition,
+         CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
