@@ -206,6 +206,8 @@ int dec_src(struct dctx *c, const struct operand *o, char kind, int bits, uint32
 {
     int slot = bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
     uint64_t v;
+    if (o->minus)
+        return dec_bad(c, "a negated register (-%%r) is only vmad's");
     if (o->kind == OK_REG) {
         if (o->reg->slot != slot)
             return dec_bad(c, "operand is a %d-bit register where %d bits are expected",
@@ -230,6 +232,8 @@ int dec_src(struct dctx *c, const struct operand *o, char kind, int bits, uint32
 int dec_dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off)
 {
     int slot = bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
+    if (o->minus)
+        return dec_bad(c, "a negated register (-%%r) is only vmad's");
     if (o->kind == OK_SINK || (o->kind == OK_VEC && o->nvec == 1 && !o->vec[0])) {
         *off = NO_REG;
         return 0;
@@ -359,6 +363,7 @@ static const struct row table[] = {
     {"vadd4", dec_video},
     {"vavrg2", dec_video},
     {"vavrg4", dec_video},
+    {"vmad", dec_vmad},
     {"vmax", dec_video},
     {"vmax2", dec_video},
     {"vmax4", dec_video},
@@ -369,6 +374,8 @@ static const struct row table[] = {
     {"vset", dec_video},
     {"vset2", dec_video},
     {"vset4", dec_video},
+    {"vshl", dec_video},
+    {"vshr", dec_video},
     {"vsub", dec_video},
     {"vsub2", dec_video},
     {"vsub4", dec_video},

@@ -191,6 +191,13 @@ OP(PRMT_B32, VM_CLASS_INT, "prmt.b32")
  * .add, .min or .max with c (extended by d's type), or the result's low part merged into c at
  * .dsel. mod and imm: VIDEO_* (vm_impl.h). [PTX ISA, scalar video instructions] */
 OP(VOP1, VM_CLASS_INT, "vop")
+/* vmad.dtype.atype.btype{.po}{.sat}{.shr7,.shr15} d, {-}a{.asel}, {-}b{.bsel}, {-}c: the
+ * product of a's and b's parts, negated (-a or -b, not both) as ~p + 1, or plus -c (~c + 1), or
+ * plus one (.po), plus c extended by the final sign (signed unless both types are unsigned and
+ * nothing is negated), exactly in 128 bits; shifted right by 7 or 15 (arithmetic when signed),
+ * clamped to 32 bits of the final sign with .sat. mod: VMAD_* (vm_impl.h).
+ * [PTX ISA, scalar video instructions: vmad] */
+OP(VMAD, VM_CLASS_INT, "vmad")
 /* vop2.dtype.atype.btype{.sat,.add} d{.mask}, a{.asel}, b{.bsel}, c (vop2: vadd2, vsub2,
  * vavrg2, vabsdiff2, vmin2, vmax2; vset2.atype.btype.cmp): two half-words at once, each picked
  * from the four of b:a by its selector and extended by its operand's type; .sat clamps to a
