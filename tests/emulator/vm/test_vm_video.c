@@ -540,6 +540,11 @@ START_TEST(bad_forms_fail_loudly)
         "vmax.s32.s32.s32 %r5.b0, %r2.b4, %r3, %r4;",    /* a byte past the word */
         "vmin.u32.u32.u32.max %r5.h1, %r2, %r3, %r4;",   /* a secondary operation and a merge */
         "vavrg.u32.u32.u32 %r5, %r2, %r3;",              /* vavrg has no scalar form */
+        "vshl.u32.u32.s32.clamp %r5, %r2, %r3;",         /* a signed shift count */
+        "vshr.u32.u32.u32 %r5, %r2, %r3;",               /* no .clamp or .wrap */
+        "vmad.s32.s32.s32 %r5, -%r2, %r3, -%r4;",        /* the product and c negated */
+        "vmad.u32.u32.u32.po %r5, %r2, -%r3, %r4;",      /* .po with a negation */
+        "add.u32 %r5, -%r2, %r3;",                       /* a negated register outside vmad */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *text = NULL;
