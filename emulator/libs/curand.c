@@ -21,8 +21,11 @@
  * Sobol32 and Sobol64 (curand_sobol.c) give each dimension's points in Gray-code order from the
  * offset on, dimension after dimension (num / dimensions points each); normals are the inverse
  * of the normal distribution at the uniform (curand_normal_static.h's _curand_normal_icdf).
- * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson, binomial, the other
- * orderings) is refused in one line.
+ * Poisson numbers (curand_histogram.c) come from XORWOW's and Philox's 32-bit values through
+ * the square histogram NVIDIA's library builds, below lambda 2000.
+ * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from MRG32k3a or Sobol
+ * or above lambda 2000, the discrete distributions' objects, binomial, the other orderings) is
+ * refused in one line.
  */
 #include <curand.h>
 #include <math.h>
@@ -33,6 +36,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "curand_histogram.h"
 #include "curand_sobol.h"
 #include "emu.h"
 
@@ -866,6 +870,38 @@ curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[]
     return CURAND_STATUS_SUCCESS;
 }
 
+/* --- Poisson ------------------------------------------------------------------------------- */
+
+/* Poisson numbers as NVIDIA's host library makes them below lambda 2000: one 32-bit value per
+   number (curandGenerate's, same offset), through the square histogram of lambda. Above, its
+   numbers come from another method the stand-in does not have; MRG32k3a's and Sobol's too. */
+curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
+                                     double lambda)
+{
+    if (!gen_ok(generator))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (!(lambda > 0))
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (quasi(generator) || generator->type == CURAND_RNG_PSEUDO_MRG32K3A)
+        return refuse(CURAND_STATUS_TYPE_ERROR,
+                      "curandGeneratePoisson from MRG32k3a or Sobol (XORWOW and Philox are)");
+    if (lambda >= HISTOGRAM_MAX_LAMBDA)
+        return refuse(CURAND_STATUS_OUT_OF_RANGE, "curandGeneratePoisson with lambda >= 2000");
+    unsigned *out;
+    curandStatus_t st =
+        begin(generator, outputPtr, n, sizeof *out, 1, "curandGeneratePoisson", (void **)&out);
+    if (st || !n)
+        return st;
+    struct histogram h;
+    histogram_poisson(lambda, &h);
+    int skip;
+    uint32_t *x = draws(generator, n, 1, 1, 1, &skip);
+    for (size_t i = 0; i < n; i++)
+        out[i] = histogram_draw(&h, x[i]);
+    histogram_free(&h);
+    return finish(generator, outputPtr, n * sizeof *out, x);
+}
+
 /* --- what the stand-in refuses, each in one line ------------------------------------------- */
 
 curandStatus_t curandCreatePoissonDistribution(double lambda,
@@ -879,13 +915,6 @@ curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_d
 {
     (void)discrete_distribution;
     return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandDestroyDistribution");
-}
-
-curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
-                                     double lambda)
-{
-    (void)generator, (void)outputPtr, (void)n, (void)lambda;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandGeneratePoisson");
 }
 
 curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr,

@@ -9,7 +9,8 @@
  * whose last bits differ between math libraries, within a few float or double ulps. Lengths
  * 1 to 130006 in two calls, at offsets up to 200001, cross the 4096 XORWOW states, the 81920
  * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
- * 101 dimensions, with every direction vector the stand-in has.
+ * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW
+ * and Philox, bit for bit, for lambda up to 2000.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
@@ -42,6 +43,7 @@ static struct {
     curandStatus_t (*dims)(curandGenerator_t, unsigned);
     curandStatus_t (*vectors32)(curandDirectionVectors32_t **, curandDirectionVectorSet_t);
     curandStatus_t (*vectors64)(curandDirectionVectors64_t **, curandDirectionVectorSet_t);
+    curandStatus_t (*poisson)(curandGenerator_t, unsigned *, size_t, double);
 } real;
 
 static void *real_sym(void *lib, const char *name)
@@ -72,12 +74,27 @@ static void load_real(void)
     *(void **)&real.dims = real_sym(lib, "curandSetQuasiRandomGeneratorDimensions");
     *(void **)&real.vectors32 = real_sym(lib, "curandGetDirectionVectors32");
     *(void **)&real.vectors64 = real_sym(lib, "curandGetDirectionVectors64");
+    *(void **)&real.poisson = real_sym(lib, "curandGeneratePoisson");
 }
 
-enum dist { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL, BITS64, NDIST };
-static const char *const dist_name[NDIST] = {
-    "bits", "uniform", "uniform double", "normal", "normal double", "log-normal", "64-bit values"};
-static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8};
+enum dist {
+    BITS,
+    UNIFORM,
+    UNIFORM_DOUBLE,
+    NORMAL,
+    NORMAL_DOUBLE,
+    LOGNORMAL,
+    BITS64,
+    POISSON,
+    NDIST
+};
+static const char *const dist_name[NDIST] = {"bits",          "uniform",       "uniform double",
+                                             "normal",        "normal double", "log-normal",
+                                             "64-bit values", "Poisson"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4};
+
+/** The lambda of the POISSON draws. */
+static double poisson_lambda;
 
 /* @p n values of @p d from generator @p g, by the oracle (@p oracle) or the stand-in. */
 static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *out, size_t n)
@@ -95,6 +112,8 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
         return (oracle ? real.normal_double : curandGenerateNormalDouble)(g, out, n, -1.0, 0.5);
     case BITS64:
         return (oracle ? real.longlong : curandGenerateLongLong)(g, out, n);
+    case POISSON:
+        return (oracle ? real.poisson : curandGeneratePoisson)(g, out, n, poisson_lambda);
     default:
         return (oracle ? real.lognormal : curandGenerateLogNormal)(g, out, n, 0.25f, 0.5f);
     }
@@ -103,7 +122,7 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
 /* Whether @p got equals @p want: bit for bit, or within the math libraries' last bits. */
 static int same(enum dist d, const void *want, const void *got, size_t i)
 {
-    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE || d == BITS64)
+    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE || d == BITS64 || d == POISSON)
         return !memcmp((const char *)want + i * dist_size[d], (const char *)got + i * dist_size[d],
                        dist_size[d]);
     if (d == NORMAL_DOUBLE) {
@@ -137,8 +156,9 @@ static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
     ck_assert_int_eq(draw(0, gs, d, got + n1 * dist_size[d], n2), CURAND_STATUS_SUCCESS);
     for (size_t i = 0; i < n; i++)
         ck_assert_msg(same(d, want, got, i),
-                      "generator %d, %s, seed %llu, offset %llu, calls %zu+%zu: value %zu differs",
-                      (int)type, dist_name[d], seed, offset, n1, n2, i);
+                      "generator %d, %s (lambda %g), seed %llu, offset %llu, calls %zu+%zu: value "
+                      "%zu differs",
+                      (int)type, dist_name[d], poisson_lambda, seed, offset, n1, n2, i);
     real.destroy(gr);
     curandDestroyGenerator(gs);
     free(want);
@@ -205,6 +225,25 @@ START_TEST(sobol_matches_nvidia)
             for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
                 compare(types[t], dists[t][d], runs[r].dims, runs[r].offset, runs[r].n1,
                         runs[r].n2);
+}
+END_TEST
+
+/* Poisson numbers from XORWOW and Philox, lambda from tiny to just below 2000 (tables of 73 to
+   some 3300 values, the lowest above 0 once exp(-lambda) is 0 in double), odd lengths, offsets
+   that cross XORWOW's states and Philox's subsequences. */
+START_TEST(poisson_matches_nvidia)
+{
+    load_real();
+    static const double lambdas[] = {0.001, 0.5, 3.5, 10, 63.9, 64, 500.25, 999, 1999.5};
+    static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW,
+                                            CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (size_t l = 0; l < sizeof lambdas / sizeof *lambdas; l++) {
+        poisson_lambda = lambdas[l];
+        for (int t = 0; t < 2; t++) {
+            compare(types[t], POISSON, 1234 + l, 0, 4097, 31);
+            compare(types[t], POISSON, 77, 70001, 1, 65537);
+        }
+    }
 }
 END_TEST
 
@@ -361,13 +400,14 @@ START_TEST(refusals_name_the_call)
     capture_begin(&cap, 2);
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED),
                      CURAND_STATUS_OUT_OF_RANGE);
-    ck_assert_int_eq(curandGeneratePoisson(g, NULL, 4, 2.0), CURAND_STATUS_INTERNAL_ERROR);
+    unsigned counts[4];
+    ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 2000.0), CURAND_STATUS_OUT_OF_RANGE);
     curandGenerator_t q;
     ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
-                      strstr(said, "curandGeneratePoisson is not in") &&
+                      strstr(said, "curandGeneratePoisson with lambda >= 2000 is not in") &&
                       strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
                                    "is not in"),
                   "said: %s", said);
@@ -379,6 +419,7 @@ START_TEST(refusals_name_the_call)
     unsigned u[4];
     ck_assert_int_eq(curandGenerate(q, u, 4), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
     ck_assert_int_eq(curandGenerateLongLong(q, NULL, 3), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 0.0), CURAND_STATUS_OUT_OF_RANGE);
     curandDestroyGenerator(q);
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
     float f[3];
@@ -398,6 +439,7 @@ int main(int argc, char **argv)
         {"philox_matches_nvidia", philox_matches_nvidia, CASE_CPU, 240},
         {"mrg32k3a_matches_nvidia", mrg32k3a_matches_nvidia, CASE_CPU, 240},
         {"sobol_matches_nvidia", sobol_matches_nvidia, CASE_CPU, 240},
+        {"poisson_matches_nvidia", poisson_matches_nvidia, CASE_CPU, 240},
         {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
          60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
