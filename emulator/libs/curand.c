@@ -22,12 +22,14 @@
  * offset on, dimension after dimension (num / dimensions points each); normals are the inverse
  * of the normal distribution at the uniform (curand_normal_static.h's _curand_normal_icdf).
  * Poisson numbers (curand_histogram.c) come from XORWOW's and Philox's 32-bit values through
- * the square histogram NVIDIA's library builds, below lambda 2000.
+ * the square histogram NVIDIA's library builds, below lambda 2000; the same histogram goes to
+ * device memory for the device API's curand_discrete (curandCreatePoissonDistribution).
  * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from MRG32k3a or Sobol
- * or above lambda 2000, the discrete distributions' objects, binomial, the other orderings) is
- * refused in one line.
+ * or above lambda 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused
+ * in one line.
  */
 #include <curand.h>
+#include <curand_discrete.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -902,20 +904,65 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *
     return finish(generator, outputPtr, n * sizeof *out, x);
 }
 
-/* --- what the stand-in refuses, each in one line ------------------------------------------- */
+/* The device API's Poisson object (curand_discrete.h's structs, which curand_discrete() reads
+   in a kernel): one device allocation holding the distribution, its M2 shift, the histogram
+   and the histogram's V and K, all pointers device addresses. Below lambda 2000 only. */
+struct poisson_block {
+    struct curandDiscreteDistribution_st dist;
+    struct curandDistributionM2Shift_st m2;
+    struct curandHistogramM2_st histogram;
+};
 
 curandStatus_t curandCreatePoissonDistribution(double lambda,
                                                curandDiscreteDistribution_t *discrete_distribution)
 {
-    (void)lambda, (void)discrete_distribution;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandCreatePoissonDistribution");
+    if (!discrete_distribution || !(lambda > 0))
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (lambda >= HISTOGRAM_MAX_LAMBDA)
+        return refuse(CURAND_STATUS_OUT_OF_RANGE,
+                      "curandCreatePoissonDistribution with lambda >= 2000");
+    struct histogram h;
+    histogram_poisson(lambda, &h);
+    size_t vbytes = h.length * sizeof *h.V,
+           bytes = sizeof(struct poisson_block) + vbytes + h.length * sizeof *h.K;
+    char *dev = NULL;
+    if (cudaMalloc((void **)&dev, bytes) != cudaSuccess) {
+        histogram_free(&h);
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    }
+    struct poisson_block *d = (struct poisson_block *)dev, host = {0};
+    double *dv = (double *)(dev + sizeof host);
+    unsigned *dk = (unsigned *)(dev + sizeof host + vbytes);
+    host.dist.M2 = &d->m2;
+    host.dist.stddev = sqrt(lambda);
+    host.dist.mean = lambda;
+    host.dist.method = CURAND_M2;
+    host.m2.histogram = &d->histogram;
+    host.m2.shift = h.shift;
+    host.m2.length = h.length;
+    host.histogram.V = dv;
+    host.histogram.K = dk;
+    int ok = cudaMemcpy(d, &host, sizeof host, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemcpy(dv, h.V, vbytes, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemcpy(dk, h.K, h.length * sizeof *h.K, cudaMemcpyHostToDevice) == cudaSuccess;
+    histogram_free(&h);
+    if (!ok) {
+        cudaFree(dev);
+        return CURAND_STATUS_LAUNCH_FAILURE;
+    }
+    *discrete_distribution = &d->dist;
+    return CURAND_STATUS_SUCCESS;
 }
 
 curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    (void)discrete_distribution;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandDestroyDistribution");
+    if (!discrete_distribution)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    return cudaFree(discrete_distribution) == cudaSuccess ? CURAND_STATUS_SUCCESS
+                                                          : CURAND_STATUS_NOT_INITIALIZED;
 }
+
+/* --- what the stand-in refuses, each in one line ------------------------------------------- */
 
 curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr,
                                            size_t n, double lambda, curandMethod_t method)

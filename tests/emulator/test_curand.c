@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <curand.h>
+#include <curand_discrete.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -377,6 +378,61 @@ START_TEST(monte_carlo_pi)
 }
 END_TEST
 
+/* The device API's Poisson object: a kernel's curand_discrete reads it where the stand-in put it
+   (each number is the histogram's, read back, at the thread's first 32-bit value), and the
+   numbers' mean and variance are lambda's within 6 standard errors. */
+START_TEST(poisson_distribution_on_the_device)
+{
+    enum { N = 20011 };
+    static unsigned bits[N], counts[N];
+    static const double lambdas[] = {7.5, 1500.5};
+    for (int l = 0; l < 2; l++) {
+        double lambda = lambdas[l];
+        curandDiscreteDistribution_t dist;
+        ck_assert_int_eq(curandCreatePoissonDistribution(lambda, &dist), 0);
+        unsigned *d_bits, *d_counts;
+        CUDA_CHECK(cudaMalloc((void **)&d_bits, sizeof bits));
+        CUDA_CHECK(cudaMalloc((void **)&d_counts, sizeof counts));
+        CUDA_CHECK(poisson_draws(dist, 42 + l, N, d_bits, d_counts));
+        CUDA_CHECK(cudaMemcpy(bits, d_bits, sizeof bits, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
+        struct curandDiscreteDistribution_st ds;
+        struct curandDistributionM2Shift_st m2;
+        struct curandHistogramM2_st hist;
+        CUDA_CHECK(cudaMemcpy(&ds, dist, sizeof ds, cudaMemcpyDeviceToHost));
+        ck_assert_int_eq(ds.method, CURAND_M2);
+        CUDA_CHECK(cudaMemcpy(&m2, ds.M2, sizeof m2, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&hist, m2.histogram, sizeof hist, cudaMemcpyDeviceToHost));
+        double *v = malloc(m2.length * sizeof *v);
+        unsigned *k = malloc(m2.length * sizeof *k);
+        CUDA_CHECK(cudaMemcpy(v, hist.V, m2.length * sizeof *v, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(k, hist.K, m2.length * sizeof *k, cudaMemcpyDeviceToHost));
+        double mean = 0, var = 0;
+        for (int i = 0; i < N; i++) {
+            double u = bits[i] * 2.3283064365386963e-10 + 2.3283064365386963e-10;
+            unsigned j = (unsigned)(m2.length * u);
+            unsigned want = m2.shift + (u < v[j] ? j : k[j]);
+            ck_assert_msg(counts[i] == want, "lambda %g, thread %d: %u, the histogram says %u",
+                          lambda, i, counts[i], want);
+            mean += counts[i];
+        }
+        mean /= N;
+        for (int i = 0; i < N; i++)
+            var += (counts[i] - mean) * (counts[i] - mean);
+        var /= N - 1;
+        ck_assert_msg(fabs(mean - lambda) <= 6 * sqrt(lambda / N), "lambda %g: mean %g", lambda,
+                      mean);
+        ck_assert_msg(fabs(var - lambda) <= 6 * sqrt((lambda + 2 * lambda * lambda) / N),
+                      "lambda %g: variance %g", lambda, var);
+        free(v);
+        free(k);
+        CUDA_CHECK(cudaFree(d_bits));
+        CUDA_CHECK(cudaFree(d_counts));
+        ck_assert_int_eq(curandDestroyDistribution(dist), 0);
+    }
+}
+END_TEST
+
 /* Each call the stand-in lacks fails with cuRAND's status and one line naming it. */
 START_TEST(refusals_name_the_call)
 {
@@ -402,12 +458,15 @@ START_TEST(refusals_name_the_call)
                      CURAND_STATUS_OUT_OF_RANGE);
     unsigned counts[4];
     ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 2000.0), CURAND_STATUS_OUT_OF_RANGE);
+    curandDiscreteDistribution_t dist;
+    ck_assert_int_eq(curandCreatePoissonDistribution(4000.0, &dist), CURAND_STATUS_OUT_OF_RANGE);
     curandGenerator_t q;
     ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
                       strstr(said, "curandGeneratePoisson with lambda >= 2000 is not in") &&
+                      strstr(said, "curandCreatePoissonDistribution with lambda >= 2000 is not") &&
                       strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
                                    "is not in"),
                   "said: %s", said);
@@ -446,6 +505,7 @@ int main(int argc, char **argv)
          60},
         {"normal_statistics", normal_statistics, CASE_CPU, 60},
         {"monte_carlo_pi", monte_carlo_pi, CASE_CPU, 120},
+        {"poisson_distribution_on_the_device", poisson_distribution_on_the_device, CASE_CPU, 240},
         {"refusals_name_the_call", refusals_name_the_call, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
