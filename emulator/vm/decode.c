@@ -206,8 +206,6 @@ int dec_src(struct dctx *c, const struct operand *o, char kind, int bits, uint32
 {
     int slot = bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
     uint64_t v;
-    if (o->minus)
-        return dec_bad(c, "a negated register (-%%r) is only vmad's");
     if (o->kind == OK_REG) {
         if (o->reg->slot != slot)
             return dec_bad(c, "operand is a %d-bit register where %d bits are expected",
@@ -232,8 +230,6 @@ int dec_src(struct dctx *c, const struct operand *o, char kind, int bits, uint32
 int dec_dst(struct dctx *c, const struct operand *o, int bits, uint32_t *off)
 {
     int slot = bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
-    if (o->minus)
-        return dec_bad(c, "a negated register (-%%r) is only vmad's");
     if (o->kind == OK_SINK || (o->kind == OK_VEC && o->nvec == 1 && !o->vec[0])) {
         *off = NO_REG;
         return 0;
@@ -412,6 +408,11 @@ int decode_insn(struct dctx *c, const char *mn, const struct reg *guard, int neg
         dec_unsupported(c, "not an instruction the emulator knows");
         return 0;
     }
+    for (int i = 0; i < nops && row->fn != dec_vmad; i++)
+        if (ops[i].minus) {
+            dec_bad(c, "a negated register (-%%r) is only vmad's");
+            return 0;
+        }
     /* A decoder that gives up has already turned the instruction into OP_UNSUPPORTED. */
     row->fn(c, &m, ops, nops);
     return 0;

@@ -156,14 +156,15 @@ int dec_video(struct dctx *c, const struct mn *m, struct operand *o, int n)
    (u32, s32), the modifiers and the negations into mod, the selectors into imm. */
 int dec_vmad(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
+    static const uint32_t sign_bits[] = {0, VIDEO_A_SIGNED, VIDEO_B_SIGNED}; /* d's: unused */
     uint32_t mod = 0;
     int ntypes = 0, nscale = 0;
     for (int i = 0; i < m->nmods; i++) {
         const char *x = m->mods[i];
-        if ((!strcmp(x, "u32") || !strcmp(x, "s32")) && ntypes < 3)
-            mod |= x[0] == 's' && ntypes ? (ntypes == 1 ? VIDEO_A_SIGNED : VIDEO_B_SIGNED) : 0,
-                ntypes++;
-        else if (!strcmp(x, "sat"))
+        if ((!strcmp(x, "u32") || !strcmp(x, "s32")) && ntypes < 3) {
+            mod |= x[0] == 's' ? sign_bits[ntypes] : 0;
+            ntypes++;
+        } else if (!strcmp(x, "sat"))
             mod |= VIDEO_SAT;
         else if (!strcmp(x, "po"))
             mod |= VMAD_PO;
