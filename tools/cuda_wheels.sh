@@ -6,15 +6,19 @@
 # Why wheels: NVIDIA publishes nvcc, the runtime, cuBLAS and NCCL on PyPI, so any machine with
 # python3 and pip gets a toolkit without NVIDIA's apt repository or root. The metapackage
 # cuda-toolkit pins its components to one release; its extras pick the parts the course builds
-# with (nvcc, the runtime, cuBLAS, CCCL, the profiler API header, nvdisasm for ./course sass),
-# and nvidia-nccl-cuN brings NCCL. SPEC is pip's version range for the metapackage (">=13,<14":
-# the newest 13.x; "==13.0.*": release 13.0); the newest release in it is installed.
+# with (nvcc, the runtime, cuBLAS, cuRAND, CCCL, the profiler API header, nvdisasm for ./course
+# sass), and nvidia-nccl-cuN brings NCCL. cuRAND's wheel (nvidia-curand for CUDA 13, the
+# metapackage's extra curand) holds curand.h, which the emulator's cuRAND stand-in is built
+# against, and libcurand.so.10, whose host generators its tests hold the stand-in to. SPEC is
+# pip's version range for the metapackage (">=13,<14": the newest 13.x; "==13.0.*": release
+# 13.0); the newest release in it is installed.
 #
 # The wheels lay the toolkit out as PREFIX/cuda-X.Y/nvidia/cuN/{bin,include,lib,nvvm} and NCCL
 # in nvidia/nccl, with versioned libraries alone (libcudart.so.13). What a build looks for is
 # added beside them: the unversioned names (libcudart.so, libcublas.so...) and NCCL's header
 # and library in the toolkit's include/ and lib/, so that CMake's FindCUDAToolkit finds
-# everything from nvcc's folder. A folder is complete once it has lost its .part suffix.
+# everything from nvcc's folder. A folder is complete once it has lost its .part suffix; one
+# installed before cuRAND was in the list (no curand.h) is installed again, once.
 set -eu
 [ $# -eq 2 ] || { echo "usage: cuda_wheels.sh PREFIX SPEC" >&2; exit 2; }
 prefix=$1
@@ -36,11 +40,12 @@ release=$(echo "$full" | cut -d. -f1-2)
 major=${release%%.*}
 dir=$prefix/cuda-$release
 cuda=$dir/nvidia/cu$major
-if [ ! -x "$cuda/bin/nvcc" ]; then
-    say "installing CUDA $release from PyPI (cuda-toolkit $full, nvidia-nccl-cu$major) into $dir: about 1.4 GB, once"
+if [ ! -x "$cuda/bin/nvcc" ] || [ ! -e "$cuda/include/curand.h" ]; then
+    say "installing CUDA $release from PyPI (cuda-toolkit $full, nvidia-nccl-cu$major) into $dir: about 1.5 GB, once"
     rm -rf "$dir.part"
     python3 -m pip install -q --no-cache-dir --target "$dir.part" \
-        "cuda-toolkit[nvcc,cudart,cublas,cccl,profiler,nvdisasm]==$full" "nvidia-nccl-cu$major" \
+        "cuda-toolkit[nvcc,cudart,cublas,curand,cccl,profiler,nvdisasm]==$full" \
+        "nvidia-nccl-cu$major" \
         >"$prefix/pip-$release.log" 2>&1 ||
         die "pip could not install CUDA $release (log: $prefix/pip-$release.log)"
     part=$dir.part/nvidia/cu$major

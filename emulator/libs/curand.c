@@ -17,10 +17,19 @@
  * w is 1 for 32-bit values and floats, 2 for doubles (53 bits from two draws; MRG32k3a: 1) and
  * normal pairs (Box-Muller), 4 for pairs of double normals (MRG32k3a: 2).
  * A device generator writes the emulated device memory after the stream's earlier work (it
- * synchronises the stream); a host generator writes host memory. Everything else in curand.h
- * (MTGP32, MT19937, Sobol, Poisson, binomial, the other orderings) is refused in one line.
+ * synchronises the stream); a host generator writes host memory.
+ * Sobol32 and Sobol64 (curand_sobol.c) give each dimension's points in Gray-code order from the
+ * offset on, dimension after dimension (num / dimensions points each); normals are the inverse
+ * of the normal distribution at the uniform (curand_normal_static.h's _curand_normal_icdf).
+ * Poisson numbers (curand_histogram.c) come from XORWOW's and Philox's 32-bit values through
+ * the square histogram NVIDIA's library builds, below lambda 2000; the same histogram goes to
+ * device memory for the device API's curand_discrete (curandCreatePoissonDistribution).
+ * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from MRG32k3a or Sobol
+ * or above lambda 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused
+ * in one line.
  */
 #include <curand.h>
+#include <curand_discrete.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -29,6 +38,8 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "curand_histogram.h"
+#include "curand_sobol.h"
 #include "emu.h"
 
 enum { GEN_MAGIC = 0x43524e44, XORWOW_STATES = 4096, PHILOX_SUBSEQS = 65536, MRG_STATES = 81920 };
@@ -46,7 +57,7 @@ struct mrg {
 /** What curandGenerator_t points at. */
 struct curandGenerator_st {
     uint32_t magic;
-    curandRngType_t type; /**< XORWOW or PHILOX4_32_10 */
+    curandRngType_t type; /**< XORWOW, MRG32K3A, PHILOX4_32_10, QUASI_SOBOL32 or 64 */
     int host;             /**< 1: writes host memory (curandCreateGeneratorHost) */
     unsigned long long seed, offset;
     cudaStream_t stream;
@@ -54,6 +65,7 @@ struct curandGenerator_st {
     struct mrg *mrgs;      /**< MRG32k3a's 81920 states, once seeded */
     unsigned next_state;   /**< the XORWOW or MRG32k3a state the next unit comes from */
     int seeded;            /**< 0: seed or offset changed since the states were made */
+    unsigned dims;         /**< Sobol's dimensions; its offset counts points */
 };
 
 /* Print one line naming what the stand-in cannot do, and return @p status. */
@@ -66,6 +78,11 @@ static curandStatus_t refuse(curandStatus_t status, const char *what)
 static int gen_ok(curandGenerator_t g)
 {
     return g && g->magic == GEN_MAGIC;
+}
+
+static int quasi(curandGenerator_t g)
+{
+    return g->type == CURAND_RNG_QUASI_SOBOL32 || g->type == CURAND_RNG_QUASI_SOBOL64;
 }
 
 /* --- XORWOW ------------------------------------------------------------------------------ */
@@ -390,6 +407,102 @@ static void box_muller_double(const uint32_t x[4], double out[2])
     out[1] = cos(v * PI_DOUBLE) * s;
 }
 
+/* --- Sobol's values as distributions (curand_uniform.h, curand_normal_static.h) ----------- */
+
+#define INV32_DOUBLE 2.3283064365386963e-10 /* 2^-32 */
+
+/* The z >= 0 with erfc(z) = @p y, for y in (0, 1]. Near 1: Newton's method on erf(z) = 1 - y
+   (exact there), from the first-order root. Below: Newton on log erfc(z) = log y, which is
+   concave, from sqrt(-log y) >= the root (erfc(z) <= exp(-z^2)), so the steps fall to it. */
+static double erfcinv_pos(double y)
+{
+    const double two_over_sqrt_pi = 1.1283791670955126;
+    double z;
+    if (y >= 0.5) {
+        z = (1.0 - y) / two_over_sqrt_pi;
+        for (int i = 0; i < 8; i++)
+            z -= (erf(z) - (1.0 - y)) / (two_over_sqrt_pi * exp(-z * z));
+        return z;
+    }
+    z = sqrt(-log(y));
+    for (int i = 0; i < 100; i++) {
+        double e = erfc(z), step = (log(e) - log(y)) * e / (two_over_sqrt_pi * exp(-z * z));
+        z += step;
+        if (fabs(step) <= 1e-17 * z)
+            break;
+    }
+    return z;
+}
+
+/* A normal float from Sobol value @p x of @p bits bits: -sqrt(2) erfcinv(2p), mirrored above
+   the middle so that p <= 1/2 keeps its precision (_curand_normal_icdf). */
+static float sobol_normal(uint64_t x, int bits)
+{
+    uint32_t t = bits == 32 ? (uint32_t)x : (uint32_t)(x >> 32);
+    float s = -1.4142135f;
+    if (t > 0x80000000u) {
+        t = 0xffffffffu - t;
+        s = -s;
+    }
+    float p = t * INV32 + INV32 / 2.0f;
+    return s * (float)erfcinv_pos(2.0f * p);
+}
+
+/* The same in double: 32 bits, or the top 53 of 64 (_curand_normal_icdf_double). */
+static double sobol_normal_double(uint64_t x, int bits)
+{
+    double s = -1.4142135623730951, p;
+    if (bits == 32) {
+        uint32_t t = (uint32_t)x;
+        if (t > 0x80000000u) {
+            t = 0xffffffffu - t;
+            s = -s;
+        }
+        p = t * INV32_DOUBLE + INV32_DOUBLE / 2.0;
+    } else {
+        uint64_t t = x >> 11;
+        if (t > 0x10000000000000ull) {
+            t = 0x1fffffffffffffull - t;
+            s = -s;
+        }
+        p = t * INV53 + INV53 / 2.0;
+    }
+    return s * erfcinv_pos(2.0 * p);
+}
+
+enum quasi_dist { Q_BITS, Q_UNIFORM, Q_UNIFORM_DOUBLE, Q_NORMAL, Q_NORMAL_DOUBLE };
+
+/* Sobol value @p x (@p bits bits) as distribution @p d at *@p out: mean + stddev * z for the
+   normals, exponentiated when @p lognormal. */
+static void quasi_value(enum quasi_dist d, int bits, uint64_t x, double mean, double stddev,
+                        int lognormal, void *out)
+{
+    switch (d) {
+    case Q_BITS:
+        if (bits == 32)
+            *(uint32_t *)out = (uint32_t)x;
+        else
+            *(uint64_t *)out = x;
+        return;
+    case Q_UNIFORM:
+        *(float *)out = uniform(bits == 32 ? (uint32_t)x : (uint32_t)(x >> 32));
+        return;
+    case Q_UNIFORM_DOUBLE: /* 32 bits: x / 2^32 + 2^-32, in (0, 1] (_curand_uniform_double) */
+        *(double *)out =
+            bits == 32 ? x * INV32_DOUBLE + INV32_DOUBLE : (x >> 11) * INV53 + INV53 / 2.0;
+        return;
+    case Q_NORMAL: {
+        float z = (float)mean + (float)stddev * sobol_normal(x, bits);
+        *(float *)out = lognormal ? expf(z) : z;
+        return;
+    }
+    default: {
+        double z = mean + stddev * sobol_normal_double(x, bits);
+        *(double *)out = lognormal ? exp(z) : z;
+    }
+    }
+}
+
 /* --- where the numbers go ----------------------------------------------------------------- */
 
 /* The host address of the @p bytes at @p out, or NULL (after one line) when they are not
@@ -409,17 +522,18 @@ static void wrote(curandGenerator_t g, void *out, size_t bytes)
         course_emu_wrote(out, bytes);
 }
 
-/* What every Generate* does first: a live generator, an output, an even length for pairs
-   (@p pairs), then *@p out, where the @p num values of @p each bytes go (NULL when none). */
+/* What every Generate* does first: a live generator, an output, a length that is a multiple of
+   @p multiple (2 for pairs, Sobol's dimensions), then *@p out, where the @p num values of
+   @p each bytes go (NULL when none). */
 static curandStatus_t begin(curandGenerator_t g, void *outputPtr, size_t num, size_t each,
-                            int pairs, const char *who, void **out)
+                            size_t multiple, const char *who, void **out)
 {
     *out = NULL;
     if (!gen_ok(g))
         return CURAND_STATUS_NOT_INITIALIZED;
     if (!outputPtr && num)
         return CURAND_STATUS_OUT_OF_RANGE;
-    if (pairs && num % 2)
+    if (num % multiple)
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (num && !(*out = target(g, outputPtr, num * each, who)))
         return CURAND_STATUS_LAUNCH_FAILURE;
@@ -434,6 +548,31 @@ static curandStatus_t finish(curandGenerator_t g, void *outputPtr, size_t bytes,
     return CURAND_STATUS_SUCCESS;
 }
 
+/* Sobol's @p num values of @p each bytes, as @p d: num / dimensions points of each dimension
+   from the offset on, dimension after dimension; the offset moves on by as many points. */
+static curandStatus_t quasi_generate(curandGenerator_t g, void *outputPtr, size_t num, size_t each,
+                                     enum quasi_dist d, double mean, double stddev, int lognormal,
+                                     const char *who)
+{
+    void *out;
+    curandStatus_t st = begin(g, outputPtr, num, each, g->dims, who, &out);
+    if (st || !num)
+        return st;
+    int bits = g->type == CURAND_RNG_QUASI_SOBOL32 ? 32 : 64;
+    size_t per = num / g->dims;
+    uint64_t *x = emu_malloc(per * sizeof *x);
+    for (unsigned dim = 0; dim < g->dims; dim++) {
+        sobol_points(dim, bits, g->offset, per, x);
+        for (size_t j = 0; j < per; j++)
+            quasi_value(d, bits, x[j], mean, stddev, lognormal,
+                        (char *)out + (dim * per + j) * each);
+    }
+    g->offset += per;
+    free(x);
+    wrote(g, outputPtr, num * each);
+    return CURAND_STATUS_SUCCESS;
+}
+
 /* --- the API ------------------------------------------------------------------------------- */
 
 static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type, int host)
@@ -442,8 +581,11 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
         return CURAND_STATUS_OUT_OF_RANGE;
     if (type == CURAND_RNG_PSEUDO_DEFAULT)
         type = CURAND_RNG_PSEUDO_XORWOW;
+    if (type == CURAND_RNG_QUASI_DEFAULT)
+        type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_PHILOX4_32_10 &&
-        type != CURAND_RNG_PSEUDO_MRG32K3A) {
+        type != CURAND_RNG_PSEUDO_MRG32K3A && type != CURAND_RNG_QUASI_SOBOL32 &&
+        type != CURAND_RNG_QUASI_SOBOL64) {
         char what[64];
         snprintf(what, sizeof what, "generator type %d", (int)type);
         return refuse(CURAND_STATUS_TYPE_ERROR, what);
@@ -452,6 +594,7 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
     g->magic = GEN_MAGIC;
     g->type = type;
     g->host = host;
+    g->dims = 1;
     *generator = g;
     return CURAND_STATUS_SUCCESS;
 }
@@ -517,6 +660,8 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
 {
     if (!gen_ok(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (quasi(generator))
+        return CURAND_STATUS_TYPE_ERROR;
     generator->seed = seed;
     generator->offset = 0;
     generator->seeded = 0;
@@ -536,6 +681,9 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrd
 {
     if (!gen_ok(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (quasi(generator))
+        return order == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS
+                                                      : CURAND_STATUS_OUT_OF_RANGE;
     if (order == CURAND_ORDERING_PSEUDO_DEFAULT || order == CURAND_ORDERING_PSEUDO_BEST ||
         order == CURAND_ORDERING_PSEUDO_LEGACY)
         return CURAND_STATUS_SUCCESS;
@@ -546,9 +694,13 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrd
 
 curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
+    if (gen_ok(generator) && generator->type == CURAND_RNG_QUASI_SOBOL64)
+        return CURAND_STATUS_TYPE_ERROR;
+    if (gen_ok(generator) && quasi(generator))
+        return quasi_generate(generator, outputPtr, num, 4, Q_BITS, 0, 0, 0, "curandGenerate");
     unsigned *out;
     curandStatus_t st =
-        begin(generator, outputPtr, num, sizeof *out, 0, "curandGenerate", (void **)&out);
+        begin(generator, outputPtr, num, sizeof *out, 1, "curandGenerate", (void **)&out);
     if (st || !num)
         return st;
     int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
@@ -560,9 +712,12 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
 
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
+    if (gen_ok(generator) && quasi(generator))
+        return quasi_generate(generator, outputPtr, num, 4, Q_UNIFORM, 0, 0, 0,
+                              "curandGenerateUniform");
     float *out;
     curandStatus_t st =
-        begin(generator, outputPtr, num, sizeof *out, 0, "curandGenerateUniform", (void **)&out);
+        begin(generator, outputPtr, num, sizeof *out, 1, "curandGenerateUniform", (void **)&out);
     if (st || !num)
         return st;
     int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
@@ -575,8 +730,11 @@ curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputP
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr,
                                            size_t num)
 {
+    if (gen_ok(generator) && quasi(generator))
+        return quasi_generate(generator, outputPtr, num, 8, Q_UNIFORM_DOUBLE, 0, 0, 0,
+                              "curandGenerateUniformDouble");
     double *out;
-    curandStatus_t st = begin(generator, outputPtr, num, sizeof *out, 0,
+    curandStatus_t st = begin(generator, outputPtr, num, sizeof *out, 1,
                               "curandGenerateUniformDouble", (void **)&out);
     if (st || !num)
         return st;
@@ -591,8 +749,10 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *
 static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t num, float mean,
                                    float stddev, int lognormal, const char *who)
 {
+    if (gen_ok(g) && quasi(g))
+        return quasi_generate(g, outputPtr, num, 4, Q_NORMAL, mean, stddev, lognormal, who);
     float *out;
-    curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 1, who, (void **)&out);
+    curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
         return st;
     int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
@@ -612,8 +772,10 @@ static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t
 static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size_t num, double mean,
                                     double stddev, int lognormal, const char *who)
 {
+    if (gen_ok(g) && quasi(g))
+        return quasi_generate(g, outputPtr, num, 8, Q_NORMAL_DOUBLE, mean, stddev, lognormal, who);
     double *out;
-    curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 1, who, (void **)&out);
+    curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
         return st;
     int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A, w = mrg ? 2 : 4;
@@ -651,41 +813,156 @@ curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double
     return normal_double(generator, outputPtr, n, mean, stddev, 1, "curandGenerateLogNormalDouble");
 }
 
-/* --- what the stand-in refuses, each in one line ------------------------------------------- */
+/* --- Sobol's calls --------------------------------------------------------------------------- */
 
+/* cuRAND's library goes to 20000 dimensions; the stand-in to SOBOL_DIMS, and says so above. */
 curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
                                                        unsigned int num_dimensions)
 {
-    (void)generator, (void)num_dimensions;
-    return refuse(CURAND_STATUS_TYPE_ERROR, "curandSetQuasiRandomGeneratorDimensions (Sobol)");
+    if (!gen_ok(generator))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (!quasi(generator))
+        return CURAND_STATUS_TYPE_ERROR;
+    if (num_dimensions < 1 || num_dimensions > 20000)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (num_dimensions > SOBOL_DIMS) {
+        char what[96];
+        snprintf(what, sizeof what, "Sobol in %u dimensions (it has direction vectors for %d)",
+                 num_dimensions, SOBOL_DIMS);
+        return refuse(CURAND_STATUS_OUT_OF_RANGE, what);
+    }
+    generator->dims = num_dimensions;
+    return CURAND_STATUS_SUCCESS;
 }
 
 curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr,
                                       size_t num)
 {
-    (void)generator, (void)outputPtr, (void)num;
-    return refuse(CURAND_STATUS_TYPE_ERROR, "curandGenerateLongLong (64-bit Sobol)");
+    if (!gen_ok(generator))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (generator->type != CURAND_RNG_QUASI_SOBOL64)
+        return CURAND_STATUS_TYPE_ERROR;
+    return quasi_generate(generator, outputPtr, num, 8, Q_BITS, 0, 0, 0, "curandGenerateLongLong");
 }
+
+/* The vectors of dimensions 1 .. SOBOL_DIMS (cuRAND's: 20000); the scrambled sets refused. */
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[],
+                                           curandDirectionVectorSet_t set)
+{
+    if (!vectors)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (set == CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6)
+        return refuse(CURAND_STATUS_OUT_OF_RANGE, "the scrambled direction vectors");
+    if (set != CURAND_DIRECTION_VECTORS_32_JOEKUO6)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    *vectors = sobol_vectors32();
+    return CURAND_STATUS_SUCCESS;
+}
+
+curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[],
+                                           curandDirectionVectorSet_t set)
+{
+    if (!vectors)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (set == CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6)
+        return refuse(CURAND_STATUS_OUT_OF_RANGE, "the scrambled direction vectors");
+    if (set != CURAND_DIRECTION_VECTORS_64_JOEKUO6)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    *vectors = sobol_vectors64();
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* --- Poisson ------------------------------------------------------------------------------- */
+
+/* Poisson numbers as NVIDIA's host library makes them below lambda 2000: one 32-bit value per
+   number (curandGenerate's, same offset), through the square histogram of lambda. Above, its
+   numbers come from another method the stand-in does not have; MRG32k3a's and Sobol's too. */
+curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
+                                     double lambda)
+{
+    if (!gen_ok(generator))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (!(lambda > 0))
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (quasi(generator) || generator->type == CURAND_RNG_PSEUDO_MRG32K3A)
+        return refuse(CURAND_STATUS_TYPE_ERROR,
+                      "curandGeneratePoisson from MRG32k3a or Sobol (XORWOW and Philox are)");
+    if (lambda >= HISTOGRAM_MAX_LAMBDA)
+        return refuse(CURAND_STATUS_OUT_OF_RANGE, "curandGeneratePoisson with lambda >= 2000");
+    unsigned *out;
+    curandStatus_t st =
+        begin(generator, outputPtr, n, sizeof *out, 1, "curandGeneratePoisson", (void **)&out);
+    if (st || !n)
+        return st;
+    struct histogram h;
+    histogram_poisson(lambda, &h);
+    int skip;
+    uint32_t *x = draws(generator, n, 1, 1, 1, &skip);
+    for (size_t i = 0; i < n; i++)
+        out[i] = histogram_draw(&h, x[i]);
+    histogram_free(&h);
+    return finish(generator, outputPtr, n * sizeof *out, x);
+}
+
+/* The device API's Poisson object (curand_discrete.h's structs, which curand_discrete() reads
+   in a kernel): one device allocation holding the distribution, its M2 shift, the histogram
+   and the histogram's V and K, all pointers device addresses. Below lambda 2000 only. */
+struct poisson_block {
+    struct curandDiscreteDistribution_st dist;
+    struct curandDistributionM2Shift_st m2;
+    struct curandHistogramM2_st histogram;
+};
 
 curandStatus_t curandCreatePoissonDistribution(double lambda,
                                                curandDiscreteDistribution_t *discrete_distribution)
 {
-    (void)lambda, (void)discrete_distribution;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandCreatePoissonDistribution");
+    if (!discrete_distribution || !(lambda > 0))
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (lambda >= HISTOGRAM_MAX_LAMBDA)
+        return refuse(CURAND_STATUS_OUT_OF_RANGE,
+                      "curandCreatePoissonDistribution with lambda >= 2000");
+    struct histogram h;
+    histogram_poisson(lambda, &h);
+    size_t vbytes = h.length * sizeof *h.V,
+           bytes = sizeof(struct poisson_block) + vbytes + h.length * sizeof *h.K;
+    char *dev = NULL;
+    if (cudaMalloc((void **)&dev, bytes) != cudaSuccess) {
+        histogram_free(&h);
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    }
+    struct poisson_block *d = (struct poisson_block *)dev, host = {0};
+    double *dv = (double *)(dev + sizeof host);
+    unsigned *dk = (unsigned *)(dev + sizeof host + vbytes);
+    host.dist.M2 = &d->m2;
+    host.dist.stddev = sqrt(lambda);
+    host.dist.mean = lambda;
+    host.dist.method = CURAND_M2;
+    host.m2.histogram = &d->histogram;
+    host.m2.shift = h.shift;
+    host.m2.length = h.length;
+    host.histogram.V = dv;
+    host.histogram.K = dk;
+    int ok = cudaMemcpy(d, &host, sizeof host, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemcpy(dv, h.V, vbytes, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemcpy(dk, h.K, h.length * sizeof *h.K, cudaMemcpyHostToDevice) == cudaSuccess;
+    histogram_free(&h);
+    if (!ok) {
+        cudaFree(dev);
+        return CURAND_STATUS_LAUNCH_FAILURE;
+    }
+    *discrete_distribution = &d->dist;
+    return CURAND_STATUS_SUCCESS;
 }
 
 curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    (void)discrete_distribution;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandDestroyDistribution");
+    if (!discrete_distribution)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    return cudaFree(discrete_distribution) == cudaSuccess ? CURAND_STATUS_SUCCESS
+                                                          : CURAND_STATUS_NOT_INITIALIZED;
 }
 
-curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
-                                     double lambda)
-{
-    (void)generator, (void)outputPtr, (void)n, (void)lambda;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandGeneratePoisson");
-}
+/* --- what the stand-in refuses, each in one line ------------------------------------------- */
 
 curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr,
                                            size_t n, double lambda, curandMethod_t method)
@@ -716,24 +993,10 @@ curandStatus_t curandGenerateSeeds(curandGenerator_t generator)
     return gen_ok(generator) ? CURAND_STATUS_SUCCESS : CURAND_STATUS_NOT_INITIALIZED;
 }
 
-curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[],
-                                           curandDirectionVectorSet_t set)
-{
-    (void)vectors, (void)set;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandGetDirectionVectors32");
-}
-
 curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
 {
     (void)constants;
     return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandGetScrambleConstants32");
-}
-
-curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[],
-                                           curandDirectionVectorSet_t set)
-{
-    (void)vectors, (void)set;
-    return refuse(CURAND_STATUS_INTERNAL_ERROR, "curandGetDirectionVectors64");
 }
 
 curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)

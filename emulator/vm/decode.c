@@ -368,6 +368,7 @@ static const struct row table[] = {
     {"vadd4", dec_video},
     {"vavrg2", dec_video},
     {"vavrg4", dec_video},
+    {"vmad", dec_vmad},
     {"vmax", dec_video},
     {"vmax2", dec_video},
     {"vmax4", dec_video},
@@ -378,6 +379,8 @@ static const struct row table[] = {
     {"vset", dec_video},
     {"vset2", dec_video},
     {"vset4", dec_video},
+    {"vshl", dec_video},
+    {"vshr", dec_video},
     {"vsub", dec_video},
     {"vsub2", dec_video},
     {"vsub4", dec_video},
@@ -414,6 +417,11 @@ int decode_insn(struct dctx *c, const char *mn, const struct reg *guard, int neg
         dec_unsupported(c, "not an instruction the emulator knows");
         return 0;
     }
+    for (int i = 0; i < nops && row->fn != dec_vmad; i++)
+        if (ops[i].minus) {
+            dec_bad(c, "a negated register (-%%r) is only vmad's");
+            return 0;
+        }
     /* A decoder that gives up has already turned the instruction into OP_UNSUPPORTED. */
     row->fn(c, &m, ops, nops);
     return 0;

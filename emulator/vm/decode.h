@@ -54,6 +54,7 @@ struct operand {
     const struct sym *sym; /**< OK_SYM, or OK_ADDR's symbol (NULL when absent) */
     const char *name;      /**< OK_SYM's spelling, for labels not yet defined */
     int negated;           /**< written !p */
+    int minus;             /**< a register written -%r (vmad's sources) */
     int paren;             /**< call operands: 1 + index of the ( ) list it was in, else 0 */
     char sel[8];           /**< a video instruction's selector or mask after a register ("b3210" of
                                 %r1.b3210, "h10"), or "" */

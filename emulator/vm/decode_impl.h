@@ -85,6 +85,7 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ctrl(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_texture(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_tex.c */
 int dec_video(struct dctx *c, const struct mn *m, struct operand *o, int n);   /* decode_video.c */
+int dec_vmad(struct dctx *c, const struct mn *m, struct operand *o, int n);    /* decode_video.c */
 /* decode_hopper.c: sm_90's warpgroup and cluster instructions. */
 int dec_wgmma(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_setmaxnreg(struct dctx *c, const struct mn *m, struct operand *o, int n);

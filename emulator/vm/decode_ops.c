@@ -182,8 +182,37 @@ static int int_misc(struct dctx *c, const struct mn *m, struct operand *o, int n
     return emit_dn(c, op, o, n, nsrc, t.kind, 32, 32) ? 0 : -1;
 }
 
+/* add, min, max on .u16x2 / .s16x2 (min and max of .s16x2 also .relu); the operands are .b32. */
+static int int_x2(struct dctx *c, const struct mn *m, struct operand *o, int n, int is_signed)
+{
+    const char *b = m->base;
+    int relu = mn_has(m, "relu"), add = !strcmp(b, "add"), min = !strcmp(b, "min");
+    enum op op = OP_UNSUPPORTED;
+    if (add && !relu)
+        op = OP_ADD_I16X2;
+    else if ((min || !strcmp(b, "max")) && (is_signed || !relu))
+        op = relu  ? (min ? OP_MIN_RELU_S16X2 : OP_MAX_RELU_S16X2)
+             : min ? (is_signed ? OP_MIN_S16X2 : OP_MIN_U16X2)
+                   : (is_signed ? OP_MAX_S16X2 : OP_MAX_U16X2);
+    if (op == OP_UNSUPPORTED || mn_has(m, "sat") || mn_has(m, "cc"))
+        return dec_bad(c, "this form of %s.%s16x2 is not emulated", b, is_signed ? "s" : "u");
+    return emit_dn(c, op, o, n, 2, 'b', 32, 32) ? 0 : -1;
+}
+
+/* min.relu.s32, max.relu.s32. */
+static int int_relu(struct dctx *c, const struct mn *m, struct operand *o, int n, struct mtype t)
+{
+    const char *b = m->base;
+    if (t.kind != 's' || t.bits != 32 || (strcmp(b, "min") && strcmp(b, "max")))
+        return dec_bad(c, "%s.relu.%s is not emulated", b, t.name);
+    return emit_dn(c, b[1] == 'i' ? OP_MIN_RELU_S32 : OP_MAX_RELU_S32, o, n, 2, 's', 32, 32) ? 0
+                                                                                             : -1;
+}
+
 int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
+    if (mn_has(m, "s16x2") || mn_has(m, "u16x2"))
+        return int_x2(c, m, o, n, mn_has(m, "s16x2"));
     struct mtype t;
     if (!one_type(c, m, &t))
         return -1;
@@ -238,8 +267,10 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return int_mul(c, m, o, n, b[1] == 'a', t);
     if (!strcmp(b, "mul24") || !strcmp(b, "mad24") || !strcmp(b, "sad"))
         return int_misc(c, m, o, n, t);
-    if (mn_has(m, "cc") || mn_has(m, "relu"))
-        return dec_bad(c, "%s with carry or relu is not emulated", b);
+    if (mn_has(m, "relu") && !mn_has(m, "cc"))
+        return int_relu(c, m, o, n, t);
+    if (mn_has(m, "cc"))
+        return dec_bad(c, "%s with carry is not emulated", b);
     enum op op = int_op(b, t, mn_has(m, "sat"));
     if (op == OP_UNSUPPORTED)
         return dec_bad(c, "%s.%s is not emulated", b, t.name);
@@ -262,7 +293,8 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n)
                                                     : (neg ? OP_NEG_F64 : OP_ABS_F64))
                      : t.bits == 32 ? (neg ? OP_NEG_S32 : OP_ABS_S32)
                      : t.bits == 64 ? (neg ? OP_NEG_S64 : OP_ABS_S64)
-                                    : OP_UNSUPPORTED;
+                     : t.bits == 16 && t.kind == 's' ? (neg ? OP_NEG_S16 : OP_ABS_S16)
+                                                     : OP_UNSUPPORTED;
         if (op == OP_UNSUPPORTED)
             return dec_bad(c, "%s.%s is not emulated", b, t.name);
         struct insn *in = emit_dn(c, op, o, n, 1, t.kind, t.bits, t.bits);

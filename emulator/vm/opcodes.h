@@ -107,6 +107,22 @@ OP(MIN_S16, VM_CLASS_INT, "min.s16")
 OP(MIN_U16, VM_CLASS_INT, "min.u16")
 OP(MAX_S16, VM_CLASS_INT, "max.s16")
 OP(MAX_U16, VM_CLASS_INT, "max.u16")
+/* abs.s16, neg.s16 d, a: as the 32-bit forms on the low 16 bits (-32768 stays). [9.7.1.10-11] */
+OP(ABS_S16, VM_CLASS_INT, "abs.s16")
+OP(NEG_S16, VM_CLASS_INT, "neg.s16")
+/* min/max.relu.s32 d, a, b: min/max.s32, then a negative result is 0. [9.7.1.12-13] */
+OP(MIN_RELU_S32, VM_CLASS_INT, "min.relu.s32")
+OP(MAX_RELU_S32, VM_CLASS_INT, "max.relu.s32")
+/* add.{s,u}16x2 d, a, b: each half-word (a[0:15], a[16:31]) added modulo 2^16. [9.7.1.1] */
+OP(ADD_I16X2, VM_CLASS_INT, "add.u16x2")
+/* min/max{.relu}.s16x2, min/max.u16x2 d, a, b: the smaller / larger of each pair of half-words,
+ * signed or unsigned; .relu (signed only) makes a negative half-word 0. [9.7.1.12-13] */
+OP(MIN_S16X2, VM_CLASS_INT, "min.s16x2")
+OP(MIN_U16X2, VM_CLASS_INT, "min.u16x2")
+OP(MAX_S16X2, VM_CLASS_INT, "max.s16x2")
+OP(MAX_U16X2, VM_CLASS_INT, "max.u16x2")
+OP(MIN_RELU_S16X2, VM_CLASS_INT, "min.relu.s16x2")
+OP(MAX_RELU_S16X2, VM_CLASS_INT, "max.relu.s16x2")
 /* popc.b32 d(u32), a: number of set bits. popc.b64: of a 64-bit a. [9.7.1.14] */
 OP(POPC_B32, VM_CLASS_INT, "popc.b32")
 OP(POPC_B64, VM_CLASS_INT, "popc.b64")
@@ -175,6 +191,13 @@ OP(PRMT_B32, VM_CLASS_INT, "prmt.b32")
  * .add, .min or .max with c (extended by d's type), or the result's low part merged into c at
  * .dsel. mod and imm: VIDEO_* (vm_impl.h). [PTX ISA, scalar video instructions] */
 OP(VOP1, VM_CLASS_INT, "vop")
+/* vmad.dtype.atype.btype{.po}{.sat}{.shr7,.shr15} d, {-}a{.asel}, {-}b{.bsel}, {-}c: the
+ * product of a's and b's parts, negated (-a or -b, not both) as ~p + 1, or plus -c (~c + 1), or
+ * plus one (.po), plus c extended by the final sign (signed unless both types are unsigned and
+ * nothing is negated), exactly in 128 bits; shifted right by 7 or 15 (arithmetic when signed),
+ * clamped to 32 bits of the final sign with .sat. mod: VMAD_* (vm_impl.h).
+ * [PTX ISA, scalar video instructions: vmad] */
+OP(VMAD, VM_CLASS_INT, "vmad")
 /* vop2.dtype.atype.btype{.sat,.add} d{.mask}, a{.asel}, b{.bsel}, c (vop2: vadd2, vsub2,
  * vavrg2, vabsdiff2, vmin2, vmax2; vset2.atype.btype.cmp): two half-words at once, each picked
  * from the four of b:a by its selector and extended by its operand's type; .sat clamps to a

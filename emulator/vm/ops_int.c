@@ -169,7 +169,38 @@ BINARY(MIN_U16, uint32_t, R32, (a[l] & 0xFFFF) < (b[l] & 0xFFFF) ? a[l] & 0xFFFF
 BINARY(MIN_S16, uint32_t, R32, (uint32_t)(S16(a[l]) < S16(b[l]) ? S16(a[l]) : S16(b[l])) & 0xFFFF)
 BINARY(MAX_U16, uint32_t, R32, (a[l] & 0xFFFF) > (b[l] & 0xFFFF) ? a[l] & 0xFFFF : b[l] & 0xFFFF)
 BINARY(MAX_S16, uint32_t, R32, (uint32_t)(S16(a[l]) > S16(b[l]) ? S16(a[l]) : S16(b[l])) & 0xFFFF)
+UNARY(ABS_S16, uint32_t, R32, (uint32_t)(S16(a[l]) < 0 ? -S16(a[l]) : S16(a[l])) & 0xFFFF)
+UNARY(NEG_S16, uint32_t, R32, (0u - a[l]) & 0xFFFF)
 #undef S16
+static inline int32_t relu(int32_t v)
+{
+    return v < 0 ? 0 : v;
+}
+BINARY(MIN_RELU_S32, int32_t, RS32, relu(a[l] < b[l] ? a[l] : b[l]))
+BINARY(MAX_RELU_S32, int32_t, RS32, relu(a[l] > b[l] ? a[l] : b[l]))
+
+/* The packed .u16x2 and .s16x2 forms: each half-word of a and b on its own. */
+enum { X2_ADD, X2_MIN, X2_MAX };
+
+static uint32_t x2(uint32_t a, uint32_t b, int op, int is_signed, int use_relu)
+{
+    uint32_t d = 0;
+    for (int h = 0; h < 32; h += 16) {
+        int32_t u = (int32_t)(a >> h & 0xFFFF), v = (int32_t)(b >> h & 0xFFFF), r;
+        if (is_signed)
+            u = (int16_t)u, v = (int16_t)v;
+        r = op == X2_ADD ? u + v : op == X2_MIN ? (u < v ? u : v) : (u > v ? u : v);
+        d |= ((uint32_t)(use_relu ? relu(r) : r) & 0xFFFF) << h;
+    }
+    return d;
+}
+BINARY(ADD_I16X2, uint32_t, R32, x2(a[l], b[l], X2_ADD, 0, 0))
+BINARY(MIN_S16X2, uint32_t, R32, x2(a[l], b[l], X2_MIN, 1, 0))
+BINARY(MIN_U16X2, uint32_t, R32, x2(a[l], b[l], X2_MIN, 0, 0))
+BINARY(MAX_S16X2, uint32_t, R32, x2(a[l], b[l], X2_MAX, 1, 0))
+BINARY(MAX_U16X2, uint32_t, R32, x2(a[l], b[l], X2_MAX, 0, 0))
+BINARY(MIN_RELU_S16X2, uint32_t, R32, x2(a[l], b[l], X2_MIN, 1, 1))
+BINARY(MAX_RELU_S16X2, uint32_t, R32, x2(a[l], b[l], X2_MAX, 1, 1))
 
 /* ---- bits ----------------------------------------------------------------------------------- */
 

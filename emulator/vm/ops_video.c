@@ -2,7 +2,7 @@
  * @file ops_video.c
  * @brief The video instructions: the SIMD ones (vadd2/4, vsub2/4, vavrg2/4, vabsdiff2/4,
  *        vmin2/4, vmax2/4, vset2/4), two half-words or four bytes of each operand at once,
- *        and the scalar vadd, vsub, vabsdiff, vmin, vmax and vset.
+ *        and the scalar vadd, vsub, vabsdiff, vmin, vmax, vset, vshl, vshr and vmad.
  *
  * As the PTX ISA defines them: each element of a and of b is picked by its selector from the
  * eight bytes (four half-words) of b:a and sign- or zero-extended by its operand's type; the
@@ -11,7 +11,9 @@
  * is added to c. vset's results are 1 or 0. A scalar form takes a whole word, a byte or a
  * half-word of each source; .sat clamps to d's type, or to the part .dsel names; then .add,
  * .min or .max combine the result with c (extended by d's type), or its low part is merged
- * into c at .dsel. decode_video.c packs the modifiers (VIDEO_*).
+ * into c at .dsel. vshl and vshr shift a's part by b's (.clamp at 32, .wrap modulo 32) in the
+ * 34 bits NVIDIA's SASS reference gives the video pipe (the ISA leaves the width open); vmad is
+ * OP_VMAD's manual. decode_video.c packs the modifiers (VIDEO_*, VMAD_*).
  */
 #include "vm_impl.h"
 
@@ -38,6 +40,13 @@ static int64_t operate(uint32_t mod, int64_t x, int64_t y)
         return x < y ? x : y;
     case VIDEO_MAX:
         return x > y ? x : y;
+    case VIDEO_SHIFT: { /* y is b's part, unsigned: .clamp at 32, .wrap modulo 32 */
+        int n = (int)((mod & VIDEO_SHIFT_WRAP) ? (y & 31) : y > 32 ? 32 : y);
+        if (mod & VIDEO_SHIFT_RIGHT)
+            return x >> n; /* x is extended by a's type: the sign fills, or zeros */
+        /* the shift runs in 34 bits, as the video pipe's other operations (its overflow lost) */
+        return (int64_t)(((uint64_t)x << n) << 30) >> 30;
+    }
     }
     switch (VIDEO_CMP(mod)) { /* vset */
     case 0:
@@ -140,5 +149,37 @@ enum event h_VOP4(struct exec *x, struct warp *w, const struct insn *in, uint32_
     uint32_t *d = R32(w, in->o[0]);
     const uint32_t *a = R32(w, in->o[1]), *b = R32(w, in->o[2]), *c = R32(w, in->o[3]);
     LANES(m, d[l] = simd(a[l], b[l], c[l], in->mod, (uint64_t)in->imm, 4));
+    return EV_NONE;
+}
+
+/* vmad of one lane (OP_VMAD's manual in opcodes.h). */
+static uint32_t vmad(uint32_t a, uint32_t b, uint32_t c, uint32_t mod, uint64_t sel)
+{
+    int a_signed = !!(mod & VIDEO_A_SIGNED), b_signed = !!(mod & VIDEO_B_SIGNED);
+    int signed_final = a_signed || b_signed || (mod & (VMAD_NEG_AB | VMAD_NEG_C));
+    __int128 t = (__int128)part(a, sel & 7, a_signed) * part(b, sel >> 12 & 7, b_signed);
+    int lsb = 0;
+    if (mod & VMAD_PO)
+        lsb = 1;
+    else if (mod & VMAD_NEG_AB)
+        t = ~t, lsb = 1;
+    else if (mod & VMAD_NEG_C)
+        c = ~c, lsb = 1;
+    t += (signed_final ? (int64_t)(int32_t)c : (int64_t)c) + lsb;
+    int shift = VMAD_SCALE(mod) == 1 ? 7 : VMAD_SCALE(mod) == 2 ? 15 : 0;
+    int64_t r = signed_final ? (int64_t)(t >> shift) : (int64_t)((unsigned __int128)t >> shift);
+    if (mod & VIDEO_SAT) {
+        int64_t top = signed_final ? INT32_MAX : UINT32_MAX, bottom = signed_final ? INT32_MIN : 0;
+        r = r > top ? top : r < bottom ? bottom : r;
+    }
+    return (uint32_t)r;
+}
+
+enum event h_VMAD(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]);
+    const uint32_t *a = R32(w, in->o[1]), *b = R32(w, in->o[2]), *c = R32(w, in->o[3]);
+    LANES(m, d[l] = vmad(a[l], b[l], c[l], in->mod, (uint64_t)in->imm));
     return EV_NONE;
 }

@@ -447,6 +447,11 @@ static int parse_operand(struct parser *P, struct operand *o)
         int neg = tok_punct(&P->t, '-');
         if (neg)
             parse_next(P);
+        if (neg && P->t.kind == T_WORD) { /* -%r: a negated register (vmad) */
+            int rc = parse_operand(P, o);
+            o->minus = 1;
+            return rc;
+        }
         return parse_number(P, o, neg);
     } else if (tok_is(&P->t, "_")) {
         o->kind = OK_SINK;

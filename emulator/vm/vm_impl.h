@@ -121,7 +121,16 @@ enum { MEM_STRONG = 1, MEM_CTA = 2, MEM_RELEASE = 4 };
  *  forms' other secondary operations) and the mask of the elements written (the scalar forms:
  *  the part of d merged, VIDEO_PART). The insn's imm holds the selectors, 3 bits per element
  *  from element 0: a's from bit 0, b's from bit 12 (the scalar forms: one VIDEO_PART each). */
-enum video_op { VIDEO_ADD, VIDEO_SUB, VIDEO_AVRG, VIDEO_ABSDIFF, VIDEO_MIN, VIDEO_MAX, VIDEO_SET };
+enum video_op {
+    VIDEO_ADD,
+    VIDEO_SUB,
+    VIDEO_AVRG,
+    VIDEO_ABSDIFF,
+    VIDEO_MIN,
+    VIDEO_MAX,
+    VIDEO_SET,
+    VIDEO_SHIFT
+};
 #define VIDEO_OP(mod) ((mod)&7)
 #define VIDEO_CMP(mod) (((mod) >> 3) & 7)
 #define VIDEO_MASK(mod) (((mod) >> 12) & 15)
@@ -132,6 +141,15 @@ enum video_op { VIDEO_ADD, VIDEO_SUB, VIDEO_AVRG, VIDEO_ABSDIFF, VIDEO_MIN, VIDE
 #define VIDEO_ACCUMULATE (1u << 10)
 #define VIDEO_MIN_C (1u << 16)
 #define VIDEO_MAX_C (1u << 17)
+/** vshl and vshr (VIDEO_SHIFT, in vset's compare field): right or left, .wrap or .clamp. */
+#define VIDEO_SHIFT_RIGHT (1u << 3)
+#define VIDEO_SHIFT_WRAP (1u << 4)
+/** vmad (OP_VMAD): VIDEO_A_SIGNED, VIDEO_B_SIGNED, VIDEO_SAT, .po, the product or c negated,
+ *  and .shr7 (1) or .shr15 (2) in VMAD_SCALE. imm: the selectors, as the scalar forms'. */
+#define VMAD_PO (1u << 18)
+#define VMAD_NEG_AB (1u << 19)
+#define VMAD_NEG_C (1u << 20)
+#define VMAD_SCALE(mod) (((mod) >> 21) & 3)
 /** A scalar video operand's part: the whole word, bytes 0-3 (1-4), half-words 0-1 (5-6). */
 enum video_part { PART_WORD, PART_B0, PART_B1, PART_B2, PART_B3, PART_H0, PART_H1 };
 

@@ -8,12 +8,15 @@
  * doubles must be equal bit for bit; normals and log-normals, which go through logf/sinf
  * whose last bits differ between math libraries, within a few float or double ulps. Lengths
  * 1 to 130006 in two calls, at offsets up to 200001, cross the 4096 XORWOW states, the 81920
- * MRG32k3a states and Philox's 65536 subsequences.
+ * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
+ * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW
+ * and Philox, bit for bit, for lambda up to 2000.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
 #define _GNU_SOURCE
 #include <curand.h>
+#include <curand_discrete.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +40,11 @@ static struct {
     curandStatus_t (*normal)(curandGenerator_t, float *, size_t, float, float);
     curandStatus_t (*normal_double)(curandGenerator_t, double *, size_t, double, double);
     curandStatus_t (*lognormal)(curandGenerator_t, float *, size_t, float, float);
+    curandStatus_t (*longlong)(curandGenerator_t, unsigned long long *, size_t);
+    curandStatus_t (*dims)(curandGenerator_t, unsigned);
+    curandStatus_t (*vectors32)(curandDirectionVectors32_t **, curandDirectionVectorSet_t);
+    curandStatus_t (*vectors64)(curandDirectionVectors64_t **, curandDirectionVectorSet_t);
+    curandStatus_t (*poisson)(curandGenerator_t, unsigned *, size_t, double);
 } real;
 
 static void *real_sym(void *lib, const char *name)
@@ -63,12 +71,31 @@ static void load_real(void)
     *(void **)&real.normal = real_sym(lib, "curandGenerateNormal");
     *(void **)&real.normal_double = real_sym(lib, "curandGenerateNormalDouble");
     *(void **)&real.lognormal = real_sym(lib, "curandGenerateLogNormal");
+    *(void **)&real.longlong = real_sym(lib, "curandGenerateLongLong");
+    *(void **)&real.dims = real_sym(lib, "curandSetQuasiRandomGeneratorDimensions");
+    *(void **)&real.vectors32 = real_sym(lib, "curandGetDirectionVectors32");
+    *(void **)&real.vectors64 = real_sym(lib, "curandGetDirectionVectors64");
+    *(void **)&real.poisson = real_sym(lib, "curandGeneratePoisson");
 }
 
-enum dist { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL, NDIST };
-static const char *const dist_name[NDIST] = {"bits",   "uniform",       "uniform double",
-                                             "normal", "normal double", "log-normal"};
-static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4};
+enum dist {
+    BITS,
+    UNIFORM,
+    UNIFORM_DOUBLE,
+    NORMAL,
+    NORMAL_DOUBLE,
+    LOGNORMAL,
+    BITS64,
+    POISSON,
+    NDIST
+};
+static const char *const dist_name[NDIST] = {"bits",          "uniform",       "uniform double",
+                                             "normal",        "normal double", "log-normal",
+                                             "64-bit values", "Poisson"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4};
+
+/** The lambda of the POISSON draws. */
+static double poisson_lambda;
 
 /* @p n values of @p d from generator @p g, by the oracle (@p oracle) or the stand-in. */
 static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *out, size_t n)
@@ -84,6 +111,10 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
         return (oracle ? real.normal : curandGenerateNormal)(g, out, n, 1.5f, 2.0f);
     case NORMAL_DOUBLE:
         return (oracle ? real.normal_double : curandGenerateNormalDouble)(g, out, n, -1.0, 0.5);
+    case BITS64:
+        return (oracle ? real.longlong : curandGenerateLongLong)(g, out, n);
+    case POISSON:
+        return (oracle ? real.poisson : curandGeneratePoisson)(g, out, n, poisson_lambda);
     default:
         return (oracle ? real.lognormal : curandGenerateLogNormal)(g, out, n, 0.25f, 0.5f);
     }
@@ -92,7 +123,7 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
 /* Whether @p got equals @p want: bit for bit, or within the math libraries' last bits. */
 static int same(enum dist d, const void *want, const void *got, size_t i)
 {
-    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE)
+    if (d == BITS || d == UNIFORM || d == UNIFORM_DOUBLE || d == BITS64 || d == POISSON)
         return !memcmp((const char *)want + i * dist_size[d], (const char *)got + i * dist_size[d],
                        dist_size[d]);
     if (d == NORMAL_DOUBLE) {
@@ -103,17 +134,21 @@ static int same(enum dist d, const void *want, const void *got, size_t i)
     return fabsf(w - g) <= 4e-6f * (1.0f + fabsf(w));
 }
 
-/* Two calls (n1 then n2 values) after seed and offset, stand-in against oracle. */
+/* Two calls (n1 then n2 values) after seed (Sobol: dimensions) and offset, stand-in against
+   oracle. */
 static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
                     unsigned long long offset, size_t n1, size_t n2)
 {
+    int sobol = type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64;
     size_t n = n1 + n2, bytes = n * dist_size[d];
     char *want = malloc(bytes), *got = malloc(bytes);
     curandGenerator_t gr, gs;
     ck_assert_int_eq(real.create(&gr, type), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(curandCreateGeneratorHost(&gs, type), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(real.seed(gr, seed), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gs, seed), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq((sobol ? real.dims(gr, seed) : real.seed(gr, seed)), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq((sobol ? curandSetQuasiRandomGeneratorDimensions(gs, seed)
+                            : curandSetPseudoRandomGeneratorSeed(gs, seed)),
+                     CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(real.offset(gr, offset), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(curandSetGeneratorOffset(gs, offset), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(draw(1, gr, d, want, n1), CURAND_STATUS_SUCCESS);
@@ -122,8 +157,9 @@ static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
     ck_assert_int_eq(draw(0, gs, d, got + n1 * dist_size[d], n2), CURAND_STATUS_SUCCESS);
     for (size_t i = 0; i < n; i++)
         ck_assert_msg(same(d, want, got, i),
-                      "generator %d, %s, seed %llu, offset %llu, calls %zu+%zu: value %zu differs",
-                      (int)type, dist_name[d], seed, offset, n1, n2, i);
+                      "generator %d, %s (lambda %g), seed %llu, offset %llu, calls %zu+%zu: value "
+                      "%zu differs",
+                      (int)type, dist_name[d], poisson_lambda, seed, offset, n1, n2, i);
     real.destroy(gr);
     curandDestroyGenerator(gs);
     free(want);
@@ -143,7 +179,7 @@ static void against_nvidia(curandRngType_t type, size_t skip)
                 {0x9e3779b97f4a7c15ull, 6, 1000, 3002},
                 {42, 70001, 70002, 2},
                 {7, 200001, 130000, 6}};
-    for (int d = 0; d < NDIST; d++)
+    for (int d = 0; d < BITS64; d++) /* the 64-bit values are Sobol64's */
         for (size_t r = skip; r < sizeof runs / sizeof *runs; r++)
             compare(type, (enum dist)d, runs[r].seed, runs[r].offset, runs[r].n1, runs[r].n2);
     for (int d = BITS; d < NORMAL; d++) /* odd lengths, where the distribution allows them */
@@ -165,6 +201,71 @@ END_TEST
 START_TEST(philox_matches_nvidia)
 {
     against_nvidia(CURAND_RNG_PSEUDO_PHILOX4_32_10, 0);
+}
+END_TEST
+
+/* Sobol in 1, 3, 7 and 101 dimensions (lengths whole points: a multiple of the dimensions),
+   from offsets that cross 2^k boundaries of the Gray code, every distribution. */
+START_TEST(sobol_matches_nvidia)
+{
+    load_real();
+    static const struct {
+        unsigned dims;
+        unsigned long long offset;
+        size_t n1, n2;
+    } runs[] = {{1, 0, 1, 4096},
+                {3, 5, 3 * 31, 3 * 1000},
+                {7, 1023, 7 * 33, 7 * 4099},
+                {101, 65535, 101 * 17, 101 * 1001}};
+    static const enum dist dists[2][6] = {
+        {BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL},
+        {BITS64, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL}};
+    static const curandRngType_t types[2] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
+    for (int t = 0; t < 2; t++)
+        for (int d = 0; d < 6; d++)
+            for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
+                compare(types[t], dists[t][d], runs[r].dims, runs[r].offset, runs[r].n1,
+                        runs[r].n2);
+}
+END_TEST
+
+/* Poisson numbers from XORWOW and Philox, lambda from tiny to just below 2000 (tables of 73 to
+   some 3300 values, the lowest above 0 once exp(-lambda) is 0 in double), odd lengths, offsets
+   that cross XORWOW's states and Philox's subsequences. */
+START_TEST(poisson_matches_nvidia)
+{
+    load_real();
+    static const double lambdas[] = {0.001, 0.5, 3.5, 10, 63.9, 64, 500.25, 999, 1999.5};
+    static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW,
+                                            CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (size_t l = 0; l < sizeof lambdas / sizeof *lambdas; l++) {
+        poisson_lambda = lambdas[l];
+        for (int t = 0; t < 2; t++) {
+            compare(types[t], POISSON, 1234 + l, 0, 4097, 31);
+            compare(types[t], POISSON, 77, 70001, 1, 65537);
+        }
+    }
+}
+END_TEST
+
+/* Every direction vector the stand-in has (dimensions 1 .. 101, 32 and 64 bits) is NVIDIA's. */
+START_TEST(sobol_direction_vectors_match_nvidia)
+{
+    load_real();
+    curandDirectionVectors32_t *w32, *g32;
+    curandDirectionVectors64_t *w64, *g64;
+    ck_assert_int_eq(real.vectors32(&w32, CURAND_DIRECTION_VECTORS_32_JOEKUO6), 0);
+    ck_assert_int_eq(curandGetDirectionVectors32(&g32, CURAND_DIRECTION_VECTORS_32_JOEKUO6), 0);
+    ck_assert_int_eq(real.vectors64(&w64, CURAND_DIRECTION_VECTORS_64_JOEKUO6), 0);
+    ck_assert_int_eq(curandGetDirectionVectors64(&g64, CURAND_DIRECTION_VECTORS_64_JOEKUO6), 0);
+    for (int d = 0; d < 101; d++) {
+        for (int k = 0; k < 32; k++)
+            ck_assert_msg(g32[d][k] == w32[d][k], "dimension %d vector %d: %08x, NVIDIA %08x",
+                          d + 1, k, g32[d][k], w32[d][k]);
+        for (int k = 0; k < 64; k++)
+            ck_assert_msg(g64[d][k] == w64[d][k], "dimension %d vector %d (64-bit) differs", d + 1,
+                          k);
+    }
 }
 END_TEST
 
@@ -277,13 +378,68 @@ START_TEST(monte_carlo_pi)
 }
 END_TEST
 
+/* The device API's Poisson object: a kernel's curand_discrete reads it where the stand-in put it
+   (each number is the histogram's, read back, at the thread's first 32-bit value), and the
+   numbers' mean and variance are lambda's within 6 standard errors. */
+START_TEST(poisson_distribution_on_the_device)
+{
+    enum { N = 20011 };
+    static unsigned bits[N], counts[N];
+    static const double lambdas[] = {7.5, 1500.5};
+    for (int l = 0; l < 2; l++) {
+        double lambda = lambdas[l];
+        curandDiscreteDistribution_t dist;
+        ck_assert_int_eq(curandCreatePoissonDistribution(lambda, &dist), 0);
+        unsigned *d_bits, *d_counts;
+        CUDA_CHECK(cudaMalloc((void **)&d_bits, sizeof bits));
+        CUDA_CHECK(cudaMalloc((void **)&d_counts, sizeof counts));
+        CUDA_CHECK(poisson_draws(dist, 42 + l, N, d_bits, d_counts));
+        CUDA_CHECK(cudaMemcpy(bits, d_bits, sizeof bits, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
+        struct curandDiscreteDistribution_st ds;
+        struct curandDistributionM2Shift_st m2;
+        struct curandHistogramM2_st hist;
+        CUDA_CHECK(cudaMemcpy(&ds, dist, sizeof ds, cudaMemcpyDeviceToHost));
+        ck_assert_int_eq(ds.method, CURAND_M2);
+        CUDA_CHECK(cudaMemcpy(&m2, ds.M2, sizeof m2, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&hist, m2.histogram, sizeof hist, cudaMemcpyDeviceToHost));
+        double *v = malloc(m2.length * sizeof *v);
+        unsigned *k = malloc(m2.length * sizeof *k);
+        CUDA_CHECK(cudaMemcpy(v, hist.V, m2.length * sizeof *v, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(k, hist.K, m2.length * sizeof *k, cudaMemcpyDeviceToHost));
+        double mean = 0, var = 0;
+        for (int i = 0; i < N; i++) {
+            double u = bits[i] * 2.3283064365386963e-10 + 2.3283064365386963e-10;
+            unsigned j = (unsigned)(m2.length * u);
+            unsigned want = m2.shift + (u < v[j] ? j : k[j]);
+            ck_assert_msg(counts[i] == want, "lambda %g, thread %d: %u, the histogram says %u",
+                          lambda, i, counts[i], want);
+            mean += counts[i];
+        }
+        mean /= N;
+        for (int i = 0; i < N; i++)
+            var += (counts[i] - mean) * (counts[i] - mean);
+        var /= N - 1;
+        ck_assert_msg(fabs(mean - lambda) <= 6 * sqrt(lambda / N), "lambda %g: mean %g", lambda,
+                      mean);
+        ck_assert_msg(fabs(var - lambda) <= 6 * sqrt((lambda + 2 * lambda * lambda) / N),
+                      "lambda %g: variance %g", lambda, var);
+        free(v);
+        free(k);
+        CUDA_CHECK(cudaFree(d_bits));
+        CUDA_CHECK(cudaFree(d_counts));
+        ck_assert_int_eq(curandDestroyDistribution(dist), 0);
+    }
+}
+END_TEST
+
 /* Each call the stand-in lacks fails with cuRAND's status and one line naming it. */
 START_TEST(refusals_name_the_call)
 {
     struct capture cap;
     curandGenerator_t g = NULL;
     static const curandRngType_t lacking[] = {CURAND_RNG_PSEUDO_MTGP32, CURAND_RNG_PSEUDO_MT19937,
-                                              CURAND_RNG_QUASI_SOBOL32,
+                                              CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
                                               CURAND_RNG_QUASI_SCRAMBLED_SOBOL64};
     for (size_t i = 0; i < sizeof lacking / sizeof *lacking; i++) {
         capture_begin(&cap, 2);
@@ -300,14 +456,30 @@ START_TEST(refusals_name_the_call)
     capture_begin(&cap, 2);
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED),
                      CURAND_STATUS_OUT_OF_RANGE);
-    ck_assert_int_eq(curandGeneratePoisson(g, NULL, 4, 2.0), CURAND_STATUS_INTERNAL_ERROR);
-    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    unsigned counts[4];
+    ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 2000.0), CURAND_STATUS_OUT_OF_RANGE);
+    curandDiscreteDistribution_t dist;
+    ck_assert_int_eq(curandCreatePoissonDistribution(4000.0, &dist), CURAND_STATUS_OUT_OF_RANGE);
+    curandGenerator_t q;
+    ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
-                      strstr(said, "curandGeneratePoisson is not in") &&
-                      strstr(said, "curandSetQuasiRandomGeneratorDimensions (Sobol) is not in"),
+                      strstr(said, "curandGeneratePoisson with lambda >= 2000 is not in") &&
+                      strstr(said, "curandCreatePoissonDistribution with lambda >= 2000 is not") &&
+                      strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
+                                   "is not in"),
                   "said: %s", said);
     free(said);
+    /* what cuRAND's library itself answers, without a line: wrong generator, bad lengths */
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(q, 2), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 3), 0);
+    unsigned u[4];
+    ck_assert_int_eq(curandGenerate(q, u, 4), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    ck_assert_int_eq(curandGenerateLongLong(q, NULL, 3), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 0.0), CURAND_STATUS_OUT_OF_RANGE);
+    curandDestroyGenerator(q);
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
     float f[3];
     ck_assert_int_eq(curandGenerateNormal(g, f, 3, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
@@ -325,10 +497,15 @@ int main(int argc, char **argv)
         {"xorwow_matches_nvidia", xorwow_matches_nvidia, CASE_CPU, 240},
         {"philox_matches_nvidia", philox_matches_nvidia, CASE_CPU, 240},
         {"mrg32k3a_matches_nvidia", mrg32k3a_matches_nvidia, CASE_CPU, 240},
+        {"sobol_matches_nvidia", sobol_matches_nvidia, CASE_CPU, 240},
+        {"poisson_matches_nvidia", poisson_matches_nvidia, CASE_CPU, 240},
+        {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
+         60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
          60},
         {"normal_statistics", normal_statistics, CASE_CPU, 60},
         {"monte_carlo_pi", monte_carlo_pi, CASE_CPU, 120},
+        {"poisson_distribution_on_the_device", poisson_distribution_on_the_device, CASE_CPU, 240},
         {"refusals_name_the_call", refusals_name_the_call, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);

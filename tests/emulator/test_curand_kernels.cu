@@ -1,8 +1,11 @@
 /**
  * @file test_curand_kernels.cu
- * @brief Counting the points inside the quarter circle for the Monte Carlo pi of test_curand.c.
+ * @brief Counting the points inside the quarter circle for the Monte Carlo pi of test_curand.c,
+ *        and Poisson numbers from the device API's curand_discrete.
  */
 #include "test_curand.h"
+
+#include <curand_kernel.h>
 
 enum { THREADS = 256 };
 
@@ -31,5 +34,26 @@ extern "C" cudaError_t count_inside_circle(const float *d_xy, int n, unsigned lo
     int blocks = (n + THREADS - 1) / THREADS;
     blocks = blocks > 64 ? 64 : blocks > 0 ? blocks : 1; /* the loop strides over the rest */
     count_inside_circle_kernel<<<blocks, THREADS>>>(d_xy, n, d_hits);
+    return cudaGetLastError();
+}
+
+static __global__ void poisson_draws_kernel(curandDiscreteDistribution_t dist,
+                                            unsigned long long seed, int n, unsigned *bits,
+                                            unsigned *counts)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    curandStatePhilox4_32_10_t state, copy;
+    curand_init(seed, i, 0, &state); /* subsequence i: the threads' numbers are independent */
+    copy = state;
+    bits[i] = curand(&copy);
+    counts[i] = curand_discrete(&state, dist);
+}
+
+extern "C" cudaError_t poisson_draws(curandDiscreteDistribution_t dist, unsigned long long seed,
+                                     int n, unsigned *d_bits, unsigned *d_counts)
+{
+    poisson_draws_kernel<<<(n + THREADS - 1) / THREADS, THREADS>>>(dist, seed, n, d_bits, d_counts);
     return cudaGetLastError();
 }
