@@ -792,7 +792,6 @@ static int parse_function(struct parser *P, int is_entry)
     P->local_before = P->local_bytes;
     fn->call_lo = P->call_bytes;
     P->dyn_used = 0;
-    P->static_smem = P->module_smem;
     if (!is_entry && tok_punct(&P->t, '(') && parse_params(P, fn, 1))
         return -1;
     if (P->t.kind != T_WORD)
@@ -816,6 +815,7 @@ static int parse_function(struct parser *P, int is_entry)
         return 0;
     }
     fn->info.name = name;
+    P->static_smem = smem_plan_base(P, name);
     fn->address = link_function_address(name, strlen(name));
     fn->first = m->ncode;
     P->fdefs = emu_realloc(P->fdefs, (m->nfuncs + 1) * sizeof *P->fdefs);
@@ -923,6 +923,7 @@ static void free_parser(struct parser *P)
     free(P->consts);
     free(P->calls);
     free(P->fdefs);
+    smem_plan_free(P->plan);
 }
 
 int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem,
@@ -940,6 +941,7 @@ int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem
     P->dc.callee = link_callee_ref;
     P->dc.dyn_smem_base = vars_dyn_smem_base;
     P->dc.parser = P;
+    smem_plan_make(P, ptx, len);
     parse_next(P);
     int rc = 0;
     while (P->t.kind != T_END && rc == 0)
