@@ -351,14 +351,29 @@ static int parse_number(struct parser *P, struct operand *o, int neg)
     return 0;
 }
 
-/* {r0, r1, ...} into o->vec (the sink _ as NULL). */
+/* An integer in a vector of sources ({%r1, 0, %r2}: a tensor copy's coordinates) as a 32-bit
+ * constant register, kept for the instruction being parsed. */
+static int parse_vec_int(struct parser *P, const struct reg **out)
+{
+    int64_t v;
+    if (P->nvec_imm == sizeof P->vec_imm / sizeof *P->vec_imm || parse_int(P->t.s, P->t.len, &v))
+        return parse_fail(P, "a vector element that is not a register or an integer");
+    struct reg *r = &P->vec_imm[P->nvec_imm++];
+    *r = (struct reg){constant_reg(&P->dc, (uint32_t)v, SLOT_32), SLOT_32, 32, 'b'};
+    *out = r;
+    parse_next(P);
+    return 0;
+}
+
+/* {r0, r1, ...} into o->vec (the sink _ as NULL; an integer as a constant register). */
 static int parse_vec(struct parser *P, struct operand *o)
 {
     parse_next(P); /* { */
     while (!tok_punct(&P->t, '}')) {
         if (o->nvec == VEC_MAX)
             return parse_fail(P, "vector operand longer than %d", VEC_MAX);
-        if (parse_reg_name(P, &o->vec[o->nvec++]))
+        if (P->t.kind == T_NUM ? parse_vec_int(P, &o->vec[o->nvec++])
+                               : parse_reg_name(P, &o->vec[o->nvec++]))
             return -1;
         if (tok_punct(&P->t, ','))
             parse_next(P);
@@ -579,6 +594,7 @@ static int parse_instruction(struct parser *P)
     parse_next(P);
     struct operand ops[8];
     int nops = 0, failed = 0, group = 0, in_group = 0;
+    P->nvec_imm = 0;
     while (!tok_punct(&P->t, ';') && P->t.kind != T_END) {
         if (nops == 8) {
             parse_fail(P, "%s: too many operands", mn);

@@ -82,6 +82,8 @@ struct parser {
                                        * frames have their own offsets */
     uint32_t local_before;            /* local_bytes when this function began */
     uint32_t static_smem, smem_align;
+    struct reg vec_imm[2 * VEC_MAX]; /* the instruction's integers in vectors, as registers */
+    uint32_t nvec_imm;
     int dyn_used; /* the dynamic shared memory's place is fixed */
     /* per module */
     struct callfix *calls;

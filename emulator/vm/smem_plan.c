@@ -13,7 +13,7 @@
  * the functions it names; a kernel uses the variables its functions (transitively) name. The
  * variables are then placed in declaration order, each at the lowest aligned offset clear of
  * every earlier variable some kernel uses with it. A kernel's static shared memory begins with
- * the end of its variables. A .func is compiled once for every kernel, so what a .func declares
+ * the end of its variables. A .func is decoded once for all its callers, so what a .func declares
  * in its body, and the dynamic shared memory it addresses, lie after every module variable;
  * the kernels that call such a .func begin their own after them too.
  */

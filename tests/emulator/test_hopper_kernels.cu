@@ -66,7 +66,9 @@ static __device__ void fence_async(void)
     "cp" red ".async.bulk.tensor." d ".global.shared::cta" op ".tile.bulk_group [%1, " c "], "     \
     "[%0];"
 
-/* The box at coordinates @p c of the rank-@p rank map @p map into @p dst, completing on @p bar. */
+/* The box at coordinates @p c of the rank-@p rank map @p map into @p dst, completing on @p bar.
+ * Coordinates that are 0 where the PTX may hold them as integers (a 2D copy's second, a 5D
+ * copy's 1st, 4th and 5th, as nvcc writes constant coordinates) are written as integers. */
 static __device__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, const int *c,
                                 int rank)
 {
@@ -74,7 +76,12 @@ static __device__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar
     uint64_t m = (uint64_t)map;
     if (rank == 1)
         asm volatile(LD("1d", "{%3}")::"r"(d), "l"(m), "r"(b), "r"(c[0]) : "memory");
-    if (rank == 2)
+    if (rank == 2 && c[1] == 0)
+        asm volatile(LD("2d", "{%3, 0}")::"r"(d), "l"(m), "r"(b), "r"(c[0]) : "memory");
+    if (rank == 5 && c[0] == 0 && c[3] == 0 && c[4] == 0)
+        asm volatile(LD("5d", "{0, %3, %4, 0, 0}")::"r"(d), "l"(m), "r"(b), "r"(c[1]), "r"(c[2])
+                     : "memory");
+    if (rank == 2 && c[1] != 0)
         asm volatile(LD("2d", "{%3, %4}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]) : "memory");
     if (rank == 3)
         asm volatile(LD("3d", "{%3, %4, %5}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]),
@@ -84,7 +91,7 @@ static __device__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar
         asm volatile(LD("4d", "{%3, %4, %5, %6}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]),
                      "r"(c[2]), "r"(c[3])
                      : "memory");
-    if (rank == 5)
+    if (rank == 5 && (c[0] != 0 || c[3] != 0 || c[4] != 0))
         asm volatile(LD("5d", "{%3, %4, %5, %6, %7}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]),
                      "r"(c[2]), "r"(c[3]), "r"(c[4])
                      : "memory");
