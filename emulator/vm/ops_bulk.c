@@ -196,15 +196,13 @@ enum event h_BULK_PREFETCH(struct exec *x, struct warp *w, const struct insn *in
     return EV_NONE;
 }
 
-/* fence.proxy.async: nothing to order in a machine whose accesses complete in order; both
- * async-proxy checks note it (checks_async.c for copies, checks_proxy.c for wgmma operands). */
+/* fence.proxy.async: nothing to order in a machine whose accesses complete in order; the
+ * async-proxy check notes it (checks_async.c). */
 enum event h_FENCE_PROXY_ASYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)in;
     if (!(x->launch->checks & VM_CHECK_RACE))
         return EV_NONE;
     check_async_fence(x, w, m);
-    if (x->hop)
-        check_proxy_fence(x, w, m);
     return EV_NONE;
 }
