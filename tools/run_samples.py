@@ -3,6 +3,7 @@
 
   tools/run_samples.py CHECKOUT [FOLDER ...] [--out DIR] [--timeout S] [--only NAME]
                        [--markdown] [--rebuild] [--checks mem,race,sync,init] [--jobs N] [--sized]
+  tools/run_samples.py CHECKOUT --hopper NAME [--out DIR] [--timeout S] [--rebuild] [--checks ...]
 
 CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOLDER/NAME/ with a
 CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
@@ -23,6 +24,8 @@ come in order, and each program's seconds then include the others' load.
 default (which asks for more than the time limit of the VM), and, for the tensor-core GEMMs, the
 CPU check their source leaves compiled out turned on (their mismatch lines then fail them).
 Nothing else of a program changes; without --sized every program is built unmodified.
+--hopper NAME builds and runs one public Hopper program of HOPPER below (CHECKOUT is its own
+checkout) with the edits that table lists, and prints its line.
 Binaries are kept in --out (default build/samples) and rebuilt only when asked. With --checks
 the programs run under the emulator's sanitizer (COURSE_EMU_CHECKS): a program that exits 0
 with a finding is "found", and the finding is its line (on a correct program, a false report).
@@ -82,6 +85,35 @@ for gemm, tiles in [("cudaTensorCoreGemm", 256), ("immaTensorCoreGemm", 256),
                     ("bf16TensorCoreGemm", 512), ("tf32TensorCoreGemm", 512)]:
     SIZED[gemm] = {"check": True, "edits": [(f"#define {d}_TILES {tiles}", f"#define {d}_TILES 64")
                                             for d in "MNK"]}
+# --hopper NAME: CHECKOUT is that public Hopper program's repository (TMA, wgmma, clusters),
+# fetched by the developer: the folder the program lies in, its files (copied with the edits:
+# problem sizes, and the runs that only time it), the one nvcc compiles, its include folders,
+# nvcc's flags (its own Makefile's, for sm_90a with its PTX and -cudart shared), and a pattern of
+# the lines its own check prints when it fails. fast.cu's kernels 6 to 12 need M and N multiples
+# of 2048 and its cuBLAS reference K == N, so 2048^3; its cuBLAS-only entry (0), its SIMT kernel
+# (1) and its timed repeats are left out for the VM's time.
+FAST_FLAGS = ["-std=c++17", "-O3", "-DNDEBUG", "-w", "--expt-relaxed-constexpr",
+              "--expt-extended-lambda", "--use_fast_math", "-lineinfo", "-cudart", "shared",
+              "-lcublas", "-lcuda", "-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]"]
+TK_FLAGS = ["-std=c++20", "-O3", "--use_fast_math", "-DNDEBUG", "-lineinfo", "-DKITTENS_HOPPER",
+            "--expt-extended-lambda", "--expt-relaxed-constexpr", "-Xcompiler=-Wno-psabi",
+            "-Xcompiler=-fno-strict-aliasing", "-cudart", "shared", "-lcuda", "-gencode",
+            "arch=compute_90a,code=[sm_90a,compute_90a]"]
+HOPPER = {
+    "fast.cu": {"folder": ".", "files": ["matmul.cu"], "main": "matmul.cu", "includes": ["."],
+                "edits": [("long max_size = 8192;", "long max_size = 2048;"),
+                          ("int repeat_times = 8;", "int repeat_times = 0;"),
+                          ("{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) {",
+                           "{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) {")],
+                "flags": FAST_FLAGS, "failed": r"Failed to pass the correctness verification"},
+}
+for level in ["05", "06", "07", "08"]:  # ThunderKittens' educational H100 GEMM: TMA from 06
+    HOPPER[f"thunderkittens-{level}"] = {
+        "folder": "kernels/gemm/educational_h100", "files": [f"level_{level}.cu", "launch.cu"],
+        "main": f"level_{level}.cu", "includes": ["include", "prototype",
+                                                  "kernels/gemm/educational_h100"],
+        "edits": [("    N = 4096;", "    N = 512;")], "flags": TK_FLAGS,
+        "failed": r"Error count: [1-9]"}
 # A module a driver-API program loads at run time, which its CMakeLists.txt builds beside it:
 # built here for sm_90 with its PTX (the sample's own build keeps machine code only).
 MODULE = re.compile(r'set\(CUDA_(FATBIN|PTX)_FILE\s+"[^"]*/([^"/]+)"\)')
@@ -205,13 +237,32 @@ def run(binary, directory, timeout, checks, sized):
     emulator = [l[l.index("emulator:"):] for l in lines if "emulator:" in l]
     why = emulator[0] if emulator else (lines[-1] if lines else "")
     verdict = "timeout" if code is None else "pass" if code == 0 else f"exit {code}"
-    mismatches = [l for l in lines if sized.get("check") and l.startswith("mismatch")]
+    mismatches = [l for l in lines if (sized.get("check") and l.startswith("mismatch")) or
+                  ("failed" in sized and re.search(sized["failed"], l))]
     if verdict == "pass" and mismatches:
         verdict, why = "mismatch", f"{len(mismatches)} mismatch lines, the first: {mismatches[0]}"
     findings = report.read_text(errors="replace").splitlines() if checks and report.exists() else []
     if findings:
         verdict, why = ("found" if verdict == "pass" else verdict), findings[0]
     return verdict, seconds, why
+
+
+def run_hopper(checkout, args):
+    """Build public Hopper program args.hopper (HOPPER) from @p checkout and run it: one line."""
+    spec = HOPPER[args.hopper]
+    folder = checkout / spec["folder"]
+    binary = args.out / args.hopper.replace(".", "_")
+    if args.rebuild or not binary.exists():
+        copies = edited(folder, spec["files"], spec, args.out)
+        main_copy = [c for c in copies if c.name == spec["main"]]
+        includes = [f"-I{checkout / i}" for i in spec["includes"]]
+        done = subprocess.run(["nvcc", *map(str, main_copy), *includes, "-o", str(binary),
+                               *spec["flags"]], capture_output=True, text=True)
+        if done.returncode:
+            print(f"{args.hopper} build {(done.stderr.splitlines() or ['nvcc failed'])[-1]}")
+            return
+    verdict, seconds, why = run(binary, folder, args.timeout, args.checks, spec)
+    print(f"{args.hopper} {verdict} {seconds:.1f} {why}")
 
 
 def main():
@@ -229,9 +280,13 @@ def main():
                         help="build the programs of SIZED with a smaller problem and their check on")
     parser.add_argument("--jobs", type=int, default=1,
                         help="programs built and run at once (rows still print in order)")
+    parser.add_argument("--hopper", choices=sorted(HOPPER),
+                        help="CHECKOUT is this public Hopper program: build it as HOPPER says, run it")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     checkout = args.checkout.resolve()
+    if args.hopper:
+        return run_hopper(checkout, args)
     tally = {}
     if args.markdown:
         print("| program | result | s | first emulator line, or the program's last |")

@@ -62,6 +62,7 @@ struct gemm {
     int lda, ldb, ldc;
     enum rounding round;
     int half_acc; /**< 1: accumulate in fp16 (CUBLAS_COMPUTE_16F) */
+    int in_order; /**< 1: 16-bit operands, accumulated in fp32 in k order */
 };
 
 static int handle_ok(cublasHandle_t h)
@@ -229,6 +230,23 @@ static void product_f32(int m, int n, int k, const float *A, const float *B, flo
 }
 
 /*
+ * The same for fp16 or bf16 operands: each element's products added in k order, one fp32
+ * rounding per addition (the products of 16-bit values are exact), as the VM's mma, wmma and
+ * wgmma accumulate in fp32, so a tensor-core kernel that walks k in order agrees with this bit
+ * for bit (a GPU's cuBLAS runs the same tensor-core instructions as such a kernel).
+ */
+static void product_f32_in_order(int m, int n, int k, const float *A, const float *B, float *T)
+{
+    memset(T, 0, (size_t)m * n * sizeof *T);
+    for (int j = 0; j < n; j++)
+        for (int p = 0; p < k; p++) {
+            float b = B[(size_t)j * k + p];
+            for (int i = 0; i < m; i++) /* column j of T, every row at step p */
+                T[(size_t)j * m + i] += A[(size_t)p * m + i] * b;
+        }
+}
+
+/*
  * The same with an fp16 accumulator, as a tensor core keeps it (CUBLAS_COMPUTE_16F): one MMA
  * instruction takes MMA_K products, sums them into the accumulator in fp32 in k order (the
  * products of fp16 values are exact), and rounds to fp16 once at its end. The VM's wmma.mma
@@ -269,7 +287,9 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
     float *a = widen(A, g->at, g->lda, g->ta, g->m, g->k, g->round);
     float *b = widen(B, g->bt, g->ldb, g->tb, g->k, g->n, g->round);
     float *t = emu_malloc((size_t)g->m * g->n * sizeof *t);
-    (g->half_acc ? product_f16 : product_f32)(g->m, g->n, g->k, a, b, t);
+    (g->half_acc   ? product_f16
+     : g->in_order ? product_f32_in_order
+                   : product_f32)(g->m, g->n, g->k, a, b, t);
     for (int j = 0; j < g->n; j++)
         for (int i = 0; i < g->m; i++) {
             size_t at = (size_t)j * g->ldc + i;
@@ -308,8 +328,10 @@ static int choose_compute(struct gemm *g, cublasComputeType_t compute, cublasMat
     switch (compute) {
     case CUBLAS_COMPUTE_32F:
         g->round = f32in && (math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH ? ROUND_TF32 : ROUND_NONE;
+        g->in_order = f16in || bf16in;
         return (f32in || f16in || bf16in) && same_c ? 0 : -1;
     case CUBLAS_COMPUTE_32F_PEDANTIC:
+        g->in_order = f16in || bf16in;
         return (f32in || f16in || bf16in) && same_c ? 0 : -1;
     case CUBLAS_COMPUTE_32F_FAST_TF32:
         g->round = ROUND_TF32;
@@ -379,8 +401,8 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
     (void)algo;
-    struct gemm g = {transa, transb, m,     n,   k,   A,   B,          C,
-                     Atype,  Btype,  Ctype, lda, ldb, ldc, ROUND_NONE, 0};
+    struct gemm g = {transa, transb, m,   n,   k,   A,          B, C, Atype,
+                     Btype,  Ctype,  lda, ldb, ldc, ROUND_NONE, 0, 0};
     float a, b;
     cublasStatus_t st = gemm_setup(handle, &g, computeType, alpha, beta, &a, &b);
     if (st == CUBLAS_STATUS_SUCCESS && batchCount < 0)
@@ -421,8 +443,8 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
                                   int ldb, const float *beta, float *const Carray[], int ldc,
                                   int batchCount)
 {
-    struct gemm g = {transa,     transb,     m,          n,   k,   NULL, NULL,       NULL,
-                     CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, lda, ldb, ldc,  ROUND_NONE, 0};
+    struct gemm g = {transa,     transb,     m,   n,   k,   NULL,       NULL, NULL, CUDA_R_32F,
+                     CUDA_R_32F, CUDA_R_32F, lda, ldb, ldc, ROUND_NONE, 0,    0};
     float a, b;
     cublasStatus_t st = gemm_setup(handle, &g, CUBLAS_COMPUTE_32F, alpha, beta, &a, &b);
     if (st != CUBLAS_STATUS_SUCCESS || batchCount <= 0)
@@ -487,8 +509,8 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                            : beta;
     if (!a || !b || !c || !al || !be)
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    struct gemm g = {ta,         tb,         m,          n,   k,   NULL, NULL,       NULL,
-                     CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, lda, ldb, ldc,  ROUND_NONE, 0};
+    struct gemm g = {ta,         tb,         m,   n,   k,   NULL,       NULL, NULL, CUDA_R_64F,
+                     CUDA_R_64F, CUDA_R_64F, lda, ldb, ldc, ROUND_NONE, 0,    0};
     dgemm_host(&g, *al, a, b, *be, c);
     for (int j = 0; j < n && m; j++)
         course_emu_wrote(C + (size_t)j * ldc, (size_t)m * 8);

@@ -109,17 +109,44 @@ static cudaError_t check_cluster(const struct rt_function *f, const struct rt_ke
     return cudaErrorInvalidClusterSize;
 }
 
-/* The configuration checks that need the kernel: shared memory and __launch_bounds__. */
-static cudaError_t check_kernel(const struct rt_function *f, const struct rt_kernel *k, dim3 b,
-                                size_t smem)
+/* The configuration checks that need the kernel: grid and block limits, shared memory and
+ * __launch_bounds__. Each refusal says in one line which kernel, which limit and by how much. */
+static void demangle(const char *sym, char *out, size_t size);
+
+static cudaError_t check_kernel(const struct rt_function *f, const struct rt_kernel *k, dim3 g,
+                                dim3 b, size_t smem)
 {
     uint64_t threads = (uint64_t)b.x * b.y * b.z;
-    if (k->static_smem + smem > smem_limit(f, k))
+    char name[256];
+    demangle(k->name, name, sizeof name);
+    if (!dims_ok(g, b)) {
+        rt_say("launch of %s refused: a grid of %u x %u x %u blocks of %u x %u x %u threads is "
+               "outside sm_90's limits (grid x < 2^31, y, z <= 65535; block x, y <= 1024, z <= "
+               "64, at most 1024 threads) (cudaErrorInvalidConfiguration)",
+               name, g.x, g.y, g.z, b.x, b.y, b.z);
+        return cudaErrorInvalidConfiguration;
+    }
+    if (k->static_smem + smem > smem_limit(f, k)) {
+        rt_say("launch of %s refused: %u bytes of static and %zu of dynamic shared memory exceed "
+               "its limit of %u bytes (%s) (cudaErrorInvalidValue)",
+               name, k->static_smem, smem, smem_limit(f, k),
+               f->max_dyn_smem ? "static + cudaFuncAttributeMaxDynamicSharedMemorySize, at most "
+                                 "227 KiB"
+                               : "48 KiB without cudaFuncAttributeMaxDynamicSharedMemorySize");
         return cudaErrorInvalidValue;
-    if (k->maxntid && threads > k->maxntid)
+    }
+    if (k->maxntid && threads > k->maxntid) {
+        rt_say("launch of %s refused: %llu threads per block, more than its __launch_bounds__ "
+               "(.maxntid) of %u (cudaErrorLaunchOutOfResources)",
+               name, (unsigned long long)threads, k->maxntid);
         return cudaErrorLaunchOutOfResources;
-    if (k->reqntid[0] && (b.x != k->reqntid[0] || b.y != k->reqntid[1] || b.z != k->reqntid[2]))
+    }
+    if (k->reqntid[0] && (b.x != k->reqntid[0] || b.y != k->reqntid[1] || b.z != k->reqntid[2])) {
+        rt_say("launch of %s refused: blocks of %u x %u x %u threads, not its .reqntid %u x %u x "
+               "%u (cudaErrorInvalidValue)",
+               name, b.x, b.y, b.z, k->reqntid[0], k->reqntid[1], k->reqntid[2]);
         return cudaErrorInvalidValue;
+    }
     return cudaSuccess;
 }
 
@@ -310,12 +337,10 @@ cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t
     struct rt_function *f = rt_function_of(func);
     cudaError_t err = f ? rt_device() : cudaErrorInvalidDeviceFunction;
     const struct rt_kernel *k = NULL;
-    if (err == cudaSuccess && !dims_ok(g, b))
-        err = cudaErrorInvalidConfiguration;
     if (err == cudaSuccess)
         k = rt_kernel_of(f, &err);
     if (err == cudaSuccess)
-        err = check_kernel(f, k, b, smem);
+        err = check_kernel(f, k, g, b, smem);
     if (err == cudaSuccess)
         err = check_cluster(f, k, g, cluster_of(f, k, cluster_launch));
     if (err == cudaSuccess)
@@ -399,9 +424,15 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
     rt_lock();
     const struct rt_kernel *k = kernel_for(func, &f, &err);
     if (k && attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value < 0 || k->static_smem + (uint32_t)value > RT_SMEM_OPTIN)
+        if (value < 0 || k->static_smem + (uint32_t)value > RT_SMEM_OPTIN) {
+            char name[256];
+            demangle(k->name, name, sizeof name);
+            rt_say("cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): "
+                   "%u bytes of static shared memory and %d of dynamic exceed the 227 KiB a "
+                   "block may have (cudaErrorInvalidValue)",
+                   name, value, k->static_smem, value);
             err = cudaErrorInvalidValue;
-        else
+        } else
             f->max_dyn_smem = (uint32_t)value;
     } else if (k && attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
         err = value >= -1 && value <= 100 ? cudaSuccess : cudaErrorInvalidValue;

@@ -26,6 +26,7 @@ struct bulk_ops {
     uint32_t size;         /**< a bulk copy's byte count: a register (immediates become one) */
     uint32_t rank;         /**< a tensor copy's coordinates */
     uint32_t coord[5];     /**< their registers (signed 32-bit) */
+    uint32_t mask;         /**< .multicast::cluster's ctaMask register (16-bit), else NO_REG */
 };
 
 _Static_assert(sizeof(struct bulk_ops) % 4 == 0, "the pool holds 32-bit words");
@@ -53,6 +54,15 @@ static inline uint64_t bulk_addr_of(const struct warp *w, const struct bulk_addr
  *  the copy engine's (count_tma()); its host address into *host. */
 enum event bulk_global(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t a,
                        uint64_t bytes, int store, uint8_t **host);
+
+/**
+ * The blocks lane @p l's copy into shared memory lands in, into @p to: with .multicast::cluster,
+ * each block of the cluster whose bit is set in the ctaMask; else the block the shared::cluster
+ * destination names (this one, or a peer's through mapa). The destination's and the mbarrier's
+ * offsets in each of those blocks into *dst and *mbar. Their count, or -1 after vm_fail().
+ */
+int bulk_targets(struct exec *x, struct warp *w, const struct insn *in, int l,
+                 const struct bulk_ops *b, uint64_t *dst, uint64_t *mbar, struct exec **to);
 
 /** Combine @p n elements of @p width bytes from @p src into global memory at @p dst as red would
  *  (the ATOM_MOD fields of @p mod), under the atomics lock. */

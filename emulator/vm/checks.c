@@ -27,7 +27,6 @@
  */
 #define _GNU_SOURCE
 #include "checks.h"
-#include "hopper.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -326,8 +325,6 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         if (x->launch->checks & VM_CHECK_RACE)
             check_async_access(x, w, in, l, addr[l], bytes, store);
     }
-    if (store && x->proxy)
-        check_proxy_store(x, w, in, addr, m, bytes);
     return EV_NONE;
 }
 

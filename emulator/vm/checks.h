@@ -99,6 +99,12 @@ void check_async_write(struct exec *x, const struct insn *in, uint64_t off, uint
 void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t off,
                       uint64_t bytes, const char *what);
 
+/** wgmma @p in, issued by warp @p w's warpgroup, reads shared [@p off, @p off + @p bytes)
+ *  through the async proxy as it runs: a generic-proxy write there with no fence.proxy.async
+ *  since, by a thread of the writer's warp or of the reading warpgroup, is reported. */
+void check_async_wgmma_read(struct exec *x, const struct warp *w, const struct insn *in,
+                            uint64_t off, unsigned bytes);
+
 /** A generic-proxy access of lane @p lane (checks.c's check_shared()). */
 void check_async_access(struct exec *x, struct warp *w, const struct insn *in, int lane,
                         uint64_t off, unsigned bytes, int store);

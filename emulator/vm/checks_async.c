@@ -1,7 +1,8 @@
 /**
  * @file checks_async.c
  * @brief racecheck's view of the asynchronous proxy: bulk and tensor copies (TMA) and the
- *        mbarriers they complete on, and fence.proxy.async.
+ *        mbarriers they complete on, wgmma's shared-memory operands, and fence.proxy.async:
+ *        one record per byte of shared memory and one fence record per thread for all three.
  *
  * The VM runs a copy when it is issued, so a kernel that reads a copy's destination too early
  * still gets the right bytes here; on a GPU it may not. Two rules of the PTX memory model
@@ -14,10 +15,12 @@
  *   object's completed phases are counted from its mbarrier.init; each thread keeps how many
  *   it has seen.
  * - **Unfenced write.** A generic-proxy write (st.shared, an atomic) to bytes that an
- *   async-proxy read then takes (a bulk or TMA store's source; wgmma's operands, through
- *   check_async_read()) needs a fence.proxy.async between: the writer's own after its write,
- *   or the reader's own after a block-wide barrier that followed the write (the barrier's
- *   cumulativity carries the other threads' writes to it).
+ *   async-proxy read then takes needs a fence.proxy.async between. For a bulk or TMA store's
+ *   source (check_async_read()): the writer's own after its write, or the reader's own after a
+ *   block-wide barrier that followed the write (the barrier's cumulativity carries the other
+ *   threads' writes to it). For a wgmma's operands (check_async_wgmma_read(), when the
+ *   operation runs at its wait_group): a fence after the write by a thread of the writer's
+ *   warp (which then makes the write visible with a barrier) or of the reading warpgroup.
  *
  * What is not checked: a copy that overwrites bytes threads still read (the producer of a
  * pipeline must wait for the consumers' "empty" mbarrier; that order is not tracked), and
@@ -257,6 +260,39 @@ void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int
                  what, (unsigned long long)(off + i), vm_describe(x, w, in, lane, me, sizeof me),
                  check_thread_at(x, b->gw_tid - 1, b->gw_pc, them, sizeof them));
         check_add(x, CHECK_ASYNC_UNFENCED, check_place(x, pc), check_place(x, b->gw_pc), line);
+        return;
+    }
+}
+
+/* 1 when a thread of warps [@p first, @p first + @p n) executed fence.proxy.async after
+ * instruction count @p seq. */
+static int warps_fenced(const struct exec *x, const struct astate *s, uint32_t first, uint32_t n,
+                        uint64_t seq)
+{
+    for (uint32_t t = first * 32; t < (first + n) * 32 && t < x->nwarps * 32; t++)
+        if (t < x->nthreads && s->fence_seq[t] > seq)
+            return 1;
+    return 0;
+}
+
+void check_async_wgmma_read(struct exec *x, const struct warp *w, const struct insn *in,
+                            uint64_t off, unsigned bytes)
+{
+    struct astate *s = state(x);
+    for (unsigned i = 0; i < bytes; i++) {
+        const struct abyte *b = byte_of(s, off + i);
+        uint32_t writer = (b->gw_tid - 1) / 32;
+        if (!b->gw_tid || warps_fenced(x, s, writer, 1, b->gw_seq) ||
+            warps_fenced(x, s, w->index / 4 * 4, 4, b->gw_seq))
+            continue;
+        char me[400], at[200];
+        check_report_at(x, (uint32_t)(in - x->code), b->gw_pc,
+                        "racecheck: wgmma.mma_async reads shared 0x%llx through the async proxy, "
+                        "written through the generic proxy by warp %u at %s with no "
+                        "fence.proxy.async between, %s",
+                        (unsigned long long)(off + i), writer,
+                        vm_where(x->mod, &x->code[b->gw_pc], at, sizeof at),
+                        vm_describe(x, w, in, 0, me, sizeof me));
         return;
     }
 }

@@ -56,8 +56,6 @@ const char *vm_cluster_check(const struct vm_launch *L, const struct func *fn, c
         snprintf(buf, size,
                  "a grid of %u x %u x %u blocks is not made of whole %u x %u x %u clusters",
                  L->grid[0], L->grid[1], L->grid[2], d[0], d[1], d[2]);
-    else if (n > 1 && L->cooperative)
-        snprintf(buf, size, "a cooperative launch of clusters is not emulated");
     else
         return NULL;
     return buf;

@@ -6,9 +6,9 @@
  * A copy has up to three addresses (its shared side, its global side or tensor map, its
  * mbarrier), each a register plus a displacement, and a size or up to five coordinates: more
  * than struct insn holds, so they go to the module's pool as a struct bulk_ops (bulk.h). The
- * direction is the order of the state spaces in the mnemonic (destination first). What the
- * VM does not run decodes to a one-line refusal naming the form: multicast (it needs clusters),
- * im2col and gather4 loads, sm_100's forms.
+ * direction is the order of the state spaces in the mnemonic (destination first); a multicast
+ * load's ctaMask follows its mbarrier. What the VM does not run decodes to a one-line refusal
+ * naming the form: im2col and gather4 loads, sm_100's forms.
  */
 #include <string.h>
 
@@ -65,10 +65,6 @@ static int tensor_of(struct dctx *c, const struct operand *o, int rank, struct b
 /* The forms of sm_90 the VM does not run, or of later GPUs: refused in one line. */
 static int refused(struct dctx *c, const struct mn *m)
 {
-    if (mn_has(m, "multicast::cluster"))
-        return dec_bad(c,
-                       ".multicast::cluster needs thread-block clusters, which the emulator does "
-                       "not run yet");
     static const char *const later[] = {"im2col",        "im2col::w",      "im2col::w::128",
                                         "tile::gather4", "tile::scatter4", "cta_group::1",
                                         "cta_group::2",  "cp_mask",        "ignore_oob"};
@@ -120,7 +116,7 @@ static int operands(struct dctx *c, const struct mn *m, struct operand *o, int n
                     int load, struct bulk_ops *b)
 {
     int rank = rank_of(m), at = 0;
-    *b = (struct bulk_ops){.mbar = {NO_REG, 0, -1}, .size = NO_REG};
+    *b = (struct bulk_ops){.mbar = {NO_REG, 0, -1}, .size = NO_REG, .mask = NO_REG};
     for (int i = 0; i < 5; i++)
         b->coord[i] = NO_REG;
     if (tensor && !rank)
@@ -135,6 +131,12 @@ static int operands(struct dctx *c, const struct mn *m, struct operand *o, int n
         return -1;
     if (load && addr_of(c, &o[at++], &b->mbar, "mbarrier"))
         return -1;
+    if (mn_has(m, "multicast::cluster")) {
+        if (!load || at >= n)
+            return dec_bad(c, ".multicast::cluster on a load with its ctaMask operand only");
+        if (dec_src(c, &o[at++], 'b', 16, &b->mask))
+            return -1;
+    }
     /* what may follow (.L2::cache_hint's policy) changes nothing here */
     return at > n ? dec_bad(c, "expected at least %d operands", at) : 0;
 }

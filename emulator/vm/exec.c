@@ -1009,27 +1009,32 @@ static void resident_turns(struct exec *x, struct exec *c, int *ended, uint32_t 
 
 /*
  * Blocks that are resident together, as the GPU guarantees: every block of a cooperative launch
- * (@p group = @p nblocks), or the blocks of each thread-block cluster in turn (@p group of them,
- * sharing cluster @p cl: distributed shared memory, barrier.cluster). They take turns on one
+ * (@p group = @p nblocks), or the blocks of each thread-block cluster in turn (@p group = the
+ * cluster's). With cluster dimensions @p dims (NULL: none), each run of that many consecutive
+ * blocks shares a cluster: distributed shared memory, barrier.cluster. They take turns on one
  * thread (resident_turns()), so that each may wait for the others (at a grid-wide barrier, say).
  */
-static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, struct cluster *cl,
+static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, const uint32_t *dims,
                          uint32_t per)
 {
     struct grid g = {.nblocks = nblocks, .failed = nblocks};
     struct exec *c = emu_calloc(group, sizeof *c);
     struct vm_result *r = emu_calloc(group, sizeof *r);
     int *ended = emu_calloc(group, sizeof *ended);
+    uint32_t csize = dims ? dims[0] * dims[1] * dims[2] : 1, ncl = dims ? group / csize : 0;
+    struct cluster **cl = emu_calloc(ncl + 1, sizeof *cl);
+    for (uint32_t k = 0; k < ncl; k++)
+        cl[k] = vm_cluster_new(dims, x->nthreads);
     for (uint32_t i = 0; i < group; i++) {
         context_open(&c[i], x, &g, &r[i], per);
         c[i].grid = NULL; /* one thread: no block waits for another thread's */
-        c[i].cluster = cl;
-        if (cl)
-            cl->cta[i] = &c[i];
+        c[i].cluster = dims ? cl[i / csize] : NULL;
+        if (dims)
+            cl[i / csize]->cta[i % csize] = &c[i];
     }
     for (uint64_t first = 0; first < nblocks && g.failed == nblocks; first += group) {
-        if (cl)
-            vm_cluster_reset(cl);
+        for (uint32_t k = 0; k < ncl; k++)
+            vm_cluster_reset(cl[k]);
         for (uint32_t i = 0; i < group; i++) {
             place_block(&c[i], first + i);
             block_start(&c[i]);
@@ -1041,6 +1046,9 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, struc
         c[i].grid = &g;
         context_close(x, &c[i]);
     }
+    for (uint32_t k = 0; k < ncl; k++)
+        vm_cluster_free(cl[k]);
+    free(cl);
     free(ended);
     free(r);
     free(c);
@@ -1144,13 +1152,11 @@ enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,
     uint32_t dims[3];
     vm_cluster_dims(L, fn, dims);
     uint32_t csize = dims[0] * dims[1] * dims[2];
-    if (L->cooperative && nblocks > 1) {
-        run_resident(&x, nblocks, (uint32_t)nblocks, NULL, per);
-    } else if (csize > 1) {
-        struct cluster *cl = vm_cluster_new(dims, x.nthreads);
-        run_resident(&x, nblocks, csize, cl, per);
-        vm_cluster_free(cl);
-    } else if (threads > 1)
+    if (L->cooperative && nblocks > 1)
+        run_resident(&x, nblocks, (uint32_t)nblocks, csize > 1 ? dims : NULL, per);
+    else if (csize > 1)
+        run_resident(&x, nblocks, csize, dims, per);
+    else if (threads > 1)
         run_threads(&x, nblocks, threads, per);
     else
         run_in_order(&x, nblocks);

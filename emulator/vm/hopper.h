@@ -1,8 +1,8 @@
 /**
  * @file hopper.h
  * @brief sm_90's warpgroup and cluster machinery: what the family files of wgmma
- *        (ops_wgmma.c), thread-block clusters (cluster.c) and the async-proxy check
- *        (checks_proxy.c) share with exec.c and the memory paths.
+ *        (ops_wgmma.c) and thread-block clusters (cluster.c) share with exec.c and the memory
+ *        paths.
  *
  * A warpgroup is four consecutive warps of a block, warp 4g to 4g + 3. Its wgmma.mma_async
  * instructions wait in a queue until a wgmma.wait_group covers them, and run then: every warp
@@ -35,8 +35,6 @@ struct cluster {
 
 /** A block's state for sm_90's warpgroup instructions (ops_wgmma.c). */
 struct hopper;
-/** The async-proxy check's records of a block (checks_proxy.c). */
-struct proxy;
 
 /** Fields of OP_WGMMA_MMA's insn.mod: N (8 .. 256), f32 accumulators (else f16), A's and B's
  *  type (enum mma_type), A and B negated (imm-scale -1), A and B MN-major (imm-trans 1). */
@@ -105,19 +103,5 @@ struct cluster *vm_hopper_own_cluster(struct exec *x);
 /** Racecheck, before warp @p w runs @p in while x->wgmma_watch is set: an access to a register
  *  that a wgmma.mma_async in flight owns (its accumulators, its A fragment) is reported. */
 void vm_wgmma_watch(struct exec *x, struct warp *w, const struct insn *in);
-
-/* ---- checks_proxy.c ------------------------------------------------------------------------- */
-
-/** The async-proxy check (racecheck): generic-proxy stores to shared memory (checks.c notes
- *  each), fence.proxy.async (executed by lanes @p m of @p w), and wgmma's reads of shared
- *  memory through the async proxy, each byte written with no fence between reported. */
-void check_proxy_store(struct exec *x, const struct warp *w, const struct insn *in,
-                       const uint64_t *addr, uint32_t m, unsigned bytes);
-void check_proxy_fence(struct exec *x, const struct warp *w, uint32_t m);
-void check_proxy_read(struct exec *x, const struct warp *w, const struct insn *in, uint64_t addr,
-                      unsigned bytes);
-/** A block starts; a context ends. */
-void check_proxy_block(struct exec *x);
-void check_proxy_free(struct exec *x);
 
 #endif /* EMU_HOPPER_H */

@@ -4,7 +4,9 @@
  *        stores, reductions and prefetches, and fence.proxy.async.
  *
  * A copy runs when a lane issues it (a valid schedule of an asynchronous copy) and completes
- * its bytes on its mbarrier at once, so a phase that waits for them alone completes there.
+ * its bytes on its mbarrier at once, so a phase that waits for them alone completes there. A
+ * multicast load writes the same bytes into every block its ctaMask names, at the same offset,
+ * and completes them on each one's mbarrier (bulk_targets()).
  * Its global side goes through the global memory path's checks one contiguous piece at a
  * time (bounds, freed memory, initcheck, the grader's record) and is counted as the copy
  * engine's sectors (count_tma()), never as thread requests. Its shared side is checked against
@@ -77,45 +79,79 @@ void bulk_reduce(struct exec *x, uint32_t mod, uint8_t *dst, const uint8_t *src,
     vm_atomics_unlock(x);
 }
 
-/* The mbarrier of lane @p l's copy into shared memory: its shared offset. */
-static uint64_t mbar_of(const struct warp *w, const struct bulk_ops *b, int l)
+int bulk_targets(struct exec *x, struct warp *w, const struct insn *in, int l,
+                 const struct bulk_ops *b, uint64_t *dst, uint64_t *mbar, struct exec **to)
 {
-    return bulk_addr_of(w, &b->mbar, l);
+    uint64_t d = bulk_addr_of(w, &b->smem, l);
+    uint32_t size = x->cluster ? x->cluster->size : 1, n = 0, bytes;
+    uint8_t *smem;
+    *mbar = CLUSTER_OFFSET(bulk_addr_of(w, &b->mbar, l)); /* in the destination's block */
+    if (b->mask == NO_REG) {
+        *dst = d;
+        return vm_cluster_resolve(x, w, in, l, dst, &smem, &bytes, to) ? -1 : 1;
+    }
+    uint32_t mask = R32(w, b->mask)[l] & 0xFFFFu;
+    if (mask >> size) {
+        vm_fail(x, w, in, l, VM_FAULT,
+                "a multicast copy's ctaMask 0x%x names blocks past the cluster's %u", mask, size);
+        return -1;
+    }
+    for (uint32_t r = 0; r < size; r++)
+        if (mask >> r & 1)
+            to[n++] = x->cluster ? x->cluster->cta[r] : x;
+    *dst = CLUSTER_OFFSET(d);
+    return (int)n;
 }
 
 /* ---- bulk copies ---------------------------------------------------------------------- */
+
+/* Lane @p l's cp.async.bulk into shared memory: from global memory, or (@p in->width) from the
+ * block's own shared memory; into each block bulk_targets() names. */
+static enum event copy_lane(struct exec *x, struct warp *w, const struct insn *in, int l,
+                            const struct bulk_ops *b)
+{
+    uint64_t dst, mbar, src = bulk_addr_of(w, &b->glob, l), size = R32(w, b->size)[l];
+    struct exec *to[CLUSTER_MAX];
+    uint8_t *from = NULL;
+    int n = bulk_targets(x, w, in, l, b, &dst, &mbar, to);
+    if (n < 0)
+        return EV_ERROR;
+    if (size % 16)
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "cp.async.bulk of %llu bytes (a multiple of 16 is required)",
+                       (unsigned long long)size);
+    enum event ev = EV_NONE;
+    for (int k = 0; k < n && ev == EV_NONE; k++)
+        ev = shared_range(to[k], w, in, l, dst, size, 16, "cp.async.bulk destination");
+    if (ev == EV_NONE && in->width) /* from the block's own shared memory */
+        ev = shared_range(x, w, in, l, src, size, 16, "cp.async.bulk source");
+    else if (ev == EV_NONE && src % 16)
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "misaligned cp.async.bulk source at 0x%llx (it must be 16-byte aligned)",
+                       (unsigned long long)src);
+    else if (ev == EV_NONE)
+        ev = bulk_global(x, w, in, l, src, size, 0, &from);
+    if (ev != EV_NONE)
+        return ev;
+    if (in->width && x->launch->checks & VM_CHECK_RACE)
+        check_async_read(x, w, in, l, src, size, "cp.async.bulk");
+    for (int k = 0; k < n; k++) {
+        memmove(to[k]->smem + dst, in->width ? x->smem + src : from, size);
+        if (x->launch->checks)
+            check_async_write(to[k], in, dst, size, mbar);
+    }
+    if (x->cnt)
+        x->cnt->tma_copies++, x->cnt->tma_ld_bytes += size;
+    for (int k = 0; k < n && ev == EV_NONE; k++)
+        ev = vm_mbar_complete_tx(to[k], w, in, l, mbar, size);
+    return ev;
+}
 
 enum event h_BULK_COPY(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     struct bulk_ops b = bulk_ops_of(x->mod, in);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint64_t dst = bulk_addr_of(w, &b.smem, l), src = bulk_addr_of(w, &b.glob, l);
-        uint64_t size = R32(w, b.size)[l];
-        uint8_t *from = NULL;
-        if (size % 16)
-            return vm_fail(x, w, in, l, VM_FAULT,
-                           "cp.async.bulk of %llu bytes (a multiple of 16 is required)",
-                           (unsigned long long)size);
-        enum event ev = shared_range(x, w, in, l, dst, size, 16, "cp.async.bulk destination");
-        if (ev == EV_NONE && in->width) /* from the block's own shared memory */
-            ev = shared_range(x, w, in, l, src, size, 16, "cp.async.bulk source");
-        else if (ev == EV_NONE && src % 16)
-            return vm_fail(x, w, in, l, VM_FAULT,
-                           "misaligned cp.async.bulk source at 0x%llx (it must be 16-byte aligned)",
-                           (unsigned long long)src);
-        else if (ev == EV_NONE)
-            ev = bulk_global(x, w, in, l, src, size, 0, &from);
-        if (ev != EV_NONE)
-            return ev;
-        if (in->width && x->launch->checks & VM_CHECK_RACE)
-            check_async_read(x, w, in, l, src, size, "cp.async.bulk");
-        memmove(x->smem + dst, in->width ? x->smem + src : from, size);
-        if (x->launch->checks)
-            check_async_write(x, in, dst, size, mbar_of(w, &b, l));
-        if (x->cnt)
-            x->cnt->tma_copies++, x->cnt->tma_ld_bytes += size;
-        ev = vm_mbar_complete_tx(x, w, in, l, mbar_of(w, &b, l), size);
+        enum event ev = copy_lane(x, w, in, __builtin_ctz(mm), &b);
         if (ev != EV_NONE)
             return ev;
     }
@@ -167,15 +203,13 @@ enum event h_BULK_PREFETCH(struct exec *x, struct warp *w, const struct insn *in
     return EV_NONE;
 }
 
-/* fence.proxy.async: nothing to order in a machine whose accesses complete in order; both
- * async-proxy checks note it (checks_async.c for copies, checks_proxy.c for wgmma operands). */
+/* fence.proxy.async: nothing to order in a machine whose accesses complete in order; the
+ * async-proxy check notes it (checks_async.c). */
 enum event h_FENCE_PROXY_ASYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)in;
     if (!(x->launch->checks & VM_CHECK_RACE))
         return EV_NONE;
     check_async_fence(x, w, m);
-    if (x->hop)
-        check_proxy_fence(x, w, m);
     return EV_NONE;
 }

@@ -15,6 +15,7 @@
 #include "bulk.h"
 #include "checks.h"
 #include "count.h"
+#include "hopper.h"
 #include "tmap.h"
 
 /** The box of one copy: its extents (elements per dimension) and first coordinates. */
@@ -106,48 +107,68 @@ static void fill(const struct tmap *t, uint8_t *row, uint64_t n)
         memcpy(row + i * t->elem_bytes, &v, t->elem_bytes);
 }
 
-/* Lane @p l's load: the box into shared memory at the copy's destination. */
+/* Row @p r of box @p bx (its in-bounds elements from global memory, the fill elsewhere) into
+ * @p row. */
+static enum event load_row(struct exec *x, struct warp *w, const struct insn *in, int l,
+                           const struct tmap *t, const struct box *bx, uint64_t r, uint8_t *row)
+{
+    uint64_t lo, hi, a;
+    uint8_t *from = NULL;
+    fill(t, row, bx->n[0]);
+    if (!row_span(t, bx, r, &lo, &hi, &a))
+        return EV_NONE;
+    enum event ev = bulk_global(x, w, in, l, a, (hi - lo) * t->elem_bytes, 0, &from);
+    if (ev == EV_NONE)
+        memcpy(row + lo * t->elem_bytes, from, (hi - lo) * t->elem_bytes);
+    return ev;
+}
+
+/* Lane @p l's load: the box into shared memory at the copy's destination, in each block
+ * bulk_targets() names (one, or a multicast's), and its bytes completed on each one's mbarrier. */
 static enum event load_lane(struct exec *x, struct warp *w, const struct insn *in, int l,
                             const struct bulk_ops *b)
 {
     struct tmap t;
     struct box bx;
+    struct exec *to[CLUSTER_MAX];
     uint8_t row[256 * 8];
-    uint64_t dst = bulk_addr_of(w, &b->smem, l), mbar = bulk_addr_of(w, &b->mbar, l);
+    uint64_t dst, mbar;
+    int n = bulk_targets(x, w, in, l, b, &dst, &mbar, to);
+    if (n < 0)
+        return EV_ERROR;
     enum event ev = tensor_map(x, w, in, l, bulk_addr_of(w, &b->glob, l), &t);
     if (ev != EV_NONE)
         return ev;
     box_of(&t, w, b, l, &bx);
     uint64_t total = bx.rows * bx.row_bytes;
-    if (dst % 128 || dst >= WINDOW_SIZE || dst + total > x->smem_bytes)
-        return vm_fail(x, w, in, l, VM_FAULT,
-                       "a tensor copy's box of %llu bytes into shared offset %llu (it must be "
-                       "128-byte aligned, inside the block's %u bytes of shared memory)",
-                       (unsigned long long)total, (unsigned long long)dst, x->smem_bytes);
+    for (int k = 0; k < n; k++)
+        if (dst % 128 || dst >= WINDOW_SIZE || dst + total > to[k]->smem_bytes)
+            return vm_fail(x, w, in, l, VM_FAULT,
+                           "a tensor copy's box of %llu bytes into shared offset %llu (it must "
+                           "be 128-byte aligned, inside the block's %u bytes of shared memory)",
+                           (unsigned long long)total, (unsigned long long)dst, to[k]->smem_bytes);
     for (uint64_t r = 0; r < bx.rows; r++) {
-        uint64_t lo, hi, a;
-        uint8_t *from = NULL;
-        fill(&t, row, bx.n[0]);
-        if (row_span(&t, &bx, r, &lo, &hi, &a) &&
-            (ev = bulk_global(x, w, in, l, a, (hi - lo) * t.elem_bytes, 0, &from)) != EV_NONE)
+        if ((ev = load_row(x, w, in, l, &t, &bx, r, row)) != EV_NONE)
             return ev;
-        if (from)
-            memcpy(row + lo * t.elem_bytes, from, (hi - lo) * t.elem_bytes);
         for (uint64_t j = 0; j < bx.row_bytes; j += 16) {
             uint64_t at = swizzled(dst + r * bx.row_bytes + j, t.swizzle);
-            if (at + 16 > x->smem_bytes)
-                return vm_fail(x, w, in, l, VM_FAULT,
-                               "a swizzled tensor copy reaches shared offset %llu, past the "
-                               "block's %u bytes",
-                               (unsigned long long)at, x->smem_bytes);
-            memcpy(x->smem + at, row + j, 16);
-            if (x->launch->checks)
-                check_async_write(x, in, at, 16, mbar);
+            for (int k = 0; k < n; k++) {
+                if (at + 16 > to[k]->smem_bytes)
+                    return vm_fail(x, w, in, l, VM_FAULT,
+                                   "a swizzled tensor copy reaches shared offset %llu, past the "
+                                   "block's %u bytes",
+                                   (unsigned long long)at, to[k]->smem_bytes);
+                memcpy(to[k]->smem + at, row + j, 16);
+                if (x->launch->checks)
+                    check_async_write(to[k], in, at, 16, mbar);
+            }
         }
     }
     if (x->cnt)
         x->cnt->tma_copies++, x->cnt->tma_ld_bytes += total;
-    return vm_mbar_complete_tx(x, w, in, l, mbar, total);
+    for (int k = 0; k < n && ev == EV_NONE; k++)
+        ev = vm_mbar_complete_tx(to[k], w, in, l, mbar, total);
+    return ev;
 }
 
 enum event h_TMA_LOAD(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)

@@ -93,7 +93,6 @@ static int uses_hopper(const struct exec *x)
 void vm_hopper_make(struct exec *x)
 {
     x->hop = NULL;
-    x->proxy = NULL;
     x->wgmma_watch = 0;
     if (!uses_hopper(x))
         return;
@@ -115,7 +114,6 @@ void vm_hopper_free(struct exec *x)
         free(h->wg[i].ops);
     for (uint32_t i = 0; i < x->nwarps; i++)
         free(h->watch[i]);
-    check_proxy_free(x);
     vm_cluster_free(h->own);
     free(h->watch);
     free(h->wg);
@@ -140,8 +138,6 @@ void vm_hopper_block_start(struct exec *x)
     x->wgmma_watch = 0;
     if (h->own)
         vm_cluster_reset(h->own);
-    if (x->launch->checks & VM_CHECK_RACE)
-        check_proxy_block(x);
 }
 
 struct cluster *vm_hopper_own_cluster(struct exec *x)
@@ -422,7 +418,7 @@ static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
                 if (addr[n] + e > x->smem_bytes)
                     return; /* the wait fails the launch, naming it */
                 if (x->launch->checks & VM_CHECK_RACE)
-                    check_proxy_read(x, w, in, addr[n], e);
+                    check_async_wgmma_read(x, w, in, addr[n], e);
                 if (++n == 32 || (mn == rows - 1 && k == K - 1)) {
                     check_shared(x, w, in, addr, n == 32 ? FULL_MASK : (1u << n) - 1, e, 0);
                     n = 0;

@@ -351,14 +351,29 @@ static int parse_number(struct parser *P, struct operand *o, int neg)
     return 0;
 }
 
-/* {r0, r1, ...} into o->vec (the sink _ as NULL). */
+/* An integer in a vector of sources ({%r1, 0, %r2}: a tensor copy's coordinates) as a 32-bit
+ * constant register, kept for the instruction being parsed. */
+static int parse_vec_int(struct parser *P, const struct reg **out)
+{
+    int64_t v;
+    if (P->nvec_imm == sizeof P->vec_imm / sizeof *P->vec_imm || parse_int(P->t.s, P->t.len, &v))
+        return parse_fail(P, "a vector element that is not a register or an integer");
+    struct reg *r = &P->vec_imm[P->nvec_imm++];
+    *r = (struct reg){constant_reg(&P->dc, (uint32_t)v, SLOT_32), SLOT_32, 32, 'b'};
+    *out = r;
+    parse_next(P);
+    return 0;
+}
+
+/* {r0, r1, ...} into o->vec (the sink _ as NULL; an integer as a constant register). */
 static int parse_vec(struct parser *P, struct operand *o)
 {
     parse_next(P); /* { */
     while (!tok_punct(&P->t, '}')) {
         if (o->nvec == VEC_MAX)
             return parse_fail(P, "vector operand longer than %d", VEC_MAX);
-        if (parse_reg_name(P, &o->vec[o->nvec++]))
+        if (P->t.kind == T_NUM ? parse_vec_int(P, &o->vec[o->nvec++])
+                               : parse_reg_name(P, &o->vec[o->nvec++]))
             return -1;
         if (tok_punct(&P->t, ','))
             parse_next(P);
@@ -584,6 +599,7 @@ static int parse_instruction(struct parser *P)
     parse_next(P);
     struct operand ops[8];
     int nops = 0, failed = 0, group = 0, in_group = 0;
+    P->nvec_imm = 0;
     while (!tok_punct(&P->t, ';') && P->t.kind != T_END) {
         if (nops == 8) {
             parse_fail(P, "%s: too many operands", mn);
@@ -797,7 +813,6 @@ static int parse_function(struct parser *P, int is_entry)
     P->local_before = P->local_bytes;
     fn->call_lo = P->call_bytes;
     P->dyn_used = 0;
-    P->static_smem = P->module_smem;
     if (!is_entry && tok_punct(&P->t, '(') && parse_params(P, fn, 1))
         return -1;
     if (P->t.kind != T_WORD)
@@ -821,6 +836,7 @@ static int parse_function(struct parser *P, int is_entry)
         return 0;
     }
     fn->info.name = name;
+    P->static_smem = smem_plan_base(P, name);
     fn->address = link_function_address(name, strlen(name));
     fn->first = m->ncode;
     P->fdefs = emu_realloc(P->fdefs, (m->nfuncs + 1) * sizeof *P->fdefs);
@@ -928,6 +944,7 @@ static void free_parser(struct parser *P)
     free(P->consts);
     free(P->calls);
     free(P->fdefs);
+    smem_plan_free(P->plan);
 }
 
 int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem,
@@ -945,6 +962,7 @@ int vm_load(const char *ptx, size_t len, const char *origin, struct emu_mem *mem
     P->dc.callee = link_callee_ref;
     P->dc.dyn_smem_base = vars_dyn_smem_base;
     P->dc.parser = P;
+    smem_plan_make(P, ptx, len);
     parse_next(P);
     int rc = 0;
     while (P->t.kind != T_END && rc == 0)

@@ -2,7 +2,7 @@
  * @file parse.h
  * @brief Inside the PTX parser: its state, and what its files (parse.c: statements,
  *        functions and the module; link.c: names, labels, calls and units; vars.c: variables
- *        and the device memory they take) share.
+ *        and the device memory they take; smem_plan.c: the module's .shared layout) share.
  */
 #ifndef EMU_VM_PARSE_H
 #define EMU_VM_PARSE_H
@@ -82,15 +82,18 @@ struct parser {
                                        * frames have their own offsets */
     uint32_t local_before;            /* local_bytes when this function began */
     uint32_t static_smem, smem_align;
+    struct reg vec_imm[2 * VEC_MAX]; /* the instruction's integers in vectors, as registers */
+    uint32_t nvec_imm;
     int dyn_used; /* the dynamic shared memory's place is fixed */
     /* per module */
     struct callfix *calls;
     uint32_t ncalls, capcalls;
-    struct fdef *fdefs;   /* functions in parse order */
-    uint32_t module_smem; /* module-scope .shared bytes (shared by every kernel) */
-    uint32_t unit;        /* texts begun (each .version begins one) */
-    uint32_t file_base;   /* where this unit's .file numbers start in the module's table */
-    int linkage;          /* the linkage word before this .entry / .func: 1 .visible, .weak */
+    struct fdef *fdefs;     /* functions in parse order */
+    struct smem_plan *plan; /* module-scope .shared variables' places (smem_plan.c) */
+    uint32_t module_smem;   /* after the planned ones: a variable the plan missed */
+    uint32_t unit;          /* texts begun (each .version begins one) */
+    uint32_t file_base;     /* where this unit's .file numbers start in the module's table */
+    int linkage;            /* the linkage word before this .entry / .func: 1 .visible, .weak */
 };
 
 /** A variable's declaration: ".space .align N .type name[count]". */
@@ -152,6 +155,19 @@ void link_begin_unit(struct parser *P);
 void link_order_functions(struct parser *P);
 
 /* ---- vars.c: variables and their device memory ----------------------------------------- */
+
+/** Plan the module-scope .shared variables of PTX text @p ptx (smem_plan.c) into P->plan. */
+void smem_plan_make(struct parser *P, const char *ptx, size_t len);
+
+/** 1 and the shared-memory offset planned for module-scope variable @p name of the current unit
+ * in @p addr, or 0 when the plan has no such variable. */
+int smem_plan_var(const struct parser *P, const struct tok *name, uint32_t *addr);
+
+/** Where function @p name's own static shared memory begins: after the module variables it
+ * uses (a kernel), after all of them (a .func). */
+uint32_t smem_plan_base(const struct parser *P, const char *name);
+
+void smem_plan_free(struct smem_plan *S);
 
 /** Where the dynamic shared memory starts (dctx::vars_dyn_smem_base). */
 uint64_t vars_dyn_smem_base(struct dctx *c);

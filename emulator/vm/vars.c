@@ -144,8 +144,8 @@ static int vars_link(struct parser *P, const struct decl *d, struct entry *e)
     return 0;
 }
 
-/* A module-scope variable: placed in device memory (global, const) or in every block's
- * shared memory (shared). */
+/* A module-scope variable: placed in device memory (global, const) or in the shared memory
+ * of the kernels that use it, where smem_plan.c planned it (shared). */
 int vars_module(struct parser *P)
 {
     struct decl d;
@@ -158,14 +158,17 @@ int vars_module(struct parser *P)
     e = names_declare(&P->names, d.name.s, d.name.len, 0);
     e->sym.space = d.space;
     e->sym.size = decl_bytes(&d);
+    uint32_t addr;
     if (d.space == SP_SHARED) {
         if (d.count == 0) { /* extern [] : the dynamic shared memory, placed per kernel */
             e->sym.addr = UINT64_MAX;
             P->smem_align = (uint32_t)d.align > P->smem_align ? (uint32_t)d.align : P->smem_align;
-        } else {
+        } else if (!smem_plan_var(P, &d.name, &addr)) { /* every one is planned: a guard */
             P->module_smem = align_up(P->module_smem, (uint32_t)d.align);
             e->sym.addr = P->module_smem;
             P->module_smem += (uint32_t)e->sym.size;
+        } else {
+            e->sym.addr = addr;
         }
     } else if (in_memory) {
         uint64_t bytes = e->sym.size ? e->sym.size : 1;

@@ -36,7 +36,7 @@ struct vm_kernel {
     uint32_t nparams;              /**< parameters */
     const struct vm_param *params; /**< nparams of them, in order */
     uint32_t param_bytes;          /**< size of the parameter buffer */
-    uint32_t static_smem;          /**< bytes of .shared declared in the kernel and module */
+    uint32_t static_smem;          /**< .shared bytes: its own and the module ones it uses */
     uint32_t local_bytes;          /**< bytes of .local per thread */
     uint32_t maxntid;              /**< .maxntid product, 0 when not given */
     uint32_t reqntid[3];           /**< .reqntid, zeros when not given */

@@ -467,8 +467,6 @@ struct exec {
                                    use; NULL in a kernel with no sm_90 warpgroup instruction */
     uint32_t wgmma_watch;     /**< warps whose registers a wgmma in flight owns, watched for
                                    accesses by racecheck (ops_wgmma.c); 0 nearly always */
-    struct proxy *proxy;      /**< the async-proxy check's records (checks_proxy.c), made when a
-                                   block of a kernel with warpgroup instructions starts; or NULL */
 };
 
 /** Bracket a global atomic's read-modify-writes: no other thread's atomic comes between. */

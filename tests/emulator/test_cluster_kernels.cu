@@ -8,7 +8,11 @@
  *        lane of each warp, chosen by elect.sync, adds its lane number.
  *   cl_run        cl_kernel with the cluster dimensions of cudaLaunchKernelEx (zeros: none)
  *   cl_run_dims   cl_dims_kernel, whose __cluster_dims__ are 2 x 1 x 1, by <<< >>>
+ *   cl_run_cooperative  cl_coop_kernel, a cooperative launch in clusters: grid.sync() between
+ *                       clusters, distributed shared memory within one
  */
+#include <cooperative_groups.h>
+
 #include "test_wgmma.h"
 
 /* A 32-bit special register by name. */
@@ -175,4 +179,48 @@ extern "C" cudaError_t cl_occupancy(int dims_kernel, const unsigned cluster[3], 
     if (err == cudaSuccess)
         err = cudaOccupancyMaxPotentialClusterSize(most, k, &cfg);
     return err != cudaSuccess ? err : cudaOccupancyMaxActiveClusters(clusters, k, &cfg);
+}
+
+/* Block b writes its word to @p scratch; after grid.sync() (every word written, in every
+ * cluster) thread 0 adds the word of block nblocks - 1 - b into the counter of the next rank of
+ * its cluster through mapa and red.shared::cluster; after the cluster's barrier each block's
+ * counter goes to out[b]. */
+static __global__ void cl_coop_kernel(unsigned *scratch, unsigned *out)
+{
+    __shared__ unsigned got;
+    unsigned rank = SREG("cluster_ctarank"), n = SREG("cluster_nctarank"), b = blockIdx.x;
+    if (threadIdx.x == 0) {
+        scratch[b] = b * 7 + 3;
+        got = 0;
+    }
+    cooperative_groups::this_grid().sync(); /* every block's word is written */
+    cluster_barrier();                      /* every counter is 0 before a peer adds to it */
+    if (threadIdx.x == 0) {
+        unsigned peer, own = (unsigned)__cvta_generic_to_shared(&got);
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                     : "=r"(peer)
+                     : "r"(own), "r"((rank + 1) % n));
+        asm volatile("red.shared::cluster.add.u32 [%0], %1;" ::"r"(peer),
+                     "r"(scratch[gridDim.x - 1 - b])
+                     : "memory");
+    }
+    cluster_barrier(); /* every peer's addition has landed */
+    if (threadIdx.x == 0)
+        out[b] = got;
+}
+
+extern "C" cudaError_t cl_run_cooperative(unsigned *d_scratch, unsigned *d_out, int blocks,
+                                          unsigned cluster)
+{
+    cudaLaunchAttribute attrs[2] = {};
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = cluster, attrs[0].val.clusterDim.y = 1;
+    attrs[0].val.clusterDim.z = 1;
+    attrs[1].id = cudaLaunchAttributeCooperative;
+    attrs[1].val.cooperative = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks), cfg.blockDim = dim3(64);
+    cfg.attrs = attrs, cfg.numAttrs = 2;
+    cudaError_t err = cudaLaunchKernelEx(&cfg, cl_coop_kernel, d_scratch, d_out);
+    return err != cudaSuccess ? err : cudaDeviceSynchronize();
 }

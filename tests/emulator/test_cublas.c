@@ -432,6 +432,65 @@ START_TEST(compute_16f_matches_wmma_kernel)
 }
 END_TEST
 
+/* @p x as bf16 bits, to nearest even (finite values), and back. */
+static uint16_t bf16_bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return (uint16_t)((u + 0x7FFFu + (u >> 16 & 1)) >> 16);
+}
+
+static float float_of_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* With bf16 operands and fp32 accumulation each element is its products summed in k order, one
+ * fp32 rounding per addition, as the VM's wgmma does: bit for bit at 37 x 29 x 1999 on values
+ * that are not integers; summing the same products from the other end must differ somewhere,
+ * or the case could not tell the orders apart. */
+START_TEST(compute_32f_half_operands_sum_in_k_order)
+{
+    enum { M = 37, N = 29, K = 1999 };
+    uint16_t *ha = mat_alloc((size_t)M * K * 2), *hb = mat_alloc((size_t)K * N * 2);
+    float *c = mat_alloc((size_t)M * N * sizeof *c), alpha = 1, beta = 0;
+    uint64_t s = 32;
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        ha[i] = bf16_bits_of(((float)(mat_rand_next(&s) % 2001) - 1000.0f) / 77.0f);
+    for (size_t i = 0; i < (size_t)K * N; i++)
+        hb[i] = bf16_bits_of(((float)(mat_rand_next(&s) % 2001) - 1000.0f) / 131.0f);
+    void *da = upload(ha, (size_t)M * K * 2), *db = upload(hb, (size_t)K * N * 2);
+    void *dc = upload(c, (size_t)M * N * sizeof *c);
+    cublasHandle_t h = handle_new();
+    ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, da, CUDA_R_16BF, M,
+                                  db, CUDA_R_16BF, K, &beta, dc, CUDA_R_32F, M, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(c, dc, (size_t)M * N * sizeof *c, cudaMemcpyDeviceToHost));
+    int reversed_differs = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            float fwd = 0, back = 0;
+            for (int p = 0; p < K; p++) {
+                fwd += float_of_bf16(ha[(size_t)p * M + i]) * float_of_bf16(hb[(size_t)j * K + p]);
+                back += float_of_bf16(ha[(size_t)(K - 1 - p) * M + i]) *
+                        float_of_bf16(hb[(size_t)j * K + K - 1 - p]);
+            }
+            ck_assert_msg(c[(size_t)j * M + i] == fwd,
+                          "bf16 %d x %d x %d, C(%d,%d) = %.9g, the k-order sum is %.9g", M, N, K, i,
+                          j, c[(size_t)j * M + i], fwd);
+            reversed_differs += back != fwd;
+        }
+    ck_assert_msg(reversed_differs > 0, "every reversed sum agreed: the case cannot fail");
+    device_free(da, db, dc, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(ha), free(hb), free(c);
+}
+END_TEST
+
 /* --- GEMV ------------------------------------------------------------------------------------ */
 
 /* y = alpha op(A) x + beta y, both transposes, padded lda, strides 1, 2 and -3. */
@@ -1214,6 +1273,8 @@ int main(int argc, char **argv)
         {"every_half_value_exact", every_half_value_exact, CASE_CPU, 60},
         {"compute_16f_rounds_per_mma", compute_16f_rounds_per_mma, CASE_CPU, 60},
         {"compute_16f_matches_wmma_kernel", compute_16f_matches_wmma_kernel, CASE_CPU, 120},
+        {"compute_32f_half_operands_sum_in_k_order", compute_32f_half_operands_sum_in_k_order,
+         CASE_CPU, 60},
         {"batched_gemms", batched_gemms, CASE_CPU, 60},
         {"dgemm_transposes_in_double", dgemm_transposes_in_double, CASE_CPU, 60},
         {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},

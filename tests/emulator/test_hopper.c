@@ -620,6 +620,71 @@ END_TEST
 
 /* ---- refusals, and other ways in ------------------------------------------------------------ */
 
+/* A multicast copy lands at the same offset in every block of its ctaMask and completes on each
+ * one's mbarrier: tensor boxes to every block, bulk bytes to the even ranks, in clusters of 2
+ * and of 4, against the host. */
+START_TEST(multicast_reaches_every_block_of_the_mask)
+{
+    struct tensor t = {2,
+                       4,
+                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                       {45, 77},
+                       {0, 192},
+                       NULL,
+                       NULL,
+                       0,
+                       {32, 8},
+                       {1, 1},
+                       CU_TENSOR_MAP_SWIZZLE_128B,
+                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    tensor_make(&t, 5);
+    CUtensorMap map;
+    ck_assert_int_eq(encode(&map, &t), CUDA_SUCCESS);
+    const struct hop_coords coords[] = {{{0, 0}},   {{13, 40}}, {{32, 72}}, {{-8, -3}},
+                                        {{20, 11}}, {{40, 60}}, {{1, 69}},  {{7, 33}}};
+    uint8_t bulk[4 * HOP_BULK];
+    for (int i = 0; i < 4 * HOP_BULK; i++)
+        bulk[i] = (uint8_t)(i * 13 + i / 7 + 1);
+    const int shapes[][2] = {{2, 3}, {4, 2}}; /* blocks per cluster, clusters */
+    unsigned bb = (unsigned)box_bytes(&t);
+    for (int s = 0; s < 2; s++) {
+        int n = shapes[s][0], clusters = shapes[s][1];
+        size_t per = (size_t)n * bb + HOP_BULK, bytes = per * (size_t)(n * clusters);
+        struct hop_coords *dc;
+        uint8_t *dbulk, *dout, *out = malloc(bytes);
+        CUDA_CHECK(cudaMalloc((void **)&dc, sizeof coords));
+        CUDA_CHECK(cudaMemcpy(dc, coords, sizeof coords, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMalloc((void **)&dbulk, sizeof bulk));
+        CUDA_CHECK(cudaMemcpy(dbulk, bulk, sizeof bulk, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMalloc((void **)&dout, bytes));
+        CUDA_CHECK(hop_multicast(&map, n, clusters, dc, bb, dbulk, dout));
+        CUDA_CHECK(cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost));
+        for (int b = 0; b < n * clusters; b++) {
+            int k = b / n, r = b % n;
+            char what[96];
+            for (int slot = 0; slot < n; slot++) {
+                snprintf(what, sizeof what, "cluster of %d, block %d: the box rank %d multicast", n,
+                         b, slot);
+                expect_box(&t, coords[k * n + slot].c, out + per * (size_t)b + (size_t)slot * bb,
+                           what);
+            }
+            for (int i = 0; i < HOP_BULK; i++) {
+                uint8_t got = out[per * (size_t)b + (size_t)n * bb + (size_t)i];
+                uint8_t want = r % 2 ? 0 : bulk[k * HOP_BULK + i];
+                ck_assert_msg(got == want,
+                              "cluster of %d, block %d (rank %d): bulk byte %d is 0x%02x, not "
+                              "0x%02x",
+                              n, b, r, i, got, want);
+            }
+        }
+        free(out);
+        cudaFree(dc), cudaFree(dbulk), cudaFree(dout);
+    }
+    free(t.host);
+    cudaFree(t.dev);
+}
+END_TEST
+
 START_TEST(refusals_fail_in_one_line)
 {
     struct tensor t;
@@ -629,7 +694,7 @@ START_TEST(refusals_fail_in_one_line)
         const char *marker, *says;
         cudaError_t err;
     } cases[] = {
-        {"MULTICAST ::", "multicast::cluster needs thread-block clusters", cudaErrorNotSupported},
+        {"MULTICAST ::", "ctaMask 0x2 names blocks past the cluster's 1", cudaErrorIllegalAddress},
         {"IM2COL ::", "the .im2col form is not emulated", cudaErrorNotSupported},
         {"LD(\"2d\"", "it must be 128-byte aligned", cudaErrorIllegalAddress},
         {"BULK ::", "cp.async.bulk of 20 bytes", cudaErrorIllegalAddress},
@@ -733,6 +798,8 @@ int main(int argc, char **argv)
         {"unfenced_store_source_is_reported", unfenced_store_source_is_reported, CASE_GPU, 120},
         {"correct_copies_report_nothing", correct_copies_report_nothing, CASE_GPU, 120},
         {"counters_see_the_copy_engine", counters_see_the_copy_engine, CASE_GPU, 120},
+        {"multicast_reaches_every_block_of_the_mask", multicast_reaches_every_block_of_the_mask,
+         CASE_GPU, 120},
         {"refusals_fail_in_one_line", refusals_fail_in_one_line, CASE_GPU, 120},
         {"programming_guide_example_runs", programming_guide_example_runs, CASE_GPU, 120},
         {"grid_constant_parameter_through_a_pointer", grid_constant_parameter_through_a_pointer,

@@ -59,9 +59,21 @@ cudaError_t hop_pipeline(const CUtensorMap *map, int ktiles, float *out);
  *  and a __syncthreads(). Thread t writes tile[t] to out[t]. */
 cudaError_t hop_early_read(const CUtensorMap *map, int wait, float *out);
 
-/** Forms the VM refuses or faults on, one per @p which: 0 a multicast load, 1 an im2col load,
- *  2 a tensor copy into misaligned shared memory, 3 a bulk copy of 20 bytes, 4 a tx-count past
- *  its range. */
+/** The bytes of hop_multicast()'s bulk copy. */
+#define HOP_BULK 256
+
+/** Clusters of @p cluster blocks (@p clusters of them): block rank r of cluster k multicasts the
+ *  box at coords[k * cluster + r] (@p box_bytes) to every block of its cluster, and rank 0 the
+ *  HOP_BULK bytes at bulk + k * HOP_BULK to the even ranks. Block b writes the boxes it holds,
+ *  in rank order, then the bulk bytes (zeros in odd ranks) to out + b * (cluster * box_bytes +
+ *  HOP_BULK). Synchronises. */
+cudaError_t hop_multicast(const CUtensorMap *map, int cluster, int clusters,
+                          const struct hop_coords *coords, unsigned box_bytes, const uint8_t *bulk,
+                          uint8_t *out);
+
+/** Forms the VM refuses or faults on, one per @p which: 0 a multicast load to a block past the
+ *  cluster, 1 an im2col load, 2 a tensor copy into misaligned shared memory, 3 a bulk copy of 20
+ *  bytes, 4 a tx-count past its range. */
 cudaError_t hop_refused(const CUtensorMap *map, int which, float *scratch);
 
 /** The kernel the CUDA C++ Programming Guide's TMA example is: cuda::barrier, the

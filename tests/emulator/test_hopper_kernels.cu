@@ -66,7 +66,9 @@ static __device__ void fence_async(void)
     "cp" red ".async.bulk.tensor." d ".global.shared::cta" op ".tile.bulk_group [%1, " c "], "     \
     "[%0];"
 
-/* The box at coordinates @p c of the rank-@p rank map @p map into @p dst, completing on @p bar. */
+/* The box at coordinates @p c of the rank-@p rank map @p map into @p dst, completing on @p bar.
+ * Coordinates that are 0 where the PTX may hold them as integers (a 2D copy's second, a 5D
+ * copy's 1st, 4th and 5th, as nvcc writes constant coordinates) are written as integers. */
 static __device__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, const int *c,
                                 int rank)
 {
@@ -74,7 +76,12 @@ static __device__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar
     uint64_t m = (uint64_t)map;
     if (rank == 1)
         asm volatile(LD("1d", "{%3}")::"r"(d), "l"(m), "r"(b), "r"(c[0]) : "memory");
-    if (rank == 2)
+    if (rank == 2 && c[1] == 0)
+        asm volatile(LD("2d", "{%3, 0}")::"r"(d), "l"(m), "r"(b), "r"(c[0]) : "memory");
+    if (rank == 5 && c[0] == 0 && c[3] == 0 && c[4] == 0)
+        asm volatile(LD("5d", "{0, %3, %4, 0, 0}")::"r"(d), "l"(m), "r"(b), "r"(c[1]), "r"(c[2])
+                     : "memory");
+    if (rank == 2 && c[1] != 0)
         asm volatile(LD("2d", "{%3, %4}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]) : "memory");
     if (rank == 3)
         asm volatile(LD("3d", "{%3, %4, %5}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]),
@@ -84,7 +91,7 @@ static __device__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar
         asm volatile(LD("4d", "{%3, %4, %5, %6}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]),
                      "r"(c[2]), "r"(c[3])
                      : "memory");
-    if (rank == 5)
+    if (rank == 5 && (c[0] != 0 || c[3] != 0 || c[4] != 0))
         asm volatile(LD("5d", "{%3, %4, %5, %6, %7}")::"r"(d), "l"(m), "r"(b), "r"(c[0]), "r"(c[1]),
                      "r"(c[2]), "r"(c[3]), "r"(c[4])
                      : "memory");
@@ -400,6 +407,89 @@ extern "C" cudaError_t hop_early_read(const CUtensorMap *map, int wait, float *o
     return cudaGetLastError();
 }
 
+/* ---- multicast in a cluster ------------------------------------------------------------- */
+
+/* The block's rank in its cluster, and the cluster's size. */
+static __device__ unsigned cluster_rank(unsigned *size)
+{
+    unsigned r, n;
+    asm("mov.u32 %0, %%cluster_ctarank;\n"
+        "mov.u32 %1, %%cluster_nctarank;"
+        : "=r"(r), "=r"(n));
+    *size = n;
+    return r;
+}
+
+static __device__ void cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;" ::
+                     : "memory");
+}
+
+/* Each block of a cluster of n loads one box (coords[cluster * n + rank]) into slot rank of
+ * every block of the cluster (ctaMask: all n), and rank 0 copies HOP_BULK bytes of @p bulk
+ * (its cluster's) into the even-ranked blocks only (ctaMask 0b0101...). A block's mbarrier
+ * expects the n boxes, and the bulk bytes when its rank is even; then it writes its n boxes
+ * (box_bytes each) and its bulk bytes (zeros when odd) to out[block]. */
+static __global__ void hop_multicast_kernel(const __grid_constant__ CUtensorMap map,
+                                            const hop_coords *coords, unsigned box_bytes,
+                                            const uint8_t *bulk, uint8_t *out)
+{
+    extern __shared__ __align__(1024) uint8_t slots[]; /* n slots of 1 KiB multiples, the bulk */
+    __shared__ uint64_t bar;
+    unsigned n, r = cluster_rank(&n), slot = (box_bytes + 1023) / 1024 * 1024;
+    unsigned cluster = blockIdx.x / n;
+    uint8_t *bulk_slot = slots + n * slot;
+    uint16_t all = (uint16_t)((1u << n) - 1), even = (uint16_t)(0x5555u & all);
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        mbar_arrive_tx(&bar, n * box_bytes + (r % 2 ? 0 : HOP_BULK));
+    }
+    cluster_sync(); /* every block's mbarrier expects its bytes before any copy lands */
+    if (threadIdx.x == 0) {
+        const int *c = coords[cluster * n + r].c;
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::"
+                     "bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(
+                         smem_u32(slots + r * slot)),
+                     "l"((uint64_t)&map), "r"(smem_u32(&bar)), "r"(c[0]), "r"(c[1]), "h"(all)
+                     : "memory");
+        if (r == 0)
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                         ".multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(smem_u32(bulk_slot)),
+                         "l"(bulk + cluster * HOP_BULK), "r"(HOP_BULK), "r"(smem_u32(&bar)),
+                         "h"(even)
+                         : "memory");
+    }
+    mbar_wait(&bar, 0);
+    uint8_t *mine = out + (size_t)blockIdx.x * (n * box_bytes + HOP_BULK);
+    for (unsigned i = threadIdx.x; i < n * box_bytes; i += blockDim.x)
+        mine[i] = slots[i / box_bytes * slot + i % box_bytes];
+    for (unsigned i = threadIdx.x; i < HOP_BULK; i += blockDim.x)
+        mine[n * box_bytes + i] = r % 2 ? 0 : bulk_slot[i];
+    cluster_sync(); /* no block leaves while a peer may still address its shared memory */
+}
+
+extern "C" cudaError_t hop_multicast(const CUtensorMap *map, int cluster, int clusters,
+                                     const hop_coords *coords, unsigned box_bytes,
+                                     const uint8_t *bulk, uint8_t *out)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute dims;
+    dims.id = cudaLaunchAttributeClusterDimension;
+    dims.val.clusterDim.x = (unsigned)cluster, dims.val.clusterDim.y = 1;
+    dims.val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)(cluster * clusters));
+    cfg.blockDim = dim3(128);
+    cfg.dynamicSmemBytes = (size_t)cluster * ((box_bytes + 1023) / 1024 * 1024) + HOP_BULK;
+    cfg.attrs = &dims;
+    cfg.numAttrs = 1;
+    cudaError_t err =
+        cudaLaunchKernelEx(&cfg, hop_multicast_kernel, *map, coords, box_bytes, bulk, out);
+    return err != cudaSuccess ? err : cudaDeviceSynchronize();
+}
+
 /* ---- refusals and faults ------------------------------------------------------------------- */
 
 #define MULTICAST                                                                                  \
@@ -418,7 +508,7 @@ static __global__ void hop_refused_kernel(const __grid_constant__ CUtensorMap ma
     __shared__ uint64_t bar;
     const int origin[3] = {0, 0, 0};
     uint32_t d = smem_u32(tile), b = smem_u32(&bar);
-    uint16_t mask = 1, offset = 0;
+    uint16_t mask = 2, offset = 0; /* a multicast to rank 1 of a launch without clusters */
     mbar_init(&bar, 1);
     if (which == 0)
         asm volatile(MULTICAST ::"r"(d), "l"((uint64_t)&map), "r"(b), "r"(0), "h"(mask));

@@ -467,20 +467,31 @@ END_TEST
 
 /* --- launches -------------------------------------------------------------------------------- */
 
-/* Configuration errors come back from cudaGetLastError once, and are not sticky. */
+/* Configuration errors come back from cudaGetLastError once, and are not sticky; each refusal
+ * says in one line which kernel and which limit. */
 START_TEST(bad_launch_config_not_sticky)
 {
     int *d;
+    struct capture cap;
     ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
-    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(1, 1, 1), d3(1025, 1, 1)),
-                     cudaErrorInvalidConfiguration);
-    ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
-    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(1, 65536, 1), d3(32, 1, 1)),
-                     cudaErrorInvalidConfiguration);
-    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(0, 1, 1), d3(32, 1, 1)),
-                     cudaErrorInvalidConfiguration);
-    ck_assert_int_eq(rt_test_affine(d, 16, 1, 0, d3(1, 1, 1), d3(8, 8, 65)),
-                     cudaErrorInvalidConfiguration);
+    capture_begin(&cap, 2);
+    cudaError_t big_block = rt_test_affine(d, 16, 1, 0, d3(1, 1, 1), d3(1025, 1, 1));
+    cudaError_t after = cudaGetLastError();
+    cudaError_t tall_grid = rt_test_affine(d, 16, 1, 0, d3(1, 65536, 1), d3(32, 1, 1));
+    cudaError_t empty_grid = rt_test_affine(d, 16, 1, 0, d3(0, 1, 1), d3(32, 1, 1));
+    cudaError_t deep_block = rt_test_affine(d, 16, 1, 0, d3(1, 1, 1), d3(8, 8, 65));
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(big_block, cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(after, cudaSuccess);
+    ck_assert_int_eq(tall_grid, cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(empty_grid, cudaErrorInvalidConfiguration);
+    ck_assert_int_eq(deep_block, cudaErrorInvalidConfiguration);
+    ck_assert_msg(course_count(said, "\n") == 4 && course_count(said, "launch of ") == 4 &&
+                      course_count(said, "affine") == 4 &&
+                      strstr(said, "blocks of 1025 x 1 x 1 threads") &&
+                      strstr(said, "a grid of 1 x 65536 x 1"),
+                  "%s", said);
+    free(said);
     ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
     ck_assert_int_eq(cudaFree(d), cudaSuccess);
 }
@@ -549,22 +560,39 @@ START_TEST(fault_is_sticky)
 }
 END_TEST
 
-/* Dynamic shared memory beyond 48 KiB needs cudaFuncSetAttribute, up to 227 KiB. */
+/* Dynamic shared memory beyond 48 KiB needs cudaFuncSetAttribute, up to 227 KiB; each refusal
+ * names the kernel, the bytes asked and the limit in one line. */
 START_TEST(dynamic_shared_memory_limit)
 {
     int *d, h[256];
+    struct capture cap;
     ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
     ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 48 * 1024), cudaSuccess);
-    ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 64 * 1024), cudaErrorInvalidValue);
-    ck_assert_int_eq(cudaGetLastError(), cudaSuccess); /* the launch itself returned it */
+    capture_begin(&cap, 2);
+    cudaError_t past_default = rt_test_dynamic_smem(d, 256, 64 * 1024);
+    cudaError_t after = cudaGetLastError(); /* the launch itself returned it */
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(past_default, cudaErrorInvalidValue);
+    ck_assert_int_eq(after, cudaSuccess);
+    ck_assert_msg(course_count(said, "\n") == 1 && strstr(said, "dynamic_smem_kernel") &&
+                      strstr(said, "65536 of dynamic") && strstr(said, "limit of 49152 bytes"),
+                  "%s", said);
+    free(said);
     ck_assert_int_eq(cudaFuncSetAttribute(rt_test_dynamic_smem_kernel(),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024),
                      cudaSuccess);
     ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 96 * 1024), cudaSuccess);
-    ck_assert_int_eq(rt_test_dynamic_smem(d, 256, 96 * 1024 + 4), cudaErrorInvalidValue);
-    ck_assert_int_eq(cudaFuncSetAttribute(rt_test_dynamic_smem_kernel(),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, 228 * 1024),
-                     cudaErrorInvalidValue);
+    capture_begin(&cap, 2);
+    cudaError_t past_optin = rt_test_dynamic_smem(d, 256, 96 * 1024 + 4);
+    cudaError_t too_much = cudaFuncSetAttribute(
+        rt_test_dynamic_smem_kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, 228 * 1024);
+    said = capture_end(&cap);
+    ck_assert_int_eq(past_optin, cudaErrorInvalidValue);
+    ck_assert_int_eq(too_much, cudaErrorInvalidValue);
+    ck_assert_msg(course_count(said, "\n") == 2 && course_count(said, "dynamic_smem_kernel") == 2 &&
+                      strstr(said, "limit of 98304 bytes") && strstr(said, "227 KiB"),
+                  "%s", said);
+    free(said);
     ck_assert_int_eq(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
     for (int t = 0; t < 256; t++)
         ck_assert_int_eq(h[t], t);

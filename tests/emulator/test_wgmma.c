@@ -537,6 +537,32 @@ END_TEST
 /* The occupancy of clusters: the most blocks a cluster may have (8, or the kernel's 2), and the
  * clusters that fit at once by the model (blocks per SM x 132 SMs / the cluster's blocks);
  * without cluster dimensions anywhere, cudaErrorInvalidClusterSize and one line. */
+/* A cooperative launch in clusters runs: grid.sync() orders every cluster's writes before any
+ * block reads another's, and each cluster's blocks share distributed shared memory; clusters of
+ * 4 over 8 blocks and of 2 over 6, against the host. */
+START_TEST(cooperative_launch_in_clusters)
+{
+    const int shapes[][2] = {{8, 4}, {6, 2}}; /* blocks, blocks per cluster */
+    for (int s = 0; s < 2; s++) {
+        int blocks = shapes[s][0], n = shapes[s][1];
+        unsigned got[8], *d_scratch, *d_out;
+        CUDA_CHECK(cudaMalloc((void **)&d_scratch, sizeof got));
+        CUDA_CHECK(cudaMalloc((void **)&d_out, sizeof got));
+        CUDA_CHECK(cl_run_cooperative(d_scratch, d_out, blocks, (unsigned)n));
+        CUDA_CHECK(cudaMemcpy(got, d_out, (size_t)blocks * sizeof *got, cudaMemcpyDeviceToHost));
+        for (int b = 0; b < blocks; b++) {
+            int rank = b % n, prev = b - rank + (rank + n - 1) % n;
+            unsigned want = (unsigned)(blocks - 1 - prev) * 7 + 3;
+            ck_assert_msg(got[b] == want,
+                          "%d blocks in clusters of %d: block %d's counter is %u, not %u (block "
+                          "%d's word, added by rank %d)",
+                          blocks, n, b, got[b], want, blocks - 1 - prev, prev % n);
+        }
+        cudaFree(d_scratch), cudaFree(d_out);
+    }
+}
+END_TEST
+
 START_TEST(cluster_occupancy)
 {
     static const unsigned quad[3] = {2, 2, 1}, none[3] = {0, 0, 0};
@@ -595,6 +621,7 @@ int main(int argc, char **argv)
          120},
         {"cluster_refusals", cluster_refusals, CASE_GPU, 60},
         {"cluster_occupancy", cluster_occupancy, CASE_GPU, 60},
+        {"cooperative_launch_in_clusters", cooperative_launch_in_clusters, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -115,6 +115,10 @@ cudaError_t cl_run_dims(unsigned *d_out, dim3 grid, int threads, const unsigned 
  *  @p per_sm. */
 cudaError_t cl_occupancy(int dims_kernel, const unsigned cluster[3], int threads, int *clusters,
                          int *most, int *per_sm);
+/** cl_coop_kernel on @p blocks blocks of 64 threads, cooperative and in clusters of @p cluster
+ *  (x): block b's counter, which the previous rank of its cluster filled with word
+ *  blocks - 1 - prev of @p d_scratch (word w = 7w + 3) after grid.sync(), into d_out[b]. */
+cudaError_t cl_run_cooperative(unsigned *d_scratch, unsigned *d_out, int blocks, unsigned cluster);
 /** cudaFuncGetAttributes of cl_dims_kernel. */
 cudaError_t cl_dims_attributes(struct cudaFuncAttributes *attr);
 

@@ -180,6 +180,50 @@ extern "C" __global__ void atomics_wide_kernel(unsigned long long *u, uint32_t *
 /* redux.sync over v = lane * lane - 40 in every op (out[k]), then match.any.sync.b64 on
  * (lane % 3) << 40 (out[8 + lane]) and a ballot among the odd lanes only (out[40 + lane]). */
 
+/* Module-scope shared arrays belong to the kernels that use them. nvcc declares a
+ * namespace-scope __shared__ array at module scope when more than one kernel (here two
+ * instantiations of big_kernel) or a .func (shared_sum) uses it; each kernel below takes only
+ * its own: big_kernel 40 KiB, small_kernel 16 KiB plus shared_sum's 1 KiB, which together with
+ * the other's would exceed the 48 KiB a block may have without opting in. */
+namespace big_ns
+{
+__shared__ int s[10240];
+}
+namespace small_ns
+{
+__shared__ int s[4096];
+__shared__ int t[256];
+} // namespace small_ns
+
+static __device__ __noinline__ int shared_sum(int i)
+{
+    return small_ns::t[i] + small_ns::t[255 - i];
+}
+
+/* out[i] = in[i] + S after a round trip through s, reversed, for i < n (a block of 256). */
+template <int S> __global__ void big_kernel(const int *in, int *out, int n)
+{
+    for (int i = threadIdx.x; i < 10240; i += blockDim.x)
+        big_ns::s[i] = i < n ? in[i] + S : 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        out[i] = big_ns::s[i];
+}
+template __global__ void big_kernel<1>(const int *, int *, int);
+template __global__ void big_kernel<2>(const int *, int *, int);
+
+/* out[i] = in[n - 1 - i] through s, and out[n + t] = t's and (255 - t)'s words of t summed. */
+extern "C" __global__ void small_kernel(const int *in, int *out, int n)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        small_ns::s[i] = in[n - 1 - i];
+    small_ns::t[threadIdx.x] = in[threadIdx.x % n] * 3;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        out[i] = small_ns::s[i];
+    out[n + threadIdx.x] = shared_sum(threadIdx.x);
+}
+
 #else
 #include <stdint.h>
 #include <string.h>
@@ -385,6 +429,48 @@ START_TEST(wide_atomics_red_and_failed_cas)
 }
 END_TEST
 
+/* Each kernel takes only the module-scope shared arrays it (or a .func it calls) uses, laid out
+ * from offset 0: both run within 48 KiB, and each computes its own answer. */
+START_TEST(module_shared_counts_per_kernel)
+{
+    enum { N = 1999, BIG = 10240 * 4, SMALL = 4096 * 4 + 256 * 4 };
+    static int in[N], out[N + 256 + 8];
+    for (int i = 0; i < N; i++)
+        in[i] = (int)(vm_case_rand() % 20001) - 10000;
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    const char *big[2] = {"_Z10big_kernelILi1EEvPKiPii", "_Z10big_kernelILi2EEvPKiPii"};
+    int k = vm_find(c.module, "small_kernel");
+    ck_assert_int_ge(k, 0);
+    ck_assert_uint_eq(vm_kernel_info(c.module, (uint32_t)k)->static_smem, SMALL);
+    uint64_t din = vm_case_buffer(&c, in, sizeof in), dout = vm_case_buffer(&c, NULL, sizeof out);
+    int n = N;
+    void *args[] = {&din, &dout, &n};
+    for (int b = 0; b < 2; b++) {
+        k = vm_find(c.module, big[b]);
+        ck_assert_int_ge(k, 0);
+        ck_assert_uint_eq(vm_kernel_info(c.module, (uint32_t)k)->static_smem, BIG);
+        ck_assert_msg(vm_case_run(&c, big[b], VM_GRID(1), VM_BLOCK(256), args) == VM_OK, "%s",
+                      c.result.message);
+        vm_case_read(&c, out, dout, sizeof out);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(out[i] == in[i] + b + 1, "%s: out[%d] = %d, want %d", big[b], i, out[i],
+                          in[i] + b + 1);
+    }
+    n = 300; /* small_ns::s holds 4096 */
+    ck_assert_msg(vm_case_run(&c, "small_kernel", VM_GRID(1), VM_BLOCK(256), args) == VM_OK, "%s",
+                  c.result.message);
+    vm_case_read(&c, out, dout, sizeof out);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(out[i] == in[n - 1 - i], "small_kernel: out[%d] = %d, want %d", i, out[i],
+                      in[n - 1 - i]);
+    for (int t = 0; t < 256; t++)
+        ck_assert_msg(out[n + t] == 3 * (in[t % n] + in[(255 - t) % n]),
+                      "small_kernel through shared_sum: out[%d] = %d", n + t, out[n + t]);
+    vm_case_close(&c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -394,6 +480,7 @@ int main(int argc, char **argv)
         {"atomics_under_contention", atomics_under_contention, CASE_CPU, 60},
         {"cp_async_fills_with_zeros", cp_async_fills_with_zeros, CASE_CPU, 60},
         {"wide_atomics_red_and_failed_cas", wide_atomics_red_and_failed_cas, CASE_CPU, 60},
+        {"module_shared_counts_per_kernel", module_shared_counts_per_kernel, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
