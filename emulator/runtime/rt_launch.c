@@ -120,31 +120,31 @@ static cudaError_t check_kernel(const struct rt_function *f, const struct rt_ker
     char name[256];
     demangle(k->name, name, sizeof name);
     if (!dims_ok(g, b)) {
-        rt_say("launch of %s refused: a grid of %u x %u x %u blocks of %u x %u x %u threads is "
-               "outside sm_90's limits (grid x < 2^31, y, z <= 65535; block x, y <= 1024, z <= "
-               "64, at most 1024 threads) (cudaErrorInvalidConfiguration)",
-               name, g.x, g.y, g.z, b.x, b.y, b.z);
+        emu_say("launch of %s refused: a grid of %u x %u x %u blocks of %u x %u x %u threads is "
+                "outside sm_90's limits (grid x < 2^31, y, z <= 65535; block x, y <= 1024, z <= "
+                "64, at most 1024 threads) (cudaErrorInvalidConfiguration)",
+                name, g.x, g.y, g.z, b.x, b.y, b.z);
         return cudaErrorInvalidConfiguration;
     }
     if (k->static_smem + smem > smem_limit(f, k)) {
-        rt_say("launch of %s refused: %u bytes of static and %zu of dynamic shared memory exceed "
-               "its limit of %u bytes (%s) (cudaErrorInvalidValue)",
-               name, k->static_smem, smem, smem_limit(f, k),
-               f->max_dyn_smem ? "static + cudaFuncAttributeMaxDynamicSharedMemorySize, at most "
-                                 "227 KiB"
-                               : "48 KiB without cudaFuncAttributeMaxDynamicSharedMemorySize");
+        emu_say("launch of %s refused: %u bytes of static and %zu of dynamic shared memory exceed "
+                "its limit of %u bytes (%s) (cudaErrorInvalidValue)",
+                name, k->static_smem, smem, smem_limit(f, k),
+                f->max_dyn_smem ? "static + cudaFuncAttributeMaxDynamicSharedMemorySize, at most "
+                                  "227 KiB"
+                                : "48 KiB without cudaFuncAttributeMaxDynamicSharedMemorySize");
         return cudaErrorInvalidValue;
     }
     if (k->maxntid && threads > k->maxntid) {
-        rt_say("launch of %s refused: %llu threads per block, more than its __launch_bounds__ "
-               "(.maxntid) of %u (cudaErrorLaunchOutOfResources)",
-               name, (unsigned long long)threads, k->maxntid);
+        emu_say("launch of %s refused: %llu threads per block, more than its __launch_bounds__ "
+                "(.maxntid) of %u (cudaErrorLaunchOutOfResources)",
+                name, (unsigned long long)threads, k->maxntid);
         return cudaErrorLaunchOutOfResources;
     }
     if (k->reqntid[0] && (b.x != k->reqntid[0] || b.y != k->reqntid[1] || b.z != k->reqntid[2])) {
-        rt_say("launch of %s refused: blocks of %u x %u x %u threads, not its .reqntid %u x %u x "
-               "%u (cudaErrorInvalidValue)",
-               name, b.x, b.y, b.z, k->reqntid[0], k->reqntid[1], k->reqntid[2]);
+        emu_say("launch of %s refused: blocks of %u x %u x %u threads, not its .reqntid %u x %u x "
+                "%u (cudaErrorInvalidValue)",
+                name, b.x, b.y, b.z, k->reqntid[0], k->reqntid[1], k->reqntid[2]);
         return cudaErrorInvalidValue;
     }
     return cudaSuccess;
@@ -427,10 +427,10 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
         if (value < 0 || k->static_smem + (uint32_t)value > RT_SMEM_OPTIN) {
             char name[256];
             demangle(k->name, name, sizeof name);
-            rt_say("cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): "
-                   "%u bytes of static shared memory and %d of dynamic exceed the 227 KiB a "
-                   "block may have (cudaErrorInvalidValue)",
-                   name, value, k->static_smem, value);
+            emu_say("cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): "
+                    "%u bytes of static shared memory and %d of dynamic exceed the 227 KiB a "
+                    "block may have (cudaErrorInvalidValue)",
+                    name, value, k->static_smem, value);
             err = cudaErrorInvalidValue;
         } else
             f->max_dyn_smem = (uint32_t)value;
