@@ -107,6 +107,25 @@ HOPPER = {
                            "{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) {")],
                 "flags": FAST_FLAGS, "failed": r"Failed to pass the correctness verification"},
 }
+# yf225/simplegemm's pingpong GEMM (its Makefile's flags): M 2176 and N 2048 (multiples of its
+# 128-wide tiles, an even count of N tiles) give 272 tiles, more than its 132 blocks' first
+# consumer warpgroups take, so both consumers of a block work; K 512 wraps its 6-stage ring.
+HOPPER["simplegemm"] = {
+    "folder": ".", "files": ["main.cu"], "main": "main.cu", "includes": ["."],
+    "edits": [("  m = 6 * 11 * 128;\n  n = 6 * 12 * 128;\n  k = 640;",
+               "  m = 2176;\n  n = 2048;\n  k = 512;"),
+              ("int max = 16384;", "int max = 2176;")],
+    "flags": ["-std=c++17", "-O3", "-DNDEBUG", "-w", "--expt-relaxed-constexpr",
+              "--expt-extended-lambda", "-Xcompiler=-fPIE", "-Xcompiler=-Wno-psabi",
+              "-Xcompiler=-fno-strict-aliasing", "-lineinfo", "-cudart", "shared", "-lcublas",
+              "-lcuda", "-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]"],
+    "failed": r"Failed tolerance check"}
+# The same repository at 55a18aa (CHECKOUT at that commit): its cooperative stmatrix + TMA-store
+# kernel (stmatrix.cu), M 1024 and N 2048 as its main asks; K 512 (it asks 64, one K tile) wraps
+# its 3-stage ring.
+HOPPER["simplegemm-55a18aa"] = dict(HOPPER["simplegemm"], edits=[
+    ("  k = 64;\n  //m = n = k = 8192;", "  k = 512;\n  //m = n = k = 8192;"),
+    ("int max = 16384;", "int max = 2048;")])
 for level in ["05", "06", "07", "08"]:  # ThunderKittens' educational H100 GEMM: TMA from 06
     HOPPER[f"thunderkittens-{level}"] = {
         "folder": "kernels/gemm/educational_h100", "files": [f"level_{level}.cu", "launch.cu"],
