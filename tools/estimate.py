@@ -38,8 +38,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import sass  # noqa: E402  (ptxas_report, demangle)
 import timeline  # noqa: E402  (the copy engines and SMs over time, from the stream record)
 
-ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90",
-        "h200": "90"}
+# Hopper's registers come from sm_90a code: a superset of sm_90's, and the only target that
+# holds lesson 12's wgmma and setmaxnreg.
+ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90a",
+        "h200": "90a"}
 # The part each name models (emulator/vm/gpus.c), for the tables' labels.
 PART = {"t4": "T4", "a6000": "RTX A6000", "rtx3090": "RTX 3090", "a100": "A100 80GB SXM", "l4": "L4",
         "h100": "H100 SXM5", "h200": "H200 SXM"}
@@ -63,7 +65,7 @@ def registers(srcs, gpu, nvcc, nvdisasm, work):
     """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of the folders @p srcs, and with
     @p nvdisasm a "KERNEL FILE LINE COUNT ANCHORS" file of their SASS (None without); their
     paths."""
-    arch = ARCH.get(gpu, "90")
+    arch = ARCH.get(gpu, "90a")
     lines, sass_lines = [], []
     for cu in sorted(cu for src in srcs for cu in pathlib.Path(src).glob("*.cu")):
         cubin = os.path.join(work, cu.stem + ".cubin")
