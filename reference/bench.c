@@ -321,6 +321,31 @@ double bench_report(struct bench_table *t, struct bench_row *r, void (*fn)(void 
     return r->ms;
 }
 
+double bench_gemm(struct bench_table *t, const struct bench_gemm *g, void (*fn)(void *), void *arg,
+                  const float *want, float *got)
+{
+    size_t nc = (size_t)g->M * g->N;
+    mat_poison_device(g->d_C, nc * sizeof(float));
+    bench_run(t, fn, arg);
+    CUDA_CHECK(cudaMemcpy(got, g->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    char check[160] = "reference";
+    int ok = 1;
+    if (want) {
+        struct mat_cmp cmp = mat_compare(got, want, g->M, g->N, 0, 0);
+        mat_cmp_describe(&cmp, check, sizeof check);
+        ok = cmp.n_bad == 0;
+    }
+    struct bench_row r = {.version = g->version,
+                          .flops = 2.0 * g->M * g->N * g->K,
+                          .bytes =
+                              g->in_bytes * ((double)g->M * g->K + (double)g->K * g->N) + 4.0 * nc,
+                          .base_ms = g->base_ms > 0 ? g->base_ms : BENCH_SELF,
+                          .check = check,
+                          .ok = ok,
+                          .library = g->library};
+    return bench_report(t, &r, fn, arg);
+}
+
 struct sgemm_call {
     bench_sgemm_fn fn;
     int M, N, K;

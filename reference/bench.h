@@ -123,6 +123,26 @@ void bench_run(struct bench_table *t, void (*fn)(void *), void *arg);
  */
 double bench_report(struct bench_table *t, struct bench_row *r, void (*fn)(void *), void *arg);
 
+/** A GEMM's row of a table (C = A B, C an M x N fp32 matrix on the device). */
+struct bench_gemm {
+    const char *version; /**< the launcher's name */
+    int M;               /**< rows of A and C */
+    int N;               /**< columns of B and C */
+    int K;               /**< columns of A, rows of B */
+    double in_bytes;     /**< bytes per element of A and B */
+    float *d_C;          /**< the result on the device */
+    double base_ms;      /**< the baseline's median, or 0: the row is its own base */
+    int library;         /**< 1: a library call (cuBLAS), which the emulator does not count */
+};
+
+/**
+ * Run @p fn(@p arg), the GEMM @p g, once into a poisoned C and compare C with @p want exactly
+ * (with want NULL, C is copied to @p got as the reference), then report its row (bench_report()).
+ * Returns its median ms, 0 on the emulator.
+ */
+double bench_gemm(struct bench_table *t, const struct bench_gemm *g, void (*fn)(void *), void *arg,
+                  const float *want, float *got);
+
 /** Close the table. Returns 0 when every checked row was right, else 1. */
 int bench_end(struct bench_table *t);
 

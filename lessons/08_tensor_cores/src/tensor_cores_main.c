@@ -66,26 +66,15 @@ static void run_gemm(void *arg)
 static double report_gemm(struct bench_table *t, const char *name, struct gemm_call *c,
                           double base_ms, const float *want, float *got)
 {
-    size_t nc = (size_t)c->M * c->N;
-    mat_poison_device(c->d_C, nc * sizeof(float));
-    bench_run(t, run_gemm, c);
-    CUDA_CHECK(cudaMemcpy(got, c->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
-    char check[160] = "reference";
-    int ok = 1;
-    if (want) {
-        struct mat_cmp cmp = mat_compare(got, want, c->M, c->N, 0, 0);
-        mat_cmp_describe(&cmp, check, sizeof check);
-        ok = cmp.n_bad == 0;
-    }
-    double elem = c->fn ? 2.0 : 4.0; /* bytes per input element */
-    struct bench_row row = {.version = name,
-                            .flops = 2.0 * c->M * c->N * c->K,
-                            .bytes = elem * ((double)c->M * c->K + (double)c->K * c->N) + 4.0 * nc,
-                            .base_ms = base_ms > 0 ? base_ms : BENCH_SELF,
-                            .check = check,
-                            .ok = ok,
-                            .library = !c->fn || c->fn == cublas_hgemm || c->fn == cublas_bf16gemm};
-    return bench_report(t, &row, run_gemm, c);
+    struct bench_gemm g = {.version = name,
+                           .M = c->M,
+                           .N = c->N,
+                           .K = c->K,
+                           .in_bytes = c->fn ? 2.0 : 4.0,
+                           .d_C = c->d_C,
+                           .base_ms = base_ms,
+                           .library = !c->fn || c->fn == cublas_hgemm || c->fn == cublas_bf16gemm};
+    return bench_gemm(t, &g, run_gemm, c, want, got);
 }
 
 int main(int argc, char **argv)

@@ -61,24 +61,15 @@ static void run_call(void *arg)
 static double row(struct bench_table *t, const char *name, struct call16 *c, double base_ms,
                   const float *want, float *got)
 {
-    size_t nc = (size_t)c->M * c->N;
-    mat_poison_device(c->d_C, nc * sizeof(float));
-    bench_run(t, run_call, c);
-    CUDA_CHECK(cudaMemcpy(got, c->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
-    char check[160] = "reference";
-    struct mat_cmp cmp = {0};
-    if (want) {
-        cmp = mat_compare(got, want, c->M, c->N, 0, 0);
-        mat_cmp_describe(&cmp, check, sizeof check);
-    }
-    struct bench_row r = {.version = name,
-                          .flops = 2.0 * c->M * c->N * c->K,
-                          .bytes = 2.0 * ((double)c->M * c->K + (double)c->K * c->N) + 4.0 * nc,
-                          .base_ms = base_ms > 0 ? base_ms : BENCH_SELF,
-                          .check = check,
-                          .ok = cmp.n_bad == 0,
-                          .library = c->fn == cublas_f16 || c->fn == cublas_bf16};
-    return bench_report(t, &r, run_call, c);
+    struct bench_gemm g = {.version = name,
+                           .M = c->M,
+                           .N = c->N,
+                           .K = c->K,
+                           .in_bytes = 2.0,
+                           .d_C = c->d_C,
+                           .base_ms = base_ms,
+                           .library = c->fn == cublas_f16 || c->fn == cublas_bf16};
+    return bench_gemm(t, &g, run_call, c, want, got);
 }
 
 /* A and B (floats, small integers) into the device buffers as @p bf16 ? bfloat16 : fp16. */
