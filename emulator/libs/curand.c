@@ -21,12 +21,13 @@
  * Sobol32 and Sobol64 (curand_sobol.c) give each dimension's points in Gray-code order from the
  * offset on, dimension after dimension (num / dimensions points each); normals are the inverse
  * of the normal distribution at the uniform (curand_normal_static.h's _curand_normal_icdf).
- * Poisson numbers (curand_histogram.c) come from XORWOW's and Philox's 32-bit values through
- * the square histogram NVIDIA's library builds, below lambda 2000; the same histogram goes to
- * device memory for the device API's curand_discrete (curandCreatePoissonDistribution).
- * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from MRG32k3a or Sobol
- * or above lambda 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused
- * in one line.
+ * Poisson numbers (curand_histogram.c) come from XORWOW's, MRG32k3a's and Philox's 32-bit values
+ * (curandGenerate's) through the square histogram NVIDIA's library builds, below lambda 2000;
+ * the same histogram goes to device memory for the device API's curand_discrete
+ * (curandCreatePoissonDistribution).
+ * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from Sobol or above
+ * lambda 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused in one
+ * line.
  */
 #include <curand.h>
 #include <curand_discrete.h>
@@ -382,6 +383,12 @@ static void box_muller(uint32_t x, uint32_t y, float out[2])
 #define MRG_BITS 1.000000048662
 #define MRG_NORM 2.3283065498378288e-10
 
+/* Draw @p x of @p g as curandGenerate's 32-bit value. */
+static uint32_t bits32(curandGenerator_t g, uint32_t x)
+{
+    return g->type == CURAND_RNG_PSEUDO_MRG32K3A ? (uint32_t)(x * MRG_BITS) : x;
+}
+
 static void box_muller_mrg(const uint32_t r[2], float out[2])
 {
     float x = (float)(r[0] * MRG_NORM), y = (float)(r[1] * MRG_NORM) * 6.2831855f;
@@ -703,10 +710,10 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
         begin(generator, outputPtr, num, sizeof *out, 1, "curandGenerate", (void **)&out);
     if (st || !num)
         return st;
-    int skip, mrg = generator->type == CURAND_RNG_PSEUDO_MRG32K3A;
+    int skip;
     uint32_t *x = draws(generator, num, 1, 1, 1, &skip);
     for (size_t i = 0; i < num; i++)
-        out[i] = mrg ? (unsigned)(x[i] * MRG_BITS) : x[i];
+        out[i] = bits32(generator, x[i]);
     return finish(generator, outputPtr, num * sizeof *out, x);
 }
 
@@ -875,8 +882,9 @@ curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[]
 /* --- Poisson ------------------------------------------------------------------------------- */
 
 /* Poisson numbers as NVIDIA's host library makes them below lambda 2000: one 32-bit value per
-   number (curandGenerate's, same offset), through the square histogram of lambda. Above, its
-   numbers come from another method the stand-in does not have; MRG32k3a's and Sobol's too. */
+   number (curandGenerate's, same offset; MRG32k3a's too, measured), through the square histogram
+   of lambda. Above, its numbers come from another method the stand-in does not have; Sobol's
+   too. */
 curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
                                      double lambda)
 {
@@ -884,9 +892,9 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *
         return CURAND_STATUS_NOT_INITIALIZED;
     if (!(lambda > 0))
         return CURAND_STATUS_OUT_OF_RANGE;
-    if (quasi(generator) || generator->type == CURAND_RNG_PSEUDO_MRG32K3A)
+    if (quasi(generator))
         return refuse(CURAND_STATUS_TYPE_ERROR,
-                      "curandGeneratePoisson from MRG32k3a or Sobol (XORWOW and Philox are)");
+                      "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and Philox are)");
     if (lambda >= HISTOGRAM_MAX_LAMBDA)
         return refuse(CURAND_STATUS_OUT_OF_RANGE, "curandGeneratePoisson with lambda >= 2000");
     unsigned *out;
@@ -899,7 +907,7 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *
     int skip;
     uint32_t *x = draws(generator, n, 1, 1, 1, &skip);
     for (size_t i = 0; i < n; i++)
-        out[i] = histogram_draw(&h, x[i]);
+        out[i] = histogram_draw(&h, bits32(generator, x[i]));
     histogram_free(&h);
     return finish(generator, outputPtr, n * sizeof *out, x);
 }

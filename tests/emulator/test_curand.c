@@ -9,8 +9,8 @@
  * whose last bits differ between math libraries, within a few float or double ulps. Lengths
  * 1 to 130006 in two calls, at offsets up to 200001, cross the 4096 XORWOW states, the 81920
  * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
- * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW
- * and Philox, bit for bit, for lambda up to 2000.
+ * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW,
+ * MRG32k3a and Philox, bit for bit, for lambda up to 2000, several lambdas from one generator.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
@@ -94,13 +94,18 @@ static const char *const dist_name[NDIST] = {"bits",          "uniform",       "
                                              "64-bit values", "Poisson"};
 static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4};
 
-/** The lambda of the POISSON draws. */
-static double poisson_lambda;
+/** One Generate call: @p n values of @p d (POISSON: with mean @p lambda). */
+struct call {
+    enum dist d;
+    size_t n;
+    double lambda;
+};
 
-/* @p n values of @p d from generator @p g, by the oracle (@p oracle) or the stand-in. */
-static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *out, size_t n)
+/* The values of call @p c from generator @p g, by the oracle (@p oracle) or the stand-in. */
+static curandStatus_t draw(int oracle, curandGenerator_t g, const struct call *c, void *out)
 {
-    switch (d) {
+    size_t n = c->n;
+    switch (c->d) {
     case BITS:
         return (oracle ? real.bits : curandGenerate)(g, out, n);
     case UNIFORM:
@@ -114,7 +119,7 @@ static curandStatus_t draw(int oracle, curandGenerator_t g, enum dist d, void *o
     case BITS64:
         return (oracle ? real.longlong : curandGenerateLongLong)(g, out, n);
     case POISSON:
-        return (oracle ? real.poisson : curandGeneratePoisson)(g, out, n, poisson_lambda);
+        return (oracle ? real.poisson : curandGeneratePoisson)(g, out, n, c->lambda);
     default:
         return (oracle ? real.lognormal : curandGenerateLogNormal)(g, out, n, 0.25f, 0.5f);
     }
@@ -134,14 +139,12 @@ static int same(enum dist d, const void *want, const void *got, size_t i)
     return fabsf(w - g) <= 4e-6f * (1.0f + fabsf(w));
 }
 
-/* Two calls (n1 then n2 values) after seed (Sobol: dimensions) and offset, stand-in against
-   oracle. */
-static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
-                    unsigned long long offset, size_t n1, size_t n2)
+/* The @p ncalls calls in turn after seed (Sobol: dimensions) and offset, from one generator of
+   the stand-in and one of the oracle, each call's values compared. */
+static void compare_calls(curandRngType_t type, unsigned long long seed, unsigned long long offset,
+                          const struct call *calls, size_t ncalls)
 {
     int sobol = type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64;
-    size_t n = n1 + n2, bytes = n * dist_size[d];
-    char *want = malloc(bytes), *got = malloc(bytes);
     curandGenerator_t gr, gs;
     ck_assert_int_eq(real.create(&gr, type), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(curandCreateGeneratorHost(&gs, type), CURAND_STATUS_SUCCESS);
@@ -151,19 +154,30 @@ static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
                      CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(real.offset(gr, offset), CURAND_STATUS_SUCCESS);
     ck_assert_int_eq(curandSetGeneratorOffset(gs, offset), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(draw(1, gr, d, want, n1), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(draw(1, gr, d, want + n1 * dist_size[d], n2), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(draw(0, gs, d, got, n1), CURAND_STATUS_SUCCESS);
-    ck_assert_int_eq(draw(0, gs, d, got + n1 * dist_size[d], n2), CURAND_STATUS_SUCCESS);
-    for (size_t i = 0; i < n; i++)
-        ck_assert_msg(same(d, want, got, i),
-                      "generator %d, %s (lambda %g), seed %llu, offset %llu, calls %zu+%zu: value "
-                      "%zu differs",
-                      (int)type, dist_name[d], poisson_lambda, seed, offset, n1, n2, i);
+    for (size_t k = 0; k < ncalls; k++) {
+        const struct call *c = &calls[k];
+        char *want = malloc(c->n * dist_size[c->d] + 1), *got = malloc(c->n * dist_size[c->d] + 1);
+        ck_assert_int_eq(draw(1, gr, c, want), CURAND_STATUS_SUCCESS);
+        ck_assert_int_eq(draw(0, gs, c, got), CURAND_STATUS_SUCCESS);
+        for (size_t i = 0; i < c->n; i++)
+            ck_assert_msg(same(c->d, want, got, i),
+                          "generator %d, seed %llu, offset %llu, call %zu of %zu (%zu %s, lambda "
+                          "%g): value %zu differs",
+                          (int)type, seed, offset, k + 1, ncalls, c->n, dist_name[c->d], c->lambda,
+                          i);
+        free(want);
+        free(got);
+    }
     real.destroy(gr);
     curandDestroyGenerator(gs);
-    free(want);
-    free(got);
+}
+
+/* Two calls (n1 then n2 values of @p d) after seed (Sobol: dimensions) and offset. */
+static void compare(curandRngType_t type, enum dist d, unsigned long long seed,
+                    unsigned long long offset, size_t n1, size_t n2)
+{
+    const struct call calls[2] = {{d, n1, 0}, {d, n2, 0}};
+    compare_calls(type, seed, offset, calls, 2);
 }
 
 /* Every distribution of @p type at several seeds, offsets and lengths; the first @p skip runs
@@ -239,12 +253,29 @@ START_TEST(poisson_matches_nvidia)
     static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW,
                                             CURAND_RNG_PSEUDO_PHILOX4_32_10};
     for (size_t l = 0; l < sizeof lambdas / sizeof *lambdas; l++) {
-        poisson_lambda = lambdas[l];
+        const struct call first[2] = {{POISSON, 4097, lambdas[l]}, {POISSON, 31, lambdas[l]}};
+        const struct call second[2] = {{POISSON, 1, lambdas[l]}, {POISSON, 65537, lambdas[l]}};
         for (int t = 0; t < 2; t++) {
-            compare(types[t], POISSON, 1234 + l, 0, 4097, 31);
-            compare(types[t], POISSON, 77, 70001, 1, 65537);
+            compare_calls(types[t], 1234 + l, 0, first, 2);
+            compare_calls(types[t], 77, 70001, second, 2);
         }
     }
+}
+END_TEST
+
+/* Poisson numbers from MRG32k3a: every lambda below 2000 in turn from one generator (its host
+   generator takes 2.5 s to seed its 81920 states, measured here), lengths 1, 31 and 1001, at
+   offsets inside and past the first round of states. */
+START_TEST(poisson_mrg32k3a_matches_nvidia)
+{
+    load_real();
+    static const struct call calls[] = {
+        {POISSON, 1, 0.001},   {POISSON, 31, 1.0},     {POISSON, 1001, 10.5},
+        {POISSON, 31, 1999.9}, {POISSON, 1001, 0.001}, {POISSON, 1, 10.5},
+        {POISSON, 1001, 1.0},  {POISSON, 1, 1999.9},   {POISSON, 1001, 1999.9}};
+    enum { N = sizeof calls / sizeof *calls };
+    compare_calls(CURAND_RNG_PSEUDO_MRG32K3A, 5, 81919, calls, N);
+    compare_calls(CURAND_RNG_PSEUDO_MRG32K3A, 0x9e3779b97f4a7c15ull, 3, calls, N);
 }
 END_TEST
 
@@ -499,6 +530,7 @@ int main(int argc, char **argv)
         {"mrg32k3a_matches_nvidia", mrg32k3a_matches_nvidia, CASE_CPU, 240},
         {"sobol_matches_nvidia", sobol_matches_nvidia, CASE_CPU, 240},
         {"poisson_matches_nvidia", poisson_matches_nvidia, CASE_CPU, 240},
+        {"poisson_mrg32k3a_matches_nvidia", poisson_mrg32k3a_matches_nvidia, CASE_CPU, 240},
         {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
          60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
