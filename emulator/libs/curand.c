@@ -24,10 +24,13 @@
  * Poisson numbers (curand_histogram.c) come from XORWOW's, MRG32k3a's and Philox's 32-bit values
  * (curandGenerate's) through the square histogram NVIDIA's library builds, below lambda 2000;
  * the same histogram goes to device memory for the device API's curand_discrete
- * (curandCreatePoissonDistribution).
- * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from Sobol or above
- * lambda 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused in one
- * line.
+ * (curandCreatePoissonDistribution). From 2000 to 400000 they are lambda + sqrt(lambda) z
+ * rounded, z a normal float: Philox's curandGenerateNormal's at the same offset; XORWOW's and
+ * MRG32k3a's each from the next state, its curand_normal (a Box-Muller pair, the second kept by
+ * the state for its next number until the states are seeded again).
+ * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from Sobol, the Poisson
+ * distribution object at lambda >= 2000, curandGeneratePoissonMethod, binomial, the other
+ * orderings) is refused in one line.
  */
 #include <curand.h>
 #include <curand_discrete.h>
@@ -65,6 +68,7 @@ struct curandGenerator_st {
     struct xorwow *states; /**< XORWOW's 4096 states, once seeded */
     struct mrg *mrgs;      /**< MRG32k3a's 81920 states, once seeded */
     unsigned next_state;   /**< the XORWOW or MRG32k3a state the next unit comes from */
+    float *spares;         /**< each state's second normal of a pair, NaN once used (Poisson) */
     int seeded;            /**< 0: seed or offset changed since the states were made */
     unsigned dims;         /**< Sobol's dimensions; its offset counts points */
 };
@@ -281,6 +285,8 @@ static void states_seed(curandGenerator_t g)
     for (unsigned s = 0; s < lead; s++)
         state_next(g, s);
     g->next_state = lead;
+    free(g->spares); /* fresh states hold no normal (curand_init) */
+    g->spares = NULL;
     g->seeded = 1;
 }
 
@@ -412,6 +418,41 @@ static void box_muller_double(const uint32_t x[4], double out[2])
     double s = sqrt(-2.0 * log(u));
     out[0] = sin(v * PI_DOUBLE) * s;
     out[1] = cos(v * PI_DOUBLE) * s;
+}
+
+/* The next @p n standard normal floats of XORWOW's or MRG32k3a's states in turn into @p z, each
+   from its state as the device API's curand_normal makes them: a Box-Muller pair from two of the
+   state's draws, whose second normal the state keeps for its next one. */
+static void states_normals(curandGenerator_t g, size_t n, float *z)
+{
+    if (!g->seeded)
+        states_seed(g);
+    unsigned count = state_count(g);
+    if (!g->spares) {
+        g->spares = emu_malloc(count * sizeof *g->spares);
+        for (unsigned s = 0; s < count; s++)
+            g->spares[s] = NAN;
+    }
+    for (size_t k = 0; k < n; k++) {
+        unsigned s = g->next_state;
+        if (isnan(g->spares[s])) {
+            uint32_t r[2];
+            r[0] = state_next(g, s);
+            r[1] = state_next(g, s);
+            float pair[2];
+            if (g->type == CURAND_RNG_PSEUDO_MRG32K3A)
+                box_muller_mrg(r, pair);
+            else
+                box_muller(r[0], r[1], pair);
+            z[k] = pair[0];
+            g->spares[s] = pair[1];
+        } else {
+            z[k] = g->spares[s];
+            g->spares[s] = NAN;
+        }
+        g->next_state = (s + 1) % count;
+    }
+    g->offset += n;
 }
 
 /* --- Sobol's values as distributions (curand_uniform.h, curand_normal_static.h) ----------- */
@@ -623,6 +664,7 @@ curandStatus_t curandDestroyGenerator(curandGenerator_t generator)
     generator->magic = 0;
     free(generator->states);
     free(generator->mrgs);
+    free(generator->spares);
     free(generator);
     return CURAND_STATUS_SUCCESS;
 }
@@ -752,6 +794,24 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *
     return finish(generator, outputPtr, num * sizeof *out, x);
 }
 
+/* The next @p num standard normal floats of @p g into @p z, in pairs (curandGenerateNormal's
+   order; @p num may be odd). */
+static void normals(curandGenerator_t g, size_t num, float *z)
+{
+    int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
+    uint32_t *x = draws(g, num, 2, 2, 1, &skip);
+    for (size_t i = 0; i < num + skip; i += 2) {
+        float pair[2];
+        if (mrg)
+            box_muller_mrg(x + i, pair);
+        else
+            box_muller(x[i], x[i + 1], pair);
+        for (size_t j = i < (size_t)skip ? 1 : 0; j < 2 && i + j - skip < num; j++)
+            z[i + j - skip] = pair[j];
+    }
+    free(x);
+}
+
 /* Normal floats, mean + stddev * z, in pairs; exponentiated for the log-normal. */
 static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t num, float mean,
                                    float stddev, int lognormal, const char *who)
@@ -762,18 +822,10 @@ static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t
     curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
         return st;
-    int skip, mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
-    uint32_t *x = draws(g, num, 2, 2, 1, &skip);
-    for (size_t i = 0; i < num + skip; i += 2) {
-        float z[2];
-        if (mrg)
-            box_muller_mrg(x + i, z);
-        else
-            box_muller(x[i], x[i + 1], z);
-        for (size_t j = i < (size_t)skip ? 1 : 0; j < 2 && i + j - skip < num; j++)
-            out[i + j - skip] = lognormal ? expf(mean + stddev * z[j]) : mean + stddev * z[j];
-    }
-    return finish(g, outputPtr, num * sizeof *out, x);
+    normals(g, num, out);
+    for (size_t i = 0; i < num; i++)
+        out[i] = lognormal ? expf(mean + stddev * out[i]) : mean + stddev * out[i];
+    return finish(g, outputPtr, num * sizeof *out, NULL);
 }
 
 static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size_t num, double mean,
@@ -881,27 +933,48 @@ curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[]
 
 /* --- Poisson ------------------------------------------------------------------------------- */
 
-/* Poisson numbers as NVIDIA's host library makes them below lambda 2000: one 32-bit value per
-   number (curandGenerate's, same offset; MRG32k3a's too, measured), through the square histogram
-   of lambda. Above, its numbers come from another method the stand-in does not have; Sobol's
-   too. */
+/* Poisson numbers at lambda >= 2000, as NVIDIA's library makes them (measured against it): lambda
+   + sqrt(lambda) z rounded to nearest (+ 0.5, truncated: curand_poisson.h's
+   curand_poisson_from_normal), z a standard normal float: for Philox curandGenerateNormal's at
+   the same offset, for XORWOW and MRG32k3a each state's own in turn (states_normals). */
+static void poisson_from_normal(curandGenerator_t g, unsigned *out, size_t n, double lambda)
+{
+    float *z = emu_malloc(n * sizeof *z);
+    if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
+        normals(g, n, z);
+    else
+        states_normals(g, n, z);
+    double root = sqrt(lambda);
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned)(root * z[i] + lambda + 0.5);
+    free(z);
+}
+
+/** The largest lambda NVIDIA's library takes (above: CURAND_STATUS_OUT_OF_RANGE, measured). */
+#define POISSON_MAX_LAMBDA 400000.0
+
+/* Poisson numbers as NVIDIA's host library makes them: below lambda 2000, one 32-bit value per
+   number (curandGenerate's, same offset; MRG32k3a's too, measured) through the square histogram
+   of lambda; above, from normals (poisson_from_normal). Sobol's are refused. */
 curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
                                      double lambda)
 {
     if (!gen_ok(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
-    if (!(lambda > 0))
+    if (!(lambda > 0 && lambda <= POISSON_MAX_LAMBDA))
         return CURAND_STATUS_OUT_OF_RANGE;
     if (quasi(generator))
         return refuse(CURAND_STATUS_TYPE_ERROR,
                       "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and Philox are)");
-    if (lambda >= HISTOGRAM_MAX_LAMBDA)
-        return refuse(CURAND_STATUS_OUT_OF_RANGE, "curandGeneratePoisson with lambda >= 2000");
     unsigned *out;
     curandStatus_t st =
         begin(generator, outputPtr, n, sizeof *out, 1, "curandGeneratePoisson", (void **)&out);
     if (st || !n)
         return st;
+    if (lambda >= HISTOGRAM_MAX_LAMBDA) {
+        poisson_from_normal(generator, out, n, lambda);
+        return finish(generator, outputPtr, n * sizeof *out, NULL);
+    }
     struct histogram h;
     histogram_poisson(lambda, &h);
     int skip;

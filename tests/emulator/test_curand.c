@@ -87,14 +87,16 @@ enum dist {
     LOGNORMAL,
     BITS64,
     POISSON,
+    OFFSET, /**< not a distribution: curandSetGeneratorOffset(n) between calls */
     NDIST
 };
 static const char *const dist_name[NDIST] = {"bits",          "uniform",       "uniform double",
                                              "normal",        "normal double", "log-normal",
-                                             "64-bit values", "Poisson"};
-static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4};
+                                             "64-bit values", "Poisson",       "offset"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4, 0};
 
-/** One Generate call: @p n values of @p d (POISSON: with mean @p lambda). */
+/** One Generate call: @p n values of @p d (POISSON: with mean @p lambda); OFFSET: the offset
+    set to @p n. */
 struct call {
     enum dist d;
     size_t n;
@@ -156,6 +158,11 @@ static void compare_calls(curandRngType_t type, unsigned long long seed, unsigne
     ck_assert_int_eq(curandSetGeneratorOffset(gs, offset), CURAND_STATUS_SUCCESS);
     for (size_t k = 0; k < ncalls; k++) {
         const struct call *c = &calls[k];
+        if (c->d == OFFSET) {
+            ck_assert_int_eq(real.offset(gr, c->n), CURAND_STATUS_SUCCESS);
+            ck_assert_int_eq(curandSetGeneratorOffset(gs, c->n), CURAND_STATUS_SUCCESS);
+            continue;
+        }
         char *want = malloc(c->n * dist_size[c->d] + 1), *got = malloc(c->n * dist_size[c->d] + 1);
         ck_assert_int_eq(draw(1, gr, c, want), CURAND_STATUS_SUCCESS);
         ck_assert_int_eq(draw(0, gs, c, got), CURAND_STATUS_SUCCESS);
@@ -263,19 +270,45 @@ START_TEST(poisson_matches_nvidia)
 }
 END_TEST
 
-/* Poisson numbers from MRG32k3a: every lambda below 2000 in turn from one generator (its host
-   generator takes 2.5 s to seed its 81920 states, measured here), lengths 1, 31 and 1001, at
-   offsets inside and past the first round of states. */
+/* Poisson numbers from MRG32k3a: every lambda in turn from one generator (its host generator
+   takes 2.5 s to seed its 81920 states, measured here), lengths 1, 31 and 1001, at offsets inside
+   and past the first round of states; from 2000 on (normals), enough numbers to come round the
+   states again, where each state gives the normal it kept. */
 START_TEST(poisson_mrg32k3a_matches_nvidia)
 {
     load_real();
     static const struct call calls[] = {
-        {POISSON, 1, 0.001},   {POISSON, 31, 1.0},     {POISSON, 1001, 10.5},
-        {POISSON, 31, 1999.9}, {POISSON, 1001, 0.001}, {POISSON, 1, 10.5},
-        {POISSON, 1001, 1.0},  {POISSON, 1, 1999.9},   {POISSON, 1001, 1999.9}};
+        {POISSON, 1, 0.001},       {POISSON, 31, 1.0},       {POISSON, 1001, 10.5},
+        {POISSON, 31, 1999.9},     {POISSON, 1001, 0.001},   {POISSON, 1, 10.5},
+        {POISSON, 1001, 1.0},      {POISSON, 1, 1999.9},     {POISSON, 1001, 1999.9},
+        {POISSON, 1, 2000.0},      {POISSON, 81921, 2500.5}, {BITS, 31, 0},
+        {POISSON, 1001, 400000.0}, {NORMAL, 2, 0},           {POISSON, 31, 4000.5}};
     enum { N = sizeof calls / sizeof *calls };
     compare_calls(CURAND_RNG_PSEUDO_MRG32K3A, 5, 81919, calls, N);
     compare_calls(CURAND_RNG_PSEUDO_MRG32K3A, 0x9e3779b97f4a7c15ull, 3, calls, N);
+}
+END_TEST
+
+/* Poisson numbers from lambda 2000 to 400000 (from normals, not the histogram) from XORWOW and
+   Philox: lambdas in turn from one generator, lengths that come round XORWOW's 4096 states
+   (where each state gives the normal it kept), other calls between them that move the states on,
+   and an offset set again (the states seeded again keep no normal). */
+START_TEST(poisson_large_lambda_matches_nvidia)
+{
+    load_real();
+    static const struct call calls[] = {
+        {POISSON, 1, 2000.0},    {POISSON, 4097, 2000.5},    {BITS, 31, 0},
+        {POISSON, 1001, 3999.9}, {NORMAL, 4098, 0},          {POISSON, 31, 4000.5},
+        {OFFSET, 4097, 0},       {POISSON, 8193, 65536.25},  {POISSON, 1, 400000.0},
+        {UNIFORM, 1, 0},         {POISSON, 12289, 123456.7}, {OFFSET, 1, 0},
+        {POISSON, 4097, 2222.25}};
+    enum { N = sizeof calls / sizeof *calls };
+    static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW,
+                                            CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (int t = 0; t < 2; t++) {
+        compare_calls(types[t], 2026, 0, calls, N);
+        compare_calls(types[t], 0x9e3779b97f4a7c15ull, 70001, calls, N);
+    }
 }
 END_TEST
 
@@ -488,15 +521,16 @@ START_TEST(refusals_name_the_call)
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED),
                      CURAND_STATUS_OUT_OF_RANGE);
     unsigned counts[4];
-    ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 2000.0), CURAND_STATUS_OUT_OF_RANGE);
     curandDiscreteDistribution_t dist;
     ck_assert_int_eq(curandCreatePoissonDistribution(4000.0, &dist), CURAND_STATUS_OUT_OF_RANGE);
     curandGenerator_t q;
     ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
+    ck_assert_int_eq(curandGeneratePoisson(q, counts, 4, 10.0), CURAND_STATUS_TYPE_ERROR);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
-                      strstr(said, "curandGeneratePoisson with lambda >= 2000 is not in") &&
+                      strstr(said, "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and "
+                                   "Philox are) is not in") &&
                       strstr(said, "curandCreatePoissonDistribution with lambda >= 2000 is not") &&
                       strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
                                    "is not in"),
@@ -510,6 +544,7 @@ START_TEST(refusals_name_the_call)
     ck_assert_int_eq(curandGenerate(q, u, 4), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
     ck_assert_int_eq(curandGenerateLongLong(q, NULL, 3), CURAND_STATUS_TYPE_ERROR);
     ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 0.0), CURAND_STATUS_OUT_OF_RANGE);
+    ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 400000.5), CURAND_STATUS_OUT_OF_RANGE);
     curandDestroyGenerator(q);
     ck_assert_int_eq(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
     float f[3];
@@ -531,6 +566,7 @@ int main(int argc, char **argv)
         {"sobol_matches_nvidia", sobol_matches_nvidia, CASE_CPU, 240},
         {"poisson_matches_nvidia", poisson_matches_nvidia, CASE_CPU, 240},
         {"poisson_mrg32k3a_matches_nvidia", poisson_mrg32k3a_matches_nvidia, CASE_CPU, 240},
+        {"poisson_large_lambda_matches_nvidia", poisson_large_lambda_matches_nvidia, CASE_CPU, 240},
         {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
          60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
