@@ -10,7 +10,8 @@
  * 1 to 130006 in two calls, at offsets up to 200001, cross the 4096 XORWOW states, the 81920
  * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
  * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW,
- * MRG32k3a and Philox, bit for bit, for lambda up to 2000, several lambdas from one generator.
+ * MRG32k3a and Philox, bit for bit, for lambda from 0.001 to 400000 (the histogram below 2000,
+ * normals above), several lambdas and other calls in turn from one generator.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
@@ -356,6 +357,13 @@ START_TEST(device_generator_writes_device_memory)
     ck_assert_mem_eq(got, want, sizeof want);
     for (int i = N; i < N + GUARD; i++)
         ck_assert_msg(isnan(got[i]), "device value %d past the end was written", i);
+    /* Poisson numbers from normals (lambda >= 2000): the same on the device */
+    static unsigned counts_want[N], counts_got[N];
+    ck_assert_int_eq(curandGeneratePoisson(gh, counts_want, N, 2500.5), 0);
+    ck_assert_int_eq(curandGeneratePoisson(gd, (unsigned *)d, N, 2500.5), 0);
+    CUDA_CHECK(cudaMemcpyAsync(counts_got, d, sizeof counts_got, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    ck_assert_mem_eq(counts_got, counts_want, sizeof counts_want);
     /* past the allocation: refused, nothing written */
     ck_assert_int_eq(curandGenerate(gd, (unsigned *)d, N + GUARD + 1),
                      CURAND_STATUS_LAUNCH_FAILURE);
