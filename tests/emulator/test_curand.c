@@ -292,17 +292,18 @@ END_TEST
 
 /* Poisson numbers from lambda 2000 to 400000 (from normals, not the histogram) from XORWOW and
    Philox: lambdas in turn from one generator, lengths that come round XORWOW's 4096 states
-   (where each state gives the normal it kept), other calls between them that move the states on,
-   and an offset set again (the states seeded again keep no normal). */
+   (where each state gives the normal it kept, even after draws of other calls), other calls
+   between them that move the states on, and an offset set again (the states seeded again keep no
+   normal). */
 START_TEST(poisson_large_lambda_matches_nvidia)
 {
     load_real();
     static const struct call calls[] = {
-        {POISSON, 1, 2000.0},    {POISSON, 4097, 2000.5},    {BITS, 31, 0},
-        {POISSON, 1001, 3999.9}, {NORMAL, 4098, 0},          {POISSON, 31, 4000.5},
-        {OFFSET, 4097, 0},       {POISSON, 8193, 65536.25},  {POISSON, 1, 400000.0},
-        {UNIFORM, 1, 0},         {POISSON, 12289, 123456.7}, {OFFSET, 1, 0},
-        {POISSON, 4097, 2222.25}};
+        {POISSON, 1, 2000.0},   {BITS, 4096, 0},         {POISSON, 4097, 2000.5},
+        {BITS, 31, 0},          {POISSON, 1001, 3999.9}, {NORMAL, 4098, 0},
+        {POISSON, 31, 4000.5},  {OFFSET, 4097, 0},       {POISSON, 8193, 65536.25},
+        {POISSON, 1, 400000.0}, {UNIFORM, 1, 0},         {POISSON, 12289, 123456.7},
+        {OFFSET, 1, 0},         {POISSON, 4097, 2222.25}};
     enum { N = sizeof calls / sizeof *calls };
     static const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW,
                                             CURAND_RNG_PSEUDO_PHILOX4_32_10};
