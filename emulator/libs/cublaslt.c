@@ -87,15 +87,13 @@ static cublasStatus_t not_emulated(const char *what, int value)
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
-    struct cublasLtContext *h = emu_calloc(1, sizeof *h);
-    cublasStatus_t st = cublasCreate_v2(&h->blas);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        free(h);
-        return st;
+    cublasHandle_t blas;
+    cublasStatus_t st = cublasCreate_v2(&blas);
+    if (st == CUBLAS_STATUS_SUCCESS) {
+        *lightHandle = emu_calloc(1, sizeof **lightHandle);
+        **lightHandle = (struct cublasLtContext){LT_MAGIC, blas};
     }
-    h->magic = LT_MAGIC;
-    *lightHandle = h;
-    return CUBLAS_STATUS_SUCCESS;
+    return st;
 }
 
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
