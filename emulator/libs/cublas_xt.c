@@ -15,15 +15,14 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "alloc.h"
+#include "blas_wrap.h"
 
 enum { XT_MAGIC = 0x43425854, XT_BLOCK_DIM = 1024 };
 
 /** What cublasXtHandle_t points at. */
 struct cublasXtContext {
-    uint32_t magic;
-    cublasHandle_t blas; /**< the stand-in's handle the GEMMs run on */
-    int block_dim;       /**< what cublasXtSetBlockDim set; tiling does not change the result */
+    struct blas_wrap w; /**< first: the magic and the cuBLAS handle the GEMMs run on */
+    int block_dim;      /**< what cublasXtSetBlockDim set; tiling does not change the result */
 };
 
 /** One operand of an Xt GEMM: where it is, and its shape as stored (column-major). */
@@ -34,28 +33,23 @@ struct xt_operand {
 
 static int xt_ok(cublasXtHandle_t h)
 {
-    return h && h->magic == XT_MAGIC;
+    return blas_wrap_ok((const struct blas_wrap *)h, XT_MAGIC);
 }
 
 cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
 {
-    cublasHandle_t blas;
-    cublasStatus_t st = cublasCreate(&blas);
-    if (st == CUBLAS_STATUS_SUCCESS) {
-        *handle = emu_calloc(1, sizeof **handle);
-        **handle = (struct cublasXtContext){XT_MAGIC, blas, XT_BLOCK_DIM};
+    cublasStatus_t st;
+    struct cublasXtContext *h = blas_wrap_new(sizeof *h, XT_MAGIC, &st);
+    if (h) {
+        h->block_dim = XT_BLOCK_DIM;
+        *handle = h;
     }
     return st;
 }
 
 cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle)
 {
-    if (!xt_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasDestroy(handle->blas);
-    handle->magic = 0;
-    free(handle);
-    return CUBLAS_STATUS_SUCCESS;
+    return blas_wrap_free((struct blas_wrap *)handle, XT_MAGIC);
 }
 
 cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[])
@@ -138,9 +132,9 @@ static cublasStatus_t xt_gemm(cublasXtHandle_t h, cublasOperation_t ta, cublasOp
         /* the dense copies' leading dimensions */
         int ld_a = a.rows ? (int)a.rows : 1, ld_b = b.rows ? (int)b.rows : 1;
         int ld_c = c.rows ? (int)c.rows : 1;
-        st = elem == 4 ? cublasSgemm(h->blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, ld_a, db,
+        st = elem == 4 ? cublasSgemm(h->w.blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, ld_a, db,
                                      ld_b, beta, dc, ld_c)
-                       : cublasDgemm(h->blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, ld_a, db,
+                       : cublasDgemm(h->w.blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, ld_a, db,
                                      ld_b, beta, dc, ld_c);
     }
     if (st == CUBLAS_STATUS_SUCCESS && m && n &&
