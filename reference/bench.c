@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "emu.h"
 #include "mat.h"
+#include "ref.h"
 #include "timer.h"
 
 /* GPU tables report TFLOP/s, CPU tables GFLOP/s: each keeps its numbers readable. */
@@ -344,6 +345,48 @@ double bench_gemm(struct bench_table *t, const struct bench_gemm *g, void (*fn)(
                           .ok = ok,
                           .library = g->library};
     return bench_report(t, &r, fn, arg);
+}
+
+void bench_gemm16_new(struct bench_gemm16 *p, const struct cli_bench *o)
+{
+    size_t na = (size_t)o->m * o->k, nb = (size_t)o->k * o->n, nc = (size_t)o->m * o->n;
+    *p = (struct bench_gemm16){.M = o->m, .N = o->n, .K = o->k};
+    p->A = mat_alloc_f32(na);
+    p->B = mat_alloc_f32(nb);
+    p->want = mat_alloc_f32(nc);
+    p->got = mat_alloc_f32(nc);
+    p->h16 = mat_alloc((na > nb ? na : nb) * 2);
+    mat_fill_int(p->A, na, (uint64_t)o->seed);
+    mat_fill_int(p->B, nb, (uint64_t)o->seed + 1);
+    CUDA_CHECK(cudaMalloc((void **)&p->d_A, na * 2));
+    CUDA_CHECK(cudaMalloc((void **)&p->d_B, nb * 2));
+    CUDA_CHECK(cudaMalloc((void **)&p->d_C, nc * sizeof(float)));
+}
+
+/* @p n floats @p x (small integers) into @p d in 16 bits, through @p h. */
+static void upload16(const float *x, size_t n, uint16_t *d, uint16_t *h, int bf16)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = bf16 ? ref_f32_to_bf16(x[i]) : ref_f32_to_f16(x[i]);
+    CUDA_CHECK(cudaMemcpy(d, h, n * 2, cudaMemcpyHostToDevice));
+}
+
+void bench_gemm16_upload(struct bench_gemm16 *p, int bf16)
+{
+    upload16(p->A, (size_t)p->M * p->K, p->d_A, p->h16, bf16);
+    upload16(p->B, (size_t)p->K * p->N, p->d_B, p->h16, bf16);
+}
+
+void bench_gemm16_free(struct bench_gemm16 *p)
+{
+    CUDA_CHECK(cudaFree(p->d_A));
+    CUDA_CHECK(cudaFree(p->d_B));
+    CUDA_CHECK(cudaFree(p->d_C));
+    free(p->A);
+    free(p->B);
+    free(p->want);
+    free(p->got);
+    free(p->h16);
 }
 
 struct sgemm_call {

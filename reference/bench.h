@@ -37,6 +37,7 @@
 #ifndef BENCH_H
 #define BENCH_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -142,6 +143,30 @@ struct bench_gemm {
  */
 double bench_gemm(struct bench_table *t, const struct bench_gemm *g, void (*fn)(void *), void *arg,
                   const float *want, float *got);
+
+/**
+ * A GEMM problem with 16-bit inputs (lessons 08, 10 and 12): A (M x K) and B (K x N) as small
+ * integers on the host, exact in fp16 and bfloat16 (mat_fill_int()), so every product must equal
+ * the reference exactly; the reference and each result C; A and B in 16 bits and C in fp32 on
+ * the device.
+ */
+struct bench_gemm16 {
+    int M, N, K;
+    float *A, *B;        /**< the inputs, as floats */
+    float *want, *got;   /**< the reference C, and the last row's C */
+    uint16_t *h16;       /**< room for A or B in 16 bits, on the host */
+    uint16_t *d_A, *d_B; /**< A and B in 16 bits (bench_gemm16_upload()) */
+    float *d_C;          /**< C on the device */
+};
+
+/** @p p for the sizes and seed of @p o: the inputs filled, the device buffers allocated. */
+void bench_gemm16_new(struct bench_gemm16 *p, const struct cli_bench *o);
+
+/** A and B into d_A and d_B as bfloat16 (@p bf16 1) or fp16 (0). */
+void bench_gemm16_upload(struct bench_gemm16 *p, int bf16);
+
+/** Free what bench_gemm16_new() allocated. */
+void bench_gemm16_free(struct bench_gemm16 *p);
 
 /** Close the table. Returns 0 when every checked row was right, else 1. */
 int bench_end(struct bench_table *t);

@@ -90,46 +90,35 @@ static void cmp_add(struct mat_cmp *c, double got, double want, int row, int col
     }
 }
 
-static struct mat_cmp cmp_init(void)
+/* @p got against the wanted values, floats in @p wf or else doubles in @p wd, element by
+ * element, each within atol + rtol |want|, or within atol * scale[i] where @p scale is given. */
+static struct mat_cmp compare(const float *got, const float *wf, const double *wd,
+                              const double *scale, int rows, int cols, double atol, double rtol)
 {
     struct mat_cmp c = {0, 0, 0, -1, -1, 0, 0};
+    size_t n = rows > 0 && cols > 0 ? (size_t)rows * cols : 0;
+    for (size_t at = 0; at < n; at++)
+        cmp_add(&c, got[at], wf ? wf[at] : wd[at], (int)(at / cols), (int)(at % cols),
+                scale ? atol * scale[at] : atol, rtol);
     return c;
 }
 
 struct mat_cmp mat_compare(const float *got, const float *want, int rows, int cols, double atol,
                            double rtol)
 {
-    struct mat_cmp c = cmp_init();
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            size_t at = (size_t)i * cols + j;
-            cmp_add(&c, got[at], want[at], i, j, atol, rtol);
-        }
-    return c;
+    return compare(got, want, NULL, NULL, rows, cols, atol, rtol);
 }
 
 struct mat_cmp mat_compare_f64(const float *got, const double *want, int rows, int cols,
                                double atol, double rtol)
 {
-    struct mat_cmp c = cmp_init();
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            size_t at = (size_t)i * cols + j;
-            cmp_add(&c, got[at], want[at], i, j, atol, rtol);
-        }
-    return c;
+    return compare(got, NULL, want, NULL, rows, cols, atol, rtol);
 }
 
 struct mat_cmp mat_compare_scaled(const float *got, const double *want, const double *scale,
                                   int rows, int cols, double tol)
 {
-    struct mat_cmp c = cmp_init();
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            size_t at = (size_t)i * cols + j;
-            cmp_add(&c, got[at], want[at], i, j, tol * scale[at], 0);
-        }
-    return c;
+    return compare(got, NULL, want, scale, rows, cols, tol, 0);
 }
 
 char *mat_cmp_describe(const struct mat_cmp *c, char *buf, size_t size)

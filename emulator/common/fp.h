@@ -14,32 +14,35 @@
  *  .rzi .rmi .rpi), RND_NONE where an instruction names none. */
 enum rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
 
+/* The bits of a float or a double, and the float or double of bits: C11 reads a union's other
+ * member as the same bytes. */
+union fp_bits32 {
+    float f;
+    uint32_t u;
+};
+union fp_bits64 {
+    double d;
+    uint64_t u;
+};
+
 static inline uint32_t f2u(float f)
 {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
+    return (union fp_bits32){.f = f}.u;
 }
 
 static inline float u2f(uint32_t u)
 {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return (union fp_bits32){.u = u}.f;
 }
 
 static inline uint64_t d2u(double d)
 {
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
+    return (union fp_bits64){.d = d}.u;
 }
 
 static inline double u2d(uint64_t u)
 {
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
+    return (union fp_bits64){.u = u}.d;
 }
 
 /** A narrow IEEE-style format: mantissa and exponent bits. */

@@ -36,6 +36,10 @@ CUresult drv_ready(const char *who);
 /** drv_ready() without the context: initialised is enough (device queries). */
 CUresult drv_initialised(const char *who);
 
+/** @p r, or CUDA_ERROR_INVALID_VALUE where @p r is CUDA_SUCCESS but the call's arguments are
+ *  @p bad (a NULL place to write the answer, a zero size): the driver's first checks in order. */
+CUresult drv_args(CUresult r, int bad);
+
 /** The stream a driver call names: 0 is the legacy stream, or this thread's own in a _ptsz or
  *  _ptds entry point (@p per_thread). */
 cudaStream_t drv_stream(CUstream s, int per_thread);

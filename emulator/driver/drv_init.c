@@ -100,6 +100,11 @@ CUresult drv_initialised(const char *who)
     return CUDA_ERROR_NOT_INITIALIZED;
 }
 
+CUresult drv_args(CUresult r, int bad)
+{
+    return r == CUDA_SUCCESS && bad ? CUDA_ERROR_INVALID_VALUE : r;
+}
+
 CUresult drv_ready(const char *who)
 {
     CUresult r = drv_initialised(who);
@@ -162,9 +167,7 @@ CUresult cuDeviceGetCount(int *count)
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-    CUresult r = device_ok(ordinal, "cuDeviceGet");
-    if (r == CUDA_SUCCESS && !device)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(ordinal, "cuDeviceGet"), !device);
     if (r == CUDA_SUCCESS)
         *device = ordinal;
     return r;
@@ -173,9 +176,7 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal)
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     struct cudaDeviceProp p;
-    CUresult r = device_ok(dev, "cuDeviceGetName");
-    if (r == CUDA_SUCCESS && (!name || len <= 0))
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuDeviceGetName"), !name || len <= 0);
     if (r == CUDA_SUCCESS && (r = drv_result(cudaGetDeviceProperties(&p, dev))) == CUDA_SUCCESS)
         snprintf(name, (size_t)len, "%s", p.name);
     return r;
@@ -231,9 +232,7 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     struct cudaDeviceProp p;
-    CUresult r = device_ok(dev, "cuDeviceTotalMem");
-    if (r == CUDA_SUCCESS && !bytes)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuDeviceTotalMem"), !bytes);
     if (r == CUDA_SUCCESS && (r = drv_result(cudaGetDeviceProperties(&p, dev))) == CUDA_SUCCESS)
         *bytes = p.totalGlobalMem;
     return r;
@@ -251,9 +250,7 @@ CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 
 CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
-    CUresult r = device_ok(dev, "cuDeviceComputeCapability");
-    if (r == CUDA_SUCCESS && (!major || !minor))
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuDeviceComputeCapability"), !major || !minor);
     if (r == CUDA_SUCCESS)
         *major = 9, *minor = 0;
     return r;
@@ -262,9 +259,7 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     struct cudaDeviceProp p;
-    CUresult r = device_ok(dev, "cuDeviceGetUuid");
-    if (r == CUDA_SUCCESS && !uuid)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuDeviceGetUuid"), !uuid);
     if (r == CUDA_SUCCESS && (r = drv_result(cudaGetDeviceProperties(&p, dev))) == CUDA_SUCCESS)
         memcpy(uuid->bytes, p.uuid.bytes, sizeof uuid->bytes);
     return r;
@@ -288,9 +283,7 @@ CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDe
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    CUresult r = device_ok(dev, "cuDevicePrimaryCtxRetain");
-    if (r == CUDA_SUCCESS && !pctx)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuDevicePrimaryCtxRetain"), !pctx);
     if (r == CUDA_SUCCESS) {
         *pctx = primary_of(dev);
         (*pctx)->retained++;
@@ -336,9 +329,7 @@ CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 
 CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
-    CUresult r = device_ok(dev, "cuDevicePrimaryCtxGetState");
-    if (r == CUDA_SUCCESS && (!flags || !active))
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuDevicePrimaryCtxGetState"), !flags || !active);
     if (r == CUDA_SUCCESS)
         *flags = primary_of(dev)->flags, *active = primary_of(dev)->retained > 0;
     return r;
@@ -360,9 +351,7 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 /* A new context of @p dev, pushed on this thread's stack (cuCtxCreate's every form). */
 static CUresult create(CUcontext *pctx, unsigned flags, CUdevice dev)
 {
-    CUresult r = device_ok(dev, "cuCtxCreate");
-    if (r == CUDA_SUCCESS && !pctx)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(device_ok(dev, "cuCtxCreate"), !pctx);
     if (r == CUDA_SUCCESS && npushed == MAX_PUSHED) {
         emu_say("cuCtxCreate: %d contexts are pushed on this thread already", MAX_PUSHED);
         r = CUDA_ERROR_INVALID_VALUE;
@@ -481,9 +470,7 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
 
 CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
-    CUresult r = drv_initialised("cuCtxGetCurrent");
-    if (r == CUDA_SUCCESS && !pctx)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_initialised("cuCtxGetCurrent"), !pctx);
     if (r == CUDA_SUCCESS)
         *pctx = current();
     return r;
@@ -491,9 +478,7 @@ CUresult cuCtxGetCurrent(CUcontext *pctx)
 
 CUresult cuCtxGetDevice(CUdevice *device)
 {
-    CUresult r = drv_ready("cuCtxGetDevice");
-    if (r == CUDA_SUCCESS && !device)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuCtxGetDevice"), !device);
     if (r == CUDA_SUCCESS)
         *device = current()->device;
     return r;
@@ -501,9 +486,7 @@ CUresult cuCtxGetDevice(CUdevice *device)
 
 CUresult cuCtxGetFlags(unsigned int *flags)
 {
-    CUresult r = drv_ready("cuCtxGetFlags");
-    if (r == CUDA_SUCCESS && !flags)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuCtxGetFlags"), !flags);
     if (r == CUDA_SUCCESS)
         *flags = current()->flags;
     return r;

@@ -22,9 +22,7 @@
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     void *p = NULL;
-    CUresult r = drv_ready("cuMemAlloc");
-    if (r == CUDA_SUCCESS && (!dptr || !bytesize))
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuMemAlloc"), !dptr || !bytesize);
     if (r == CUDA_SUCCESS)
         r = drv_result(
             (cudaError_t)course_emu_drv_malloc(&p, bytesize, __builtin_return_address(0)));
@@ -67,9 +65,7 @@ CUresult cuMemFreeHost(void *p)
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
     void *d = NULL;
-    CUresult r = drv_ready("cuMemHostGetDevicePointer");
-    if (r == CUDA_SUCCESS && !pdptr)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuMemHostGetDevicePointer"), !pdptr);
     if (r == CUDA_SUCCESS)
         r = drv_result(cudaHostGetDevicePointer(&d, p, Flags));
     if (r == CUDA_SUCCESS)
@@ -80,9 +76,7 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int 
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     void *p = NULL;
-    CUresult r = drv_ready("cuMemAllocManaged");
-    if (r == CUDA_SUCCESS && !dptr)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuMemAllocManaged"), !dptr);
     if (r == CUDA_SUCCESS)
         r = drv_result(cudaMallocManaged(&p, bytesize, flags));
     if (r == CUDA_SUCCESS)

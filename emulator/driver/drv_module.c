@@ -90,9 +90,7 @@ static CUresult load(CUmodule *module, const void *image, const char *who, const
 {
     char *ptx = NULL;
     size_t len = 0;
-    CUresult r = drv_ready(who);
-    if (r == CUDA_SUCCESS && (!module || !image))
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready(who), !module || !image);
     if (r == CUDA_SUCCESS)
         r = image_ptx(image, who, origin, &ptx, &len);
     struct CUmod_st *m = r == CUDA_SUCCESS ? emu_calloc(1, sizeof *m) : NULL;
@@ -244,9 +242,7 @@ CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **
                          CUlinkState *stateOut)
 {
     (void)numOptions, (void)options, (void)optionValues; /* JIT options change nothing here */
-    CUresult r = drv_ready("cuLinkCreate");
-    if (r == CUDA_SUCCESS && !stateOut)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuLinkCreate"), !stateOut);
     if (r == CUDA_SUCCESS) {
         struct CUlinkState_st *l = emu_calloc(1, sizeof *l);
         l->magic = LINK_MAGIC, *stateOut = l;
@@ -384,24 +380,6 @@ static CUresult launch(CUfunction f, dim3 g, dim3 b, unsigned smem, CUstream s, 
     return r;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                        void **kernelParams, void **extra)
-{
-    return launch(f, (dim3){gridDimX, gridDimY, gridDimZ}, (dim3){blockDimX, blockDimY, blockDimZ},
-                  sharedMemBytes, hStream, kernelParams, extra, 0);
-}
-
-CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                             unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                             unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                             void **kernelParams, void **extra)
-{
-    return launch(f, (dim3){gridDimX, gridDimY, gridDimZ}, (dim3){blockDimX, blockDimY, blockDimZ},
-                  sharedMemBytes, hStream, kernelParams, extra, 1);
-}
-
 /* CUlaunchAttribute is laid out as cudaLaunchAttribute, with the same numbers: the runtime's
  * cudaLaunchKernelExC takes them as they are (clusters, cooperative launches, priorities). */
 _Static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute),
@@ -412,9 +390,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
 {
     static _Thread_local void *out[MAX_ARGS];
     void **args;
-    CUresult r = drv_ready("cuLaunchKernelEx");
-    if (r == CUDA_SUCCESS && !config)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(drv_ready("cuLaunchKernelEx"), !config);
     if (r == CUDA_SUCCESS)
         r = valid_function(f, "cuLaunchKernelEx");
     if (r == CUDA_SUCCESS)
@@ -432,18 +408,6 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
     return drv_result(cudaLaunchKernelExC(&c, f, args));
 }
 
-CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                          void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 0);
-}
-
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                               void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 1);
-}
-
 static CUresult launch_cooperative(CUfunction f, dim3 g, dim3 b, unsigned smem, CUstream s,
                                    void **params, int per_thread)
 {
@@ -456,27 +420,36 @@ static CUresult launch_cooperative(CUfunction f, dim3 g, dim3 b, unsigned smem, 
     return r;
 }
 
-CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                   unsigned int gridDimZ, unsigned int blockDimX,
-                                   unsigned int blockDimY, unsigned int blockDimZ,
-                                   unsigned int sharedMemBytes, CUstream hStream,
-                                   void **kernelParams)
-{
-    return launch_cooperative(f, (dim3){gridDimX, gridDimY, gridDimZ},
-                              (dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
-                              kernelParams, 0);
-}
+/* The three launches, each with its per-thread form (_ptsz, code built with
+ * --default-stream per-thread), which differs only in the stream 0 names. */
+#define LAUNCHES(suffix, per_thread)                                                               \
+    CUresult cuLaunchKernel##suffix(                                                               \
+        CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,         \
+        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,                    \
+        unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)          \
+    {                                                                                              \
+        return launch(f, (dim3){gridDimX, gridDimY, gridDimZ},                                     \
+                      (dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,            \
+                      kernelParams, extra, per_thread);                                            \
+    }                                                                                              \
+    CUresult cuLaunchKernelEx##suffix(const CUlaunchConfig *config, CUfunction f,                  \
+                                      void **kernelParams, void **extra)                           \
+    {                                                                                              \
+        return launch_ex(config, f, kernelParams, extra, per_thread);                              \
+    }                                                                                              \
+    CUresult cuLaunchCooperativeKernel##suffix(                                                    \
+        CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,         \
+        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,                    \
+        unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)                        \
+    {                                                                                              \
+        return launch_cooperative(f, (dim3){gridDimX, gridDimY, gridDimZ},                         \
+                                  (dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes,         \
+                                  hStream, kernelParams, per_thread);                              \
+    }
 
-CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                        unsigned int gridDimZ, unsigned int blockDimX,
-                                        unsigned int blockDimY, unsigned int blockDimZ,
-                                        unsigned int sharedMemBytes, CUstream hStream,
-                                        void **kernelParams)
-{
-    return launch_cooperative(f, (dim3){gridDimX, gridDimY, gridDimZ},
-                              (dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
-                              kernelParams, 1);
-}
+LAUNCHES(, 0)
+LAUNCHES(_ptsz, 1)
+#undef LAUNCHES
 
 /* --- function attributes ----------------------------------------------------------------- */
 
@@ -485,9 +458,7 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
     struct cudaFuncAttributes a;
     CUresult r = drv_ready("cuFuncGetAttribute");
     if (r == CUDA_SUCCESS)
-        r = valid_function(hfunc, "cuFuncGetAttribute");
-    if (r == CUDA_SUCCESS && !pi)
-        r = CUDA_ERROR_INVALID_VALUE;
+        r = drv_args(valid_function(hfunc, "cuFuncGetAttribute"), !pi);
     if (r == CUDA_SUCCESS)
         r = drv_result(cudaFuncGetAttributes(&a, hfunc));
     if (r != CUDA_SUCCESS)
@@ -539,9 +510,7 @@ CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 
 CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
-    CUresult r = valid_function(hfunc, "cuFuncGetName");
-    if (r == CUDA_SUCCESS && !name)
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r = drv_args(valid_function(hfunc, "cuFuncGetName"), !name);
     if (r == CUDA_SUCCESS)
         *name = course_emu_drv_function_name(hfunc);
     return r;
@@ -565,9 +534,8 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfu
                                           CUoccupancyB2DSize blockSizeToDynamicSMemSize,
                                           size_t dynamicSMemSize, int blockSizeLimit)
 {
-    CUresult r = drv_ready("cuOccupancyMaxPotentialBlockSize");
-    if (r == CUDA_SUCCESS && (!minGridSize || !blockSize))
-        r = CUDA_ERROR_INVALID_VALUE;
+    CUresult r =
+        drv_args(drv_ready("cuOccupancyMaxPotentialBlockSize"), !minGridSize || !blockSize);
     int limit = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024, best = 0;
     if (r == CUDA_SUCCESS)
         *blockSize = 0, *minGridSize = 0;

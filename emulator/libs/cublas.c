@@ -70,6 +70,12 @@ static int handle_ok(cublasHandle_t h)
     return h && h->magic == HANDLE_MAGIC;
 }
 
+/* What a call on handle @p h answers when it has nothing else to say. */
+static cublasStatus_t handle_status(cublasHandle_t h)
+{
+    return handle_ok(h) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     int n;
@@ -101,39 +107,35 @@ cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,
                                      size_t workspaceSizeInBytes)
 {
     (void)workspace, (void)workspaceSizeInBytes;
-    return handle_ok(handle) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+    return handle_status(handle);
 }
 
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
 {
-    if (!handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    handle->stream = streamId;
-    return CUBLAS_STATUS_SUCCESS;
+    if (handle_ok(handle))
+        handle->stream = streamId;
+    return handle_status(handle);
 }
 
 cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
 {
-    if (!handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    *streamId = handle->stream;
-    return CUBLAS_STATUS_SUCCESS;
+    if (handle_ok(handle))
+        *streamId = handle->stream;
+    return handle_status(handle);
 }
 
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
 {
-    if (!handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    handle->math = mode;
-    return CUBLAS_STATUS_SUCCESS;
+    if (handle_ok(handle))
+        handle->math = mode;
+    return handle_status(handle);
 }
 
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
 {
-    if (!handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    *mode = handle->math;
-    return CUBLAS_STATUS_SUCCESS;
+    if (handle_ok(handle))
+        *mode = handle->math;
+    return handle_status(handle);
 }
 
 cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
@@ -148,10 +150,9 @@ cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_
 
 cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
 {
-    if (!handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    *mode = handle->pointer_mode;
-    return CUBLAS_STATUS_SUCCESS;
+    if (handle_ok(handle))
+        *mode = handle->pointer_mode;
+    return handle_status(handle);
 }
 
 /* --- operands ------------------------------------------------------------------------------- */

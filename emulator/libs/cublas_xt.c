@@ -15,15 +15,14 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "alloc.h"
+#include "blas_wrap.h"
 
 enum { XT_MAGIC = 0x43425854, XT_BLOCK_DIM = 1024 };
 
 /** What cublasXtHandle_t points at. */
 struct cublasXtContext {
-    uint32_t magic;
-    cublasHandle_t blas; /**< the stand-in's handle the GEMMs run on */
-    int block_dim;       /**< what cublasXtSetBlockDim set; tiling does not change the result */
+    struct blas_wrap w; /**< first: the magic and the cuBLAS handle the GEMMs run on */
+    int block_dim;      /**< what cublasXtSetBlockDim set; tiling does not change the result */
 };
 
 /** One operand of an Xt GEMM: where it is, and its shape as stored (column-major). */
@@ -34,31 +33,23 @@ struct xt_operand {
 
 static int xt_ok(cublasXtHandle_t h)
 {
-    return h && h->magic == XT_MAGIC;
+    return blas_wrap_ok((const struct blas_wrap *)h, XT_MAGIC);
 }
 
 cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
 {
-    struct cublasXtContext *h = emu_calloc(1, sizeof *h);
-    cublasStatus_t st = cublasCreate(&h->blas);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        free(h);
-        return st;
+    cublasStatus_t st;
+    struct cublasXtContext *h = blas_wrap_new(sizeof *h, XT_MAGIC, &st);
+    if (h) {
+        h->block_dim = XT_BLOCK_DIM;
+        *handle = h;
     }
-    h->magic = XT_MAGIC;
-    h->block_dim = XT_BLOCK_DIM;
-    *handle = h;
-    return CUBLAS_STATUS_SUCCESS;
+    return st;
 }
 
 cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle)
 {
-    if (!xt_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasDestroy(handle->blas);
-    handle->magic = 0;
-    free(handle);
-    return CUBLAS_STATUS_SUCCESS;
+    return blas_wrap_free((struct blas_wrap *)handle, XT_MAGIC);
 }
 
 cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[])
@@ -110,12 +101,22 @@ static void *to_device(const struct xt_operand *o, size_t elem, int load)
     return d;
 }
 
+/* The operand op(X) of @p rows x @p cols would be, as stored. */
+static struct xt_operand xt_operand_of(const void *p, cublasOperation_t op, size_t rows,
+                                       size_t cols, size_t ld)
+{
+    return op == CUBLAS_OP_N ? (struct xt_operand){p, rows, cols, ld}
+                             : (struct xt_operand){p, cols, rows, ld};
+}
+
 /* C = alpha op(A) op(B) + beta C with elements of @p elem bytes (4: SGEMM, 8: DGEMM). */
 static cublasStatus_t xt_gemm(cublasXtHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                              size_t m, size_t n, size_t k, const void *alpha, struct xt_operand a,
-                              struct xt_operand b, const void *beta, struct xt_operand c,
-                              size_t elem)
+                              size_t m, size_t n, size_t k, const void *alpha, const void *A,
+                              size_t lda, const void *B, size_t ldb, const void *beta, void *C,
+                              size_t ldc, size_t elem)
 {
+    struct xt_operand a = xt_operand_of(A, ta, m, k, lda), b = xt_operand_of(B, tb, k, n, ldb);
+    struct xt_operand c = {C, m, n, ldc};
     if (!xt_ok(h))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX || a.ld > INT_MAX || b.ld > INT_MAX ||
@@ -128,12 +129,13 @@ static cublasStatus_t xt_gemm(cublasXtHandle_t h, cublasOperation_t ta, cublasOp
     void *dc = to_device(&c, elem, read_c);
     cublasStatus_t st = CUBLAS_STATUS_ALLOC_FAILED;
     if (da && db && dc) {
-        int lda = a.rows ? (int)a.rows : 1, ldb = b.rows ? (int)b.rows : 1;
-        int ldc = c.rows ? (int)c.rows : 1;
-        st = elem == 4 ? cublasSgemm(h->blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, lda, db,
-                                     ldb, beta, dc, ldc)
-                       : cublasDgemm(h->blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, lda, db,
-                                     ldb, beta, dc, ldc);
+        /* the dense copies' leading dimensions */
+        int ld_a = a.rows ? (int)a.rows : 1, ld_b = b.rows ? (int)b.rows : 1;
+        int ld_c = c.rows ? (int)c.rows : 1;
+        st = elem == 4 ? cublasSgemm(h->w.blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, ld_a, db,
+                                     ld_b, beta, dc, ld_c)
+                       : cublasDgemm(h->w.blas, ta, tb, (int)m, (int)n, (int)k, alpha, da, ld_a, db,
+                                     ld_b, beta, dc, ld_c);
     }
     if (st == CUBLAS_STATUS_SUCCESS && m && n &&
         cudaMemcpy2D((void *)c.p, c.ld * elem, dc, c.rows * elem, c.rows * elem, c.cols,
@@ -145,22 +147,12 @@ static cublasStatus_t xt_gemm(cublasXtHandle_t h, cublasOperation_t ta, cublasOp
     return st;
 }
 
-/* The operand op(X) of @p rows x @p cols would be, as stored. */
-static struct xt_operand xt_operand_of(const void *p, cublasOperation_t op, size_t rows,
-                                       size_t cols, size_t ld)
-{
-    return op == CUBLAS_OP_N ? (struct xt_operand){p, rows, cols, ld}
-                             : (struct xt_operand){p, cols, rows, ld};
-}
-
 cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t transa,
                              cublasOperation_t transb, size_t m, size_t n, size_t k,
                              const float *alpha, const float *A, size_t lda, const float *B,
                              size_t ldb, const float *beta, float *C, size_t ldc)
 {
-    return xt_gemm(handle, transa, transb, m, n, k, alpha, xt_operand_of(A, transa, m, k, lda),
-                   xt_operand_of(B, transb, k, n, ldb), beta,
-                   xt_operand_of(C, CUBLAS_OP_N, m, n, ldc), 4);
+    return xt_gemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 4);
 }
 
 cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa,
@@ -168,7 +160,5 @@ cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa,
                              const double *alpha, const double *A, size_t lda, const double *B,
                              size_t ldb, const double *beta, double *C, size_t ldc)
 {
-    return xt_gemm(handle, transa, transb, m, n, k, alpha, xt_operand_of(A, transa, m, k, lda),
-                   xt_operand_of(B, transb, k, n, ldb), beta,
-                   xt_operand_of(C, CUBLAS_OP_N, m, n, ldc), 8);
+    return xt_gemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 8);
 }

@@ -31,14 +31,14 @@
 
 #include "alloc.h"
 #include "blas_elem.h"
+#include "blas_wrap.h"
 #include "emu.h"
 
 enum { LT_MAGIC = 0x43424c54 };
 
 /** What cublasLtHandle_t points at: the cuBLAS handle that runs the products. */
 struct cublasLtContext {
-    uint32_t magic;
-    cublasHandle_t blas;
+    struct blas_wrap w;
 };
 
 /** A matmul descriptor, kept inside cublasLtMatmulDescOpaque_t. */
@@ -87,25 +87,16 @@ static cublasStatus_t not_emulated(const char *what, int value)
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
-    struct cublasLtContext *h = emu_calloc(1, sizeof *h);
-    cublasStatus_t st = cublasCreate_v2(&h->blas);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        free(h);
-        return st;
-    }
-    h->magic = LT_MAGIC;
-    *lightHandle = h;
-    return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st;
+    struct cublasLtContext *h = blas_wrap_new(sizeof *h, LT_MAGIC, &st);
+    if (h)
+        *lightHandle = h;
+    return st;
 }
 
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    if (!lightHandle || lightHandle->magic != LT_MAGIC)
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasDestroy_v2(lightHandle->blas);
-    lightHandle->magic = 0;
-    free(lightHandle);
-    return CUBLAS_STATUS_SUCCESS;
+    return blas_wrap_free((struct blas_wrap *)lightHandle, LT_MAGIC);
 }
 
 size_t cublasLtGetVersion(void)
@@ -281,7 +272,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
     (void)operationDesc, (void)Adesc, (void)Bdesc, (void)Cdesc, (void)Ddesc, (void)preference;
-    if (!lightHandle || lightHandle->magic != LT_MAGIC)
+    if (!blas_wrap_ok((const struct blas_wrap *)lightHandle, LT_MAGIC))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (requestedAlgoCount < 1)
         return CUBLAS_STATUS_INVALID_VALUE;
@@ -424,7 +415,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
                               void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
     (void)algo, (void)workspace, (void)workspaceSizeInBytes;
-    if (!lightHandle || lightHandle->magic != LT_MAGIC)
+    if (!blas_wrap_ok((const struct blas_wrap *)lightHandle, LT_MAGIC))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     const struct desc *d = desc_of(computeDesc);
     const struct layout *a = layout_of(Adesc), *b = layout_of(Bdesc);
@@ -441,7 +432,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
     char *sh = course_emu_host(S, bytes, "cublasLtMatmul, scratch");
     if (!beta_zero)
         st = stage_c(&call, C, sh);
-    cublasHandle_t h = lightHandle->blas;
+    cublasHandle_t h = lightHandle->w.blas;
     if (st == CUBLAS_STATUS_SUCCESS) {
         cublasSetStream_v2(h, stream);
         cublasSetPointerMode_v2(h, (cublasPointerMode_t)d->pointer_mode);

@@ -60,81 +60,94 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream)
     return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
 }
 
+/* @p op applied to stream @p stream's queue with the lock held, given the sticky error: its
+ * answer, or the error for a handle that names no stream. cudaErrorNotReady is an answer, not
+ * an error: it is never left for cudaGetLastError. */
+static cudaError_t on_stream(cudaStream_t stream,
+                             cudaError_t (*op)(struct rt_stream *s, cudaError_t err, void *arg),
+                             void *arg)
+{
+    cudaError_t err;
+    struct rt_stream *s = locked_stream(stream, &err);
+    if (!s)
+        return rt_error(err);
+    err = op(s, err, arg);
+    rt_unlock();
+    return err == cudaErrorNotReady ? err : rt_error(err);
+}
+
+static cudaError_t destroy(struct rt_stream *s, cudaError_t err, void *arg)
+{
+    (void)err, (void)arg;
+    rt_stream_free(s);
+    return sticky();
+}
+
 /* Returns at once; its queued work still runs when the device is synchronised, as CUDA
  * promises. */
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
         return rt_error(cudaErrorInvalidResourceHandle);
-    cudaError_t err;
-    struct rt_stream *s = locked_stream(stream, &err);
-    if (!s)
-        return rt_error(err);
-    rt_stream_free(s);
-    err = sticky();
-    rt_unlock();
-    return rt_error(err);
+    return on_stream(stream, destroy, NULL);
+}
+
+static cudaError_t synchronize(struct rt_stream *s, cudaError_t err, void *arg)
+{
+    (void)err, (void)arg;
+    if (s->capture)
+        return cudaErrorStreamCaptureUnsupported;
+    rt_run_stream(s);
+    rt_waited_stream(s, "cudaStreamSynchronize");
+    return sticky();
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    cudaError_t err;
-    struct rt_stream *s = locked_stream(stream, &err);
-    if (!s)
-        return rt_error(err);
-    if (s->capture) {
-        err = cudaErrorStreamCaptureUnsupported;
-    } else {
-        rt_run_stream(s);
-        rt_waited_stream(s, "cudaStreamSynchronize");
-    }
-    if (err == cudaSuccess)
-        err = sticky();
-    rt_unlock();
-    return rt_error(err);
+    return on_stream(stream, synchronize, NULL);
 }
 
 /* Not ready while work is queued; that work then runs, so that a polling loop ends. */
+static cudaError_t query(struct rt_stream *s, cudaError_t err, void *arg)
+{
+    (void)arg;
+    if (err != cudaSuccess)
+        return err;
+    if (s->done < s->issued) {
+        rt_run_stream(s);
+        return cudaErrorNotReady;
+    }
+    rt_waited_stream(s, "cudaStreamQuery"); /* the host knows it is done */
+    return cudaSuccess;
+}
+
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    cudaError_t err;
-    struct rt_stream *s = locked_stream(stream, &err);
-    if (!s)
-        return rt_error(err);
-    if (err == cudaSuccess && s->done < s->issued) {
-        err = cudaErrorNotReady;
-        rt_run_stream(s);
-    } else if (err == cudaSuccess) {
-        rt_waited_stream(s, "cudaStreamQuery"); /* the host knows it is done */
+    return on_stream(stream, query, NULL);
+}
+
+/* Queued even when the record has run: the stream record keeps the dependency. */
+static cudaError_t wait_event(struct rt_stream *s, cudaError_t err, void *arg)
+{
+    struct rt_event *e = rt_event_of(arg);
+    if (!e)
+        return cudaErrorInvalidResourceHandle;
+    if (e->capture)
+        return rt_capture_wait(s, e);
+    if (e->recorded) {
+        struct rt_work nop = {.kind = RT_NOP, .what = "cudaStreamWaitEvent"};
+        nop.event = s->capture ? NULL : e; /* a wait, in the stream record */
+        rt_enqueue(s, &nop, &(struct rt_dep){e->s, e->seq});
     }
-    rt_unlock();
-    return err == cudaErrorNotReady ? err : rt_error(err);
+    if (e->ipc) /* after this process's own record, what another process recorded */
+        rt_ipc_wait(s, e);
+    return err;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     (void)flags;
-    cudaError_t err;
-    struct rt_stream *s = locked_stream(stream, &err);
-    if (!s)
-        return rt_error(err);
-    struct rt_event *e = rt_event_of(event);
-    if (!e) {
-        err = cudaErrorInvalidResourceHandle;
-    } else if (e->capture) {
-        err = rt_capture_wait(s, e);
-    } else {
-        /* Queued even when the record has run: the stream record keeps the dependency. */
-        if (e->recorded) {
-            struct rt_work nop = {.kind = RT_NOP, .what = "cudaStreamWaitEvent"};
-            nop.event = s->capture ? NULL : e; /* a wait, in the stream record */
-            rt_enqueue(s, &nop, &(struct rt_dep){e->s, e->seq});
-        }
-        if (e->ipc) /* after this process's own record, what another process recorded */
-            rt_ipc_wait(s, e);
-    }
-    rt_unlock();
-    return rt_error(err);
+    return on_stream(stream, wait_event, event);
 }
 
 /* The stream @p s names, or NULL for a default stream. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "course_half.h"
 #include "course_judge.h"
 #include "course_test.h"
 #include "loss_scale.h"
@@ -198,28 +199,14 @@ static float *run_gemm(struct course_runner *r, enum gemm_type type, int M, int 
         a = course_buf_in(r, PROTO_DEVICE, A, na * 4, 0);
         b = course_buf_in(r, PROTO_DEVICE, B, nb * 4, 0);
     } else {
-        uint16_t *h = mat_alloc((na > nb ? na : nb) * 2);
-        float *mats[2] = {A, B};
-        size_t counts[2] = {na, nb};
-        int ids[2];
-        for (int m = 0; m < 2; m++) {
-            for (size_t i = 0; i < counts[m]; i++) {
-                h[i] = type == T_BF16 ? ref_f32_to_bf16(mats[m][i]) : ref_f32_to_f16(mats[m][i]);
-                mats[m][i] = type == T_BF16 ? ref_bf16_to_f32(h[i]) : ref_f16_to_f32(h[i]);
-            }
-            ids[m] = course_buf_in(r, PROTO_DEVICE, h, counts[m] * 2, 0);
-        }
-        a = ids[0];
-        b = ids[1];
-        free(h);
+        uint16_t *hA = course_to16(A, na, type == T_BF16), *hB = course_to16(B, nb, type == T_BF16);
+        a = course_buf_in(r, PROTO_DEVICE, hA, na * 2, 0);
+        b = course_buf_in(r, PROTO_DEVICE, hB, nb * 2, 0);
+        free(hA);
+        free(hB);
     }
     int c = course_buf_out(r, PROTO_DEVICE, nc * 4, 0);
-    COURSE_CALL(r, type_names[type], PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K),
-                COURSE_PTR(a), COURSE_PTR(b), COURSE_PTR(c));
-    float *C = course_buf_read(r, c, type_names[type]);
-    course_buf_free(r, a);
-    course_buf_free(r, b);
-    course_buf_free(r, c);
+    float *C = course_gemm_call(r, type_names[type], M, N, K, a, b, c);
     return C;
 }
 
@@ -233,15 +220,9 @@ static struct mat_cmp check_gemm(struct course_runner *r, enum gemm_type type, i
                                  uint64_t seed, int uniform)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
+    float *A, *B;
+    course_gemm_inputs(na, nb, seed, uniform, &A, &B);
     double *want = mat_alloc(nc * sizeof *want), *scale = mat_alloc(nc * sizeof *scale);
-    if (uniform) {
-        mat_fill_uniform(A, na, seed, -1, 1);
-        mat_fill_uniform(B, nb, seed + 1, -1, 1);
-    } else {
-        mat_fill_int(A, na, seed);
-        mat_fill_int(B, nb, seed + 1);
-    }
     float *C = run_gemm(r, type, M, N, K, A, B);
     ref_matmul_f64(M, N, K, A, B, want);
     struct mat_cmp cmp;

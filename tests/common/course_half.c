@@ -27,24 +27,16 @@ struct mat_cmp course_half_gemm(struct course_runner *r, const char *name, int b
                                 int K, uint64_t seed, int uniform, size_t offset)
 {
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
+    float *A, *B;
+    course_gemm_inputs(na, nb, seed, uniform, &A, &B);
     double *want = mat_alloc(nc * sizeof *want), *scale = mat_alloc(nc * sizeof *scale);
-    if (uniform) {
-        mat_fill_uniform(A, na, seed, -1, 1);
-        mat_fill_uniform(B, nb, seed + 1, -1, 1);
-    } else {
-        mat_fill_int(A, na, seed);
-        mat_fill_int(B, nb, seed + 1);
-    }
     uint16_t *hA = course_to16(A, na, bf16), *hB = course_to16(B, nb, bf16);
     ref_matmul_f64(M, N, K, A, B, want);
     int a = course_buf_in(r, PROTO_DEVICE, hA, na * 2, offset);
     int b = course_buf_in(r, PROTO_DEVICE, hB, nb * 2, offset);
     /* C holds floats: a float a GPU can store is 4-byte aligned, so C moves in whole floats. */
     int c = course_buf_out(r, PROTO_DEVICE, nc * sizeof(float), (offset + 3) / 4 * 4);
-    COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
-                COURSE_PTR(b), COURSE_PTR(c));
-    float *C = course_buf_read(r, c, name);
+    float *C = course_gemm_call(r, name, M, N, K, a, b, c);
     struct mat_cmp cmp;
     if (uniform) {
         ref_matmul_abs_f64(M, N, K, A, B, scale);
@@ -52,9 +44,6 @@ struct mat_cmp course_half_gemm(struct course_runner *r, const char *name, int b
     } else {
         cmp = mat_compare_f64(C, want, M, N, 0, 0);
     }
-    course_buf_free(r, a);
-    course_buf_free(r, b);
-    course_buf_free(r, c);
     free(A);
     free(B);
     free(C);

@@ -1329,19 +1329,22 @@ void course_map(struct course_runner *r, const char *name, enum proto_kind ret, 
 
 /* ---- SGEMM checks ------------------------------------------------------------------------- */
 
-struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, int M, int N, int K,
-                                   uint64_t seed, size_t offset)
+void course_gemm_inputs(size_t na, size_t nb, uint64_t seed, int uniform, float **A, float **B)
 {
-    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
-    double *want = mat_alloc(nc * sizeof *want);
-    mat_fill_int(A, na, seed);
-    mat_fill_int(B, nb, seed + 1);
-    ref_matmul_f64(M, N, K, A, B, want);
-    enum proto_mem mem = r->gpu ? PROTO_DEVICE : PROTO_HOST;
-    int a = course_buf_ints(r, mem, na, seed, offset);
-    int b = course_buf_ints(r, mem, nb, seed + 1, offset);
-    int c = course_buf_out(r, mem, nc * sizeof(float), offset);
+    *A = mat_alloc_f32(na);
+    *B = mat_alloc_f32(nb);
+    if (uniform) {
+        mat_fill_uniform(*A, na, seed, -1, 1);
+        mat_fill_uniform(*B, nb, seed + 1, -1, 1);
+    } else {
+        mat_fill_int(*A, na, seed);
+        mat_fill_int(*B, nb, seed + 1);
+    }
+}
+
+float *course_gemm_call(struct course_runner *r, const char *name, int M, int N, int K, int a,
+                        int b, int c)
+{
     snprintf(call_shape, sizeof call_shape, " at M=%d N=%d K=%d", M, N, K);
     COURSE_CALL(r, name, PROTO_VOID, COURSE_I32(M), COURSE_I32(N), COURSE_I32(K), COURSE_PTR(a),
                 COURSE_PTR(b), COURSE_PTR(c));
@@ -1349,10 +1352,26 @@ struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, in
     snprintf(what, sizeof what, "%s%s", name, call_shape);
     call_shape[0] = '\0';
     float *C = course_buf_read(r, c, what);
-    struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
     course_buf_free(r, a);
     course_buf_free(r, b);
     course_buf_free(r, c);
+    return C;
+}
+
+struct mat_cmp course_remote_sgemm(struct course_runner *r, const char *name, int M, int N, int K,
+                                   uint64_t seed, size_t offset)
+{
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *A, *B;
+    course_gemm_inputs(na, nb, seed, 0, &A, &B);
+    double *want = mat_alloc(nc * sizeof *want);
+    ref_matmul_f64(M, N, K, A, B, want);
+    enum proto_mem mem = r->gpu ? PROTO_DEVICE : PROTO_HOST;
+    int a = course_buf_ints(r, mem, na, seed, offset);
+    int b = course_buf_ints(r, mem, nb, seed + 1, offset);
+    int c = course_buf_out(r, mem, nc * sizeof(float), offset);
+    float *C = course_gemm_call(r, name, M, N, K, a, b, c);
+    struct mat_cmp cmp = mat_compare_f64(C, want, M, N, 0, 0);
     free(A);
     free(B);
     free(C);

@@ -191,6 +191,19 @@ void course_map(struct course_runner *r, const char *name, enum proto_kind ret, 
                 int in, int out, size_t count);
 
 /**
+ * A and B of a GEMM check (@p na and @p nb floats, malloc'd): small integers from @p seed and
+ * seed + 1 (exact in every format), or with @p uniform, uniform in [-1, 1).
+ */
+void course_gemm_inputs(size_t na, size_t nb, uint64_t seed, int uniform, float **A, float **B);
+
+/**
+ * Call the GEMM launcher @p name(M, N, K, A, B, C) on the runner's buffers @p a, @p b and @p c,
+ * its failures naming the shape; returns C (M x N floats, malloc'd) and frees the three buffers.
+ */
+float *course_gemm_call(struct course_runner *r, const char *name, int M, int N, int K, int a,
+                        int b, int c);
+
+/**
  * The SGEMM launcher @p name (C = A * B, row-major floats) at M x N x K on small integers,
  * each matrix @p offset bytes past an aligned address with guards around it, against
  * ref_matmul_f64() exactly. Asserts C's guards untouched; returns the comparison.

@@ -282,15 +282,15 @@ static int first_missing(const char *a, const char *b, char *first, size_t size)
     return 0;
 }
 
-/* emulator/README.md's list of the calls not emulated names every stub rt_unsupported.c
+/* emulator/runtime/README.md's list of the calls not emulated names every stub rt_unsupported.c
  * exports and nothing else: a call emulated since (cudaDeviceGetP2PAttribute once) leaves both. */
 START_TEST(readme_lists_every_call_not_emulated)
 {
-    char *readme = course_read_file(EMU_README), *file = course_read_file(EMU_RT_UNSUPPORTED_C);
-    ck_assert_msg(readme && file, "cannot read %s or %s", EMU_README, EMU_RT_UNSUPPORTED_C);
+    char *readme = course_read_file(EMU_RT_README), *file = course_read_file(EMU_RT_UNSUPPORTED_C);
+    ck_assert_msg(readme && file, "cannot read %s or %s", EMU_RT_README, EMU_RT_UNSUPPORTED_C);
     const char *from = strstr(readme, "By what they are for:");
     const char *to = from ? strstr(from, "A CUDA 12 build") : NULL;
-    ck_assert_msg(from && to, "%s has no list of the calls not emulated", EMU_README);
+    ck_assert_msg(from && to, "%s has no list of the calls not emulated", EMU_RT_README);
     char *listed = names_after(from, to, "cuda", 1);
     char *stubs = names_after(file, file + strlen(file), "\nUNSUPPORTED(", 0);
     char name[160];

@@ -376,17 +376,43 @@ START_TEST(baseline_sgemm_matches_reference)
 }
 END_TEST
 
+/* A product to check a GEMM baseline on: A (M x K) and B (K x N) as small integers (exact in
+ * every format), their 16-bit copies' room, the result C and the oracle's W = A B in double. */
+struct int_gemm {
+    int M, N, K;
+    float *A, *B, *C;
+    uint16_t *hA, *hB, *hC;
+    double *W;
+};
+
+static struct int_gemm int_gemm_new(int M, int N, int K, uint64_t seed)
+{
+    struct int_gemm g = {.M = M, .N = N, .K = K};
+    g.A = mat_alloc_f32((size_t)M * K), g.B = mat_alloc_f32((size_t)K * N);
+    g.C = mat_alloc_f32((size_t)M * N);
+    g.hA = mat_alloc((size_t)M * K * 2), g.hB = mat_alloc((size_t)K * N * 2);
+    g.hC = mat_alloc((size_t)M * N * 2);
+    g.W = mat_alloc((size_t)M * N * sizeof *g.W);
+    mat_fill_int(g.A, (size_t)M * K, seed);
+    mat_fill_int(g.B, (size_t)K * N, seed + 1);
+    ref_matmul_f64(M, N, K, g.A, g.B, g.W);
+    return g;
+}
+
+static void int_gemm_free(struct int_gemm *g)
+{
+    free(g->A), free(g->B), free(g->C), free(g->hA), free(g->hB), free(g->hC), free(g->W);
+}
+
 /* The half-precision baseline on integers (exact in fp16 and bf16) equals the oracle. */
 START_TEST(baseline_gemm_ex_matches_reference)
 {
     const int M = 67, N = 129, K = 33;
     const cudaDataType_t types[] = {CUDA_R_16F, CUDA_R_16BF};
-    float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N), *C = mat_alloc_f32(M * N);
-    uint16_t *hA = mat_alloc(M * K * 2), *hB = mat_alloc(K * N * 2);
-    double *W = mat_alloc((size_t)M * N * sizeof *W);
-    mat_fill_int(A, M * K, 1);
-    mat_fill_int(B, K * N, 2);
-    ref_matmul_f64(M, N, K, A, B, W);
+    struct int_gemm g = int_gemm_new(M, N, K, 1);
+    float *A = g.A, *B = g.B, *C = g.C;
+    uint16_t *hA = g.hA, *hB = g.hB;
+    const double *W = g.W;
     void *dA, *dB;
     float *dC;
     CUDA_CHECK(cudaMalloc((void **)&dA, M * K * 2));
@@ -408,12 +434,7 @@ START_TEST(baseline_gemm_ex_matches_reference)
     CUDA_CHECK(cudaFree(dA));
     CUDA_CHECK(cudaFree(dB));
     CUDA_CHECK(cudaFree(dC));
-    free(A);
-    free(B);
-    free(C);
-    free(hA);
-    free(hB);
-    free(W);
+    int_gemm_free(&g);
 }
 END_TEST
 
@@ -505,12 +526,10 @@ END_TEST
 START_TEST(baseline_gemm_compute_matches_reference)
 {
     const int M = 37, N = 45, K = 33;
-    float *A = mat_alloc_f32(M * K), *B = mat_alloc_f32(K * N), *C = mat_alloc_f32(M * N);
-    uint16_t *hA = mat_alloc(M * K * 2), *hB = mat_alloc(K * N * 2), *hC = mat_alloc(M * N * 2);
-    double *W = mat_alloc((size_t)M * N * sizeof *W);
-    mat_fill_int(A, M * K, 3);
-    mat_fill_int(B, K * N, 4);
-    ref_matmul_f64(M, N, K, A, B, W);
+    struct int_gemm g = int_gemm_new(M, N, K, 3);
+    float *A = g.A, *B = g.B, *C = g.C;
+    uint16_t *hA = g.hA, *hB = g.hB, *hC = g.hC;
+    const double *W = g.W;
     for (int i = 0; i < M * K; i++)
         hA[i] = ref_f32_to_f16(A[i]);
     for (int i = 0; i < K * N; i++)
@@ -548,13 +567,7 @@ START_TEST(baseline_gemm_compute_matches_reference)
     CUDA_CHECK(cudaFree(dA16));
     CUDA_CHECK(cudaFree(dB16));
     CUDA_CHECK(cudaFree(dC));
-    free(A);
-    free(B);
-    free(C);
-    free(hA);
-    free(hB);
-    free(hC);
-    free(W);
+    int_gemm_free(&g);
 }
 END_TEST
 

@@ -14,13 +14,9 @@
  */
 #include "tensor_cores.h"
 
-#include <stdlib.h>
-
 #include "baseline.h"
 #include "bench.h"
 #include "cuda_check.h"
-#include "mat.h"
-#include "ref.h"
 #include "timer.h"
 
 static const char *const PROG = "08_tensor_cores";
@@ -94,56 +90,35 @@ int main(int argc, char **argv)
     if (!device_fits(PROG, (na + nb) * (sizeof(float) + 2) + nc * sizeof(float)))
         return 2;
 
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
-    float *want = mat_alloc_f32(nc), *got = mat_alloc_f32(nc);
-    uint16_t *h16 = mat_alloc((na > nb ? na : nb) * 2);
-    mat_fill_int(A, na, (uint64_t)o.seed);
-    mat_fill_int(B, nb, (uint64_t)o.seed + 1);
-    struct gemm_call c = {NULL, M, N, K, NULL, NULL, NULL, NULL, NULL};
+    struct bench_gemm16 p;
+    bench_gemm16_new(&p, &o);
     float *d_fA, *d_fB;
-    uint16_t *d_A, *d_B;
     CUDA_CHECK(cudaMalloc((void **)&d_fA, na * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_fB, nb * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_A, na * 2));
-    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * 2));
-    CUDA_CHECK(cudaMalloc((void **)&c.d_C, nc * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_fA, A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_fB, B, nb * sizeof(float), cudaMemcpyHostToDevice));
-    c.d_fA = d_fA;
-    c.d_fB = d_fB;
-    c.d_A = d_A;
-    c.d_B = d_B;
+    CUDA_CHECK(cudaMemcpy(d_fA, p.A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_fB, p.B, nb * sizeof(float), cudaMemcpyHostToDevice));
+    struct gemm_call c = {NULL, M, N, K, p.d_A, p.d_B, d_fA, d_fB, p.d_C};
 
     struct bench_table t;
     if (bench_begin(&t, PROG, "cuBLAS at the same precision", &o, &dev))
         return 2;
 
     /* CUDA cores against Tensor Cores: the same product, cuBLAS both times. */
-    double sgemm_ms = report_gemm(&t, "cublas_sgemm (fp32)", &c, 0, NULL, want);
-    for (size_t i = 0; i < na; i++)
-        h16[i] = ref_f32_to_f16(A[i]);
-    CUDA_CHECK(cudaMemcpy(d_A, h16, na * 2, cudaMemcpyHostToDevice));
-    for (size_t i = 0; i < nb; i++)
-        h16[i] = ref_f32_to_f16(B[i]);
-    CUDA_CHECK(cudaMemcpy(d_B, h16, nb * 2, cudaMemcpyHostToDevice));
+    double sgemm_ms = report_gemm(&t, "cublas_sgemm (fp32)", &c, 0, NULL, p.want);
+    bench_gemm16_upload(&p, 0);
     c.fn = cublas_hgemm;
-    double h_ms = report_gemm(&t, "cublas_gemm_ex (fp16)", &c, 0, want, got);
+    double h_ms = report_gemm(&t, "cublas_gemm_ex (fp16)", &c, 0, p.want, p.got);
     c.fn = wmma_naive;
-    report_gemm(&t, "wmma_naive", &c, h_ms, want, got);
+    report_gemm(&t, "wmma_naive", &c, h_ms, p.want, p.got);
     c.fn = wmma_shared;
-    report_gemm(&t, "wmma_shared", &c, h_ms, want, got);
+    report_gemm(&t, "wmma_shared", &c, h_ms, p.want, p.got);
 
     if (dev.cc_major >= 8) {
-        for (size_t i = 0; i < na; i++)
-            h16[i] = ref_f32_to_bf16(A[i]);
-        CUDA_CHECK(cudaMemcpy(d_A, h16, na * 2, cudaMemcpyHostToDevice));
-        for (size_t i = 0; i < nb; i++)
-            h16[i] = ref_f32_to_bf16(B[i]);
-        CUDA_CHECK(cudaMemcpy(d_B, h16, nb * 2, cudaMemcpyHostToDevice));
+        bench_gemm16_upload(&p, 1);
         c.fn = cublas_bf16gemm;
-        double b_ms = report_gemm(&t, "cublas_gemm_ex (bf16)", &c, 0, want, got);
+        double b_ms = report_gemm(&t, "cublas_gemm_ex (bf16)", &c, 0, p.want, p.got);
         c.fn = wmma_bf16;
-        report_gemm(&t, "wmma_bf16", &c, b_ms, want, got);
+        report_gemm(&t, "wmma_bf16", &c, b_ms, p.want, p.got);
     } else {
         printf("%-24s needs sm_80; this GPU is sm_%d%d\n", "wmma_bf16", dev.cc_major, dev.cc_minor);
     }
@@ -155,14 +130,7 @@ int main(int argc, char **argv)
     int rc = bench_end(&t);
     CUDA_CHECK(cudaFree(d_fA));
     CUDA_CHECK(cudaFree(d_fB));
-    CUDA_CHECK(cudaFree(d_A));
-    CUDA_CHECK(cudaFree(d_B));
-    CUDA_CHECK(cudaFree(c.d_C));
-    free(A);
-    free(B);
-    free(want);
-    free(got);
-    free(h16);
+    bench_gemm16_free(&p);
     baseline_release();
     timer_release();
     return rc;

@@ -14,13 +14,9 @@
  */
 #include "mma_pipeline.h"
 
-#include <stdlib.h>
-
 #include "baseline.h"
 #include "bench.h"
 #include "cuda_check.h"
-#include "mat.h"
-#include "ref.h"
 #include "timer.h"
 
 static const char *const PROG = "10_mma_pipeline";
@@ -72,18 +68,6 @@ static double row(struct bench_table *t, const char *name, struct call16 *c, dou
     return bench_gemm(t, &g, run_call, c, want, got);
 }
 
-/* A and B (floats, small integers) into the device buffers as @p bf16 ? bfloat16 : fp16. */
-static void upload16(const float *A, const float *B, struct call16 *c, uint16_t *h, int bf16)
-{
-    size_t na = (size_t)c->M * c->K, nb = (size_t)c->K * c->N;
-    for (size_t i = 0; i < na; i++)
-        h[i] = bf16 ? ref_f32_to_bf16(A[i]) : ref_f32_to_f16(A[i]);
-    CUDA_CHECK(cudaMemcpy(c->d_A, h, na * 2, cudaMemcpyHostToDevice));
-    for (size_t i = 0; i < nb; i++)
-        h[i] = bf16 ? ref_f32_to_bf16(B[i]) : ref_f32_to_f16(B[i]);
-    CUDA_CHECK(cudaMemcpy(c->d_B, h, nb * 2, cudaMemcpyHostToDevice));
-}
-
 int main(int argc, char **argv)
 {
     struct cli_bench o;
@@ -100,21 +84,15 @@ int main(int argc, char **argv)
     if (!device_fits(PROG, (na + nb) * 2 + nc * sizeof(float)))
         return 2;
 
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
-    float *want = mat_alloc_f32(nc), *got = mat_alloc_f32(nc);
-    uint16_t *h16 = mat_alloc((na > nb ? na : nb) * 2);
-    mat_fill_int(A, na, (uint64_t)o.seed);
-    mat_fill_int(B, nb, (uint64_t)o.seed + 1);
-    struct call16 c = {cublas_f16, M, N, K, NULL, NULL, NULL};
-    CUDA_CHECK(cudaMalloc((void **)&c.d_A, na * 2));
-    CUDA_CHECK(cudaMalloc((void **)&c.d_B, nb * 2));
-    CUDA_CHECK(cudaMalloc((void **)&c.d_C, nc * sizeof(float)));
+    struct bench_gemm16 p;
+    bench_gemm16_new(&p, &o);
+    struct call16 c = {cublas_f16, M, N, K, p.d_A, p.d_B, p.d_C};
 
     struct bench_table t;
     if (bench_begin(&t, PROG, "cuBLAS GemmEx at the same precision", &o, &dev))
         return 2;
-    upload16(A, B, &c, h16, 0);
-    double f16_ms = row(&t, "cublas_gemm_ex (fp16)", &c, 0, NULL, want);
+    bench_gemm16_upload(&p, 0);
+    double f16_ms = row(&t, "cublas_gemm_ex (fp16)", &c, 0, NULL, p.want);
     if (dev.cc_major >= 8) {
         static const struct {
             const char *name;
@@ -124,27 +102,20 @@ int main(int argc, char **argv)
                      {"mma_pipelined", mma_pipelined}};
         for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
             c.fn = steps[s].fn;
-            row(&t, steps[s].name, &c, f16_ms, want, got);
+            row(&t, steps[s].name, &c, f16_ms, p.want, p.got);
         }
-        upload16(A, B, &c, h16, 1);
+        bench_gemm16_upload(&p, 1);
         c.fn = cublas_bf16;
-        double bf16_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, want, got);
+        double bf16_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, p.want, p.got);
         c.fn = mma_bf16;
-        row(&t, "mma_bf16", &c, bf16_ms, want, got);
+        row(&t, "mma_bf16", &c, bf16_ms, p.want, p.got);
     } else {
         printf("%-24s need sm_80 (mma.sync m16n8k16, cp.async); this GPU is sm_%d%d\n",
                "the mma kernels", dev.cc_major, dev.cc_minor);
     }
 
     int rc = bench_end(&t);
-    CUDA_CHECK(cudaFree(c.d_A));
-    CUDA_CHECK(cudaFree(c.d_B));
-    CUDA_CHECK(cudaFree(c.d_C));
-    free(A);
-    free(B);
-    free(want);
-    free(got);
-    free(h16);
+    bench_gemm16_free(&p);
     baseline_release();
     timer_release();
     return rc;

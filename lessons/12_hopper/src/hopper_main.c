@@ -19,8 +19,6 @@
 #include "baseline.h"
 #include "bench.h"
 #include "cuda_check.h"
-#include "mat.h"
-#include "ref.h"
 #include "timer.h"
 
 static const char *const PROG = "12_hopper";
@@ -64,14 +62,6 @@ static double row(struct bench_table *t, const char *name, struct call *c, doubl
     return bench_gemm(t, &g, run_call, c, want, got);
 }
 
-/* @p n floats (small integers) into @p d as bfloat16, through @p h. */
-static void upload_bf16(const float *x, size_t n, uint16_t *d, uint16_t *h)
-{
-    for (size_t i = 0; i < n; i++)
-        h[i] = ref_f32_to_bf16(x[i]);
-    CUDA_CHECK(cudaMemcpy(d, h, n * 2, cudaMemcpyHostToDevice));
-}
-
 int main(int argc, char **argv)
 {
     struct cli_bench o;
@@ -93,22 +83,15 @@ int main(int argc, char **argv)
     if (!device_fits(PROG, (na + nb) * 2 + nc * sizeof(float)))
         return 2;
 
-    float *A = mat_alloc_f32(na), *B = mat_alloc_f32(nb);
-    float *want = mat_alloc_f32(nc), *got = mat_alloc_f32(nc);
-    uint16_t *h16 = mat_alloc((na > nb ? na : nb) * 2);
-    mat_fill_int(A, na, (uint64_t)o.seed);
-    mat_fill_int(B, nb, (uint64_t)o.seed + 1);
-    struct call c = {NULL, M, N, K, NULL, NULL, NULL};
-    CUDA_CHECK(cudaMalloc((void **)&c.d_A, na * 2));
-    CUDA_CHECK(cudaMalloc((void **)&c.d_B, nb * 2));
-    CUDA_CHECK(cudaMalloc((void **)&c.d_C, nc * sizeof(float)));
-    upload_bf16(A, na, c.d_A, h16);
-    upload_bf16(B, nb, c.d_B, h16);
+    struct bench_gemm16 p;
+    bench_gemm16_new(&p, &o);
+    bench_gemm16_upload(&p, 1);
+    struct call c = {NULL, M, N, K, p.d_A, p.d_B, p.d_C};
 
     struct bench_table t;
     if (bench_begin(&t, PROG, "cuBLAS GemmEx on bfloat16", &o, &dev))
         return 2;
-    double base_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, NULL, want);
+    double base_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, NULL, p.want);
     if (dev.cc_major == 9 && dev.cc_minor == 0) {
         static const struct {
             const char *name;
@@ -118,7 +101,7 @@ int main(int argc, char **argv)
                      {"wgmma_warp_specialized", wgmma_warp_specialized}};
         for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
             c.fn = steps[s].fn;
-            row(&t, steps[s].name, &c, base_ms, want, got);
+            row(&t, steps[s].name, &c, base_ms, p.want, p.got);
         }
     } else {
         printf("%-24s need sm_90 (Hopper: TMA, wgmma, setmaxnreg); this GPU is sm_%d%d\n",
@@ -126,14 +109,7 @@ int main(int argc, char **argv)
     }
 
     int rc = bench_end(&t);
-    CUDA_CHECK(cudaFree(c.d_A));
-    CUDA_CHECK(cudaFree(c.d_B));
-    CUDA_CHECK(cudaFree(c.d_C));
-    free(A);
-    free(B);
-    free(want);
-    free(got);
-    free(h16);
+    bench_gemm16_free(&p);
     baseline_release();
     timer_release();
     return rc;
