@@ -133,8 +133,8 @@ static enum event copy_lane(struct exec *x, struct warp *w, const struct insn *i
         ev = bulk_global(x, w, in, l, src, size, 0, &from);
     if (ev != EV_NONE)
         return ev;
-    if (in->width && x->launch->checks & VM_CHECK_RACE)
-        check_async_read(x, w, in, l, src, size, "cp.async.bulk");
+    if (in->width && x->launch->checks)
+        check_shared_source(x, w, in, l, src, size, "cp.async.bulk");
     for (int k = 0; k < n; k++) {
         memmove(to[k]->smem + dst, in->width ? x->smem + src : from, size);
         if (x->launch->checks)
@@ -176,8 +176,8 @@ enum event h_BULK_STORE(struct exec *x, struct warp *w, const struct insn *in, u
             ev = bulk_global(x, w, in, l, dst, size, 1, &to);
         if (ev != EV_NONE)
             return ev;
-        if (x->launch->checks & VM_CHECK_RACE)
-            check_async_read(x, w, in, l, src, size, "cp.async.bulk");
+        if (x->launch->checks)
+            check_shared_source(x, w, in, l, src, size, "cp.async.bulk");
         if (in->mod)
             bulk_reduce(x, in->mod, to, x->smem + src, size / in->width, in->width);
         else

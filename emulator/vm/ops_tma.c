@@ -219,6 +219,7 @@ static enum event store_lane(struct exec *x, struct warp *w, const struct insn *
     for (uint64_t r = 0; r < bx.rows; r++) {
         uint64_t lo, hi, a;
         uint8_t *to = NULL;
+        int inside = row_span(&t, &bx, r, &lo, &hi, &a);
         for (uint64_t j = 0; j < bx.row_bytes; j += 16) {
             uint64_t at = swizzled(src + r * bx.row_bytes + j, t.swizzle);
             if (at + 16 > x->smem_bytes)
@@ -227,10 +228,13 @@ static enum event store_lane(struct exec *x, struct warp *w, const struct insn *
                                "block's %u bytes",
                                (unsigned long long)at, x->smem_bytes);
             memcpy(row + j, x->smem + at, 16);
-            if (x->launch->checks & VM_CHECK_RACE)
-                check_async_read(x, w, in, l, at, 16, "cp.async.bulk.tensor");
+            /* the checks see the chunk's bytes of in-bounds elements: the others go nowhere */
+            uint64_t b0 = inside && lo * t.elem_bytes > j ? lo * t.elem_bytes : j;
+            uint64_t b1 = inside && hi * t.elem_bytes < j + 16 ? hi * t.elem_bytes : j + 16;
+            if (x->launch->checks && inside && b0 < b1)
+                check_shared_source(x, w, in, l, at + b0 - j, b1 - b0, "cp.async.bulk.tensor");
         }
-        if (!row_span(&t, &bx, r, &lo, &hi, &a))
+        if (!inside)
             continue;
         if ((ev = bulk_global(x, w, in, l, a, (hi - lo) * t.elem_bytes, 1, &to)) != EV_NONE)
             return ev;
