@@ -115,6 +115,23 @@ static __device__ void tma_store(const CUtensorMap *map, const void *src, const 
                      : "memory");
 }
 
+/* Thread 0 initialises @p bar (one arrival) and, once every thread has passed the barrier that
+ * publishes it, loads the box at @p c of the rank-@p rank map @p map into @p dst, announcing
+ * its @p bytes on @p bar's phase 0. The block then waits for that phase as it needs to. */
+static __device__ void load_box(void *dst, const CUtensorMap *map, uint64_t *bar, const int *c,
+                                int rank, unsigned bytes)
+{
+    if (threadIdx.x == 0) {
+        mbar_init(bar, 1);
+        fence_async(); /* the initialised object, visible to the copy engine */
+    }
+    __syncthreads(); /* the mbarrier exists before anyone uses it */
+    if (threadIdx.x == 0) {
+        tma_load(dst, map, bar, c, rank);
+        mbar_arrive_tx(bar, bytes);
+    }
+}
+
 /* ---- TMA loads of boxes, and stores ---------------------------------------------------- */
 
 static __global__ void hop_tma_boxes_kernel(const __grid_constant__ CUtensorMap map,
@@ -124,15 +141,7 @@ static __global__ void hop_tma_boxes_kernel(const __grid_constant__ CUtensorMap 
 {
     extern __shared__ __align__(1024) uint8_t box[];
     __shared__ uint64_t bar;
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        fence_async(); /* the initialised object, visible to the copy engine */
-    }
-    __syncthreads(); /* the mbarrier exists before anyone uses it */
-    if (threadIdx.x == 0) {
-        tma_load(box, global_map ? global_map : &map, &bar, coords[blockIdx.x].c, rank);
-        mbar_arrive_tx(&bar, box_bytes);
-    }
+    load_box(box, global_map ? global_map : &map, &bar, coords[blockIdx.x].c, rank, box_bytes);
     mbar_wait(&bar, 0);
     for (unsigned i = threadIdx.x; i < box_bytes; i += blockDim.x)
         out[(size_t)blockIdx.x * box_bytes + i] = box[i];
@@ -227,15 +236,7 @@ static __global__ void hop_swizzle_read_kernel(const __grid_constant__ CUtensorM
     extern __shared__ __align__(1024) uint8_t tile[];
     __shared__ uint64_t bar;
     const int origin[2] = {0, 0};
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        fence_async();
-    }
-    __syncthreads(); /* the mbarrier exists before anyone uses it */
-    if (threadIdx.x == 0) {
-        tma_load(tile, &map, &bar, origin, 2);
-        mbar_arrive_tx(&bar, (unsigned)(rows * cols * 2));
-    }
+    load_box(tile, &map, &bar, origin, 2, (unsigned)(rows * cols * 2));
     mbar_wait(&bar, 0);
     unsigned bits = swizzle_bytes == 32    ? 1
                     : swizzle_bytes == 64  ? 2
@@ -430,15 +431,7 @@ static __global__ void hop_early_read_kernel(const __grid_constant__ CUtensorMap
     __shared__ __align__(1024) float tile[TILE * TILE];
     __shared__ uint64_t bar;
     const int origin[2] = {0, 0};
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        fence_async();
-    }
-    __syncthreads(); /* the mbarrier exists before anyone uses it */
-    if (threadIdx.x == 0) {
-        tma_load(tile, &map, &bar, origin, 2);
-        mbar_arrive_tx(&bar, sizeof tile);
-    }
+    load_box(tile, &map, &bar, origin, 2, sizeof tile);
     if (wait == 1 || (wait == 2 && threadIdx.x == 0))
         mbar_wait(&bar, 0);
     if (wait == 2)
