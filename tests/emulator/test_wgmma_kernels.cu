@@ -301,17 +301,16 @@ static __device__ uint32_t pc_u32(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* Spin until the phase of parity @p parity of @p bar has completed. */
-static __device__ void pc_wait(uint64_t *bar, int parity)
+/* 1 once the phase of parity @p parity of @p bar has completed (callers spin on it). */
+static __device__ int pc_done(uint64_t *bar, int parity)
 {
-    uint32_t done = 0;
-    while (!done)
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(pc_u32(bar)), "r"(parity)
-                     : "memory");
+    uint32_t done;
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(pc_u32(bar)), "r"(parity)
+                 : "memory");
+    return (int)done;
 }
 
 /* Two stages of 8 KiB: the producer refills a stage once the consumers' four warps released it
@@ -331,8 +330,9 @@ static __global__ void __launch_bounds__(160)
     __syncthreads(); /* the mbarriers exist before anyone uses them */
     if (threadIdx.x / 32 == 4) {
         for (int t = 0; threadIdx.x == 128 && t < slices; t++) {
-            if (t >= 2) /* slice t - 2 has been multiplied */
-                pc_wait(&empty[t % 2], (t / 2 - 1) % 2);
+            /* from the third slice on: the stage's slice t - 2 has been multiplied */
+            while (t >= 2 && !pc_done(&empty[t % 2], (t / 2 - 1) % 2)) {
+            }
             asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;\n"
                          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%1], "
                          "[%2], 8192, [%0];" ::"r"(pc_u32(&full[t % 2])),
@@ -344,7 +344,8 @@ static __global__ void __launch_bounds__(160)
     float d[32] = {0};
     uint32_t a[4] = {0, 0, 0, 0}, scale = 1;
     for (int t = 0; t < slices; t++) {
-        pc_wait(&full[t % 2], t / 2 % 2);
+        while (!pc_done(&full[t % 2], t / 2 % 2)) { /* slice t has landed */
+        }
         wg_fence_commit_wait0(0);
         for (int kk = 0; kk < 4; kk++) {
             uint64_t da = gm_desc(stage[t % 2] + 32 * kk), db = gm_desc(stage[t % 2] + 2048 * kk);
