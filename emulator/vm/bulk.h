@@ -55,6 +55,15 @@ static inline uint64_t bulk_addr_of(const struct warp *w, const struct bulk_addr
 enum event bulk_global(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t a,
                        uint64_t bytes, int store, uint8_t **host);
 
+/** One lane's part of a copy: lane @p l of @p w executing @p in, whose operands are @p b. */
+typedef enum event (*bulk_lane_fn)(struct exec *x, struct warp *w, const struct insn *in, int l,
+                                   const struct bulk_ops *b);
+
+/** Run @p lane for each lane of @p m in order, with @p in's operands; the first event that is
+ *  not EV_NONE ends it and is returned (a bulk or tensor copy's handler). */
+enum event bulk_each_lane(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                          bulk_lane_fn lane);
+
 /**
  * The blocks lane @p l's copy into shared memory lands in, into @p to: with .multicast::cluster,
  * each block of the cluster whose bit is set in the ctaMask; else the block the shared::cluster

@@ -348,6 +348,26 @@ void check_shared_async_write(struct exec *x, uint64_t addr, uint64_t bytes)
         s->sh[addr + i] = (struct sbyte){.block = s->block, .w_tid = ASYNC_WRITER, .w_gen = s->gen};
 }
 
+void check_shared_source(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                         uint64_t off, uint64_t bytes, const char *what)
+{
+    struct check_state *s = state(x);
+    if (x->launch->checks & VM_CHECK_RACE)
+        check_async_read(x, w, in, lane, off, bytes, what);
+    if (!(x->launch->checks & VM_CHECK_INIT))
+        return;
+    for (uint64_t i = 0; i < bytes; i++) {
+        const struct sbyte *r = &s->sh[off + i];
+        if (r->block == s->block && r->w_tid)
+            continue;
+        char me[400];
+        find(x, K_INIT_SHARED, check_place(x, (uint32_t)(in - x->code)), 0,
+             "initcheck: %s reads shared memory nobody wrote, at 0x%llx %s", what,
+             (unsigned long long)(off + i), vm_describe(x, w, in, lane, me, sizeof me));
+        return;
+    }
+}
+
 /* ---- global initcheck ------------------------------------------------------------------- */
 
 void check_global(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
@@ -385,8 +405,10 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
 {
     uint32_t pc = (uint32_t)(in - x->code), gone = mask & ~w->live, missing = m & ~mask;
     char me[400];
-    if (in->op == OP_BAR_WARP_SYNC)
+    if (in->op == OP_BAR_WARP_SYNC) {
         state(x)->sync[w->index]++; /* __syncwarp orders the lanes' shared accesses */
+        check_async_warp_sync(x, w->index);
+    }
     if (!(x->launch->checks & VM_CHECK_SYNC))
         return;
     if (gone)

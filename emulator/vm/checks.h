@@ -50,6 +50,12 @@ void check_mbarrier_phase(struct exec *x, uint64_t arrivals);
  *  initcheck, and ordered by its mbarrier (checks_async.c), not by barriers, for racecheck. */
 void check_shared_async_write(struct exec *x, uint64_t addr, uint64_t bytes);
 
+/** Lane @p lane's copy @p in (@p what names it) reads shared [@p off, @p off + @p bytes)
+ *  through the async proxy, to global memory or shared memory: initcheck reports a byte the
+ *  block never wrote, racecheck a write the async proxy may not see (check_async_read()). */
+void check_shared_source(struct exec *x, struct warp *w, const struct insn *in, int lane,
+                         uint64_t off, uint64_t bytes, const char *what);
+
 /* ---- what other files' checks report through (checks_async.c) ---- */
 
 /** Count a finding of @p kind at places @p at, @p at2; 1 when it was found before (then
@@ -80,8 +86,17 @@ void check_async_init(struct exec *x, uint64_t off);
 void check_async_phase(struct exec *x, uint64_t off);
 void check_async_wait(struct exec *x, const struct warp *w, int lane, uint64_t off);
 
-/** A block-wide barrier opened: what any thread waited for, every thread may rely on. */
+/** Lane @p lane of @p w arrived on the mbarrier at shared offset @p off (in its current
+ *  phase, before any completion that arrival brings). */
+void check_async_arrive(struct exec *x, const struct warp *w, int lane, uint64_t off);
+
+/** A block-wide barrier opened: what any thread waited for, every thread may rely on, and
+ *  each thread's fences so far are ordered before every thread's later accesses. */
 void check_async_barrier(struct exec *x);
+
+/** Warp @p warp executed a __syncwarp: its threads' fences so far are ordered before the
+ *  warp's later accesses. */
+void check_async_warp_sync(struct exec *x, uint32_t warp);
 
 /** Lanes @p m of @p w executed fence.proxy.async. */
 void check_async_fence(struct exec *x, const struct warp *w, uint32_t m);

@@ -14,13 +14,19 @@
  *   object, or one by any thread before a block-wide barrier the thread passed since. Each
  *   object's completed phases are counted from its mbarrier.init; each thread keeps how many
  *   it has seen.
- * - **Unfenced write.** A generic-proxy write (st.shared, an atomic) to bytes that an
- *   async-proxy read then takes needs a fence.proxy.async between. For a bulk or TMA store's
- *   source (check_async_read()): the writer's own after its write, or the reader's own after a
- *   block-wide barrier that followed the write (the barrier's cumulativity carries the other
- *   threads' writes to it). For a wgmma's operands (check_async_wgmma_read(), when the
- *   operation runs at its wait_group): a fence after the write by a thread of the writer's
- *   warp (which then makes the write visible with a barrier) or of the reading warpgroup.
+ * - **Unfenced write.** A generic-proxy write (st.shared, stmatrix, an atomic) to bytes that
+ *   an async-proxy read then takes needs a fence.proxy.async between, and the write and its
+ *   fence must happen before the read is issued. For a bulk or TMA store's source
+ *   (check_async_read()), one of: the issuing thread wrote the bytes and fenced since; the
+ *   writer fenced after its write and then a block-wide barrier opened (or, in the writer's
+ *   own warp, a __syncwarp) before the issue; the writer fenced, then arrived on an mbarrier
+ *   whose phase the issuing thread waited for; or the issuing thread fenced after a barrier
+ *   that followed the write, or after its wait for a phase the writer arrived in after the
+ *   write (the barrier's or the mbarrier's cumulativity carries the write to the issuer). A
+ *   writer's fence with nothing ordering it before the issue orders nothing. For a wgmma's
+ *   operands (check_async_wgmma_read(), when the operation runs at its wait_group): a fence
+ *   after the write by a thread of the writer's warp (which then makes the write visible with
+ *   a barrier) or of the reading warpgroup.
  *
  * What is not checked: a copy that overwrites bytes threads still read (the producer of a
  * pipeline must wait for the consumers' "empty" mbarrier; that order is not tracked), and
@@ -44,13 +50,22 @@ struct abyte {
     uint64_t gw_seq;        /* and when (the block's instruction count) */
 };
 
+/* One thread's dealings with one mbarrier object. */
+struct alane {
+    uint32_t seen;         /* phases it has seen completed (its last successful wait) */
+    uint32_t arrived;      /* the phase of its last arrival + 1 (0: none) */
+    uint64_t arrive_seq;   /* when it arrived (the block's instruction count) */
+    uint64_t arrive_fence; /* its last fence.proxy.async before that arrival, when */
+    uint64_t wait_seq;     /* when its last successful wait returned */
+};
+
 /* One mbarrier object, by its shared offset. */
 struct aslot {
     uint64_t off;
     uint32_t completed; /* phases completed since mbarrier.init */
     uint32_t max_seen;  /* the most any thread has seen */
     uint32_t known;     /* seen by every thread (a barrier passed since one saw them) */
-    uint32_t *seen;     /* per thread */
+    struct alane *lane; /* per thread */
 };
 
 enum { MAX_SLOTS = 64 };
@@ -61,6 +76,8 @@ struct astate {
     uint32_t gen;                  /* block-wide barriers opened */
     uint64_t *fence_seq;           /* per thread: its last fence.proxy.async, when */
     uint32_t *fence_gen;           /* and after how many barriers */
+    uint64_t *fence_barrier;       /* its last fence before the last block-wide barrier */
+    uint64_t *fence_warp;          /* its last fence before its warp's last __syncwarp */
     struct aslot slots[MAX_SLOTS]; /* the block's mbarriers */
     uint32_t nslots;
 };
@@ -76,8 +93,10 @@ void check_async_begin(struct exec *x)
     s->sh = emu_calloc(x->smem_bytes, sizeof *s->sh);
     s->fence_seq = emu_calloc(x->nthreads, sizeof *s->fence_seq);
     s->fence_gen = emu_calloc(x->nthreads, sizeof *s->fence_gen);
+    s->fence_barrier = emu_calloc(x->nthreads, sizeof *s->fence_barrier);
+    s->fence_warp = emu_calloc(x->nthreads, sizeof *s->fence_warp);
     for (int i = 0; i < MAX_SLOTS; i++)
-        s->slots[i].seen = emu_calloc(x->nthreads, sizeof *s->slots[i].seen);
+        s->slots[i].lane = emu_calloc(x->nthreads, sizeof *s->slots[i].lane);
     x->async_state = s;
 }
 
@@ -89,15 +108,19 @@ void check_async_block(struct exec *x)
     s->nslots = 0;
     memset(s->fence_seq, 0, x->nthreads * sizeof *s->fence_seq);
     memset(s->fence_gen, 0, x->nthreads * sizeof *s->fence_gen);
+    memset(s->fence_barrier, 0, x->nthreads * sizeof *s->fence_barrier);
+    memset(s->fence_warp, 0, x->nthreads * sizeof *s->fence_warp);
 }
 
 void check_async_end(struct exec *x)
 {
     struct astate *s = state(x);
     for (int i = 0; i < MAX_SLOTS; i++)
-        free(s->slots[i].seen);
+        free(s->slots[i].lane);
     free(s->fence_seq);
     free(s->fence_gen);
+    free(s->fence_barrier);
+    free(s->fence_warp);
     free(s->sh);
     free(s);
     x->async_state = NULL;
@@ -120,9 +143,9 @@ void check_async_init(struct exec *x, uint64_t off)
         return; /* more objects than tracked: the later ones are not judged */
     if (!a)
         a = &s->slots[s->nslots++];
-    uint32_t *seen = a->seen;
-    memset(seen, 0, x->nthreads * sizeof *seen);
-    *a = (struct aslot){off, 0, 0, 0, seen};
+    struct alane *lane = a->lane;
+    memset(lane, 0, x->nthreads * sizeof *lane);
+    *a = (struct aslot){off, 0, 0, 0, lane};
 }
 
 void check_async_phase(struct exec *x, uint64_t off)
@@ -137,16 +160,36 @@ void check_async_wait(struct exec *x, const struct warp *w, int lane, uint64_t o
     struct aslot *a = slot_of(state(x), off);
     if (!a)
         return;
-    a->seen[w->index * 32 + (uint32_t)lane] = a->completed;
+    struct alane *t = &a->lane[w->index * 32 + (uint32_t)lane];
+    t->seen = a->completed;
+    t->wait_seq = x->clock;
     a->max_seen = a->completed > a->max_seen ? a->completed : a->max_seen;
+}
+
+void check_async_arrive(struct exec *x, const struct warp *w, int lane, uint64_t off)
+{
+    struct astate *s = state(x);
+    struct aslot *a = slot_of(s, off);
+    uint32_t tid = w->index * 32 + (uint32_t)lane;
+    if (a)
+        a->lane[tid] = (struct alane){a->lane[tid].seen, a->completed + 1, x->clock,
+                                      s->fence_seq[tid], a->lane[tid].wait_seq};
 }
 
 void check_async_barrier(struct exec *x)
 {
     struct astate *s = state(x);
     s->gen++;
+    memcpy(s->fence_barrier, s->fence_seq, x->nthreads * sizeof *s->fence_seq);
     for (uint32_t i = 0; i < s->nslots; i++)
         s->slots[i].known = s->slots[i].max_seen;
+}
+
+void check_async_warp_sync(struct exec *x, uint32_t warp)
+{
+    struct astate *s = state(x);
+    for (uint32_t t = warp * 32; t < warp * 32 + 32 && t < x->nthreads; t++)
+        s->fence_warp[t] = s->fence_seq[t];
 }
 
 void check_async_fence(struct exec *x, const struct warp *w, uint32_t m)
@@ -188,7 +231,7 @@ void check_async_write(struct exec *x, const struct insn *in, uint64_t off, uint
 static int landed(const struct astate *s, const struct abyte *b, uint32_t tid)
 {
     const struct aslot *a = &s->slots[b->slot - 1];
-    return a->seen[tid] >= b->need || a->known >= b->need;
+    return a->lane[tid].seen >= b->need || a->known >= b->need;
 }
 
 /* Report lane @p lane's access of @p off, a byte of a copy it has not seen complete. */
@@ -230,12 +273,37 @@ void check_async_access(struct exec *x, struct warp *w, const struct insn *in, i
     }
 }
 
-/* 1 when byte @p b's generic write is fenced for async-proxy reader @p tid. */
+/* 1 when an mbarrier orders byte @p b's generic write, and a fence.proxy.async, before
+ * async-proxy reader @p tid's issue: the writer arrived after the write (having fenced since,
+ * or the reader fenced after its wait) in a phase the reader has seen complete. */
+static int fenced_by_mbarrier(const struct astate *s, const struct abyte *b, uint32_t writer,
+                              uint32_t tid)
+{
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        const struct aslot *a = &s->slots[i];
+        const struct alane *wl = &a->lane[writer], *rl = &a->lane[tid];
+        int seen = rl->seen >= wl->arrived;
+        if (!wl->arrived || wl->arrive_seq < b->gw_seq || (!seen && a->known < wl->arrived))
+            continue; /* no arrival after the write in a phase the reader knows complete */
+        if (wl->arrive_fence > b->gw_seq || (seen && s->fence_seq[tid] > rl->wait_seq))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when byte @p b's generic write is fenced for async-proxy reader @p tid, and the write and
+ * the fence are ordered before the read's issue (the rules in the file's header). */
 static int fenced(const struct astate *s, const struct abyte *b, uint32_t tid)
 {
     uint32_t writer = b->gw_tid - 1;
-    return s->fence_seq[writer] > b->gw_seq ||
-           (s->fence_seq[tid] > b->gw_seq && s->fence_gen[tid] > b->gw_gen);
+    if (writer == tid && s->fence_seq[tid] > b->gw_seq)
+        return 1;
+    if (s->fence_barrier[writer] > b->gw_seq ||
+        (writer / 32 == tid / 32 && s->fence_warp[writer] > b->gw_seq))
+        return 1;
+    if (s->fence_seq[tid] > b->gw_seq && s->fence_gen[tid] > b->gw_gen)
+        return 1;
+    return fenced_by_mbarrier(s, b, writer, tid);
 }
 
 void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int lane, uint64_t off,
@@ -256,7 +324,9 @@ void check_async_read(struct exec *x, struct warp *w, const struct insn *in, int
         char me[400], them[300], line[1200];
         snprintf(line, sizeof line,
                  "racecheck: %s reads shared 0x%llx %s, which %s wrote through the generic proxy "
-                 "with no fence.proxy.async between (the async proxy may not see the write)",
+                 "with no fence.proxy.async between that is ordered before this issue (the "
+                 "writer's fence, then a barrier or an mbarrier the issuer waited on): the async "
+                 "proxy may not see the write",
                  what, (unsigned long long)(off + i), vm_describe(x, w, in, lane, me, sizeof me),
                  check_thread_at(x, b->gw_tid - 1, b->gw_pc, them, sizeof them));
         check_add(x, CHECK_ASYNC_UNFENCED, check_place(x, pc), check_place(x, b->gw_pc), line);

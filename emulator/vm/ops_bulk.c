@@ -133,8 +133,8 @@ static enum event copy_lane(struct exec *x, struct warp *w, const struct insn *i
         ev = bulk_global(x, w, in, l, src, size, 0, &from);
     if (ev != EV_NONE)
         return ev;
-    if (in->width && x->launch->checks & VM_CHECK_RACE)
-        check_async_read(x, w, in, l, src, size, "cp.async.bulk");
+    if (in->width && x->launch->checks)
+        check_shared_source(x, w, in, l, src, size, "cp.async.bulk");
     for (int k = 0; k < n; k++) {
         memmove(to[k]->smem + dst, in->width ? x->smem + src : from, size);
         if (x->launch->checks)
@@ -147,60 +147,73 @@ static enum event copy_lane(struct exec *x, struct warp *w, const struct insn *i
     return ev;
 }
 
-enum event h_BULK_COPY(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+enum event bulk_each_lane(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                          bulk_lane_fn lane)
 {
     struct bulk_ops b = bulk_ops_of(x->mod, in);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
-        enum event ev = copy_lane(x, w, in, __builtin_ctz(mm), &b);
+        enum event ev = lane(x, w, in, __builtin_ctz(mm), &b);
         if (ev != EV_NONE)
             return ev;
     }
+    return EV_NONE;
+}
+
+enum event h_BULK_COPY(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    return bulk_each_lane(x, w, in, m, copy_lane);
+}
+
+/* Lane @p l's cp.async.bulk (or cp.reduce.async.bulk, @p in's mod) from shared memory to
+ * global memory. */
+static enum event store_lane(struct exec *x, struct warp *w, const struct insn *in, int l,
+                             const struct bulk_ops *b)
+{
+    uint64_t src = bulk_addr_of(w, &b->smem, l), dst = bulk_addr_of(w, &b->glob, l);
+    uint64_t size = R32(w, b->size)[l];
+    uint8_t *to = NULL;
+    if (size % 16 || dst % 16)
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "cp.async.bulk of %llu bytes to 0x%llx (a multiple of 16 bytes, 16-byte "
+                       "aligned, is required)",
+                       (unsigned long long)size, (unsigned long long)dst);
+    enum event ev = shared_range(x, w, in, l, src, size, 16, "cp.async.bulk source");
+    if (ev == EV_NONE)
+        ev = bulk_global(x, w, in, l, dst, size, 1, &to);
+    if (ev != EV_NONE)
+        return ev;
+    if (x->launch->checks)
+        check_shared_source(x, w, in, l, src, size, "cp.async.bulk");
+    if (in->mod)
+        bulk_reduce(x, in->mod, to, x->smem + src, size / in->width, in->width);
+    else
+        memcpy(to, x->smem + src, size);
+    if (x->cnt)
+        x->cnt->tma_copies++;
     return EV_NONE;
 }
 
 enum event h_BULK_STORE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    struct bulk_ops b = bulk_ops_of(x->mod, in);
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint64_t src = bulk_addr_of(w, &b.smem, l), dst = bulk_addr_of(w, &b.glob, l);
-        uint64_t size = R32(w, b.size)[l];
-        uint8_t *to = NULL;
-        if (size % 16 || dst % 16)
-            return vm_fail(x, w, in, l, VM_FAULT,
-                           "cp.async.bulk of %llu bytes to 0x%llx (a multiple of 16 bytes, "
-                           "16-byte aligned, is required)",
-                           (unsigned long long)size, (unsigned long long)dst);
-        enum event ev = shared_range(x, w, in, l, src, size, 16, "cp.async.bulk source");
-        if (ev == EV_NONE)
-            ev = bulk_global(x, w, in, l, dst, size, 1, &to);
-        if (ev != EV_NONE)
-            return ev;
-        if (x->launch->checks & VM_CHECK_RACE)
-            check_async_read(x, w, in, l, src, size, "cp.async.bulk");
-        if (in->mod)
-            bulk_reduce(x, in->mod, to, x->smem + src, size / in->width, in->width);
-        else
-            memcpy(to, x->smem + src, size);
-        if (x->cnt)
-            x->cnt->tma_copies++;
-    }
+    return bulk_each_lane(x, w, in, m, store_lane);
+}
+
+/* Lane @p l's cp.async.bulk.prefetch: its range must lie in one live allocation. */
+static enum event prefetch_lane(struct exec *x, struct warp *w, const struct insn *in, int l,
+                                const struct bulk_ops *b)
+{
+    uint64_t a = bulk_addr_of(w, &b->glob, l), size = R32(w, b->size)[l];
+    if (!mem_find(x->mem, a, size))
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "cp.async.bulk.prefetch of %llu bytes at 0x%llx, not inside one live "
+                       "allocation",
+                       (unsigned long long)size, (unsigned long long)a);
     return EV_NONE;
 }
 
 enum event h_BULK_PREFETCH(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    struct bulk_ops b = bulk_ops_of(x->mod, in);
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint64_t a = bulk_addr_of(w, &b.glob, l), size = R32(w, b.size)[l];
-        if (!mem_find(x->mem, a, size))
-            return vm_fail(x, w, in, l, VM_FAULT,
-                           "cp.async.bulk.prefetch of %llu bytes at 0x%llx, not inside one live "
-                           "allocation",
-                           (unsigned long long)size, (unsigned long long)a);
-    }
-    return EV_NONE;
+    return bulk_each_lane(x, w, in, m, prefetch_lane);
 }
 
 /* fence.proxy.async: nothing to order in a machine whose accesses complete in order; the

@@ -185,6 +185,8 @@ static enum event arrive(struct exec *x, struct warp *w, const struct insn *in, 
     pending -= n;
     if (in->op == OP_MBAR_ARRIVE && in->o[1] != NO_REG)
         R64(w, in->o[1])[l] = (v & MB_PHASE) | MB_MARK | pending;
+    if (x->launch->checks && !(a >> CLUSTER_SHIFT))
+        check_async_arrive(x, w, l, a);
     settle(x, p, object(v & MB_PHASE, expected, pending, tx_of(v)), a, began);
     return EV_NONE;
 }

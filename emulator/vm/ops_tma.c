@@ -98,6 +98,35 @@ static uint64_t swizzled(uint64_t a, unsigned mode)
     return a ^ ((a >> 7) & bits) << 4;
 }
 
+/* Lane @p l's box of @p total bytes at shared offset @p off of a block with @p smem_bytes
+ * (@p dir: "into" for a load, "from" for a store): 128-byte aligned and inside, or the launch
+ * fails. */
+static enum event box_fits(struct exec *x, struct warp *w, const struct insn *in, int l,
+                           uint64_t off, uint64_t total, uint32_t smem_bytes, const char *dir)
+{
+    if (off % 128 || off >= WINDOW_SIZE || off + total > smem_bytes)
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "a tensor copy's box of %llu bytes %s shared offset %llu (it must be "
+                       "128-byte aligned, inside the block's %u bytes of shared memory)",
+                       (unsigned long long)total, dir, (unsigned long long)off, smem_bytes);
+    return EV_NONE;
+}
+
+/* The shared offset of chunk @p j of row @p r of box @p bx at @p base, under map @p t's swizzle,
+ * into *at: inside @p smem_bytes, or the launch fails. */
+static enum event chunk_at(struct exec *x, struct warp *w, const struct insn *in, int l,
+                           const struct tmap *t, const struct box *bx, uint64_t base, uint64_t r,
+                           uint64_t j, uint32_t smem_bytes, uint64_t *at)
+{
+    *at = swizzled(base + r * bx->row_bytes + j, t->swizzle);
+    if (*at + 16 > smem_bytes)
+        return vm_fail(x, w, in, l, VM_FAULT,
+                       "a swizzled tensor copy reaches shared offset %llu, past the block's %u "
+                       "bytes",
+                       (unsigned long long)*at, smem_bytes);
+    return EV_NONE;
+}
+
 /* An element of the load's out-of-bounds fill into @p row's @p n elements. */
 static void fill(const struct tmap *t, uint8_t *row, uint64_t n)
 {
@@ -140,24 +169,17 @@ static enum event load_lane(struct exec *x, struct warp *w, const struct insn *i
     if (ev != EV_NONE)
         return ev;
     box_of(&t, w, b, l, &bx);
-    uint64_t total = bx.rows * bx.row_bytes;
+    uint64_t total = bx.rows * bx.row_bytes, at;
     for (int k = 0; k < n; k++)
-        if (dst % 128 || dst >= WINDOW_SIZE || dst + total > to[k]->smem_bytes)
-            return vm_fail(x, w, in, l, VM_FAULT,
-                           "a tensor copy's box of %llu bytes into shared offset %llu (it must "
-                           "be 128-byte aligned, inside the block's %u bytes of shared memory)",
-                           (unsigned long long)total, (unsigned long long)dst, to[k]->smem_bytes);
+        if ((ev = box_fits(x, w, in, l, dst, total, to[k]->smem_bytes, "into")))
+            return ev;
     for (uint64_t r = 0; r < bx.rows; r++) {
         if ((ev = load_row(x, w, in, l, &t, &bx, r, row)) != EV_NONE)
             return ev;
         for (uint64_t j = 0; j < bx.row_bytes; j += 16) {
-            uint64_t at = swizzled(dst + r * bx.row_bytes + j, t.swizzle);
             for (int k = 0; k < n; k++) {
-                if (at + 16 > to[k]->smem_bytes)
-                    return vm_fail(x, w, in, l, VM_FAULT,
-                                   "a swizzled tensor copy reaches shared offset %llu, past the "
-                                   "block's %u bytes",
-                                   (unsigned long long)at, to[k]->smem_bytes);
+                if ((ev = chunk_at(x, w, in, l, &t, &bx, dst, r, j, to[k]->smem_bytes, &at)))
+                    return ev;
                 memcpy(to[k]->smem + at, row + j, 16);
                 if (x->launch->checks)
                     check_async_write(to[k], in, at, 16, mbar);
@@ -173,13 +195,7 @@ static enum event load_lane(struct exec *x, struct warp *w, const struct insn *i
 
 enum event h_TMA_LOAD(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    struct bulk_ops b = bulk_ops_of(x->mod, in);
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        enum event ev = load_lane(x, w, in, __builtin_ctz(mm), &b);
-        if (ev != EV_NONE)
-            return ev;
-    }
-    return EV_NONE;
+    return bulk_each_lane(x, w, in, m, load_lane);
 }
 
 /* The ATOM_MOD type of a reduction into map @p t's elements, or -1: 32- and 64-bit integers,
@@ -210,27 +226,23 @@ static enum event store_lane(struct exec *x, struct warp *w, const struct insn *
                        "integers, f32 and f64 add, min and max are)",
                        t.type);
     box_of(&t, w, b, l, &bx);
-    uint64_t total = bx.rows * bx.row_bytes;
-    if (src % 128 || src >= WINDOW_SIZE || src + total > x->smem_bytes)
-        return vm_fail(x, w, in, l, VM_FAULT,
-                       "a tensor copy's box of %llu bytes from shared offset %llu (it must be "
-                       "128-byte aligned, inside the block's %u bytes of shared memory)",
-                       (unsigned long long)total, (unsigned long long)src, x->smem_bytes);
+    if ((ev = box_fits(x, w, in, l, src, bx.rows * bx.row_bytes, x->smem_bytes, "from")))
+        return ev;
     for (uint64_t r = 0; r < bx.rows; r++) {
-        uint64_t lo, hi, a;
+        uint64_t lo = 0, hi = 0, a = 0, at;
         uint8_t *to = NULL;
+        int inside = row_span(&t, &bx, r, &lo, &hi, &a);
         for (uint64_t j = 0; j < bx.row_bytes; j += 16) {
-            uint64_t at = swizzled(src + r * bx.row_bytes + j, t.swizzle);
-            if (at + 16 > x->smem_bytes)
-                return vm_fail(x, w, in, l, VM_FAULT,
-                               "a swizzled tensor copy reaches shared offset %llu, past the "
-                               "block's %u bytes",
-                               (unsigned long long)at, x->smem_bytes);
+            if ((ev = chunk_at(x, w, in, l, &t, &bx, src, r, j, x->smem_bytes, &at)))
+                return ev;
             memcpy(row + j, x->smem + at, 16);
-            if (x->launch->checks & VM_CHECK_RACE)
-                check_async_read(x, w, in, l, at, 16, "cp.async.bulk.tensor");
+            /* the checks see the chunk's bytes of in-bounds elements: the others go nowhere */
+            uint64_t b0 = inside && lo * t.elem_bytes > j ? lo * t.elem_bytes : j;
+            uint64_t b1 = inside && hi * t.elem_bytes < j + 16 ? hi * t.elem_bytes : j + 16;
+            if (x->launch->checks && inside && b0 < b1)
+                check_shared_source(x, w, in, l, at + b0 - j, b1 - b0, "cp.async.bulk.tensor");
         }
-        if (!row_span(&t, &bx, r, &lo, &hi, &a))
+        if (!inside)
             continue;
         if ((ev = bulk_global(x, w, in, l, a, (hi - lo) * t.elem_bytes, 1, &to)) != EV_NONE)
             return ev;
@@ -247,24 +259,18 @@ static enum event store_lane(struct exec *x, struct warp *w, const struct insn *
 
 enum event h_TMA_STORE(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    struct bulk_ops b = bulk_ops_of(x->mod, in);
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        enum event ev = store_lane(x, w, in, __builtin_ctz(mm), &b);
-        if (ev != EV_NONE)
-            return ev;
-    }
-    return EV_NONE;
+    return bulk_each_lane(x, w, in, m, store_lane);
+}
+
+/* Lane @p l's prefetch: nothing to fetch here, but its tensor map must be one. */
+static enum event prefetch_lane(struct exec *x, struct warp *w, const struct insn *in, int l,
+                                const struct bulk_ops *b)
+{
+    struct tmap t;
+    return tensor_map(x, w, in, l, bulk_addr_of(w, &b->glob, l), &t);
 }
 
 enum event h_TMA_PREFETCH(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
-    struct bulk_ops b = bulk_ops_of(x->mod, in);
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        struct tmap t;
-        enum event ev = tensor_map(x, w, in, l, bulk_addr_of(w, &b.glob, l), &t);
-        if (ev != EV_NONE)
-            return ev;
-    }
-    return EV_NONE;
+    return bulk_each_lane(x, w, in, m, prefetch_lane);
 }

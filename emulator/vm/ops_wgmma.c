@@ -47,6 +47,7 @@ struct wg_op {
      * in flight for a warp when it issued it (count.h). */
     uint64_t copies;
     uint8_t in_flight;
+    uint8_t waited; /* a wait_group that retires it has let the block's other warps run once */
 };
 
 /* One warpgroup. */
@@ -434,7 +435,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
     if (!g)
         return EV_ERROR;
     uint32_t wi = w->index % 4, pc = (uint32_t)(in - x->code);
-    struct wg_op now = {pc, g->committed[wi], 0, (uint8_t)(PRED(w, in->o[2]) & 1), {0, 0}, 0, 0};
+    struct wg_op now = {pc, g->committed[wi], 0, (uint8_t)(PRED(w, in->o[2]) & 1), {0, 0}, 0, 0, 0};
     uint32_t scale = PRED(w, in->o[2]);
     if ((in->o[0] != NO_REG && !uniform64(w, in->o[0], &now.desc[0])) ||
         !uniform64(w, in->o[1], &now.desc[1]) || (scale != 0 && scale != FULL_MASK))
@@ -496,13 +497,21 @@ static int exited_warp(const struct exec *x, uint32_t gi, const struct wg_op *op
 }
 
 /* wgmma.wait_group N: every operation of the warp's commit groups but the N latest runs, in
- * order; one that a warp of the warpgroup has not issued yet keeps this warp waiting here. */
+ * order; one that a warp of the warpgroup has not issued yet keeps this warp waiting here. The
+ * first time an operation is ready to run, the warp yields once (the math takes time on a GPU,
+ * and the block's other warps run meanwhile: a producer issues the next copies during it). */
 enum event h_WGMMA_WAIT(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     struct warpgroup *g = group_of(x, w, in, m);
     if (!g)
         return EV_ERROR;
     uint32_t wi = w->index % 4, gi = w->index / 4, n = (uint32_t)in->imm, done = 0;
+    if (g->nops && g->ops[0].group + n < g->committed[wi] && g->ops[0].issued == 0xF &&
+        !g->ops[0].waited) {
+        /* The operation takes time: the warp waits while the block's other warps run. */
+        g->ops[0].waited = 1;
+        return vm_yield_here(x, in, m);
+    }
     for (; done < g->nops && g->ops[done].group + n < g->committed[wi]; done++) {
         const struct wg_op *op = &g->ops[done];
         if (op->issued != 0xF) {

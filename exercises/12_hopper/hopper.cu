@@ -276,7 +276,13 @@ static __device__ void produce(const CUtensorMap *a_map, const CUtensorMap *b_ma
     // TODO
 }
 
-/* Consumer warpgroup @p g (0 or 1): rows 64 g .. 64 g + 63 of every slice of A. */
+/*
+ * Consumer warpgroup @p g (0 or 1): rows 64 g .. 64 g + 63 of every slice of A. Each slice's
+ * group is waited for to the end (wait_group 0) before its stage is released: with one group
+ * left running (wait_group 1, as wgmma_pipelined does), ptxas (CUDA 13.0) serialises this
+ * kernel's wgmma (warning C7515), and here the other consumer's math and the producer's copies
+ * fill the wait.
+ */
 static __device__ void consume(float (&d)[2][32], uint8_t *base, uint64_t *full, uint64_t *empty,
                                int slices, int g)
 {

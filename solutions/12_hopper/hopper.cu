@@ -331,7 +331,13 @@ static __device__ void produce(const CUtensorMap *a_map, const CUtensorMap *b_ma
     // END SOLUTION
 }
 
-/* Consumer warpgroup @p g (0 or 1): rows 64 g .. 64 g + 63 of every slice of A. */
+/*
+ * Consumer warpgroup @p g (0 or 1): rows 64 g .. 64 g + 63 of every slice of A. Each slice's
+ * group is waited for to the end (wait_group 0) before its stage is released: with one group
+ * left running (wait_group 1, as wgmma_pipelined does), ptxas (CUDA 13.0) serialises this
+ * kernel's wgmma (warning C7515), and here the other consumer's math and the producer's copies
+ * fill the wait.
+ */
 static __device__ void consume(float (&d)[2][32], uint8_t *base, uint64_t *full, uint64_t *empty,
                                int slices, int g)
 {
@@ -340,11 +346,10 @@ static __device__ void consume(float (&d)[2][32], uint8_t *base, uint64_t *full,
         stage st = stage_of(base, WS_M, t % STAGES);
         mbar_wait(&full[t % STAGES], t / STAGES % 2);
         mma_slice(d, st.a + g * WG_M * ROW_BYTES, st.b);
-        wgmma_wait<1>(); /* slice t - 1 is done: this warp releases its stage */
-        if (t > 0 && threadIdx.x % 32 == 0)
-            mbar_arrive(&empty[(t - 1) % STAGES]);
+        wgmma_wait<0>(); /* slice t is done: this warp releases its stage */
+        if (threadIdx.x % 32 == 0)
+            mbar_arrive(&empty[t % STAGES]);
     }
-    wgmma_wait<0>();
     // END SOLUTION
 }
 

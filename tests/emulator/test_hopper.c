@@ -11,7 +11,9 @@
  * ranks 1 to 5, with tensors whose rows are padded (the padding must never be read), boxes
  * across every edge and wholly outside, traversal strides and each swizzle. Stores and
  * reductions write exactly the in-bounds elements. The async-proxy checks report the planted
- * early read and unfenced store at their lines and nothing for the correct twins; the counters
+ * early read, the unfenced store and the store issued before other threads' fenced writes are
+ * ordered to it (no barrier; a fence after the mbarrier arrival) at their lines, initcheck a
+ * store of unwritten shared memory, and nothing for the correct twins; the counters
  * see a pipeline's every byte arrive by TMA and none by thread loads. Refusals fail in one
  * line each.
  */
@@ -559,6 +561,76 @@ START_TEST(unfenced_store_source_is_reported)
 }
 END_TEST
 
+/* Run hop_store_source() into @p t (its host values first), then compare the tensor with
+ * them outside the box, and with r * 32 + c where the tile's element (r, c) was written (the
+ * box's unwritten elements hold what shared memory held). */
+static void store_source(struct tensor *t, const CUtensorMap *map, int order, int x, int y,
+                         int rows, int cols)
+{
+    float got[32 * 32];
+    const float *host = (const float *)t->host;
+    CUDA_CHECK(cudaMemcpy(t->dev, t->host, sizeof got, cudaMemcpyHostToDevice));
+    CUDA_CHECK(hop_store_source(map, order, x, y, rows, cols));
+    CUDA_CHECK(cudaMemcpy(got, t->dev, sizeof got, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 32 * 32; i++) {
+        int r = i / 32 - y, c = i % 32 - x; /* the tile's element that lands there */
+        if (r >= rows || c >= cols)
+            continue;
+        float want = r >= 0 && c >= 0 ? (float)(r * 32 + c) : host[i];
+        ck_assert_msg(got[i] == want, "order %d, tile at (%d, %d): element (%d, %d) is %g, not %g",
+                      order, x, y, i / 32, i % 32, got[i], want);
+    }
+}
+
+/* A TMA store issued by one thread after the other threads' writes to its source: each writer's
+ * fence.proxy.async counts only when a barrier, a __syncwarp or an mbarrier the issuer waited
+ * on orders it (with the write) before the issue, or the issuer fences after such an order. */
+START_TEST(store_issued_before_the_writes_are_ordered_is_reported)
+{
+    capture_checks_on();
+    struct tensor t;
+    CUtensorMap map;
+    square(&t, &map);
+    static const int right[] = {HOP_FENCE_BARRIER, HOP_FENCE_SYNCWARP, HOP_FENCE_THEN_MBARRIER,
+                                HOP_MBARRIER_ISSUER_FENCES};
+    static const char *why[] = {"fences, then a barrier", "fences, then __syncwarp()",
+                                "fences, then the mbarrier", "the issuer fences after its wait"};
+    static const int wrong[] = {HOP_FENCE_NO_BARRIER, HOP_MBARRIER_THEN_FENCE};
+    for (int i = 0; i < 4; i++) {
+        store_source(&t, &map, right[i], 0, 0, 32, 32);
+        capture_assert_no_reports(why[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        store_source(&t, &map, wrong[i], 0, 0, 32, 32); /* the emulator's store: right bytes */
+        char *text = capture_reports();
+        capture_assert_at(text, TEST_HOPPER_KERNELS, "ST(\"\", \"\", \"2d\"",
+                          "racecheck: cp.async.bulk.tensor reads shared");
+        capture_assert_at(text, TEST_HOPPER_KERNELS, "HOP_SOURCE_WRITE",
+                          "with no fence.proxy.async");
+        free(text);
+    }
+}
+END_TEST
+
+/* initcheck sees a TMA store's source: bytes of in-bounds elements nobody wrote are reported at
+ * the store; the elements outside the tensor, which go nowhere, need no writing. */
+START_TEST(store_of_unwritten_shared_memory_is_reported)
+{
+    capture_checks_on();
+    struct tensor t;
+    CUtensorMap map;
+    square(&t, &map);
+    store_source(&t, &map, HOP_FENCE_BARRIER, 16, 8, 24, 16); /* the tile across two edges */
+    capture_assert_no_reports("the in-bounds 24 x 16 elements written");
+    store_source(&t, &map, HOP_FENCE_BARRIER, 0, 0, 32, 17); /* columns 17 to 31 unwritten */
+    char *text = capture_reports();
+    capture_assert_at(text, TEST_HOPPER_KERNELS, "ST(\"\", \"\", \"2d\"",
+                      "initcheck: cp.async.bulk.tensor reads shared memory nobody wrote");
+    ck_assert_msg(!strstr(text, "racecheck"), "%s", text);
+    free(text);
+}
+END_TEST
+
 /* The correct kernels of the suite under every check: nothing to report. */
 START_TEST(correct_copies_report_nothing)
 {
@@ -796,6 +868,10 @@ int main(int argc, char **argv)
         {"warp_specialised_pipeline", warp_specialised_pipeline, CASE_GPU, 120},
         {"early_read_of_a_copy_is_reported", early_read_of_a_copy_is_reported, CASE_GPU, 120},
         {"unfenced_store_source_is_reported", unfenced_store_source_is_reported, CASE_GPU, 120},
+        {"store_issued_before_the_writes_are_ordered_is_reported",
+         store_issued_before_the_writes_are_ordered_is_reported, CASE_GPU, 120},
+        {"store_of_unwritten_shared_memory_is_reported",
+         store_of_unwritten_shared_memory_is_reported, CASE_GPU, 120},
         {"correct_copies_report_nothing", correct_copies_report_nothing, CASE_GPU, 120},
         {"counters_see_the_copy_engine", counters_see_the_copy_engine, CASE_GPU, 120},
         {"multicast_reaches_every_block_of_the_mask", multicast_reaches_every_block_of_the_mask,

@@ -35,6 +35,22 @@ cudaError_t hop_tma_store(const CUtensorMap *map, int rank, const struct hop_coo
                           int boxes, unsigned box_bytes, const uint8_t *images, int reduce_add,
                           int fence);
 
+/** How hop_store_source()'s writers hand their tile to the thread that stores it. */
+enum hop_order {
+    HOP_FENCE_BARRIER,          /**< each fences, then __syncthreads() (correct) */
+    HOP_FENCE_NO_BARRIER,       /**< each fences; nothing orders that before the store (a bug) */
+    HOP_FENCE_SYNCWARP,         /**< one warp: each fences, then __syncwarp() (correct) */
+    HOP_FENCE_THEN_MBARRIER,    /**< each fences, then arrives on an mbarrier the issuer waits
+                                     on (correct) */
+    HOP_MBARRIER_THEN_FENCE,    /**< each arrives, then fences (a bug: the fence comes after) */
+    HOP_MBARRIER_ISSUER_FENCES, /**< each arrives; the issuer waits, then fences (correct) */
+};
+
+/** One block writes elements (r, c), r < @p rows, c < @p cols, of a 32 x 32 float tile in shared
+ *  memory (element (r, c) = r * 32 + c), and its last thread stores the tile with a TMA store to
+ *  @p map (a 32 x 32 box) at (@p x, @p y), the two ordered by @p order (enum hop_order). */
+cudaError_t hop_store_source(const CUtensorMap *map, int order, int x, int y, int rows, int cols);
+
 /** One block: the rows x cols u16 box at (0, 0) of @p map (swizzled as the map says) loaded by
  *  TMA, then every element read back at the address the swizzle formula gives into out. */
 cudaError_t hop_swizzle_read(const CUtensorMap *map, int rows, int cols, int swizzle_bytes,

@@ -115,6 +115,23 @@ static __device__ void tma_store(const CUtensorMap *map, const void *src, const 
                      : "memory");
 }
 
+/* Thread 0 initialises @p bar (one arrival) and, once every thread has passed the barrier that
+ * publishes it, loads the box at @p c of the rank-@p rank map @p map into @p dst, announcing
+ * its @p bytes on @p bar's phase 0. The block then waits for that phase as it needs to. */
+static __device__ void load_box(void *dst, const CUtensorMap *map, uint64_t *bar, const int *c,
+                                int rank, unsigned bytes)
+{
+    if (threadIdx.x == 0) {
+        mbar_init(bar, 1);
+        fence_async(); /* the initialised object, visible to the copy engine */
+    }
+    __syncthreads(); /* the mbarrier exists before anyone uses it */
+    if (threadIdx.x == 0) {
+        tma_load(dst, map, bar, c, rank);
+        mbar_arrive_tx(bar, bytes);
+    }
+}
+
 /* ---- TMA loads of boxes, and stores ---------------------------------------------------- */
 
 static __global__ void hop_tma_boxes_kernel(const __grid_constant__ CUtensorMap map,
@@ -124,15 +141,7 @@ static __global__ void hop_tma_boxes_kernel(const __grid_constant__ CUtensorMap 
 {
     extern __shared__ __align__(1024) uint8_t box[];
     __shared__ uint64_t bar;
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        fence_async(); /* the initialised object, visible to the copy engine */
-    }
-    __syncthreads(); /* the mbarrier exists before anyone uses it */
-    if (threadIdx.x == 0) {
-        tma_load(box, global_map ? global_map : &map, &bar, coords[blockIdx.x].c, rank);
-        mbar_arrive_tx(&bar, box_bytes);
-    }
+    load_box(box, global_map ? global_map : &map, &bar, coords[blockIdx.x].c, rank, box_bytes);
     mbar_wait(&bar, 0);
     for (unsigned i = threadIdx.x; i < box_bytes; i += blockDim.x)
         out[(size_t)blockIdx.x * box_bytes + i] = box[i];
@@ -173,6 +182,52 @@ extern "C" cudaError_t hop_tma_store(const CUtensorMap *map, int rank, const hop
     return cudaGetLastError();
 }
 
+/* The writers of a 32 x 32 float tile (element (r, c) = r * 32 + c, those with r < @p rows and
+ * c < @p cols) and the last thread of the block, which stores it to the tensor at (x, y) with a
+ * TMA store, ordered as @p order says (enum hop_order). */
+static __global__ void hop_store_source_kernel(const __grid_constant__ CUtensorMap map, int order,
+                                               int x, int y, int rows, int cols)
+{
+    extern __shared__ __align__(1024) float src[];
+    __shared__ uint64_t bar;
+    const unsigned issuer = blockDim.x - 1;
+    const int c[2] = {x, y};
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, blockDim.x);
+        fence_async();
+    }
+    __syncthreads(); /* the mbarrier exists before anyone arrives */
+    for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x)
+        if (i / 32 < rows && i % 32 < cols)
+            src[i] = (float)i; /* HOP_SOURCE_WRITE */
+    if (order != HOP_MBARRIER_THEN_FENCE && order != HOP_MBARRIER_ISSUER_FENCES)
+        fence_async(); /* each writer's generic writes, before the async proxy's read */
+    if (order == HOP_FENCE_BARRIER)
+        __syncthreads(); /* every write and its fence before the store's issue */
+    if (order == HOP_FENCE_SYNCWARP)
+        __syncwarp(); /* the one warp's writes and fences before its last lane's store */
+    if (order == HOP_FENCE_THEN_MBARRIER || order >= HOP_MBARRIER_THEN_FENCE) {
+        mbar_arrive(&bar); /* release: the writes (and fences) so far, to the waiting issuer */
+        if (order == HOP_MBARRIER_THEN_FENCE)
+            fence_async(); /* after the arrival: it orders nothing before the issue */
+        if (threadIdx.x == issuer)
+            mbar_wait(&bar, 0);
+    }
+    if (threadIdx.x != issuer)
+        return;
+    if (order == HOP_MBARRIER_ISSUER_FENCES)
+        fence_async(); /* after the wait: every writer's writes, acquired, to the async proxy */
+    tma_store(&map, src, c, 2, 0);
+}
+
+extern "C" cudaError_t hop_store_source(const CUtensorMap *map, int order, int x, int y, int rows,
+                                        int cols)
+{
+    hop_store_source_kernel<<<1, order == HOP_FENCE_SYNCWARP ? 32 : 128, 4096>>>(*map, order, x, y,
+                                                                                 rows, cols);
+    return cudaGetLastError();
+}
+
 /* The box at (0, 0), then element (r, c) read where the swizzle put it: its byte offset in the
  * packed box with bits 4 and up XORed with bits 7 and up (1, 2 or 3 of them). */
 static __global__ void hop_swizzle_read_kernel(const __grid_constant__ CUtensorMap map, int rows,
@@ -181,15 +236,7 @@ static __global__ void hop_swizzle_read_kernel(const __grid_constant__ CUtensorM
     extern __shared__ __align__(1024) uint8_t tile[];
     __shared__ uint64_t bar;
     const int origin[2] = {0, 0};
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        fence_async();
-    }
-    __syncthreads(); /* the mbarrier exists before anyone uses it */
-    if (threadIdx.x == 0) {
-        tma_load(tile, &map, &bar, origin, 2);
-        mbar_arrive_tx(&bar, (unsigned)(rows * cols * 2));
-    }
+    load_box(tile, &map, &bar, origin, 2, (unsigned)(rows * cols * 2));
     mbar_wait(&bar, 0);
     unsigned bits = swizzle_bytes == 32    ? 1
                     : swizzle_bytes == 64  ? 2
@@ -384,15 +431,7 @@ static __global__ void hop_early_read_kernel(const __grid_constant__ CUtensorMap
     __shared__ __align__(1024) float tile[TILE * TILE];
     __shared__ uint64_t bar;
     const int origin[2] = {0, 0};
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        fence_async();
-    }
-    __syncthreads(); /* the mbarrier exists before anyone uses it */
-    if (threadIdx.x == 0) {
-        tma_load(tile, &map, &bar, origin, 2);
-        mbar_arrive_tx(&bar, sizeof tile);
-    }
+    load_box(tile, &map, &bar, origin, 2, sizeof tile);
     if (wait == 1 || (wait == 2 && threadIdx.x == 0))
         mbar_wait(&bar, 0);
     if (wait == 2)

@@ -413,6 +413,36 @@ START_TEST(gemm_counters)
 }
 END_TEST
 
+/* A producer warp's copies meet the consumers' math: the consumer warpgroup waits for each slice's
+ * wgmma to the end (wait_group 0) before it releases the stage, and the producer, woken by that
+ * release, issues the next copy while the next slice's math runs (on a GPU, and here: a
+ * wait_group lets the block's other warps run once before its operations run). Every slice but
+ * the last counts as overlapped; before that rule, only the first did. */
+START_TEST(producer_copies_overlap_a_wait_group_0)
+{
+    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
+    int (*take)(struct course_emu_launch *, int) =
+        (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
+    ck_assert(set_counting && take);
+    enum { SLICES = 7 };
+    uint8_t *src;
+    CUDA_CHECK(cudaMalloc((void **)&src, SLICES * 8192));
+    CUDA_CHECK(cudaMemset(src, 0x3c, SLICES * 8192));
+    set_counting(1);
+    CUDA_CHECK(wg_producer_consumer(src, SLICES));
+    set_counting(0);
+    struct course_emu_launch got;
+    ck_assert_int_eq(take(&got, 1), 1);
+    uint64_t per_slice = 4 * 2 * 64 * 64 * 16;
+    ck_assert_uint_eq(got.counters.wgmma_flops, SLICES * per_slice);
+    ck_assert_msg(got.counters.wgmma_overlapped_flops == (SLICES - 1) * per_slice,
+                  "%llu of %llu wgmma flops overlapped a copy; want every slice's but the last",
+                  (unsigned long long)got.counters.wgmma_overlapped_flops,
+                  (unsigned long long)got.counters.wgmma_flops);
+    CUDA_CHECK(cudaFree(src));
+}
+END_TEST
+
 /* Under every check: the correct GEMM reports nothing; without fence.proxy.async, racecheck
  * names the tiles' stores and the wgmma; the accumulators read before the last wait are named
  * (and read too early); a wait one group short refills a buffer under a wgmma in flight, which
@@ -615,6 +645,8 @@ int main(int argc, char **argv)
         {"gemm_plain_loads_wgmma_and_a_cluster", gemm_plain_loads_wgmma_and_a_cluster, CASE_GPU,
          240},
         {"gemm_counters", gemm_counters, CASE_GPU, 60},
+        {"producer_copies_overlap_a_wait_group_0", producer_copies_overlap_a_wait_group_0, CASE_GPU,
+         60},
         {"gemm_planted_bugs_under_checks", gemm_planted_bugs_under_checks, CASE_GPU, 240},
         {"refusals", refusals, CASE_GPU, 60},
         {"cluster_registers_dsmem_and_barriers", cluster_registers_dsmem_and_barriers, CASE_GPU,

@@ -80,6 +80,12 @@ cudaError_t wg_gemm(const uint16_t *d_a, const uint16_t *d_b, float *d_c, int M,
                     int stages, int cluster, int bug);
 
 /** Refusals, each launched alone. */
+/** A producer warp (warp 4) copies @p slices 8 KiB slices of @p src (cp.async.bulk, 16-byte
+ *  aligned, 8 KiB) into two stages through full and empty mbarriers; warpgroup 0 multiplies each
+ *  (four wgmma m64n64k16 from the stage's swizzled bytes, as A and B), waits for them with
+ *  wgmma.wait_group 0 and only then releases the stage. One block; synchronises. */
+cudaError_t wg_producer_consumer(const uint8_t *src, int slices);
+
 enum wg_refusal {
     WG_PART_OF_WARP,  /**< 16 lanes of each warp execute the wgmma */
     WG_THREE_WARPS,   /**< a block of 96 threads */

@@ -294,6 +294,79 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
+/* ---- a producer warp and a consumer warpgroup ---------------------------------------------- */
+
+static __device__ uint32_t pc_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* 1 once the phase of parity @p parity of @p bar has completed (callers spin on it). */
+static __device__ int pc_done(uint64_t *bar, int parity)
+{
+    uint32_t done;
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(pc_u32(bar)), "r"(parity)
+                 : "memory");
+    return (int)done;
+}
+
+/* Two stages of 8 KiB: the producer refills a stage once the consumers' four warps released it
+ * (empty), the consumers multiply a stage once its copy landed (full). */
+static __global__ void __launch_bounds__(160)
+    wg_producer_consumer_kernel(const uint8_t *src, int slices)
+{
+    __shared__ __align__(1024) uint8_t stage[2][8192];
+    __shared__ uint64_t full[2], empty[2];
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < 2; s++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
+                         "mbarrier.init.shared::cta.b64 [%1], 4;" ::"r"(pc_u32(&full[s])),
+                         "r"(pc_u32(&empty[s])));
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    __syncthreads(); /* the mbarriers exist before anyone uses them */
+    if (threadIdx.x / 32 == 4) {
+        for (int t = 0; threadIdx.x == 128 && t < slices; t++) {
+            /* from the third slice on: the stage's slice t - 2 has been multiplied */
+            while (t >= 2 && !pc_done(&empty[t % 2], (t / 2 - 1) % 2)) {
+            }
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;\n"
+                         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%1], "
+                         "[%2], 8192, [%0];" ::"r"(pc_u32(&full[t % 2])),
+                         "r"(pc_u32(stage[t % 2])), "l"(src + (size_t)t * 8192)
+                         : "memory");
+        }
+        return;
+    }
+    float d[32] = {0};
+    uint32_t a[4] = {0, 0, 0, 0}, scale = 1;
+    for (int t = 0; t < slices; t++) {
+        while (!pc_done(&full[t % 2], t / 2 % 2)) { /* slice t has landed */
+        }
+        wg_fence_commit_wait0(0);
+        for (int kk = 0; kk < 4; kk++) {
+            uint64_t da = gm_desc(stage[t % 2] + 32 * kk), db = gm_desc(stage[t % 2] + 2048 * kk);
+            WG_ASM(32, "+f", "m64n64k16", "f32.bf16.bf16", "%0, %1, p, 1, 1, 0, 1");
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n"
+                     "wgmma.wait_group.sync.aligned 0;" ::
+                         : "memory");
+        if (threadIdx.x % 32 == 0) /* this warp is done reading the stage */
+            asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(pc_u32(&empty[t % 2]))
+                         : "memory");
+    }
+}
+
+extern "C" cudaError_t wg_producer_consumer(const uint8_t *src, int slices)
+{
+    wg_producer_consumer_kernel<<<1, 160>>>(src, slices);
+    cudaError_t err = cudaGetLastError();
+    return err != cudaSuccess ? err : cudaDeviceSynchronize();
+}
+
 template <int STAGES, int CLUSTER>
 static cudaError_t gemm_launch(const uint16_t *A, const uint16_t *B, float *C, int M, int N, int K,
                                int bug)
