@@ -500,12 +500,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
         for (uint64_t x = addr[l] >> 5; x <= (addr[l] + bytes - 1) >> 5 && n < 64; x++)
             s[n++] = x;
     }
-    for (uint32_t i = 1; i < n; i++) /* insertion sort: at most 64, mostly in order */
-        for (uint32_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
-            uint64_t t = s[j];
-            s[j] = s[j - 1];
-            s[j - 1] = t;
-        }
+    count_sort(s, n);
     uint32_t d = 0, lines = 0;
     for (uint32_t i = 0; i < n; i++)
         if (i == 0 || s[i] != s[d - 1]) {
