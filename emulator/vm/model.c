@@ -47,6 +47,7 @@ struct cache {
     uint8_t *valid;  /* sectors present, 4 bits */
     uint32_t *stamp; /* last use, for LRU */
     uint32_t sets, now;
+    size_t last; /* the way last used: a request's sorted sectors come a line at a time */
 };
 
 static void cache_init(struct cache *c, double bytes)
@@ -59,6 +60,7 @@ static void cache_init(struct cache *c, double bytes)
     c->valid = emu_calloc(n, 1);
     c->stamp = emu_calloc(n, sizeof *c->stamp);
     c->now = 0;
+    c->last = 0;
 }
 
 static void cache_free(struct cache *c)
@@ -75,6 +77,12 @@ static int cache_access(struct cache *c, uint64_t s)
 {
     uint64_t line = s >> 2;
     uint8_t bit = (uint8_t)(1u << (s & 3));
+    if (c->tag[c->last] == line + 1) { /* the line the last access found (tags are unique) */
+        int hit = (c->valid[c->last] & bit) != 0;
+        c->valid[c->last] |= bit;
+        c->stamp[c->last] = ++c->now;
+        return hit;
+    }
     /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
      * must not fall into one set. */
     size_t base = (size_t)(((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets) * WAYS, victim = base;
@@ -84,6 +92,7 @@ static int cache_access(struct cache *c, uint64_t s)
             int hit = (c->valid[i] & bit) != 0;
             c->valid[i] |= bit;
             c->stamp[i] = c->now;
+            c->last = i;
             return hit;
         }
         if (c->stamp[i] < c->stamp[victim])
@@ -92,6 +101,7 @@ static int cache_access(struct cache *c, uint64_t s)
     c->tag[victim] = line + 1;
     c->valid[victim] = bit;
     c->stamp[victim] = c->now;
+    c->last = victim;
     return 0;
 }
 
