@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Every validation set of the time model, run on the CPU emulator, in one table.
 
-  tools/model_validation.py --sgemm CHECKOUT --reduction CHECKOUT [--sets NAME,...] [--table]
+  tools/model_validation.py --sgemm CHECKOUT --reduction CHECKOUT --hgemm CHECKOUT
+                            [--sets NAME,...] [--table]
 
 Runs each set's script (tools/sgemm_ladder.sh on an SGEMM_CUDA checkout for the a6000, a100 and
 h100 sets; tools/reduction_ladder.sh on a parallel_reductions_cuda checkout for the rtx3090 set;
-neither project's code is part of this course), keeps each script's output in
+tools/hgemm_ladder.sh on a matmul-playground checkout for the t4 set; none of these projects'
+code is part of this course), keeps each script's output in
 BUILD/model_validation/SET.txt, and prints one row per kernel (model and published throughput,
 error, bound) and one row per set: mean absolute error, worst factor, and the ladder's order
 (each step from one kernel to the next, up or down, as published: how many the model keeps,
@@ -27,6 +29,7 @@ SETS = {
     "sgemm-a100": ("sgemm_ladder.sh", "sgemm", ["a100", "4096"], "GFLOP/s, A100"),
     "sgemm-h100": ("sgemm_ladder.sh", "sgemm", ["h100", "4096"], "GFLOP/s, H100"),
     "reduction-rtx3090": ("reduction_ladder.sh", "reduction", ["rtx3090"], "GB/s, RTX 3090"),
+    "hgemm-t4": ("hgemm_ladder.sh", "hgemm", ["4096"], "GFLOP/s, T4"),
 }
 
 
@@ -59,6 +62,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sgemm", help="a checkout of github.com/siboehm/SGEMM_CUDA")
     p.add_argument("--reduction", help="a checkout of MasterSkepticista/parallel_reductions_cuda")
+    p.add_argument("--hgemm", help="a checkout of github.com/alexarmbr/matmul-playground")
     p.add_argument("--sets", default=",".join(SETS), help="the sets to run, comma-separated")
     p.add_argument("--table", action="store_true", help="print the saved outputs, run nothing")
     args = p.parse_args()

@@ -241,10 +241,14 @@ void count_divergence(struct exec *x)
     x->cnt->divergent_branches++;
 }
 
-static int cmp_u64(const void *a, const void *b)
+void count_sort(uint64_t *v, unsigned n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
 }
 
 /* The lanes of @p m whose address (@p addr) an earlier lane of @p m has too. */
@@ -254,7 +258,7 @@ static uint64_t same_addr(const uint64_t *addr, uint32_t m)
     int n = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1)
         a[n++] = addr[__builtin_ctz(mm)];
-    qsort(a, (size_t)n, sizeof *a, cmp_u64);
+    count_sort(a, (unsigned)n);
     uint64_t same = 0;
     for (int i = 1; i < n; i++)
         same += a[i] == a[i - 1];
@@ -289,7 +293,7 @@ void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
         for (uint64_t s = addr[l] >> 5; s <= (addr[l] + bytes - 1) >> 5 && n < 64; s++)
             sec[n++] = s;
     }
-    qsort(sec, (size_t)n, sizeof *sec, cmp_u64);
+    count_sort(sec, (unsigned)n);
     uint64_t distinct = 0;
     struct sector_set *seen = &((struct count_state *)x->count_state)->seen[store];
     for (int i = 0; i < n; i++)

@@ -22,6 +22,9 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
                 uint32_t m);
 /** One global request: lanes of @p m at @p addr, @p bytes each (an atomic's is a store). */
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
+/** Sort @p n (at most a request's 64) sector or address numbers @p v in place: an insertion
+ *  sort, since a warp's are few and mostly in order already. */
+void count_sort(uint64_t *v, unsigned n);
 /** The wavefronts one shared request of lanes @p m at window offsets @p addr, @p bytes each,
  *  takes (per phase of 32, 16 or 8 lanes, the most distinct words a bank holds); its phases
  *  into *@p phases. */

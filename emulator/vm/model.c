@@ -47,6 +47,7 @@ struct cache {
     uint8_t *valid;  /* sectors present, 4 bits */
     uint32_t *stamp; /* last use, for LRU */
     uint32_t sets, now;
+    size_t last; /* the way last used: a request's sorted sectors come a line at a time */
 };
 
 static void cache_init(struct cache *c, double bytes)
@@ -59,6 +60,7 @@ static void cache_init(struct cache *c, double bytes)
     c->valid = emu_calloc(n, 1);
     c->stamp = emu_calloc(n, sizeof *c->stamp);
     c->now = 0;
+    c->last = 0;
 }
 
 static void cache_free(struct cache *c)
@@ -75,6 +77,12 @@ static int cache_access(struct cache *c, uint64_t s)
 {
     uint64_t line = s >> 2;
     uint8_t bit = (uint8_t)(1u << (s & 3));
+    if (c->tag[c->last] == line + 1) { /* the line the last access found (tags are unique) */
+        int hit = (c->valid[c->last] & bit) != 0;
+        c->valid[c->last] |= bit;
+        c->stamp[c->last] = ++c->now;
+        return hit;
+    }
     /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
      * must not fall into one set. */
     size_t base = (size_t)(((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets) * WAYS, victim = base;
@@ -84,6 +92,7 @@ static int cache_access(struct cache *c, uint64_t s)
             int hit = (c->valid[i] & bit) != 0;
             c->valid[i] |= bit;
             c->stamp[i] = c->now;
+            c->last = i;
             return hit;
         }
         if (c->stamp[i] < c->stamp[victim])
@@ -92,6 +101,7 @@ static int cache_access(struct cache *c, uint64_t s)
     c->tag[victim] = line + 1;
     c->valid[victim] = bit;
     c->stamp[victim] = c->now;
+    c->last = victim;
     return 0;
 }
 
@@ -500,12 +510,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
         for (uint64_t x = addr[l] >> 5; x <= (addr[l] + bytes - 1) >> 5 && n < 64; x++)
             s[n++] = x;
     }
-    for (uint32_t i = 1; i < n; i++) /* insertion sort: at most 64, mostly in order */
-        for (uint32_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
-            uint64_t t = s[j];
-            s[j] = s[j - 1];
-            s[j - 1] = t;
-        }
+    count_sort(s, n);
     uint32_t d = 0, lines = 0;
     for (uint32_t i = 0; i < n; i++)
         if (i == 0 || s[i] != s[d - 1]) {
@@ -598,22 +603,32 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->dram_bytes = t->dram_sectors * 32.0;
 }
 
-/* The latency of a TMA pipeline's stages that its own work does not hide, in ms: a block fills
- * its stages (one per tile, each a run of TMA loads on one mbarrier) @p depth stages ahead, so
- * while it works on one tile the copies of the next depth - 1 are in flight, and each tile waits
- * one mean copy latency less the work of those depth - 1 tiles (@p work_ms, the largest bound
- * but latency, spread over the tiles). One stage hides nothing: every tile waits its copy. */
-static double exposed_tma(const struct vm_model *m, const struct tally *t, double work_ms)
+/* The latency of a TMA pipeline's stages that its blocks do not hide, in ms. A block reuses a
+ * stage only when the tile in it has been multiplied, so each stage goes round a loop: the
+ * copy's latency, its transfer (the block's bytes a tile at its SM's share of the L2 or DRAM
+ * bandwidth, whichever is slower) and the tile's math (its Tensor Core time at its SM's rate),
+ * one after the other. With @p depth stages (the distinct mbarriers its loads complete on),
+ * depth of those round trips are under way at once, so a block alone takes at least a round trip
+ * over depth per tile: one stage leaves its copy and its math in series. Beyond the block's own
+ * share of the work (@p work_ms, the largest bound but latency, shared by the resident blocks),
+ * that is what each tile exposes. The round trip, in cycles, goes to e->tma_round_trip. */
+static double exposed_tma(const struct vm_model *m, const struct tally *t, struct model_estimate *e,
+                          double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
     double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
     double phases = t->tma_phases / (double)m->blocks, depth = t->tma_depth / (double)m->blocks;
-    double rounds = ceil(per_sm / m->bps);
+    double resident = per_sm < m->bps ? per_sm : m->bps, rounds = ceil(per_sm / m->bps);
+    e->tma_round_trip = 0;
     if (phases <= 0)
         return 0;
-    double work = work_ms / ms / (rounds * phases); /* cycles a tile */
-    double ahead = depth > 1 ? depth - 1 : 0;
-    double wait = t->tma_latency / t->tma_loads - ahead * work;
+    const double *b = e->bound_ms;
+    double copy_ms = b[MODEL_L2] > b[MODEL_DRAM] ? b[MODEL_L2] : b[MODEL_DRAM];
+    double copy = copy_ms / ms * g->sms / (double)m->blocks / phases; /* cycles a tile, alone */
+    double math = b[MODEL_TENSOR] / ms / per_sm / phases;
+    e->tma_round_trip = t->tma_latency / t->tma_loads + copy + math;
+    double own = work_ms / ms / (resident * rounds * phases); /* a block's share a tile */
+    double wait = e->tma_round_trip / (depth > 1 ? depth : 1) - own;
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
@@ -622,14 +637,15 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, doubl
  * ms: one mean latency per phase and round of resident blocks, less the work of the phases a
  * cp.async pipeline copies ahead (@p work_ms, the largest bound but latency, spread over the
  * phases). */
-static double exposed(const struct vm_model *m, const struct tally *t, double work_ms)
+static double exposed(const struct vm_model *m, const struct tally *t, struct model_estimate *e,
+                      double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
     double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
     double phases = t->load_phases / (double)m->blocks;
     double rounds = ceil(per_sm / m->bps);
     if (t->tma_loads > t->loads + t->async_loads)
-        return exposed_tma(m, t, work_ms);
+        return exposed_tma(m, t, e, work_ms);
     if (phases <= 0 || (!t->loads && !t->async_loads))
         return 0;
     if (t->async_loads <= t->loads)
@@ -660,7 +676,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
         work = b != MODEL_LATENCY && e->bound_ms[b] > work ? e->bound_ms[b] : work;
     double busy = e->bound_ms[e->bound],
            per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
-    e->exposed_ms = exposed(m, &t, work);
+    e->exposed_ms = exposed(m, &t, e, work);
     e->tma_stages = t.tma_depth / (double)m->blocks;
     double chain = e->exposed_ms + busy / (per_sm < m->bps ? per_sm : m->bps);
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
@@ -690,11 +706,12 @@ void model_print(FILE *f, const struct vm_model *m, const char *kernel, const st
     fprintf(f,
             " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
             "smem_wavefronts=%.0f flops=%llu sass_insts=%.0f producer_insts=%.0f "
-            "tma_stages=%.3g warp_insts=%llu gld_sectors=%llu gst_sectors=%llu tma_ld_sectors=%llu "
+            "tma_stages=%.3g tma_round_trip=%.0f warp_insts=%llu gld_sectors=%llu gst_sectors=%llu "
+            "tma_ld_sectors=%llu "
             "lds_wavefronts=%llu\n",
             e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
             (unsigned long long)c->flops, e->sass_insts, e->producer_insts, e->tma_stages,
-            (unsigned long long)c->warp_insts, (unsigned long long)c->gld_sectors,
-            (unsigned long long)c->gst_sectors, (unsigned long long)c->tma_ld_sectors,
-            (unsigned long long)c->lds_wavefronts);
+            e->tma_round_trip, (unsigned long long)c->warp_insts,
+            (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
+            (unsigned long long)c->tma_ld_sectors, (unsigned long long)c->lds_wavefronts);
 }

@@ -58,6 +58,9 @@ struct model_estimate {
                                       wgmma, none of their own): they take no issue slots from
                                       the consumers */
     double tma_stages;           /**< mbarriers a block's TMA loads complete on (its stages) */
+    double tma_round_trip;       /**< cycles a stage takes from its copy's issue to its reuse, in a
+                                      block alone on its SM: the copy's latency, its transfer and
+                                      the tile's math (0: no TMA stages) */
     struct vm_counters counters; /**< the launch's counters, scaled from the sample */
 };
 

@@ -1,0 +1,54 @@
+#!/bin/sh
+# The time model against a published mma.sync ladder: Alex Armbruster's six HGEMM kernels
+# (fp16 in and out, mma.sync m16n8k8, ldmatrix, swizzled shared memory, register-staged copies),
+# measured on a Tesla T4 with its clocks locked at 1590 MHz (the README's figure, read at
+# 4096^3; emulator/MODEL.md cites it).
+#
+#   tools/hgemm_ladder.sh CHECKOUT [SIZE] [KERNELS]
+#
+# CHECKOUT is a checkout of github.com/alexarmbr/matmul-playground (its code is not part of this
+# course: this script only builds it). Builds its src/kernel*.cu with tools/hgemm_ladder_main.cu
+# for sm_75 and its own flags (-Xptxas -dlcm=cg, --expt-relaxed-constexpr), reads each kernel's
+# registers from ptxas -v and its SASS per source line (tools/sass.py --lines), runs each of
+# KERNELS (default 1-6) once on the CPU emulator at SIZE (default 4096) with
+# COURSE_EMU_MODEL=t4, and prints one line per kernel: the model's GFLOP/s beside the published
+# ones, with the error. Needs nvcc and a built emulator (build/emulator); BUILD overrides the
+# build folder.
+set -eu
+[ $# -ge 1 ] || { echo "usage: tools/hgemm_ladder.sh CHECKOUT [SIZE] [KERNELS]" >&2; exit 2; }
+src=$(cd "$1" && pwd)
+size=${2:-4096}
+kernels=${3:-1 2 3 4 5 6}
+# shellcheck source=tools/model_validation_lib.sh
+. "$(dirname "$0")/model_validation_lib.sh"
+validation_setup hgemm_ladder t4
+if [ ! -x "$bin" ] || [ "$src/src/kernel6.cu" -nt "$bin" ] || [ "$root/tools/hgemm_ladder_main.cu" -nt "$bin" ]; then
+    nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v -Xptxas -dlcm=cg \
+        --expt-relaxed-constexpr -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" \
+        -I"$src/src" "$root/tools/hgemm_ladder_main.cu" "$src"/src/kernel[1-6].cu -o "$bin" \
+        2>"$work/ptxas.txt" || { cat "$work/ptxas.txt" >&2; exit 1; }
+fi
+ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
+sass_setup "$bin"
+# The published GFLOP/s at 4096^3, read off the checkout's hgemm_performance.png (to about
+# 100 GFLOP/s: a line is 2 pixels, 88 GFLOP/s a pixel); cuBLAS HGEMM there: 49400.
+published() {
+    case $1 in
+    1) echo 4000 ;; 2) echo 14000 ;; 3) echo 28700 ;; 4) echo 33800 ;; 5) echo 41800 ;;
+    6) echo 43100 ;; *) echo 0 ;;
+    esac
+}
+printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model GF/s" "published" "error" "bound" "(model, t4, $size^3; published: emulator/MODEL.md)"
+for k in $kernels; do
+    out=$work/model_$k.txt
+    rm -f "$out"
+    start=$(date +%s)
+    LD_LIBRARY_PATH=$build/emulator/lib COURSE_EMU_MODEL=t4 COURSE_EMU_MODEL_REGS=$work/regs.txt \
+        COURSE_EMU_MODEL_SASS=$SASS COURSE_EMU_MODEL_OUT=$out "$bin" "$k" "$size" >/dev/null
+    secs=$(($(date +%s) - start))
+    awk -v k="$k" -v n="$size" -v pub="$(published "$k")" -v secs="$secs" '
+        /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }
+        END { gf = 2 * n * n * n / (ms * 1e-3) / 1e9
+              err = pub > 0 ? sprintf("%+.0f%%", 100 * (gf - pub) / pub) : "-"
+              printf "%-3s %12.1f %12s %8s %-8s (%ss on the emulator)\n", k, gf, pub, err, bound, secs }' "$out"
+done
