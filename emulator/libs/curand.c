@@ -28,9 +28,12 @@
  * rounded, z a normal float: Philox's curandGenerateNormal's at the same offset; XORWOW's and
  * MRG32k3a's each from the next state, its curand_normal (a Box-Muller pair, the second kept by
  * the state for its next number until the states are seeded again).
- * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from Sobol, the Poisson
- * distribution object at lambda >= 2000, curandGeneratePoissonMethod, binomial, the other
- * orderings) is refused in one line.
+ * Sobol's Poisson numbers (sobol_poisson) take one value each: Sobol32's through the histogram
+ * below lambda 10, by inversion of the CDF (curand_poisson.h's ITR) up to 8000, from the normal
+ * above; Sobol64's by inversion below 2000, from the normal from 2000 on.
+ * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, the Poisson distribution object
+ * at lambda >= 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused in
+ * one line.
  */
 #include <curand.h>
 #include <curand_discrete.h>
@@ -459,6 +462,20 @@ static void states_normals(curandGenerator_t g, size_t n, float *z)
 
 #define INV32_DOUBLE 2.3283064365386963e-10 /* 2^-32 */
 
+/* A Poisson number from standard normal @p z: lambda + sqrt(lambda) z rounded to nearest (+ 0.5,
+   truncated: curand_poisson.h's _curand_poisson_from_normal). */
+static unsigned poisson_round(double lambda, float z)
+{
+    return (unsigned)(sqrt(lambda) * z + lambda + 0.5);
+}
+
+/** Where NVIDIA's host library's Poisson numbers from Sobol go over to normals (measured):
+    Sobol32 above 8000, Sobol64 from 2000. */
+#define SOBOL32_NORMAL_LAMBDA 8000.0
+#define SOBOL64_NORMAL_LAMBDA 2000.0
+/** Below it, NVIDIA's Sobol32 Poisson numbers come through the square histogram (measured). */
+#define SOBOL32_HISTOGRAM_LAMBDA 10.0
+
 /* The z >= 0 with erfc(z) = @p y, for y in (0, 1]. Near 1: Newton's method on erf(z) = 1 - y
    (exact there), from the first-order root. Below: Newton on log erfc(z) = log y, which is
    concave, from sqrt(-log y) >= the root (erfc(z) <= exp(-z^2)), so the steps fall to it. */
@@ -518,14 +535,64 @@ static double sobol_normal_double(uint64_t x, int bits)
     return s * erfcinv_pos(2.0 * p);
 }
 
-enum quasi_dist { Q_BITS, Q_UNIFORM, Q_UNIFORM_DOUBLE, Q_NORMAL, Q_NORMAL_DOUBLE };
+enum quasi_dist { Q_BITS, Q_UNIFORM, Q_UNIFORM_DOUBLE, Q_NORMAL, Q_NORMAL_DOUBLE, Q_POISSON };
 
-/* Sobol value @p x (@p bits bits) as distribution @p d at *@p out: mean + stddev * z for the
-   normals, exponentiated when @p lognormal. */
-static void quasi_value(enum quasi_dist d, int bits, uint64_t x, double mean, double stddev,
-                        int lognormal, void *out)
+/** What a Sobol call makes of its values: distribution d; the normals mean + stddev * z,
+    exponentiated when lognormal; Poisson numbers of mean lambda (from histogram h when not
+    NULL). */
+struct quasi_args {
+    enum quasi_dist d;
+    double mean, stddev;
+    int lognormal;
+    double lambda;
+    const struct histogram *h;
+};
+
+/* The Poisson number at uniform @p u in (0, 1]: the least k whose CDF reaches u, the CDF
+   summed from k = 0 in chunks of 500 of lambda (George Fishman's ITR, curand_poisson.h's
+   _curand_poisson_ITR_double): each chunk scales the sums by exp(-500), the last by the rest,
+   so that exp(-lambda) never underflows. At u = 1 (Sobol32's value 2^32 - 1) the sum stops
+   when it no longer grows; NVIDIA's library gives another number there (measured at lambda 10:
+   44, here 47). */
+static unsigned poisson_inversion(double u, double lambda)
 {
-    switch (d) {
+    double p = 1.0, q = 1.0; /* P(k), P(0) + .. + P(k), times exp(lambda - chunk's end) */
+    unsigned k = 0;
+    for (double done = 0; done < lambda; done += 500.0) {
+        double scale = lambda > done + 500.0 ? exp(-500.0) : exp(done - lambda);
+        p *= scale;
+        q *= scale;
+        while (u > q) {
+            k++;
+            p *= lambda / (double)k;
+            double before = q;
+            q += p;
+            if (q == before && done + 500.0 >= lambda)
+                return k;
+        }
+    }
+    return k;
+}
+
+/* A Poisson number from Sobol value @p x (@p bits bits), as NVIDIA's host library makes them
+   (measured against it, tests/emulator/test_curand.c): Sobol32 through the square histogram
+   below lambda 10, by inversion at u = x / 2^32 + 2^-32 up to 8000, from the normal at x above;
+   Sobol64 by inversion at its top 53 bits' u below lambda 2000, from the normal from 2000 on. */
+static unsigned sobol_poisson(uint64_t x, int bits, const struct quasi_args *a)
+{
+    if (a->h)
+        return histogram_draw(a->h, (uint32_t)x);
+    if (bits == 32 && a->lambda <= SOBOL32_NORMAL_LAMBDA)
+        return poisson_inversion(x * INV32_DOUBLE + INV32_DOUBLE, a->lambda);
+    if (bits == 64 && a->lambda < SOBOL64_NORMAL_LAMBDA)
+        return poisson_inversion((x >> 11) * INV53 + INV53 / 2.0, a->lambda);
+    return poisson_round(a->lambda, sobol_normal(x, bits));
+}
+
+/* Sobol value @p x (@p bits bits) as @p a says, at *@p out. */
+static void quasi_value(const struct quasi_args *a, int bits, uint64_t x, void *out)
+{
+    switch (a->d) {
     case Q_BITS:
         if (bits == 32)
             *(uint32_t *)out = (uint32_t)x;
@@ -540,14 +607,17 @@ static void quasi_value(enum quasi_dist d, int bits, uint64_t x, double mean, do
             bits == 32 ? x * INV32_DOUBLE + INV32_DOUBLE : (x >> 11) * INV53 + INV53 / 2.0;
         return;
     case Q_NORMAL: {
-        float z = (float)mean + (float)stddev * sobol_normal(x, bits);
-        *(float *)out = lognormal ? expf(z) : z;
+        float z = (float)a->mean + (float)a->stddev * sobol_normal(x, bits);
+        *(float *)out = a->lognormal ? expf(z) : z;
         return;
     }
-    default: {
-        double z = mean + stddev * sobol_normal_double(x, bits);
-        *(double *)out = lognormal ? exp(z) : z;
+    case Q_NORMAL_DOUBLE: {
+        double z = a->mean + a->stddev * sobol_normal_double(x, bits);
+        *(double *)out = a->lognormal ? exp(z) : z;
+        return;
     }
+    default:
+        *(unsigned *)out = sobol_poisson(x, bits, a);
     }
 }
 
@@ -596,11 +666,10 @@ static curandStatus_t finish(curandGenerator_t g, void *outputPtr, size_t bytes,
     return CURAND_STATUS_SUCCESS;
 }
 
-/* Sobol's @p num values of @p each bytes, as @p d: num / dimensions points of each dimension
+/* Sobol's @p num values of @p each bytes, as @p a says: num / dimensions points of each dimension
    from the offset on, dimension after dimension; the offset moves on by as many points. */
 static curandStatus_t quasi_generate(curandGenerator_t g, void *outputPtr, size_t num, size_t each,
-                                     enum quasi_dist d, double mean, double stddev, int lognormal,
-                                     const char *who)
+                                     const struct quasi_args *a, const char *who)
 {
     void *out;
     curandStatus_t st = begin(g, outputPtr, num, each, g->dims, who, &out);
@@ -612,8 +681,7 @@ static curandStatus_t quasi_generate(curandGenerator_t g, void *outputPtr, size_
     for (unsigned dim = 0; dim < g->dims; dim++) {
         sobol_points(dim, bits, g->offset, per, x);
         for (size_t j = 0; j < per; j++)
-            quasi_value(d, bits, x[j], mean, stddev, lognormal,
-                        (char *)out + (dim * per + j) * each);
+            quasi_value(a, bits, x[j], (char *)out + (dim * per + j) * each);
     }
     g->offset += per;
     free(x);
@@ -746,7 +814,8 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
     if (gen_ok(generator) && generator->type == CURAND_RNG_QUASI_SOBOL64)
         return CURAND_STATUS_TYPE_ERROR;
     if (gen_ok(generator) && quasi(generator))
-        return quasi_generate(generator, outputPtr, num, 4, Q_BITS, 0, 0, 0, "curandGenerate");
+        return quasi_generate(generator, outputPtr, num, 4, &(struct quasi_args){.d = Q_BITS},
+                              "curandGenerate");
     unsigned *out;
     curandStatus_t st =
         begin(generator, outputPtr, num, sizeof *out, 1, "curandGenerate", (void **)&out);
@@ -762,7 +831,7 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
     if (gen_ok(generator) && quasi(generator))
-        return quasi_generate(generator, outputPtr, num, 4, Q_UNIFORM, 0, 0, 0,
+        return quasi_generate(generator, outputPtr, num, 4, &(struct quasi_args){.d = Q_UNIFORM},
                               "curandGenerateUniform");
     float *out;
     curandStatus_t st =
@@ -780,7 +849,8 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *
                                            size_t num)
 {
     if (gen_ok(generator) && quasi(generator))
-        return quasi_generate(generator, outputPtr, num, 8, Q_UNIFORM_DOUBLE, 0, 0, 0,
+        return quasi_generate(generator, outputPtr, num, 8,
+                              &(struct quasi_args){.d = Q_UNIFORM_DOUBLE},
                               "curandGenerateUniformDouble");
     double *out;
     curandStatus_t st = begin(generator, outputPtr, num, sizeof *out, 1,
@@ -817,7 +887,11 @@ static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t
                                    float stddev, int lognormal, const char *who)
 {
     if (gen_ok(g) && quasi(g))
-        return quasi_generate(g, outputPtr, num, 4, Q_NORMAL, mean, stddev, lognormal, who);
+        return quasi_generate(
+            g, outputPtr, num, 4,
+            &(struct quasi_args){
+                .d = Q_NORMAL, .mean = mean, .stddev = stddev, .lognormal = lognormal},
+            who);
     float *out;
     curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
@@ -832,7 +906,11 @@ static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size
                                     double stddev, int lognormal, const char *who)
 {
     if (gen_ok(g) && quasi(g))
-        return quasi_generate(g, outputPtr, num, 8, Q_NORMAL_DOUBLE, mean, stddev, lognormal, who);
+        return quasi_generate(
+            g, outputPtr, num, 8,
+            &(struct quasi_args){
+                .d = Q_NORMAL_DOUBLE, .mean = mean, .stddev = stddev, .lognormal = lognormal},
+            who);
     double *out;
     curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
@@ -901,7 +979,8 @@ curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long
         return CURAND_STATUS_NOT_INITIALIZED;
     if (generator->type != CURAND_RNG_QUASI_SOBOL64)
         return CURAND_STATUS_TYPE_ERROR;
-    return quasi_generate(generator, outputPtr, num, 8, Q_BITS, 0, 0, 0, "curandGenerateLongLong");
+    return quasi_generate(generator, outputPtr, num, 8, &(struct quasi_args){.d = Q_BITS},
+                          "curandGenerateLongLong");
 }
 
 /* The vectors of dimensions 1 .. SOBOL_DIMS (cuRAND's: 20000); the scrambled sets refused. */
@@ -944,10 +1023,26 @@ static void poisson_from_normal(curandGenerator_t g, unsigned *out, size_t n, do
         normals(g, n, z);
     else
         states_normals(g, n, z);
-    double root = sqrt(lambda);
     for (size_t i = 0; i < n; i++)
-        out[i] = (unsigned)(root * z[i] + lambda + 0.5);
+        out[i] = poisson_round(lambda, z[i]);
     free(z);
+}
+
+/* Sobol's Poisson numbers (sobol_poisson), with the histogram of lambda where Sobol32 uses it. */
+static curandStatus_t quasi_poisson(curandGenerator_t g, unsigned *outputPtr, size_t n,
+                                    double lambda)
+{
+    struct histogram h;
+    int histogram = g->type == CURAND_RNG_QUASI_SOBOL32 && lambda < SOBOL32_HISTOGRAM_LAMBDA;
+    if (histogram)
+        histogram_poisson(lambda, &h);
+    curandStatus_t st = quasi_generate(
+        g, outputPtr, n, sizeof *outputPtr,
+        &(struct quasi_args){.d = Q_POISSON, .lambda = lambda, .h = histogram ? &h : NULL},
+        "curandGeneratePoisson");
+    if (histogram)
+        histogram_free(&h);
+    return st;
 }
 
 /** The largest lambda NVIDIA's library takes (above: CURAND_STATUS_OUT_OF_RANGE, measured). */
@@ -955,7 +1050,7 @@ static void poisson_from_normal(curandGenerator_t g, unsigned *out, size_t n, do
 
 /* Poisson numbers as NVIDIA's host library makes them: below lambda 2000, one 32-bit value per
    number (curandGenerate's, same offset; MRG32k3a's too, measured) through the square histogram
-   of lambda; above, from normals (poisson_from_normal). Sobol's are refused. */
+   of lambda; above, from normals (poisson_from_normal). Sobol's: quasi_poisson. */
 curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
                                      double lambda)
 {
@@ -964,8 +1059,7 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *
     if (!(lambda > 0 && lambda <= POISSON_MAX_LAMBDA))
         return CURAND_STATUS_OUT_OF_RANGE;
     if (quasi(generator))
-        return refuse(CURAND_STATUS_TYPE_ERROR,
-                      "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and Philox are)");
+        return quasi_poisson(generator, outputPtr, n, lambda);
     unsigned *out;
     curandStatus_t st =
         begin(generator, outputPtr, n, sizeof *out, 1, "curandGeneratePoisson", (void **)&out);

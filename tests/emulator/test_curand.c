@@ -11,7 +11,8 @@
  * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
  * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW,
  * MRG32k3a and Philox, bit for bit, for lambda from 0.001 to 400000 (the histogram below 2000,
- * normals above), several lambdas and other calls in turn from one generator.
+ * normals above), several lambdas and other calls in turn from one generator; from Sobol32 and
+ * Sobol64 the same, across each change of method (histogram, inversion, normals).
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
@@ -314,6 +315,45 @@ START_TEST(poisson_large_lambda_matches_nvidia)
 }
 END_TEST
 
+/* Poisson numbers from Sobol32 and Sobol64 at lambdas on both sides of each change of method
+   (Sobol32: histogram, inversion from 10, normals above 8000; Sobol64: inversion, normals from
+   2000), in 1 to 101 dimensions from offsets that cross 2^k boundaries; then other calls between
+   Poisson calls of one generator, and Sobol32's value 2^32 - 1 (dimension 1's point 0xaaaaaaaa),
+   where the histogram's lookup runs past its table. */
+START_TEST(sobol_poisson_matches_nvidia)
+{
+    load_real();
+    static const double lambdas[] = {0.5,    1.0,    9.99,   10.0,     10.5,    1999.9,
+                                     2000.0, 8000.0, 8000.5, 123456.7, 400000.0};
+    static const struct {
+        unsigned dims;
+        unsigned long long offset;
+        size_t n1, n2;
+    } runs[] = {{1, 0, 1, 4097},
+                {3, 5, 3 * 31, 3 * 1000},
+                {7, 1023, 7 * 33, 7 * 401},
+                {101, 65535, 101 * 17, 101 * 3}};
+    static const curandRngType_t types[2] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
+    for (int t = 0; t < 2; t++)
+        for (size_t l = 0; l < sizeof lambdas / sizeof *lambdas; l++)
+            for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+                const struct call calls[2] = {{POISSON, runs[r].n1, lambdas[l]},
+                                              {POISSON, runs[r].n2, lambdas[l]}};
+                compare_calls(types[t], runs[r].dims, runs[r].offset, calls, 2);
+            }
+    static const struct call mixed[] = {{POISSON, 3 * 5, 0.5},      {BITS, 3 * 7, 0},
+                                        {POISSON, 3 * 101, 8000.5}, {UNIFORM, 3, 0},
+                                        {OFFSET, 4095, 0},          {POISSON, 3 * 33, 10.5},
+                                        {NORMAL, 3 * 2, 0},         {POISSON, 3 * 1, 2000.0}};
+    compare_calls(CURAND_RNG_QUASI_SOBOL32, 3, 77, mixed, sizeof mixed / sizeof *mixed);
+    static const struct call top[] = {
+        {POISSON, 3, 9.0}, {OFFSET, 0xaaaaaaaaull, 0}, {POISSON, 1, 3.5}};
+    compare_calls(CURAND_RNG_QUASI_SOBOL32, 1, 0xaaaaaaaaull, top, 3);
+    static const struct call top64[] = {{POISSON, 3, 999.9}};
+    compare_calls(CURAND_RNG_QUASI_SOBOL64, 1, 0xaaaaaaaaull, top64, 1);
+}
+END_TEST
+
 /* Every direction vector the stand-in has (dimensions 1 .. 101, 32 and 64 bits) is NVIDIA's. */
 START_TEST(sobol_direction_vectors_match_nvidia)
 {
@@ -535,11 +575,8 @@ START_TEST(refusals_name_the_call)
     curandGenerator_t q;
     ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
-    ck_assert_int_eq(curandGeneratePoisson(q, counts, 4, 10.0), CURAND_STATUS_TYPE_ERROR);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
-                      strstr(said, "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and "
-                                   "Philox are) is not in") &&
                       strstr(said, "curandCreatePoissonDistribution with lambda >= 2000 is not") &&
                       strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
                                    "is not in"),
@@ -551,6 +588,7 @@ START_TEST(refusals_name_the_call)
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 3), 0);
     unsigned u[4];
     ck_assert_int_eq(curandGenerate(q, u, 4), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    ck_assert_int_eq(curandGeneratePoisson(q, counts, 4, 10.0), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
     ck_assert_int_eq(curandGenerateLongLong(q, NULL, 3), CURAND_STATUS_TYPE_ERROR);
     ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 0.0), CURAND_STATUS_OUT_OF_RANGE);
     ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 400000.5), CURAND_STATUS_OUT_OF_RANGE);
@@ -576,6 +614,7 @@ int main(int argc, char **argv)
         {"poisson_matches_nvidia", poisson_matches_nvidia, CASE_CPU, 240},
         {"poisson_mrg32k3a_matches_nvidia", poisson_mrg32k3a_matches_nvidia, CASE_CPU, 240},
         {"poisson_large_lambda_matches_nvidia", poisson_large_lambda_matches_nvidia, CASE_CPU, 240},
+        {"sobol_poisson_matches_nvidia", sobol_poisson_matches_nvidia, CASE_CPU, 240},
         {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
          60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
