@@ -227,19 +227,22 @@ START_TEST(philox_matches_nvidia)
 }
 END_TEST
 
+/** Two calls of n1 and n2 values from a Sobol generator in dims dimensions at offset. */
+struct sobol_run {
+    unsigned dims;
+    unsigned long long offset;
+    size_t n1, n2;
+};
+
 /* Sobol in 1, 3, 7 and 101 dimensions (lengths whole points: a multiple of the dimensions),
    from offsets that cross 2^k boundaries of the Gray code, every distribution. */
 START_TEST(sobol_matches_nvidia)
 {
     load_real();
-    static const struct {
-        unsigned dims;
-        unsigned long long offset;
-        size_t n1, n2;
-    } runs[] = {{1, 0, 1, 4096},
-                {3, 5, 3 * 31, 3 * 1000},
-                {7, 1023, 7 * 33, 7 * 4099},
-                {101, 65535, 101 * 17, 101 * 1001}};
+    static const struct sobol_run runs[] = {{1, 0, 1, 4096},
+                                            {3, 5, 3 * 31, 3 * 1000},
+                                            {7, 1023, 7 * 33, 7 * 4099},
+                                            {101, 65535, 101 * 17, 101 * 1001}};
     static const enum dist dists[2][6] = {
         {BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL},
         {BITS64, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL}};
@@ -325,14 +328,10 @@ START_TEST(sobol_poisson_matches_nvidia)
     load_real();
     static const double lambdas[] = {0.5,    1.0,    9.99,   10.0,     10.5,    1999.9,
                                      2000.0, 8000.0, 8000.5, 123456.7, 400000.0};
-    static const struct {
-        unsigned dims;
-        unsigned long long offset;
-        size_t n1, n2;
-    } runs[] = {{1, 0, 1, 4097},
-                {3, 5, 3 * 31, 3 * 1000},
-                {7, 1023, 7 * 33, 7 * 401},
-                {101, 65535, 101 * 17, 101 * 3}};
+    static const struct sobol_run runs[] = {{1, 0, 1, 4097},
+                                            {3, 5, 3 * 31, 3 * 1000},
+                                            {7, 1023, 7 * 33, 7 * 401},
+                                            {101, 65535, 101 * 17, 101 * 3}};
     static const curandRngType_t types[2] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
     for (int t = 0; t < 2; t++)
         for (size_t l = 0; l < sizeof lambdas / sizeof *lambdas; l++)
