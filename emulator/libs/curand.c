@@ -16,6 +16,8 @@
  *            (doubles: in groups of two blocks, philox_draws). The offset counts outputs.
  * w is 1 for 32-bit values and floats, 2 for doubles (53 bits from two draws; MRG32k3a: 1) and
  * normal pairs (Box-Muller), 4 for pairs of double normals (MRG32k3a: 2).
+ * A new seed starts from the offset NVIDIA's library carries over (carried_offset: measured, not
+ * documented), not from 0.
  * A device generator writes the emulated device memory after the stream's earlier work (it
  * synchronises the stream); a host generator writes host memory.
  * Sobol32 and Sobol64 (curand_sobol.c) give each dimension's points in Gray-code order from the
@@ -73,7 +75,10 @@ struct curandGenerator_st {
     unsigned next_state;   /**< the XORWOW or MRG32k3a state the next unit comes from */
     float *spares;         /**< each state's second normal of a pair, NaN once used (Poisson) */
     int seeded;            /**< 0: seed or offset changed since the states were made */
-    unsigned dims;         /**< Sobol's dimensions; its offset counts points */
+    /** The offset NVIDIA's library carries over a new seed (carried_offset): the offset last set
+        (or carried) and the outputs made since (XORWOW's and MRG32k3a's normals: pairs) */
+    unsigned long long set_offset, made;
+    unsigned dims; /**< Sobol's dimensions; its offset counts points */
 };
 
 /* Print one line naming what the stand-in cannot do, and return @p status. */
@@ -359,6 +364,7 @@ static uint32_t *draws(curandGenerator_t g, size_t num, int w, int outs, unsigne
     else
         states_draws(g, n, w, out);
     g->offset += num;
+    g->made += outs == 2 && g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 ? num / 2 : num;
     return out;
 }
 
@@ -456,6 +462,7 @@ static void states_normals(curandGenerator_t g, size_t n, float *z)
         g->next_state = (s + 1) % count;
     }
     g->offset += n;
+    g->made += n;
 }
 
 /* --- Sobol's values as distributions (curand_uniform.h, curand_normal_static.h) ----------- */
@@ -772,6 +779,26 @@ curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
     return CURAND_STATUS_SUCCESS;
 }
 
+/* The offset a new seed starts from, as NVIDIA's library keeps it (measured against it, not
+   documented): XORWOW and MRG32k3a the offset last set (or carried) plus the outputs made since,
+   normals counted in pairs; Philox the offset last set plus the blocks of four outputs entered
+   since, or while that is 0, the outputs made (then nothing is carried: the next seed counts from
+   the same offset). */
+static unsigned long long carried_offset(curandGenerator_t g)
+{
+    unsigned long long o = g->set_offset;
+    if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        o += (o % 4 + g->made) / 4;
+        if (o == 0)
+            return g->made;
+    } else {
+        o += g->made;
+    }
+    g->set_offset = o;
+    g->made = 0;
+    return o;
+}
+
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed)
 {
@@ -780,7 +807,7 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
     if (quasi(generator))
         return CURAND_STATUS_TYPE_ERROR;
     generator->seed = seed;
-    generator->offset = 0;
+    generator->offset = carried_offset(generator);
     generator->seeded = 0;
     return CURAND_STATUS_SUCCESS;
 }
@@ -790,6 +817,8 @@ curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned lo
     if (!gen_ok(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
     generator->offset = offset;
+    generator->set_offset = offset;
+    generator->made = 0;
     generator->seeded = 0;
     return CURAND_STATUS_SUCCESS;
 }

@@ -90,15 +90,16 @@ enum dist {
     BITS64,
     POISSON,
     OFFSET, /**< not a distribution: curandSetGeneratorOffset(n) between calls */
+    SEED,   /**< not a distribution: curandSetPseudoRandomGeneratorSeed(n) between calls */
     NDIST
 };
-static const char *const dist_name[NDIST] = {"bits",          "uniform",       "uniform double",
-                                             "normal",        "normal double", "log-normal",
-                                             "64-bit values", "Poisson",       "offset"};
-static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4, 0};
+static const char *const dist_name[NDIST] = {
+    "bits",       "uniform",       "uniform double", "normal", "normal double",
+    "log-normal", "64-bit values", "Poisson",        "offset", "seed"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4, 0, 0};
 
 /** One Generate call: @p n values of @p d (POISSON: with mean @p lambda); OFFSET: the offset
-    set to @p n. */
+    set to @p n; SEED: the seed set to @p n. */
 struct call {
     enum dist d;
     size_t n;
@@ -163,6 +164,11 @@ static void compare_calls(curandRngType_t type, unsigned long long seed, unsigne
         if (c->d == OFFSET) {
             ck_assert_int_eq(real.offset(gr, c->n), CURAND_STATUS_SUCCESS);
             ck_assert_int_eq(curandSetGeneratorOffset(gs, c->n), CURAND_STATUS_SUCCESS);
+            continue;
+        }
+        if (c->d == SEED) {
+            ck_assert_int_eq(real.seed(gr, c->n), CURAND_STATUS_SUCCESS);
+            ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gs, c->n), CURAND_STATUS_SUCCESS);
             continue;
         }
         char *want = malloc(c->n * dist_size[c->d] + 1), *got = malloc(c->n * dist_size[c->d] + 1);
@@ -350,6 +356,40 @@ START_TEST(sobol_poisson_matches_nvidia)
     compare_calls(CURAND_RNG_QUASI_SOBOL32, 1, 0xaaaaaaaaull, top, 3);
     static const struct call top64[] = {{POISSON, 3, 999.9}};
     compare_calls(CURAND_RNG_QUASI_SOBOL64, 1, 0xaaaaaaaaull, top64, 1);
+}
+END_TEST
+
+/* A new seed keeps NVIDIA's count of the offset: after fewer than four outputs and after more,
+   after normals (XORWOW and MRG32k3a count them in pairs), after an offset set, seeded again
+   twice in a row. */
+START_TEST(seed_keeps_the_offset_as_nvidia)
+{
+    load_real();
+    static const struct call calls[] = {{BITS, 3, 0},
+                                        {SEED, 5, 0},
+                                        {BITS, 2, 0},
+                                        {SEED, 6, 0},
+                                        {BITS, 8, 0},
+                                        {SEED, 7, 0},
+                                        {NORMAL, 6, 0},
+                                        {UNIFORM_DOUBLE, 3, 0},
+                                        {SEED, 8, 0},
+                                        {OFFSET, 4101, 0},
+                                        {BITS, 31, 0},
+                                        {SEED, 9, 0},
+                                        {POISSON, 1001, 3000.5},
+                                        {NORMAL_DOUBLE, 4098, 0},
+                                        {SEED, 10, 0},
+                                        {POISSON, 7, 5.5},
+                                        {SEED, 11, 0},
+                                        {SEED, 12, 0},
+                                        {UNIFORM, 33, 0}};
+    enum { N = sizeof calls / sizeof *calls };
+    compare_calls(CURAND_RNG_PSEUDO_XORWOW, 1234, 0, calls, N);
+    compare_calls(CURAND_RNG_PSEUDO_PHILOX4_32_10, 1234, 0, calls, N);
+    compare_calls(CURAND_RNG_PSEUDO_PHILOX4_32_10, 99, 5, calls + 4, N - 4);
+    static const struct call mrg[] = {{NORMAL, 4, 0}, {BITS, 3, 0}, {SEED, 5, 0}, {BITS, 17, 0}};
+    compare_calls(CURAND_RNG_PSEUDO_MRG32K3A, 42, 7, mrg, 4);
 }
 END_TEST
 
@@ -614,6 +654,7 @@ int main(int argc, char **argv)
         {"poisson_mrg32k3a_matches_nvidia", poisson_mrg32k3a_matches_nvidia, CASE_CPU, 240},
         {"poisson_large_lambda_matches_nvidia", poisson_large_lambda_matches_nvidia, CASE_CPU, 240},
         {"sobol_poisson_matches_nvidia", sobol_poisson_matches_nvidia, CASE_CPU, 240},
+        {"seed_keeps_the_offset_as_nvidia", seed_keeps_the_offset_as_nvidia, CASE_CPU, 240},
         {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
          60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
