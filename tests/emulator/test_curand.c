@@ -12,7 +12,8 @@
  * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW,
  * MRG32k3a and Philox, bit for bit, for lambda from 0.001 to 400000 (the histogram below 2000,
  * normals above), several lambdas and other calls in turn from one generator; from Sobol32 and
- * Sobol64 the same, across each change of method (histogram, inversion, normals).
+ * Sobol64 the same, across each change of method (histogram, inversion, normals); a new seed
+ * continuing from the offset NVIDIA's library carries over.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
