@@ -16,6 +16,8 @@
  *            (doubles: in groups of two blocks, philox_draws). The offset counts outputs.
  * w is 1 for 32-bit values and floats, 2 for doubles (53 bits from two draws; MRG32k3a: 1) and
  * normal pairs (Box-Muller), 4 for pairs of double normals (MRG32k3a: 2).
+ * A new seed starts from the offset NVIDIA's library carries over (carried_offset: measured, not
+ * documented), not from 0.
  * A device generator writes the emulated device memory after the stream's earlier work (it
  * synchronises the stream); a host generator writes host memory.
  * Sobol32 and Sobol64 (curand_sobol.c) give each dimension's points in Gray-code order from the
@@ -28,9 +30,12 @@
  * rounded, z a normal float: Philox's curandGenerateNormal's at the same offset; XORWOW's and
  * MRG32k3a's each from the next state, its curand_normal (a Box-Muller pair, the second kept by
  * the state for its next number until the states are seeded again).
- * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, Poisson from Sobol, the Poisson
- * distribution object at lambda >= 2000, curandGeneratePoissonMethod, binomial, the other
- * orderings) is refused in one line.
+ * Sobol's Poisson numbers (sobol_poisson) take one value each: Sobol32's through the histogram
+ * below lambda 10, by inversion of the CDF (curand_poisson.h's ITR) up to 8000, from the normal
+ * above; Sobol64's by inversion below 2000, from the normal from 2000 on.
+ * Everything else in curand.h (MTGP32, MT19937, scrambled Sobol, the Poisson distribution object
+ * at lambda >= 2000, curandGeneratePoissonMethod, binomial, the other orderings) is refused in
+ * one line.
  */
 #include <curand.h>
 #include <curand_discrete.h>
@@ -70,7 +75,10 @@ struct curandGenerator_st {
     unsigned next_state;   /**< the XORWOW or MRG32k3a state the next unit comes from */
     float *spares;         /**< each state's second normal of a pair, NaN once used (Poisson) */
     int seeded;            /**< 0: seed or offset changed since the states were made */
-    unsigned dims;         /**< Sobol's dimensions; its offset counts points */
+    /** The offset NVIDIA's library carries over a new seed (carried_offset): the offset last set
+        (or carried) and the outputs made since (XORWOW's and MRG32k3a's normals: pairs) */
+    unsigned long long set_offset, made;
+    unsigned dims; /**< Sobol's dimensions; its offset counts points */
 };
 
 /* Print one line naming what the stand-in cannot do, and return @p status. */
@@ -356,6 +364,7 @@ static uint32_t *draws(curandGenerator_t g, size_t num, int w, int outs, unsigne
     else
         states_draws(g, n, w, out);
     g->offset += num;
+    g->made += outs == 2 && g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 ? num / 2 : num;
     return out;
 }
 
@@ -453,11 +462,26 @@ static void states_normals(curandGenerator_t g, size_t n, float *z)
         g->next_state = (s + 1) % count;
     }
     g->offset += n;
+    g->made += n;
 }
 
 /* --- Sobol's values as distributions (curand_uniform.h, curand_normal_static.h) ----------- */
 
 #define INV32_DOUBLE 2.3283064365386963e-10 /* 2^-32 */
+
+/* A Poisson number from standard normal @p z: lambda + sqrt(lambda) z rounded to nearest (+ 0.5,
+   truncated: curand_poisson.h's _curand_poisson_from_normal). */
+static unsigned poisson_round(double lambda, float z)
+{
+    return (unsigned)(sqrt(lambda) * z + lambda + 0.5);
+}
+
+/** Where NVIDIA's host library's Poisson numbers from Sobol go over to normals (measured):
+    Sobol32 above 8000, Sobol64 from 2000. */
+#define SOBOL32_NORMAL_LAMBDA 8000.0
+#define SOBOL64_NORMAL_LAMBDA 2000.0
+/** Below it, NVIDIA's Sobol32 Poisson numbers come through the square histogram (measured). */
+#define SOBOL32_HISTOGRAM_LAMBDA 10.0
 
 /* The z >= 0 with erfc(z) = @p y, for y in (0, 1]. Near 1: Newton's method on erf(z) = 1 - y
    (exact there), from the first-order root. Below: Newton on log erfc(z) = log y, which is
@@ -518,14 +542,64 @@ static double sobol_normal_double(uint64_t x, int bits)
     return s * erfcinv_pos(2.0 * p);
 }
 
-enum quasi_dist { Q_BITS, Q_UNIFORM, Q_UNIFORM_DOUBLE, Q_NORMAL, Q_NORMAL_DOUBLE };
+enum quasi_dist { Q_BITS, Q_UNIFORM, Q_UNIFORM_DOUBLE, Q_NORMAL, Q_NORMAL_DOUBLE, Q_POISSON };
 
-/* Sobol value @p x (@p bits bits) as distribution @p d at *@p out: mean + stddev * z for the
-   normals, exponentiated when @p lognormal. */
-static void quasi_value(enum quasi_dist d, int bits, uint64_t x, double mean, double stddev,
-                        int lognormal, void *out)
+/** What a Sobol call makes of its values: distribution d; the normals mean + stddev * z,
+    exponentiated when lognormal; Poisson numbers of mean lambda (from histogram h when not
+    NULL). */
+struct quasi_args {
+    enum quasi_dist d;
+    double mean, stddev;
+    int lognormal;
+    double lambda;
+    const struct histogram *h;
+};
+
+/* The Poisson number at uniform @p u in (0, 1]: the least k whose CDF reaches u, the CDF
+   summed from k = 0 in chunks of 500 of lambda (George Fishman's ITR, curand_poisson.h's
+   _curand_poisson_ITR_double): each chunk scales the sums by exp(-500), the last by the rest,
+   so that exp(-lambda) never underflows. At u = 1 (Sobol32's value 2^32 - 1) the sum stops
+   when it no longer grows; NVIDIA's library gives another number there (measured at lambda 10:
+   44, here 47). */
+static unsigned poisson_inversion(double u, double lambda)
 {
-    switch (d) {
+    double p = 1.0, q = 1.0; /* P(k), P(0) + .. + P(k), times exp(lambda - chunk's end) */
+    unsigned k = 0;
+    for (double done = 0; done < lambda; done += 500.0) {
+        double scale = lambda > done + 500.0 ? exp(-500.0) : exp(done - lambda);
+        p *= scale;
+        q *= scale;
+        while (u > q) {
+            k++;
+            p *= lambda / (double)k;
+            double before = q;
+            q += p;
+            if (q == before && done + 500.0 >= lambda)
+                return k;
+        }
+    }
+    return k;
+}
+
+/* A Poisson number from Sobol value @p x (@p bits bits), as NVIDIA's host library makes them
+   (measured against it, tests/emulator/test_curand.c): Sobol32 through the square histogram
+   below lambda 10, by inversion at u = x / 2^32 + 2^-32 up to 8000, from the normal at x above;
+   Sobol64 by inversion at its top 53 bits' u below lambda 2000, from the normal from 2000 on. */
+static unsigned sobol_poisson(uint64_t x, int bits, const struct quasi_args *a)
+{
+    if (a->h)
+        return histogram_draw(a->h, (uint32_t)x);
+    if (bits == 32 && a->lambda <= SOBOL32_NORMAL_LAMBDA)
+        return poisson_inversion(x * INV32_DOUBLE + INV32_DOUBLE, a->lambda);
+    if (bits == 64 && a->lambda < SOBOL64_NORMAL_LAMBDA)
+        return poisson_inversion((x >> 11) * INV53 + INV53 / 2.0, a->lambda);
+    return poisson_round(a->lambda, sobol_normal(x, bits));
+}
+
+/* Sobol value @p x (@p bits bits) as @p a says, at *@p out. */
+static void quasi_value(const struct quasi_args *a, int bits, uint64_t x, void *out)
+{
+    switch (a->d) {
     case Q_BITS:
         if (bits == 32)
             *(uint32_t *)out = (uint32_t)x;
@@ -540,14 +614,17 @@ static void quasi_value(enum quasi_dist d, int bits, uint64_t x, double mean, do
             bits == 32 ? x * INV32_DOUBLE + INV32_DOUBLE : (x >> 11) * INV53 + INV53 / 2.0;
         return;
     case Q_NORMAL: {
-        float z = (float)mean + (float)stddev * sobol_normal(x, bits);
-        *(float *)out = lognormal ? expf(z) : z;
+        float z = (float)a->mean + (float)a->stddev * sobol_normal(x, bits);
+        *(float *)out = a->lognormal ? expf(z) : z;
         return;
     }
-    default: {
-        double z = mean + stddev * sobol_normal_double(x, bits);
-        *(double *)out = lognormal ? exp(z) : z;
+    case Q_NORMAL_DOUBLE: {
+        double z = a->mean + a->stddev * sobol_normal_double(x, bits);
+        *(double *)out = a->lognormal ? exp(z) : z;
+        return;
     }
+    default:
+        *(unsigned *)out = sobol_poisson(x, bits, a);
     }
 }
 
@@ -596,11 +673,10 @@ static curandStatus_t finish(curandGenerator_t g, void *outputPtr, size_t bytes,
     return CURAND_STATUS_SUCCESS;
 }
 
-/* Sobol's @p num values of @p each bytes, as @p d: num / dimensions points of each dimension
+/* Sobol's @p num values of @p each bytes, as @p a says: num / dimensions points of each dimension
    from the offset on, dimension after dimension; the offset moves on by as many points. */
 static curandStatus_t quasi_generate(curandGenerator_t g, void *outputPtr, size_t num, size_t each,
-                                     enum quasi_dist d, double mean, double stddev, int lognormal,
-                                     const char *who)
+                                     const struct quasi_args *a, const char *who)
 {
     void *out;
     curandStatus_t st = begin(g, outputPtr, num, each, g->dims, who, &out);
@@ -612,8 +688,7 @@ static curandStatus_t quasi_generate(curandGenerator_t g, void *outputPtr, size_
     for (unsigned dim = 0; dim < g->dims; dim++) {
         sobol_points(dim, bits, g->offset, per, x);
         for (size_t j = 0; j < per; j++)
-            quasi_value(d, bits, x[j], mean, stddev, lognormal,
-                        (char *)out + (dim * per + j) * each);
+            quasi_value(a, bits, x[j], (char *)out + (dim * per + j) * each);
     }
     g->offset += per;
     free(x);
@@ -704,6 +779,26 @@ curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
     return CURAND_STATUS_SUCCESS;
 }
 
+/* The offset a new seed starts from, as NVIDIA's library keeps it (measured against it, not
+   documented): XORWOW and MRG32k3a the offset last set (or carried) plus the outputs made since,
+   normals counted in pairs; Philox the offset last set plus the blocks of four outputs entered
+   since, or while that is 0, the outputs made (then nothing is carried: the next seed counts from
+   the same offset). */
+static unsigned long long carried_offset(curandGenerator_t g)
+{
+    unsigned long long o = g->set_offset;
+    if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        o += (o % 4 + g->made) / 4;
+        if (o == 0)
+            return g->made;
+    } else {
+        o += g->made;
+    }
+    g->set_offset = o;
+    g->made = 0;
+    return o;
+}
+
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed)
 {
@@ -712,7 +807,7 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
     if (quasi(generator))
         return CURAND_STATUS_TYPE_ERROR;
     generator->seed = seed;
-    generator->offset = 0;
+    generator->offset = carried_offset(generator);
     generator->seeded = 0;
     return CURAND_STATUS_SUCCESS;
 }
@@ -722,6 +817,8 @@ curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned lo
     if (!gen_ok(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
     generator->offset = offset;
+    generator->set_offset = offset;
+    generator->made = 0;
     generator->seeded = 0;
     return CURAND_STATUS_SUCCESS;
 }
@@ -746,7 +843,8 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
     if (gen_ok(generator) && generator->type == CURAND_RNG_QUASI_SOBOL64)
         return CURAND_STATUS_TYPE_ERROR;
     if (gen_ok(generator) && quasi(generator))
-        return quasi_generate(generator, outputPtr, num, 4, Q_BITS, 0, 0, 0, "curandGenerate");
+        return quasi_generate(generator, outputPtr, num, 4, &(struct quasi_args){.d = Q_BITS},
+                              "curandGenerate");
     unsigned *out;
     curandStatus_t st =
         begin(generator, outputPtr, num, sizeof *out, 1, "curandGenerate", (void **)&out);
@@ -762,7 +860,7 @@ curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputP
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
     if (gen_ok(generator) && quasi(generator))
-        return quasi_generate(generator, outputPtr, num, 4, Q_UNIFORM, 0, 0, 0,
+        return quasi_generate(generator, outputPtr, num, 4, &(struct quasi_args){.d = Q_UNIFORM},
                               "curandGenerateUniform");
     float *out;
     curandStatus_t st =
@@ -780,7 +878,8 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *
                                            size_t num)
 {
     if (gen_ok(generator) && quasi(generator))
-        return quasi_generate(generator, outputPtr, num, 8, Q_UNIFORM_DOUBLE, 0, 0, 0,
+        return quasi_generate(generator, outputPtr, num, 8,
+                              &(struct quasi_args){.d = Q_UNIFORM_DOUBLE},
                               "curandGenerateUniformDouble");
     double *out;
     curandStatus_t st = begin(generator, outputPtr, num, sizeof *out, 1,
@@ -817,7 +916,11 @@ static curandStatus_t normal_float(curandGenerator_t g, float *outputPtr, size_t
                                    float stddev, int lognormal, const char *who)
 {
     if (gen_ok(g) && quasi(g))
-        return quasi_generate(g, outputPtr, num, 4, Q_NORMAL, mean, stddev, lognormal, who);
+        return quasi_generate(
+            g, outputPtr, num, 4,
+            &(struct quasi_args){
+                .d = Q_NORMAL, .mean = mean, .stddev = stddev, .lognormal = lognormal},
+            who);
     float *out;
     curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
@@ -832,7 +935,11 @@ static curandStatus_t normal_double(curandGenerator_t g, double *outputPtr, size
                                     double stddev, int lognormal, const char *who)
 {
     if (gen_ok(g) && quasi(g))
-        return quasi_generate(g, outputPtr, num, 8, Q_NORMAL_DOUBLE, mean, stddev, lognormal, who);
+        return quasi_generate(
+            g, outputPtr, num, 8,
+            &(struct quasi_args){
+                .d = Q_NORMAL_DOUBLE, .mean = mean, .stddev = stddev, .lognormal = lognormal},
+            who);
     double *out;
     curandStatus_t st = begin(g, outputPtr, num, sizeof *out, 2, who, (void **)&out);
     if (st || !num)
@@ -901,7 +1008,8 @@ curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long
         return CURAND_STATUS_NOT_INITIALIZED;
     if (generator->type != CURAND_RNG_QUASI_SOBOL64)
         return CURAND_STATUS_TYPE_ERROR;
-    return quasi_generate(generator, outputPtr, num, 8, Q_BITS, 0, 0, 0, "curandGenerateLongLong");
+    return quasi_generate(generator, outputPtr, num, 8, &(struct quasi_args){.d = Q_BITS},
+                          "curandGenerateLongLong");
 }
 
 /* The vectors of dimensions 1 .. SOBOL_DIMS (cuRAND's: 20000); the scrambled sets refused. */
@@ -944,10 +1052,26 @@ static void poisson_from_normal(curandGenerator_t g, unsigned *out, size_t n, do
         normals(g, n, z);
     else
         states_normals(g, n, z);
-    double root = sqrt(lambda);
     for (size_t i = 0; i < n; i++)
-        out[i] = (unsigned)(root * z[i] + lambda + 0.5);
+        out[i] = poisson_round(lambda, z[i]);
     free(z);
+}
+
+/* Sobol's Poisson numbers (sobol_poisson), with the histogram of lambda where Sobol32 uses it. */
+static curandStatus_t quasi_poisson(curandGenerator_t g, unsigned *outputPtr, size_t n,
+                                    double lambda)
+{
+    struct histogram h;
+    int histogram = g->type == CURAND_RNG_QUASI_SOBOL32 && lambda < SOBOL32_HISTOGRAM_LAMBDA;
+    if (histogram)
+        histogram_poisson(lambda, &h);
+    curandStatus_t st = quasi_generate(
+        g, outputPtr, n, sizeof *outputPtr,
+        &(struct quasi_args){.d = Q_POISSON, .lambda = lambda, .h = histogram ? &h : NULL},
+        "curandGeneratePoisson");
+    if (histogram)
+        histogram_free(&h);
+    return st;
 }
 
 /** The largest lambda NVIDIA's library takes (above: CURAND_STATUS_OUT_OF_RANGE, measured). */
@@ -955,7 +1079,7 @@ static void poisson_from_normal(curandGenerator_t g, unsigned *out, size_t n, do
 
 /* Poisson numbers as NVIDIA's host library makes them: below lambda 2000, one 32-bit value per
    number (curandGenerate's, same offset; MRG32k3a's too, measured) through the square histogram
-   of lambda; above, from normals (poisson_from_normal). Sobol's are refused. */
+   of lambda; above, from normals (poisson_from_normal). Sobol's: quasi_poisson. */
 curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
                                      double lambda)
 {
@@ -964,8 +1088,7 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *
     if (!(lambda > 0 && lambda <= POISSON_MAX_LAMBDA))
         return CURAND_STATUS_OUT_OF_RANGE;
     if (quasi(generator))
-        return refuse(CURAND_STATUS_TYPE_ERROR,
-                      "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and Philox are)");
+        return quasi_poisson(generator, outputPtr, n, lambda);
     unsigned *out;
     curandStatus_t st =
         begin(generator, outputPtr, n, sizeof *out, 1, "curandGeneratePoisson", (void **)&out);

@@ -79,7 +79,10 @@ unsigned histogram_draw(const struct histogram *h, uint32_t x)
 {
     double u = x * 2.3283064365386963e-10 + 2.3283064365386963e-10;
     unsigned j = (unsigned)floor(h->length * u);
-    j = j < h->length ? j : h->length - 1; /* x = 2^32 - 1 gives u = 1 */
+    /* x = 2^32 - 1 gives u = 1 and j = length, past NVIDIA's table: its library gave shift
+       (0) there for every lambda below 10 measured (from Sobol32) */
+    if (j >= h->length)
+        return h->shift;
     return h->shift + (u < h->V[j] ? j : h->K[j]);
 }
 

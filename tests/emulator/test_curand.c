@@ -11,7 +11,9 @@
  * MRG32k3a states and Philox's 65536 subsequences. Sobol32 and Sobol64 the same way, in 1 to
  * 101 dimensions, with every direction vector the stand-in has; Poisson numbers from XORWOW,
  * MRG32k3a and Philox, bit for bit, for lambda from 0.001 to 400000 (the histogram below 2000,
- * normals above), several lambdas and other calls in turn from one generator.
+ * normals above), several lambdas and other calls in turn from one generator; from Sobol32 and
+ * Sobol64 the same, across each change of method (histogram, inversion, normals); a new seed
+ * continuing from the offset NVIDIA's library carries over.
  * Device generators write emulated device memory, checked with guards after the output, and a
  * Monte Carlo pi (a kernel counting device-generated points) runs on them.
  */
@@ -89,15 +91,16 @@ enum dist {
     BITS64,
     POISSON,
     OFFSET, /**< not a distribution: curandSetGeneratorOffset(n) between calls */
+    SEED,   /**< not a distribution: curandSetPseudoRandomGeneratorSeed(n) between calls */
     NDIST
 };
-static const char *const dist_name[NDIST] = {"bits",          "uniform",       "uniform double",
-                                             "normal",        "normal double", "log-normal",
-                                             "64-bit values", "Poisson",       "offset"};
-static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4, 0};
+static const char *const dist_name[NDIST] = {
+    "bits",       "uniform",       "uniform double", "normal", "normal double",
+    "log-normal", "64-bit values", "Poisson",        "offset", "seed"};
+static const size_t dist_size[NDIST] = {4, 4, 8, 4, 8, 4, 8, 4, 0, 0};
 
 /** One Generate call: @p n values of @p d (POISSON: with mean @p lambda); OFFSET: the offset
-    set to @p n. */
+    set to @p n; SEED: the seed set to @p n. */
 struct call {
     enum dist d;
     size_t n;
@@ -164,6 +167,11 @@ static void compare_calls(curandRngType_t type, unsigned long long seed, unsigne
             ck_assert_int_eq(curandSetGeneratorOffset(gs, c->n), CURAND_STATUS_SUCCESS);
             continue;
         }
+        if (c->d == SEED) {
+            ck_assert_int_eq(real.seed(gr, c->n), CURAND_STATUS_SUCCESS);
+            ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(gs, c->n), CURAND_STATUS_SUCCESS);
+            continue;
+        }
         char *want = malloc(c->n * dist_size[c->d] + 1), *got = malloc(c->n * dist_size[c->d] + 1);
         ck_assert_int_eq(draw(1, gr, c, want), CURAND_STATUS_SUCCESS);
         ck_assert_int_eq(draw(0, gs, c, got), CURAND_STATUS_SUCCESS);
@@ -226,19 +234,22 @@ START_TEST(philox_matches_nvidia)
 }
 END_TEST
 
+/** Two calls of n1 and n2 values from a Sobol generator in dims dimensions at offset. */
+struct sobol_run {
+    unsigned dims;
+    unsigned long long offset;
+    size_t n1, n2;
+};
+
 /* Sobol in 1, 3, 7 and 101 dimensions (lengths whole points: a multiple of the dimensions),
    from offsets that cross 2^k boundaries of the Gray code, every distribution. */
 START_TEST(sobol_matches_nvidia)
 {
     load_real();
-    static const struct {
-        unsigned dims;
-        unsigned long long offset;
-        size_t n1, n2;
-    } runs[] = {{1, 0, 1, 4096},
-                {3, 5, 3 * 31, 3 * 1000},
-                {7, 1023, 7 * 33, 7 * 4099},
-                {101, 65535, 101 * 17, 101 * 1001}};
+    static const struct sobol_run runs[] = {{1, 0, 1, 4096},
+                                            {3, 5, 3 * 31, 3 * 1000},
+                                            {7, 1023, 7 * 33, 7 * 4099},
+                                            {101, 65535, 101 * 17, 101 * 1001}};
     static const enum dist dists[2][6] = {
         {BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL},
         {BITS64, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOGNORMAL}};
@@ -311,6 +322,75 @@ START_TEST(poisson_large_lambda_matches_nvidia)
         compare_calls(types[t], 2026, 0, calls, N);
         compare_calls(types[t], 0x9e3779b97f4a7c15ull, 70001, calls, N);
     }
+}
+END_TEST
+
+/* Poisson numbers from Sobol32 and Sobol64 at lambdas on both sides of each change of method
+   (Sobol32: histogram, inversion from 10, normals above 8000; Sobol64: inversion, normals from
+   2000), in 1 to 101 dimensions from offsets that cross 2^k boundaries; then other calls between
+   Poisson calls of one generator, and Sobol32's value 2^32 - 1 (dimension 1's point 0xaaaaaaaa),
+   where the histogram's lookup runs past its table. */
+START_TEST(sobol_poisson_matches_nvidia)
+{
+    load_real();
+    static const double lambdas[] = {0.5,    1.0,    9.99,   10.0,     10.5,    1999.9,
+                                     2000.0, 8000.0, 8000.5, 123456.7, 400000.0};
+    static const struct sobol_run runs[] = {{1, 0, 1, 4097},
+                                            {3, 5, 3 * 31, 3 * 1000},
+                                            {7, 1023, 7 * 33, 7 * 401},
+                                            {101, 65535, 101 * 17, 101 * 3}};
+    static const curandRngType_t types[2] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
+    for (int t = 0; t < 2; t++)
+        for (size_t l = 0; l < sizeof lambdas / sizeof *lambdas; l++)
+            for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+                const struct call calls[2] = {{POISSON, runs[r].n1, lambdas[l]},
+                                              {POISSON, runs[r].n2, lambdas[l]}};
+                compare_calls(types[t], runs[r].dims, runs[r].offset, calls, 2);
+            }
+    static const struct call mixed[] = {{POISSON, 3 * 5, 0.5},      {BITS, 3 * 7, 0},
+                                        {POISSON, 3 * 101, 8000.5}, {UNIFORM, 3, 0},
+                                        {OFFSET, 4095, 0},          {POISSON, 3 * 33, 10.5},
+                                        {NORMAL, 3 * 2, 0},         {POISSON, 3 * 1, 2000.0}};
+    compare_calls(CURAND_RNG_QUASI_SOBOL32, 3, 77, mixed, sizeof mixed / sizeof *mixed);
+    static const struct call top[] = {
+        {POISSON, 3, 9.0}, {OFFSET, 0xaaaaaaaaull, 0}, {POISSON, 1, 3.5}};
+    compare_calls(CURAND_RNG_QUASI_SOBOL32, 1, 0xaaaaaaaaull, top, 3);
+    static const struct call top64[] = {{POISSON, 3, 999.9}};
+    compare_calls(CURAND_RNG_QUASI_SOBOL64, 1, 0xaaaaaaaaull, top64, 1);
+}
+END_TEST
+
+/* A new seed keeps NVIDIA's count of the offset: after fewer than four outputs and after more,
+   after normals (XORWOW and MRG32k3a count them in pairs), after an offset set, seeded again
+   twice in a row. */
+START_TEST(seed_keeps_the_offset_as_nvidia)
+{
+    load_real();
+    static const struct call calls[] = {{BITS, 3, 0},
+                                        {SEED, 5, 0},
+                                        {BITS, 2, 0},
+                                        {SEED, 6, 0},
+                                        {BITS, 8, 0},
+                                        {SEED, 7, 0},
+                                        {NORMAL, 6, 0},
+                                        {UNIFORM_DOUBLE, 3, 0},
+                                        {SEED, 8, 0},
+                                        {OFFSET, 4101, 0},
+                                        {BITS, 31, 0},
+                                        {SEED, 9, 0},
+                                        {POISSON, 1001, 3000.5},
+                                        {NORMAL_DOUBLE, 4098, 0},
+                                        {SEED, 10, 0},
+                                        {POISSON, 7, 5.5},
+                                        {SEED, 11, 0},
+                                        {SEED, 12, 0},
+                                        {UNIFORM, 33, 0}};
+    enum { N = sizeof calls / sizeof *calls };
+    compare_calls(CURAND_RNG_PSEUDO_XORWOW, 1234, 0, calls, N);
+    compare_calls(CURAND_RNG_PSEUDO_PHILOX4_32_10, 1234, 0, calls, N);
+    compare_calls(CURAND_RNG_PSEUDO_PHILOX4_32_10, 99, 5, calls + 4, N - 4);
+    static const struct call mrg[] = {{NORMAL, 4, 0}, {BITS, 3, 0}, {SEED, 5, 0}, {BITS, 17, 0}};
+    compare_calls(CURAND_RNG_PSEUDO_MRG32K3A, 42, 7, mrg, 4);
 }
 END_TEST
 
@@ -535,11 +615,8 @@ START_TEST(refusals_name_the_call)
     curandGenerator_t q;
     ck_assert_int_eq(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 102), CURAND_STATUS_OUT_OF_RANGE);
-    ck_assert_int_eq(curandGeneratePoisson(q, counts, 4, 10.0), CURAND_STATUS_TYPE_ERROR);
     char *said = capture_end(&cap);
     ck_assert_msg(strstr(said, "ordering 102 is not in") &&
-                      strstr(said, "curandGeneratePoisson from Sobol (XORWOW, MRG32k3a and "
-                                   "Philox are) is not in") &&
                       strstr(said, "curandCreatePoissonDistribution with lambda >= 2000 is not") &&
                       strstr(said, "Sobol in 102 dimensions (it has direction vectors for 101) "
                                    "is not in"),
@@ -551,6 +628,7 @@ START_TEST(refusals_name_the_call)
     ck_assert_int_eq(curandSetQuasiRandomGeneratorDimensions(q, 3), 0);
     unsigned u[4];
     ck_assert_int_eq(curandGenerate(q, u, 4), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    ck_assert_int_eq(curandGeneratePoisson(q, counts, 4, 10.0), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
     ck_assert_int_eq(curandGenerateLongLong(q, NULL, 3), CURAND_STATUS_TYPE_ERROR);
     ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 0.0), CURAND_STATUS_OUT_OF_RANGE);
     ck_assert_int_eq(curandGeneratePoisson(g, counts, 4, 400000.5), CURAND_STATUS_OUT_OF_RANGE);
@@ -576,6 +654,8 @@ int main(int argc, char **argv)
         {"poisson_matches_nvidia", poisson_matches_nvidia, CASE_CPU, 240},
         {"poisson_mrg32k3a_matches_nvidia", poisson_mrg32k3a_matches_nvidia, CASE_CPU, 240},
         {"poisson_large_lambda_matches_nvidia", poisson_large_lambda_matches_nvidia, CASE_CPU, 240},
+        {"sobol_poisson_matches_nvidia", sobol_poisson_matches_nvidia, CASE_CPU, 240},
+        {"seed_keeps_the_offset_as_nvidia", seed_keeps_the_offset_as_nvidia, CASE_CPU, 240},
         {"sobol_direction_vectors_match_nvidia", sobol_direction_vectors_match_nvidia, CASE_CPU,
          60},
         {"device_generator_writes_device_memory", device_generator_writes_device_memory, CASE_CPU,
