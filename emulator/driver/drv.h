@@ -36,6 +36,14 @@ CUresult drv_ready(const char *who);
 /** drv_ready() without the context: initialised is enough (device queries). */
 CUresult drv_initialised(const char *who);
 
+/** The whole body of a driver call the runtime answers: @p who's readiness (drv_ready), then,
+ *  only if ready, the runtime's @p call, its result in the driver's terms. */
+#define DRV_FORWARD(who, call)                                                                     \
+    do {                                                                                           \
+        CUresult ready_ = drv_ready(who);                                                          \
+        return ready_ != CUDA_SUCCESS ? ready_ : drv_result(call);                                 \
+    } while (0)
+
 /** @p r, or CUDA_ERROR_INVALID_VALUE where @p r is CUDA_SUCCESS but the call's arguments are
  *  @p bad (a NULL place to write the answer, a zero size): the driver's first checks in order. */
 CUresult drv_args(CUresult r, int bad);

@@ -502,29 +502,24 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 
 CUresult cuCtxSynchronize(void)
 {
-    CUresult r = drv_ready("cuCtxSynchronize");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceSynchronize());
+    DRV_FORWARD("cuCtxSynchronize", cudaDeviceSynchronize());
 }
 
 /* CUlimit's numbers are cudaLimit's. */
 CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
-    CUresult r = drv_ready("cuCtxSetLimit");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceSetLimit((enum cudaLimit)limit, value));
+    DRV_FORWARD("cuCtxSetLimit", cudaDeviceSetLimit((enum cudaLimit)limit, value));
 }
 
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
-    CUresult r = drv_ready("cuCtxGetLimit");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceGetLimit(pvalue, (enum cudaLimit)limit));
+    DRV_FORWARD("cuCtxGetLimit", cudaDeviceGetLimit(pvalue, (enum cudaLimit)limit));
 }
 
 CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    CUresult r = drv_ready("cuCtxGetStreamPriorityRange");
-    return r != CUDA_SUCCESS
-               ? r
-               : drv_result(cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority));
+    DRV_FORWARD("cuCtxGetStreamPriorityRange",
+                cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority));
 }
 
 /* --- error names ---------------------------------------------------------------------------- */

@@ -33,33 +33,28 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    CUresult r = drv_ready("cuMemFree");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaFree(DPTR(dptr)));
+    DRV_FORWARD("cuMemFree", cudaFree(DPTR(dptr)));
 }
 
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
-    CUresult r = drv_ready("cuMemGetInfo");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaMemGetInfo(free, total));
+    DRV_FORWARD("cuMemGetInfo", cudaMemGetInfo(free, total));
 }
 
 CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
-    CUresult r = drv_ready("cuMemAllocHost");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaMallocHost(pp, bytesize));
+    DRV_FORWARD("cuMemAllocHost", cudaMallocHost(pp, bytesize));
 }
 
 /* CU_MEMHOSTALLOC_* are cudaHostAlloc*'s numbers. */
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
-    CUresult r = drv_ready("cuMemHostAlloc");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaHostAlloc(pp, bytesize, Flags));
+    DRV_FORWARD("cuMemHostAlloc", cudaHostAlloc(pp, bytesize, Flags));
 }
 
 CUresult cuMemFreeHost(void *p)
 {
-    CUresult r = drv_ready("cuMemFreeHost");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaFreeHost(p));
+    DRV_FORWARD("cuMemFreeHost", cudaFreeHost(p));
 }
 
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
@@ -204,94 +199,71 @@ FILLS(32, unsigned int, 4)
 
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    CUresult r = drv_ready("cuStreamCreate");
-    return r != CUDA_SUCCESS
-               ? r
-               : drv_result(cudaStreamCreateWithFlags((cudaStream_t *)phStream, Flags));
+    DRV_FORWARD("cuStreamCreate", cudaStreamCreateWithFlags((cudaStream_t *)phStream, Flags));
 }
 
 CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
-    CUresult r = drv_ready("cuStreamCreateWithPriority");
-    return r != CUDA_SUCCESS ? r
-                             : drv_result(cudaStreamCreateWithPriority((cudaStream_t *)phStream,
-                                                                       flags, priority));
+    DRV_FORWARD("cuStreamCreateWithPriority",
+                cudaStreamCreateWithPriority((cudaStream_t *)phStream, flags, priority));
 }
 
 CUresult cuStreamDestroy_v2(CUstream hStream)
 {
-    CUresult r = drv_ready("cuStreamDestroy");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaStreamDestroy((cudaStream_t)hStream));
+    DRV_FORWARD("cuStreamDestroy", cudaStreamDestroy((cudaStream_t)hStream));
 }
 
 CUresult cuStreamSynchronize(CUstream hStream)
 {
-    CUresult r = drv_ready("cuStreamSynchronize");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaStreamSynchronize((cudaStream_t)hStream));
+    DRV_FORWARD("cuStreamSynchronize", cudaStreamSynchronize((cudaStream_t)hStream));
 }
 
 CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
-    CUresult r = drv_ready("cuStreamSynchronize");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaStreamSynchronize(drv_stream(hStream, 1)));
+    DRV_FORWARD("cuStreamSynchronize", cudaStreamSynchronize(drv_stream(hStream, 1)));
 }
 
 CUresult cuStreamQuery(CUstream hStream)
 {
-    CUresult r = drv_ready("cuStreamQuery");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaStreamQuery((cudaStream_t)hStream));
+    DRV_FORWARD("cuStreamQuery", cudaStreamQuery((cudaStream_t)hStream));
 }
 
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
-    CUresult r = drv_ready("cuStreamWaitEvent");
-    return r != CUDA_SUCCESS
-               ? r
-               : drv_result(cudaStreamWaitEvent((cudaStream_t)hStream, (cudaEvent_t)hEvent, Flags));
+    DRV_FORWARD("cuStreamWaitEvent",
+                cudaStreamWaitEvent((cudaStream_t)hStream, (cudaEvent_t)hEvent, Flags));
 }
 
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    CUresult r = drv_ready("cuEventCreate");
-    return r != CUDA_SUCCESS ? r
-                             : drv_result(cudaEventCreateWithFlags((cudaEvent_t *)phEvent, Flags));
+    DRV_FORWARD("cuEventCreate", cudaEventCreateWithFlags((cudaEvent_t *)phEvent, Flags));
 }
 
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
-    CUresult r = drv_ready("cuEventRecord");
-    return r != CUDA_SUCCESS
-               ? r
-               : drv_result(cudaEventRecord((cudaEvent_t)hEvent, (cudaStream_t)hStream));
+    DRV_FORWARD("cuEventRecord", cudaEventRecord((cudaEvent_t)hEvent, (cudaStream_t)hStream));
 }
 
 CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
-    CUresult r = drv_ready("cuEventRecord");
-    return r != CUDA_SUCCESS
-               ? r
-               : drv_result(cudaEventRecord((cudaEvent_t)hEvent, drv_stream(hStream, 1)));
+    DRV_FORWARD("cuEventRecord", cudaEventRecord((cudaEvent_t)hEvent, drv_stream(hStream, 1)));
 }
 
 CUresult cuEventSynchronize(CUevent hEvent)
 {
-    CUresult r = drv_ready("cuEventSynchronize");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaEventSynchronize((cudaEvent_t)hEvent));
+    DRV_FORWARD("cuEventSynchronize", cudaEventSynchronize((cudaEvent_t)hEvent));
 }
 
 CUresult cuEventQuery(CUevent hEvent)
 {
-    CUresult r = drv_ready("cuEventQuery");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaEventQuery((cudaEvent_t)hEvent));
+    DRV_FORWARD("cuEventQuery", cudaEventQuery((cudaEvent_t)hEvent));
 }
 
 /* The host's clock between the two records, as the runtime's events keep it: no GPU time. */
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
-    CUresult r = drv_ready("cuEventElapsedTime");
-    return r != CUDA_SUCCESS ? r
-                             : drv_result(cudaEventElapsedTime(pMilliseconds, (cudaEvent_t)hStart,
-                                                               (cudaEvent_t)hEnd));
+    DRV_FORWARD("cuEventElapsedTime",
+                cudaEventElapsedTime(pMilliseconds, (cudaEvent_t)hStart, (cudaEvent_t)hEnd));
 }
 
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -301,6 +273,5 @@ CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 
 CUresult cuEventDestroy_v2(CUevent hEvent)
 {
-    CUresult r = drv_ready("cuEventDestroy");
-    return r != CUDA_SUCCESS ? r : drv_result(cudaEventDestroy((cudaEvent_t)hEvent));
+    DRV_FORWARD("cuEventDestroy", cudaEventDestroy((cudaEvent_t)hEvent));
 }

@@ -45,6 +45,15 @@
  * (its Tensor Core section), where mma.sync reaches the share above. */
 #define HOPPER_WGMMA 0.96
 
+/* The RTX A6000 and the GeForce RTX 3090 are one chip, GA102 (compute capability 8.6), in
+ * different boards: SMs, clocks, the Tensor Core rate (mma.sync's too), the DRAM bandwidth and the
+ * source are the board's; the rest (registers, shared memory, L1, L2, latencies) the chip's. */
+#define GA102_ROW(key, what, sms, mhz, tensor, dram, src)                                          \
+    {                                                                                              \
+        key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
+            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, src                             \
+    }
+
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
  * rows but the name, the DRAM bandwidth and the source is the chip's. */
 #define GH100_ROW(key, what, dram, src)                                                            \
@@ -78,53 +87,14 @@ static const struct model_gpu table[] = {
      3.0,
      "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
      "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
-    {"a6000",
-     "NVIDIA RTX A6000 (sm_86)",
-     84,
-     1800,
-     128,
-     154.8,
-     154.8,
-     0,
-     4,
-     65536,
-     100 * KIB,
-     128 * KIB,
-     6 * MIB,
-     84 * A100_L2_PER_SM,
-     768,
-     48,
-     16,
-     33,
-     200,
-     500,
-     3.0,
-     "RTX A6000 datasheet (10752 cores = 84 SMs, 1800 MHz, 38.7 TFLOP/s fp32, 309.7 TFLOP/s "
-     "sparse tensor, 768 GB/s); GA102 whitepaper (6 MB L2); Programming Guide, 8.6"},
-    {"rtx3090",
-     "NVIDIA GeForce RTX 3090 (sm_86)",
-     82,
-     1695,
-     128,
-     71,
-     71,
-     0,
-     4,
-     65536,
-     100 * KIB,
-     128 * KIB,
-     6 * MIB,
-     82 * A100_L2_PER_SM,
-     936,
-     48,
-     16,
-     33,
-     200,
-     500,
-     3.0,
-     "GA102 whitepaper, GeForce RTX 3090 column (82 SMs, 1695 MHz boost, 35.6 TFLOP/s fp32, "
-     "71 TFLOP/s dense fp16 Tensor with fp32 accumulate, 6 MB L2, 936 GB/s); latencies as the "
-     "A6000's (the same GA102 chip); Programming Guide, 8.6"},
+    GA102_ROW(
+        "a6000", "NVIDIA RTX A6000 (sm_86)", 84, 1800, 154.8, 768,
+        "RTX A6000 datasheet (10752 cores = 84 SMs, 1800 MHz, 38.7 TFLOP/s fp32, 309.7 "
+        "TFLOP/s sparse tensor, 768 GB/s); GA102 whitepaper (6 MB L2); Programming Guide, 8.6"),
+    GA102_ROW("rtx3090", "NVIDIA GeForce RTX 3090 (sm_86)", 82, 1695, 71, 936,
+              "GA102 whitepaper, GeForce RTX 3090 column (82 SMs, 1695 MHz boost, 35.6 TFLOP/s "
+              "fp32, 71 TFLOP/s dense fp16 Tensor with fp32 accumulate, 6 MB L2, 936 GB/s); "
+              "latencies as the A6000's (the same GA102 chip); Programming Guide, 8.6"),
     {"a100",
      "NVIDIA A100 80GB SXM (sm_80)",
      108,
@@ -181,6 +151,7 @@ static const struct model_gpu table[] = {
         "whitepaper), so every other field is the h100 row's; Programming Guide, 9.0"),
 };
 #undef GH100_ROW
+#undef GA102_ROW
 
 const struct model_gpu *gpus_all(size_t *n)
 {
