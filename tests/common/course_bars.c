@@ -98,7 +98,7 @@ static const struct bar bars[] = {
     /* Lesson 12: Hopper, bf16 in, fp32 accumulate, against cuBLAS GemmEx (sm_90 only). */
     {"wgmma_pipelined_over_tma", 90, 1.1, 1.2, 3.0,
      DERIVED "one stage waits for every slice's copy before its math; with four in flight the "
-             "copies hide behind the math, and the 64 x 256 tile they allow reads a sixth fewer "
+             "copies hide behind the math, and its 64 x 256 tile reads a sixth fewer "
              "bytes of A and B a multiply-add than 64 x 128"},
     {"wgmma_specialized_over_pipelined", 90, 1.0, 1.0, 1.5,
      DERIVED "a 128 x 128 tile (each slice of B read once for two warpgroups) reads a fifth "
