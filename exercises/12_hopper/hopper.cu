@@ -5,13 +5,15 @@
  *
  * Row-major, A and B bfloat16 (raw bits), C float, any M and N and K that are multiples of 8
  * (hopper.h says why), edges zero-filled by TMA. Every version: K in 64-deep slices; a slice of
- * A is a box of 64-value rows (128 bytes), of B two 64 x 64 boxes side by side, copied by TMA
- * with the 128-byte swizzle; each consumer warpgroup owns 64 rows x 128 columns of C as two
- * wgmma m64n64k16 accumulators (2 x 32 floats a thread). Versions, in order:
- *   wgmma_tma               one stage: copy a slice, wait, multiply, repeat
- *   wgmma_pipelined         STAGES slices in flight, full and empty mbarriers per stage
+ * A is a box of 64-value rows (128 bytes), of B NB 64 x 64 boxes side by side, copied by TMA
+ * with the 128-byte swizzle; each consumer warpgroup owns 64 rows x 64 NB columns of C as NB
+ * wgmma m64n64k16 accumulators (NB x 32 floats a thread), one per 64 x 64 box of B. Versions,
+ * in order:
+ *   wgmma_tma               one stage: copy a slice, wait, multiply, repeat; 64 x 128 a block
+ *   wgmma_pipelined         STAGES slices in flight, full and empty mbarriers per stage; the
+ *                           hidden copies pay for a 64 x 256 tile (one block an SM)
  *   wgmma_warp_specialized  a producer warpgroup (TMA) and two consumer warpgroups (wgmma),
- *                           registers moved to the consumers with setmaxnreg
+ *                           registers moved to the consumers with setmaxnreg; 128 x 128
  *
  * TMA, mbarrier and wgmma are PTX instructions with no CUDA C++ function of their own here:
  * they are inline assembly, and their operands are laid out as the PTX ISA documents them
@@ -31,13 +33,14 @@
 
 enum {
     BK = 64,                     /* depth of a slice: 64 bf16 = 128 bytes, the swizzle's row */
-    BN = 128,                    /* columns of C per block: B's two boxes */
     WG_M = 64,                   /* rows of C per consumer warpgroup: wgmma's M */
     WG_N = 64,                   /* columns per wgmma: one of B's boxes */
     WG_THREADS = 128,            /* a warpgroup: four warps */
     ROW_BYTES = BK * 2,          /* one row of a box */
     B_BOX_BYTES = BK * WG_N * 2, /* B's 64 x 64 box */
-    B_BYTES = 2 * B_BOX_BYTES,   /* a slice of B */
+    TMA_NB = 2,                  /* B's boxes a slice (columns of C / 64): wgmma_tma ... */
+    PIPE_NB = 4,                 /* ... wgmma_pipelined ... */
+    WS_NB = 2,                   /* ... wgmma_warp_specialized */
     STAGES = 4,                  /* slices in flight (wgmma_pipelined, _warp_specialized) */
     PRODUCER_REGS = 40,          /* setmaxnreg: what the TMA warpgroup keeps ... */
     CONSUMER_REGS = 232,         /* ... and what each wgmma warpgroup gets */
@@ -46,11 +49,18 @@ enum {
 
 /* ---- shared memory: stages of tiles, then the mbarriers -------------------------------------- */
 
-/* Stage s of a block whose A boxes are @p rows tall: A's rows x 64 tile, B's 64 x 128 tile (two
- * 64 x 64 boxes, 8192 bytes apart), each starting on a 1024-byte boundary. */
+/* Stage s of a block whose A boxes are @p rows tall and whose slices of B are @p nb boxes: A's
+ * rows x 64 tile, then B's 64 x 64 nb tile (nb boxes, 8192 bytes apart), each starting on a
+ * 1024-byte boundary. */
 struct stage {
     uint8_t *a, *b;
 };
+
+/* The bytes of one slice: A's box and B's @p nb boxes. */
+static __host__ __device__ size_t slice_bytes(int rows, int nb)
+{
+    return (size_t)rows * ROW_BYTES + (size_t)nb * B_BOX_BYTES;
+}
 
 /* The block's dynamic shared memory from its first 1024-byte boundary (what the swizzle's
  * pattern is computed from); the launch asks for ALIGN bytes more. */
@@ -61,21 +71,21 @@ static __device__ uint8_t *smem_base()
     return smem_raw + (((at + ALIGN - 1) & ~(ALIGN - 1u)) - at);
 }
 
-static __device__ stage stage_of(uint8_t *base, int rows, int s)
+static __device__ stage stage_of(uint8_t *base, int rows, int nb, int s)
 {
-    uint8_t *a = base + (size_t)s * (rows * ROW_BYTES + B_BYTES);
+    uint8_t *a = base + (size_t)s * slice_bytes(rows, nb);
     return {a, a + rows * ROW_BYTES};
 }
 
 /* The 2 @p stages mbarriers past the tiles: full[0 .. stages - 1], then empty[...]. */
-static __device__ uint64_t *barriers(uint8_t *base, int rows, int stages)
+static __device__ uint64_t *barriers(uint8_t *base, int rows, int nb, int stages)
 {
-    return (uint64_t *)(base + (size_t)stages * (rows * ROW_BYTES + B_BYTES));
+    return (uint64_t *)(base + (size_t)stages * slice_bytes(rows, nb));
 }
 
-static size_t smem_bytes(int rows, int stages)
+static size_t smem_bytes(int rows, int nb, int stages)
 {
-    return ALIGN + (size_t)stages * (rows * ROW_BYTES + B_BYTES) + 2 * stages * sizeof(uint64_t);
+    return ALIGN + (size_t)stages * slice_bytes(rows, nb) + 2 * stages * sizeof(uint64_t);
 }
 
 static __device__ uint32_t smem_u32(const void *p)
@@ -139,10 +149,11 @@ static __device__ void tma_load(const CUtensorMap *map, void *dst, uint64_t *bar
 
 /*
  * Slice @p t of K into stage @p st, its copies counted on @p full: A's @p rows x 64 box at rows
- * row0.., columns 64 t.. and B's two 64 x 64 boxes at rows 64 t.., columns col0.. and col0 + 64...
- * One thread calls it. The phase expects the boxes' whole bytes: TMA writes every byte of a box,
- * zeros past the matrix's edges.
+ * row0.., columns 64 t.. and B's NB 64 x 64 boxes at rows 64 t.., columns col0 + 64 j.. (box j at
+ * st.b + j B_BOX_BYTES). One thread calls it. The phase expects the boxes' whole bytes: TMA
+ * writes every byte of a box, zeros past the matrix's edges.
  */
+template <int NB>
 static __device__ void load_slice(const CUtensorMap *a_map, const CUtensorMap *b_map, stage st,
                                   uint64_t *full, int rows, int t, int row0, int col0)
 {
@@ -187,13 +198,14 @@ static __device__ void wgmma_64x64(float (&d)[32], uint64_t da, uint64_t db)
  * 16 of the slice's 64 k, A's descriptor moves 32 bytes along its rows (the swizzle is applied
  * to the address, so the start moves as if unswizzled) and B's 16 rows (2048 bytes) down.
  */
-static __device__ void mma_slice(float (&d)[2][32], const uint8_t *a_rows, const uint8_t *b)
+template <int NB>
+static __device__ void mma_slice(float (&d)[NB][32], const uint8_t *a_rows, const uint8_t *b)
 {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); /* accumulators written before */
 #pragma unroll
     for (int kk = 0; kk < BK / 16; kk++)
 #pragma unroll
-        for (int h = 0; h < 2; h++)
+        for (int h = 0; h < NB; h++)
             wgmma_64x64(d[h], desc_128b(a_rows + 32 * kk),
                         desc_128b(b + h * B_BOX_BYTES + 16 * ROW_BYTES * kk));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
@@ -210,12 +222,13 @@ template <int N> static __device__ void wgmma_wait()
  * at (row0, col0) holds, in d[h][i], row 16 (tid / 32) + tid % 32 / 4 + 8 (i / 2 % 2) and column
  * 64 h + 8 (i / 4) + 2 (tid % 4) + i % 2 (PTX ISA, "wgmma .m64nNk16 register fragment D").
  */
-static __device__ void store_c(const float (&d)[2][32], float *C, int M, int N, int row0, int col0,
+template <int NB>
+static __device__ void store_c(const float (&d)[NB][32], float *C, int M, int N, int row0, int col0,
                                int tid)
 {
     int w = tid / 32, l = tid % 32;
 #pragma unroll
-    for (int h = 0; h < 2; h++)
+    for (int h = 0; h < NB; h++)
 #pragma unroll
         for (int i = 0; i < 32; i++) {
             int r = row0 + 16 * w + l / 4 + 8 * (i >> 1 & 1);
@@ -228,16 +241,18 @@ static __device__ void store_c(const float (&d)[2][32], float *C, int M, int N, 
 /* ---- wgmma_tma: one stage
  * ------------------------------------------------------------------------ */
 
-/* One warpgroup per 64 x 128 tile of C (block (x, y): rows 64 y.., columns 128 x..). */
+/* One warpgroup per 64 x 128 tile of C (block (x, y): rows 64 y.., columns 128 x..). One stage
+ * keeps the tile small: each slice's copy is exposed, and what hides it is the other blocks on
+ * the SM (a bigger tile would leave fewer of them). */
 static __global__ void __launch_bounds__(WG_THREADS)
     wgmma_tma_kernel(const __grid_constant__ CUtensorMap a_map,
                      const __grid_constant__ CUtensorMap b_map, float *C, int M, int N, int K)
 {
     uint8_t *base = smem_base();
-    stage st = stage_of(base, WG_M, 0);
-    uint64_t *full = barriers(base, WG_M, 1);
-    int row0 = blockIdx.y * WG_M, col0 = blockIdx.x * BN, slices = (K + BK - 1) / BK;
-    float d[2][32] = {};
+    stage st = stage_of(base, WG_M, TMA_NB, 0);
+    uint64_t *full = barriers(base, WG_M, TMA_NB, 1);
+    int row0 = blockIdx.y * WG_M, col0 = blockIdx.x * TMA_NB * WG_N, slices = (K + BK - 1) / BK;
+    float d[TMA_NB][32] = {};
     // TODO
     store_c(d, C, M, N, row0, col0, threadIdx.x);
 }
@@ -246,7 +261,8 @@ static __global__ void __launch_bounds__(WG_THREADS)
  * ------------------------------------------------------ */
 
 /*
- * One warpgroup per 64 x 128 tile of C. Stage s holds slices s, s + STAGES, ...: full[s]
+ * One warpgroup per 64 x 256 tile of C (four boxes of B a slice, 128 accumulators a thread,
+ * 160 KiB of stages: one block an SM). Stage s holds slices s, s + STAGES, ...: full[s]
  * completes when a slice's copies land (thread 0's arrival and the bytes), empty[s] when the
  * four warps are done reading it (one arrival each). Warp 0 refills a stage as soon as it is
  * empty, so while slice t is multiplied, slices t + 1 .. t + STAGES - 1 are being copied.
@@ -256,10 +272,10 @@ static __global__ void __launch_bounds__(WG_THREADS)
                            const __grid_constant__ CUtensorMap b_map, float *C, int M, int N, int K)
 {
     uint8_t *base = smem_base();
-    uint64_t *full = barriers(base, WG_M, STAGES), *empty = full + STAGES;
-    int row0 = blockIdx.y * WG_M, col0 = blockIdx.x * BN, slices = (K + BK - 1) / BK;
+    uint64_t *full = barriers(base, WG_M, PIPE_NB, STAGES), *empty = full + STAGES;
+    int row0 = blockIdx.y * WG_M, col0 = blockIdx.x * PIPE_NB * WG_N, slices = (K + BK - 1) / BK;
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    float d[2][32] = {};
+    float d[PIPE_NB][32] = {};
     // TODO
     store_c(d, C, M, N, row0, col0, threadIdx.x);
 }
@@ -283,8 +299,8 @@ static __device__ void produce(const CUtensorMap *a_map, const CUtensorMap *b_ma
  * kernel's wgmma (warning C7515), and here the other consumer's math and the producer's copies
  * fill the wait.
  */
-static __device__ void consume(float (&d)[2][32], uint8_t *base, uint64_t *full, uint64_t *empty,
-                               int slices, int g)
+static __device__ void consume(float (&d)[WS_NB][32], uint8_t *base, uint64_t *full,
+                               uint64_t *empty, int slices, int g)
 {
     // TODO
 }
@@ -296,8 +312,8 @@ static __global__ void __launch_bounds__(WS_THREADS, 1)
                                   int K)
 {
     uint8_t *base = smem_base();
-    uint64_t *full = barriers(base, WS_M, STAGES), *empty = full + STAGES;
-    int row0 = blockIdx.y * WS_M, col0 = blockIdx.x * BN, slices = (K + BK - 1) / BK;
+    uint64_t *full = barriers(base, WS_M, WS_NB, STAGES), *empty = full + STAGES;
+    int row0 = blockIdx.y * WS_M, col0 = blockIdx.x * WS_NB * WG_N, slices = (K + BK - 1) / BK;
     int wg = threadIdx.x / WG_THREADS;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
@@ -368,15 +384,16 @@ static CUtensorMap make_map(const uint16_t *p, int rows, int cols, int box_rows)
 
 typedef void (*gemm_kernel)(CUtensorMap, CUtensorMap, float *, int, int, int);
 
-/* @p kernel on blocks of @p threads, one per @p rows x 128 tile of C, with @p stages stages. */
-static int launch(gemm_kernel kernel, int rows, int stages, int threads, int M, int N, int K,
-                  const uint16_t *A, const uint16_t *B, float *C)
+/* @p kernel on blocks of @p threads, one per @p rows x 64 @p nb tile of C, with @p stages stages.
+ */
+static int launch(gemm_kernel kernel, int rows, int nb, int stages, int threads, int M, int N,
+                  int K, const uint16_t *A, const uint16_t *B, float *C)
 {
     CUtensorMap a_map = make_map(A, M, K, rows), b_map = make_map(B, K, N, BK);
-    size_t smem = smem_bytes(rows, stages);
+    size_t smem = smem_bytes(rows, nb, stages);
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    dim3 grid((N + BN - 1) / BN, (M + rows - 1) / rows);
+    dim3 grid((N + nb * WG_N - 1) / (nb * WG_N), (M + rows - 1) / rows);
     kernel<<<grid, threads, smem>>>(a_map, b_map, C, M, N, K);
     CUDA_CHECK_LAUNCH();
     return 0;
@@ -386,7 +403,7 @@ extern "C" int wgmma_tma(int M, int N, int K, const uint16_t *d_A, const uint16_
 {
     if (refuses("wgmma_tma", M, N, K, d_A, d_B))
         return -1;
-    return launch(wgmma_tma_kernel, WG_M, 1, WG_THREADS, M, N, K, d_A, d_B, d_C);
+    return launch(wgmma_tma_kernel, WG_M, TMA_NB, 1, WG_THREADS, M, N, K, d_A, d_B, d_C);
 }
 
 extern "C" int wgmma_pipelined(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
@@ -394,7 +411,8 @@ extern "C" int wgmma_pipelined(int M, int N, int K, const uint16_t *d_A, const u
 {
     if (refuses("wgmma_pipelined", M, N, K, d_A, d_B))
         return -1;
-    return launch(wgmma_pipelined_kernel, WG_M, STAGES, WG_THREADS, M, N, K, d_A, d_B, d_C);
+    return launch(wgmma_pipelined_kernel, WG_M, PIPE_NB, STAGES, WG_THREADS, M, N, K, d_A, d_B,
+                  d_C);
 }
 
 extern "C" int wgmma_warp_specialized(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
@@ -402,5 +420,6 @@ extern "C" int wgmma_warp_specialized(int M, int N, int K, const uint16_t *d_A, 
 {
     if (refuses("wgmma_warp_specialized", M, N, K, d_A, d_B))
         return -1;
-    return launch(wgmma_warp_specialized_kernel, WS_M, STAGES, WS_THREADS, M, N, K, d_A, d_B, d_C);
+    return launch(wgmma_warp_specialized_kernel, WS_M, WS_NB, STAGES, WS_THREADS, M, N, K, d_A, d_B,
+                  d_C);
 }

@@ -37,7 +37,9 @@ extern "C" {
 int wgmma_tma(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C);
 
 /** wgmma_tma with STAGES slices in flight: a "full" mbarrier per stage says its copies landed,
- *  an "empty" one that the warpgroup's wgmma finished reading it, so its refill can start. */
+ *  an "empty" one that the warpgroup's wgmma finished reading it, so its refill can start. The
+ *  stages hide a block's own copies, so one block an SM is enough: 64 x 256 tiles of C (four
+ *  boxes of B a slice, 160 KiB of shared memory a block). */
 int wgmma_pipelined(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B, float *d_C);
 
 /** wgmma_pipelined split by role: 128 x 128 tiles of C, a producer warpgroup that only issues
