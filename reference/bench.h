@@ -151,12 +151,17 @@ double bench_gemm(struct bench_table *t, const struct bench_gemm *g, void (*fn)(
  * the device.
  */
 struct bench_gemm16 {
-    int M, N, K;
-    float *A, *B;        /**< the inputs, as floats */
-    float *want, *got;   /**< the reference C, and the last row's C */
-    uint16_t *h16;       /**< room for A or B in 16 bits, on the host */
-    uint16_t *d_A, *d_B; /**< A and B in 16 bits (bench_gemm16_upload()) */
-    float *d_C;          /**< C on the device */
+    int M;         /**< rows of A and C */
+    int N;         /**< columns of B and C */
+    int K;         /**< columns of A, rows of B */
+    float *A;      /**< A, M x K, as floats */
+    float *B;      /**< B, K x N, as floats */
+    float *want;   /**< the reference C */
+    float *got;    /**< the last row's C */
+    uint16_t *h16; /**< room for A or B in 16 bits, on the host */
+    uint16_t *d_A; /**< A in 16 bits on the device (bench_gemm16_upload()) */
+    uint16_t *d_B; /**< B in 16 bits on the device (bench_gemm16_upload()) */
+    float *d_C;    /**< C on the device */
 };
 
 /** @p p for the sizes and seed of @p o: the inputs filled, the device buffers allocated. */
