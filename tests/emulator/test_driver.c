@@ -1146,6 +1146,17 @@ START_TEST(array_arguments_refused)
     CUtexObject tex;
     EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuTexObjectCreate(&tex, &r, NULL, NULL),
                         "texture descriptor");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuSurfObjectCreate(NULL, &r),
+                        "resource descriptor");
+    CUDA_ARRAY3D_DESCRIPTOR ld = {
+        5, 3, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, CUDA_ARRAY3D_SURFACE_LDST};
+    CUarray surf_array;
+    CU_OK(cuArray3DCreate(&surf_array, &ld));
+    CUDA_RESOURCE_DESC sr = {.resType = CU_RESOURCE_TYPE_ARRAY, .res.array.hArray = surf_array};
+    CUsurfObject surf;
+    CU_OK(cuSurfObjectCreate(&surf, &sr));
+    CU_OK(cuSurfObjectDestroy(surf));
+    CU_OK(cuArrayDestroy(surf_array));
     CU_OK(cuArrayDestroy(a));
     EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_HANDLE, cuArrayDestroy(a), "not a live CUDA array");
 }
