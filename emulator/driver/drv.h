@@ -9,8 +9,9 @@
  * found by name, tensor maps and the versioned entry points of cuGetProcAddress.
  *
  * Files: drv_init.c (cuInit, devices, contexts, errors), drv_module.c (modules, functions,
- * launches), drv_memory.c (memory, copies, fills, streams, events), drv_tensor.c (tensor maps),
- * drv_proc.c (cuGetProcAddress), drv_unsupported.c (every other function libcuda exports).
+ * launches), drv_memory.c (memory, copies, fills, streams, events), drv_array.c (arrays, 2D and
+ * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_proc.c (cuGetProcAddress),
+ * drv_unsupported.c (every other function libcuda exports).
  *
  * Every entry point is defined under its exported name (cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds):
  * cuda.h is included as the driver's own build includes it (__CUDA_API_VERSION_INTERNAL), so

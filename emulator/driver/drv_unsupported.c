@@ -3,10 +3,11 @@
  * @brief The driver stand-in: every other function the toolkit's libcuda.so exports, answered
  *        with CUDA_ERROR_NOT_SUPPORTED and one line naming it.
  *
- * A driver-API program that calls one of these (arrays, graphs, virtual memory management,
- * IPC, interop, green contexts, libraries, logs) must not die at load time for a missing
- * symbol: it gets an error it can report. emulator.driver.every_export_is_defined reads the
- * toolkit's stub libcuda.so at test time and fails when a name it exports is missing here.
+ * A driver-API program that calls one of these (mipmapped arrays, graphs, virtual memory
+ * management, IPC, interop, green contexts, libraries, logs) must not die at load time for a
+ * missing symbol: it gets an error it can report. emulator.driver.every_export_is_defined
+ * reads the toolkit's stub libcuda.so at test time and fails when a name it exports is missing
+ * here.
  *
  * As rt_unsupported.c: no CUDA header, each stub defined without parameters (any caller may
  * call it under the x86-64 convention); the return value is CUresult's.
@@ -21,14 +22,9 @@ int drv_not_supported(const char *name);
     }
 
 UNSUPPORTED(cuArray3DCreate)
-UNSUPPORTED(cuArray3DCreate_v2)
 UNSUPPORTED(cuArray3DGetDescriptor)
-UNSUPPORTED(cuArray3DGetDescriptor_v2)
 UNSUPPORTED(cuArrayCreate)
-UNSUPPORTED(cuArrayCreate_v2)
-UNSUPPORTED(cuArrayDestroy)
 UNSUPPORTED(cuArrayGetDescriptor)
-UNSUPPORTED(cuArrayGetDescriptor_v2)
 UNSUPPORTED(cuArrayGetMemoryRequirements)
 UNSUPPORTED(cuArrayGetPlane)
 UNSUPPORTED(cuArrayGetSparseProperties)
@@ -312,17 +308,9 @@ UNSUPPORTED(cuMemSetMemPool)
 UNSUPPORTED(cuMemUnmap)
 UNSUPPORTED(cuMemcpy2D)
 UNSUPPORTED(cuMemcpy2DAsync)
-UNSUPPORTED(cuMemcpy2DAsync_v2)
-UNSUPPORTED(cuMemcpy2DAsync_v2_ptsz)
 UNSUPPORTED(cuMemcpy2DUnaligned)
-UNSUPPORTED(cuMemcpy2DUnaligned_v2)
-UNSUPPORTED(cuMemcpy2DUnaligned_v2_ptds)
-UNSUPPORTED(cuMemcpy2D_v2)
-UNSUPPORTED(cuMemcpy2D_v2_ptds)
 UNSUPPORTED(cuMemcpy3D)
 UNSUPPORTED(cuMemcpy3DAsync)
-UNSUPPORTED(cuMemcpy3DAsync_v2)
-UNSUPPORTED(cuMemcpy3DAsync_v2_ptsz)
 UNSUPPORTED(cuMemcpy3DBatchAsync)
 UNSUPPORTED(cuMemcpy3DBatchAsync_ptsz)
 UNSUPPORTED(cuMemcpy3DBatchAsync_v2)
@@ -331,8 +319,6 @@ UNSUPPORTED(cuMemcpy3DPeer)
 UNSUPPORTED(cuMemcpy3DPeerAsync)
 UNSUPPORTED(cuMemcpy3DPeerAsync_ptsz)
 UNSUPPORTED(cuMemcpy3DPeer_ptds)
-UNSUPPORTED(cuMemcpy3D_v2)
-UNSUPPORTED(cuMemcpy3D_v2_ptds)
 UNSUPPORTED(cuMemcpyAtoA)
 UNSUPPORTED(cuMemcpyAtoA_v2)
 UNSUPPORTED(cuMemcpyAtoA_v2_ptds)
@@ -486,14 +472,10 @@ UNSUPPORTED(cuStreamWriteValue64)
 UNSUPPORTED(cuStreamWriteValue64_ptsz)
 UNSUPPORTED(cuStreamWriteValue64_v2)
 UNSUPPORTED(cuStreamWriteValue64_v2_ptsz)
-UNSUPPORTED(cuSurfObjectCreate)
-UNSUPPORTED(cuSurfObjectDestroy)
 UNSUPPORTED(cuSurfObjectGetResourceDesc)
 UNSUPPORTED(cuSurfRefGetArray)
 UNSUPPORTED(cuSurfRefSetArray)
 UNSUPPORTED(cuTensorMapEncodeIm2colWide)
-UNSUPPORTED(cuTexObjectCreate)
-UNSUPPORTED(cuTexObjectDestroy)
 UNSUPPORTED(cuTexObjectGetResourceDesc)
 UNSUPPORTED(cuTexObjectGetResourceViewDesc)
 UNSUPPORTED(cuTexObjectGetTextureDesc)

@@ -10,13 +10,18 @@
  * before cuInit or without a context, a cubin, bad PTX, a name no module has, every rule of
  * cuTensorMapEncodeTiled, a function libcuda exports but the stand-in lacks) each print one
  * line. Two cases read the toolkit at test time: every function its stub libcuda.so exports
- * is defined here, and cuGetProcAddress answers each version cudaTypedefs.h dates.
+ * is defined here, and cuGetProcAddress answers each version cudaTypedefs.h dates. Arrays: a
+ * 37 x 13 float image goes in and out through cuMemcpy2D with padded pitches and guard rows,
+ * and a kernel samples it through texture objects (point and linear, clamp and wrap) against
+ * the Programming Guide's fetch computed here; a 3D array of two 16-bit channels takes an
+ * offset box back out through cuMemcpy3D; bad arguments each give one line.
  */
 #define _GNU_SOURCE
 /* cuDeviceComputeCapability and cudaGetDriverEntryPoint are tested though deprecated. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -690,11 +695,13 @@ START_TEST(every_export_is_defined)
     ck_assert_int_gt(total, 500);
     ck_assert_msg(!missing, "%d of %d functions of libcuda.so are missing, %s first", missing,
                   total, first);
-    typedef CUresult (*array_create)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
-    CUarray a;
-    CUDA_ARRAY_DESCRIPTOR d = {16, 16, CU_AD_FORMAT_FLOAT, 1};
-    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_SUPPORTED, ((array_create)own("cuArrayCreate_v2"))(&a, &d),
-                        "cuArrayCreate_v2 is not emulated");
+    typedef CUresult (*mipmap_create)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *,
+                                      unsigned);
+    CUmipmappedArray a;
+    CUDA_ARRAY3D_DESCRIPTOR d = {16, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_SUPPORTED,
+                        ((mipmap_create)own("cuMipmappedArrayCreate"))(&a, &d, 2),
+                        "cuMipmappedArrayCreate is not emulated");
 }
 END_TEST
 
@@ -864,6 +871,297 @@ START_TEST(tensor_map_rules)
 }
 END_TEST
 
+/* --- arrays, 2D and 3D copies, texture objects ------------------------------------------------
+ */
+
+/* A 37 x 13 float image whose neighbours differ unevenly. */
+enum { IMG_W = 37, IMG_H = 13, SAMPLES = 211 };
+
+static float texel_value(int x, int y)
+{
+    return 0.5f * (float)x + 3.0f * (float)y + 0.25f * (float)((x * 7 + y * 13) % 5);
+}
+
+/* Texel index @p i of an axis of @p n texels: clamped to the edge or (@p wrap) modulo n. */
+static int texel_index(int i, int n, int wrap)
+{
+    if (wrap)
+        return ((i % n) + n) % n;
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* The Programming Guide's texture fetch of the image at (x, y): normalized coordinates scaled
+ * by the size (their fraction first under wrap), nearest texel or the bilinear blend of the
+ * four around (x - 0.5, y - 0.5). The guide keeps the blend's weights to 8 fractional bits,
+ * so *tol is 1/256 of the spread of the four texels (0 for the nearest). */
+static float fetch_reference(float x, float y, int linear, int wrap, int normalized, float *tol)
+{
+    *tol = 0;
+    if (normalized) {
+        x = (wrap ? x - floorf(x) : x) * IMG_W;
+        y = (wrap ? y - floorf(y) : y) * IMG_H;
+    }
+    if (!linear)
+        return texel_value(texel_index((int)floorf(x), IMG_W, wrap),
+                           texel_index((int)floorf(y), IMG_H, wrap));
+    float xb = x - 0.5f, yb = y - 0.5f, a = xb - floorf(xb), b = yb - floorf(yb);
+    int i = (int)floorf(xb), j = (int)floorf(yb);
+    int i0 = texel_index(i, IMG_W, wrap), i1 = texel_index(i + 1, IMG_W, wrap);
+    int j0 = texel_index(j, IMG_H, wrap), j1 = texel_index(j + 1, IMG_H, wrap);
+    float t[4] = {texel_value(i0, j0), texel_value(i1, j0), texel_value(i0, j1),
+                  texel_value(i1, j1)};
+    float lo = fminf(fminf(t[0], t[1]), fminf(t[2], t[3]));
+    *tol = (fmaxf(fmaxf(t[0], t[1]), fmaxf(t[2], t[3])) - lo) / 256.0f + 1e-4f;
+    return (1 - b) * ((1 - a) * t[0] + a * t[1]) + b * ((1 - a) * t[2] + a * t[3]);
+}
+
+/* A CUDA_MEMCPY2D of the whole image between host memory of @p pitch bytes and @p array. */
+static CUDA_MEMCPY2D image_copy(CUarray array, void *host, size_t pitch, int to_array)
+{
+    CUDA_MEMCPY2D c = {0};
+    c.WidthInBytes = IMG_W * sizeof(float);
+    c.Height = IMG_H;
+    if (to_array) {
+        c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = host, c.srcPitch = pitch;
+        c.dstMemoryType = CU_MEMORYTYPE_ARRAY, c.dstArray = array;
+    } else {
+        c.srcMemoryType = CU_MEMORYTYPE_ARRAY, c.srcArray = array;
+        c.dstMemoryType = CU_MEMORYTYPE_HOST, c.dstHost = host, c.dstPitch = pitch;
+    }
+    return c;
+}
+
+/* The image in a new array through a pitched host buffer (rows padded to 41 floats). */
+static CUarray image_array(void)
+{
+    CUDA_ARRAY_DESCRIPTOR d = {IMG_W, IMG_H, CU_AD_FORMAT_FLOAT, 1};
+    CUarray a;
+    CU_OK(cuArrayCreate(&a, &d));
+    enum { PITCH = 41 };
+    float host[PITCH * IMG_H];
+    for (int y = 0; y < IMG_H; y++)
+        for (int x = 0; x < PITCH; x++)
+            host[y * PITCH + x] = x < IMG_W ? texel_value(x, y) : NAN;
+    CUDA_MEMCPY2D c = image_copy(a, host, PITCH * sizeof(float), 1);
+    CU_OK(cuMemcpy2D(&c));
+    return a;
+}
+
+/* Sample the texture over a path that leaves the image on every side; check each sample. */
+static void check_sampling(CUfunction f, CUtexObject tex, int linear, int wrap, int normalized)
+{
+    float u[SAMPLES], v[SAMPLES], out[SAMPLES + GUARD];
+    for (int i = 0; i < SAMPLES; i++) {
+        u[i] = 0.211f * (float)i - 2.9f, v[i] = 0.083f * (float)(i % 97) - 1.3f;
+        if (normalized)
+            u[i] /= IMG_W, v[i] /= IMG_H;
+    }
+    for (int i = 0; i < SAMPLES + GUARD; i++)
+        out[i] = (float)POISON;
+    CUdeviceptr du, dv, dout;
+    CU_OK(cuMemAlloc(&du, sizeof u));
+    CU_OK(cuMemAlloc(&dv, sizeof v));
+    CU_OK(cuMemAlloc(&dout, sizeof out));
+    CU_OK(cuMemcpyHtoD(du, u, sizeof u));
+    CU_OK(cuMemcpyHtoD(dv, v, sizeof v));
+    CU_OK(cuMemcpyHtoD(dout, out, sizeof out));
+    int n = SAMPLES;
+    unsigned long long t = tex;
+    void *args[] = {&dout, &t, &du, &dv, &n};
+    CU_OK(cuLaunchKernel(f, (SAMPLES + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuMemcpyDtoH(out, dout, sizeof out));
+    for (int i = 0; i < SAMPLES; i++) {
+        float tol, want = fetch_reference(u[i], v[i], linear, wrap, normalized, &tol);
+        ck_assert_msg(fabsf(out[i] - want) <= tol, "%s %s%s: sample %d at (%g, %g) is %g, not %g",
+                      linear ? "linear" : "point", wrap ? "wrap" : "clamp",
+                      normalized ? " normalized" : "", i, u[i], v[i], out[i], want);
+    }
+    for (int i = SAMPLES; i < SAMPLES + GUARD; i++)
+        ck_assert_msg(out[i] == (float)POISON, "sample kernel wrote past %d at %d", SAMPLES, i);
+    CU_OK(cuMemFree(du));
+    CU_OK(cuMemFree(dv));
+    CU_OK(cuMemFree(dout));
+}
+
+START_TEST(texture_object_samples_a_2d_array)
+{
+    setup();
+    CUarray a = image_array();
+    CUDA_ARRAY_DESCRIPTOR got;
+    CU_OK(cuArrayGetDescriptor(&got, a));
+    ck_assert_msg(got.Width == IMG_W && got.Height == IMG_H && got.Format == CU_AD_FORMAT_FLOAT &&
+                      got.NumChannels == 1,
+                  "cuArrayGetDescriptor: %zu x %zu, format %d, %u channels", got.Width, got.Height,
+                  (int)got.Format, got.NumChannels);
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoad(&m, DRIVER_KERNELS_PTX));
+    CU_OK(cuModuleGetFunction(&f, m, "drv_tex_sample"));
+    const struct {
+        int linear, wrap, normalized;
+    } modes[] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 1}, {1, 1, 1}, {1, 0, 1}};
+    for (unsigned k = 0; k < sizeof modes / sizeof *modes; k++) {
+        CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY, .res.array.hArray = a};
+        CUDA_TEXTURE_DESC t = {0};
+        CUaddress_mode am = modes[k].wrap ? CU_TR_ADDRESS_MODE_WRAP : CU_TR_ADDRESS_MODE_CLAMP;
+        t.addressMode[0] = t.addressMode[1] = am;
+        t.filterMode = modes[k].linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+        t.flags = modes[k].normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0;
+        CUtexObject tex;
+        CU_OK(cuTexObjectCreate(&tex, &r, &t, NULL));
+        check_sampling(f, tex, modes[k].linear, modes[k].wrap, modes[k].normalized);
+        CU_OK(cuTexObjectDestroy(tex));
+    }
+    CU_OK(cuModuleUnload(m));
+    /* back into rows of 40 floats, with guard rows below */
+    enum { PITCH = 40, ROWS = IMG_H + 2 };
+    float back[PITCH * ROWS];
+    for (int i = 0; i < PITCH * ROWS; i++)
+        back[i] = (float)POISON;
+    CUDA_MEMCPY2D c = image_copy(a, back, PITCH * sizeof(float), 0);
+    CU_OK(cuMemcpy2D(&c));
+    for (int y = 0; y < ROWS; y++)
+        for (int x = 0; x < PITCH; x++) {
+            float want = x < IMG_W && y < IMG_H ? texel_value(x, y) : (float)POISON;
+            ck_assert_msg(back[y * PITCH + x] == want,
+                          "cuMemcpy2D from the array: (%d, %d) is %g, not %g", x, y,
+                          back[y * PITCH + x], want);
+        }
+    /* a 9 x 4 window at (5, 7) of the array into pitched device memory and back */
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc(&d, 16 * 4 * sizeof(float)));
+    CU_OK(cuMemsetD32(d, 0, 16 * 4));
+    CUDA_MEMCPY2D w = {.srcXInBytes = 5 * sizeof(float),
+                       .srcY = 7,
+                       .srcMemoryType = CU_MEMORYTYPE_ARRAY,
+                       .srcArray = a,
+                       .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+                       .dstDevice = d,
+                       .dstPitch = 16 * sizeof(float),
+                       .WidthInBytes = 9 * sizeof(float),
+                       .Height = 4};
+    CU_OK(cuMemcpy2DAsync(&w, NULL));
+    float win[16 * 4];
+    CU_OK(cuMemcpyDtoH(win, d, sizeof win));
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 16; x++) {
+            float want = x < 9 ? texel_value(5 + x, 7 + y) : 0.0f;
+            ck_assert_msg(win[y * 16 + x] == want, "window (%d, %d) is %g, not %g", x, y,
+                          win[y * 16 + x], want);
+        }
+    CU_OK(cuMemFree(d));
+    CU_OK(cuArrayDestroy(a));
+}
+END_TEST
+
+/* 11 x 7 x 5 elements of two 16-bit signed channels. */
+enum { VOL_W = 11, VOL_H = 7, VOL_D = 5 };
+
+static short vol_value(int x, int y, int z, int ch)
+{
+    return (short)((x * 31 + y * 17 + z * 101 + ch * 7) % 2003 - 1000);
+}
+
+START_TEST(array_3d_round_trip)
+{
+    setup();
+    CUDA_ARRAY3D_DESCRIPTOR d = {VOL_W, VOL_H, VOL_D, CU_AD_FORMAT_SIGNED_INT16, 2, 0}, got;
+    CUarray a;
+    CU_OK(cuArray3DCreate(&a, &d));
+    CU_OK(cuArray3DGetDescriptor(&got, a));
+    ck_assert_msg(got.Width == VOL_W && got.Height == VOL_H && got.Depth == VOL_D &&
+                      got.Format == CU_AD_FORMAT_SIGNED_INT16 && got.NumChannels == 2 && !got.Flags,
+                  "cuArray3DGetDescriptor: %zu x %zu x %zu, format %d, %u channels", got.Width,
+                  got.Height, got.Depth, (int)got.Format, got.NumChannels);
+    /* rows of 13 elements, slices of 9 rows */
+    enum { SP = 13, SH = 9, BIG = 2 * SP * SH * VOL_D };
+    static short src[BIG], back[BIG + GUARD];
+    for (int i = 0; i < BIG; i++)
+        src[i] = (short)POISON;
+    for (int z = 0; z < VOL_D; z++)
+        for (int y = 0; y < VOL_H; y++)
+            for (int x = 0; x < VOL_W; x++)
+                for (int ch = 0; ch < 2; ch++)
+                    src[((z * SH + y) * SP + x) * 2 + ch] = vol_value(x, y, z, ch);
+    CUDA_MEMCPY3D c = {.srcMemoryType = CU_MEMORYTYPE_HOST,
+                       .srcHost = src,
+                       .srcPitch = SP * 4,
+                       .srcHeight = SH,
+                       .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+                       .dstArray = a,
+                       .WidthInBytes = VOL_W * 4,
+                       .Height = VOL_H,
+                       .Depth = VOL_D};
+    CU_OK(cuMemcpy3D(&c));
+    /* a 5 x 4 x 3 box at (2, 1, 1) back into a packed guarded buffer */
+    for (int i = 0; i < BIG + GUARD; i++)
+        back[i] = (short)POISON;
+    CUDA_MEMCPY3D b = {.srcXInBytes = 2 * 4,
+                       .srcY = 1,
+                       .srcZ = 1,
+                       .srcMemoryType = CU_MEMORYTYPE_ARRAY,
+                       .srcArray = a,
+                       .dstMemoryType = CU_MEMORYTYPE_HOST,
+                       .dstHost = back,
+                       .dstPitch = 5 * 4,
+                       .dstHeight = 4,
+                       .WidthInBytes = 5 * 4,
+                       .Height = 4,
+                       .Depth = 3};
+    CU_OK(cuMemcpy3DAsync(&b, NULL));
+    CU_OK(cuStreamSynchronize(NULL));
+    for (int i = 0; i < 5 * 4 * 3 * 2 + GUARD; i++) {
+        int ch = i % 2, x = i / 2 % 5, y = i / 10 % 4, z = i / 40;
+        short want = i < 120 ? vol_value(2 + x, 1 + y, 1 + z, ch) : (short)POISON;
+        ck_assert_msg(back[i] == want, "cuMemcpy3D box: short %d is %d, not %d", i, back[i], want);
+    }
+    CU_OK(cuArrayDestroy(a));
+}
+END_TEST
+
+START_TEST(array_arguments_refused)
+{
+    setup();
+    CUarray a;
+    CUDA_ARRAY_DESCRIPTOR d = {37, 13, CU_AD_FORMAT_FLOAT, 1};
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuArrayCreate(NULL, &d), "no place");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuArrayCreate(&a, NULL), "no descriptor");
+    d.Width = 0;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuArrayCreate(&a, &d), "a width of 0");
+    d.Width = 37, d.Format = (CUarray_format)0x77;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuArrayCreate(&a, &d), "format 0x77");
+    d.Format = CU_AD_FORMAT_FLOAT, d.NumChannels = 3;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuArrayCreate(&a, &d), "3 channels");
+    d.NumChannels = 1;
+    CU_OK(cuArrayCreate(&a, &d));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuArrayGetDescriptor(NULL, a), "no place");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemcpy2D(NULL), "no copy parameters");
+    float host[4 * 37];
+    CUDA_MEMCPY2D cp = image_copy(a, host, 37 * sizeof(float), 0);
+    cp.srcXInBytes = 2, cp.WidthInBytes = 4, cp.Height = 1;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemcpy2D(&cp), "not whole 4-byte elements");
+    cp.srcXInBytes = 0, cp.WidthInBytes = 6;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemcpy2D(&cp), "not whole 4-byte");
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY, .res.array.hArray = a};
+    CUtexObject tex;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuTexObjectCreate(&tex, &r, NULL, NULL),
+                        "texture descriptor");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuSurfObjectCreate(NULL, &r),
+                        "resource descriptor");
+    CUDA_ARRAY3D_DESCRIPTOR ld = {
+        5, 3, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, CUDA_ARRAY3D_SURFACE_LDST};
+    CUarray surf_array;
+    CU_OK(cuArray3DCreate(&surf_array, &ld));
+    CUDA_RESOURCE_DESC sr = {.resType = CU_RESOURCE_TYPE_ARRAY, .res.array.hArray = surf_array};
+    CUsurfObject surf;
+    CU_OK(cuSurfObjectCreate(&surf, &sr));
+    CU_OK(cuSurfObjectDestroy(surf));
+    CU_OK(cuArrayDestroy(surf_array));
+    CU_OK(cuArrayDestroy(a));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_HANDLE, cuArrayDestroy(a), "not a live CUDA array");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -886,6 +1184,9 @@ int main(int argc, char **argv)
         {"proc_address_versions", proc_address_versions, CASE_CPU, 60},
         {"every_export_is_defined", every_export_is_defined, CASE_CPU, 60},
         {"tensor_map_rules", tensor_map_rules, CASE_CPU, 60},
+        {"texture_object_samples_a_2d_array", texture_object_samples_a_2d_array, CASE_CPU, 120},
+        {"array_3d_round_trip", array_3d_round_trip, CASE_CPU, 60},
+        {"array_arguments_refused", array_arguments_refused, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -5,9 +5,9 @@
  * This file is compiled three ways. Into the suite itself, where drv_twice_plus_one's kernel is
  * the runtime's (registered by nvcc, launched with <<< >>>). And by CMake into
  * test_driver_kernels.ptx, .fatbin and .cubin, which the suite loads at run time with
- * cuModuleLoad: there drv_scale_add, drv_static_shared and drv_dynamic_shared are found by
- * name, so they are extern "C" and not static (the one exception to the house's static
- * kernels), and drv_offset is a __device__ variable cuModuleGetGlobal finds.
+ * cuModuleLoad: there drv_scale_add, drv_static_shared, drv_dynamic_shared and drv_tex_sample
+ * are found by name, so they are extern "C" and not static (the one exception to the house's
+ * static kernels), and drv_offset is a __device__ variable cuModuleGetGlobal finds.
  */
 #include "test_driver.h"
 
@@ -42,6 +42,15 @@ extern "C" __global__ void drv_dynamic_shared(int *out, int words)
         big[words - 1] = words;
     __syncthreads(); /* thread 0's write before every read */
     out[threadIdx.x] = big[words - 1];
+}
+
+/** out[i] = the float texture @p tex sampled at (u[i], v[i]) for i < n. */
+extern "C" __global__ void drv_tex_sample(float *out, unsigned long long tex, const float *u,
+                                          const float *v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<float>((cudaTextureObject_t)tex, u[i], v[i]);
 }
 
 static __global__ void drv_twice_plus_one_kernel(int *x, int n)
