@@ -389,6 +389,20 @@ void bench_gemm16_free(struct bench_gemm16 *p)
     free(p->h16);
 }
 
+double bench_gemm16_row(struct bench_table *t, struct bench_gemm16 *p, const char *name,
+                        double base_ms, int library, int reference, void (*fn)(void *), void *arg)
+{
+    struct bench_gemm g = {.version = name,
+                           .M = p->M,
+                           .N = p->N,
+                           .K = p->K,
+                           .in_bytes = 2.0,
+                           .d_C = p->d_C,
+                           .base_ms = base_ms,
+                           .library = library};
+    return bench_gemm(t, &g, fn, arg, reference ? NULL : p->want, reference ? p->want : p->got);
+}
+
 struct sgemm_call {
     bench_sgemm_fn fn;
     int M, N, K;

@@ -173,6 +173,14 @@ void bench_gemm16_upload(struct bench_gemm16 *p, int bf16);
 /** Free what bench_gemm16_new() allocated. */
 void bench_gemm16_free(struct bench_gemm16 *p);
 
+/**
+ * One row of @p p's GEMM (bench_gemm() with p's sizes, 16-bit inputs and C in p->d_C): @p fn(@p
+ * arg) as row @p name against @p base_ms (0: the row is its own base); @p library 1 for a cuBLAS
+ * call. A @p reference row's C becomes p->want; any other row's C is compared with p->want.
+ */
+double bench_gemm16_row(struct bench_table *t, struct bench_gemm16 *p, const char *name,
+                        double base_ms, int library, int reference, void (*fn)(void *), void *arg);
+
 /** Close the table. Returns 0 when every checked row was right, else 1. */
 int bench_end(struct bench_table *t);
 

@@ -38,34 +38,22 @@ static void cublas_bf16(int M, int N, int K, const uint16_t *d_A, const uint16_t
 /* One GEMM on the problem's device buffers. */
 struct call16 {
     gemm16_fn fn;
-    int M, N, K;
-    uint16_t *d_A, *d_B;
-    float *d_C;
+    const struct bench_gemm16 *p;
 };
 
 static void run_call(void *arg)
 {
     struct call16 *c = arg;
-    c->fn(c->M, c->N, c->K, c->d_A, c->d_B, c->d_C);
+    c->fn(c->p->M, c->p->N, c->p->K, c->p->d_A, c->p->d_B, c->p->d_C);
 }
 
-/*
- * @p c as row @p name of the table: run once into a poisoned C and compared with @p want
- * exactly (with want NULL, C is copied to @p got, the reference), then timed on a GPU against
- * @p base_ms (0: it is the base) or counted on the emulator. Returns its median ms.
- */
-static double row(struct bench_table *t, const char *name, struct call16 *c, double base_ms,
-                  const float *want, float *got)
+/* @p fn on the problem as row @p name against @p base_ms (bench_gemm16_row()). */
+static double row(struct bench_table *t, struct bench_gemm16 *p, const char *name, gemm16_fn fn,
+                  double base_ms, int reference)
 {
-    struct bench_gemm g = {.version = name,
-                           .M = c->M,
-                           .N = c->N,
-                           .K = c->K,
-                           .in_bytes = 2.0,
-                           .d_C = c->d_C,
-                           .base_ms = base_ms,
-                           .library = c->fn == cublas_f16 || c->fn == cublas_bf16};
-    return bench_gemm(t, &g, run_call, c, want, got);
+    struct call16 c = {fn, p};
+    int library = fn == cublas_f16 || fn == cublas_bf16;
+    return bench_gemm16_row(t, p, name, base_ms, library, reference, run_call, &c);
 }
 
 int main(int argc, char **argv)
@@ -86,13 +74,12 @@ int main(int argc, char **argv)
 
     struct bench_gemm16 p;
     bench_gemm16_new(&p, &o);
-    struct call16 c = {cublas_f16, M, N, K, p.d_A, p.d_B, p.d_C};
 
     struct bench_table t;
     if (bench_begin(&t, PROG, "cuBLAS GemmEx at the same precision", &o, &dev))
         return 2;
     bench_gemm16_upload(&p, 0);
-    double f16_ms = row(&t, "cublas_gemm_ex (fp16)", &c, 0, NULL, p.want);
+    double f16_ms = row(&t, &p, "cublas_gemm_ex (fp16)", cublas_f16, 0, 1);
     if (dev.cc_major >= 8) {
         static const struct {
             const char *name;
@@ -100,15 +87,11 @@ int main(int argc, char **argv)
         } steps[] = {{"mma_ldmatrix", mma_ldmatrix},
                      {"mma_swizzled", mma_swizzled},
                      {"mma_pipelined", mma_pipelined}};
-        for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
-            c.fn = steps[s].fn;
-            row(&t, steps[s].name, &c, f16_ms, p.want, p.got);
-        }
+        for (size_t s = 0; s < sizeof steps / sizeof *steps; s++)
+            row(&t, &p, steps[s].name, steps[s].fn, f16_ms, 0);
         bench_gemm16_upload(&p, 1);
-        c.fn = cublas_bf16;
-        double bf16_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, p.want, p.got);
-        c.fn = mma_bf16;
-        row(&t, "mma_bf16", &c, bf16_ms, p.want, p.got);
+        double bf16_ms = row(&t, &p, "cublas_gemm_ex (bf16)", cublas_bf16, 0, 0);
+        row(&t, &p, "mma_bf16", mma_bf16, bf16_ms, 0);
     } else {
         printf("%-24s need sm_80 (mma.sync m16n8k16, cp.async); this GPU is sm_%d%d\n",
                "the mma kernels", dev.cc_major, dev.cc_minor);

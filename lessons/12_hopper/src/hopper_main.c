@@ -29,37 +29,26 @@ typedef int (*gemm_fn)(int M, int N, int K, const uint16_t *d_A, const uint16_t 
 /* One GEMM on the problem's device buffers; fn NULL: cuBLAS. */
 struct call {
     gemm_fn fn;
-    int M, N, K;
-    uint16_t *d_A, *d_B;
-    float *d_C;
+    const struct bench_gemm16 *p;
 };
 
 static void run_call(void *arg)
 {
     struct call *c = arg;
+    const struct bench_gemm16 *p = c->p;
     if (!c->fn)
-        baseline_gemm_ex(c->M, c->N, c->K, c->d_A, c->d_B, CUDA_R_16BF, c->d_C);
-    else if (c->fn(c->M, c->N, c->K, c->d_A, c->d_B, c->d_C) != 0)
+        baseline_gemm_ex(p->M, p->N, p->K, p->d_A, p->d_B, CUDA_R_16BF, p->d_C);
+    else if (c->fn(p->M, p->N, p->K, p->d_A, p->d_B, p->d_C) != 0)
         exit(2); /* refused: the launcher said why */
 }
 
-/*
- * @p c as row @p name of the table: run once into a poisoned C and compared with @p want
- * exactly (with want NULL, C is copied to @p got, the reference), then timed on a GPU against
- * @p base_ms (0: it is the base) or counted on the emulator. Returns its median ms.
- */
-static double row(struct bench_table *t, const char *name, struct call *c, double base_ms,
-                  const float *want, float *got)
+/* @p fn on the problem as row @p name against @p base_ms (bench_gemm16_row()); fn NULL: cuBLAS,
+ * the reference. */
+static double row(struct bench_table *t, struct bench_gemm16 *p, const char *name, gemm_fn fn,
+                  double base_ms)
 {
-    struct bench_gemm g = {.version = name,
-                           .M = c->M,
-                           .N = c->N,
-                           .K = c->K,
-                           .in_bytes = 2.0,
-                           .d_C = c->d_C,
-                           .base_ms = base_ms,
-                           .library = c->fn == NULL};
-    return bench_gemm(t, &g, run_call, c, want, got);
+    struct call c = {fn, p};
+    return bench_gemm16_row(t, p, name, base_ms, fn == NULL, fn == NULL, run_call, &c);
 }
 
 int main(int argc, char **argv)
@@ -86,12 +75,11 @@ int main(int argc, char **argv)
     struct bench_gemm16 p;
     bench_gemm16_new(&p, &o);
     bench_gemm16_upload(&p, 1);
-    struct call c = {NULL, M, N, K, p.d_A, p.d_B, p.d_C};
 
     struct bench_table t;
     if (bench_begin(&t, PROG, "cuBLAS GemmEx on bfloat16", &o, &dev))
         return 2;
-    double base_ms = row(&t, "cublas_gemm_ex (bf16)", &c, 0, NULL, p.want);
+    double base_ms = row(&t, &p, "cublas_gemm_ex (bf16)", NULL, 0);
     if (dev.cc_major == 9 && dev.cc_minor == 0) {
         static const struct {
             const char *name;
@@ -99,10 +87,8 @@ int main(int argc, char **argv)
         } steps[] = {{"wgmma_tma", wgmma_tma},
                      {"wgmma_pipelined", wgmma_pipelined},
                      {"wgmma_warp_specialized", wgmma_warp_specialized}};
-        for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
-            c.fn = steps[s].fn;
-            row(&t, steps[s].name, &c, base_ms, p.want, p.got);
-        }
+        for (size_t s = 0; s < sizeof steps / sizeof *steps; s++)
+            row(&t, &p, steps[s].name, steps[s].fn, base_ms);
     } else {
         printf("%-24s need sm_90 (Hopper: TMA, wgmma, setmaxnreg); this GPU is sm_%d%d\n",
                "the wgmma kernels", dev.cc_major, dev.cc_minor);
