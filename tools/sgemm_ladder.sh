@@ -45,17 +45,4 @@ published() {
     *) echo 0 ;;
     esac
 }
-printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model GF/s" "published" "error" "bound" "(model, $gpu, $size^3; published: emulator/MODEL.md)"
-for k in $kernels; do
-    out=$work/model_$k.txt
-    rm -f "$out"
-    start=$(date +%s)
-    LD_LIBRARY_PATH=$build/emulator/lib COURSE_EMU_MODEL=$gpu COURSE_EMU_MODEL_REGS=$work/regs.txt \
-        COURSE_EMU_MODEL_SASS=$SASS COURSE_EMU_MODEL_OUT=$out "$bin" "$k" "$size"
-    secs=$(($(date +%s) - start))
-    awk -v k="$k" -v n="$size" -v pub="$(published "$gpu" "$k")" -v secs="$secs" '
-        { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }
-        END { gf = 2 * n * n * n / (ms * 1e-3) / 1e9
-              err = pub > 0 ? sprintf("%+.0f%%", 100 * (gf - pub) / pub) : "-"
-              printf "%-3s %12.1f %12s %8s %-8s (%ss on the emulator)\n", k, gf, pub, err, bound, secs }' "$out"
-done
+gemm_ladder_rows "$gpu" "published $gpu"
