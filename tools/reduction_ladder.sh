@@ -46,7 +46,7 @@ for k in $kernels; do
     secs=$(($(date +%s) - start))
     # One model line per block size, in the order 64 .. 1024: the fastest is kept.
     awk -v k="$k" -v pub="$(published "$k")" -v secs="$secs" '
-        { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+        /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
           split(f["block"], b, ","); gbs = 4 * 2 ^ 25 / (f["ms"] * 1e6)
           if (gbs > best) { best = gbs; block = b[1]; bound = f["bound"] } }
         END { err = pub > 0 ? sprintf("%+.0f%%", 100 * (best - pub) / pub) : "-"
