@@ -40,15 +40,17 @@ sass_setup() {
     fi
 }
 
-# validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work (build/NAME,
-# made), arch (the GPU's) and bin (work/NAME_smARCH), for the script NAME.
+# validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work
+# (build/NAME/smARCH, made: one per architecture, so that sets of two GPUs can run at once
+# without overwriting each other's registers and SASS), arch (the GPU's) and bin
+# (work/NAME_smARCH), for the script NAME.
 # shellcheck disable=SC2034 # the scripts that source this file use them
 validation_setup() {
     root=$(cd "$(dirname "$0")/.." && pwd)
     build=${BUILD:-$root/build}
-    work=$build/$1
-    mkdir -p "$work"
     arch=$(gpu_arch "$2")
+    work=$build/$1/sm$arch
+    mkdir -p "$work"
     bin=$work/$1_sm$arch
 }
 
