@@ -2,13 +2,13 @@
 """Every validation set of the time model, run on the CPU emulator, in one table.
 
   tools/model_validation.py --sgemm CHECKOUT --reduction CHECKOUT --hgemm CHECKOUT
-                            [--sets NAME,...] [--table]
+                            --mma CHECKOUT [--sets NAME,...] [--table]
 
 Runs each set's script (tools/sgemm_ladder.sh on an SGEMM_CUDA checkout for the a6000, a100 and
 h100 sets; tools/reduction_ladder.sh on a parallel_reductions_cuda checkout for the rtx3090 set;
-tools/hgemm_ladder.sh on a matmul-playground checkout for the t4 set; none of these projects'
-code is part of this course), keeps each script's output in
-BUILD/model_validation/SET.txt, and prints one row per kernel (model and published throughput,
+tools/hgemm_ladder.sh on a matmul-playground checkout for the t4 set; tools/mma_ladder.sh on a
+learn-cuda checkout for the a100-40gb set; none of these projects' code is part of this course),
+keeps each script's output in BUILD/model_validation/SET.txt, and prints one row per kernel (model and published throughput,
 error, bound, and the CPU seconds the estimate took, the device server's included) and one row
 per set: mean absolute error, worst factor, the ladder's order (each step from one kernel to the
 next, up or down, as published: how many the model keeps, the downward ones among them) and the
@@ -32,6 +32,7 @@ SETS = {
     "sgemm-h100": ("sgemm_ladder.sh", "sgemm", ["h100", "4096"], "GFLOP/s, H100"),
     "reduction-rtx3090": ("reduction_ladder.sh", "reduction", ["rtx3090"], "GB/s, RTX 3090"),
     "hgemm-t4": ("hgemm_ladder.sh", "hgemm", ["4096"], "GFLOP/s, T4"),
+    "mma-a100": ("mma_ladder.sh", "mma", ["4096"], "GFLOP/s, A100 40GB SXM4"),
 }
 
 
@@ -70,6 +71,7 @@ def main():
     p.add_argument("--sgemm", help="a checkout of github.com/siboehm/SGEMM_CUDA")
     p.add_argument("--reduction", help="a checkout of MasterSkepticista/parallel_reductions_cuda")
     p.add_argument("--hgemm", help="a checkout of github.com/alexarmbr/matmul-playground")
+    p.add_argument("--mma", help="a checkout of github.com/gau-nernst/learn-cuda")
     p.add_argument("--sets", default=",".join(SETS), help="the sets to run, comma-separated")
     p.add_argument("--table", action="store_true", help="print the saved outputs, run nothing")
     args = p.parse_args()

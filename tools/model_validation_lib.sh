@@ -4,7 +4,7 @@
 
 # gpu_arch GPU: the compute capability digits of a row of the GPU table (emulator/vm/gpus.c).
 gpu_arch() {
-    case $1 in t4) echo 75 ;; a6000 | rtx3090) echo 86 ;; a100) echo 80 ;; l4) echo 89 ;; *) echo 90 ;; esac  # h100, h200
+    case $1 in t4) echo 75 ;; a6000 | rtx3090) echo 86 ;; a100 | a100-40gb) echo 80 ;; l4) echo 89 ;; *) echo 90 ;; esac  # h100, h200
 }
 
 # ptxas_regs PTXAS_LOG: "NAME REGISTERS" lines from ptxas -v output (what tools/sass.py reads),
