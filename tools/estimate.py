@@ -40,11 +40,11 @@ import timeline  # noqa: E402  (the copy engines and SMs over time, from the str
 
 # Hopper's registers come from sm_90a code: a superset of sm_90's, and the only target that
 # holds lesson 12's wgmma and setmaxnreg.
-ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "l4": "89", "h100": "90a",
-        "h200": "90a"}
+ARCH = {"t4": "75", "a6000": "86", "rtx3090": "86", "a100": "80", "a100-40gb": "80", "l4": "89",
+        "h100": "90a", "h200": "90a"}
 # The part each name models (emulator/vm/gpus.c), for the tables' labels.
-PART = {"t4": "T4", "a6000": "RTX A6000", "rtx3090": "RTX 3090", "a100": "A100 80GB SXM", "l4": "L4",
-        "h100": "H100 SXM5", "h200": "H200 SXM"}
+PART = {"t4": "T4", "a6000": "RTX A6000", "rtx3090": "RTX 3090", "a100": "A100 80GB SXM",
+        "a100-40gb": "A100 40GB SXM4", "l4": "L4", "h100": "H100 SXM5", "h200": "H200 SXM"}
 # Published cuBLAS throughput, GFLOP/s: (gpu, precision, M=N=K) -> (value, source).
 CUBLAS = {
     ("a6000", "fp32", 4096): (23249.6, "SGEMM_CUDA README (Simon Boehm), RTX A6000, 4096^3"),
@@ -197,7 +197,7 @@ def main():
     p.add_argument("--lib", help="the emulator's library folder")
     p.add_argument("--from", dest="model_file", help="a model file to show (runs nothing)")
     p.add_argument("--gpu", default="h100",
-                   help="t4, a6000, rtx3090, a100, l4, h100, h200, or a GPU file")
+                   help="t4, a6000, rtx3090, a100, a100-40gb, l4, h100, h200, or a GPU file")
     p.add_argument("--regs-from", action="append",
                    help="a folder of the program's .cu sources (again for each folder)")
     p.add_argument("--size", type=int, default=0, help="M = N = K, for %% of cuBLAS")

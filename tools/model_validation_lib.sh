@@ -4,7 +4,7 @@
 
 # gpu_arch GPU: the compute capability digits of a row of the GPU table (emulator/vm/gpus.c).
 gpu_arch() {
-    case $1 in t4) echo 75 ;; a6000 | rtx3090) echo 86 ;; a100) echo 80 ;; l4) echo 89 ;; *) echo 90 ;; esac  # h100, h200
+    case $1 in t4) echo 75 ;; a6000 | rtx3090) echo 86 ;; a100 | a100-40gb) echo 80 ;; l4) echo 89 ;; *) echo 90 ;; esac  # h100, h200
 }
 
 # ptxas_regs PTXAS_LOG: "NAME REGISTERS" lines from ptxas -v output (what tools/sass.py reads),
@@ -40,22 +40,30 @@ sass_setup() {
     fi
 }
 
-# validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work (build/NAME,
-# made), arch (the GPU's) and bin (work/NAME_smARCH), for the script NAME.
+# validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work
+# (build/NAME/smARCH, made: one per architecture, so that sets of two GPUs can run at once
+# without overwriting each other's registers and SASS), arch (the GPU's) and bin
+# (work/NAME_smARCH), for the script NAME.
 # shellcheck disable=SC2034 # the scripts that source this file use them
 validation_setup() {
     root=$(cd "$(dirname "$0")/.." && pwd)
     build=${BUILD:-$root/build}
-    work=$build/$1
-    mkdir -p "$work"
     arch=$(gpu_arch "$2")
+    work=$build/$1/sm$arch
+    mkdir -p "$work"
     bin=$work/$1_sm$arch
+}
+
+# cpu_run FILE CMD ARGS...: run CMD; write the CPU seconds it and the processes it started took
+# (the emulator's device server among them: tools/cpu_seconds.py) to FILE.
+cpu_run() {
+    python3 "$root/tools/cpu_seconds.py" "$@"
 }
 
 # gemm_ladder_rows GPU PUBLISHED: for each of $kernels, run $bin KERNEL $size once on the CPU
 # emulator with the model of GPU (registers from $work/regs.txt, SASS from $SASS) and print one
 # line: the model's GFLOP/s, the published ones (the command PUBLISHED KERNEL prints them, 0 for
-# none), the error and the bound, after a header line.
+# none), the error, the bound and the CPU seconds the estimate took, after a header line.
 # shellcheck disable=SC2154 # size, kernels, work, build, bin and SASS: set by the sourcing script
 gemm_ladder_rows() {
     printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model GF/s" "published" "error" "bound" \
@@ -63,15 +71,15 @@ gemm_ladder_rows() {
     for k in $kernels; do
         out=$work/model_$k.txt
         rm -f "$out"
-        start=$(date +%s)
-        LD_LIBRARY_PATH=$build/emulator/lib COURSE_EMU_MODEL=$1 COURSE_EMU_MODEL_REGS=$work/regs.txt \
-            COURSE_EMU_MODEL_SASS=$SASS COURSE_EMU_MODEL_OUT=$out "$bin" "$k" "$size" >/dev/null
-        secs=$(($(date +%s) - start))
+        cpu_run "$work/cpu_$k.txt" env LD_LIBRARY_PATH="$build/emulator/lib" COURSE_EMU_MODEL="$1" \
+            COURSE_EMU_MODEL_REGS="$work/regs.txt" COURSE_EMU_MODEL_SASS="$SASS" \
+            COURSE_EMU_MODEL_OUT="$out" "$bin" "$k" "$size" >/dev/null
+        secs=$(cat "$work/cpu_$k.txt")
         # shellcheck disable=SC2086 # PUBLISHED is a command with its leading arguments
         awk -v k="$k" -v n="$size" -v pub="$($2 "$k")" -v secs="$secs" '
             /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }
             END { gf = 2 * n * n * n / (ms * 1e-3) / 1e9
                   err = pub > 0 ? sprintf("%+.0f%%", 100 * (gf - pub) / pub) : "-"
-                  printf "%-3s %12.1f %12s %8s %-8s (%ss on the emulator)\n", k, gf, pub, err, bound, secs }' "$out"
+                  printf "%-3s %12.1f %12s %8s %-8s (%s s of CPU on the emulator)\n", k, gf, pub, err, bound, secs }' "$out"
     done
 }

@@ -40,15 +40,15 @@ printf '%-3s %10s %10s %8s %6s %-8s %s\n' "#" "model GB/s" "published" "error" "
 for k in $kernels; do
     out=$work/model_$k.txt
     rm -f "$out"
-    start=$(date +%s)
-    LD_LIBRARY_PATH=$build/emulator/lib COURSE_EMU_MODEL=$gpu COURSE_EMU_MODEL_REGS=$work/regs.txt \
-        COURSE_EMU_MODEL_SASS=$SASS COURSE_EMU_MODEL_OUT=$out "$bin" "$k"
-    secs=$(($(date +%s) - start))
+    cpu_run "$work/cpu_$k.txt" env LD_LIBRARY_PATH="$build/emulator/lib" COURSE_EMU_MODEL="$gpu" \
+        COURSE_EMU_MODEL_REGS="$work/regs.txt" COURSE_EMU_MODEL_SASS="$SASS" \
+        COURSE_EMU_MODEL_OUT="$out" "$bin" "$k"
+    secs=$(cat "$work/cpu_$k.txt")
     # One model line per block size, in the order 64 .. 1024: the fastest is kept.
     awk -v k="$k" -v pub="$(published "$k")" -v secs="$secs" '
         /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
           split(f["block"], b, ","); gbs = 4 * 2 ^ 25 / (f["ms"] * 1e6)
           if (gbs > best) { best = gbs; block = b[1]; bound = f["bound"] } }
         END { err = pub > 0 ? sprintf("%+.0f%%", 100 * (best - pub) / pub) : "-"
-              printf "%-3s %10.1f %10s %8s %6s %-8s (%ss on the emulator)\n", k, best, pub, err, block, bound, secs }' "$out"
+              printf "%-3s %10.1f %10s %8s %6s %-8s (%s s of CPU on the emulator)\n", k, best, pub, err, block, bound, secs }' "$out"
 done

@@ -32,9 +32,10 @@ import pathlib
 import sys
 
 # Each GPU's link to the host, GB/s per direction: the PCIe generation and width its datasheet
-# gives (T4: Gen3 x16; RTX A6000, GeForce RTX 3090, A100 80GB SXM, L4: Gen4 x16; H100 SXM5: Gen5
+# gives (T4: Gen3 x16; RTX A6000, GeForce RTX 3090, A100 SXM, L4: Gen4 x16; H100 SXM5: Gen5
 # x16), at 8, 16 and 32 GT/s per lane with 128b/130b encoding.
-LINKS = {"t4": 15.75, "a6000": 31.5, "rtx3090": 31.5, "a100": 31.5, "l4": 31.5, "h100": 63.0}
+LINKS = {"t4": 15.75, "a6000": 31.5, "rtx3090": 31.5, "a100": 31.5, "a100-40gb": 31.5, "l4": 31.5,
+         "h100": 63.0}
 # The fraction of the link's rate a pinned copy reaches: an assumption (packet headers and flow
 # control take the rest), not measured here.
 LINK_EFFICIENCY = 0.8
@@ -196,7 +197,7 @@ def report(path, gpu, as_markdown):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("file", help="a model file (COURSE_EMU_MODEL_OUT)")
-    p.add_argument("--gpu", default="h100", help="t4, a6000, rtx3090, a100, l4 or h100")
+    p.add_argument("--gpu", default="h100", help="t4, a6000, rtx3090, a100, a100-40gb, l4 or h100")
     p.add_argument("--markdown", action="store_true", help="a README's Markdown table")
     args = p.parse_args()
     if not report(args.file, args.gpu, args.markdown):

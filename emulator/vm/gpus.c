@@ -4,11 +4,10 @@
  *
  * Sources, per field (every row unless a row's own source says otherwise):
  *  - SMs, boost clock, fp32 and Tensor Core TFLOP/s, DRAM bandwidth, L2 size: NVIDIA's
- *    datasheets (T4, RTX A6000, A100 80GB SXM, L4, H100 SXM5, H200 SXM; GeForce RTX 3090 from the
- * GA102 whitepaper's table, where the reduction ladder of emulator/MODEL.md was measured) and
- *    architecture whitepapers
- *    (Turing TU104, Ampere GA102 and GA100, Hopper GH100). Tensor rates are dense (the
- *    datasheets' "with sparsity" numbers halved).
+ *    datasheets (T4, RTX A6000, A100 80GB and 40GB SXM, L4, H100 SXM5, H200 SXM; GeForce RTX
+ *    3090 from the GA102 whitepaper's table, where the reduction ladder of emulator/MODEL.md
+ *    was measured) and architecture whitepapers (Turing TU104, Ampere GA102 and GA100, Hopper
+ *    GH100). Tensor rates are dense (the datasheets' "with sparsity" numbers halved).
  *  - registers, shared memory and L1 per SM, resident warps and blocks: the CUDA C++
  *    Programming Guide's table of technical specifications per compute capability
  *    (7.5, 8.0, 8.6, 8.9, 9.0).
@@ -54,6 +53,14 @@
             (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, src                             \
     }
 
+/* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
+ * their rows but the name, the DRAM bandwidth and the source is the chip's. */
+#define GA100_ROW(key, what, dram, src)                                                            \
+    {                                                                                              \
+        key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB, 5120,     \
+            dram, 64, 32, 33, 200, 500, 3.0, src                                                   \
+    }
+
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
  * rows but the name, the DRAM bandwidth and the source is the chip's. */
 #define GH100_ROW(key, what, dram, src)                                                            \
@@ -95,29 +102,13 @@ static const struct model_gpu table[] = {
               "GA102 whitepaper, GeForce RTX 3090 column (82 SMs, 1695 MHz boost, 35.6 TFLOP/s "
               "fp32, 71 TFLOP/s dense fp16 Tensor with fp32 accumulate, 6 MB L2, 936 GB/s); "
               "latencies as the A6000's (the same GA102 chip); Programming Guide, 8.6"),
-    {"a100",
-     "NVIDIA A100 80GB SXM (sm_80)",
-     108,
-     1410,
-     64,
-     312,
-     312,
-     0,
-     4,
-     65536,
-     164 * KIB,
-     192 * KIB,
-     40 * MIB,
-     5120,
-     2039,
-     64,
-     32,
-     33,
-     200,
-     500,
-     3.0,
-     "A100 datasheet (108 SMs, 1410 MHz, 19.5 TFLOP/s fp32, 312 TFLOP/s fp16, 2039 GB/s); "
-     "A100 whitepaper (40 MB L2, 5120 B/clk L2); Programming Guide, 8.0"},
+    GA100_ROW("a100", "NVIDIA A100 80GB SXM (sm_80)", 2039,
+              "A100 datasheet (108 SMs, 1410 MHz, 19.5 TFLOP/s fp32, 312 TFLOP/s fp16, 2039 GB/s); "
+              "A100 whitepaper (40 MB L2, 5120 B/clk L2); Programming Guide, 8.0"),
+    GA100_ROW("a100-40gb", "NVIDIA A100 40GB SXM4 (sm_80)", 1555,
+              "A100 datasheet (A100 40GB SXM: 1555 GB/s of HBM2); the same GA100 chip as the A100 "
+              "80GB SXM (108 SMs, 1410 MHz, 40 MB L2, A100 whitepaper), so every other field is "
+              "the a100 row's; Programming Guide, 8.0"),
     {"l4",
      "NVIDIA L4 (sm_89)",
      58,
@@ -151,6 +142,7 @@ static const struct model_gpu table[] = {
         "whitepaper), so every other field is the h100 row's; Programming Guide, 9.0"),
 };
 #undef GH100_ROW
+#undef GA100_ROW
 #undef GA102_ROW
 
 const struct model_gpu *gpus_all(size_t *n)

@@ -11,7 +11,7 @@
 
 /** One GPU: what the model's occupancy, bounds and caches need. */
 struct model_gpu {
-    char name[32];           /**< the key: t4, a6000, rtx3090, a100, l4, h100, h200 */
+    char name[32];           /**< the key: t4, a6000, rtx3090, a100, a100-40gb, l4, h100, h200 */
     char full[80];           /**< what it is called */
     unsigned sms;            /**< streaming multiprocessors */
     double clock_mhz;        /**< boost clock */

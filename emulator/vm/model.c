@@ -678,7 +678,9 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
            per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
     e->exposed_ms = exposed(m, &t, e, work);
     e->tma_stages = t.tma_depth / (double)m->blocks;
-    double chain = e->exposed_ms + busy / (per_sm < m->bps ? per_sm : m->bps);
+    double own = busy / (per_sm < m->bps ? per_sm : m->bps), chain = e->exposed_ms + own;
+    if (chain > busy && e->exposed_ms > own) /* the waits set the time, more than the work */
+        e->bound = MODEL_LATENCY;
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
     e->regs = m->regs ? m->regs : 32;
     e->regs_known = m->regs != 0;

@@ -34,7 +34,8 @@ enum model_bound {
     MODEL_LSU, /**< L1/shared wavefronts: 128 bytes per clock per SM */
     MODEL_L2,
     MODEL_DRAM,
-    MODEL_LATENCY, /**< loads in flight too few for their latency (Little's law) */
+    MODEL_LATENCY, /**< loads in flight too few for their latency (Little's law), or a block's
+                        exposed load latency sets the time and is the larger part of it */
     MODEL_ATOMIC,  /**< global atomics on one address, applied one at a time */
     MODEL_NBOUNDS
 };
@@ -42,7 +43,8 @@ enum model_bound {
 /** What model_finish() reports about a launch. */
 struct model_estimate {
     double ms;                      /**< estimated time, launch overhead included */
-    enum model_bound bound;         /**< the largest bound */
+    enum model_bound bound;         /**< the largest bound; latency when the exposed
+                                         latency's chain is longer and mostly waits */
     double bound_ms[MODEL_NBOUNDS]; /**< each resource's time */
     double exposed_ms;              /**< latency of barrier phases no other block hides */
     unsigned regs;                  /**< registers per thread the occupancy used */
