@@ -593,7 +593,8 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->bound_ms[MODEL_LATENCY] =
         (t->stall + t->async_latency / (ahead > 1 ? ahead : 1)) * share / resident * ms;
     /* Global atomics on one address are applied one at a time where the address lives (L2),
-     * one per clock: the address with the most updates, the sample's average, bounds. */
+     * one per clock: the updates per address, averaged over the addresses updated, bound (one
+     * hot address among many is not seen: MODEL.md, "Blind spots"). */
     double per_addr = run->gatom_addrs ? (double)c->gatom_lanes / (double)run->gatom_addrs : 0;
     e->bound_ms[MODEL_ATOMIC] = per_addr * ms;
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
