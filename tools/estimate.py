@@ -172,9 +172,14 @@ def table(rows, gpu, size):
               f"{r['warps_per_sm']:>6} {ms:>10.4f} {gflops:>9.1f} "
               f"{float(r['dram_bytes']) / (ms * 1e-3) / 1e9:>9.1f} {pct}  {r['bound']} "
               f"(model, {ERROR})")
-    sass_known = all(float(r.get("sass_insts", 0)) > 0 for r in rows)
-    print("issue bound: " + ("SASS instructions (ptxas's, per source line)" if sass_known else
-                             "PTX instructions (no nvdisasm: ./course sass installs it)"))
+    ptx = sorted({short(names[r["kernel"]]) for r in rows if float(r.get("sass_insts", 0)) <= 0})
+    if not ptx:
+        print("issue bound: SASS instructions (ptxas's, per source line)")
+    elif len(ptx) < len({r["kernel"] for r in rows}):
+        print("issue bound: SASS instructions (ptxas's, per source line), but PTX instructions for "
+              f"{', '.join(ptx)} (no SASS of theirs: their code is not the lesson's)")
+    else:
+        print("issue bound: PTX instructions (no nvdisasm: ./course sass installs it)")
     if cublas:
         print(f"cuBLAS SGEMM {size}^3 on {gpu}: {cublas[0]} GFLOP/s, published ({cublas[1]}); "
               "% of it shown for kernels with no Tensor Core math")
