@@ -3,9 +3,9 @@
  * @brief The driver stand-in: every other function the toolkit's libcuda.so exports, answered
  *        with CUDA_ERROR_NOT_SUPPORTED and one line naming it.
  *
- * A driver-API program that calls one of these (mipmapped arrays, graphs, virtual memory
- * management, IPC, interop, green contexts, libraries, logs) must not die at load time for a
- * missing symbol: it gets an error it can report. emulator.driver.every_export_is_defined
+ * A driver-API program that calls one of these (mipmapped arrays, graphs, shareable handles
+ * and multicast objects, IPC, interop, green contexts, libraries, logs) must not die at load time
+ * for a missing symbol: it gets an error it can report. emulator.driver.every_export_is_defined
  * reads the toolkit's stub libcuda.so at test time and fails when a name it exports is missing
  * here.
  *
@@ -241,8 +241,6 @@ UNSUPPORTED(cuLogsDumpToFile)
 UNSUPPORTED(cuLogsDumpToMemory)
 UNSUPPORTED(cuLogsRegisterCallback)
 UNSUPPORTED(cuLogsUnregisterCallback)
-UNSUPPORTED(cuMemAddressFree)
-UNSUPPORTED(cuMemAddressReserve)
 UNSUPPORTED(cuMemAdvise)
 UNSUPPORTED(cuMemAdvise_v2)
 UNSUPPORTED(cuMemAlloc)
@@ -255,7 +253,6 @@ UNSUPPORTED(cuMemAllocPitch)
 UNSUPPORTED(cuMemAllocPitch_v2)
 UNSUPPORTED(cuMemBatchDecompressAsync)
 UNSUPPORTED(cuMemBatchDecompressAsync_ptsz)
-UNSUPPORTED(cuMemCreate)
 UNSUPPORTED(cuMemDiscardAndPrefetchBatchAsync)
 UNSUPPORTED(cuMemDiscardAndPrefetchBatchAsync_ptsz)
 UNSUPPORTED(cuMemDiscardBatchAsync)
@@ -264,11 +261,8 @@ UNSUPPORTED(cuMemExportToShareableHandle)
 UNSUPPORTED(cuMemFree)
 UNSUPPORTED(cuMemFreeAsync)
 UNSUPPORTED(cuMemFreeAsync_ptsz)
-UNSUPPORTED(cuMemGetAccess)
 UNSUPPORTED(cuMemGetAddressRange)
 UNSUPPORTED(cuMemGetAddressRange_v2)
-UNSUPPORTED(cuMemGetAllocationGranularity)
-UNSUPPORTED(cuMemGetAllocationPropertiesFromHandle)
 UNSUPPORTED(cuMemGetDefaultMemPool)
 UNSUPPORTED(cuMemGetHandleForAddressRange)
 UNSUPPORTED(cuMemGetInfo)
@@ -279,7 +273,6 @@ UNSUPPORTED(cuMemHostRegister)
 UNSUPPORTED(cuMemHostRegister_v2)
 UNSUPPORTED(cuMemHostUnregister)
 UNSUPPORTED(cuMemImportFromShareableHandle)
-UNSUPPORTED(cuMemMap)
 UNSUPPORTED(cuMemMapArrayAsync)
 UNSUPPORTED(cuMemMapArrayAsync_ptsz)
 UNSUPPORTED(cuMemPoolCreate)
@@ -301,11 +294,7 @@ UNSUPPORTED(cuMemPrefetchBatchAsync)
 UNSUPPORTED(cuMemPrefetchBatchAsync_ptsz)
 UNSUPPORTED(cuMemRangeGetAttribute)
 UNSUPPORTED(cuMemRangeGetAttributes)
-UNSUPPORTED(cuMemRelease)
-UNSUPPORTED(cuMemRetainAllocationHandle)
-UNSUPPORTED(cuMemSetAccess)
 UNSUPPORTED(cuMemSetMemPool)
-UNSUPPORTED(cuMemUnmap)
 UNSUPPORTED(cuMemcpy2D)
 UNSUPPORTED(cuMemcpy2DAsync)
 UNSUPPORTED(cuMemcpy2DUnaligned)

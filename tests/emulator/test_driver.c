@@ -129,7 +129,7 @@ START_TEST(device_queries_match_the_runtime)
     /* numbers only the driver defines: answered by the stand-in, not passed to the runtime */
     CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, dev));
     ck_assert_int_eq(v, 1);
-    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, dev));
     ck_assert_int_eq(v, 0);
     CU_OK(cuDeviceCanAccessPeer(&v, dev, dev));
     ck_assert_int_eq(cuDeviceCanAccessPeer(&v, dev, 99), CUDA_ERROR_INVALID_DEVICE);
@@ -1162,6 +1162,258 @@ START_TEST(array_arguments_refused)
 }
 END_TEST
 
+/* --- virtual memory management --------------------------------------------------------------- */
+
+/* The granularity the stand-in reports, as NVIDIA's GPUs do. */
+#define GRAIN ((size_t)2 << 20)
+
+/* Pinned device memory on device @p dev. */
+static CUmemAllocationProp device_memory(int dev)
+{
+    CUmemAllocationProp p = {.type = CU_MEM_ALLOCATION_TYPE_PINNED};
+    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.location.id = dev;
+    return p;
+}
+
+/* Read and write access for device 0 to [ptr, ptr + size). */
+static CUresult give_access(CUdeviceptr ptr, size_t size)
+{
+    CUmemAccessDesc a = {.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = 0;
+    return cuMemSetAccess(ptr, size, &a, 1);
+}
+
+/* A reservation of @p handles granules with one 2 MiB handle mapped at each, made accessible. */
+static CUdeviceptr mapped_range(int handles, CUmemGenericAllocationHandle *h)
+{
+    CUdeviceptr base;
+    CUmemAllocationProp p = device_memory(0);
+    CU_OK(cuMemAddressReserve(&base, handles * GRAIN, 0, 0, 0));
+    for (int k = 0; k < handles; k++) {
+        CU_OK(cuMemCreate(&h[k], GRAIN, &p, 0));
+        CU_OK(cuMemMap(base + k * GRAIN, GRAIN, 0, h[k], 0));
+    }
+    CU_OK(give_access(base, handles * GRAIN));
+    return base;
+}
+
+/* The ints of [d, d + count) equal want(i - first) for first <= i < first + n, POISON around. */
+static void expect_window(CUdeviceptr d, size_t count, size_t first, int n, int (*want)(int),
+                          const char *what)
+{
+    int *h = malloc(count * sizeof *h);
+    CU_OK(cuMemcpyDtoH(h, d, count * sizeof *h));
+    for (size_t i = 0; i < count; i++) {
+        int in = i >= first && i < first + (size_t)n;
+        int w = in ? want((int)(i - first)) : POISON;
+        ck_assert_msg(h[i] == w, "%s: element %zu is %d, not %d%s", what, i, h[i], w,
+                      in ? "" : " (a guard element)");
+    }
+    free(h);
+}
+
+static int seven(int i)
+{
+    (void)i;
+    return 7;
+}
+
+/* Two 2 MiB handles side by side in one reservation: a copy of POISON fills both, a kernel
+ * writes a prime count of elements across the seam, and the whole range reads back. */
+START_TEST(vmm_two_handles_form_one_range)
+{
+    CUdevice dev = setup();
+    int vmm = 0;
+    CU_OK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+    ck_assert_int_eq(vmm, 1);
+    size_t grain[2], free0, free1, total;
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    CUmemAllocationProp p = device_memory(0);
+    CU_OK(cuMemGetAllocationGranularity(&grain[0], &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CU_OK(cuMemGetAllocationGranularity(&grain[1], &p, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+    ck_assert_uint_eq(grain[0], GRAIN);
+    ck_assert_uint_eq(grain[1], GRAIN);
+    CU_OK(cuMemGetInfo(&free0, &total));
+    CUmemGenericAllocationHandle h[2];
+    CUdeviceptr base = mapped_range(2, h);
+    CU_OK(cuMemGetInfo(&free1, &total));
+    ck_assert_uint_eq(free0 - free1, 2 * GRAIN); /* the handles, not the mappings, hold memory */
+    const size_t count = 2 * GRAIN / sizeof(int), first = GRAIN / sizeof(int) - 1000;
+    int *poison = malloc(count * sizeof *poison);
+    for (size_t i = 0; i < count; i++)
+        poison[i] = POISON;
+    CU_OK(cuMemcpyHtoD(base, poison, count * sizeof *poison));
+    int n = 2003; /* prime; elements first .. first + 2002 cross the seam at 524288 */
+    CUdeviceptr x = upload(n, ramp), y = base + first * sizeof(int);
+    void *args[] = {&y, &x, &n};
+    CU_OK(cuLaunchKernel(f, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    bias_for_case = 7;
+    expect_window(base, count, first, n, ramp_plus_bias, "add_bias across two handles");
+    CU_OK(cuMemsetD32(base + (GRAIN - 64), 7, 32)); /* a fill across the seam */
+    CU_OK(cuMemcpyDtoH(poison, base + (GRAIN - 64), 128));
+    for (int i = 0; i < 32; i++)
+        ck_assert_int_eq(poison[i], seven(i));
+    CU_OK(cuMemUnmap(base, 2 * GRAIN));
+    CU_OK(cuMemRelease(h[0]));
+    CU_OK(cuMemRelease(h[1]));
+    CU_OK(cuMemAddressFree(base, 2 * GRAIN));
+    CU_OK(cuMemFree(x));
+    CU_OK(cuMemGetInfo(&free1, &total));
+    ck_assert_uint_eq(free1, free0);
+    free(poison);
+}
+END_TEST
+
+/* A handle released while mapped lives on until it is unmapped; retained again from its
+ * address, it is the same handle, and mapped elsewhere it shows the bytes it kept. */
+START_TEST(vmm_handle_outlives_release)
+{
+    setup();
+    CUmemGenericAllocationHandle h, again;
+    CUdeviceptr base = mapped_range(1, &h);
+    CU_OK(cuMemRelease(h)); /* legal: the mapping holds the memory */
+    int *x = malloc(GRAIN), *back = malloc(GRAIN);
+    const int n = (int)(GRAIN / sizeof *x);
+    for (int i = 0; i < n; i++)
+        x[i] = ramp(i);
+    CU_OK(cuMemcpyHtoD(base, x, GRAIN));
+    CU_OK(cuMemRetainAllocationHandle(&again, (void *)(uintptr_t)(base + 4096)));
+    ck_assert_uint_eq(again, h);
+    CUmemAllocationProp p;
+    CU_OK(cuMemGetAllocationPropertiesFromHandle(&p, again));
+    ck_assert_int_eq(p.type, CU_MEM_ALLOCATION_TYPE_PINNED);
+    ck_assert_int_eq(p.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    ck_assert_int_eq(p.location.id, 0);
+    unsigned long long flags = 99;
+    CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+    CU_OK(cuMemGetAccess(&flags, &loc, base));
+    ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    loc.id = 1;
+    CU_OK(cuMemGetAccess(&flags, &loc, base));
+    ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    CU_OK(cuMemUnmap(base, GRAIN));
+    CUdeviceptr other_place;
+    CU_OK(cuMemAddressReserve(&other_place, 3 * GRAIN, 0, 0, 0));
+    CU_OK(cuMemMap(other_place + GRAIN, GRAIN, 0, again, 0));
+    CU_OK(give_access(other_place + GRAIN, GRAIN));
+    CU_OK(cuMemcpyDtoH(back, other_place + GRAIN, GRAIN));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(back[i] == x[i], "element %d is %d after the remap, not %d", i, back[i],
+                      x[i]);
+    CU_OK(cuMemUnmap(other_place + GRAIN, GRAIN));
+    CU_OK(cuMemRelease(again));
+    CU_OK(cuMemAddressFree(other_place, 3 * GRAIN));
+    CU_OK(cuMemAddressFree(base, GRAIN));
+    free(x);
+    free(back);
+}
+END_TEST
+
+/* Each bad argument and each call out of order: the code NVIDIA documents, and one line. */
+START_TEST(vmm_arguments_refused)
+{
+    setup();
+    CUmemGenericAllocationHandle h, h2;
+    CUmemAllocationProp p = device_memory(0);
+    CUdeviceptr base, r2;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAIN + 4096, &p, 0),
+                        "not a multiple of the granularity");
+    p.type = CU_MEM_ALLOCATION_TYPE_MANAGED;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAIN, &p, 0),
+                        "not CU_MEM_ALLOCATION_TYPE_PINNED");
+    p = device_memory(5);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_DEVICE, cuMemCreate(&h, GRAIN, &p, 0),
+                        "device 5 does not exist");
+    p = device_memory(0);
+    p.location.type = CU_MEM_LOCATION_TYPE_HOST;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_SUPPORTED, cuMemCreate(&h, GRAIN, &p, 0),
+                        "only device memory");
+    p = device_memory(0);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&base, 100, 0, 0, 0),
+                        "whole pages");
+    CU_OK(cuMemAddressReserve(&base, 2 * GRAIN, 0, 0, 0));
+    CU_OK(cuMemAddressReserve(&r2, GRAIN, 0, 0, 0));
+    CU_OK(cuMemCreate(&h, GRAIN, &p, 0));
+    CU_OK(cuMemCreate(&h2, 2 * GRAIN, &p, 0));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base + 2 * GRAIN, GRAIN, 0, h, 0),
+                        "outside every reservation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base + GRAIN, 2 * GRAIN, 0, h2, 0),
+                        "outside every reservation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base + 4096, GRAIN, 0, h, 0),
+                        "multiples of the granularity");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base, 2 * GRAIN, 0, h, 0),
+                        "past the end of the allocation");
+    CU_OK(cuMemMap(base, GRAIN, 0, h, 0));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base, GRAIN, 0, h, 0), "mapped already");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, give_access(base, 2 * GRAIN),
+                        "not whole mappings");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(base, GRAIN / 2),
+                        "not whole mappings");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(base, 2 * GRAIN),
+                        "still mapped");
+    CU_OK(give_access(base, GRAIN));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemFree(base), "mapped with cuMemMap");
+    cudaIpcMemHandle_t ipc;
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaIpcGetMemHandle(&ipc, (void *)(uintptr_t)base),
+                        "not the start of a live cudaMalloc allocation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(base, GRAIN),
+                        "not a reservation");
+    CU_OK(cuMemRelease(h2));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemRelease(h2), "not a live allocation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(r2, GRAIN, 0, h2, 0),
+                        "not a live allocation");
+    int fd;
+    EXPECT_REFUSED_WITH(
+        CUDA_ERROR_NOT_SUPPORTED,
+        cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        "cuMemExportToShareableHandle is not emulated");
+    CU_OK(cuMemUnmap(base, GRAIN));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(base, GRAIN), "not whole mappings");
+    CU_OK(cuMemRelease(h));
+    CU_OK(cuMemAddressFree(base, 2 * GRAIN));
+    CU_OK(cuMemAddressFree(r2, GRAIN));
+}
+END_TEST
+
+/* A mapping without access is no memory to copies; a kernel that touches it faults. */
+START_TEST(vmm_access_is_enforced)
+{
+    setup();
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp p = device_memory(0);
+    CUdeviceptr base;
+    CU_OK(cuMemAddressReserve(&base, GRAIN, 0, 0, 0));
+    CU_OK(cuMemCreate(&h, GRAIN, &p, 0));
+    CU_OK(cuMemMap(base, GRAIN, 0, h, 0));
+    int v = 5;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(base, &v, sizeof v),
+                        "not inside any device allocation");
+    CU_OK(give_access(base, GRAIN));
+    CU_OK(cuMemcpyHtoD(base, &v, sizeof v));
+    CUmemAccessDesc none = {.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE};
+    none.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    CU_OK(cuMemSetAccess(base, GRAIN, &none, 1));
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    CUdeviceptr x = upload(1, ramp);
+    int n = 1;
+    void *args[] = {&base, &x, &n};
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    struct capture c;
+    capture_begin(&c, 2);
+    CUresult r = cuCtxSynchronize();
+    free(capture_end(&c));
+    ck_assert_int_eq(r, CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -1187,6 +1439,10 @@ int main(int argc, char **argv)
         {"texture_object_samples_a_2d_array", texture_object_samples_a_2d_array, CASE_CPU, 120},
         {"array_3d_round_trip", array_3d_round_trip, CASE_CPU, 60},
         {"array_arguments_refused", array_arguments_refused, CASE_CPU, 60},
+        {"vmm_two_handles_form_one_range", vmm_two_handles_form_one_range, CASE_CPU, 120},
+        {"vmm_handle_outlives_release", vmm_handle_outlives_release, CASE_CPU, 60},
+        {"vmm_arguments_refused", vmm_arguments_refused, CASE_CPU, 60},
+        {"vmm_access_is_enforced", vmm_access_is_enforced, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

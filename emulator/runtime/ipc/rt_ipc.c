@@ -264,7 +264,7 @@ cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
     if (err == cudaSuccess && rt.remote) {
         emu_say("cudaIpcGetMemHandle: the grader's device shares its memory with no other process");
         err = cudaErrorNotSupported;
-    } else if (err == cudaSuccess && (!handle || !b || b->addr != a)) {
+    } else if (err == cudaSuccess && (!handle || !b || b->view || b->addr != a)) {
         emu_say("cudaIpcGetMemHandle: %p is not the start of a live cudaMalloc allocation", devPtr);
         err = cudaErrorInvalidValue;
     } else if (err == cudaSuccess) {
