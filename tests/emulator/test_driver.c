@@ -14,7 +14,11 @@
  * 37 x 13 float image goes in and out through cuMemcpy2D with padded pitches and guard rows,
  * and a kernel samples it through texture objects (point and linear, clamp and wrap) against
  * the Programming Guide's fetch computed here; a 3D array of two 16-bit channels takes an
- * offset box back out through cuMemcpy3D; bad arguments each give one line.
+ * offset box back out through cuMemcpy3D; bad arguments each give one line. Virtual memory
+ * management: two 2 MiB handles mapped side by side take a copy, a kernel's 2003 elements and a
+ * fill across the seam, guards all around; a handle released while mapped keeps its bytes into
+ * a second mapping; each bad argument and call out of order gives its code and one line; a
+ * mapping without access refuses a copy and faults a kernel.
  */
 #define _GNU_SOURCE
 /* cuDeviceComputeCapability and cudaGetDriverEntryPoint are tested though deprecated. */
