@@ -373,6 +373,57 @@ static struct cudaTextureDesc texture_desc(const CUDA_TEXTURE_DESC *t)
     return o;
 }
 
+/* Resource @p o (the runtime's, which resource_desc made) in the driver's words. */
+static CUDA_RESOURCE_DESC driver_resource(const struct cudaResourceDesc *o)
+{
+    CUDA_RESOURCE_DESC r;
+    memset(&r, 0, sizeof r);
+    r.resType = (CUresourcetype)o->resType;
+    switch (o->resType) {
+    case cudaResourceTypeArray:
+        r.res.array.hArray = (CUarray)o->res.array.array;
+        break;
+    case cudaResourceTypeMipmappedArray:
+        r.res.mipmap.hMipmappedArray = (CUmipmappedArray)o->res.mipmap.mipmap;
+        break;
+    case cudaResourceTypeLinear:
+        r.res.linear.devPtr = (CUdeviceptr)(uintptr_t)o->res.linear.devPtr;
+        r.res.linear.format = format_of(&o->res.linear.desc, &r.res.linear.numChannels);
+        r.res.linear.sizeInBytes = o->res.linear.sizeInBytes;
+        break;
+    case cudaResourceTypePitch2D:
+        r.res.pitch2D.devPtr = (CUdeviceptr)(uintptr_t)o->res.pitch2D.devPtr;
+        r.res.pitch2D.format = format_of(&o->res.pitch2D.desc, &r.res.pitch2D.numChannels);
+        r.res.pitch2D.width = o->res.pitch2D.width;
+        r.res.pitch2D.height = o->res.pitch2D.height;
+        r.res.pitch2D.pitchInBytes = o->res.pitch2D.pitchInBytes;
+        break;
+    }
+    return r;
+}
+
+/* Sampling @p o (the runtime's, which texture_desc made) in the driver's words. */
+static CUDA_TEXTURE_DESC driver_texture(const struct cudaTextureDesc *o)
+{
+    CUDA_TEXTURE_DESC t;
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < 3; i++)
+        t.addressMode[i] = (CUaddress_mode)o->addressMode[i];
+    t.filterMode = (CUfilter_mode)o->filterMode;
+    t.flags = (o->readMode == cudaReadModeElementType ? CU_TRSF_READ_AS_INTEGER : 0) |
+              (o->sRGB ? CU_TRSF_SRGB : 0) |
+              (o->normalizedCoords ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+              (o->disableTrilinearOptimization ? CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION : 0) |
+              (o->seamlessCubemap ? CU_TRSF_SEAMLESS_CUBEMAP : 0);
+    memcpy(t.borderColor, o->borderColor, sizeof t.borderColor);
+    t.maxAnisotropy = o->maxAnisotropy;
+    t.mipmapFilterMode = (CUfilter_mode)o->mipmapFilterMode;
+    t.mipmapLevelBias = o->mipmapLevelBias;
+    t.minMipmapLevelClamp = o->minMipmapLevelClamp;
+    t.maxMipmapLevelClamp = o->maxMipmapLevelClamp;
+    return t;
+}
+
 CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc,
                            const CUDA_TEXTURE_DESC *pTexDesc,
                            const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
@@ -420,4 +471,59 @@ CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC 
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
 {
     DRV_FORWARD("cuSurfObjectDestroy", cudaDestroySurfaceObject(surfObject));
+}
+
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+{
+    struct cudaResourceDesc r;
+    if (!pResDesc)
+        return refuse("cuTexObjectGetResourceDesc", "no place for the descriptor");
+    CUresult res = drv_ready("cuTexObjectGetResourceDesc");
+    if (res == CUDA_SUCCESS)
+        res = drv_result(cudaGetTextureObjectResourceDesc(&r, texObject));
+    if (res == CUDA_SUCCESS)
+        *pResDesc = driver_resource(&r);
+    return res;
+}
+
+CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
+{
+    struct cudaTextureDesc t;
+    if (!pTexDesc)
+        return refuse("cuTexObjectGetTextureDesc", "no place for the descriptor");
+    CUresult res = drv_ready("cuTexObjectGetTextureDesc");
+    if (res == CUDA_SUCCESS)
+        res = drv_result(cudaGetTextureObjectTextureDesc(&t, texObject));
+    if (res == CUDA_SUCCESS)
+        *pTexDesc = driver_texture(&t);
+    return res;
+}
+
+/* No object has a view (cuTexObjectCreate refuses one with a format, as the runtime does): a
+ * live object's view is CU_RES_VIEW_FORMAT_NONE, all zeros. */
+CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc,
+                                        CUtexObject texObject)
+{
+    struct cudaResourceDesc r;
+    if (!pResViewDesc)
+        return refuse("cuTexObjectGetResourceViewDesc", "no place for the descriptor");
+    CUresult res = drv_ready("cuTexObjectGetResourceViewDesc");
+    if (res == CUDA_SUCCESS)
+        res = drv_result(cudaGetTextureObjectResourceDesc(&r, texObject));
+    if (res == CUDA_SUCCESS)
+        memset(pResViewDesc, 0, sizeof *pResViewDesc);
+    return res;
+}
+
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
+{
+    struct cudaResourceDesc r;
+    if (!pResDesc)
+        return refuse("cuSurfObjectGetResourceDesc", "no place for the descriptor");
+    CUresult res = drv_ready("cuSurfObjectGetResourceDesc");
+    if (res == CUDA_SUCCESS)
+        res = drv_result(cudaGetSurfaceObjectResourceDesc(&r, surfObject));
+    if (res == CUDA_SUCCESS)
+        *pResDesc = driver_resource(&r);
+    return res;
 }

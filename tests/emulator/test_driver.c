@@ -14,7 +14,8 @@
  * 37 x 13 float image goes in and out through cuMemcpy2D with padded pitches and guard rows,
  * and a kernel samples it through texture objects (point and linear, clamp and wrap) against
  * the Programming Guide's fetch computed here; a 3D array of two 16-bit channels takes an
- * offset box back out through cuMemcpy3D; bad arguments each give one line. Virtual memory
+ * offset box back out through cuMemcpy3D; texture and surface objects give back, field by
+ * field, the descriptors they were made from; bad arguments each give one line. Virtual memory
  * management: two 2 MiB handles mapped side by side take a copy, a kernel's 2003 elements and a
  * fill across the seam, guards all around; a handle released while mapped keeps its bytes into
  * a second mapping; each bad argument and call out of order gives its code and one line; a
@@ -1166,6 +1167,104 @@ START_TEST(array_arguments_refused)
 }
 END_TEST
 
+/* Texture and surface objects give back what they were made from, field by field: an array of
+ * two 16-bit channels, linear and pitched memory of other formats, each with wrap, clamp and
+ * border modes, integer reads and normalised coordinates; the array again with normalised
+ * reads and linear filtering; a surface's array. */
+START_TEST(texture_objects_read_back)
+{
+    setup();
+    CUDA_ARRAY3D_DESCRIPTOR ad = {5, 3, 0, CU_AD_FORMAT_SIGNED_INT16, 2, CUDA_ARRAY3D_SURFACE_LDST};
+    CUarray a;
+    CU_OK(cuArray3DCreate(&a, &ad));
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc(&d, 4096));
+    CUDA_RESOURCE_DESC res[3] = {{.resType = CU_RESOURCE_TYPE_ARRAY},
+                                 {.resType = CU_RESOURCE_TYPE_LINEAR},
+                                 {.resType = CU_RESOURCE_TYPE_PITCH2D}};
+    res[0].res.array.hArray = a;
+    res[1].res.linear.devPtr = d + 256;
+    res[1].res.linear.format = CU_AD_FORMAT_HALF;
+    res[1].res.linear.numChannels = 4;
+    res[1].res.linear.sizeInBytes = 1000;
+    res[2].res.pitch2D.devPtr = d;
+    res[2].res.pitch2D.format = CU_AD_FORMAT_UNSIGNED_INT8;
+    res[2].res.pitch2D.numChannels = 1;
+    res[2].res.pitch2D.width = 31, res[2].res.pitch2D.height = 7;
+    res[2].res.pitch2D.pitchInBytes = 512;
+    CUDA_TEXTURE_DESC td = {.addressMode = {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_CLAMP,
+                                            CU_TR_ADDRESS_MODE_BORDER},
+                            .filterMode = CU_TR_FILTER_MODE_POINT,
+                            .flags = CU_TRSF_READ_AS_INTEGER | CU_TRSF_NORMALIZED_COORDINATES,
+                            .maxAnisotropy = 3,
+                            .borderColor = {0.25f, -1.5f, 2.0f, 7.0f}};
+    for (int k = 0; k < 3; k++) {
+        CUtexObject tex;
+        CU_OK(cuTexObjectCreate(&tex, &res[k], &td, NULL));
+        CUDA_RESOURCE_DESC r;
+        CUDA_TEXTURE_DESC t;
+        CUDA_RESOURCE_VIEW_DESC v;
+        memset(&r, 0x5a, sizeof r), memset(&t, 0x5a, sizeof t), memset(&v, 0x5a, sizeof v);
+        CU_OK(cuTexObjectGetResourceDesc(&r, tex));
+        CU_OK(cuTexObjectGetTextureDesc(&t, tex));
+        CU_OK(cuTexObjectGetResourceViewDesc(&v, tex));
+        ck_assert_int_eq(r.resType, res[k].resType);
+        ck_assert_uint_eq(r.flags, 0);
+        if (k == 0)
+            ck_assert_ptr_eq(r.res.array.hArray, a);
+        if (k == 1) {
+            ck_assert_uint_eq(r.res.linear.devPtr, d + 256);
+            ck_assert_int_eq(r.res.linear.format, CU_AD_FORMAT_HALF);
+            ck_assert_uint_eq(r.res.linear.numChannels, 4);
+            ck_assert_uint_eq(r.res.linear.sizeInBytes, 1000);
+        }
+        if (k == 2) {
+            ck_assert_uint_eq(r.res.pitch2D.devPtr, d);
+            ck_assert_int_eq(r.res.pitch2D.format, CU_AD_FORMAT_UNSIGNED_INT8);
+            ck_assert_uint_eq(r.res.pitch2D.numChannels, 1);
+            ck_assert_uint_eq(r.res.pitch2D.width, 31);
+            ck_assert_uint_eq(r.res.pitch2D.height, 7);
+            ck_assert_uint_eq(r.res.pitch2D.pitchInBytes, 512);
+        }
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(t.addressMode[i], td.addressMode[i]);
+        ck_assert_int_eq(t.filterMode, td.filterMode);
+        ck_assert_uint_eq(t.flags, td.flags);
+        ck_assert_uint_eq(t.maxAnisotropy, 3);
+        ck_assert_int_eq(t.mipmapFilterMode, CU_TR_FILTER_MODE_POINT);
+        ck_assert(t.mipmapLevelBias == 0 && t.minMipmapLevelClamp == 0 &&
+                  t.maxMipmapLevelClamp == 0);
+        ck_assert(!memcmp(t.borderColor, td.borderColor, sizeof t.borderColor));
+        ck_assert_int_eq(v.format, CU_RES_VIEW_FORMAT_NONE);
+        ck_assert(v.width == 0 && v.height == 0 && v.depth == 0 && v.lastLayer == 0);
+        CU_OK(cuTexObjectDestroy(tex));
+        EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuTexObjectGetResourceDesc(&r, tex),
+                            "not a live texture object");
+    }
+    td.flags = 0; /* integer texels read as normalised floats (the driver's default): filtered */
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+    CUtexObject tex;
+    CU_OK(cuTexObjectCreate(&tex, &res[0], &td, NULL));
+    CUDA_TEXTURE_DESC t;
+    CU_OK(cuTexObjectGetTextureDesc(&t, tex));
+    ck_assert_uint_eq(t.flags, 0);
+    ck_assert_int_eq(t.filterMode, CU_TR_FILTER_MODE_LINEAR);
+    CUsurfObject surf;
+    CU_OK(cuSurfObjectCreate(&surf, &res[0]));
+    CUDA_RESOURCE_DESC r;
+    memset(&r, 0x5a, sizeof r);
+    CU_OK(cuSurfObjectGetResourceDesc(&r, surf));
+    ck_assert_int_eq(r.resType, CU_RESOURCE_TYPE_ARRAY);
+    ck_assert_ptr_eq(r.res.array.hArray, a);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuSurfObjectGetResourceDesc(NULL, surf),
+                        "no place for the descriptor");
+    CU_OK(cuSurfObjectDestroy(surf));
+    CU_OK(cuTexObjectDestroy(tex));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuMemFree(d));
+}
+END_TEST
+
 /* --- virtual memory management --------------------------------------------------------------- */
 
 /* The granularity the stand-in reports, as NVIDIA's GPUs do. */
@@ -1443,6 +1542,7 @@ int main(int argc, char **argv)
         {"texture_object_samples_a_2d_array", texture_object_samples_a_2d_array, CASE_CPU, 120},
         {"array_3d_round_trip", array_3d_round_trip, CASE_CPU, 60},
         {"array_arguments_refused", array_arguments_refused, CASE_CPU, 60},
+        {"texture_objects_read_back", texture_objects_read_back, CASE_CPU, 60},
         {"vmm_two_handles_form_one_range", vmm_two_handles_form_one_range, CASE_CPU, 120},
         {"vmm_handle_outlives_release", vmm_handle_outlives_release, CASE_CPU, 60},
         {"vmm_arguments_refused", vmm_arguments_refused, CASE_CPU, 60},
