@@ -3,19 +3,16 @@
  * @brief The driver stand-in: virtual memory management (cuMemAddressReserve, cuMemCreate,
  *        cuMemMap, cuMemSetAccess and the calls that undo them).
  *
- * Design. Device memory is one memfd, seen at device address base + offset (common/mem.h),
- * and the span's second half is address space cudaMalloc never uses (runtime/rt_vmm.c).
- *  - A reservation is a range of that half, kept here; nothing is mapped or allocated for it.
- *  - A physical allocation (handle) is an ordinary device block, made as cuMemAlloc makes one,
- *    so it counts in cuMemGetInfo and the leak check names a handle never released.
- *  - cuMemMap maps the block's pages of the memfd at the reserved address in this process
- *    and in the device server (mmap over the alias), so both see the same bytes there.
- *  - cuMemSetAccess makes a mapped range usable: each run of contiguous accessible mappings
- *    is entered in both allocation tables as one allocation (a view of the blocks' memory), so
- *    a kernel, copy or fill may run across handles mapped side by side, and one that touches a
- *    mapping without access, or an unmapped address, is the illegal address it is on a GPU.
- * Every emulated GPU reaches the one memory: access given to any device opens a mapping to
- * all, and read-only access is recorded (cuMemGetAccess) but does not stop writes.
+ * Design: device memory is one memfd seen at base + offset (common/mem.h); the span's second
+ * half is address space cudaMalloc never uses (runtime/rt_vmm.c). A reservation is a range of
+ * it, kept here. A handle is an ordinary device block (so cuMemGetInfo and the leak check see
+ * it). cuMemMap maps the block's pages of the memfd at the reserved address in this process
+ * and in the device server, so both see the same bytes there. cuMemSetAccess enters each run
+ * of contiguous accessible mappings in both allocation tables as one allocation (a view), so a
+ * kernel or copy may cross handles mapped side by side, and a mapping without access, like an
+ * unmapped address, is the illegal address it is on a GPU. Every emulated GPU reaches the one
+ * memory: access given to any device opens a mapping to all; read-only access is recorded
+ * (cuMemGetAccess) but does not stop writes.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -77,7 +74,7 @@ static uint64_t round_up(uint64_t x, uint64_t to)
     return (x + to - 1) / to * to;
 }
 
-/* Open a gap of one element at @p i of array @p a (elements of @p size bytes). */
+/* Open a gap of one element at @p i of the array at *@p at (*@p n elements of @p size bytes). */
 static void *open_at(void **at, size_t *n, size_t size, size_t i)
 {
     *at = emu_realloc(*at, (*n + 1) * size);
@@ -86,7 +83,7 @@ static void *open_at(void **at, size_t *n, size_t size, size_t i)
     return (char *)*at + i * size;
 }
 
-/* Close element @p i of an array. */
+/* Close element @p i of the array at @p at (*@p n elements of @p size bytes). */
 static void close_at(void *at, size_t *n, size_t size, size_t i)
 {
     memmove((char *)at + i * size, (char *)at + (i + 1) * size, (*n - i - 1) * size);
