@@ -473,17 +473,26 @@ CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
     DRV_FORWARD("cuSurfObjectDestroy", cudaDestroySurfaceObject(surfObject));
 }
 
-CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+/* The resource live object @p h was made from, asked of the runtime's @p get, into *@p out in
+ * the driver's words (with @p out NULL, only whether @p h is live). */
+static CUresult resource_of(CUDA_RESOURCE_DESC *out,
+                            cudaError_t (*get)(struct cudaResourceDesc *, unsigned long long),
+                            unsigned long long h, const char *who)
 {
     struct cudaResourceDesc r;
-    if (!pResDesc)
-        return refuse("cuTexObjectGetResourceDesc", "no place for the descriptor");
-    CUresult res = drv_ready("cuTexObjectGetResourceDesc");
+    CUresult res = drv_ready(who);
     if (res == CUDA_SUCCESS)
-        res = drv_result(cudaGetTextureObjectResourceDesc(&r, texObject));
-    if (res == CUDA_SUCCESS)
-        *pResDesc = driver_resource(&r);
+        res = drv_result(get(&r, h));
+    if (res == CUDA_SUCCESS && out)
+        *out = driver_resource(&r);
     return res;
+}
+
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+{
+    const char *who = "cuTexObjectGetResourceDesc";
+    return !pResDesc ? refuse(who, "no place for the descriptor")
+                     : resource_of(pResDesc, cudaGetTextureObjectResourceDesc, texObject, who);
 }
 
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
@@ -504,12 +513,10 @@ CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texO
 CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc,
                                         CUtexObject texObject)
 {
-    struct cudaResourceDesc r;
+    const char *who = "cuTexObjectGetResourceViewDesc";
     if (!pResViewDesc)
-        return refuse("cuTexObjectGetResourceViewDesc", "no place for the descriptor");
-    CUresult res = drv_ready("cuTexObjectGetResourceViewDesc");
-    if (res == CUDA_SUCCESS)
-        res = drv_result(cudaGetTextureObjectResourceDesc(&r, texObject));
+        return refuse(who, "no place for the descriptor");
+    CUresult res = resource_of(NULL, cudaGetTextureObjectResourceDesc, texObject, who);
     if (res == CUDA_SUCCESS)
         memset(pResViewDesc, 0, sizeof *pResViewDesc);
     return res;
@@ -517,13 +524,7 @@ CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc,
 
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
-    struct cudaResourceDesc r;
-    if (!pResDesc)
-        return refuse("cuSurfObjectGetResourceDesc", "no place for the descriptor");
-    CUresult res = drv_ready("cuSurfObjectGetResourceDesc");
-    if (res == CUDA_SUCCESS)
-        res = drv_result(cudaGetSurfaceObjectResourceDesc(&r, surfObject));
-    if (res == CUDA_SUCCESS)
-        *pResDesc = driver_resource(&r);
-    return res;
+    const char *who = "cuSurfObjectGetResourceDesc";
+    return !pResDesc ? refuse(who, "no place for the descriptor")
+                     : resource_of(pResDesc, cudaGetSurfaceObjectResourceDesc, surfObject, who);
 }

@@ -573,25 +573,39 @@ START_TEST(launch_ex_and_function_attributes)
 }
 END_TEST
 
-/* An out-of-bounds store: the launch is queued (success), the synchronisation reports it and
- * every call after it returns it, as on a GPU. */
-START_TEST(kernel_fault_is_sticky)
+/* add_bias from add_bias_ptx, loaded as a module of its own. */
+static CUfunction add_bias_function(void)
 {
-    setup();
     CUmodule m;
     CUfunction f;
     CU_OK(cuModuleLoadData(&m, add_bias_ptx));
     CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
-    CUdeviceptr x = upload(1, ramp), y;
-    CU_OK(cuMemAlloc(&y, 4));
-    int n = 64; /* 64 elements of a 4-byte buffer */
+    return f;
+}
+
+/* add_bias over @p n elements of @p y from @p x, one block: the launch is queued (success) and
+ * the synchronisation reports the illegal address (its line captured). */
+static void add_bias_faults(CUfunction f, CUdeviceptr y, CUdeviceptr x, int n)
+{
     void *args[] = {&y, &x, &n};
-    CU_OK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, (unsigned)n, 1, 1, 0, NULL, args, NULL));
     struct capture c;
     capture_begin(&c, 2);
     CUresult r = cuCtxSynchronize();
     free(capture_end(&c));
     ck_assert_int_eq(r, CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+
+/* An out-of-bounds store: the launch is queued (success), the synchronisation reports it and
+ * every call after it returns it, as on a GPU. */
+START_TEST(kernel_fault_is_sticky)
+{
+    setup();
+    CUfunction f = add_bias_function();
+    CUdeviceptr x = upload(1, ramp), y;
+    CU_OK(cuMemAlloc(&y, 4));
+    add_bias_faults(f, y, x, 64); /* 64 elements of a 4-byte buffer */
+    int n;
     ck_assert_int_eq(cuMemcpyDtoH(&n, x, 4), CUDA_ERROR_ILLEGAL_ADDRESS);
 }
 END_TEST
@@ -1332,10 +1346,7 @@ START_TEST(vmm_two_handles_form_one_range)
     CU_OK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
     ck_assert_int_eq(vmm, 1);
     size_t grain[2], free0, free1, total;
-    CUmodule m;
-    CUfunction f;
-    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
-    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    CUfunction f = add_bias_function();
     CUmemAllocationProp p = device_memory(0);
     CU_OK(cuMemGetAllocationGranularity(&grain[0], &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
     CU_OK(cuMemGetAllocationGranularity(&grain[1], &p, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
@@ -1501,19 +1512,7 @@ START_TEST(vmm_access_is_enforced)
     CUmemAccessDesc none = {.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE};
     none.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     CU_OK(cuMemSetAccess(base, GRAIN, &none, 1));
-    CUmodule m;
-    CUfunction f;
-    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
-    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
-    CUdeviceptr x = upload(1, ramp);
-    int n = 1;
-    void *args[] = {&base, &x, &n};
-    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-    struct capture c;
-    capture_begin(&c, 2);
-    CUresult r = cuCtxSynchronize();
-    free(capture_end(&c));
-    ck_assert_int_eq(r, CUDA_ERROR_ILLEGAL_ADDRESS);
+    add_bias_faults(add_bias_function(), base, upload(1, ramp), 1);
 }
 END_TEST
 
