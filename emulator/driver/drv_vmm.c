@@ -44,9 +44,9 @@ struct range {
     uint64_t addr, size;
 };
 
-/** A mapping: [addr, addr + size) shows @p h's bytes from @p offset. */
+/** A mapping: [addr, addr + size) shows bytes of @p h. */
 struct mapping {
-    uint64_t addr, size, offset;
+    uint64_t addr, size;
     struct handle *h;
     unsigned char access[MAX_DEVICES]; /**< CUmemAccess_flags per device */
 };
@@ -64,7 +64,7 @@ static struct {
     CUmemGenericAllocationHandle last_id;
     ARRAY(struct range) reserved;  /**< sorted by address */
     ARRAY(struct mapping) mapped;  /**< sorted by address */
-    ARRAY(struct range) published; /**< runs in the allocation tables, sorted */
+    ARRAY(struct range) published; /**< the runs entered in the allocation tables */
 } vmm = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define DPTR(p) ((void *)(uintptr_t)(p))
@@ -436,7 +436,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
         while (i < vmm.mapped.n && vmm.mapped.at[i].addr < ptr)
             i++;
         struct mapping *m = open_at((void **)&vmm.mapped.at, &vmm.mapped.n, sizeof *m, i);
-        *m = (struct mapping){.addr = ptr, .size = size, .offset = offset, .h = h};
+        *m = (struct mapping){.addr = ptr, .size = size, .h = h};
         h->maps++;
     }
     pthread_mutex_unlock(&vmm.lock);

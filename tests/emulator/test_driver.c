@@ -18,8 +18,9 @@
  * field, the descriptors they were made from; bad arguments each give one line. Virtual memory
  * management: two 2 MiB handles mapped side by side take a copy, a kernel's 2003 elements and a
  * fill across the seam, guards all around; a handle released while mapped keeps its bytes into
- * a second mapping; each bad argument and call out of order gives its code and one line; a
- * mapping without access refuses a copy and faults a kernel.
+ * a second mapping; a handle mapped twice, once from an offset, shows one set of bytes at both;
+ * each bad argument and call out of order gives its code and one line; a mapping without access
+ * refuses a copy and faults a kernel.
  */
 #define _GNU_SOURCE
 /* cuDeviceComputeCapability and cudaGetDriverEntryPoint are tested though deprecated. */
@@ -1428,6 +1429,45 @@ START_TEST(vmm_handle_outlives_release)
 }
 END_TEST
 
+/* One 4 MiB handle mapped twice, the second time its upper half only (offset 2 MiB): a copy
+ * into one mapping is read back through the other, both ways. */
+START_TEST(vmm_handle_mapped_twice_from_an_offset)
+{
+    setup();
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp p = device_memory(0);
+    CUdeviceptr whole, upper;
+    CU_OK(cuMemCreate(&h, 2 * GRAIN, &p, 0));
+    CU_OK(cuMemAddressReserve(&whole, 2 * GRAIN, 0, 0, 0));
+    CU_OK(cuMemAddressReserve(&upper, GRAIN, 0, 0, 0));
+    CU_OK(cuMemMap(whole, 2 * GRAIN, 0, h, 0));
+    CU_OK(cuMemMap(upper, GRAIN, GRAIN, h, 0));
+    CU_OK(give_access(whole, 2 * GRAIN));
+    CU_OK(give_access(upper, GRAIN));
+    const int n = 1031;
+    int x[1031], back[1031];
+    for (int i = 0; i < n; i++)
+        x[i] = ramp(i);
+    CU_OK(cuMemcpyHtoD(whole + GRAIN + 4 * 4099, x, sizeof x));
+    CU_OK(cuMemcpyDtoH(back, upper + 4 * 4099, sizeof back));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(back[i] == x[i], "through the second mapping, element %d is %d, not %d", i,
+                      back[i], x[i]);
+    for (int i = 0; i < n; i++)
+        x[i] = other(i);
+    CU_OK(cuMemcpyHtoD(upper, x, sizeof x));
+    CU_OK(cuMemcpyDtoH(back, whole + GRAIN, sizeof back));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(back[i] == x[i], "through the first mapping, element %d is %d, not %d", i,
+                      back[i], x[i]);
+    CU_OK(cuMemUnmap(upper, GRAIN));
+    CU_OK(cuMemUnmap(whole, 2 * GRAIN));
+    CU_OK(cuMemRelease(h));
+    CU_OK(cuMemAddressFree(upper, GRAIN));
+    CU_OK(cuMemAddressFree(whole, 2 * GRAIN));
+}
+END_TEST
+
 /* Each bad argument and each call out of order: the code NVIDIA documents, and one line. */
 START_TEST(vmm_arguments_refused)
 {
@@ -1544,6 +1584,8 @@ int main(int argc, char **argv)
         {"texture_objects_read_back", texture_objects_read_back, CASE_CPU, 60},
         {"vmm_two_handles_form_one_range", vmm_two_handles_form_one_range, CASE_CPU, 120},
         {"vmm_handle_outlives_release", vmm_handle_outlives_release, CASE_CPU, 60},
+        {"vmm_handle_mapped_twice_from_an_offset", vmm_handle_mapped_twice_from_an_offset, CASE_CPU,
+         60},
         {"vmm_arguments_refused", vmm_arguments_refused, CASE_CPU, 60},
         {"vmm_access_is_enforced", vmm_access_is_enforced, CASE_CPU, 60},
     };
