@@ -71,8 +71,8 @@ int course_emu_vmm_publish(uint64_t addr, uint64_t size, int device, int on)
     } else if (err == cudaSuccess && !on && mem_free(&rt.mem, addr) == 0) {
         rt_post(PROTO_FREE, &b, sizeof b);
     } else if (err == cudaSuccess) {
-        emu_say("cuMemSetAccess: the allocation table disagrees with the driver's mappings at %p "
-                "(an emulator bug; please report it)",
+        emu_say("virtual memory management: the allocation table disagrees with the driver's "
+                "mappings at %p (an emulator bug; please report it)",
                 (void *)(uintptr_t)addr);
         err = cudaErrorUnknown;
     }

@@ -300,8 +300,9 @@ static void on_map(struct server *s, struct proto_msg *m)
         return;
     }
     char err[128];
-    snprintf(err, sizeof err, "the device server cannot map %llu bytes of another process (%s)",
-             (unsigned long long)b.size, strerror(bad));
+    snprintf(err, sizeof err, "the device server cannot map %llu bytes of %s (%s)",
+             (unsigned long long)b.size,
+             b.how & PROTO_MAP_SPAN ? "a physical allocation" : "another process", strerror(bad));
     reply_error(s, err);
 }
 
