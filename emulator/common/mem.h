@@ -107,8 +107,8 @@ int mem_insert(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device);
 int mem_insert_view(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device);
 
 /**
- * Free the block that starts at @p addr and give its pages back. Returns 0,
- * or -1 when no live block starts there.
+ * Free the block that starts at @p addr and give its pages back (a view's are
+ * another block's: they stay). Returns 0, or -1 when no live block starts there.
  */
 int mem_free(struct emu_mem *m, uint64_t addr);
 
