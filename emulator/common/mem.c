@@ -306,7 +306,7 @@ static void insert_at(struct emu_mem *m, size_t i, struct mem_block b)
     m->live[i] = b;
     record_new(m, &m->live[i]);
     m->nlive++;
-    m->used += round_up(b.size, MEM_ALIGN);
+    m->used += b.view ? 0 : round_up(b.size, MEM_ALIGN);
     m->hint = i;
 }
 
@@ -320,22 +320,24 @@ uint64_t mem_alloc(struct emu_mem *m, uint64_t bytes, int device)
 {
     if (bytes == 0)
         bytes = 1;
-    uint64_t need = round_up(bytes, PAGE);
+    uint64_t need = round_up(bytes, PAGE), top = m->heap ? m->heap : m->span;
     if (bytes > m->capacity || m->used + round_up(bytes, MEM_ALIGN) > m->capacity ||
-        need + 2 * GAP > m->span)
+        need + 2 * GAP > top)
         return 0;
     /* Next fit from the cursor, wrapping to the start of the span once; a
      * block in the way moves the candidate past it and its gap. */
     for (int pass = 0; pass < 2; pass++) {
         uint64_t off = pass ? GAP : m->cursor < GAP ? GAP : m->cursor;
-        while (off + need + GAP <= m->span) {
+        while (off + need + GAP <= top) {
             size_t i = lower_bound(m, m->base + off);
             if (i > 0 && end_of(m, &m->live[i - 1]) > off) {
                 off = end_of(m, &m->live[i - 1]);
             } else if (i < m->nlive && m->live[i].addr - m->base < off + need + GAP) {
                 off = end_of(m, &m->live[i]);
             } else {
-                insert_at(m, i, (struct mem_block){m->base + off, bytes, device, NULL, NULL, 0, 0});
+                insert_at(
+                    m, i,
+                    (struct mem_block){.addr = m->base + off, .size = bytes, .device = device});
                 m->cursor = off + need + GAP;
                 return m->base + off;
             }
@@ -344,17 +346,29 @@ uint64_t mem_alloc(struct emu_mem *m, uint64_t bytes, int device)
     return 0;
 }
 
+/* Insert block @p b where it lies, unless it overlaps a live block or leaves the span. */
+static int insert(struct emu_mem *m, struct mem_block b)
+{
+    if (!mem_in_span(m, b.addr) || b.size > m->span - (b.addr - m->base))
+        return -1;
+    size_t i = lower_bound(m, b.addr);
+    if (i < m->nlive && m->live[i].addr < b.addr + b.size)
+        return -1;
+    if (i > 0 && m->live[i - 1].addr + m->live[i - 1].size > b.addr)
+        return -1;
+    insert_at(m, i, b);
+    return 0;
+}
+
 int mem_insert(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device)
 {
-    if (!mem_in_span(m, addr) || bytes > m->span - (addr - m->base))
-        return -1;
-    size_t i = lower_bound(m, addr);
-    if (i < m->nlive && m->live[i].addr < addr + bytes)
-        return -1;
-    if (i > 0 && m->live[i - 1].addr + m->live[i - 1].size > addr)
-        return -1;
-    insert_at(m, i, (struct mem_block){addr, bytes ? bytes : 1, device, NULL, NULL, 0, 0});
-    return 0;
+    return insert(m, (struct mem_block){.addr = addr, .size = bytes ? bytes : 1, .device = device});
+}
+
+int mem_insert_view(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device)
+{
+    return insert(m, (struct mem_block){
+                         .addr = addr, .size = bytes ? bytes : 1, .device = device, .view = 1});
 }
 
 int mem_free(struct emu_mem *m, uint64_t addr)
@@ -365,12 +379,13 @@ int mem_free(struct emu_mem *m, uint64_t addr)
     struct mem_block b = m->live[i];
     memmove(&m->live[i], &m->live[i + 1], (m->nlive - i - 1) * sizeof *m->live);
     m->nlive--;
-    m->used -= round_up(b.size, MEM_ALIGN);
+    m->used -= b.view ? 0 : round_up(b.size, MEM_ALIGN);
     m->hint = 0;
     record_free(&b);
     m->freed[m->nfreed++ % MEM_FREED_RING] = b;
     /* Give the pages back; the range reads as zeros if it is ever handed out again. */
-    madvise(mem_host(m, addr), round_up(b.size, PAGE), MADV_REMOVE);
+    if (!b.view)
+        madvise(mem_host(m, addr), round_up(b.size, PAGE), MADV_REMOVE);
     return 0;
 }
 

@@ -13,7 +13,10 @@
  * so a freed range is not handed out again until the cursor wraps: a late
  * access through a freed pointer is reported as use after free, never as a
  * read of somebody else's data. The table of live blocks is sorted by
- * address; mem_find() is a binary search behind a one-entry cache.
+ * address; mem_find() is a binary search behind a one-entry cache. The span
+ * may end in address space mem_alloc() leaves alone (@ref emu_mem::heap): the
+ * driver's virtual memory management reserves ranges there and shows blocks'
+ * memory in them (mem_map(), then mem_insert_view()).
  */
 #ifndef EMU_MEM_H
 #define EMU_MEM_H
@@ -37,12 +40,14 @@ struct mem_block {
     uint8_t *shadow;  /**< per byte: the value that writer left (values tracked), or NULL */
     uint32_t fills;   /**< fills of non-zero bytes since mem_new_call() (values tracked) */
     int host_visible; /**< 1: the host reaches its bytes too (managed, pinned: mem_map()) */
+    int view;         /**< 1: bytes another block holds, shown here (mem_insert_view()) */
 };
 
 /** The address space. Zero-initialise, then mem_create() or mem_attach(). */
 struct emu_mem {
     uint64_t base;          /**< device address of the span's first byte */
     uint64_t span;          /**< bytes of address space */
+    uint64_t heap;          /**< bytes at the span's start mem_alloc() places in (0: all) */
     uint64_t capacity;      /**< bytes that may be live at once (the reported memory size) */
     uint64_t used;          /**< bytes live now, rounded to MEM_ALIGN */
     uint64_t cursor;        /**< next-fit cursor, an offset into the span */
@@ -94,8 +99,16 @@ uint64_t mem_alloc(struct emu_mem *m, uint64_t bytes, int device);
 int mem_insert(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device);
 
 /**
- * Free the block that starts at @p addr and give its pages back. Returns 0,
- * or -1 when no live block starts there.
+ * Record a view: [@p addr, @p addr + @p bytes) shows memory that another block holds (mapped
+ * there with mem_map(), as the driver's cuMemMap does). A view counts nothing in
+ * emu_mem::used, and freeing it gives no pages back (they are the other block's). Returns as
+ * mem_insert().
+ */
+int mem_insert_view(struct emu_mem *m, uint64_t addr, uint64_t bytes, int device);
+
+/**
+ * Free the block that starts at @p addr and give its pages back (a view's are
+ * another block's: they stay). Returns 0, or -1 when no live block starts there.
  */
 int mem_free(struct emu_mem *m, uint64_t addr);
 

@@ -19,7 +19,7 @@
  *   LAUNCH   proto_launch, the parameter buffer                             -> DONE
  *   MAP      proto_block (addr, size; from: offset; how: PROTO_MAP_HOST or 0), and another
  *            process's device memfd (SCM_RIGHTS), or none to show this span's own memory
- *            again                                                          -> OK | ERROR
+ *            again (how: PROTO_MAP_SPAN, from offset `from`)              -> OK | ERROR
  *
  * A server that owns the device memory (a grader's: `--memory`) says so in HELLO's OK, whose
  * payload is then one byte, 1. Its client never sees that memory: it keeps its own memfd for
@@ -74,6 +74,12 @@ enum proto_op {
 /** MAP's how: the range is memory the host reaches (the client's memfd), not another
  *  process's device memory. */
 #define PROTO_MAP_HOST 1u
+/** MAP's how: show the device memory's own bytes from offset @ref proto_block::from (no memfd
+ *  rides along): a block mapped at a reserved range (the driver's cuMemMap). */
+#define PROTO_MAP_SPAN 2u
+
+/** ALLOC's how: the block is a view of memory another block holds (mem_insert_view()). */
+#define PROTO_ALLOC_VIEW 1u
 
 /** COPY's how: answer OK once copied (between device memory and a pinned block, which the host
  *  reaches itself). */
@@ -96,8 +102,8 @@ struct proto_head {
 
 /** HELLO: the device memory the client created (the memfd rides along). */
 struct proto_hello {
-    uint64_t base, span, capacity; /**< as in struct emu_mem */
-    uint32_t gpus;                 /**< emulated GPUs */
+    uint64_t base, span, heap, capacity; /**< as in struct emu_mem */
+    uint32_t gpus;                       /**< emulated GPUs */
 };
 
 /** How the host wrote a range it announces (WRITTEN). */

@@ -9,7 +9,8 @@
  * found by name, tensor maps and the versioned entry points of cuGetProcAddress.
  *
  * Files: drv_init.c (cuInit, devices, contexts, errors), drv_module.c (modules, functions,
- * launches), drv_memory.c (memory, copies, fills, streams, events), drv_array.c (arrays, 2D and
+ * launches), drv_memory.c (memory, copies, fills, streams, events), drv_vmm.c (virtual memory
+ * management: reservations, physical allocations, mappings), drv_array.c (arrays, 2D and
  * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_proc.c (cuGetProcAddress),
  * drv_unsupported.c (every other function libcuda exports).
  *
@@ -36,6 +37,10 @@ CUresult drv_ready(const char *who);
 
 /** drv_ready() without the context: initialised is enough (device queries). */
 CUresult drv_initialised(const char *who);
+
+/** CUDA_SUCCESS when @p dev is an emulated device; else CUDA_ERROR_INVALID_DEVICE (or
+ *  drv_initialised's error) after one line naming @p who. */
+CUresult drv_device_ok(CUdevice dev, const char *who);
 
 /** The whole body of a driver call the runtime answers: @p who's readiness (drv_ready), then,
  *  only if ready, the runtime's @p call, its result in the driver's terms. */

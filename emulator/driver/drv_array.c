@@ -373,6 +373,57 @@ static struct cudaTextureDesc texture_desc(const CUDA_TEXTURE_DESC *t)
     return o;
 }
 
+/* Resource @p o (the runtime's, which resource_desc made) in the driver's words. */
+static CUDA_RESOURCE_DESC driver_resource(const struct cudaResourceDesc *o)
+{
+    CUDA_RESOURCE_DESC r;
+    memset(&r, 0, sizeof r);
+    r.resType = (CUresourcetype)o->resType;
+    switch (o->resType) {
+    case cudaResourceTypeArray:
+        r.res.array.hArray = (CUarray)o->res.array.array;
+        break;
+    case cudaResourceTypeMipmappedArray:
+        r.res.mipmap.hMipmappedArray = (CUmipmappedArray)o->res.mipmap.mipmap;
+        break;
+    case cudaResourceTypeLinear:
+        r.res.linear.devPtr = (CUdeviceptr)(uintptr_t)o->res.linear.devPtr;
+        r.res.linear.format = format_of(&o->res.linear.desc, &r.res.linear.numChannels);
+        r.res.linear.sizeInBytes = o->res.linear.sizeInBytes;
+        break;
+    case cudaResourceTypePitch2D:
+        r.res.pitch2D.devPtr = (CUdeviceptr)(uintptr_t)o->res.pitch2D.devPtr;
+        r.res.pitch2D.format = format_of(&o->res.pitch2D.desc, &r.res.pitch2D.numChannels);
+        r.res.pitch2D.width = o->res.pitch2D.width;
+        r.res.pitch2D.height = o->res.pitch2D.height;
+        r.res.pitch2D.pitchInBytes = o->res.pitch2D.pitchInBytes;
+        break;
+    }
+    return r;
+}
+
+/* Sampling @p o (the runtime's, which texture_desc made) in the driver's words. */
+static CUDA_TEXTURE_DESC driver_texture(const struct cudaTextureDesc *o)
+{
+    CUDA_TEXTURE_DESC t;
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < 3; i++)
+        t.addressMode[i] = (CUaddress_mode)o->addressMode[i];
+    t.filterMode = (CUfilter_mode)o->filterMode;
+    t.flags = (o->readMode == cudaReadModeElementType ? CU_TRSF_READ_AS_INTEGER : 0) |
+              (o->sRGB ? CU_TRSF_SRGB : 0) |
+              (o->normalizedCoords ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+              (o->disableTrilinearOptimization ? CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION : 0) |
+              (o->seamlessCubemap ? CU_TRSF_SEAMLESS_CUBEMAP : 0);
+    memcpy(t.borderColor, o->borderColor, sizeof t.borderColor);
+    t.maxAnisotropy = o->maxAnisotropy;
+    t.mipmapFilterMode = (CUfilter_mode)o->mipmapFilterMode;
+    t.mipmapLevelBias = o->mipmapLevelBias;
+    t.minMipmapLevelClamp = o->minMipmapLevelClamp;
+    t.maxMipmapLevelClamp = o->maxMipmapLevelClamp;
+    return t;
+}
+
 CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc,
                            const CUDA_TEXTURE_DESC *pTexDesc,
                            const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
@@ -420,4 +471,60 @@ CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC 
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
 {
     DRV_FORWARD("cuSurfObjectDestroy", cudaDestroySurfaceObject(surfObject));
+}
+
+/* The resource live object @p h was made from, asked of the runtime's @p get, into *@p out in
+ * the driver's words (with @p out NULL, only whether @p h is live). */
+static CUresult resource_of(CUDA_RESOURCE_DESC *out,
+                            cudaError_t (*get)(struct cudaResourceDesc *, unsigned long long),
+                            unsigned long long h, const char *who)
+{
+    struct cudaResourceDesc r;
+    CUresult res = drv_ready(who);
+    if (res == CUDA_SUCCESS)
+        res = drv_result(get(&r, h));
+    if (res == CUDA_SUCCESS && out)
+        *out = driver_resource(&r);
+    return res;
+}
+
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
+{
+    const char *who = "cuTexObjectGetResourceDesc";
+    return !pResDesc ? refuse(who, "no place for the descriptor")
+                     : resource_of(pResDesc, cudaGetTextureObjectResourceDesc, texObject, who);
+}
+
+CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
+{
+    struct cudaTextureDesc t;
+    if (!pTexDesc)
+        return refuse("cuTexObjectGetTextureDesc", "no place for the descriptor");
+    CUresult res = drv_ready("cuTexObjectGetTextureDesc");
+    if (res == CUDA_SUCCESS)
+        res = drv_result(cudaGetTextureObjectTextureDesc(&t, texObject));
+    if (res == CUDA_SUCCESS)
+        *pTexDesc = driver_texture(&t);
+    return res;
+}
+
+/* No object has a view (cuTexObjectCreate refuses one with a format, as the runtime does): a
+ * live object's view is CU_RES_VIEW_FORMAT_NONE, all zeros. */
+CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc,
+                                        CUtexObject texObject)
+{
+    const char *who = "cuTexObjectGetResourceViewDesc";
+    if (!pResViewDesc)
+        return refuse(who, "no place for the descriptor");
+    CUresult res = resource_of(NULL, cudaGetTextureObjectResourceDesc, texObject, who);
+    if (res == CUDA_SUCCESS)
+        memset(pResViewDesc, 0, sizeof *pResViewDesc);
+    return res;
+}
+
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
+{
+    const char *who = "cuSurfObjectGetResourceDesc";
+    return !pResDesc ? refuse(who, "no place for the descriptor")
+                     : resource_of(pResDesc, cudaGetSurfaceObjectResourceDesc, surfObject, who);
 }

@@ -144,8 +144,8 @@ CUresult cuDriverGetVersion(int *driverVersion)
 
 /* --- devices ----------------------------------------------------------------------------- */
 
-/* CUDA_SUCCESS when @p dev is a device of this machine. */
-static CUresult device_ok(CUdevice dev, const char *who)
+/* CUDA_SUCCESS when @p dev is a device of this machine (drv.h). */
+CUresult drv_device_ok(CUdevice dev, const char *who)
 {
     int n = 0;
     CUresult r = drv_initialised(who);
@@ -167,7 +167,7 @@ CUresult cuDeviceGetCount(int *count)
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-    CUresult r = drv_args(device_ok(ordinal, "cuDeviceGet"), !device);
+    CUresult r = drv_args(drv_device_ok(ordinal, "cuDeviceGet"), !device);
     if (r == CUDA_SUCCESS)
         *device = ordinal;
     return r;
@@ -176,15 +176,15 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal)
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     struct cudaDeviceProp p;
-    CUresult r = drv_args(device_ok(dev, "cuDeviceGetName"), !name || len <= 0);
+    CUresult r = drv_args(drv_device_ok(dev, "cuDeviceGetName"), !name || len <= 0);
     if (r == CUDA_SUCCESS && (r = drv_result(cudaGetDeviceProperties(&p, dev))) == CUDA_SUCCESS)
         snprintf(name, (size_t)len, "%s", p.name);
     return r;
 }
 
 /** The attributes only the driver defines (the runtime reserves their numbers), as the
- *  stand-in answers them: what it does not emulate (stream memory operations, virtual memory
- *  management, shareable handles, compression, multicast objects) is 0. */
+ *  stand-in answers them: what it does not emulate (stream memory operations, shareable
+ *  handles, compression, multicast objects) is 0. */
 static const struct {
     CUdevice_attribute attr;
     int value;
@@ -194,7 +194,7 @@ static const struct {
     {CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1, 0},
     {CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1, 0},
     {CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, 0},
-    {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0},
+    {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1},
     {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0},
     {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED, 0},
     {CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED, 0},
@@ -218,7 +218,7 @@ static const struct {
  * number CUDA does not define, in one line). */
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    CUresult r = device_ok(dev, "cuDeviceGetAttribute");
+    CUresult r = drv_device_ok(dev, "cuDeviceGetAttribute");
     for (size_t i = 0; r == CUDA_SUCCESS && i < sizeof driver_only / sizeof *driver_only; i++)
         if (driver_only[i].attr == attrib) {
             *pi = driver_only[i].value;
@@ -232,7 +232,7 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     struct cudaDeviceProp p;
-    CUresult r = drv_args(device_ok(dev, "cuDeviceTotalMem"), !bytes);
+    CUresult r = drv_args(drv_device_ok(dev, "cuDeviceTotalMem"), !bytes);
     if (r == CUDA_SUCCESS && (r = drv_result(cudaGetDeviceProperties(&p, dev))) == CUDA_SUCCESS)
         *bytes = p.totalGlobalMem;
     return r;
@@ -250,7 +250,7 @@ CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 
 CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
-    CUresult r = drv_args(device_ok(dev, "cuDeviceComputeCapability"), !major || !minor);
+    CUresult r = drv_args(drv_device_ok(dev, "cuDeviceComputeCapability"), !major || !minor);
     if (r == CUDA_SUCCESS)
         *major = 9, *minor = 0;
     return r;
@@ -259,7 +259,7 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     struct cudaDeviceProp p;
-    CUresult r = drv_args(device_ok(dev, "cuDeviceGetUuid"), !uuid);
+    CUresult r = drv_args(drv_device_ok(dev, "cuDeviceGetUuid"), !uuid);
     if (r == CUDA_SUCCESS && (r = drv_result(cudaGetDeviceProperties(&p, dev))) == CUDA_SUCCESS)
         memcpy(uuid->bytes, p.uuid.bytes, sizeof uuid->bytes);
     return r;
@@ -273,9 +273,9 @@ CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 /* Every emulated GPU reaches every other's memory (they share one). */
 CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
-    CUresult r = device_ok(dev, "cuDeviceCanAccessPeer");
+    CUresult r = drv_device_ok(dev, "cuDeviceCanAccessPeer");
     if (r == CUDA_SUCCESS)
-        r = device_ok(peerDev, "cuDeviceCanAccessPeer");
+        r = drv_device_ok(peerDev, "cuDeviceCanAccessPeer");
     return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceCanAccessPeer(canAccessPeer, dev, peerDev));
 }
 
@@ -283,7 +283,7 @@ CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDe
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    CUresult r = drv_args(device_ok(dev, "cuDevicePrimaryCtxRetain"), !pctx);
+    CUresult r = drv_args(drv_device_ok(dev, "cuDevicePrimaryCtxRetain"), !pctx);
     if (r == CUDA_SUCCESS) {
         *pctx = primary_of(dev);
         (*pctx)->retained++;
@@ -293,7 +293,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-    CUresult r = device_ok(dev, "cuDevicePrimaryCtxRelease");
+    CUresult r = drv_device_ok(dev, "cuDevicePrimaryCtxRelease");
     if (r == CUDA_SUCCESS && primary_of(dev)->retained == 0) {
         emu_say("cuDevicePrimaryCtxRelease: the primary context of device %d is not retained "
                 "(CUDA_ERROR_INVALID_CONTEXT)",
@@ -314,7 +314,7 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
  * does the same here: allocations stay). */
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-    CUresult r = device_ok(dev, "cuDevicePrimaryCtxReset");
+    CUresult r = drv_device_ok(dev, "cuDevicePrimaryCtxReset");
     if (r == CUDA_SUCCESS)
         r = drv_result(cudaDeviceSynchronize());
     if (r == CUDA_SUCCESS)
@@ -329,7 +329,7 @@ CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 
 CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
-    CUresult r = drv_args(device_ok(dev, "cuDevicePrimaryCtxGetState"), !flags || !active);
+    CUresult r = drv_args(drv_device_ok(dev, "cuDevicePrimaryCtxGetState"), !flags || !active);
     if (r == CUDA_SUCCESS)
         *flags = primary_of(dev)->flags, *active = primary_of(dev)->retained > 0;
     return r;
@@ -337,7 +337,7 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *acti
 
 CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
-    CUresult r = device_ok(dev, "cuDevicePrimaryCtxSetFlags");
+    CUresult r = drv_device_ok(dev, "cuDevicePrimaryCtxSetFlags");
     if (r == CUDA_SUCCESS)
         primary_of(dev)->flags = flags;
     return r;
@@ -351,7 +351,7 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 /* A new context of @p dev, pushed on this thread's stack (cuCtxCreate's every form). */
 static CUresult create(CUcontext *pctx, unsigned flags, CUdevice dev)
 {
-    CUresult r = drv_args(device_ok(dev, "cuCtxCreate"), !pctx);
+    CUresult r = drv_args(drv_device_ok(dev, "cuCtxCreate"), !pctx);
     if (r == CUDA_SUCCESS && npushed == MAX_PUSHED) {
         emu_say("cuCtxCreate: %d contexts are pushed on this thread already", MAX_PUSHED);
         r = CUDA_ERROR_INVALID_VALUE;

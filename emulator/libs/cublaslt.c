@@ -25,7 +25,6 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +32,7 @@
 #include "blas_elem.h"
 #include "blas_wrap.h"
 #include "emu.h"
+#include "say.h"
 
 enum { LT_MAGIC = 0x43424c54 };
 
@@ -78,8 +78,7 @@ static struct layout *layout_of(cublasLtMatrixLayout_t l)
 /* One line on stderr for what the stand-in does not model; the status to return. */
 static cublasStatus_t not_emulated(const char *what, int value)
 {
-    fprintf(stderr, "course-emu: cuBLASLt: %s %d is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n",
-            what, value);
+    emu_say("cuBLASLt: %s %d is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)", what, value);
     return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 

@@ -293,6 +293,13 @@ int rt_post(uint32_t op, const void *data, size_t len);
 /** rt_post() of a message in @p nparts pieces. */
 int rt_post_parts(uint32_t op, const struct iovec *parts, int nparts);
 
+/**
+ * MAP: have the server show memfd @p fd from @p offset at [@p addr, @p addr + @p size) (CUDA
+ * IPC); with @p fd -1, its own device memory there again, or (@p how PROTO_MAP_SPAN) its own
+ * from @p offset. cudaSuccess, or the error after one line saying why.
+ */
+cudaError_t rt_server_map(uint64_t addr, uint64_t size, int fd, uint64_t offset, uint32_t how);
+
 /** On a device whose memory the server holds (rt.remote, rt_remote.c): the host writes
  *  [@p dev, + @p bytes) from @p src, reads it into @p dst, copies device to device, fills with
  *  byte @p value, or shows a block the host reaches (managed, pinned) to the server. Each

@@ -60,4 +60,21 @@ void course_emu_drv_use_device(int device);
  *  initialises the driver, the driver needs no cuInit then. */
 int course_emu_drv_runtime_used(void);
 
+/* --- virtual memory management (rt_vmm.c; the driver's drv_vmm.c) ------------------------ */
+
+/** The device addresses reservations may use, [*lo, *hi) (starts the device): 0, or the
+ *  cudaError_t. */
+int course_emu_vmm_area(uint64_t *lo, uint64_t *hi);
+
+/** Show the memory of the device block at @p backing at [@p addr, @p addr + @p size), a range
+ *  of that area, here and on the server (cuMemMap): 0, or the cudaError_t after one line. */
+int course_emu_vmm_map(uint64_t addr, uint64_t size, uint64_t backing);
+
+/** Take a mapping's memory away from [@p addr, @p addr + @p size) again (cuMemUnmap). */
+int course_emu_vmm_unmap(uint64_t addr, uint64_t size);
+
+/** Enter [@p addr, @p addr + @p size), mapped, in the allocation tables as one allocation of
+ *  device @p device (@p on), or take it out: what kernels, copies and fills may touch. */
+int course_emu_vmm_publish(uint64_t addr, uint64_t size, int device, int on);
+
 #endif /* EMU_RT_DRIVER_H */

@@ -400,7 +400,11 @@ cudaError_t cudaFree(void *devPtr)
     uint64_t a = (uint64_t)(uintptr_t)devPtr;
     /* graph memory goes out of use, its block kept for the graph's next launch */
     int mine = err == cudaSuccess && !(rt_free_hook && rt_free_hook(devPtr));
-    if (mine && mem_free(&rt.mem, a)) {
+    const struct mem_block *b = mine ? mem_find(&rt.mem, a, 0) : NULL;
+    if (b && b->view) {
+        emu_say("cudaFree: %p is mapped with cuMemMap, not allocated: cuMemUnmap it", devPtr);
+        err = cudaErrorInvalidValue;
+    } else if (mine && mem_free(&rt.mem, a)) {
         emu_say("cudaFree: %p is not the start of a live device allocation%s", devPtr,
                 mem_find_freed(&rt.mem, a) ? " (it was freed already)" : "");
         err = cudaErrorInvalidValue;

@@ -32,11 +32,12 @@
 
 extern char **environ;
 
-/* Address space for the device memory: far more than the capacity, so freed ranges rest long. */
-static uint64_t span_for(uint64_t capacity)
+/* Address space for allocations: far more than the capacity, so freed ranges rest long. The
+ * span is twice that: its second half is the driver's, for cuMemAddressReserve (drv_vmm.c). */
+static uint64_t heap_for(uint64_t capacity)
 {
-    uint64_t span = (uint64_t)64 << 30;
-    return 4 * capacity > span ? 4 * capacity : span;
+    uint64_t heap = (uint64_t)64 << 30;
+    return 4 * capacity > heap ? 4 * capacity : heap;
 }
 
 /* The server binary: lib/../course-emu-device next to this library. */
@@ -160,10 +161,27 @@ int rt_post_parts(uint32_t op, const struct iovec *parts, int nparts)
     return -1;
 }
 
+cudaError_t rt_server_map(uint64_t addr, uint64_t size, int fd, uint64_t offset, uint32_t how)
+{
+    struct proto_block b = {addr, size, 0, how, offset};
+    struct iovec part = {&b, sizeof b};
+    struct proto_msg reply;
+    if (rt_call_fd(PROTO_MAP, &part, 1, fd, &reply))
+        return rt.sticky;
+    cudaError_t err = cudaSuccess;
+    if (reply.op != PROTO_OK) {
+        emu_say("%s", reply.data ? (const char *)reply.data : "the device server cannot map");
+        err = cudaErrorMapBufferObjectFailed;
+    }
+    free(reply.data);
+    return err;
+}
+
 /* HELLO: hand the memory to the server and wait for its answer. */
 static cudaError_t hello(void)
 {
-    struct proto_hello h = {rt.mem.base, rt.mem.span, rt.mem.capacity, (uint32_t)rt.gpus};
+    struct proto_hello h = {rt.mem.base, rt.mem.span, rt.mem.heap, rt.mem.capacity,
+                            (uint32_t)rt.gpus};
     struct iovec part = {&h, sizeof h};
     struct proto_msg reply;
     if (proto_send(rt.sock, PROTO_HELLO, &part, 1, rt.mem.fd) || proto_recv(rt.sock, &reply)) {
@@ -186,10 +204,12 @@ cudaError_t rt_start(void)
     char err[256];
     if (!rt_gpus())
         return cudaErrorNoDevice;
-    if (mem_create(&rt.mem, span_for(rt.capacity), rt.capacity, err, sizeof err)) {
+    uint64_t heap = heap_for(rt.capacity);
+    if (mem_create(&rt.mem, 2 * heap, rt.capacity, err, sizeof err)) {
         emu_say("%s", err);
         return cudaErrorInitializationError;
     }
+    rt.mem.heap = heap;
     const char *judge = getenv("COURSE_EMU_FD");
     cudaError_t e = judge && *judge ? join_server(judge) : spawn_server();
     if (e == cudaSuccess)

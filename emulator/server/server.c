@@ -240,6 +240,7 @@ static void on_hello(struct server *s, struct proto_msg *m)
         return;
     }
     s->attached = 1;
+    s->mem.heap = h.heap;
     if ((s->checks & VM_CHECK_INIT) || s->observe >= 0)
         mem_track_writes(&s->mem, s->observe >= 0);
     static const uint8_t remote = 1;
@@ -258,7 +259,9 @@ static void on_block(struct server *s, struct proto_msg *m)
         mem_map(&s->mem, host->addr, host->size, -1, 0);
     if (m->op == PROTO_WRITTEN)
         judge_host_op(&s->judge, &s->mem, m->op, &b);
-    if (m->op == PROTO_ALLOC)
+    if (m->op == PROTO_ALLOC && b.how == PROTO_ALLOC_VIEW)
+        bad = mem_insert_view(&s->mem, b.addr, b.size, b.device);
+    else if (m->op == PROTO_ALLOC)
         bad = mem_insert(&s->mem, b.addr, b.size, b.device);
     else if (m->op == PROTO_FREE)
         bad = mem_free(&s->mem, b.addr);
@@ -276,7 +279,8 @@ static void on_block(struct server *s, struct proto_msg *m)
         bug("the client's allocation table and the server's disagree");
 }
 
-/* MAP: show another process's device memory at a range of ours (CUDA IPC), or ours again. */
+/* MAP: show another process's device memory at a range of ours (CUDA IPC), ours again, or our
+ * own memory from another offset (the driver's cuMemMap). */
 static void on_map(struct server *s, struct proto_msg *m)
 {
     struct proto_block b;
@@ -285,7 +289,8 @@ static void on_map(struct server *s, struct proto_msg *m)
     memcpy(&b, m->data, sizeof b);
     struct mem_block *block = (struct mem_block *)mem_find(&s->mem, b.addr, b.size);
     judge_host_op(&s->judge, &s->mem, m->op, &b);
-    int bad = mem_map(&s->mem, b.addr, b.size, m->fd, b.from) ? errno : 0;
+    int fd = m->fd < 0 && (b.how & PROTO_MAP_SPAN) ? s->mem.fd : m->fd;
+    int bad = mem_map(&s->mem, b.addr, b.size, fd, b.from) ? errno : 0;
     if (m->fd >= 0)
         close(m->fd);
     if (!bad && block && (b.how & PROTO_MAP_HOST))
@@ -295,8 +300,9 @@ static void on_map(struct server *s, struct proto_msg *m)
         return;
     }
     char err[128];
-    snprintf(err, sizeof err, "the device server cannot map %llu bytes of another process (%s)",
-             (unsigned long long)b.size, strerror(bad));
+    snprintf(err, sizeof err, "the device server cannot map %llu bytes of %s (%s)",
+             (unsigned long long)b.size,
+             b.how & PROTO_MAP_SPAN ? "a physical allocation" : "another process", strerror(bad));
     reply_error(s, err);
 }
 

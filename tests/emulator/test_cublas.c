@@ -1180,8 +1180,8 @@ START_TEST(lt_refuses_what_it_does_not_model)
     const int32_t row = CUBLASLT_ORDER_ROW;
     const cublasLtEpilogue_t aux = CUBLASLT_EPILOGUE_GELU_AUX;
     const char *const said_want[] = {
-        "course-emu: cuBLASLt: matrix order 1 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n",
-        "course-emu: cuBLASLt: epilogue 160 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n"};
+        "emulator: cuBLASLt: matrix order 1 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n",
+        "emulator: cuBLASLt: epilogue 160 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n"};
     for (int c = 0; c < 2; c++) {
         if (c == 0)
             ck_assert_int_eq(

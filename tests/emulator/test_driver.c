@@ -14,7 +14,13 @@
  * 37 x 13 float image goes in and out through cuMemcpy2D with padded pitches and guard rows,
  * and a kernel samples it through texture objects (point and linear, clamp and wrap) against
  * the Programming Guide's fetch computed here; a 3D array of two 16-bit channels takes an
- * offset box back out through cuMemcpy3D; bad arguments each give one line.
+ * offset box back out through cuMemcpy3D; texture and surface objects give back, field by
+ * field, the descriptors they were made from; bad arguments each give one line. Virtual memory
+ * management: two 2 MiB handles mapped side by side take a copy, a kernel's 2003 elements and a
+ * fill across the seam, guards all around; a handle released while mapped keeps its bytes into
+ * a second mapping; a handle mapped twice, once from an offset, shows one set of bytes at both;
+ * each bad argument and call out of order gives its code and one line; a mapping without access
+ * refuses a copy and faults a kernel.
  */
 #define _GNU_SOURCE
 /* cuDeviceComputeCapability and cudaGetDriverEntryPoint are tested though deprecated. */
@@ -129,7 +135,7 @@ START_TEST(device_queries_match_the_runtime)
     /* numbers only the driver defines: answered by the stand-in, not passed to the runtime */
     CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, dev));
     ck_assert_int_eq(v, 1);
-    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+    CU_OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, dev));
     ck_assert_int_eq(v, 0);
     CU_OK(cuDeviceCanAccessPeer(&v, dev, dev));
     ck_assert_int_eq(cuDeviceCanAccessPeer(&v, dev, 99), CUDA_ERROR_INVALID_DEVICE);
@@ -568,25 +574,39 @@ START_TEST(launch_ex_and_function_attributes)
 }
 END_TEST
 
-/* An out-of-bounds store: the launch is queued (success), the synchronisation reports it and
- * every call after it returns it, as on a GPU. */
-START_TEST(kernel_fault_is_sticky)
+/* add_bias from add_bias_ptx, loaded as a module of its own. */
+static CUfunction add_bias_function(void)
 {
-    setup();
     CUmodule m;
     CUfunction f;
     CU_OK(cuModuleLoadData(&m, add_bias_ptx));
     CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
-    CUdeviceptr x = upload(1, ramp), y;
-    CU_OK(cuMemAlloc(&y, 4));
-    int n = 64; /* 64 elements of a 4-byte buffer */
+    return f;
+}
+
+/* add_bias over @p n elements of @p y from @p x, one block: the launch is queued (success) and
+ * the synchronisation reports the illegal address (its line captured). */
+static void add_bias_faults(CUfunction f, CUdeviceptr y, CUdeviceptr x, int n)
+{
     void *args[] = {&y, &x, &n};
-    CU_OK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, (unsigned)n, 1, 1, 0, NULL, args, NULL));
     struct capture c;
     capture_begin(&c, 2);
     CUresult r = cuCtxSynchronize();
     free(capture_end(&c));
     ck_assert_int_eq(r, CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+
+/* An out-of-bounds store: the launch is queued (success), the synchronisation reports it and
+ * every call after it returns it, as on a GPU. */
+START_TEST(kernel_fault_is_sticky)
+{
+    setup();
+    CUfunction f = add_bias_function();
+    CUdeviceptr x = upload(1, ramp), y;
+    CU_OK(cuMemAlloc(&y, 4));
+    add_bias_faults(f, y, x, 64); /* 64 elements of a 4-byte buffer */
+    int n;
     ck_assert_int_eq(cuMemcpyDtoH(&n, x, 4), CUDA_ERROR_ILLEGAL_ADDRESS);
 }
 END_TEST
@@ -1162,6 +1182,380 @@ START_TEST(array_arguments_refused)
 }
 END_TEST
 
+/* Texture and surface objects give back what they were made from, field by field: an array of
+ * two 16-bit channels, linear and pitched memory of other formats, each with wrap, clamp and
+ * border modes, integer reads and normalised coordinates; the array again with normalised
+ * reads and linear filtering; a surface's array. */
+START_TEST(texture_objects_read_back)
+{
+    setup();
+    CUDA_ARRAY3D_DESCRIPTOR ad = {5, 3, 0, CU_AD_FORMAT_SIGNED_INT16, 2, CUDA_ARRAY3D_SURFACE_LDST};
+    CUarray a;
+    CU_OK(cuArray3DCreate(&a, &ad));
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc(&d, 4096));
+    CUDA_RESOURCE_DESC res[3] = {{.resType = CU_RESOURCE_TYPE_ARRAY},
+                                 {.resType = CU_RESOURCE_TYPE_LINEAR},
+                                 {.resType = CU_RESOURCE_TYPE_PITCH2D}};
+    res[0].res.array.hArray = a;
+    res[1].res.linear.devPtr = d + 256;
+    res[1].res.linear.format = CU_AD_FORMAT_HALF;
+    res[1].res.linear.numChannels = 4;
+    res[1].res.linear.sizeInBytes = 1000;
+    res[2].res.pitch2D.devPtr = d;
+    res[2].res.pitch2D.format = CU_AD_FORMAT_UNSIGNED_INT8;
+    res[2].res.pitch2D.numChannels = 1;
+    res[2].res.pitch2D.width = 31, res[2].res.pitch2D.height = 7;
+    res[2].res.pitch2D.pitchInBytes = 512;
+    CUDA_TEXTURE_DESC td = {.addressMode = {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_CLAMP,
+                                            CU_TR_ADDRESS_MODE_BORDER},
+                            .filterMode = CU_TR_FILTER_MODE_POINT,
+                            .flags = CU_TRSF_READ_AS_INTEGER | CU_TRSF_NORMALIZED_COORDINATES,
+                            .maxAnisotropy = 3,
+                            .borderColor = {0.25f, -1.5f, 2.0f, 7.0f}};
+    for (int k = 0; k < 3; k++) {
+        CUtexObject tex;
+        CU_OK(cuTexObjectCreate(&tex, &res[k], &td, NULL));
+        CUDA_RESOURCE_DESC r;
+        CUDA_TEXTURE_DESC t;
+        CUDA_RESOURCE_VIEW_DESC v;
+        memset(&r, 0x5a, sizeof r), memset(&t, 0x5a, sizeof t), memset(&v, 0x5a, sizeof v);
+        CU_OK(cuTexObjectGetResourceDesc(&r, tex));
+        CU_OK(cuTexObjectGetTextureDesc(&t, tex));
+        CU_OK(cuTexObjectGetResourceViewDesc(&v, tex));
+        ck_assert_int_eq(r.resType, res[k].resType);
+        ck_assert_uint_eq(r.flags, 0);
+        if (k == 0)
+            ck_assert_ptr_eq(r.res.array.hArray, a);
+        if (k == 1) {
+            ck_assert_uint_eq(r.res.linear.devPtr, d + 256);
+            ck_assert_int_eq(r.res.linear.format, CU_AD_FORMAT_HALF);
+            ck_assert_uint_eq(r.res.linear.numChannels, 4);
+            ck_assert_uint_eq(r.res.linear.sizeInBytes, 1000);
+        }
+        if (k == 2) {
+            ck_assert_uint_eq(r.res.pitch2D.devPtr, d);
+            ck_assert_int_eq(r.res.pitch2D.format, CU_AD_FORMAT_UNSIGNED_INT8);
+            ck_assert_uint_eq(r.res.pitch2D.numChannels, 1);
+            ck_assert_uint_eq(r.res.pitch2D.width, 31);
+            ck_assert_uint_eq(r.res.pitch2D.height, 7);
+            ck_assert_uint_eq(r.res.pitch2D.pitchInBytes, 512);
+        }
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(t.addressMode[i], td.addressMode[i]);
+        ck_assert_int_eq(t.filterMode, td.filterMode);
+        ck_assert_uint_eq(t.flags, td.flags);
+        ck_assert_uint_eq(t.maxAnisotropy, 3);
+        ck_assert_int_eq(t.mipmapFilterMode, CU_TR_FILTER_MODE_POINT);
+        ck_assert(t.mipmapLevelBias == 0 && t.minMipmapLevelClamp == 0 &&
+                  t.maxMipmapLevelClamp == 0);
+        ck_assert(!memcmp(t.borderColor, td.borderColor, sizeof t.borderColor));
+        ck_assert_int_eq(v.format, CU_RES_VIEW_FORMAT_NONE);
+        ck_assert(v.width == 0 && v.height == 0 && v.depth == 0 && v.lastLayer == 0);
+        CU_OK(cuTexObjectDestroy(tex));
+        EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuTexObjectGetResourceDesc(&r, tex),
+                            "not a live texture object");
+    }
+    td.flags = 0; /* integer texels read as normalised floats (the driver's default): filtered */
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+    CUtexObject tex;
+    CU_OK(cuTexObjectCreate(&tex, &res[0], &td, NULL));
+    CUDA_TEXTURE_DESC t;
+    CU_OK(cuTexObjectGetTextureDesc(&t, tex));
+    ck_assert_uint_eq(t.flags, 0);
+    ck_assert_int_eq(t.filterMode, CU_TR_FILTER_MODE_LINEAR);
+    CUsurfObject surf;
+    CU_OK(cuSurfObjectCreate(&surf, &res[0]));
+    CUDA_RESOURCE_DESC r;
+    memset(&r, 0x5a, sizeof r);
+    CU_OK(cuSurfObjectGetResourceDesc(&r, surf));
+    ck_assert_int_eq(r.resType, CU_RESOURCE_TYPE_ARRAY);
+    ck_assert_ptr_eq(r.res.array.hArray, a);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuSurfObjectGetResourceDesc(NULL, surf),
+                        "no place for the descriptor");
+    CU_OK(cuSurfObjectDestroy(surf));
+    CU_OK(cuTexObjectDestroy(tex));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuMemFree(d));
+}
+END_TEST
+
+/* --- virtual memory management --------------------------------------------------------------- */
+
+/* The granularity the stand-in reports, as NVIDIA's GPUs do. */
+#define GRAIN ((size_t)2 << 20)
+
+/* Pinned device memory on device @p dev. */
+static CUmemAllocationProp device_memory(int dev)
+{
+    CUmemAllocationProp p = {.type = CU_MEM_ALLOCATION_TYPE_PINNED};
+    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.location.id = dev;
+    return p;
+}
+
+/* Read and write access for device 0 to [ptr, ptr + size). */
+static CUresult give_access(CUdeviceptr ptr, size_t size)
+{
+    CUmemAccessDesc a = {.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = 0;
+    return cuMemSetAccess(ptr, size, &a, 1);
+}
+
+/* A reservation of @p handles granules with one 2 MiB handle mapped at each, made accessible. */
+static CUdeviceptr mapped_range(int handles, CUmemGenericAllocationHandle *h)
+{
+    CUdeviceptr base;
+    CUmemAllocationProp p = device_memory(0);
+    CU_OK(cuMemAddressReserve(&base, handles * GRAIN, 0, 0, 0));
+    for (int k = 0; k < handles; k++) {
+        CU_OK(cuMemCreate(&h[k], GRAIN, &p, 0));
+        CU_OK(cuMemMap(base + k * GRAIN, GRAIN, 0, h[k], 0));
+    }
+    CU_OK(give_access(base, handles * GRAIN));
+    return base;
+}
+
+/* The ints of [d, d + count) equal want(i - first) for first <= i < first + n, POISON around. */
+static void expect_window(CUdeviceptr d, size_t count, size_t first, int n, int (*want)(int),
+                          const char *what)
+{
+    int *h = malloc(count * sizeof *h);
+    CU_OK(cuMemcpyDtoH(h, d, count * sizeof *h));
+    for (size_t i = 0; i < count; i++) {
+        int in = i >= first && i < first + (size_t)n;
+        int w = in ? want((int)(i - first)) : POISON;
+        ck_assert_msg(h[i] == w, "%s: element %zu is %d, not %d%s", what, i, h[i], w,
+                      in ? "" : " (a guard element)");
+    }
+    free(h);
+}
+
+static int seven(int i)
+{
+    (void)i;
+    return 7;
+}
+
+/* Two 2 MiB handles side by side in one reservation: a copy of POISON fills both, a kernel
+ * writes a prime count of elements across the seam, and the whole range reads back. */
+START_TEST(vmm_two_handles_form_one_range)
+{
+    CUdevice dev = setup();
+    int vmm = 0;
+    CU_OK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+    ck_assert_int_eq(vmm, 1);
+    size_t grain[2], free0, free1, total;
+    CUfunction f = add_bias_function();
+    CUmemAllocationProp p = device_memory(0);
+    CU_OK(cuMemGetAllocationGranularity(&grain[0], &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CU_OK(cuMemGetAllocationGranularity(&grain[1], &p, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+    ck_assert_uint_eq(grain[0], GRAIN);
+    ck_assert_uint_eq(grain[1], GRAIN);
+    CU_OK(cuMemGetInfo(&free0, &total));
+    CUmemGenericAllocationHandle h[2];
+    CUdeviceptr base = mapped_range(2, h);
+    CU_OK(cuMemGetInfo(&free1, &total));
+    ck_assert_uint_eq(free0 - free1, 2 * GRAIN); /* the handles, not the mappings, hold memory */
+    const size_t count = 2 * GRAIN / sizeof(int), first = GRAIN / sizeof(int) - 1000;
+    int *poison = malloc(count * sizeof *poison);
+    for (size_t i = 0; i < count; i++)
+        poison[i] = POISON;
+    CU_OK(cuMemcpyHtoD(base, poison, count * sizeof *poison));
+    int n = 2003; /* prime; elements first .. first + 2002 cross the seam at 524288 */
+    CUdeviceptr x = upload(n, ramp), y = base + first * sizeof(int);
+    void *args[] = {&y, &x, &n};
+    CU_OK(cuLaunchKernel(f, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    bias_for_case = 7;
+    expect_window(base, count, first, n, ramp_plus_bias, "add_bias across two handles");
+    CU_OK(cuMemsetD32(base + (GRAIN - 64), 7, 32)); /* a fill across the seam */
+    CU_OK(cuMemcpyDtoH(poison, base + (GRAIN - 64), 128));
+    for (int i = 0; i < 32; i++)
+        ck_assert_int_eq(poison[i], seven(i));
+    CU_OK(cuMemUnmap(base, 2 * GRAIN));
+    CU_OK(cuMemRelease(h[0]));
+    CU_OK(cuMemRelease(h[1]));
+    CU_OK(cuMemAddressFree(base, 2 * GRAIN));
+    CU_OK(cuMemFree(x));
+    CU_OK(cuMemGetInfo(&free1, &total));
+    ck_assert_uint_eq(free1, free0);
+    free(poison);
+}
+END_TEST
+
+/* A handle released while mapped lives on until it is unmapped; retained again from its
+ * address, it is the same handle, and mapped elsewhere it shows the bytes it kept. */
+START_TEST(vmm_handle_outlives_release)
+{
+    setup();
+    CUmemGenericAllocationHandle h, again;
+    CUdeviceptr base = mapped_range(1, &h);
+    CU_OK(cuMemRelease(h)); /* legal: the mapping holds the memory */
+    int *x = malloc(GRAIN), *back = malloc(GRAIN);
+    const int n = (int)(GRAIN / sizeof *x);
+    for (int i = 0; i < n; i++)
+        x[i] = ramp(i);
+    CU_OK(cuMemcpyHtoD(base, x, GRAIN));
+    CU_OK(cuMemRetainAllocationHandle(&again, (void *)(uintptr_t)(base + 4096)));
+    ck_assert_uint_eq(again, h);
+    CUmemAllocationProp p;
+    CU_OK(cuMemGetAllocationPropertiesFromHandle(&p, again));
+    ck_assert_int_eq(p.type, CU_MEM_ALLOCATION_TYPE_PINNED);
+    ck_assert_int_eq(p.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    ck_assert_int_eq(p.location.id, 0);
+    unsigned long long flags = 99;
+    CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+    CU_OK(cuMemGetAccess(&flags, &loc, base));
+    ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    loc.id = 1;
+    CU_OK(cuMemGetAccess(&flags, &loc, base));
+    ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    CU_OK(cuMemUnmap(base, GRAIN));
+    CUdeviceptr other_place;
+    CU_OK(cuMemAddressReserve(&other_place, 3 * GRAIN, 0, 0, 0));
+    CU_OK(cuMemMap(other_place + GRAIN, GRAIN, 0, again, 0));
+    CU_OK(give_access(other_place + GRAIN, GRAIN));
+    CU_OK(cuMemcpyDtoH(back, other_place + GRAIN, GRAIN));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(back[i] == x[i], "element %d is %d after the remap, not %d", i, back[i],
+                      x[i]);
+    CU_OK(cuMemUnmap(other_place + GRAIN, GRAIN));
+    CU_OK(cuMemRelease(again));
+    CU_OK(cuMemAddressFree(other_place, 3 * GRAIN));
+    CU_OK(cuMemAddressFree(base, GRAIN));
+    free(x);
+    free(back);
+}
+END_TEST
+
+/* One 4 MiB handle mapped twice, the second time its upper half only (offset 2 MiB): a copy
+ * into one mapping is read back through the other, both ways. */
+START_TEST(vmm_handle_mapped_twice_from_an_offset)
+{
+    setup();
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp p = device_memory(0);
+    CUdeviceptr whole, upper;
+    CU_OK(cuMemCreate(&h, 2 * GRAIN, &p, 0));
+    CU_OK(cuMemAddressReserve(&whole, 2 * GRAIN, 0, 0, 0));
+    CU_OK(cuMemAddressReserve(&upper, GRAIN, 0, 0, 0));
+    CU_OK(cuMemMap(whole, 2 * GRAIN, 0, h, 0));
+    CU_OK(cuMemMap(upper, GRAIN, GRAIN, h, 0));
+    CU_OK(give_access(whole, 2 * GRAIN));
+    CU_OK(give_access(upper, GRAIN));
+    const int n = 1031;
+    int x[1031], back[1031];
+    for (int i = 0; i < n; i++)
+        x[i] = ramp(i);
+    CU_OK(cuMemcpyHtoD(whole + GRAIN + 4 * 4099, x, sizeof x));
+    CU_OK(cuMemcpyDtoH(back, upper + 4 * 4099, sizeof back));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(back[i] == x[i], "through the second mapping, element %d is %d, not %d", i,
+                      back[i], x[i]);
+    for (int i = 0; i < n; i++)
+        x[i] = other(i);
+    CU_OK(cuMemcpyHtoD(upper, x, sizeof x));
+    CU_OK(cuMemcpyDtoH(back, whole + GRAIN, sizeof back));
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(back[i] == x[i], "through the first mapping, element %d is %d, not %d", i,
+                      back[i], x[i]);
+    CU_OK(cuMemUnmap(upper, GRAIN));
+    CU_OK(cuMemUnmap(whole, 2 * GRAIN));
+    CU_OK(cuMemRelease(h));
+    CU_OK(cuMemAddressFree(upper, GRAIN));
+    CU_OK(cuMemAddressFree(whole, 2 * GRAIN));
+}
+END_TEST
+
+/* Each bad argument and each call out of order: the code NVIDIA documents, and one line. */
+START_TEST(vmm_arguments_refused)
+{
+    setup();
+    CUmemGenericAllocationHandle h, h2;
+    CUmemAllocationProp p = device_memory(0);
+    CUdeviceptr base, r2;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAIN + 4096, &p, 0),
+                        "not a multiple of the granularity");
+    p.type = CU_MEM_ALLOCATION_TYPE_MANAGED;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, GRAIN, &p, 0),
+                        "not CU_MEM_ALLOCATION_TYPE_PINNED");
+    p = device_memory(5);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_DEVICE, cuMemCreate(&h, GRAIN, &p, 0),
+                        "device 5 does not exist");
+    p = device_memory(0);
+    p.location.type = CU_MEM_LOCATION_TYPE_HOST;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_SUPPORTED, cuMemCreate(&h, GRAIN, &p, 0),
+                        "only device memory");
+    p = device_memory(0);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&base, 100, 0, 0, 0),
+                        "whole pages");
+    CU_OK(cuMemAddressReserve(&base, 2 * GRAIN, 0, 0, 0));
+    CU_OK(cuMemAddressReserve(&r2, GRAIN, 0, 0, 0));
+    CU_OK(cuMemCreate(&h, GRAIN, &p, 0));
+    CU_OK(cuMemCreate(&h2, 2 * GRAIN, &p, 0));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base + 2 * GRAIN, GRAIN, 0, h, 0),
+                        "outside every reservation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base + GRAIN, 2 * GRAIN, 0, h2, 0),
+                        "outside every reservation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base + 4096, GRAIN, 0, h, 0),
+                        "multiples of the granularity");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base, 2 * GRAIN, 0, h, 0),
+                        "past the end of the allocation");
+    CU_OK(cuMemMap(base, GRAIN, 0, h, 0));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(base, GRAIN, 0, h, 0), "mapped already");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, give_access(base, 2 * GRAIN),
+                        "not whole mappings");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(base, GRAIN / 2),
+                        "not whole mappings");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(base, 2 * GRAIN),
+                        "still mapped");
+    CU_OK(give_access(base, GRAIN));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemFree(base), "mapped with cuMemMap");
+    cudaIpcMemHandle_t ipc;
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaIpcGetMemHandle(&ipc, (void *)(uintptr_t)base),
+                        "not the start of a live cudaMalloc allocation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(base, GRAIN),
+                        "not a reservation");
+    CU_OK(cuMemRelease(h2));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemRelease(h2), "not a live allocation");
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemMap(r2, GRAIN, 0, h2, 0),
+                        "not a live allocation");
+    int fd;
+    EXPECT_REFUSED_WITH(
+        CUDA_ERROR_NOT_SUPPORTED,
+        cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        "cuMemExportToShareableHandle is not emulated");
+    CU_OK(cuMemUnmap(base, GRAIN));
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(base, GRAIN), "not whole mappings");
+    CU_OK(cuMemRelease(h));
+    CU_OK(cuMemAddressFree(base, 2 * GRAIN));
+    CU_OK(cuMemAddressFree(r2, GRAIN));
+}
+END_TEST
+
+/* A mapping without access is no memory to copies; a kernel that touches it faults. */
+START_TEST(vmm_access_is_enforced)
+{
+    setup();
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp p = device_memory(0);
+    CUdeviceptr base;
+    CU_OK(cuMemAddressReserve(&base, GRAIN, 0, 0, 0));
+    CU_OK(cuMemCreate(&h, GRAIN, &p, 0));
+    CU_OK(cuMemMap(base, GRAIN, 0, h, 0));
+    int v = 5;
+    EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(base, &v, sizeof v),
+                        "not inside any device allocation");
+    CU_OK(give_access(base, GRAIN));
+    CU_OK(cuMemcpyHtoD(base, &v, sizeof v));
+    CUmemAccessDesc none = {.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE};
+    none.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    CU_OK(cuMemSetAccess(base, GRAIN, &none, 1));
+    add_bias_faults(add_bias_function(), base, upload(1, ramp), 1);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -1187,6 +1581,13 @@ int main(int argc, char **argv)
         {"texture_object_samples_a_2d_array", texture_object_samples_a_2d_array, CASE_CPU, 120},
         {"array_3d_round_trip", array_3d_round_trip, CASE_CPU, 60},
         {"array_arguments_refused", array_arguments_refused, CASE_CPU, 60},
+        {"texture_objects_read_back", texture_objects_read_back, CASE_CPU, 60},
+        {"vmm_two_handles_form_one_range", vmm_two_handles_form_one_range, CASE_CPU, 120},
+        {"vmm_handle_outlives_release", vmm_handle_outlives_release, CASE_CPU, 60},
+        {"vmm_handle_mapped_twice_from_an_offset", vmm_handle_mapped_twice_from_an_offset, CASE_CPU,
+         60},
+        {"vmm_arguments_refused", vmm_arguments_refused, CASE_CPU, 60},
+        {"vmm_access_is_enforced", vmm_access_is_enforced, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

@@ -264,7 +264,7 @@ cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
     if (err == cudaSuccess && rt.remote) {
         emu_say("cudaIpcGetMemHandle: the grader's device shares its memory with no other process");
         err = cudaErrorNotSupported;
-    } else if (err == cudaSuccess && (!handle || !b || b->addr != a)) {
+    } else if (err == cudaSuccess && (!handle || !b || b->view || b->addr != a)) {
         emu_say("cudaIpcGetMemHandle: %p is not the start of a live cudaMalloc allocation", devPtr);
         err = cudaErrorInvalidValue;
     } else if (err == cudaSuccess) {
@@ -286,28 +286,11 @@ static struct import *import_of(const struct mem_handle *h)
     return NULL;
 }
 
-/* Tell the server to show memfd @p fd from @p offset at [addr, addr + size) (-1: ours). */
-static cudaError_t map_on_server(uint64_t addr, uint64_t size, int fd, uint64_t offset)
-{
-    struct proto_block b = {addr, size, 0, 0, offset};
-    struct iovec part = {&b, sizeof b};
-    struct proto_msg reply;
-    if (rt_call_fd(PROTO_MAP, &part, 1, fd, &reply))
-        return rt.sticky;
-    cudaError_t err = cudaSuccess;
-    if (reply.op != PROTO_OK) {
-        emu_say("%s", reply.data ? (const char *)reply.data : "the device server cannot map");
-        err = cudaErrorMapBufferObjectFailed;
-    }
-    free(reply.data);
-    return err;
-}
-
 /* Put our own memory back at block [addr, addr + size), here and on the server, and free it. */
 static void unmap_import(uint64_t addr, uint64_t size)
 {
     mem_map(&rt.mem, addr, size, -1, 0);
-    map_on_server(addr, size, -1, 0);
+    rt_server_map(addr, size, -1, 0, 0);
     mem_free(&rt.mem, addr);
     struct proto_block b = {addr, 0, 0, 0, 0};
     rt_post(PROTO_FREE, &b, sizeof b);
@@ -332,7 +315,7 @@ static uint64_t map_import(const struct mem_handle *h, int fd, cudaError_t *err)
                 (unsigned long long)h->size, h->pid, strerror(errno));
         *err = cudaErrorMapBufferObjectFailed;
     } else {
-        *err = map_on_server(a, h->size, fd, h->offset);
+        *err = rt_server_map(a, h->size, fd, h->offset, 0);
     }
     if (*err != cudaSuccess) {
         unmap_import(a, h->size);
