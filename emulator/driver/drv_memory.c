@@ -36,6 +36,21 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
     DRV_FORWARD("cuMemFree", cudaFree(DPTR(dptr)));
 }
 
+/* The allocation holding @p dptr: a query, so an address in none is CUDA_ERROR_NOT_FOUND without
+ * a line (programs ask it of pointers they do not know, as NCCL does). */
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    uint64_t base = 0, size = 0;
+    CUresult r = drv_ready("cuMemGetAddressRange");
+    if (r == CUDA_SUCCESS && !course_emu_drv_range(dptr, &base, &size))
+        r = CUDA_ERROR_NOT_FOUND;
+    if (r == CUDA_SUCCESS && pbase)
+        *pbase = (CUdeviceptr)base;
+    if (r == CUDA_SUCCESS && psize)
+        *psize = (size_t)size;
+    return r;
+}
+
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
     DRV_FORWARD("cuMemGetInfo", cudaMemGetInfo(free, total));

@@ -49,6 +49,10 @@ int course_emu_drv_global(void *module, const char *name, uint64_t *addr, size_t
 /** cudaMalloc on behalf of the program's code at @p caller (the leak check names it). */
 int course_emu_drv_malloc(void **p, size_t size, const void *caller);
 
+/** The allocation holding device address @p addr (cuMemGetAddressRange): 1 with its first
+ *  byte's address in *base and its size in *size, or 0 when no allocation holds it. */
+int course_emu_drv_range(uint64_t addr, uint64_t *base, uint64_t *size);
+
 /** 1 once the program made the runtime's primary context (cudaSetDevice, or anything that
  *  started the device): it is then current on every thread that pushed no context of its own. */
 int course_emu_drv_started(void);

@@ -700,6 +700,19 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
     return cudaSuccess;
 }
 
+int course_emu_drv_range(uint64_t addr, uint64_t *base, uint64_t *size)
+{
+    rt_lock();
+    const void *p = (const void *)(uintptr_t)addr;
+    const struct mem_block *b = rt_is_device(p) ? mem_find(&rt.mem, addr, 1) : NULL;
+    if (b) {
+        *base = b->addr;
+        *size = b->size;
+    }
+    rt_unlock();
+    return b != NULL;
+}
+
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     rt_lock();

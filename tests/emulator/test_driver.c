@@ -15,7 +15,9 @@
  * and a kernel samples it through texture objects (point and linear, clamp and wrap) against
  * the Programming Guide's fetch computed here; a 3D array of two 16-bit channels takes an
  * offset box back out through cuMemcpy3D; texture and surface objects give back, field by
- * field, the descriptors they were made from; bad arguments each give one line. Virtual memory
+ * field, the descriptors they were made from; bad arguments each give one line. Address
+ * ranges: each allocation's first and last byte give its base and size, the byte past it none.
+ * Virtual memory
  * management: two 2 MiB handles mapped side by side take a copy, a kernel's 2003 elements and a
  * fill across the seam, guards all around; a handle released while mapped keeps its bytes into
  * a second mapping; a handle mapped twice, once from an offset, shows one set of bytes at both;
@@ -487,6 +489,38 @@ START_TEST(fills_of_every_width)
             CU_OK(cuMemFree(d));
         }
     CU_OK(cuStreamDestroy(s));
+}
+END_TEST
+
+/* cuMemGetAddressRange: each allocation's first and last byte give its base and the size
+ * asked for, an address just past it or on the host none, and either answer may be left out. */
+START_TEST(address_ranges_of_allocations)
+{
+    setup();
+    const size_t sizes[] = {1, 33, 1031};
+    CUdeviceptr d[3];
+    for (int i = 0; i < 3; i++)
+        CU_OK(cuMemAlloc(&d[i], sizes[i]));
+    for (int i = 0; i < 3; i++) {
+        CUdeviceptr ends[2] = {d[i], d[i] + sizes[i] - 1};
+        for (int e = 0; e < 2; e++) {
+            CUdeviceptr base = 0;
+            size_t size = 0;
+            CU_OK(cuMemGetAddressRange(&base, &size, ends[e]));
+            ck_assert_msg(base == d[i] && size == sizes[i],
+                          "allocation %d (%zu bytes), byte %d: base %llx size %zu, want %llx %zu",
+                          i, sizes[i], e, (unsigned long long)base, size, (unsigned long long)d[i],
+                          sizes[i]);
+        }
+        CU_OK(cuMemGetAddressRange(NULL, NULL, d[i]));
+        ck_assert_int_eq(cuMemGetAddressRange(NULL, NULL, d[i] + sizes[i]), CUDA_ERROR_NOT_FOUND);
+    }
+    int host = 0;
+    ck_assert_int_eq(cuMemGetAddressRange(NULL, NULL, (CUdeviceptr)(uintptr_t)&host),
+                     CUDA_ERROR_NOT_FOUND);
+    for (int i = 0; i < 3; i++)
+        CU_OK(cuMemFree(d[i]));
+    ck_assert_int_eq(cuMemGetAddressRange(NULL, NULL, d[2]), CUDA_ERROR_NOT_FOUND);
 }
 END_TEST
 
@@ -1570,6 +1604,7 @@ int main(int argc, char **argv)
         {"nvrtc_output_runs", nvrtc_output_runs, CASE_CPU, 120},
         {"runtime_and_driver_share_one_device", runtime_and_driver_share_one_device, CASE_CPU, 120},
         {"fills_of_every_width", fills_of_every_width, CASE_CPU, 120},
+        {"address_ranges_of_allocations", address_ranges_of_allocations, CASE_CPU, 60},
         {"streams_events_and_async_copies", streams_events_and_async_copies, CASE_CPU, 60},
         {"launch_ex_and_function_attributes", launch_ex_and_function_attributes, CASE_CPU, 120},
         {"kernel_fault_is_sticky", kernel_fault_is_sticky, CASE_CPU, 60},
