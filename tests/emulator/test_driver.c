@@ -17,12 +17,11 @@
  * offset box back out through cuMemcpy3D; texture and surface objects give back, field by
  * field, the descriptors they were made from; bad arguments each give one line. Address
  * ranges: each allocation's first and last byte give its base and size, the byte past it none.
- * Virtual memory
- * management: two 2 MiB handles mapped side by side take a copy, a kernel's 2003 elements and a
- * fill across the seam, guards all around; a handle released while mapped keeps its bytes into
- * a second mapping; a handle mapped twice, once from an offset, shows one set of bytes at both;
- * each bad argument and call out of order gives its code and one line; a mapping without access
- * refuses a copy and faults a kernel.
+ * Virtual memory management: two 2 MiB handles mapped side by side take a copy, a kernel's
+ * 2003 elements and a fill across the seam, guards all around; a handle released while mapped
+ * keeps its bytes into a second mapping; a handle mapped twice, once from an offset, shows one
+ * set of bytes at both; each bad argument and call out of order gives its code and one line; a
+ * mapping without access refuses a copy and faults a kernel.
  */
 #define _GNU_SOURCE
 /* cuDeviceComputeCapability and cudaGetDriverEntryPoint are tested though deprecated. */
