@@ -54,10 +54,17 @@ validation_setup() {
     bin=$work/$1_sm$arch
 }
 
-# cpu_run FILE CMD ARGS...: run CMD; write the CPU seconds it and the processes it started took
-# (the emulator's device server among them: tools/cpu_seconds.py) to FILE.
-cpu_run() {
-    python3 "$root/tools/cpu_seconds.py" "$@"
+# model_run GPU OUT ARGS...: run $bin ARGS once on the CPU emulator with the model of GPU
+# (registers from $work/regs.txt, SASS from $SASS), its model lines to OUT (emptied first), and
+# print the CPU seconds it and the processes it started took (the emulator's device server among
+# them: tools/cpu_seconds.py, which writes them to OUT.cpu).
+# shellcheck disable=SC2154 # work, build, bin and SASS: set by the sourcing script
+model_run() {
+    rm -f "$2"
+    python3 "$root/tools/cpu_seconds.py" "$2.cpu" env LD_LIBRARY_PATH="$build/emulator/lib" \
+        COURSE_EMU_MODEL="$1" COURSE_EMU_MODEL_REGS="$work/regs.txt" COURSE_EMU_MODEL_SASS="$SASS" \
+        COURSE_EMU_MODEL_OUT="$2" "$bin" "$3" ${4:+"$4"} >/dev/null
+    cat "$2.cpu"
 }
 
 # gemm_ladder_rows GPU PUBLISHED: for each of $kernels, run $bin KERNEL $size once on the CPU
@@ -70,11 +77,7 @@ gemm_ladder_rows() {
         "(model, $1, $size^3; published: emulator/MODEL.md)"
     for k in $kernels; do
         out=$work/model_$k.txt
-        rm -f "$out"
-        cpu_run "$work/cpu_$k.txt" env LD_LIBRARY_PATH="$build/emulator/lib" COURSE_EMU_MODEL="$1" \
-            COURSE_EMU_MODEL_REGS="$work/regs.txt" COURSE_EMU_MODEL_SASS="$SASS" \
-            COURSE_EMU_MODEL_OUT="$out" "$bin" "$k" "$size" >/dev/null
-        secs=$(cat "$work/cpu_$k.txt")
+        secs=$(model_run "$1" "$out" "$k" "$size")
         # shellcheck disable=SC2086 # PUBLISHED is a command with its leading arguments
         awk -v k="$k" -v n="$size" -v pub="$($2 "$k")" -v secs="$secs" '
             /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }

@@ -39,11 +39,7 @@ printf '%-3s %10s %10s %8s %6s %-8s %s\n' "#" "model GB/s" "published" "error" "
     "(model, $gpu, 2^25 floats; published: parallel_reductions_cuda README, RTX 3090)"
 for k in $kernels; do
     out=$work/model_$k.txt
-    rm -f "$out"
-    cpu_run "$work/cpu_$k.txt" env LD_LIBRARY_PATH="$build/emulator/lib" COURSE_EMU_MODEL="$gpu" \
-        COURSE_EMU_MODEL_REGS="$work/regs.txt" COURSE_EMU_MODEL_SASS="$SASS" \
-        COURSE_EMU_MODEL_OUT="$out" "$bin" "$k"
-    secs=$(cat "$work/cpu_$k.txt")
+    secs=$(model_run "$gpu" "$out" "$k")
     # One model line per block size, in the order 64 .. 1024: the fastest is kept.
     awk -v k="$k" -v pub="$(published "$k")" -v secs="$secs" '
         /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
