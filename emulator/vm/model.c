@@ -22,9 +22,11 @@
  *           request touches, one per clock
  *   latency loads * mean latency / resident warps (Little's law, with each load's batch)
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
- * the largest, plus the latency of barrier-separated load phases no other resident block
- * covers (a tile loop has two barriers per tile, one of them after the tile's loads), plus
- * the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never L1,
+ * the resident warps' time on those pipes with the latency between their visits (mean value
+ * analysis: shared_pipes_ms(); the largest bound when many warps share them), or the latency of
+ * barrier-separated load phases no other resident block covers (a tile loop has two barriers
+ * per tile, one of them after the tile's loads) plus the block's own work, whichever is
+ * longer, plus the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never L1,
  * never an LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide
  * their latency behind the work of the tiles ahead (exposed_tma()).
  */
@@ -657,6 +659,31 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
+/* The time, in ms, of the busiest SM's @p warps resident warps sharing its pipes: exact mean
+ * value analysis of a closed queueing network (Reiser and Lavenberg, 1980). Each warp visits
+ * every pipe in turn, taking its share of that pipe's work (the pipe's bound over the warps),
+ * and waits @p latency_ms (its loads' latency, per warp) in between. With many warps the
+ * busiest pipe sets the time (the largest bound); with few, the pipes a warp feeds in turn add
+ * up as well as overlapping with the other warps', as in-order issue makes them. */
+static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps)
+{
+    double queue[MODEL_NBOUNDS] = {0}, per_warp = 0;
+    int n_warps = warps >= 1 ? (int)warps : 1;
+    for (int n = 1; n <= n_warps; n++) {
+        double visit[MODEL_NBOUNDS], total = latency_ms;
+        for (int b = 0; b < MODEL_NBOUNDS; b++) {
+            visit[b] = b == MODEL_LATENCY ? 0 : bound_ms[b] / n_warps * (1 + queue[b]);
+            total += visit[b];
+        }
+        if (total <= 0)
+            return 0;
+        per_warp = total / n; /* over the throughput: the time for n warps, each a warp's work */
+        for (int b = 0; b < MODEL_NBOUNDS; b++)
+            queue[b] = visit[b] / per_warp;
+    }
+    return per_warp * n_warps;
+}
+
 void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e)
 {
     memset(e, 0, sizeof *e);
@@ -671,15 +698,17 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
         if (e->bound_ms[b] > e->bound_ms[e->bound])
             e->bound = (enum model_bound)b;
     /* Resident blocks overlap one another's exposed latency: a round takes the longer of its
-     * blocks' shared work and one block's exposed latency plus its own share of that work. */
+     * warps' time on the pipes, their latency among it, and one block's exposed latency plus
+     * its own share of the pipes' work. */
     double work = 0; /* what hides a pipeline's latency: every bound but latency itself */
     for (int b = 0; b < MODEL_NBOUNDS; b++)
         work = b != MODEL_LATENCY && e->bound_ms[b] > work ? e->bound_ms[b] : work;
-    double busy = e->bound_ms[e->bound],
-           per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
+    double per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
+    double blocks = per_sm < m->bps ? per_sm : m->bps, warps = blocks * m->warps_per_block;
+    double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps);
     e->exposed_ms = exposed(m, &t, e, work);
     e->tma_stages = t.tma_depth / (double)m->blocks;
-    double own = busy / (per_sm < m->bps ? per_sm : m->bps), chain = e->exposed_ms + own;
+    double own = shared_pipes_ms(e->bound_ms, 0, warps) / blocks, chain = e->exposed_ms + own;
     if (chain > busy && e->exposed_ms > own) /* the waits set the time, more than the work */
         e->bound = MODEL_LATENCY;
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;

@@ -12,6 +12,9 @@ extern "C" {
 /** y = x, n floats, blocks of 256 threads. */
 void model_copy(int n, const float *d_x, float *d_y);
 
+/** y[i] = x[i] * x[i] + x[i], i < 32: one block of one warp. */
+void model_lone_warp(const float *d_x, float *d_y);
+
 /** y[t] = x[4t] + ... + x[4t + 3] through shared memory, t < 256 (one block of 256). */
 void model_smem(const float *d_x, float *d_y);
 

@@ -21,6 +21,18 @@ void model_copy(int n, const float *d_x, float *d_y)
     model_copy_kernel<<<(n + 255) / 256, 256>>>(n, d_x, d_y);
 }
 
+/* One warp alone on the GPU: y[i] = x[i] * x[i] + x[i], i < 32. Nothing overlaps its pipes. */
+static __global__ void model_lone_warp_kernel(const float *x, float *y)
+{
+    int i = threadIdx.x;
+    y[i] = x[i] * x[i] + x[i];
+}
+
+void model_lone_warp(const float *d_x, float *d_y)
+{
+    model_lone_warp_kernel<<<1, 32>>>(d_x, d_y);
+}
+
 /* Each thread stores 4 floats at s[4t..4t+3] one by one, then reads them back one by one: in
  * PTX, four 4-byte accesses whose lanes are 16 bytes apart (4-way bank conflicts each); merged
  * as ptxas does, one conflict-free 16-byte access. */
