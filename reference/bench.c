@@ -41,7 +41,8 @@ static void begin_counting(const struct bench_table *t)
            "lanes: active lanes per warp instruction. s/r: 32-byte sectors per global load (ld) "
            "or store (st)\nrequest: 4 for a warp's coalesced floats, 16 for float4. wf: shared "
            "wavefronts per load or store\nrequest: 1 for a warp's conflict-free floats, 4 for "
-           "float4. uniq MB: global bytes touched.\nFLOP/B: flops per unique byte. bar: "
+           "float4 (2 when lanes load one address in pairs). uniq MB: global bytes touched.\n"
+           "FLOP/B: flops per unique byte. bar: "
            "barriers, div: divergent branches (per warp).\n");
     printf("%-26s %8s %5s %6s %6s %6s %6s %8s %7s %7s %6s  %s\n", "version", "warp ins", "lanes",
            "ld s/r", "st s/r", "lds wf", "sts wf", "uniq MB", "FLOP/B", "bar", "div", "check");

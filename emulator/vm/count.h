@@ -25,10 +25,12 @@ void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned byt
 /** Sort @p n (at most a request's 64) sector or address numbers @p v in place: an insertion
  *  sort, since a warp's are few and mostly in order already. */
 void count_sort(uint64_t *v, unsigned n);
-/** The wavefronts one shared request of lanes @p m at window offsets @p addr, @p bytes each,
- *  takes (per phase of 32, 16 or 8 lanes, the most distinct words a bank holds); its phases
- *  into *@p phases. */
-uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *phases);
+/** The wavefronts one shared request (a load, or a @p store) of lanes @p m at window offsets
+ *  @p addr, @p bytes each, takes (per phase of 32, 16 or 8 lanes, the most distinct words a
+ *  bank holds; a 16-byte load whose lanes share addresses in pairs, 16); its phases into
+ *  *@p phases. */
+uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, int store,
+                          uint64_t *phases);
 /** One shared request: window offsets of lanes in @p m, @p bytes each. */
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
 /** The global side of a bulk or tensor copy: [@p addr, @p addr + @p bytes), read (or written,

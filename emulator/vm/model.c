@@ -26,8 +26,8 @@
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), or the latency of
  * barrier-separated load phases no other resident block covers (a tile loop has two barriers
  * per tile, one of them after the tile's loads) plus the block's own work, whichever is
- * longer, plus the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never L1,
- * never an LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide
+ * longer, plus the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never
+ * L1, never an LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide
  * their latency behind the work of the tiles ahead (exposed_tma()).
  */
 #include "model.h"
@@ -269,7 +269,7 @@ static void flush_shared(struct vm_model *m, struct pending_shared *p)
         return;
     unsigned width = p->bytes <= 4 ? p->bytes : p->bytes <= 8 ? 8 : 16;
     uint64_t phases;
-    m->t.smem_wavefronts += (double)count_wavefronts(p->addr, p->mask, width, &phases);
+    m->t.smem_wavefronts += (double)count_wavefronts(p->addr, p->mask, width, p->store, &phases);
     p->mask = 0;
 }
 

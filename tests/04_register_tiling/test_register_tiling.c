@@ -125,7 +125,8 @@ END_TEST
 /*
  * matmul_vectorized reads both tiles with 128-bit loads: per k, two float4 of As and two of
  * Bs for 64 FMAs, 16 FMAs per load. Without bank conflicts a 128-bit request takes 4
- * wavefronts (one per quarter warp); B read with its 8 columns per thread 32 bytes apart
+ * wavefronts (one per quarter warp), 2 when lanes read one address in pairs (As's reads, one
+ * row per half warp); B read with its 8 columns per thread 32 bytes apart
  * takes 8 (lanes t and t + 4 share banks). Global loads are float4 as well: per 8-deep step,
  * each thread one float4 of A and one of B, 2 requests per warp, each 512 bytes in 16
  * sectors; C is stored as float4 too, one request per 4 x 32 floats.
@@ -162,7 +163,8 @@ END_TEST
  * matmul_2d_tile (8 warps per 128 x 128 block, 2 blocks): it stores 4 elements of each tile
  * per thread, 32 neighbouring words per request (1), 8 per step; it reads a row of 8 As values
  * and 8 Bs values per k as float4, 4 of them per k (one wavefront per quarter warp: 4 per
- * request), 32 requests and 128 wavefronts per step. Eight adjacent columns per thread put the
+ * request; As's, read by lanes in pairs on one address, 2), 32 requests and at most 128
+ * wavefronts per step (96). Eight adjacent columns per thread put the
  * quarter warp's float4 of Bs 32 bytes apart, lanes t and t + 4 in the same banks: 8 per request.
  */
 START_TEST(register_tiles_conflict_free)

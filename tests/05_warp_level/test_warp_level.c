@@ -278,7 +278,8 @@ END_TEST
 /*
  * matmul_warptile's lanes are laid out so that its 128-bit shared loads are broadcasts without
  * bank conflicts: per k, two float4 of As (8 distinct, 128 contiguous bytes) and two of Bs (4
- * distinct, 64 bytes), 4 wavefronts per request, 64 FMAs per 4 loads. Its global loads are
+ * distinct, 64 bytes), 4 wavefronts per request (2 where lanes read one address in pairs: 3
+ * on average), 64 FMAs per 4 loads. Its global loads are
  * float4: per 16-deep tile, 2 of A and 2 of B per thread, 4 requests per warp, 16 sectors each.
  * 128 x 256 x 64: whole tiles, 256-byte aligned rows.
  */

@@ -237,9 +237,10 @@ void course_assert_per_request(const char *what, const char *unit, uint64_t coun
 /**
  * Assert that the GEMM kernels of @p name (counters @p c) read their tiles as lessons 04 and 05
  * teach: 16 FMAs per shared-load instruction (two float4 of A and two of B per k for an 8 x 8
- * thread tile, the k loop unrolled), 128-bit shared loads without bank conflicts (4 wavefronts per
- * request, one per quarter warp), and float4 global loads, at most @p max_loads requests of at most
- * 16 sectors (a warp's 512 bytes).
+ * thread tile, the k loop unrolled), 128-bit shared loads without bank conflicts (one wavefront
+ * per phase: 4 a request, one per quarter warp, or 2 when lanes read the same address in pairs),
+ * and float4 global loads, at most @p max_loads requests of at most 16 sectors (a warp's 512
+ * bytes).
  */
 void course_assert_float4_tiles(const char *name, const struct vm_counters *c, uint64_t max_loads);
 

@@ -2,10 +2,9 @@
  * @file test_model_main.c
  * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip,
  *        four loads per thread in flight together and then chained (N / 4 threads), N atomic
- *        additions to one address, and a tile loop (4 blocks, 64 tiles of 256 floats) loaded then used
- *        and as a cp.async pipeline, and a TMA + wgmma tile loop (2 blocks, 32 tiles) in one
- *        stage, MODEL_TMA_DEPTH stages and warp-specialised, for test_model.sh (the time
- *        model's test).
+ *        additions to one address, and a tile loop (4 blocks, 64 tiles of 256 floats) loaded then
+ * used and as a cp.async pipeline, and a TMA + wgmma tile loop (2 blocks, 32 tiles) in one stage,
+ * MODEL_TMA_DEPTH stages and warp-specialised, for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */

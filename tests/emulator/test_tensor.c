@@ -432,23 +432,34 @@ static struct vm_counters counted(cudaError_t (*run)(int, uint32_t *), int arg, 
  * Bank conflicts per request: an ldmatrix.x4 (four phases of 8 rows, 16 bytes each) with rows 64
  * bytes apart puts each matrix's rows in 2 of the 8 16-byte bank groups (4 wavefronts a phase,
  * 12 beyond the 4 needed), 256 bytes apart in 1 (28), XOR-swizzled in 8 (0); a 16-byte store
- * with lanes 128 bytes apart takes 8 wavefronts a quarter warp (28 beyond 4), consecutive 4.
+ * with lanes 128 bytes apart takes 8 wavefronts a quarter warp (28 beyond 4), consecutive 4. A
+ * 16-byte load whose lanes read one address in pairs (lanes n and n ^ 1, or n and n ^ 2: all on
+ * one address, one per half warp, pairs n and n ^ 2 on 128 contiguous bytes a half warp) takes
+ * half warps, 2 wavefronts; lanes n and n + 16 on one address are no such pairs: quarter warps
+ * of pieces 32 bytes apart, 2 wavefronts each (4 beyond 4).
  */
 START_TEST(bank_conflicts_counted_per_request)
 {
     static const struct {
         uint64_t waves, conflicts;
-    } want[5] = {{16, 12}, {32, 28}, {4, 0}, {32, 28}, {4, 0}};
-    static const char *what[5] = {"ldmatrix, rows 64 B apart", "ldmatrix, rows 256 B apart",
-                                  "ldmatrix, swizzled rows", "st.shared.v4, lanes 128 B apart",
-                                  "st.shared.v4, consecutive"};
+    } want[9] = {{16, 12}, {32, 28}, {4, 0}, {32, 28}, {4, 0}, {2, 0}, {2, 0}, {2, 0}, {8, 4}};
+    static const char *what[9] = {"ldmatrix, rows 64 B apart",
+                                  "ldmatrix, rows 256 B apart",
+                                  "ldmatrix, swizzled rows",
+                                  "st.shared.v4, lanes 128 B apart",
+                                  "st.shared.v4, consecutive",
+                                  "ld.shared.v4, one address",
+                                  "ld.shared.v4, one address a half warp",
+                                  "ld.shared.v4, lanes n and n ^ 2 share",
+                                  "ld.shared.v4, lanes n and n + 16 share"};
     uint32_t *d;
     CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 9; k++) {
         struct vm_counters c = counted(tensor_shared_pattern, k, d);
-        uint64_t req = k < 3 ? c.lds_requests : c.sts_requests;
-        uint64_t waves = k < 3 ? c.lds_wavefronts : c.sts_wavefronts;
-        uint64_t conf = k < 3 ? c.lds_conflicts : c.sts_conflicts;
+        int load = k < 3 || k > 4;
+        uint64_t req = load ? c.lds_requests : c.sts_requests;
+        uint64_t waves = load ? c.lds_wavefronts : c.sts_wavefronts;
+        uint64_t conf = load ? c.lds_conflicts : c.sts_conflicts;
         ck_assert_msg(req == 1 && waves == want[k].waves && conf == want[k].conflicts,
                       "%s: %llu requests, %llu wavefronts, %llu conflicts; want 1, %llu, %llu",
                       what[k], (unsigned long long)req, (unsigned long long)waves,

@@ -365,9 +365,17 @@ static __global__ void shared_pattern_kernel(int kind, uint32_t *out)
                  : kind == 1 ? smem(&s[r * 256 + i * 16])
                  : kind == 2 ? smem(&s[r * 128 + ((i ^ r) & 7) * 16])
                  : kind == 3 ? smem(&s[l * 128])
-                             : smem(&s[l * 16]);
+                 : kind == 4 ? smem(&s[l * 16])
+                 : kind == 5 ? smem(&s[0])                            /* one address */
+                 : kind == 6 ? smem(&s[l / 16 * 32])                  /* one per half warp */
+                 : kind == 7 ? smem(&s[(l >> 2) * 32 + (l & 1) * 16]) /* lanes n, n ^ 2 */
+                             : smem(&s[l % 16 * 32]);                 /* lanes n, n + 16 */
     if (kind < 3)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+                     : "r"(p));
+    else if (kind > 4)
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
                      : "r"(p));
     else
