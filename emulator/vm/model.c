@@ -139,8 +139,9 @@ struct req {
 #define MBARS 32 /* distinct TMA mbarriers a block's stages are counted up to */
 
 /* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
- * keeps RUNS open, since the PTX interleaves loads from several arrays. */
-#define RUNS 4
+ * keeps RUNS open, since the PTX interleaves loads from several arrays and rows: a thread's 8
+ * rows of a tile read a column at a time, which ptxas reads as 16-byte pieces of each row. */
+#define RUNS 16
 struct pending_shared {
     uint64_t addr[32];
     uint32_t mask;

@@ -18,6 +18,10 @@ void model_lone_warp(const float *d_x, float *d_y);
 /** y[t] = x[4t] + ... + x[4t + 3] through shared memory, t < 256 (one block of 256). */
 void model_smem(const float *d_x, float *d_y);
 
+/** y[t] = the sum of x[0 .. 31] through a shared tile of 8 rows of 4 floats, read a column at a
+ *  time by one warp, t < 32. */
+void model_rows(const float *d_x, float *d_y);
+
 /** y[t] = x[t] + x[t + n] + x[t + 2n] + x[t + 3n], t < n (x zero: 4n floats), the four
  *  loads in flight together, or (@p chained) each address waiting for the previous value. */
 void model_loads(int n, const float *d_x, float *d_y, int chained);

@@ -34,6 +34,10 @@
 #    the tile's math (tensor_ms / 32), in series; one stage exposes all of it but its own work
 #    at each tile: exposed_ms + tensor_ms = 32 round trips at 1980 MHz (within 1%). The bound
 #    column says latency for the one stage (the chain of round trips sets its time), not for 6.
+# 10. Rows read a column at a time (test_model_kernels.cu's model_rows): one warp's 32 scalar
+#    loads of 8 rows of 4 floats, k outer and row inner, every lane one address: ptxas reads
+#    each row as one 16-byte load, and a 16-byte load whose lanes share one address takes 2
+#    wavefronts (emulator/vm/count.c): 8 x 2 and the tile's store, 17.
 # 9. Pipes shared by few warps (mean value analysis, emulator/vm/model.c): one block of one warp
 #    overlaps nothing, so its time is the launch and the sum of its bounds and its latency
 #    (within 1%); a copy of 2^24 floats (64 warps an SM) is its DRAM bound (1. above).
@@ -127,4 +131,9 @@ awk -v ms="$(lone ms)" -v f="$(lone fp32_ms)" -v t="$(lone tensor_ms)" -v i="$(l
     -v a="$(lone atomic_ms)" 'BEGIN { sum = f + t + i + l + l2 + d + lat + a
     if (ms - 0.003 < 0.99 * sum || ms - 0.003 > 1.01 * sum) {
         printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of its bounds and latency (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 125, ms, sum; exit 1 } }'
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained; atomics on one address one per clock; a cp.async pipeline hides its tile loads; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up"
+rows=$(of "$out/copy" model_rows smem_wavefronts)
+[ "$rows" = 17 ] || {
+    echo "test_model.sh:135: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
+    exit 1
+}
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained; atomics on one address one per clock; a cp.async pipeline hides its tile loads; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts"

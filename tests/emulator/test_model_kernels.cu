@@ -54,6 +54,33 @@ void model_smem(const float *d_x, float *d_y)
     model_smem_kernel<<<1, 256>>>(d_x, d_y);
 }
 
+/* One warp reads a tile's 8 rows of 4 floats a column at a time (k outer, row inner: 32 scalar
+ * loads in PTX, written so that their order is exact), every lane the same address: ptxas
+ * reads each row as one 16-byte load, 8 of them, each a broadcast. y[t] = the sum, t < 32. */
+static __global__ void model_rows_kernel(const float *x, float *y)
+{
+    __shared__ __align__(16) float s[8][4];
+    int t = threadIdx.x;
+    s[t / 4][t % 4] = x[t];
+    __syncthreads(); /* the tile is whole */
+    float acc = 0;
+    unsigned base = (unsigned)__cvta_generic_to_shared(&s[0][0]);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int r = 0; r < 8; r++) {
+            float v;
+            asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(base + (r * 4 + k) * 4));
+            acc += v;
+        }
+    y[t] = acc;
+}
+
+void model_rows(const float *d_x, float *d_y)
+{
+    model_rows_kernel<<<1, 32>>>(d_x, d_y);
+}
+
 /* Four loads of x[t + k n], k = 0..3, written in PTX so that their order is exact: all four
  * issued before the first use (one batch of four in flight), or each address made from the
  * value the previous load returned (x is zero: the same addresses, a chain of four batches of

@@ -1,10 +1,11 @@
 /**
  * @file test_model_main.c
- * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip,
- *        four loads per thread in flight together and then chained (N / 4 threads), N atomic
- *        additions to one address, and a tile loop (4 blocks, 64 tiles of 256 floats) loaded then
- * used and as a cp.async pipeline, and a TMA + wgmma tile loop (2 blocks, 32 tiles) in one stage,
- * MODEL_TMA_DEPTH stages and warp-specialised, for test_model.sh (the time model's test).
+ * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip, a
+ *        tile's rows read a column at a time, four loads per thread in flight together and
+ *        then chained (N / 4 threads), N atomic additions to one address, and a tile loop
+ *        (4 blocks, 64 tiles of 256 floats) loaded then used and as a cp.async pipeline, and a
+ *        TMA + wgmma tile loop (2 blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and
+ *        warp-specialised, for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
     model_copy(n, d_x, d_y);
     model_lone_warp(d_x, d_y);
     model_smem(d_x, d_y);
+    model_rows(d_x, d_y);
     model_loads(n / 4, d_x, d_y, 0);
     model_loads(n / 4, d_x, d_y, 1);
     model_atomic(n, d_y);
