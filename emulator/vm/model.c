@@ -22,8 +22,9 @@
  *           request touches, one per clock
  *   latency loads * mean latency / resident warps (Little's law, with each load's batch)
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
- * the resident warps' time on those pipes with the latency between their visits (mean value
- * analysis: shared_pipes_ms(); the largest bound when many warps share them), or the latency of
+ * the resident warps' time on the SM's pipes with the latency between their visits (mean value
+ * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
+ * chip-wide bound, or the latency of
  * barrier-separated load phases no other resident block covers (a tile loop has two barriers
  * per tile, one of them after the tile's loads) plus the block's own work, whichever is
  * longer, plus the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never
@@ -660,29 +661,37 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
-/* The time, in ms, of the busiest SM's @p warps resident warps sharing its pipes: exact mean
- * value analysis of a closed queueing network (Reiser and Lavenberg, 1980). Each warp visits
- * every pipe in turn, taking its share of that pipe's work (the pipe's bound over the warps),
- * and waits @p latency_ms (its loads' latency, per warp) in between. With many warps the
- * busiest pipe sets the time (the largest bound); with few, the pipes a warp feeds in turn add
- * up as well as overlapping with the other warps', as in-order issue makes them. */
+/* The time, in ms, of the busiest SM's @p warps resident warps on its pipes: exact mean value
+ * analysis of a closed queueing network (Reiser and Lavenberg, 1980). Each warp visits every
+ * pipe of the SM in turn (fp32, tensor, issue, lsu), taking its share of that pipe's work (the
+ * pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
+ * between. With many warps the busiest pipe sets the time (the largest bound); with few, the
+ * pipes a warp feeds in turn add up as well as overlapping with the other warps', as in-order
+ * issue makes them. The L2's, DRAM's and atomics' bandwidth are the chip's, spent while a warp
+ * waits on its loads or goes on past its stores and asynchronous copies: bounds of their own. */
 static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps)
 {
-    double queue[MODEL_NBOUNDS] = {0}, per_warp = 0;
+    static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
+    enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
+    double queue[NPIPES] = {0}, per_warp = 0;
     int n_warps = warps >= 1 ? (int)warps : 1;
     for (int n = 1; n <= n_warps; n++) {
-        double visit[MODEL_NBOUNDS], total = latency_ms;
-        for (int b = 0; b < MODEL_NBOUNDS; b++) {
-            visit[b] = b == MODEL_LATENCY ? 0 : bound_ms[b] / n_warps * (1 + queue[b]);
-            total += visit[b];
+        double visit[NPIPES], total = latency_ms;
+        for (int p = 0; p < NPIPES; p++) {
+            visit[p] = bound_ms[sm_pipes[p]] / n_warps * (1 + queue[p]);
+            total += visit[p];
         }
         if (total <= 0)
-            return 0;
+            break;
         per_warp = total / n; /* over the throughput: the time for n warps, each a warp's work */
-        for (int b = 0; b < MODEL_NBOUNDS; b++)
-            queue[b] = visit[b] / per_warp;
+        for (int p = 0; p < NPIPES; p++)
+            queue[p] = visit[p] / per_warp;
     }
-    return per_warp * n_warps;
+    double t = per_warp * n_warps;
+    static const enum model_bound chip[] = {MODEL_L2, MODEL_DRAM, MODEL_ATOMIC};
+    for (size_t i = 0; i < sizeof chip / sizeof chip[0]; i++)
+        t = bound_ms[chip[i]] > t ? bound_ms[chip[i]] : t;
+    return t;
 }
 
 void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e)
