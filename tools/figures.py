@@ -65,22 +65,22 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, 2026-11-28, commit 10ee0d7). A model,
-# never a measurement (emulator/MODEL.md has its validation error). Points
-# above the roof are served by the caches: the intensity counts every access. Lesson 08's
-# WMMA points count fragment loads as 16 bytes a lane (how a GPU splits them is not documented).
+# CPU emulator, 2026-11-29, b27085c's model, SASS counted). A model, never a measurement
+# (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
+# the intensity counts every access. Lesson 08's WMMA points count fragment loads as 16 bytes a
+# lane (how a GPU splits them is not documented).
 MODEL_H100 = {
     "vector_add": 152,
     "matmul_naive": 506,
-    "matmul_coalesced": 8352,
+    "matmul_coalesced": 8338,
     "matmul_tiled": 7814,
     "gemv_warp": 1485,
     "matmul_1d_tile": 13134,
-    "matmul_2d_tile": 38692,
-    "matmul_vectorized": 51805,
-    "matmul_warptile": 54482,
+    "matmul_2d_tile": 29465,
+    "matmul_vectorized": 47163,
+    "matmul_warptile": 47552,
     "wmma_naive": 66084,
-    "wmma_shared": 336478,
+    "wmma_shared": 289599,
 }
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
@@ -433,7 +433,8 @@ def fig_double_buffer(out):
 # The time model's kernel estimates for lesson 07's figure: mix_kernel on an H100 SXM5 at 700
 # rounds, over all 2^22 words (one launch) and over one of 8 chunks: the README's "Estimated
 # (model)" table (./course estimate 07 --gpu=h100 --len=4194304 --rounds=700 --markdown, on the
-# CPU emulator, 2026-11-28), its SMs column over its kernels. A model, never a measurement.
+# CPU emulator, 2026-11-29, b27085c's model, PTX instructions counted), its SMs column over its
+# kernels. A model, never a measurement.
 MODEL_07_WORDS = 1 << 22
 MODEL_07_KERNEL_MS = {1: 0.3381, 8: 0.04589}
 CHUNK_COLOURS = [BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW, GREY]
