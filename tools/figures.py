@@ -65,22 +65,22 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, 2026-11-29, b27085c's model, SASS counted). A model, never a measurement
+# CPU emulator, 2026-11-29, 5bcc52c's model, SASS counted). A model, never a measurement
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count fragment loads as 16 bytes a
 # lane (how a GPU splits them is not documented).
 MODEL_H100 = {
     "vector_add": 152,
     "matmul_naive": 506,
-    "matmul_coalesced": 8338,
-    "matmul_tiled": 7814,
+    "matmul_coalesced": 8346,
+    "matmul_tiled": 10217,
     "gemv_warp": 1485,
-    "matmul_1d_tile": 13134,
-    "matmul_2d_tile": 29465,
-    "matmul_vectorized": 47163,
-    "matmul_warptile": 47552,
+    "matmul_1d_tile": 21928,
+    "matmul_2d_tile": 30443,
+    "matmul_vectorized": 51446,
+    "matmul_warptile": 50836,
     "wmma_naive": 66084,
-    "wmma_shared": 289599,
+    "wmma_shared": 298159,
 }
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
