@@ -51,6 +51,87 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr 
     return r;
 }
 
+/* One attribute of the memory @p ptr addresses, from the runtime's view of it
+ * (cudaPointerGetAttributes) and the allocation it falls in: memory not allocated, mapped or
+ * registered through CUDA is CUDA_ERROR_INVALID_VALUE, as the driver answers, without a line. */
+static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    struct cudaPointerAttributes a;
+    uint64_t base = 0, size = 0;
+    if (cudaPointerGetAttributes(&a, DPTR(ptr)) != cudaSuccess ||
+        a.type == cudaMemoryTypeUnregistered)
+        return CUDA_ERROR_INVALID_VALUE;
+    int in_range = course_emu_drv_range(ptr, &base, &size);
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: /* managed memory answers as the device's */
+        *(unsigned *)data =
+            a.type == cudaMemoryTypeHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(CUdeviceptr *)data = (CUdeviceptr)(uintptr_t)a.devicePointer;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (!a.hostPointer)
+            return CUDA_ERROR_INVALID_VALUE; /* device memory has no host address */
+        *(void **)data = a.hostPointer;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = a.type == cudaMemoryTypeManaged;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = a.device >= 0 ? a.device : 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = 1;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: /* the emulator's copies are always synchronous */
+        *(int *)data = 1;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID: /* unique while allocated: the allocation's base */
+        *(unsigned long long *)data = in_range ? base : (uint64_t)ptr;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        if (!in_range)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (attribute == CU_POINTER_ATTRIBUTE_RANGE_SIZE)
+            *(size_t *)data = (size_t)size;
+        else
+            *(CUdeviceptr *)data = (CUdeviceptr)base;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_CONTEXT: {
+        CUcontext ctx = NULL;
+        CUdevice dev = 0;
+        if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+            dev != (a.device >= 0 ? a.device : 0))
+            break; /* the allocation's device is not the current context's */
+        *(CUcontext *)data = ctx;
+        return CUDA_SUCCESS;
+    }
+    default:
+        break;
+    }
+    emu_say("cuPointerGetAttribute: attribute %d of this pointer is not emulated "
+            "(CUDA_ERROR_NOT_SUPPORTED)",
+            (int)attribute);
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    CUresult r = drv_args(drv_ready("cuPointerGetAttribute"), !data);
+    return r == CUDA_SUCCESS ? pointer_attribute(data, attribute, ptr) : r;
+}
+
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                void **data, CUdeviceptr ptr)
+{
+    CUresult r = drv_args(drv_ready("cuPointerGetAttributes"), !attributes || !data);
+    for (unsigned i = 0; r == CUDA_SUCCESS && i < numAttributes; i++)
+        r = data[i] ? pointer_attribute(data[i], attributes[i], ptr) : CUDA_ERROR_INVALID_VALUE;
+    return r;
+}
+
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
     DRV_FORWARD("cuMemGetInfo", cudaMemGetInfo(free, total));

@@ -523,6 +523,59 @@ START_TEST(address_ranges_of_allocations)
 }
 END_TEST
 
+/* cuPointerGetAttribute(s): a device allocation's type, device pointer, ordinal, range and
+ * context from any byte of it; pinned host memory's host and device pointers; managed memory
+ * flagged; host memory CUDA does not know is CUDA_ERROR_INVALID_VALUE. */
+START_TEST(pointer_attributes)
+{
+    setup();
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc(&d, 1031));
+    unsigned type = 0;
+    CUdeviceptr start = 0, dp = 0;
+    size_t size = 0;
+    int managed = -1, ordinal = -1;
+    CUcontext ctx = NULL, cur = NULL;
+    CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void *out[] = {&type, &start, &size, &managed, &ordinal};
+    CU_OK(cuPointerGetAttributes(5, which, out, d + 1030));
+    ck_assert_msg(type == CU_MEMORYTYPE_DEVICE && start == d && size == 1031 && managed == 0 &&
+                      ordinal == 0,
+                  "device byte 1030: type %u start %llx size %zu managed %d ordinal %d, want %d "
+                  "%llx 1031 0 0",
+                  type, (unsigned long long)start, size, managed, ordinal, CU_MEMORYTYPE_DEVICE,
+                  (unsigned long long)d);
+    CU_OK(cuPointerGetAttribute(&dp, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, d + 7));
+    ck_assert(dp == d + 7);
+    CU_OK(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, d));
+    CU_OK(cuCtxGetCurrent(&cur));
+    ck_assert(ctx == cur);
+    void *h = NULL, *hp = NULL;
+    CU_OK(cuMemAllocHost(&h, 64));
+    CU_OK(
+        cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)h));
+    CU_OK(cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, (CUdeviceptr)(uintptr_t)h));
+    ck_assert_msg(type == CU_MEMORYTYPE_HOST && hp == h, "pinned: type %u host %p, want %d %p",
+                  type, hp, CU_MEMORYTYPE_HOST, h);
+    CUdeviceptr m;
+    CU_OK(cuMemAllocManaged(&m, 256, CU_MEM_ATTACH_GLOBAL));
+    CU_OK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m));
+    ck_assert_int_eq(managed, 1);
+    int host = 0;
+    ck_assert_int_eq(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                           (CUdeviceptr)(uintptr_t)&host),
+                     CUDA_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, d),
+                     CUDA_ERROR_INVALID_VALUE);
+    CU_OK(cuMemFree(m));
+    CU_OK(cuMemFreeHost(h));
+    CU_OK(cuMemFree(d));
+}
+END_TEST
+
 START_TEST(streams_events_and_async_copies)
 {
     setup();
@@ -1604,6 +1657,7 @@ int main(int argc, char **argv)
         {"runtime_and_driver_share_one_device", runtime_and_driver_share_one_device, CASE_CPU, 120},
         {"fills_of_every_width", fills_of_every_width, CASE_CPU, 120},
         {"address_ranges_of_allocations", address_ranges_of_allocations, CASE_CPU, 60},
+        {"pointer_attributes", pointer_attributes, CASE_CPU, 60},
         {"streams_events_and_async_copies", streams_events_and_async_copies, CASE_CPU, 60},
         {"launch_ex_and_function_attributes", launch_ex_and_function_attributes, CASE_CPU, 120},
         {"kernel_fault_is_sticky", kernel_fault_is_sticky, CASE_CPU, 60},
