@@ -20,6 +20,7 @@
 
 #include "alloc.h"
 #include "emu.h"
+#include "say.h"
 
 /** One batched call, its device arrays resolved to host addresses. */
 struct lu_call {
@@ -149,8 +150,8 @@ static int one_matrix(const struct lu_call *c, int i, double *w, double *x)
     }
     for (int k = 0; k < c->n && piv; k++)
         if (piv[k] < 1 || piv[k] > c->n) {
-            fprintf(stderr, "emulator: %s: pivot %d of matrix %d is %d, outside 1..%d\n", c->who,
-                    k + 1, i, piv[k], c->n);
+            emu_say("%s: pivot %d of matrix %d is %d, outside 1..%d", c->who, k + 1, i, piv[k],
+                    c->n);
             return -1;
         }
     c->info[i] = 0;

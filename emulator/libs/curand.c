@@ -50,6 +50,7 @@
 #include "curand_histogram.h"
 #include "curand_sobol.h"
 #include "emu.h"
+#include "say.h"
 
 enum { GEN_MAGIC = 0x43524e44, XORWOW_STATES = 4096, PHILOX_SUBSEQS = 65536, MRG_STATES = 81920 };
 
@@ -84,7 +85,7 @@ struct curandGenerator_st {
 /* Print one line naming what the stand-in cannot do, and return @p status. */
 static curandStatus_t refuse(curandStatus_t status, const char *what)
 {
-    fprintf(stderr, "emulator: cuRAND: %s is not in the emulator's cuRAND stand-in\n", what);
+    emu_say("cuRAND: %s is not in the emulator's cuRAND stand-in", what);
     return status;
 }
 

@@ -31,6 +31,7 @@
 #include "alloc.h"
 #include "emu.h"
 #include "fp.h"
+#include "say.h"
 
 enum { COMM_MAGIC = 0x4e43434c, MAX_RANKS = 64 };
 /** Bytes each rank stages per chunk. */
@@ -71,7 +72,7 @@ static void say(struct ncclComm *c, const char *fmt, ...)
     va_end(ap);
     if (c)
         snprintf(c->last_error, sizeof c->last_error, "%s", line);
-    fprintf(stderr, "emulator: NCCL rank %d: %s\n", c ? c->rank : -1, line);
+    emu_say("NCCL rank %d: %s", c ? c->rank : -1, line);
 }
 
 static int comm_ok(const struct ncclComm *c)
@@ -187,8 +188,8 @@ static ncclResult_t join(struct ncclComm *c, const ncclUniqueId *id)
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     if (nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks) {
-        fprintf(stderr, "emulator: NCCL: rank %d of %d: the emulator supports 1 to %d ranks\n",
-                rank, nranks, MAX_RANKS);
+        emu_say("NCCL: rank %d of %d: the emulator supports 1 to %d ranks", rank, nranks,
+                MAX_RANKS);
         return ncclInvalidArgument;
     }
     struct ncclComm *c = emu_calloc(1, sizeof *c);
