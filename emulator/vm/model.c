@@ -24,12 +24,12 @@
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
- * chip-wide bound, or the latency of
- * barrier-separated load phases no other resident block covers (a tile loop has two barriers
- * per tile, one of them after the tile's loads) plus the block's own work, whichever is
- * longer, plus the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never
- * L1, never an LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide
- * their latency behind the work of the tiles ahead (exposed_tma()).
+ * chip-wide bound, or the latency of barrier-separated load phases no other resident block
+ * covers (a tile loop has two barriers per tile, one of them after the tile's loads) plus the
+ * block's own work, whichever is longer, plus the launch overhead. TMA copies are the copy
+ * engine's: their sectors go to L2 (never L1, never an LSU wavefront), and a block's stages
+ * (the mbarriers its copies complete on) hide their latency behind the work of the tiles ahead
+ * (exposed_tma()).
  */
 #include "model.h"
 
