@@ -24,9 +24,10 @@
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
- * chip-wide bound, or the latency of barrier-separated load phases no other resident block
- * covers (a tile loop has two barriers per tile, one of them after the tile's loads) plus the
- * block's own work, whichever is longer, plus the launch overhead. TMA copies are the copy
+ * chip-wide bound (chip_ms()), or the latency of barrier-separated load phases (a tile loop has
+ * two barriers per tile, one of them after the tile's loads), which the resident blocks reach
+ * and wait for together, plus the pipes' work, whichever is longer, plus the launch overhead.
+ * TMA copies are the copy
  * engine's: their sectors go to L2 (never L1, never an LSU wavefront), and a block's stages
  * (the mbarriers its copies complete on) hide their latency behind the work of the tiles ahead
  * (exposed_tma()).
@@ -116,8 +117,9 @@ struct tally {
     double loads, latency; /* synchronous loads, and their latencies summed */
     double stall;          /* their latencies, each over its batch's size (model_code.h) */
     double async_loads, async_latency; /* cp.async requests, and their latencies summed */
-    double async_ahead, async_w0;      /* warp 0's cp.async requests before its block's first
-                                          barrier, and in all */
+    double async_ahead; /* warp 0's cp.async requests before its block's first barrier */
+    double async_groups, async_waits, async_kept; /* warp 0's cp.async commit groups, its waits,
+                                                     and the groups each left in flight */
     double load_phases; /* warp 0's load phases: barrier intervals in which it loads */
     double sass;        /* warp instructions issued, in SASS (model_code.h's weights) */
     double producer;    /* the same, of producer warps (TMA copies for the wgmma of other warps,
@@ -172,11 +174,12 @@ struct vm_model {
     uint64_t shared_clock;   /* shared accesses seen, for the runs' LRU */
     const struct insn *code; /* the kernel's first instruction */
     uint32_t ncode;
-    uint8_t *batch;        /* each instruction's batch size (model_code.h) */
-    float *sass_w;         /* each instruction's SASS instructions, or NULL: PTX counted */
-    uint64_t block_bars;   /* barriers counted when this block began */
-    uint64_t phase_mark;   /* 1 + the barriers counted at warp 0's last load phase (0: none) */
-    double warp_insts[32]; /* this block's instructions per warp (SASS-weighted) */
+    uint8_t *batch;      /* each instruction's batch size (model_code.h) */
+    float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
+    uint64_t block_bars; /* barriers counted when this block began */
+    uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
+    uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
+    double warp_insts[32];         /* this block's instructions per warp (SASS-weighted) */
     uint8_t warp_tma[32], warp_wgmma[32]; /* the warp issued TMA copies, wgmma */
     uint64_t mbar[MBARS];                 /* this block's TMA mbarriers, + 1 */
     unsigned nmbar;
@@ -423,6 +426,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->block = linear;
     m->block_bars = m->live->barriers;
     m->phase_mark = 0;
+    m->cp_groups = m->cp_landed = 0;
     m->sampled++;
     memset(m->seq, 0, sizeof m->seq);
     return 1;
@@ -438,6 +442,24 @@ static long insn_index(const struct vm_model *m, const struct insn *in)
     return (long)((at - lo) / sizeof *in);
 }
 
+/* How far ahead of its use warp 0's cp.async pipeline copies: at each cp.async.wait_group N, the
+ * N newest groups it leaves in flight (none at wait_all, which commits the copies not yet
+ * committed first). A one-stage loop copies a tile and waits for all of it before using it. */
+static void cp_async_depth(struct vm_model *m, const struct insn *in)
+{
+    if (in->op == OP_CP_ASYNC_COMMIT || (in->op == OP_CP_ASYNC_WAIT && in->width)) {
+        m->cp_groups++;
+        m->t.async_groups++;
+    }
+    if (in->op != OP_CP_ASYNC_WAIT)
+        return;
+    uint32_t open = m->cp_groups - m->cp_landed, keep = in->width ? 0 : (uint32_t)in->imm;
+    keep = keep < open ? keep : open;
+    m->cp_landed = m->cp_groups - keep;
+    m->t.async_waits++;
+    m->t.async_kept += keep;
+}
+
 void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
 {
     long i = m->sass_w ? insn_index(m, in) : -1;
@@ -447,6 +469,8 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
         m->warp_wgmma[w] = 1;
         m->last_mbar = 0; /* the next TMA load fills another stage */
     }
+    if (warp == 0)
+        cp_async_depth(m, in);
 }
 
 /* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
@@ -498,10 +522,8 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
                   uint32_t mask, unsigned bytes, int store)
 {
     int async = in && in->op == OP_CP_ASYNC;
-    if (async && warp == 0) { /* how far ahead of its use a pipeline copies */
-        m->t.async_w0++;
+    if (async && warp == 0) /* the copies a pipeline's warp has in flight at once */
         m->t.async_ahead += m->live->barriers == m->block_bars;
-    }
     if (!store && warp == 0 && m->phase_mark != m->live->barriers + 1) {
         m->t.load_phases++;
         m->phase_mark = m->live->barriers + 1;
@@ -615,8 +637,8 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
  * one after the other. With @p depth stages (the distinct mbarriers its loads complete on),
  * depth of those round trips are under way at once, so a block alone takes at least a round trip
  * over depth per tile: one stage leaves its copy and its math in series. Beyond the block's own
- * share of the work (@p work_ms, the largest bound but latency, shared by the resident blocks),
- * that is what each tile exposes. The round trip, in cycles, goes to e->tma_round_trip. */
+ * share of the work (@p work_ms, the SM's pipes' time without the latency, shared by the resident
+ * blocks), that is what each tile exposes. The round trip, in cycles, goes to e->tma_round_trip. */
 static double exposed_tma(const struct vm_model *m, const struct tally *t, struct model_estimate *e,
                           double work_ms)
 {
@@ -640,8 +662,8 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
 /* The latency of a block's load phases (the barrier intervals in which its first warp loads
  * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
  * ms: one mean latency per phase and round of resident blocks, less the work of the phases a
- * cp.async pipeline copies ahead (@p work_ms, the largest bound but latency, spread over the
- * phases). */
+ * cp.async pipeline copies ahead (the groups its cp.async.wait_group leaves in flight; @p
+ * work_ms, the SM's pipes' time without the latency, spread over the phases). */
 static double exposed(const struct vm_model *m, const struct tally *t, struct model_estimate *e,
                       double work_ms)
 {
@@ -655,8 +677,11 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
         return 0;
     if (t->async_loads <= t->loads)
         return rounds * phases * (t->latency / t->loads) * ms;
-    double ahead = t->async_w0 ? t->async_ahead / t->async_w0 * phases : 0; /* phases ahead */
-    double work = work_ms / ms / (rounds * phases);                         /* cycles a phase */
+    /* phases ahead: the groups its waits leave in flight, in load phases */
+    double ahead = t->async_waits && t->async_groups
+                       ? t->async_kept / t->async_waits * t->load_phases / t->async_groups
+                       : 0;
+    double work = work_ms / ms / (rounds * phases); /* cycles a phase */
     double wait = t->async_latency / t->async_loads - ahead * work;
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
@@ -667,8 +692,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
  * pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
  * between. With many warps the busiest pipe sets the time (the largest bound); with few, the
  * pipes a warp feeds in turn add up as well as overlapping with the other warps', as in-order
- * issue makes them. The L2's, DRAM's and atomics' bandwidth are the chip's, spent while a warp
- * waits on its loads or goes on past its stores and asynchronous copies: bounds of their own. */
+ * issue makes them. */
 static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps)
 {
     static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
@@ -687,8 +711,16 @@ static double shared_pipes_ms(const double *bound_ms, double latency_ms, double 
         for (int p = 0; p < NPIPES; p++)
             queue[p] = visit[p] / per_warp;
     }
-    double t = per_warp * n_warps;
+    return per_warp * n_warps;
+}
+
+/* The chip's bounds, in ms: the L2's, DRAM's and atomics' bandwidth, spent while a warp waits on
+ * its loads or goes on past its stores and asynchronous copies, so they bound the time from
+ * below and add nothing to a warp's turn on the SM's pipes. */
+static double chip_ms(const double *bound_ms)
+{
     static const enum model_bound chip[] = {MODEL_L2, MODEL_DRAM, MODEL_ATOMIC};
+    double t = 0;
     for (size_t i = 0; i < sizeof chip / sizeof chip[0]; i++)
         t = bound_ms[chip[i]] > t ? bound_ms[chip[i]] : t;
     return t;
@@ -707,19 +739,19 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     for (int b = 1; b < MODEL_NBOUNDS; b++)
         if (e->bound_ms[b] > e->bound_ms[e->bound])
             e->bound = (enum model_bound)b;
-    /* Resident blocks overlap one another's exposed latency: a round takes the longer of its
-     * warps' time on the pipes, their latency among it, and one block's exposed latency plus
-     * its own share of the pipes' work. */
-    double work = 0; /* what hides a pipeline's latency: every bound but latency itself */
-    for (int b = 0; b < MODEL_NBOUNDS; b++)
-        work = b != MODEL_LATENCY && e->bound_ms[b] > work ? e->bound_ms[b] : work;
+    /* The resident blocks of a round start together and run the same loop, so they reach each
+     * load phase together and wait for it together: the time is the longer of the warps' time
+     * on the SM's pipes with their latency among it (and the chip's bounds), and the blocks'
+     * exposed latency and the pipes' work one after the other. */
     double per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
     double blocks = per_sm < m->bps ? per_sm : m->bps, warps = blocks * m->warps_per_block;
     double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps);
-    e->exposed_ms = exposed(m, &t, e, work);
+    double chip = chip_ms(e->bound_ms), pipes = shared_pipes_ms(e->bound_ms, 0, warps);
+    busy = busy > chip ? busy : chip;
+    e->exposed_ms = exposed(m, &t, e, pipes);
     e->tma_stages = t.tma_depth / (double)m->blocks;
-    double own = shared_pipes_ms(e->bound_ms, 0, warps) / blocks, chain = e->exposed_ms + own;
-    if (chain > busy && e->exposed_ms > own) /* the waits set the time, more than the work */
+    double chain = e->exposed_ms + pipes;
+    if (chain > busy && e->exposed_ms > pipes) /* the waits set the time, more than the work */
         e->bound = MODEL_LATENCY;
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
     e->regs = m->regs ? m->regs : 32;

@@ -141,16 +141,27 @@ static __device__ float work(float v)
 
 /* A tile loop: block b sums work(x) over tiles x[(t * gridDim.x + b) * 256 + tid], t < tiles,
  * each tile staged in shared memory and read at a rotated index (so the barrier is needed). Loaded
- * then used (async 0), or as a 2-stage pipeline (async 1): tile t + 1 copied with cp.async while
- * tile t is used, wait_group 1 leaving that one copy in flight. y[b * 256 + tid] = the sum. */
+ * then used (async 0), copied with cp.async and waited for whole before it is used (async 2: one
+ * stage), or as a 2-stage pipeline (async 1): tile t + 1 copied with cp.async while tile t is
+ * used, wait_group 1 leaving that one copy in flight. y[b * 256 + tid] = the sum. */
 static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, int async)
 {
     __shared__ float s[2][256];
     int tid = threadIdx.x;
     float acc = 0;
-    if (!async) {
+    if (async != 1) {
         for (int t = 0; t < tiles; t++) {
-            s[0][tid] = x[((size_t)t * gridDim.x + blockIdx.x) * 256 + tid];
+            const float *src = x + ((size_t)t * gridDim.x + blockIdx.x) * 256 + tid;
+#if __CUDA_ARCH__ >= 800
+            if (async) {
+                unsigned dst = (unsigned)__cvta_generic_to_shared(&s[0][tid]);
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n\t"
+                             "cp.async.commit_group;\n\t"
+                             "cp.async.wait_group 0;" ::"r"(dst),
+                             "l"(src));
+            } else
+#endif
+                s[0][tid] = *src;
             __syncthreads(); /* the tile is whole */
             acc += work(s[0][(tid + 1) % 256]);
             __syncthreads(); /* every thread read it before the next overwrites it */

@@ -2,8 +2,9 @@
  * @file test_model_main.c
  * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip, a
  *        tile's rows read a column at a time, four loads per thread in flight together and
- *        then chained (N / 4 threads), N atomic additions to one address, and a tile loop
- *        (4 blocks, 64 tiles of 256 floats) loaded then used and as a cp.async pipeline, and a
+ *        then chained (N / 4 threads), N atomic additions to one address, a tile loop (4 blocks,
+ *        64 tiles of 256 floats) loaded then used, as a cp.async pipeline and copied with
+ *        cp.async in one stage, the first with 264 blocks (16 tiles, two blocks an SM), and a
  *        TMA + wgmma tile loop (2 blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and
  *        warp-specialised, for test_model.sh (the time model's test).
  *
@@ -41,6 +42,9 @@ int main(int argc, char **argv)
     int tiles = n / 1024 < 64 ? n / 1024 : 64; /* 4 blocks of 256 floats a tile, within x */
     model_tiles(4, tiles, d_x, d_y, 0);
     model_tiles(4, tiles, d_x, d_y, 1);
+    model_tiles(4, tiles, d_x, d_y, 2);
+    if (n >= 264 * 16 * 256) /* two blocks on each of the h100's 132 SMs, 16 tiles */
+        model_tiles(264, 16, d_x, d_y, 0);
     int tma_tiles = (int)(bytes / (64 * 64 * 2)) < 32 ? (int)(bytes / (64 * 64 * 2)) : 32;
     for (int v = MODEL_TMA_ONE_STAGE; n >= 2 * 4096 && v <= MODEL_TMA_SPECIALISED; v++)
         model_tma_gemm(v, 2, tma_tiles, d_x, d_x, d_y); /* A = B = x; C: y's first 2 * 4096 */
