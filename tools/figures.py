@@ -65,7 +65,7 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, 2026-11-29, 5bcc52c's model, SASS counted). A model, never a measurement
+# CPU emulator, 2026-11-29, 7a3a574's model, SASS counted). A model, never a measurement
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count fragment loads as 16 bytes a
 # lane (how a GPU splits them is not documented).
@@ -73,14 +73,14 @@ MODEL_H100 = {
     "vector_add": 152,
     "matmul_naive": 506,
     "matmul_coalesced": 8346,
-    "matmul_tiled": 10217,
+    "matmul_tiled": 9049,
     "gemv_warp": 1485,
-    "matmul_1d_tile": 21928,
+    "matmul_1d_tile": 17200,
     "matmul_2d_tile": 30443,
-    "matmul_vectorized": 51446,
-    "matmul_warptile": 50836,
-    "wmma_naive": 66084,
-    "wmma_shared": 298159,
+    "matmul_vectorized": 46233,
+    "matmul_warptile": 49047,
+    "wmma_naive": 66057,
+    "wmma_shared": 282900,
 }
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
@@ -433,10 +433,10 @@ def fig_double_buffer(out):
 # The time model's kernel estimates for lesson 07's figure: mix_kernel on an H100 SXM5 at 700
 # rounds, over all 2^22 words (one launch) and over one of 8 chunks: the README's "Estimated
 # (model)" table (./course estimate 07 --gpu=h100 --len=4194304 --rounds=700 --markdown, on the
-# CPU emulator, 2026-11-29, 5bcc52c's model, PTX instructions counted), its SMs column over its
+# CPU emulator, 2026-11-29, 7a3a574's model, PTX instructions counted), its SMs column over its
 # kernels. A model, never a measurement.
 MODEL_07_WORDS = 1 << 22
-MODEL_07_KERNEL_MS = {1: 0.3381, 8: 0.04589}
+MODEL_07_KERNEL_MS = {1: 0.3429, 8: 0.0465}
 CHUNK_COLOURS = [BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW, GREY]
 
 
