@@ -56,10 +56,10 @@ CUBLAS = {
 # Where the model's measured error is, beside every row.
 ERROR = "error: emulator/MODEL.md"
 # The model's error where it was validated (emulator/MODEL.md, "Validation").
-VALIDATION = ("validation error (emulator/MODEL.md): 23% mean, worst factor 1.46, on 5 SGEMM_CUDA "
-              "kernels against published H100 GFLOP/s (held out); 58% on 3 of the A6000's; 101% "
-              "on 6 RTX 3090 reductions, set by same-address atomics; 71% on 6 mma.sync HGEMM "
-              "kernels on a T4 (held out)")
+VALIDATION = ("validation error (emulator/MODEL.md): mean 12.6% to 16.8% on the SGEMM_CUDA ladder "
+              "against published A100 and H100 GFLOP/s and an mma.sync ladder on an A100, worst "
+              "factor 1.62; 29.7% on the A6000's ladder; 62.2% on an mma.sync ladder on a T4; "
+              "66.5% on RTX 3090 reductions, set by same-address atomics")
 
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):
