@@ -581,6 +581,19 @@ static void scale(struct vm_model *m, const struct vm_counters *c, struct model_
                                              : (double)c1[i] * f);
 }
 
+/* The busiest SM's blocks: its share of the grid, ceil(blocks / SMs). */
+static double busiest_sm_blocks(const struct vm_model *m)
+{
+    return (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
+}
+
+/* The blocks resident on the busiest SM at once: its share of the grid, at most the occupancy. */
+static double resident_blocks(const struct vm_model *m)
+{
+    double per_sm = busiest_sm_blocks(m);
+    return per_sm < m->bps ? per_sm : m->bps;
+}
+
 /* Each resource's time in ms, from the scaled counts (@p run: the counters as run). */
 static void bounds(const struct vm_model *m, const struct tally *t, const struct vm_counters *run,
                    struct model_estimate *e)
@@ -588,14 +601,13 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     const struct model_gpu *g = &m->gpu;
     const struct vm_counters *c = &e->counters;
     double ms = 1e3 / (g->clock_mhz * 1e6);
-    double per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
-    double share = per_sm / (double)m->blocks;
+    double per_sm = busiest_sm_blocks(m), share = per_sm / (double)m->blocks;
     double fp32_flops =
         2.0 * (double)c->class_insts[VM_CLASS_FMA32] + (double)c->class_insts[VM_CLASS_FP];
     double wgmma_flops = (double)c->wgmma_flops, other = fp32_flops + wgmma_flops;
     double mma_flops = (double)c->flops > other ? (double)c->flops - other : 0;
     double wgmma_tflops = g->wgmma_tflops > 0 ? g->wgmma_tflops : g->mma_tflops;
-    double resident = (per_sm < m->bps ? per_sm : m->bps) * m->warps_per_block;
+    double resident = resident_blocks(m) * m->warps_per_block;
     /* a pipeline's warp has the copies it issued before its first barrier in flight */
     double ahead = t->async_ahead / (double)m->blocks;
     e->bound_ms[MODEL_FP32] =
@@ -643,9 +655,9 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
                           double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
-    double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
+    double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = busiest_sm_blocks(m);
     double phases = t->tma_phases / (double)m->blocks, depth = t->tma_depth / (double)m->blocks;
-    double resident = per_sm < m->bps ? per_sm : m->bps, rounds = ceil(per_sm / m->bps);
+    double resident = resident_blocks(m), rounds = ceil(per_sm / m->bps);
     e->tma_round_trip = 0;
     if (phases <= 0)
         return 0;
@@ -668,9 +680,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
                       double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
-    double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = (double)((m->blocks + g->sms - 1) / g->sms);
+    double ms = 1e3 / (g->clock_mhz * 1e6), rounds = ceil(busiest_sm_blocks(m) / m->bps);
     double phases = t->load_phases / (double)m->blocks;
-    double rounds = ceil(per_sm / m->bps);
     if (t->tma_loads > t->loads + t->async_loads)
         return exposed_tma(m, t, e, work_ms);
     if (phases <= 0 || (!t->loads && !t->async_loads))
@@ -743,8 +754,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
      * load phase together and wait for it together: the time is the longer of the warps' time
      * on the SM's pipes with their latency among it (and the chip's bounds), and the blocks'
      * exposed latency and the pipes' work one after the other. */
-    double per_sm = (double)((m->blocks + m->gpu.sms - 1) / m->gpu.sms);
-    double blocks = per_sm < m->bps ? per_sm : m->bps, warps = blocks * m->warps_per_block;
+    double warps = resident_blocks(m) * m->warps_per_block;
     double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps);
     double chip = chip_ms(e->bound_ms), pipes = shared_pipes_ms(e->bound_ms, 0, warps);
     busy = busy > chip ? busy : chip;
