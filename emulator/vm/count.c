@@ -319,33 +319,42 @@ void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store)
     *(store ? &x->cnt->tma_st_sectors : &x->cnt->tma_ld_sectors) += bytes ? last - first + 1 : 0;
 }
 
+/* The most distinct words any bank holds among lanes @p phase, when every word's row (word /
+ * 32) is within 64 of @p base: a bank's distinct words are its distinct rows, one bit each. */
+static uint64_t rows_wavefronts(const uint64_t *addr, uint32_t phase, unsigned bytes, uint32_t base)
+{
+    uint64_t rows[32] = {0};
+    for (uint32_t mm = phase; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (uint32_t word = (uint32_t)(addr[l] >> 2); word <= (addr[l] + bytes - 1) >> 2; word++)
+            rows[word & 31] |= 1ull << ((word >> 5) - base);
+    }
+    int worst = 1;
+    for (int b = 0; b < 32; b++) {
+        int n = __builtin_popcountll(rows[b]);
+        worst = n > worst ? n : worst;
+    }
+    return (uint64_t)worst;
+}
+
 /* The wavefronts of one phase (lanes @p phase): the most distinct words any bank holds. The
- * common case, no bank asked for two different words, is found in one pass. */
+ * common case, every word within a span of 32, is found in one pass. */
 static uint64_t phase_wavefronts(const uint64_t *addr, uint32_t phase, unsigned bytes)
 {
-    uint64_t lo = UINT64_MAX, hi = 0; /* words within a span of 32 fall in distinct banks */
-    for (int l = 0; l < 32; l++)
-        if (phase >> l & 1) {
-            lo = addr[l] >> 2 < lo ? addr[l] >> 2 : lo;
-            hi = (addr[l] + bytes - 1) >> 2 > hi ? (addr[l] + bytes - 1) >> 2 : hi;
-        }
+    /* Words within a span of 32 fall in distinct banks. Shared addresses are window offsets
+     * (below 2^34: 32-bit words), and the loop has no branch, so that it vectorises: the
+     * lanes outside the phase count as an empty span. */
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (int l = 0; l < 32; l++) {
+        uint32_t on = 0u - (phase >> l & 1), first = (uint32_t)(addr[l] >> 2) | ~on;
+        uint32_t last = (uint32_t)((addr[l] + bytes - 1) >> 2) & on;
+        lo = first < lo ? first : lo;
+        hi = last > hi ? last : hi;
+    }
     if (hi - lo < 32)
         return 1;
-    uint64_t first[32];
-    uint32_t banks = 0;
-    int conflict = 0;
-    for (uint32_t mm = phase; mm && !conflict; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        for (uint64_t word = addr[l] >> 2; word <= (addr[l] + bytes - 1) >> 2; word++) {
-            uint32_t bit = 1u << (word & 31);
-            if (!(banks & bit))
-                banks |= bit, first[word & 31] = word;
-            else if (first[word & 31] != word)
-                conflict = 1;
-        }
-    }
-    if (!conflict)
-        return 1;
+    if ((hi >> 5) - (lo >> 5) < 64) /* each bank's rows (word / 32) as bits from lo's row */
+        return rows_wavefronts(addr, phase, bytes, lo >> 5);
     /* Distinct words per bank: the worst bank sets this phase's wavefronts. */
     uint64_t words[32][32];
     int nw[32] = {0}, worst = 1;
