@@ -436,25 +436,31 @@ static struct vm_counters counted(cudaError_t (*run)(int, uint32_t *), int arg, 
  * 16-byte load whose lanes read one address in pairs (lanes n and n ^ 1, or n and n ^ 2: all on
  * one address, one per half warp, pairs n and n ^ 2 on 128 contiguous bytes a half warp) takes
  * half warps, 2 wavefronts; lanes n and n + 16 on one address are no such pairs: quarter warps
- * of pieces 32 bytes apart, 2 wavefronts each (4 beyond 4).
+ * of pieces 32 bytes apart, 2 wavefronts each (4 beyond 4). A 4-byte load with lanes 1 KiB apart
+ * puts 32 words in bank 0 (32, 31 beyond 1: words over more than 64 rows of the banks, counted
+ * word by word), 33 words apart in 32 banks (1), 2 words apart 2 in each of 16 (2).
  */
 START_TEST(bank_conflicts_counted_per_request)
 {
     static const struct {
         uint64_t waves, conflicts;
-    } want[9] = {{16, 12}, {32, 28}, {4, 0}, {32, 28}, {4, 0}, {2, 0}, {2, 0}, {2, 0}, {8, 4}};
-    static const char *what[9] = {"ldmatrix, rows 64 B apart",
-                                  "ldmatrix, rows 256 B apart",
-                                  "ldmatrix, swizzled rows",
-                                  "st.shared.v4, lanes 128 B apart",
-                                  "st.shared.v4, consecutive",
-                                  "ld.shared.v4, one address",
-                                  "ld.shared.v4, one address a half warp",
-                                  "ld.shared.v4, lanes n and n ^ 2 share",
-                                  "ld.shared.v4, lanes n and n + 16 share"};
+    } want[12] = {{16, 12}, {32, 28}, {4, 0}, {32, 28}, {4, 0}, {2, 0},
+                  {2, 0},   {2, 0},   {8, 4}, {32, 31}, {1, 0}, {2, 1}};
+    static const char *what[12] = {"ldmatrix, rows 64 B apart",
+                                   "ldmatrix, rows 256 B apart",
+                                   "ldmatrix, swizzled rows",
+                                   "st.shared.v4, lanes 128 B apart",
+                                   "st.shared.v4, consecutive",
+                                   "ld.shared.v4, one address",
+                                   "ld.shared.v4, one address a half warp",
+                                   "ld.shared.v4, lanes n and n ^ 2 share",
+                                   "ld.shared.v4, lanes n and n + 16 share",
+                                   "ld.shared.u32, lanes 1 KiB apart",
+                                   "ld.shared.u32, lanes 33 words apart",
+                                   "ld.shared.u32, lanes 2 words apart"};
     uint32_t *d;
     CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 12; k++) {
         struct vm_counters c = counted(tensor_shared_pattern, k, d);
         int load = k < 3 || k > 4;
         uint64_t req = load ? c.lds_requests : c.sts_requests;

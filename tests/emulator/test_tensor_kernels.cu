@@ -358,19 +358,24 @@ extern "C" cudaError_t tensor_pipeline_sum(int stages, int bug, const float *in,
 
 static __global__ void shared_pattern_kernel(int kind, uint32_t *out)
 {
-    __shared__ __align__(128) uint8_t s[4096];
+    __shared__ __align__(128) uint8_t s[32 * 1024];
     int l = threadIdx.x, r = l % 8, i = l / 8;
     uint32_t v[4] = {0, 0, 0, 0};
-    unsigned p = kind == 0   ? smem(&s[r * 64 + i * 16])
-                 : kind == 1 ? smem(&s[r * 256 + i * 16])
-                 : kind == 2 ? smem(&s[r * 128 + ((i ^ r) & 7) * 16])
-                 : kind == 3 ? smem(&s[l * 128])
-                 : kind == 4 ? smem(&s[l * 16])
-                 : kind == 5 ? smem(&s[0])                            /* one address */
-                 : kind == 6 ? smem(&s[l / 16 * 32])                  /* one per half warp */
-                 : kind == 7 ? smem(&s[(l >> 2) * 32 + (l & 1) * 16]) /* lanes n, n ^ 2 */
-                             : smem(&s[l % 16 * 32]);                 /* lanes n, n + 16 */
-    if (kind < 3)
+    unsigned p = kind == 0    ? smem(&s[r * 64 + i * 16])
+                 : kind == 1  ? smem(&s[r * 256 + i * 16])
+                 : kind == 2  ? smem(&s[r * 128 + ((i ^ r) & 7) * 16])
+                 : kind == 3  ? smem(&s[l * 128])
+                 : kind == 4  ? smem(&s[l * 16])
+                 : kind == 5  ? smem(&s[0])                            /* one address */
+                 : kind == 6  ? smem(&s[l / 16 * 32])                  /* one per half warp */
+                 : kind == 7  ? smem(&s[(l >> 2) * 32 + (l & 1) * 16]) /* lanes n, n ^ 2 */
+                 : kind == 8  ? smem(&s[l % 16 * 32])                  /* lanes n, n + 16 */
+                 : kind == 9  ? smem(&s[l * 1024])                     /* 4 bytes, bank 0 */
+                 : kind == 10 ? smem(&s[l * 132])                      /* 33 words apart */
+                              : smem(&s[l * 8]);                       /* 2 words apart */
+    if (kind > 8)
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v[0]) : "r"(p));
+    else if (kind < 3)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                      : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
                      : "r"(p));
