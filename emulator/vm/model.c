@@ -27,10 +27,9 @@
  * chip-wide bound (chip_ms()), or the latency of barrier-separated load phases (a tile loop has
  * two barriers per tile, one of them after the tile's loads), which the resident blocks reach
  * and wait for together, plus the pipes' work, whichever is longer, plus the launch overhead.
- * TMA copies are the copy
- * engine's: their sectors go to L2 (never L1, never an LSU wavefront), and a block's stages
- * (the mbarriers its copies complete on) hide their latency behind the work of the tiles ahead
- * (exposed_tma()).
+ * TMA copies are the copy engine's: their sectors go to L2 (never L1, never an LSU wavefront),
+ * and a block's stages (the mbarriers its copies complete on) hide their latency behind the
+ * work of the tiles ahead (exposed_tma()).
  */
 #include "model.h"
 
@@ -443,11 +442,11 @@ static long insn_index(const struct vm_model *m, const struct insn *in)
 }
 
 /* How far ahead of its use warp 0's cp.async pipeline copies: at each cp.async.wait_group N, the
- * N newest groups it leaves in flight (none at wait_all, which commits the copies not yet
- * committed first). A one-stage loop copies a tile and waits for all of it before using it. */
+ * N newest groups it leaves in flight (none at wait_all, which waits for every copy). A
+ * one-stage loop copies a tile and waits for all of it before using it. */
 static void cp_async_depth(struct vm_model *m, const struct insn *in)
 {
-    if (in->op == OP_CP_ASYNC_COMMIT || (in->op == OP_CP_ASYNC_WAIT && in->width)) {
+    if (in->op == OP_CP_ASYNC_COMMIT) {
         m->cp_groups++;
         m->t.async_groups++;
     }
