@@ -384,8 +384,8 @@ static int pairs_share(const uint64_t *addr, uint32_t m, int x)
     return 1;
 }
 
-uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, int store,
-                          uint64_t *phases)
+static uint64_t wavefronts_of(const uint64_t *addr, uint32_t m, unsigned bytes, int store,
+                              uint64_t *phases)
 {
     int per_phase = bytes <= 4 ? 32 : (int)(128 / bytes);
     /* A 16-byte load whose lanes share addresses in pairs (lane n and n ^ 1, or n and n ^ 2,
@@ -404,6 +404,47 @@ uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, int 
         waves += phase_wavefronts(addr, phase, bytes);
     }
     return waves;
+}
+
+/* The wavefronts of the access patterns met last, by content. A pattern moved by whole words
+ * takes the wavefronts it took before (its words move to other banks together, in the same
+ * groups), and a loop meets the same few patterns at every step, so a pattern is known by its
+ * active lanes, width, kind, the first lane's byte in its word and every lane's distance from
+ * the first lane. A table each thread of the emulator owns. */
+#define MEMO_SLOTS 256
+struct wave_memo {
+    uint32_t mask, key, delta[32];
+    uint64_t waves, phases;
+};
+
+uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, int store,
+                          uint64_t *phases)
+{
+    static _Thread_local struct wave_memo memo[MEMO_SLOTS];
+    if (!m)
+        return wavefronts_of(addr, m, bytes, store, phases);
+    uint64_t first = addr[__builtin_ctz(m)];
+    uint32_t delta[32], differ = 0, far = 0;
+    for (int l = 0; l < 32; l++) {
+        uint64_t d = (addr[l] - first) & (0ull - (m >> l & 1));
+        delta[l] = (uint32_t)d;
+        far |= (uint64_t)(int64_t)(int32_t)delta[l] != d; /* lanes 2 GiB apart: not kept */
+    }
+    if (far)
+        return wavefronts_of(addr, m, bytes, store, phases);
+    uint32_t key = (uint32_t)(first & 3) | bytes << 2 | (uint32_t)store << 8;
+    uint32_t h = m * 2654435761u ^ delta[1] * 97u ^ delta[16] * 7919u ^ delta[31] * 40503u ^ key;
+    struct wave_memo *e = &memo[(h ^ h >> 8 ^ h >> 16) % MEMO_SLOTS];
+    for (int l = 0; l < 32; l++)
+        differ |= delta[l] ^ e->delta[l];
+    if (differ || e->mask != m || e->key != key) {
+        e->mask = m;
+        e->key = key;
+        memcpy(e->delta, delta, sizeof delta);
+        e->waves = wavefronts_of(addr, m, bytes, store, &e->phases);
+    }
+    *phases = e->phases;
+    return e->waves;
 }
 
 void count_shared(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)

@@ -145,10 +145,8 @@ struct req {
  * rows of a tile read a column at a time, which ptxas reads as 16-byte pieces of each row. */
 #define RUNS 16
 struct pending_shared {
-    uint64_t addr[32];
     uint32_t mask;
-    unsigned bytes;
-    int store;
+    uint8_t bytes, store;
     uint64_t used; /* when it last grew: the least recent run is counted first */
 };
 
@@ -169,7 +167,8 @@ struct vm_model {
     uint64_t *sec;
     size_t nsec, capsec;
     uint32_t seq[32];
-    struct pending_shared pend[32][RUNS];
+    struct pending_shared pend[32][RUNS]; /* apart from their lanes' addresses, so that a */
+    uint64_t pend_addr[32][RUNS][32];     /* warp's runs are looked through in 4 lines */
     uint64_t shared_clock;   /* shared accesses seen, for the runs' LRU */
     const struct insn *code; /* the kernel's first instruction */
     uint32_t ncode;
@@ -265,27 +264,31 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     memset(&m->c_first, 0, sizeof m->c_first);
 }
 
-/* Count warp @p p's pending run of shared accesses as one access of its width rounded up to
- * a vector width, with count.c's wavefront rule. */
-static void flush_shared(struct vm_model *m, struct pending_shared *p)
+/* Count warp @p w's pending run @p r of shared accesses as one access of its width rounded up
+ * to a vector width, with count.c's wavefront rule. */
+static void flush_shared(struct vm_model *m, uint32_t w, int r)
 {
+    struct pending_shared *p = &m->pend[w][r];
     if (!p->mask)
         return;
     unsigned width = p->bytes <= 4 ? p->bytes : p->bytes <= 8 ? 8 : 16;
     uint64_t phases;
-    m->t.smem_wavefronts += (double)count_wavefronts(p->addr, p->mask, width, p->store, &phases);
+    m->t.smem_wavefronts +=
+        (double)count_wavefronts(m->pend_addr[w][r], p->mask, width, p->store, &phases);
     p->mask = 0;
 }
 
-/* 1 when @p bytes at @p addr extend run @p p into an aligned access of at most 16 bytes. */
-static int extends(const struct pending_shared *p, const uint64_t *addr, uint32_t mask,
-                   unsigned bytes, int store)
+/* 1 when @p bytes at @p addr extend run @p p (its lanes at @p at) into an aligned access of at
+ * most 16 bytes. */
+static int extends(const struct pending_shared *p, const uint64_t *at, const uint64_t *addr,
+                   uint32_t mask, unsigned bytes, int store)
 {
     unsigned total = p->bytes + bytes, align = total <= 4 ? total : total <= 8 ? 8 : 16;
-    int merge = p->mask == mask && p->store == store && total <= 16 && p->bytes % bytes == 0;
+    int merge = p->mask == mask && p->store == store && total <= 16 &&
+                (p->bytes & (bytes - 1)) == 0;
     for (uint32_t mm = mask; merge && mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        merge = addr[l] == p->addr[l] + p->bytes && p->addr[l] % align == 0;
+        merge = addr[l] == at[l] + p->bytes && (at[l] & (align - 1)) == 0;
     }
     return merge;
 }
@@ -293,25 +296,26 @@ static int extends(const struct pending_shared *p, const uint64_t *addr, uint32_
 void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
                   unsigned bytes, int store)
 {
-    struct pending_shared *run = m->pend[warp < 32 ? warp : 31];
+    uint32_t w = warp < 32 ? warp : 31;
+    struct pending_shared *run = m->pend[w];
     m->shared_clock++;
     for (int r = 0; r < RUNS; r++)
-        if (run[r].mask && extends(&run[r], addr, mask, bytes, store)) {
+        if (run[r].mask && extends(&run[r], m->pend_addr[w][r], addr, mask, bytes, store)) {
             run[r].bytes += bytes;
             run[r].used = m->shared_clock;
             if (run[r].bytes == 16)
-                flush_shared(m, &run[r]);
+                flush_shared(m, w, r);
             return;
         }
     int r = 0; /* a free run, or the least recent one, counted now */
     for (int i = 1; i < RUNS && run[r].mask; i++)
         if (!run[i].mask || run[i].used < run[r].used)
             r = i;
-    flush_shared(m, &run[r]);
-    memcpy(run[r].addr, addr, sizeof run[r].addr);
+    flush_shared(m, w, r);
+    memcpy(m->pend_addr[w][r], addr, sizeof m->pend_addr[w][r]);
     run[r].mask = mask;
-    run[r].bytes = bytes;
-    run[r].store = store;
+    run[r].bytes = (uint8_t)bytes;
+    run[r].store = (uint8_t)store;
     run[r].used = m->shared_clock;
 }
 
@@ -321,7 +325,7 @@ static void flush_block(struct vm_model *m)
     int consumers = memchr(m->warp_wgmma, 1, sizeof m->warp_wgmma) != NULL;
     for (int w = 0; w < 32; w++) { /* a producer: TMA copies for other warps' wgmma */
         for (int r = 0; r < RUNS; r++)
-            flush_shared(m, &m->pend[w][r]);
+            flush_shared(m, (uint32_t)w, r);
         int producer = consumers && m->warp_tma[w] && !m->warp_wgmma[w];
         *(producer ? &m->t.producer : &m->t.sass) += m->warp_insts[w];
     }
