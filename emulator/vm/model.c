@@ -127,6 +127,8 @@ struct tally {
     double tma_phases; /* runs of TMA loads on one mbarrier with no wgmma between: the stages
                           a block fills, one per tile of its loop */
     double tma_depth;  /* distinct mbarriers a block's TMA loads complete on: its stages */
+    double filled, fill_warps; /* loads that waited for a fill (an L1 miss, theirs or another
+                                  warp's in the same step), and the warps each fill released */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
@@ -139,6 +141,16 @@ struct req {
     uint8_t store, async, batch; /* batch: the load's batch size (0: a store) */
 };
 #define MBARS 32 /* distinct TMA mbarriers a block's stages are counted up to */
+
+/* A sector an L1 miss is fetching in the step (a request's seq: the warps' loads interleaved)
+ * being fed, and the warps waiting for it; a table of FILLS slots, emptied by moving to the
+ * next step's stamp. */
+#define FILLS 2048
+struct fill {
+    uint64_t sector;
+    uint32_t stamp;
+    unsigned latency, warps;
+};
 
 /* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
  * keeps RUNS open, since the PTX interleaves loads from several arrays and rows: a thread's 8
@@ -184,6 +196,8 @@ struct vm_model {
     uint64_t last_mbar; /* the last TMA load's mbarrier + 1 (0: none yet, or a wgmma since) */
     struct tally t, t_first;
     struct vm_counters c_first;
+    struct fill fill[FILLS];
+    uint32_t stamp; /* the step being fed, counted over the launch */
 };
 
 struct vm_model *model_new(const struct model_gpu *gpu, int sample)
@@ -319,6 +333,93 @@ void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
     run[r].used = m->shared_clock;
 }
 
+/* The slot of @p sector in the current step's fills: where it is, or an empty one. */
+static struct fill *fill_slot(struct vm_model *m, uint64_t sector)
+{
+    uint32_t h = (uint32_t)(sector * 0x9E3779B97F4A7C15ull >> 40) % FILLS;
+    struct fill *f = &m->fill[h];
+    for (int probe = 0; probe < 16 && f->stamp == m->stamp && f->sector != sector; probe++)
+        f = &m->fill[(h + probe + 1) % FILLS];
+    return f;
+}
+
+/* The fill of @p sector in the current step, or NULL. */
+static struct fill *in_flight(struct vm_model *m, uint64_t sector)
+{
+    struct fill *f = fill_slot(m, sector);
+    return f->stamp == m->stamp && f->sector == sector ? f : NULL;
+}
+
+/* Feed request @p r to the caches; the latency it waits, its slowest sector's. A sector that
+ * hits the L1 while another warp's miss fetches it in the same step waits for that fill. */
+static unsigned feed(struct vm_model *m, struct cache *l1, const struct req *r)
+{
+    const struct model_gpu *g = &m->gpu;
+    int cached = !r->store && r->async != ASYNC_TMA;
+    unsigned worst = g->lat_l1;
+    for (uint32_t i = r->first; i < r->first + r->n; i++) {
+        uint64_t s = m->sec[i];
+        unsigned lat;
+        if (cached && cache_access(l1, s)) {
+            m->t.l1_hits++;
+            struct fill *f = in_flight(m, s);
+            if (f)
+                f->warps++;
+            lat = f ? f->latency : g->lat_l1;
+            worst = worst > lat ? worst : lat;
+            continue;
+        }
+        m->t.l2_sectors++;
+        if (cache_access(&m->l2, s)) {
+            m->t.l2_hits++;
+            lat = g->lat_l2;
+        } else {
+            m->t.dram_sectors++;
+            lat = g->lat_dram;
+        }
+        worst = worst > lat ? worst : lat;
+        if (cached)
+            *fill_slot(m, s) = (struct fill){s, m->stamp, lat, 1};
+    }
+    return worst;
+}
+
+/* After a step's requests @p k0 to @p k1 (of @p order) are fed: each load that waited for a
+ * fill, and the most warps any of its fills released at once (all of a block's warps that read
+ * the same row in a step leave together: they are one customer of the SM's pipes, not many). */
+static void tally_fills(struct vm_model *m, const size_t *order, size_t k0, size_t k1)
+{
+    for (size_t k = k0; k < k1; k++) {
+        const struct req *r = &m->req[order[k]];
+        if (r->store || r->async)
+            continue;
+        unsigned most = 0;
+        for (uint32_t i = r->first; i < r->first + r->n; i++) {
+            const struct fill *f = in_flight(m, m->sec[i]);
+            most = f && f->warps > most ? f->warps : most;
+        }
+        m->t.filled += most > 0;
+        m->t.fill_warps += most;
+    }
+}
+
+/* Tally a load request @p r that waited @p worst cycles. */
+static void tally_load(struct vm_model *m, const struct req *r, unsigned worst)
+{
+    m->t.load_sectors += r->n;
+    if (r->async == ASYNC_TMA) {
+        m->t.tma_loads++;
+        m->t.tma_latency += worst;
+    } else if (r->async) {
+        m->t.async_loads++;
+        m->t.async_latency += worst;
+    } else {
+        m->t.loads++;
+        m->t.latency += worst;
+        m->t.stall += (double)worst / r->batch;
+    }
+}
+
 /* Feed the block just run to the caches, its warps interleaved round robin. */
 static void flush_block(struct vm_model *m)
 {
@@ -354,40 +455,19 @@ static void flush_block(struct vm_model *m)
         double least = (double)m->gpu.l1_per_sm - m->gpu.smem_per_sm;
         cache_init(l1, carve > least ? carve : least);
     }
-    const struct model_gpu *g = &m->gpu;
+    size_t k0 = 0;
     for (size_t k = 0; k < m->nreq; k++) {
         const struct req *r = &m->req[order[k]];
-        unsigned worst = g->lat_l1;
-        for (uint32_t i = r->first; i < r->first + r->n; i++) {
-            uint64_t s = m->sec[i];
-            if (!r->store && r->async != ASYNC_TMA && cache_access(l1, s)) {
-                m->t.l1_hits++;
-                continue;
-            }
-            m->t.l2_sectors++;
-            if (cache_access(&m->l2, s)) {
-                m->t.l2_hits++;
-                worst = worst > g->lat_l2 ? worst : g->lat_l2;
-            } else {
-                m->t.dram_sectors++;
-                worst = g->lat_dram;
-            }
+        if (k == 0 || r->seq != m->req[order[k - 1]].seq) {
+            tally_fills(m, order, k0, k);
+            k0 = k;
+            m->stamp++;
         }
-        if (r->store)
-            continue;
-        m->t.load_sectors += r->n;
-        if (r->async == ASYNC_TMA) {
-            m->t.tma_loads++;
-            m->t.tma_latency += worst;
-        } else if (r->async) {
-            m->t.async_loads++;
-            m->t.async_latency += worst;
-        } else {
-            m->t.loads++;
-            m->t.latency += worst;
-            m->t.stall += (double)worst / r->batch;
-        }
+        unsigned worst = feed(m, l1, r);
+        if (!r->store)
+            tally_load(m, r, worst);
     }
+    tally_fills(m, order, k0, m->nreq);
     free(start);
     free(order);
     m->nreq = m->nsec = 0;
@@ -706,26 +786,32 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
  * pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
  * between. With many warps the busiest pipe sets the time (the largest bound); with few, the
  * pipes a warp feeds in turn add up as well as overlapping with the other warps', as in-order
- * issue makes them. */
-static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps)
+ * issue makes them. Warps that wait for the same loads leave together, @p group at a time: a
+ * group is one customer, whose warps go through the pipes one behind another (its time on
+ * them: the busiest pipe's, and the others' for one warp of the group). */
+static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps,
+                              double group)
 {
     static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
     enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
-    double queue[NPIPES] = {0}, per_warp = 0;
-    int n_warps = warps >= 1 ? (int)warps : 1;
-    for (int n = 1; n <= n_warps; n++) {
-        double visit[NPIPES], total = latency_ms;
+    double queue[NPIPES] = {0}, per_group = 0;
+    group = group < 1 ? 1 : group > warps ? (warps >= 1 ? warps : 1) : group;
+    int groups = warps / group >= 1 ? (int)(warps / group) : 1;
+    for (int n = 1; n <= groups; n++) {
+        double visit[NPIPES], sum = 0, most = 0;
         for (int p = 0; p < NPIPES; p++) {
-            visit[p] = bound_ms[sm_pipes[p]] / n_warps * (1 + queue[p]);
-            total += visit[p];
+            visit[p] = bound_ms[sm_pipes[p]] / groups * (1 + queue[p]);
+            sum += visit[p];
+            most = visit[p] > most ? visit[p] : most;
         }
+        double total = latency_ms + most + (sum - most) / group;
         if (total <= 0)
             break;
-        per_warp = total / n; /* over the throughput: the time for n warps, each a warp's work */
+        per_group = total / n; /* over the throughput: the time for n groups, each its work */
         for (int p = 0; p < NPIPES; p++)
-            queue[p] = visit[p] / per_warp;
+            queue[p] = visit[p] / per_group;
     }
-    return per_warp * n_warps;
+    return per_group * groups;
 }
 
 /* The chip's bounds, in ms: the L2's, DRAM's and atomics' bandwidth, spent while a warp waits on
@@ -758,8 +844,9 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
      * on the SM's pipes with their latency among it (and the chip's bounds), and the blocks'
      * exposed latency and the pipes' work one after the other. */
     double warps = resident_blocks(m) * m->warps_per_block;
-    double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps);
-    double chip = chip_ms(e->bound_ms), pipes = shared_pipes_ms(e->bound_ms, 0, warps);
+    double group = t.filled > 0 ? t.fill_warps / t.filled : 1; /* warps a fill releases */
+    double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps, group);
+    double chip = chip_ms(e->bound_ms), pipes = shared_pipes_ms(e->bound_ms, 0, warps, group);
     busy = busy > chip ? busy : chip;
     e->exposed_ms = exposed(m, &t, e, pipes);
     e->tma_stages = t.tma_depth / (double)m->blocks;

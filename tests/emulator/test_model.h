@@ -34,6 +34,11 @@ void model_atomic(int n, float *d_y);
  *  pipeline two stages deep. x holds tiles * blocks * 256 floats. */
 void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async);
 
+/** y[b * 1024 + t] = the sum over steps k of x[k * 32 + t % 32] / 2^(steps - 1 - k), b < blocks:
+ *  every warp of a block of 1024 reads the same 32 floats at each step. x holds steps * 32
+ *  floats. */
+void model_convoy(int blocks, int steps, const float *d_x, float *d_y);
+
 #ifdef __cplusplus
 }
 #endif

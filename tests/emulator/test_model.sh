@@ -45,6 +45,12 @@
 # 9. Pipes shared by few warps (mean value analysis, emulator/vm/model.c): one block of one warp
 #    overlaps nothing, so its time is the launch and the sum of its SM pipes' bounds (fp32,
 #    tensor, issue, lsu) and its latency (within 1%); a copy of 2^24 floats (64 warps an SM) is its DRAM bound (1. above).
+# 11. Warps that wait for the same fill (test_model_kernels.cu's model_convoy): one block of 32
+#    warps on each SM, every warp reading the same 32 floats at each step. One warp's miss
+#    fetches what all of them wait for (they hit the L1 while it is on its way), so they leave
+#    together: one customer of the SM's pipes, whose time is at least its latency and its
+#    busiest pipe's work one after the other (within 1%), where 32 warps that waited apart
+#    would overlap them.
 # 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample (first
 #    wave and tail) and without: each count within 2%, and the time within 2%.
 set -eu
@@ -145,4 +151,12 @@ rows=$(of "$out/copy" model_rows smem_wavefronts)
     echo "test_model.sh:144: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
     exit 1
 }
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained; atomics on one address one per clock; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts"
+convoy() { # KEY: from the convoy's line
+    of "$out/copy" model_convoy "$1"
+}
+awk -v ms="$(convoy ms)" -v f="$(convoy fp32_ms)" -v t="$(convoy tensor_ms)" -v i="$(convoy issue_ms)" \
+    -v l="$(convoy lsu_ms)" -v lat="$(convoy latency_ms)" 'BEGIN {
+    most = f; most = t > most ? t : most; most = i > most ? i : most; most = l > most ? l : most
+    if (!(lat > 0) || ms - 0.003 < 0.99 * (lat + most)) {
+        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 161, ms, lat, most; exit 1 } }'
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained; atomics on one address one per clock; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together"

@@ -4,7 +4,7 @@
  *        a shared-memory round trip in 4-byte pieces that ptxas would merge; four loads in flight
  *        together and the same four loads one after another; atomics on one address; a tile
  *        loop that loads each tile before using it, and its twin that copies the next tile
- *        with cp.async while it works on this one.
+ *        with cp.async while it works on this one; a block whose warps all read one row.
  */
 #include "test_model.h"
 
@@ -197,4 +197,20 @@ static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, i
 void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
 {
     model_tiles_kernel<<<blocks, 256>>>(tiles, d_x, d_y, async);
+}
+
+/* Every warp of a block of 32 reads the same 32 floats of x at each step (as the coalesced
+ * naive GEMM's warps read a row of B), so one warp's miss fetches what all of them wait for:
+ * y[b * 1024 + t] = the steps' values, each halving the sum before. */
+static __global__ void model_convoy_kernel(int steps, const float *x, float *y)
+{
+    float acc = 0;
+    for (int k = 0; k < steps; k++)
+        acc = acc * 0.5f + x[k * 32 + threadIdx.x % 32];
+    y[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+void model_convoy(int blocks, int steps, const float *d_x, float *d_y)
+{
+    model_convoy_kernel<<<blocks, 1024>>>(steps, d_x, d_y);
 }

@@ -6,7 +6,8 @@
  *        64 tiles of 256 floats) loaded then used, as a cp.async pipeline and copied with
  *        cp.async in one stage, the first with 264 blocks (16 tiles, two blocks an SM), and a
  *        TMA + wgmma tile loop (2 blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and
- *        warp-specialised, for test_model.sh (the time model's test).
+ *        warp-specialised, and 132 blocks of 32 warps that all read one row at each step (256
+ *        steps), for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
     int tma_tiles = (int)(bytes / (64 * 64 * 2)) < 32 ? (int)(bytes / (64 * 64 * 2)) : 32;
     for (int v = MODEL_TMA_ONE_STAGE; n >= 2 * 4096 && v <= MODEL_TMA_SPECIALISED; v++)
         model_tma_gemm(v, 2, tma_tiles, d_x, d_x, d_y); /* A = B = x; C: y's first 2 * 4096 */
+    if (n >= 132 * 1024) /* one block of 32 warps on each of the h100's SMs */
+        model_convoy(132, 256, d_x, d_y);
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));
