@@ -32,10 +32,15 @@ struct sector_set {
 #define COPY_BARRIERS 64
 #define BLOCK_WARPS 32
 
+/* Sectors added to a set lately, by hash: a filter in front of it that fits the CPU's cache
+ * (a set never loses a sector, so a sector found here is in the set). */
+#define RECENT 4096
+
 struct count_state {
-    struct sector_set seen[2]; /* read, written */
-    struct sector_set atom;    /* global addresses updated atomically (bytes, not sectors) */
-    int in_atom;               /* the instruction being counted is an atomic */
+    struct sector_set seen[2];  /* read, written */
+    uint64_t recent[2][RECENT]; /* sector + 1 */
+    struct sector_set atom;     /* global addresses updated atomically (bytes, not sectors) */
+    int in_atom;                /* the instruction being counted is an atomic */
     /* The running block's copies by the mbarrier they complete on: how many were issued, and
      * how many of them each warp had when it last saw a phase of that mbarrier complete. */
     uint64_t copy_bar[COPY_BARRIERS];
@@ -63,6 +68,16 @@ static void set_add(struct sector_set *s, uint64_t sector)
     if (!s->slot[i]) {
         s->slot[i] = key;
         s->count++;
+    }
+}
+
+/* Sector @p sector read (@p store 0) or written (1): into its set of sectors seen. */
+static void seen_add(struct count_state *st, int store, uint64_t sector)
+{
+    uint64_t *r = &st->recent[store][(sector * 0x9E3779B97F4A7C15ull) >> 52];
+    if (*r != sector + 1) {
+        *r = sector + 1;
+        set_add(&st->seen[store], sector);
     }
 }
 
@@ -282,40 +297,44 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
         set_add(&st->atom, addr[__builtin_ctz(mm)]);
 }
 
-void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store)
+unsigned count_sectors(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *sec)
 {
-    if (store && ((struct count_state *)x->count_state)->in_atom)
-        count_atomic(x, addr, m, 1);
-    uint64_t sec[64];
-    int n = 0;
+    unsigned n = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         for (uint64_t s = addr[l] >> 5; s <= (addr[l] + bytes - 1) >> 5 && n < 64; s++)
             sec[n++] = s;
     }
-    count_sort(sec, (unsigned)n);
-    uint64_t distinct = 0;
-    struct sector_set *seen = &((struct count_state *)x->count_state)->seen[store];
-    for (int i = 0; i < n; i++)
-        if (i == 0 || sec[i] != sec[i - 1]) {
-            distinct++;
-            set_add(seen, sec[i]);
-        }
+    count_sort(sec, n);
+    unsigned d = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (d == 0 || sec[i] != sec[d - 1])
+            sec[d++] = sec[i];
+    return d;
+}
+
+void count_global(struct exec *x, const uint64_t *addr, uint32_t m, int store, const uint64_t *sec,
+                  unsigned n)
+{
+    struct count_state *st = x->count_state;
+    if (store && st->in_atom)
+        count_atomic(x, addr, m, 1);
+    for (unsigned i = 0; i < n; i++)
+        seen_add(st, store, sec[i]);
     if (store) {
         x->cnt->gst_requests++;
-        x->cnt->gst_sectors += distinct;
+        x->cnt->gst_sectors += n;
     } else {
         x->cnt->gld_requests++;
-        x->cnt->gld_sectors += distinct;
+        x->cnt->gld_sectors += n;
     }
 }
 
 void count_tma(struct exec *x, uint64_t addr, uint64_t bytes, int store)
 {
-    struct sector_set *seen = &((struct count_state *)x->count_state)->seen[store];
     uint64_t first = addr >> 5, last = (addr + bytes - 1) >> 5;
     for (uint64_t s = first; bytes && s <= last; s++)
-        set_add(seen, s);
+        seen_add(x->count_state, store, s);
     *(store ? &x->cnt->tma_st_sectors : &x->cnt->tma_ld_sectors) += bytes ? last - first + 1 : 0;
 }
 

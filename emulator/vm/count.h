@@ -20,8 +20,13 @@ void count_end(struct exec *x);
  *  its predicate on (they execute it). */
 void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uint32_t active,
                 uint32_t m);
-/** One global request: lanes of @p m at @p addr, @p bytes each (an atomic's is a store). */
-void count_global(struct exec *x, const uint64_t *addr, uint32_t m, unsigned bytes, int store);
+/** The distinct 32-byte sectors of one global request (lanes of @p m at @p addr, @p bytes
+ *  each), sorted, into @p sec (room for 64, the most counted); their number. */
+unsigned count_sectors(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *sec);
+/** One global request: lanes of @p m at @p addr (an atomic's is a store), its @p n distinct
+ *  sectors @p sec (count_sectors()). */
+void count_global(struct exec *x, const uint64_t *addr, uint32_t m, int store, const uint64_t *sec,
+                  unsigned n);
 /** Sort @p n (at most a request's 64) sector or address numbers @p v in place: an insertion
  *  sort, since a warp's are few and mostly in order already. */
 void count_sort(uint64_t *v, unsigned n);

@@ -45,12 +45,19 @@
 
 #define WAYS 16
 
+/* A set's ways side by side, so that a lookup touches one block of memory: 256 bytes. */
+struct ways {
+    uint64_t tag[WAYS];   /* line number + 1 (0: empty) */
+    uint32_t stamp[WAYS]; /* last use, for LRU */
+    uint8_t valid[WAYS];  /* sectors present, 4 bits */
+    uint8_t pad[256 - WAYS * 13];
+};
+
 struct cache {
-    uint64_t *tag;   /* line number + 1 (0: empty) */
-    uint8_t *valid;  /* sectors present, 4 bits */
-    uint32_t *stamp; /* last use, for LRU */
+    struct ways *set;
     uint32_t sets, now;
-    size_t last; /* the way last used: a request's sorted sectors come a line at a time */
+    struct ways *last; /* the set and way last used: a request's sorted sectors come a line at */
+    int last_way;      /* a time */
 };
 
 static void cache_init(struct cache *c, double bytes)
@@ -58,20 +65,27 @@ static void cache_init(struct cache *c, double bytes)
     c->sets = (uint32_t)(bytes / (128.0 * WAYS));
     if (c->sets < 1)
         c->sets = 1;
-    size_t n = (size_t)c->sets * WAYS;
-    c->tag = emu_calloc(n, sizeof *c->tag);
-    c->valid = emu_calloc(n, 1);
-    c->stamp = emu_calloc(n, sizeof *c->stamp);
+    c->set = emu_calloc(c->sets, sizeof *c->set);
     c->now = 0;
-    c->last = 0;
+    c->last = c->set;
+    c->last_way = 0;
 }
 
 static void cache_free(struct cache *c)
 {
-    free(c->tag);
-    free(c->valid);
-    free(c->stamp);
+    free(c->set);
     memset(c, 0, sizeof *c);
+}
+
+/* Use way @p w of set @p s for sector bit @p bit; 1 when the sector was there. */
+static int cache_use(struct cache *c, struct ways *s, int w, uint8_t bit)
+{
+    int hit = (s->valid[w] & bit) != 0;
+    s->valid[w] |= bit;
+    s->stamp[w] = c->now;
+    c->last = s;
+    c->last_way = w;
+    return hit;
 }
 
 /* Look sector @p s up; 1: a hit. A miss brings the sector in (evicting the set's LRU line
@@ -80,31 +94,21 @@ static int cache_access(struct cache *c, uint64_t s)
 {
     uint64_t line = s >> 2;
     uint8_t bit = (uint8_t)(1u << (s & 3));
-    if (c->tag[c->last] == line + 1) { /* the line the last access found (tags are unique) */
-        int hit = (c->valid[c->last] & bit) != 0;
-        c->valid[c->last] |= bit;
-        c->stamp[c->last] = ++c->now;
-        return hit;
-    }
+    c->now++;
+    if (c->last->tag[c->last_way] == line + 1) /* the line the last access found (tags unique) */
+        return cache_use(c, c->last, c->last_way, bit);
     /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
      * must not fall into one set. */
-    size_t base = (size_t)(((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets) * WAYS, victim = base;
-    c->now++;
-    for (size_t i = base; i < base + WAYS; i++) {
-        if (c->tag[i] == line + 1) {
-            int hit = (c->valid[i] & bit) != 0;
-            c->valid[i] |= bit;
-            c->stamp[i] = c->now;
-            c->last = i;
-            return hit;
-        }
-        if (c->stamp[i] < c->stamp[victim])
-            victim = i;
+    struct ways *set = &c->set[((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets];
+    int victim = 0;
+    for (int w = 0; w < WAYS; w++) {
+        if (set->tag[w] == line + 1)
+            return cache_use(c, set, w, bit);
+        victim = set->stamp[w] < set->stamp[victim] ? w : victim;
     }
-    c->tag[victim] = line + 1;
-    c->valid[victim] = bit;
-    c->stamp[victim] = c->now;
-    c->last = victim;
+    set->tag[victim] = line + 1;
+    set->valid[victim] = 0;
+    cache_use(c, set, victim, bit);
     return 0;
 }
 
@@ -181,8 +185,8 @@ struct vm_model {
     uint32_t seq[32];
     struct pending_shared pend[32][RUNS]; /* apart from their lanes' addresses, so that a */
     uint64_t pend_addr[32][RUNS][32];     /* warp's runs are looked through in 4 lines */
-    uint64_t shared_clock;   /* shared accesses seen, for the runs' LRU */
-    const struct insn *code; /* the kernel's first instruction */
+    uint64_t shared_clock;                /* shared accesses seen, for the runs' LRU */
+    const struct insn *code;              /* the kernel's first instruction */
     uint32_t ncode;
     uint8_t *batch;      /* each instruction's batch size (model_code.h) */
     float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
@@ -298,8 +302,8 @@ static int extends(const struct pending_shared *p, const uint64_t *at, const uin
                    uint32_t mask, unsigned bytes, int store)
 {
     unsigned total = p->bytes + bytes, align = total <= 4 ? total : total <= 8 ? 8 : 16;
-    int merge = p->mask == mask && p->store == store && total <= 16 &&
-                (p->bytes & (bytes - 1)) == 0;
+    int merge =
+        p->mask == mask && p->store == store && total <= 16 && (p->bytes & (bytes - 1)) == 0;
     for (uint32_t mm = mask; merge && mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         merge = addr[l] == at[l] + p->bytes && (at[l] & (align - 1)) == 0;
@@ -450,7 +454,7 @@ static void flush_block(struct vm_model *m)
     for (size_t i = 0; i < m->nreq; i++) /* stable: warps stay in their order */
         order[start[m->req[i].seq]++] = i;
     struct cache *l1 = &m->l1[m->block % m->gpu.sms];
-    if (!l1->tag) {
+    if (!l1->set) {
         double carve = m->gpu.l1_per_sm - (double)m->bps * m->smem;
         double least = (double)m->gpu.l1_per_sm - m->gpu.smem_per_sm;
         cache_init(l1, carve > least ? carve : least);
@@ -601,8 +605,8 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
     m->nsec += n;
 }
 
-void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
-                  uint32_t mask, unsigned bytes, int store)
+void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *sec,
+                  unsigned n, int store)
 {
     int async = in && in->op == OP_CP_ASYNC;
     if (async && warp == 0) /* the copies a pipeline's warp has in flight at once */
@@ -611,31 +615,21 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
         m->t.load_phases++;
         m->phase_mark = m->live->barriers + 1;
     }
-    reserve(m, 64);
-    uint64_t *s = m->sec + m->nsec;
-    uint32_t n = 0;
-    for (uint32_t mm = mask; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        for (uint64_t x = addr[l] >> 5; x <= (addr[l] + bytes - 1) >> 5 && n < 64; x++)
-            s[n++] = x;
-    }
-    count_sort(s, n);
-    uint32_t d = 0, lines = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (i == 0 || s[i] != s[d - 1]) {
-            lines += d == 0 || (s[i] >> 2) != (s[d - 1] >> 2);
-            s[d++] = s[i];
-        }
+    reserve(m, n);
+    uint32_t lines = 0;
+    for (unsigned i = 0; i < n; i++)
+        lines += i == 0 || (sec[i] >> 2) != (sec[i - 1] >> 2);
     m->t.l1_wavefronts += lines;
+    memcpy(m->sec + m->nsec, sec, n * sizeof *sec);
     uint32_t w = warp < 32 ? warp : 31;
     m->req[m->nreq++] = (struct req){w,
                                      m->seq[w]++,
                                      (uint32_t)m->nsec,
-                                     d,
+                                     n,
                                      (uint8_t)store,
                                      (uint8_t)(async ? ASYNC_CP : ASYNC_NONE),
                                      store ? 0 : batch_of(m, in)};
-    m->nsec += d;
+    m->nsec += n;
 }
 
 /* ---- the estimate -------------------------------------------------------------------------- */
@@ -789,8 +783,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
  * issue makes them. Warps that wait for the same loads leave together, @p group at a time: a
  * group is one customer, whose warps go through the pipes one behind another (its time on
  * them: the busiest pipe's, and the others' for one warp of the group). */
-static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps,
-                              double group)
+static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps, double group)
 {
     static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
     enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };

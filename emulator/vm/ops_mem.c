@@ -228,10 +228,12 @@ static void observe(struct exec *x, const struct warp *w, const struct insn *in,
 {
     struct vm_model *model = x->launch->model;
     if (sp == SP_GLOBAL) {
+        uint64_t sec[64];
+        unsigned n = x->cnt || model ? count_sectors(addr, m, bytes, sec) : 0;
         if (x->cnt)
-            count_global(x, addr, m, bytes, store);
+            count_global(x, addr, m, store, sec, n);
         if (model)
-            model_global(model, w->index, in, addr, m, bytes, store);
+            model_global(model, w->index, in, sec, n, store);
     } else {
         if (x->cnt)
             count_shared(x, addr, m, bytes, store);
