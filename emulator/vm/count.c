@@ -302,14 +302,19 @@ unsigned count_sectors(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_
     unsigned n = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        for (uint64_t s = addr[l] >> 5; s <= (addr[l] + bytes - 1) >> 5 && n < 64; s++)
+        uint64_t s = addr[l] >> 5, last = (addr[l] + bytes - 1) >> 5;
+        sec[n++] = s; /* a lane's first sector; more only for a vector across sectors */
+        for (s++; s <= last && n < 64; s++)
             sec[n++] = s;
     }
     count_sort(sec, n);
-    unsigned d = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (d == 0 || sec[i] != sec[d - 1])
-            sec[d++] = sec[i];
+    unsigned d = n > 0; /* without branches: lanes that share sectors are common */
+    for (uint64_t i = 1, before = n ? sec[0] : 0; i < n; i++) {
+        uint64_t v = sec[i];
+        sec[d] = v;
+        d += v != before;
+        before = v;
+    }
     return d;
 }
 

@@ -100,12 +100,14 @@ static int cache_access(struct cache *c, uint64_t s)
     /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
      * must not fall into one set. */
     struct ways *set = &c->set[((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets];
+    uint32_t match = 0; /* a branch-free pass, so that it vectorises */
+    for (int w = 0; w < WAYS; w++)
+        match |= (uint32_t)(set->tag[w] == line + 1) << w;
+    if (match)
+        return cache_use(c, set, __builtin_ctz(match), bit);
     int victim = 0;
-    for (int w = 0; w < WAYS; w++) {
-        if (set->tag[w] == line + 1)
-            return cache_use(c, set, w, bit);
+    for (int w = 1; w < WAYS; w++)
         victim = set->stamp[w] < set->stamp[victim] ? w : victim;
-    }
     set->tag[victim] = line + 1;
     set->valid[victim] = 0;
     cache_use(c, set, victim, bit);
