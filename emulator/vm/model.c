@@ -178,7 +178,10 @@ struct vm_model {
     uint32_t smem;
     uint64_t blocks, first, tail, sampled, block;
     int begun, in_tail;
-    struct cache *l1; /* one per SM, made on first use */
+    int noting;           /* the block that ran last is not yet in least/most */
+    uint64_t block_insts; /* the warp instructions counted when it began */
+    uint64_t least, most; /* the first wave's blocks' warp instructions */
+    struct cache *l1;     /* one per SM, made on first use */
     struct cache l2;
     struct req *req;
     size_t nreq, capreq;
@@ -270,6 +273,9 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->begun = 0;
     m->in_tail = 0;
     m->sampled = 0;
+    m->noting = 0;
+    m->least = UINT64_MAX;
+    m->most = 0;
     m->nreq = m->nsec = 0;
     const struct func *f = &L->module->funcs[L->kernel];
     free(m->batch);
@@ -480,7 +486,8 @@ static void flush_block(struct vm_model *m)
 }
 
 /* Sampling: run every block of a grid of at most two waves; otherwise the first wave and the
- * tail (the last blocks that do not fill a wave, or the last wave when they all do). */
+ * tail (the last blocks that do not fill a wave, or the last wave when they all do; shrunk by
+ * shrink_tail() once the first wave has run). */
 static void plan_sample(struct vm_model *m)
 {
     uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
@@ -490,6 +497,32 @@ static void plan_sample(struct vm_model *m)
         return;
     m->first = wave;
     m->tail = m->blocks % wave ? m->blocks % wave : wave;
+}
+
+/* The warp instructions of the block that ran last, once: the first wave's least and most. */
+static void note_block(struct vm_model *m)
+{
+    if (!m->noting)
+        return;
+    m->noting = 0;
+    uint64_t n = m->live->warp_insts - m->block_insts;
+    if (m->block < m->first) {
+        m->least = n < m->least ? n : m->least;
+        m->most = n > m->most ? n : m->most;
+    }
+}
+
+/* A first wave whose blocks all ran the same number of instructions is a grid of like blocks
+ * (no edge, no data-dependent loop among them): its tail is the blocks that may still differ,
+ * the last row of the grid (blocks with the last y and z; a 1D grid's last block), and the
+ * rest of the tail counts as the first wave's average block, as the middle waves do. */
+static void shrink_tail(struct vm_model *m)
+{
+    if (m->least != m->most)
+        return;
+    const uint32_t *g = m->launch->grid;
+    uint64_t row = (uint64_t)g[1] * g[2] > 1 ? g[0] : 1;
+    m->tail = row < m->tail ? row : m->tail;
 }
 
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
@@ -503,6 +536,9 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
         cache_init(&m->l2, m->gpu.l2_bytes);
         plan_sample(m);
     }
+    note_block(m);
+    if (linear == m->first && m->tail) /* the first wave has run */
+        shrink_tail(m);
     int tail = linear >= m->blocks - m->tail;
     if (linear >= m->first && !tail)
         return 0;
@@ -517,6 +553,8 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->phase_mark = 0;
     m->cp_groups = m->cp_landed = 0;
     m->sampled++;
+    m->noting = 1;
+    m->block_insts = m->live->warp_insts;
     memset(m->seq, 0, sizeof m->seq);
     return 1;
 }

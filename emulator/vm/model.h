@@ -14,7 +14,8 @@
  * bytes); a per-SM L1 and one L2 at sector granularity fed the launch's own sector stream,
  * warps interleaved round robin as the schedulers issue them; Little's law for the loads in
  * flight; the latency of barrier-separated load phases that no other resident block covers;
- * launch overhead. Sampling runs the first wave and the tail and scales the middle waves.
+ * launch overhead. Sampling runs the first wave and the tail (of a grid of like blocks, its last
+ * row) and scales the middle waves.
  */
 #ifndef EMU_MODEL_H
 #define EMU_MODEL_H

@@ -39,6 +39,9 @@ void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
  *  floats. */
 void model_convoy(int blocks, int steps, const float *d_x, float *d_y);
 
+/** y[b * 256 + t] = (b % 7) * x[b * 256 + t], b < blocks (blocks of 256 threads). */
+void model_ragged(int blocks, const float *d_x, float *d_y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,8 @@
  *        a shared-memory round trip in 4-byte pieces that ptxas would merge; four loads in flight
  *        together and the same four loads one after another; atomics on one address; a tile
  *        loop that loads each tile before using it, and its twin that copies the next tile
- *        with cp.async while it works on this one; a block whose warps all read one row.
+ *        with cp.async while it works on this one; a block whose warps all read one row; blocks
+ *        whose work differs.
  */
 #include "test_model.h"
 
@@ -213,4 +214,20 @@ static __global__ void model_convoy_kernel(int steps, const float *x, float *y)
 void model_convoy(int blocks, int steps, const float *d_x, float *d_y)
 {
     model_convoy_kernel<<<blocks, 1024>>>(steps, d_x, d_y);
+}
+
+/* Block b adds its 256 floats b % 7 times: the blocks' work differs (a first wave of unlike
+ * blocks, for sampling). */
+static __global__ void model_ragged_kernel(const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0;
+    for (int k = 0; k < (int)(blockIdx.x % 7); k++)
+        acc += x[i];
+    y[i] = acc;
+}
+
+void model_ragged(int blocks, const float *d_x, float *d_y)
+{
+    model_ragged_kernel<<<blocks, 256>>>(d_x, d_y);
 }
