@@ -145,6 +145,7 @@ enum { ASYNC_NONE, ASYNC_CP, ASYNC_TMA };
 struct req {
     uint32_t warp, seq, first, n;
     uint8_t store, async, batch; /* batch: the load's batch size (0: a store) */
+    uint8_t filled;              /* some sector of it waited for a fill (feed()) */
 };
 #define MBARS 32 /* distinct TMA mbarriers a block's stages are counted up to */
 
@@ -364,7 +365,7 @@ static struct fill *in_flight(struct vm_model *m, uint64_t sector)
 
 /* Feed request @p r to the caches; the latency it waits, its slowest sector's. A sector that
  * hits the L1 while another warp's miss fetches it in the same step waits for that fill. */
-static unsigned feed(struct vm_model *m, struct cache *l1, const struct req *r)
+static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r)
 {
     const struct model_gpu *g = &m->gpu;
     int cached = !r->store && r->async != ASYNC_TMA;
@@ -375,8 +376,10 @@ static unsigned feed(struct vm_model *m, struct cache *l1, const struct req *r)
         if (cached && cache_access(l1, s)) {
             m->t.l1_hits++;
             struct fill *f = in_flight(m, s);
-            if (f)
+            if (f) {
                 f->warps++;
+                r->filled = 1;
+            }
             lat = f ? f->latency : g->lat_l1;
             worst = worst > lat ? worst : lat;
             continue;
@@ -390,8 +393,10 @@ static unsigned feed(struct vm_model *m, struct cache *l1, const struct req *r)
             lat = g->lat_dram;
         }
         worst = worst > lat ? worst : lat;
-        if (cached)
+        if (cached) {
             *fill_slot(m, s) = (struct fill){s, m->stamp, lat, 1};
+            r->filled = 1;
+        }
     }
     return worst;
 }
@@ -403,7 +408,7 @@ static void tally_fills(struct vm_model *m, const size_t *order, size_t k0, size
 {
     for (size_t k = k0; k < k1; k++) {
         const struct req *r = &m->req[order[k]];
-        if (r->store || r->async)
+        if (r->store || r->async || !r->filled)
             continue;
         unsigned most = 0;
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
@@ -469,7 +474,7 @@ static void flush_block(struct vm_model *m)
     }
     size_t k0 = 0;
     for (size_t k = 0; k < m->nreq; k++) {
-        const struct req *r = &m->req[order[k]];
+        struct req *r = &m->req[order[k]];
         if (k == 0 || r->seq != m->req[order[k - 1]].seq) {
             tally_fills(m, order, k0, k);
             k0 = k;
@@ -641,7 +646,8 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
     for (uint64_t i = 0; i < n; i++)
         m->sec[m->nsec + i] = first + i;
     m->req[m->nreq++] = (struct req){
-        w, m->seq[w]++, (uint32_t)m->nsec, (uint32_t)n, (uint8_t)store, ASYNC_TMA, store ? 0 : 1};
+        w, m->seq[w]++, (uint32_t)m->nsec, (uint32_t)n, (uint8_t)store, ASYNC_TMA, store ? 0 : 1,
+        0};
     m->nsec += n;
 }
 
@@ -668,7 +674,8 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
                                      n,
                                      (uint8_t)store,
                                      (uint8_t)(async ? ASYNC_CP : ASYNC_NONE),
-                                     store ? 0 : batch_of(m, in)};
+                                     store ? 0 : batch_of(m, in),
+                                     0};
     m->nsec += n;
 }
 
