@@ -434,7 +434,7 @@ def fig_double_buffer(out):
 # The time model's kernel estimates for lesson 07's figure: mix_kernel on an H100 SXM5 at 700
 # rounds, over all 2^22 words (one launch) and over one of 8 chunks: the README's "Estimated
 # (model)" table (./course estimate 07 --gpu=h100 --len=4194304 --rounds=700 --markdown, on the
-# CPU emulator, 2026-11-29, 7a3a574's model, PTX instructions counted), its SMs column over its
+# CPU emulator, 2026-11-29, c0d291b's model, PTX instructions counted), its SMs column over its
 # kernels. A model, never a measurement.
 MODEL_07_WORDS = 1 << 22
 MODEL_07_KERNEL_MS = {1: 0.3429, 8: 0.0465}
