@@ -835,8 +835,9 @@ static double shared_pipes_ms(const double *bound_ms, double latency_ms, double 
     static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
     enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
     double queue[NPIPES] = {0}, per_group = 0;
-    group = group < 1 ? 1 : group > warps ? (warps >= 1 ? warps : 1) : group;
-    int groups = warps / group >= 1 ? (int)(warps / group) : 1;
+    warps = fmax(warps, 1);
+    group = fmin(fmax(group, 1), warps); /* at least one warp, at most all of them */
+    int groups = (int)(warps / group);
     for (int n = 1; n <= groups; n++) {
         double visit[NPIPES], sum = 0, most = 0;
         for (int p = 0; p < NPIPES; p++) {
