@@ -20,7 +20,8 @@
  *   lsu     shared wavefronts (a thread's adjacent aligned accesses merged into one of up to
  *           16 bytes, as ptxas merges them) + one L1 wavefront per 128-byte line a global
  *           request touches, one per clock
- *   latency loads * mean latency / resident warps (Little's law, with each load's batch)
+ *   latency each batch's slowest load's latency, summed / resident warps (Little's law: a
+ *           warp waits at the first use of a batch of loads for all of them)
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
@@ -119,8 +120,8 @@ static int cache_access(struct cache *c, uint64_t s)
 /* What the caches found, summed (doubles: scaled by sampling). */
 struct tally {
     double l1_wavefronts, smem_wavefronts, load_sectors, l1_hits, l2_sectors, l2_hits, dram_sectors;
-    double loads, latency; /* synchronous loads, and their latencies summed */
-    double stall;          /* their latencies, each over its batch's size (model_code.h) */
+    double loads, latency;             /* synchronous loads, and their latencies summed */
+    double stall;                      /* their batches' latencies: each batch its slowest load's */
     double async_loads, async_latency; /* cp.async requests, and their latencies summed */
     double async_ahead; /* warp 0's cp.async requests before its block's first barrier */
     double async_groups, async_waits, async_kept; /* warp 0's cp.async commit groups, its waits,
@@ -200,8 +201,10 @@ struct vm_model {
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
     double warp_insts[32];         /* this block's instructions per warp (SASS-weighted) */
-    uint8_t warp_tma[32], warp_wgmma[32]; /* the warp issued TMA copies, wgmma */
-    uint64_t mbar[MBARS];                 /* this block's TMA mbarriers, + 1 */
+    uint8_t batch_size[32], batch_left[32]; /* each warp's open batch: its size, loads to come */
+    unsigned batch_worst[32];               /* and its slowest load so far */
+    uint8_t warp_tma[32], warp_wgmma[32];   /* the warp issued TMA copies, wgmma */
+    uint64_t mbar[MBARS];                   /* this block's TMA mbarriers, + 1 */
     unsigned nmbar;
     uint64_t last_mbar; /* the last TMA load's mbarrier + 1 (0: none yet, or a wgmma since) */
     struct tally t, t_first;
@@ -282,7 +285,7 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     free(m->batch);
     m->batch = model_batches(L->module, L->kernel);
     free(m->sass_w);
-    m->sass_w = model_sass_weights(L->module, L->kernel, sass, n);
+    m->sass_w = model_sass_weights(L->module, L->kernel, sass, n, m->batch);
     m->code = L->module->code + f->first;
     m->ncode = f->count;
     memset(m->pend, 0, sizeof m->pend);
@@ -420,6 +423,30 @@ static void tally_fills(struct vm_model *m, const size_t *order, size_t k0, size
     }
 }
 
+/* Warp @p w's open batch, closed: the warp waits for its slowest load. */
+static void close_wait(struct vm_model *m, uint32_t w)
+{
+    if (m->batch_size[w])
+        m->t.stall += m->batch_worst[w];
+    m->batch_size[w] = m->batch_left[w] = 0;
+    m->batch_worst[w] = 0;
+}
+
+/* Load @p r, which waited @p worst cycles, in its warp's batch (model_code.h): a warp stalls at
+ * the first use of a batch's results, so a batch costs its slowest load. A load of another size
+ * begins another batch (its batch was left by a branch: the loads of the other are not run). */
+static void batch_wait(struct vm_model *m, const struct req *r, unsigned worst)
+{
+    uint32_t w = r->warp;
+    if (m->batch_size[w] != r->batch)
+        close_wait(m, w);
+    if (!m->batch_size[w])
+        m->batch_size[w] = m->batch_left[w] = r->batch;
+    m->batch_worst[w] = worst > m->batch_worst[w] ? worst : m->batch_worst[w];
+    if (!--m->batch_left[w])
+        close_wait(m, w);
+}
+
 /* Tally a load request @p r that waited @p worst cycles. */
 static void tally_load(struct vm_model *m, const struct req *r, unsigned worst)
 {
@@ -433,7 +460,7 @@ static void tally_load(struct vm_model *m, const struct req *r, unsigned worst)
     } else {
         m->t.loads++;
         m->t.latency += worst;
-        m->t.stall += (double)worst / r->batch;
+        batch_wait(m, r, worst);
     }
 }
 
@@ -485,6 +512,8 @@ static void flush_block(struct vm_model *m)
             tally_load(m, r, worst);
     }
     tally_fills(m, order, k0, m->nreq);
+    for (uint32_t w = 0; w < 32; w++) /* a batch the block ended in */
+        close_wait(m, w);
     free(start);
     free(order);
     m->nreq = m->nsec = 0;

@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,7 +144,7 @@ static int anchor(const struct insn *in)
 }
 
 float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
-                          const struct model_sass_line *sass, size_t n)
+                          const struct model_sass_line *sass, size_t n, uint8_t *batch)
 {
     if (!n)
         return NULL;
@@ -166,6 +167,12 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
             ptx_a += ptx_anchors[k];
         }
     }
+    if (met < 0.9 * all) { /* line information missing or not matching */
+        free(entry);
+        free(ptx);
+        free(w);
+        return NULL;
+    }
     double unroll = ptx_a > 0 ? sass_a / ptx_a : 1; /* the kernel's, for lines without anchors */
     for (uint32_t i = 0; i < f->count; i++) {
         long k = entry[i];
@@ -174,12 +181,10 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
         double u =
             sass[k].anchors && ptx_anchors[k] ? (double)sass[k].anchors / ptx_anchors[k] : unroll;
         w[i] = (float)(sass[k].count / (u * ptx[k]));
+        if (batch[i] && u > 1) /* ptxas's steps issue their loads together */
+            batch[i] = (uint8_t)fmin(255, round(batch[i] * u));
     }
     free(entry);
     free(ptx);
-    if (met < 0.9 * all) {
-        free(w);
-        return NULL;
-    }
     return w;
 }

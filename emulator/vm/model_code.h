@@ -40,8 +40,12 @@ struct model_sass_line {
  * have them. 0 for a line ptxas left no instruction of. NULL (count PTX instructions) when
  * fewer than 90% of the SASS instructions fall on lines the PTX has (line information missing
  * or not matching). The caller frees the array.
+ *
+ * The same ratio scales @p batch (model_batches()'s, updated in place): ptxas hoists the loads of
+ * the steps it unrolled over their uses, so a load line unrolled u times more in SASS has u
+ * times its PTX batch in flight (at most 255).
  */
 float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
-                          const struct model_sass_line *sass, size_t n);
+                          const struct model_sass_line *sass, size_t n, uint8_t *batch);
 
 #endif /* EMU_MODEL_CODE_H */

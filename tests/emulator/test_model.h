@@ -22,9 +22,16 @@ void model_smem(const float *d_x, float *d_y);
  *  time by one warp, t < 32. */
 void model_rows(const float *d_x, float *d_y);
 
-/** y[t] = x[t] + x[t + n] + x[t + 2n] + x[t + 3n], t < n (x zero: 4n floats), the four
- *  loads in flight together, or (@p chained) each address waiting for the previous value. */
-void model_loads(int n, const float *d_x, float *d_y, int chained);
+/** How model_loads() issues its four loads. */
+enum model_loads_how {
+    MODEL_LOADS_BATCH,    /**< four addresses, the loads in flight together */
+    MODEL_LOADS_CHAINED,  /**< the same addresses, each waiting for the previous value */
+    MODEL_LOADS_REPEATED, /**< x[t] four times, in flight together: one miss, three hits */
+};
+
+/** y[t] = x[t] + x[t + n] + x[t + 2n] + x[t + 3n], t < n (x zero: 4n floats), the loads
+ *  issued as @p how says (MODEL_LOADS_REPEATED: y[t] = 4 x[t]). */
+void model_loads(int n, const float *d_x, float *d_y, enum model_loads_how how);
 
 /** n atomic additions of 1 to *y. */
 void model_atomic(int n, float *d_y);

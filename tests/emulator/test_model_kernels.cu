@@ -85,15 +85,17 @@ void model_rows(const float *d_x, float *d_y)
 /* Four loads of x[t + k n], k = 0..3, written in PTX so that their order is exact: all four
  * issued before the first use (one batch of four in flight), or each address made from the
  * value the previous load returned (x is zero: the same addresses, a chain of four batches of
- * one). y[t] = their sum, t < n. */
-static __global__ void model_loads_kernel(int n, const float *x, float *y, int chained)
+ * one), or x[t] four times before the first use (one batch: a miss and three hits on what it
+ * brought). y[t] = their sum, t < n. */
+static __global__ void model_loads_kernel(int n, const float *x, float *y, enum model_loads_how how)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n)
         return;
     const float *p = x + t;
+    int step = how == MODEL_LOADS_REPEATED ? 0 : n;
     float a, b, c, d;
-    if (chained) {
+    if (how == MODEL_LOADS_CHAINED) {
         asm volatile("ld.global.f32 %0, [%1];" : "=f"(a) : "l"(p));
         p += n + (int)a; /* the address waits for the value */
         asm volatile("ld.global.f32 %0, [%1];" : "=f"(b) : "l"(p));
@@ -107,14 +109,14 @@ static __global__ void model_loads_kernel(int n, const float *x, float *y, int c
                      "ld.global.f32 %2, [%6];\n\t"
                      "ld.global.f32 %3, [%7];"
                      : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
-                     : "l"(p), "l"(p + n), "l"(p + 2 * n), "l"(p + 3 * n));
+                     : "l"(p), "l"(p + step), "l"(p + 2 * step), "l"(p + 3 * step));
     }
     y[t] = a + b + c + d;
 }
 
-void model_loads(int n, const float *d_x, float *d_y, int chained)
+void model_loads(int n, const float *d_x, float *d_y, enum model_loads_how how)
 {
-    model_loads_kernel<<<(n + 255) / 256, 256>>>(n, d_x, d_y, chained);
+    model_loads_kernel<<<(n + 255) / 256, 256>>>(n, d_x, d_y, how);
 }
 
 /* Every thread adds 1 to *y: n updates of one address. */
