@@ -366,17 +366,76 @@ static struct fill *in_flight(struct vm_model *m, uint64_t sector)
     return f->stamp == m->stamp && f->sector == sector ? f : NULL;
 }
 
+/* Where the request an L1 was last fed found each of its sectors (the set and way, and the fill
+ * it waited for, if any), so that the next request, when it asks for the same sectors in the
+ * same step (all the warps of a block reading one row), is fed without looking them up again,
+ * with the same effect on the caches, the fills and the counts. */
+struct last_feed {
+    const struct req *r; /* that request, or NULL */
+    struct ways *set[64];
+    uint8_t way[64];
+    struct fill *fill[64];
+};
+
+/* 1 when request @p r asks for the sectors @p last found, each still where it was found, and
+ * each fill it waited for still the step's. */
+static int repeats(const struct vm_model *m, const struct last_feed *last, const struct req *r)
+{
+    const struct req *p = last->r;
+    if (!p || p->seq != r->seq || p->n != r->n || p->async != r->async ||
+        memcmp(&m->sec[p->first], &m->sec[r->first], r->n * sizeof *m->sec))
+        return 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint64_t s = m->sec[r->first + i];
+        const struct ways *set = last->set[i];
+        const struct fill *f = last->fill[i];
+        if (set->tag[last->way[i]] != (s >> 2) + 1 || !(set->valid[last->way[i]] >> (s & 3) & 1) ||
+            (f && (f->stamp != m->stamp || f->sector != s)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Feed request @p r, which repeats the one @p last found: every sector an L1 hit, waiting for
+ * the fill it found, if any. */
+static unsigned feed_again(struct vm_model *m, struct cache *l1, const struct last_feed *last,
+                           struct req *r)
+{
+    unsigned worst = m->gpu.lat_l1;
+    for (uint32_t i = 0; i < r->n; i++) {
+        l1->now++;
+        cache_use(l1, last->set[i], last->way[i], (uint8_t)(1u << (m->sec[r->first + i] & 3)));
+        m->t.l1_hits++;
+        struct fill *f = last->fill[i];
+        if (f) {
+            f->warps++;
+            r->filled = 1;
+            worst = worst > f->latency ? worst : f->latency;
+        }
+    }
+    return worst;
+}
+
 /* Feed request @p r to the caches; the latency it waits, its slowest sector's. A sector that
  * hits the L1 while another warp's miss fetches it in the same step waits for that fill. */
-static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r)
+static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r, struct last_feed *last)
 {
     const struct model_gpu *g = &m->gpu;
     int cached = !r->store && r->async != ASYNC_TMA;
+    if (cached && repeats(m, last, r))
+        return feed_again(m, l1, last, r);
+    last->r = cached && r->n <= 64 ? r : NULL;
     unsigned worst = g->lat_l1;
-    for (uint32_t i = r->first; i < r->first + r->n; i++) {
+    for (uint32_t i = r->first, k = 0; i < r->first + r->n; i++, k++) {
         uint64_t s = m->sec[i];
         unsigned lat;
-        if (cached && cache_access(l1, s)) {
+        int hit = cached && cache_access(l1, s);
+        if (last->r) {
+            last->set[k] = l1->last;
+            last->way[k] = (uint8_t)l1->last_way;
+            last->fill[k] = NULL;
+        }
+        if (hit) {
             m->t.l1_hits++;
             struct fill *f = in_flight(m, s);
             if (f) {
@@ -385,6 +444,8 @@ static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r)
             }
             lat = f ? f->latency : g->lat_l1;
             worst = worst > lat ? worst : lat;
+            if (last->r)
+                last->fill[k] = f;
             continue;
         }
         m->t.l2_sectors++;
@@ -397,8 +458,11 @@ static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r)
         }
         worst = worst > lat ? worst : lat;
         if (cached) {
-            *fill_slot(m, s) = (struct fill){s, m->stamp, lat, 1};
+            struct fill *f = fill_slot(m, s);
+            *f = (struct fill){s, m->stamp, lat, 1};
             r->filled = 1;
+            if (last->r)
+                last->fill[k] = f;
         }
     }
     return worst;
@@ -500,6 +564,7 @@ static void flush_block(struct vm_model *m)
         cache_init(l1, carve > least ? carve : least);
     }
     size_t k0 = 0;
+    struct last_feed last = {.r = NULL};
     for (size_t k = 0; k < m->nreq; k++) {
         struct req *r = &m->req[order[k]];
         if (k == 0 || r->seq != m->req[order[k - 1]].seq) {
@@ -507,7 +572,7 @@ static void flush_block(struct vm_model *m)
             k0 = k;
             m->stamp++;
         }
-        unsigned worst = feed(m, l1, r);
+        unsigned worst = feed(m, l1, r, &last);
         if (!r->store)
             tally_load(m, r, worst);
     }
