@@ -56,15 +56,15 @@ CUBLAS = {
 # Where the model's measured error is, beside every row.
 ERROR = "error: emulator/MODEL.md"
 # The model's error where it was validated (emulator/MODEL.md, "Validation").
-VALIDATION = ("validation error (emulator/MODEL.md): mean 7.6% to 16.8% on the SGEMM_CUDA ladder "
-              "against published A100 and H100 GFLOP/s and an mma.sync ladder on an A100, worst "
-              "factor 1.51; 22.2% on the A6000's ladder; 62.2% on an mma.sync ladder on a T4; "
-              "66.5% on RTX 3090 reductions, set by same-address atomics")
+VALIDATION = ("validation error (emulator/MODEL.md): mean 9.0% and 10.9% on the SGEMM_CUDA ladder "
+              "against published A100 and H100 GFLOP/s, worst factor 1.28; 16.9% on an mma.sync "
+              "ladder on an A100; 24.5% on the A6000's ladder; 62.2% on an mma.sync ladder on a "
+              "T4; 66.5% on RTX 3090 reductions, set by same-address atomics")
 
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):
     """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of the folders @p srcs, and with
-    @p nvdisasm a "KERNEL FILE LINE COUNT ANCHORS" file of their SASS (None without); their
+    @p nvdisasm a "KERNEL FILE LINE COUNT ANCHORS IMADS" file of their SASS (None without); their
     paths."""
     arch = ARCH.get(gpu, "90a")
     lines, sass_lines = [], []
@@ -77,9 +77,7 @@ def registers(srcs, gpu, nvcc, nvdisasm, work):
             sys.exit(f"estimate.py: nvcc failed on {cu}:\n{out.stderr}")
         lines += [f"{k} {v[0]}" for k, v in sass.ptxas_report(out.stdout + out.stderr).items()]
         if nvdisasm:
-            counts = sass.line_counts(sass.run([nvdisasm, "-g", "-c", cubin]))
-            sass_lines += [f"{k} {pathlib.Path(f).name} {n} {c} {a}"
-                           for k, by_line in counts.items() for (f, n), (c, a) in by_line.items()]
+            sass_lines += sass.lines_file(sass.line_counts(sass.run([nvdisasm, "-g", "-c", cubin])))
     path = os.path.join(work, "regs.txt")
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
     if not nvdisasm:

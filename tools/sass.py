@@ -14,11 +14,12 @@ loop: the backward branch whose body holds the most FFMA or HMMA (for a GEMM, on
 tile loop). `cuobjdump -sass` on a built binary prints the same listing.
 
 --lines prints, for every kernel of BINARY's sm_ARCH code (an executable, an object or a cubin,
-built with -lineinfo), "KERNEL FILE LINE COUNT ANCHORS" lines: the SASS instructions ptxas made
-of each source line (NOPs left out) and how many of them are anchors (fp32 arithmetic, global
-loads, stores and atomics: instructions ptxas neither merges nor splits, so
-their count against the PTX's tells how much more ptxas unrolled the line), the time model's
-COURSE_EMU_MODEL_SASS file.
+built with -lineinfo), "KERNEL FILE LINE COUNT ANCHORS IMADS" lines: the SASS instructions ptxas
+made of each source line (NOPs left out), how many of them are anchors (fp32 arithmetic, global
+loads, stores and atomics: instructions ptxas neither merges nor splits, so their count against
+the PTX's tells how much more ptxas unrolled the line) and how many are plain IMADs (one for each
+PTX 32-bit mul.lo or mad.lo ptxas keeps: the unrolling of integer lines, which have no anchors),
+the time model's COURSE_EMU_MODEL_SASS file.
 """
 import argparse
 import collections
@@ -107,18 +108,27 @@ ANCHORS = ("FFMA", "FADD", "FMUL", "LDG", "STG", "RED", "ATOM")
 
 
 def line_counts(text):
-    """{mangled kernel: {(file, line): [SASS instructions, anchors]}} from nvdisasm -g output."""
+    """{mangled kernel: {(file, line): [SASS instructions, anchors, plain IMADs]}} from nvdisasm
+    -g output. An IMAD with a modifier is something else (a move, shift, add, wide or high half)."""
     counts, name, where = {}, None, None
     for line in text.splitlines():
         if m := FUNCTION.match(line):
             name, where = m.group(1), None
-            counts[name] = collections.defaultdict(lambda: [0, 0])
+            counts[name] = collections.defaultdict(lambda: [0, 0, 0])
         elif m := LINE_INFO.search(line):
             where = (m.group(1), int(m.group(2)))
         elif name and where and (m := INSTR.search(line)) and m.group(2) != "NOP":
             counts[name][where][0] += 1
             counts[name][where][1] += m.group(2).split(".")[0] in ANCHORS
+            counts[name][where][2] += m.group(2) == "IMAD"
     return counts
+
+
+def lines_file(counts):
+    """The COURSE_EMU_MODEL_SASS lines (KERNEL FILE LINE COUNT ANCHORS IMADS) of line_counts()."""
+    return [f"{kernel} {pathlib.Path(file).name} {line} {n} {anchors} {imads}"
+            for kernel, by_line in counts.items()
+            for (file, line), (n, anchors, imads) in sorted(by_line.items())]
 
 
 def print_lines(binary, arch, nvdisasm, cuobjdump, work):
@@ -133,9 +143,8 @@ def print_lines(binary, arch, nvdisasm, cuobjdump, work):
     if not cubins:
         sys.exit(f"sass.py: no sm_{arch} code in {binary}")
     for cubin in cubins:
-        for kernel, counts in line_counts(run([nvdisasm, "-g", "-c", str(cubin)])).items():
-            for (file, line), (n, anchors) in sorted(counts.items()):
-                print(f"{kernel} {pathlib.Path(file).name} {line} {n} {anchors}")
+        for line in lines_file(line_counts(run([nvdisasm, "-g", "-c", str(cubin)]))):
+            print(line)
 
 
 def math_ops(instrs):

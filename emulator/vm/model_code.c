@@ -143,6 +143,80 @@ static int anchor(const struct insn *in)
            (c == VM_CLASS_LDG && in->op != OP_CP_ASYNC);
 }
 
+/* 1 for a PTX 32-bit integer mul.lo or mad.lo: one plain IMAD in SASS when ptxas keeps it. */
+static int imad(const struct insn *in)
+{
+    return in->op == OP_MUL_LO_I32 || in->op == OP_MAD_LO_I32;
+}
+
+/* The PTX side of one SASS line: its instructions, anchors and 32-bit mul.lo and mad.lo. */
+struct ptx_line {
+    uint32_t count, anchors, imads;
+};
+
+/* How many times more ptxas unrolled SASS line @p s than its PTX @p p, from what both hold one
+ * for one: its anchors, or for a line without them its plain IMADs (at least 1: ptxas may turn a
+ * multiply into a shift, never roll a loop up); 0 when neither tells. */
+static double line_unrolling(const struct model_sass_line *s, const struct ptx_line *p)
+{
+    if (s->anchors && p->anchors)
+        return (double)s->anchors / p->anchors;
+    if (s->imads && p->imads)
+        return fmax(1, (double)s->imads / p->imads);
+    return 0;
+}
+
+/* A loop: the body of a backward branch, instructions first to last. */
+struct loop {
+    uint32_t first, last;
+};
+
+static int shorter(const void *a, const void *b)
+{
+    const struct loop *x = a, *y = b;
+    uint32_t lx = x->last - x->first, ly = y->last - y->first;
+    return (lx > ly) - (lx < ly);
+}
+
+/* Fill in each unknown (0) of the @p count instructions' unrolling ratios @p u: the mean of the
+ * known ratios in the innermost loop around it that has any; else, in a loop, @p kernel (the
+ * kernel's anchors' ratio); outside loops 1, as code a thread runs once runs once in SASS. */
+static void fill_unrollings(const struct insn *code, uint32_t count, uint32_t first, double kernel,
+                            double *u)
+{
+    struct loop *loops = emu_malloc((count + 1) * sizeof *loops);
+    uint32_t nloops = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (code[i].op == OP_BRA && code[i].imm >= first && code[i].imm - first <= i)
+            loops[nloops++] = (struct loop){(uint32_t)(code[i].imm - first), i};
+    qsort(loops, nloops, sizeof *loops, shorter);
+    uint8_t *set = emu_calloc(count + 1, 1), *looped = emu_calloc(count + 1, 1);
+    for (uint32_t i = 0; i < count; i++)
+        set[i] = u[i] > 0;
+    for (uint32_t l = 0; l < nloops; l++) { /* innermost first */
+        double sum = 0;
+        uint32_t known = 0;
+        for (uint32_t i = loops[l].first; i <= loops[l].last; i++)
+            if (u[i] > 0 && set[i] == 1) {
+                sum += u[i];
+                known++;
+            }
+        for (uint32_t i = loops[l].first; i <= loops[l].last; i++) {
+            looped[i] = 1;
+            if (!set[i] && known) {
+                u[i] = sum / known;
+                set[i] = 2; /* from its loop, not its line */
+            }
+        }
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (!set[i])
+            u[i] = looped[i] ? kernel : 1;
+    free(loops);
+    free(set);
+    free(looped);
+}
+
 float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
                           const struct model_sass_line *sass, size_t n, uint8_t *batch)
 {
@@ -151,38 +225,38 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
     const struct func *f = &mod->funcs[kernel];
     const struct insn *code = mod->code + f->first;
     long *entry = emu_malloc((f->count + 1) * sizeof *entry);
-    uint32_t *ptx = emu_calloc(2 * n, sizeof *ptx), *ptx_anchors = ptx + n;
-    float *w = emu_calloc(f->count + 1, sizeof *w);
+    struct ptx_line *ptx = emu_calloc(n, sizeof *ptx);
     for (uint32_t i = 0; i < f->count; i++)
         if ((entry[i] = sass_entry(mod, &code[i], sass, n)) >= 0) {
-            ptx[entry[i]]++;
-            ptx_anchors[entry[i]] += (uint32_t)anchor(&code[i]);
+            ptx[entry[i]].count++;
+            ptx[entry[i]].anchors += (uint32_t)anchor(&code[i]);
+            ptx[entry[i]].imads += (uint32_t)imad(&code[i]);
         }
     double all = 0, met = 0, sass_a = 0, ptx_a = 0;
     for (size_t k = 0; k < n; k++) {
         all += sass[k].count;
-        met += ptx[k] ? sass[k].count : 0;
-        if (sass[k].anchors && ptx_anchors[k]) {
+        met += ptx[k].count ? sass[k].count : 0;
+        if (sass[k].anchors && ptx[k].anchors) {
             sass_a += sass[k].anchors;
-            ptx_a += ptx_anchors[k];
+            ptx_a += ptx[k].anchors;
         }
     }
-    if (met < 0.9 * all) { /* line information missing or not matching */
-        free(entry);
-        free(ptx);
-        free(w);
-        return NULL;
-    }
-    double unroll = ptx_a > 0 ? sass_a / ptx_a : 1; /* the kernel's, for lines without anchors */
-    for (uint32_t i = 0; i < f->count; i++) {
-        long k = entry[i];
-        if (k < 0)
-            continue;
-        double u =
-            sass[k].anchors && ptx_anchors[k] ? (double)sass[k].anchors / ptx_anchors[k] : unroll;
-        w[i] = (float)(sass[k].count / (u * ptx[k]));
-        if (batch[i] && u > 1) /* ptxas's steps issue their loads together */
-            batch[i] = (uint8_t)fmin(255, round(batch[i] * u));
+    float *w = NULL;
+    if (met >= 0.9 * all) { /* else line information missing or not matching */
+        double *u = emu_calloc(f->count + 1, sizeof *u);
+        for (uint32_t i = 0; i < f->count; i++)
+            u[i] = entry[i] >= 0 ? line_unrolling(&sass[entry[i]], &ptx[entry[i]]) : 0;
+        fill_unrollings(code, f->count, f->first, ptx_a > 0 ? sass_a / ptx_a : 1, u);
+        w = emu_calloc(f->count + 1, sizeof *w);
+        for (uint32_t i = 0; i < f->count; i++) {
+            long k = entry[i];
+            if (k < 0)
+                continue;
+            w[i] = (float)(sass[k].count / (u[i] * ptx[k].count));
+            if (batch[i] && u[i] > 1) /* ptxas's steps issue their loads together */
+                batch[i] = (uint8_t)fmin(255, round(batch[i] * u[i]));
+        }
+        free(u);
     }
     free(entry);
     free(ptx);

@@ -29,6 +29,7 @@ struct model_sass_line {
     uint32_t line;
     uint32_t count;   /**< SASS instructions */
     uint32_t anchors; /**< of which fp32 arithmetic, global loads, stores and atomics */
+    uint32_t imads;   /**< of which plain IMADs (32-bit integer multiply-adds) */
 };
 
 /**
@@ -36,8 +37,9 @@ struct model_sass_line {
  * (from @p sass, @p n entries) is spread evenly over that line's PTX instructions, divided by
  * how much more ptxas unrolled the line than the PTX: the ratio of the line's anchors (fp32
  * add, mul and fma, global loads, stores and atomics, which ptxas neither merges nor splits)
- * in SASS to those in PTX, or for a line without anchors the kernel's ratio over the lines that
- * have them. 0 for a line ptxas left no instruction of. NULL (count PTX instructions) when
+ * in SASS to those in PTX; for a line without anchors, the ratio of its plain IMADs to its PTX
+ * 32-bit mul.lo and mad.lo (at least 1), or else the kernel's anchors' ratio over the lines
+ * that have them. 0 for a line ptxas left no instruction of. NULL (count PTX instructions) when
  * fewer than 90% of the SASS instructions fall on lines the PTX has (line information missing
  * or not matching). The caller frees the array.
  *

@@ -1,0 +1,142 @@
+/**
+ * @file test_vm_model.c
+ * @brief What the time model reads from a kernel's code (emulator/vm/model_code.h): the loads a
+ *        warp has in flight together, and the SASS instructions each PTX instruction stands
+ *        for, given a SASS file's lines, on hand-written PTX whose source lines are known.
+ *
+ * The kernel: a load and a loop. Line 10 sets up (outside the loop, run once), line 11 is the
+ * loop's control, line 12 its body: a global load, then integer mixing with one mul.lo (an
+ * integer loop line has no fp32 or memory anchor but line 12's load), line 13 the mixing alone,
+ * line 14 the store after the loop. The SASS lines say what ptxas made of them, unrolled 4
+ * times where the PTX is not.
+ */
+#include "model_code.h"
+#include "vm_case.h"
+
+#include "course_test.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+static const char ptx[] = ".version 8.0\n"
+                          ".target sm_80\n"
+                          ".address_size 64\n"
+                          ".file 1 \"k.cu\"\n"
+                          ".visible .entry k(.param .u64 x, .param .u32 n)\n"
+                          "{\n"
+                          "  .reg .b32 %r<12>;\n"
+                          "  .reg .b64 %rd<4>;\n"
+                          "  .reg .pred %p<2>;\n"
+                          "  .loc 1 10 0\n"
+                          "  ld.param.u64 %rd1, [x];\n" /* 0 */
+                          "  ld.param.u32 %r1, [n];\n"  /* 1 */
+                          "  mov.u32 %r2, 0;\n"         /* 2 */
+                          "  mov.u32 %r3, 7;\n"         /* 3 */
+                          "$L_loop:\n"
+                          "  .loc 1 12 0\n"
+                          "  ld.global.u32 %r4, [%rd1];\n"   /* 4 */
+                          "  ld.global.u32 %r5, [%rd1+4];\n" /* 5 */
+                          "  xor.b32 %r6, %r4, %r5;\n"       /* 6 */
+                          "  .loc 1 13 0\n"
+                          "  shr.u32 %r7, %r3, 16;\n"         /* 7 */
+                          "  xor.b32 %r8, %r7, %r6;\n"        /* 8 */
+                          "  mul.lo.u32 %r3, %r8, 1234567;\n" /* 9 */
+                          "  .loc 1 11 0\n"
+                          "  add.u32 %r2, %r2, 1;\n"       /* 10 */
+                          "  setp.lt.u32 %p1, %r2, %r1;\n" /* 11 */
+                          "  @%p1 bra $L_loop;\n"          /* 12 */
+                          "  .loc 1 14 0\n"
+                          "  st.global.u32 [%rd1], %r3;\n" /* 13 */
+                          "  ret;\n"                       /* 14 */
+                          "}\n";
+
+/* The SASS lines of kernel k: @p body's and the loop control's as given, setup and store 1:1. */
+static float *weights(struct vm_case *c, const struct model_sass_line *body, size_t n,
+                      uint8_t **batch)
+{
+    int k = vm_find(c->module, "k");
+    ck_assert_int_ge(k, 0);
+    *batch = model_batches(c->module, (uint32_t)k);
+    return model_sass_weights(c->module, (uint32_t)k, body, n, *batch);
+}
+
+/* Weight @p got of instruction @p i against @p want, within float rounding. */
+static void weight_is(const float *got, int i, double want)
+{
+    ck_assert_msg(fabs(got[i] - want) < 1e-5, "%s:%d: instruction %d: SASS weight %g, want %g",
+                  __FILE__, __LINE__, i, (double)got[i], want);
+}
+
+/* ptxas unrolled the loop 4 times: line 12's two loads are 8 LDG (anchors), line 13's mul.lo
+ * 4 plain IMADs (its only 1:1 instruction), line 11 the control once per 4 steps (3 SASS, no
+ * anchor, no IMAD). Each line's SASS over its PTX, divided by the unrolling: line 12 (8 + 4
+ * LOP3) / (4 * 3) = 1, line 13 12 / (4 * 3) = 1, line 11 3 / (4 * 3) = 0.25 from its loop's
+ * lines; setup and store, outside the loop, 1 per PTX instruction as run once. The loads, one
+ * batch of 2 in the PTX (the xor reads both), are 8 in flight in SASS. */
+START_TEST(integer_loop_lines_unrolled_like_their_loop)
+{
+    struct vm_case c;
+    vm_case_open(&c, ptx);
+    const struct model_sass_line sass[] = {
+        {"k.cu", 10, 4, 0, 0}, {"k.cu", 12, 12, 8, 0}, {"k.cu", 13, 12, 0, 4},
+        {"k.cu", 11, 3, 0, 0}, {"k.cu", 14, 2, 1, 0},
+    };
+    uint8_t *batch;
+    float *w = weights(&c, sass, sizeof sass / sizeof *sass, &batch);
+    ck_assert_ptr_nonnull(w);
+    for (int i = 0; i <= 3; i++)
+        weight_is(w, i, 1.0);
+    for (int i = 4; i <= 9; i++)
+        weight_is(w, i, 1.0);
+    for (int i = 10; i <= 12; i++)
+        weight_is(w, i, 0.25);
+    weight_is(w, 13, 1.0);
+    ck_assert_int_eq(batch[4], 8);
+    ck_assert_int_eq(batch[5], 8);
+    ck_assert_int_eq(batch[6], 0);
+    free(w);
+    free(batch);
+    vm_case_close(&c);
+}
+END_TEST
+
+/* With too few of the SASS instructions on the PTX's lines, PTX is counted (NULL) and the
+ * batches stay the PTX's. Line 12's loads not unrolled (2 LDG, 1 LOP3): a loop line with
+ * neither anchors nor IMADs takes that ratio, 1 (line 13's 6 SASS over its 3 PTX: 2 each), one
+ * with IMADs its own (4 IMADs for 1 mul.lo: 12 SASS over 4 x 3 PTX, 1 each). */
+START_TEST(unmatched_and_integer_lines)
+{
+    struct vm_case c;
+    vm_case_open(&c, ptx);
+    const struct model_sass_line elsewhere[] = {{"other.cu", 12, 12, 8, 0}};
+    uint8_t *batch;
+    ck_assert_ptr_null(weights(&c, elsewhere, 1, &batch));
+    ck_assert_int_eq(batch[4], 2);
+    free(batch);
+    const struct model_sass_line plain[] = {{"k.cu", 13, 6, 0, 0}, {"k.cu", 12, 3, 2, 0}};
+    float *w = weights(&c, plain, 2, &batch);
+    ck_assert_ptr_nonnull(w);
+    weight_is(w, 7, 2.0);
+    free(w);
+    free(batch);
+    const struct model_sass_line imads[] = {{"k.cu", 13, 12, 0, 4}, {"k.cu", 12, 3, 2, 0}};
+    w = weights(&c, imads, 2, &batch);
+    ck_assert_ptr_nonnull(w);
+    weight_is(w, 7, 1.0);
+    ck_assert_int_eq(batch[4], 2);
+    free(w);
+    free(batch);
+    vm_case_close(&c);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    const struct course_case cases[] = {
+        {"integer_loop_lines_unrolled_like_their_loop", integer_loop_lines_unrolled_like_their_loop,
+         CASE_CPU, 20},
+        {"unmatched_and_integer_lines", unmatched_and_integer_lines, CASE_CPU, 20},
+    };
+    return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
+}
