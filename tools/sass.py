@@ -40,6 +40,7 @@ PTXAS_ENTRY = re.compile(r"Compiling entry function '(\S+)'")
 PTXAS_USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")
 PTXAS_SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 LINE_INFO = re.compile(r'//## File "([^"]+)", line (\d+)')
+PREDICATED = re.compile(r"\*/\s+@")
 
 
 def include_flags(src):
@@ -107,9 +108,28 @@ def parse_sass(text):
 ANCHORS = ("FFMA", "FADD", "FMUL", "LDG", "STG", "RED", "ATOM")
 
 
+def divergence_fallbacks(instrs, labels):
+    """The addresses of a kernel's divergence fallbacks: from each BRA.DIV's target to the next
+    unpredicated BRA, the out-of-line code ptxas adds for a warp that reaches a .sync shuffle or
+    vote diverged, which a converged warp never runs."""
+    cold = set()
+    for _, op, operands, _ in instrs:
+        m = BRANCH_TARGET.search(operands)
+        if op != "BRA.DIV" or not m or m.group(1) not in labels:
+            continue
+        for addr, op2, _, text in instrs:
+            if addr >= labels[m.group(1)]:
+                cold.add(addr)
+                if op2 == "BRA" and not PREDICATED.search(text):
+                    break
+    return cold
+
+
 def line_counts(text):
     """{mangled kernel: {(file, line): [SASS instructions, anchors, plain IMADs]}} from nvdisasm
-    -g output. An IMAD with a modifier is something else (a move, shift, add, wide or high half)."""
+    -g output, divergence fallbacks left out. An IMAD with a modifier is something else (a move,
+    shift, add, wide or high half)."""
+    cold = {name: divergence_fallbacks(*code) for name, code in parse_sass(text).items()}
     counts, name, where = {}, None, None
     for line in text.splitlines():
         if m := FUNCTION.match(line):
@@ -117,7 +137,8 @@ def line_counts(text):
             counts[name] = collections.defaultdict(lambda: [0, 0, 0])
         elif m := LINE_INFO.search(line):
             where = (m.group(1), int(m.group(2)))
-        elif name and where and (m := INSTR.search(line)) and m.group(2) != "NOP":
+        elif (name and where and (m := INSTR.search(line)) and m.group(2) != "NOP"
+              and int(m.group(1), 16) not in cold[name]):
             counts[name][where][0] += 1
             counts[name][where][1] += m.group(2).split(".")[0] in ANCHORS
             counts[name][where][2] += m.group(2) == "IMAD"
