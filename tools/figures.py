@@ -65,23 +65,22 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, 2026-11-29, SASS counted, c0d291b's model; lessons 04 and 08 at 7a3a574's, which
-# c0d291b's gives within 0.1%). A model, never a measurement
+# CPU emulator, 2026-11-29, SASS counted, 845ef7b's model). A model, never a measurement
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count fragment loads as 16 bytes a
 # lane (how a GPU splits them is not documented).
 MODEL_H100 = {
     "vector_add": 152,
     "matmul_naive": 506,
-    "matmul_coalesced": 3098,
+    "matmul_coalesced": 7124,
     "matmul_tiled": 9049,
     "gemv_warp": 1485,
-    "matmul_1d_tile": 17200,
-    "matmul_2d_tile": 30443,
-    "matmul_vectorized": 46233,
-    "matmul_warptile": 49047,
-    "wmma_naive": 66057,
-    "wmma_shared": 282900,
+    "matmul_1d_tile": 17197,
+    "matmul_2d_tile": 30387,
+    "matmul_vectorized": 46215,
+    "matmul_warptile": 49036,
+    "wmma_naive": 66035,
+    "wmma_shared": 282653,
 }
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
@@ -434,10 +433,10 @@ def fig_double_buffer(out):
 # The time model's kernel estimates for lesson 07's figure: mix_kernel on an H100 SXM5 at 700
 # rounds, over all 2^22 words (one launch) and over one of 8 chunks: the README's "Estimated
 # (model)" table (./course estimate 07 --gpu=h100 --len=4194304 --rounds=700 --markdown, on the
-# CPU emulator, 2026-11-29, c0d291b's model, PTX instructions counted), its SMs column over its
-# kernels. A model, never a measurement.
+# CPU emulator, 2026-11-29, 845ef7b's model, SASS counted), its SMs column over its kernels. A
+# model, never a measurement.
 MODEL_07_WORDS = 1 << 22
-MODEL_07_KERNEL_MS = {1: 0.3429, 8: 0.0465}
+MODEL_07_KERNEL_MS = {1: 0.3065, 8: 0.04183}
 CHUNK_COLOURS = [BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW, GREY]
 
 
