@@ -61,6 +61,14 @@ static int names(const struct insn *in, const uint32_t *dst, int n)
     return 0;
 }
 
+/* The index of the instruction branch @p in jumps to within the kernel's @p count from @p first,
+ * or -1 (not a branch, or out of the kernel). */
+static long branch_target(const struct insn *in, uint32_t first, uint32_t count)
+{
+    return in->op == OP_BRA && in->imm >= first && in->imm < first + count ? (long)(in->imm - first)
+                                                                           : -1;
+}
+
 /* The open batch: its loads get its size, and it empties. */
 struct open_batch {
     uint32_t dst[MAX_DST], first;
@@ -81,9 +89,11 @@ uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel)
     const struct func *f = &mod->funcs[kernel];
     const struct insn *code = mod->code + f->first;
     uint8_t *batch = emu_calloc(f->count + 1, 1), *target = emu_calloc(f->count + 1, 1);
-    for (uint32_t i = 0; i < f->count; i++)
-        if (code[i].op == OP_BRA && code[i].imm >= f->first && code[i].imm < f->first + f->count)
-            target[code[i].imm - f->first] = 1;
+    for (uint32_t i = 0; i < f->count; i++) {
+        long t = branch_target(&code[i], f->first, f->count);
+        if (t >= 0)
+            target[t] = 1;
+    }
     struct open_batch b = {.first = 0};
     for (uint32_t i = 0; i < f->count; i++) {
         const struct insn *in = &code[i];
@@ -186,9 +196,11 @@ static void fill_unrollings(const struct insn *code, uint32_t count, uint32_t fi
 {
     struct loop *loops = emu_malloc((count + 1) * sizeof *loops);
     uint32_t nloops = 0;
-    for (uint32_t i = 0; i < count; i++)
-        if (code[i].op == OP_BRA && code[i].imm >= first && code[i].imm - first <= i)
-            loops[nloops++] = (struct loop){(uint32_t)(code[i].imm - first), i};
+    for (uint32_t i = 0; i < count; i++) {
+        long t = branch_target(&code[i], first, count);
+        if (t >= 0 && t <= i) /* backward */
+            loops[nloops++] = (struct loop){(uint32_t)t, i};
+    }
     qsort(loops, nloops, sizeof *loops, shorter);
     uint8_t *set = emu_calloc(count + 1, 1), *looped = emu_calloc(count + 1, 1);
     for (uint32_t i = 0; i < count; i++)
@@ -197,7 +209,7 @@ static void fill_unrollings(const struct insn *code, uint32_t count, uint32_t fi
         double sum = 0;
         uint32_t known = 0;
         for (uint32_t i = loops[l].first; i <= loops[l].last; i++)
-            if (u[i] > 0 && set[i] == 1) {
+            if (set[i] == 1) {
                 sum += u[i];
                 known++;
             }

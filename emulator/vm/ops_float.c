@@ -53,11 +53,12 @@ enum event h_FMA_F32(struct exec *x, struct warp *w, const struct insn *in, uint
     float *c = F32(w, in->o[3]);
 #ifdef __FMA__
     /* a whole warp 8 lanes at a time: its registers are 32-lane arrays, the same or apart */
-    for (int l = 0; m == FULL_MASK && l < 32; l += 8)
-        _mm256_storeu_ps(d + l, _mm256_fmadd_ps(_mm256_loadu_ps(a + l), _mm256_loadu_ps(b + l),
-                                                _mm256_loadu_ps(c + l)));
-    if (m == FULL_MASK)
+    if (m == FULL_MASK) {
+        for (int l = 0; l < 32; l += 8)
+            _mm256_storeu_ps(d + l, _mm256_fmadd_ps(_mm256_loadu_ps(a + l), _mm256_loadu_ps(b + l),
+                                                    _mm256_loadu_ps(c + l)));
         return EV_NONE;
+    }
 #endif
     LANES(m, d[l] = fp_fmaf(a[l], b[l], c[l]));
     return EV_NONE;

@@ -86,12 +86,12 @@ smem=$(grep 'kernel=[^ ]*model_smem' "$out/copy" | tr ' ' '\n' | grep -E '^(smem
     echo "test_model.sh:86: shared round trip of 4 x 4-byte pieces: got $smem, want smem_wavefronts=64 lds_wavefronts=128"
     exit 1
 }
-lat() { # N: the latency bound of the Nth model_loads line
-    grep 'kernel=[^ ]*model_loads' "$out/copy" | sed -n "$1p" | tr ' ' '\n' | sed -n 's/^latency_ms=//p'
+lat() { # FILE N: the latency bound of the Nth model_loads line of FILE
+    grep 'kernel=[^ ]*model_loads' "$1" | sed -n "$2p" | tr ' ' '\n' | sed -n 's/^latency_ms=//p'
 }
-awk -v one="$(lat 1)" -v four="$(lat 2)" 'BEGIN { if (four < 3.99 * one || four > 4.01 * one) {
+awk -v one="$(lat "$out/copy" 1)" -v four="$(lat "$out/copy" 2)" 'BEGIN { if (four < 3.99 * one || four > 4.01 * one) {
     printf "test_model.sh:%d: 4 loads in flight together: latency %s ms; chained: %s ms, want 4 times as long\n", 93, one, four; exit 1 } }'
-awk -v one="$(lat 1)" -v same="$(lat 3)" 'BEGIN { if (same < 0.99 * one || same > 1.01 * one) {
+awk -v one="$(lat "$out/copy" 1)" -v same="$(lat "$out/copy" 3)" 'BEGIN { if (same < 0.99 * one || same > 1.01 * one) {
     printf "test_model.sh:%d: x[t] 4 times in one batch (a miss, 3 hits): latency %s ms, want the 4 misses of one batch (%s ms): a batch waits for its slowest load\n", 95, same, one; exit 1 } }'
 ams=$(of "$out/copy" model_atomic atomic_ms)
 abound=$(of "$out/copy" model_atomic bound)
@@ -142,23 +142,20 @@ loads=$(grep -o 'kernel=[^ ]*model_loads[^ ]*' "$out/copy" | head -n 1 | cut -d=
 grep -n 'asm volatile("ld.global.f32 %0, \[%1\];"' "$(dirname "$0")/test_model_kernels.cu" |
     cut -d: -f1 | sed "s/^/$loads test_model_kernels.cu /; s/$/ 4 4/" >"$out/unrolled.txt"
 LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_SASS=$out/unrolled.txt COURSE_EMU_MODEL_OUT=$out/unrolled "$bin" 4096
-ulat() { # N: the latency bound of the Nth model_loads line with the unrolled SASS
-    grep 'kernel=[^ ]*model_loads' "$out/unrolled" | sed -n "$1p" | tr ' ' '\n' | sed -n 's/^latency_ms=//p'
-}
-awk -v one="$(ulat 1)" -v four="$(ulat 2)" -v n="$(wc -l <"$out/unrolled.txt")" 'BEGIN {
+awk -v one="$(lat "$out/unrolled" 1)" -v four="$(lat "$out/unrolled" 2)" -v n="$(wc -l <"$out/unrolled.txt")" 'BEGIN {
     if (n != 4 || four < 0.99 * one || four > 1.01 * one) {
-        printf "test_model.sh:%d: chained loads on %d lines ptxas unrolled 4 times (4 SASS loads a line): latency %s ms, want the 4 loads of one batch (%s ms)\n", 150, n, four, one; exit 1 } }'
+        printf "test_model.sh:%d: chained loads on %d lines ptxas unrolled 4 times (4 SASS loads a line): latency %s ms, want the 4 loads of one batch (%s ms)\n", 147, n, four, one; exit 1 } }'
 run 4194337 1 "$out/sampled"
 run 4194337 0 "$out/full"
 [ "$(field "$out/sampled" sampled)" = 1057/16385 ] && [ "$(of "$out/sampled" model_ragged sampled)" = 1888/4000 ] || {
-    echo "test_model.sh:154: want the first wave (1056 blocks) and the last block of 2^22+33 floats' like blocks (1057 sampled), and the whole tail of 4000 unlike blocks (1888), got: $(field "$out/sampled" sampled) and $(of "$out/sampled" model_ragged sampled)"
+    echo "test_model.sh:151: want the first wave (1056 blocks) and the last block of 2^22+33 floats' like blocks (1057 sampled), and the whole tail of 4000 unlike blocks (1888), got: $(field "$out/sampled" sampled) and $(of "$out/sampled" model_ragged sampled)"
     exit 1
 }
 for kernel in model_copy model_ragged; do
     for key in ms warp_insts gld_sectors gst_sectors dram_bytes; do
         awk -v k="$key" -v n="$kernel" -v s="$(of "$out/sampled" "$kernel" "$key")" -v f="$(of "$out/full" "$kernel" "$key")" 'BEGIN {
             if (s < 0.98 * f || s > 1.02 * f) {
-                printf "test_model.sh:161: %s: %s sampled %s, full run %s: more than 2%% apart\n", n, k, s, f; exit 1 } }'
+                printf "test_model.sh:158: %s: %s sampled %s, full run %s: more than 2%% apart\n", n, k, s, f; exit 1 } }'
     done
 done
 lone() { # KEY: from the lone warp's line
@@ -168,10 +165,10 @@ awk -v ms="$(lone ms)" -v f="$(lone fp32_ms)" -v t="$(lone tensor_ms)" -v i="$(l
     -v l="$(lone lsu_ms)" -v lat="$(lone latency_ms)" 'BEGIN {
     sum = f + t + i + l + lat
     if (ms - 0.003 < 0.99 * sum || ms - 0.003 > 1.01 * sum) {
-        printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes and its latency (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 171, ms, sum; exit 1 } }'
+        printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes and its latency (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 168, ms, sum; exit 1 } }'
 rows=$(of "$out/copy" model_rows smem_wavefronts)
 [ "$rows" = 17 ] || {
-    echo "test_model.sh:174: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
+    echo "test_model.sh:171: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
     exit 1
 }
 convoy() { # KEY: from the convoy's line
@@ -181,5 +178,5 @@ awk -v ms="$(convoy ms)" -v f="$(convoy fp32_ms)" -v t="$(convoy tensor_ms)" -v 
     -v l="$(convoy lsu_ms)" -v lat="$(convoy latency_ms)" 'BEGIN {
     most = f; most = t > most ? t : most; most = i > most ? i : most; most = l > most ? l : most
     if (!(lat > 0) || ms - 0.003 < 0.99 * (lat + most)) {
-        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 184, ms, lat, most; exit 1 } }'
+        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 181, ms, lat, most; exit 1 } }'
 echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; atomics on one address one per clock; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together"
