@@ -645,7 +645,7 @@ static void on_launch(struct server *s, struct proto_msg *m)
         if (l.seq)
             fprintf(model_env_file(s->model), "ran stream=%s seq=%llu\n", st,
                     (unsigned long long)l.seq);
-        vl.count = 1;
+        vl.count = vl.count ? VM_COUNT_ALL : VM_COUNT_MODEL;
         vl.model = model_env_begin(s->model, &vl, kname, &r.counters);
     }
     __atomic_store_n(&launching, 1, __ATOMIC_RELEASE);
@@ -671,7 +671,7 @@ static void on_launch(struct server *s, struct proto_msg *m)
     struct proto_done d = {.status = (int32_t)r.status,
                            .msg_len = (uint32_t)strnlen(r.message, sizeof r.message),
                            .out_len = (uint32_t)out.len,
-                           .counted = (uint32_t)vl.count,
+                           .counted = vl.count != VM_COUNT_NONE,
                            .reports = (uint32_t)r.reports,
                            .counters = r.counters};
     struct iovec parts[3] = {{&d, sizeof d}, {r.message, d.msg_len}, {out.text, out.len}};

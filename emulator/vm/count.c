@@ -7,10 +7,12 @@
  * shared request takes as many wavefronts as its worst bank needs distinct
  * 4-byte words, per phase of 128 bytes (one phase for 4-byte accesses, two
  * half-warps for 8-byte ones, four quarter-warps for 16-byte ones). Unique
- * bytes are distinct sectors over the whole launch, times 32. An atomic (atom, red)
+ * bytes are distinct sectors over the whole launch, times 32 (not kept for a launch
+ * counted for the time model alone, VM_COUNT_MODEL). An atomic (atom, red)
  * is also counted per lane and by space, with the lanes that update an address an
  * earlier lane of the same instruction updates (they serialise), and the distinct
-
+ * global addresses the launch updated atomically.
+ *
  * A bulk or tensor copy's global bytes are the copy engine's: counted as its own sectors
  * (tma_*), never as thread requests, and in the unique bytes.
  */
@@ -41,6 +43,7 @@ struct count_state {
     uint64_t recent[2][RECENT]; /* sector + 1 */
     struct sector_set atom;     /* global addresses updated atomically (bytes, not sectors) */
     int in_atom;                /* the instruction being counted is an atomic */
+    int unique;                 /* the sets seen are kept (VM_COUNT_ALL) */
     /* The running block's copies by the mbarrier they complete on: how many were issued, and
      * how many of them each warp had when it last saw a phase of that mbarrier complete. */
     uint64_t copy_bar[COPY_BARRIERS];
@@ -74,6 +77,8 @@ static void set_add(struct sector_set *s, uint64_t sector)
 /* Sector @p sector read (@p store 0) or written (1): into its set of sectors seen. */
 static void seen_add(struct count_state *st, int store, uint64_t sector)
 {
+    if (!st->unique)
+        return;
     uint64_t *r = &st->recent[store][(sector * 0x9E3779B97F4A7C15ull) >> 52];
     if (*r != sector + 1) {
         *r = sector + 1;
@@ -85,7 +90,9 @@ void count_begin(struct exec *x)
 {
     if (!x->cnt)
         return;
-    x->count_state = emu_calloc(1, sizeof(struct count_state));
+    struct count_state *st = emu_calloc(1, sizeof(struct count_state));
+    st->unique = x->launch->count == VM_COUNT_ALL;
+    x->count_state = st;
 }
 
 void count_merge(struct exec *x, struct exec *from)

@@ -106,6 +106,14 @@ struct vm_footprint {
 /** Output callback: kernel printf text (print), or check reports (report), in order. */
 typedef void (*vm_print_fn)(void *ctx, const char *text, size_t len);
 
+/** The counters a launch fills. */
+enum vm_count {
+    VM_COUNT_NONE,
+    VM_COUNT_ALL,
+    VM_COUNT_MODEL /**< all but the unique bytes: the time model reads none of them, and the
+                        set of every sector a launch touched costs it a sixth of its time */
+};
+
 /** One launch. */
 struct vm_launch {
     const struct vm_module *module;
@@ -117,7 +125,7 @@ struct vm_launch {
     const void *params;  /**< param_bytes of arguments */
     struct emu_mem *mem; /**< device memory */
     unsigned checks;     /**< enum vm_check bits */
-    int count;           /**< 1: fill @ref vm_result::counters */
+    int count;           /**< enum vm_count: which @ref vm_result::counters to fill */
     int prov;            /**< 1: keep the provenance record (mem values tracked), fill
                               @ref vm_result::prov */
     vm_print_fn print;   /**< printf output; NULL: stdout */

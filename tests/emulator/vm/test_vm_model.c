@@ -8,7 +8,8 @@
  * loop's control, line 12 its body: a global load, then integer mixing with one mul.lo (an
  * integer loop line has no fp32 or memory anchor but line 12's load), line 13 the mixing alone,
  * line 14 the store after the loop. The SASS lines say what ptxas made of them, unrolled 4
- * times where the PTX is not.
+ * times where the PTX is not. And what the model reads of the counters: all but the unique
+ * bytes, which a launch counted for the model alone does not keep.
  */
 #include "model_code.h"
 #include "vm_case.h"
@@ -18,6 +19,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char ptx[] = ".version 8.0\n"
                           ".target sm_80\n"
@@ -131,12 +133,49 @@ START_TEST(unmatched_and_integer_lines)
 }
 END_TEST
 
+/* Kernel k on 32 threads, 3 rounds, counted as @p how asks. */
+static struct vm_counters counted(enum vm_count how)
+{
+    struct vm_case c;
+    vm_case_open(&c, ptx);
+    c.count = how;
+    uint32_t in[2] = {5, 9}, n = 3;
+    uint64_t x = vm_case_buffer(&c, in, sizeof in);
+    void *args[] = {&x, &n};
+    ck_assert_int_eq(vm_case_run(&c, "k", VM_GRID(1), VM_BLOCK(32), args), VM_OK);
+    struct vm_counters got = c.result.counters;
+    vm_case_close(&c);
+    return got;
+}
+
+/* Counted for the model alone, a launch keeps every counter but the unique bytes (the set of
+ * every sector it touched): 6 load requests of one sector each, 1 store, the same both ways;
+ * one distinct sector read and one written when all is counted, none kept for the model. */
+START_TEST(model_counting_leaves_out_unique_bytes)
+{
+    struct vm_counters all = counted(VM_COUNT_ALL), model = counted(VM_COUNT_MODEL);
+    ck_assert_uint_eq(all.gld_requests, 6);
+    ck_assert_uint_eq(all.gld_sectors, 6);
+    ck_assert_uint_eq(all.gst_sectors, 1);
+    ck_assert_uint_eq(all.unique_read_bytes, 32);
+    ck_assert_uint_eq(all.unique_write_bytes, 32);
+    ck_assert_uint_eq(model.unique_read_bytes, 0);
+    ck_assert_uint_eq(model.unique_write_bytes, 0);
+    all.unique_read_bytes = all.unique_write_bytes = 0;
+    ck_assert_msg(!memcmp(&all, &model, sizeof all),
+                  "%s:%d: a counter other than the unique bytes differs when counted for the model",
+                  __FILE__, __LINE__);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"integer_loop_lines_unrolled_like_their_loop", integer_loop_lines_unrolled_like_their_loop,
          CASE_CPU, 20},
         {"unmatched_and_integer_lines", unmatched_and_integer_lines, CASE_CPU, 20},
+        {"model_counting_leaves_out_unique_bytes", model_counting_leaves_out_unique_bytes, CASE_CPU,
+         20},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
