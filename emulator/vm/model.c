@@ -25,9 +25,12 @@
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
- * chip-wide bound (chip_ms()), or the latency of barrier-separated load phases (a tile loop has
- * two barriers per tile, one of them after the tile's loads), which the resident blocks reach
- * and wait for together, plus the pipes' work, whichever is longer, plus the launch overhead.
+ * chip-wide bound (chip_ms()), or the waits of barrier-separated load phases (a tile loop has
+ * two barriers per tile, one of them after the tile's loads: each waits for its loads' latency
+ * and, in a tile loop, their bytes' transfer at the SM's share of the L2 or DRAM bandwidth),
+ * which the resident blocks reach and wait for together, less the work a block does between
+ * its loads and their first use, plus the pipes' work, whichever is longer, plus the launch
+ * overhead.
  * TMA copies are the copy engine's: their sectors go to L2 (never L1, never an LSU wavefront),
  * and a block's stages (the mbarriers its copies complete on) hide their latency behind the
  * work of the tiles ahead (exposed_tma()).
@@ -136,9 +139,21 @@ struct tally {
     double tma_depth;  /* distinct mbarriers a block's TMA loads complete on: its stages */
     double filled, fill_warps; /* loads that waited for a fill (an L1 miss, theirs or another
                                   warp's in the same step), and the warps each fill released */
+    double lead, covered;      /* warp 0's instructions, and those it issued between its loads and
+                                  their first use (SASS-weighted) */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
+
+/* Warp 0's loads not yet used: the registers they write (arena offsets; a 64-bit filter of them
+ * first) and its instructions when the last of them issued. */
+#define LEAD_REGS 64
+struct lead_wait {
+    uint32_t reg[LEAD_REGS];
+    uint64_t filter;
+    int n;
+    double issued;
+};
 
 /* One global request, kept until its block ends; async: ASYNC_CP (cp.async) or ASYNC_TMA (the
  * copy engine's, which reads L2 and skips L1). */
@@ -207,6 +222,7 @@ struct vm_model {
     uint64_t mbar[MBARS];                   /* this block's TMA mbarriers, + 1 */
     unsigned nmbar;
     uint64_t last_mbar; /* the last TMA load's mbarrier + 1 (0: none yet, or a wgmma since) */
+    struct lead_wait lead;
     struct tally t, t_first;
     struct vm_counters c_first;
     struct fill fill[FILLS];
@@ -650,6 +666,8 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->block = linear;
     m->block_bars = m->live->barriers;
     m->phase_mark = 0;
+    m->lead.n = 0;
+    m->lead.filter = 0;
     m->cp_groups = m->cp_landed = 0;
     m->sampled++;
     m->noting = 1;
@@ -686,17 +704,53 @@ static void cp_async_depth(struct vm_model *m, const struct insn *in)
     m->t.async_kept += keep;
 }
 
+/* Warp 0's first instruction that names a register its loads not yet used write (a read, or
+ * an overwrite, which waits for the load too): the instructions it issued since the last of
+ * those loads ran while they were on their way. */
+static void lead_use(struct vm_model *m, const struct insn *in)
+{
+    struct lead_wait *l = &m->lead;
+    for (int k = 0; l->n && k < INSN_OPS; k++) {
+        uint32_t r = in->o[k];
+        if (r == NO_REG || !(l->filter >> (r % 64) & 1))
+            continue;
+        for (int i = 0; i < l->n; i++)
+            if (l->reg[i] == r) {
+                m->t.covered += m->warp_insts[0] - l->issued;
+                l->n = 0;
+                l->filter = 0;
+                return;
+            }
+    }
+}
+
+/* Warp 0's global load @p in: its registers wait for their first use. */
+static void lead_load(struct vm_model *m, const struct insn *in)
+{
+    struct lead_wait *l = &m->lead;
+    for (unsigned k = 0; k < MEM_COUNT(in->mod) && 1 + k < INSN_OPS; k++)
+        if (in->o[1 + k] != NO_REG && l->n < LEAD_REGS) {
+            l->reg[l->n++] = in->o[1 + k];
+            l->filter |= 1ull << (in->o[1 + k] % 64);
+        }
+    l->issued = m->warp_insts[0];
+}
+
 void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
 {
     long i = m->sass_w ? insn_index(m, in) : -1;
     uint32_t w = warp < 32 ? warp : 31;
-    m->warp_insts[w] += i >= 0 ? m->sass_w[i] : 1.0;
+    double weight = i >= 0 ? m->sass_w[i] : 1.0;
+    m->warp_insts[w] += weight;
     if (in->op == OP_WGMMA_MMA) {
         m->warp_wgmma[w] = 1;
         m->last_mbar = 0; /* the next TMA load fills another stage */
     }
-    if (warp == 0)
+    if (warp == 0) {
         cp_async_depth(m, in);
+        lead_use(m, in);
+        m->t.lead += weight;
+    }
 }
 
 /* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
@@ -755,6 +809,8 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
         m->t.load_phases++;
         m->phase_mark = m->live->barriers + 1;
     }
+    if (!store && !async && warp == 0 && in)
+        lead_load(m, in);
     reserve(m, n);
     uint32_t lines = 0;
     for (unsigned i = 0; i < n; i++)
@@ -889,11 +945,30 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
-/* The latency of a block's load phases (the barrier intervals in which its first warp loads
+/* The cycles a load phase of the SM's resident blocks waits for its bytes beyond their latency:
+ * their transfer at the SM's share of the L2 or DRAM bandwidth (whichever is slower), less the
+ * L1's own wavefronts for them (the data arriving, already the lsu pipe's work), over the
+ * @p phases the busiest SM runs. */
+static double phase_transfer(const struct vm_model *m, const struct tally *t,
+                             const struct model_estimate *e, double phases)
+{
+    const double *b = e->bound_ms;
+    double ms = 1e3 / (m->gpu.clock_mhz * 1e6), share = busiest_sm_blocks(m) / (double)m->blocks;
+    double copy_ms =
+        (b[MODEL_L2] > b[MODEL_DRAM] ? b[MODEL_L2] : b[MODEL_DRAM]) * share * m->gpu.sms;
+    double l1_ms = t->l1_wavefronts * share * ms;
+    return copy_ms > l1_ms ? (copy_ms - l1_ms) / ms / phases : 0;
+}
+
+/* The waits of a block's load phases (the barrier intervals in which its first warp loads
  * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
- * ms: one mean latency per phase and round of resident blocks, less the work of the phases a
- * cp.async pipeline copies ahead (the groups its cp.async.wait_group leaves in flight; @p
- * work_ms, the SM's pipes' time without the latency, spread over the phases). */
+ * ms: per phase and round of resident blocks, one mean latency and, in a tile loop (two phases
+ * or more: a block with one is not a loop, and after the first round its SM's blocks start as
+ * others end, out of step), the phase's transfer (phase_transfer()); less the work warp 0 does
+ * between its loads and their first use (a tile loaded into registers while the one before is
+ * worked on), or the work of the phases a cp.async pipeline copies ahead (the groups its
+ * cp.async.wait_group leaves in flight); @p work_ms, the SM's pipes' time without the latency,
+ * spread over the phases. */
 static double exposed(const struct vm_model *m, const struct tally *t, struct model_estimate *e,
                       double work_ms)
 {
@@ -904,14 +979,18 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
         return exposed_tma(m, t, e, work_ms);
     if (phases <= 0 || (!t->loads && !t->async_loads))
         return 0;
-    if (t->async_loads <= t->loads)
-        return rounds * phases * (t->latency / t->loads) * ms;
+    double work = work_ms / ms / (rounds * phases); /* cycles a phase */
+    double transfer = phases >= 2 ? phase_transfer(m, t, e, rounds * phases) : 0;
+    if (t->async_loads <= t->loads) {
+        double hidden = t->lead > 0 ? t->covered / t->lead * work : 0;
+        double wait = t->latency / t->loads + transfer - hidden;
+        return wait > 0 ? rounds * phases * wait * ms : 0;
+    }
     /* phases ahead: the groups its waits leave in flight, in load phases */
     double ahead = t->async_waits && t->async_groups
                        ? t->async_kept / t->async_waits * t->load_phases / t->async_groups
                        : 0;
-    double work = work_ms / ms / (rounds * phases); /* cycles a phase */
-    double wait = t->async_latency / t->async_loads - ahead * work;
+    double wait = t->async_latency / t->async_loads + transfer - ahead * work;
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 

@@ -44,6 +44,9 @@ void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
 /** y[b * 1024 + t] = the sum over steps k of x[k * 32 + t % 32] / 2^(steps - 1 - k), b < blocks:
  *  every warp of a block of 1024 reads the same 32 floats at each step. x holds steps * 32
  *  floats. */
+/** 32 KiB tiles, each loaded just before it is staged in shared memory, or (@p prefetch)
+ *  loaded into registers while the tile before it is worked on. */
+void model_big_tiles(int blocks, int tiles, const float *d_x, float *d_y, int prefetch);
 void model_convoy(int blocks, int steps, const float *d_x, float *d_y);
 
 /** y[b * 256 + t] = (b % 7) * x[b * 256 + t], b < blocks (blocks of 256 threads). */

@@ -132,12 +132,12 @@ void model_atomic(int n, float *d_y)
     model_atomic_kernel<<<(n + 255) / 256, 256>>>(n, d_y);
 }
 
-/* A tile's math: 256 dependent multiply-adds, enough issue slots (8 warps x 256 FMAs over 4
- * schedulers: 512 clocks) to hide a load's latency behind them. */
+/* A tile's math: 512 dependent multiply-adds, enough issue slots (8 warps x 512 FMAs over 4
+ * schedulers: 1024 clocks) to hide a 1 KiB tile's latency and transfer behind them. */
 static __device__ float work(float v)
 {
     float a = v;
-    for (int i = 0; i < 256; i++)
+    for (int i = 0; i < 512; i++)
         a = a * 0.5f + v;
     return a;
 }
@@ -200,6 +200,41 @@ static __global__ void model_tiles_kernel(int tiles, const float *x, float *y, i
 void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
 {
     model_tiles_kernel<<<blocks, 256>>>(tiles, d_x, d_y, async);
+}
+
+/* A tile loop whose tiles take longer to arrive than their latency: block b stages tiles of 32
+ * KiB (1024 threads, two float4 each; tile t at x4[(t * gridDim.x + b) * 2048]) in shared memory
+ * and sums work() of a rotated element of each. Loaded just before it is stored (prefetch 0), or
+ * loaded into registers while the tile before it is worked on (prefetch 1: its bytes arrive
+ * meanwhile). y[b * 1024 + tid] = the sum. */
+static __global__ void model_big_tiles_kernel(int tiles, const float4 *x, float *y, int prefetch)
+{
+    __shared__ float4 s[2048];
+    int tid = threadIdx.x;
+    float acc = 0;
+    float4 a = x[(size_t)blockIdx.x * 2048 + tid], b = x[(size_t)blockIdx.x * 2048 + tid + 1024];
+    for (int t = 0; t < tiles; t++) {
+        const float4 *tile = x + ((size_t)t * gridDim.x + blockIdx.x) * 2048;
+        if (!prefetch && t > 0) {
+            a = tile[tid];
+            b = tile[tid + 1024];
+        }
+        s[tid] = a;
+        s[tid + 1024] = b;
+        __syncthreads(); /* the tile is whole */
+        if (prefetch && t + 1 < tiles) {
+            a = tile[2048 * gridDim.x + tid]; /* tile t + 1 */
+            b = tile[2048 * gridDim.x + tid + 1024];
+        }
+        acc += work(s[(tid + 1) % 2048].x);
+        __syncthreads(); /* every thread read it before the next overwrites it */
+    }
+    y[blockIdx.x * 1024 + tid] = acc;
+}
+
+void model_big_tiles(int blocks, int tiles, const float *d_x, float *d_y, int prefetch)
+{
+    model_big_tiles_kernel<<<blocks, 1024>>>(tiles, (const float4 *)d_x, d_y, prefetch);
 }
 
 /* Every warp of a block of 32 reads the same 32 floats of x at each step (as the coalesced

@@ -7,7 +7,8 @@
  *        copied with cp.async in one stage, the first with 264 blocks (16 tiles, two blocks an SM),
  *        and a TMA + wgmma tile loop (2 blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and
  *        warp-specialised, 132 blocks of 32 warps that all read one row at each step (256 steps),
- *        and 4000 blocks whose work differs, for test_model.sh (the time model's test).
+ *        132 blocks of 8 tiles of 32 KiB loaded then used and prefetched, and 4000 blocks whose
+ *        work differs, for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
         model_tma_gemm(v, 2, tma_tiles, d_x, d_x, d_y); /* A = B = x; C: y's first 2 * 4096 */
     if (n >= 132 * 1024) /* one block of 32 warps on each of the h100's SMs */
         model_convoy(132, 256, d_x, d_y);
+    for (int prefetch = 0; n >= 132 * 8 * 8192 && prefetch <= 1; prefetch++)
+        model_big_tiles(132, 8, d_x, d_y, prefetch); /* one block an SM, 8 tiles of 32 KiB */
     if (n >= 4000 * 256) /* 3.8 waves of 8 blocks an SM on the h100, whose work differs */
         model_ragged(4000, d_x, d_y);
     cudaError_t err = cudaDeviceSynchronize();
