@@ -56,10 +56,10 @@ CUBLAS = {
 # Where the model's measured error is, beside every row.
 ERROR = "error: emulator/MODEL.md"
 # The model's error where it was validated (emulator/MODEL.md, "Validation").
-VALIDATION = ("validation error (emulator/MODEL.md): mean 9.0% and 10.9% on the SGEMM_CUDA ladder "
-              "against published A100 and H100 GFLOP/s, worst factor 1.28; 16.9% on an mma.sync "
-              "ladder on an A100; 24.5% on the A6000's ladder; 62.2% on an mma.sync ladder on a "
-              "T4; 66.5% on RTX 3090 reductions, set by same-address atomics")
+VALIDATION = ("validation error (emulator/MODEL.md): mean 6.2% and 8.0% on the SGEMM_CUDA ladder "
+              "against published A100 and H100 GFLOP/s, worst factor 1.23; 12.7% on the A6000's "
+              "ladder; 11.1% on an mma.sync ladder on an A100; 47.8% on an mma.sync ladder on a "
+              "T4; 67.9% on RTX 3090 reductions, set by same-address atomics")
 
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):
