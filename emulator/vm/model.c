@@ -141,6 +141,8 @@ struct tally {
                                   warp's in the same step), and the warps each fill released */
     double lead, covered;      /* warp 0's instructions, and those it issued between its loads and
                                   their first use (SASS-weighted) */
+    double lead_loading;       /* warp 0's instructions in its load phases, from a phase's first
+                                  load to the barrier that ends it */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
@@ -750,6 +752,8 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
         cp_async_depth(m, in);
         lead_use(m, in);
         m->t.lead += weight;
+        if (m->phase_mark == m->live->barriers + 1)
+            m->t.lead_loading += weight;
     }
 }
 
@@ -946,18 +950,20 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
 }
 
 /* The cycles a load phase of the SM's resident blocks waits for its bytes beyond their latency:
- * their transfer at the SM's share of the L2 or DRAM bandwidth (whichever is slower), less the
- * L1's own wavefronts for them (the data arriving, already the lsu pipe's work), over the
- * @p phases the busiest SM runs. */
+ * their transfer at the SM's share of the L2 or DRAM bandwidth (whichever is slower), over the
+ * @p phases the busiest SM runs, less the phase's own work (@p work cycles a phase, the share
+ * of it the first warp issues in load phases: a pass that streams its row while it computes
+ * overlaps the transfer; a tile copy has little to overlap it with). */
 static double phase_transfer(const struct vm_model *m, const struct tally *t,
-                             const struct model_estimate *e, double phases)
+                             const struct model_estimate *e, double phases, double work)
 {
     const double *b = e->bound_ms;
     double ms = 1e3 / (m->gpu.clock_mhz * 1e6), share = busiest_sm_blocks(m) / (double)m->blocks;
     double copy_ms =
         (b[MODEL_L2] > b[MODEL_DRAM] ? b[MODEL_L2] : b[MODEL_DRAM]) * share * m->gpu.sms;
-    double l1_ms = t->l1_wavefronts * share * ms;
-    return copy_ms > l1_ms ? (copy_ms - l1_ms) / ms / phases : 0;
+    double own = t->lead > 0 ? t->lead_loading / t->lead * work : 0;
+    double wait = copy_ms / ms / phases - own;
+    return wait > 0 ? wait : 0;
 }
 
 /* The waits of a block's load phases (the barrier intervals in which its first warp loads
@@ -980,7 +986,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     if (phases <= 0 || (!t->loads && !t->async_loads))
         return 0;
     double work = work_ms / ms / (rounds * phases); /* cycles a phase */
-    double transfer = phases >= 2 ? phase_transfer(m, t, e, rounds * phases) : 0;
+    double transfer = phases >= 2 ? phase_transfer(m, t, e, rounds * phases, work) : 0;
     if (t->async_loads <= t->loads) {
         double hidden = t->lead > 0 ? t->covered / t->lead * work : 0;
         double wait = t->latency / t->loads + transfer - hidden;

@@ -58,8 +58,9 @@ static const struct bar bars[] = {
     /* Lesson 03: shared-memory tiling (2980.3 GFLOP/s, 12.8% of cuBLAS). */
     {"tiled_over_coalesced", 86, 1.2, 1.5, 1.5, SGEMM_A6000 ", kernels 2 and 3"},
     {"tiled_over_coalesced", 0, 1.0, 1.0, 1.5,
-     PLACEHOLDER "sm_86's gain need not carry over (the time model puts it at 2.92x on an H100 "
-                 "SXM5, a model), so elsewhere tiling must only not lose"},
+     PLACEHOLDER "sm_86's gain need not carry over (the time model's estimate for an H100 SXM5 "
+                 "is in the lesson's \"Estimated (model)\" section), so elsewhere tiling must only "
+                 "not lose"},
     {"tiled_vs_cublas", 86, 0.10, 0.128, 0.128, SGEMM_A6000 ", kernel 3 against cuBLAS"},
     {"padded_over_conflicted_transpose", 0, 1.15, 1.3, 3.0,
      DERIVED "the column read's 32-way conflicts replay its shared loads 32 times"},

@@ -60,8 +60,8 @@
 # 12. Tiles that take longer to arrive than their latency (test_model_kernels.cu's
 #    model_big_tiles): one block of 1024 threads on each SM, 8 tiles of 32 KiB staged in shared
 #    memory. Each tile waits for its bytes at its SM's share of the DRAM bandwidth after their
-#    latency, less the L1's own wavefronts for them (an eighth of it at the h100's 12.8 bytes a
-#    clock an SM): exposed at least 0.85 times the tiles' DRAM time. Loaded into registers
+#    latency, less the work of its own phase (the copy's few instructions): exposed at least
+#    0.85 times the tiles' DRAM time. Loaded into registers
 #    while the tile before is worked on (1024 clocks of issue a tile), the same tiles arrive
 #    meanwhile: exposed less than a tenth of that.
 # 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample and
