@@ -65,7 +65,7 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, 2026-11-29, SASS counted, 845ef7b's model). A model, never a measurement
+# CPU emulator, 2026-11-29, SASS counted, b9070e4's model). A model, never a measurement
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count fragment loads as 16 bytes a
 # lane (how a GPU splits them is not documented).
@@ -73,14 +73,14 @@ MODEL_H100 = {
     "vector_add": 152,
     "matmul_naive": 506,
     "matmul_coalesced": 7124,
-    "matmul_tiled": 9049,
+    "matmul_tiled": 8985,
     "gemv_warp": 1485,
-    "matmul_1d_tile": 17197,
+    "matmul_1d_tile": 16790,
     "matmul_2d_tile": 30387,
-    "matmul_vectorized": 46215,
-    "matmul_warptile": 49036,
+    "matmul_vectorized": 38568,
+    "matmul_warptile": 50826,
     "wmma_naive": 66035,
-    "wmma_shared": 282653,
+    "wmma_shared": 299500,
 }
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
@@ -436,7 +436,7 @@ def fig_double_buffer(out):
 # CPU emulator, 2026-11-29, 845ef7b's model, SASS counted), its SMs column over its kernels. A
 # model, never a measurement.
 MODEL_07_WORDS = 1 << 22
-MODEL_07_KERNEL_MS = {1: 0.3065, 8: 0.04183}
+MODEL_07_KERNEL_MS = {1: 0.3046, 8: 0.04159}
 CHUNK_COLOURS = [BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW, GREY]
 
 
