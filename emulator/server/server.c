@@ -620,7 +620,7 @@ static void on_launch(struct server *s, struct proto_msg *m)
                            m->data + sizeof l,
                            &s->mem,
                            s->checks,
-                           l.count || s->observe >= 0,
+                           l.count || s->observe >= 0 ? VM_COUNT_ALL : VM_COUNT_NONE,
                            s->observe >= 0,
                            print_output,
                            &out,

@@ -147,8 +147,8 @@ struct tally {
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
 
-/* Warp 0's loads not yet used: the registers they write (arena offsets; a 64-bit filter of them
- * first) and its instructions when the last of them issued. */
+/* Warp 0's loads not yet used: the registers they write (arena offsets, the first LEAD_REGS; a
+ * 64-bit filter of them first) and its instructions when the last of them issued. */
 #define LEAD_REGS 64
 struct lead_wait {
     uint32_t reg[LEAD_REGS];
@@ -730,11 +730,10 @@ static void lead_use(struct vm_model *m, const struct insn *in)
 static void lead_load(struct vm_model *m, const struct insn *in)
 {
     struct lead_wait *l = &m->lead;
-    for (unsigned k = 0; k < MEM_COUNT(in->mod) && 1 + k < INSN_OPS; k++)
-        if (in->o[1 + k] != NO_REG && l->n < LEAD_REGS) {
-            l->reg[l->n++] = in->o[1 + k];
-            l->filter |= 1ull << (in->o[1 + k] % 64);
-        }
+    int before = l->n;
+    l->n = model_load_regs(in, l->reg, l->n, LEAD_REGS);
+    for (int i = before; i < l->n; i++)
+        l->filter |= 1ull << (l->reg[i] % 64);
     l->issued = m->warp_insts[0];
 }
 
@@ -920,6 +919,12 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->dram_bytes = t->dram_sectors * 32.0;
 }
 
+/* The slower of the L2's and DRAM's bounds in @p bound_ms: the time the GPU's copies take. */
+static double copy_ms(const double *bound_ms)
+{
+    return fmax(bound_ms[MODEL_L2], bound_ms[MODEL_DRAM]);
+}
+
 /* The latency of a TMA pipeline's stages that its blocks do not hide, in ms. A block reuses a
  * stage only when the tile in it has been multiplied, so each stage goes round a loop: the
  * copy's latency, its transfer (the block's bytes a tile at its SM's share of the L2 or DRAM
@@ -940,8 +945,7 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
     if (phases <= 0)
         return 0;
     const double *b = e->bound_ms;
-    double copy_ms = b[MODEL_L2] > b[MODEL_DRAM] ? b[MODEL_L2] : b[MODEL_DRAM];
-    double copy = copy_ms / ms * g->sms / (double)m->blocks / phases; /* cycles a tile, alone */
+    double copy = copy_ms(b) / ms * g->sms / (double)m->blocks / phases; /* cycles a tile, alone */
     double math = b[MODEL_TENSOR] / ms / per_sm / phases;
     e->tma_round_trip = t->tma_latency / t->tma_loads + copy + math;
     double own = work_ms / ms / (resident * rounds * phases); /* a block's share a tile */
@@ -957,12 +961,9 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
 static double phase_transfer(const struct vm_model *m, const struct tally *t,
                              const struct model_estimate *e, double phases, double work)
 {
-    const double *b = e->bound_ms;
     double ms = 1e3 / (m->gpu.clock_mhz * 1e6), share = busiest_sm_blocks(m) / (double)m->blocks;
-    double copy_ms =
-        (b[MODEL_L2] > b[MODEL_DRAM] ? b[MODEL_L2] : b[MODEL_DRAM]) * share * m->gpu.sms;
     double own = t->lead > 0 ? t->lead_loading / t->lead * work : 0;
-    double wait = copy_ms / ms / phases - own;
+    double wait = copy_ms(e->bound_ms) * share * m->gpu.sms / ms / phases - own;
     return wait > 0 ? wait : 0;
 }
 

@@ -69,6 +69,14 @@ static long branch_target(const struct insn *in, uint32_t first, uint32_t count)
                                                                            : -1;
 }
 
+int model_load_regs(const struct insn *in, uint32_t *dst, int n, int room)
+{
+    for (unsigned k = 0; k < MEM_COUNT(in->mod) && 1 + k < INSN_OPS; k++)
+        if (in->o[1 + k] != NO_REG && n < room)
+            dst[n++] = in->o[1 + k];
+    return n;
+}
+
 /* The open batch: its loads get its size, and it empties. */
 struct open_batch {
     uint32_t dst[MAX_DST], first;
@@ -105,9 +113,7 @@ uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel)
                 close_batch(&b, batch, i);
             if (!b.nloads)
                 b.first = i;
-            for (unsigned k = 0; k < count && 1 + k < INSN_OPS; k++)
-                if (in->o[1 + k] != NO_REG)
-                    b.dst[b.ndst++] = in->o[1 + k];
+            b.ndst = model_load_regs(in, b.dst, b.ndst, MAX_DST);
             b.nloads++;
             batch[i] = 1;
         }

@@ -23,6 +23,10 @@
  */
 uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
 
+/** The registers load @p in writes (arena offsets), appended to @p dst while fewer than
+ *  @p room are there; returns how many @p dst holds then, from @p n before. */
+int model_load_regs(const struct insn *in, uint32_t *dst, int n, int room);
+
 /** The SASS instructions ptxas made of one source line of a kernel (tools/sass.py --lines). */
 struct model_sass_line {
     const char *file; /**< the source file's name (its last path component is compared) */

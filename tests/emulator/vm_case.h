@@ -47,7 +47,7 @@ struct vm_case {
     struct vm_module *module;
     struct vm_heap *heap;       /**< device malloc's, made when the module needs one */
     unsigned checks;            /**< enum vm_check bits the next launches run */
-    int count;                  /**< 1: fill result.counters */
+    int count;                  /**< enum vm_count: which of result.counters to fill */
     uint32_t dyn_smem;          /**< dynamic shared memory of the next launches */
     uint32_t smem_limit;        /**< the shared memory they may use; 0: 48 KiB (no opt-in) */
     int cooperative;            /**< 1: the next launches are cooperative */
