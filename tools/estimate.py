@@ -59,7 +59,7 @@ ERROR = "error: emulator/MODEL.md"
 VALIDATION = ("validation error (emulator/MODEL.md): mean 6.5% and 6.4% on the SGEMM_CUDA ladder "
               "against published A100 and H100 GFLOP/s, worst factor 1.23; 14.7% on the A6000's "
               "ladder; 10.3% on an mma.sync ladder on an A100; 47.3% on an mma.sync ladder on a "
-              "T4; 67.9% on RTX 3090 reductions, set by same-address atomics")
+              "T4; 36.9% on RTX 3090 reductions")
 
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):

@@ -43,6 +43,7 @@ struct count_state {
     uint64_t recent[2][RECENT]; /* sector + 1 */
     struct sector_set atom;     /* global addresses updated atomically (bytes, not sectors) */
     int in_atom;                /* the instruction being counted is an atomic */
+    int atom_f32;               /* ... and it adds an fp32 value */
     int unique;                 /* the sets seen are kept (VM_COUNT_ALL) */
     /* The running block's copies by the mbarrier they complete on: how many were issued, and
      * how many of them each warp had when it last saw a phase of that mbarrier complete. */
@@ -181,7 +182,9 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     c->flops += n * flops(in);
     if (x->launch->model)
         model_insn(x->launch->model, w->index, in);
-    ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM;
+    struct count_state *st = x->count_state;
+    st->in_atom = in->op == OP_ATOM;
+    st->atom_f32 = st->in_atom && ATOM_OP(in->mod) == AT_ADD && ATOM_TYPE(in->mod) == CT_F32;
     if (in->op == OP_BRA)
         c->branches++;
     else if (in->op == OP_BAR_SYNC && in->width == 0 && m)
@@ -297,9 +300,10 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
         c->satom_same_addr += same;
         return;
     }
-    c->gatom_lanes += lanes;
-    c->gatom_same_addr += same;
     struct count_state *st = x->count_state;
+    c->gatom_lanes += lanes;
+    c->gatom_f32_lanes += st->atom_f32 ? lanes : 0;
+    c->gatom_same_addr += same;
     for (uint32_t mm = m; mm; mm &= mm - 1)
         set_add(&st->atom, addr[__builtin_ctz(mm)]);
 }

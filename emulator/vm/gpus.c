@@ -24,6 +24,8 @@
  *    HOPPER_MMA_SYNC of it (below), since the full rate needs wgmma.
  *  - wgmma rate: Hopper only, the measured share HOPPER_WGMMA of the dense rate (below); 0 on
  *    the rows without wgmma.
+ *  - fp32 atomic adds to one address: ATOM_F32_CLOCKS (below), measured on an RTX A6000 and
+ *    assumed for every row (no measurement of another chip was found).
  */
 #include "gpus.h"
 
@@ -43,6 +45,15 @@
 /* wgmma.mma_async m64nNk16 fp16 on Hopper: 96% of the dense rate, the same paper's measurement
  * (its Tensor Core section), where mma.sync reaches the share above. */
 #define HOPPER_WGMMA 0.96
+/* atomicAdd of a float to one address: 33,554,432 of them in 55.93 ms on an RTX A6000, 1.667 ns
+ * each, 3.0 clocks at its 1800 MHz ("CUDA Kernel Study: Reduction", a public GitHub README found
+ * through the project's code search; its repository's name was not recoverable there). The same
+ * page's int32 kernel is faster because ptxas sums a warp's values first (REDUX) when the address
+ * is the same for every lane; with an address from data it cannot, and an RTX 3080 updates one
+ * unsigned counter 2^26 times in 36.17 ms, 0.54 ns each, 0.93 clocks at the 1725 MHz its NvBench
+ * log reports (R100001/Programming-Massively-Parallel-Processors, a histogram of zeros): the one
+ * clock an integer update takes in the model. */
+#define ATOM_F32_CLOCKS 3.0
 
 /* The RTX A6000 and the GeForce RTX 3090 are one chip, GA102 (compute capability 8.6), in
  * different boards: SMs, clocks, the Tensor Core rate (mma.sync's too), the DRAM bandwidth and the
@@ -50,7 +61,7 @@
 #define GA102_ROW(key, what, sms, mhz, tensor, dram, src)                                          \
     {                                                                                              \
         key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
-            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, src                             \
+            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, src            \
     }
 
 /* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
@@ -58,7 +69,7 @@
 #define GA100_ROW(key, what, dram, src)                                                            \
     {                                                                                              \
         key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB, 5120,     \
-            dram, 64, 32, 33, 200, 500, 3.0, src                                                   \
+            dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, src                                  \
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
@@ -67,7 +78,7 @@
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
             228 * KIB, 256 * KIB, 50 * MIB, 132 * A100_L2_PER_SM, dram, 64, 32, 33, 260, 600, 3.0, \
-            src                                                                                    \
+            ATOM_F32_CLOCKS, src                                                                   \
     }
 
 static const struct model_gpu table[] = {
@@ -92,6 +103,7 @@ static const struct model_gpu table[] = {
      190,
      450,
      3.0,
+     ATOM_F32_CLOCKS,
      "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
      "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
     GA102_ROW(
@@ -130,6 +142,7 @@ static const struct model_gpu table[] = {
      220,
      500,
      3.0,
+     ATOM_F32_CLOCKS,
      "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
      "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
     GH100_ROW("h100", "NVIDIA H100 SXM5 80GB (sm_90)", 3350,
@@ -172,13 +185,15 @@ static const struct field {
     const char *name;
     size_t off;
     int is_double;
-} fields[] = {U(sms),          D(clock_mhz),        U(fp32_lanes),  D(tensor_tflops), D(mma_tflops),
-              D(wgmma_tflops), U(schedulers),       U(regs_per_sm), U(smem_per_sm),   U(l1_per_sm),
-              D(l2_bytes),     D(l2_bytes_per_clk), D(dram_gbs),    U(max_warps),     U(max_blocks),
-              U(lat_l1),       U(lat_l2),           U(lat_dram),    D(launch_us)};
+} fields[] = {U(sms),         D(clock_mhz),    U(fp32_lanes), D(tensor_tflops),
+              D(mma_tflops),  D(wgmma_tflops), U(schedulers), U(regs_per_sm),
+              U(smem_per_sm), U(l1_per_sm),    D(l2_bytes),   D(l2_bytes_per_clk),
+              D(dram_gbs),    U(max_warps),    U(max_blocks), U(lat_l1),
+              U(lat_l2),      U(lat_dram),     D(launch_us),  D(atom_f32_clk)};
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define MMA_FIELD 4   /* fields[4], mma_tflops, and fields[5], wgmma_tflops: the ones a file */
 #define WGMMA_FIELD 5 /* may leave out (the dense rate) */
+#define ATOM_F32_FIELD (NFIELDS - 1) /* optional too: ATOM_F32_CLOCKS */
 
 /* @p s without leading and trailing blanks (in place). */
 static char *trim(char *s)
@@ -255,6 +270,10 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
     if (!(seen & (1u << WGMMA_FIELD))) {
         g->wgmma_tflops = g->tensor_tflops;
         seen |= 1u << WGMMA_FIELD;
+    }
+    if (!(seen & (1u << ATOM_F32_FIELD))) {
+        g->atom_f32_clk = ATOM_F32_CLOCKS;
+        seen |= 1u << ATOM_F32_FIELD;
     }
     for (size_t i = 0; i < NFIELDS; i++)
         if (!(seen & (1u << i))) {

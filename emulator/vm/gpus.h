@@ -36,6 +36,9 @@ struct model_gpu {
     unsigned lat_l2;         /**< load latency, L2 hit (cycles) */
     unsigned lat_dram;       /**< load latency, DRAM (cycles) */
     double launch_us;        /**< launch overhead per kernel (microseconds) */
+    double atom_f32_clk;     /**< clocks one fp32 atomic add to an address takes where that address
+                                  lives (L2); an integer update takes one. Optional in a GPU
+                                  file (ATOM_F32_CLOCKS, gpus.c) */
     char source[400];        /**< where the numbers come from */
 };
 
@@ -47,7 +50,8 @@ const struct model_gpu *gpus_all(size_t *n);
 
 /**
  * Read a GPU from @p path: "field = value" lines with the names of struct model_gpu ('#'
- * starts a comment; name, full and source are text). Every numeric field must be given.
+ * starts a comment; name, full and source are text). Every numeric field must be given but
+ * mma_tflops, wgmma_tflops and atom_f32_clk.
  * Returns 0, or -1 with one line in @p err naming the file, line or missing field.
  */
 int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size);

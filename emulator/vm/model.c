@@ -908,10 +908,11 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->bound_ms[MODEL_LATENCY] =
         (t->stall + t->async_latency / (ahead > 1 ? ahead : 1)) * share / resident * ms;
     /* Global atomics on one address are applied one at a time where the address lives (L2),
-     * one per clock: the updates per address, averaged over the addresses updated, bound (one
-     * hot address among many is not seen: MODEL.md, "Blind spots"). */
-    double per_addr = run->gatom_addrs ? (double)c->gatom_lanes / (double)run->gatom_addrs : 0;
-    e->bound_ms[MODEL_ATOMIC] = per_addr * ms;
+     * an integer update in a clock, an fp32 add in g->atom_f32_clk: the clocks per address,
+     * averaged over the addresses updated, bound (one hot address among many is not seen:
+     * MODEL.md, "Blind spots"). */
+    double clocks = (double)c->gatom_lanes + (g->atom_f32_clk - 1) * (double)c->gatom_f32_lanes;
+    e->bound_ms[MODEL_ATOMIC] = run->gatom_addrs ? clocks / (double)run->gatom_addrs * ms : 0;
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
     e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
     e->l2_bytes = t->l2_sectors * 32.0;

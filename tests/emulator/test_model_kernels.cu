@@ -2,7 +2,8 @@
  * @file test_model_kernels.cu
  * @brief The time model's test kernels (test_model.sh): a copy, whose traffic is known by hand;
  *        a shared-memory round trip in 4-byte pieces that ptxas would merge; four loads in flight
- *        together and the same four loads one after another; atomics on one address; a tile
+ *        together and the same four loads one after another; fp32 and integer atomics on one
+ *        address; a tile
  *        loop that loads each tile before using it, and its twin that copies the next tile
  *        with cp.async while it works on this one; a block whose warps all read one row; blocks
  *        whose work differs.
@@ -130,6 +131,20 @@ static __global__ void model_atomic_kernel(int n, float *y)
 void model_atomic(int n, float *d_y)
 {
     model_atomic_kernel<<<(n + 255) / 256, 256>>>(n, d_y);
+}
+
+/* Every thread adds 1 to the counter its bin names: with bins all 0, n updates of one address
+ * the compiler cannot know is one (an atomicAdd it does not sum across the warp first). */
+static __global__ void model_counter_kernel(int n, const unsigned *bin, unsigned *counts)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n)
+        atomicAdd(&counts[bin[t]], 1u);
+}
+
+void model_counter(int n, const unsigned *d_bin, unsigned *d_counts)
+{
+    model_counter_kernel<<<(n + 255) / 256, 256>>>(n, d_bin, d_counts);
 }
 
 /* A tile's math: 512 dependent multiply-adds, enough issue slots (8 warps x 512 FMAs over 4

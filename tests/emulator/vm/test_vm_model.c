@@ -9,8 +9,9 @@
  * integer loop line has no fp32 or memory anchor but line 12's load), line 13 the mixing alone,
  * line 14 the store after the loop. The SASS lines say what ptxas made of them, unrolled 4
  * times where the PTX is not. And what the model reads of the counters: all but the unique
- * bytes, which a launch counted for the model alone does not keep.
+ * bytes, which a launch counted for the model alone does not keep; and a GPU file's fields.
  */
+#include "gpus.h"
 #include "model_code.h"
 #include "vm_case.h"
 
@@ -18,6 +19,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +170,51 @@ START_TEST(model_counting_leaves_out_unique_bytes)
 }
 END_TEST
 
+/* A GPU file (./course estimate --gpu=FILE): the T4 row's numbers as "field = value" lines, the
+ * optional ones left out, then @p extra. */
+static int load_gpu(const char *extra, struct model_gpu *g, char *err, size_t size)
+{
+    char path[] = "/tmp/course-gpu-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    ck_assert_msg(f != NULL, "%s:%d: cannot write a temporary GPU file", __FILE__, __LINE__);
+    fprintf(f,
+            "name = mine # a comment\nsms = 40\nclock_mhz = 1590\nfp32_lanes = 64\n"
+            "tensor_tflops = 65\nschedulers = 4\nregs_per_sm = 65536\nsmem_per_sm = 65536\n"
+            "l1_per_sm = 98304\nl2_bytes = 4194304\nl2_bytes_per_clk = 1896\n"
+            "max_warps = 32\nmax_blocks = 16\nlat_l1 = 32\nlat_l2 = 190\nlat_dram = 450\n"
+            "launch_us = 3\n%s",
+            extra);
+    fclose(f);
+    int r = gpus_load(path, g, err, size);
+    remove(path);
+    return r;
+}
+
+/* The optional fields take their defaults (the dense Tensor rate, gpus.c's 3 clocks an fp32
+ * atomic add), or the file's value; a missing field or a line the table does not know is one
+ * line that names it. */
+START_TEST(gpu_file_fields)
+{
+    struct model_gpu g;
+    char err[256];
+    ck_assert_msg(!load_gpu("dram_gbs = 320\n", &g, err, sizeof err), "%s:%d: %s", __FILE__,
+                  __LINE__, err);
+    ck_assert_str_eq(g.name, "mine");
+    ck_assert_double_eq(g.mma_tflops, 65);
+    ck_assert_double_eq(g.wgmma_tflops, 65);
+    ck_assert_double_eq(g.atom_f32_clk, 3.0);
+    ck_assert_msg(!load_gpu("dram_gbs = 320\natom_f32_clk = 1.5\n", &g, err, sizeof err),
+                  "%s:%d: %s", __FILE__, __LINE__, err);
+    ck_assert_double_eq(g.atom_f32_clk, 1.5);
+    ck_assert_int_eq(load_gpu("", &g, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "no value for 'dram_gbs'"), "%s:%d: %s", __FILE__, __LINE__, err);
+    ck_assert_int_eq(load_gpu("dram_gbs = 320\nwarp_size = 32\n", &g, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, ":19: not a 'field = value' line"), "%s:%d: %s", __FILE__, __LINE__,
+                  err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -176,6 +223,7 @@ int main(int argc, char **argv)
         {"unmatched_and_integer_lines", unmatched_and_integer_lines, CASE_CPU, 20},
         {"model_counting_leaves_out_unique_bytes", model_counting_leaves_out_unique_bytes, CASE_CPU,
          20},
+        {"gpu_file_fields", gpu_file_fields, CASE_CPU, 20},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
