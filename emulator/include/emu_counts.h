@@ -49,8 +49,6 @@ struct vm_counters {
                                     instruction updates too: the updates that serialise */
     uint64_t satom_same_addr;  /**< the same for shared atomics */
     uint64_t gatom_addrs;      /**< distinct global addresses updated atomically */
-    uint64_t gatom_f32_lanes;  /**< the gatom_lanes that add an fp32 value (atom, red .add.f32),
-                                    which the L2 applies slower than integer updates */
     uint64_t tensor_flops;     /**< the flops of Tensor Core instructions (mma.sync, wmma.mma: 2 per
                                     multiply-add of their tile), also counted in flops */
     uint64_t lds_conflicts;    /**< shared-load wavefronts beyond the one each phase of a request

@@ -24,10 +24,10 @@
  *          sts_requests=N sts_wavefronts=N unique_read_bytes=N
  *          unique_write_bytes=N barriers=N branches=N divergent_branches=N
  *          flops=N gatom_lanes=N satom_lanes=N gatom_same_addr=N
- *          satom_same_addr=N gatom_addrs=N gatom_f32_lanes=N tensor_flops=N
- *          lds_conflicts=N sts_conflicts=N overlapped_flops=N tma_copies=N tma_ld_bytes=N
- *          tma_ld_sectors=N tma_st_sectors=N wgmma_insts=N wgmma_flops=N wgmma_overlapped_flops=N
- * reports=N module=HASH own=0|1
+ *          satom_same_addr=N gatom_addrs=N tensor_flops=N lds_conflicts=N sts_conflicts=N
+ *          overlapped_flops=N tma_copies=N tma_ld_bytes=N tma_ld_sectors=N
+ *          tma_st_sectors=N wgmma_insts=N wgmma_flops=N wgmma_overlapped_flops=N reports=N
+ *          module=HASH own=0|1
  *
  * (one line, fields separated by single spaces, values without spaces;
  * STATUS is ok, bad_launch, fault, trap, unsupported or deadlock; HASH names the
@@ -492,8 +492,7 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             " lds_requests=%llu lds_wavefronts=%llu sts_requests=%llu sts_wavefronts=%llu"
             " unique_read_bytes=%llu unique_write_bytes=%llu barriers=%llu branches=%llu"
             " divergent_branches=%llu flops=%llu gatom_lanes=%llu satom_lanes=%llu"
-            " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu gatom_f32_lanes=%llu"
-            " tensor_flops=%llu"
+            " gatom_same_addr=%llu satom_same_addr=%llu gatom_addrs=%llu tensor_flops=%llu"
             " lds_conflicts=%llu sts_conflicts=%llu overlapped_flops=%llu tma_copies=%llu"
             " tma_ld_bytes=%llu tma_ld_sectors=%llu tma_st_sectors=%llu wgmma_insts=%llu"
             " wgmma_flops=%llu wgmma_overlapped_flops=%llu reports=%llu%s\n",
@@ -506,13 +505,13 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->divergent_branches, (unsigned long long)c->flops,
             (unsigned long long)c->gatom_lanes, (unsigned long long)c->satom_lanes,
             (unsigned long long)c->gatom_same_addr, (unsigned long long)c->satom_same_addr,
-            (unsigned long long)c->gatom_addrs, (unsigned long long)c->gatom_f32_lanes,
-            (unsigned long long)c->tensor_flops, (unsigned long long)c->lds_conflicts,
-            (unsigned long long)c->sts_conflicts, (unsigned long long)c->overlapped_flops,
-            (unsigned long long)c->tma_copies, (unsigned long long)c->tma_ld_bytes,
-            (unsigned long long)c->tma_ld_sectors, (unsigned long long)c->tma_st_sectors,
-            (unsigned long long)c->wgmma_insts, (unsigned long long)c->wgmma_flops,
-            (unsigned long long)c->wgmma_overlapped_flops, (unsigned long long)r->reports, module);
+            (unsigned long long)c->gatom_addrs, (unsigned long long)c->tensor_flops,
+            (unsigned long long)c->lds_conflicts, (unsigned long long)c->sts_conflicts,
+            (unsigned long long)c->overlapped_flops, (unsigned long long)c->tma_copies,
+            (unsigned long long)c->tma_ld_bytes, (unsigned long long)c->tma_ld_sectors,
+            (unsigned long long)c->tma_st_sectors, (unsigned long long)c->wgmma_insts,
+            (unsigned long long)c->wgmma_flops, (unsigned long long)c->wgmma_overlapped_flops,
+            (unsigned long long)r->reports, module);
 }
 
 /* A stream handle of the record, as its lines print it. */

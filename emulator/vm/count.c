@@ -42,8 +42,7 @@ struct count_state {
     struct sector_set seen[2];  /* read, written */
     uint64_t recent[2][RECENT]; /* sector + 1 */
     struct sector_set atom;     /* global addresses updated atomically (bytes, not sectors) */
-    int in_atom;                /* the instruction being counted is an atomic */
-    int atom_f32;               /* ... and it adds an fp32 value */
+    const struct insn *in_atom; /* the instruction being counted, when it is an atomic */
     int unique;                 /* the sets seen are kept (VM_COUNT_ALL) */
     /* The running block's copies by the mbarrier they complete on: how many were issued, and
      * how many of them each warp had when it last saw a phase of that mbarrier complete. */
@@ -182,9 +181,7 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     c->flops += n * flops(in);
     if (x->launch->model)
         model_insn(x->launch->model, w->index, in);
-    struct count_state *st = x->count_state;
-    st->in_atom = in->op == OP_ATOM;
-    st->atom_f32 = st->in_atom && ATOM_OP(in->mod) == AT_ADD && ATOM_TYPE(in->mod) == CT_F32;
+    ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM ? in : NULL;
     if (in->op == OP_BRA)
         c->branches++;
     else if (in->op == OP_BAR_SYNC && in->width == 0 && m)
@@ -295,15 +292,17 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
 {
     struct vm_counters *c = x->cnt;
     uint64_t lanes = (uint64_t)__builtin_popcount(m), same = same_addr(addr, m);
+    if (x->launch->model)
+        model_atomic(x->launch->model, ((struct count_state *)x->count_state)->in_atom, m, same,
+                     global);
     if (!global) {
         c->satom_lanes += lanes;
         c->satom_same_addr += same;
         return;
     }
-    struct count_state *st = x->count_state;
     c->gatom_lanes += lanes;
-    c->gatom_f32_lanes += st->atom_f32 ? lanes : 0;
     c->gatom_same_addr += same;
+    struct count_state *st = x->count_state;
     for (uint32_t mm = m; mm; mm &= mm - 1)
         set_add(&st->atom, addr[__builtin_ctz(mm)]);
 }

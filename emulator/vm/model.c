@@ -129,10 +129,15 @@ struct tally {
     double async_ahead; /* warp 0's cp.async requests before its block's first barrier */
     double async_groups, async_waits, async_kept; /* warp 0's cp.async commit groups, its waits,
                                                      and the groups each left in flight */
-    double load_phases; /* warp 0's load phases: barrier intervals in which it loads */
-    double sass;        /* warp instructions issued, in SASS (model_code.h's weights) */
-    double producer;    /* the same, of producer warps (TMA copies for the wgmma of other warps,
-                           none of their own): not counted against the schedulers' issue slots */
+    double load_phases;  /* warp 0's load phases: barrier intervals in which it loads */
+    double sass;         /* warp instructions issued, in SASS (model_code.h's weights) */
+    double producer;     /* the same, of producer warps (TMA copies for the wgmma of other warps,
+                            none of their own): not counted against the schedulers' issue slots */
+    double atom_clocks;  /* global atomics: the clocks their updates take where they are applied
+                            (an integer update one, an fp32 add atom_f32_clk; a warp's summed
+                            updates one) */
+    double satom_serial; /* shared atomics' lanes on an address an earlier lane has, but in the
+                            atomics a warp sums first: a wavefront each */
     double tma_loads, tma_latency; /* TMA load pieces (copy engine), and their latencies summed */
     double tma_phases; /* runs of TMA loads on one mbarrier with no wgmma between: the stages
                           a block fills, one per tile of its loop */
@@ -213,6 +218,7 @@ struct vm_model {
     const struct insn *code;              /* the kernel's first instruction */
     uint32_t ncode;
     uint8_t *batch;      /* each instruction's batch size (model_code.h) */
+    uint8_t *warp_sum;   /* each atomic's enum model_warp_sum (model_code.h) */
     float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
     uint64_t block_bars; /* barriers counted when this block began */
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
@@ -257,6 +263,7 @@ void model_free(struct vm_model *m)
     free(m->req);
     free(m->sec);
     free(m->batch);
+    free(m->warp_sum);
     free(m->sass_w);
     free(m);
 }
@@ -302,6 +309,8 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     const struct func *f = &L->module->funcs[L->kernel];
     free(m->batch);
     m->batch = model_batches(L->module, L->kernel);
+    free(m->warp_sum);
+    m->warp_sum = model_warp_sums(L->module, L->kernel);
     free(m->sass_w);
     m->sass_w = model_sass_weights(L->module, L->kernel, sass, n, m->batch);
     m->code = L->module->code + f->first;
@@ -756,6 +765,21 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
     }
 }
 
+void model_atomic(struct vm_model *m, const struct insn *in, uint32_t mask, uint64_t same,
+                  int global)
+{
+    long i = insn_index(m, in);
+    int sum = i >= 0 ? m->warp_sum[i] : WARP_SUM_NONE;
+    int summed = sum == WARP_SUM_ANY || (sum == WARP_SUM_FULL && mask == 0xffffffffu);
+    if (!global) {
+        m->t.satom_serial += summed ? 0 : (double)same;
+        return;
+    }
+    int f32 = ATOM_OP(in->mod) == AT_ADD && ATOM_TYPE(in->mod) == CT_F32;
+    m->t.atom_clocks +=
+        (summed ? 1.0 : (double)__builtin_popcount(mask)) * (f32 ? m->gpu.atom_f32_clk : 1.0);
+}
+
 /* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
 static uint8_t batch_of(const struct vm_model *m, const struct insn *in)
 {
@@ -901,8 +925,7 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->sass_insts = m->sass_w ? t->sass + t->producer : 0;
     e->producer_insts = t->producer;
     /* a shared atomic's lanes on one address take a wavefront each */
-    e->bound_ms[MODEL_LSU] =
-        (t->smem_wavefronts + t->l1_wavefronts + (double)c->satom_same_addr) * share * ms;
+    e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts + t->satom_serial) * share * ms;
     e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
     e->bound_ms[MODEL_DRAM] = t->dram_sectors * 32.0 / (g->dram_gbs * 1e9) * 1e3;
     e->bound_ms[MODEL_LATENCY] =
@@ -911,8 +934,8 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
      * an integer update in a clock, an fp32 add in g->atom_f32_clk: the clocks per address,
      * averaged over the addresses updated, bound (one hot address among many is not seen:
      * MODEL.md, "Blind spots"). */
-    double clocks = (double)c->gatom_lanes + (g->atom_f32_clk - 1) * (double)c->gatom_f32_lanes;
-    e->bound_ms[MODEL_ATOMIC] = run->gatom_addrs ? clocks / (double)run->gatom_addrs * ms : 0;
+    e->bound_ms[MODEL_ATOMIC] =
+        run->gatom_addrs ? t->atom_clocks / (double)run->gatom_addrs * ms : 0;
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
     e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
     e->l2_bytes = t->l2_sectors * 32.0;

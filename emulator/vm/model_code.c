@@ -1,7 +1,7 @@
 /**
  * @file model_code.c
- * @brief The loads a warp has in flight together, and the SASS each PTX instruction stands
- *        for, from a kernel's decoded code (model_code.h).
+ * @brief The loads a warp has in flight together, the SASS each PTX instruction stands for,
+ *        and the atomics ptxas sums over a warp, from a kernel's decoded code (model_code.h).
  *
  * One pass over the kernel's instructions in order. Open batch: the global loads since the
  * batch began and the registers they write. An instruction that names one of those registers
@@ -16,6 +16,11 @@
  * times unrolled in SASS, its line holding 4 times the instructions, run a quarter as often), so
  * the line's SASS is divided by its unrolling ratio, read from instructions both sides hold one
  * for one. A loop's body is its lines, so its dynamic count comes out as the SASS loop's.
+ *
+ * Warp sums: which registers may differ across a warp's lanes, to a fixed point from the
+ * thread's index (and every other lane-dependent special register), loads from memory, guards
+ * and branches that differ; an atomic whose address is none of them is one ptxas can sum over
+ * the warp first (model_code.h).
  */
 #include "model_code.h"
 
@@ -279,4 +284,179 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
     free(entry);
     free(ptx);
     return w;
+}
+
+/* ---- atomics a warp sums first ---------------------------------------------------------- */
+
+/* 1 for a special register that is the same for every lane of a warp: the block's and the
+ * grid's shape, the block's index, the shared memory's size. */
+static int uniform_special(int sr)
+{
+    switch (sr) {
+    case SR_NTID_X:
+    case SR_NTID_Y:
+    case SR_NTID_Z:
+    case SR_CTAID_X:
+    case SR_CTAID_Y:
+    case SR_CTAID_Z:
+    case SR_NCTAID_X:
+    case SR_NCTAID_Y:
+    case SR_NCTAID_Z:
+    case SR_GRIDID:
+    case SR_DYN_SMEM:
+    case SR_TOTAL_SMEM:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The operand slots @p in writes, a bit each, or -1 where this file does not tell them from
+ * the ones it reads (every slot is then taken as written, its value unknown). */
+static int written(const struct insn *in)
+{
+    switch (in->op) {
+    case OP_SETP_S16:
+    case OP_SETP_U16:
+    case OP_SETP_S32:
+    case OP_SETP_U32:
+    case OP_SETP_S64:
+    case OP_SETP_U64:
+    case OP_SETP_F32:
+    case OP_SETP_F64:
+    case OP_SETP_HALF:
+    case OP_UNPACK_32:
+    case OP_UNPACK_64:
+        return 3;
+    case OP_UNPACK_64_16:
+        return 15;
+    case OP_LD_GLOBAL:
+    case OP_LD_SHARED:
+    case OP_LD_LOCAL:
+    case OP_LD_GENERIC:
+    case OP_LD_PARAM:
+        return ((1 << MEM_COUNT(in->mod)) - 1) << 1;
+    case OP_ATOM:
+        return 2;
+    case OP_BRA:
+    case OP_EXIT:
+    case OP_RET:
+    case OP_TRAP:
+    case OP_BAR_SYNC:
+    case OP_BAR_WARP_SYNC:
+    case OP_BAR_CLUSTER:
+    case OP_ST_GLOBAL:
+    case OP_ST_SHARED:
+    case OP_ST_GENERIC:
+    case OP_ST_LOCAL:
+        return 0;
+    default: {
+        uint8_t c = vm_op_class[in->op];
+        return c == VM_CLASS_INT || c == VM_CLASS_FP || c == VM_CLASS_FMA32 ? 1 : -1;
+    }
+    }
+}
+
+/* A kernel's registers (arena offsets): which may differ across a warp's lanes, which are
+ * written more than once, which are read. */
+struct lanes {
+    const struct func *f;
+    const struct insn *code;
+    uint8_t *differs, *defs, *read;
+};
+
+/* 1 when @p r is a register of the kernel that may differ across lanes. */
+static int differs(const struct lanes *l, uint32_t r)
+{
+    return r != NO_REG && r < l->f->arena_bytes && l->differs[r];
+}
+
+/* Mark the registers @p in writes that may differ across lanes; 1 when one was not before.
+ * A result differs when an operand does, when the instruction reads memory other than the
+ * kernel's parameters, when a guard that differs may leave it unwritten in some lanes, or when
+ * it is written more than once and a branch that differs may pick which write it holds. */
+static int mark_lanes(struct lanes *l, const struct insn *in, int lane_branch)
+{
+    int wr = written(in), mark = wr < 0 || (in->guard != NO_REG && differs(l, in->guard));
+    uint8_t c = vm_op_class[in->op];
+    mark |= in->op != OP_LD_PARAM && c != VM_CLASS_INT && c != VM_CLASS_FP && c != VM_CLASS_FMA32;
+    for (int k = 0; k < INSN_OPS; k++)
+        mark |= wr >= 0 && !(wr >> k & 1) && differs(l, in->o[k]);
+    int changed = 0;
+    for (int k = 0; k < INSN_OPS; k++) {
+        uint32_t r = in->o[k];
+        if ((wr < 0 || wr >> k & 1) && r != NO_REG && r < l->f->arena_bytes && !l->differs[r] &&
+            (mark || (lane_branch && l->defs[r] > 1)))
+            changed = l->differs[r] = 1;
+    }
+    return changed;
+}
+
+/* Count each register's writes (up to 2) and note the ones read. */
+static void count_defs(struct lanes *l)
+{
+    for (uint32_t i = 0; i < l->f->count; i++) {
+        const struct insn *in = &l->code[i];
+        int wr = written(in);
+        for (int k = 0; k < INSN_OPS; k++) {
+            uint32_t r = in->o[k];
+            if (r == NO_REG || r >= l->f->arena_bytes)
+                continue;
+            if (wr < 0 || wr >> k & 1)
+                l->defs[r] += l->defs[r] < 2;
+            if (wr < 0 || !(wr >> k & 1))
+                l->read[r] = 1;
+        }
+        if (in->guard != NO_REG && in->guard < l->f->arena_bytes)
+            l->read[in->guard] = 1;
+    }
+}
+
+/* Which registers may differ across lanes, to a fixed point. */
+static void find_lanes(struct lanes *l)
+{
+    for (int sr = 0; sr < SR_COUNT; sr++)
+        if (l->f->special[sr] != NO_REG && !uniform_special(sr))
+            l->differs[l->f->special[sr]] = 1;
+    for (int changed = 1; changed;) {
+        int lane_branch = 0;
+        for (uint32_t i = 0; i < l->f->count; i++)
+            lane_branch |= l->code[i].op == OP_BRA && differs(l, l->code[i].guard);
+        changed = 0;
+        for (uint32_t i = 0; i < l->f->count; i++)
+            changed |= mark_lanes(l, &l->code[i], lane_branch);
+    }
+}
+
+/* How ptxas issues atomic @p in (model_warp_sum), given the kernel's registers @p l. */
+static uint8_t warp_sum(const struct lanes *l, const struct insn *in)
+{
+    int space = (int)ATOM_SPACE(in->mod), op = (int)ATOM_OP(in->mod), t = (int)ATOM_TYPE(in->mod);
+    if (in->op != OP_ATOM || (space != SP_GLOBAL && space != SP_SHARED) || differs(l, in->o[0]))
+        return WARP_SUM_NONE;
+    int i32 = t == CT_U32 || t == CT_S32, i64 = t == CT_U64 || t == CT_S64;
+    int used = in->o[1] != NO_REG && in->o[1] < l->f->arena_bytes && l->read[in->o[1]];
+    if (op == AT_ADD && (i32 || i64) && !differs(l, in->o[2]))
+        return WARP_SUM_ANY; /* the value times the lanes taking part (POPC) */
+    if (i32 && !used &&
+        (op == AT_ADD || op == AT_MIN || op == AT_MAX || op == AT_AND || op == AT_OR ||
+         op == AT_XOR))
+        return WARP_SUM_ANY; /* REDUX */
+    return i32 && op == AT_ADD ? WARP_SUM_FULL : WARP_SUM_NONE;
+}
+
+uint8_t *model_warp_sums(const struct vm_module *mod, uint32_t kernel)
+{
+    const struct func *f = &mod->funcs[kernel];
+    struct lanes l = {f, mod->code + f->first, emu_calloc(f->arena_bytes + 1, 1),
+                      emu_calloc(f->arena_bytes + 1, 1), emu_calloc(f->arena_bytes + 1, 1)};
+    count_defs(&l);
+    find_lanes(&l);
+    uint8_t *sum = emu_calloc(f->count + 1, 1);
+    for (uint32_t i = 0; i < f->count; i++)
+        sum[i] = warp_sum(&l, &l.code[i]);
+    free(l.differs);
+    free(l.defs);
+    free(l.read);
+    return sum;
 }

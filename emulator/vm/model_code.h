@@ -1,8 +1,9 @@
 /**
  * @file model_code.h
  * @brief What the time model (model.h) reads from a kernel's decoded code rather than from its
- *        execution: which global loads a warp has in flight together, and how many SASS
- *        instructions the GPU issues for each PTX instruction.
+ *        execution: which global loads a warp has in flight together, how many SASS
+ *        instructions the GPU issues for each PTX instruction, and which atomics ptxas sums over
+ *        a warp before sending one update.
  */
 #ifndef EMU_MODEL_CODE_H
 #define EMU_MODEL_CODE_H
@@ -22,6 +23,27 @@
  * result (scoreboarding), not at the load. At most 255; the caller frees the array.
  */
 uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
+
+/** How ptxas issues an atomic (model_warp_sums()): one update a lane, or one a warp. */
+enum model_warp_sum {
+    WARP_SUM_NONE, /**< every lane's update goes to memory */
+    WARP_SUM_ANY,  /**< the warp's values are combined first (REDUX, POPC), one update a warp */
+    WARP_SUM_FULL  /**< the same when all 32 lanes take part, else one a lane (a SHFL scan) */
+};
+
+/**
+ * For each instruction of kernel @p kernel (index from the function's first), how ptxas issues it
+ * if it is an atomic on global or shared memory: NVIDIA's compiler sums a warp's updates before
+ * sending one when it can prove the address the same for every lane (a kernel parameter, the
+ * block's index, arithmetic on them: not a thread's index, nor anything loaded but a parameter),
+ * for 32-bit integer add, min, max, and, or and xor whose result is unused (REDUX; on sm_75 a
+ * butterfly of shuffles, full warps only: not modelled), an add whose value is the same for
+ * every lane (POPC, 64-bit too), and a 32-bit add whose result is used, full warps only (a
+ * scan of shuffles). Conservative where the code's flow could make a register differ across
+ * lanes: a register written more than once when any branch depends on the lane. Seen in ptxas
+ * 13.0's SASS for sm_75, sm_80 and sm_90. The caller frees the array.
+ */
+uint8_t *model_warp_sums(const struct vm_module *mod, uint32_t kernel);
 
 /** The registers load @p in writes (arena offsets), appended to @p dst while fewer than
  *  @p room are there; returns how many @p dst holds then, from @p n before. */

@@ -332,7 +332,6 @@ static const struct {
     {"gatom_same_addr", AT(gatom_same_addr)},
     {"satom_same_addr", AT(satom_same_addr)},
     {"gatom_addrs", AT(gatom_addrs)},
-    {"gatom_f32_lanes", AT(gatom_f32_lanes)},
     {"tensor_flops", AT(tensor_flops)},
     {"lds_conflicts", AT(lds_conflicts)},
     {"sts_conflicts", AT(sts_conflicts)},

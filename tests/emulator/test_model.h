@@ -39,6 +39,9 @@ void model_atomic(int n, float *d_y);
 /** counts[bin[t]] += 1 atomically, t < n. */
 void model_counter(int n, const unsigned *d_bin, unsigned *d_counts);
 
+/** *sum += x[t] atomically, t < n. */
+void model_warp_total(int n, const unsigned *d_x, unsigned *d_sum);
+
 /** y[b * 256 + t] = the sum over tiles k of work(x[(k * blocks + b) * 256 + t + 1 mod 256]), each
  *  tile staged in shared memory, b < blocks; loaded then used, or (@p async) a cp.async
  *  pipeline two stages deep. x holds tiles * blocks * 256 floats. */

@@ -22,7 +22,8 @@
 #    latency bound (within 1%).
 # 4. Same-address atomics: 2^24 fp32 adds to one float at 3 clocks each (gpus.c's
 #    ATOM_F32_CLOCKS, at 1980 MHz): 25.42 ms, bound atomic; 2^24 integer adds to one counter,
-#    its address read from memory, at one a clock: 8.4733 ms.
+#    its address read from memory, at one a clock: 8.4733 ms; 2^24 integer adds to a
+#    parameter's address, which ptxas sums a warp at a time: 2^19 updates, 0.26479 ms.
 # 5. Asynchronous copies: a loop of 64 tiles, each loaded and then used (its load latency
 #    exposed at every tile: 4 blocks, one per SM), against its twin that copies the next tile
 #    with cp.async while it works on this one (256 multiply-adds a thread, more issue time than
@@ -88,7 +89,7 @@ run 16777216 1 "$out/copy"
 ms=$(field "$out/copy" ms)
 bound=$(field "$out/copy" bound)
 awk -v ms="$ms" -v b="$bound" 'BEGIN { if (ms < 0.0430 || ms > 0.0432 || b != "dram") {
-    printf "test_model.sh:%d: copy of 2^24 floats on h100: model %s ms bound %s, want 0.04307 ms (DRAM bytes / 3350 GB/s + 3 us) bound dram\n", 91, ms, b; exit 1 } }'
+    printf "test_model.sh:%d: copy of 2^24 floats on h100: model %s ms bound %s, want 0.04307 ms (DRAM bytes / 3350 GB/s + 3 us) bound dram\n", 92, ms, b; exit 1 } }'
 smem=$(grep 'kernel=[^ ]*model_smem' "$out/copy" | tr ' ' '\n' | grep -E '^(smem|lds)_wavefronts=' | tr '\n' ' ')
 [ "$smem" = "smem_wavefronts=64 lds_wavefronts=128 " ] || {
     echo "test_model.sh:93: shared round trip of 4 x 4-byte pieces: got $smem, want smem_wavefronts=64 lds_wavefronts=128"
@@ -98,27 +99,30 @@ lat() { # FILE N: the latency bound of the Nth model_loads line of FILE
     grep 'kernel=[^ ]*model_loads' "$1" | sed -n "$2p" | tr ' ' '\n' | sed -n 's/^latency_ms=//p'
 }
 awk -v one="$(lat "$out/copy" 1)" -v four="$(lat "$out/copy" 2)" 'BEGIN { if (four < 3.99 * one || four > 4.01 * one) {
-    printf "test_model.sh:%d: 4 loads in flight together: latency %s ms; chained: %s ms, want 4 times as long\n", 101, one, four; exit 1 } }'
+    printf "test_model.sh:%d: 4 loads in flight together: latency %s ms; chained: %s ms, want 4 times as long\n", 102, one, four; exit 1 } }'
 awk -v one="$(lat "$out/copy" 1)" -v same="$(lat "$out/copy" 3)" 'BEGIN { if (same < 0.99 * one || same > 1.01 * one) {
-    printf "test_model.sh:%d: x[t] 4 times in one batch (a miss, 3 hits): latency %s ms, want the 4 misses of one batch (%s ms): a batch waits for its slowest load\n", 103, same, one; exit 1 } }'
+    printf "test_model.sh:%d: x[t] 4 times in one batch (a miss, 3 hits): latency %s ms, want the 4 misses of one batch (%s ms): a batch waits for its slowest load\n", 104, same, one; exit 1 } }'
 ams=$(of "$out/copy" model_atomic atomic_ms)
 abound=$(of "$out/copy" model_atomic bound)
 awk -v ms="$ams" -v b="$abound" 'BEGIN { if (ms < 25.41 || ms > 25.43 || b != "atomic") {
-    printf "test_model.sh:%d: 2^24 fp32 atomics on one address: atomic_ms %s bound %s, want 25.42 (3 clocks each at 1980 MHz) bound atomic\n", 107, ms, b; exit 1 } }'
+    printf "test_model.sh:%d: 2^24 fp32 atomics on one address: atomic_ms %s bound %s, want 25.42 (3 clocks each at 1980 MHz) bound atomic\n", 108, ms, b; exit 1 } }'
 cms=$(of "$out/copy" model_counter atomic_ms)
 awk -v ms="$cms" 'BEGIN { if (ms < 8.47 || ms > 8.477) {
-    printf "test_model.sh:%d: 2^24 integer atomics on one address: atomic_ms %s, want 8.4733 (one a clock at 1980 MHz)\n", 110, ms; exit 1 } }'
+    printf "test_model.sh:%d: 2^24 integer atomics on one address: atomic_ms %s, want 8.4733 (one a clock at 1980 MHz)\n", 111, ms; exit 1 } }'
+wms=$(of "$out/copy" model_warp_total atomic_ms)
+awk -v ms="$wms" 'BEGIN { if (ms < 0.2645 || ms > 0.2651) {
+    printf "test_model.sh:%d: 2^24 integer atomics on a parameter address: atomic_ms %s, want 0.26479 (ptxas sums each warp first: 2^19 updates at 1980 MHz)\n", 114, ms; exit 1 } }'
 tile() { # N KEY: from the Nth model_tiles line
     grep 'kernel=[^ ]*model_tiles' "$out/copy" | sed -n "$1p" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 awk -v e1="$(tile 1 exposed_ms)" -v e2="$(tile 2 exposed_ms)" -v m1="$(tile 1 ms)" -v m2="$(tile 2 ms)" 'BEGIN {
     if (!(e1 > 0) || e2 != 0 || !(m2 < m1)) {
-        printf "test_model.sh:%d: tile loop: exposed %s ms, %s ms in all; as a cp.async pipeline: exposed %s ms, %s ms: want the pipeline to hide it all (0) and be faster\n", 116, e1, m1, e2, m2; exit 1 } }'
+        printf "test_model.sh:%d: tile loop: exposed %s ms, %s ms in all; as a cp.async pipeline: exposed %s ms, %s ms: want the pipeline to hide it all (0) and be faster\n", 120, e1, m1, e2, m2; exit 1 } }'
 awk -v e="$(tile 3 exposed_ms)" -v e1="$(tile 1 exposed_ms)" 'BEGIN { if (!(e > 0) || e < 0.99 * e1) {
-    printf "test_model.sh:%d: tile loop copied with cp.async and waited for whole (one stage): exposed %s ms, want what the loop that loads each tile exposes (%s ms): nothing copied ahead\n", 118, e, e1; exit 1 } }'
+    printf "test_model.sh:%d: tile loop copied with cp.async and waited for whole (one stage): exposed %s ms, want what the loop that loads each tile exposes (%s ms): nothing copied ahead\n", 122, e, e1; exit 1 } }'
 awk -v e="$(tile 4 exposed_ms)" -v i="$(tile 4 issue_ms)" -v ms="$(tile 4 ms)" 'BEGIN {
     if (!(e > 0) || ms - 0.003 < 0.99 * (e + i)) {
-        printf "test_model.sh:%d: tile loop, two blocks an SM: %s ms, exposed %s ms, issue %s ms: want the launch (0.003 ms), the waits and the work of both blocks one after the other (they wait together)\n", 121, ms, e, i; exit 1 } }'
+        printf "test_model.sh:%d: tile loop, two blocks an SM: %s ms, exposed %s ms, issue %s ms: want the launch (0.003 ms), the waits and the work of both blocks one after the other (they wait together)\n", 125, ms, e, i; exit 1 } }'
 gemm() { # TEMPLATE KEY: from the TMA GEMM's line, TEMPLATE 1ELi0 (one stage), 6ELi0, 6ELi1
     of "$out/copy" "model_tma_gemm_kernelILi$1E" "$2"
 }
@@ -127,21 +131,21 @@ awk -v t="$(gemm 1ELi0 tensor_ms)" -v e1="$(gemm 1ELi0 exposed_ms)" -v m1="$(gem
     -v s6="$(gemm 6ELi0 tma_stages)" -v p="$(gemm 6ELi1 producer_insts)" -v mw="$(gemm 6ELi1 ms)" 'BEGIN {
     if (t < 0.002330 || t > 0.002334 || !(e1 > 0) || s1 != 1 || e6 != 0 || s6 != 6 || !(m6 < m1) ||
         !(p > 0) || mw > m6) {
-        printf "test_model.sh:%d: TMA + wgmma loop: tensor %s ms (want 0.002332), one stage: stages %s exposed %s ms, %s ms; 6 stages: stages %s exposed %s ms (want 0), %s ms (want less); warp-specialised: producer instructions %s (want > 0), %s ms (want at most the 6 stages)\n", 130, t, s1, e1, m1, s6, e6, m6, p, mw; exit 1 } }'
+        printf "test_model.sh:%d: TMA + wgmma loop: tensor %s ms (want 0.002332), one stage: stages %s exposed %s ms, %s ms; 6 stages: stages %s exposed %s ms (want 0), %s ms (want less); warp-specialised: producer instructions %s (want > 0), %s ms (want at most the 6 stages)\n", 134, t, s1, e1, m1, s6, e6, m6, p, mw; exit 1 } }'
 awk -v t="$(gemm 1ELi0 tensor_ms)" -v l2="$(gemm 1ELi0 l2_ms)" -v dr="$(gemm 1ELi0 dram_ms)" \
     -v r="$(gemm 1ELi0 tma_round_trip)" -v e1="$(gemm 1ELi0 exposed_ms)" 'BEGIN {
     cyc = 1e3 / 1980e6; least = 260 + ((l2 > dr ? l2 : dr) * 132 / 2 + t) / 32 / cyc
     if (!(r >= least) || e1 + t < 0.99 * 32 * r * cyc || e1 + t > 1.01 * 32 * r * cyc) {
-        printf "test_model.sh:%d: TMA + wgmma loop in one stage: round trip %s cycles (want at least latency 260 + copy + math = %.0f), exposed %s ms + tensor %s ms, want 32 round trips (%.6f ms): the copy and the math of one stage in series\n", 135, r, least, e1, t, 32 * r * cyc; exit 1 } }'
+        printf "test_model.sh:%d: TMA + wgmma loop in one stage: round trip %s cycles (want at least latency 260 + copy + math = %.0f), exposed %s ms + tensor %s ms, want 32 round trips (%.6f ms): the copy and the math of one stage in series\n", 139, r, least, e1, t, 32 * r * cyc; exit 1 } }'
 awk -v b1="$(gemm 1ELi0 bound)" -v b6="$(gemm 6ELi0 bound)" 'BEGIN {
     if (b1 != "latency" || b6 == "latency") {
-        printf "test_model.sh:%d: TMA + wgmma loop: bound %s in one stage (want latency: its exposed round trips set the time), %s in 6 stages (want the largest bound, not latency)\n", 138, b1, b6; exit 1 } }'
+        printf "test_model.sh:%d: TMA + wgmma loop: bound %s in one stage (want latency: its exposed round trips set the time), %s in 6 stages (want the largest bound, not latency)\n", 142, b1, b6; exit 1 } }'
 big() { # N KEY: from the Nth model_big_tiles line
     grep 'kernel=[^ ]*model_big_tiles' "$out/copy" | sed -n "$1p" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 awk -v e="$(big 1 exposed_ms)" -v d="$(big 1 dram_ms)" -v p="$(big 2 exposed_ms)" 'BEGIN {
     if (!(e >= 0.85 * d) || !(p < 0.1 * d)) {
-        printf "test_model.sh:%d: 32 KiB tiles, one block an SM: exposed %s ms, want at least 0.85 x their DRAM time %s ms (each tile waits for its bytes); prefetched into registers: exposed %s ms, want less than a tenth of it\n", 144, e, d, p; exit 1 } }'
+        printf "test_model.sh:%d: 32 KiB tiles, one block an SM: exposed %s ms, want at least 0.85 x their DRAM time %s ms (each tile waits for its bytes); prefetched into registers: exposed %s ms, want less than a tenth of it\n", 148, e, d, p; exit 1 } }'
 copy=_Z17model_copy_kerneliPKfPf
 line=$(grep -n 'y\[i\] = x\[i\];' "$(dirname "$0")/test_model_kernels.cu" | cut -d: -f1)
 echo "$copy another_file.cu $line 3 0" >"$out/other.txt"
@@ -161,7 +165,7 @@ grep -n 'asm volatile("ld.global.f32 %0, \[%1\];"' "$(dirname "$0")/test_model_k
 LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_SASS=$out/unrolled.txt COURSE_EMU_MODEL_OUT=$out/unrolled "$bin" 4096
 awk -v one="$(lat "$out/unrolled" 1)" -v four="$(lat "$out/unrolled" 2)" -v n="$(wc -l <"$out/unrolled.txt")" 'BEGIN {
     if (n != 4 || four < 0.99 * one || four > 1.01 * one) {
-        printf "test_model.sh:%d: chained loads on %d lines ptxas unrolled 4 times (4 SASS loads a line): latency %s ms, want the 4 loads of one batch (%s ms)\n", 164, n, four, one; exit 1 } }'
+        printf "test_model.sh:%d: chained loads on %d lines ptxas unrolled 4 times (4 SASS loads a line): latency %s ms, want the 4 loads of one batch (%s ms)\n", 168, n, four, one; exit 1 } }'
 run 4194337 1 "$out/sampled"
 run 4194337 0 "$out/full"
 [ "$(field "$out/sampled" sampled)" = 1057/16385 ] && [ "$(of "$out/sampled" model_ragged sampled)" = 1888/4000 ] || {
@@ -182,7 +186,7 @@ awk -v ms="$(lone ms)" -v f="$(lone fp32_ms)" -v t="$(lone tensor_ms)" -v i="$(l
     -v l="$(lone lsu_ms)" -v lat="$(lone latency_ms)" 'BEGIN {
     sum = f + t + i + l + lat
     if (ms - 0.003 < 0.99 * sum || ms - 0.003 > 1.01 * sum) {
-        printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes and its latency (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 185, ms, sum; exit 1 } }'
+        printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes and its latency (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 189, ms, sum; exit 1 } }'
 rows=$(of "$out/copy" model_rows smem_wavefronts)
 [ "$rows" = 17 ] || {
     echo "test_model.sh:184: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
@@ -195,5 +199,5 @@ awk -v ms="$(convoy ms)" -v f="$(convoy fp32_ms)" -v t="$(convoy tensor_ms)" -v 
     -v l="$(convoy lsu_ms)" -v lat="$(convoy latency_ms)" 'BEGIN {
     most = f; most = t > most ? t : most; most = i > most ? i : most; most = l > most ? l : most
     if (!(lat > 0) || ms - 0.003 < 0.99 * (lat + most)) {
-        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 198, ms, lat, most; exit 1 } }'
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together"
+        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 202, ms, lat, most; exit 1 } }'
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together"

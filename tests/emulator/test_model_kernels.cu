@@ -3,7 +3,7 @@
  * @brief The time model's test kernels (test_model.sh): a copy, whose traffic is known by hand;
  *        a shared-memory round trip in 4-byte pieces that ptxas would merge; four loads in flight
  *        together and the same four loads one after another; fp32 and integer atomics on one
- *        address; a tile
+ *        address, and integer ones a warp sums first; a tile
  *        loop that loads each tile before using it, and its twin that copies the next tile
  *        with cp.async while it works on this one; a block whose warps all read one row; blocks
  *        whose work differs.
@@ -145,6 +145,20 @@ static __global__ void model_counter_kernel(int n, const unsigned *bin, unsigned
 void model_counter(int n, const unsigned *d_bin, unsigned *d_counts)
 {
     model_counter_kernel<<<(n + 255) / 256, 256>>>(n, d_bin, d_counts);
+}
+
+/* Every thread adds its value to *sum: an address the compiler knows is the warp's, so ptxas sums
+ * the warp's values first (REDUX) and sends one update a warp. */
+static __global__ void model_warp_total_kernel(int n, const unsigned *x, unsigned *sum)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n)
+        atomicAdd(sum, x[t]);
+}
+
+void model_warp_total(int n, const unsigned *d_x, unsigned *d_sum)
+{
+    model_warp_total_kernel<<<(n + 255) / 256, 256>>>(n, d_x, d_sum);
 }
 
 /* A tile's math: 512 dependent multiply-adds, enough issue slots (8 warps x 512 FMAs over 4

@@ -3,12 +3,13 @@
  * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip, a tile's
  *        rows read a column at a time, four loads per thread in flight together, then chained, then
  *        of one address in flight together (N / 4 threads), N atomic additions to one address
- * (fp32, and integer to an address read from memory), a tile loop (4 blocks, 64 tiles of 256
- * floats) loaded then used, as a cp.async pipeline and copied with cp.async in one stage, the first
- * with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2 blocks, 32 tiles) in
- * one stage, MODEL_TMA_DEPTH stages and warp-specialised, 132 blocks of 32 warps that all read one
- * row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB loaded then used and prefetched,
- * and 4000 blocks whose work differs, for test_model.sh (the time model's test).
+ * (fp32, integer to an address read from memory, integer to a parameter's), a tile loop (4 blocks,
+ * 64 tiles of 256 floats) loaded then used, as a cp.async pipeline and copied with cp.async in one
+ * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
+ * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and warp-specialised, 132 blocks of 32
+ * warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB loaded then
+ * used and prefetched, and 4000 blocks whose work differs, for test_model.sh (the time model's
+ * test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
         model_loads(n / 4, d_x, d_y, (enum model_loads_how)how);
     model_atomic(n, d_y);
     model_counter(n, (const unsigned *)d_x, (unsigned *)d_y); /* x zero: every bin 0 */
+    model_warp_total(n, (const unsigned *)d_x, (unsigned *)d_y);
     int tiles = n / 1024 < 64 ? n / 1024 : 64; /* 4 blocks of 256 floats a tile, within x */
     model_tiles(4, tiles, d_x, d_y, 0);
     model_tiles(4, tiles, d_x, d_y, 1);

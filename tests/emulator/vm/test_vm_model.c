@@ -9,7 +9,8 @@
  * integer loop line has no fp32 or memory anchor but line 12's load), line 13 the mixing alone,
  * line 14 the store after the loop. The SASS lines say what ptxas made of them, unrolled 4
  * times where the PTX is not. And what the model reads of the counters: all but the unique
- * bytes, which a launch counted for the model alone does not keep; and a GPU file's fields.
+ * bytes, which a launch counted for the model alone does not keep; a GPU file's fields; and
+ * which atomics ptxas sums over a warp before sending one update.
  */
 #include "gpus.h"
 #include "model_code.h"
@@ -170,6 +171,80 @@ START_TEST(model_counting_leaves_out_unique_bytes)
 }
 END_TEST
 
+/* Atomics as ptxas issues them (model_warp_sums()): instruction by instruction, what its SASS for
+ * sm_80 showed for the same forms. */
+static const char atom_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".visible .entry a(.param .u64 out, .param .u64 in)\n"
+    "{\n"
+    "  .reg .b32 %r<12>;\n"
+    "  .reg .f32 %f<2>;\n"
+    "  .reg .b64 %rd<12>;\n"
+    "  .reg .pred %p<2>;\n"
+    "  .shared .u32 s;\n"
+    "  ld.param.u64 %rd1, [out];\n"             /* 0 */
+    "  cvta.to.global.u64 %rd2, %rd1;\n"        /* 1 */
+    "  ld.param.u64 %rd3, [in];\n"              /* 2 */
+    "  cvta.to.global.u64 %rd4, %rd3;\n"        /* 3 */
+    "  mov.u32 %r1, %tid.x;\n"                  /* 4 */
+    "  mul.wide.u32 %rd5, %r1, 4;\n"            /* 5 */
+    "  add.s64 %rd6, %rd4, %rd5;\n"             /* 6 */
+    "  ld.global.u32 %r2, [%rd6];\n"            /* 7: a lane's value */
+    "  red.global.add.u32 [%rd2], %r2;\n"       /* 8: REDUX.SUM */
+    "  atom.global.add.u32 %r3, [%rd2], %r2;\n" /* 9: result used: a scan, full warps */
+    "  atom.global.add.u32 %r4, [%rd2], 1;\n"   /* 10: POPC */
+    "  red.global.add.u64 [%rd2], 1;\n"         /* 11: POPC */
+    "  cvt.u64.u32 %rd7, %r2;\n"                /* 12 */
+    "  red.global.add.u64 [%rd2], %rd7;\n"      /* 13: 64-bit lane values: one a lane */
+    "  red.global.add.f32 [%rd2], %f1;\n"       /* 14: fp32: one a lane */
+    "  red.global.inc.u32 [%rd2], 9;\n"         /* 15: inc: one a lane */
+    "  red.global.max.s32 [%rd2], %r2;\n"       /* 16: REDUX.MAX */
+    "  atom.global.max.s32 %r5, [%rd2], %r2;\n" /* 17: result used: one a lane */
+    "  red.global.add.u32 [%rd6], %r2;\n"       /* 18: a lane's own address */
+    "  shr.u32 %r6, %r1, 5;\n"                  /* 19 */
+    "  mul.wide.u32 %rd8, %r6, 4;\n"            /* 20 */
+    "  add.s64 %rd9, %rd2, %rd8;\n"             /* 21 */
+    "  red.global.add.u32 [%rd9], %r2;\n"       /* 22: tid / 32: not known the warp's */
+    "  red.shared.add.u32 [s], %r2;\n"          /* 23: shared, REDUX.SUM */
+    "  add.u32 %r7, %r3, %r4;\n"                /* 24: reads 9's and 10's results */
+    "  st.global.u32 [%rd6], %r7;\n"            /* 25 */
+    "  st.global.u32 [%rd6+4], %r5;\n"          /* 26 */
+    "  mov.u64 %rd10, %rd2;\n"                  /* 27 */
+    "  setp.eq.u32 %p1, %r1, 0;\n"              /* 28: a lane's own branch */
+    "  @%p1 bra $L_lane;\n"                     /* 29 */
+    "  add.s64 %rd10, %rd2, 4;\n"               /* 30: a second write, its lanes chosen */
+    "$L_lane:\n"
+    "  red.global.add.u32 [%rd10], %r2;\n" /* 31: after a branch on the lane */
+    "  ret;\n"                             /* 32 */
+    "}\n";
+
+/* Each atomic's warp sum: a parameter's address summed (REDUX, POPC, a scan of full warps),
+ * every other case one update a lane. */
+START_TEST(atomics_a_warp_sums_first)
+{
+    struct vm_case c;
+    vm_case_open(&c, atom_ptx);
+    int k = vm_find(c.module, "a");
+    ck_assert_int_ge(k, 0);
+    uint8_t *sum = model_warp_sums(c.module, (uint32_t)k);
+    static const struct {
+        int i;
+        uint8_t want;
+    } cases[] = {{8, WARP_SUM_ANY},   {9, WARP_SUM_FULL},  {10, WARP_SUM_ANY},  {11, WARP_SUM_ANY},
+                 {13, WARP_SUM_NONE}, {14, WARP_SUM_NONE}, {15, WARP_SUM_NONE}, {16, WARP_SUM_ANY},
+                 {17, WARP_SUM_NONE}, {18, WARP_SUM_NONE}, {22, WARP_SUM_NONE}, {23, WARP_SUM_ANY},
+                 {31, WARP_SUM_NONE}, {7, WARP_SUM_NONE}};
+    for (size_t n = 0; n < sizeof cases / sizeof *cases; n++)
+        ck_assert_msg(sum[cases[n].i] == cases[n].want,
+                      "%s:%d: instruction %d: warp sum %d, want %d", __FILE__, __LINE__, cases[n].i,
+                      sum[cases[n].i], cases[n].want);
+    free(sum);
+    vm_case_close(&c);
+}
+END_TEST
+
 /* A GPU file (./course estimate --gpu=FILE): the T4 row's numbers as "field = value" lines, the
  * optional ones left out, then @p extra. */
 static int load_gpu(const char *extra, struct model_gpu *g, char *err, size_t size)
@@ -224,6 +299,7 @@ int main(int argc, char **argv)
         {"model_counting_leaves_out_unique_bytes", model_counting_leaves_out_unique_bytes, CASE_CPU,
          20},
         {"gpu_file_fields", gpu_file_fields, CASE_CPU, 20},
+        {"atomics_a_warp_sums_first", atomics_a_warp_sums_first, CASE_CPU, 20},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
