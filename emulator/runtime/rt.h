@@ -53,6 +53,7 @@ struct rt_module {
     const void *wrapper;       /**< the __fatBinC_Wrapper_t nvcc emitted */
     uint32_t id;               /**< the module's number on the server */
     int state;                 /**< 0 not loaded, 1 loaded, -1 cannot load */
+    int ptx_arch;              /**< the architecture its PTX targets (.target sm_86: 86) */
     cudaError_t error;         /**< when state is -1 */
     struct rt_kernel *kernels; /**< when loaded */
     uint32_t nkernels;

@@ -471,7 +471,9 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         attr->localSizeBytes = k->local_bytes;
         attr->maxThreadsPerBlock = (int)(req ? req : k->maxntid ? k->maxntid : 1024);
         attr->numRegs = 32; /* the VM has no register allocation; a typical count */
-        attr->ptxVersion = attr->binaryVersion = 90;
+        /* the PTX's target (a CUB dispatch picks its tuning by it), run as sm_90 code */
+        attr->ptxVersion = f->module->ptx_arch ? f->module->ptx_arch : 90;
+        attr->binaryVersion = 90;
         attr->maxDynamicSharedSizeBytes = (int)(smem_limit(f, k) - k->static_smem);
         attr->preferredShmemCarveout = -1;
         const uint32_t *c = k->cluster[0] ? k->cluster : f->cluster;

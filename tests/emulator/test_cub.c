@@ -5,7 +5,8 @@
  *
  * cub::DeviceReduce::Sum (float and int), cub::DeviceScan::ExclusiveSum (int),
  * cub::DeviceHistogram::HistogramEven (256 bins over bytes), cub::DeviceRadixSort::SortPairs
- * (stable, on repeated keys) and cub::DeviceSelect::If and ::Flagged (in order), through
+ * (stable, on repeated keys) and cub::DeviceSelect::If and ::Flagged (in order), DeviceReduce
+ * built for compute_80 too, through
  * test_cub_kernels.cu's two-call functions. Sizes are 1, 33, 1025, the prime 999983 (several
  * tiles and CUB's look-back across hundreds of blocks) and 2^24 + 3; sorting and selection,
  * slower on the emulator, stop at the prime 100003. Inputs are small non-uniform integers in
@@ -92,6 +93,30 @@ START_TEST(reduce_sum_float_and_int)
         free(f);
         free(v);
     }
+}
+END_TEST
+
+/* Built for compute_80, CUB runs and sums as it does built for compute_90: the PTX version a
+ * kernel reports is its PTX's (80), the one CUB's dispatch looks for among those it was built for
+ * (where the emulator answered 90 for every kernel, CUB refused with invalid device function). */
+START_TEST(reduce_sum_built_for_sm_80)
+{
+    ck_assert_int_eq(ptx_version_sm80(), 80);
+    int n = 999983;
+    uint64_t seed = 29;
+    int *v = mat_alloc((size_t)n * sizeof *v);
+    long long want = 0;
+    for (int i = 0; i < n; i++)
+        want += v[i] = small_int(&seed);
+    int *d_v = device_with_guard(v, (size_t)n * 4, 0), *d_sum = device_with_guard(NULL, 4, GUARD),
+        got;
+    CUDA_CHECK(cub_sum_int_sm80(d_v, d_sum, n));
+    fetch_checked(&got, d_sum, 4, GUARD, "DeviceReduce::Sum<int> (compute_80)", n);
+    ck_assert_msg(got == want, "DeviceReduce::Sum<int> (compute_80) n=%d: %d, want %lld", n, got,
+                  want);
+    CUDA_CHECK(cudaFree(d_v));
+    CUDA_CHECK(cudaFree(d_sum));
+    free(v);
 }
 END_TEST
 
@@ -278,6 +303,7 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"reduce_sum_float_and_int", reduce_sum_float_and_int, CASE_GPU, 120},
+        {"reduce_sum_built_for_sm_80", reduce_sum_built_for_sm_80, CASE_GPU, 120},
         {"exclusive_sum_int", exclusive_sum_int, CASE_GPU, 120},
         {"histogram_even_uniform_and_one_bin", histogram_even_uniform_and_one_bin, CASE_GPU, 120},
         {"radix_sort_pairs_stable", radix_sort_pairs_stable, CASE_GPU, 120},

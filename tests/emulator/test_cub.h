@@ -31,6 +31,13 @@ cudaError_t cub_histogram_256(const unsigned char *d_in, int *d_hist, int n);
 cudaError_t cub_sort_pairs(const int *d_keys_in, int *d_keys_out, const int *d_values_in,
                            int *d_values_out, int n);
 
+/** cub_sum_int built for compute_80 (test_cub_sm80_kernels.cu). */
+cudaError_t cub_sum_int_sm80(const int *d_in, int *d_out, int n);
+
+/** The ptxVersion cudaFuncGetAttributes gives a kernel of that file (80 on any GPU that runs
+ *  it), or -1. */
+int ptx_version_sm80(void);
+
 /** d_out = the values of d_in that are even, in order; *d_count = how many
  *  (cub::DeviceSelect::If). */
 cudaError_t cub_select_even(const int *d_in, int *d_out, int *d_count, int n);

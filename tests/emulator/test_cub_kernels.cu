@@ -8,25 +8,9 @@
  * histogram); this file only calls them.
  */
 #include "test_cub.h"
+#include "test_cub_calls.cuh"
 
 #include <cub/cub.cuh>
-
-/* Run CUB's call twice: with no storage it says how much it needs; then with that much. */
-template <typename Call> static cudaError_t two_calls(Call call)
-{
-    void *d_temp = nullptr;
-    size_t bytes = 0;
-    cudaError_t err = call(d_temp, bytes);
-    if (err != cudaSuccess)
-        return err;
-    err = cudaMalloc(&d_temp, bytes);
-    if (err != cudaSuccess)
-        return err;
-    err = call(d_temp, bytes);
-    cudaError_t sync = cudaDeviceSynchronize(); /* a fault in CUB's kernels shows here */
-    cudaFree(d_temp);
-    return err != cudaSuccess ? err : sync;
-}
 
 cudaError_t cub_sum_float(const float *d_in, float *d_out, int n)
 {
