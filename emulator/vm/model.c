@@ -22,7 +22,8 @@
  *           request touches, one per clock
  *   latency each batch's slowest load's latency, summed / resident warps (Little's law: a
  *           warp waits at the first use of a batch of loads for all of them)
- * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth. The time is
+ * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth, and the
+ * clocks of the global atomics on each address (model_atomic()). The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
  * chip-wide bound (chip_ms()), or the waits of barrier-separated load phases (a tile loop has
