@@ -4,6 +4,7 @@
  */
 #include "fatbin.h"
 
+#include <ctype.h>
 #include <lz4.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,8 +93,36 @@ static char *entry_text(const uint8_t *e, const uint8_t *data, size_t *len, char
     return t;
 }
 
-/* The best PTX entry (highest architecture <= FATBIN_MAX_ARCH) of the fat binary at @p fb: its
- * text (malloc'd) into @p ptx, its length and architecture. */
+/* The fat binary's entry at *@p off (then moved past it), NULL at @p end; NULL and *@p bad set
+ * when the entry runs past @p end. */
+static const uint8_t *next_entry(const uint8_t *fb, size_t end, size_t *off, int *bad)
+{
+    if (*off + 64 > end)
+        return NULL;
+    const uint8_t *e = fb + *off;
+    uint32_t ehead = u32_at(e, 4);
+    uint64_t payload = u64_at(e, 8);
+    *bad = ehead < 64 || *off + ehead + payload > end;
+    *off += ehead + payload;
+    return *bad ? NULL : e;
+}
+
+/* 1 when PTX text @p t targets an architecture's own features (".target sm_90a", "sm_100f"). */
+static int arch_specific(const char *t)
+{
+    const char *p = strstr(t, ".target");
+    p = p ? strstr(p, "sm_") : NULL;
+    if (!p)
+        return 0;
+    for (p += 3; isdigit((unsigned char)*p); p++)
+        ;
+    return *p == 'a' || *p == 'f';
+}
+
+/* The best PTX entry of the fat binary at @p fb: of the highest architecture <= FATBIN_MAX_ARCH,
+ * and of two entries of it (nvcc -arch=sm_90a embeds compute_90 and compute_90a PTX), the one
+ * that targets the architecture's own features, which the emulated GPU has. Its text (malloc'd)
+ * into @p ptx, its length and architecture. */
 static enum fatbin_status one_fatbin(const uint8_t *fb, char **ptx, size_t *len, int *arch,
                                      char *err, size_t err_size)
 {
@@ -101,28 +130,38 @@ static enum fatbin_status one_fatbin(const uint8_t *fb, char **ptx, size_t *len,
         snprintf(err, err_size, "not an nvcc fat binary (unknown magic number)");
         return FATBIN_BAD;
     }
-    size_t head = u32_at(fb, 4) >> 16, total = u64_at(fb, 8);
-    const uint8_t *best = NULL;
-    int best_arch = -1;
-    for (size_t off = head; off + 64 <= head + total;) {
-        const uint8_t *e = fb + off;
-        uint32_t kind = u32_at(e, 0) & 0xffff, ehead = u32_at(e, 4), a = u32_at(e, 28);
-        uint64_t payload = u64_at(e, 8);
-        if (ehead < 64 || off + ehead + payload > head + total) {
-            snprintf(err, err_size, "a fat binary entry runs past the end of the fat binary");
-            return FATBIN_BAD;
-        }
-        if (kind == KIND_PTX && (int)a <= FATBIN_MAX_ARCH && (int)a > best_arch) {
-            best = e;
-            best_arch = (int)a;
-        }
-        off += ehead + payload;
+    size_t head = u32_at(fb, 4) >> 16, end = head + u64_at(fb, 8), off = head;
+    int best_arch = -1, bad = 0;
+    for (const uint8_t *e; (e = next_entry(fb, end, &off, &bad));)
+        if ((u32_at(e, 0) & 0xffff) == KIND_PTX && (int)u32_at(e, 28) <= FATBIN_MAX_ARCH)
+            best_arch = (int)u32_at(e, 28) > best_arch ? (int)u32_at(e, 28) : best_arch;
+    if (bad) {
+        snprintf(err, err_size, "a fat binary entry runs past the end of the fat binary");
+        return FATBIN_BAD;
     }
-    if (!best)
-        return FATBIN_NO_PTX;
-    *ptx = entry_text(best, best + u32_at(best, 4), len, err, err_size);
+    off = head;
+    *ptx = NULL;
+    int failed = 0;
+    for (const uint8_t *e;
+         !failed && !(*ptx && arch_specific(*ptx)) && (e = next_entry(fb, end, &off, &bad));) {
+        if ((u32_at(e, 0) & 0xffff) != KIND_PTX || (int)u32_at(e, 28) != best_arch)
+            continue;
+        size_t n;
+        char *t = entry_text(e, e + u32_at(e, 4), &n, err, err_size);
+        failed = !t;
+        if (t && (!*ptx || arch_specific(t))) {
+            free(*ptx);
+            *ptx = t, *len = n;
+        } else {
+            free(t);
+        }
+    }
+    if (failed) {
+        free(*ptx);
+        *ptx = NULL;
+    }
     *arch = best_arch;
-    return *ptx ? FATBIN_PTX : FATBIN_BAD;
+    return *ptx ? FATBIN_PTX : best_arch < 0 ? FATBIN_NO_PTX : FATBIN_BAD;
 }
 
 /* Every linked object's PTX (the fat binaries @p objects lists), one text after another, each

@@ -38,7 +38,8 @@ enum fatbin_status {
 
 /**
  * The PTX of the highest architecture <= FATBIN_MAX_ARCH in the fat binary
- * behind @p wrapper (for a -rdc link, every object's, one after another):
+ * behind @p wrapper (of two of it, the one for the architecture's own features,
+ * compute_90a over compute_90; for a -rdc link, every object's, one after another):
  * malloc'd NUL-terminated text in @p ptx (length in @p len, the lowest
  * architecture taken in @p arch). On FATBIN_BAD, @p err says why in one line.
  */

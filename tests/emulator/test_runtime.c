@@ -516,6 +516,21 @@ START_TEST(no_ptx_message)
 }
 END_TEST
 
+/* nvcc -arch=sm_90a embeds compute_90 and compute_90a PTX, both of architecture 90: the emulator
+ * takes the sm_90a one, as a GPU runs the sm_90a code (CuTe's Hopper tutorials assert in the
+ * other). */
+START_TEST(fat_binary_prefers_sm_90a)
+{
+    int *d, got = 0;
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof *d), cudaSuccess);
+    ck_assert_int_eq(rt_test_arch_90a(d), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(&got, d, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_msg(got == 901, "%s:%d: a -arch=sm_90a kernel ran its %s code", __FILE__, __LINE__,
+                  got == 900 ? "compute_90" : "unknown");
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 /* A launch runs the grid: every element of a 2D grid written, the guard zone not. */
 START_TEST(launch_runs)
 {
@@ -957,6 +972,7 @@ int main(int argc, char **argv)
         {"streams_and_events", streams_and_events, CASE_CPU, 60},
         {"bad_launch_config_not_sticky", bad_launch_config_not_sticky, CASE_CPU, 60},
         {"no_ptx_message", no_ptx_message, CASE_CPU, 60},
+        {"fat_binary_prefers_sm_90a", fat_binary_prefers_sm_90a, CASE_CPU, 60},
         {"judge_mode_host", judge_mode_host, CASE_CPU, 60},
     };
 

@@ -45,6 +45,10 @@ cudaError_t rt_test_fill_two(int *d_out);
 /** A kernel built for sm_90 machine code only (no PTX), in test_runtime_noptx.cu. */
 cudaError_t rt_test_no_ptx(int *d_out);
 
+/** *d_out = 901 from a kernel built with -arch=sm_90a when its sm_90a code runs, 900 when the
+ *  plain compute_90 PTX beside it does (test_runtime_arch90a.cu). */
+cudaError_t rt_test_arch_90a(int *d_out);
+
 #ifdef __cplusplus
 }
 #endif
