@@ -107,16 +107,31 @@ static const uint8_t *next_entry(const uint8_t *fb, size_t end, size_t *off, int
     return *bad ? NULL : e;
 }
 
-/* 1 when PTX text @p t targets an architecture's own features (".target sm_90a", "sm_100f"). */
-static int arch_specific(const char *t)
+int fatbin_ptx_target(const char *ptx, int *specific)
 {
-    const char *p = strstr(t, ".target");
-    p = p ? strstr(p, "sm_") : NULL;
+    const char *p = strstr(ptx, ".target");
+    if (specific)
+        *specific = 0;
     if (!p)
         return 0;
+    for (p += 7; *p == ' ' || *p == '\t'; p++)
+        ;
+    if (strncmp(p, "sm_", 3))
+        return 0;
+    int arch = atoi(p + 3);
     for (p += 3; isdigit((unsigned char)*p); p++)
         ;
-    return *p == 'a' || *p == 'f';
+    if (specific)
+        *specific = *p == 'a' || *p == 'f';
+    return arch;
+}
+
+/* 1 when PTX text @p t targets an architecture's own features (fatbin_ptx_target()). */
+static int arch_specific(const char *t)
+{
+    int specific;
+    fatbin_ptx_target(t, &specific);
+    return specific;
 }
 
 /* The best PTX entry of the fat binary at @p fb: of the highest architecture <= FATBIN_MAX_ARCH,

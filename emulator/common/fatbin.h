@@ -51,4 +51,9 @@ enum fatbin_status fatbin_ptx(const void *wrapper, char **ptx, size_t *len, int 
 enum fatbin_status fatbin_ptx_of(const void *fatbin, char **ptx, size_t *len, int *arch, char *err,
                                  size_t err_size);
 
+/** The architecture NUL-terminated PTX text @p ptx targets, 10 * major + minor (".target sm_90a":
+ *  90), or 0 without a .target sm_ directive; *@p specific (when not NULL) is 1 for a target of
+ *  an architecture's own features (sm_90a, sm_100f). */
+int fatbin_ptx_target(const char *ptx, int *specific);
+
 #endif /* EMU_FATBIN_H */

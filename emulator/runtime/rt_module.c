@@ -163,14 +163,6 @@ static cudaError_t send_module(struct rt_module *m, const char *ptx, size_t len,
     return err;
 }
 
-/* The architecture @p ptx targets, 10 * major + minor (".target sm_90a": 90), or 0. */
-static int ptx_target(const char *ptx, size_t len)
-{
-    const char *t = memmem(ptx, len, ".target", 7);
-    const char *sm = t ? memmem(t, len - (size_t)(t - ptx), "sm_", 3) : NULL;
-    return sm && sm < t + 64 ? atoi(sm + 3) : 0;
-}
-
 cudaError_t rt_module_load(struct rt_module *m)
 {
     if (m->state)
@@ -190,7 +182,7 @@ cudaError_t rt_module_load(struct rt_module *m)
         emu_say("%s: %s", origin, err);
         m->error = cudaErrorInvalidKernelImage;
     } else {
-        m->ptx_arch = ptx_target(ptx, len);
+        m->ptx_arch = fatbin_ptx_target(ptx, NULL);
         m->error = send_module(m, ptx, len, origin);
         m->state = m->error == cudaSuccess ? 1 : -1;
     }
@@ -203,7 +195,7 @@ struct rt_module *rt_module_from_ptx(const char *ptx, size_t len, const char *or
 {
     struct rt_module *m = emu_calloc(1, sizeof *m);
     m->id = rt.nmodules++;
-    m->ptx_arch = ptx_target(ptx, len);
+    m->ptx_arch = fatbin_ptx_target(ptx, NULL);
     *err = rt_device();
     if (*err == cudaSuccess)
         *err = send_module(m, ptx, len, origin);
