@@ -311,6 +311,13 @@ static int uniform_special(int sr)
     }
 }
 
+/* 1 for integer and floating-point arithmetic: a result of its operands alone, in o[0]. */
+static int arithmetic(const struct insn *in)
+{
+    uint8_t c = vm_op_class[in->op];
+    return c == VM_CLASS_INT || c == VM_CLASS_FP || c == VM_CLASS_FMA32;
+}
+
 /* The operand slots @p in writes, a bit each, or -1 where this file does not tell them from
  * the ones it reads (every slot is then taken as written, its value unknown). */
 static int written(const struct insn *in)
@@ -350,10 +357,8 @@ static int written(const struct insn *in)
     case OP_ST_GENERIC:
     case OP_ST_LOCAL:
         return 0;
-    default: {
-        uint8_t c = vm_op_class[in->op];
-        return c == VM_CLASS_INT || c == VM_CLASS_FP || c == VM_CLASS_FMA32 ? 1 : -1;
-    }
+    default:
+        return arithmetic(in) ? 1 : -1;
     }
 }
 
@@ -378,8 +383,7 @@ static int differs(const struct lanes *l, uint32_t r)
 static int mark_lanes(struct lanes *l, const struct insn *in, int lane_branch)
 {
     int wr = written(in), mark = wr < 0 || (in->guard != NO_REG && differs(l, in->guard));
-    uint8_t c = vm_op_class[in->op];
-    mark |= in->op != OP_LD_PARAM && c != VM_CLASS_INT && c != VM_CLASS_FP && c != VM_CLASS_FMA32;
+    mark |= in->op != OP_LD_PARAM && !arithmetic(in);
     for (int k = 0; k < INSN_OPS; k++)
         mark |= wr >= 0 && !(wr >> k & 1) && differs(l, in->o[k]);
     int changed = 0;
@@ -448,12 +452,17 @@ static uint8_t warp_sum(const struct lanes *l, const struct insn *in)
 uint8_t *model_warp_sums(const struct vm_module *mod, uint32_t kernel)
 {
     const struct func *f = &mod->funcs[kernel];
+    uint8_t *sum = emu_calloc(f->count + 1, 1);
+    uint32_t i = 0;
+    while (i < f->count && mod->code[f->first + i].op != OP_ATOM)
+        i++;
+    if (i == f->count) /* no atomic: nothing to prove (most kernels, every launch) */
+        return sum;
     struct lanes l = {f, mod->code + f->first, emu_calloc(f->arena_bytes + 1, 1),
                       emu_calloc(f->arena_bytes + 1, 1), emu_calloc(f->arena_bytes + 1, 1)};
     count_defs(&l);
     find_lanes(&l);
-    uint8_t *sum = emu_calloc(f->count + 1, 1);
-    for (uint32_t i = 0; i < f->count; i++)
+    for (; i < f->count; i++)
         sum[i] = warp_sum(&l, &l.code[i]);
     free(l.differs);
     free(l.defs);
