@@ -291,10 +291,10 @@ static uint64_t same_addr(const uint64_t *addr, uint32_t m)
 static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int global)
 {
     struct vm_counters *c = x->cnt;
+    struct count_state *st = x->count_state;
     uint64_t lanes = (uint64_t)__builtin_popcount(m), same = same_addr(addr, m);
     if (x->launch->model)
-        model_atomic(x->launch->model, ((struct count_state *)x->count_state)->in_atom, m, same,
-                     global);
+        model_atomic(x->launch->model, st->in_atom, m, same, global);
     if (!global) {
         c->satom_lanes += lanes;
         c->satom_same_addr += same;
@@ -302,7 +302,6 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
     }
     c->gatom_lanes += lanes;
     c->gatom_same_addr += same;
-    struct count_state *st = x->count_state;
     for (uint32_t mm = m; mm; mm &= mm - 1)
         set_add(&st->atom, addr[__builtin_ctz(mm)]);
 }
