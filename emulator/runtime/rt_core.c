@@ -40,11 +40,12 @@ cudaError_t rt_error(cudaError_t err)
     return err;
 }
 
-/* At exit, after every atexit() handler (the queued work, the leak check: a library's
- * destructors run after them): one line when this process reported faults or findings, so a run
- * that exits 0 after a report is not taken for a clean one. The exit status stays the program's,
- * as under compute-sanitizer without --error-exitcode (emulator/README.md, "Checks"). */
-__attribute__((destructor)) static void say_reported(void)
+/* At exit, after every atexit() handler (the queued work) and the library's other destructors
+ * (the leak check: a destructor with a priority runs after those without): one line when this
+ * process reported faults or findings, so a run that exits 0 after a report is not taken for a
+ * clean one. The exit status stays the program's, as under compute-sanitizer without
+ * --error-exitcode (emulator/README.md, "Checks"). */
+__attribute__((destructor(101))) static void say_reported(void)
 {
     uint64_t n = rt.faults + rt.findings;
     if (n && rt.pid == getpid())

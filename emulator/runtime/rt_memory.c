@@ -90,14 +90,8 @@ struct site {
 static struct site *sites;
 static size_t nsites, capsites;
 
-static void report_leaks(void);
-
-/* The first one also asks for the report at exit. */
 static void remember_site(uint64_t addr, const void *caller)
 {
-    static int hooked;
-    if (!hooked)
-        hooked = atexit(report_leaks) == 0;
     if (nsites == capsites) {
         size_t cap = capsites ? 2 * capsites : 64;
         sites = emu_realloc(sites, cap * sizeof *sites);
@@ -131,12 +125,14 @@ static void caller_name(const void *caller, char *buf, size_t size)
                  (size_t)((const char *)caller - (const char *)info.dli_fbase));
 }
 
-/* At exit, after the work still queued: one line per allocation never freed (stderr and the
- * report), then the total. */
-static void report_leaks(void)
+/* As the process ends, when this library is unloaded: after the program's atexit() handlers
+ * and static destructors (a global that frees its device memory in its destructor has freed
+ * it) and the work still queued, one line per allocation never freed (stderr and the report),
+ * then the total. */
+__attribute__((destructor)) static void report_leaks(void)
 {
-    if (getpid() != rt.pid)
-        return; /* a forked child: the allocations are its parent's */
+    if (!nsites || getpid() != rt.pid)
+        return; /* nothing held, or a forked child: the allocations are its parent's */
     rt_lock();
     rt_run_all();
     rt_unlock();

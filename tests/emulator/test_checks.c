@@ -295,6 +295,40 @@ START_TEST(leak_check_names_where_it_was_allocated)
 }
 END_TEST
 
+/* Freed by an exit handler registered before the first allocation, as a C++ global's destructor
+ * is (at its construction, before main). */
+static float *held_to_the_end;
+
+static void free_held(void)
+{
+    if (cudaFree(held_to_the_end) != cudaSuccess)
+        fprintf(stderr, "free_held: cudaFree failed\n");
+}
+
+START_TEST(leak_check_runs_after_exit_handlers)
+{
+    capture_checks_on();
+    fflush(NULL);
+    pid_t child = fork();
+    ck_assert(child >= 0);
+    if (child == 0) {
+        float *kept;
+        int ok = atexit(free_held) == 0 &&
+                 cudaMalloc((void **)&held_to_the_end, 512) == cudaSuccess &&
+                 cudaMalloc((void **)&kept, 1000) == cudaSuccess;
+        exit(ok ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    char *text = capture_reports();
+    ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+    ck_assert_msg(strstr(text, "leak-check: 1000 bytes at 0x"), "the kept block unreported: %s",
+                  text);
+    ck_assert_msg(!strstr(text, "512 bytes"), "a block freed at exit was reported: %s", text);
+    free(text);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -310,6 +344,7 @@ int main(int argc, char **argv)
          CASE_GPU, 60},
         {"leak_check_names_where_it_was_allocated", leak_check_names_where_it_was_allocated,
          CASE_GPU, 60},
+        {"leak_check_runs_after_exit_handlers", leak_check_runs_after_exit_handlers, CASE_GPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
