@@ -154,29 +154,32 @@ static enum fatbin_status one_fatbin(const uint8_t *fb, char **ptx, size_t *len,
         snprintf(err, err_size, "a fat binary entry runs past the end of the fat binary");
         return FATBIN_BAD;
     }
+    if (best_arch < 0)
+        return FATBIN_NO_PTX;
     off = head;
     *ptx = NULL;
-    int failed = 0;
-    for (const uint8_t *e;
-         !failed && !(*ptx && arch_specific(*ptx)) && (e = next_entry(fb, end, &off, &bad));) {
+    *arch = best_arch;
+    for (const uint8_t *e; (e = next_entry(fb, end, &off, &bad));) {
         if ((u32_at(e, 0) & 0xffff) != KIND_PTX || (int)u32_at(e, 28) != best_arch)
             continue;
         size_t n;
         char *t = entry_text(e, e + u32_at(e, 4), &n, err, err_size);
-        failed = !t;
-        if (t && (!*ptx || arch_specific(t))) {
+        if (!t) {
             free(*ptx);
-            *ptx = t, *len = n;
-        } else {
-            free(t);
+            *ptx = NULL;
+            return FATBIN_BAD;
         }
-    }
-    if (failed) {
+        int specific = arch_specific(t);
+        if (*ptx && !specific) { /* the first of the architecture's stays */
+            free(t);
+            continue;
+        }
         free(*ptx);
-        *ptx = NULL;
+        *ptx = t, *len = n;
+        if (specific)
+            break;
     }
-    *arch = best_arch;
-    return *ptx ? FATBIN_PTX : best_arch < 0 ? FATBIN_NO_PTX : FATBIN_BAD;
+    return FATBIN_PTX;
 }
 
 /* Every linked object's PTX (the fat binaries @p objects lists), one text after another, each
