@@ -456,15 +456,16 @@ uint64_t count_wavefronts(const uint64_t *addr, uint32_t m, unsigned bytes, int 
     static _Thread_local struct wave_memo memo[MEMO_SLOTS];
     if (!m)
         return wavefronts_of(addr, m, bytes, store, phases);
-    uint64_t first = addr[__builtin_ctz(m)];
-    uint32_t delta[32], differ = 0, far = 0;
-    for (int l = 0; l < 32; l++) {
-        uint64_t d = (addr[l] - first) & (0ull - (m >> l & 1));
-        delta[l] = (uint32_t)d;
-        far |= (uint64_t)(int64_t)(int32_t)delta[l] != d; /* lanes 2 GiB apart: not kept */
+    uint64_t first = addr[__builtin_ctz(m)], wide[32], far = 0;
+    for (int l = 0; l < 32; l++) { /* lane by lane in 64 bits, so that it vectorises */
+        wide[l] = (addr[l] - first) & (0ull - (m >> l & 1));
+        far |= (wide[l] + 0x80000000ull) >> 32; /* lanes 2 GiB apart: not kept */
     }
     if (far)
         return wavefronts_of(addr, m, bytes, store, phases);
+    uint32_t delta[32], differ = 0;
+    for (int l = 0; l < 32; l++)
+        delta[l] = (uint32_t)wide[l];
     uint32_t key = (uint32_t)(first & 3) | bytes << 2 | (uint32_t)store << 8;
     uint32_t h = m * 2654435761u ^ delta[1] * 97u ^ delta[16] * 7919u ^ delta[31] * 40503u ^ key;
     struct wave_memo *e = &memo[(h ^ h >> 8 ^ h >> 16) % MEMO_SLOTS];

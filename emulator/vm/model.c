@@ -215,8 +215,9 @@ struct vm_model {
     uint32_t seq[32];
     struct pending_shared pend[32][RUNS]; /* apart from their lanes' addresses, so that a */
     uint64_t pend_addr[32][RUNS][32];     /* warp's runs are looked through in 4 lines */
-    uint64_t shared_clock;                /* shared accesses seen, for the runs' LRU */
-    const struct insn *code;              /* the kernel's first instruction */
+    uint64_t pend_next[32][RUNS]; /* the address a run's first lane reads next to extend it */
+    uint64_t shared_clock;        /* shared accesses seen, for the runs' LRU */
+    const struct insn *code;      /* the kernel's first instruction */
     uint32_t ncode;
     uint8_t *batch;      /* each instruction's batch size (model_code.h) */
     uint8_t *warp_sum;   /* each atomic's enum model_warp_sum (model_code.h) */
@@ -337,18 +338,17 @@ static void flush_shared(struct vm_model *m, uint32_t w, int r)
 }
 
 /* 1 when @p bytes at @p addr extend run @p p (its lanes at @p at) into an aligned access of at
- * most 16 bytes. */
+ * most 16 bytes. The lanes are checked all at once, without a branch, so that it vectorises. */
 static int extends(const struct pending_shared *p, const uint64_t *at, const uint64_t *addr,
                    uint32_t mask, unsigned bytes, int store)
 {
     unsigned total = p->bytes + bytes, align = total <= 4 ? total : total <= 8 ? 8 : 16;
-    int merge =
-        p->mask == mask && p->store == store && total <= 16 && (p->bytes & (bytes - 1)) == 0;
-    for (uint32_t mm = mask; merge && mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        merge = addr[l] == at[l] + p->bytes && (at[l] & (align - 1)) == 0;
-    }
-    return merge;
+    if (p->mask != mask || p->store != store || total > 16 || (p->bytes & (bytes - 1)))
+        return 0;
+    uint64_t off = 0;
+    for (int l = 0; l < 32; l++)
+        off |= ((addr[l] - at[l] - p->bytes) | (at[l] & (align - 1))) & (0ull - (mask >> l & 1));
+    return off == 0;
 }
 
 void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
@@ -356,11 +356,15 @@ void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
 {
     uint32_t w = warp < 32 ? warp : 31;
     struct pending_shared *run = m->pend[w];
+    uint64_t *next = m->pend_next[w];
+    uint64_t lead = mask ? addr[__builtin_ctz(mask)] : 0;
     m->shared_clock++;
-    for (int r = 0; r < RUNS; r++)
-        if (run[r].mask && extends(&run[r], m->pend_addr[w][r], addr, mask, bytes, store)) {
+    for (int r = 0; mask && r < RUNS; r++)
+        if (next[r] == lead && run[r].mask &&
+            extends(&run[r], m->pend_addr[w][r], addr, mask, bytes, store)) {
             run[r].bytes += bytes;
             run[r].used = m->shared_clock;
+            next[r] += bytes;
             if (run[r].bytes == 16)
                 flush_shared(m, w, r);
             return;
@@ -375,6 +379,7 @@ void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
     run[r].bytes = (uint8_t)bytes;
     run[r].store = (uint8_t)store;
     run[r].used = m->shared_clock;
+    next[r] = lead + bytes;
 }
 
 /* The slot of @p sector in the current step's fills: where it is, or an empty one. */
