@@ -62,20 +62,6 @@ double fp_value(uint32_t b, struct fp_fmt f)
     return sign * ldexp((double)(man | (1u << f.man)), (int)ex - bias - f.man);
 }
 
-uint16_t fp_f32_to_f16(float x)
-{
-    uint32_t u = f2u(x);
-    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u)
-        return 0x7FFF;
-    if (a >= 0x477FF000u) /* 65520 and up round to infinity */
-        return (uint16_t)(sign | 0x7C00u);
-    if (a < 0x38800000u) /* below 2^-14: subnormal or zero */
-        return (uint16_t)(sign | fp_round(u2f(a), FMT_F16, RND_RN, 0));
-    uint32_t r = a + 0xFFFu + ((a >> 13) & 1) - 0x38000000u; /* rebias, round to even */
-    return (uint16_t)(sign | (r >> 13));
-}
-
 uint16_t fp_f32_to_bf16(float x)
 {
     uint32_t u = f2u(x);

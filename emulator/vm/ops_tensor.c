@@ -291,20 +291,30 @@ static void tc_values(int t, const uint64_t *raw, int n, float *out)
     }
 }
 
-/* D = A * B + C on tiles already gathered into row-major fp32 arrays. Each element of D adds
- * its K products in k order; the loop over j is innermost, so a row of D is one vector. */
+/* Eight fp32 lanes: a vector of the compiler's (AVX, or two SSE halves), element by element. */
+typedef float vec8 __attribute__((vector_size(32)));
+
+/* D = A * B + C on tiles already gathered into row-major fp32 arrays, N a multiple of 8 (every
+ * shape's). Each element of D adds its K products in k order, eight columns of a row at once. */
 static void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
 {
-    for (int i = 0; i < M; i++) {
-        float *d = &D[i * N];
-        for (int j = 0; j < N; j++)
-            d[j] = C[i * N + j];
-        for (int k = 0; k < K; k++) {
-            float a = A[i * K + k];
-            for (int j = 0; j < N; j++)
-                d[j] += a * B[k * N + j]; /* the product is exact */
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j += 8) {
+            vec8 d, b;
+            memcpy(&d, &C[i * N + j], sizeof d);
+            for (int k = 0; k < K; k++) {
+                memcpy(&b, &B[k * N + j], sizeof b);
+                d += A[i * K + k] * b; /* the product is exact; no contraction into an fma */
+            }
+            memcpy(&D[i * N + j], &d, sizeof d);
         }
-    }
+}
+
+/* An fp32 result of the Tensor Cores as its bits: a NaN is the canonical one, whichever operand's
+ * payload the host's vector add kept. */
+static uint32_t tc_f32_bits(float v)
+{
+    return v == v ? f2u(v) : 0x7FFFFFFFu;
 }
 
 /* An element of type @p t as a signed integer (s8, u8, s32 fragments). */
@@ -342,7 +352,7 @@ static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *
     tc_values(types[2], rawC, M * N, C);
     mma_tile(M, N, K, A, B, C, D);
     for (int e = 0; e < M * N; e++)
-        rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : f2u(D[e]);
+        rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : tc_f32_bits(D[e]);
 }
 
 enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -378,49 +388,57 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
 
 /*
  * Where element i of lane @p lane's fragment sits in the m16n8kK tile of matrix @p matrix (0 a,
- * 1 b, 2 c/d), with @p per elements to a 32-bit register (1 tf32, 2 f16/bf16, 4 fp8). The PTX
- * ISA's tables ("Matrix Fragments for mma.m16n8k4/k8/k16/k32") all follow one rule: with
- * g = lane / 4 and t = lane % 4, register r of a holds row g (+ 8 for odd r), columns
- * per * t + j, the next K / 2 for r >= 2; register r of b holds rows per * t + j (+ K / 2 r),
- * column g; c and d hold rows g and g + 8, columns 2t and 2t + 1.
+ * 1 b, 2 c/d), with 1 << @p log_per elements to a 32-bit register (1 tf32, 2 f16/bf16, 4 fp8),
+ * as an index into the row-major tile of @p cols columns. The PTX ISA's tables ("Matrix
+ * Fragments for mma.m16n8k4/k8/k16/k32") all follow one rule: with g = lane / 4 and
+ * t = lane % 4, register r of a holds row g (+ 8 for odd r), columns per * t + j, the next K / 2
+ * for r >= 2; register r of b holds rows per * t + j (+ K / 2 r), column g; c and d hold rows g
+ * and g + 8, columns 2t and 2t + 1.
  */
-static void mma_pos(int matrix, int per, int K, int lane, int i, int *row, int *col)
+static int mma_pos(int matrix, int log_per, int K, int cols, int lane, int i)
 {
-    int g = lane >> 2, t = lane & 3, r = i / per, j = i % per;
-    if (matrix == 2) {
-        *row = g + 8 * (i >> 1);
-        *col = 2 * t + (i & 1);
-    } else if (matrix == 0) {
-        *row = g + 8 * (r & 1);
-        *col = per * t + j + K / 2 * (r >> 1);
-    } else {
-        *row = per * t + j + K / 2 * r;
-        *col = g;
-    }
+    int g = lane >> 2, t = lane & 3, r = i >> log_per, j = i & ((1 << log_per) - 1);
+    if (matrix == 2)
+        return (g + 8 * (i >> 1)) * cols + 2 * t + (i & 1);
+    if (matrix == 0)
+        return (g + 8 * (r & 1)) * cols + (t << log_per) + j + K / 2 * (r >> 1);
+    return ((t << log_per) + j + K / 2 * r) * cols + g;
 }
 
-/* Gather (out NULL) a fragment of @p n elements of type @p type per lane into the row-major
- * tile @p tile of @p cols columns, as fp32 values; or scatter @p out into it (f32 or f16). */
-static void mma_io(struct warp *w, const uint32_t *regs, int matrix, int type, int K, int n,
-                   int cols, float *tile, const float *out)
+/* The fragments of @p matrix (@p n elements of type @p type a lane, in registers @p regs)
+ * gathered into the row-major tile @p tile of @p cols columns, as fp32 values: the raw elements
+ * first, then converted together (tc_values()). */
+static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, int type, int K,
+                       int n, int cols, float *tile)
 {
-    int bytes = mma_elem_bytes(type), per = 4 / bytes, bits = 8 * bytes;
+    int bytes = mma_elem_bytes(type), log_per = bytes == 4 ? 0 : bytes == 2 ? 1 : 2;
+    int bits = 8 * bytes;
     uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
-    for (int lane = 0; lane < 32; lane++)
-        for (int i = 0; i < n; i++) {
-            int r, c;
-            mma_pos(matrix, per, K, lane, i, &r, &c);
-            uint32_t *reg = &R32(w, regs[i / per])[lane];
-            int shift = i % per * bits;
-            if (!out) {
-                tile[r * cols + c] = tc_value(type, (*reg >> shift) & mask);
-            } else if (type == MT_F16) {
-                uint32_t h = fp_f32_to_f16(out[r * cols + c]);
-                *reg = (*reg & ~(mask << shift)) | h << shift;
-            } else {
-                *reg = f2u(out[r * cols + c]);
-            }
+    uint64_t raw[16 * 32];
+    for (int i = 0; i < n; i++) {
+        const uint32_t *reg = R32(w, regs[i >> log_per]);
+        int shift = (i & ((1 << log_per) - 1)) * bits;
+        for (int lane = 0; lane < 32; lane++)
+            raw[mma_pos(matrix, log_per, K, cols, lane, i)] = (reg[lane] >> shift) & mask;
+    }
+    tc_values(type, raw, 32 * n, tile);
+}
+
+/* The 16 x 8 tile @p out scattered into the d fragments (registers @p regs) as type @p type
+ * (f32, or f16 rounded to nearest even, two to a register). */
+static void mma_scatter(struct warp *w, const uint32_t *regs, int type, const float *out)
+{
+    for (int i = 0; i < 4; i++) {
+        uint32_t *reg = R32(w, regs[type == MT_F16 ? i >> 1 : i]);
+        int shift = type == MT_F16 ? (i & 1) * 16 : 0;
+        for (int lane = 0; lane < 32; lane++) {
+            float v = out[mma_pos(2, 0, 0, 8, lane, i)];
+            if (type == MT_F16)
+                reg[lane] = (reg[lane] & ~(0xFFFFu << shift)) | (uint32_t)fp_f32_to_f16(v) << shift;
+            else
+                reg[lane] = tc_f32_bits(v);
         }
+    }
 }
 
 enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
@@ -435,11 +453,11 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
     float A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
-    mma_io(w, ra, 0, at, K, 16 * K / 32, K, A, NULL);
-    mma_io(w, rb, 1, bt, K, 8 * K / 32, 8, B, NULL);
-    mma_io(w, rc, 2, ct, K, 4, 8, C, NULL);
+    mma_gather(w, ra, 0, at, K, 16 * K / 32, K, A);
+    mma_gather(w, rb, 1, bt, K, 8 * K / 32, 8, B);
+    mma_gather(w, rc, 2, ct, K, 4, 8, C);
     mma_tile(16, 8, K, A, B, C, D);
-    mma_io(w, rd, 2, dt, K, 4, 8, NULL, D);
+    mma_scatter(w, rd, dt, D);
     return EV_NONE;
 }
 

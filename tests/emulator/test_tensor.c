@@ -208,6 +208,61 @@ START_TEST(mma_sync_every_form_against_the_isa)
 }
 END_TEST
 
+/* A NaN among an mma.sync's inputs makes its row of D NaN; on the emulator the canonical NaN,
+ * 0x7FFFFFFF, whichever payload came in (row 0's A holds one, row 1's C another), as the VM's
+ * other fp32 results give it. The other rows are exact. */
+START_TEST(mma_sync_nan_row_is_the_canonical_nan)
+{
+    const struct form *f = &forms[MMA_K16_F32_F16_F32];
+    uint32_t a[128] = {0}, b[64] = {0}, c[128] = {0}, d[128], *dev[4];
+    for (int l = 0; l < 32; l++) {
+        int r, col;
+        for (int i = 0; i < 8; i++) {
+            frag_a(f, i, l, &r, &col);
+            pack(&a[4 * l], f->a, i, r == 0 && col == 0 ? 0.0f : (float)((r + col) % 5 - 2));
+            if (r == 0 && col == 0) /* a NaN with a payload, f16 */
+                a[4 * l + i / 2] |= 0x7E55u << (16 * (i & 1));
+        }
+        for (int i = 0; i < 4; i++) {
+            frag_b(f, i, l, &r, &col);
+            pack(&b[2 * l], f->b, i, (float)((r * 3 + col) % 7 - 3));
+        }
+        for (int i = 0; i < 4; i++) {
+            frag_c(i, l, &r, &col);
+            c[4 * l + i] = r == 1 ? 0x7FC12345u : fbits((float)(r - col));
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
+    CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(tensor_mma(MMA_K16_F32_F16_F32, dev[0], dev[1], dev[2], dev[3]), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+    int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "course_emu_active");
+    for (int l = 0; l < 32; l++)
+        for (int i = 0; i < 4; i++) {
+            int r, col;
+            frag_c(i, l, &r, &col);
+            uint32_t got = d[4 * l + i];
+            if (r <= 1) {
+                ck_assert_msg(bitsf(got) != bitsf(got), "row %d col %d: %08x, want a NaN", r, col,
+                              got);
+                ck_assert_msg(!active || got == 0x7FFFFFFFu,
+                              "row %d col %d: NaN %08x, want the canonical 7fffffff", r, col, got);
+                continue;
+            }
+            float want = (float)(r - col);
+            for (int k = 0; k < 16; k++)
+                want += (float)((r + k) % 5 - 2) * (float)((k * 3 + col) % 7 - 3);
+            ck_assert_msg(bitsf(got) == want, "row %d col %d: %g, want %g", r, col, bitsf(got),
+                          want);
+        }
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaFree(dev[i]));
+}
+END_TEST
+
 /* An mma.sync form the VM does not run fails its launch in one line naming the instruction. */
 START_TEST(mma_sync_form_not_emulated_fails_loudly)
 {
@@ -509,6 +564,8 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"mma_sync_every_form_against_the_isa", mma_sync_every_form_against_the_isa, CASE_GPU, 60},
+        {"mma_sync_nan_row_is_the_canonical_nan", mma_sync_nan_row_is_the_canonical_nan, CASE_GPU,
+         60},
         {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,
          CASE_GPU, 60},
         {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},
