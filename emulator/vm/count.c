@@ -306,17 +306,9 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
         set_add(&st->atom, addr[__builtin_ctz(mm)]);
 }
 
-unsigned count_sectors(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *sec)
+/* The distinct values of sorted @p sec (@p n of them) moved to its front: how many. */
+static unsigned distinct(uint64_t *sec, unsigned n)
 {
-    unsigned n = 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint64_t s = addr[l] >> 5, last = (addr[l] + bytes - 1) >> 5;
-        sec[n++] = s; /* a lane's first sector; more only for a vector across sectors */
-        for (s++; s <= last && n < 64; s++)
-            sec[n++] = s;
-    }
-    count_sort(sec, n);
     unsigned d = n > 0; /* without branches: lanes that share sectors are common */
     for (uint64_t i = 1, before = n ? sec[0] : 0; i < n; i++) {
         uint64_t v = sec[i];
@@ -325,6 +317,43 @@ unsigned count_sectors(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_
         before = v;
     }
     return d;
+}
+
+/* count_sectors() of a whole warp whose lanes each touch one sector: every lane at once, so
+ * that it vectorises; sorted only when out of order, compacted only when some lanes share a
+ * sector but not all. 0 when a lane's access crosses into the next sector. */
+static unsigned warp_sectors(const uint64_t *addr, unsigned bytes, uint64_t *sec)
+{
+    uint64_t cross = 0, down = 0, same = 0;
+    for (int l = 0; l < 32; l++) {
+        sec[l] = addr[l] >> 5;
+        cross |= ((addr[l] + bytes - 1) >> 5) ^ sec[l];
+    }
+    if (cross)
+        return 0;
+    for (int l = 1; l < 32; l++) {
+        down |= sec[l] < sec[l - 1];
+        same += sec[l] == sec[l - 1];
+    }
+    if (down)
+        count_sort(sec, 32);
+    return !down && same == 0 ? 32 : !down && same == 31 ? 1 : distinct(sec, 32);
+}
+
+unsigned count_sectors(const uint64_t *addr, uint32_t m, unsigned bytes, uint64_t *sec)
+{
+    unsigned n = m == FULL_MASK ? warp_sectors(addr, bytes, sec) : 0;
+    if (n)
+        return n;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t s = addr[l] >> 5, last = (addr[l] + bytes - 1) >> 5;
+        sec[n++] = s; /* a lane's first sector; more only for a vector across sectors */
+        for (s++; s <= last && n < 64; s++)
+            sec[n++] = s;
+    }
+    count_sort(sec, n);
+    return distinct(sec, n);
 }
 
 void count_global(struct exec *x, const uint64_t *addr, uint32_t m, int store, const uint64_t *sec,
