@@ -273,25 +273,39 @@ int mma_frag_regs(int matrix, int type, int shape)
     return elems * mma_elem_bytes(type) / 128;
 }
 
-/* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms). */
+/* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, and the
+ * 8-bit integer ones). */
 static int mma_has(int at, int shape)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, half = at == MT_F16 || at == MT_BF16;
+    int int8 = at == MT_S8 || at == MT_U8;
     switch (shape) {
     case MS_16_8_16:
-        return half || fp8;
+        return half || fp8 || int8;
     case MS_16_8_8:
         return half || at == MT_TF32;
     case MS_16_8_4:
         return at == MT_TF32;
     default:
-        return fp8; /* m16n8k32 */
+        return fp8 || int8; /* m16n8k32 */
     }
 }
 
-/* mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c: f32 accumulators for
- * every input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas requires); fp8 a
- * and b may differ (e4m3, e5m2). */
+/* Whether a, b, c and d of these types make an mma.sync: f32 accumulators for every
+ * floating-point input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas
+ * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, with s32 accumulators. */
+static int mma_types_ok(int at, int bt, int ct, int dt)
+{
+    int fp8 = at == MT_E4M3 || at == MT_E5M2, int8 = at == MT_S8 || at == MT_U8;
+    if (int8)
+        return (bt == MT_S8 || bt == MT_U8) && ct == MT_S32 && dt == MT_S32;
+    int f16_acc = at == MT_F16 || fp8;
+    return (fp8 ? bt == MT_E4M3 || bt == MT_E5M2 : bt == at) && dt == ct &&
+           (dt == MT_F32 || (dt == MT_F16 && f16_acc));
+}
+
+/* mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c; .satfinite
+ * only for the integer forms, whose s32 sums it clamps instead of wrapping. */
 int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t[4];
@@ -300,26 +314,23 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 : mn_has(m, "m16n8k4")  ? MS_16_8_4
                 : mn_has(m, "m16n8k32") ? MS_16_8_32
                                         : -1;
-    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col") ||
-        mn_has(m, "satfinite"))
+    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col"))
         return dec_bad(c, "this form of mma is not emulated");
     int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), bt = mma_type_of(t[2].name),
         ct = mma_type_of(t[3].name);
-    int fp8 = at == MT_E4M3 || at == MT_E5M2;
-    int f16_acc = at == MT_F16 || fp8;
-    int ok = mma_has(at, shape) && (fp8 ? bt == MT_E4M3 || bt == MT_E5M2 : bt == at) && dt == ct &&
-             (dt == MT_F32 || (dt == MT_F16 && f16_acc));
-    if (!ok)
+    int satfinite = mn_has(m, "satfinite");
+    if (!mma_has(at, shape) || !mma_types_ok(at, bt, ct, dt) || (satfinite && dt != MT_S32))
         return dec_bad(c,
-                       "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs, f32 or "
-                       "f16 accumulators)");
+                       "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs with f32 "
+                       "or f16 accumulators, s8/u8 with s32)");
     const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
                          mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
     struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, SLOT_32);
     if (!in)
         return -1;
     in->mod =
-        MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt, 0, 1);
+        MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt, 0, 1) |
+        (satfinite ? MMA_SATFINITE_BIT : 0);
     return 0;
 }
 

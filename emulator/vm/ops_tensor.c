@@ -324,21 +324,26 @@ static int64_t tc_int(int t, uint64_t raw)
 }
 
 /* D = A * B + C for f64 (one fma per k, in k order) and for s8/u8 inputs with s32 accumulators
- * (exact products, wrapping sums), on raw row-major tiles. */
+ * (exact products and sum, wrapped to 32 bits, or clamped to them with @p satfinite), on raw
+ * row-major tiles. */
 static void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t *A,
-                           const uint64_t *B, const uint64_t *C, uint64_t *D)
+                           const uint64_t *B, const uint64_t *C, uint64_t *D, int satfinite)
 {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
-            uint64_t acc = C[i * N + j];
-            for (int k = 0; k < K; k++) {
-                uint64_t a = A[i * K + k], b = B[k * N + j];
-                if (types[0] == MT_F64)
-                    acc = d2u(fma(u2d(a), u2d(b), u2d(acc)));
-                else
-                    acc = (uint32_t)(acc + (uint64_t)(tc_int(types[0], a) * tc_int(types[1], b)));
+            if (types[0] == MT_F64) {
+                double acc = u2d(C[i * N + j]);
+                for (int k = 0; k < K; k++)
+                    acc = fma(u2d(A[i * K + k]), u2d(B[k * N + j]), acc);
+                D[i * N + j] = d2u(acc);
+                continue;
             }
-            D[i * N + j] = acc;
+            int64_t acc = (int32_t)C[i * N + j];
+            for (int k = 0; k < K; k++)
+                acc += tc_int(types[0], A[i * K + k]) * tc_int(types[1], B[k * N + j]);
+            if (satfinite)
+                acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+            D[i * N + j] = (uint32_t)acc;
         }
 }
 
@@ -377,7 +382,7 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
     frag_gather(w, rb, frag_per((int)pool[2], ab), ab, K * N, B);
     frag_gather(w, rc, frag_per((int)pool[3], cb), cb, M * N, C);
     if (types[0] == MT_F64 || types[3] == MT_S32)
-        mma_tile_exact(M, N, K, types, A, B, C, D);
+        mma_tile_exact(M, N, K, types, A, B, C, D, 0);
     else
         mma_tile_f32(M, N, K, types, A, B, C, D);
     frag_scatter(w, rd, frag_per((int)pool[0], db), db, M * N, D);
@@ -406,37 +411,32 @@ static int mma_pos(int matrix, int log_per, int K, int cols, int lane, int i)
 }
 
 /* The fragments of @p matrix (@p n elements of type @p type a lane, in registers @p regs)
- * gathered into the row-major tile @p tile of @p cols columns, as fp32 values: the raw elements
- * first, then converted together (tc_values()). */
+ * gathered into the row-major tile @p raw of @p cols columns, as raw elements. */
 static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, int type, int K,
-                       int n, int cols, float *tile)
+                       int n, int cols, uint64_t *raw)
 {
     int bytes = mma_elem_bytes(type), log_per = bytes == 4 ? 0 : bytes == 2 ? 1 : 2;
     int bits = 8 * bytes;
     uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
-    uint64_t raw[16 * 32];
     for (int i = 0; i < n; i++) {
         const uint32_t *reg = R32(w, regs[i >> log_per]);
         int shift = (i & ((1 << log_per) - 1)) * bits;
         for (int lane = 0; lane < 32; lane++)
             raw[mma_pos(matrix, log_per, K, cols, lane, i)] = (reg[lane] >> shift) & mask;
     }
-    tc_values(type, raw, 32 * n, tile);
 }
 
-/* The 16 x 8 tile @p out scattered into the d fragments (registers @p regs) as type @p type
- * (f32, or f16 rounded to nearest even, two to a register). */
-static void mma_scatter(struct warp *w, const uint32_t *regs, int type, const float *out)
+/* The 16 x 8 tile of raw results @p raw scattered into the d fragments (registers @p regs) of
+ * type @p type (f16 two to a register). */
+static void mma_scatter(struct warp *w, const uint32_t *regs, int type, const uint64_t *raw)
 {
+    int f16 = type == MT_F16;
     for (int i = 0; i < 4; i++) {
-        uint32_t *reg = R32(w, regs[type == MT_F16 ? i >> 1 : i]);
-        int shift = type == MT_F16 ? (i & 1) * 16 : 0;
+        uint32_t *reg = R32(w, regs[f16 ? i >> 1 : i]);
+        int shift = f16 ? (i & 1) * 16 : 0;
         for (int lane = 0; lane < 32; lane++) {
-            float v = out[mma_pos(2, 0, 0, 8, lane, i)];
-            if (type == MT_F16)
-                reg[lane] = (reg[lane] & ~(0xFFFFu << shift)) | (uint32_t)fp_f32_to_f16(v) << shift;
-            else
-                reg[lane] = tc_f32_bits(v);
+            uint32_t v = (uint32_t)raw[mma_pos(2, 0, 0, 8, lane, i)];
+            reg[lane] = f16 ? (reg[lane] & ~(0xFFFFu << shift)) | v << shift : v;
         }
     }
 }
@@ -448,16 +448,19 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
                        "mma.sync with part of the warp: all 32 lanes must execute it");
     static const int ks[] = {16, 8, 4, 32};
     uint32_t mod = in->mod;
-    int K = ks[MMA_SHAPE(mod)], at = (int)MMA_AT(mod), bt = (int)MMA_BT(mod);
-    int ct = (int)MMA_CT(mod), dt = (int)MMA_DT(mod);
+    int K = ks[MMA_SHAPE(mod)];
+    int types[4] = {(int)MMA_AT(mod), (int)MMA_BT(mod), (int)MMA_CT(mod), (int)MMA_DT(mod)};
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
-    float A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
-    mma_gather(w, ra, 0, at, K, 16 * K / 32, K, A);
-    mma_gather(w, rb, 1, bt, K, 8 * K / 32, 8, B);
-    mma_gather(w, rc, 2, ct, K, 4, 8, C);
-    mma_tile(16, 8, K, A, B, C, D);
-    mma_scatter(w, rd, dt, D);
+    uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
+    mma_gather(w, ra, 0, types[0], K, 16 * K / 32, K, A);
+    mma_gather(w, rb, 1, types[1], K, 8 * K / 32, 8, B);
+    mma_gather(w, rc, 2, types[2], K, 4, 8, C);
+    if (types[3] == MT_S32)
+        mma_tile_exact(16, 8, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
+    else
+        mma_tile_f32(16, 8, K, types, A, B, C, D);
+    mma_scatter(w, rd, types[3], D);
     return EV_NONE;
 }
 

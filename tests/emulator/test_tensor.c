@@ -44,7 +44,7 @@ static float bitsf(uint32_t u)
  *
  * Element i of lane l, with g = l / 4 (groupID) and t = l % 4 (threadID_in_group). */
 
-enum elem { E_F16, E_BF16, E_E4M3, E_E5M2, E_F32 };
+enum elem { E_F16, E_BF16, E_E4M3, E_E5M2, E_F32, E_S8, E_U8, E_S32 };
 
 /* A form: its K, the input types of a and b, the accumulator types of c and d. */
 struct form {
@@ -63,11 +63,14 @@ static const struct form forms[MMA_FORMS] = {
     [MMA_K32_F32_E4M3_E5M2] = {32, E_E4M3, E_E5M2, E_F32, E_F32},
     [MMA_K32_F16_E5M2_F16] = {32, E_E5M2, E_E5M2, E_F16, E_F16},
     [MMA_K16_F32_E5M2_F32] = {16, E_E5M2, E_E5M2, E_F32, E_F32},
+    [MMA_K32_S32_S8_S32] = {32, E_S8, E_S8, E_S32, E_S32},
+    [MMA_K16_S32_U8_S8] = {16, E_U8, E_S8, E_S32, E_S32},
+    [MMA_K32_S32_S8_SATF] = {32, E_S8, E_S8, E_S32, E_S32},
 };
 
 static int elem_bytes(enum elem e)
 {
-    return e == E_F32 ? 4 : e == E_E4M3 || e == E_E5M2 ? 1 : 2;
+    return e == E_F32 || e == E_S32 ? 4 : e == E_F16 || e == E_BF16 ? 2 : 1;
 }
 
 /* Matrix A (16 x K): f16/bf16 k16 (8 elements), k8 (4); fp8 k32 (16), k16 (8). */
@@ -133,6 +136,11 @@ static uint32_t encode(enum elem e, float v)
         return fp8_code(v, 3, 7);
     case E_E5M2:
         return fp8_code(v, 2, 15);
+    case E_S8:
+    case E_U8:
+        return (uint8_t)(int)v;
+    case E_S32:
+        return (uint32_t)(int32_t)v;
     default:
         return fbits(v);
     }
@@ -149,10 +157,13 @@ static float unpack(const uint32_t *regs, enum elem e, int i)
 {
     if (e == E_F32)
         return bitsf(regs[i]);
+    if (e == E_S32)
+        return (float)(int32_t)regs[i];
     return ref_f16_to_f32((uint16_t)(regs[i / 2] >> (16 * (i & 1))));
 }
 
-/* Every mma.sync form on small integers: D = A B + C, exactly, through the ISA's layouts. */
+/* Every mma.sync form on small integers (u8: 0 to 6): D = A B + C, exactly, through the ISA's
+ * layouts. */
 START_TEST(mma_sync_every_form_against_the_isa)
 {
     uint32_t *dev[4];
@@ -163,7 +174,7 @@ START_TEST(mma_sync_every_form_against_the_isa)
         int K = f->K, na = 16 * K / 32, nb = 8 * K / 32;
         float A[16 * 32], B[32 * 8], C[16 * 8];
         for (int i = 0; i < 16 * K; i++)
-            A[i] = (float)((i * 7 + fi) % 7) - 3.0f;
+            A[i] = (float)((i * 7 + fi) % 7) - (f->a == E_U8 ? 0.0f : 3.0f); /* u8: 0 to 6 */
         for (int i = 0; i < K * 8; i++)
             B[i] = (float)((i * 5 + 2 * fi) % 7) - 3.0f;
         for (int i = 0; i < 16 * 8; i++)
@@ -258,6 +269,40 @@ START_TEST(mma_sync_nan_row_is_the_canonical_nan)
             ck_assert_msg(bitsf(got) == want, "row %d col %d: %g, want %g", r, col, bitsf(got),
                           want);
         }
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaFree(dev[i]));
+}
+END_TEST
+
+/* An s8 mma.sync's s32 sum past INT32_MAX (C = INT32_MAX - 5, 32 products of 1) wraps, and
+ * with .satfinite clamps; past INT32_MIN (C = INT32_MIN + 5, 32 products of -1) likewise. */
+START_TEST(mma_sync_s32_wraps_or_saturates)
+{
+    uint32_t a[128], b[64], c[128], d[128], *dev[4];
+    for (int i = 0; i < 128; i++)
+        a[i] = 0x01010101u;
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
+    CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
+    for (int neg = 0; neg < 2; neg++) {
+        for (int i = 0; i < 64; i++)
+            b[i] = neg ? 0xFFFFFFFFu : 0x01010101u; /* s8 -1 or 1 */
+        for (int i = 0; i < 128; i++)
+            c[i] = neg ? (uint32_t)INT32_MIN + 5 : (uint32_t)INT32_MAX - 5;
+        CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
+        for (int sat = 0; sat < 2; sat++) {
+            int form = sat ? MMA_K32_S32_S8_SATF : MMA_K32_S32_S8_S32;
+            ck_assert_int_eq(tensor_mma(form, dev[0], dev[1], dev[2], dev[3]), cudaSuccess);
+            CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+            uint32_t want = sat   ? (neg ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX)
+                            : neg ? (uint32_t)INT32_MIN + 5 - 32
+                                  : (uint32_t)INT32_MAX - 5 + 32;
+            for (int e = 0; e < 128; e++)
+                ck_assert_msg(d[e] == want, "%s, %s: d[%d] = %08x, want %08x",
+                              sat ? "satfinite" : "wrapping", neg ? "down" : "up", e, d[e], want);
+        }
+    }
     for (int i = 0; i < 4; i++)
         CUDA_CHECK(cudaFree(dev[i]));
 }
@@ -566,6 +611,7 @@ int main(int argc, char **argv)
         {"mma_sync_every_form_against_the_isa", mma_sync_every_form_against_the_isa, CASE_GPU, 60},
         {"mma_sync_nan_row_is_the_canonical_nan", mma_sync_nan_row_is_the_canonical_nan, CASE_GPU,
          60},
+        {"mma_sync_s32_wraps_or_saturates", mma_sync_s32_wraps_or_saturates, CASE_GPU, 60},
         {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,
          CASE_GPU, 60},
         {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},

@@ -27,6 +27,9 @@ enum mma_form {
     MMA_K32_F32_E4M3_E5M2, /**< m16n8k32.row.col.f32.e4m3.e5m2.f32 */
     MMA_K32_F16_E5M2_F16,  /**< m16n8k32.row.col.f16.e5m2.e5m2.f16 */
     MMA_K16_F32_E5M2_F32,  /**< m16n8k16.row.col.f32.e5m2.e5m2.f32 */
+    MMA_K32_S32_S8_S32,    /**< m16n8k32.row.col.s32.s8.s8.s32 */
+    MMA_K16_S32_U8_S8,     /**< m16n8k16.row.col.s32.u8.s8.s32 */
+    MMA_K32_S32_S8_SATF,   /**< m16n8k32.row.col.satfinite.s32.s8.s8.s32 */
     MMA_FORMS
 };
 

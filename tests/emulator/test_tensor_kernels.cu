@@ -94,6 +94,18 @@ static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B
                      : D4
                      : A2, B1, C4);
         break;
+    case MMA_K32_S32_S8_S32:
+        MMA_4422("m16n8k32.row.col.s32.s8.s8.s32");
+        break;
+    case MMA_K16_S32_U8_S8:
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, "
+                     "{%6}, {%7, %8, %9, %10};"
+                     : D4
+                     : A2, B1, C4);
+        break;
+    case MMA_K32_S32_S8_SATF:
+        MMA_4422("m16n8k32.row.col.satfinite.s32.s8.s8.s32");
+        break;
     }
     for (int i = 0; i < 4; i++)
         D[4 * l + i] = d[i];
