@@ -347,7 +347,8 @@ static void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t
         }
 }
 
-/* The fp32 tensor cores: f16, bf16 and tf32 inputs, f16 or f32 accumulators. */
+/* The fp32 tensor cores: f16, bf16, tf32 and fp8 inputs, f16 or f32 accumulators, on raw row-major
+ * tiles (wmma.mma's and mma.sync's). */
 static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *rawA,
                          const uint64_t *rawB, const uint64_t *rawC, uint64_t *rawD)
 {
