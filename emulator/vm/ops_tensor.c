@@ -361,6 +361,17 @@ static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *
         rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : tc_f32_bits(D[e]);
 }
 
+/* D = A * B + C on raw row-major tiles, in the arithmetic of their types: exact for f64 and the
+ * integer forms (s32 sums clamped with @p satfinite), the fp32 tensor cores' for the others. */
+static void mma_tile_raw(int M, int N, int K, const int *types, const uint64_t *A,
+                         const uint64_t *B, const uint64_t *C, uint64_t *D, int satfinite)
+{
+    if (types[0] == MT_F64 || types[3] == MT_S32)
+        mma_tile_exact(M, N, K, types, A, B, C, D, satfinite);
+    else
+        mma_tile_f32(M, N, K, types, A, B, C, D);
+}
+
 enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     if (m != w->live)
@@ -382,10 +393,7 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
     frag_gather(w, ra, frag_per((int)pool[1], ab), ab, M * K, A);
     frag_gather(w, rb, frag_per((int)pool[2], ab), ab, K * N, B);
     frag_gather(w, rc, frag_per((int)pool[3], cb), cb, M * N, C);
-    if (types[0] == MT_F64 || types[3] == MT_S32)
-        mma_tile_exact(M, N, K, types, A, B, C, D, 0);
-    else
-        mma_tile_f32(M, N, K, types, A, B, C, D);
+    mma_tile_raw(M, N, K, types, A, B, C, D, 0);
     frag_scatter(w, rd, frag_per((int)pool[0], db), db, M * N, D);
     return EV_NONE;
 }
@@ -457,10 +465,7 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     mma_gather(w, ra, 0, types[0], K, 16 * K / 32, K, A);
     mma_gather(w, rb, 1, types[1], K, 8 * K / 32, 8, B);
     mma_gather(w, rc, 2, types[2], K, 4, 8, C);
-    if (types[3] == MT_S32)
-        mma_tile_exact(16, 8, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
-    else
-        mma_tile_f32(16, 8, K, types, A, B, C, D);
+    mma_tile_raw(16, 8, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
     mma_scatter(w, rd, types[3], D);
     return EV_NONE;
 }
