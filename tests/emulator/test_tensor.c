@@ -162,13 +162,27 @@ static float unpack(const uint32_t *regs, enum elem e, int i)
     return ref_f16_to_f32((uint16_t)(regs[i / 2] >> (16 * (i & 1))));
 }
 
-/* Every mma.sync form on small integers (u8: 0 to 6): D = A B + C, exactly, through the ISA's
- * layouts. */
-START_TEST(mma_sync_every_form_against_the_isa)
+/* One warp runs mma.sync form @p form on registers a (4 a lane), b (2) and c (4): d (4 a lane). */
+static void run_mma(int form, const uint32_t a[128], const uint32_t b[64], const uint32_t c[128],
+                    uint32_t d[128])
 {
     uint32_t *dev[4];
     for (int i = 0; i < 4; i++)
         CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
+    CUDA_CHECK(cudaMemcpy(dev[0], a, 128 * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dev[1], b, 64 * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dev[2], c, 128 * 4, cudaMemcpyHostToDevice));
+    cudaError_t err = tensor_mma(form, dev[0], dev[1], dev[2], dev[3]);
+    ck_assert_msg(err == cudaSuccess, "mma form %d: %s", form, cudaGetErrorString(err));
+    CUDA_CHECK(cudaMemcpy(d, dev[3], 128 * 4, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 4; i++)
+        CUDA_CHECK(cudaFree(dev[i]));
+}
+
+/* Every mma.sync form on small integers (u8: 0 to 6): D = A B + C, exactly, through the ISA's
+ * layouts. */
+START_TEST(mma_sync_every_form_against_the_isa)
+{
     for (int fi = 0; fi < MMA_FORMS; fi++) {
         const struct form *f = &forms[fi];
         int K = f->K, na = 16 * K / 32, nb = 8 * K / 32;
@@ -195,11 +209,7 @@ START_TEST(mma_sync_every_form_against_the_isa)
                 pack(&c[4 * l], f->c, i, C[r * 8 + col]);
             }
         }
-        CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
-        ck_assert_int_eq(tensor_mma(fi, dev[0], dev[1], dev[2], dev[3]), cudaSuccess);
-        CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+        run_mma(fi, a, b, c, d);
         for (int l = 0; l < 32; l++)
             for (int i = 0; i < 4; i++) {
                 int r, col;
@@ -214,8 +224,6 @@ START_TEST(mma_sync_every_form_against_the_isa)
                               fi, K, l, i, r, col, got, want);
             }
     }
-    for (int i = 0; i < 4; i++)
-        CUDA_CHECK(cudaFree(dev[i]));
 }
 END_TEST
 
@@ -225,7 +233,7 @@ END_TEST
 START_TEST(mma_sync_nan_row_is_the_canonical_nan)
 {
     const struct form *f = &forms[MMA_K16_F32_F16_F32];
-    uint32_t a[128] = {0}, b[64] = {0}, c[128] = {0}, d[128], *dev[4];
+    uint32_t a[128] = {0}, b[64] = {0}, c[128] = {0}, d[128];
     for (int l = 0; l < 32; l++) {
         int r, col;
         for (int i = 0; i < 8; i++) {
@@ -243,13 +251,7 @@ START_TEST(mma_sync_nan_row_is_the_canonical_nan)
             c[4 * l + i] = r == 1 ? 0x7FC12345u : fbits((float)(r - col));
         }
     }
-    for (int i = 0; i < 4; i++)
-        CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
-    CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
-    ck_assert_int_eq(tensor_mma(MMA_K16_F32_F16_F32, dev[0], dev[1], dev[2], dev[3]), cudaSuccess);
-    CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+    run_mma(MMA_K16_F32_F16_F32, a, b, c, d);
     int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "course_emu_active");
     for (int l = 0; l < 32; l++)
         for (int i = 0; i < 4; i++) {
@@ -269,8 +271,6 @@ START_TEST(mma_sync_nan_row_is_the_canonical_nan)
             ck_assert_msg(bitsf(got) == want, "row %d col %d: %g, want %g", r, col, bitsf(got),
                           want);
         }
-    for (int i = 0; i < 4; i++)
-        CUDA_CHECK(cudaFree(dev[i]));
 }
 END_TEST
 
@@ -278,23 +278,16 @@ END_TEST
  * with .satfinite clamps; past INT32_MIN (C = INT32_MIN + 5, 32 products of -1) likewise. */
 START_TEST(mma_sync_s32_wraps_or_saturates)
 {
-    uint32_t a[128], b[64], c[128], d[128], *dev[4];
+    uint32_t a[128], b[64], c[128], d[128];
     for (int i = 0; i < 128; i++)
         a[i] = 0x01010101u;
-    for (int i = 0; i < 4; i++)
-        CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
-    CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
     for (int neg = 0; neg < 2; neg++) {
         for (int i = 0; i < 64; i++)
             b[i] = neg ? 0xFFFFFFFFu : 0x01010101u; /* s8 -1 or 1 */
         for (int i = 0; i < 128; i++)
             c[i] = neg ? (uint32_t)INT32_MIN + 5 : (uint32_t)INT32_MAX - 5;
-        CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
         for (int sat = 0; sat < 2; sat++) {
-            int form = sat ? MMA_K32_S32_S8_SATF : MMA_K32_S32_S8_S32;
-            ck_assert_int_eq(tensor_mma(form, dev[0], dev[1], dev[2], dev[3]), cudaSuccess);
-            CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+            run_mma(sat ? MMA_K32_S32_S8_SATF : MMA_K32_S32_S8_S32, a, b, c, d);
             uint32_t want = sat   ? (neg ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX)
                             : neg ? (uint32_t)INT32_MIN + 5 - 32
                                   : (uint32_t)INT32_MAX - 5 + 32;
@@ -303,8 +296,6 @@ START_TEST(mma_sync_s32_wraps_or_saturates)
                               sat ? "satfinite" : "wrapping", neg ? "down" : "up", e, d[e], want);
         }
     }
-    for (int i = 0; i < 4; i++)
-        CUDA_CHECK(cudaFree(dev[i]));
 }
 END_TEST
 
