@@ -166,8 +166,9 @@ static uint64_t mma_macs(const struct insn *in)
 {
     static const uint64_t wmma_mnk[5] = {16 * 16 * 16, 32 * 8 * 16, 8 * 32 * 16, 16 * 16 * 8,
                                          8 * 8 * 4};
-    static const uint64_t mma_mnk[4] = {16 * 8 * 16, 16 * 8 * 8, 16 * 8 * 4, 16 * 8 * 32};
-    return in->op == OP_WMMA_MMA ? wmma_mnk[MMA_SHAPE(in->mod)] : mma_mnk[MMA_SHAPE(in->mod)];
+    int shape = (int)MMA_SHAPE(in->mod);
+    return in->op == OP_WMMA_MMA ? wmma_mnk[shape]
+                                 : (uint64_t)(mma_shape_m(shape) * 8 * mma_shape_k(shape));
 }
 
 void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uint32_t active,

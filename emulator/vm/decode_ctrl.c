@@ -263,29 +263,44 @@ int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return dec_bad(c, "this wmma is not emulated");
 }
 
-/* Registers per lane of an mma.sync fragment (matrix 0 a, 1 b, 2 c/d) of element type @p type
- * in shape @p shape: a holds 16 x K elements, b K x 8, c and d 16 x 8, over 32 lanes in 32-bit
- * registers (f16 accumulators two to a register). */
-int mma_frag_regs(int matrix, int type, int shape)
+int mma_shape_m(int shape)
 {
-    static const int ks[] = {16, 8, 4, 32};
-    int elems = matrix == 2 ? 16 * 8 : ks[shape] * (matrix == 0 ? 16 : 8);
-    return elems * mma_elem_bytes(type) / 128;
+    return shape == MS_8_8_4 || shape == MS_8_8_16 ? 8 : 16;
 }
 
-/* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, and the
- * 8-bit integer ones). */
+int mma_shape_k(int shape)
+{
+    static const int ks[] = {16, 8, 4, 32, 4, 16};
+    return ks[shape];
+}
+
+/* Registers per lane of an mma.sync fragment (matrix 0 a, 1 b, 2 c/d) of element type @p type
+ * in shape @p shape: a holds M x K elements, b K x 8, c and d M x 8, over 32 lanes in 32-bit
+ * registers (f16 accumulators two to a register), or f64 elements one to a 64-bit register. */
+int mma_frag_regs(int matrix, int type, int shape)
+{
+    int M = mma_shape_m(shape), K = mma_shape_k(shape);
+    int elems = matrix == 2 ? M * 8 : K * (matrix == 0 ? M : 8);
+    return type == MT_F64 ? elems / 32 : elems * mma_elem_bytes(type) / 128;
+}
+
+/* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, f64's
+ * m8n8k4 and m16n8k4/k8/k16, and the 8-bit integer ones). */
 static int mma_has(int at, int shape)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, half = at == MT_F16 || at == MT_BF16;
-    int int8 = at == MT_S8 || at == MT_U8;
+    int int8 = at == MT_S8 || at == MT_U8, f64 = at == MT_F64;
     switch (shape) {
     case MS_16_8_16:
-        return half || fp8 || int8;
+        return half || fp8 || int8 || f64;
     case MS_16_8_8:
-        return half || at == MT_TF32;
+        return half || at == MT_TF32 || f64;
     case MS_16_8_4:
-        return at == MT_TF32;
+        return at == MT_TF32 || f64;
+    case MS_8_8_4:
+        return f64;
+    case MS_8_8_16:
+        return int8;
     default:
         return fp8 || int8; /* m16n8k32 */
     }
@@ -293,10 +308,13 @@ static int mma_has(int at, int shape)
 
 /* Whether a, b, c and d of these types make an mma.sync: f32 accumulators for every
  * floating-point input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas
- * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, with s32 accumulators. */
+ * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, with s32 accumulators;
+ * f64 is f64 throughout. */
 static int mma_types_ok(int at, int bt, int ct, int dt)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, int8 = at == MT_S8 || at == MT_U8;
+    if (at == MT_F64)
+        return bt == MT_F64 && ct == MT_F64 && dt == MT_F64;
     if (int8)
         return (bt == MT_S8 || bt == MT_U8) && ct == MT_S32 && dt == MT_S32;
     int f16_acc = at == MT_F16 || fp8;
@@ -313,6 +331,8 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 : mn_has(m, "m16n8k8")  ? MS_16_8_8
                 : mn_has(m, "m16n8k4")  ? MS_16_8_4
                 : mn_has(m, "m16n8k32") ? MS_16_8_32
+                : mn_has(m, "m8n8k4")   ? MS_8_8_4
+                : mn_has(m, "m8n8k16")  ? MS_8_8_16
                                         : -1;
     if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col"))
         return dec_bad(c, "this form of mma is not emulated");
@@ -322,10 +342,10 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (!mma_has(at, shape) || !mma_types_ok(at, bt, ct, dt) || (satfinite && dt != MT_S32))
         return dec_bad(c,
                        "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs with f32 "
-                       "or f16 accumulators, s8/u8 with s32)");
+                       "or f16 accumulators, s8/u8 with s32, f64; m8n8k4 only in f64)");
     const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
                          mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
-    struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, SLOT_32);
+    struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, at == MT_F64 ? SLOT_64 : SLOT_32);
     if (!in)
         return -1;
     in->mod =

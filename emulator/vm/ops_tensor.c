@@ -401,29 +401,38 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
 /* ---- mma.sync ------------------------------------------------------------------------------- */
 
 /*
- * Where element i of lane @p lane's fragment sits in the m16n8kK tile of matrix @p matrix (0 a,
- * 1 b, 2 c/d), with 1 << @p log_per elements to a 32-bit register (1 tf32, 2 f16/bf16, 4 fp8),
- * as an index into the row-major tile of @p cols columns. The PTX ISA's tables ("Matrix
- * Fragments for mma.m16n8k4/k8/k16/k32") all follow one rule: with g = lane / 4 and
- * t = lane % 4, register r of a holds row g (+ 8 for odd r), columns per * t + j, the next K / 2
- * for r >= 2; register r of b holds rows per * t + j (+ K / 2 r), column g; c and d hold rows g
- * and g + 8, columns 2t and 2t + 1.
+ * Where element i of lane @p lane's fragment sits in the mma.sync tile of matrix @p matrix (0 a,
+ * 1 b, 2 c/d), with 1 << @p log_per elements to a register (1 tf32 and f64, 2 f16/bf16, 4 fp8
+ * and s8/u8), as an index into the row-major tile of @p cols columns. The PTX ISA's tables
+ * ("Matrix Fragments for mma.m16n8k4/k8/k16/k32", and mma.m8n8k4 f64 and mma.m8n8k16 s8/u8,
+ * whose tiles are the top 8 rows of the same pattern) all follow one rule: with g = lane / 4 and
+ * t = lane % 4, register r of a holds row g (+ 8 for odd r), columns per * t + j, 4 * per
+ * further on for each pair of registers r / 2; register r of b holds rows per * t + j + 4 * per
+ * * r, column g; c and d hold rows g (+ 8 for i >= 2), columns 2t and 2t + 1.
  */
-static int mma_pos(int matrix, int log_per, int K, int cols, int lane, int i)
+static int mma_pos(int matrix, int log_per, int cols, int lane, int i)
 {
     int g = lane >> 2, t = lane & 3, r = i >> log_per, j = i & ((1 << log_per) - 1);
     if (matrix == 2)
         return (g + 8 * (i >> 1)) * cols + 2 * t + (i & 1);
     if (matrix == 0)
-        return (g + 8 * (r & 1)) * cols + (t << log_per) + j + K / 2 * (r >> 1);
-    return ((t << log_per) + j + K / 2 * r) * cols + g;
+        return (g + 8 * (r & 1)) * cols + ((t + 4 * (r >> 1)) << log_per) + j;
+    return ((t + 4 * r) << log_per) * cols + j * cols + g;
 }
 
 /* The fragments of @p matrix (@p n elements of type @p type a lane, in registers @p regs)
  * gathered into the row-major tile @p raw of @p cols columns, as raw elements. */
-static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, int type, int K,
-                       int n, int cols, uint64_t *raw)
+static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, int type, int n,
+                       int cols, uint64_t *raw)
 {
+    if (type == MT_F64) { /* one element to a 64-bit register */
+        for (int i = 0; i < n; i++) {
+            const uint64_t *reg = R64(w, regs[i]);
+            for (int lane = 0; lane < 32; lane++)
+                raw[mma_pos(matrix, 0, cols, lane, i)] = reg[lane];
+        }
+        return;
+    }
     int bytes = mma_elem_bytes(type), log_per = bytes == 4 ? 0 : bytes == 2 ? 1 : 2;
     int bits = 8 * bytes;
     uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
@@ -431,20 +440,26 @@ static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, i
         const uint32_t *reg = R32(w, regs[i >> log_per]);
         int shift = (i & ((1 << log_per) - 1)) * bits;
         for (int lane = 0; lane < 32; lane++)
-            raw[mma_pos(matrix, log_per, K, cols, lane, i)] = (reg[lane] >> shift) & mask;
+            raw[mma_pos(matrix, log_per, cols, lane, i)] = (reg[lane] >> shift) & mask;
     }
 }
 
-/* The 16 x 8 tile of raw results @p raw scattered into the d fragments (registers @p regs) of
- * type @p type (f16 two to a register). */
-static void mma_scatter(struct warp *w, const uint32_t *regs, int type, const uint64_t *raw)
+/* The M x 8 tile of raw results @p raw scattered into the d fragments (registers @p regs) of
+ * type @p type (f16 two to a register, f64 one to a 64-bit register). */
+static void mma_scatter(struct warp *w, const uint32_t *regs, int type, int M, const uint64_t *raw)
 {
     int f16 = type == MT_F16;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < M / 4; i++) {
+        if (type == MT_F64) {
+            uint64_t *reg = R64(w, regs[i]);
+            for (int lane = 0; lane < 32; lane++)
+                reg[lane] = raw[mma_pos(2, 0, 8, lane, i)];
+            continue;
+        }
         uint32_t *reg = R32(w, regs[f16 ? i >> 1 : i]);
         int shift = f16 ? (i & 1) * 16 : 0;
         for (int lane = 0; lane < 32; lane++) {
-            uint32_t v = (uint32_t)raw[mma_pos(2, 0, 0, 8, lane, i)];
+            uint32_t v = (uint32_t)raw[mma_pos(2, 0, 8, lane, i)];
             reg[lane] = f16 ? (reg[lane] & ~(0xFFFFu << shift)) | v << shift : v;
         }
     }
@@ -455,18 +470,17 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     if (m != FULL_MASK)
         return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
                        "mma.sync with part of the warp: all 32 lanes must execute it");
-    static const int ks[] = {16, 8, 4, 32};
     uint32_t mod = in->mod;
-    int K = ks[MMA_SHAPE(mod)];
+    int shape = (int)MMA_SHAPE(mod), M = mma_shape_m(shape), K = mma_shape_k(shape);
     int types[4] = {(int)MMA_AT(mod), (int)MMA_BT(mod), (int)MMA_CT(mod), (int)MMA_DT(mod)};
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
     uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
-    mma_gather(w, ra, 0, types[0], K, 16 * K / 32, K, A);
-    mma_gather(w, rb, 1, types[1], K, 8 * K / 32, 8, B);
-    mma_gather(w, rc, 2, types[2], K, 4, 8, C);
-    mma_tile_raw(16, 8, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
-    mma_scatter(w, rd, types[3], D);
+    mma_gather(w, ra, 0, types[0], M * K / 32, K, A);
+    mma_gather(w, rb, 1, types[1], 8 * K / 32, 8, B);
+    mma_gather(w, rc, 2, types[2], M / 4, 8, C);
+    mma_tile_raw(M, 8, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
+    mma_scatter(w, rd, types[3], M, D);
     return EV_NONE;
 }
 

@@ -187,8 +187,9 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define MMA_ACOL(mod) (((mod) >> 19) & 1)
 #define MMA_BCOL(mod) (((mod) >> 20) & 1)
 #define MMA_SATFINITE_BIT (1u << 21) /**< mma.sync .satfinite: s32 results clamped, not wrapped */
-/** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC). */
-enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4, MS_16_8_32 };
+/** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC): m16n8kK, and m8n8k4 (f64) and
+ *  m8n8k16 (s8, u8). */
+enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4, MS_16_8_32, MS_8_8_4, MS_8_8_16 };
 
 /** Geometries of tex, suld and sust (the PTX names 1d, 2d, 3d, a1d, a2d, cube, acube). */
 enum tex_geom { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
@@ -668,5 +669,8 @@ int wmma_frag_regs(int matrix, int type, int shape);
 void wmma_dims(int shape, int matrix, int *rows, int *cols);
 int mma_elem_bytes(int type);
 int mma_frag_regs(int matrix, int type, int shape);
+/** M and K of an mma.sync shape (N is 8 in every one). */
+int mma_shape_m(int shape);
+int mma_shape_k(int shape);
 
 #endif /* EMU_VM_IMPL_H */

@@ -299,6 +299,129 @@ START_TEST(mma_sync_s32_wraps_or_saturates)
 }
 END_TEST
 
+/* The f64 shapes' tables ("Matrix Fragments for mma.m8n8k4 with .f64", "mma.m16n8k4/k8/k16",
+ * their .f64 rows): M and K of shape @p s, and element i of lane l of a and b. C and D are
+ * frag_c()'s (m8n8k4 has its first two elements, rows 0 to 7). */
+static void f64_mk(int s, int *M, int *K)
+{
+    static const int ks[MMA_F64_SHAPES] = {4, 4, 8, 16};
+    *M = s == MMA_F64_M8N8K4 ? 8 : 16;
+    *K = ks[s];
+}
+
+static void frag_a_f64(int K, int i, int l, int *row, int *col)
+{
+    int g = l / 4, t = l % 4;
+    *row = i % 2 ? g + 8 : g;
+    if (K == 16)
+        *col = i % 2 == 0 ? i * 2 + t : i * 2 - 2 + t;
+    else
+        *col = i >= 2 ? t + 4 : t;
+}
+
+/* Every f64 mma.sync shape: D = A B + C in double, the elements of A a small integer plus a
+ * multiple of 2^-30 (lost in any fp32 path), every sum exact. */
+START_TEST(mma_sync_f64_every_shape_against_the_isa)
+{
+    for (int s = 0; s < MMA_F64_SHAPES; s++) {
+        int M, K;
+        f64_mk(s, &M, &K);
+        double A[16 * 16], B[16 * 8], C[16 * 8], a[256] = {0}, b[128] = {0}, c[128] = {0}, d[128];
+        for (int r = 0; r < M; r++)
+            for (int k = 0; k < K; k++)
+                A[r * K + k] = (r * 3 + k + s) % 7 - 3 + ldexp((r + 2 * k) % 5, -30);
+        for (int k = 0; k < K; k++)
+            for (int col = 0; col < 8; col++)
+                B[k * 8 + col] = ((k * 5 + col) % 9 - 4) * 0.5;
+        for (int i = 0; i < M * 8; i++)
+            C[i] = (i % 13 - 6) * 0.25 + ldexp(i % 3, -40);
+        for (int l = 0; l < 32; l++) {
+            int r, col;
+            for (int i = 0; i < M * K / 32; i++) {
+                frag_a_f64(K, i, l, &r, &col);
+                a[8 * l + i] = A[r * K + col];
+            }
+            for (int i = 0; i < K / 4; i++) /* row t + 4 i, column g */
+                b[4 * l + i] = B[(l % 4 + 4 * i) * 8 + l / 4];
+            for (int i = 0; i < M / 4; i++) {
+                frag_c(i, l, &r, &col);
+                c[4 * l + i] = C[r * 8 + col];
+            }
+        }
+        double *dev[4];
+        const double *host[3] = {a, b, c};
+        for (int i = 0; i < 4; i++)
+            CUDA_CHECK(cudaMalloc((void **)&dev[i], 256 * sizeof(double)));
+        for (int i = 0; i < 3; i++)
+            CUDA_CHECK(cudaMemcpy(dev[i], host[i], (i ? 128 : 256) * sizeof(double),
+                                  cudaMemcpyHostToDevice));
+        cudaError_t err = tensor_mma_f64(s, dev[0], dev[1], dev[2], dev[3]);
+        ck_assert_msg(err == cudaSuccess, "f64 mma m%dn8k%d: %s", M, K, cudaGetErrorString(err));
+        CUDA_CHECK(cudaMemcpy(d, dev[3], 128 * sizeof(double), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 4; i++)
+            CUDA_CHECK(cudaFree(dev[i]));
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < M / 4; i++) {
+                int r, col;
+                frag_c(i, l, &r, &col);
+                double want = C[r * 8 + col];
+                for (int k = 0; k < K; k++)
+                    want += A[r * K + k] * B[k * 8 + col];
+                ck_assert_msg(d[4 * l + i] == want,
+                              "f64 mma m%dn8k%d: lane %d d%d (row %d col %d) = %.17g, want %.17g",
+                              M, K, l, i, r, col, d[4 * l + i], want);
+            }
+    }
+}
+END_TEST
+
+/* m8n8k16 (Turing's 8-bit form), s8 x s8 and u8 x s8: a lane's register of a holds row g,
+ * columns 4t to 4t + 3; of b rows 4t to 4t + 3, column g; c and d row g, columns 2t and 2t + 1. */
+START_TEST(mma_sync_m8n8k16_against_the_isa)
+{
+    for (int u = 0; u < 2; u++) {
+        int A[8 * 16], B[16 * 8], C[8 * 8];
+        uint32_t a[32] = {0}, b[32] = {0}, c[64], d[64];
+        for (int i = 0; i < 8 * 16; i++) {
+            A[i] = u ? (i * 37) % 251 : (i * 37) % 251 - 125; /* u8 to 250, s8 -125 to 125 */
+            B[i] = (i * 53) % 255 - 127;
+        }
+        for (int i = 0; i < 64; i++)
+            C[i] = i * 1001 - 30000;
+        for (int l = 0; l < 32; l++) {
+            int g = l / 4, t = l % 4;
+            for (int j = 0; j < 4; j++) {
+                a[l] |= (uint32_t)(uint8_t)A[g * 16 + 4 * t + j] << (8 * j);
+                b[l] |= (uint32_t)(uint8_t)B[(4 * t + j) * 8 + g] << (8 * j);
+            }
+            c[2 * l] = (uint32_t)C[g * 8 + 2 * t];
+            c[2 * l + 1] = (uint32_t)C[g * 8 + 2 * t + 1];
+        }
+        uint32_t *dev[4];
+        const uint32_t *host[3] = {a, b, c};
+        for (int i = 0; i < 4; i++)
+            CUDA_CHECK(cudaMalloc((void **)&dev[i], 64 * 4));
+        for (int i = 0; i < 3; i++)
+            CUDA_CHECK(cudaMemcpy(dev[i], host[i], (i == 2 ? 64 : 32) * 4, cudaMemcpyHostToDevice));
+        cudaError_t err = tensor_mma_m8n8k16(u, dev[0], dev[1], dev[2], dev[3]);
+        ck_assert_msg(err == cudaSuccess, "m8n8k16 %s: %s", u ? "u8" : "s8",
+                      cudaGetErrorString(err));
+        CUDA_CHECK(cudaMemcpy(d, dev[3], 64 * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 4; i++)
+            CUDA_CHECK(cudaFree(dev[i]));
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < 2; i++) {
+                int row = l / 4, col = 2 * (l % 4) + i, want = C[row * 8 + col];
+                for (int k = 0; k < 16; k++)
+                    want += A[row * 16 + k] * B[k * 8 + col];
+                ck_assert_msg((int32_t)d[2 * l + i] == want,
+                              "m8n8k16 %s: lane %d d%d (row %d col %d) = %d, want %d",
+                              u ? "u8" : "s8", l, i, row, col, (int32_t)d[2 * l + i], want);
+            }
+    }
+}
+END_TEST
+
 /* An mma.sync form the VM does not run fails its launch in one line naming the instruction. */
 START_TEST(mma_sync_form_not_emulated_fails_loudly)
 {
@@ -603,6 +726,9 @@ int main(int argc, char **argv)
         {"mma_sync_nan_row_is_the_canonical_nan", mma_sync_nan_row_is_the_canonical_nan, CASE_GPU,
          60},
         {"mma_sync_s32_wraps_or_saturates", mma_sync_s32_wraps_or_saturates, CASE_GPU, 60},
+        {"mma_sync_f64_every_shape_against_the_isa", mma_sync_f64_every_shape_against_the_isa,
+         CASE_GPU, 60},
+        {"mma_sync_m8n8k16_against_the_isa", mma_sync_m8n8k16_against_the_isa, CASE_GPU, 60},
         {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,
          CASE_GPU, 60},
         {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},

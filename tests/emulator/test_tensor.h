@@ -38,6 +38,24 @@ enum mma_form {
 cudaError_t tensor_mma(int form, const uint32_t *a, const uint32_t *b, const uint32_t *c,
                        uint32_t *d);
 
+/** The f64 mma.sync shapes tensor_mma_f64() runs (.row.col.f64.f64.f64.f64). */
+enum mma_f64_shape {
+    MMA_F64_M8N8K4,   /**< m8n8k4 (sm_80) */
+    MMA_F64_M16N8K4,  /**< m16n8k4 (sm_90) */
+    MMA_F64_M16N8K8,  /**< m16n8k8 (sm_90) */
+    MMA_F64_M16N8K16, /**< m16n8k16 (sm_90) */
+    MMA_F64_SHAPES
+};
+
+/** One warp: lane l loads its registers a[8 l ..], b[4 l ..], c[4 l ..] (as many as the shape
+ *  has), runs the f64 mma.sync of @p shape and stores its d registers to d[4 l ..]. */
+cudaError_t tensor_mma_f64(int shape, const double *a, const double *b, const double *c, double *d);
+
+/** One warp: lane l holds a[l], b[l] and c[2 l ..]; mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32
+ *  (.u8 for a when @p unsigned_a) stores its d registers to d[2 l ..]. */
+cudaError_t tensor_mma_m8n8k16(int unsigned_a, const uint32_t *a, const uint32_t *b,
+                               const uint32_t *c, uint32_t *d);
+
 /** One warp, 4 x 64 halves m (four 8 x 8 matrices) staged in shared memory with row r of matrix i
  *  at row slot 8 i + (3 r) % 8: out[128 k + 4 l + i] = register i of lane l after ldmatrix variant
  *  k (0 x1, 1 x2, 2 x4, 3 x1.trans, 4 x2.trans, 5 x4.trans); registers a variant lacks are 0. */

@@ -118,6 +118,83 @@ extern "C" cudaError_t tensor_mma(int form, const uint32_t *a, const uint32_t *b
     return cudaDeviceSynchronize();
 }
 
+#define F(i) "d"(x[i])
+static __global__ void mma_f64_kernel(int shape, const double *A, const double *B, const double *C,
+                                      double *D)
+{
+    int l = threadIdx.x;
+    double x[16], d[4] = {0, 0, 0, 0}; /* a in x[0 .. 7], b in x[8 .. 11], c in x[12 .. 15] */
+    for (int i = 0; i < 8; i++)
+        x[i] = A[8 * l + i];
+    for (int i = 0; i < 4; i++) {
+        x[8 + i] = B[4 * l + i];
+        x[12 + i] = C[4 * l + i];
+    }
+    switch (shape) {
+    case MMA_F64_M8N8K4:
+        asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, "
+                     "{%4, %5};"
+                     : "=d"(d[0]), "=d"(d[1])
+                     : F(0), F(8), F(12), F(13));
+        break;
+    case MMA_F64_M16N8K4:
+        asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, "
+                     "%5}, {%6}, {%7, %8, %9, %10};"
+                     : "=d"(d[0]), "=d"(d[1]), "=d"(d[2]), "=d"(d[3])
+                     : F(0), F(1), F(8), F(12), F(13), F(14), F(15));
+        break;
+    case MMA_F64_M16N8K8:
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, "
+                     "%5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                     : "=d"(d[0]), "=d"(d[1]), "=d"(d[2]), "=d"(d[3])
+                     : F(0), F(1), F(2), F(3), F(8), F(9), F(12), F(13), F(14), F(15));
+        break;
+    case MMA_F64_M16N8K16:
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, "
+                     "%5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%16, %17, %18, %19};"
+                     : "=d"(d[0]), "=d"(d[1]), "=d"(d[2]), "=d"(d[3])
+                     : F(0), F(1), F(2), F(3), F(4), F(5), F(6), F(7), F(8), F(9), F(10), F(11),
+                       F(12), F(13), F(14), F(15));
+        break;
+    }
+    for (int i = 0; i < 4; i++)
+        D[4 * l + i] = d[i];
+}
+#undef F
+
+extern "C" cudaError_t tensor_mma_f64(int shape, const double *a, const double *b, const double *c,
+                                      double *d)
+{
+    mma_f64_kernel<<<1, 32>>>(shape, a, b, c, d);
+    return cudaDeviceSynchronize();
+}
+
+static __global__ void mma_m8n8k16_kernel(int unsigned_a, const uint32_t *A, const uint32_t *B,
+                                          const uint32_t *C, uint32_t *D)
+{
+    int l = threadIdx.x;
+    uint32_t a = A[l], b = B[l], c0 = C[2 * l], c1 = C[2 * l + 1], d0, d1;
+    if (unsigned_a)
+        asm volatile("mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32 {%0, %1}, {%2}, {%3}, "
+                     "{%4, %5};"
+                     : "=r"(d0), "=r"(d1)
+                     : "r"(a), "r"(b), "r"(c0), "r"(c1));
+    else
+        asm volatile("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%0, %1}, {%2}, {%3}, "
+                     "{%4, %5};"
+                     : "=r"(d0), "=r"(d1)
+                     : "r"(a), "r"(b), "r"(c0), "r"(c1));
+    D[2 * l] = d0;
+    D[2 * l + 1] = d1;
+}
+
+extern "C" cudaError_t tensor_mma_m8n8k16(int unsigned_a, const uint32_t *a, const uint32_t *b,
+                                          const uint32_t *c, uint32_t *d)
+{
+    mma_m8n8k16_kernel<<<1, 32>>>(unsigned_a, a, b, c, d);
+    return cudaDeviceSynchronize();
+}
+
 /* ---- ldmatrix and stmatrix ---------------------------------------------------------------- */
 
 /* The shared address lane @p l gives: row l % 8 of matrix l / 8, kept at row slot
