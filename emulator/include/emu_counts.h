@@ -71,6 +71,10 @@ struct vm_counters {
                                           phase not yet seen complete by that warp), or issued
                                           between the operation's issue and the wait_group that
                                           retires it */
+    uint64_t fp64_insts; /**< f64 arithmetic, compares, min and max (add, sub, mul, fma, div, rcp,
+                              sqrt, rsqrt, setp, min, max) over lanes whose predicate is on, also
+                              in class_insts[VM_CLASS_FP]: the FP64 units' work */
+    uint64_t dmma_flops; /**< the tensor_flops of f64 mma.sync and wmma.mma (DMMA) */
 };
 
 /** How a launch ended. */

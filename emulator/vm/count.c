@@ -161,6 +161,15 @@ static uint64_t flops(const struct insn *in)
     }
 }
 
+/* 1 for an f64 instruction of the FP64 units (DADD, DMUL, DFMA, DSETP, DMNMX and the sequences
+ * ptxas makes of division, reciprocal and square roots); f64 abs, neg and copysign are operand
+ * modifiers and bit operations. */
+static int fp64_unit(enum op op)
+{
+    return op == OP_ARITH_F64 || op == OP_RSQRT_F64 || op == OP_SETP_F64 || op == OP_MIN_F64 ||
+           op == OP_MAX_F64;
+}
+
 /* The multiply-adds of one mma instruction: M * N * K of its shape. */
 static uint64_t mma_macs(const struct insn *in)
 {
@@ -180,6 +189,7 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     c->thread_insts += (uint64_t)__builtin_popcount(active);
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
+    c->fp64_insts += fp64_unit(in->op) ? n : 0;
     if (x->launch->model)
         model_insn(x->launch->model, w->index, in);
     ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM ? in : NULL;
@@ -190,6 +200,7 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     else if ((in->op == OP_WMMA_MMA || in->op == OP_MMA_SYNC) && m) {
         c->flops += 2 * mma_macs(in);
         c->tensor_flops += 2 * mma_macs(in);
+        c->dmma_flops += MMA_AT(in->mod) == MT_F64 ? 2 * mma_macs(in) : 0;
         c->overlapped_flops += vm_async_pending(w) ? 2 * mma_macs(in) : 0;
     }
 }

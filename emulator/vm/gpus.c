@@ -26,6 +26,10 @@
  *    the rows without wgmma.
  *  - fp32 atomic adds to one address: ATOM_F32_CLOCKS (below), measured on an RTX A6000 and
  *    assumed for every row (no measurement of another chip was found).
+ *  - FP64 units: the whitepapers' SM diagrams (2 an SM on Turing TU104, GA102 and Ada AD104,
+ *    1/32 and 1/64 of their fp32 rates; 32 on GA100, 64 on GH100, half of fp32); f64 Tensor
+ *    Core rates from the A100 (19.5 TFLOP/s) and H100 SXM and H200 (67) datasheets, none on
+ *    the other chips.
  */
 #include "gpus.h"
 
@@ -61,7 +65,7 @@
 #define GA102_ROW(key, what, sms, mhz, tensor, dram, src)                                          \
     {                                                                                              \
         key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
-            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, src            \
+            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, 0, src      \
     }
 
 /* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
@@ -69,7 +73,7 @@
 #define GA100_ROW(key, what, dram, src)                                                            \
     {                                                                                              \
         key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB, 5120,     \
-            dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, src                                  \
+            dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, 19.5, src                        \
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
@@ -78,7 +82,7 @@
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
             228 * KIB, 256 * KIB, 50 * MIB, 132 * A100_L2_PER_SM, dram, 64, 32, 33, 260, 600, 3.0, \
-            ATOM_F32_CLOCKS, src                                                                   \
+            ATOM_F32_CLOCKS, 64, 67, src                                                           \
     }
 
 static const struct model_gpu table[] = {
@@ -104,6 +108,8 @@ static const struct model_gpu table[] = {
      450,
      3.0,
      ATOM_F32_CLOCKS,
+     2,
+     0,
      "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
      "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
     GA102_ROW(
@@ -143,6 +149,8 @@ static const struct model_gpu table[] = {
      500,
      3.0,
      ATOM_F32_CLOCKS,
+     2,
+     0,
      "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
      "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
     GH100_ROW("h100", "NVIDIA H100 SXM5 80GB (sm_90)", 3350,
@@ -189,11 +197,15 @@ static const struct field {
               D(mma_tflops),  D(wgmma_tflops), U(schedulers), U(regs_per_sm),
               U(smem_per_sm), U(l1_per_sm),    D(l2_bytes),   D(l2_bytes_per_clk),
               D(dram_gbs),    U(max_warps),    U(max_blocks), U(lat_l1),
-              U(lat_l2),      U(lat_dram),     D(launch_us),  D(atom_f32_clk)};
+              U(lat_l2),      U(lat_dram),     D(launch_us),  D(atom_f32_clk),
+              U(fp64_lanes),  D(dmma_tflops)};
 #define NFIELDS (sizeof fields / sizeof fields[0])
-#define MMA_FIELD 4   /* fields[4], mma_tflops, and fields[5], wgmma_tflops: the ones a file */
-#define WGMMA_FIELD 5 /* may leave out (the dense rate) */
-#define ATOM_F32_FIELD (NFIELDS - 1) /* optional too: ATOM_F32_CLOCKS */
+#define MMA_FIELD 4       /* fields[4], mma_tflops, and fields[5], wgmma_tflops: the ones a file */
+#define WGMMA_FIELD 5     /* may leave out (the dense rate) */
+#define ATOM_F32_FIELD 19 /* optional too: ATOM_F32_CLOCKS, */
+#define FP64_FIELD 20     /* 2 FP64 units an SM, */
+#define DMMA_FIELD 21     /* and no f64 Tensor Cores */
+#define FP64_DEFAULT 2
 
 /* @p s without leading and trailing blanks (in place). */
 static char *trim(char *s)
@@ -271,10 +283,11 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
         g->wgmma_tflops = g->tensor_tflops;
         seen |= 1u << WGMMA_FIELD;
     }
-    if (!(seen & (1u << ATOM_F32_FIELD))) {
+    if (!(seen & (1u << ATOM_F32_FIELD)))
         g->atom_f32_clk = ATOM_F32_CLOCKS;
-        seen |= 1u << ATOM_F32_FIELD;
-    }
+    if (!(seen & (1u << FP64_FIELD)))
+        g->fp64_lanes = FP64_DEFAULT;
+    seen |= 1u << ATOM_F32_FIELD | 1u << FP64_FIELD | 1u << DMMA_FIELD; /* dmma_tflops: 0 */
     for (size_t i = 0; i < NFIELDS; i++)
         if (!(seen & (1u << i))) {
             snprintf(err, err_size, "%s: no value for '%s'", path, fields[i].name);

@@ -13,8 +13,10 @@
  * what the blocks' shared memory leaves of the SM's L1).
  *
  * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
- *   fp32    thread fp32 instructions / fp32 lanes
- *   tensor  mma.sync flops / the SM's mma.sync rate + wgmma flops / its wgmma rate
+ *   fp32    thread fp32 instructions (the FP class but f64) / fp32 lanes
+ *   fp64    thread f64 arithmetic instructions / FP64 lanes
+ *   tensor  mma.sync flops / the SM's mma.sync rate + f64 mma flops / its f64 Tensor Core rate
+ *           (its FP64 units' without one) + wgmma flops / its wgmma rate
  *   issue   warp instructions / schedulers, but a producer warp's (TMA copies for other warps'
  *           wgmma and none of its own: it issues from its own warp slots)
  *   lsu     shared wavefronts (a thread's adjacent aligned accesses merged into one of up to
@@ -866,8 +868,8 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
 
 const char *model_bound_name(enum model_bound b)
 {
-    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor", "issue",   "lsu",
-                                                     "l2",   "dram",   "latency", "atomic"};
+    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor",  "issue",  "lsu", "l2",
+                                                     "dram", "latency", "atomic", "fp64"};
     return names[b];
 }
 
@@ -909,22 +911,26 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     const struct vm_counters *c = &e->counters;
     double ms = 1e3 / (g->clock_mhz * 1e6);
     double per_sm = busiest_sm_blocks(m), share = per_sm / (double)m->blocks;
-    double fp32_flops =
-        2.0 * (double)c->class_insts[VM_CLASS_FMA32] + (double)c->class_insts[VM_CLASS_FP];
-    double wgmma_flops = (double)c->wgmma_flops, other = fp32_flops + wgmma_flops;
-    double mma_flops = (double)c->flops > other ? (double)c->flops - other : 0;
+    double wgmma_flops = (double)c->wgmma_flops, dmma_flops = (double)c->dmma_flops;
+    double mma_flops = (double)c->tensor_flops - dmma_flops;
     double wgmma_tflops = g->wgmma_tflops > 0 ? g->wgmma_tflops : g->mma_tflops;
+    /* f64 mma on Tensor Cores that have no f64 path runs on the FP64 units */
+    double dmma_tflops =
+        g->dmma_tflops > 0 ? g->dmma_tflops : 2.0 * g->fp64_lanes * g->sms * g->clock_mhz * 1e-6;
+    double fp64 = (double)c->fp64_insts;
     double resident = resident_blocks(m) * m->warps_per_block;
     /* a pipeline's warp has the copies it issued before its first barrier in flight */
     double ahead = t->async_ahead / (double)m->blocks;
     e->bound_ms[MODEL_FP32] =
-        (double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) * share /
+        ((double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) - fp64) * share /
         g->fp32_lanes * ms;
-    /* mma.sync and wgmma run at their own rates on the same Tensor Cores: their times add, on
-     * the busiest SM (its share of the blocks, at its share of the GPU's rate) */
+    e->bound_ms[MODEL_FP64] = fp64 * share / g->fp64_lanes * ms;
+    /* mma.sync, its f64 form and wgmma run at their own rates on the same Tensor Cores: their
+     * times add, on the busiest SM (its share of the blocks, at its share of the GPU's rate) */
     e->bound_ms[MODEL_TENSOR] =
-        (mma_flops / (g->mma_tflops * 1e12) + wgmma_flops / (wgmma_tflops * 1e12)) * share *
-        g->sms * 1e3;
+        (mma_flops / (g->mma_tflops * 1e12) + dmma_flops / (dmma_tflops * 1e12) +
+         wgmma_flops / (wgmma_tflops * 1e12)) *
+        share * g->sms * 1e3;
     /* t->sass: every warp's instructions but a producer's (it issues from its own warp slots
      * while the consumers issue theirs, and waits the rest of the time) */
     e->bound_ms[MODEL_ISSUE] = t->sass * share / g->schedulers * ms;
@@ -1033,8 +1039,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
 
 /* The time, in ms, of the busiest SM's @p warps resident warps on its pipes: exact mean value
  * analysis of a closed queueing network (Reiser and Lavenberg, 1980). Each warp visits every
- * pipe of the SM in turn (fp32, tensor, issue, lsu), taking its share of that pipe's work (the
- * pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
+ * pipe of the SM in turn (fp32, fp64, tensor, issue, lsu), taking its share of that pipe's work
+ * (the pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
  * between. With many warps the busiest pipe sets the time (the largest bound); with few, the
  * pipes a warp feeds in turn add up as well as overlapping with the other warps', as in-order
  * issue makes them. Warps that wait for the same loads leave together, @p group at a time: a
@@ -1042,7 +1048,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
  * them: the busiest pipe's, and the others' for one warp of the group). */
 static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps, double group)
 {
-    static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
+    static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_FP64, MODEL_TENSOR, MODEL_ISSUE,
+                                                MODEL_LSU};
     enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
     double queue[NPIPES] = {0}, per_group = 0;
     warps = fmax(warps, 1);

@@ -38,6 +38,7 @@ enum model_bound {
     MODEL_LATENCY, /**< loads in flight too few for their latency (Little's law), or a block's
                         exposed load latency sets the time and is the larger part of it */
     MODEL_ATOMIC,  /**< global atomics on one address, applied one at a time */
+    MODEL_FP64,    /**< f64 arithmetic over the SM's FP64 units */
     MODEL_NBOUNDS
 };
 

@@ -343,6 +343,8 @@ static const struct {
     {"wgmma_insts", AT(wgmma_insts)},
     {"wgmma_flops", AT(wgmma_flops)},
     {"wgmma_overlapped_flops", AT(wgmma_overlapped_flops)},
+    {"fp64_insts", AT(fp64_insts)},
+    {"dmma_flops", AT(dmma_flops)},
 #undef AT
 };
 

@@ -66,6 +66,13 @@
 #    0.85 times the tiles' DRAM time. Loaded into registers
 #    while the tile before is worked on (1024 clocks of issue a tile), the same tiles arrive
 #    meanwhile: exposed less than a tenth of that.
+# 13. f64 (test_model_kernels.cu's model_f64, model_dmma): 132 blocks of 256 threads, 512
+#    fma.rn.f64 a thread, are 2^16 lanes an SM over the h100's 64 FP64 units: 2048 clocks at 1980
+#    MHz, fp64_ms 0.0010343, bound fp64, and nothing on the fp32 pipe; on the rtx3090 row (2 FP64
+#    units an SM, 82 SMs: 2 blocks on the busiest) 131072 clocks at 1695 MHz, 0.077329 ms. 132
+#    warps' 64 mma.sync m8n8k4 in f64 (512 flops each) are 4325376 flops at the h100's 67 TFLOP/s
+#    of f64 Tensor Cores: tensor_ms 6.4558e-05; the rtx3090 has none, and its 2 blocks an SM run
+#    them on the FP64 units, 4 flops a clock: 16384 clocks, 0.0096661 ms (each within 1%).
 # 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample and
 #    without: the first wave's blocks (1056) all run the same instructions, so the tail is the
 #    grid's last block (1057 sampled); each count within 2%, and the time within 2%. 4000 blocks
@@ -183,8 +190,8 @@ lone() { # KEY: from the lone warp's line
     of "$out/copy" model_lone_warp "$1"
 }
 awk -v ms="$(lone ms)" -v f="$(lone fp32_ms)" -v t="$(lone tensor_ms)" -v i="$(lone issue_ms)" \
-    -v l="$(lone lsu_ms)" -v lat="$(lone latency_ms)" 'BEGIN {
-    sum = f + t + i + l + lat
+    -v l="$(lone lsu_ms)" -v lat="$(lone latency_ms)" -v d="$(lone fp64_ms)" 'BEGIN {
+    sum = f + d + t + i + l + lat
     if (ms - 0.003 < 0.99 * sum || ms - 0.003 > 1.01 * sum) {
         printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes and its latency (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 189, ms, sum; exit 1 } }'
 rows=$(of "$out/copy" model_rows smem_wavefronts)
@@ -200,4 +207,17 @@ awk -v ms="$(convoy ms)" -v f="$(convoy fp32_ms)" -v t="$(convoy tensor_ms)" -v 
     most = f; most = t > most ? t : most; most = i > most ? i : most; most = l > most ? l : most
     if (!(lat > 0) || ms - 0.003 < 0.99 * (lat + most)) {
         printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 202, ms, lat, most; exit 1 } }'
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together"
+LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=rtx3090 COURSE_EMU_MODEL_OUT=$out/ga102 "$bin" 4096
+near() { # LINE WHAT GOT WANT: within 1%
+    awk -v g="$3" -v w="$4" -v l="$1" -v what="$2" 'BEGIN { if (!(g >= 0.99 * w && g <= 1.01 * w)) {
+        printf "test_model.sh:%d: %s: %s, want %s (within 1%%)\n", l, what, g, w; exit 1 } }'
+}
+near 215 "512 fma.f64 a thread on the h100: fp64_ms" "$(of "$out/copy" model_f64 fp64_ms)" 0.0010343
+[ "$(of "$out/copy" model_f64 bound)" = fp64 ] && [ "$(of "$out/copy" model_f64 fp32_ms)" = 0 ] || {
+    echo "test_model.sh:216: f64 arithmetic on the h100: bound $(of "$out/copy" model_f64 bound), fp32_ms $(of "$out/copy" model_f64 fp32_ms); want fp64 and 0 (f64 is not the fp32 pipe's work)"
+    exit 1
+}
+near 220 "the same on the rtx3090 row (2 FP64 units an SM): fp64_ms" "$(of "$out/ga102" model_f64 fp64_ms)" 0.077329
+near 221 "64 mma.sync m8n8k4 f64 a warp on the h100 (67 TFLOP/s): tensor_ms" "$(of "$out/copy" model_dmma tensor_ms)" 6.4558e-05
+near 222 "the same on the rtx3090 row (no f64 Tensor Cores: its FP64 units): tensor_ms" "$(of "$out/ga102" model_dmma tensor_ms)" 0.0096661
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates"

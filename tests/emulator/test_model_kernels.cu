@@ -297,3 +297,49 @@ void model_ragged(int blocks, const float *d_x, float *d_y)
 {
     model_ragged_kernel<<<blocks, 256>>>(d_x, d_y);
 }
+
+/* Thread t's 512 f64 multiply-adds, 8 a step of a loop, on a value of its own. */
+static __global__ void model_f64_kernel(double *y)
+{
+    double v = threadIdx.x, m = 0.999, c = 0.5;
+    for (int k = 0; k < 64; k++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(v) : "d"(m), "d"(c));
+    y[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+void model_f64(void)
+{
+    double *y;
+    if (cudaMalloc((void **)&y, 132 * 256 * sizeof(double)) == cudaSuccess) {
+        model_f64_kernel<<<132, 256>>>(y);
+        cudaDeviceSynchronize();
+        cudaFree(y);
+    }
+}
+
+/* One warp's 64 mma.sync m8n8k4 in f64, each accumulating into the last (sm_80 on: the PTX the
+ * emulator reads). */
+static __global__ void model_dmma_kernel(double *y)
+{
+#if __CUDA_ARCH__ >= 800
+    double a = threadIdx.x, b = 0.5, d0 = 0, d1 = 0;
+    for (int k = 0; k < 64; k++)
+        asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, "
+                     "{%0, %1};"
+                     : "+d"(d0), "+d"(d1)
+                     : "d"(a), "d"(b));
+    y[blockIdx.x * 32 + threadIdx.x] = d0 + d1;
+#endif
+}
+
+void model_dmma(void)
+{
+    double *y;
+    if (cudaMalloc((void **)&y, 132 * 32 * sizeof(double)) == cudaSuccess) {
+        model_dmma_kernel<<<132, 32>>>(y);
+        cudaDeviceSynchronize();
+        cudaFree(y);
+    }
+}

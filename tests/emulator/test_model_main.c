@@ -8,8 +8,8 @@
  * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and warp-specialised, 132 blocks of 32
  * warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB loaded then
- * used and prefetched, and 4000 blocks whose work differs, for test_model.sh (the time model's
- * test).
+ * used and prefetched, 4000 blocks whose work differs, and f64 arithmetic and mma.sync, for
+ * test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -59,6 +59,8 @@ int main(int argc, char **argv)
         model_big_tiles(132, 8, d_x, d_y, prefetch); /* one block an SM, 8 tiles of 32 KiB */
     if (n >= 4000 * 256) /* 3.8 waves of 8 blocks an SM on the h100, whose work differs */
         model_ragged(4000, d_x, d_y);
+    model_f64();
+    model_dmma();
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));

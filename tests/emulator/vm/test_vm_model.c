@@ -267,8 +267,8 @@ static int load_gpu(const char *extra, struct model_gpu *g, char *err, size_t si
 }
 
 /* The optional fields take their defaults (the dense Tensor rate, gpus.c's 3 clocks an fp32
- * atomic add), or the file's value; a missing field or a line the table does not know is one
- * line that names it. */
+ * atomic add, 2 FP64 units an SM and no f64 Tensor Cores), or the file's value; a missing field or
+ * a line the table does not know is one line that names it. */
 START_TEST(gpu_file_fields)
 {
     struct model_gpu g;
@@ -279,9 +279,15 @@ START_TEST(gpu_file_fields)
     ck_assert_double_eq(g.mma_tflops, 65);
     ck_assert_double_eq(g.wgmma_tflops, 65);
     ck_assert_double_eq(g.atom_f32_clk, 3.0);
-    ck_assert_msg(!load_gpu("dram_gbs = 320\natom_f32_clk = 1.5\n", &g, err, sizeof err),
+    ck_assert_uint_eq(g.fp64_lanes, 2);
+    ck_assert_double_eq(g.dmma_tflops, 0);
+    ck_assert_msg(!load_gpu("dram_gbs = 320\natom_f32_clk = 1.5\nfp64_lanes = 32\n"
+                            "dmma_tflops = 19.5\n",
+                            &g, err, sizeof err),
                   "%s:%d: %s", __FILE__, __LINE__, err);
     ck_assert_double_eq(g.atom_f32_clk, 1.5);
+    ck_assert_uint_eq(g.fp64_lanes, 32);
+    ck_assert_double_eq(g.dmma_tflops, 19.5);
     ck_assert_int_eq(load_gpu("", &g, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "no value for 'dram_gbs'"), "%s:%d: %s", __FILE__, __LINE__, err);
     ck_assert_int_eq(load_gpu("dram_gbs = 320\nwarp_size = 32\n", &g, err, sizeof err), -1);
