@@ -75,6 +75,9 @@ struct vm_counters {
                               sqrt, rsqrt, setp, min, max) over lanes whose predicate is on, also
                               in class_insts[VM_CLASS_FP]: the FP64 units' work */
     uint64_t dmma_flops; /**< the tensor_flops of f64 mma.sync and wmma.mma (DMMA) */
+    uint64_t sfu_insts;  /**< fp32 special functions (ex2, lg2, sin, cos, tanh, rcp, sqrt, rsqrt,
+                              div: one MUFU operation each) over lanes whose predicate is on, also
+                              in class_insts[VM_CLASS_FP] */
 };
 
 /** How a launch ended. */

@@ -170,6 +170,27 @@ static int fp64_unit(enum op op)
            op == OP_MAX_F64;
 }
 
+/* 1 for an fp32 instruction that is, or whose SASS sequence holds, one operation of the SM's
+ * special function units (MUFU: EX2, LG2, SIN, COS, TANH, RCP, SQRT, RSQ; a division's and an
+ * IEEE reciprocal's or square root's refinement is fp32 arithmetic around one of them). */
+static int special_function(enum op op)
+{
+    switch (op) {
+    case OP_EX2_F32:
+    case OP_LG2_F32:
+    case OP_SIN_F32:
+    case OP_COS_F32:
+    case OP_TANH_F32:
+    case OP_RCP_F32:
+    case OP_SQRT_F32:
+    case OP_RSQRT_F32:
+    case OP_DIV_F32:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The multiply-adds of one mma instruction: M * N * K of its shape. */
 static uint64_t mma_macs(const struct insn *in)
 {
@@ -189,7 +210,10 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     c->thread_insts += (uint64_t)__builtin_popcount(active);
     c->class_insts[vm_op_class[in->op]] += n;
     c->flops += n * flops(in);
-    c->fp64_insts += fp64_unit(in->op) ? n : 0;
+    if (vm_op_class[in->op] == VM_CLASS_FP) { /* the FP64 units' and the SFUs' work among it */
+        c->fp64_insts += fp64_unit(in->op) ? n : 0;
+        c->sfu_insts += special_function(in->op) ? n : 0;
+    }
     if (x->launch->model)
         model_insn(x->launch->model, w->index, in);
     ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM ? in : NULL;

@@ -26,6 +26,7 @@
  *    the rows without wgmma.
  *  - fp32 atomic adds to one address: ATOM_F32_CLOCKS (below), measured on an RTX A6000 and
  *    assumed for every row (no measurement of another chip was found).
+ *  - special functions: SFU (below), 16 a clock an SM on every row.
  *  - FP64 units: the whitepapers' SM diagrams (2 an SM on Turing TU104, GA102 and Ada AD104,
  *    1/32 and 1/64 of their fp32 rates; 32 on GA100, 64 on GH100, half of fp32); f64 Tensor
  *    Core rates from the A100 (19.5 TFLOP/s) and H100 SXM and H200 (67) datasheets, none on
@@ -58,6 +59,12 @@
  * log reports (R100001/Programming-Massively-Parallel-Processors, a histogram of zeros): the one
  * clock an integer update takes in the model. */
 #define ATOM_F32_CLOCKS 3.0
+/* fp32 special functions (MUFU: reciprocal, reciprocal square root, base-2 logarithm and
+ * exponential, sine, cosine) an SM completes a clock: 16 for compute capability 7.x to 9.0, the
+ * CUDA C++ Programming Guide's table of arithmetic instruction throughput. The FlashAttention-3
+ * paper's "3.9 TFLOPS of special functions" on an H100 SXM5 is the same rate (132 SMs x 16 x
+ * 1830 MHz). */
+#define SFU 16
 
 /* The RTX A6000 and the GeForce RTX 3090 are one chip, GA102 (compute capability 8.6), in
  * different boards: SMs, clocks, the Tensor Core rate (mma.sync's too), the DRAM bandwidth and the
@@ -65,7 +72,7 @@
 #define GA102_ROW(key, what, sms, mhz, tensor, dram, src)                                          \
     {                                                                                              \
         key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
-            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, 0, src      \
+            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, SFU, 0, src \
     }
 
 /* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
@@ -73,7 +80,7 @@
 #define GA100_ROW(key, what, dram, src)                                                            \
     {                                                                                              \
         key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB, 5120,     \
-            dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, 19.5, src                        \
+            dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, SFU, 19.5, src                   \
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
@@ -82,7 +89,7 @@
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
             228 * KIB, 256 * KIB, 50 * MIB, 132 * A100_L2_PER_SM, dram, 64, 32, 33, 260, 600, 3.0, \
-            ATOM_F32_CLOCKS, 64, 67, src                                                           \
+            ATOM_F32_CLOCKS, 64, SFU, 67, src                                                      \
     }
 
 static const struct model_gpu table[] = {
@@ -109,6 +116,7 @@ static const struct model_gpu table[] = {
      3.0,
      ATOM_F32_CLOCKS,
      2,
+     SFU,
      0,
      "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
      "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
@@ -150,6 +158,7 @@ static const struct model_gpu table[] = {
      3.0,
      ATOM_F32_CLOCKS,
      2,
+     SFU,
      0,
      "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
      "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
@@ -198,13 +207,14 @@ static const struct field {
               U(smem_per_sm), U(l1_per_sm),    D(l2_bytes),   D(l2_bytes_per_clk),
               D(dram_gbs),    U(max_warps),    U(max_blocks), U(lat_l1),
               U(lat_l2),      U(lat_dram),     D(launch_us),  D(atom_f32_clk),
-              U(fp64_lanes),  D(dmma_tflops)};
+              U(fp64_lanes),  U(sfu_lanes),    D(dmma_tflops)};
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define MMA_FIELD 4       /* fields[4], mma_tflops, and fields[5], wgmma_tflops: the ones a file */
 #define WGMMA_FIELD 5     /* may leave out (the dense rate) */
 #define ATOM_F32_FIELD 19 /* optional too: ATOM_F32_CLOCKS, */
 #define FP64_FIELD 20     /* 2 FP64 units an SM, */
-#define DMMA_FIELD 21     /* and no f64 Tensor Cores */
+#define SFU_FIELD 21      /* SFU results a clock, */
+#define DMMA_FIELD 22     /* and no f64 Tensor Cores */
 #define FP64_DEFAULT 2
 
 /* @p s without leading and trailing blanks (in place). */
@@ -287,7 +297,9 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
         g->atom_f32_clk = ATOM_F32_CLOCKS;
     if (!(seen & (1u << FP64_FIELD)))
         g->fp64_lanes = FP64_DEFAULT;
-    seen |= 1u << ATOM_F32_FIELD | 1u << FP64_FIELD | 1u << DMMA_FIELD; /* dmma_tflops: 0 */
+    if (!(seen & (1u << SFU_FIELD)))
+        g->sfu_lanes = SFU;
+    seen |= 1u << ATOM_F32_FIELD | 1u << FP64_FIELD | 1u << SFU_FIELD | 1u << DMMA_FIELD;
     for (size_t i = 0; i < NFIELDS; i++)
         if (!(seen & (1u << i))) {
             snprintf(err, err_size, "%s: no value for '%s'", path, fields[i].name);

@@ -42,6 +42,8 @@ struct model_gpu {
     unsigned fp64_lanes;     /**< f64 FMAs per SM per clock (the FP64 units). Optional in a GPU
                                   file: 2, an SM's since Turing on every GeForce, RTX, T- and
                                   L-series GPU */
+    unsigned sfu_lanes;      /**< fp32 special functions (ex2, sin, rcp, rsqrt, ...) per SM per
+                                  clock. Optional in a GPU file (16) */
     double dmma_tflops;      /**< f64 Tensor Core TFLOP/s (mma.sync and wmma in f64): 0 where
                                   the GPU has none, and f64 mma runs at its FP64 units' rate.
                                   Optional in a GPU file (0) */
@@ -57,7 +59,7 @@ const struct model_gpu *gpus_all(size_t *n);
 /**
  * Read a GPU from @p path: "field = value" lines with the names of struct model_gpu ('#'
  * starts a comment; name, full and source are text). Every numeric field must be given but
- * mma_tflops, wgmma_tflops, atom_f32_clk, fp64_lanes and dmma_tflops.
+ * mma_tflops, wgmma_tflops, atom_f32_clk, fp64_lanes, sfu_lanes and dmma_tflops.
  * Returns 0, or -1 with one line in @p err naming the file, line or missing field.
  */
 int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size);

@@ -13,8 +13,9 @@
  * what the blocks' shared memory leaves of the SM's L1).
  *
  * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
- *   fp32    thread fp32 instructions (the FP class but f64) / fp32 lanes
+ *   fp32    thread fp32 instructions (the FP class but f64 and special functions) / fp32 lanes
  *   fp64    thread f64 arithmetic instructions / FP64 lanes
+ *   sfu     thread fp32 special functions (ex2, sin, rcp, ...) / the SM's special function units
  *   tensor  mma.sync flops / the SM's mma.sync rate + f64 mma flops / its f64 Tensor Core rate
  *           (its FP64 units' without one) + wgmma flops / its wgmma rate
  *   issue   warp instructions / schedulers, but a producer warp's (TMA copies for other warps'
@@ -868,8 +869,8 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
 
 const char *model_bound_name(enum model_bound b)
 {
-    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor",  "issue",  "lsu", "l2",
-                                                     "dram", "latency", "atomic", "fp64"};
+    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor",  "issue",  "lsu",  "l2",
+                                                     "dram", "latency", "atomic", "fp64", "sfu"};
     return names[b];
 }
 
@@ -917,14 +918,15 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     /* f64 mma on Tensor Cores that have no f64 path runs on the FP64 units */
     double dmma_tflops =
         g->dmma_tflops > 0 ? g->dmma_tflops : 2.0 * g->fp64_lanes * g->sms * g->clock_mhz * 1e-6;
-    double fp64 = (double)c->fp64_insts;
+    double fp64 = (double)c->fp64_insts, sfu = (double)c->sfu_insts;
     double resident = resident_blocks(m) * m->warps_per_block;
     /* a pipeline's warp has the copies it issued before its first barrier in flight */
     double ahead = t->async_ahead / (double)m->blocks;
     e->bound_ms[MODEL_FP32] =
-        ((double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) - fp64) * share /
-        g->fp32_lanes * ms;
+        ((double)(c->class_insts[VM_CLASS_FMA32] + c->class_insts[VM_CLASS_FP]) - fp64 - sfu) *
+        share / g->fp32_lanes * ms;
     e->bound_ms[MODEL_FP64] = fp64 * share / g->fp64_lanes * ms;
+    e->bound_ms[MODEL_SFU] = sfu * share / g->sfu_lanes * ms;
     /* mma.sync, its f64 form and wgmma run at their own rates on the same Tensor Cores: their
      * times add, on the busiest SM (its share of the blocks, at its share of the GPU's rate) */
     e->bound_ms[MODEL_TENSOR] =
@@ -1039,8 +1041,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
 
 /* The time, in ms, of the busiest SM's @p warps resident warps on its pipes: exact mean value
  * analysis of a closed queueing network (Reiser and Lavenberg, 1980). Each warp visits every
- * pipe of the SM in turn (fp32, fp64, tensor, issue, lsu), taking its share of that pipe's work
- * (the pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
+ * pipe of the SM in turn (fp32, fp64, sfu, tensor, issue, lsu), taking its share of that pipe's
+ * work (the pipe's bound over the warps), and waits @p latency_ms (its loads' latency, per warp) in
  * between. With many warps the busiest pipe sets the time (the largest bound); with few, the
  * pipes a warp feeds in turn add up as well as overlapping with the other warps', as in-order
  * issue makes them. Warps that wait for the same loads leave together, @p group at a time: a
@@ -1048,8 +1050,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
  * them: the busiest pipe's, and the others' for one warp of the group). */
 static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps, double group)
 {
-    static const enum model_bound sm_pipes[] = {MODEL_FP32, MODEL_FP64, MODEL_TENSOR, MODEL_ISSUE,
-                                                MODEL_LSU};
+    static const enum model_bound sm_pipes[] = {MODEL_FP32,   MODEL_FP64,  MODEL_SFU,
+                                                MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
     enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
     double queue[NPIPES] = {0}, per_group = 0;
     warps = fmax(warps, 1);

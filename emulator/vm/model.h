@@ -39,6 +39,7 @@ enum model_bound {
                         exposed load latency sets the time and is the larger part of it */
     MODEL_ATOMIC,  /**< global atomics on one address, applied one at a time */
     MODEL_FP64,    /**< f64 arithmetic over the SM's FP64 units */
+    MODEL_SFU,     /**< fp32 special functions over the SM's special function units (MUFU) */
     MODEL_NBOUNDS
 };
 

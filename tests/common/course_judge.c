@@ -345,6 +345,7 @@ static const struct {
     {"wgmma_overlapped_flops", AT(wgmma_overlapped_flops)},
     {"fp64_insts", AT(fp64_insts)},
     {"dmma_flops", AT(dmma_flops)},
+    {"sfu_insts", AT(sfu_insts)},
 #undef AT
 };
 

@@ -62,6 +62,9 @@ void model_f64(void);
 /** 132 blocks of one warp, each 64 mma.sync m8n8k4 f64 (DMMA), 512 flops each. */
 void model_dmma(void);
 
+/** 132 blocks of 256 threads, each thread 512 ex2.approx.f32 (written as such). */
+void model_sfu(void);
+
 /** y[b * 256 + t] = (b % 7) * x[b * 256 + t], b < blocks (blocks of 256 threads). */
 void model_ragged(int blocks, const float *d_x, float *d_y);
 

@@ -73,6 +73,10 @@
 #    warps' 64 mma.sync m8n8k4 in f64 (512 flops each) are 4325376 flops at the h100's 67 TFLOP/s
 #    of f64 Tensor Cores: tensor_ms 6.4558e-05; the rtx3090 has none, and its 2 blocks an SM run
 #    them on the FP64 units, 4 flops a clock: 16384 clocks, 0.0096661 ms (each within 1%).
+# 14. Special functions (model_sfu): the same grid, 512 ex2.approx.f32 a thread, 2^17 lanes an SM
+#    at the 16 results a clock of the Programming Guide's table: 8192 clocks, sfu_ms 0.0041374
+#    on the h100 row, bound sfu, nothing on the fp32 pipe; 0.0096661 ms on the rtx3090's busiest
+#    SM (2 blocks).
 # 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample and
 #    without: the first wave's blocks (1056) all run the same instructions, so the tail is the
 #    grid's last block (1057 sampled); each count within 2%, and the time within 2%. 4000 blocks
@@ -212,12 +216,18 @@ near() { # LINE WHAT GOT WANT: within 1%
     awk -v g="$3" -v w="$4" -v l="$1" -v what="$2" 'BEGIN { if (!(g >= 0.99 * w && g <= 1.01 * w)) {
         printf "test_model.sh:%d: %s: %s, want %s (within 1%%)\n", l, what, g, w; exit 1 } }'
 }
-near 215 "512 fma.f64 a thread on the h100: fp64_ms" "$(of "$out/copy" model_f64 fp64_ms)" 0.0010343
+near 219 "512 fma.f64 a thread on the h100: fp64_ms" "$(of "$out/copy" model_f64 fp64_ms)" 0.0010343
 [ "$(of "$out/copy" model_f64 bound)" = fp64 ] && [ "$(of "$out/copy" model_f64 fp32_ms)" = 0 ] || {
-    echo "test_model.sh:216: f64 arithmetic on the h100: bound $(of "$out/copy" model_f64 bound), fp32_ms $(of "$out/copy" model_f64 fp32_ms); want fp64 and 0 (f64 is not the fp32 pipe's work)"
+    echo "test_model.sh:220: f64 arithmetic on the h100: bound $(of "$out/copy" model_f64 bound), fp32_ms $(of "$out/copy" model_f64 fp32_ms); want fp64 and 0 (f64 is not the fp32 pipe's work)"
     exit 1
 }
-near 220 "the same on the rtx3090 row (2 FP64 units an SM): fp64_ms" "$(of "$out/ga102" model_f64 fp64_ms)" 0.077329
-near 221 "64 mma.sync m8n8k4 f64 a warp on the h100 (67 TFLOP/s): tensor_ms" "$(of "$out/copy" model_dmma tensor_ms)" 6.4558e-05
-near 222 "the same on the rtx3090 row (no f64 Tensor Cores: its FP64 units): tensor_ms" "$(of "$out/ga102" model_dmma tensor_ms)" 0.0096661
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates"
+near 224 "the same on the rtx3090 row (2 FP64 units an SM): fp64_ms" "$(of "$out/ga102" model_f64 fp64_ms)" 0.077329
+near 225 "64 mma.sync m8n8k4 f64 a warp on the h100 (67 TFLOP/s): tensor_ms" "$(of "$out/copy" model_dmma tensor_ms)" 6.4558e-05
+near 226 "the same on the rtx3090 row (no f64 Tensor Cores: its FP64 units): tensor_ms" "$(of "$out/ga102" model_dmma tensor_ms)" 0.0096661
+near 227 "512 ex2.approx.f32 a thread on the h100: sfu_ms" "$(of "$out/copy" model_sfu sfu_ms)" 0.0041374
+[ "$(of "$out/copy" model_sfu bound)" = sfu ] && [ "$(of "$out/copy" model_sfu fp32_ms)" = 0 ] || {
+    echo "test_model.sh:228: ex2 on the h100: bound $(of "$out/copy" model_sfu bound), fp32_ms $(of "$out/copy" model_sfu fp32_ms); want sfu and 0 (special functions are not the fp32 pipe's work)"
+    exit 1
+}
+near 232 "the same on the rtx3090 row: sfu_ms" "$(of "$out/ga102" model_sfu sfu_ms)" 0.0096661
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'"

@@ -343,3 +343,24 @@ void model_dmma(void)
         cudaFree(y);
     }
 }
+
+/* Thread t's 512 ex2.approx.f32, 8 a step of a loop, on a value of its own. */
+static __global__ void model_sfu_kernel(float *y)
+{
+    float v = threadIdx.x; /* a conversion, not fp32 arithmetic */
+    for (int k = 0; k < 64; k++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            asm volatile("ex2.approx.f32 %0, %0;" : "+f"(v));
+    y[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+void model_sfu(void)
+{
+    float *y;
+    if (cudaMalloc((void **)&y, 132 * 256 * sizeof(float)) == cudaSuccess) {
+        model_sfu_kernel<<<132, 256>>>(y);
+        cudaDeviceSynchronize();
+        cudaFree(y);
+    }
+}

@@ -8,7 +8,7 @@
  * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and warp-specialised, 132 blocks of 32
  * warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB loaded then
- * used and prefetched, 4000 blocks whose work differs, and f64 arithmetic and mma.sync, for
+ * used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync, and ex2, for
  * test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
@@ -61,6 +61,7 @@ int main(int argc, char **argv)
         model_ragged(4000, d_x, d_y);
     model_f64();
     model_dmma();
+    model_sfu();
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));

@@ -267,7 +267,8 @@ static int load_gpu(const char *extra, struct model_gpu *g, char *err, size_t si
 }
 
 /* The optional fields take their defaults (the dense Tensor rate, gpus.c's 3 clocks an fp32
- * atomic add, 2 FP64 units an SM and no f64 Tensor Cores), or the file's value; a missing field or
+ * atomic add, 2 FP64 units an SM, 16 special functions a clock and no f64 Tensor Cores), or the
+ * file's value; a missing field or
  * a line the table does not know is one line that names it. */
 START_TEST(gpu_file_fields)
 {
@@ -280,6 +281,7 @@ START_TEST(gpu_file_fields)
     ck_assert_double_eq(g.wgmma_tflops, 65);
     ck_assert_double_eq(g.atom_f32_clk, 3.0);
     ck_assert_uint_eq(g.fp64_lanes, 2);
+    ck_assert_uint_eq(g.sfu_lanes, 16);
     ck_assert_double_eq(g.dmma_tflops, 0);
     ck_assert_msg(!load_gpu("dram_gbs = 320\natom_f32_clk = 1.5\nfp64_lanes = 32\n"
                             "dmma_tflops = 19.5\n",
