@@ -166,13 +166,24 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 }
 
 /* NVIDIA's own libraries (NVRTC, while it compiles) ask a loaded libcuda for private tables by
- * UUID; programs never call this. There are none here, and the callers go on without them, so
- * the answer is CUDA_ERROR_NOT_SUPPORTED without the one line drv_unsupported.c's refusals
- * print: that line would blame the program for a call it never made. */
+ * UUID; so does NVIDIA's CUDA runtime linked into a program (nvcc's default, -cudart static),
+ * which drives a GPU itself and never reaches the emulator's libcudart. There are none here.
+ * NVRTC goes on without them, and is not blamed for a call the program never made; any other
+ * caller is named once, with the build that runs on the emulator. */
 CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
+    static int told;
+    Dl_info caller;
     (void)pExportTableId;
     if (ppExportTable)
         *ppExportTable = NULL;
+    if (!told && dladdr(__builtin_return_address(0), &caller) && caller.dli_fname &&
+        !strstr(caller.dli_fname, "nvrtc")) {
+        told = 1;
+        emu_say("%s holds NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which "
+                "needs a GPU's driver: build it with -cudart shared (CMake: CUDA_RUNTIME_LIBRARY "
+                "Shared) to run it on the emulator",
+                caller.dli_fname);
+    }
     return CUDA_ERROR_NOT_SUPPORTED;
 }
