@@ -216,13 +216,16 @@ static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n
     return 0;
 }
 
-/* wmma.mma.sync.aligned.alayout.blayout.shape.dtype[.atype.btype].ctype d, a, b, c */
+/* wmma.mma.sync.aligned.alayout.blayout.shape.dtype[.atype.btype].ctype{.satfinite} d, a, b, c;
+ * .satfinite only for the integer forms (CUDA C++'s mma_sync(..., satf = true)), whose s32 sums
+ * it clamps instead of wrapping. */
 static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t[4];
     int nt = mn_types(m, t, 4), shape = wmma_shape_of(m);
     int rnd = mn_has(m, "rz") || mn_has(m, "rm") || mn_has(m, "rp");
-    if ((nt != 2 && nt != 4) || shape < 0 || n != 4 || mn_has(m, "satfinite") || rnd)
+    int satfinite = mn_has(m, "satfinite");
+    if ((nt != 2 && nt != 4) || shape < 0 || n != 4 || rnd)
         return dec_bad(c, "this form of wmma.mma is not emulated");
     int dt = mma_type_of(t[0].name), ct = mma_type_of(t[nt - 1].name);
     int at = nt == 4 ? mma_type_of(t[1].name) : MT_F16,
@@ -230,7 +233,8 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
     int ints = at == MT_S8 || at == MT_U8;
     if (dt < 0 || ct < 0 || at < 0 || bt < 0 || (at != bt && !ints) ||
         (ints && bt != MT_S8 && bt != MT_U8) || !wmma_has(0, at, shape) ||
-        !wmma_has(2, ct, shape) || !wmma_has(2, dt, shape) || (dt == MT_S32) != ints)
+        !wmma_has(2, ct, shape) || !wmma_has(2, dt, shape) || (dt == MT_S32) != ints ||
+        (satfinite && !ints))
         return dec_bad(c, "these wmma.mma types are not emulated");
     const char *al = NULL, *bl = NULL;
     for (int i = 0; i < m->nmods; i++)
@@ -248,7 +252,8 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
     if (!in)
         return -1;
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
-                      (uint32_t)(al[0] == 'c'), (uint32_t)(bl[0] == 'c'));
+                      (uint32_t)(al[0] == 'c'), (uint32_t)(bl[0] == 'c')) |
+              (satfinite ? MMA_SATFINITE_BIT : 0);
     return 0;
 }
 

@@ -393,7 +393,7 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
     frag_gather(w, ra, frag_per((int)pool[1], ab), ab, M * K, A);
     frag_gather(w, rb, frag_per((int)pool[2], ab), ab, K * N, B);
     frag_gather(w, rc, frag_per((int)pool[3], cb), cb, M * N, C);
-    mma_tile_raw(M, N, K, types, A, B, C, D, 0);
+    mma_tile_raw(M, N, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
     frag_scatter(w, rd, frag_per((int)pool[0], db), db, M * N, D);
     return EV_NONE;
 }

@@ -186,7 +186,9 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define MMA_DT(mod) (((mod) >> 15) & 15)
 #define MMA_ACOL(mod) (((mod) >> 19) & 1)
 #define MMA_BCOL(mod) (((mod) >> 20) & 1)
-#define MMA_SATFINITE_BIT (1u << 21) /**< mma.sync .satfinite: s32 results clamped, not wrapped */
+#define MMA_SATFINITE_BIT                                                                          \
+    (1u << 21) /**< mma.sync and wmma.mma .satfinite: s32 results clamped,                         \
+                    not wrapped */
 /** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC): m16n8kK, and m8n8k4 (f64) and
  *  m8n8k16 (s8, u8). */
 enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4, MS_16_8_32, MS_8_8_4, MS_8_8_16 };

@@ -8,10 +8,10 @@
  * scope; fences with a release/acquire counter; cooperative groups' tiled partitions and
  * coalesced groups; cp.async with two groups in flight; dynamic shared memory above 48 KiB;
  * the math library in fp32 and fp64 within the error bounds the CUDA C++ Programming Guide
- * gives; bmsk and griddepcontrol; and wmma's f64 and 8-bit integer shapes. Printf, assert, ldmatrix
- * and mma.sync are in vm/test_vm_*.c, CUB's device-wide algorithms in test_cub.c. Inputs are small
- * non-uniform integers (or values in [-10, 10)), so every integer and float sum is exact and
- * compared with ==.
+ * gives; bmsk and griddepcontrol; and wmma's f64 and 8-bit integer shapes, saturating or not.
+ * Printf, assert, ldmatrix and mma.sync are in vm/test_vm_*.c, CUB's device-wide algorithms in
+ * test_cub.c. Inputs are small non-uniform integers (or values in [-10, 10)), so every integer and
+ * float sum is exact and compared with ==.
  *
  * CTest runs it with the emulator's libraries first on LD_LIBRARY_PATH, GPU or not.
  */
@@ -519,6 +519,41 @@ START_TEST(wmma_f64_and_int8_shapes)
 }
 END_TEST
 
+/* CUDA C++'s saturating wmma::mma_sync (satf = true, PTX .satfinite): an s32 sum past INT32_MAX
+ * (C = INT32_MAX - 5, 16 products of 1) or INT32_MIN (C = INT32_MIN + 5, 16 of -1) clamps; the
+ * plain one wraps. */
+START_TEST(wmma_s32_wraps_or_saturates)
+{
+    int8_t a[LD * LD], b[LD * LD];
+    int c[LD * LD], d[LD * LD];
+    for (int neg = 0; neg < 2; neg++) {
+        for (int e = 0; e < LD * LD; e++) {
+            a[e] = 1, b[e] = (int8_t)(neg ? -1 : 1);
+            c[e] = neg ? INT32_MIN + 5 : INT32_MAX - 5;
+        }
+        for (int satf = 0; satf < 2; satf++) {
+            int8_t *d_a = to_device(a, sizeof a), *d_b = to_device(b, sizeof b);
+            int *d_c = to_device(c, sizeof c), *d_d = to_device(c, sizeof c);
+            CUDA_CHECK(prog_wmma_s8_satf(satf, d_a, d_b, d_c, d_d));
+            CUDA_CHECK(cudaMemcpy(d, d_d, sizeof d, cudaMemcpyDeviceToHost));
+            uint32_t want = satf  ? (neg ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX)
+                            : neg ? (uint32_t)INT32_MIN + 5 - 16
+                                  : (uint32_t)INT32_MAX - 5 + 16;
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 16; j++)
+                    ck_assert_msg((uint32_t)d[i * LD + j] == want,
+                                  "%s:%d wmma s8 %s, %s: D[%d][%d] = %08x, want %08x", __FILE__,
+                                  __LINE__, satf ? "satf" : "plain", neg ? "down" : "up", i, j,
+                                  (uint32_t)d[i * LD + j], want);
+            CUDA_CHECK(cudaFree(d_a));
+            CUDA_CHECK(cudaFree(d_b));
+            CUDA_CHECK(cudaFree(d_c));
+            CUDA_CHECK(cudaFree(d_d));
+        }
+    }
+}
+END_TEST
+
 /* An s8 m16n16k16 A tile that starts 16 bytes into its rows (as cuda-samples' immaTensorCoreGemm
  * loads it): the PTX ISA's rule (rows aligned to the 8-byte fragment) holds, CUDA C++'s
  * 32-byte one does not. It runs, against the host; under memcheck the same load is reported. */
@@ -767,6 +802,7 @@ int main(int argc, char **argv)
         {"bmsk_and_griddepcontrol", bmsk_and_griddepcontrol, CASE_GPU, 60},
         {"sixteen_bit_div_rem_min_max", sixteen_bit_div_rem_min_max, CASE_GPU, 60},
         {"wmma_f64_and_int8_shapes", wmma_f64_and_int8_shapes, CASE_GPU, 60},
+        {"wmma_s32_wraps_or_saturates", wmma_s32_wraps_or_saturates, CASE_GPU, 60},
         {"wmma_int8_tile_16_bytes_into_a_row", wmma_int8_tile_16_bytes_into_a_row, CASE_GPU, 60},
         {"wmma_int8_misaligned_tile_under_memcheck", wmma_int8_misaligned_tile_under_memcheck,
          CASE_GPU, 60},

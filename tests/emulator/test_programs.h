@@ -80,6 +80,10 @@ cudaError_t prog_wmma_f64(const double *d_a, const double *d_b, const double *d_
 cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const int *d_c, int *d_d,
                            int is_unsigned);
 
+/** wmma m16n16k16 s8 D = A * B + C, one warp, through mma_sync(..., satf = true) when @p satf
+ *  (PTX .satfinite: s32 sums clamped), else the plain one (wrapped). */
+cudaError_t prog_wmma_s8_satf(int satf, const void *d_a, const void *d_b, const int *d_c, int *d_d);
+
 /** Device malloc through new[]: thread i of @p n allocates 1 + |in[i]| % 7 ints holding
  *  in[i] * (j + 1) and leaves the pointer in slots[i]; null[i] = 1 when a malloc of 1 TiB
  *  returned NULL (it is then freed: a no-op). */

@@ -392,6 +392,30 @@ cudaError_t prog_wmma_int8(int shape, const void *d_a, const void *d_b, const in
     return cudaDeviceSynchronize();
 }
 
+/* m16n16k16 s8 through CUDA C++'s saturating mma_sync (satf: PTX .satfinite) or the plain one. */
+static __global__ void wmma_s8_satf_kernel(int satf, const signed char *a, const signed char *b,
+                                           const int *c, int *d)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+    wmma::load_matrix_sync(fa, a, PROG_WMMA_LD);
+    wmma::load_matrix_sync(fb, b, PROG_WMMA_LD);
+    wmma::load_matrix_sync(fc, c, PROG_WMMA_LD, wmma::mem_row_major);
+    if (satf)
+        wmma::mma_sync(fc, fa, fb, fc, true);
+    else
+        wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d, fc, PROG_WMMA_LD, wmma::mem_row_major);
+}
+
+cudaError_t prog_wmma_s8_satf(int satf, const void *d_a, const void *d_b, const int *d_c, int *d_d)
+{
+    wmma_s8_satf_kernel<<<1, 32>>>(satf, (const signed char *)d_a, (const signed char *)d_b, d_c,
+                                   d_d);
+    return cudaDeviceSynchronize();
+}
+
 /* Thread i's block: 1 + |in[i]| % 7 ints, value j is in[i] * (j + 1). */
 static __global__ void heap_fill_kernel(const int *in, int n, int **slots, int *null_on_huge)
 {
