@@ -198,7 +198,8 @@ static uint64_t mma_macs(const struct insn *in)
                                          8 * 8 * 4};
     int shape = (int)MMA_SHAPE(in->mod);
     return in->op == OP_WMMA_MMA ? wmma_mnk[shape]
-                                 : (uint64_t)(mma_shape_m(shape) * 8 * mma_shape_k(shape));
+                                 : (uint64_t)(mma_shape_m(shape) * 8 * mma_shape_k(shape) *
+                                              mma_products(shape, (int)MMA_AT(in->mod)));
 }
 
 void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uint32_t active,

@@ -281,12 +281,18 @@ int mma_shape_k(int shape)
 
 /* Registers per lane of an mma.sync fragment (matrix 0 a, 1 b, 2 c/d) of element type @p type
  * in shape @p shape: a holds M x K elements, b K x 8, c and d M x 8, over 32 lanes in 32-bit
- * registers (f16 accumulators two to a register), or f64 elements one to a 64-bit register. */
+ * registers (f16 accumulators two to a register), or f64 elements one to a 64-bit register;
+ * Volta's m8n8k4 in f16 is four such products, one a quad pair of lanes. */
 int mma_frag_regs(int matrix, int type, int shape)
 {
     int M = mma_shape_m(shape), K = mma_shape_k(shape);
-    int elems = matrix == 2 ? M * 8 : K * (matrix == 0 ? M : 8);
+    int elems = (matrix == 2 ? M * 8 : K * (matrix == 0 ? M : 8)) * mma_products(shape, type);
     return type == MT_F64 ? elems / 32 : elems * mma_elem_bytes(type) / 128;
+}
+
+int mma_products(int shape, int type)
+{
+    return shape == MS_8_8_4 && type != MT_F64 ? 4 : 1;
 }
 
 /* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, f64's
@@ -303,7 +309,7 @@ static int mma_has(int at, int shape)
     case MS_16_8_4:
         return at == MT_TF32 || f64;
     case MS_8_8_4:
-        return f64;
+        return f64 || at == MT_F16;
     case MS_8_8_16:
         return int8;
     default:
@@ -327,6 +333,13 @@ static int mma_types_ok(int at, int bt, int ct, int dt)
            (dt == MT_F32 || (dt == MT_F16 && f16_acc));
 }
 
+/* Volta's m8n8k4: f16 inputs, f16 or f32 accumulators, an f32 d for an f32 c (ptxas's rule). */
+static int mma_quadpair_types_ok(int at, int bt, int ct, int dt)
+{
+    return at == MT_F16 && bt == MT_F16 && (dt == MT_F32 || (dt == MT_F16 && ct == MT_F16)) &&
+           (ct == MT_F16 || ct == MT_F32);
+}
+
 /* mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c; .satfinite
  * only for the integer forms, whose s32 sums it clamps instead of wrapping. */
 int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
@@ -339,23 +352,30 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 : mn_has(m, "m8n8k4")   ? MS_8_8_4
                 : mn_has(m, "m8n8k16")  ? MS_8_8_16
                                         : -1;
-    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4 || !mn_has(m, "row") || !mn_has(m, "col"))
+    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4)
         return dec_bad(c, "this form of mma is not emulated");
     int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), bt = mma_type_of(t[2].name),
         ct = mma_type_of(t[3].name);
-    int satfinite = mn_has(m, "satfinite");
-    if (!mma_has(at, shape) || !mma_types_ok(at, bt, ct, dt) || (satfinite && dt != MT_S32))
+    int satfinite = mn_has(m, "satfinite"), quadpair = mma_products(shape, at) == 4;
+    const char *layout[2] = {NULL, NULL}; /* a's and b's: row.col, or any two for m8n8k4 f16 */
+    for (int i = 0, k = 0; i < m->nmods && k < 2; i++)
+        if (!strcmp(m->mods[i], "row") || !strcmp(m->mods[i], "col"))
+            layout[k++] = m->mods[i];
+    if (!layout[1] || (!quadpair && (layout[0][0] != 'r' || layout[1][0] != 'c')))
+        return dec_bad(c, "this form of mma is not emulated");
+    if (!mma_has(at, shape) || !(quadpair ? mma_quadpair_types_ok : mma_types_ok)(at, bt, ct, dt) ||
+        (satfinite && dt != MT_S32))
         return dec_bad(c,
                        "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs with f32 "
-                       "or f16 accumulators, s8/u8 with s32, f64; m8n8k4 only in f64)");
+                       "or f16 accumulators, s8/u8 with s32, f64)");
     const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
                          mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
     struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, at == MT_F64 ? SLOT_64 : SLOT_32);
     if (!in)
         return -1;
-    in->mod =
-        MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt, 0, 1) |
-        (satfinite ? MMA_SATFINITE_BIT : 0);
+    in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
+                      (uint32_t)(layout[0][0] == 'c'), (uint32_t)(layout[1][0] == 'c')) |
+              (satfinite ? MMA_SATFINITE_BIT : 0);
     return 0;
 }
 

@@ -465,6 +465,65 @@ static void mma_scatter(struct warp *w, const uint32_t *regs, int type, int M, c
     }
 }
 
+/*
+ * Volta's mma.sync.m8n8k4 in f16: four 8 x 8 x 4 products, product q by the quad pair of lanes
+ * 4q .. 4q + 3 (low) and 4q + 16 .. 4q + 19 (high). With r = lane % 4 and h = 4 for a high lane
+ * (the PTX ISA's "Matrix Fragments for mma.m8n8k4 with .f16"), element i of a row-major a is row
+ * r + h, column i (column-major: row i + h, column r); of a row-major b row r, column i + h
+ * (column-major: row i, column r + h); of an f16 c or d row r + h, column i; of an f32 one row
+ * (lane & 1) + (i & 2) + h, column (i & 4) + (lane & 2) + (i & 1). The index into the row-major
+ * 8 x 4 (a), 4 x 8 (b) or 8 x 8 (c, d) tile.
+ */
+static int quadpair_pos(int matrix, int col_major, int f32, int lane, int i)
+{
+    int r = lane & 3, h = lane >= 16 ? 4 : 0;
+    if (matrix == 0)
+        return col_major ? (i + h) * 4 + r : (r + h) * 4 + i;
+    if (matrix == 1)
+        return col_major ? i * 8 + r + h : r * 8 + i + h;
+    return f32 ? ((lane & 1) + (i & 2) + h) * 8 + (i & 4) + (lane & 2) + (i & 1) : (r + h) * 8 + i;
+}
+
+/* Element @p i of lane @p lane's fragment in @p regs: f16 two to a register, or an f32 each. */
+static uint32_t quadpair_get(const struct warp *w, const uint32_t *regs, int f32, int lane, int i)
+{
+    uint32_t r = R32(w, regs[f32 ? i : i >> 1])[lane];
+    return f32 ? r : (r >> (16 * (i & 1))) & 0xFFFFu;
+}
+
+static void quadpair_set(struct warp *w, const uint32_t *regs, int f32, int lane, int i, uint32_t v)
+{
+    uint32_t *r = &R32(w, regs[f32 ? i : i >> 1])[lane];
+    int s = 16 * (i & 1);
+    *r = f32 ? v : (*r & ~(0xFFFFu << s)) | v << s;
+}
+
+/* The four products of Volta's m8n8k4 (quadpair_pos()), each in the fp32 tensor arithmetic. */
+static void mma_quadpairs(struct warp *w, uint32_t mod, const int *types, const uint32_t *rd,
+                          const uint32_t *ra, const uint32_t *rb, const uint32_t *rc)
+{
+    int acol = (int)MMA_ACOL(mod), bcol = (int)MMA_BCOL(mod);
+    int cf32 = types[2] == MT_F32, df32 = types[3] == MT_F32;
+    for (int q = 0; q < 4; q++) {
+        uint64_t A[32], B[32], C[64], D[64];
+        for (int k = 0; k < 8; k++) {
+            int l = 4 * q + (k & 3) + (k & 4) * 4; /* 4q .. 4q + 3, then 4q + 16 .. 4q + 19 */
+            for (int i = 0; i < 4; i++) {
+                A[quadpair_pos(0, acol, 0, l, i)] = quadpair_get(w, ra, 0, l, i);
+                B[quadpair_pos(1, bcol, 0, l, i)] = quadpair_get(w, rb, 0, l, i);
+            }
+            for (int i = 0; i < 8; i++)
+                C[quadpair_pos(2, 0, cf32, l, i)] = quadpair_get(w, rc, cf32, l, i);
+        }
+        mma_tile_raw(8, 8, 4, types, A, B, C, D, 0);
+        for (int k = 0; k < 8; k++) {
+            int l = 4 * q + (k & 3) + (k & 4) * 4;
+            for (int i = 0; i < 8; i++)
+                quadpair_set(w, rd, df32, l, i, (uint32_t)D[quadpair_pos(2, 0, df32, l, i)]);
+        }
+    }
+}
+
 enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     if (m != FULL_MASK)
@@ -475,6 +534,10 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     int types[4] = {(int)MMA_AT(mod), (int)MMA_BT(mod), (int)MMA_CT(mod), (int)MMA_DT(mod)};
     const uint32_t *pool = &x->mod->pool[in->o[5]];
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
+    if (mma_products(shape, types[0]) == 4) {
+        mma_quadpairs(w, mod, types, rd, ra, rb, rc);
+        return EV_NONE;
+    }
     uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
     mma_gather(w, ra, 0, types[0], M * K / 32, K, A);
     mma_gather(w, rb, 1, types[1], 8 * K / 32, 8, B);

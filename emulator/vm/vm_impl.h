@@ -674,5 +674,8 @@ int mma_frag_regs(int matrix, int type, int shape);
 /** M and K of an mma.sync shape (N is 8 in every one). */
 int mma_shape_m(int shape);
 int mma_shape_k(int shape);
+/** The products one mma.sync of @p shape and input @p type computes: 4 for Volta's m8n8k4 in
+ *  f16 (one a quad pair of lanes), else 1. */
+int mma_products(int shape, int type);
 
 #endif /* EMU_VM_IMPL_H */

@@ -55,15 +55,11 @@ void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
 void model_big_tiles(int blocks, int tiles, const float *d_x, float *d_y, int prefetch);
 void model_convoy(int blocks, int steps, const float *d_x, float *d_y);
 
-/** 132 blocks of 256 threads, each thread 512 fma.rn.f64 (written as such) on a value of its
- *  own: 33792 * 512 lanes of the FP64 units' work. */
-void model_f64(void);
-
-/** 132 blocks of one warp, each 64 mma.sync m8n8k4 f64 (DMMA), 512 flops each. */
-void model_dmma(void);
-
-/** 132 blocks of 256 threads, each thread 512 ex2.approx.f32 (written as such). */
-void model_sfu(void);
+/** The FP64 units, f64 Tensor Cores and special function units, each alone: 132 blocks of 256
+ *  threads, each thread 512 fma.rn.f64 (written as such) on a value of its own; 132 blocks of one
+ *  warp, each 64 mma.sync m8n8k4 f64 (512 flops each); 132 blocks of 256 threads, each thread 512
+ *  ex2.approx.f32. */
+void model_units(void);
 
 /** y[b * 256 + t] = (b % 7) * x[b * 256 + t], b < blocks (blocks of 256 threads). */
 void model_ragged(int blocks, const float *d_x, float *d_y);

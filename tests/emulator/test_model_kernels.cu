@@ -309,16 +309,6 @@ static __global__ void model_f64_kernel(double *y)
     y[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
-void model_f64(void)
-{
-    double *y;
-    if (cudaMalloc((void **)&y, 132 * 256 * sizeof(double)) == cudaSuccess) {
-        model_f64_kernel<<<132, 256>>>(y);
-        cudaDeviceSynchronize();
-        cudaFree(y);
-    }
-}
-
 /* One warp's 64 mma.sync m8n8k4 in f64, each accumulating into the last (sm_80 on: the PTX the
  * emulator reads). */
 static __global__ void model_dmma_kernel(double *y)
@@ -334,16 +324,6 @@ static __global__ void model_dmma_kernel(double *y)
 #endif
 }
 
-void model_dmma(void)
-{
-    double *y;
-    if (cudaMalloc((void **)&y, 132 * 32 * sizeof(double)) == cudaSuccess) {
-        model_dmma_kernel<<<132, 32>>>(y);
-        cudaDeviceSynchronize();
-        cudaFree(y);
-    }
-}
-
 /* Thread t's 512 ex2.approx.f32, 8 a step of a loop, on a value of its own. */
 static __global__ void model_sfu_kernel(float *y)
 {
@@ -355,12 +335,14 @@ static __global__ void model_sfu_kernel(float *y)
     y[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
-void model_sfu(void)
+void model_units(void)
 {
-    float *y;
-    if (cudaMalloc((void **)&y, 132 * 256 * sizeof(float)) == cudaSuccess) {
-        model_sfu_kernel<<<132, 256>>>(y);
-        cudaDeviceSynchronize();
-        cudaFree(y);
-    }
+    double *y;
+    if (cudaMalloc((void **)&y, 132 * 256 * sizeof(double)) != cudaSuccess)
+        return;
+    model_f64_kernel<<<132, 256>>>(y);
+    model_dmma_kernel<<<132, 32>>>(y);
+    model_sfu_kernel<<<132, 256>>>((float *)y);
+    cudaDeviceSynchronize();
+    cudaFree(y);
 }

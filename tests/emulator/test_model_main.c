@@ -59,9 +59,7 @@ int main(int argc, char **argv)
         model_big_tiles(132, 8, d_x, d_y, prefetch); /* one block an SM, 8 tiles of 32 KiB */
     if (n >= 4000 * 256) /* 3.8 waves of 8 blocks an SM on the h100, whose work differs */
         model_ragged(4000, d_x, d_y);
-    model_f64();
-    model_dmma();
-    model_sfu();
+    model_units();
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));

@@ -375,6 +375,95 @@ START_TEST(mma_sync_f64_every_shape_against_the_isa)
 }
 END_TEST
 
+/* Volta's m8n8k4 in f16 ("Matrix Fragments for mma.m8n8k4 with .f16"): four products, product q
+ * by lanes 4q .. 4q + 3 and 4q + 16 .. 4q + 19; with r = lane % 4 and h = 4 on the high lanes,
+ * a row-major a holds row r + h, columns 0 .. 3 (column-major: rows h .. h + 3, column r); a
+ * row-major b row r, columns h .. h + 3 (column-major: rows 0 .. 3, column r + h); an f16 c or
+ * d row r + h, columns 0 .. 7; an f32 one row (lane & 1) + (i & 2) + h, column
+ * (i & 4) + (lane & 2) + (i & 1). */
+static void quadpair_at(int matrix, int col_major, int f32, int l, int i, int *row, int *col)
+{
+    int r = l % 4, h = l >= 16 ? 4 : 0;
+    if (matrix == 0) {
+        *row = col_major ? i + h : r + h;
+        *col = col_major ? r : i;
+    } else if (matrix == 1) {
+        *row = col_major ? i : r;
+        *col = col_major ? r + h : i + h;
+    } else if (f32) {
+        *row = (l & 1) + (i & 2) + h;
+        *col = (i & 4) + (l & 2) + (i & 1);
+    } else {
+        *row = r + h;
+        *col = i;
+    }
+}
+
+START_TEST(mma_sync_m8n8k4_quadpairs_against_the_isa)
+{
+    static const struct {
+        int acol, bcol, d32, c32;
+    } forms[MMA_QP_FORMS] = {[MMA_QP_ROW_COL_F32_F32] = {0, 1, 1, 1},
+                             [MMA_QP_COL_ROW_F16_F16] = {1, 0, 0, 0},
+                             [MMA_QP_ROW_ROW_F32_F16] = {0, 0, 1, 0},
+                             [MMA_QP_COL_COL_F32_F32] = {1, 1, 1, 1}};
+    for (int fi = 0; fi < MMA_QP_FORMS; fi++) {
+        float A[4][8 * 4], B[4][4 * 8], C[4][8 * 8];
+        for (int q = 0; q < 4; q++)
+            for (int e = 0; e < 64; e++) {
+                if (e < 32) {
+                    A[q][e] = (float)((e * 3 + q + fi) % 7) - 3.0f;
+                    B[q][e] = (float)((e * 5 + 2 * q) % 7) - 3.0f;
+                }
+                C[q][e] = (float)((e + 3 * q) % 11) - 5.0f;
+            }
+        uint32_t a[64] = {0}, b[64] = {0}, c[256] = {0}, d[256];
+        for (int l = 0; l < 32; l++) {
+            int q = (l >> 2) & 3, r, col;
+            for (int i = 0; i < 4; i++) {
+                quadpair_at(0, forms[fi].acol, 0, l, i, &r, &col);
+                a[2 * l + i / 2] |= ref_f32_to_f16(A[q][r * 4 + col]) << (16 * (i & 1));
+                quadpair_at(1, forms[fi].bcol, 0, l, i, &r, &col);
+                b[2 * l + i / 2] |= ref_f32_to_f16(B[q][r * 8 + col]) << (16 * (i & 1));
+            }
+            for (int i = 0; i < 8; i++) {
+                quadpair_at(2, 0, forms[fi].c32, l, i, &r, &col);
+                if (forms[fi].c32)
+                    c[8 * l + i] = fbits(C[q][r * 8 + col]);
+                else
+                    c[8 * l + i / 2] |= ref_f32_to_f16(C[q][r * 8 + col]) << (16 * (i & 1));
+            }
+        }
+        uint32_t *dev[4];
+        for (int i = 0; i < 4; i++)
+            CUDA_CHECK(cudaMalloc((void **)&dev[i], 256 * 4));
+        CUDA_CHECK(cudaMemcpy(dev[0], a, sizeof a, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dev[1], b, sizeof b, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dev[2], c, sizeof c, cudaMemcpyHostToDevice));
+        cudaError_t err = tensor_mma_quadpair(fi, dev[0], dev[1], dev[2], dev[3]);
+        ck_assert_msg(err == cudaSuccess, "m8n8k4 form %d: %s", fi, cudaGetErrorString(err));
+        CUDA_CHECK(cudaMemcpy(d, dev[3], sizeof d, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 4; i++)
+            CUDA_CHECK(cudaFree(dev[i]));
+        for (int l = 0; l < 32; l++)
+            for (int i = 0; i < 8; i++) {
+                int q = (l >> 2) & 3, r, col;
+                quadpair_at(2, 0, forms[fi].d32, l, i, &r, &col);
+                float want = C[q][r * 8 + col];
+                for (int k = 0; k < 4; k++)
+                    want += A[q][r * 4 + k] * B[q][k * 8 + col];
+                float got = forms[fi].d32
+                                ? bitsf(d[8 * l + i])
+                                : ref_f16_to_f32((uint16_t)(d[8 * l + i / 2] >> (16 * (i & 1))));
+                ck_assert_msg(got == want,
+                              "m8n8k4 form %d: lane %d d%d (product %d, row %d col %d) = %g, "
+                              "want %g",
+                              fi, l, i, q, r, col, got, want);
+            }
+    }
+}
+END_TEST
+
 /* m8n8k16 (Turing's 8-bit form), s8 x s8 and u8 x s8: a lane's register of a holds row g,
  * columns 4t to 4t + 3; of b rows 4t to 4t + 3, column g; c and d row g, columns 2t and 2t + 1. */
 START_TEST(mma_sync_m8n8k16_against_the_isa)
@@ -433,7 +522,7 @@ START_TEST(mma_sync_form_not_emulated_fails_loudly)
     char *said = capture_end(&cap);
     ck_assert_int_eq(err, cudaErrorNotSupported);
     capture_assert_at(said, TEST_TENSOR_KERNELS, "TENSOR_UNSUPPORTED",
-                      "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16");
+                      "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32");
     free(said);
 }
 END_TEST
@@ -729,6 +818,8 @@ int main(int argc, char **argv)
         {"mma_sync_f64_every_shape_against_the_isa", mma_sync_f64_every_shape_against_the_isa,
          CASE_GPU, 60},
         {"mma_sync_m8n8k16_against_the_isa", mma_sync_m8n8k16_against_the_isa, CASE_GPU, 60},
+        {"mma_sync_m8n8k4_quadpairs_against_the_isa", mma_sync_m8n8k4_quadpairs_against_the_isa,
+         CASE_GPU, 60},
         {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,
          CASE_GPU, 60},
         {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},

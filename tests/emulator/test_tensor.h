@@ -51,6 +51,21 @@ enum mma_f64_shape {
  *  has), runs the f64 mma.sync of @p shape and stores its d registers to d[4 l ..]. */
 cudaError_t tensor_mma_f64(int shape, const double *a, const double *b, const double *c, double *d);
 
+/** Volta's mma.sync m8n8k4 f16 forms tensor_mma_quadpair() runs: layouts of a and b, then d and c
+ *  types. */
+enum mma_quadpair_form {
+    MMA_QP_ROW_COL_F32_F32, /**< m8n8k4.row.col.f32.f16.f16.f32 */
+    MMA_QP_COL_ROW_F16_F16, /**< m8n8k4.col.row.f16.f16.f16.f16 */
+    MMA_QP_ROW_ROW_F32_F16, /**< m8n8k4.row.row.f32.f16.f16.f16 */
+    MMA_QP_COL_COL_F32_F32, /**< m8n8k4.col.col.f32.f16.f16.f32 */
+    MMA_QP_FORMS
+};
+
+/** One warp: lane l loads a[2 l ..], b[2 l ..] and c[8 l ..] (as many registers as the form has),
+ *  runs the m8n8k4 form and stores its d registers to d[8 l ..]. */
+cudaError_t tensor_mma_quadpair(int form, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                                uint32_t *d);
+
 /** One warp: lane l holds a[l], b[l] and c[2 l ..]; mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32
  *  (.u8 for a when @p unsigned_a) stores its d registers to d[2 l ..]. */
 cudaError_t tensor_mma_m8n8k16(int unsigned_a, const uint32_t *a, const uint32_t *b,
@@ -98,7 +113,7 @@ cudaError_t tensor_shared_pattern(int kind, uint32_t *out);
  *  wait yet), then cp.async.wait_all, then @p n more; out gets a fragment of the result. */
 cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *out);
 
-/** One warp runs mma.sync.aligned.m8n8k4 (Volta's form, not emulated). */
+/** One warp runs mma.sync.aligned.m8n8k32 with 4-bit integers (not emulated). */
 cudaError_t tensor_mma_unsupported(uint32_t *out);
 
 #ifdef __cplusplus

@@ -169,6 +169,55 @@ extern "C" cudaError_t tensor_mma_f64(int shape, const double *a, const double *
     return cudaDeviceSynchronize();
 }
 
+#define R8(x) "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3]), "r"(x[4]), "r"(x[5]), "r"(x[6]), "r"(x[7])
+#define D8                                                                                         \
+    "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3]), "=r"(d[4]), "=r"(d[5]), "=r"(d[6]), "=r"(d[7])
+static __global__ void mma_quadpair_kernel(int form, const uint32_t *A, const uint32_t *B,
+                                           const uint32_t *C, uint32_t *D)
+{
+    int l = threadIdx.x;
+    uint32_t a[2] = {A[2 * l], A[2 * l + 1]}, b[2] = {B[2 * l], B[2 * l + 1]}, c[8], d[8] = {0};
+    for (int i = 0; i < 8; i++)
+        c[i] = C[8 * l + i];
+    switch (form) {
+    case MMA_QP_ROW_COL_F32_F32:
+        asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0, %1, %2, %3, %4, %5, %6, "
+                     "%7}, {%8, %9}, {%10, %11}, {%12, %13, %14, %15, %16, %17, %18, %19};"
+                     : D8
+                     : A2, B2, R8(c));
+        break;
+    case MMA_QP_COL_ROW_F16_F16:
+        asm volatile("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16 {%0, %1, %2, %3}, {%4, %5}, "
+                     "{%6, %7}, {%8, %9, %10, %11};"
+                     : D4
+                     : A2, B2, C4);
+        break;
+    case MMA_QP_ROW_ROW_F32_F16:
+        asm volatile("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
+                     "%7}, {%8, %9}, {%10, %11}, {%12, %13, %14, %15};"
+                     : D8
+                     : A2, B2, C4);
+        break;
+    case MMA_QP_COL_COL_F32_F32:
+        asm volatile("mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32 {%0, %1, %2, %3, %4, %5, %6, "
+                     "%7}, {%8, %9}, {%10, %11}, {%12, %13, %14, %15, %16, %17, %18, %19};"
+                     : D8
+                     : A2, B2, R8(c));
+        break;
+    }
+    for (int i = 0; i < 8; i++)
+        D[8 * l + i] = d[i];
+}
+#undef R8
+#undef D8
+
+extern "C" cudaError_t tensor_mma_quadpair(int form, const uint32_t *a, const uint32_t *b,
+                                           const uint32_t *c, uint32_t *d)
+{
+    mma_quadpair_kernel<<<1, 32>>>(form, a, b, c, d);
+    return cudaDeviceSynchronize();
+}
+
 static __global__ void mma_m8n8k16_kernel(int unsigned_a, const uint32_t *A, const uint32_t *B,
                                           const uint32_t *C, uint32_t *D)
 {
@@ -511,12 +560,11 @@ extern "C" cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *o
 
 static __global__ void mma_unsupported_kernel(uint32_t *out)
 {
-    uint32_t a[2] = {threadIdx.x, 1}, b[2] = {2, 3}, c[4] = {0, 0, 0, 0}, d[4];
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%0, %1, %2, %3}, {%4, %5}, "
-                 "{%6, %7}, {%8, %9, %10, %11};"
-                 : D4
-                 : A2, B2, C4); /* TENSOR_UNSUPPORTED (nvcc's line for the statement) */
-    out[threadIdx.x] = d[0] ^ d[3];
+    uint32_t a = threadIdx.x, b = 3, c[2] = {0, 0}, d[2];
+    asm volatile("mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=r"(d[0]), "=r"(d[1])
+                 : "r"(a), "r"(b), "r"(c[0]), "r"(c[1])); /* TENSOR_UNSUPPORTED (nvcc's line) */
+    out[threadIdx.x] = d[0] ^ d[1];
 }
 
 extern "C" cudaError_t tensor_mma_unsupported(uint32_t *out)
