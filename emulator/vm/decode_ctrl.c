@@ -89,6 +89,8 @@ static int mma_type_of(const char *s)
            : !strcmp(s, "s32")  ? MT_S32
            : !strcmp(s, "e4m3") ? MT_E4M3
            : !strcmp(s, "e5m2") ? MT_E5M2
+           : !strcmp(s, "s4")   ? MT_S4
+           : !strcmp(s, "u4")   ? MT_U4
                                 : -1;
 }
 
@@ -138,6 +140,11 @@ static struct insn *emit_mma(struct dctx *c, enum op op, const struct operand *o
     struct insn *in = dec_emit(c, op);
     in->o[5] = pool;
     return in;
+}
+
+int mma_elem_bits(int type)
+{
+    return type == MT_S4 || type == MT_U4 ? 4 : 8 * mma_elem_bytes(type);
 }
 
 /* Rows and columns of matrix @p matrix (0 a: M x K, 1 b: K x N, 2 c/d: M x N) of a wmma shape. */
@@ -270,12 +277,12 @@ int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 
 int mma_shape_m(int shape)
 {
-    return shape == MS_8_8_4 || shape == MS_8_8_16 ? 8 : 16;
+    return shape == MS_8_8_4 || shape == MS_8_8_16 || shape == MS_8_8_32 ? 8 : 16;
 }
 
 int mma_shape_k(int shape)
 {
-    static const int ks[] = {16, 8, 4, 32, 4, 16};
+    static const int ks[] = {16, 8, 4, 32, 4, 16, 32, 64};
     return ks[shape];
 }
 
@@ -287,7 +294,7 @@ int mma_frag_regs(int matrix, int type, int shape)
 {
     int M = mma_shape_m(shape), K = mma_shape_k(shape);
     int elems = (matrix == 2 ? M * 8 : K * (matrix == 0 ? M : 8)) * mma_products(shape, type);
-    return type == MT_F64 ? elems / 32 : elems * mma_elem_bytes(type) / 128;
+    return type == MT_F64 ? elems / 32 : elems * mma_elem_bits(type) / 1024;
 }
 
 int mma_products(int shape, int type)
@@ -296,11 +303,11 @@ int mma_products(int shape, int type)
 }
 
 /* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, f64's
- * m8n8k4 and m16n8k4/k8/k16, and the 8-bit integer ones). */
+ * m8n8k4 and m16n8k4/k8/k16, and the 8- and 4-bit integer ones). */
 static int mma_has(int at, int shape)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, half = at == MT_F16 || at == MT_BF16;
-    int int8 = at == MT_S8 || at == MT_U8, f64 = at == MT_F64;
+    int int8 = at == MT_S8 || at == MT_U8, f64 = at == MT_F64, int4 = at == MT_S4 || at == MT_U4;
     switch (shape) {
     case MS_16_8_16:
         return half || fp8 || int8 || f64;
@@ -312,8 +319,11 @@ static int mma_has(int at, int shape)
         return f64 || at == MT_F16;
     case MS_8_8_16:
         return int8;
+    case MS_8_8_32:
+    case MS_16_8_64:
+        return int4;
     default:
-        return fp8 || int8; /* m16n8k32 */
+        return fp8 || int8 || int4; /* m16n8k32 */
     }
 }
 
@@ -328,6 +338,8 @@ static int mma_types_ok(int at, int bt, int ct, int dt)
         return bt == MT_F64 && ct == MT_F64 && dt == MT_F64;
     if (int8)
         return (bt == MT_S8 || bt == MT_U8) && ct == MT_S32 && dt == MT_S32;
+    if (at == MT_S4 || at == MT_U4)
+        return (bt == MT_S4 || bt == MT_U4) && ct == MT_S32 && dt == MT_S32;
     int f16_acc = at == MT_F16 || fp8;
     return (fp8 ? bt == MT_E4M3 || bt == MT_E5M2 : bt == at) && dt == ct &&
            (dt == MT_F32 || (dt == MT_F16 && f16_acc));
@@ -351,6 +363,8 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 : mn_has(m, "m16n8k32") ? MS_16_8_32
                 : mn_has(m, "m8n8k4")   ? MS_8_8_4
                 : mn_has(m, "m8n8k16")  ? MS_8_8_16
+                : mn_has(m, "m8n8k32")  ? MS_8_8_32
+                : mn_has(m, "m16n8k64") ? MS_16_8_64
                                         : -1;
     if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4)
         return dec_bad(c, "this form of mma is not emulated");
@@ -367,7 +381,7 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
         (satfinite && dt != MT_S32))
         return dec_bad(c,
                        "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs with f32 "
-                       "or f16 accumulators, s8/u8 with s32, f64)");
+                       "or f16 accumulators, s8/u8 and s4/u4 with s32, f64)");
     const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
                          mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
     struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, at == MT_F64 ? SLOT_64 : SLOT_32);

@@ -317,10 +317,21 @@ static uint32_t tc_f32_bits(float v)
     return v == v ? f2u(v) : 0x7FFFFFFFu;
 }
 
-/* An element of type @p t as a signed integer (s8, u8, s32 fragments). */
+/* An element of type @p t as a signed integer (s8, u8, s4, u4, s32 fragments). */
 static int64_t tc_int(int t, uint64_t raw)
 {
-    return t == MT_S8 ? (int8_t)raw : t == MT_U8 ? (int64_t)(uint8_t)raw : (int32_t)raw;
+    switch (t) {
+    case MT_S8:
+        return (int8_t)raw;
+    case MT_U8:
+        return (uint8_t)raw;
+    case MT_S4:
+        return (int64_t)(raw & 15) - (raw & 8 ? 16 : 0);
+    case MT_U4:
+        return raw & 15;
+    default:
+        return (int32_t)raw;
+    }
 }
 
 /* D = A * B + C for f64 (one fma per k, in k order) and for s8/u8 inputs with s32 accumulators
@@ -403,8 +414,8 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
 /*
  * Where element i of lane @p lane's fragment sits in the mma.sync tile of matrix @p matrix (0 a,
  * 1 b, 2 c/d), with 1 << @p log_per elements to a register (1 tf32 and f64, 2 f16/bf16, 4 fp8
- * and s8/u8), as an index into the row-major tile of @p cols columns. The PTX ISA's tables
- * ("Matrix Fragments for mma.m16n8k4/k8/k16/k32", and mma.m8n8k4 f64 and mma.m8n8k16 s8/u8,
+ * and s8/u8, 8 s4/u4), as an index into the row-major tile of @p cols columns. The PTX ISA's tables
+ * ("Matrix Fragments for mma.m16n8k4/k8/k16/k32/k64", mma.m8n8k4 f64, mma.m8n8k16 and k32,
  * whose tiles are the top 8 rows of the same pattern) all follow one rule: with g = lane / 4 and
  * t = lane % 4, register r of a holds row g (+ 8 for odd r), columns per * t + j, 4 * per
  * further on for each pair of registers r / 2; register r of b holds rows per * t + j + 4 * per
@@ -433,9 +444,8 @@ static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, i
         }
         return;
     }
-    int bytes = mma_elem_bytes(type), log_per = bytes == 4 ? 0 : bytes == 2 ? 1 : 2;
-    int bits = 8 * bytes;
-    uint32_t mask = bytes == 4 ? ~0u : (1u << bits) - 1;
+    int bits = mma_elem_bits(type), log_per = bits == 32 ? 0 : bits == 16 ? 1 : bits == 8 ? 2 : 3;
+    uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
     for (int i = 0; i < n; i++) {
         const uint32_t *reg = R32(w, regs[i >> log_per]);
         int shift = (i & ((1 << log_per) - 1)) * bits;
@@ -538,7 +548,7 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
         mma_quadpairs(w, mod, types, rd, ra, rb, rc);
         return EV_NONE;
     }
-    uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
+    uint64_t A[16 * 64], B[64 * 8], C[16 * 8], D[16 * 8]; /* K up to 64 (m16n8k64) */
     mma_gather(w, ra, 0, types[0], M * K / 32, K, A);
     mma_gather(w, rb, 1, types[1], 8 * K / 32, 8, B);
     mma_gather(w, rc, 2, types[2], M / 4, 8, C);

@@ -164,7 +164,20 @@ enum atom_op { AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT
 #define ATOM_ORDER(mod) (((mod) >> ATOM_ORDER_SHIFT) & 7) /**< MEM_CTA, MEM_RELEASE */
 
 /** Element types of the tensor instructions. */
-enum mma_type { MT_F16, MT_BF16, MT_TF32, MT_F32, MT_F64, MT_S8, MT_U8, MT_S32, MT_E4M3, MT_E5M2 };
+enum mma_type {
+    MT_F16,
+    MT_BF16,
+    MT_TF32,
+    MT_F32,
+    MT_F64,
+    MT_S8,
+    MT_U8,
+    MT_S32,
+    MT_E4M3,
+    MT_E5M2,
+    MT_S4,
+    MT_U4
+};
 /** Tile shapes of wmma: m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 (f64). */
 enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 /** Fields of a wmma.load / wmma.store insn.mod. */
@@ -189,9 +202,18 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define MMA_SATFINITE_BIT                                                                          \
     (1u << 21) /**< mma.sync and wmma.mma .satfinite: s32 results clamped,                         \
                     not wrapped */
-/** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC): m16n8kK, and m8n8k4 (f64) and
- *  m8n8k16 (s8, u8). */
-enum mma_shape { MS_16_8_16, MS_16_8_8, MS_16_8_4, MS_16_8_32, MS_8_8_4, MS_8_8_16 };
+/** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC): m16n8kK, and m8n8k4 (f64, and
+ *  Volta's f16), m8n8k16 (s8, u8) and m8n8k32 (s4, u4). */
+enum mma_shape {
+    MS_16_8_16,
+    MS_16_8_8,
+    MS_16_8_4,
+    MS_16_8_32,
+    MS_8_8_4,
+    MS_8_8_16,
+    MS_8_8_32,
+    MS_16_8_64
+};
 
 /** Geometries of tex, suld and sust (the PTX names 1d, 2d, 3d, a1d, a2d, cube, acube). */
 enum tex_geom { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
@@ -670,6 +692,8 @@ uint64_t vm_atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned wid
 int wmma_frag_regs(int matrix, int type, int shape);
 void wmma_dims(int shape, int matrix, int *rows, int *cols);
 int mma_elem_bytes(int type);
+/** Bits of an element of mma type @p type (4 for s4 and u4, which mma_elem_bytes() has not). */
+int mma_elem_bits(int type);
 int mma_frag_regs(int matrix, int type, int shape);
 /** M and K of an mma.sync shape (N is 8 in every one). */
 int mma_shape_m(int shape);

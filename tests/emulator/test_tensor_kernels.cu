@@ -106,6 +106,21 @@ static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B
     case MMA_K32_S32_S8_SATF:
         MMA_4422("m16n8k32.row.col.satfinite.s32.s8.s8.s32");
         break;
+    case MMA_I4_M8N8K32_S4:
+        asm volatile("mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%0, %1}, {%2}, {%3}, {%4, "
+                     "%5};"
+                     : D2
+                     : "r"(a[0]), B1, C2);
+        break;
+    case MMA_I4_M16N8K32_U4_S4:
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u4.s4.s32 {%0, %1, %2, %3}, {%4, %5}, "
+                     "{%6}, {%7, %8, %9, %10};"
+                     : D4
+                     : A2, B1, C4);
+        break;
+    case MMA_I4_M16N8K64_S4_U4:
+        MMA_4422("m16n8k64.row.col.satfinite.s32.s4.u4.s32");
+        break;
     }
     for (int i = 0; i < 4; i++)
         D[4 * l + i] = d[i];
@@ -561,7 +576,8 @@ extern "C" cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *o
 static __global__ void mma_unsupported_kernel(uint32_t *out)
 {
     uint32_t a = threadIdx.x, b = 3, c[2] = {0, 0}, d[2];
-    asm volatile("mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%0, %1}, {%2}, {%3}, {%4, %5};"
+    asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%0, %1}, {%2}, {%3}, "
+                 "{%4, %5};"
                  : "=r"(d[0]), "=r"(d[1])
                  : "r"(a), "r"(b), "r"(c[0]), "r"(c[1])); /* TENSOR_UNSUPPORTED (nvcc's line) */
     out[threadIdx.x] = d[0] ^ d[1];
