@@ -54,7 +54,7 @@ static int type_info(const char *s, char *kind)
              {"s32", 's', 32},  {"s64", 's', 64},    {"f16", 'h', 16}, {"f16x2", 'H', 32},
              {"bf16", 'g', 16}, {"bf16x2", 'G', 32}, {"f32", 'f', 32}, {"f64", 'f', 64},
              {"tf32", 't', 32}, {"e4m3", 'e', 8},    {"e5m2", 'e', 8}, {"s4", 's', 4},
-             {"u4", 'u', 4}};
+             {"u4", 'u', 4},    {"b1", 'b', 1}};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (!strcmp(s, t[i].name)) {
             *kind = t[i].kind;

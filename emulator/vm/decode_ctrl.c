@@ -91,6 +91,7 @@ static int mma_type_of(const char *s)
            : !strcmp(s, "e5m2") ? MT_E5M2
            : !strcmp(s, "s4")   ? MT_S4
            : !strcmp(s, "u4")   ? MT_U4
+           : !strcmp(s, "b1")   ? MT_B1
                                 : -1;
 }
 
@@ -144,7 +145,7 @@ static struct insn *emit_mma(struct dctx *c, enum op op, const struct operand *o
 
 int mma_elem_bits(int type)
 {
-    return type == MT_S4 || type == MT_U4 ? 4 : 8 * mma_elem_bytes(type);
+    return type == MT_S4 || type == MT_U4 ? 4 : type == MT_B1 ? 1 : 8 * mma_elem_bytes(type);
 }
 
 /* Rows and columns of matrix @p matrix (0 a: M x K, 1 b: K x N, 2 c/d: M x N) of a wmma shape. */
@@ -277,12 +278,14 @@ int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 
 int mma_shape_m(int shape)
 {
-    return shape == MS_8_8_4 || shape == MS_8_8_16 || shape == MS_8_8_32 ? 8 : 16;
+    return shape == MS_8_8_4 || shape == MS_8_8_16 || shape == MS_8_8_32 || shape == MS_8_8_128
+               ? 8
+               : 16;
 }
 
 int mma_shape_k(int shape)
 {
-    static const int ks[] = {16, 8, 4, 32, 4, 16, 32, 64};
+    static const int ks[] = {16, 8, 4, 32, 4, 16, 32, 64, 128, 128, 256};
     return ks[shape];
 }
 
@@ -322,6 +325,10 @@ static int mma_has(int at, int shape)
     case MS_8_8_32:
     case MS_16_8_64:
         return int4;
+    case MS_8_8_128:
+    case MS_16_8_128:
+    case MS_16_8_256:
+        return at == MT_B1;
     default:
         return fp8 || int8 || int4; /* m16n8k32 */
     }
@@ -340,6 +347,8 @@ static int mma_types_ok(int at, int bt, int ct, int dt)
         return (bt == MT_S8 || bt == MT_U8) && ct == MT_S32 && dt == MT_S32;
     if (at == MT_S4 || at == MT_U4)
         return (bt == MT_S4 || bt == MT_U4) && ct == MT_S32 && dt == MT_S32;
+    if (at == MT_B1)
+        return bt == MT_B1 && ct == MT_S32 && dt == MT_S32;
     int f16_acc = at == MT_F16 || fp8;
     return (fp8 ? bt == MT_E4M3 || bt == MT_E5M2 : bt == at) && dt == ct &&
            (dt == MT_F32 || (dt == MT_F16 && f16_acc));
@@ -352,20 +361,24 @@ static int mma_quadpair_types_ok(int at, int bt, int ct, int dt)
            (ct == MT_F16 || ct == MT_F32);
 }
 
-/* mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c; .satfinite
- * only for the integer forms, whose s32 sums it clamps instead of wrapping. */
+/* mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype{.bitop.popc} d, a, b, c;
+ * .satfinite only for the 8- and 4-bit integer forms, whose s32 sums it clamps instead of
+ * wrapping; .and.popc or .xor.popc for the 1-bit ones, whose products are the bits' and or xor. */
 int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t[4];
-    int shape = mn_has(m, "m16n8k16")   ? MS_16_8_16
-                : mn_has(m, "m16n8k8")  ? MS_16_8_8
-                : mn_has(m, "m16n8k4")  ? MS_16_8_4
-                : mn_has(m, "m16n8k32") ? MS_16_8_32
-                : mn_has(m, "m8n8k4")   ? MS_8_8_4
-                : mn_has(m, "m8n8k16")  ? MS_8_8_16
-                : mn_has(m, "m8n8k32")  ? MS_8_8_32
-                : mn_has(m, "m16n8k64") ? MS_16_8_64
-                                        : -1;
+    int shape = mn_has(m, "m16n8k16")    ? MS_16_8_16
+                : mn_has(m, "m16n8k8")   ? MS_16_8_8
+                : mn_has(m, "m16n8k4")   ? MS_16_8_4
+                : mn_has(m, "m16n8k32")  ? MS_16_8_32
+                : mn_has(m, "m8n8k4")    ? MS_8_8_4
+                : mn_has(m, "m8n8k16")   ? MS_8_8_16
+                : mn_has(m, "m8n8k32")   ? MS_8_8_32
+                : mn_has(m, "m16n8k64")  ? MS_16_8_64
+                : mn_has(m, "m8n8k128")  ? MS_8_8_128
+                : mn_has(m, "m16n8k128") ? MS_16_8_128
+                : mn_has(m, "m16n8k256") ? MS_16_8_256
+                                         : -1;
     if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4)
         return dec_bad(c, "this form of mma is not emulated");
     int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), bt = mma_type_of(t[2].name),
@@ -377,11 +390,13 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
             layout[k++] = m->mods[i];
     if (!layout[1] || (!quadpair && (layout[0][0] != 'r' || layout[1][0] != 'c')))
         return dec_bad(c, "this form of mma is not emulated");
+    int bits = mn_has(m, "popc") && (mn_has(m, "and") ^ mn_has(m, "xor")); /* b1's bit op */
     if (!mma_has(at, shape) || !(quadpair ? mma_quadpair_types_ok : mma_types_ok)(at, bt, ct, dt) ||
-        (satfinite && dt != MT_S32))
+        (satfinite && (dt != MT_S32 || at == MT_B1)) || bits != (at == MT_B1))
         return dec_bad(c,
                        "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs with f32 "
-                       "or f16 accumulators, s8/u8 and s4/u4 with s32, f64)");
+                       "or f16 accumulators, s8/u8, s4/u4 and b1 (.and or .xor .popc) with s32, "
+                       "f64)");
     const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
                          mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
     struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, at == MT_F64 ? SLOT_64 : SLOT_32);
@@ -389,7 +404,7 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return -1;
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
                       (uint32_t)(layout[0][0] == 'c'), (uint32_t)(layout[1][0] == 'c')) |
-              (satfinite ? MMA_SATFINITE_BIT : 0);
+              (satfinite ? MMA_SATFINITE_BIT : 0) | (mn_has(m, "xor") ? MMA_XOR_BIT : 0);
     return 0;
 }
 

@@ -329,17 +329,21 @@ static int64_t tc_int(int t, uint64_t raw)
         return (int64_t)(raw & 15) - (raw & 8 ? 16 : 0);
     case MT_U4:
         return raw & 15;
+    case MT_B1:
+        return raw & 1;
     default:
         return (int32_t)raw;
     }
 }
 
-/* D = A * B + C for f64 (one fma per k, in k order) and for s8/u8 inputs with s32 accumulators
- * (exact products and sum, wrapped to 32 bits, or clamped to them with @p satfinite), on raw
- * row-major tiles. */
+/* D = A * B + C for f64 (one fma per k, in k order) and for integer inputs with s32 accumulators
+ * (exact products and sum, wrapped to 32 bits, or clamped to them with MMA_SATFINITE_BIT in
+ * @p flags; 1-bit products the bits' and, or with MMA_XOR_BIT their xor), on raw row-major
+ * tiles. */
 static void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t *A,
-                           const uint64_t *B, const uint64_t *C, uint64_t *D, int satfinite)
+                           const uint64_t *B, const uint64_t *C, uint64_t *D, uint32_t flags)
 {
+    int xor = (flags & MMA_XOR_BIT) != 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             if (types[0] == MT_F64) {
@@ -350,9 +354,11 @@ static void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t
                 continue;
             }
             int64_t acc = (int32_t)C[i * N + j];
-            for (int k = 0; k < K; k++)
-                acc += tc_int(types[0], A[i * K + k]) * tc_int(types[1], B[k * N + j]);
-            if (satfinite)
+            for (int k = 0; k < K; k++) {
+                int64_t a = tc_int(types[0], A[i * K + k]), b = tc_int(types[1], B[k * N + j]);
+                acc += xor? a ^ b : a *b;
+            }
+            if (flags & MMA_SATFINITE_BIT)
                 acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
             D[i * N + j] = (uint32_t)acc;
         }
@@ -373,12 +379,13 @@ static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *
 }
 
 /* D = A * B + C on raw row-major tiles, in the arithmetic of their types: exact for f64 and the
- * integer forms (s32 sums clamped with @p satfinite), the fp32 tensor cores' for the others. */
+ * integer forms (@p flags: the instruction's MMA_SATFINITE_BIT and MMA_XOR_BIT), the fp32 tensor
+ * cores' for the others. */
 static void mma_tile_raw(int M, int N, int K, const int *types, const uint64_t *A,
-                         const uint64_t *B, const uint64_t *C, uint64_t *D, int satfinite)
+                         const uint64_t *B, const uint64_t *C, uint64_t *D, uint32_t flags)
 {
     if (types[0] == MT_F64 || types[3] == MT_S32)
-        mma_tile_exact(M, N, K, types, A, B, C, D, satfinite);
+        mma_tile_exact(M, N, K, types, A, B, C, D, flags);
     else
         mma_tile_f32(M, N, K, types, A, B, C, D);
 }
@@ -404,7 +411,7 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
     frag_gather(w, ra, frag_per((int)pool[1], ab), ab, M * K, A);
     frag_gather(w, rb, frag_per((int)pool[2], ab), ab, K * N, B);
     frag_gather(w, rc, frag_per((int)pool[3], cb), cb, M * N, C);
-    mma_tile_raw(M, N, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
+    mma_tile_raw(M, N, K, types, A, B, C, D, mod & MMA_SATFINITE_BIT);
     frag_scatter(w, rd, frag_per((int)pool[0], db), db, M * N, D);
     return EV_NONE;
 }
@@ -444,7 +451,7 @@ static void mma_gather(const struct warp *w, const uint32_t *regs, int matrix, i
         }
         return;
     }
-    int bits = mma_elem_bits(type), log_per = bits == 32 ? 0 : bits == 16 ? 1 : bits == 8 ? 2 : 3;
+    int bits = mma_elem_bits(type), log_per = __builtin_ctz(32u / (unsigned)bits); /* per reg */
     uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
     for (int i = 0; i < n; i++) {
         const uint32_t *reg = R32(w, regs[i >> log_per]);
@@ -548,11 +555,11 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
         mma_quadpairs(w, mod, types, rd, ra, rb, rc);
         return EV_NONE;
     }
-    uint64_t A[16 * 64], B[64 * 8], C[16 * 8], D[16 * 8]; /* K up to 64 (m16n8k64) */
+    uint64_t A[16 * 256], B[256 * 8], C[16 * 8], D[16 * 8]; /* K up to 256 (m16n8k256) */
     mma_gather(w, ra, 0, types[0], M * K / 32, K, A);
     mma_gather(w, rb, 1, types[1], 8 * K / 32, 8, B);
     mma_gather(w, rc, 2, types[2], M / 4, 8, C);
-    mma_tile_raw(M, 8, K, types, A, B, C, D, (mod & MMA_SATFINITE_BIT) != 0);
+    mma_tile_raw(M, 8, K, types, A, B, C, D, mod & (MMA_SATFINITE_BIT | MMA_XOR_BIT));
     mma_scatter(w, rd, types[3], M, D);
     return EV_NONE;
 }

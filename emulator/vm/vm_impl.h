@@ -176,7 +176,8 @@ enum mma_type {
     MT_E4M3,
     MT_E5M2,
     MT_S4,
-    MT_U4
+    MT_U4,
+    MT_B1
 };
 /** Tile shapes of wmma: m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 (f64). */
 enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
@@ -191,19 +192,20 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define WM_BASE32_BIT (1u << 12)
 /** Fields of a wmma.mma / mma.sync insn.mod: shape, the four types, the two layouts. */
 #define MMA_MOD(shape, at, bt, ct, dt, acol, bcol)                                                 \
-    ((shape) | (at) << 3 | (bt) << 7 | (ct) << 11 | (dt) << 15 | (acol) << 19 | (bcol) << 20)
-#define MMA_SHAPE(mod) ((mod)&7)
-#define MMA_AT(mod) (((mod) >> 3) & 15)
-#define MMA_BT(mod) (((mod) >> 7) & 15)
-#define MMA_CT(mod) (((mod) >> 11) & 15)
-#define MMA_DT(mod) (((mod) >> 15) & 15)
-#define MMA_ACOL(mod) (((mod) >> 19) & 1)
-#define MMA_BCOL(mod) (((mod) >> 20) & 1)
-#define MMA_SATFINITE_BIT                                                                          \
-    (1u << 21) /**< mma.sync and wmma.mma .satfinite: s32 results clamped,                         \
-                    not wrapped */
+    ((shape) | (at) << 4 | (bt) << 8 | (ct) << 12 | (dt) << 16 | (acol) << 20 | (bcol) << 21)
+#define MMA_SHAPE(mod) ((mod)&15)
+#define MMA_AT(mod) (((mod) >> 4) & 15)
+#define MMA_BT(mod) (((mod) >> 8) & 15)
+#define MMA_CT(mod) (((mod) >> 12) & 15)
+#define MMA_DT(mod) (((mod) >> 16) & 15)
+#define MMA_ACOL(mod) (((mod) >> 20) & 1)
+#define MMA_BCOL(mod) (((mod) >> 21) & 1)
+/** mma.sync and wmma.mma .satfinite: s32 results clamped, not wrapped. */
+#define MMA_SATFINITE_BIT (1u << 22)
+/** 1-bit mma.sync: .xor.popc (else .and.popc). */
+#define MMA_XOR_BIT (1u << 23)
 /** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC): m16n8kK, and m8n8k4 (f64, and
- *  Volta's f16), m8n8k16 (s8, u8) and m8n8k32 (s4, u4). */
+ *  Volta's f16), m8n8k16 (s8, u8), m8n8k32 (s4, u4) and m8n8k128 (b1). */
 enum mma_shape {
     MS_16_8_16,
     MS_16_8_8,
@@ -212,7 +214,10 @@ enum mma_shape {
     MS_8_8_4,
     MS_8_8_16,
     MS_8_8_32,
-    MS_16_8_64
+    MS_16_8_64,
+    MS_8_8_128,
+    MS_16_8_128,
+    MS_16_8_256
 };
 
 /** Geometries of tex, suld and sust (the PTX names 1d, 2d, 3d, a1d, a2d, cube, acube). */
@@ -692,7 +697,8 @@ uint64_t vm_atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned wid
 int wmma_frag_regs(int matrix, int type, int shape);
 void wmma_dims(int shape, int matrix, int *rows, int *cols);
 int mma_elem_bytes(int type);
-/** Bits of an element of mma type @p type (4 for s4 and u4, which mma_elem_bytes() has not). */
+/** Bits of an element of mma type @p type (4 for s4 and u4, 1 for b1, which mma_elem_bytes()
+ *  has not). */
 int mma_elem_bits(int type);
 int mma_frag_regs(int matrix, int type, int shape);
 /** M and K of an mma.sync shape (N is 8 in every one). */

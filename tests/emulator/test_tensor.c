@@ -375,43 +375,40 @@ START_TEST(mma_sync_f64_every_shape_against_the_isa)
 }
 END_TEST
 
-/* The 4-bit forms ("Matrix Fragments for mma.m8n8k32", "mma.m16n8k32" and "mma.m16n8k64", their
- * .s4/.u4 rows): eight elements to a register, low nibble first. Element i of a holds row g (+ 8
- * in a register of odd index, m16 only), column 8t + i % 8 (+ 32 from the third register on);
- * of b row 8t + i % 8 (+ 32 in the second register), column g; c and d as frag_c() (m8n8k32:
- * its first two, rows 0 to 7). */
-static void int4_a_at(int M, int i, int l, int *row, int *col)
-{
-    int g = l / 4, t = l % 4, reg = i / 8;
-    *row = M == 16 && reg % 2 ? g + 8 : g;
-    *col = 8 * t + i % 8 + (reg >= 2 ? 32 : 0);
-}
-
-START_TEST(mma_sync_int4_against_the_isa)
+/* The 4- and 1-bit forms ("Matrix Fragments for mma.m8n8k32 / m8n8k128", "mma.m16n8k32 / k64 /
+ * k128 / k256", their .s4/.u4 and .b1 rows): p = 32 / bits elements to a register, low bits
+ * first. Element i of a holds row g (+ 8 in a register of odd index, m16 only), column
+ * p t + i % p (+ 4 p from the third register on); of b row p t + i % p (+ 4 p in the second
+ * register), column g; c and d as frag_c() (m8: its first two, rows 0 to 7). A 1-bit product is
+ * the bits' and, or xor (.and.popc, .xor.popc). */
+START_TEST(mma_sync_sub_byte_against_the_isa)
 {
     static const struct {
-        int form, M, K, a_unsigned, b_unsigned;
-    } forms[] = {{MMA_I4_M8N8K32_S4, 8, 32, 0, 0},
-                 {MMA_I4_M16N8K32_U4_S4, 16, 32, 1, 0},
-                 {MMA_I4_M16N8K64_S4_U4, 16, 64, 0, 1}};
+        int form, M, K, bits, a_unsigned, b_unsigned, xor;
+    } forms[] = {
+        {MMA_I4_M8N8K32_S4, 8, 32, 4, 0, 0, 0},      {MMA_I4_M16N8K32_U4_S4, 16, 32, 4, 1, 0, 0},
+        {MMA_I4_M16N8K64_S4_U4, 16, 64, 4, 0, 1, 0}, {MMA_B1_M8N8K128_XOR, 8, 128, 1, 1, 1, 1},
+        {MMA_B1_M16N8K128_AND, 16, 128, 1, 1, 1, 0}, {MMA_B1_M16N8K256_XOR, 16, 256, 1, 1, 1, 1}};
     for (int fi = 0; fi < (int)(sizeof forms / sizeof *forms); fi++) {
-        int M = forms[fi].M, K = forms[fi].K, A[16 * 64], B[64 * 8], C[16 * 8];
-        for (int i = 0; i < M * K; i++) /* s4 -8 to 7, u4 0 to 15 */
-            A[i] = forms[fi].a_unsigned ? (i * 7 + fi) % 16 : (i * 7 + fi) % 16 - 8;
+        int M = forms[fi].M, K = forms[fi].K, bits = forms[fi].bits, p = 32 / bits;
+        int top = 1 << bits, A[16 * 256], B[256 * 8], C[16 * 8];
+        for (int i = 0; i < M * K; i++) /* s4 -8 to 7, u4 0 to 15, b1 0 and 1 */
+            A[i] = (i * 7 + fi + i / 5) % top - (forms[fi].a_unsigned ? 0 : top / 2);
         for (int i = 0; i < K * 8; i++)
-            B[i] = forms[fi].b_unsigned ? (i * 5 + 3) % 16 : (i * 5 + 3) % 16 - 8;
+            B[i] = (i * 5 + 3 + i / 3) % top - (forms[fi].b_unsigned ? 0 : top / 2);
         for (int i = 0; i < M * 8; i++)
             C[i] = i * 37 - 1000;
         uint32_t a[128] = {0}, b[64] = {0}, c[128] = {0}, d[128];
         for (int l = 0; l < 32; l++) {
-            int r, col;
+            int g = l / 4, t = l % 4, r, col;
             for (int i = 0; i < M * K / 32; i++) {
-                int4_a_at(M, i, l, &r, &col);
-                a[4 * l + i / 8] |= (uint32_t)(A[r * K + col] & 15) << (4 * (i % 8));
+                int reg = i / p, row = M == 16 && reg % 2 ? g + 8 : g;
+                col = p * t + i % p + (reg >= 2 ? 4 * p : 0);
+                a[4 * l + reg] |= (uint32_t)(A[row * K + col] & (top - 1)) << (bits * (i % p));
             }
             for (int i = 0; i < K / 4; i++) {
-                int row = 8 * (l % 4) + i % 8 + (i >= 8 ? 32 : 0);
-                b[2 * l + i / 8] |= (uint32_t)(B[row * 8 + l / 4] & 15) << (4 * (i % 8));
+                int row = p * t + i % p + (i >= p ? 4 * p : 0);
+                b[2 * l + i / p] |= (uint32_t)(B[row * 8 + g] & (top - 1)) << (bits * (i % p));
             }
             for (int i = 0; i < M / 4; i++) {
                 frag_c(i, l, &r, &col);
@@ -425,10 +422,11 @@ START_TEST(mma_sync_int4_against_the_isa)
                 frag_c(i, l, &r, &col);
                 int want = C[r * 8 + col];
                 for (int k = 0; k < K; k++)
-                    want += A[r * K + k] * B[k * 8 + col];
+                    want += forms[fi].xor ? A[r * K + k] ^ B[k * 8 + col]
+                                          : A[r * K + k] * B[k * 8 + col];
                 ck_assert_msg((int32_t)d[4 * l + i] == want,
-                              "int4 mma m%dn8k%d: lane %d d%d (row %d col %d) = %d, want %d", M, K,
-                              l, i, r, col, (int32_t)d[4 * l + i], want);
+                              "%d-bit mma m%dn8k%d: lane %d d%d (row %d col %d) = %d, want %d",
+                              bits, M, K, l, i, r, col, (int32_t)d[4 * l + i], want);
             }
     }
 }
@@ -581,7 +579,7 @@ START_TEST(mma_sync_form_not_emulated_fails_loudly)
     char *said = capture_end(&cap);
     ck_assert_int_eq(err, cudaErrorNotSupported);
     capture_assert_at(said, TEST_TENSOR_KERNELS, "TENSOR_UNSUPPORTED",
-                      "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc");
+                      "mma.sp::ordered_metadata.sync.aligned.m16n8k16");
     free(said);
 }
 END_TEST
@@ -877,7 +875,7 @@ int main(int argc, char **argv)
         {"mma_sync_f64_every_shape_against_the_isa", mma_sync_f64_every_shape_against_the_isa,
          CASE_GPU, 60},
         {"mma_sync_m8n8k16_against_the_isa", mma_sync_m8n8k16_against_the_isa, CASE_GPU, 60},
-        {"mma_sync_int4_against_the_isa", mma_sync_int4_against_the_isa, CASE_GPU, 60},
+        {"mma_sync_sub_byte_against_the_isa", mma_sync_sub_byte_against_the_isa, CASE_GPU, 60},
         {"mma_sync_m8n8k4_quadpairs_against_the_isa", mma_sync_m8n8k4_quadpairs_against_the_isa,
          CASE_GPU, 60},
         {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,

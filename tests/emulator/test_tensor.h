@@ -17,24 +17,28 @@ extern "C" {
 
 /** The mma.sync forms tensor_mma() runs: shape, then d, a, b and c types. */
 enum mma_form {
-    MMA_K16_F32_F16_F32,           /**< m16n8k16.row.col.f32.f16.f16.f32 */
-    MMA_K16_F16_F16_F16,           /**< m16n8k16.row.col.f16.f16.f16.f16 */
-    MMA_K16_F32_BF16_F32,          /**< m16n8k16.row.col.f32.bf16.bf16.f32 */
-    MMA_K8_F32_F16_F32,            /**< m16n8k8.row.col.f32.f16.f16.f32 */
-    MMA_K8_F16_F16_F16,            /**< m16n8k8.row.col.f16.f16.f16.f16 */
-    MMA_K8_F32_BF16_F32,           /**< m16n8k8.row.col.f32.bf16.bf16.f32 */
-    MMA_K32_F32_E4M3_F32,          /**< m16n8k32.row.col.f32.e4m3.e4m3.f32 */
-    MMA_K32_F32_E4M3_E5M2,         /**< m16n8k32.row.col.f32.e4m3.e5m2.f32 */
-    MMA_K32_F16_E5M2_F16,          /**< m16n8k32.row.col.f16.e5m2.e5m2.f16 */
-    MMA_K16_F32_E5M2_F32,          /**< m16n8k16.row.col.f32.e5m2.e5m2.f32 */
-    MMA_K32_S32_S8_S32,            /**< m16n8k32.row.col.s32.s8.s8.s32 */
-    MMA_K16_S32_U8_S8,             /**< m16n8k16.row.col.s32.u8.s8.s32 */
-    MMA_K32_S32_S8_SATF,           /**< m16n8k32.row.col.satfinite.s32.s8.s8.s32 */
-    MMA_FORMS,                     /**< the forms above, mma_sync_every_form_against_the_isa's; then
-                                        the 4-bit ones, mma_sync_int4_against_the_isa's: */
+    MMA_K16_F32_F16_F32,   /**< m16n8k16.row.col.f32.f16.f16.f32 */
+    MMA_K16_F16_F16_F16,   /**< m16n8k16.row.col.f16.f16.f16.f16 */
+    MMA_K16_F32_BF16_F32,  /**< m16n8k16.row.col.f32.bf16.bf16.f32 */
+    MMA_K8_F32_F16_F32,    /**< m16n8k8.row.col.f32.f16.f16.f32 */
+    MMA_K8_F16_F16_F16,    /**< m16n8k8.row.col.f16.f16.f16.f16 */
+    MMA_K8_F32_BF16_F32,   /**< m16n8k8.row.col.f32.bf16.bf16.f32 */
+    MMA_K32_F32_E4M3_F32,  /**< m16n8k32.row.col.f32.e4m3.e4m3.f32 */
+    MMA_K32_F32_E4M3_E5M2, /**< m16n8k32.row.col.f32.e4m3.e5m2.f32 */
+    MMA_K32_F16_E5M2_F16,  /**< m16n8k32.row.col.f16.e5m2.e5m2.f16 */
+    MMA_K16_F32_E5M2_F32,  /**< m16n8k16.row.col.f32.e5m2.e5m2.f32 */
+    MMA_K32_S32_S8_S32,    /**< m16n8k32.row.col.s32.s8.s8.s32 */
+    MMA_K16_S32_U8_S8,     /**< m16n8k16.row.col.s32.u8.s8.s32 */
+    MMA_K32_S32_S8_SATF,   /**< m16n8k32.row.col.satfinite.s32.s8.s8.s32 */
+    /** the forms above, mma_sync_every_form_against_the_isa's; then the 4- and 1-bit ones,
+     *  mma_sync_sub_byte_against_the_isa's: */
+    MMA_FORMS,
     MMA_I4_M8N8K32_S4 = MMA_FORMS, /**< m8n8k32.row.col.s32.s4.s4.s32 */
     MMA_I4_M16N8K32_U4_S4,         /**< m16n8k32.row.col.s32.u4.s4.s32 */
     MMA_I4_M16N8K64_S4_U4,         /**< m16n8k64.row.col.satfinite.s32.s4.u4.s32 */
+    MMA_B1_M8N8K128_XOR,           /**< m8n8k128.row.col.s32.b1.b1.s32.xor.popc */
+    MMA_B1_M16N8K128_AND,          /**< m16n8k128.row.col.s32.b1.b1.s32.and.popc */
+    MMA_B1_M16N8K256_XOR,          /**< m16n8k256.row.col.s32.b1.b1.s32.xor.popc */
     MMA_ALL_FORMS
 };
 
@@ -118,7 +122,7 @@ cudaError_t tensor_shared_pattern(int kind, uint32_t *out);
  *  wait yet), then cp.async.wait_all, then @p n more; out gets a fragment of the result. */
 cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *out);
 
-/** One warp runs mma.sync.aligned.m8n8k128 with 1-bit elements (not emulated). */
+/** One warp runs a sparse mma.sp (not emulated). */
 cudaError_t tensor_mma_unsupported(uint32_t *out);
 
 #ifdef __cplusplus

@@ -121,6 +121,21 @@ static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B
     case MMA_I4_M16N8K64_S4_U4:
         MMA_4422("m16n8k64.row.col.satfinite.s32.s4.u4.s32");
         break;
+    case MMA_B1_M8N8K128_XOR:
+        asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%0, %1}, {%2}, "
+                     "{%3}, {%4, %5};"
+                     : D2
+                     : "r"(a[0]), B1, C2);
+        break;
+    case MMA_B1_M16N8K128_AND:
+        asm volatile("mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%0, %1, %2, %3}, "
+                     "{%4, %5}, {%6}, {%7, %8, %9, %10};"
+                     : D4
+                     : A2, B1, C4);
+        break;
+    case MMA_B1_M16N8K256_XOR:
+        MMA_4422("m16n8k256.row.col.s32.b1.b1.s32.xor.popc");
+        break;
     }
     for (int i = 0; i < 4; i++)
         D[4 * l + i] = d[i];
@@ -575,12 +590,12 @@ extern "C" cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *o
 
 static __global__ void mma_unsupported_kernel(uint32_t *out)
 {
-    uint32_t a = threadIdx.x, b = 3, c[2] = {0, 0}, d[2];
-    asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%0, %1}, {%2}, {%3}, "
-                 "{%4, %5};"
-                 : "=r"(d[0]), "=r"(d[1])
-                 : "r"(a), "r"(b), "r"(c[0]), "r"(c[1])); /* TENSOR_UNSUPPORTED (nvcc's line) */
-    out[threadIdx.x] = d[0] ^ d[1];
+    uint32_t a[2] = {threadIdx.x, 1}, b[2] = {2, 3}, c[4] = {0, 0, 0, 0}, d[4], e = 0x4e4e4e4e;
+    asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, "
+                 "%2, %3}, {%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x0;"
+                 : D4
+                 : A2, B2, C4, "r"(e)); /* TENSOR_UNSUPPORTED (nvcc's line for the statement) */
+    out[threadIdx.x] = d[0] ^ d[3];
 }
 
 extern "C" cudaError_t tensor_mma_unsupported(uint32_t *out)
