@@ -276,19 +276,6 @@ int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return dec_bad(c, "this wmma is not emulated");
 }
 
-int mma_shape_m(int shape)
-{
-    return shape == MS_8_8_4 || shape == MS_8_8_16 || shape == MS_8_8_32 || shape == MS_8_8_128
-               ? 8
-               : 16;
-}
-
-int mma_shape_k(int shape)
-{
-    static const int ks[] = {16, 8, 4, 32, 4, 16, 32, 64, 128, 128, 256};
-    return ks[shape];
-}
-
 /* Registers per lane of an mma.sync fragment (matrix 0 a, 1 b, 2 c/d) of element type @p type
  * in shape @p shape: a holds M x K elements, b K x 8, c and d M x 8, over 32 lanes in 32-bit
  * registers (f16 accumulators two to a register), or f64 elements one to a 64-bit register;
@@ -298,11 +285,6 @@ int mma_frag_regs(int matrix, int type, int shape)
     int M = mma_shape_m(shape), K = mma_shape_k(shape);
     int elems = (matrix == 2 ? M * 8 : K * (matrix == 0 ? M : 8)) * mma_products(shape, type);
     return type == MT_F64 ? elems / 32 : elems * mma_elem_bits(type) / 1024;
-}
-
-int mma_products(int shape, int type)
-{
-    return shape == MS_8_8_4 && type != MT_F64 ? 4 : 1;
 }
 
 /* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, f64's

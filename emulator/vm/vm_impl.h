@@ -701,11 +701,25 @@ int mma_elem_bytes(int type);
  *  has not). */
 int mma_elem_bits(int type);
 int mma_frag_regs(int matrix, int type, int shape);
-/** M and K of an mma.sync shape (N is 8 in every one). */
-int mma_shape_m(int shape);
-int mma_shape_k(int shape);
+/** M and K of an mma.sync shape (N is 8 in every one): for the decoder, the VM and the counters. */
+static inline int mma_shape_m(int shape)
+{
+    return shape == MS_8_8_4 || shape == MS_8_8_16 || shape == MS_8_8_32 || shape == MS_8_8_128
+               ? 8
+               : 16;
+}
+
+static inline int mma_shape_k(int shape)
+{
+    static const int ks[] = {16, 8, 4, 32, 4, 16, 32, 64, 128, 128, 256};
+    return ks[shape];
+}
+
 /** The products one mma.sync of @p shape and input @p type computes: 4 for Volta's m8n8k4 in
  *  f16 (one a quad pair of lanes), else 1. */
-int mma_products(int shape, int type);
+static inline int mma_products(int shape, int type)
+{
+    return shape == MS_8_8_4 && type != MT_F64 ? 4 : 1;
+}
 
 #endif /* EMU_VM_IMPL_H */
