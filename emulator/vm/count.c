@@ -223,10 +223,11 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
     else if (in->op == OP_BAR_SYNC && in->width == 0 && m)
         c->barriers++;
     else if ((in->op == OP_WMMA_MMA || in->op == OP_MMA_SYNC) && m) {
-        c->flops += 2 * mma_macs(in);
-        c->tensor_flops += 2 * mma_macs(in);
-        c->dmma_flops += MMA_AT(in->mod) == MT_F64 ? 2 * mma_macs(in) : 0;
-        c->overlapped_flops += vm_async_pending(w) ? 2 * mma_macs(in) : 0;
+        uint64_t f = 2 * mma_macs(in);
+        c->flops += f;
+        c->tensor_flops += f;
+        c->dmma_flops += MMA_AT(in->mod) == MT_F64 ? f : 0;
+        c->overlapped_flops += vm_async_pending(w) ? f : 0;
     }
 }
 

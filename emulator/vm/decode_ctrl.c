@@ -224,6 +224,17 @@ static int wmma_mem(struct dctx *c, const struct mn *m, struct operand *o, int n
     return 0;
 }
 
+/* The layouts of a and b among @p m's modifiers, in that order, into @p col (1 for .col, 0 for
+ * .row); returns how many were found, at most 2. */
+static int mma_layouts(const struct mn *m, int col[2])
+{
+    int k = 0;
+    for (int i = 0; i < m->nmods && k < 2; i++)
+        if (!strcmp(m->mods[i], "row") || !strcmp(m->mods[i], "col"))
+            col[k++] = m->mods[i][0] == 'c';
+    return k;
+}
+
 /* wmma.mma.sync.aligned.alayout.blayout.shape.dtype[.atype.btype].ctype{.satfinite} d, a, b, c;
  * .satfinite only for the integer forms (CUDA C++'s mma_sync(..., satf = true)), whose s32 sums
  * it clamps instead of wrapping. */
@@ -244,15 +255,8 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
         !wmma_has(2, ct, shape) || !wmma_has(2, dt, shape) || (dt == MT_S32) != ints ||
         (satfinite && !ints))
         return dec_bad(c, "these wmma.mma types are not emulated");
-    const char *al = NULL, *bl = NULL;
-    for (int i = 0; i < m->nmods; i++)
-        if (!strcmp(m->mods[i], "row") || !strcmp(m->mods[i], "col")) {
-            if (!al)
-                al = m->mods[i];
-            else
-                bl = m->mods[i];
-        }
-    if (!al || !bl)
+    int col[2];
+    if (mma_layouts(m, col) != 2)
         return dec_bad(c, "wmma.mma needs two layouts");
     const int regs[4] = {wmma_frag_regs(2, dt, shape), wmma_frag_regs(0, at, shape),
                          wmma_frag_regs(1, at, shape), wmma_frag_regs(2, ct, shape)};
@@ -260,7 +264,7 @@ static int wmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n
     if (!in)
         return -1;
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
-                      (uint32_t)(al[0] == 'c'), (uint32_t)(bl[0] == 'c')) |
+                      (uint32_t)col[0], (uint32_t)col[1]) |
               (satfinite ? MMA_SATFINITE_BIT : 0);
     return 0;
 }
@@ -288,7 +292,7 @@ int mma_frag_regs(int matrix, int type, int shape)
 }
 
 /* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, f64's
- * m8n8k4 and m16n8k4/k8/k16, and the 8- and 4-bit integer ones). */
+ * m8n8k4 and m16n8k4/k8/k16, Volta's m8n8k4 f16, and the 8-, 4- and 1-bit integer ones). */
 static int mma_has(int at, int shape)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, half = at == MT_F16 || at == MT_BF16;
@@ -318,8 +322,8 @@ static int mma_has(int at, int shape)
 
 /* Whether a, b, c and d of these types make an mma.sync: f32 accumulators for every
  * floating-point input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas
- * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, with s32 accumulators;
- * f64 is f64 throughout. */
+ * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, and s4 and u4, with s32
+ * accumulators, as b1's are; f64 is f64 throughout. */
 static int mma_types_ok(int at, int bt, int ct, int dt)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, int8 = at == MT_S8 || at == MT_U8;
@@ -366,11 +370,8 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), bt = mma_type_of(t[2].name),
         ct = mma_type_of(t[3].name);
     int satfinite = mn_has(m, "satfinite"), quadpair = mma_products(shape, at) == 4;
-    const char *layout[2] = {NULL, NULL}; /* a's and b's: row.col, or any two for m8n8k4 f16 */
-    for (int i = 0, k = 0; i < m->nmods && k < 2; i++)
-        if (!strcmp(m->mods[i], "row") || !strcmp(m->mods[i], "col"))
-            layout[k++] = m->mods[i];
-    if (!layout[1] || (!quadpair && (layout[0][0] != 'r' || layout[1][0] != 'c')))
+    int col[2]; /* a's and b's: row.col, or any two for m8n8k4 f16 */
+    if (mma_layouts(m, col) != 2 || (!quadpair && (col[0] || !col[1])))
         return dec_bad(c, "this form of mma is not emulated");
     int bits = mn_has(m, "popc") && (mn_has(m, "and") ^ mn_has(m, "xor")); /* b1's bit op */
     if (!mma_has(at, shape) || !(quadpair ? mma_quadpair_types_ok : mma_types_ok)(at, bt, ct, dt) ||
@@ -385,7 +386,7 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (!in)
         return -1;
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
-                      (uint32_t)(layout[0][0] == 'c'), (uint32_t)(layout[1][0] == 'c')) |
+                      (uint32_t)col[0], (uint32_t)col[1]) |
               (satfinite ? MMA_SATFINITE_BIT : 0) | (mn_has(m, "xor") ? MMA_XOR_BIT : 0);
     return 0;
 }

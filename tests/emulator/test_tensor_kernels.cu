@@ -33,6 +33,16 @@ static __device__ unsigned smem(const void *p)
                  "{%10, %11, %12, %13};"                                                           \
                  : D4                                                                              \
                  : A4, B2, C4)
+/* The same for forms of d 4, a 2, b 1, c 4 registers, and of d 2, a 1, b 1, c 2. */
+#define MMA_4214(shape_types)                                                                      \
+    asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5}, {%6}, "             \
+                 "{%7, %8, %9, %10};"                                                              \
+                 : D4                                                                              \
+                 : A2, B1, C4)
+#define MMA_2112(shape_types)                                                                      \
+    asm volatile("mma.sync.aligned." shape_types " {%0, %1}, {%2}, {%3}, {%4, %5};"                \
+                 : D2                                                                              \
+                 : "r"(a[0]), B1, C2)
 
 static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B, const uint32_t *C,
                                   uint32_t *D)
@@ -59,10 +69,7 @@ static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B
         MMA_4422("m16n8k16.row.col.f32.bf16.bf16.f32");
         break;
     case MMA_K8_F32_F16_F32:
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, "
-                     "{%6}, {%7, %8, %9, %10};"
-                     : D4
-                     : A2, B1, C4);
+        MMA_4214("m16n8k8.row.col.f32.f16.f16.f32");
         break;
     case MMA_K8_F16_F16_F16:
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3}, {%4}, "
@@ -71,10 +78,7 @@ static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B
                      : A2, B1, C2);
         break;
     case MMA_K8_F32_BF16_F32:
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, "
-                     "%5}, {%6}, {%7, %8, %9, %10};"
-                     : D4
-                     : A2, B1, C4);
+        MMA_4214("m16n8k8.row.col.f32.bf16.bf16.f32");
         break;
     case MMA_K32_F32_E4M3_F32:
         MMA_4422("m16n8k32.row.col.f32.e4m3.e4m3.f32");
@@ -89,49 +93,31 @@ static __global__ void mma_kernel(int form, const uint32_t *A, const uint32_t *B
                      : A4, B2, C2);
         break;
     case MMA_K16_F32_E5M2_F32:
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f32 {%0, %1, %2, %3}, {%4, "
-                     "%5}, {%6}, {%7, %8, %9, %10};"
-                     : D4
-                     : A2, B1, C4);
+        MMA_4214("m16n8k16.row.col.f32.e5m2.e5m2.f32");
         break;
     case MMA_K32_S32_S8_S32:
         MMA_4422("m16n8k32.row.col.s32.s8.s8.s32");
         break;
     case MMA_K16_S32_U8_S8:
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, "
-                     "{%6}, {%7, %8, %9, %10};"
-                     : D4
-                     : A2, B1, C4);
+        MMA_4214("m16n8k16.row.col.s32.u8.s8.s32");
         break;
     case MMA_K32_S32_S8_SATF:
         MMA_4422("m16n8k32.row.col.satfinite.s32.s8.s8.s32");
         break;
     case MMA_I4_M8N8K32_S4:
-        asm volatile("mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%0, %1}, {%2}, {%3}, {%4, "
-                     "%5};"
-                     : D2
-                     : "r"(a[0]), B1, C2);
+        MMA_2112("m8n8k32.row.col.s32.s4.s4.s32");
         break;
     case MMA_I4_M16N8K32_U4_S4:
-        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u4.s4.s32 {%0, %1, %2, %3}, {%4, %5}, "
-                     "{%6}, {%7, %8, %9, %10};"
-                     : D4
-                     : A2, B1, C4);
+        MMA_4214("m16n8k32.row.col.s32.u4.s4.s32");
         break;
     case MMA_I4_M16N8K64_S4_U4:
         MMA_4422("m16n8k64.row.col.satfinite.s32.s4.u4.s32");
         break;
     case MMA_B1_M8N8K128_XOR:
-        asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%0, %1}, {%2}, "
-                     "{%3}, {%4, %5};"
-                     : D2
-                     : "r"(a[0]), B1, C2);
+        MMA_2112("m8n8k128.row.col.s32.b1.b1.s32.xor.popc");
         break;
     case MMA_B1_M16N8K128_AND:
-        asm volatile("mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%0, %1, %2, %3}, "
-                     "{%4, %5}, {%6}, {%7, %8, %9, %10};"
-                     : D4
-                     : A2, B1, C4);
+        MMA_4214("m16n8k128.row.col.s32.b1.b1.s32.and.popc");
         break;
     case MMA_B1_M16N8K256_XOR:
         MMA_4422("m16n8k256.row.col.s32.b1.b1.s32.xor.popc");
