@@ -163,7 +163,7 @@ struct lead_wait {
     uint32_t reg[LEAD_REGS];
     uint64_t filter;
     int n;
-    double issued;
+    uint64_t issued; /* SASS_ONE units */
 };
 
 /* One global request, kept until its block ends; async: ASYNC_CP (cp.async) or ASYNC_TMA (the
@@ -224,11 +224,11 @@ struct vm_model {
     uint32_t ncode;
     uint8_t *batch;      /* each instruction's batch size (model_code.h) */
     uint8_t *warp_sum;   /* each atomic's enum model_warp_sum (model_code.h) */
-    float *sass_w;       /* each instruction's SASS instructions, or NULL: PTX counted */
+    uint32_t *sass_w;    /* each instruction's SASS instructions in SASS_ONE units, or NULL */
     uint64_t block_bars; /* barriers counted when this block began */
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
-    double warp_insts[32];         /* this block's instructions per warp (SASS-weighted) */
+    uint64_t warp_insts[32];       /* this block's instructions per warp, SASS_ONE units */
     uint8_t batch_size[32], batch_left[32]; /* each warp's open batch: its size, loads to come */
     unsigned batch_worst[32];               /* and its slowest load so far */
     uint8_t warp_tma[32], warp_wgmma[32];   /* the warp issued TMA copies, wgmma */
@@ -572,7 +572,7 @@ static void flush_block(struct vm_model *m)
         for (int r = 0; r < RUNS; r++)
             flush_shared(m, (uint32_t)w, r);
         int producer = consumers && m->warp_tma[w] && !m->warp_wgmma[w];
-        *(producer ? &m->t.producer : &m->t.sass) += m->warp_insts[w];
+        *(producer ? &m->t.producer : &m->t.sass) += (double)m->warp_insts[w] / SASS_ONE;
     }
     memset(m->warp_insts, 0, sizeof m->warp_insts);
     memset(m->warp_tma, 0, sizeof m->warp_tma);
@@ -736,7 +736,7 @@ static void lead_use(struct vm_model *m, const struct insn *in)
             continue;
         for (int i = 0; i < l->n; i++)
             if (l->reg[i] == r) {
-                m->t.covered += m->warp_insts[0] - l->issued;
+                m->t.covered += (double)(m->warp_insts[0] - l->issued) / SASS_ONE;
                 l->n = 0;
                 l->filter = 0;
                 return;
@@ -759,7 +759,7 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
 {
     long i = m->sass_w ? insn_index(m, in) : -1;
     uint32_t w = warp < 32 ? warp : 31;
-    double weight = i >= 0 ? m->sass_w[i] : 1.0;
+    uint32_t weight = i >= 0 ? m->sass_w[i] : SASS_ONE;
     m->warp_insts[w] += weight;
     if (in->op == OP_WGMMA_MMA) {
         m->warp_wgmma[w] = 1;
@@ -768,9 +768,9 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
     if (warp == 0) {
         cp_async_depth(m, in);
         lead_use(m, in);
-        m->t.lead += weight;
+        m->t.lead += (double)weight / SASS_ONE;
         if (m->phase_mark == m->live->barriers + 1)
-            m->t.lead_loading += weight;
+            m->t.lead_loading += (double)weight / SASS_ONE;
     }
 }
 

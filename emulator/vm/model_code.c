@@ -240,8 +240,8 @@ static void fill_unrollings(const struct insn *code, uint32_t count, uint32_t fi
     free(looped);
 }
 
-float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
-                          const struct model_sass_line *sass, size_t n, uint8_t *batch)
+uint32_t *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
+                             const struct model_sass_line *sass, size_t n, uint8_t *batch)
 {
     if (!n)
         return NULL;
@@ -264,7 +264,7 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
             ptx_a += ptx[k].anchors;
         }
     }
-    float *w = NULL;
+    uint32_t *w = NULL;
     if (met >= 0.9 * all) { /* else line information missing or not matching */
         double *u = emu_calloc(f->count + 1, sizeof *u);
         for (uint32_t i = 0; i < f->count; i++)
@@ -275,7 +275,7 @@ float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
             long k = entry[i];
             if (k < 0)
                 continue;
-            w[i] = (float)(sass[k].count / (u[i] * ptx[k].count));
+            w[i] = (uint32_t)lround(SASS_ONE * sass[k].count / (u[i] * ptx[k].count));
             if (batch[i] && u[i] > 1) /* ptxas's steps issue their loads together */
                 batch[i] = (uint8_t)fmin(255, round(batch[i] * u[i]));
         }

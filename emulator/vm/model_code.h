@@ -58,8 +58,12 @@ struct model_sass_line {
     uint32_t imads;   /**< of which plain IMADs (32-bit integer multiply-adds) */
 };
 
+/** One SASS instruction in model_sass_weights()'s fixed point: a warp's sums stay integers. */
+#define SASS_ONE 65536u
+
 /**
- * What each PTX instruction of kernel @p kernel costs in SASS instructions. A source line's SASS
+ * What each PTX instruction of kernel @p kernel costs in SASS instructions, in SASS_ONE units
+ * (rounded to the nearest; an error under 1e-5 of an instruction). A source line's SASS
  * (from @p sass, @p n entries) is spread evenly over that line's PTX instructions, divided by
  * how much more ptxas unrolled the line than the PTX: the ratio of the line's anchors (fp32
  * add, mul and fma, global loads, stores and atomics, which ptxas neither merges nor splits)
@@ -73,7 +77,7 @@ struct model_sass_line {
  * the steps it unrolled over their uses, so a load line unrolled u times more in SASS has u
  * times its PTX batch in flight (at most 255).
  */
-float *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
-                          const struct model_sass_line *sass, size_t n, uint8_t *batch);
+uint32_t *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
+                             const struct model_sass_line *sass, size_t n, uint8_t *batch);
 
 #endif /* EMU_MODEL_CODE_H */

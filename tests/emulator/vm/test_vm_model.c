@@ -57,8 +57,8 @@ static const char ptx[] = ".version 8.0\n"
                           "}\n";
 
 /* The SASS lines of kernel k: @p body's and the loop control's as given, setup and store 1:1. */
-static float *weights(struct vm_case *c, const struct model_sass_line *body, size_t n,
-                      uint8_t **batch)
+static uint32_t *weights(struct vm_case *c, const struct model_sass_line *body, size_t n,
+                         uint8_t **batch)
 {
     int k = vm_find(c->module, "k");
     ck_assert_int_ge(k, 0);
@@ -66,11 +66,12 @@ static float *weights(struct vm_case *c, const struct model_sass_line *body, siz
     return model_sass_weights(c->module, (uint32_t)k, body, n, *batch);
 }
 
-/* Weight @p got of instruction @p i against @p want, within float rounding. */
-static void weight_is(const float *got, int i, double want)
+/* Weight @p got of instruction @p i (SASS_ONE units) against @p want, within their rounding. */
+static void weight_is(const uint32_t *got, int i, double want)
 {
-    ck_assert_msg(fabs(got[i] - want) < 1e-5, "%s:%d: instruction %d: SASS weight %g, want %g",
-                  __FILE__, __LINE__, i, (double)got[i], want);
+    double w = (double)got[i] / SASS_ONE;
+    ck_assert_msg(fabs(w - want) < 1e-5, "%s:%d: instruction %d: SASS weight %g, want %g", __FILE__,
+                  __LINE__, i, w, want);
 }
 
 /* ptxas unrolled the loop 4 times: line 12's two loads are 8 LDG (anchors), line 13's mul.lo
@@ -88,7 +89,7 @@ START_TEST(integer_loop_lines_unrolled_like_their_loop)
         {"k.cu", 11, 3, 0, 0}, {"k.cu", 14, 2, 1, 0},
     };
     uint8_t *batch;
-    float *w = weights(&c, sass, sizeof sass / sizeof *sass, &batch);
+    uint32_t *w = weights(&c, sass, sizeof sass / sizeof *sass, &batch);
     ck_assert_ptr_nonnull(w);
     for (int i = 0; i <= 3; i++)
         weight_is(w, i, 1.0);
@@ -120,7 +121,7 @@ START_TEST(unmatched_and_integer_lines)
     ck_assert_int_eq(batch[4], 2);
     free(batch);
     const struct model_sass_line plain[] = {{"k.cu", 13, 6, 0, 0}, {"k.cu", 12, 3, 2, 0}};
-    float *w = weights(&c, plain, 2, &batch);
+    uint32_t *w = weights(&c, plain, 2, &batch);
     ck_assert_ptr_nonnull(w);
     weight_is(w, 7, 2.0);
     free(w);
