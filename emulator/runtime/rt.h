@@ -80,6 +80,7 @@ struct rt_var {
     struct rt_module *module;
     size_t size;
     uint64_t addr; /**< device address, 0 until asked */
+    int managed;   /**< a __managed__ variable: host is the address of its host pointer */
     struct rt_var *next;
 };
 
@@ -276,6 +277,13 @@ void *rt_host(const void *p, size_t bytes, const char *who);
 
 /** 1 when @p p lies in the device span (device or managed memory). */
 int rt_is_device(const void *p);
+
+/**
+ * Device range [@p dev, @p dev + @p size) made readable and writable by the host at its own
+ * address, its whole pages mapped from the device memory, and recorded in rt.managed. 0, or
+ * -1 after saying why (naming @p who). Called with the lock held.
+ */
+int rt_show_host(void *dev, size_t size, const char *who);
 
 /**
  * One request and its reply over the server connection. Returns 0 with the

@@ -330,8 +330,26 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
     return (struct cudaChannelFormatDesc){x, y, z, w, f};
 }
 
+int rt_show_host(void *dev, size_t size, const char *who)
+{
+    uintptr_t page = (uintptr_t)dev & ~(uintptr_t)4095;
+    size_t len = pages_of((uintptr_t)dev + (size ? size : 1) - page);
+    rt_wrote(dev, size, PROTO_WROTE_HOST, 0); /* the host may write it directly */
+    if (mmap((void *)page, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rt.mem.fd,
+             (off_t)(page - rt.mem.base)) == MAP_FAILED) {
+        emu_say("%s: cannot map %zu bytes for the host", who, size);
+        return -1;
+    }
+    struct rt_host_block *m = emu_malloc(sizeof *m);
+    *m = (struct rt_host_block){.ptr = dev, .size = size, .next = rt.managed};
+    rt.managed = m;
+    if (rt.remote) /* a server that holds the device memory must see these pages as they are */
+        rt_remote_show_host((void *)page, len);
+    return 0;
+}
+
 /* A device block of @p size for @p caller, also mapped, readable and writable, at its device
- * address for the host (managed and pinned memory); recorded in rt.managed. */
+ * address for the host (managed and pinned memory): rt_show_host(). */
 static cudaError_t host_visible_block(void **devPtr, size_t size, const char *who,
                                       const void *caller)
 {
@@ -339,23 +357,13 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
     if (err != cudaSuccess || !*devPtr)
         return err;
     rt_lock();
-    rt_wrote(*devPtr, size, PROTO_WROTE_HOST, 0); /* the host may write it directly */
-    struct rt_host_block *m = emu_malloc(sizeof *m);
-    uint64_t off = (uint64_t)(uintptr_t)*devPtr - rt.mem.base;
-    if (mmap(*devPtr, pages_of(size ? size : 1), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-             rt.mem.fd, (off_t)off) == MAP_FAILED) {
-        emu_say("%s: cannot map %zu bytes for the host", who, size);
-        free(m);
-        rt_unlock();
+    int failed = rt_show_host(*devPtr, size, who);
+    rt_unlock();
+    if (failed) {
         cudaFree(*devPtr);
         *devPtr = NULL;
         return rt_error(cudaErrorMemoryAllocation);
     }
-    *m = (struct rt_host_block){.ptr = *devPtr, .size = size, .next = rt.managed};
-    rt.managed = m;
-    if (rt.remote) /* a server that holds the device memory must see these pages as they are */
-        rt_remote_show_host(*devPtr, pages_of(size ? size : 1));
-    rt_unlock();
     return cudaSuccess;
 }
 

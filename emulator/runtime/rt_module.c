@@ -42,12 +42,6 @@ void __cudaUnregisterFatBinary(void **fatCubinHandle)
     (void)fatCubinHandle; /* the server and its modules end with the process */
 }
 
-char __cudaInitModule(void **fatCubinHandle)
-{
-    (void)fatCubinHandle;
-    return 1;
-}
-
 void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
                             const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
                             dim3 *bDim, dim3 *gDim, int *wSize)
@@ -64,19 +58,36 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
     rt_unlock();
 }
 
+static void register_var(void **fatCubinHandle, const void *host, const char *deviceAddress,
+                         size_t size, int managed)
+{
+    rt_lock();
+    struct rt_var *v = emu_calloc(1, sizeof *v);
+    v->host = host;
+    v->name = emu_strdup(deviceAddress);
+    v->module = (struct rt_module *)fatCubinHandle;
+    v->size = size;
+    v->managed = managed;
+    v->next = rt.vars;
+    rt.vars = v;
+    rt_unlock();
+}
+
 void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
                        const char *deviceName, int ext, size_t size, int constant, int global)
 {
     (void)deviceName, (void)ext, (void)constant, (void)global;
-    rt_lock();
-    struct rt_var *v = emu_calloc(1, sizeof *v);
-    v->host = hostVar;
-    v->name = emu_strdup(deviceAddress);
-    v->module = (struct rt_module *)fatCubinHandle;
-    v->size = size;
-    v->next = rt.vars;
-    rt.vars = v;
-    rt_unlock();
+    register_var(fatCubinHandle, hostVar, deviceAddress, size, 0);
+}
+
+/* A __managed__ variable: the host reaches it through *hostVarPtrAddress, which
+ * __cudaInitModule() points at the variable's device address, mapped for the host. */
+void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
+                              const char *deviceName, int ext, size_t size, int constant,
+                              int global)
+{
+    (void)deviceName, (void)ext, (void)constant, (void)global;
+    register_var(fatCubinHandle, hostVarPtrAddress, deviceAddress, size, 1);
 }
 
 struct rt_function *rt_function_of(const void *host)
@@ -250,8 +261,8 @@ const struct rt_kernel *rt_kernel_of(struct rt_function *f, cudaError_t *err)
 /* The device address of the variable whose host shadow is @p symbol; 0 with *err. */
 static uint64_t var_address(const void *symbol, size_t *size, cudaError_t *err)
 {
-    struct rt_var *v = rt.vars;
-    while (v && v->host != symbol)
+    struct rt_var *v = rt.vars; /* a __managed__ one also by the address the host uses */
+    while (v && v->host != symbol && !(v->managed && *(const void *const *)v->host == symbol))
         v = v->next;
     *err = rt_device();
     if (*err == cudaSuccess && !v)
@@ -281,6 +292,29 @@ static uint64_t var_address(const void *symbol, size_t *size, cudaError_t *err)
     }
     *size = v->size;
     return v->addr;
+}
+
+/* nvcc calls it at the host's first use of a __managed__ variable of the module: each such
+ * variable's host pointer is set to its device address, which the host can reach. The program
+ * would dereference a null pointer next, so a failure ends it, in one line. */
+char __cudaInitModule(void **fatCubinHandle)
+{
+    rt_lock();
+    for (struct rt_var *v = rt.vars; v; v = v->next) {
+        if (!v->managed || v->module != (struct rt_module *)fatCubinHandle || *(void **)v->host)
+            continue;
+        size_t size;
+        cudaError_t err;
+        void *at = (void *)(uintptr_t)var_address(v->host, &size, &err);
+        if (!at || rt_show_host(at, size, v->name)) {
+            emu_say("__managed__ variable %s: cannot place it in device memory (%s)", v->name,
+                    cudaGetErrorString(err == cudaSuccess ? cudaErrorMemoryAllocation : err));
+            exit(1);
+        }
+        *(void **)v->host = at;
+    }
+    rt_unlock();
+    return 1;
 }
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)

@@ -44,6 +44,13 @@ int decl_parse(struct parser *P, struct decl *d)
         } else if (tok_is(&P->t, ".visible") || tok_is(&P->t, ".weak") ||
                    tok_is(&P->t, ".common")) {
             d->is_visible = 1;
+        } else if (tok_is(&P->t, ".attribute")) { /* (.managed): nothing the VM needs */
+            parse_next(P);
+            while (P->t.kind != T_END && !tok_punct(&P->t, ')') && !tok_punct(&P->t, ';'))
+                parse_next(P);
+            if (parse_expect(P, ')'))
+                return -1;
+            continue;
         } else if (tok_is(&P->t, ".align")) {
             int64_t a;
             parse_next(P);

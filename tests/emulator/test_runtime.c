@@ -659,6 +659,37 @@ START_TEST(device_variable_symbols)
 }
 END_TEST
 
+/* __managed__ variables: the host reads their initialiser and writes them in place, a kernel
+ * updates them, the host reads the results without a copy; they are managed memory, and a
+ * symbol copy through the address the host sees reaches them too. */
+START_TEST(managed_variables)
+{
+    static const int init[5] = {5, -3, 8, 1000003, -77};
+    int *total = rt_test_managed_total_ptr(), *vals = rt_test_managed_vals_ptr(), old[37];
+    long long sum = 11;
+    for (int i = 0; i < 37; i++)
+        ck_assert_int_eq(vals[i], i < 5 ? init[i] : 0);
+    *total = 11;
+    for (int i = 0; i < 37; i++) {
+        vals[i] = old[i] = i < 5 ? init[i] : i * i - 40;
+        sum += old[i];
+    }
+    ck_assert_int_eq(rt_test_managed_launch(), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(*total, (int)sum);
+    for (int i = 0; i < 37; i++)
+        ck_assert_msg(vals[i] == 3 * old[i] + i, "vals[%d] = %d, want %d", i, vals[i],
+                      3 * old[i] + i);
+    struct cudaPointerAttributes a;
+    ck_assert_int_eq(cudaPointerGetAttributes(&a, vals + 36), cudaSuccess);
+    ck_assert_int_eq(a.type, cudaMemoryTypeManaged);
+    int back = 0;
+    ck_assert_int_eq(cudaMemcpyFromSymbol(&back, total, sizeof back, 0, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    ck_assert_int_eq(back, (int)sum);
+}
+END_TEST
+
 /* Kernel printf reaches this process's stdout when the grid has run (a synchronisation), in
  * thread order within the warp. */
 START_TEST(kernel_printf)
@@ -983,6 +1014,7 @@ int main(int argc, char **argv)
         {"dynamic_shared_memory_limit", dynamic_shared_memory_limit, CASE_CPU, 60},
         {"same_kernel_name_in_two_modules", same_kernel_name_in_two_modules, CASE_CPU, 60},
         {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
+        {"managed_variables", managed_variables, CASE_CPU, 60},
         {"kernel_printf", kernel_printf, CASE_CPU, 60},
         {"judge_mode_observes_launches", judge_mode_observes_launches, CASE_CPU, 60},
         {"judge_mode_stream_record", judge_mode_stream_record, CASE_CPU, 60},

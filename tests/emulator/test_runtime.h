@@ -33,6 +33,14 @@ cudaError_t rt_test_table_plus_one(int *d_out);
 /** The __device__ int[37] table's host shadow, for cudaMemcpyToSymbol. */
 const void *rt_test_table_symbol(void);
 
+/** Threads 0 to 36 add __managed__ int vals[37] (initialised {5, -3, 8, 1000003, -77}) into
+ *  __managed__ int total, each then setting vals[t] = 3 * vals[t] + t. */
+cudaError_t rt_test_managed_launch(void);
+
+/** The host's address of total and of vals[0], as nvcc's host code reaches them. */
+int *rt_test_managed_total_ptr(void);
+int *rt_test_managed_vals_ptr(void);
+
 /** One thread per @p threads prints "block B thread T" with printf. */
 cudaError_t rt_test_printf(int threads);
 

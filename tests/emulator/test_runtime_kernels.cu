@@ -79,6 +79,34 @@ const void *rt_test_table_symbol(void)
     return (const void *)&rt_test_table;
 }
 
+__managed__ int rt_test_managed_total;
+__managed__ int rt_test_managed_vals[37] = {5, -3, 8, 1000003, -77};
+
+static __global__ void managed_kernel(void)
+{
+    unsigned t = threadIdx.x;
+    if (t < 37) {
+        atomicAdd(&rt_test_managed_total, rt_test_managed_vals[t]);
+        rt_test_managed_vals[t] = 3 * rt_test_managed_vals[t] + (int)t;
+    }
+}
+
+cudaError_t rt_test_managed_launch(void)
+{
+    managed_kernel<<<1, 64>>>();
+    return cudaGetLastError();
+}
+
+int *rt_test_managed_total_ptr(void)
+{
+    return &rt_test_managed_total;
+}
+
+int *rt_test_managed_vals_ptr(void)
+{
+    return rt_test_managed_vals;
+}
+
 static __global__ void printf_kernel(void)
 {
     printf("block %d thread %d\n", blockIdx.x, threadIdx.x);
