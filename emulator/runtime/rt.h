@@ -386,6 +386,13 @@ cudaStream_t rt_default_stream(void);
 /** Set for the calls of one _ptds entry point (rt_default_stream() answers per-thread). */
 extern _Thread_local int rt_per_thread;
 
+/** Stream 0 of a _ptsz entry point (code built with --default-stream per-thread): this thread's
+ *  default stream. */
+static inline cudaStream_t rt_ptsz(cudaStream_t s)
+{
+    return s ? s : cudaStreamPerThread;
+}
+
 /** A new event with @p flags, not recorded. */
 struct rt_event *rt_event_new(unsigned flags);
 

@@ -25,6 +25,7 @@
 #define cudaStreamGetCaptureInfo cudaStreamGetCaptureInfo_v3
 #define cudaStreamGetCaptureInfo_ptsz cudaStreamGetCaptureInfo_v3_ptsz
 #define cudaMemPrefetchAsync cudaMemPrefetchAsync_v2
+#define cudaMemPrefetchAsync_ptsz cudaMemPrefetchAsync_v2_ptsz
 #define cudaMemAdvise cudaMemAdvise_v2
 #if CUDART_VERSION < 12080
 /* CUDA 12.8 added SWITCH conditional nodes (the next type after WHILE). */

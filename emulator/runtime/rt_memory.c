@@ -1026,16 +1026,10 @@ cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t widt
     return fill_rows(devPtr, pitch, value, width, height, &c);
 }
 
-/* Stream 0 in a _ptsz call: the per-thread default stream. */
-static cudaStream_t ptsz(cudaStream_t s)
-{
-    return s ? s : cudaStreamPerThread;
-}
-
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                  cudaStream_t stream)
 {
-    struct call c = async_call("cudaMemcpyAsync", ptsz(stream), __builtin_return_address(0));
+    struct call c = async_call("cudaMemcpyAsync", rt_ptsz(stream), __builtin_return_address(0));
     return copy_rows(dst, count, src, count, count, 1, kind, &c);
 }
 
@@ -1043,19 +1037,32 @@ cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, si
                                    size_t width, size_t height, enum cudaMemcpyKind kind,
                                    cudaStream_t stream)
 {
-    struct call c = async_call("cudaMemcpy2DAsync", ptsz(stream), __builtin_return_address(0));
+    struct call c = async_call("cudaMemcpy2DAsync", rt_ptsz(stream), __builtin_return_address(0));
     return copy_rows(dst, dpitch, src, spitch, width, height, kind, &c);
 }
 
 cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    struct call c = async_call("cudaMemsetAsync", ptsz(stream), __builtin_return_address(0));
+    struct call c = async_call("cudaMemsetAsync", rt_ptsz(stream), __builtin_return_address(0));
     return fill_rows(devPtr, count, value, count, 1, &c);
 }
 
 cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
                                    size_t height, cudaStream_t stream)
 {
-    struct call c = async_call("cudaMemset2DAsync", ptsz(stream), __builtin_return_address(0));
+    struct call c = async_call("cudaMemset2DAsync", rt_ptsz(stream), __builtin_return_address(0));
     return fill_rows(devPtr, pitch, value, width, height, &c);
+}
+
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+                                         cudaStream_t stream)
+{
+    return cudaMallocFromPoolAsync(ptr, size, memPool, rt_ptsz(stream));
+}
+
+cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+                                      struct cudaMemLocation location, unsigned int flags,
+                                      cudaStream_t stream)
+{
+    return cudaMemPrefetchAsync(devPtr, count, location, flags, rt_ptsz(stream));
 }

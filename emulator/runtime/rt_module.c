@@ -405,3 +405,17 @@ cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t coun
     rt_per_thread = 0;
     return err;
 }
+
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
+                                         size_t offset, enum cudaMemcpyKind kind,
+                                         cudaStream_t stream)
+{
+    return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, rt_ptsz(stream));
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                           size_t offset, enum cudaMemcpyKind kind,
+                                           cudaStream_t stream)
+{
+    return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, rt_ptsz(stream));
+}

@@ -379,55 +379,77 @@ cudaError_t cudaProfilerStop(void)
 /* --- per-thread default streams: stream 0 in these (code built with --default-stream
  * per-thread) is the calling thread's own stream --------------------------------------------- */
 
-/* Stream 0 of a _ptsz call. */
-static cudaStream_t ptsz(cudaStream_t s)
-{
-    return s ? s : cudaStreamPerThread;
-}
-
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
-    return cudaStreamSynchronize(ptsz(stream));
+    return cudaStreamSynchronize(rt_ptsz(stream));
 }
 
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
 {
-    return cudaStreamQuery(ptsz(stream));
+    return cudaStreamQuery(rt_ptsz(stream));
 }
 
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    return cudaStreamWaitEvent(ptsz(stream), event, flags);
+    return cudaStreamWaitEvent(rt_ptsz(stream), event, flags);
 }
 
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 {
-    return cudaEventRecord(event, ptsz(stream));
+    return cudaEventRecord(event, rt_ptsz(stream));
 }
 
 cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
                                           unsigned int flags)
 {
-    return cudaEventRecordWithFlags(event, ptsz(stream), flags);
+    return cudaEventRecordWithFlags(event, rt_ptsz(stream), flags);
 }
 
 cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    return cudaLaunchHostFunc(ptsz(stream), fn, userData);
+    return cudaLaunchHostFunc(rt_ptsz(stream), fn, userData);
 }
 
 cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
                                        void *userData, unsigned int flags)
 {
-    return cudaStreamAddCallback(ptsz(stream), callback, userData, flags);
+    return cudaStreamAddCallback(rt_ptsz(stream), callback, userData, flags);
 }
 
 cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
 {
-    return cudaStreamGetFlags(ptsz(hStream), flags);
+    return cudaStreamGetFlags(rt_ptsz(hStream), flags);
 }
 
 cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
 {
-    return cudaStreamGetPriority(ptsz(hStream), priority);
+    return cudaStreamGetPriority(rt_ptsz(hStream), priority);
+}
+
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device)
+{
+    return cudaStreamGetDevice(rt_ptsz(hStream), device);
+}
+
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId)
+{
+    return cudaStreamGetId(rt_ptsz(hStream), streamId);
+}
+
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                        const cudaStreamAttrValue *value)
+{
+    return cudaStreamSetAttribute(rt_ptsz(hStream), attr, value);
+}
+
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                        cudaStreamAttrValue *value_out)
+{
+    return cudaStreamGetAttribute(rt_ptsz(hStream), attr, value_out);
+}
+
+cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,
+                                          unsigned int flags)
+{
+    return cudaStreamAttachMemAsync(rt_ptsz(stream), devPtr, length, flags);
 }

@@ -715,6 +715,29 @@ START_TEST(per_thread_default_stream)
 }
 END_TEST
 
+/* The same build's symbol, array and 3D copies and stream queries: their _ptds and _ptsz forms
+ * (every one of them was missing, so the program stopped at load), in order on this thread's
+ * stream, at a size no tile divides. */
+START_TEST(per_thread_copies_and_queries)
+{
+    enum { M = 1031 };
+    int in[M], out[M + 8], table[M];
+    unsigned long long ids[2] = {1, 2};
+    for (int i = 0; i < M; i++)
+        in[i] = (i * 7919) % 1013 - 500;
+    for (int i = 0; i < M + 8; i++)
+        out[i] = -1;
+    ck_assert_int_eq(async_symbols_per_thread(in, out, table, M, ids), cudaSuccess);
+    for (int i = 0; i < M + 8; i++)
+        ck_assert_msg(out[i] == (i < M ? 2 * in[i] + 1 : -1), "n=%d: out[%d] = %d, want %d", M, i,
+                      out[i], i < M ? 2 * in[i] + 1 : -1);
+    for (int i = 0; i < M; i++)
+        ck_assert_int_eq(table[i], in[i]);
+    ck_assert_msg(ids[0] == ids[1], "stream 0 is stream %llu, cudaStreamPerThread %llu", ids[0],
+                  ids[1]);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -737,6 +760,7 @@ int main(int argc, char **argv)
         {"graph_memory_captured", graph_memory_captured, CASE_CPU, 60},
         {"graph_memory_refused", graph_memory_refused, CASE_CPU, 60},
         {"per_thread_default_stream", per_thread_default_stream, CASE_CPU, 60},
+        {"per_thread_copies_and_queries", per_thread_copies_and_queries, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

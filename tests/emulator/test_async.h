@@ -26,6 +26,13 @@ const void *async_scale_kernel(void);
  *  @p h_out: built with --default-stream per-thread (test_async_ptds.cu). */
 cudaError_t async_affine_per_thread(int *d_out, int *h_out, int n, int a, int b);
 
+/** Built the same way: @p h_in (n <= 2048) into a __device__ table (cudaMemcpyToSymbolAsync on
+ *  stream 0), a kernel's 2 * table[i] + 1 through a cudaArray and back (cudaMemcpy2DToArray,
+ *  cudaMemcpy2DFromArrayAsync) into @p h_out (cudaMemcpy3D), the table back into @p h_table
+ *  (cudaMemcpyFromSymbolAsync), then stream 0's id and cudaStreamPerThread's into @p ids. */
+cudaError_t async_symbols_per_thread(const int *h_in, int *h_out, int *h_table, int n,
+                                     unsigned long long ids[2]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -213,25 +213,45 @@ START_TEST(grid_sync_in_a_cooperative_launch)
 }
 END_TEST
 
-/* Every cudaXxx the toolkit's cuda_runtime_api.h declares is exported by the stand-in: done,
- * or a stub that answers cudaErrorNotSupported with one line. No program dies at load. */
+/* The function line @p line of cuda_runtime_api.h declares into @p name (a CUDARTAPI
+ * declaration, or the _ptds or _ptsz form code built with --default-stream per-thread calls);
+ * 0 when it declares none. */
+static int declared_in(const char *line, char name[160])
+{
+    static const char *const forms[][2] = {
+        {"CUDARTAPI ", ""}, {"__CUDART_API_PTDS(", "_ptds"}, {"__CUDART_API_PTSZ(", "_ptsz"}};
+    for (int k = 0; k < 3; k++) {
+        const char *at = strstr(line, forms[k][0]);
+        if (at && sscanf(at + strlen(forms[k][0]), " %127[A-Za-z0-9_]", name) == 1 &&
+            !strncmp(name, "cuda", 4)) {
+            strcat(name, forms[k][1]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every cudaXxx the toolkit's cuda_runtime_api.h declares is exported by the stand-in, and its
+ * per-thread default stream form where the header names one: done, or a stub that answers
+ * cudaErrorNotSupported with one line. No program dies at load. */
 START_TEST(every_runtime_function_exported)
 {
     void *lib = dlopen(EMU_CUDART, RTLD_LAZY);
     FILE *f = fopen(CUDA_RUNTIME_API_H, "r");
     ck_assert_msg(lib && f, "cannot open %s or %s", EMU_CUDART, CUDA_RUNTIME_API_H);
-    char line[1024], name[128], first[128] = "";
-    int declared = 0, missing = 0;
+    char line[1024], name[160], first[160] = "";
+    int declared = 0, per_thread = 0, missing = 0;
     while (fgets(line, sizeof line, f)) {
-        const char *at = strstr(line, "CUDARTAPI ");
-        if (!at || sscanf(at + 10, " %127[A-Za-z0-9_]", name) != 1 || strncmp(name, "cuda", 4))
+        if (!declared_in(line, name))
             continue;
         declared++;
+        per_thread += strstr(line, "__CUDART_API_PT") != NULL;
         if (!dlsym(lib, name) && !missing++)
             snprintf(first, sizeof first, "%s", name);
     }
     fclose(f);
     ck_assert_int_gt(declared, 300);
+    ck_assert_int_gt(per_thread, 60);
     ck_assert_msg(missing == 0, "%d functions of cuda_runtime_api.h are missing, the first %s",
                   missing, first);
     struct capture cap;

@@ -826,6 +826,11 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
     return exec_of(graphExec) ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
+cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    return cudaGraphUpload(graphExec, stream);
+}
+
 /* --- node parameters and updates ----------------------------------------------------------- */
 
 /* Refuse @p call on @p node for reason @p why, in one line. */

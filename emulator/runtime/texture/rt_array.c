@@ -406,3 +406,106 @@ cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t 
         return rt_error(cudaErrorInvalidValue);
     return copy_box(ds, ss, width, height, 1, kind, 0, 0);
 }
+
+/* --- per-thread default streams (code built with --default-stream per-thread): the
+ * synchronous copies go to this thread's stream (_ptds), and stream 0 names it (_ptsz) ------- */
+
+cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                     const void *src, size_t spitch, size_t width, size_t height,
+                                     enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    rt_per_thread = 0;
+    return err;
+}
+
+cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                          const void *src, size_t spitch, size_t width,
+                                          size_t height, enum cudaMemcpyKind kind,
+                                          cudaStream_t stream)
+{
+    return cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind,
+                                    rt_ptsz(stream));
+}
+
+cudaError_t cudaMemcpy2DFromArray_ptds(void *dst, size_t dpitch, cudaArray_const_t src,
+                                       size_t wOffset, size_t hOffset, size_t width, size_t height,
+                                       enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err =
+        cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    rt_per_thread = 0;
+    return err;
+}
+
+cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, cudaArray_const_t src,
+                                            size_t wOffset, size_t hOffset, size_t width,
+                                            size_t height, enum cudaMemcpyKind kind,
+                                            cudaStream_t stream)
+{
+    return cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind,
+                                      rt_ptsz(stream));
+}
+
+/* The deprecated 1D forms' own per-thread forms. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+cudaError_t cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                   size_t count, enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    rt_per_thread = 0;
+    return err;
+}
+
+cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                        const void *src, size_t count, enum cudaMemcpyKind kind,
+                                        cudaStream_t stream)
+{
+    return cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, rt_ptsz(stream));
+}
+
+cudaError_t cudaMemcpyFromArray_ptds(void *dst, cudaArray_const_t src, size_t wOffset,
+                                     size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    rt_per_thread = 0;
+    return err;
+}
+
+cudaError_t cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_const_t src, size_t wOffset,
+                                          size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                          cudaStream_t stream)
+{
+    return cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, rt_ptsz(stream));
+}
+#pragma GCC diagnostic pop
+
+cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpy3D(p);
+    rt_per_thread = 0;
+    return err;
+}
+
+cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    return cudaMemcpy3DAsync(p, rt_ptsz(stream));
+}
+
+cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                          cudaArray_const_t src, size_t wOffsetSrc,
+                                          size_t hOffsetSrc, size_t width, size_t height,
+                                          enum cudaMemcpyKind kind)
+{
+    rt_per_thread = 1;
+    cudaError_t err = cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc,
+                                               hOffsetSrc, width, height, kind);
+    rt_per_thread = 0;
+    return err;
+}
