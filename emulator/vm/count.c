@@ -191,15 +191,18 @@ static int special_function(enum op op)
     }
 }
 
-/* The multiply-adds of one mma instruction: M * N * K of its shape. */
+/* The multiply-adds of one mma instruction: M * N * K of its shape, M * N * K / 2 for a sparse
+ * mma.sp (the products of A's kept elements, those it does). */
 static uint64_t mma_macs(const struct insn *in)
 {
     static const uint64_t wmma_mnk[5] = {16 * 16 * 16, 32 * 8 * 16, 8 * 32 * 16, 16 * 16 * 8,
                                          8 * 8 * 4};
     int shape = (int)MMA_SHAPE(in->mod);
-    return in->op == OP_WMMA_MMA ? wmma_mnk[shape]
-                                 : (uint64_t)(mma_shape_m(shape) * 8 * mma_shape_k(shape) *
-                                              mma_products(shape, (int)MMA_AT(in->mod)));
+    if (in->op == OP_WMMA_MMA)
+        return wmma_mnk[shape];
+    uint64_t macs = (uint64_t)(mma_shape_m(shape) * 8 * mma_shape_k(shape) *
+                               mma_products(shape, (int)MMA_AT(in->mod)));
+    return in->mod & MMA_SPARSE_BIT ? macs / 2 : macs;
 }
 
 void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uint32_t active,

@@ -291,6 +291,18 @@ int mma_frag_regs(int matrix, int type, int shape)
     return type == MT_F64 ? elems / 32 : elems * mma_elem_bits(type) / 1024;
 }
 
+int mma_sp_unit(int type)
+{
+    return type == MT_F16 || type == MT_BF16 || type == MT_TF32 ? 16 : 8;
+}
+
+/* Rows g and g + 8 of A hold K * bits / (4 unit) chunks each, a 4-bit index pair a chunk: that
+ * many 32-bit registers of metadata in all, one a lane. */
+int mma_sp_threads(int type, int shape)
+{
+    return mma_shape_k(shape) * mma_elem_bits(type) / (16 * mma_sp_unit(type));
+}
+
 /* Whether mma.sync exists for input type @p at in @p shape (the floating-point forms, f64's
  * m8n8k4 and m16n8k4/k8/k16, Volta's m8n8k4 f16, and the 8-, 4- and 1-bit integer ones). */
 static int mma_has(int at, int shape)
@@ -320,6 +332,43 @@ static int mma_has(int at, int shape)
     }
 }
 
+/* Whether mma.sp exists for input type @p at in @p shape (the PTX ISA's for sm_80 to sm_90:
+ * f16/bf16 in m16n8k16 and m16n8k32, tf32 in m16n8k8 and m16n8k16, s8/u8 in m16n8k32 and
+ * m16n8k64, e4m3/e5m2 in m16n8k64, s4/u4 in m16n8k64 and m16n8k128). */
+static int mma_sp_has(int at, int shape)
+{
+    int half = at == MT_F16 || at == MT_BF16, int8 = at == MT_S8 || at == MT_U8;
+    int fp8 = at == MT_E4M3 || at == MT_E5M2, int4 = at == MT_S4 || at == MT_U4;
+    switch (shape) {
+    case MS_16_8_8:
+        return at == MT_TF32;
+    case MS_16_8_16:
+        return half || at == MT_TF32;
+    case MS_16_8_32:
+        return half || int8;
+    case MS_16_8_64:
+        return int8 || fp8 || int4;
+    case MS_16_8_128:
+        return int4;
+    default:
+        return 0;
+    }
+}
+
+/* mma.sp's metadata e (@p o[4], a 32-bit register or constant) into in->o[4] and its sparsity
+ * selector f (@p o[5], an immediate below 4 / mma_sp_threads()) into in->imm. */
+static int mma_sp_operands(struct dctx *c, const struct operand *o, int at, int shape,
+                           struct insn *in)
+{
+    int choices = 4 / mma_sp_threads(at, shape);
+    if (o[5].kind != OK_IMM || o[5].imm < 0 || o[5].imm >= choices)
+        return dec_bad(c, "the sparsity selector of this mma.sp is an immediate from 0 to %d",
+                       choices - 1);
+    in->imm = o[5].imm;
+    in->mod |= MMA_SPARSE_BIT;
+    return dec_src(c, &o[4], 'b', 32, &in->o[4]);
+}
+
 /* Whether a, b, c and d of these types make an mma.sync: f32 accumulators for every
  * floating-point input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas
  * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, and s4 and u4, with s32
@@ -347,12 +396,15 @@ static int mma_quadpair_types_ok(int at, int bt, int ct, int dt)
            (ct == MT_F16 || ct == MT_F32);
 }
 
-/* mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype{.bitop.popc} d, a, b, c;
- * .satfinite only for the 8- and 4-bit integer forms, whose s32 sums it clamps instead of
- * wrapping; .and.popc or .xor.popc for the 1-bit ones, whose products are the bits' and or xor. */
+/* mma{.sp{::ordered_metadata}}.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype
+ * {.bitop.popc} d, a, b, c{, e, f}; .satfinite only for the 8- and 4-bit integer forms, whose
+ * s32 sums it clamps instead of wrapping; .and.popc or .xor.popc for the 1-bit ones, whose
+ * products are the bits' and or xor; the sparse forms (.sp) with half of A's K in a, their
+ * metadata e and sparsity selector f. */
 int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t[4];
+    int sparse = mn_has(m, "sp") || mn_has(m, "sp::ordered_metadata");
     int shape = mn_has(m, "m16n8k16")    ? MS_16_8_16
                 : mn_has(m, "m16n8k8")   ? MS_16_8_8
                 : mn_has(m, "m16n8k4")   ? MS_16_8_4
@@ -365,7 +417,7 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
                 : mn_has(m, "m16n8k128") ? MS_16_8_128
                 : mn_has(m, "m16n8k256") ? MS_16_8_256
                                          : -1;
-    if (mn_types(m, t, 4) != 4 || shape < 0 || n != 4)
+    if (mn_types(m, t, 4) != 4 || shape < 0 || n != (sparse ? 6 : 4))
         return dec_bad(c, "this form of mma is not emulated");
     int dt = mma_type_of(t[0].name), at = mma_type_of(t[1].name), bt = mma_type_of(t[2].name),
         ct = mma_type_of(t[3].name);
@@ -374,13 +426,14 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (mma_layouts(m, col) != 2 || (!quadpair && (col[0] || !col[1])))
         return dec_bad(c, "this form of mma is not emulated");
     int bits = mn_has(m, "popc") && (mn_has(m, "and") ^ mn_has(m, "xor")); /* b1's bit op */
-    if (!mma_has(at, shape) || !(quadpair ? mma_quadpair_types_ok : mma_types_ok)(at, bt, ct, dt) ||
+    if (!(sparse ? mma_sp_has : mma_has)(at, shape) ||
+        !(quadpair ? mma_quadpair_types_ok : mma_types_ok)(at, bt, ct, dt) ||
         (satfinite && (dt != MT_S32 || at == MT_B1)) || bits != (at == MT_B1))
         return dec_bad(c,
                        "these mma types are not emulated (f16/bf16/tf32/e4m3/e5m2 inputs with f32 "
                        "or f16 accumulators, s8/u8, s4/u4 and b1 (.and or .xor .popc) with s32, "
                        "f64)");
-    const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape),
+    const int regs[4] = {mma_frag_regs(2, dt, shape), mma_frag_regs(0, at, shape) >> sparse,
                          mma_frag_regs(1, bt, shape), mma_frag_regs(2, ct, shape)};
     struct insn *in = emit_mma(c, OP_MMA_SYNC, o, regs, at == MT_F64 ? SLOT_64 : SLOT_32);
     if (!in)
@@ -388,7 +441,7 @@ int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
     in->mod = MMA_MOD((uint32_t)shape, (uint32_t)at, (uint32_t)bt, (uint32_t)ct, (uint32_t)dt,
                       (uint32_t)col[0], (uint32_t)col[1]) |
               (satfinite ? MMA_SATFINITE_BIT : 0) | (mn_has(m, "xor") ? MMA_XOR_BIT : 0);
-    return 0;
+    return sparse ? mma_sp_operands(c, o, at, shape, in) : 0;
 }
 
 /* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 {d...}, [a] and

@@ -516,8 +516,10 @@ OP(WMMA_MMA, VM_CLASS_TENSOR, "wmma.mma")
 /* mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c: m16n8k16 and m16n8k8
  * with f16 (f16 or f32 accumulators) or bf16 inputs, m16n8k8 and m16n8k4 tf32, m16n8k32 and
  * m16n8k16 e4m3/e5m2 (f16 or f32 accumulators), in the register layouts the PTX ISA documents;
- * exact products summed in fp32 in k order, f16 results rounded once. [PTX ISA: Matrix
- * Fragments for mma.m16n8k*] */
+ * exact products summed in fp32 in k order, f16 results rounded once. Also
+ * mma.sp{::ordered_metadata} d, a, b, c, e, f (mod's MMA_SPARSE_BIT): A sparse, its kept half
+ * in a, the metadata register e in o[4], the selector f in imm. [PTX ISA: Matrix Fragments for
+ * mma.m16n8k*; mma.sp] */
 OP(MMA_SYNC, VM_CLASS_TENSOR, "mma.sync")
 /* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 {d}, [a]: lanes 8i .. 8i+7
  * supply the row addresses of matrix i; each register gets the fragment the PTX ISA documents.

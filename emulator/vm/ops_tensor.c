@@ -1,7 +1,7 @@
 /**
  * @file ops_tensor.c
  * @brief Tensor-core instructions: wmma (the emulator's own fragment layout),
- *        mma.sync, ldmatrix and stmatrix (the layouts the PTX ISA documents).
+ *        mma.sync, mma.sp, ldmatrix and stmatrix (the layouts the PTX ISA documents).
  *
  * wmma fragments are opaque to programs, so any layout that load, mma and
  * store agree on is correct; this one is the simplest: element e of the
@@ -541,6 +541,65 @@ static void mma_quadpairs(struct warp *w, uint32_t mod, const int *types, const 
     }
 }
 
+/* ---- mma.sp ---------------------------------------------------------------------------------- */
+
+/*
+ * The metadata of a sparse mma (the PTX ISA's "Sparse matrix storage" and the metadata figures
+ * of "Matrix fragments for multiply-accumulate operation with sparse matrix A"). A row of A is
+ * chunks of four units (mma_sp_unit()), two of them kept; a 4-bit nibble a chunk holds the kept
+ * units' indices in the chunk, the first's in its low two bits. The lanes of group g (rows g
+ * and g + 8) from lane 4 g + @p base on hold them: with 16-bit units a lane holds four chunks
+ * of both rows (row g in bits 0-15, row g + 8 in 16-31), the next lane the next four; with
+ * 8-bit units a lane holds eight chunks of one row (row g, then row g + 8 in the next lane),
+ * the lanes after them the next eight. The nibble of chunk @p chunk of row @p row, from the
+ * lanes' metadata @p e.
+ */
+static uint32_t sp_nibble(const uint32_t *e, int unit, int base, int row, int chunk)
+{
+    int per = 64 / unit; /* chunks of a row in one lane */
+    int at = chunk / per * 2 * per + (row >> 3) * per + chunk % per; /* nibble of the lanes' */
+    return e[4 * (row & 7) + base + at / 8] >> (4 * (at % 8)) & 15;
+}
+
+/* The column in K of each of the K / 2 kept elements of row @p row of a sparse A of @p bits
+ * elements, in order, into @p cols: its unit is a chunk's first kept one or its second, as it
+ * is even or odd among the row's kept units. Both mma.sp and mma.sp::ordered_metadata read a
+ * nibble so (the meaning the ISA gives the ordered form's indices, which it holds to increase;
+ * the other orders sm_80's mma.sp takes are not told apart). */
+static void sp_cols(const uint32_t *e, int bits, int unit, int base, int row, int K, int *cols)
+{
+    for (int p = 0; p < K / 2; p++) {
+        int first = p * bits, u = first / unit; /* its first bit and unit among the kept */
+        uint32_t nib = sp_nibble(e, unit, base, row, u / 2);
+        int index = (int)(u % 2 ? nib >> 2 : nib & 3);
+        cols[p] = ((u / 2 * 4 + index) * unit + first % unit) / bits;
+    }
+}
+
+/* mma.sp: a's registers hold the kept elements as the dense fragment of an m16 x K/2 tile
+ * (mma_pos()); each row of D adds the products of its kept elements with the rows of B their
+ * columns meet, in order, in the arithmetic of its types. */
+static void mma_sparse(struct warp *w, const struct insn *in, const int *types, const uint32_t *rd,
+                       const uint32_t *ra, const uint32_t *rb, const uint32_t *rc)
+{
+    int shape = (int)MMA_SHAPE(in->mod), K = mma_shape_k(shape), kept = K / 2;
+    int bits = mma_elem_bits(types[0]), unit = mma_sp_unit(types[0]);
+    int base = (int)in->imm * mma_sp_threads(types[0], shape);
+    uint64_t A[16 * 64], B[128 * 8], C[16 * 8], D[16 * 8], Bk[64 * 8]; /* K up to 128 */
+    mma_gather(w, ra, 0, types[0], 16 * kept / 32, kept, A);
+    mma_gather(w, rb, 1, types[1], 8 * K / 32, 8, B);
+    mma_gather(w, rc, 2, types[2], 4, 8, C);
+    for (int r = 0; r < 16; r++) {
+        int cols[64];
+        sp_cols(R32(w, in->o[4]), bits, unit, base, r, K, cols);
+        for (int p = 0; p < kept; p++)
+            memcpy(&Bk[p * 8], &B[cols[p] * 8], 8 * sizeof *B);
+        mma_tile_raw(1, 8, kept, types, &A[r * kept], Bk, &C[r * 8], &D[r * 8],
+                     in->mod & MMA_SATFINITE_BIT);
+    }
+    mma_scatter(w, rd, types[3], 16, D);
+}
+
 enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     if (m != FULL_MASK)
@@ -553,6 +612,10 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     const uint32_t *rd = pool + 4, *ra = rd + pool[0], *rb = ra + pool[1], *rc = rb + pool[2];
     if (mma_products(shape, types[0]) == 4) {
         mma_quadpairs(w, mod, types, rd, ra, rb, rc);
+        return EV_NONE;
+    }
+    if (mod & MMA_SPARSE_BIT) {
+        mma_sparse(w, in, types, rd, ra, rb, rc);
         return EV_NONE;
     }
     uint64_t A[16 * 256], B[256 * 8], C[16 * 8], D[16 * 8]; /* K up to 256 (m16n8k256) */

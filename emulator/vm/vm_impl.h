@@ -204,6 +204,9 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define MMA_SATFINITE_BIT (1u << 22)
 /** 1-bit mma.sync: .xor.popc (else .and.popc). */
 #define MMA_XOR_BIT (1u << 23)
+/** mma.sp{::ordered_metadata}: A is sparse, half of K in its registers; the metadata register in
+ *  insn.o[4], the sparsity selector in insn.imm. */
+#define MMA_SPARSE_BIT (1u << 24)
 /** mma.sync shapes (MMA_SHAPE when the opcode is OP_MMA_SYNC): m16n8kK, and m8n8k4 (f64, and
  *  Volta's f16), m8n8k16 (s8, u8), m8n8k32 (s4, u4) and m8n8k128 (b1). */
 enum mma_shape {
@@ -701,6 +704,13 @@ int mma_elem_bytes(int type);
  *  has not). */
 int mma_elem_bits(int type);
 int mma_frag_regs(int matrix, int type, int shape);
+/** A sparse mma's unit in bits: what one 2-bit index of its metadata places, four to a chunk of
+ *  A's row, two of them kept (an f16 or bf16 element, half a tf32 one, an 8-bit element, a pair
+ *  of 4-bit ones: the PTX ISA's "Sparse matrix storage"). */
+int mma_sp_unit(int type);
+/** How many lanes of each group of four hold the metadata of a sparse mma of input @p type in
+ *  @p shape: 1, 2 or 4 (in group g, those from lane 4 g + selector * that many on). */
+int mma_sp_threads(int type, int shape);
 /** M and K of an mma.sync shape (N is 8 in every one): for the decoder, the VM and the counters. */
 static inline int mma_shape_m(int shape)
 {

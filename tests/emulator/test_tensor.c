@@ -1,10 +1,10 @@
 /**
  * @file test_tensor.c
  * @brief The VM's tensor and asynchronous-copy instructions against the PTX ISA's definitions:
- *        mma.sync in every form it runs, ldmatrix and stmatrix in every width, cp.async in
- *        every form with its groups, waits and mbarrier completion; racecheck on a pipeline
- *        that reads a stage before its wait; the counters of Tensor Core work, bank conflicts
- *        and copies in flight.
+ *        mma.sync and mma.sp in every form it runs, ldmatrix and stmatrix in every width,
+ *        cp.async in every form with its groups, waits and mbarrier completion; racecheck on a
+ *        pipeline that reads a stage before its wait; the counters of Tensor Core work, bank
+ *        conflicts and copies in flight.
  *
  * The fragment layouts here are the ISA's tables ("Matrix Fragments for mma.m16n8k8 / k16 /
  * k32"), written out per shape, not the VM's one rule (vm/ops_tensor.c): a lane that holds the
@@ -44,7 +44,7 @@ static float bitsf(uint32_t u)
  *
  * Element i of lane l, with g = l / 4 (groupID) and t = l % 4 (threadID_in_group). */
 
-enum elem { E_F16, E_BF16, E_E4M3, E_E5M2, E_F32, E_S8, E_U8, E_S32 };
+enum elem { E_F16, E_BF16, E_E4M3, E_E5M2, E_F32, E_S8, E_U8, E_S32, E_TF32, E_S4, E_U4 };
 
 /* A form: its K, the input types of a and b, the accumulator types of c and d. */
 struct form {
@@ -68,9 +68,17 @@ static const struct form forms[MMA_FORMS] = {
     [MMA_K32_S32_S8_SATF] = {32, E_S8, E_S8, E_S32, E_S32},
 };
 
+static int elem_bits(enum elem e)
+{
+    return e == E_F32 || e == E_S32 || e == E_TF32 ? 32
+           : e == E_F16 || e == E_BF16             ? 16
+           : e == E_S4 || e == E_U4                ? 4
+                                                   : 8;
+}
+
 static int elem_bytes(enum elem e)
 {
-    return e == E_F32 || e == E_S32 ? 4 : e == E_F16 || e == E_BF16 ? 2 : 1;
+    return elem_bits(e) / 8;
 }
 
 /* Matrix A (16 x K): f16/bf16 k16 (8 elements), k8 (4); fp8 k32 (16), k16 (8). */
@@ -139,6 +147,9 @@ static uint32_t encode(enum elem e, float v)
     case E_S8:
     case E_U8:
         return (uint8_t)(int)v;
+    case E_S4:
+    case E_U4:
+        return (uint32_t)(int)v & 15;
     case E_S32:
         return (uint32_t)(int32_t)v;
     default:
@@ -149,8 +160,8 @@ static uint32_t encode(enum elem e, float v)
 /* Element i of a fragment of type @p e into its register (@p regs of the lane), low bits first. */
 static void pack(uint32_t *regs, enum elem e, int i, float v)
 {
-    int bytes = elem_bytes(e), per = 4 / bytes;
-    regs[i / per] |= encode(e, v) << (8 * bytes * (i % per));
+    int bits = elem_bits(e), per = 32 / bits;
+    regs[i / per] |= encode(e, v) << (bits * (i % per));
 }
 
 static float unpack(const uint32_t *regs, enum elem e, int i)
@@ -162,21 +173,45 @@ static float unpack(const uint32_t *regs, enum elem e, int i)
     return ref_f16_to_f32((uint16_t)(regs[i / 2] >> (16 * (i & 1))));
 }
 
-/* One warp runs mma.sync form @p form on registers a (4 a lane), b (2) and c (4): d (4 a lane). */
-static void run_mma(int form, const uint32_t a[128], const uint32_t b[64], const uint32_t c[128],
-                    uint32_t d[128])
+/* One warp runs mma.sync form @p form on registers a (4 a lane), b (2) and c (4), or with
+ * metadata @p e (1 a lane) mma.sp form @p form on a, b (4) and c: d (4 a lane). */
+static void run_mma(int form, const uint32_t a[128], const uint32_t *b, const uint32_t c[128],
+                    const uint32_t *e, uint32_t d[128])
 {
-    uint32_t *dev[4];
-    for (int i = 0; i < 4; i++)
+    const uint32_t *host[4] = {a, b, c, e};
+    uint32_t *dev[5];
+    for (int i = 0; i < 5; i++)
         CUDA_CHECK(cudaMalloc((void **)&dev[i], 128 * 4));
-    CUDA_CHECK(cudaMemcpy(dev[0], a, 128 * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dev[1], b, 64 * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dev[2], c, 128 * 4, cudaMemcpyHostToDevice));
-    cudaError_t err = tensor_mma(form, dev[0], dev[1], dev[2], dev[3]);
-    ck_assert_msg(err == cudaSuccess, "mma form %d: %s", form, cudaGetErrorString(err));
-    CUDA_CHECK(cudaMemcpy(d, dev[3], 128 * 4, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (e ? 4 : 3); i++) {
+        size_t words = i == 3 ? 32 : i == 1 && !e ? 64 : 128; /* e, mma.sync's b, the others */
+        CUDA_CHECK(cudaMemcpy(dev[i], host[i], words * 4, cudaMemcpyHostToDevice));
+    }
+    cudaError_t err = e ? tensor_mma_sp(form, dev[0], dev[1], dev[2], dev[3], dev[4])
+                        : tensor_mma(form, dev[0], dev[1], dev[2], dev[4]);
+    ck_assert_msg(err == cudaSuccess, "%s form %d: %s", e ? "mma.sp" : "mma.sync", form,
+                  cudaGetErrorString(err));
+    CUDA_CHECK(cudaMemcpy(d, dev[4], 128 * 4, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 5; i++)
         CUDA_CHECK(cudaFree(dev[i]));
+}
+
+/* The d fragments (4 a lane, of type @p dt, frag_c()'s layout) against D = A B + C for A of
+ * 16 x @p K, B of K x 8 and C of 16 x 8, exactly; the first that differs fails the test, the
+ * form named by @p what. */
+static void check_d(const char *what, int K, const float *A, const float *B, const float *C,
+                    enum elem dt, const uint32_t d[128])
+{
+    for (int l = 0; l < 32; l++)
+        for (int i = 0; i < 4; i++) {
+            int r, col;
+            frag_c(i, l, &r, &col);
+            float want = C[r * 8 + col];
+            for (int k = 0; k < K; k++)
+                want += A[r * K + k] * B[k * 8 + col];
+            float got = unpack(&d[4 * l], dt, i);
+            ck_assert_msg(got == want, "%s: lane %d d%d (row %d col %d) = %g, want %g", what, l, i,
+                          r, col, got, want);
+        }
 }
 
 /* Every mma.sync form on small integers (u8: 0 to 6): D = A B + C, exactly, through the ISA's
@@ -209,20 +244,10 @@ START_TEST(mma_sync_every_form_against_the_isa)
                 pack(&c[4 * l], f->c, i, C[r * 8 + col]);
             }
         }
-        run_mma(fi, a, b, c, d);
-        for (int l = 0; l < 32; l++)
-            for (int i = 0; i < 4; i++) {
-                int r, col;
-                frag_c(i, l, &r, &col);
-                float want = C[r * 8 + col];
-                for (int k = 0; k < K; k++)
-                    want += A[r * K + k] * B[k * 8 + col];
-                float got = unpack(&d[4 * l], f->d, i);
-                ck_assert_msg(got == want,
-                              "mma form %d (m16n8k%d): lane %d d%d (row %d col %d) = "
-                              "%g, want %g",
-                              fi, K, l, i, r, col, got, want);
-            }
+        run_mma(fi, a, b, c, NULL, d);
+        char what[40];
+        snprintf(what, sizeof what, "mma form %d (m16n8k%d)", fi, K);
+        check_d(what, K, A, B, C, f->d, d);
     }
 }
 END_TEST
@@ -251,7 +276,7 @@ START_TEST(mma_sync_nan_row_is_the_canonical_nan)
             c[4 * l + i] = r == 1 ? 0x7FC12345u : fbits((float)(r - col));
         }
     }
-    run_mma(MMA_K16_F32_F16_F32, a, b, c, d);
+    run_mma(MMA_K16_F32_F16_F32, a, b, c, NULL, d);
     int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "course_emu_active");
     for (int l = 0; l < 32; l++)
         for (int i = 0; i < 4; i++) {
@@ -287,7 +312,7 @@ START_TEST(mma_sync_s32_wraps_or_saturates)
         for (int i = 0; i < 128; i++)
             c[i] = neg ? (uint32_t)INT32_MIN + 5 : (uint32_t)INT32_MAX - 5;
         for (int sat = 0; sat < 2; sat++) {
-            run_mma(sat ? MMA_K32_S32_S8_SATF : MMA_K32_S32_S8_S32, a, b, c, d);
+            run_mma(sat ? MMA_K32_S32_S8_SATF : MMA_K32_S32_S8_S32, a, b, c, NULL, d);
             uint32_t want = sat   ? (neg ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX)
                             : neg ? (uint32_t)INT32_MIN + 5 - 32
                                   : (uint32_t)INT32_MAX - 5 + 32;
@@ -415,7 +440,7 @@ START_TEST(mma_sync_sub_byte_against_the_isa)
                 c[4 * l + i] = (uint32_t)C[r * 8 + col];
             }
         }
-        run_mma(forms[fi].form, a, b, c, d);
+        run_mma(forms[fi].form, a, b, c, NULL, d);
         for (int l = 0; l < 32; l++)
             for (int i = 0; i < M / 4; i++) {
                 int r, col;
@@ -428,6 +453,164 @@ START_TEST(mma_sync_sub_byte_against_the_isa)
                               "%d-bit mma m%dn8k%d: lane %d d%d (row %d col %d) = %d, want %d",
                               bits, M, K, l, i, r, col, (int32_t)d[4 * l + i], want);
             }
+    }
+}
+END_TEST
+
+/* ---- mma.sp ---------------------------------------------------------------------------------
+ *
+ * The PTX ISA's "Sparse matrix storage" and "Matrix fragments for multiply-accumulate operation
+ * with sparse matrix A", written out:
+ * - A row of A is chunks of W elements of which a keeps half: 2:4 for f16, bf16 and the 8-bit
+ *   types (W 4), 1:2 for tf32 (W 2), 4:8 in pairs for the 4-bit ones (W 8). A chunk's metadata
+ *   is a nibble: the kept elements' (4:8: the kept pairs') indices in the chunk, the first in
+ *   its low two bits (0b0100, 0b1000, 0b1001, 0b1100, 0b1101, 0b1110); for 1:2 0b0100 keeps the
+ *   first element, 0b1110 the second.
+ * - Register r of a holds row g (+ 8 for odd r) and the kept elements of columns firstcol ..
+ *   lastcol in order, low bits first, with firstcol = t * 64 / bits (t * 4 for f16, t * 2 for
+ *   tf32, t * 8 for 8-bit, t * 16 for 4-bit elements), + K / 2 from the third register on.
+ * - Element i of b: row p t + i % p (+ 4 p (i / p)), column g, p = 32 / bits to a register (the
+ *   dense mma's tables where a dense shape has the same K, the sparse figures of m16n8k32 f16,
+ *   m16n8k16 tf32, m16n8k64 8-bit and m16n8k128 4-bit otherwise); c and d as frag_c().
+ * - The metadata (the figures "Sparse MMA ... metadata layout"): the lanes of group g from
+ *   4 g + selector * n on hold it, n the form's threads (one, a pair, all four). For f16, bf16
+ *   and tf32 the j-th of them holds chunks 4 j .. 4 j + 3 of row g in bits 0-15 and those of row
+ *   g + 8 in bits 16-31; for the 8- and 4-bit types the (2 j)-th holds chunks 8 j .. 8 j + 7 of
+ *   row g in bits 0-31, the (2 j + 1)-th those of row g + 8.
+ */
+
+/* A form: its K, the threads of a group that hold metadata, its selector, and the types of a, b,
+ * c and d. */
+static const struct sp_form {
+    int K, threads, sel;
+    enum elem a, b, c, d;
+} sp_forms[MMA_SP_FORMS] = {
+    [MMA_SP_K16_F16_SEL0] = {16, 1, 0, E_F16, E_F16, E_F32, E_F32},
+    [MMA_SP_K16_F16_SEL3] = {16, 1, 3, E_F16, E_F16, E_F32, E_F32},
+    [MMA_SP_K32_F16_F16_SEL1] = {32, 2, 1, E_F16, E_F16, E_F16, E_F16},
+    [MMA_SP_K32_BF16_SEL0] = {32, 2, 0, E_BF16, E_BF16, E_F32, E_F32},
+    [MMA_SP_K32_BF16_SEL1] = {32, 2, 1, E_BF16, E_BF16, E_F32, E_F32},
+    [MMA_SP_K8_TF32_SEL2] = {8, 1, 2, E_TF32, E_TF32, E_F32, E_F32},
+    [MMA_SP_K16_TF32_SEL1] = {16, 2, 1, E_TF32, E_TF32, E_F32, E_F32},
+    [MMA_SP_K32_S8_SEL0] = {32, 2, 0, E_S8, E_S8, E_S32, E_S32},
+    [MMA_SP_K32_U8_S8_SATF_SEL1] = {32, 2, 1, E_U8, E_S8, E_S32, E_S32},
+    [MMA_SP_K64_S8_U8] = {64, 4, 0, E_S8, E_U8, E_S32, E_S32},
+    [MMA_SP_K64_E4M3] = {64, 4, 0, E_E4M3, E_E4M3, E_F32, E_F32},
+    [MMA_SP_K64_E5M2_E4M3] = {64, 4, 0, E_E5M2, E_E4M3, E_F32, E_F32},
+    [MMA_SP_K64_S4_SEL1] = {64, 2, 1, E_S4, E_S4, E_S32, E_S32},
+    [MMA_SP_K128_U4_S4_SATF] = {128, 4, 0, E_U4, E_S4, E_S32, E_S32},
+};
+
+/* The chunk width W of a sparse A of type @p e. */
+static int sp_chunk(enum elem e)
+{
+    return e == E_TF32 ? 2 : elem_bits(e) == 4 ? 8 : 4;
+}
+
+/* The chunk of row @p r at column @p ch * W: its nibble, varied with row, chunk and form. */
+static uint32_t sp_nibble(int W, int r, int ch, int fi)
+{
+    static const uint32_t pairs[6] = {0x4, 0x8, 0x9, 0xC, 0xD, 0xE};
+    return W == 2 ? ((r + ch + fi) % 2 ? 0xE : 0x4) : pairs[(r * 5 + ch * 3 + fi) % 6];
+}
+
+/* The positions in its chunk of the elements nibble @p nib keeps, in order; returns W / 2. */
+static int sp_kept(int W, uint32_t nib, int *pos)
+{
+    int i0 = (int)(nib & 3), i1 = (int)(nib >> 2);
+    if (W == 2)
+        pos[0] = i0 / 2;
+    else if (W == 4)
+        pos[0] = i0, pos[1] = i1;
+    else
+        pos[0] = 2 * i0, pos[1] = 2 * i0 + 1, pos[2] = 2 * i1, pos[3] = 2 * i1 + 1;
+    return W / 2;
+}
+
+/* A value of type @p e, never 0 (so each kept element counts), from a running index @p i. */
+static float sp_value(enum elem e, int i)
+{
+    int v = e == E_U8   ? i % 200 + 1
+            : e == E_S8 ? i % 201 - 100
+            : e == E_U4 ? i % 15 + 1
+            : e == E_S4 ? i % 15 - 7
+                        : i % 7 - 3;
+    return (float)(v ? v : elem_bits(e) == 4 ? -8 : 4);
+}
+
+/* The nibble that keeps the other two of a chunk's four positions (or pairs, or tf32 halves). */
+static uint32_t sp_other(uint32_t nib)
+{
+    int keep = 1 << (nib & 3) | 1 << (nib >> 2), lo = -1, hi = -1;
+    for (int i = 0; i < 4; i++)
+        if (!(keep >> i & 1))
+            *(lo < 0 ? &lo : &hi) = i;
+    return (uint32_t)(hi << 2 | lo);
+}
+
+/* The metadata registers @p e: the lanes the selector names hold the nibbles @p nib (rows x
+ * chunks); each other lane holds the nibbles of one of them, each keeping the other two
+ * positions, so that reading a wrong lane keeps wrong elements. */
+static void sp_metadata(const struct sp_form *f, const uint32_t nib[16][16], uint32_t e[32])
+{
+    int W = sp_chunk(f->a), wide = elem_bits(f->a) >= 16, base = f->sel * f->threads;
+    memset(e, 0, 32 * sizeof *e);
+    for (int r = 0; r < 16; r++)
+        for (int ch = 0; ch < f->K / W; ch++) {
+            int h = r >= 8, j = wide ? ch / 4 : 2 * (ch / 8) + h;
+            int bit = wide ? 4 * (ch % 4) + 16 * h : 4 * (ch % 8);
+            e[4 * (r % 8) + base + j] |= nib[r][ch] << bit;
+        }
+    for (int l = 0; l < 32; l++) {
+        if (l % 4 >= base && l % 4 < base + f->threads)
+            continue;
+        uint32_t named = e[l - l % 4 + base + l % 4 % f->threads];
+        for (int k = 0; k < 8; k++)
+            e[l] |= sp_other(named >> (4 * k) & 15) << (4 * k);
+    }
+}
+
+/* Every mma.sp form, .sp and .sp::ordered_metadata, the selectors 1 to 3 among them: D = A B + C
+ * with A's dropped elements zero, exactly. Each row's chunks keep different elements, and the
+ * lanes the selector does not name hold other metadata, so a VM that ignored either (or read
+ * the wrong lane or bits) gives a wrong tile. */
+START_TEST(mma_sp_every_form_against_the_isa)
+{
+    for (int fi = 0; fi < MMA_SP_FORMS; fi++) {
+        const struct sp_form *f = &sp_forms[fi];
+        int K = f->K, W = sp_chunk(f->a), abits = elem_bits(f->a), bbits = elem_bits(f->b);
+        float A[16 * 128] = {0}, B[128 * 8], C[16 * 8];
+        uint32_t nib[16][16], a[128] = {0}, b[128] = {0}, c[128] = {0}, e[32], d[128];
+        for (int r = 0; r < 16; r++)
+            for (int ch = 0; ch < K / W; ch++) {
+                int pos[4], n = sp_kept(W, nib[r][ch] = sp_nibble(W, r, ch, fi), pos);
+                for (int k = 0; k < n; k++)
+                    A[r * K + ch * W + pos[k]] = sp_value(f->a, r * 7 + ch * 5 + k + fi);
+            }
+        for (int i = 0; i < K * 8; i++)
+            B[i] = sp_value(f->b, i * 13 + fi);
+        for (int i = 0; i < 16 * 8; i++)
+            C[i] = f->c == E_S32 ? (float)(i * 37 - 1000) : (float)(i % 11 - 5);
+        sp_metadata(f, nib, e);
+        for (int l = 0; l < 32; l++) {
+            int g = l / 4, t = l % 4, pa = 32 / abits, pb = 32 / bbits, r, col;
+            for (int reg = 0; reg < K * abits / 128; reg++) {
+                int row = reg % 2 ? g + 8 : g, first = t * 64 / abits + (reg >= 2 ? K / 2 : 0);
+                for (int k = first, n = 0; k < first + 64 / abits; k++)
+                    if (A[row * K + k] != 0)
+                        pack(&a[4 * l], f->a, reg * pa + n++, A[row * K + k]);
+            }
+            for (int i = 0; i < K / 4; i++)
+                pack(&b[4 * l], f->b, i, B[(pb * t + i % pb + 4 * pb * (i / pb)) * 8 + g]);
+            for (int i = 0; i < 4; i++) {
+                frag_c(i, l, &r, &col);
+                pack(&c[4 * l], f->c, i, C[r * 8 + col]);
+            }
+        }
+        run_mma(fi, a, b, c, e, d);
+        char what[48];
+        snprintf(what, sizeof what, "mma.sp form %d (m16n8k%d, selector %d)", fi, K, f->sel);
+        check_d(what, K, A, B, C, f->d, d);
     }
 }
 END_TEST
@@ -568,18 +751,19 @@ START_TEST(mma_sync_m8n8k16_against_the_isa)
 }
 END_TEST
 
-/* An mma.sync form the VM does not run fails its launch in one line naming the instruction. */
-START_TEST(mma_sync_form_not_emulated_fails_loudly)
+/* A tensor form the VM does not run (4-bit wmma, sm_75's experimental sub-byte form) fails its
+ * launch in one line naming the instruction. */
+START_TEST(tensor_form_not_emulated_fails_loudly)
 {
     uint32_t *d;
     CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
     struct capture cap;
     capture_begin(&cap, 2);
-    cudaError_t err = tensor_mma_unsupported(d);
+    cudaError_t err = tensor_unsupported(d);
     char *said = capture_end(&cap);
     ck_assert_int_eq(err, cudaErrorNotSupported);
     capture_assert_at(said, TEST_TENSOR_KERNELS, "TENSOR_UNSUPPORTED",
-                      "mma.sp::ordered_metadata.sync.aligned.m16n8k16");
+                      "wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32");
     free(said);
 }
 END_TEST
@@ -843,14 +1027,25 @@ static cudaError_t overlap(int n, uint32_t *d)
     return tensor_mma_overlap(n, overlap_input, d);
 }
 
+/* One mma.sp of @p form with overlap_input's words in every register (the count is the same
+ * whatever they are). */
+static cudaError_t sparse_mma(int form, uint32_t *d)
+{
+    return tensor_mma_sp(form, overlap_input, overlap_input, overlap_input, overlap_input, d);
+}
+
 /* Tensor Core flops (2 x 16 x 8 x 16 per m16n8k16), and those of the mma.sync issued with a
- * copy in flight: the first n, not the n after cp.async.wait_all. */
+ * copy in flight: the first n, not the n after cp.async.wait_all. An mma.sp counts the products
+ * of A's kept half: 2 x 16 x 8 x 16 for m16n8k32. */
 START_TEST(tensor_flops_and_overlap_counted)
 {
     uint32_t *d;
     CUDA_CHECK(cudaMalloc((void **)&overlap_input, 128 * 4));
     CUDA_CHECK(cudaMemset(overlap_input, 0x3C, 128 * 4));
-    CUDA_CHECK(cudaMalloc((void **)&d, 32 * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d, 128 * 4));
+    struct vm_counters sp = counted(sparse_mma, MMA_SP_K32_BF16_SEL0, d);
+    ck_assert_msg(sp.tensor_flops == 2 * 16 * 8 * 16, "mma.sp m16n8k32: %llu tensor flops, want %d",
+                  (unsigned long long)sp.tensor_flops, 2 * 16 * 8 * 16);
     for (int n = 1; n <= 5; n += 2) {
         struct vm_counters c = counted(overlap, n, d);
         uint64_t flops = (uint64_t)2 * 16 * 8 * 16 * n; /* n mma.sync m16n8k16 */
@@ -878,8 +1073,9 @@ int main(int argc, char **argv)
         {"mma_sync_sub_byte_against_the_isa", mma_sync_sub_byte_against_the_isa, CASE_GPU, 60},
         {"mma_sync_m8n8k4_quadpairs_against_the_isa", mma_sync_m8n8k4_quadpairs_against_the_isa,
          CASE_GPU, 60},
-        {"mma_sync_form_not_emulated_fails_loudly", mma_sync_form_not_emulated_fails_loudly,
-         CASE_GPU, 60},
+        {"mma_sp_every_form_against_the_isa", mma_sp_every_form_against_the_isa, CASE_GPU, 60},
+        {"tensor_form_not_emulated_fails_loudly", tensor_form_not_emulated_fails_loudly, CASE_GPU,
+         60},
         {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},
         {"stmatrix_every_width", stmatrix_every_width, CASE_GPU, 60},
         {"cp_async_lands_at_its_wait", cp_async_lands_at_its_wait, CASE_GPU, 60},

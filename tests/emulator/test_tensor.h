@@ -1,9 +1,10 @@
 /**
  * @file test_tensor.h
  * @brief Kernels for the VM's tensor and asynchronous-copy instructions (test_tensor_kernels.cu):
- *        mma.sync in every form the VM runs, ldmatrix and stmatrix in every width, cp.async in
- *        every form with its groups, waits and mbarrier completion, each written in inline PTX so
- *        the form under test is the one named. Launchers return the launch's own error.
+ *        mma.sync and mma.sp in every form the VM runs, ldmatrix and stmatrix in every width,
+ *        cp.async in every form with its groups, waits and mbarrier completion, each written in
+ *        inline PTX so the form under test is the one named. Launchers return the launch's own
+ *        error.
  */
 #ifndef TEST_TENSOR_H
 #define TEST_TENSOR_H
@@ -46,6 +47,31 @@ enum mma_form {
  *  has), runs mma.sync form @p form and stores its d registers to d[4 l ..]. */
 cudaError_t tensor_mma(int form, const uint32_t *a, const uint32_t *b, const uint32_t *c,
                        uint32_t *d);
+
+/** The mma.sp forms tensor_mma_sp() runs: .sp or .sp::ordered_metadata (ordered), shape, d, a,
+ *  b and c types, sparsity selector. */
+enum mma_sp_form {
+    MMA_SP_K16_F16_SEL0,        /**< mma.sp m16n8k16.row.col.f32.f16.f16.f32, 0 */
+    MMA_SP_K16_F16_SEL3,        /**< ordered m16n8k16.row.col.f32.f16.f16.f32, 3 */
+    MMA_SP_K32_F16_F16_SEL1,    /**< ordered m16n8k32.row.col.f16.f16.f16.f16, 1 */
+    MMA_SP_K32_BF16_SEL0,       /**< mma.sp m16n8k32.row.col.f32.bf16.bf16.f32, 0 */
+    MMA_SP_K32_BF16_SEL1,       /**< ordered m16n8k32.row.col.f32.bf16.bf16.f32, 1 */
+    MMA_SP_K8_TF32_SEL2,        /**< mma.sp m16n8k8.row.col.f32.tf32.tf32.f32, 2 */
+    MMA_SP_K16_TF32_SEL1,       /**< ordered m16n8k16.row.col.f32.tf32.tf32.f32, 1 */
+    MMA_SP_K32_S8_SEL0,         /**< mma.sp m16n8k32.row.col.s32.s8.s8.s32, 0 */
+    MMA_SP_K32_U8_S8_SATF_SEL1, /**< ordered m16n8k32.row.col.satfinite.s32.u8.s8.s32, 1 */
+    MMA_SP_K64_S8_U8,           /**< ordered m16n8k64.row.col.s32.s8.u8.s32, 0 */
+    MMA_SP_K64_E4M3,            /**< mma.sp m16n8k64.row.col.f32.e4m3.e4m3.f32, 0 */
+    MMA_SP_K64_E5M2_E4M3,       /**< ordered m16n8k64.row.col.f32.e5m2.e4m3.f32, 0 */
+    MMA_SP_K64_S4_SEL1,         /**< mma.sp m16n8k64.row.col.s32.s4.s4.s32, 1 */
+    MMA_SP_K128_U4_S4_SATF,     /**< ordered m16n8k128.row.col.satfinite.s32.u4.s4.s32, 0 */
+    MMA_SP_FORMS
+};
+
+/** One warp: lane l loads a[4 l ..], b[4 l ..] and c[4 l ..] (as many registers as the form
+ *  has) and the metadata e[l], runs mma.sp form @p form and stores its d registers to d[4 l ..]. */
+cudaError_t tensor_mma_sp(int form, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                          const uint32_t *e, uint32_t *d);
 
 /** The f64 mma.sync shapes tensor_mma_f64() runs (.row.col.f64.f64.f64.f64). */
 enum mma_f64_shape {
@@ -122,8 +148,8 @@ cudaError_t tensor_shared_pattern(int kind, uint32_t *out);
  *  wait yet), then cp.async.wait_all, then @p n more; out gets a fragment of the result. */
 cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *out);
 
-/** One warp runs a sparse mma.sp (not emulated). */
-cudaError_t tensor_mma_unsupported(uint32_t *out);
+/** One warp runs a 4-bit wmma.mma (m8n8k32 s4, not emulated). */
+cudaError_t tensor_unsupported(uint32_t *out);
 
 #ifdef __cplusplus
 }

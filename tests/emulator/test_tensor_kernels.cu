@@ -134,6 +134,91 @@ extern "C" cudaError_t tensor_mma(int form, const uint32_t *a, const uint32_t *b
     return cudaDeviceSynchronize();
 }
 
+/* mma.sp (@p sp: "sp" or "sp::ordered_metadata") with d, a, b and c of 4, 4, 4 and 4 registers,
+ * of 4, 2, 2 and 4, or of 2, 4, 4 and 2, then the metadata e and the selector @p sel. */
+#define B4 "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3])
+#define MMA_SP_4444(sp, shape_types, sel)                                                          \
+    asm volatile("mma." sp ".sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, "    \
+                 "{%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, " sel ";"                         \
+                 : D4                                                                              \
+                 : A4, B4, C4, "r"(e))
+#define MMA_SP_4224(sp, shape_types, sel)                                                          \
+    asm volatile("mma." sp ".sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5}, {%6, %7}, "  \
+                 "{%8, %9, %10, %11}, %12, " sel ";"                                               \
+                 : D4                                                                              \
+                 : A2, B2, C4, "r"(e))
+#define MMA_SP_2442(sp, shape_types, sel)                                                          \
+    asm volatile("mma." sp ".sync.aligned." shape_types " {%0, %1}, {%2, %3, %4, %5}, "            \
+                 "{%6, %7, %8, %9}, {%10, %11}, %12, " sel ";"                                     \
+                 : D2                                                                              \
+                 : A4, B4, C2, "r"(e))
+#define ORDERED "sp::ordered_metadata"
+
+static __global__ void mma_sp_kernel(int form, const uint32_t *A, const uint32_t *B,
+                                     const uint32_t *C, const uint32_t *E, uint32_t *D)
+{
+    int l = threadIdx.x;
+    uint32_t a[4], b[4], c[4], d[4] = {0, 0, 0, 0}, e = E[l];
+    for (int i = 0; i < 4; i++) {
+        a[i] = A[4 * l + i];
+        b[i] = B[4 * l + i];
+        c[i] = C[4 * l + i];
+    }
+    switch (form) {
+    case MMA_SP_K16_F16_SEL0:
+        MMA_SP_4224("sp", "m16n8k16.row.col.f32.f16.f16.f32", "0");
+        break;
+    case MMA_SP_K16_F16_SEL3:
+        MMA_SP_4224(ORDERED, "m16n8k16.row.col.f32.f16.f16.f32", "3");
+        break;
+    case MMA_SP_K32_F16_F16_SEL1:
+        MMA_SP_2442(ORDERED, "m16n8k32.row.col.f16.f16.f16.f16", "1");
+        break;
+    case MMA_SP_K32_BF16_SEL0:
+        MMA_SP_4444("sp", "m16n8k32.row.col.f32.bf16.bf16.f32", "0");
+        break;
+    case MMA_SP_K32_BF16_SEL1:
+        MMA_SP_4444(ORDERED, "m16n8k32.row.col.f32.bf16.bf16.f32", "1");
+        break;
+    case MMA_SP_K8_TF32_SEL2:
+        MMA_SP_4224("sp", "m16n8k8.row.col.f32.tf32.tf32.f32", "2");
+        break;
+    case MMA_SP_K16_TF32_SEL1:
+        MMA_SP_4444(ORDERED, "m16n8k16.row.col.f32.tf32.tf32.f32", "1");
+        break;
+    case MMA_SP_K32_S8_SEL0:
+        MMA_SP_4224("sp", "m16n8k32.row.col.s32.s8.s8.s32", "0");
+        break;
+    case MMA_SP_K32_U8_S8_SATF_SEL1:
+        MMA_SP_4224(ORDERED, "m16n8k32.row.col.satfinite.s32.u8.s8.s32", "1");
+        break;
+    case MMA_SP_K64_S8_U8:
+        MMA_SP_4444(ORDERED, "m16n8k64.row.col.s32.s8.u8.s32", "0");
+        break;
+    case MMA_SP_K64_E4M3:
+        MMA_SP_4444("sp", "m16n8k64.row.col.f32.e4m3.e4m3.f32", "0");
+        break;
+    case MMA_SP_K64_E5M2_E4M3:
+        MMA_SP_4444(ORDERED, "m16n8k64.row.col.f32.e5m2.e4m3.f32", "0");
+        break;
+    case MMA_SP_K64_S4_SEL1:
+        MMA_SP_4224("sp", "m16n8k64.row.col.s32.s4.s4.s32", "1");
+        break;
+    case MMA_SP_K128_U4_S4_SATF:
+        MMA_SP_4444(ORDERED, "m16n8k128.row.col.satfinite.s32.u4.s4.s32", "0");
+        break;
+    }
+    for (int i = 0; i < 4; i++)
+        D[4 * l + i] = d[i];
+}
+
+extern "C" cudaError_t tensor_mma_sp(int form, const uint32_t *a, const uint32_t *b,
+                                     const uint32_t *c, const uint32_t *e, uint32_t *d)
+{
+    mma_sp_kernel<<<1, 32>>>(form, a, b, c, e, d);
+    return cudaDeviceSynchronize();
+}
+
 #define F(i) "d"(x[i])
 static __global__ void mma_f64_kernel(int shape, const double *A, const double *B, const double *C,
                                       double *D)
@@ -574,18 +659,18 @@ extern "C" cudaError_t tensor_mma_overlap(int n, const uint32_t *in, uint32_t *o
     return cudaDeviceSynchronize();
 }
 
-static __global__ void mma_unsupported_kernel(uint32_t *out)
+static __global__ void unsupported_kernel(uint32_t *out)
 {
-    uint32_t a[2] = {threadIdx.x, 1}, b[2] = {2, 3}, c[4] = {0, 0, 0, 0}, d[4], e = 0x4e4e4e4e;
-    asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, "
-                 "%2, %3}, {%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x0;"
-                 : D4
-                 : A2, B2, C4, "r"(e)); /* TENSOR_UNSUPPORTED (nvcc's line for the statement) */
-    out[threadIdx.x] = d[0] ^ d[3];
+    uint32_t a = threadIdx.x, b = 0x12345678u, c[2] = {1, 2}, d[2];
+    asm volatile("wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32 {%0, %1}, {%2}, {%3}, "
+                 "{%4, %5};"
+                 : D2
+                 : "r"(a), "r"(b), C2); /* TENSOR_UNSUPPORTED (nvcc's line for the statement) */
+    out[threadIdx.x] = d[0] ^ d[1];
 }
 
-extern "C" cudaError_t tensor_mma_unsupported(uint32_t *out)
+extern "C" cudaError_t tensor_unsupported(uint32_t *out)
 {
-    mma_unsupported_kernel<<<1, 32>>>(out);
+    unsupported_kernel<<<1, 32>>>(out);
     return cudaDeviceSynchronize();
 }

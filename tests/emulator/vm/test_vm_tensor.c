@@ -1,8 +1,9 @@
 /**
  * @file test_vm_tensor.c
  * @brief The PTX VM's tensor instructions: wmma tiles in f16, bf16 and tf32 computed exactly
- *        on exact inputs, wmma's alignment rules, and mma.sync and ldmatrix through the register
- *        layouts the PTX ISA documents; each kernel beside the case that runs it.
+ *        on exact inputs, wmma's alignment rules, mma.sync and ldmatrix through the register
+ *        layouts the PTX ISA documents, and the mma.sp forms refused; each kernel beside the
+ *        case that runs it.
  *
  * One file holds each case whole. nvcc compiles the part between #ifdef VM_CASE_KERNELS and
  * #else to PTX (CMake: emu_vm_case()); the VM runs that PTX in this process (vm_case.h), and
@@ -146,6 +147,7 @@ extern "C" __global__ void ldmatrix_kernel(const uint16_t *m, uint32_t *out)
 
 #else
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "capture.h"
@@ -344,6 +346,52 @@ START_TEST(mma_sync_documented_layouts)
 }
 END_TEST
 
+/* mma.sp forms the VM refuses, each failing the launch that reaches it in one line naming why:
+ * a sparsity selector past the lanes the form's metadata takes (m16n8k64 s8 has one choice,
+ * m16n8k16 f16 four) or not an immediate; sm_120a's 4-bit floats and its block scaling. */
+START_TEST(mma_sp_refusals_name_the_rule)
+{
+#define R4 "{%r1, %r2, %r3, %r4}"
+    static const struct {
+        const char *insn, *why;
+    } cases[] = {
+        {"mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 " R4 ", " R4 ", " R4
+         ", " R4 ", %r5, 1;",
+         "the sparsity selector of this mma.sp is an immediate from 0 to 0"},
+        {"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 " R4 ", {%r1, %r2}, {%r1, %r2}, " R4
+         ", %r5, %r1;",
+         "the sparsity selector of this mma.sp is an immediate from 0 to 3"},
+        {"mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 " R4
+         ", " R4 ", " R4 ", " R4 ", %r5, 0;",
+         "this form of mma is not emulated"},
+        {"mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale."
+         "scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0 " R4 ", " R4 ", " R4 ", " R4
+         ", %r5, 0, %r1, {%h1, %h2}, %r2, {%h1, %h2};",
+         "cannot execute 'mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4."
+         "block_scale"}, /* ten operands: the parser's refusal */
+    };
+#undef R4
+    enum { N = sizeof cases / sizeof *cases };
+    char ptx[N * 400 + 100], name[8];
+    int at = snprintf(ptx, sizeof ptx, ".version 8.7\n.target sm_90\n.address_size 64\n");
+    for (int i = 0; i < N; i++) /* one kernel each: sp0, sp1, ... */
+        at += snprintf(ptx + at, sizeof ptx - (size_t)at,
+                       ".visible .entry sp%d()\n{\n  .reg .b32 %%r<6>;\n  .reg .b16 %%h<3>;\n"
+                       "  mov.u32 %%r5, 0x44444444;\n  %s\n  ret;\n}\n",
+                       i, cases[i].insn);
+    struct vm_case vc;
+    vm_case_open(&vc, ptx);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "sp%d", i);
+        enum vm_status st = vm_case_run(&vc, name, VM_GRID(1), VM_BLOCK(32), NULL);
+        ck_assert_msg(st == VM_UNSUPPORTED && strstr(vc.result.message, cases[i].why) &&
+                          !strchr(vc.result.message, '\n'),
+                      "%s: status %d, '%s'", cases[i].insn, st, vc.result.message);
+    }
+    vm_case_close(&vc);
+}
+END_TEST
+
 START_TEST(ldmatrix_documented_layout)
 {
     uint16_t m[4 * 64];
@@ -379,6 +427,7 @@ int main(int argc, char **argv)
         {"wmma_tiles", wmma_tiles, CASE_CPU, 60},
         {"wmma_alignment_rules", wmma_alignment_rules, CASE_CPU, 60},
         {"mma_sync_documented_layouts", mma_sync_documented_layouts, CASE_CPU, 60},
+        {"mma_sp_refusals_name_the_rule", mma_sp_refusals_name_the_rule, CASE_CPU, 60},
         {"ldmatrix_documented_layout", ldmatrix_documented_layout, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
