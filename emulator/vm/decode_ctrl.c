@@ -77,7 +77,7 @@ int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n)
 
 /* ---- tensor cores ------------------------------------------------------------------------ */
 
-static int mma_type_of(const char *s)
+int mma_type_of(const char *s)
 {
     return !strcmp(s, "f16")    ? MT_F16
            : !strcmp(s, "bf16") ? MT_BF16
@@ -373,7 +373,7 @@ static int mma_sp_operands(struct dctx *c, const struct operand *o, int at, int 
  * floating-point input type, f16 ones for f16 and fp8 inputs (dtype = ctype, as ptxas
  * requires); fp8 a and b may differ (e4m3, e5m2), and s8 and u8 too, and s4 and u4, with s32
  * accumulators, as b1's are; f64 is f64 throughout. */
-static int mma_types_ok(int at, int bt, int ct, int dt)
+int mma_types_ok(int at, int bt, int ct, int dt)
 {
     int fp8 = at == MT_E4M3 || at == MT_E5M2, int8 = at == MT_S8 || at == MT_U8;
     if (at == MT_F64)

@@ -55,49 +55,68 @@ static int wgmma_regs(struct dctx *c, const struct operand *d, const struct oper
     return 0;
 }
 
+/* Whether N = @p n is in the PTX ISA's shapes of wgmma.mma_async with inputs of type @p at:
+ * 8 .. 256 step 8 for floating point; 8, 16, 24, then multiples of 16 to 224 for s8 and u8, to
+ * 256 for b1. */
+static int wgmma_n_ok(int at, int n)
+{
+    int ints = at == MT_S8 || at == MT_U8 || at == MT_B1;
+    return n >= 8 && n <= 256 && n % 8 == 0 &&
+           (!ints || n <= 24 || (n % 16 == 0 && (n <= 224 || at == MT_B1)));
+}
+
 /*
- * wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a-desc|{a}, b-desc, scale-d,
- * imm-scale-a, imm-scale-b[, imm-trans-a][, imm-trans-b]: f16 and bf16 inputs (K 16, with the
- * transposes; f32 accumulators, or f16 ones for f16 inputs) and tf32 (K 8, f32, no transposes).
+ * wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype{.and.popc} d, a-desc|{a},
+ * b-desc, scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}}: K is 32 bytes of a
+ * row of A. f16 and bf16 inputs (K 16, with the transposes; f32 accumulators, or f16 ones for
+ * f16), tf32 (K 8, f32) and e4m3 and e5m2 in any mix (K 32, f32 or f16) take the scales; s8 and
+ * u8 in any mix (K 32, s32, wrapping or .satfinite) and b1 with .and.popc (K 256, s32) take
+ * scale-d alone (the PTX ISA's operand lists).
  */
 static int wgmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     struct mtype t[3];
-    if (!mn_has(m, "sync") || !mn_has(m, "aligned") || mn_has(m, "sp") || mn_has(m, "satfinite"))
+    if (mn_has(m, "sp"))
+        return dec_bad(c, "wgmma.mma_async.sp (sparse A) is not emulated");
+    if (!mn_has(m, "sync") || !mn_has(m, "aligned"))
         return dec_bad(c, "this form of wgmma.mma_async is not emulated");
     int nt = mn_types(m, t, 3);
-    int at = nt < 3             ? -1
-             : t[1].kind == 'h' ? MT_F16
-             : t[1].kind == 'g' ? MT_BF16
-             : t[1].kind == 't' ? MT_TF32
-                                : -1;
-    int f32 = t[0].kind == 'f' && t[0].bits == 32, f16 = t[0].kind == 'h';
-    if (at < 0 || strcmp(t[1].name, t[2].name) || !(f32 || (f16 && at == MT_F16))) {
+    int dt = nt == 3 ? mma_type_of(t[0].name) : -1, at = nt == 3 ? mma_type_of(t[1].name) : -1;
+    int bt = nt == 3 ? mma_type_of(t[2].name) : -1, ints = dt == MT_S32;
+    int sat = mn_has(m, "satfinite"), b1 = at == MT_B1;
+    int popc = mn_has(m, "and") && mn_has(m, "popc") && !mn_has(m, "xor");
+    if (at < 0 || bt < 0 || dt < 0 || at == MT_F64 || at == MT_S4 || at == MT_U4 ||
+        !mma_types_ok(at, bt, dt, dt) || (sat && (!ints || b1)) || popc != b1) {
         char types[64] = ""; /* the modifiers after mma_async.sync.aligned.shape */
         for (int i = 4, n = 0; i < m->nmods && n < (int)sizeof types; i++)
             n += snprintf(types + n, sizeof types - (size_t)n, "%s%s", n ? "." : "", m->mods[i]);
         return dec_bad(c,
                        "wgmma.mma_async with %s is not emulated (f16 and bf16 inputs with f32 "
-                       "accumulators, f16 with f16, tf32 with f32)",
+                       "accumulators, f16 with f16, tf32 with f32, e4m3/e5m2 with f32 or f16, "
+                       "s8/u8 with s32, b1 .and.popc with s32)",
                        types);
     }
-    int k = at == MT_TF32 ? 8 : 16, N = shape_n(m, k);
-    if (N < 8 || N > 256 || N % 8)
-        return dec_bad(c, "wgmma.mma_async's shape is not m64nNk%d with N = 8, 16, ..., 256", k);
-    int adesc = o[1].kind == OK_REG, trans = at != MT_TF32;
-    int want = 6 + trans * (1 + adesc);
+    int k = 256 / mma_elem_bits(at), N = shape_n(m, k);
+    if (!wgmma_n_ok(at, N))
+        return dec_bad(c, "wgmma.mma_async's shape is not m64nNk%d with N = %s", k,
+                       !ints ? "8, 16, ..., 256"
+                       : b1  ? "8, 16, 24, 32, 48, ..., 256"
+                             : "8, 16, 24, 32, 48, ..., 224");
+    int adesc = o[1].kind == OK_REG, trans = at == MT_F16 || at == MT_BF16;
+    int want = 4 + 2 * !ints + trans * (1 + adesc);
     if (n != want)
         return dec_bad(c, "wgmma.mma_async with A from %s takes %d operands",
                        adesc ? "a descriptor" : "registers", want);
     int64_t sa = 1, sb = 1, ta = 0, tb = 0;
-    if (immediate(c, &o[4], "imm-scale-a", &sa) || immediate(c, &o[5], "imm-scale-b", &sb) ||
+    if ((!ints &&
+         (immediate(c, &o[4], "imm-scale-a", &sa) || immediate(c, &o[5], "imm-scale-b", &sb))) ||
         (trans && adesc && immediate(c, &o[6], "imm-trans-a", &ta)) ||
         (trans && immediate(c, &o[n - 1], "imm-trans-b", &tb)))
         return -1;
     if ((sa != 1 && sa != -1) || (sb != 1 && sb != -1) || (ta & ~1) || (tb & ~1))
         return dec_bad(c, "imm-scale-a and imm-scale-b must be 1 or -1, imm-trans-a and -b 0 or 1");
     uint32_t words[2 + 128 + 4], bdesc, scale, a = NO_REG;
-    int nd = f32 ? N / 2 : N / 4, na = adesc ? 0 : 4;
+    int nd = dt == MT_F16 ? N / 4 : N / 2, na = adesc ? 0 : 4;
     if (wgmma_regs(c, &o[0], &o[1], nd, na, words) || dec_src(c, &o[2], 'b', 64, &bdesc) ||
         dec_src(c, &o[3], 'p', 1, &scale) || (adesc && dec_src(c, &o[1], 'b', 64, &a)))
         return -1;
@@ -106,8 +125,9 @@ static int wgmma_mma(struct dctx *c, const struct mn *m, struct operand *o, int 
     uint32_t pool = decode_pool(c->mod, words, (uint32_t)(2 + nd + na));
     struct insn *in = dec_emit(c, OP_WGMMA_MMA);
     in->o[0] = a, in->o[1] = bdesc, in->o[2] = scale, in->o[5] = pool;
-    in->mod = WG_MOD((uint32_t)N, (uint32_t)f32, (uint32_t)at, (uint32_t)(sa < 0),
-                     (uint32_t)(sb < 0), (uint32_t)ta, (uint32_t)tb);
+    in->mod = WG_MOD((uint32_t)N, (uint32_t)at, (uint32_t)bt, (uint32_t)dt, (uint32_t)(sa < 0),
+                     (uint32_t)(sb < 0), (uint32_t)ta, (uint32_t)tb) |
+              (sat ? MMA_SATFINITE_BIT : 0);
     return 0;
 }
 

@@ -78,6 +78,11 @@ int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_mma(struct dctx *c, const struct mn *m, struct operand *o, int n);
+/** The enum mma_type a type modifier names (f16, e4m3, s8, b1, ...), or -1 (decode_ctrl.c). */
+int mma_type_of(const char *name);
+/** Whether a, b, c and d of these types make an mma.sync (decode_ctrl.c), the rule wgmma's
+ *  floating-point and integer forms follow too. */
+int mma_types_ok(int at, int bt, int ct, int dt);
 int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n);

@@ -36,17 +36,20 @@ struct cluster {
 /** A block's state for sm_90's warpgroup instructions (ops_wgmma.c). */
 struct hopper;
 
-/** Fields of OP_WGMMA_MMA's insn.mod: N (8 .. 256), f32 accumulators (else f16), A's and B's
- *  type (enum mma_type), A and B negated (imm-scale -1), A and B MN-major (imm-trans 1). */
-#define WG_MOD(n, f32, at, na, nb, ta, tb)                                                         \
-    ((n) / 8 | (f32) << 6 | (at) << 7 | (na) << 10 | (nb) << 11 | (ta) << 12 | (tb) << 13)
+/** Fields of OP_WGMMA_MMA's insn.mod: N (8 .. 256), A's, B's and D's types (enum mma_type), A
+ *  and B negated (imm-scale -1), A and B MN-major (imm-trans 1); and .satfinite as
+ *  MMA_SATFINITE_BIT (vm_impl.h), the bit mma.sync's tile arithmetic reads. */
+#define WG_MOD(n, at, bt, dt, na, nb, ta, tb)                                                      \
+    ((n) / 8 | (at) << 6 | (bt) << 10 | (dt) << 14 | (na) << 18 | (nb) << 19 | (ta) << 20 |        \
+     (tb) << 21)
 #define WG_N(mod) (((mod)&63) * 8)
-#define WG_F32(mod) (((mod) >> 6) & 1)
-#define WG_AT(mod) (((mod) >> 7) & 7)
-#define WG_NA(mod) (((mod) >> 10) & 1)
-#define WG_NB(mod) (((mod) >> 11) & 1)
-#define WG_TA(mod) (((mod) >> 12) & 1)
-#define WG_TB(mod) (((mod) >> 13) & 1)
+#define WG_AT(mod) (((mod) >> 6) & 15)
+#define WG_BT(mod) (((mod) >> 10) & 15)
+#define WG_DT(mod) (((mod) >> 14) & 15)
+#define WG_NA(mod) (((mod) >> 18) & 1)
+#define WG_NB(mod) (((mod) >> 19) & 1)
+#define WG_TA(mod) (((mod) >> 20) & 1)
+#define WG_TB(mod) (((mod) >> 21) & 1)
 
 /** A handler whose lanes @p m must wait at @p in (a barrier.cluster.wait, a wgmma.wait_group):
  *  they stay there and the warp yields to the others (exec.c), which run meanwhile. */

@@ -534,10 +534,11 @@ OP(STMATRIX, VM_CLASS_TENSOR, "stmatrix")
 /* wgmma.fence.sync.aligned: orders the warpgroup's register accesses before its wgmma; every
  * thread of the warpgroup executes it, as every instruction below. [PTX ISA: wgmma.fence] */
 OP(WGMMA_FENCE, VM_CLASS_TENSOR, "wgmma.fence")
-/* wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a, b-desc, scale-d, imm-scale-a,
- * imm-scale-b{, imm-trans-a}{, imm-trans-b}: D = A B + D (o2, scale-d, false: D = A B) for a
- * 64 x N x K tile, queued until a wgmma.wait_group covers it; o0 = A's descriptor (NO_REG: A in
- * registers), o1 = B's, pool at o5 = {nd, na, d regs, a regs}; mod = WG_MOD (hopper.h).
+/* wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype{.and.popc} d, a, b-desc,
+ * scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}}: D = A B + D (o2, scale-d,
+ * false: D = A B) for a 64 x N x K tile (f16, bf16, tf32, e4m3/e5m2, s8/u8, b1), queued until a
+ * wgmma.wait_group covers it; o0 = A's descriptor (NO_REG: A in registers), o1 = B's, pool at
+ * o5 = {nd, na, d regs, a regs}; mod = WG_MOD (hopper.h).
  * [PTX ISA: wgmma.mma_async, Register Fragments and Shared Memory Matrix Layouts] */
 OP(WGMMA_MMA, VM_CLASS_TENSOR, "wgmma.mma_async")
 /* wgmma.commit_group.sync.aligned: the warp's uncommitted wgmma.mma_async become one group.

@@ -14,7 +14,8 @@
  * they are summed into the fp32 accumulator in k order, one rounding per
  * addition, and an f16 result is rounded once at the end. tf32 inputs are
  * read with their low 13 mantissa bits ignored, as the hardware reads an fp32
- * register it is given as tf32.
+ * register it is given as tf32. wgmma.mma_async (ops_wgmma.c) runs on the same
+ * tile functions (vm_impl.h).
  */
 #include <math.h>
 #ifdef __F16C__
@@ -266,7 +267,7 @@ static float tc_value(int t, uint32_t raw)
 }
 
 /* tc_value() of @p n raw elements of type @p t: the type chosen once, a loop per type. */
-static void tc_values(int t, const uint64_t *raw, int n, float *out)
+void tc_values(int t, const uint64_t *raw, int n, float *out)
 {
     switch (t) {
     case MT_F16:
@@ -296,7 +297,7 @@ typedef float vec8 __attribute__((vector_size(32)));
 
 /* D = A * B + C on tiles already gathered into row-major fp32 arrays, N a multiple of 8 (every
  * shape's). Each element of D adds its K products in k order, eight columns of a row at once. */
-static void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
+void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
 {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j += 8) {
@@ -340,8 +341,8 @@ static int64_t tc_int(int t, uint64_t raw)
  * (exact products and sum, wrapped to 32 bits, or clamped to them with MMA_SATFINITE_BIT in
  * @p flags; 1-bit products the bits' and, or with MMA_XOR_BIT their xor), on raw row-major
  * tiles. */
-static void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t *A,
-                           const uint64_t *B, const uint64_t *C, uint64_t *D, uint32_t flags)
+void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t *A, const uint64_t *B,
+                    const uint64_t *C, uint64_t *D, uint32_t flags)
 {
     int xor = (flags & MMA_XOR_BIT) != 0;
     for (int i = 0; i < M; i++)
@@ -428,7 +429,7 @@ enum event h_WMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, uin
  * further on for each pair of registers r / 2; register r of b holds rows per * t + j + 4 * per
  * * r, column g; c and d hold rows g (+ 8 for i >= 2), columns 2t and 2t + 1.
  */
-static int mma_pos(int matrix, int log_per, int cols, int lane, int i)
+int mma_pos(int matrix, int log_per, int cols, int lane, int i)
 {
     int g = lane >> 2, t = lane & 3, r = i >> log_per, j = i & ((1 << log_per) - 1);
     if (matrix == 2)

@@ -15,16 +15,21 @@
  * registers in between is undefined in the PTX ISA; racecheck reports it at its line.
  *
  * The operands follow the PTX ISA's layouts: A's and D's register fragments (warp j of the
- * warpgroup holds rows 16 j .. 16 j + 15, as mma.m16n8k16 holds its tile), and A and B in shared
- * memory through 64-bit matrix descriptors: start address, leading and stride byte offsets (each
- * (x & 0x3FFFF) >> 4), base offset and swizzle (none, 128, 64 or 32 bytes), read K-major (the
- * default) or MN-major (imm-trans-a / -b), with the canonical layouts of "Shared Memory Matrix
- * Layout" and the swizzle XORing address bits 4.. with bits 7.. (see wg_addr()).
+ * warpgroup holds rows 16 j .. 16 j + 15, as mma.m16n8kK holds its tile: ops_tensor.c's
+ * mma_pos()), and A and B in shared memory through 64-bit matrix descriptors: start address,
+ * leading and stride byte offsets (each (x & 0x3FFFF) >> 4), base offset and swizzle (none, 128,
+ * 64 or 32 bytes), read K-major (the default) or MN-major (imm-trans-a / -b), with the canonical
+ * layouts of "Shared Memory Matrix Layout" (a core matrix is 8 rows of 16 bytes: 8 f16, 16 fp8
+ * or 8-bit integers, 128 b1, low bit first) and the swizzle XORing address bits 4.. with bits
+ * 7.. (see wg_addr()). K is 32 bytes of a row of A whatever the type.
  *
- * Arithmetic: products of f16, bf16 and tf32 values are exact in fp32; each element of D adds
- * its K products in k order in fp32, one rounding per addition (as wmma here); an f16 D is read
- * as fp32 and rounded once to f16 at the end, the emulator's one rounding model for fp16
- * accumulators (emulator/README.md). imm-scale-a/b = -1 negate A or B, scale-d = 0 drops D.
+ * Arithmetic, mma.sync's (ops_tensor.c's tile functions, on the whole 64 x N x K tile): products
+ * of f16, bf16, tf32, e4m3 and e5m2 values are exact in fp32; each element of D adds its K
+ * products in k order in fp32, one rounding per addition; an f16 D is read as fp32 and rounded
+ * once to f16 at the end, the emulator's one rounding model for fp16 accumulators
+ * (emulator/README.md). s8 and u8 products (b1: the bits' and) are summed exactly into the s32
+ * D, wrapping, or clamped with .satfinite. imm-scale-a/b = -1 negate A or B, scale-d = 0 drops
+ * D.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +78,8 @@ struct hopper {
     struct cluster *own;       /* barrier.cluster of a block alone (no cluster launch) */
     struct watch_unit **watch; /* per warp, per 4 bytes of its registers, or NULL */
     size_t units;              /* 4-byte units of a warp's registers */
-    float *scratch;            /* A (64 x 16), B (16 x 256) and D (64 x 256) of one wgmma */
+    uint8_t *scratch;          /* one wgmma's tiles (run_op()), grown to the largest */
+    size_t scratch_size;
 };
 
 /* 1 when a function the kernel reaches executes one of these instructions. */
@@ -101,7 +107,6 @@ void vm_hopper_make(struct exec *x)
     h->nwg = (x->nwarps + 3) / 4;
     h->wg = emu_calloc(h->nwg, sizeof *h->wg);
     h->watch = emu_calloc(x->nwarps, sizeof *h->watch);
-    h->scratch = emu_malloc((64 * 16 + 16 * 256 + 64 * 256) * sizeof *h->scratch);
     h->units = (size_t)(x->warps[0].local - x->warps[0].arena) / 4;
     x->hop = h;
 }
@@ -258,122 +263,130 @@ static uint64_t wg_addr(const struct desc *d, uint32_t mn, uint32_t k, uint32_t 
     return a;
 }
 
-/* A raw element of type @p t as the fp32 value the tensor core multiplies. */
-static float wg_value(int t, uint32_t raw)
+/* K of a wgmma.mma_async whose A has type @p at: 32 bytes of a row of A (16 f16 or bf16, 8
+ * tf32, 32 fp8 or 8-bit integers, 256 bits). */
+static uint32_t wg_k(uint32_t at)
 {
-    return t == MT_F16    ? fp_f16_to_f32((uint16_t)raw)
-           : t == MT_BF16 ? fp_bf16_to_f32((uint16_t)raw)
-                          : u2f(raw & ~0x1FFFu); /* tf32: the low 13 bits are not read */
+    return 256u / (uint32_t)mma_elem_bits((int)at);
+}
+
+/* How operand @p which (0 A, 1 B) of @p in lies along K in shared memory: @p e bytes read at
+ * once (an element, or eight b1 elements, low bit first), @p units of them. */
+static void wg_units(const struct insn *in, int which, uint32_t *e, uint32_t *units)
+{
+    uint32_t at = WG_AT(in->mod),
+             bits = (uint32_t)mma_elem_bits((int)(which ? WG_BT(in->mod) : at));
+    *e = bits < 8 ? 1 : bits / 8;
+    *units = wg_k(at) * bits / (8 * *e);
 }
 
 /*
  * Operand @p which (0 A: rows m; 1 B: columns n) of @p rows x K elements through descriptor
- * @p d into @p out (A: out[m * K + k]; B: out[k * N + n]), negated when @p neg. Fails the launch
- * (as warp @p w's) on an element outside the block's shared memory.
+ * @p d into @p out as raw elements (A: out[m * K + k]; B: out[k * N + n]). Fails the launch (as
+ * warp @p w's) on an element outside the block's shared memory.
  */
 static enum event read_operand(struct exec *x, struct warp *w, const struct insn *in, int which,
-                               uint64_t desc, uint32_t rows, uint32_t K, float *out)
+                               uint64_t desc, uint32_t rows, uint32_t K, uint64_t *out)
 {
-    uint32_t mod = in->mod, at = WG_AT(mod), e = (uint32_t)mma_elem_bytes((int)at);
-    int mn_major = which ? (int)WG_TB(mod) : (int)WG_TA(mod);
-    int neg = which ? (int)WG_NB(mod) : (int)WG_NA(mod);
+    uint32_t e, units, per;
+    wg_units(in, which, &e, &units);
+    per = K / units; /* elements a unit: 1, or 8 of b1 */
+    int mn_major = which ? (int)WG_TB(in->mod) : (int)WG_TA(in->mod);
     struct desc d = desc_of(desc);
     for (uint32_t mn = 0; mn < rows; mn++)
-        for (uint32_t k = 0; k < K; k++) {
-            uint64_t a = wg_addr(&d, mn, k, e, mn_major);
+        for (uint32_t u = 0; u < units; u++) {
+            uint64_t a = wg_addr(&d, mn, u, e, mn_major), raw = 0;
             if (a + e > x->smem_bytes)
                 return vm_fail(x, w, in, 0, VM_FAULT,
                                "wgmma.mma_async reads %s's element (%u, %u) at shared offset %llu, "
                                "past the block's %u bytes of shared memory (descriptor 0x%016llx)",
-                               which ? "B" : "A", which ? k : mn, which ? mn : k,
+                               which ? "B" : "A", which ? u * per : mn, which ? mn : u * per,
                                (unsigned long long)a, x->smem_bytes, (unsigned long long)desc);
-            uint32_t raw = 0;
             memcpy(&raw, x->smem + a, e);
-            float v = wg_value((int)at, raw);
-            out[which ? k * rows + mn : mn * K + k] = neg ? -v : v;
+            for (uint32_t j = 0, k = u * per; j < per; j++, k++)
+                out[which ? k * rows + mn : mn * K + k] = per == 1 ? raw : raw >> j & 1;
         }
     return EV_NONE;
 }
 
-/* Where element i of a thread's fragment sits: lane @p l of warp @p j of the warpgroup; @p d:
- * the accumulator (element i of N / 2), else A (8 halves, or 4 tf32). */
-static void frag_pos(int d, int tf32, uint32_t j, uint32_t l, uint32_t i, uint32_t *row,
-                     uint32_t *col)
+/* Element i of a fragment in registers @p regs (32-bit ones, each holding 32 / @p bits
+ * elements, low first) of lane @p l, read (NULL @p set) or written. */
+static uint32_t frag_elem(uint8_t *arena, const uint32_t *regs, uint32_t bits, uint32_t l,
+                          uint32_t i, const uint32_t *set)
 {
-    uint32_t g = l >> 2, t = l & 3;
-    if (d) {
-        *row = 16 * j + g + 8 * ((i >> 1) & 1);
-        *col = 8 * (i >> 2) + 2 * t + (i & 1);
-    } else if (tf32) {
-        *row = 16 * j + g + 8 * (i & 1);
-        *col = t + 4 * (i >> 1);
-    } else {
-        *row = 16 * j + g + 8 * ((i >> 1) & 1);
-        *col = 2 * t + (i & 1) + 8 * (i >> 2);
-    }
-}
-
-/* Element i of a fragment in registers @p regs (32-bit ones; @p half: two 16-bit elements to a
- * register, low first) of lane @p l, read (NULL @p set) or written. */
-static uint32_t frag_elem(uint8_t *arena, const uint32_t *regs, int half, uint32_t l, uint32_t i,
-                          const uint32_t *set)
-{
-    uint32_t *r = (uint32_t *)(arena + regs[half ? i / 2 : i]) + l;
-    uint32_t shift = half ? 16 * (i & 1) : 0, mask = half ? 0xFFFFu << shift : ~0u;
+    uint32_t per = 32 / bits, *r = (uint32_t *)(arena + regs[i / per]) + l;
+    uint32_t shift = bits * (i % per), mask = (bits == 32 ? ~0u : (1u << bits) - 1) << shift;
     if (set)
         *r = (*r & ~mask) | (*set << shift & mask);
     return (*r & mask) >> shift;
 }
 
+/* Where element i of lane @p l's accumulator fragment in warp @p j of the warpgroup sits in the
+ * row-major 64 x @p N tile: warp j holds rows 16 j .. 16 j + 15, each four elements an 8-column
+ * tile of mma.m16n8's accumulator layout (PTX ISA, "Register Fragments", wgmma's D). */
+static uint32_t d_index(uint32_t N, uint32_t j, uint32_t l, uint32_t i)
+{
+    return 16 * j * N + 8 * (i >> 2) + (uint32_t)mma_pos(2, 0, (int)N, (int)l, (int)(i & 3));
+}
+
 /* ---- running an operation ------------------------------------------------------------------- */
 
-/* D = A B + D (or A B) for operation @p op of warpgroup @p gi, its fragments in its four warps. */
+/* D = A B + D (or A B) for operation @p op of warpgroup @p gi, its fragments in its four warps:
+ * the tiles gathered as raw elements (A's register fragment as mma.m16n8's, warp j holding rows
+ * 16 j .. 16 j + 15), then mma.sync's arithmetic for their types. */
 static enum event run_op(struct exec *x, struct warp *w, uint32_t gi, const struct wg_op *op)
 {
     const struct insn *in = &x->code[op->pc];
-    uint32_t mod = in->mod, N = WG_N(mod), at = WG_AT(mod), K = at == MT_TF32 ? 8 : 16;
-    int f32 = (int)WG_F32(mod), tf32 = at == MT_TF32;
+    struct hopper *h = x->hop;
+    uint32_t mod = in->mod, N = WG_N(mod), at = WG_AT(mod), bt = WG_BT(mod), dt = WG_DT(mod);
+    uint32_t K = wg_k(at), abits = (uint32_t)mma_elem_bits((int)at), dbits = dt == MT_F16 ? 16 : 32;
     const uint32_t *pool = &x->mod->pool[in->o[5]], *dregs = pool + 2, *aregs = dregs + pool[0];
-    float *A = x->hop->scratch, *B = A + 64 * 16, *D = B + 16 * 256;
+    size_t n = 64 * K + K * N + 64 * N, need = n * (sizeof(uint64_t) + sizeof(float));
+    if (h->scratch_size < need) {
+        h->scratch = emu_realloc(h->scratch, need);
+        h->scratch_size = need;
+    }
+    uint64_t *A = (uint64_t *)h->scratch, *B = A + 64 * K, *D = B + K * N;
     uint32_t base = x->fbase[x->mod->func_at[op->pc]];
     enum event ev = in->o[0] == NO_REG ? EV_NONE : read_operand(x, w, in, 0, op->desc[0], 64, K, A);
     if (ev == EV_NONE)
         ev = read_operand(x, w, in, 1, op->desc[1], N, K, B);
     if (ev != EV_NONE)
         return ev;
+    int log_per = __builtin_ctz(32 / abits); /* A's elements to a register, log 2 */
     for (uint32_t j = 0; j < 4; j++) {
         uint8_t *arena = x->warps[4 * gi + j].arena + base;
         for (uint32_t l = 0; l < 32; l++) {
-            uint32_t r, c;
-            for (uint32_t i = 0; in->o[0] == NO_REG && i < (tf32 ? 4u : 8u); i++) {
-                frag_pos(0, tf32, j, l, i, &r, &c);
-                float v = wg_value((int)at, frag_elem(arena, aregs, !tf32, l, i, NULL));
-                A[r * K + c] = WG_NA(mod) ? -v : v;
-            }
-            for (uint32_t i = 0; i < N / 2; i++) {
-                frag_pos(1, 0, j, l, i, &r, &c);
-                uint32_t raw = frag_elem(arena, dregs, !f32, l, i, NULL);
-                D[r * N + c] = !op->scale_d ? 0.0f : f32 ? u2f(raw) : fp_f16_to_f32((uint16_t)raw);
-            }
+            for (uint32_t i = 0; in->o[0] == NO_REG && i < K / 2; i++)
+                A[16 * j * K + (uint32_t)mma_pos(0, log_per, (int)K, (int)l, (int)i)] =
+                    frag_elem(arena, aregs, abits, l, i, NULL);
+            for (uint32_t i = 0; i < N / 2; i++)
+                D[d_index(N, j, l, i)] =
+                    op->scale_d ? frag_elem(arena, dregs, dbits, l, i, NULL) : 0;
         }
     }
-    for (uint32_t i = 0; i < 64; i++) { /* each element adds its K products in k order */
-        float *d = D + i * N;
-        for (uint32_t k = 0; k < K; k++) {
-            float a = A[i * K + k];
-            const float *b = B + k * N;
-            for (uint32_t n = 0; n < N; n++)
-                d[n] += a * b[n]; /* the product is exact */
-        }
+    if (dt == MT_S32) {
+        const int types[4] = {(int)at, (int)bt, MT_S32, MT_S32};
+        mma_tile_exact(64, (int)N, (int)K, types, A, B, D, D, mod & MMA_SATFINITE_BIT);
+    } else {
+        float *fa = (float *)(D + 64 * N), *fb = fa + 64 * K, *fd = fb + K * N;
+        tc_values((int)at, A, (int)(64 * K), fa);
+        tc_values((int)bt, B, (int)(K * N), fb);
+        tc_values((int)dt, D, (int)(64 * N), fd);
+        for (uint32_t i = 0; WG_NA(mod) && i < 64 * K; i++)
+            fa[i] = -fa[i];
+        for (uint32_t i = 0; WG_NB(mod) && i < K * N; i++)
+            fb[i] = -fb[i];
+        mma_tile(64, (int)N, (int)K, fa, fb, fd, fd); /* each element's K products in k order */
+        for (uint32_t i = 0; i < 64 * N; i++)
+            D[i] = dt == MT_F32 ? f2u(fd[i]) : fp_f32_to_f16(fd[i]);
     }
     for (uint32_t j = 0; j < 4; j++) {
         uint8_t *arena = x->warps[4 * gi + j].arena + base;
         for (uint32_t l = 0; l < 32; l++)
             for (uint32_t i = 0; i < N / 2; i++) {
-                uint32_t r, c;
-                frag_pos(1, 0, j, l, i, &r, &c);
-                uint32_t raw = f32 ? f2u(D[r * N + c]) : fp_f32_to_f16(D[r * N + c]);
-                frag_elem(arena, dregs, !f32, l, i, &raw);
+                uint32_t raw = (uint32_t)D[d_index(N, j, l, i)];
+                frag_elem(arena, dregs, dbits, l, i, &raw);
             }
     }
     return EV_NONE;
@@ -392,10 +405,10 @@ static int uniform64(const struct warp *w, uint32_t off, uint64_t *v)
     return !diff;
 }
 
-/* The work of one wgmma.mma_async: 2 M N K, M = 64, K = 16 (8 for tf32). */
+/* The work of one wgmma.mma_async: 2 M N K, M = 64. */
 static uint64_t wg_flops(const struct insn *in)
 {
-    return 2ull * 64 * WG_N(in->mod) * (WG_AT(in->mod) == MT_TF32 ? 8 : 16);
+    return 2ull * 64 * WG_N(in->mod) * wg_k(WG_AT(in->mod));
 }
 
 /* A fully issued operation: counted, and its shared-memory reads checked (racecheck, initcheck,
@@ -403,16 +416,16 @@ static uint64_t wg_flops(const struct insn *in)
 static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
                           const struct wg_op *op)
 {
-    uint32_t N = WG_N(in->mod), at = WG_AT(in->mod), K = at == MT_TF32 ? 8 : 16;
-    uint32_t e = (uint32_t)mma_elem_bytes((int)at);
+    uint32_t N = WG_N(in->mod);
     if (x->cnt)
         count_wgmma(x, wg_flops(in));
     if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
         return;
     for (int which = in->o[0] == NO_REG; which < 2; which++) {
         struct desc d = desc_of(op->desc[which]);
-        uint32_t rows = which ? N : 64, n = 0;
+        uint32_t rows = which ? N : 64, n = 0, e, K;
         uint64_t addr[32];
+        wg_units(in, which, &e, &K);
         for (uint32_t mn = 0; mn < rows; mn++)
             for (uint32_t k = 0; k < K; k++) {
                 addr[n] = wg_addr(&d, mn, k, e, which ? (int)WG_TB(in->mod) : (int)WG_TA(in->mod));

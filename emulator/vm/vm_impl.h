@@ -711,6 +711,21 @@ int mma_sp_unit(int type);
 /** How many lanes of each group of four hold the metadata of a sparse mma of input @p type in
  *  @p shape: 1, 2 or 4 (in group g, those from lane 4 g + selector * that many on). */
 int mma_sp_threads(int type, int shape);
+/* ops_tensor.c's tile arithmetic, which wgmma.mma_async (ops_wgmma.c) shares with mma.sync. */
+/** Where element @p i of lane @p lane's mma.sync fragment of @p matrix (0 a, 1 b, 2 c/d: its
+ *  elements 0 to 3) sits in the row-major tile of @p cols columns, 1 << @p log_per elements to
+ *  a register: the PTX ISA's one rule for every shape. */
+int mma_pos(int matrix, int log_per, int cols, int lane, int i);
+/** @p n raw elements of type @p t as the fp32 values the Tensor Cores multiply (f32 as itself). */
+void tc_values(int t, const uint64_t *raw, int n, float *out);
+/** D = A * B + C on row-major fp32 tiles, N a multiple of 8: each element adds its K products
+ *  in k order, one rounding per addition. C and D may be one array. */
+void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D);
+/** D = A * B + C on raw row-major tiles of f64 or of integers into s32 (@p types: a's, b's, c's,
+ *  d's), exact, the s32 sums wrapped or clamped (MMA_SATFINITE_BIT in @p flags), 1-bit products
+ *  the bits' and (xor with MMA_XOR_BIT). C and D may be one array. */
+void mma_tile_exact(int M, int N, int K, const int *types, const uint64_t *A, const uint64_t *B,
+                    const uint64_t *C, uint64_t *D, uint32_t flags);
 /** M and K of an mma.sync shape (N is 8 in every one): for the decoder, the VM and the counters. */
 static inline int mma_shape_m(int shape)
 {

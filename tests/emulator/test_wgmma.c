@@ -1,20 +1,23 @@
 /**
  * @file test_wgmma.c
- * @brief sm_90a's warpgroup MMA on the emulator, against the host: wgmma.mma_async at N = 8, 24,
- *        64, 136 and 256 with A from registers and from shared-memory descriptors, with no
- *        swizzle and the 32-, 64- and 128-byte swizzles, K-major and MN-major (the transposes),
- *        a base offset, f16, bf16 and tf32 inputs, f16 and f32 accumulators, negation and
- *        scale-d; a small GEMM of plain loads, wgmma and a 2-block cluster, with and without
+ * @brief sm_90a's warpgroup MMA on the emulator, against the host: wgmma.mma_async at N = 8, 16,
+ *        24, 48, 64, 136, 224 and 256 with A from registers and from shared-memory descriptors,
+ *        with no swizzle and the 32-, 64- and 128-byte swizzles, K-major and MN-major (the
+ *        transposes), a base offset, f16, bf16, tf32, e4m3 and e5m2 (mixed too) inputs, f16 and
+ *        f32 accumulators, s8 and u8 into s32 (wrapping and .satfinite), b1 .and.popc, negation
+ *        and scale-d; a small GEMM of plain loads, wgmma and a 2-block cluster, with and without
  *        double buffering; what racecheck reports of its planted bugs; wgmma's counters; and
  *        every refusal.
  *
  * The host writes the operands into a shared-memory image by the PTX ISA's canonical layouts,
  * taken as it states them (CuTe shapes and strides in elements, then Swizzle<s, 4, 3> on the byte
- * offset; "Shared Memory Matrix Layout"), and reads the register fragments by its figures for
- * wgmma .m64nNk16 (warp w of the warpgroup holds rows 16 w .. 16 w + 15). A 128-byte swizzled
- * tile is also laid out by the CUDA C++ Programming Guide's TMA swizzle instead, and read in four
- * k-steps by advancing the descriptors 32 bytes at a time, as TMA pipelines do. Inputs are small
- * integers, so every sum is exact and compared with ==.
+ * offset; "Shared Memory Matrix Layout"; 8-bit elements 16 to a 16-byte row of a core matrix, b1
+ * 128, low bit first), and reads the register fragments by its figures for wgmma .m64nNk16,
+ * .m64nNk32 and .m64nNk256 (warp w of the warpgroup holds rows 16 w .. 16 w + 15). A 128-byte
+ * swizzled tile is also laid out by the CUDA C++ Programming Guide's TMA swizzle instead, and
+ * read in four k-steps by advancing the descriptors 32 bytes at a time, as TMA pipelines do.
+ * Inputs are small integers (fp8: multiples of 1/8 below 4; s8 and u8 over their range), so
+ * every sum is exact and compared with ==, the s32 ones wrapped or clamped as the PTX ISA says.
  *
  * CTest runs it with the emulator's libraries first on LD_LIBRARY_PATH, GPU or not.
  */
@@ -51,6 +54,63 @@ static uint32_t raw_of(int in, int v)
     uint32_t u;
     memcpy(&u, &f, 4);
     return in == 0 ? ref_f32_to_f16(f) : in == 1 ? ref_f32_to_bf16(f) : u | (v ? 0x0FFFu : 0);
+}
+
+/* The bits of @p v in e4m3 (@p e5m2 0: exponent bias 7, 3 mantissa bits) or e5m2 (bias 15, 2
+ * bits): sign, biased exponent, mantissa (PTX ISA, "Alternate Floating Point Data Formats"; the
+ * values here are all normal). */
+static uint32_t fp8_bits(double v, int e5m2)
+{
+    int mbits = e5m2 ? 2 : 3, e = 0;
+    double a = v < 0 ? -v : v;
+    if (a == 0)
+        return 0;
+    for (; a >= 2; a /= 2)
+        e++;
+    for (; a < 1; a *= 2)
+        e--;
+    double man = (a - 1) * (1 << mbits);
+    ck_assert_msg(man == (int)man, "%g is not exact in %s", v, e5m2 ? "e5m2" : "e4m3");
+    return (v < 0 ? 0x80u : 0) | (uint32_t)(e + (e5m2 ? 15 : 7)) << mbits | (uint32_t)man;
+}
+
+/* Bits of an element of each input type (enum wg_in). */
+static const int in_bits[] = {16, 16, 32, 8, 8, 8, 8, 1};
+
+/*
+ * Element @p i of operand @p which (1 A, 2 B) of input type @p in: its raw bits, its value in *v.
+ * 16- and 32-bit types: small(); fp8: a value of the format's in [-3.5, 3.5], some with the
+ * last mantissa bit set, or with @p coarse a multiple of 1/2 up to 3, whose sums an f16
+ * accumulator holds exactly; s8: any, or of sign @p sg when it is not 0; u8: any; b1: a bit.
+ */
+static uint32_t elem(int in, int which, int i, int sg, int coarse, double *v)
+{
+    static const double e4m3[] = {0, 0.5, 0.75, 1, 1.125, 1.5, 1.75, 2, 2.25, 3, 3.5},
+                        e5m2[] = {0, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5},
+                        halves[] = {0, 0.5, 1, 1.5, 2, 3};
+    unsigned h = (unsigned)(i * 2654435761u + (unsigned)which * 40503u) >> 8;
+    int x = (int)(h % 256);
+    switch (in) {
+    case WG_IN_E4M3:
+    case WG_IN_E5M2:
+        *v = coarse ? halves[h % 6] : in == WG_IN_E4M3 ? e4m3[h % 11] : e5m2[h % 11];
+        *v = h & 0x100 ? -*v : *v;
+        return fp8_bits(*v, in == WG_IN_E5M2);
+    case WG_IN_S8:
+        x -= 128;
+        x = sg > 0 && x < 0 ? -(x + 1) : sg < 0 && x > 0 ? -x : x;
+        *v = x;
+        return (uint32_t)x & 0xFF;
+    case WG_IN_U8:
+        *v = x;
+        return (uint32_t)x;
+    case WG_IN_B1:
+        *v = x & 1;
+        return (uint32_t)x & 1;
+    default:
+        *v = small(which, i);
+        return raw_of(in, small(which, i));
+    }
 }
 
 /* Swizzle modes as the descriptor encodes them, and their widths. */
@@ -90,7 +150,7 @@ struct operand {
 };
 
 /* Compact (gap 0) or interleaved strides (gap 1: another layout's parts between) for an operand
- * of @p rows along M or N, K = 16 / 8 deep. */
+ * of @p rows along M or N, K 32 bytes deep. */
 static struct operand layout(int sw, int mn_major, int e, int rows, uint32_t start, int gap)
 {
     int T = 16 / e, W = 16 << sw_bits[sw];
@@ -115,12 +175,17 @@ static uint64_t descriptor(const struct operand *o)
            (uint64_t)sw_code[o->sw] << 62;
 }
 
-/* Write element (mn, k) = raw (e bytes) of an operand into the image. */
-static void place(uint8_t *image, const struct operand *o, int e, int mn, int k, uint32_t raw)
+/* Write element (mn, k) = raw of an operand of @p bits-bit elements into the image: b1's eight
+ * to a byte along K, bit k % 8 (the byte laid out as an 8-bit element's). */
+static void place(uint8_t *image, const struct operand *o, int bits, int mn, int k, uint32_t raw)
 {
-    uint32_t at = o->start + canonical(o->sw, o->mn_major, e, o->lbo, o->sbo, mn, k);
+    int e = bits < 8 ? 1 : bits / 8, per = 8 * e / bits;
+    uint32_t at = o->start + canonical(o->sw, o->mn_major, e, o->lbo, o->sbo, mn, k / per);
     ck_assert_msg(at + (uint32_t)e <= WG_SMEM, "the image overflows at %u", at);
-    memcpy(image + at, &raw, (size_t)e);
+    if (per > 1)
+        image[at] |= (uint8_t)((raw & 1) << (k % per));
+    else
+        memcpy(image + at, &raw, (size_t)e);
 }
 
 /* ---- fragments --------------------------------------------------------------------------------
@@ -135,18 +200,22 @@ static void d_pos(int t, int i, int *row, int *col)
     *col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
 }
 
-/* Where element i (0 .. 7) of thread t's A fragment sits (Figure 148). */
-static void a_pos(int t, int i, int *row, int *col)
+/* Where element i of thread t's A fragment sits, @p per elements to a register: 2 of 16 bits
+ * (Figure 148, m64nNk16), 4 of 8 bits (m64nNk32), 32 of b1 (m64nNk256). Register r = i / per
+ * holds row l / 4 of the warp's 16, + 8 for odd r, columns per (l % 4) .. per (l % 4) + per - 1,
+ * 4 per further on for r = 2 and 3. */
+static void a_pos(int t, int i, int per, int *row, int *col)
 {
-    int w = t / 32, l = t % 32;
-    *row = 16 * w + l / 4 + 8 * (i / 2 % 2);
-    *col = 2 * (l % 4) + i % 2 + 8 * (i / 4);
+    int w = t / 32, l = t % 32, r = i / per;
+    *row = 16 * w + l / 4 + 8 * (r % 2);
+    *col = per * (l % 4) + i % per + 4 * per * (r / 2);
 }
 
-/* 16-bit element i of registers r (two to a register, low first). */
-static void put16(uint32_t *r, int i, uint32_t v)
+/* @p bits-bit element i of registers r (32 / bits to a register, low first). */
+static void put(uint32_t *r, int bits, int i, uint32_t v)
 {
-    r[i / 2] |= (v & 0xFFFF) << (16 * (i % 2));
+    int per = 32 / bits;
+    r[i / per] |= (v & (uint32_t)((1ull << bits) - 1)) << (bits * (i % per));
 }
 
 static uint32_t get16(const uint32_t *r, int i)
@@ -154,53 +223,99 @@ static uint32_t get16(const uint32_t *r, int i)
     return (r[i / 2] >> (16 * (i % 2))) & 0xFFFF;
 }
 
+/* The sign of the integers of row @p m of A or column m of B of type @p in (0: either): s8 ones
+ * are positive, negative or either as m % 4 is 1, 3 or else; u8 and b1 are never negative. D's
+ * element (m, n) has products of one sign when both of these are not 0. */
+static int line_sign(int in, int m)
+{
+    return in != WG_IN_S8 ? 1 : m % 4 == 1 ? 1 : m % 4 == 3 ? -1 : 0;
+}
+
+/* ---- counters --------------------------------------------------------------------------------
+ */
+
+/* Counting on or off for the launches that follow (emu.h's extension, found in the emulator's
+ * runtime). */
+static void counting(int on)
+{
+    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
+    ck_assert(set_counting);
+    set_counting(on);
+}
+
+/* The one launch counted since the last call. */
+static struct course_emu_launch counted_launch(void)
+{
+    int (*take)(struct course_emu_launch *, int) =
+        (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
+    ck_assert(take);
+    struct course_emu_launch got;
+    ck_assert_int_eq(take(&got, 1), 1);
+    return got;
+}
+
 /* ---- one wgmma against the host -----------------------------------------------------------------
  */
 
 /* A run of kernel @p kernel: A (when from shared memory) and B laid out as given, @p steps
- * times with the descriptors advancing by @p adv, scale-d @p scale; its D against the host's. */
-static void check_run(int kernel, const struct operand *oa, const struct operand *ob, int steps,
-                      const uint64_t adv[2], int scale, const char *what)
+ * times with the descriptors advancing by @p adv, scale-d @p scale; its D against the host's.
+ * An s32 D starts near its limit where every product of the element has one sign (so that it
+ * overflows, in whatever order the products are added), with small values elsewhere; it must
+ * wrap, or with .satfinite clamp (PTX ISA, wgmma.mma_async's integer forms). Returns how many
+ * elements overflowed. */
+static int check_run(int kernel, const struct operand *oa, const struct operand *ob, int steps,
+                     const uint64_t adv[2], int scale, const char *what)
 {
     struct wg_shape s = wg_shape(kernel);
-    int N = s.n, K = s.k, e = s.in == 2 ? 4 : 2, nd = s.f16_d ? N / 4 : N / 2;
+    int N = s.n, K = s.k, nd = s.d == WG_D_F16 ? N / 4 : N / 2, ints = s.d >= WG_D_S32;
+    int abits = in_bits[s.in], bbits = in_bits[s.in_b], coarse = s.d == WG_D_F16, over = 0;
     uint8_t *image = calloc(WG_SMEM, 1);
     uint32_t *a = calloc(128 * 4, 4), *d = calloc((size_t)128 * nd, 4);
-    int *A = malloc(64 * 16 * sizeof *A), *B = malloc(16 * 256 * sizeof *B);
+    uint32_t *rawA = malloc((size_t)64 * K * sizeof *rawA);
+    double *A = malloc((size_t)64 * K * sizeof *A), *B = malloc((size_t)K * N * sizeof *B);
     double *want = malloc((size_t)64 * N * sizeof *want);
-    ck_assert(image && a && d && A && B && want);
+    ck_assert(image && a && d && rawA && A && B && want);
     for (int m = 0; m < 64; m++)
         for (int k = 0; k < K; k++) {
-            A[m * K + k] = small(1, m * K + k);
+            rawA[m * K + k] = elem(s.in, 1, m * K + k, line_sign(s.in, m), coarse, &A[m * K + k]);
             if (!s.a_regs)
-                place(image, oa, e, m, k, raw_of(s.in, A[m * K + k]));
+                place(image, oa, abits, m, k, rawA[m * K + k]);
         }
     for (int k = 0; k < K; k++)
         for (int n = 0; n < N; n++) {
-            B[k * N + n] = small(2, k * N + n);
-            place(image, ob, e, n, k, raw_of(s.in, B[k * N + n]));
+            uint32_t raw = elem(s.in_b, 2, k * N + n, line_sign(s.in_b, n), coarse, &B[k * N + n]);
+            place(image, ob, bbits, n, k, raw);
         }
     for (int t = 0; t < 128; t++) {
-        for (int i = 0; i < 8 && s.a_regs; i++) {
+        for (int i = 0; i < K / 2 && s.a_regs; i++) {
             int r, c;
-            a_pos(t, i, &r, &c);
-            put16(&a[4 * t], i, raw_of(s.in, A[r * K + c]));
+            a_pos(t, i, 32 / abits, &r, &c);
+            put(&a[4 * t], abits, i, rawA[r * K + c]);
         }
         for (int i = 0; i < N / 2; i++) {
             int r, c, v = small(3, t * N + i); /* the accumulator's first value */
             d_pos(t, i, &r, &c);
-            want[r * N + c] = scale ? v : 0;
-            if (s.f16_d)
-                put16(&d[nd * t], i, ref_f32_to_f16((float)v));
+            int sg = ints ? line_sign(s.in, r) * line_sign(s.in_b, c) : 0;
+            int64_t c0 = sg > 0 ? INT32_MAX - 8 * (v + 3) : sg < 0 ? INT32_MIN + 8 * (v + 3) : v;
+            want[r * N + c] = scale ? (double)c0 : 0;
+            if (s.d == WG_D_F16)
+                put(&d[nd * t], 16, i, ref_f32_to_f16((float)v));
             else
-                d[nd * t + i] = raw_of(2, v) & ~0x0FFFu;
+                d[nd * t + i] = ints ? (uint32_t)c0 : raw_of(WG_IN_TF32, v) & ~0x0FFFu;
         }
     }
     for (int m = 0; m < 64; m++)
-        for (int n = 0; n < N; n++)
+        for (int n = 0; n < N; n++) {
+            double *w = &want[m * N + n];
             for (int k = 0; k < K; k++)
-                want[m * N + n] += (double)steps * (s.neg_a ? -1 : 1) * A[m * K + k] *
-                                   (s.neg_b ? -1 : 1) * B[k * N + n];
+                *w += (double)steps * (s.neg_a ? -1 : 1) * A[m * K + k] * (s.neg_b ? -1 : 1) *
+                      B[k * N + n];
+            over += ints && (*w > INT32_MAX || *w < INT32_MIN);
+            if (ints && s.d == WG_D_S32_SAT)
+                *w = *w > INT32_MAX ? INT32_MAX : *w < INT32_MIN ? INT32_MIN : *w;
+            else if (ints) /* wrapped to 32 bits */
+                *w = (double)(int32_t)(uint32_t)(int64_t)*w;
+        }
     void *d_image;
     uint32_t *d_a, *d_d;
     CUDA_CHECK(cudaMalloc(&d_image, WG_SMEM));
@@ -216,20 +331,21 @@ static void check_run(int kernel, const struct operand *oa, const struct operand
         for (int i = 0; i < N / 2; i++) {
             int r, c;
             d_pos(t, i, &r, &c);
-            float got;
-            if (s.f16_d) {
-                got = ref_f16_to_f32((uint16_t)get16(&d[nd * t], i));
-            } else {
-                memcpy(&got, &d[nd * t + i], 4);
-            }
-            ck_assert_msg(got == (float)want[r * N + c],
-                          "%s (kernel %d, N = %d): D(%d, %d) = %g, want %g (thread %d, element %d)",
+            float f;
+            memcpy(&f, &d[nd * t + i], 4);
+            double got = s.d == WG_D_F16 ? (double)ref_f16_to_f32((uint16_t)get16(&d[nd * t], i))
+                         : ints          ? (double)(int32_t)d[nd * t + i]
+                                         : (double)f;
+            ck_assert_msg(got == (ints ? want[r * N + c] : (float)want[r * N + c]),
+                          "%s (kernel %d, N = %d): D(%d, %d) = %.9g, want %.9g (thread %d, "
+                          "element %d)",
                           what, kernel, N, r, c, got, want[r * N + c], t, i);
         }
     CUDA_CHECK(cudaFree(d_image));
     CUDA_CHECK(cudaFree(d_a));
     CUDA_CHECK(cudaFree(d_d));
-    free(image), free(a), free(d), free(A), free(B), free(want);
+    free(image), free(a), free(d), free(rawA), free(A), free(B), free(want);
+    return over;
 }
 
 static const uint64_t no_adv[2] = {0, 0};
@@ -335,6 +451,70 @@ START_TEST(f16_accumulators_negation_scale_d_and_tf32)
 }
 END_TEST
 
+/* fp8 (PTX ISA, wgmma.mma_async's FP8 forms: K 32, no transposes): e4m3 with A in registers at
+ * N = 8 (B K-major, no swizzle, interleaved) and from a descriptor at N = 256 (both 128-byte
+ * swizzled); e5m2 A (negated) by e4m3 B and e4m3 A in registers by e5m2 B at N = 64 (64- and
+ * 32-byte swizzles; two on one accumulator); f16 accumulators at N = 16 (B negated) and 256. Values
+ * of both formats' exponents and mantissas: a conversion taken for the other format's, or an
+ * element taken from another k, changes the sums. */
+START_TEST(fp8_inputs_against_the_isa)
+{
+    struct operand ob = layout(SW_NONE, 0, 1, 8, 16384, 1);
+    counting(1);
+    check_run(WG_E4M3_REGS_N8, NULL, &ob, 1, no_adv, 1, "e4m3, A in registers, N = 8");
+    counting(0);
+    struct course_emu_launch got = counted_launch(); /* 2 M N K flops */
+    ck_assert_uint_eq(got.counters.wgmma_insts, 1);
+    ck_assert_uint_eq(got.counters.wgmma_flops, 2 * 64 * 8 * 32);
+    struct operand oa = layout(SW_128, 0, 1, 64, 0, 0);
+    ob = layout(SW_128, 0, 1, 256, 16384, 0);
+    check_run(WG_E4M3_DESC_N256, &oa, &ob, 1, no_adv, 1, "e4m3, N = 256, 128-byte swizzle");
+    oa = layout(SW_64, 0, 1, 64, 0, 1), ob = layout(SW_64, 0, 1, 64, 16384, 0);
+    check_run(WG_E5M2_E4M3_DESC, &oa, &ob, 1, no_adv, 1, "-e5m2 x e4m3, 64-byte swizzle");
+    ob = layout(SW_32, 0, 1, 64, 16384, 1);
+    check_run(WG_E4M3_E5M2_REGS, NULL, &ob, 2, no_adv, 1, "e4m3 x e5m2, two wgmmas");
+    oa = layout(SW_NONE, 0, 1, 64, 0, 0), ob = layout(SW_32, 0, 1, 16, 16384, 0);
+    check_run(WG_FP8_F16_DESC_N16, &oa, &ob, 1, no_adv, 1, "e5m2 x -e4m3 into f16");
+    ob = layout(SW_128, 0, 1, 256, 16384, 0);
+    check_run(WG_FP8_F16_REGS, NULL, &ob, 1, no_adv, 0, "e4m3 into f16, N = 256, scale-d 0");
+}
+END_TEST
+
+/* s8 and u8 into s32 (K 32, scale-d alone): s8 by u8 at N = 64 from descriptors, wrapping and
+ * with .satfinite; u8 A in registers by s8 B at N = 224 (the largest integer N) with
+ * .satfinite; s8 by s8 at N = 8. Accumulators that start near the limits overflow (so that
+ * wrapping and clamping differ), and the elements' signs matter (a u8 read as s8 changes them). */
+START_TEST(int8_inputs_wrap_or_saturate)
+{
+    struct operand oa = layout(SW_128, 0, 1, 64, 0, 0), ob = layout(SW_128, 0, 1, 64, 16384, 1);
+    ck_assert_int_gt(check_run(WG_S8_U8_DESC, &oa, &ob, 1, no_adv, 1, "s8 x u8, wrapping"), 0);
+    ck_assert_int_gt(check_run(WG_S8_U8_SAT_DESC, &oa, &ob, 1, no_adv, 1, "s8 x u8, satfinite"), 0);
+    ob = layout(SW_64, 0, 1, 224, 16384, 0);
+    ck_assert_int_gt(check_run(WG_U8_S8_SAT_REGS, NULL, &ob, 1, no_adv, 1, "u8 x s8, N = 224"), 0);
+    ob = layout(SW_NONE, 0, 1, 8, 16384, 1);
+    check_run(WG_S8_S8_REGS_N8, NULL, &ob, 1, no_adv, 1, "s8 x s8, N = 8");
+    check_run(WG_S8_S8_REGS_N8, NULL, &ob, 1, no_adv, 0, "s8 x s8, N = 8, scale-d 0");
+}
+END_TEST
+
+/* b1 .and.popc (K 256): each element of D adds the count of k where A's and B's bits are both
+ * 1; from descriptors at N = 48 (no swizzle, and 32-byte swizzle), A in registers at N = 256
+ * (128-byte swizzle). Bits are read low first, eight to a byte along K. */
+START_TEST(b1_and_popc_against_the_isa)
+{
+    struct operand oa = layout(SW_NONE, 0, 1, 64, 0, 1), ob = layout(SW_NONE, 0, 1, 48, 16384, 0);
+    counting(1);
+    check_run(WG_B1_DESC, &oa, &ob, 1, no_adv, 1, "b1, N = 48, no swizzle");
+    counting(0);
+    struct course_emu_launch got = counted_launch();
+    ck_assert_uint_eq(got.counters.wgmma_flops, 2 * 64 * 48 * 256);
+    oa = layout(SW_32, 0, 1, 64, 0, 0), ob = layout(SW_32, 0, 1, 48, 16384, 1);
+    check_run(WG_B1_DESC, &oa, &ob, 1, no_adv, 1, "b1, N = 48, 32-byte swizzle");
+    ob = layout(SW_128, 0, 1, 256, 16384, 0);
+    check_run(WG_B1_REGS_N256, NULL, &ob, 1, no_adv, 1, "b1, A in registers, N = 256");
+}
+END_TEST
+
 /* ---- the GEMM -----------------------------------------------------------------------------------
  */
 
@@ -393,15 +573,10 @@ END_TEST
  * warpgroup per k-step, 2 x 64 x 64 x 16 flops each, none with copies in flight. */
 START_TEST(gemm_counters)
 {
-    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
-    int (*take)(struct course_emu_launch *, int) =
-        (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
-    ck_assert(set_counting && take);
-    set_counting(1);
+    counting(1);
     gemm_case(200, 100, 129, 2, 2, WG_CORRECT, 0);
-    set_counting(0);
-    struct course_emu_launch got;
-    ck_assert_int_eq(take(&got, 1), 1);
+    counting(0);
+    struct course_emu_launch got = counted_launch();
     /* 2 x 2 blocks (M tiles rounded up to the cluster), 2 warpgroups, 3 K tiles of 4 steps */
     uint64_t insts = 2 * 2 * 2 * 3 * 4;
     ck_assert_uint_eq(got.counters.wgmma_insts, insts);
@@ -420,19 +595,14 @@ END_TEST
  * the last counts as overlapped; before that rule, only the first did. */
 START_TEST(producer_copies_overlap_a_wait_group_0)
 {
-    void (*set_counting)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "course_emu_set_counting");
-    int (*take)(struct course_emu_launch *, int) =
-        (int (*)(struct course_emu_launch *, int))dlsym(RTLD_DEFAULT, "course_emu_take_launches");
-    ck_assert(set_counting && take);
     enum { SLICES = 7 };
     uint8_t *src;
     CUDA_CHECK(cudaMalloc((void **)&src, SLICES * 8192));
     CUDA_CHECK(cudaMemset(src, 0x3c, SLICES * 8192));
-    set_counting(1);
+    counting(1);
     CUDA_CHECK(wg_producer_consumer(src, SLICES));
-    set_counting(0);
-    struct course_emu_launch got;
-    ck_assert_int_eq(take(&got, 1), 1);
+    counting(0);
+    struct course_emu_launch got = counted_launch();
     uint64_t per_slice = 4 * 2 * 64 * 64 * 16;
     ck_assert_uint_eq(got.counters.wgmma_flops, SLICES * per_slice);
     ck_assert_msg(got.counters.wgmma_overlapped_flops == (SLICES - 1) * per_slice,
@@ -489,7 +659,7 @@ START_TEST(refusals)
         {WG_OTHER_MMA, cudaErrorNotSupported,
          "warps of warpgroup 0 issued different wgmma operations"},
         {WG_PAST_SMEM, cudaErrorIllegalAddress, "past the block's 4096 bytes of shared memory"},
-        {WG_E4M3, cudaErrorNotSupported, "wgmma.mma_async with f32.e4m3.e4m3 is not emulated"},
+        {WG_SPARSE, cudaErrorNotSupported, "wgmma.mma_async.sp (sparse A) is not emulated"},
         {WG_MAXNREG_MIXED, cudaErrorNotSupported, "executed different setmaxnreg instructions"},
         {WG_MAXNREG_LOWER, cudaErrorNotSupported,
          "setmaxnreg.inc to 40 registers, fewer than the 64"},
@@ -642,6 +812,9 @@ int main(int argc, char **argv)
         {"tma_tile_in_k_steps_and_base_offset", tma_tile_in_k_steps_and_base_offset, CASE_GPU, 60},
         {"f16_accumulators_negation_scale_d_and_tf32", f16_accumulators_negation_scale_d_and_tf32,
          CASE_GPU, 60},
+        {"fp8_inputs_against_the_isa", fp8_inputs_against_the_isa, CASE_GPU, 60},
+        {"int8_inputs_wrap_or_saturate", int8_inputs_wrap_or_saturate, CASE_GPU, 60},
+        {"b1_and_popc_against_the_isa", b1_and_popc_against_the_isa, CASE_GPU, 60},
         {"gemm_plain_loads_wgmma_and_a_cluster", gemm_plain_loads_wgmma_and_a_cluster, CASE_GPU,
          240},
         {"gemm_counters", gemm_counters, CASE_GPU, 60},

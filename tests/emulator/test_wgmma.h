@@ -32,15 +32,42 @@ enum wg_kernel {
     WG_F16_ACC,   /**< f16 in, f16 accumulators, N = 64, K-major */
     WG_NEGATED,   /**< bf16, N = 32, imm-scale-a and -b = -1 */
     WG_TF32,      /**< tf32, K = 8, N = 32 */
+    /* K = 32: fp8 and 8-bit integers; K = 256: b1 */
+    WG_E4M3_REGS_N8,     /**< A in registers, e4m3, f32, N = 8 */
+    WG_E4M3_DESC_N256,   /**< A from a descriptor, e4m3, f32, N = 256 */
+    WG_E5M2_E4M3_DESC,   /**< e5m2 A (negated) by e4m3 B, f32, N = 64 */
+    WG_E4M3_E5M2_REGS,   /**< A in registers, e4m3 by e5m2, f32, N = 64 */
+    WG_FP8_F16_DESC_N16, /**< e5m2 by e4m3 (B negated), f16 accumulators, N = 16 */
+    WG_FP8_F16_REGS,     /**< A in registers, e4m3, f16 accumulators, N = 256 */
+    WG_S8_U8_DESC,       /**< s8 by u8, s32 wrapping, N = 64 */
+    WG_S8_U8_SAT_DESC,   /**< ... .satfinite (after the shape) */
+    WG_U8_S8_SAT_REGS,   /**< A in registers, u8 by s8, .satfinite (last), N = 224 */
+    WG_S8_S8_REGS_N8,    /**< A in registers, s8, N = 8 */
+    WG_B1_DESC,          /**< b1 .and.popc, N = 48 */
+    WG_B1_REGS_N256,     /**< A in registers, b1 .and.popc, N = 256 */
     WG_KERNELS
 };
 
+/** Input types of the wgmma kernels. */
+enum wg_in {
+    WG_IN_F16,
+    WG_IN_BF16,
+    WG_IN_TF32,
+    WG_IN_E4M3,
+    WG_IN_E5M2,
+    WG_IN_S8,
+    WG_IN_U8,
+    WG_IN_B1
+};
+/** Accumulator types: f32 (N / 2 registers), f16 (N / 4), s32 (N / 2) wrapping or saturating. */
+enum wg_d { WG_D_F32, WG_D_F16, WG_D_S32, WG_D_S32_SAT };
+
 /** What kernel @p k's wgmma.mma_async is. */
 struct wg_shape {
-    int n, k;   /**< N and K (M is 64) */
-    int in;     /**< input type: 0 f16, 1 bf16, 2 tf32 */
-    int f16_d;  /**< 1: f16 accumulators (N / 4 registers), else f32 (N / 2) */
-    int a_regs; /**< 1: A from registers */
+    int n, k;     /**< N and K (M is 64) */
+    int in, in_b; /**< A's and B's input types (enum wg_in) */
+    int d;        /**< the accumulators' (enum wg_d) */
+    int a_regs;   /**< 1: A from registers */
     int neg_a, neg_b;
     int trans_a, trans_b; /**< 1: MN-major */
 };
@@ -92,7 +119,7 @@ enum wg_refusal {
     WG_WARP_EXITS,    /**< warp 3 of the warpgroup exits instead */
     WG_OTHER_MMA,     /**< warp 0 issues another wgmma.mma_async than the others */
     WG_PAST_SMEM,     /**< B's descriptor reaches past the block's shared memory */
-    WG_E4M3,          /**< fp8 inputs */
+    WG_SPARSE,        /**< wgmma.mma_async.sp (sparse A with metadata), s8 */
     WG_MAXNREG_MIXED, /**< warp 0 executes another setmaxnreg than warps 1 to 3 */
     WG_MAXNREG_LOWER, /**< setmaxnreg.inc to fewer registers than the warp holds */
     WG_REFUSALS

@@ -158,6 +158,21 @@ WG_KERNEL(wg_desc_n8, 4, "m64n8k16", "f32.f16.f16", "%0, %1, p, 1, 1, 1, 1")
 WG_KERNEL(wg_f16_acc, 16, "m64n64k16", "f16.f16.f16", "%0, %1, p, 1, 1, 0, 0")
 WG_KERNEL(wg_negated, 16, "m64n32k16", "f32.bf16.bf16", "%0, %1, p, -1, -1, 0, 0")
 WG_KERNEL(wg_tf32, 16, "m64n32k8", "f32.tf32.tf32", "%0, %1, p, 1, 1")
+/* K = 32 bytes of a row: fp8 (scales, no transposes), 8-bit integers and b1 (scale-d alone) */
+#define WG_A8_REGS "{%3, %4, %5, %6}, %1, p, 1, 1"
+#define WG_INT_REGS "{%3, %4, %5, %6}, %1, p"
+WG_KERNEL(wg_e4m3_regs_n8, 4, "m64n8k32", "f32.e4m3.e4m3", WG_A8_REGS)
+WG_KERNEL(wg_e4m3_desc_n256, 128, "m64n256k32", "f32.e4m3.e4m3", "%0, %1, p, 1, 1")
+WG_KERNEL(wg_e5m2_e4m3_desc, 32, "m64n64k32", "f32.e5m2.e4m3", "%0, %1, p, -1, 1")
+WG_KERNEL(wg_e4m3_e5m2_regs, 32, "m64n64k32", "f32.e4m3.e5m2", WG_A8_REGS)
+WG_KERNEL(wg_fp8_f16_desc_n16, 4, "m64n16k32", "f16.e5m2.e4m3", "%0, %1, p, 1, -1")
+WG_KERNEL(wg_fp8_f16_regs, 64, "m64n256k32", "f16.e4m3.e4m3", WG_A8_REGS)
+WG_KERNEL(wg_s8_u8_desc, 32, "m64n64k32", "s32.s8.u8", "%0, %1, p")
+WG_KERNEL(wg_s8_u8_sat_desc, 32, "m64n64k32.satfinite", "s32.s8.u8", "%0, %1, p")
+WG_KERNEL(wg_u8_s8_sat_regs, 112, "m64n224k32", "s32.u8.s8.satfinite", WG_INT_REGS)
+WG_KERNEL(wg_s8_s8_regs_n8, 4, "m64n8k32", "s32.s8.s8", WG_INT_REGS)
+WG_KERNEL(wg_b1_desc, 24, "m64n48k256", "s32.b1.b1.and.popc", "%0, %1, p")
+WG_KERNEL(wg_b1_regs_n256, 128, "m64n256k256", "s32.b1.b1.and.popc", WG_INT_REGS)
 
 typedef void (*wg_fn)(const uint4 *, int, const uint32_t *, uint32_t *, uint64_t, uint64_t,
                       uint64_t, uint64_t, int, int);
@@ -165,22 +180,34 @@ typedef void (*wg_fn)(const uint4 *, int, const uint32_t *, uint32_t *, uint64_t
 /* Every kernel of enum wg_kernel, in order, with its shape. */
 static const struct {
     wg_fn fn;
-    struct wg_shape shape; /* n, k, in, f16_d, a_regs, neg_a, neg_b, trans_a, trans_b */
+    struct wg_shape shape; /* n, k, in, in_b, d, a_regs, neg_a, neg_b, trans_a, trans_b */
 } wg_table[WG_KERNELS] = {
-    {wg_regs_n8_kernel, {8, 16, 1, 0, 1, 0, 0, 0, 0}},
-    {wg_regs_n24_kernel, {24, 16, 1, 0, 1, 0, 0, 0, 0}},
-    {wg_regs_n136_kernel, {136, 16, 1, 0, 1, 0, 0, 0, 0}},
-    {wg_regs_n256_kernel, {256, 16, 1, 0, 1, 0, 0, 0, 0}},
-    {wg_regs_f16_kernel, {64, 16, 0, 0, 1, 0, 0, 0, 0}},
-    {wg_desc_kk_kernel, {64, 16, 1, 0, 0, 0, 0, 0, 0}},
-    {wg_desc_mk_kernel, {64, 16, 1, 0, 0, 0, 0, 1, 0}},
-    {wg_desc_km_kernel, {64, 16, 1, 0, 0, 0, 0, 0, 1}},
-    {wg_desc_mm_kernel, {64, 16, 1, 0, 0, 0, 0, 1, 1}},
-    {wg_desc_n256_kernel, {256, 16, 0, 0, 0, 0, 0, 0, 0}},
-    {wg_desc_n8_kernel, {8, 16, 0, 0, 0, 0, 0, 1, 1}},
-    {wg_f16_acc_kernel, {64, 16, 0, 1, 0, 0, 0, 0, 0}},
-    {wg_negated_kernel, {32, 16, 1, 0, 0, 1, 1, 0, 0}},
-    {wg_tf32_kernel, {32, 8, 2, 0, 0, 0, 0, 0, 0}},
+    {wg_regs_n8_kernel, {8, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_regs_n24_kernel, {24, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_regs_n136_kernel, {136, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_regs_n256_kernel, {256, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_regs_f16_kernel, {64, 16, WG_IN_F16, WG_IN_F16, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_desc_kk_kernel, {64, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 0, 0, 0, 0, 0}},
+    {wg_desc_mk_kernel, {64, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 0, 0, 0, 1, 0}},
+    {wg_desc_km_kernel, {64, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 0, 0, 0, 0, 1}},
+    {wg_desc_mm_kernel, {64, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 0, 0, 0, 1, 1}},
+    {wg_desc_n256_kernel, {256, 16, WG_IN_F16, WG_IN_F16, WG_D_F32, 0, 0, 0, 0, 0}},
+    {wg_desc_n8_kernel, {8, 16, WG_IN_F16, WG_IN_F16, WG_D_F32, 0, 0, 0, 1, 1}},
+    {wg_f16_acc_kernel, {64, 16, WG_IN_F16, WG_IN_F16, WG_D_F16, 0, 0, 0, 0, 0}},
+    {wg_negated_kernel, {32, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 0, 1, 1, 0, 0}},
+    {wg_tf32_kernel, {32, 8, WG_IN_TF32, WG_IN_TF32, WG_D_F32, 0, 0, 0, 0, 0}},
+    {wg_e4m3_regs_n8_kernel, {8, 32, WG_IN_E4M3, WG_IN_E4M3, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_e4m3_desc_n256_kernel, {256, 32, WG_IN_E4M3, WG_IN_E4M3, WG_D_F32, 0, 0, 0, 0, 0}},
+    {wg_e5m2_e4m3_desc_kernel, {64, 32, WG_IN_E5M2, WG_IN_E4M3, WG_D_F32, 0, 1, 0, 0, 0}},
+    {wg_e4m3_e5m2_regs_kernel, {64, 32, WG_IN_E4M3, WG_IN_E5M2, WG_D_F32, 1, 0, 0, 0, 0}},
+    {wg_fp8_f16_desc_n16_kernel, {16, 32, WG_IN_E5M2, WG_IN_E4M3, WG_D_F16, 0, 0, 1, 0, 0}},
+    {wg_fp8_f16_regs_kernel, {256, 32, WG_IN_E4M3, WG_IN_E4M3, WG_D_F16, 1, 0, 0, 0, 0}},
+    {wg_s8_u8_desc_kernel, {64, 32, WG_IN_S8, WG_IN_U8, WG_D_S32, 0, 0, 0, 0, 0}},
+    {wg_s8_u8_sat_desc_kernel, {64, 32, WG_IN_S8, WG_IN_U8, WG_D_S32_SAT, 0, 0, 0, 0, 0}},
+    {wg_u8_s8_sat_regs_kernel, {224, 32, WG_IN_U8, WG_IN_S8, WG_D_S32_SAT, 1, 0, 0, 0, 0}},
+    {wg_s8_s8_regs_n8_kernel, {8, 32, WG_IN_S8, WG_IN_S8, WG_D_S32, 1, 0, 0, 0, 0}},
+    {wg_b1_desc_kernel, {48, 256, WG_IN_B1, WG_IN_B1, WG_D_S32, 0, 0, 0, 0, 0}},
+    {wg_b1_regs_n256_kernel, {256, 256, WG_IN_B1, WG_IN_B1, WG_D_S32, 1, 0, 0, 0, 0}},
 };
 
 extern "C" struct wg_shape wg_shape(int kernel)

@@ -25,6 +25,7 @@ static __global__ void wg_refusal_kernel(int which, float *out)
 {
     __shared__ __align__(128) uint4 smem[256]; /* 4 KiB */
     float d[4] = {0, 0, 0, 0};
+    uint32_t acc[4] = {0, 0, 0, 0};
     int warp = threadIdx.x / 32;
     for (int i = threadIdx.x; i < 256; i += blockDim.x)
         smem[i] = make_uint4(0, 0, 0, 0);
@@ -43,11 +44,11 @@ static __global__ void wg_refusal_kernel(int which, float *out)
     }
     if (which == WG_WARP_EXITS && warp == 3)
         return;
-    if (which == WG_E4M3)
-        asm volatile("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%0, %1, %2, %3}, %4, "
-                     "%5, 1, 1, 1;"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "l"(da), "l"(db));
+    if (which == WG_SPARSE) /* s8 A of 64 x 64 stored as 64 x 32, its metadata 0 */
+        asm volatile("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {%0, %1, %2, %3}, %4, %5, "
+                     "%6, 0, 1;"
+                     : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3])
+                     : "l"(da), "l"(db), "r"(0u));
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     if (which == WG_PART_OF_WARP && threadIdx.x % 32 < 16)
         WG_N8(d, da, db, 1);
@@ -57,7 +58,7 @@ static __global__ void wg_refusal_kernel(int which, float *out)
         WG_N8(d, da, db, 1);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    out[threadIdx.x] = d[0] + d[1] + d[2] + d[3];
+    out[threadIdx.x] = d[0] + d[1] + d[2] + d[3] + (float)(acc[0] + acc[1] + acc[2] + acc[3]);
 }
 
 extern "C" cudaError_t wg_refusal(int which)

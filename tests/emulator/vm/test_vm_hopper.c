@@ -2,8 +2,9 @@
  * @file test_vm_hopper.c
  * @brief The PTX VM's sm_90 forms that need no tensor data: setmaxnreg, elect.sync with a
  *        partial mask, griddepcontrol; and what it refuses at decode, one line each (a register
- *        count setmaxnreg may not take, a wgmma shape that does not exist, a wait_group count
- *        out of range). The wgmma arithmetic and clusters are in test_wgmma.c, through nvcc.
+ *        count setmaxnreg may not take, a wgmma shape or type mix that does not exist, integer
+ *        wgmma with fp8's immediates, a wait_group count out of range). The wgmma arithmetic and
+ *        clusters are in test_wgmma.c, through nvcc.
  *
  * One file holds each case whole: PTX text, run by the VM in this process (vm_case.h).
  */
@@ -71,9 +72,20 @@ START_TEST(decode_refusals_name_the_rule)
          "%rd1, %rd2, 1, 1, 1, 0, 0;",
          "shape is not m64nNk16 with N = 8, 16, ..., 256"},
         {"wgmma.wait_group.sync.aligned 300;", "wgmma.wait_group 300 is out of range"},
-        {"wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2 {%f1, %f2, %f3, %f4}, %rd1, %rd2, "
+        {"wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.s8 {%f1, %f2, %f3, %f4}, %rd1, %rd2, "
          "1, 1, 1;",
-         "with f32.e5m2.e5m2 is not emulated"},
+         "with f32.e5m2.s8 is not emulated"},
+        {"wgmma.mma_async.sync.aligned.m64n8k32.satfinite.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, "
+         "%rd1, %rd2, 1, 1, 1;",
+         "with satfinite.f32.e4m3.e4m3 is not emulated"},
+        {"wgmma.mma_async.sync.aligned.m64n240k32.s32.s8.u8 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1;",
+         "shape is not m64nNk32 with N = 8, 16, 24, 32, 48, ..., 224"},
+        {"wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.u8 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, "
+         "1;",
+         "with A from a descriptor takes 4 operands"},
+        {"wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.xor.popc {%f1, %f2, %f3, %f4}, %rd1, "
+         "%rd2, 1;",
+         "with s32.b1.b1.xor.popc is not emulated"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char body[400];
