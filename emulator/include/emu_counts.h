@@ -78,6 +78,8 @@ struct vm_counters {
     uint64_t sfu_insts;  /**< fp32 special functions (ex2, lg2, sin, cos, tanh, rcp, sqrt, rsqrt,
                               div: one MUFU operation each) over lanes whose predicate is on, also
                               in class_insts[VM_CLASS_FP] */
+    uint64_t wgmma_8bit_flops; /**< the wgmma_flops of operations on 8-bit inputs (e4m3, e5m2,
+                                    s8, u8), which Hopper runs at twice the 16-bit rate */
 };
 
 /** How a launch ended. */

@@ -27,7 +27,7 @@
  *          satom_same_addr=N gatom_addrs=N tensor_flops=N lds_conflicts=N sts_conflicts=N
  *          overlapped_flops=N tma_copies=N tma_ld_bytes=N tma_ld_sectors=N
  *          tma_st_sectors=N wgmma_insts=N wgmma_flops=N wgmma_overlapped_flops=N fp64_insts=N
- *          dmma_flops=N sfu_insts=N reports=N
+ *          dmma_flops=N sfu_insts=N wgmma_8bit_flops=N reports=N
  *          module=HASH own=0|1
  *
  * (one line, fields separated by single spaces, values without spaces;
@@ -497,7 +497,7 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             " lds_conflicts=%llu sts_conflicts=%llu overlapped_flops=%llu tma_copies=%llu"
             " tma_ld_bytes=%llu tma_ld_sectors=%llu tma_st_sectors=%llu wgmma_insts=%llu"
             " wgmma_flops=%llu wgmma_overlapped_flops=%llu fp64_insts=%llu dmma_flops=%llu"
-            " sfu_insts=%llu reports=%llu%s\n",
+            " sfu_insts=%llu wgmma_8bit_flops=%llu reports=%llu%s\n",
             (unsigned long long)c->gld_requests, (unsigned long long)c->gld_sectors,
             (unsigned long long)c->gst_requests, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->lds_requests, (unsigned long long)c->lds_wavefronts,
@@ -514,7 +514,8 @@ static void observe(const struct server *s, const struct proto_launch *l, const 
             (unsigned long long)c->tma_st_sectors, (unsigned long long)c->wgmma_insts,
             (unsigned long long)c->wgmma_flops, (unsigned long long)c->wgmma_overlapped_flops,
             (unsigned long long)c->fp64_insts, (unsigned long long)c->dmma_flops,
-            (unsigned long long)c->sfu_insts, (unsigned long long)r->reports, module);
+            (unsigned long long)c->sfu_insts, (unsigned long long)c->wgmma_8bit_flops,
+            (unsigned long long)r->reports, module);
 }
 
 /* A stream handle of the record, as its lines print it. */

@@ -275,10 +275,11 @@ void count_copy_waited(struct exec *x, uint32_t warp, uint64_t mbar)
         st->copy_seen[warp][i] = st->copy_issued[i];
 }
 
-void count_wgmma(struct exec *x, uint64_t flops)
+void count_wgmma(struct exec *x, uint64_t flops, int eight)
 {
     x->cnt->wgmma_insts++;
     x->cnt->wgmma_flops += flops;
+    x->cnt->wgmma_8bit_flops += eight ? flops : 0;
     x->cnt->flops += flops;
 }
 

@@ -48,8 +48,9 @@ void count_copy_issued(struct exec *x, uint64_t mbar);
 /** A thread of warp @p warp saw a phase of the mbarrier at @p mbar complete (try_wait,
  *  test_wait): for that warp, the copies issued against it so far have landed. */
 void count_copy_waited(struct exec *x, uint32_t warp, uint64_t mbar);
-/** One wgmma.mma_async of @p flops (2 M N K), issued by every warp of its warpgroup. */
-void count_wgmma(struct exec *x, uint64_t flops);
+/** One wgmma.mma_async of @p flops (2 M N K), issued by every warp of its warpgroup; @p eight:
+ *  its inputs are 8-bit (e4m3, e5m2, s8, u8). */
+void count_wgmma(struct exec *x, uint64_t flops, int eight);
 /** 1 when the block has a copy in flight for warp @p warp: issued, and its mbarrier phase not
  *  yet seen complete by the warp. */
 int count_copies_in_flight(struct exec *x, uint32_t warp);

@@ -23,7 +23,9 @@
  *  - mma.sync rate: the dense Tensor Core rate before Hopper; on Hopper the measured share
  *    HOPPER_MMA_SYNC of it (below), since the full rate needs wgmma.
  *  - wgmma rate: Hopper only, the measured share HOPPER_WGMMA of the dense rate (below); 0 on
- *    the rows without wgmma.
+ *    the rows without wgmma. wgmma on 8-bit inputs (e4m3, e5m2, s8, u8) runs at
+ *    WGMMA_8BIT_SPEEDUP (gpus.h) times it: the H100 SXM5 datasheet's dense FP8 and INT8 rates,
+ *    1,979 TFLOPS and TOPS, are twice its FP16 and BF16 989 (the H200 SXM's the same).
  *  - fp32 atomic adds to one address: ATOM_F32_CLOCKS (below), measured on an RTX A6000 and
  *    assumed for every row (no measurement of another chip was found).
  *  - special functions: SFU (below), 16 a clock an SM on every row.

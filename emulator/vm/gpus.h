@@ -50,6 +50,10 @@ struct model_gpu {
     char source[400];        /**< where the numbers come from */
 };
 
+/** How many times faster than the wgmma rate wgmma.mma_async runs on 8-bit inputs (e4m3, e5m2,
+ *  s8, u8): the sources are in gpus.c. */
+#define WGMMA_8BIT_SPEEDUP 2.0
+
 /** The GPU named @p name (case-insensitive), or NULL. */
 const struct model_gpu *gpus_find(const char *name);
 

@@ -912,7 +912,10 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     const struct vm_counters *c = &e->counters;
     double ms = 1e3 / (g->clock_mhz * 1e6);
     double per_sm = busiest_sm_blocks(m), share = per_sm / (double)m->blocks;
-    double wgmma_flops = (double)c->wgmma_flops, dmma_flops = (double)c->dmma_flops;
+    double dmma_flops = (double)c->dmma_flops;
+    /* 8-bit wgmma in the time of a 16-bit one of 1 / WGMMA_8BIT_SPEEDUP its flops */
+    double wgmma_flops =
+        (double)c->wgmma_flops - (double)c->wgmma_8bit_flops * (1.0 - 1.0 / WGMMA_8BIT_SPEEDUP);
     double mma_flops = (double)c->tensor_flops - dmma_flops;
     double wgmma_tflops = g->wgmma_tflops > 0 ? g->wgmma_tflops : g->mma_tflops;
     /* f64 mma on Tensor Cores that have no f64 path runs on the FP64 units */

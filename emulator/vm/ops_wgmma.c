@@ -418,7 +418,7 @@ static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
 {
     uint32_t N = WG_N(in->mod);
     if (x->cnt)
-        count_wgmma(x, wg_flops(in));
+        count_wgmma(x, wg_flops(in), mma_elem_bits((int)WG_AT(in->mod)) == 8);
     if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
         return;
     for (int which = in->o[0] == NO_REG; which < 2; which++) {

@@ -346,6 +346,7 @@ static const struct {
     {"fp64_insts", AT(fp64_insts)},
     {"dmma_flops", AT(dmma_flops)},
     {"sfu_insts", AT(sfu_insts)},
+    {"wgmma_8bit_flops", AT(wgmma_8bit_flops)},
 #undef AT
 };
 

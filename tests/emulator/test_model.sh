@@ -46,6 +46,9 @@
 #    the tile's math (tensor_ms / 32), in series; one stage exposes all of it but its own work
 #    at each tile: exposed_ms + tensor_ms = 32 round trips at 1980 MHz (within 1%). The bound
 #    column says latency for the one stage (the chain of round trips sets its time), not for 6.
+#    The 6 stages once more on the same bytes as e4m3 (wgmma m64n64k32): twice the flops at
+#    twice the rate (gpus.h's WGMMA_8BIT_SPEEDUP, the H100 datasheet's FP8 rate), the same
+#    tensor_ms.
 # 10. Rows read a column at a time (test_model_kernels.cu's model_rows): one warp's 32 scalar
 #    loads of 8 rows of 4 floats, k outer and row inner, every lane one address: ptxas reads
 #    each row as one 16-byte load, and a 16-byte load whose lanes share one address takes 2
@@ -134,23 +137,28 @@ awk -v e="$(tile 3 exposed_ms)" -v e1="$(tile 1 exposed_ms)" 'BEGIN { if (!(e > 
 awk -v e="$(tile 4 exposed_ms)" -v i="$(tile 4 issue_ms)" -v ms="$(tile 4 ms)" 'BEGIN {
     if (!(e > 0) || ms - 0.003 < 0.99 * (e + i)) {
         printf "test_model.sh:%d: tile loop, two blocks an SM: %s ms, exposed %s ms, issue %s ms: want the launch (0.003 ms), the waits and the work of both blocks one after the other (they wait together)\n", 125, ms, e, i; exit 1 } }'
-gemm() { # TEMPLATE KEY: from the TMA GEMM's line, TEMPLATE 1ELi0 (one stage), 6ELi0, 6ELi1
+gemm() { # TEMPLATE KEY: from the TMA GEMM's line, TEMPLATE 1ELi0ELi0 (one stage), 6ELi0ELi0,
+    # 6ELi1ELi0 (warp-specialised), 6ELi0ELi1 (fp8)
     of "$out/copy" "model_tma_gemm_kernelILi$1E" "$2"
 }
-awk -v t="$(gemm 1ELi0 tensor_ms)" -v e1="$(gemm 1ELi0 exposed_ms)" -v m1="$(gemm 1ELi0 ms)" \
-    -v s1="$(gemm 1ELi0 tma_stages)" -v e6="$(gemm 6ELi0 exposed_ms)" -v m6="$(gemm 6ELi0 ms)" \
-    -v s6="$(gemm 6ELi0 tma_stages)" -v p="$(gemm 6ELi1 producer_insts)" -v mw="$(gemm 6ELi1 ms)" 'BEGIN {
+awk -v t="$(gemm 1ELi0ELi0 tensor_ms)" -v e1="$(gemm 1ELi0ELi0 exposed_ms)" -v m1="$(gemm 1ELi0ELi0 ms)" \
+    -v s1="$(gemm 1ELi0ELi0 tma_stages)" -v e6="$(gemm 6ELi0ELi0 exposed_ms)" -v m6="$(gemm 6ELi0ELi0 ms)" \
+    -v s6="$(gemm 6ELi0ELi0 tma_stages)" -v p="$(gemm 6ELi1ELi0 producer_insts)" -v mw="$(gemm 6ELi1ELi0 ms)" 'BEGIN {
     if (t < 0.002330 || t > 0.002334 || !(e1 > 0) || s1 != 1 || e6 != 0 || s6 != 6 || !(m6 < m1) ||
         !(p > 0) || mw > m6) {
         printf "test_model.sh:%d: TMA + wgmma loop: tensor %s ms (want 0.002332), one stage: stages %s exposed %s ms, %s ms; 6 stages: stages %s exposed %s ms (want 0), %s ms (want less); warp-specialised: producer instructions %s (want > 0), %s ms (want at most the 6 stages)\n", 134, t, s1, e1, m1, s6, e6, m6, p, mw; exit 1 } }'
-awk -v t="$(gemm 1ELi0 tensor_ms)" -v l2="$(gemm 1ELi0 l2_ms)" -v dr="$(gemm 1ELi0 dram_ms)" \
-    -v r="$(gemm 1ELi0 tma_round_trip)" -v e1="$(gemm 1ELi0 exposed_ms)" 'BEGIN {
+awk -v t="$(gemm 1ELi0ELi0 tensor_ms)" -v l2="$(gemm 1ELi0ELi0 l2_ms)" -v dr="$(gemm 1ELi0ELi0 dram_ms)" \
+    -v r="$(gemm 1ELi0ELi0 tma_round_trip)" -v e1="$(gemm 1ELi0ELi0 exposed_ms)" 'BEGIN {
     cyc = 1e3 / 1980e6; least = 260 + ((l2 > dr ? l2 : dr) * 132 / 2 + t) / 32 / cyc
     if (!(r >= least) || e1 + t < 0.99 * 32 * r * cyc || e1 + t > 1.01 * 32 * r * cyc) {
         printf "test_model.sh:%d: TMA + wgmma loop in one stage: round trip %s cycles (want at least latency 260 + copy + math = %.0f), exposed %s ms + tensor %s ms, want 32 round trips (%.6f ms): the copy and the math of one stage in series\n", 139, r, least, e1, t, 32 * r * cyc; exit 1 } }'
-awk -v b1="$(gemm 1ELi0 bound)" -v b6="$(gemm 6ELi0 bound)" 'BEGIN {
+awk -v b1="$(gemm 1ELi0ELi0 bound)" -v b6="$(gemm 6ELi0ELi0 bound)" 'BEGIN {
     if (b1 != "latency" || b6 == "latency") {
         printf "test_model.sh:%d: TMA + wgmma loop: bound %s in one stage (want latency: its exposed round trips set the time), %s in 6 stages (want the largest bound, not latency)\n", 142, b1, b6; exit 1 } }'
+awk -v t8="$(gemm 6ELi0ELi1 tensor_ms)" -v t="$(gemm 6ELi0ELi0 tensor_ms)" \
+    -v f8="$(gemm 6ELi0ELi1 flops)" -v f="$(gemm 6ELi0ELi0 flops)" 'BEGIN {
+    if (t8 != t || !(f8 > 1.99 * f)) {
+        printf "test_model.sh:%d: the TMA + wgmma loop in fp8: tensor %s ms and %s flops, want the bf16 loop'"'"'s %s ms for twice its %s flops (8-bit wgmma at twice the rate)\n", 158, t8, f8, t, f; exit 1 } }'
 big() { # N KEY: from the Nth model_big_tiles line
     grep 'kernel=[^ ]*model_big_tiles' "$out/copy" | sed -n "$1p" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }

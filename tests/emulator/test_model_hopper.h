@@ -9,12 +9,13 @@
 extern "C" {
 #endif
 
-enum { MODEL_TMA_ONE_STAGE, MODEL_TMA_STAGES, MODEL_TMA_SPECIALISED };
+enum { MODEL_TMA_ONE_STAGE, MODEL_TMA_STAGES, MODEL_TMA_SPECIALISED, MODEL_TMA_FP8 };
 #define MODEL_TMA_DEPTH 6 /* the pipelined versions' stages */
 
 /** Each of @p blocks blocks (one warpgroup, and a producer warp when specialised) multiplies
  *  @p tiles 64 x 64 bf16 tiles of A and B (8 KiB each, consecutive in @p d_a and @p d_b) into a
- *  64 x 64 fp32 tile, stored at d_c + 4096 * block; @p version: one of the enum above. */
+ *  64 x 64 fp32 tile, stored at d_c + 4096 * block; @p version: one of the enum above, the last
+ *  MODEL_TMA_STAGES with the same bytes read as 64 x 128 e4m3 tiles (wgmma m64n64k32). */
 void model_tma_gemm(int version, int blocks, int tiles, const void *d_a, const void *d_b,
                     float *d_c);
 

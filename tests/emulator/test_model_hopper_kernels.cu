@@ -8,6 +8,8 @@
  *   STAGES stages    the copies of STAGES tiles in flight, one thread of the warpgroup
  *                    refilling a stage once every warp is done with it
  *   warp-specialised a producer warp issues the copies, the consumer warpgroup only multiplies
+ *   fp8              STAGES stages, the same bytes multiplied as e4m3 (wgmma m64n64k32): twice
+ *                    the flops, at twice the rate
  * The operands are not laid out as a GEMM's (the model, not the product, is under test).
  */
 #include "test_model_hopper.h"
@@ -29,19 +31,31 @@ static __device__ uint64_t mh_desc(const uint8_t *smem)
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
         "+f"(d[i + 6]), "+f"(d[i + 7])
 
-/* d += the stage's A (64 x 64) times its B: four k-steps of 16, each 2048 bytes further on. */
+#define MH_D32                                                                                     \
+    "{%2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "     \
+    "%21, "                                                                                        \
+    "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33}"
+
+/* d += the stage's A (64 x 64 bf16, or with FP8 64 x 128 e4m3) times its B: four k-steps of 32
+ * bytes, each 2048 bytes further on. */
+template <int FP8>
 static __device__ void mh_multiply(const uint8_t *sa, const uint8_t *sb, float (&d)[32])
 {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     for (int k = 0; k < 4; k++) {
         uint64_t da = mh_desc(sa + 2048 * k), db = mh_desc(sb + 2048 * k);
-        asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-                     "{%2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
-                     "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
-                     "%33}, %0, %1, 1, 1, 1, 0, 0;"
-                     : "+l"(da), "+l"(db), MH_F8(0), MH_F8(8), MH_F8(16), MH_F8(24)
-                     :
-                     : "memory");
+        if (FP8)
+            asm volatile("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " MH_D32
+                         ", %0, %1, 1, 1, 1;"
+                         : "+l"(da), "+l"(db), MH_F8(0), MH_F8(8), MH_F8(16), MH_F8(24)
+                         :
+                         : "memory");
+        else
+            asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " MH_D32
+                         ", %0, %1, 1, 1, 1, 0, 0;"
+                         : "+l"(da), "+l"(db), MH_F8(0), MH_F8(8), MH_F8(16), MH_F8(24)
+                         :
+                         : "memory");
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -92,7 +106,7 @@ static __device__ void mh_store(float *c, const float (&d)[32])
         c[(blockIdx.x * 32 + i) * 128 + threadIdx.x] = d[i];
 }
 
-template <int STAGES, int SPECIALISED>
+template <int STAGES, int SPECIALISED, int FP8>
 static __global__ void __launch_bounds__(SPECIALISED ? 160 : 128)
     model_tma_gemm_kernel(const uint8_t *a, const uint8_t *b, float *c, int tiles)
 {
@@ -122,7 +136,7 @@ static __global__ void __launch_bounds__(SPECIALISED ? 160 : 128)
     for (int t = 0; t < tiles; t++) {
         int s = t % STAGES;
         mh_wait(&full[s], (uint32_t)(t / STAGES) & 1);
-        mh_multiply(sa + s * TILE_BYTES, sb + s * TILE_BYTES, d);
+        mh_multiply<FP8>(sa + s * TILE_BYTES, sb + s * TILE_BYTES, d);
         if (SPECIALISED) {
             if (threadIdx.x % 32 == 0)
                 asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(mh_u32(&empty[s]))
@@ -136,13 +150,13 @@ static __global__ void __launch_bounds__(SPECIALISED ? 160 : 128)
     mh_store(c, d);
 }
 
-template <int STAGES, int SPECIALISED>
+template <int STAGES, int SPECIALISED, int FP8>
 static void launch(int blocks, int tiles, const uint8_t *a, const uint8_t *b, float *c)
 {
     size_t smem = 2 * STAGES * TILE_BYTES;
-    cudaFuncSetAttribute(model_tma_gemm_kernel<STAGES, SPECIALISED>,
+    cudaFuncSetAttribute(model_tma_gemm_kernel<STAGES, SPECIALISED, FP8>,
                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    model_tma_gemm_kernel<STAGES, SPECIALISED>
+    model_tma_gemm_kernel<STAGES, SPECIALISED, FP8>
         <<<blocks, SPECIALISED ? 160 : 128, smem>>>(a, b, c, tiles);
 }
 
@@ -151,9 +165,11 @@ extern "C" void model_tma_gemm(int version, int blocks, int tiles, const void *d
 {
     const uint8_t *a = (const uint8_t *)d_a, *b = (const uint8_t *)d_b;
     if (version == MODEL_TMA_ONE_STAGE)
-        launch<1, 0>(blocks, tiles, a, b, d_c);
+        launch<1, 0, 0>(blocks, tiles, a, b, d_c);
     else if (version == MODEL_TMA_STAGES)
-        launch<MODEL_TMA_DEPTH, 0>(blocks, tiles, a, b, d_c);
+        launch<MODEL_TMA_DEPTH, 0, 0>(blocks, tiles, a, b, d_c);
+    else if (version == MODEL_TMA_SPECIALISED)
+        launch<MODEL_TMA_DEPTH, 1, 0>(blocks, tiles, a, b, d_c);
     else
-        launch<MODEL_TMA_DEPTH, 1>(blocks, tiles, a, b, d_c);
+        launch<MODEL_TMA_DEPTH, 0, 1>(blocks, tiles, a, b, d_c);
 }

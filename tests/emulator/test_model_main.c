@@ -6,10 +6,10 @@
  * (fp32, integer to an address read from memory, integer to a parameter's), a tile loop (4 blocks,
  * 64 tiles of 256 floats) loaded then used, as a cp.async pipeline and copied with cp.async in one
  * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
- * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages and warp-specialised, 132 blocks of 32
- * warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB loaded then
- * used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync, and ex2, for
- * test_model.sh (the time model's test).
+ * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
+ * of 32 warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB
+ * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync, and
+ * ex2, for test_model.sh (the time model's test).
  *
  *   test_model N   (N >= 1024)
  */
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     if (n >= 264 * 16 * 256) /* two blocks on each of the h100's 132 SMs, 16 tiles */
         model_tiles(264, 16, d_x, d_y, 0);
     int tma_tiles = (int)(bytes / (64 * 64 * 2)) < 32 ? (int)(bytes / (64 * 64 * 2)) : 32;
-    for (int v = MODEL_TMA_ONE_STAGE; n >= 2 * 4096 && v <= MODEL_TMA_SPECIALISED; v++)
+    for (int v = MODEL_TMA_ONE_STAGE; n >= 2 * 4096 && v <= MODEL_TMA_FP8; v++)
         model_tma_gemm(v, 2, tma_tiles, d_x, d_x, d_y); /* A = B = x; C: y's first 2 * 4096 */
     if (n >= 132 * 1024) /* one block of 32 warps on each of the h100's SMs */
         model_convoy(132, 256, d_x, d_y);

@@ -463,9 +463,10 @@ START_TEST(fp8_inputs_against_the_isa)
     counting(1);
     check_run(WG_E4M3_REGS_N8, NULL, &ob, 1, no_adv, 1, "e4m3, A in registers, N = 8");
     counting(0);
-    struct course_emu_launch got = counted_launch(); /* 2 M N K flops */
+    struct course_emu_launch got = counted_launch(); /* 2 M N K flops, all of 8-bit inputs */
     ck_assert_uint_eq(got.counters.wgmma_insts, 1);
     ck_assert_uint_eq(got.counters.wgmma_flops, 2 * 64 * 8 * 32);
+    ck_assert_uint_eq(got.counters.wgmma_8bit_flops, 2 * 64 * 8 * 32);
     struct operand oa = layout(SW_128, 0, 1, 64, 0, 0);
     ob = layout(SW_128, 0, 1, 256, 16384, 0);
     check_run(WG_E4M3_DESC_N256, &oa, &ob, 1, no_adv, 1, "e4m3, N = 256, 128-byte swizzle");
@@ -506,8 +507,9 @@ START_TEST(b1_and_popc_against_the_isa)
     counting(1);
     check_run(WG_B1_DESC, &oa, &ob, 1, no_adv, 1, "b1, N = 48, no swizzle");
     counting(0);
-    struct course_emu_launch got = counted_launch();
+    struct course_emu_launch got = counted_launch(); /* 1-bit: not 8-bit work */
     ck_assert_uint_eq(got.counters.wgmma_flops, 2 * 64 * 48 * 256);
+    ck_assert_uint_eq(got.counters.wgmma_8bit_flops, 0);
     oa = layout(SW_32, 0, 1, 64, 0, 0), ob = layout(SW_32, 0, 1, 48, 16384, 1);
     check_run(WG_B1_DESC, &oa, &ob, 1, no_adv, 1, "b1, N = 48, 32-byte swizzle");
     ob = layout(SW_128, 0, 1, 256, 16384, 0);
@@ -582,6 +584,7 @@ START_TEST(gemm_counters)
     ck_assert_uint_eq(got.counters.wgmma_insts, insts);
     ck_assert_uint_eq(got.counters.wgmma_flops, insts * 2 * 64 * 64 * 16);
     ck_assert_uint_ge(got.counters.flops, got.counters.wgmma_flops);
+    ck_assert_uint_eq(got.counters.wgmma_8bit_flops, 0); /* bf16 */
     /* plain loads, no bulk or tensor copy: nothing issued with copies in flight (lesson 12's
      * suite counts the TMA pipelines that have some) */
     ck_assert_uint_eq(got.counters.wgmma_overlapped_flops, 0);
