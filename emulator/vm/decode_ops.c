@@ -48,17 +48,30 @@ static struct insn *emit_dn(struct dctx *c, enum op op, struct operand *o, int n
 
 /* ---- arithmetic ------------------------------------------------------------------------ */
 
+/* min's and max's .NaN and .xorsign.abs as MINMAX_NAN | MINMAX_XORSIGN; UINT32_MAX for .abs or
+ * .xorsign alone. */
+static uint32_t minmax_mods(const struct mn *m)
+{
+    int xorsign = mn_has(m, "xorsign");
+    if (xorsign != mn_has(m, "abs"))
+        return UINT32_MAX;
+    return (mn_has(m, "NaN") ? MINMAX_NAN : 0) | (xorsign ? MINMAX_XORSIGN : 0);
+}
+
 /* Half-precision arithmetic: HALF_ARITH with the operation in width. */
 static int half_arith(struct dctx *c, const struct mn *m, struct operand *o, int n, int op,
                       struct mtype t)
 {
     int nsrc = op == 3 ? 3 : op >= 6 ? 1 : 2;
+    uint32_t mods = op == 4 || op == 5 ? minmax_mods(m) : 0;
+    if (mods == UINT32_MAX)
+        return dec_bad(c, "this form of %s is not emulated", m->base);
     struct insn *in = emit_dn(c, OP_HALF_ARITH, o, n, nsrc, 'b', 32, 32);
     if (!in)
         return -1;
     in->width = (uint8_t)op;
     in->mod = (t.kind == 'g' || t.kind == 'G') | (t.kind == 'H' || t.kind == 'G') << 1 |
-              mn_has(m, "ftz") << 2 | mn_has(m, "sat") << 3 | mn_has(m, "relu") << 4;
+              mn_has(m, "ftz") << 2 | mn_has(m, "sat") << 3 | mn_has(m, "relu") << 4 | mods;
     return 0;
 }
 
@@ -247,13 +260,14 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
             return in ? 0 : -1;
         }
         if (fop == 4 || fop == 5) {
-            if (mn_has(m, "NaN") || mn_has(m, "xorsign") || mn_has(m, "abs"))
+            uint32_t mods = minmax_mods(m);
+            if (mods == UINT32_MAX || (t.bits == 64 && mods))
                 return dec_bad(c, "this form of %s is not emulated", b);
             enum op op = t.bits == 32 ? (fop == 4 ? OP_MIN_F32 : OP_MAX_F32)
                                       : (fop == 4 ? OP_MIN_F64 : OP_MAX_F64);
             struct insn *in = emit_dn(c, op, o, n, 2, 'f', t.bits, t.bits);
             if (in)
-                in->mod = (uint32_t)mn_has(m, "ftz") << 4;
+                in->mod = (uint32_t)mn_has(m, "ftz") << 4 | mods;
             return in ? 0 : -1;
         }
         if (!strcmp(b, "copysign") && (t.bits == 32 || t.bits == 64))
@@ -662,8 +676,37 @@ static int dec_cvt_pack(struct dctx *c, const struct mn *m, struct operand *o, i
     return 0;
 }
 
+/* The fp8 conversions of sm_89 (CVT_FP8X2, CVT_F16X2_FP8X2): cvt.rn.satfinite{.relu}.f8x2.f32 d,
+ * a, b; cvt.rn.satfinite{.relu}.f8x2.f16x2 d, a; cvt.rn{.relu}.f16x2.f8x2 d, a; f8x2 e4m3x2 or
+ * e5m2x2 (@p e5m2). */
+static int dec_cvt_fp8(struct dctx *c, const struct mn *m, struct operand *o, int n, int e5m2)
+{
+    const char *f8 = e5m2 ? "e5m2x2" : "e4m3x2";
+    int to_f8 = 0, from_f32 = mn_has(m, "f32"), from_f16 = 0;
+    for (int i = 0; i < m->nmods; i++) { /* the destination type comes first */
+        if (!strcmp(m->mods[i], "f16x2") || !strcmp(m->mods[i], "f32"))
+            break;
+        to_f8 |= !strcmp(m->mods[i], f8);
+    }
+    from_f16 = to_f8 && mn_has(m, "f16x2");
+    if (mn_rounding(m) != RND_RN || (to_f8 && !mn_has(m, "satfinite")) ||
+        (!to_f8 && (mn_has(m, "satfinite") || !mn_has(m, "f16x2"))) ||
+        (to_f8 && !from_f32 && !from_f16))
+        return dec_bad(c, "this fp8 cvt is not emulated (cvt.rn.satfinite{.relu} to e4m3x2 or "
+                          "e5m2x2 from f32 or f16x2, cvt.rn{.relu}.f16x2 from them)");
+    struct insn *in = to_f8 ? emit_dn(c, OP_CVT_FP8X2, o, n, from_f32 ? 2 : 1, 'b', 32, 32)
+                            : emit_dn(c, OP_CVT_F16X2_FP8X2, o, n, 1, 'b', 32, 32);
+    if (!in)
+        return -1;
+    in->width = (uint8_t)from_f16;
+    in->mod = (uint32_t)e5m2 | (uint32_t)mn_has(m, "relu") << 1;
+    return 0;
+}
+
 int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
+    if (mn_has(m, "e4m3x2") || mn_has(m, "e5m2x2"))
+        return dec_cvt_fp8(c, m, o, n, mn_has(m, "e5m2x2"));
     struct mtype types[3];
     int count = mn_types(m, types, 3);
     if (count == 2 && n == 3 && (types[0].kind == 'H' || types[0].kind == 'G') &&

@@ -258,7 +258,9 @@ OP(DIV_F32, VM_CLASS_FP, "div.rn.f32")
 /* abs.f32 / neg.f32 d, a: clear / flip the sign bit (NaN payloads kept). [9.7.3.7-8] */
 OP(ABS_F32, VM_CLASS_FP, "abs.f32")
 OP(NEG_F32, VM_CLASS_FP, "neg.f32")
-/* min.f32 / max.f32 d, a, b: a NaN operand yields the other; -0 < +0. [9.7.3.9-10] */
+/* min.f32 / max.f32 d, a, b: a NaN operand yields the other; -0 < +0; .NaN: either NaN gives
+ * the canonical NaN; .xorsign.abs: the magnitudes compared, the xor of the signs (mod's
+ * MINMAX_NAN, MINMAX_XORSIGN; the 16-bit forms' too). [9.7.3.9-10] */
 OP(MIN_F32, VM_CLASS_FP, "min.f32")
 OP(MAX_F32, VM_CLASS_FP, "max.f32")
 /* rcp.rn.f32 d, a: 1 / a rounded (rcp.approx within 1 ulp: the same). [9.7.3.11] */
@@ -324,6 +326,14 @@ OP(CVT_BF16_F32, VM_CLASS_INT, "cvt.rn.bf16.f32")
  * half and b in the lower (__floats2half2_rn(lo, hi) passes hi as a); NaN gives 0x7FFF. width
  * = 1 for bf16x2. [9.7.9.21] */
 OP(CVT_PACK16_F32, VM_CLASS_INT, "cvt.rn.f16x2.f32")
+/* cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b and .f16x2 d, a (width 1): a (or a's
+ * upper half) in d's upper byte, rounded to nearest even, beyond the largest finite value (448,
+ * 57344) saturated to it, NaN to 0x7F, with .relu negatives to +0; mod = e5m2 | relu << 1.
+ * [9.7.9.21] */
+OP(CVT_FP8X2, VM_CLASS_INT, "cvt.rn.satfinite.e4m3x2.f32")
+/* cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: both bytes of a widened exactly to f16, the upper
+ * byte to d's upper half; NaN gives 0x7FFF; mod as CVT_FP8X2. [9.7.9.21] */
+OP(CVT_F16X2_FP8X2, VM_CLASS_INT, "cvt.rn.f16x2.e4m3x2")
 /* cvt.rna.tf32.f32 d, a: a float whose low 13 mantissa bits are zero, rounded to nearest
  * with ties away (mod = rnd: .rn ties to even, .rz truncates). [9.7.9.21] */
 OP(CVT_TF32_F32, VM_CLASS_INT, "cvt.rna.tf32.f32")

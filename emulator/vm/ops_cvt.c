@@ -87,6 +87,67 @@ enum event h_CVT_PACK16_F32(struct exec *x, struct warp *w, const struct insn *i
     return EV_NONE;
 }
 
+/* @p x rounded to nearest even in e4m3 or (@p e5m2) e5m2, saturated to the largest finite value
+ * (448, 57344) as .satfinite asks, NaN to 0x7F; with @p relu negatives to +0. */
+static uint32_t to_fp8(double x, int e5m2, int relu)
+{
+    if (isnan(x))
+        return 0x7Fu;
+    if (relu && x < 0)
+        x = 0;
+    int man = e5m2 ? 2 : 3, emin = e5m2 ? -14 : -6;
+    double ax = fabs(x), top = e5m2 ? 57344.0 : 448.0;
+    uint32_t sign = signbit(x) ? 0x80u : 0;
+    if (ax >= top)
+        return sign | (e5m2 ? 0x7Bu : 0x7Eu);
+    if (ax == 0)
+        return sign;
+    int e;
+    frexp(ax, &e);
+    e = e - 1 < emin ? emin : e - 1;                      /* the binade, or the subnormals' */
+    uint32_t q = (uint32_t)nearbyint(ldexp(ax, man - e)); /* quanta of 2^(e - man) */
+    if (q < (1u << man))                                  /* subnormal */
+        return sign | q;
+    return sign | (((uint32_t)(e - emin + 1) << man) + q - (1u << man)); /* a carry moves up */
+}
+
+/* One fp8 byte @p v (e4m3, or e5m2 with @p e5m2) as f16 bits, exactly; NaN 0x7FFF; with @p relu
+ * negatives +0. */
+static uint32_t fp8_to_f16(uint32_t v, int e5m2, int relu)
+{
+    uint64_t raw = v & 0xFF;
+    float f;
+    tc_values(e5m2 ? MT_E5M2 : MT_E4M3, &raw, 1, &f);
+    if (isnan(f))
+        return 0x7FFFu;
+    return fp_f32_to_f16(relu && f < 0 ? 0.0f : f);
+}
+
+enum event h_CVT_FP8X2(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]);
+    int e5m2 = in->mod & 1, relu = (in->mod >> 1) & 1;
+    if (in->width) { /* from f16x2 */
+        uint32_t *a = R32(w, in->o[1]);
+        LANES(m, d[l] = to_fp8(fp_f16_to_f32((uint16_t)(a[l] >> 16)), e5m2, relu) << 8 |
+                        to_fp8(fp_f16_to_f32((uint16_t)a[l]), e5m2, relu));
+    } else {
+        float *a = RF32(w, in->o[1]), *b = RF32(w, in->o[2]);
+        LANES(m, d[l] = to_fp8(a[l], e5m2, relu) << 8 | to_fp8(b[l], e5m2, relu));
+    }
+    return EV_NONE;
+}
+
+enum event h_CVT_F16X2_FP8X2(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]);
+    int e5m2 = in->mod & 1, relu = (in->mod >> 1) & 1;
+    LANES(m, d[l] = fp8_to_f16(a[l] >> 8, e5m2, relu) << 16 | fp8_to_f16(a[l], e5m2, relu));
+    return EV_NONE;
+}
+
 /* tf32: an f32 with its low 13 mantissa bits cleared after rounding; mod = rounding. */
 static uint32_t to_tf32(uint32_t u, uint32_t rnd)
 {

@@ -232,11 +232,27 @@ static double fminmax(double a, double b, int max)
     return (a < b) != max ? a : b;
 }
 
-static float fminmax32(float a, float b, int ftz, int max)
+/* min (@p max 0) or max as PTX defines them, with its modifiers (MINMAX_NAN, MINMAX_XORSIGN in
+ * @p mod): a NaN operand yields the other, and NaN when both are or, with .NaN, when either is;
+ * with .xorsign.abs the magnitudes are compared and the result's sign is the xor of the
+ * operands'. A NaN result is any NaN: the caller writes the canonical one. */
+static double fminmax_ptx(double a, double b, int max, uint32_t mod)
 {
-    if (ftz)
+    int negative = (signbit(a) != 0) != (signbit(b) != 0);
+    if (mod & MINMAX_XORSIGN)
+        a = fabs(a), b = fabs(b);
+    if ((isnan(a) && isnan(b)) || ((mod & MINMAX_NAN) && (isnan(a) || isnan(b))))
+        return NAN;
+    double r = fminmax(a, b, max);
+    return (mod & MINMAX_XORSIGN) && negative ? -r : r;
+}
+
+static float fminmax32(float a, float b, uint32_t mod, int max)
+{
+    if ((mod >> 4) & 1)
         a = fp_ftz(a), b = fp_ftz(b);
-    return isnan(a) && isnan(b) ? u2f(0x7FFFFFFFu) : (float)fminmax(a, b, max);
+    double r = fminmax_ptx(a, b, max, mod);
+    return isnan(r) ? u2f(0x7FFFFFFFu) : (float)r;
 }
 
 static double fminmax64(double a, double b, int max)
@@ -248,8 +264,7 @@ enum event h_MIN_F32(struct exec *x, struct warp *w, const struct insn *in, uint
 {
     (void)x;
     float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
-    int ftz = (in->mod >> 4) & 1;
-    LANES(m, d[l] = fminmax32(a[l], b[l], ftz, 0));
+    LANES(m, d[l] = fminmax32(a[l], b[l], in->mod, 0));
     return EV_NONE;
 }
 
@@ -257,8 +272,7 @@ enum event h_MAX_F32(struct exec *x, struct warp *w, const struct insn *in, uint
 {
     (void)x;
     float *d = F32(w, in->o[0]), *a = F32(w, in->o[1]), *b = F32(w, in->o[2]);
-    int ftz = (in->mod >> 4) & 1;
-    LANES(m, d[l] = fminmax32(a[l], b[l], ftz, 1));
+    LANES(m, d[l] = fminmax32(a[l], b[l], in->mod, 1));
     return EV_NONE;
 }
 
@@ -489,7 +503,8 @@ static inline double half_value(uint32_t h, int bf)
 }
 
 /* One 16-bit result of op (0 add, 1 sub, 2 mul, 3 fma, 4 min, 5 max, 6 neg, 7 abs) on the
- * 16-bit values a, b, c; flags = bf16 | x2 << 1 | ftz << 2 | sat << 3 | relu << 4. The exact
+ * 16-bit values a, b, c; flags = bf16 | x2 << 1 | ftz << 2 | sat << 3 | relu << 4, and min's
+ * and max's MINMAX_NAN and MINMAX_XORSIGN. The exact
  * result (products of 16-bit values are exact in double; sums are rounded to odd, which a
  * second rounding to 16 bits keeps correct) is rounded once. Inlined with a constant op, so
  * that each op's loop over the lanes is its own. */
@@ -521,10 +536,10 @@ static inline uint32_t half_op(int op, uint32_t a, uint32_t b, uint32_t c, uint3
         v = fp_add_odd(va * vb, half_value(c, bf));
         break;
     case 4:
-        v = fminmax64(va, vb, 0);
+        v = fminmax_ptx(va, vb, 0, flags);
         break;
     default:
-        v = fminmax64(va, vb, 1);
+        v = fminmax_ptx(va, vb, 1, flags);
         break;
     }
     if (flags & 24) { /* .sat clamps to [0, 1] (NaN to 0), .relu negatives to 0 */

@@ -201,6 +201,10 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
 #define MMA_ACOL(mod) (((mod) >> 20) & 1)
 #define MMA_BCOL(mod) (((mod) >> 21) & 1)
 /** mma.sync and wmma.mma .satfinite: s32 results clamped, not wrapped. */
+/** min and max (f32, and the 16-bit forms of HALF_ARITH): .NaN (a NaN operand gives NaN) and
+ *  .xorsign.abs (magnitudes compared, the result signed with the xor of the operands' signs). */
+#define MINMAX_NAN (1u << 5)
+#define MINMAX_XORSIGN (1u << 6)
 #define MMA_SATFINITE_BIT (1u << 22)
 /** 1-bit mma.sync: .xor.popc (else .and.popc). */
 #define MMA_XOR_BIT (1u << 23)

@@ -168,6 +168,23 @@ static const struct op_asm asm32[] = {
     {"rcp.rn.f32", "rcp.rn.f32 %0, %1;"},
     {"min.f32", "min.f32 %0, %1, %2;"},
     {"max.f32", "max.f32 %0, %1, %2;"},
+    {"min.NaN.f32", "min.NaN.f32 %0, %1, %2;"},
+    {"max.NaN.f32", "max.NaN.f32 %0, %1, %2;"},
+    {"min.xorsign.abs.f32", "min.xorsign.abs.f32 %0, %1, %2;"},
+    {"max.NaN.xorsign.abs.f32", "max.NaN.xorsign.abs.f32 %0, %1, %2;"},
+    {"max.NaN.f16x2", "max.NaN.f16x2 %0, %1, %2;"},
+    {"cvt.rn.satfinite.e4m3x2.f32",
+     "{ .reg .b16 h; cvt.rn.satfinite.e4m3x2.f32 h, %1, %2; cvt.u32.u16 %0, h; }"},
+    {"cvt.rn.satfinite.relu.e5m2x2.f32",
+     "{ .reg .b16 h; cvt.rn.satfinite.relu.e5m2x2.f32 h, %1, %2; cvt.u32.u16 %0, h; }"},
+    {"cvt.rn.satfinite.e4m3x2.f16x2",
+     "{ .reg .b16 h; cvt.rn.satfinite.e4m3x2.f16x2 h, %1; cvt.u32.u16 %0, h; }"},
+    {"cvt.rn.satfinite.e5m2x2.f16x2",
+     "{ .reg .b16 h; cvt.rn.satfinite.e5m2x2.f16x2 h, %1; cvt.u32.u16 %0, h; }"},
+    {"cvt.rn.f16x2.e4m3x2", "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.rn.f16x2.e4m3x2 %0, h; }"},
+    {"cvt.rn.relu.f16x2.e5m2x2",
+     "{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.rn.relu.f16x2.e5m2x2 %0, h; }"},
+    {"min.xorsign.abs.bf16x2", "min.xorsign.abs.bf16x2 %0, %1, %2;"},
     {"abs.f32", "abs.f32 %0, %1;"},
     {"neg.f32", "neg.f32 %0, %1;"},
     {"add.ftz.f32", "add.ftz.f32 %0, %1, %2;"},
@@ -669,6 +686,20 @@ static uint32_t fmin_ref(uint32_t a, uint32_t b, int max)
     return (x < y) != max ? a : b;
 }
 
+/* min (@p max 0) or max with .NaN (@p nan: a NaN operand gives the canonical NaN) and
+ * .xorsign.abs (@p xs: the smaller or larger magnitude, signed with the xor of the signs), as
+ * the PTX ISA defines them, on f32 bit patterns. */
+static uint32_t fminmax_mod_ref(uint32_t a, uint32_t b, int max, int nan, int xs)
+{
+    uint32_t sign = (a ^ b) & 0x80000000u;
+    if (xs)
+        a &= 0x7FFFFFFFu, b &= 0x7FFFFFFFu;
+    if (nan && (isnan(u2f(a)) || isnan(u2f(b))))
+        return 0x7FFFFFFFu;
+    uint32_t r = fmin_ref(a, b, max);
+    return xs && !isnan(u2f(r)) ? r | sign : r;
+}
+
 static uint32_t ftz_in(uint32_t a)
 {
     return (a & 0x7F800000u) ? a : a & 0x80000000u;
@@ -693,6 +724,10 @@ R(r_fsqrt, fenv_op(FE_TONEAREST, 5, a, b, c))
 R(r_frcp, fenv_op(FE_TONEAREST, 6, a, b, c))
 R(r_fmin, fmin_ref(a, b, 0))
 R(r_fmax, fmin_ref(a, b, 1))
+R(r_fmin_nan, fminmax_mod_ref(a, b, 0, 1, 0))
+R(r_fmax_nan, fminmax_mod_ref(a, b, 1, 1, 0))
+R(r_fmin_xs, fminmax_mod_ref(a, b, 0, 0, 1))
+R(r_fmax_nan_xs, fminmax_mod_ref(a, b, 1, 1, 1))
 R(r_fabs, a & 0x7FFFFFFFu)
 R(r_fneg, a ^ 0x80000000u)
 R(r_fadd_ftz, ftz_in(fenv_op(FE_TONEAREST, 0, ftz_in(a), ftz_in(b), 0)))
@@ -730,6 +765,10 @@ static const struct {
     {"rcp.rn.f32", r_frcp, {IN_FLOAT}},
     {"min.f32", r_fmin, {IN_FLOAT, IN_FLOAT}},
     {"max.f32", r_fmax, {IN_FLOAT, IN_FLOAT}},
+    {"min.NaN.f32", r_fmin_nan, {IN_FLOAT, IN_FLOAT}},
+    {"max.NaN.f32", r_fmax_nan, {IN_FLOAT, IN_FLOAT}},
+    {"min.xorsign.abs.f32", r_fmin_xs, {IN_FLOAT, IN_FLOAT}},
+    {"max.NaN.xorsign.abs.f32", r_fmax_nan_xs, {IN_FLOAT, IN_FLOAT}},
     {"abs.f32", r_fabs, {IN_FLOAT}},
     {"neg.f32", r_fneg, {IN_FLOAT}},
     {"add.ftz.f32", r_fadd_ftz, {IN_FLOAT, IN_FLOAT}},
@@ -1316,6 +1355,153 @@ START_TEST(half_and_bfloat_arithmetic)
 }
 END_TEST
 
+/* One 16-bit min (@p max 0) or max with .NaN (@p nan) and .xorsign.abs (@p xs), on f16 or bf16
+ * (@p bf) bit patterns: one of the operands, its magnitude signed with the xor of the signs
+ * under .xorsign.abs, and the canonical NaN 0x7FFF for both NaN, or either with .NaN. */
+static uint32_t hminmax_ref(uint32_t a, uint32_t b, int bf, int max, int nan, int xs)
+{
+    double (*v)(uint32_t) = bf ? bf16v : f16v;
+    uint32_t sign = (a ^ b) & 0x8000u;
+    if (xs)
+        a &= 0x7FFFu, b &= 0x7FFFu;
+    double x = v(a), y = v(b);
+    if ((isnan(x) && isnan(y)) || (nan && (isnan(x) || isnan(y))))
+        return 0x7FFFu;
+    uint32_t r = isnan(x)         ? b
+                 : isnan(y)       ? a
+                 : x == y         ? ((a >> 15) != (uint32_t)max ? a : b)
+                 : (x < y) != max ? a
+                                  : b;
+    return xs ? r | sign : r;
+}
+
+/* max.NaN.f16x2 and min.xorsign.abs.bf16x2, both halves, on values with NaNs and signed zeros
+ * among them (max.NaN in a CUTLASS FP8 GEMM's epilogue was refused; the 16-bit forms dropped
+ * their modifiers). */
+START_TEST(min_max_nan_and_xorsign_16bit)
+{
+    static const uint32_t special[2][6] = {
+        {0x7E00u, 0xFE01u, 0x8000u, 0x0000u, 0x3C00u, 0xBC00u},  /* f16: NaNs, zeros, +-1 */
+        {0x7FC0u, 0xFFC1u, 0x8000u, 0x0000u, 0x3F80u, 0xBF80u}}; /* bf16 */
+    uint32_t *a = mat_alloc(2 * N * 4), *out = mat_alloc(N * 4);
+    for (int bf = 0; bf < 2; bf++) {
+        for (int i = 0; i < 2 * N; i++) {
+            uint32_t lo = input32(IN_HALF, i, 0), hi = input32(IN_HALF, i, 1);
+            if (i % 5 == 0)
+                lo = special[bf][(i / 5) % 6];
+            if (i % 7 == 3)
+                hi = special[bf][(i / 7) % 6];
+            a[i] = lo | hi << 16;
+        }
+        const char *op = bf ? "min.xorsign.abs.bf16x2" : "max.NaN.f16x2";
+        run32(op, a, a + N, a, out, N);
+        for (int i = 0; i < N; i++)
+            for (int h = 0; h < 32; h += 16) {
+                uint32_t x = a[i] >> h & 0xFFFF, y = a[N + i] >> h & 0xFFFF;
+                uint32_t want = hminmax_ref(x, y, bf, !bf, !bf, bf);
+                ck_assert_msg((out[i] >> h & 0xFFFF) == want,
+                              "%s half %d of (0x%04x, 0x%04x) = 0x%04x, want 0x%04x", op, h / 16, x,
+                              y, out[i] >> h & 0xFFFF, want);
+            }
+    }
+    free(a);
+    free(out);
+}
+END_TEST
+
+/* The value of fp8 byte @p v, from the formats' definitions: e4m3 (bias 7, no infinities,
+ * S.1111.111 NaN) or e5m2 (IEEE-style, bias 15). */
+static double fp8v(uint32_t v, int e5m2)
+{
+    int man_bits = e5m2 ? 2 : 3, e = (int)(v & 0x7F) >> man_bits,
+        man = (int)v & ((1 << man_bits) - 1);
+    int bias = e5m2 ? 15 : 7, top = e5m2 ? 31 : 15;
+    double mag = e == 0 ? ldexp(man, 1 - bias - man_bits)
+                        : ldexp((1 << man_bits) + man, e - bias - man_bits);
+    if (e == top && (e5m2 || man == (1 << man_bits) - 1))
+        mag = e5m2 && man == 0 ? INFINITY : NAN;
+    return v & 0x80 ? -mag : mag;
+}
+
+/* What cvt.rn.satfinite{.relu} makes of @p x in fp8: the largest finite byte of x's sign beyond
+ * the largest finite value (infinities too), else the nearest finite value found by trying
+ * every byte of x's sign (ties to the even one); 0x7F for NaN; with @p relu negatives +0. */
+static uint32_t fp8_ref(double x, int e5m2, int relu)
+{
+    if (isnan(x))
+        return 0x7F;
+    if (relu && x < 0)
+        x = 0;
+    uint32_t best = 0, top = 0, sign = signbit(x) ? 0x80 : 0;
+    double err = INFINITY;
+    for (uint32_t v = sign; v < sign + 128; v++) {
+        double y = fp8v(v, e5m2), d = fabs(y - x);
+        if (!isfinite(y))
+            continue;
+        top = fabs(y) > fabs(fp8v(top, e5m2)) ? v : top;
+        if (d < err || (d == err && !(v & 1)))
+            best = v, err = d;
+    }
+    return fabs(x) > fabs(fp8v(top, e5m2)) ? top : best;
+}
+
+/* sm_89's fp8 conversions (CUDA's __nv_cvt_float2_to_fp8x2 and friends; a CUTLASS FP8 GEMM's
+ * epilogue): f32 pairs at the formats' edges and at random, every f16 through the f16x2 form,
+ * and every fp8 pair back to f16x2, each against the formats' definitions above. */
+START_TEST(fp8_conversions_against_the_formats)
+{
+    static const float edges[] = {
+        0.0f,    -0.0f,    1.0f,       -1.5f,    448.0f,   449.0f,     464.0f,         465.0f,
+        -480.0f, 57344.0f, 61439.0f,   61440.0f, 1e30f,    -INFINITY,  INFINITY,       NAN,
+        0x1p-9f, 0x1p-10f, 0x1.8p-10f, 0x1p-16f, 0x1p-17f, 0x1.1p-17f, 3.0f * 0x1p-8f, 0.3f,
+        -17.25f, 240.0f};
+    enum { E = sizeof edges / sizeof *edges, M = 65536 };
+    uint32_t *a = mat_alloc(3 * M * 4), *out = mat_alloc(M * 4);
+    for (int i = 0; i < M; i++) { /* every pair of edges, then random values */
+        float x = i < E * E ? edges[i % E] : u2f((uint32_t)vm_case_rand() & 0xC7FFFFFFu);
+        float y = i < E * E ? edges[i / E] : ldexpf((float)(vm_case_rand() % 2001) - 1000, -4);
+        a[i] = f2u(x), a[M + i] = f2u(y);
+    }
+    for (int e5m2 = 0; e5m2 < 2; e5m2++) {
+        const char *op = e5m2 ? "cvt.rn.satfinite.relu.e5m2x2.f32" : "cvt.rn.satfinite.e4m3x2.f32";
+        run32(op, a, a + M, a, out, M);
+        for (int i = 0; i < M; i++) {
+            uint32_t want =
+                fp8_ref(u2f(a[i]), e5m2, e5m2) << 8 | fp8_ref(u2f(a[M + i]), e5m2, e5m2);
+            ck_assert_msg((out[i] & 0xFFFF) == want, "%s(%a, %a) = 0x%04x, want 0x%04x", op,
+                          (double)u2f(a[i]), (double)u2f(a[M + i]), out[i] & 0xFFFF, want);
+        }
+    }
+    for (int i = 0; i < M; i++) /* every f16 in the upper half, its complement in the lower */
+        a[i] = (uint32_t)i << 16 | (uint32_t)(0xFFFF - i);
+    for (int e5m2 = 0; e5m2 < 2; e5m2++) {
+        const char *op = e5m2 ? "cvt.rn.satfinite.e5m2x2.f16x2" : "cvt.rn.satfinite.e4m3x2.f16x2";
+        run32(op, a, a, a, out, M);
+        for (int i = 0; i < M; i++) {
+            uint32_t want =
+                fp8_ref(f16v(a[i] >> 16), e5m2, 0) << 8 | fp8_ref(f16v(a[i] & 0xFFFF), e5m2, 0);
+            ck_assert_msg((out[i] & 0xFFFF) == want, "%s(0x%08x) = 0x%04x, want 0x%04x", op, a[i],
+                          out[i] & 0xFFFF, want);
+        }
+    }
+    for (int e5m2 = 0; e5m2 < 2; e5m2++) { /* every fp8 pair back to f16x2 */
+        const char *op = e5m2 ? "cvt.rn.relu.f16x2.e5m2x2" : "cvt.rn.f16x2.e4m3x2";
+        run32(op, a, a, a, out, M);
+        for (int i = 0; i < M; i++)
+            for (int h = 0; h < 2; h++) {
+                double v = fp8v(a[i] >> (8 * h) & 0xFF, e5m2); /* the low 16 bits */
+                v = e5m2 && v < 0 ? 0 : v;
+                uint32_t got = out[i] >> (16 * h) & 0xFFFF;
+                ck_assert_msg(isnan(v) ? got == 0x7FFF
+                                       : f16v(got) == v && signbit(f16v(got)) == signbit(v),
+                              "%s(0x%04x) half %d = 0x%04x, want %a", op, a[i] & 0xFFFF, h, got, v);
+            }
+    }
+    free(a);
+    free(out);
+}
+END_TEST
+
 /* prmt in every mode, bfe's sign extension and bfi at the edges: values worked out by hand from
  * the PTX ISA's tables (a's bytes are 00 11 22 33, b's 44 55 66 77, lowest first). */
 START_TEST(prmt_bfe_bfi_by_hand)
@@ -1394,6 +1580,8 @@ int main(int argc, char **argv)
         {"bf16_and_tf32_conversions", bf16_and_tf32_conversions, CASE_CPU, 120},
         {"integer_float_conversions", integer_float_conversions, CASE_CPU, 60},
         {"half_and_bfloat_arithmetic", half_and_bfloat_arithmetic, CASE_CPU, 60},
+        {"min_max_nan_and_xorsign_16bit", min_max_nan_and_xorsign_16bit, CASE_CPU, 60},
+        {"fp8_conversions_against_the_formats", fp8_conversions_against_the_formats, CASE_CPU, 60},
         {"prmt_bfe_bfi_by_hand", prmt_bfe_bfi_by_hand, CASE_CPU, 60},
         {"twice_per_thread", twice_per_thread, CASE_CPU, 20},
     };
