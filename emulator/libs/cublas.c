@@ -1,8 +1,9 @@
 /**
  * @file cublas.c
  * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, Ex, batched and strided
- *        batched), SGEMV, geam, level 1 (axpy, dot, nrm2, scal) and host-device copies, on
- *        the host. Batched LU is in cublas_lu.c, cublasXt in cublas_xt.c.
+ *        batched), SGEMV, geam, host-device copies and the operands every call shares
+ *        (blas_args.h), on the host. Level 1 is in cublas_level1.c, batched LU in cublas_lu.c,
+ *        cublasXt in cublas_xt.c.
  *
  * Column-major with cuBLAS's transposes and leading dimensions. Every
  * operand range is checked against the device allocation table before it is
@@ -33,21 +34,12 @@
 #endif
 
 #include "alloc.h"
+#include "blas_args.h"
 #include "blas_elem.h"
 #include "emu.h"
 
-enum { HANDLE_MAGIC = 0x43424c53 };
-
 /** The k depth of one fp16 tensor-core instruction (wmma m16n16k16, mma m16n8k16). */
 enum { MMA_K = 16 };
-
-/** What cublasHandle_t points at. */
-struct cublasContext {
-    uint32_t magic;
-    cudaStream_t stream;
-    cublasMath_t math;
-    cublasPointerMode_t pointer_mode;
-};
 
 /** How operands are rounded before they are multiplied. */
 enum rounding { ROUND_NONE, ROUND_TF32, ROUND_F16, ROUND_BF16 };
@@ -65,15 +57,10 @@ struct gemm {
     int in_order; /**< 1: 16-bit operands, accumulated in fp32 in k order */
 };
 
-static int handle_ok(cublasHandle_t h)
-{
-    return h && h->magic == HANDLE_MAGIC;
-}
-
 /* What a call on handle @p h answers when it has nothing else to say. */
 static cublasStatus_t handle_status(cublasHandle_t h)
 {
-    return handle_ok(h) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+    return blas_handle_ok(h) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
@@ -82,14 +69,16 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     if (cudaGetDeviceCount(&n) != cudaSuccess)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     struct cublasContext *h = emu_calloc(1, sizeof *h);
-    *h = (struct cublasContext){HANDLE_MAGIC, 0, CUBLAS_DEFAULT_MATH, CUBLAS_POINTER_MODE_HOST};
+    *h = (struct cublasContext){.magic = BLAS_HANDLE_MAGIC,
+                                .math = CUBLAS_DEFAULT_MATH,
+                                .pointer_mode = CUBLAS_POINTER_MODE_HOST};
     *handle = h;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     handle->magic = 0;
     free(handle);
@@ -112,35 +101,35 @@ cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,
 
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
 {
-    if (handle_ok(handle))
+    if (blas_handle_ok(handle))
         handle->stream = streamId;
     return handle_status(handle);
 }
 
 cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
 {
-    if (handle_ok(handle))
+    if (blas_handle_ok(handle))
         *streamId = handle->stream;
     return handle_status(handle);
 }
 
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
 {
-    if (handle_ok(handle))
+    if (blas_handle_ok(handle))
         handle->math = mode;
     return handle_status(handle);
 }
 
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
 {
-    if (handle_ok(handle))
+    if (blas_handle_ok(handle))
         *mode = handle->math;
     return handle_status(handle);
 }
 
 cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
         return CUBLAS_STATUS_INVALID_VALUE;
@@ -150,7 +139,7 @@ cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_
 
 cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
 {
-    if (handle_ok(handle))
+    if (blas_handle_ok(handle))
         *mode = handle->pointer_mode;
     return handle_status(handle);
 }
@@ -186,17 +175,47 @@ static float load(const void *p, cudaDataType t, size_t i, enum rounding r)
     return v;
 }
 
-/*
- * The host address of a column-major operand of @p rows x @p cols with
- * leading dimension @p ld, checked against the allocation table; NULL (after
- * the runtime said why) when it is not inside one allocation.
- */
-static const void *operand(const void *p, int rows, int cols, int ld, size_t elem, const char *who)
+const void *blas_operand(const void *p, int64_t rows, int64_t cols, int64_t ld, size_t elem,
+                         const char *who)
 {
     if (rows == 0 || cols == 0)
         return p;
     size_t extent = ((size_t)ld * (size_t)(cols - 1) + (size_t)rows) * elem;
     return course_emu_host(p, extent, who);
+}
+
+void blas_matrix_wrote(const void *dev, int64_t rows, int64_t cols, int64_t ld, size_t elem)
+{
+    for (int64_t j = 0; j < cols && rows > 0; j++)
+        course_emu_wrote((const char *)dev + (size_t)j * (size_t)ld * elem, (size_t)rows * elem);
+}
+
+struct blas_vec blas_vec_of(const void *x, int64_t n, int64_t inc, size_t elem, const char *who)
+{
+    size_t step = (size_t)(inc < 0 ? -inc : inc) * elem;
+    struct blas_vec v = {NULL, step, n, inc < 0, elem};
+    v.p = n > 0 ? course_emu_host(x, step * (size_t)(n - 1) + elem, who) : (char *)x;
+    return v;
+}
+
+void blas_vec_wrote(const void *dev, const struct blas_vec *v)
+{
+    if (v->n > 0 && v->step == v->elem) { /* contiguous: one range */
+        course_emu_wrote(dev, (size_t)v->n * v->elem);
+        return;
+    }
+    for (int64_t i = 0; i < v->n; i++)
+        course_emu_wrote((const char *)dev + (size_t)i * v->step, v->elem);
+}
+
+int blas_scalar(cublasHandle_t h, const void *p, size_t elem, double *out)
+{
+    if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
+        p = course_emu_host(p, elem, "cuBLAS scalar");
+    if (!p)
+        return -1;
+    *out = blas_load(p, elem);
+    return 0;
 }
 
 /* op(X) (rows x cols) as a column-major fp32 matrix, rounded (emu_malloc'd). */
@@ -278,9 +297,9 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    const void *A = operand(g->A, ar, ac, g->lda, elem_bytes(g->at), "cuBLAS GEMM, A");
-    const void *B = operand(g->B, br, bc, g->ldb, elem_bytes(g->bt), "cuBLAS GEMM, B");
-    void *C = (void *)operand(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct), "cuBLAS GEMM, C");
+    const void *A = blas_operand(g->A, ar, ac, g->lda, elem_bytes(g->at), "cuBLAS GEMM, A");
+    const void *B = blas_operand(g->B, br, bc, g->ldb, elem_bytes(g->bt), "cuBLAS GEMM, B");
+    void *C = (void *)blas_operand(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct), "cuBLAS GEMM, C");
     if (!A || !B || !C)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (g->m == 0 || g->n == 0)
@@ -299,9 +318,7 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
                 v += beta * load(C, g->ct, at, ROUND_NONE);
             elem_store(C, g->ct, at, v);
         }
-    for (int j = 0; j < g->n; j++)
-        course_emu_wrote((const char *)g->C + (size_t)j * g->ldc * elem_bytes(g->ct),
-                         (size_t)g->m * elem_bytes(g->ct));
+    blas_matrix_wrote(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct));
     free(a);
     free(b);
     free(t);
@@ -357,7 +374,7 @@ static int choose_compute(struct gemm *g, cublasComputeType_t compute, cublasMat
 static cublasStatus_t gemm_setup(cublasHandle_t handle, struct gemm *g, cublasComputeType_t compute,
                                  const void *alpha, const void *beta, float *al, float *be)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     int ops_ok = (g->ta == CUBLAS_OP_N || g->ta == CUBLAS_OP_T || g->ta == CUBLAS_OP_C) &&
                  (g->tb == CUBLAS_OP_N || g->tb == CUBLAS_OP_T || g->tb == CUBLAS_OP_C);
@@ -488,7 +505,7 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               const double *A, int lda, const double *B, int ldb,
                               const double *beta, double *C, int ldc)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     cublasOperation_t ta = transa == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
     cublasOperation_t tb = transb == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -499,22 +516,16 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
         return CUBLAS_STATUS_INVALID_VALUE;
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    const double *a = operand(A, ar, ac, lda, 8, "cublasDgemm, A");
-    const double *b = operand(B, br, bc, ldb, 8, "cublasDgemm, B");
-    double *c = (double *)operand(C, m, n, ldc, 8, "cublasDgemm, C");
-    const double *al = handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
-                           ? course_emu_host(alpha, 8, "cublasDgemm, alpha")
-                           : alpha;
-    const double *be = handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
-                           ? course_emu_host(beta, 8, "cublasDgemm, beta")
-                           : beta;
-    if (!a || !b || !c || !al || !be)
+    const double *a = blas_operand(A, ar, ac, lda, 8, "cublasDgemm, A");
+    const double *b = blas_operand(B, br, bc, ldb, 8, "cublasDgemm, B");
+    double *c = (double *)blas_operand(C, m, n, ldc, 8, "cublasDgemm, C");
+    double al, be;
+    if (!a || !b || !c || blas_scalar(handle, alpha, 8, &al) || blas_scalar(handle, beta, 8, &be))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     struct gemm g = {ta,         tb,         m,   n,   k,   NULL,       NULL, NULL, CUDA_R_64F,
                      CUDA_R_64F, CUDA_R_64F, lda, ldb, ldc, ROUND_NONE, 0,    0};
-    dgemm_host(&g, *al, a, b, *be, c);
-    for (int j = 0; j < n && m; j++)
-        course_emu_wrote(C + (size_t)j * ldc, (size_t)m * 8);
+    dgemm_host(&g, al, a, b, be, c);
+    blas_matrix_wrote(C, m, n, ldc, 8);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -524,7 +535,7 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
                                   const double *const Barray[], int ldb, const double *beta,
                                   double *const Carray[], int ldc, int batchCount)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (batchCount <= 0)
         return batchCount < 0 ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;
@@ -553,7 +564,7 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
                               const float *alpha, const float *A, int lda, const float *x, int incx,
                               const float *beta, float *y, int incy)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     int t = trans != CUBLAS_OP_N, xl = t ? m : n, yl = t ? n : m;
     if (m < 0 || n < 0 || lda < (m > 1 ? m : 1) || incx == 0 || incy == 0 ||
@@ -562,9 +573,9 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
     float al, be;
-    const float *a = operand(A, m, n, lda, sizeof(float), "cublasSgemv, A");
-    const float *xs = operand(x, 1, xl, abs(incx), sizeof(float), "cublasSgemv, x");
-    float *ys = (float *)operand(y, 1, yl, abs(incy), sizeof(float), "cublasSgemv, y");
+    const float *a = blas_operand(A, m, n, lda, sizeof(float), "cublasSgemv, A");
+    const float *xs = blas_operand(x, 1, xl, abs(incx), sizeof(float), "cublasSgemv, x");
+    float *ys = (float *)blas_operand(y, 1, yl, abs(incy), sizeof(float), "cublasSgemv, y");
     if (!a || !xs || !ys || scalar(handle, alpha, CUDA_R_32F, &al) ||
         scalar(handle, beta, CUDA_R_32F, &be))
         return CUBLAS_STATUS_EXECUTION_FAILED;
@@ -647,185 +658,6 @@ cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, 
                         (size_t)ldb * elemSize, 0, "cublasGetMatrix, A");
 }
 
-/* --- level 1: axpy, dot, nrm2, scal (fp32 and fp64) ------------------------------------------ */
-
-/** One strided vector operand, resolved to host memory. */
-struct vec {
-    char *p;     /**< host address of the element at the lowest address */
-    size_t step; /**< bytes between elements */
-    int n, rev;  /**< length; 1 when a negative increment walks it from its far end */
-    size_t elem; /**< 4 (fp32) or 8 (fp64) */
-};
-
-/* The host view of vector @p x of @p n elements of @p elem bytes with increment @p inc, or
- * .p NULL (after the runtime said why) when it is not inside one allocation. */
-static struct vec vec_of(const void *x, int n, int inc, size_t elem, const char *who)
-{
-    size_t step = (size_t)abs(inc) * elem;
-    struct vec v = {NULL, step, n, inc < 0, elem};
-    v.p = n > 0 ? course_emu_host(x, step * (size_t)(n - 1) + elem, who) : (char *)x;
-    return v;
-}
-
-static double vec_get(const struct vec *v, int i)
-{
-    const char *at = v->p + (size_t)(v->rev ? v->n - 1 - i : i) * v->step;
-    return v->elem == 4 ? *(const float *)at : *(const double *)at;
-}
-
-static void vec_set(const struct vec *v, int i, double x)
-{
-    char *at = v->p + (size_t)(v->rev ? v->n - 1 - i : i) * v->step;
-    if (v->elem == 4)
-        *(float *)at = (float)x;
-    else
-        *(double *)at = x;
-}
-
-/* Read scalar @p p (fp32 or fp64 by @p elem) from the host or, in device pointer mode, device. */
-static int scalar_of(cublasHandle_t h, const void *p, size_t elem, double *out)
-{
-    if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
-        p = course_emu_host(p, elem, "cuBLAS scalar");
-    if (!p)
-        return -1;
-    *out = elem == 4 ? *(const float *)p : *(const double *)p;
-    return 0;
-}
-
-/* Write a result (dot, nrm2) to the host or, in device pointer mode, device. */
-static cublasStatus_t result_to(cublasHandle_t h, void *result, size_t elem, double v)
-{
-    void *at = h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
-                   ? course_emu_host(result, elem, "cuBLAS result")
-                   : result;
-    if (!at)
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    if (elem == 4)
-        *(float *)at = (float)v;
-    else
-        *(double *)at = v;
-    if (at != result)
-        course_emu_wrote(result, elem);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-/* Record that strided vector @p dev (@p n elements) was written from the host. */
-static void vec_wrote(const void *dev, const struct vec *v)
-{
-    for (int i = 0; i < v->n; i++)
-        course_emu_wrote((const char *)dev + (size_t)i * v->step, v->elem);
-}
-
-/* y = alpha x + y, one fma per element in the type's precision. */
-static cublasStatus_t axpy(cublasHandle_t h, int n, const void *alpha, const void *x, int incx,
-                           void *y, int incy, size_t elem)
-{
-    if (!handle_ok(h))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (n <= 0)
-        return CUBLAS_STATUS_SUCCESS;
-    if (incx == 0 || incy == 0)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    double a;
-    struct vec vx = vec_of(x, n, incx, elem, "cuBLAS axpy, x");
-    struct vec vy = vec_of(y, n, incy, elem, "cuBLAS axpy, y");
-    if (!vx.p || !vy.p || scalar_of(h, alpha, elem, &a))
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    for (int i = 0; i < n; i++)
-        vec_set(&vy, i,
-                elem == 4 ? fmaf((float)a, (float)vec_get(&vx, i), (float)vec_get(&vy, i))
-                          : fma(a, vec_get(&vx, i), vec_get(&vy, i)));
-    vec_wrote(y, &vy);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-/* x = alpha x (BLAS: nothing for a non-positive increment). */
-static cublasStatus_t scal(cublasHandle_t h, int n, const void *alpha, void *x, int incx,
-                           size_t elem)
-{
-    if (!handle_ok(h))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (n <= 0 || incx <= 0)
-        return CUBLAS_STATUS_SUCCESS;
-    double a;
-    struct vec vx = vec_of(x, n, incx, elem, "cuBLAS scal, x");
-    if (!vx.p || scalar_of(h, alpha, elem, &a))
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    for (int i = 0; i < n; i++)
-        vec_set(&vx, i, elem == 4 ? (float)a * (float)vec_get(&vx, i) : a * vec_get(&vx, i));
-    vec_wrote(x, &vx);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-/* x . y (with @p y NULL: the Euclidean norm of x), accumulated in fp64 and rounded once: the
- * summation order is not cuBLAS's, so fp32 results may differ from a GPU's in the last bit. */
-static cublasStatus_t dot_or_norm(cublasHandle_t h, int n, const void *x, int incx, const void *y,
-                                  int incy, void *result, size_t elem)
-{
-    if (!handle_ok(h))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!y && incx <= 0) /* BLAS: the norm of a vector with no positive increment is 0 */
-        n = 0;
-    if (n > 0 && (incx == 0 || (y && incy == 0)))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    struct vec vx = vec_of(x, n, incx, elem, "cuBLAS dot or nrm2, x"), vy = vx;
-    if (y)
-        vy = vec_of(y, n, incy, elem, "cuBLAS dot, y");
-    if (n > 0 && (!vx.p || !vy.p))
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    double acc = 0;
-    for (int i = 0; i < n; i++)
-        acc += vec_get(&vx, i) * vec_get(&vy, i);
-    return result_to(h, result, elem, y ? acc : sqrt(acc));
-}
-
-cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x,
-                              int incx, float *y, int incy)
-{
-    return axpy(handle, n, alpha, x, incx, y, incy, 4);
-}
-
-cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x,
-                              int incx, double *y, int incy)
-{
-    return axpy(handle, n, alpha, x, incx, y, incy, 8);
-}
-
-cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)
-{
-    return scal(handle, n, alpha, x, incx, 4);
-}
-
-cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x,
-                              int incx)
-{
-    return scal(handle, n, alpha, x, incx, 8);
-}
-
-cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y,
-                             int incy, float *result)
-{
-    return dot_or_norm(handle, n, x, incx, y, incy, result, 4);
-}
-
-cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx,
-                             const double *y, int incy, double *result)
-{
-    return dot_or_norm(handle, n, x, incx, y, incy, result, 8);
-}
-
-cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)
-{
-    return dot_or_norm(handle, n, x, incx, NULL, 0, result, 4);
-}
-
-cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx,
-                              double *result)
-{
-    return dot_or_norm(handle, n, x, incx, NULL, 0, result, 8);
-}
-
 /* --- geam: C = alpha op(A) + beta op(B) ------------------------------------------------------ */
 
 cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
@@ -833,7 +665,7 @@ cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
                            const float *A, int lda, const float *beta, const float *B, int ldb,
                            float *C, int ldc)
 {
-    if (!handle_ok(handle))
+    if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     int ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
     int ar = ta ? n : m, br = tb ? n : m;
@@ -848,19 +680,18 @@ cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
     if (scalar(handle, alpha, CUDA_R_32F, &al) || scalar(handle, beta, CUDA_R_32F, &be))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     /* An operand whose scalar is 0 is not read (it may be NULL), as in cuBLAS. */
-    const float *a = al != 0 ? operand(A, ar, ta ? m : n, lda, 4, "cublasSgeam, A") : NULL;
-    const float *b = be != 0 ? operand(B, br, tb ? m : n, ldb, 4, "cublasSgeam, B") : NULL;
-    float *c = (float *)operand(C, m, n, ldc, 4, "cublasSgeam, C");
+    const float *a = al != 0 ? blas_operand(A, ar, ta ? m : n, lda, 4, "cublasSgeam, A") : NULL;
+    const float *b = be != 0 ? blas_operand(B, br, tb ? m : n, ldb, 4, "cublasSgeam, B") : NULL;
+    float *c = (float *)blas_operand(C, m, n, ldc, 4, "cublasSgeam, C");
     if (!c || (al != 0 && !a) || (be != 0 && !b))
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
             float x = a ? al * (ta ? a[(size_t)i * lda + j] : a[(size_t)j * lda + i]) : 0.0f;
             float y = b ? be * (tb ? b[(size_t)i * ldb + j] : b[(size_t)j * ldb + i]) : 0.0f;
             c[(size_t)j * ldc + i] = x + y;
         }
-        course_emu_wrote(C + (size_t)j * ldc, (size_t)m * 4);
-    }
+    blas_matrix_wrote(C, m, n, ldc, 4);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "blas_args.h"
 #include "emu.h"
 #include "say.h"
 
@@ -31,17 +32,6 @@ struct lu_call {
     int *piv, *info; /**< host views; piv NULL when P is */
     const char *who; /**< the function, for the runtime's error line */
 };
-
-static double rnd(size_t elem, double v)
-{
-    return elem == 4 ? (double)(float)v : v;
-}
-
-/* c - a * b, fused, rounded once to the element type. */
-static double fms(size_t elem, double a, double b, double c)
-{
-    return elem == 4 ? fmaf(-(float)a, (float)b, (float)c) : fma(-a, b, c);
-}
 
 /* Copy the n x n matrix at host address @p p (leading dimension @p ld) into dense @p w, or back. */
 static void copy_matrix(void *p, int n, int ld, size_t elem, double *w, int to_w)
@@ -86,11 +76,11 @@ static int factor(double *w, int n, int *piv, size_t elem)
         if (col[k] == 0)
             info = info ? info : k + 1;
         for (int i = k + 1; i < n && col[k] != 0; i++)
-            col[i] = rnd(elem, col[i] / col[k]);
+            col[i] = blas_round(elem, col[i] / col[k]);
         for (int j = k + 1; j < n; j++) /* trailing update: A22 -= l21 u12 */
             for (int i = k + 1; i < n; i++)
                 w[(size_t)j * n + i] =
-                    fms(elem, col[i], w[(size_t)j * n + k], w[(size_t)j * n + i]);
+                    blas_fma(elem, -col[i], w[(size_t)j * n + k], w[(size_t)j * n + i]);
     }
     return info;
 }
@@ -109,11 +99,11 @@ static void invert(const double *w, int n, const int *piv, size_t elem, double *
         }
         for (int i = 0; i < n; i++) /* L y = b, unit diagonal */
             for (int k = 0; k < i; k++)
-                b[i] = fms(elem, w[(size_t)k * n + i], b[k], b[i]);
+                b[i] = blas_fma(elem, -w[(size_t)k * n + i], b[k], b[i]);
         for (int i = n - 1; i >= 0; i--) { /* U x = y */
             for (int k = i + 1; k < n; k++)
-                b[i] = fms(elem, w[(size_t)k * n + i], b[k], b[i]);
-            b[i] = rnd(elem, b[i] / w[(size_t)i * n + i]);
+                b[i] = blas_fma(elem, -w[(size_t)k * n + i], b[k], b[i]);
+            b[i] = blas_round(elem, b[i] / w[(size_t)i * n + i]);
         }
     }
 }
@@ -123,13 +113,6 @@ static void *matrix_at(const struct lu_call *c, const void *dev, int ld)
 {
     size_t extent = ((size_t)ld * (size_t)(c->n - 1) + (size_t)c->n) * c->elem;
     return course_emu_host(dev, extent, c->who);
-}
-
-/* Record the n columns of the matrix at device address @p dev as written from the host. */
-static void matrix_wrote(const struct lu_call *c, const void *dev, int ld)
-{
-    for (int j = 0; j < c->n; j++)
-        course_emu_wrote((const char *)dev + (size_t)j * ld * c->elem, (size_t)c->n * c->elem);
 }
 
 /* Matrix @p i of the call: factor it (getrf) or invert it into C (getri). 0, or -1 (after a line
@@ -145,7 +128,7 @@ static int one_matrix(const struct lu_call *c, int i, double *w, double *x)
     if (!c->c) {
         c->info[i] = factor(w, c->n, piv, c->elem);
         copy_matrix(a, c->n, c->lda, c->elem, w, 0);
-        matrix_wrote(c, c->a[i], c->lda);
+        blas_matrix_wrote(c->a[i], c->n, c->n, c->lda, c->elem);
         return 0;
     }
     for (int k = 0; k < c->n && piv; k++)
@@ -160,7 +143,7 @@ static int one_matrix(const struct lu_call *c, int i, double *w, double *x)
     if (c->info[i] == 0) {
         invert(w, c->n, piv, c->elem, x);
         copy_matrix(out, c->n, c->ldc, c->elem, x, 0);
-        matrix_wrote(c, c->c[i], c->ldc);
+        blas_matrix_wrote(c->c[i], c->n, c->n, c->ldc, c->elem);
     }
     return 0;
 }

@@ -8,6 +8,10 @@
  * ==. Operand rounding is checked bit for bit with K = 1 (one product, exact
  * in fp32 once both operands are rounded), against rounding written here from
  * frexp, independently of the emulator's own.
+ *
+ * Level 1 in fp32 and fp64 likewise, each call through the SD() macro's S and D forms: odd
+ * sizes, increments of 1, 2 and -3, and every element of an output buffer (strided gaps, a
+ * guard past the end) compared.
  */
 #include <cublasLt.h>
 #include <cublasXt.h>
@@ -1212,6 +1216,183 @@ START_TEST(lt_refuses_what_it_does_not_model)
 }
 END_TEST
 
+/* --- level 1, 2 and 3 beside GEMM, fp32 and fp64 -------------------------------------------- */
+
+/* cublasS<fn> or cublasD<fn> by the element size @p elem (4 or 8): their arrays and scalars go
+ * as void pointers, which C converts to float * or double * alike. */
+#define SD(elem, fn, ...) ((elem) == 4 ? cublasS##fn(__VA_ARGS__) : cublasD##fn(__VA_ARGS__))
+
+static const size_t elems[2] = {4, 8};
+
+/** A scalar argument of either type. */
+union scalar {
+    float f;
+    double d;
+};
+
+/* @p v as a scalar argument of @p elem bytes, kept in @p s. */
+static void *scalar_as(size_t elem, double v, union scalar *s)
+{
+    if (elem == 4)
+        s->f = (float)v;
+    else
+        s->d = v;
+    return s;
+}
+
+/* @p n integers in [-4, 4] from @p seed: every sum and product below is exact in fp32. */
+static void fill_small(double *h, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] = (double)((int)(mat_rand_next(&seed) % 9) - 4);
+}
+
+/* The @p n doubles at @p h as elements of @p elem bytes in new device memory. */
+static void *upload_as(const double *h, size_t n, size_t elem)
+{
+    char *buf = mat_alloc(n * elem);
+    for (size_t i = 0; i < n; i++)
+        if (elem == 4)
+            ((float *)buf)[i] = (float)h[i];
+        else
+            ((double *)buf)[i] = h[i];
+    void *d = upload(buf, n * elem);
+    free(buf);
+    return d;
+}
+
+/* Overwrite the @p n elements at device address @p d with the doubles at @p h. */
+static void reset_as(void *d, const double *h, size_t n, size_t elem)
+{
+    void *fresh = upload_as(h, n, elem);
+    CUDA_CHECK(cudaMemcpy(d, fresh, n * elem, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaFree(fresh));
+}
+
+/* The @p n elements of @p elem bytes at device address @p d, as doubles into @p h. */
+static void download_as(const void *d, size_t n, size_t elem, double *h)
+{
+    char *buf = mat_alloc(n * elem);
+    CUDA_CHECK(cudaMemcpy(buf, d, n * elem, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        h[i] = elem == 4 ? ((float *)buf)[i] : ((double *)buf)[i];
+    free(buf);
+}
+
+/* Download @p n elements from @p d and assert each equals @p want's (NaN where it is NaN): the
+ * strided gaps, padding and guards past the end included. */
+static void check_as(const char *what, const void *d, size_t elem, const double *want, size_t n)
+{
+    double *got = mat_alloc(n * sizeof *got);
+    download_as(d, n, elem, got);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])),
+                      "%s (%s): element %zu is %.17g, want %.17g", what, elem == 4 ? "S" : "D", i,
+                      got[i], want[i]);
+    free(got);
+}
+
+/* Where element @p i of a vector of @p n with increment @p inc is: BLAS walks a negative
+ * increment from the far end. */
+static size_t at(int i, int n, int inc)
+{
+    return (size_t)(inc > 0 ? i : n - 1 - i) * (size_t)abs(inc);
+}
+
+/* amax, amin and asum (results on the host and on the device), copy, swap and rot in fp32 and
+ * fp64 at n = 1, 31 and 257 with increments 1, 2 and -3, against the host: a negative increment
+ * walks its vector from the far end, a reduction of one is 0; elements between the strides and
+ * past the vectors stay as they were. */
+START_TEST(level1_against_host_every_increment)
+{
+    enum { LEN = 3 * 257 + 5 };
+    static const int sizes[] = {1, 31, 257}, incs[][2] = {{1, 1}, {2, -3}, {-3, 2}};
+    double *x0 = mat_alloc(LEN * 8), *y0 = mat_alloc(LEN * 8), *wx = mat_alloc(LEN * 8);
+    double *wy = mat_alloc(LEN * 8);
+    cublasHandle_t h = handle_new();
+    for (int e = 0; e < 2; e++)
+        for (int s = 0; s < 3; s++)
+            for (int c = 0; c < 3; c++) {
+                size_t elem = elems[e];
+                int n = sizes[s], ix = incs[c][0], iy = incs[c][1], imax, imin;
+                fill_small(x0, LEN, 100 + (uint64_t)(s * 3 + c)), fill_small(y0, LEN, 200);
+                void *dx = upload_as(x0, LEN, elem), *dy = upload_as(y0, LEN, elem);
+                union scalar sum, cs, sn;
+                ck_assert_int_eq(elem == 4 ? cublasIsamax(h, n, dx, ix, &imax)
+                                           : cublasIdamax(h, n, dx, ix, &imax),
+                                 CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(elem == 4 ? cublasIsamin(h, n, dx, ix, &imin)
+                                           : cublasIdamin(h, n, dx, ix, &imin),
+                                 CUBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(SD(elem, asum, h, n, dx, ix, (void *)&sum), CUBLAS_STATUS_SUCCESS);
+                int want_max = 0, want_min = 0;
+                double want_sum = 0;
+                for (int i = 0; i < n && ix > 0; i++) { /* 1-based, the first of equals */
+                    double m = fabs(x0[at(i, n, ix)]);
+                    want_max =
+                        !want_max || m > fabs(x0[at(want_max - 1, n, ix)]) ? i + 1 : want_max;
+                    want_min =
+                        !want_min || m < fabs(x0[at(want_min - 1, n, ix)]) ? i + 1 : want_min;
+                    want_sum += m;
+                }
+                ck_assert_msg(imax == want_max && imin == want_min &&
+                                  (elem == 4 ? sum.f : sum.d) == want_sum,
+                              "n %d incx %d: amax %d amin %d asum %g, want %d %d %g", n, ix, imax,
+                              imin, elem == 4 ? sum.f : sum.d, want_max, want_min, want_sum);
+                for (int op = 0; op < 3; op++) { /* copy, swap, rot (c = 3, s = -2) */
+                    reset_as(dx, x0, LEN, elem), reset_as(dy, y0, LEN, elem);
+                    memcpy(wx, x0, LEN * 8), memcpy(wy, y0, LEN * 8);
+                    for (int i = 0; i < n; i++) {
+                        double xi = x0[at(i, n, ix)], yi = y0[at(i, n, iy)];
+                        wy[at(i, n, iy)] = op == 0 ? xi : op == 1 ? xi : 3 * yi + 2 * xi;
+                        wx[at(i, n, ix)] = op == 0 ? xi : op == 1 ? yi : 3 * xi - 2 * yi;
+                    }
+                    cublasStatus_t st = op == 0 ? SD(elem, copy, h, n, dx, ix, dy, iy)
+                                        : op == 1
+                                            ? SD(elem, swap, h, n, dx, ix, dy, iy)
+                                            : SD(elem, rot, h, n, dx, ix, dy, iy,
+                                                 scalar_as(elem, 3, &cs), scalar_as(elem, -2, &sn));
+                    ck_assert_int_eq(st, CUBLAS_STATUS_SUCCESS);
+                    const char *what = op == 0 ? "copy" : op == 1 ? "swap" : "rot";
+                    check_as(what, dx, elem, wx, LEN);
+                    check_as(what, dy, elem, wy, LEN);
+                }
+                device_free(dx, dy, NULL, NULL);
+            }
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(x0), free(y0), free(wx), free(wy);
+}
+END_TEST
+
+/* A call follows the work queued before it on its handle's stream: asum sees what a queued
+ * memset wrote, and its device result is there for a copy queued after it. */
+START_TEST(level1_follows_its_stream)
+{
+    enum { N = 67 };
+    float ones[N], *d, sum = -1;
+    for (int i = 0; i < N; i++)
+        ones[i] = 1;
+    d = upload(ones, sizeof ones);
+    float *dsum = upload(&sum, sizeof sum);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreate(&s));
+    cublasHandle_t h = handle_new();
+    ck_assert_int_eq(cublasSetStream(h, s), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemsetAsync(d, 0, 30 * sizeof *d, s));
+    ck_assert_int_eq(cublasSasum(h, N, d, 1, &sum), CUBLAS_STATUS_SUCCESS);
+    ck_assert_float_eq(sum, N - 30);
+    ck_assert_int_eq(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemsetAsync(d, 0, 40 * sizeof *d, s));
+    ck_assert_int_eq(cublasSasum(h, N, d, 1, dsum), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpyAsync(&sum, dsum, sizeof sum, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    ck_assert_float_eq(sum, N - 40);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaStreamDestroy(s));
+    device_free(d, dsum, NULL, NULL);
+}
+END_TEST
+
 /* --- errors ---------------------------------------------------------------------------------- */
 
 /* Bad dimensions, unsupported type pairs and operands past their allocation are refused. */
@@ -1287,6 +1468,8 @@ int main(int argc, char **argv)
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
+        {"level1_against_host_every_increment", level1_against_host_every_increment, CASE_CPU, 60},
+        {"level1_follows_its_stream", level1_follows_its_stream, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
