@@ -1,9 +1,9 @@
 /**
  * @file cublas.c
  * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, Ex, batched and strided
- *        batched), SGEMV, geam, host-device copies and the operands every call shares
- *        (blas_args.h), on the host. Level 1 is in cublas_level1.c, batched LU in cublas_lu.c,
- *        cublasXt in cublas_xt.c.
+ *        batched), geam, host-device copies and the operands every call shares (blas_args.h),
+ *        on the host. Levels 1 and 2 are in cublas_level1.c and cublas_level2.c, batched LU in
+ *        cublas_lu.c, cublasXt in cublas_xt.c.
  *
  * Column-major with cuBLAS's transposes and leading dimensions. Every
  * operand range is checked against the device allocation table before it is
@@ -558,40 +558,6 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
 {
     return cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F,
                         ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-}
-
-cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                              const float *alpha, const float *A, int lda, const float *x, int incx,
-                              const float *beta, float *y, int incy)
-{
-    if (!blas_handle_ok(handle))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    int t = trans != CUBLAS_OP_N, xl = t ? m : n, yl = t ? n : m;
-    if (m < 0 || n < 0 || lda < (m > 1 ? m : 1) || incx == 0 || incy == 0 ||
-        (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (course_emu_sticky_error())
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    float al, be;
-    const float *a = blas_operand(A, m, n, lda, sizeof(float), "cublasSgemv, A");
-    const float *xs = blas_operand(x, 1, xl, abs(incx), sizeof(float), "cublasSgemv, x");
-    float *ys = (float *)blas_operand(y, 1, yl, abs(incy), sizeof(float), "cublasSgemv, y");
-    if (!a || !xs || !ys || scalar(handle, alpha, CUDA_R_32F, &al) ||
-        scalar(handle, beta, CUDA_R_32F, &be))
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    /* BLAS: a negative increment walks the vector from its far end. */
-    for (int i = 0; i < yl && m && n; i++) {
-        float acc = 0.0f;
-        for (int j = 0; j < xl; j++) {
-            float aij = t ? a[(size_t)i * lda + j] : a[(size_t)j * lda + i];
-            acc += aij * xs[(size_t)(incx > 0 ? j : xl - 1 - j) * abs(incx)];
-        }
-        float *yi = &ys[(size_t)(incy > 0 ? i : yl - 1 - i) * abs(incy)];
-        *yi = be != 0.0f ? al * acc + be * *yi : al * acc;
-    }
-    if (m && n) /* the whole strided extent of y: initcheck may miss unwritten gaps */
-        course_emu_wrote(y, ((size_t)(yl - 1) * abs(incy) + 1) * sizeof(float));
-    return CUBLAS_STATUS_SUCCESS;
 }
 
 /* --- copies between host and device (no handle) -------------------------------------------- */

@@ -9,9 +9,12 @@
  * in fp32 once both operands are rounded), against rounding written here from
  * frexp, independently of the emulator's own.
  *
- * Level 1 in fp32 and fp64 likewise, each call through the SD() macro's S and D forms: odd
- * sizes, increments of 1, 2 and -3, and every element of an output buffer (strided gaps, a
- * guard past the end) compared.
+ * Levels 1 and 2 in fp32 and fp64 likewise, each through the SD() macro's S and D forms: odd
+ * sizes, increments of 2 and -3, padded leading dimensions, every triangle, transpose and
+ * diagonal; the triangle a call must not read and a unit diagonal hold NaN, and every element
+ * of an output buffer (strided gaps, padding, a guard past the end) is compared. Triangular
+ * solves undo a product made on the host and must give its input back exactly (diagonals of
+ * +-1, +-2, +-4).
  */
 #include <cublasLt.h>
 #include <cublasXt.h>
@@ -1364,6 +1367,148 @@ START_TEST(level1_against_host_every_increment)
 }
 END_TEST
 
+/* NaN into the triangle of the n x n matrix @p a (leading dimension @p ld) that a call with
+ * @p upper does not read (and its diagonal too with @p unit_diag): reading it shows. */
+static void poison_triangle(double *a, int n, int ld, int upper, int unit_diag)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if ((upper ? i > j : i < j) || (unit_diag && i == j))
+                a[(size_t)j * ld + i] = NAN;
+}
+
+/* Element (i, j) of the symmetric matrix whose @p upper (or lower) triangle @p a holds. */
+static double sym_at(const double *a, int ld, int upper, int i, int j)
+{
+    int stored = upper ? i <= j : i >= j;
+    return stored ? a[(size_t)j * ld + i] : a[(size_t)i * ld + j];
+}
+
+/* gemv (both transposes; with beta 0 a NaN y is not read), ger, and symv (both triangles, the
+ * other one NaN) in fp32 and fp64, A 33 x 31 with lda 36, increments 2 and -3, against the host;
+ * what lies between the strides, past the vectors and in A's padding rows stays as it was. */
+START_TEST(level2_gemv_ger_symv_against_host)
+{
+    enum { M = 33, N = 31, LDA = 36, INCX = 2, INCY = -3, LEN = 3 * 33 + 4, SA = LDA * 33 + 3 };
+    double *a0 = mat_alloc(SA * 8), *x0 = mat_alloc(LEN * 8), *y0 = mat_alloc(LEN * 8);
+    double *want = mat_alloc(SA * 8);
+    cublasHandle_t h = handle_new();
+    union scalar al, be;
+    for (int e = 0; e < 2; e++) {
+        size_t elem = elems[e];
+        fill_small(a0, SA, 300), fill_small(x0, LEN, 301), fill_small(y0, LEN, 302);
+        void *da = upload_as(a0, SA, elem), *dx = upload_as(x0, LEN, elem);
+        void *dy = upload_as(y0, LEN, elem);
+        for (int c = 0; c < 3; c++) { /* op N, op T, op N with beta 0 over a NaN y */
+            int t = c == 1, xl = t ? M : N, yl = t ? N : M;
+            double beta = c == 2 ? 0 : -2;
+            for (int i = 0; i < LEN; i++)
+                want[i] = c == 2 && i % 3 == 0 && i / 3 < yl ? NAN : y0[i];
+            reset_as(dy, want, LEN, elem);
+            for (int i = 0; i < yl; i++) {
+                double acc = 0;
+                for (int j = 0; j < xl; j++)
+                    acc += (t ? a0[i * LDA + j] : a0[j * LDA + i]) * x0[at(j, xl, INCX)];
+                want[at(i, yl, INCY)] = 3 * acc + (c == 2 ? 0 : beta * y0[at(i, yl, INCY)]);
+            }
+            ck_assert_int_eq(SD(elem, gemv, h, ops[t], M, N, scalar_as(elem, 3, &al), da, LDA, dx,
+                                INCX, scalar_as(elem, beta, &be), dy, INCY),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as(c == 2 ? "gemv, beta 0" : t ? "gemv T" : "gemv N", dy, elem, want, LEN);
+        }
+        reset_as(dy, y0, LEN, elem);
+        memcpy(want, a0, SA * 8);
+        for (int j = 0; j < N; j++) /* A = -2 x y^T + A over the 33 x 31 block */
+            for (int i = 0; i < M; i++)
+                want[j * LDA + i] += -2 * x0[at(i, M, INCX)] * y0[at(j, N, INCY)];
+        ck_assert_int_eq(
+            SD(elem, ger, h, M, N, scalar_as(elem, -2, &al), dx, INCX, dy, INCY, da, LDA),
+            CUBLAS_STATUS_SUCCESS);
+        check_as("ger", da, elem, want, SA);
+        for (int upper = 0; upper < 2; upper++) { /* symv on the 33 x 33 matrix at a0 */
+            double *sa = mat_alloc(SA * 8);
+            memcpy(sa, a0, SA * 8);
+            poison_triangle(sa, M, LDA, upper, 0);
+            reset_as(da, sa, SA, elem), reset_as(dy, y0, LEN, elem);
+            memcpy(want, y0, LEN * 8);
+            for (int i = 0; i < M; i++) {
+                double acc = 0;
+                for (int j = 0; j < M; j++)
+                    acc += sym_at(sa, LDA, upper, i, j) * x0[at(j, M, INCX)];
+                want[at(i, M, INCY)] = 2 * acc - y0[at(i, M, INCY)];
+            }
+            ck_assert_int_eq(
+                SD(elem, symv, h, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, M,
+                   scalar_as(elem, 2, &al), da, LDA, dx, INCX, scalar_as(elem, -1, &be), dy, INCY),
+                CUBLAS_STATUS_SUCCESS);
+            check_as(upper ? "symv U" : "symv L", dy, elem, want, LEN);
+            free(sa);
+        }
+        device_free(da, dx, dy, NULL);
+    }
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(a0), free(x0), free(y0), free(want);
+}
+END_TEST
+
+/* A triangular test matrix of order @p n: small integers off the diagonal and +-1, +-2 or +-4 on
+ * it (division by them is exact), the triangle not read and a unit diagonal poisoned. */
+static void triangle_fill(double *a, int n, int ld, size_t len, int upper, int unit, uint64_t seed)
+{
+    fill_small(a, len, seed);
+    for (int i = 0; i < n; i++)
+        a[(size_t)i * ld + i] = (i % 2 ? -1 : 1) * (double)(1 << (i % 3));
+    poison_triangle(a, n, ld, upper, unit);
+}
+
+/* Element (i, j) of op(A) for a triangular A as @p upper, @p t and @p unit say (0 outside it). */
+static double tri_at(const double *a, int ld, int upper, int t, int unit, int i, int j)
+{
+    int r = t ? j : i, c = t ? i : j;
+    if (r == c)
+        return unit ? 1 : a[(size_t)c * ld + r];
+    return (upper ? r < c : r > c) ? a[(size_t)c * ld + r] : 0;
+}
+
+/* trmv and trsv for each triangle, transpose and diagonal in fp32 and fp64 at n = 1 and 33,
+ * lda 37, increment -2: the triangle not read and a unit diagonal hold NaN, so reading either
+ * shows; trsv solves op(A) x = b for b = op(A) x0 made on the host and must give x0 exactly. */
+START_TEST(level2_trmv_trsv_against_host)
+{
+    enum { LDA = 37, INC = -2, LEN = 2 * 33 + 3, SA = LDA * 33 };
+    static const int sizes[] = {1, 33};
+    double *a = mat_alloc(SA * 8), *x0 = mat_alloc(LEN * 8), *want = mat_alloc(LEN * 8);
+    cublasHandle_t h = handle_new();
+    for (int e = 0; e < 2; e++)
+        for (int c = 0; c < 16; c++) {
+            size_t elem = elems[e];
+            int n = sizes[c / 8], upper = c & 1, t = (c >> 1) & 1, unit = (c >> 2) & 1;
+            cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+            cublasDiagType_t diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+            triangle_fill(a, n, LDA, SA, upper, unit, 400 + (uint64_t)c);
+            fill_small(x0, LEN, 500 + (uint64_t)c);
+            memcpy(want, x0, LEN * 8);
+            for (int i = 0; i < n; i++) { /* want = op(A) x0 */
+                double acc = 0;
+                for (int j = 0; j < n; j++)
+                    acc += tri_at(a, LDA, upper, t, unit, i, j) * x0[at(j, n, INC)];
+                want[at(i, n, INC)] = acc;
+            }
+            void *da = upload_as(a, SA, elem), *dx = upload_as(x0, LEN, elem);
+            ck_assert_int_eq(SD(elem, trmv, h, uplo, ops[t], diag, n, da, LDA, dx, INC),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as("trmv", dx, elem, want, LEN);
+            /* dx now holds b = op(A) x0: trsv takes it back to x0 */
+            ck_assert_int_eq(SD(elem, trsv, h, uplo, ops[t], diag, n, da, LDA, dx, INC),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as("trsv", dx, elem, x0, LEN);
+            device_free(da, dx, NULL, NULL);
+        }
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(a), free(x0), free(want);
+}
+END_TEST
+
 /* A call follows the work queued before it on its handle's stream: asum sees what a queued
  * memset wrote, and its device result is there for a copy queued after it. */
 START_TEST(level1_follows_its_stream)
@@ -1469,6 +1614,8 @@ int main(int argc, char **argv)
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
         {"device_pointer_mode", device_pointer_mode, CASE_CPU, 60},
         {"level1_against_host_every_increment", level1_against_host_every_increment, CASE_CPU, 60},
+        {"level2_gemv_ger_symv_against_host", level2_gemv_ger_symv_against_host, CASE_CPU, 60},
+        {"level2_trmv_trsv_against_host", level2_trmv_trsv_against_host, CASE_CPU, 60},
         {"level1_follows_its_stream", level1_follows_its_stream, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
