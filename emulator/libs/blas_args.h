@@ -6,8 +6,8 @@
  *        and the matrix-vector kernels of levels 2 and 3.
  *
  * cublas.c defines the handle's calls and the operands (blas_operand, blas_vec_of, blas_scalar);
- * cublas_level2.c the kernels (blas_op_mul, blas_op_solve), which level 3 will run on each column
- * or row of its matrices.
+ * cublas_level2.c the kernels (blas_op_mul, blas_op_solve), which the level 3 calls
+ * (cublas_level3.c) run on each column or row of their matrices.
  */
 #ifndef EMU_BLAS_ARGS_H
 #define EMU_BLAS_ARGS_H

@@ -1,13 +1,15 @@
 /**
  * @file cublas.c
- * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, Ex, batched and strided
- *        batched), geam, host-device copies and the operands every call shares (blas_args.h),
- *        on the host. Levels 1 and 2 are in cublas_level1.c and cublas_level2.c, batched LU in
- *        cublas_lu.c, cublasXt in cublas_xt.c.
+ * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, H, Ex, batched and strided
+ *        batched; S, D, H and Ex with 64-bit sizes too), geam, host-device copies and the
+ *        operands every call shares (blas_args.h), on the host. Levels 1, 2 and 3 are in
+ *        cublas_level1.c, cublas_level2.c and cublas_level3.c, batched LU in cublas_lu.c,
+ *        cublasXt in cublas_xt.c.
  *
  * Column-major with cuBLAS's transposes and leading dimensions. Every
  * operand range is checked against the device allocation table before it is
- * touched (course_emu_host). GemmEx computes what cuBLAS computes, operand
+ * touched (course_emu_host), once the work queued before the call has run (the call follows
+ * it on the handle's stream). GemmEx computes what cuBLAS computes, operand
  * rounding included:
  *
  *   compute type                    A, B          operands used as      accumulation
@@ -17,13 +19,14 @@
  *   CUBLAS_COMPUTE_32F_FAST_16BF    32F           rounded to bf16 (rn)  fp32
  *   CUBLAS_COMPUTE_16F[_PEDANTIC]   16F           fp16                  fp16, rounded per MMA
  *
- * (CUBLAS_TF32_TENSOR_OP_MATH makes SGEMM and 32F GemmEx use TF32 too.) The
- * result is alpha * op(A) op(B) + beta * C, rounded once to C's type; C is not
- * read when beta is 0. fp32 accumulation is OpenBLAS's SGEMM on the rounded
- * operands where OpenBLAS is installed, a plain loop otherwise. fp16 and bf16
- * conversions are the VM's own (vm/fp.c), so the stand-ins and the VM round alike.
+ * (CUBLAS_TF32_TENSOR_OP_MATH makes SGEMM and 32F GemmEx use TF32 too; HGEMM is fp16 GemmEx
+ * with CUBLAS_COMPUTE_16F.) The result is alpha * op(A) op(B) + beta * C, rounded once to C's type;
+ * C is not read when beta is 0. fp32 accumulation is OpenBLAS's SGEMM on the rounded operands where
+ * OpenBLAS is installed, a plain loop otherwise. fp16 and bf16 conversions are the VM's own
+ * (vm/fp.c), so the stand-ins and the VM round alike.
  */
 #include <cublas_v2.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@
 #include "blas_args.h"
 #include "blas_elem.h"
 #include "emu.h"
+#include "say.h"
 
 /** The k depth of one fp16 tensor-core instruction (wmma m16n16k16, mma m16n8k16). */
 enum { MMA_K = 16 };
@@ -551,14 +555,79 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
     return st;
 }
 
-cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                              cublasOperation_t transb, int m, int n, int k, const float *alpha,
-                              const float *A, int lda, const float *B, int ldb, const float *beta,
-                              float *C, int ldc)
+/*
+ * The sizes of a _64 GEMM (m, n, k, lda, ldb, ldc) as the ints its emulation takes, a negative
+ * one as -1, which it refuses; 0, or -1 after one line naming @p who when one is past INT_MAX,
+ * which the stand-in does not emulate.
+ */
+static int narrow(const char *who, const int64_t in[6], int out[6])
 {
-    return cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F,
-                        ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    for (int i = 0; i < 6; i++) {
+        if (in[i] > INT_MAX) {
+            emu_say("%s: a size past INT_MAX is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)", who);
+            return -1;
+        }
+        out[i] = in[i] < 0 ? -1 : (int)in[i];
+    }
+    return 0;
 }
+
+/* GemmEx with 64-bit sizes, which Sgemm, Hgemm and the _64 forms call; @p who, the function the
+ * program called, names it in the line that refuses a size past INT_MAX. */
+static cublasStatus_t gemm_ex_64(const char *who, cublasHandle_t handle, cublasOperation_t transa,
+                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                 const void *alpha, const void *A, cudaDataType Atype, int64_t lda,
+                                 const void *B, cudaDataType Btype, int64_t ldb, const void *beta,
+                                 void *C, cudaDataType Ctype, int64_t ldc,
+                                 cublasComputeType_t computeType)
+{
+    int s[6];
+    if (narrow(who, (const int64_t[6]){m, n, k, lda, ldb, ldc}, s))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    return cublasGemmEx(handle, transa, transb, s[0], s[1], s[2], alpha, A, Atype, s[3], B, Btype,
+                        s[4], beta, C, Ctype, s[5], computeType, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                               cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                               const void *alpha, const void *A, cudaDataType Atype, int64_t lda,
+                               const void *B, cudaDataType Btype, int64_t ldb, const void *beta,
+                               void *C, cudaDataType Ctype, int64_t ldc,
+                               cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    (void)algo;
+    return gemm_ex_64("cublasGemmEx_64", handle, transa, transb, m, n, k, alpha, A, Atype, lda, B,
+                      Btype, ldb, beta, C, Ctype, ldc, computeType);
+}
+
+cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                 const double *alpha, const double *A, int64_t lda, const double *B,
+                                 int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    int s[6];
+    if (narrow("cublasDgemm_v2_64", (const int64_t[6]){m, n, k, lda, ldb, ldc}, s))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    return cublasDgemm_v2(handle, transa, transb, s[0], s[1], s[2], alpha, A, s[3], B, s[4], beta,
+                          C, s[5]);
+}
+
+/* cublasSgemm and cublasHgemm (and their _64 forms, I int64_t): GemmEx on operands of type T,
+ * TYPE to GemmEx, computed as COMPUTE says (Hgemm: fp16 products summed in fp16). Hgemm's
+ * __half, which cublas_api.h declares for C++ alone, is its bits here: a uint16_t. */
+#define GEMM_OF_TYPE(NAME, T, TYPE, COMPUTE, I)                                                    \
+    cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, \
+                        I m, I n, I k, const T *alpha, const T *A, I lda, const T *B, I ldb,       \
+                        const T *beta, T *C, I ldc)                                                \
+    {                                                                                              \
+        return gemm_ex_64(#NAME, handle, transa, transb, m, n, k, alpha, A, TYPE, lda, B, TYPE,    \
+                          ldb, beta, C, TYPE, ldc, COMPUTE);                                       \
+    }
+
+GEMM_OF_TYPE(cublasSgemm_v2, float, CUDA_R_32F, CUBLAS_COMPUTE_32F, int)
+GEMM_OF_TYPE(cublasSgemm_v2_64, float, CUDA_R_32F, CUBLAS_COMPUTE_32F, int64_t)
+GEMM_OF_TYPE(cublasHgemm, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F, int)
+GEMM_OF_TYPE(cublasHgemm_64, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F, int64_t)
 
 /* --- copies between host and device (no handle) -------------------------------------------- */
 

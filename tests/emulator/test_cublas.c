@@ -9,8 +9,8 @@
  * in fp32 once both operands are rounded), against rounding written here from
  * frexp, independently of the emulator's own.
  *
- * Levels 1 and 2 in fp32 and fp64 likewise, each through the SD() macro's S and D forms: odd
- * sizes, increments of 2 and -3, padded leading dimensions, every triangle, transpose and
+ * Levels 1 to 3 in fp32 and fp64 likewise, each through the SD() macro's S and D forms: odd
+ * sizes, increments of 2 and -3, padded leading dimensions, every side, triangle, transpose and
  * diagonal; the triangle a call must not read and a unit diagonal hold NaN, and every element
  * of an output buffer (strided gaps, padding, a guard past the end) is compared. Triangular
  * solves undo a product made on the host and must give its input back exactly (diagonals of
@@ -1282,6 +1282,12 @@ static void download_as(const void *d, size_t n, size_t elem, double *h)
     free(buf);
 }
 
+/* Element @p i of the device array @p d of @p elem-byte elements. */
+static void *elem_at(void *d, size_t elem, size_t i)
+{
+    return (char *)d + i * elem;
+}
+
 /* Download @p n elements from @p d and assert each equals @p want's (NaN where it is NaN): the
  * strided gaps, padding and guards past the end included. */
 static void check_as(const char *what, const void *d, size_t elem, const double *want, size_t n)
@@ -1509,6 +1515,346 @@ START_TEST(level2_trmv_trsv_against_host)
 }
 END_TEST
 
+/* symm for each side and triangle (the other one NaN), and syrk for each triangle and
+ * transpose, in fp32 and fp64: B and C 33 x 31 with padded leading dimensions, against the host;
+ * C's padding rows and, for syrk, its other triangle stay as they were. */
+START_TEST(level3_symm_syrk_against_host)
+{
+    enum { M = 33, N = 31, K = 17, LDA = 36, LDB = 35, LDC = 38, SA = LDA * 33, SB = LDB * N };
+    enum { SC = LDC * 33 + 5 };
+    cublasHandle_t h = handle_new();
+    union scalar al, be;
+    double *a = mat_alloc(SA * 8), *b = mat_alloc(SB * 8), *c0 = mat_alloc(SC * 8);
+    double *want = mat_alloc(SC * 8);
+    for (int e = 0; e < 2; e++) {
+        size_t elem = elems[e];
+        fill_small(b, SB, 601), fill_small(c0, SC, 602);
+        void *db = upload_as(b, SB, elem), *dc = upload_as(c0, SC, elem), *da = NULL;
+        for (int c = 0; c < 4; c++) { /* symm: side left or right, upper or lower */
+            int right = c >> 1, upper = c & 1, ka = right ? N : M;
+            fill_small(a, SA, 610 + (uint64_t)c);
+            poison_triangle(a, ka, LDA, upper, 0);
+            da = upload_as(a, SA, elem);
+            reset_as(dc, c0, SC, elem);
+            memcpy(want, c0, SC * 8);
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) {
+                    double acc = 0;
+                    for (int p = 0; p < ka; p++)
+                        acc += right ? b[p * LDB + i] * sym_at(a, LDA, upper, p, j)
+                                     : sym_at(a, LDA, upper, i, p) * b[j * LDB + p];
+                    want[j * LDC + i] = 2 * acc - c0[j * LDC + i];
+                }
+            ck_assert_int_eq(SD(elem, symm, h, right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
+                                upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, M, N,
+                                scalar_as(elem, 2, &al), da, LDA, db, LDB, scalar_as(elem, -1, &be),
+                                dc, LDC),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as(right ? "symm right" : "symm left", dc, elem, want, SC);
+            CUDA_CHECK(cudaFree(da));
+        }
+        fill_small(a, SA, 620);
+        da = upload_as(a, SA, elem);
+        for (int c = 0; c < 4; c++) { /* syrk: C (M x M) = 2 op(A) op(A)^T - 3 C */
+            int upper = c & 1, t = c >> 1;
+            reset_as(dc, c0, SC, elem);
+            memcpy(want, c0, SC * 8);
+            for (int j = 0; j < M; j++)
+                for (int i = upper ? 0 : j; i < (upper ? j + 1 : M); i++) {
+                    double acc = 0;
+                    for (int p = 0; p < K; p++) /* op(A) is M x K: A, or A^T of a K x M A */
+                        acc += (t ? a[i * LDA + p] : a[p * LDA + i]) *
+                               (t ? a[j * LDA + p] : a[p * LDA + j]);
+                    want[j * LDC + i] = 2 * acc - 3 * c0[j * LDC + i];
+                }
+            ck_assert_int_eq(
+                SD(elem, syrk, h, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, ops[t],
+                   M, K, scalar_as(elem, 2, &al), da, LDA, scalar_as(elem, -3, &be), dc, LDC),
+                CUBLAS_STATUS_SUCCESS);
+            check_as(t ? "syrk T" : "syrk N", dc, elem, want, SC);
+        }
+        device_free(da, db, dc, NULL);
+    }
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(a), free(b), free(c0), free(want);
+}
+END_TEST
+
+/* trmm (out of place, and in place with C = B) and trsm for each side, triangle, transpose and
+ * diagonal in fp32 and fp64, B 33 x 31 with padded leading dimensions: the triangle not read and
+ * a unit diagonal hold NaN; trsm solves op(A) X = 2 B (or X op(A) = 2 B) for B made from X0 on
+ * the host and must give 2 X0 exactly; padding rows stay as they were. */
+START_TEST(level3_trmm_trsm_against_host)
+{
+    enum { M = 33, N = 31, LDA = 35, LDB = 34, LDC = 37, SA = LDA * 33, SB = LDB * N + 3 };
+    enum { SC = LDC * N + 3 };
+    double *a = mat_alloc(SA * 8), *x0 = mat_alloc(SB * 8), *b = mat_alloc(SB * 8);
+    double *c0 = mat_alloc(SC * 8), *want = mat_alloc(SC * 8);
+    cublasHandle_t h = handle_new();
+    union scalar al;
+    fill_small(x0, SB, 700), fill_small(c0, SC, 701);
+    for (int e = 0; e < 2; e++)
+        for (int c = 0; c < 16; c++) {
+            size_t elem = elems[e];
+            int right = c >> 3, upper = c & 1, t = (c >> 1) & 1, unit = (c >> 2) & 1;
+            int ka = right ? N : M;
+            cublasSideMode_t side = right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+            cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+            cublasDiagType_t diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+            triangle_fill(a, ka, LDA, SA, upper, unit, 710 + (uint64_t)c);
+            memcpy(b, x0, SB * 8); /* b = op(A) X0 or X0 op(A), its padding X0's */
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) {
+                    double acc = 0;
+                    for (int p = 0; p < ka; p++)
+                        acc += right ? x0[p * LDB + i] * tri_at(a, LDA, upper, t, unit, p, j)
+                                     : tri_at(a, LDA, upper, t, unit, i, p) * x0[j * LDB + p];
+                    b[j * LDB + i] = acc;
+                }
+            void *da = upload_as(a, SA, elem), *dx = upload_as(x0, SB, elem);
+            void *dc = upload_as(c0, SC, elem);
+            memcpy(want, c0, SC * 8);
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++)
+                    want[j * LDC + i] = -2 * b[j * LDB + i];
+            ck_assert_int_eq(SD(elem, trmm, h, side, uplo, ops[t], diag, M, N,
+                                scalar_as(elem, -2, &al), da, LDA, dx, LDB, dc, LDC),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as("trmm", dc, elem, want, SC);
+            check_as("trmm's B", dx, elem, x0, SB);
+            ck_assert_int_eq(SD(elem, trmm, h, side, uplo, ops[t], diag, M, N,
+                                scalar_as(elem, 1, &al), da, LDA, dx, LDB, dx, LDB),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as("trmm in place", dx, elem, b, SB);
+            /* dx now holds b: trsm with alpha 2 gives 2 X0 */
+            for (size_t i = 0; i < SB; i++)
+                want[i] = i % LDB < M && i < (size_t)LDB * N ? 2 * x0[i] : x0[i];
+            ck_assert_int_eq(SD(elem, trsm, h, side, uplo, ops[t], diag, M, N,
+                                scalar_as(elem, 2, &al), da, LDA, dx, LDB),
+                             CUBLAS_STATUS_SUCCESS);
+            check_as("trsm", dx, elem, want, SB);
+            device_free(da, dx, dc, NULL);
+        }
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(a), free(x0), free(b), free(c0), free(want);
+}
+END_TEST
+
+/* cublasHgemm, as C++ calls it, for every transpose pair at 33 x 31 x 40 with padded leading
+ * dimensions: on small integers exactly the host's alpha op(A) op(B) + beta C, C's padding
+ * untouched; on values that fp16 sums must round, bit for bit GemmEx's CUBLAS_COMPUTE_16F, and
+ * cublasHgemm_64 bit for bit cublasHgemm. */
+START_TEST(hgemm_is_gemm_ex_compute_16f)
+{
+    enum { M = 33, N = 31, K = 40, LD = 43, SZ = LD * 43 };
+    int *ia = mat_alloc(SZ * sizeof *ia), *ib = mat_alloc(SZ * sizeof *ib);
+    int *ic = mat_alloc(SZ * sizeof *ic);
+    uint16_t *ha = mat_alloc(SZ * 2), *hb = mat_alloc(SZ * 2), *hc = mat_alloc(SZ * 2);
+    uint16_t *got = mat_alloc(SZ * 2), *ex = mat_alloc(SZ * 2), *wide = mat_alloc(SZ * 2);
+    uint64_t s = 800;
+    for (int i = 0; i < SZ; i++) {
+        ia[i] = (int)(mat_rand_next(&s) % 9) - 4;
+        ib[i] = (int)(mat_rand_next(&s) % 9) - 4;
+        ic[i] = (int)(mat_rand_next(&s) % 9) - 4;
+    }
+    store_ints(ia, SZ, F16, ha), store_ints(ib, SZ, F16, hb), store_ints(ic, SZ, F16, hc);
+    void *da = upload(ha, SZ * 2), *db = upload(hb, SZ * 2), *dc = upload(hc, SZ * 2);
+    cublasHandle_t h = handle_new();
+    const uint16_t one = half_bits_of_int(1), two = half_bits_of_int(2);
+    const uint16_t minus = half_bits_of_int(-1);
+    for (int t = 0; t < 4; t++) {
+        int ta = t >> 1, tb = t & 1;
+        CUDA_CHECK(cudaMemcpy(dc, hc, SZ * 2, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(
+            hgemm_bits(h, 0, ops[ta], ops[tb], M, N, K, &two, da, LD, db, LD, &minus, dc, LD),
+            CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dc, SZ * 2, cudaMemcpyDeviceToHost));
+        for (int j = 0; j < LD; j++)
+            for (int i = 0; i < LD; i++) {
+                long acc = 0;
+                for (int p = 0; p < K && i < M && j < N; p++)
+                    acc += (long)(ta ? ia[i * LD + p] : ia[p * LD + i]) *
+                           (tb ? ib[p * LD + j] : ib[j * LD + p]);
+                float want =
+                    i < M && j < N ? (float)(2 * acc - ic[j * LD + i]) : (float)ic[j * LD + i];
+                ck_assert_msg(float_of_half(got[j * LD + i]) == want,
+                              "Hgemm %c%c: C(%d,%d) = %g, want %g", ta ? 'T' : 'N', tb ? 'T' : 'N',
+                              i, j, float_of_half(got[j * LD + i]), want);
+            }
+    }
+    for (int i = 0; i < SZ; i++) { /* [0, 32): sums of 40 products pass 2048, where fp16 rounds */
+        ha[i] = half_bits_of_int((int)(mat_rand_next(&s) % 32));
+        hb[i] = half_bits_of_int((int)(mat_rand_next(&s) % 32));
+    }
+    CUDA_CHECK(cudaMemcpy(da, ha, SZ * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(db, hb, SZ * 2, cudaMemcpyHostToDevice));
+    uint16_t *outs[] = {got, ex, wide};
+    for (int call = 0; call < 3; call++) {
+        CUDA_CHECK(cudaMemcpy(dc, hc, SZ * 2, cudaMemcpyHostToDevice));
+        cublasStatus_t st =
+            call == 1 ? cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, da, CUDA_R_16F, LD,
+                                     db, CUDA_R_16F, LD, &minus, dc, CUDA_R_16F, LD,
+                                     CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT)
+                      : hgemm_bits(h, call == 2, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, da, LD,
+                                   db, LD, &minus, dc, LD);
+        ck_assert_int_eq(st, CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(outs[call], dc, SZ * 2, cudaMemcpyDeviceToHost));
+    }
+    int rounded = 0;
+    for (int i = 0; i < SZ; i++) {
+        ck_assert_msg(got[i] == ex[i] && got[i] == wide[i],
+                      "element %d: Hgemm %#x, GemmEx %#x, Hgemm_64 %#x", i, got[i], ex[i], wide[i]);
+        rounded += float_of_half(got[i]) > 2048;
+    }
+    ck_assert_int_gt(rounded, M * N / 2);
+    device_free(da, db, dc, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(ia), free(ib), free(ic), free(ha), free(hb), free(hc), free(got), free(ex), free(wide);
+}
+END_TEST
+
+/* The _64 forms give what their int forms give (amax's index an int64_t), on one case each of
+ * level 1, 2 and 3 and GEMM; a size past INT_MAX, which the GEMMs do not emulate, is refused in
+ * one line before any operand is touched. */
+START_TEST(sixty_four_bit_forms_match)
+{
+    enum { N = 37, LD = 41, SZ = LD * N + 3 };
+    double *a = mat_alloc(SZ * 8), *b = mat_alloc(SZ * 8), *g32 = mat_alloc(SZ * 8);
+    double *g64 = mat_alloc(SZ * 8);
+    fill_small(a, SZ, 900), fill_small(b, SZ, 901);
+    for (int i = 0; i < N; i++) /* a triangular solve of A's lower triangle stays exact */
+        a[i * LD + i] = i % 2 ? -2 : 1;
+    cublasHandle_t h = handle_new();
+    union scalar al, be;
+    for (int e = 0; e < 2; e++) {
+        size_t elem = elems[e];
+        void *da = upload_as(a, SZ, elem), *d32 = upload_as(b, SZ, elem);
+        void *d64 = upload_as(b, SZ, elem);
+        void *al_p = scalar_as(elem, 3, &al), *be_p = scalar_as(elem, -2, &be);
+        for (int c = 0; c < 5; c++) {
+            reset_as(d32, b, SZ, elem), reset_as(d64, b, SZ, elem);
+            cublasStatus_t s32, s64;
+            if (c == 0) {
+                s32 = SD(elem, axpy, h, N, al_p, da, 3, d32, -2);
+                s64 = SD(elem, axpy_64, h, N, al_p, da, 3, d64, -2);
+            } else if (c == 1) {
+                s32 = SD(elem, gemv, h, CUBLAS_OP_T, N, N - 2, al_p, da, LD, da, 1, be_p, d32, -1);
+                s64 =
+                    SD(elem, gemv_64, h, CUBLAS_OP_T, N, N - 2, al_p, da, LD, da, 1, be_p, d64, -1);
+            } else if (c == 2) {
+                s32 = SD(elem, trsm, h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                         CUBLAS_DIAG_NON_UNIT, N - 4, N, al_p, da, LD, d32, LD);
+                s64 = SD(elem, trsm_64, h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                         CUBLAS_DIAG_NON_UNIT, N - 4, N, al_p, da, LD, d64, LD);
+            } else if (c == 3) {
+                s32 = SD(elem, syrk, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, N, 5, al_p, da, LD,
+                         be_p, d32, LD);
+                s64 = SD(elem, syrk_64, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, N, 5, al_p, da, LD,
+                         be_p, d64, LD);
+            } else {
+                s32 = SD(elem, gemm, h, CUBLAS_OP_N, CUBLAS_OP_T, N, N - 1, 7, al_p, da, LD, da, LD,
+                         be_p, d32, LD);
+                s64 = SD(elem, gemm_64, h, CUBLAS_OP_N, CUBLAS_OP_T, N, N - 1, 7, al_p, da, LD, da,
+                         LD, be_p, d64, LD);
+            }
+            ck_assert_int_eq(s32, CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(s64, CUBLAS_STATUS_SUCCESS);
+            download_as(d32, SZ, elem, g32), download_as(d64, SZ, elem, g64);
+            for (int i = 0; i < SZ; i++)
+                ck_assert_msg(g32[i] == g64[i], "case %d (%s): element %d is %g, the _64 form's %g",
+                              c, elem == 4 ? "S" : "D", i, g32[i], g64[i]);
+            ck_assert_msg(memcmp(g32, b, SZ * 8) != 0, "case %d changed nothing", c);
+        }
+        int64_t i64 = -1;
+        int i32 = -1;
+        ck_assert_int_eq(elem == 4 ? cublasIsamax_64(h, N, da, 2, &i64)
+                                   : cublasIdamax_64(h, N, da, 2, &i64),
+                         CUBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(elem == 4 ? cublasIsamax(h, N, da, 2, &i32)
+                                   : cublasIdamax(h, N, da, 2, &i32),
+                         CUBLAS_STATUS_SUCCESS);
+        ck_assert(i32 > 0 && i64 == i32);
+        device_free(da, d32, d64, NULL);
+    }
+    float one = 1, *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, 16));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cublasStatus_t st = cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, (int64_t)1 << 31, 1, 1, &one, d,
+                                       (int64_t)1 << 31, d, 1, &one, d, (int64_t)1 << 31);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(st, CUBLAS_STATUS_NOT_SUPPORTED);
+    ck_assert_str_eq(said, "emulator: cublasSgemm_v2_64: a size past INT_MAX is not emulated "
+                           "(CUBLAS_STATUS_NOT_SUPPORTED)\n");
+    free(said);
+    CUDA_CHECK(cudaFree(d));
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(a), free(b), free(g32), free(g64);
+}
+END_TEST
+
+/* Level 1's results into device memory and the scalars of levels 1 to 3 from it
+ * (CUBLAS_POINTER_MODE_DEVICE) give what the host's give. */
+START_TEST(level1_to_3_in_device_pointer_mode)
+{
+    enum { N = 29, LD = 31, SZ = LD * N };
+    double *a = mat_alloc(SZ * 8), *host = mat_alloc(SZ * 8), *dev = mat_alloc(SZ * 8);
+    const double scalars[] = {3, -2};
+    fill_small(a, SZ, 950);
+    for (int i = 0; i < N; i++)
+        a[i * LD + i] = 1;
+    cublasHandle_t h = handle_new();
+    for (int e = 0; e < 2; e++) {
+        size_t elem = elems[e];
+        void *da = upload_as(a, SZ, elem), *dh = upload_as(a, SZ, elem);
+        void *dd = upload_as(a, SZ, elem), *ds = upload_as(scalars, 2, elem);
+        union scalar al, be, sum_h;
+        void *al_p = scalar_as(elem, 3, &al), *be_p = scalar_as(elem, -2, &be);
+        void *ds1 = elem_at(ds, elem, 1);
+        int *di, i_h = 0, i_d = 0;
+        CUDA_CHECK(cudaMalloc((void **)&di, sizeof *di));
+        for (int on_dev = 0; on_dev < 2; on_dev++) { /* host scalars into dh, device's into dd */
+            void *d = on_dev ? dd : dh, *s0 = on_dev ? ds : al_p, *s1 = on_dev ? ds1 : be_p;
+            ck_assert_int_eq(cublasSetPointerMode(h, on_dev ? CUBLAS_POINTER_MODE_DEVICE
+                                                            : CUBLAS_POINTER_MODE_HOST),
+                             CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(SD(elem, rot, h, N, d, 1, elem_at(d, elem, LD), 2, s0, s1),
+                             CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(SD(elem, symv, h, CUBLAS_FILL_MODE_LOWER, N, s0, da, LD, da, LD, s1,
+                                elem_at(d, elem, 2 * LD), 1),
+                             CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(SD(elem, trsm, h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER,
+                                CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 5, N - 4, s0, da, LD,
+                                elem_at(d, elem, 4 * LD), LD),
+                             CUBLAS_STATUS_SUCCESS);
+            int *imin = on_dev ? di : &i_h;
+            ck_assert_int_eq(elem == 4 ? cublasIsamin(h, N, d, 1, imin)
+                                       : cublasIdamin(h, N, d, 1, imin),
+                             CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(
+                SD(elem, asum, h, N, d, 1, on_dev ? elem_at(dd, elem, SZ - 1) : (void *)&sum_h),
+                CUBLAS_STATUS_SUCCESS);
+        }
+        ck_assert_int_eq(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(&i_d, di, sizeof i_d, cudaMemcpyDeviceToHost));
+        download_as(dh, SZ, elem, host), download_as(dd, SZ, elem, dev);
+        ck_assert_int_eq(i_d, i_h);
+        ck_assert(i_h > 0);
+        ck_assert(dev[SZ - 1] == (elem == 4 ? sum_h.f : sum_h.d));
+        for (int i = 0; i < SZ - 1; i++)
+            ck_assert_msg(host[i] == dev[i],
+                          "%s: element %d is %g on the host's scalars, %g on "
+                          "the device's",
+                          elem == 4 ? "S" : "D", i, host[i], dev[i]);
+        ck_assert_msg(memcmp(host, a, (SZ - 1) * 8) != 0, "nothing changed");
+        device_free(da, dh, dd, ds);
+        CUDA_CHECK(cudaFree(di));
+    }
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    free(a), free(host), free(dev);
+}
+END_TEST
+
 /* A call follows the work queued before it on its handle's stream: asum sees what a queued
  * memset wrote, and its device result is there for a copy queued after it. */
 START_TEST(level1_follows_its_stream)
@@ -1535,6 +1881,49 @@ START_TEST(level1_follows_its_stream)
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
     CUDA_CHECK(cudaStreamDestroy(s));
     device_free(d, dsum, NULL, NULL);
+}
+END_TEST
+
+/* Bad arguments to levels 1 to 3 are refused before anything is touched: a fill mode, side or
+ * diagonal cuBLAS does not define, a short leading dimension, a zero increment, a dead handle;
+ * an operand past its allocation fails the call with one line. */
+START_TEST(level1_to_3_refuse_bad_arguments)
+{
+    float one = 1, *d;
+    int i;
+    CUDA_CHECK(cudaMalloc((void **)&d, 64 * sizeof *d));
+    cublasHandle_t h = handle_new();
+    ck_assert_int_eq(cublasSsymv(h, CUBLAS_FILL_MODE_FULL, 4, &one, d, 4, d, 1, &one, d, 1),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                 (cublasDiagType_t)7, 4, 4, &one, d, 4, d, 4),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasStrmm(h, (cublasSideMode_t)2, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                 CUBLAS_DIAG_UNIT, 4, 4, &one, d, 4, d, 4, d, 4),
+                     CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(
+        cublasSsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, 4, 5, &one, d, 4, &one, d, 4),
+        CUBLAS_STATUS_INVALID_VALUE); /* A^T is 5 x 4: lda 4 < 5 */
+    ck_assert_int_eq(cublasSger(h, 5, 2, &one, d, 1, d, 1, d, 4), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasScopy(h, 4, d, 0, d, 1), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(
+        cublasStrsv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, 4, d, 4, d, 0),
+        CUBLAS_STATUS_INVALID_VALUE);
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cublasStatus_t st = cublasStrmv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, 9,
+                                    d, 9, d, 1); /* 9 x 9 is 81 floats: past the 64 */
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(st, CUBLAS_STATUS_EXECUTION_FAILED);
+    ck_assert_msg(strstr(said, "cuBLAS trmv") && strchr(said, '\n') == said + strlen(said) - 1,
+                  "not one line naming the call: %s", said);
+    free(said);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasIsamax(h, 4, d, 1, &i), CUBLAS_STATUS_NOT_INITIALIZED);
+    ck_assert_int_eq(cublasDsymm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, 1, 1, NULL, NULL, 1,
+                                 NULL, 1, NULL, NULL, 1),
+                     CUBLAS_STATUS_NOT_INITIALIZED);
+    CUDA_CHECK(cudaFree(d));
 }
 END_TEST
 
@@ -1616,7 +2005,13 @@ int main(int argc, char **argv)
         {"level1_against_host_every_increment", level1_against_host_every_increment, CASE_CPU, 60},
         {"level2_gemv_ger_symv_against_host", level2_gemv_ger_symv_against_host, CASE_CPU, 60},
         {"level2_trmv_trsv_against_host", level2_trmv_trsv_against_host, CASE_CPU, 60},
+        {"level3_symm_syrk_against_host", level3_symm_syrk_against_host, CASE_CPU, 60},
+        {"level3_trmm_trsm_against_host", level3_trmm_trsm_against_host, CASE_CPU, 60},
+        {"hgemm_is_gemm_ex_compute_16f", hgemm_is_gemm_ex_compute_16f, CASE_CPU, 60},
+        {"sixty_four_bit_forms_match", sixty_four_bit_forms_match, CASE_CPU, 60},
+        {"level1_to_3_in_device_pointer_mode", level1_to_3_in_device_pointer_mode, CASE_CPU, 60},
         {"level1_follows_its_stream", level1_follows_its_stream, CASE_CPU, 60},
+        {"level1_to_3_refuse_bad_arguments", level1_to_3_refuse_bad_arguments, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }

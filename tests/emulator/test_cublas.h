@@ -1,11 +1,13 @@
 /**
  * @file test_cublas.h
  * @brief A WMMA GEMM with fp16 accumulators (test_cublas_kernels.cu), the kernel a student
- *        checks against cuBLAS's CUBLAS_COMPUTE_16F, for the suite in test_cublas.c.
+ *        checks against cuBLAS's CUBLAS_COMPUTE_16F, and cublasHgemm called as C++ calls it, for
+ *        the suite in test_cublas.c.
  */
 #ifndef TEST_CUBLAS_H
 #define TEST_CUBLAS_H
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -21,6 +23,14 @@ extern "C" {
  */
 cudaError_t wmma_gemm_f16_acc(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
                               uint16_t *d_C);
+
+/**
+ * cublasHgemm (with @p wide, cublasHgemm_64) on binary16 bits, as a C++ program calls it:
+ * cublas_api.h declares it for C++ alone, with __half operands.
+ */
+cublasStatus_t hgemm_bits(cublasHandle_t h, int wide, cublasOperation_t ta, cublasOperation_t tb,
+                          int m, int n, int k, const uint16_t *alpha, const uint16_t *A, int lda,
+                          const uint16_t *B, int ldb, const uint16_t *beta, uint16_t *C, int ldc);
 
 #ifdef __cplusplus
 }

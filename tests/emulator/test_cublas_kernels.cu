@@ -1,7 +1,7 @@
 /**
  * @file test_cublas_kernels.cu
  * @brief A WMMA GEMM with fp16 accumulators: what cuBLAS's CUBLAS_COMPUTE_16F is checked
- *        against (test_cublas.c).
+ *        against (test_cublas.c); and cublasHgemm, which only C++ can call through its header.
  */
 #include "test_cublas.h"
 
@@ -34,4 +34,15 @@ cudaError_t wmma_gemm_f16_acc(int M, int N, int K, const uint16_t *d_A, const ui
     wmma_gemm_f16_acc_kernel<<<dim3(M / 16, N / 16), 32>>>(M, K, (const __half *)d_A,
                                                            (const __half *)d_B, (__half *)d_C);
     return cudaGetLastError();
+}
+
+cublasStatus_t hgemm_bits(cublasHandle_t h, int wide, cublasOperation_t ta, cublasOperation_t tb,
+                          int m, int n, int k, const uint16_t *alpha, const uint16_t *A, int lda,
+                          const uint16_t *B, int ldb, const uint16_t *beta, uint16_t *C, int ldc)
+{
+    const __half *al = (const __half *)alpha, *a = (const __half *)A, *b = (const __half *)B;
+    const __half *be = (const __half *)beta;
+    if (wide)
+        return cublasHgemm_64(h, ta, tb, m, n, k, al, a, lda, b, ldb, be, (__half *)C, ldc);
+    return cublasHgemm(h, ta, tb, m, n, k, al, a, lda, b, ldb, be, (__half *)C, ldc);
 }
