@@ -4,7 +4,8 @@
  *        batched; S, D, H and Ex with 64-bit sizes too), geam, host-device copies and the
  *        operands every call shares (blas_args.h), on the host. Levels 1, 2 and 3 are in
  *        cublas_level1.c, cublas_level2.c and cublas_level3.c, batched LU in cublas_lu.c,
- *        cublasXt in cublas_xt.c.
+ *        cublasXt in cublas_xt.c; every other function the cuBLAS headers declare is a stub that
+ *        answers CUBLAS_STATUS_NOT_SUPPORTED with one line (cublas_unsupported.c).
  *
  * Column-major with cuBLAS's transposes and leading dimensions. Every
  * operand range is checked against the device allocation table before it is
@@ -39,8 +40,11 @@
 #include "alloc.h"
 #include "blas_args.h"
 #include "blas_elem.h"
+#include "blas_unsupported.h"
 #include "emu.h"
 #include "say.h"
+
+_Static_assert((int)BLAS_NOT_SUPPORTED == (int)CUBLAS_STATUS_NOT_SUPPORTED, "the stubs' status");
 
 /** The k depth of one fp16 tensor-core instruction (wmma m16n16k16, mma m16n8k16). */
 enum { MMA_K = 16 };
@@ -94,6 +98,33 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     (void)handle;
     *version = CUBLAS_VERSION;
     return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
+{
+    switch (type) {
+    case MAJOR_VERSION:
+        *value = CUBLAS_VER_MAJOR;
+        return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION:
+        *value = CUBLAS_VER_MINOR;
+        return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL:
+        *value = CUBLAS_VER_PATCH;
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+size_t cublasGetCudartVersion(void)
+{
+    return CUDART_VERSION;
+}
+
+/* BLAS's error handler, which cuBLAS exports: one line, as reference BLAS's xerbla prints. */
+void cublasXerbla(const char *srName, int info)
+{
+    emu_say("cuBLAS: on entry to %s, parameter number %d had an illegal value", srName, info);
 }
 
 cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,

@@ -103,6 +103,26 @@ size_t cublasLtGetVersion(void)
     return CUBLAS_VERSION;
 }
 
+size_t cublasLtGetCudartVersion(void)
+{
+    return cublasGetCudartVersion();
+}
+
+cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)
+{
+    return cublasGetProperty(type, value);
+}
+
+/* The host code's instruction sets are the host's own here: the mask changes nothing; the
+ * previous one, as cuBLASLt answers, is the last one set. */
+unsigned cublasLtDisableCpuInstructionsSetMask(unsigned mask)
+{
+    static unsigned last;
+    unsigned before = last;
+    last = mask;
+    return before;
+}
+
 const char *cublasLtGetStatusName(cublasStatus_t status)
 {
     return cublasGetStatusName(status);

@@ -8,7 +8,8 @@
  * with flags, cooperative launches, memory pools), and the PTX nvcc emits for correct code:
  * warpSize (WARP_SZ), a 1-byte static __shared__ beside an extern __shared__ array, cvt from a
  * wider register, the reserved shared memory, and initialisers holding function addresses.
- * Every function cuda_runtime_api.h declares must be exported (the header is read at test time).
+ * Every function cuda_runtime_api.h declares must be exported, and every one cuBLAS's and
+ * cuBLASLt's headers declare (the headers are read at test time).
  * Last, mbarrier's "::" forms run, and what the VM cannot run (im2col copies, the grid
  * workspace) fails only the launch that reaches it, with the instruction and its line; the
  * module's other kernels run.
@@ -269,6 +270,40 @@ START_TEST(every_runtime_function_exported)
 }
 END_TEST
 
+/* Every cublasXxx the toolkit's cuBLAS headers declare (CUBLASWINAPI, then the name: cublas_api.h,
+ * cublasXt.h and the legacy cublas.h for libcublas, cublasLt.h for libcublasLt) is exported by
+ * the stand-in: emulated, or a stub that answers CUBLAS_STATUS_NOT_SUPPORTED with one line
+ * (emulator.cublas.stubs_say_not_emulated). No program dies at load. */
+START_TEST(every_cublas_function_exported)
+{
+    static const struct {
+        const char *header, *lib;
+        int least; /**< fewer declarations than this: the header was misread */
+    } sets[] = {{CUBLAS_API_H, EMU_CUBLAS, 500},
+                {CUBLAS_XT_H, EMU_CUBLAS, 40},
+                {CUBLAS_LEGACY_H, EMU_CUBLAS, 150},
+                {CUBLASLT_H, EMU_CUBLASLT, 40}};
+    for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+        void *lib = dlopen(sets[k].lib, RTLD_LAZY);
+        char *text = course_read_file(sets[k].header), name[160], first[160] = "";
+        ck_assert_msg(lib && text, "cannot open %s or %s", sets[k].lib, sets[k].header);
+        int declared = 0, missing = 0;
+        for (const char *p = text; (p = strstr(p, "CUBLASWINAPI")) != NULL;) {
+            p += strlen("CUBLASWINAPI");
+            if (sscanf(p, " %159[A-Za-z0-9_]", name) != 1 || strncmp(name, "cublas", 6) != 0)
+                continue; /* the macro's own definition, or a pointer type */
+            declared++;
+            if (!dlsym(lib, name) && !missing++)
+                snprintf(first, sizeof first, "%s", name);
+        }
+        free(text);
+        ck_assert_int_gt(declared, sets[k].least);
+        ck_assert_msg(missing == 0, "%d functions of %s are missing from %s, the first %s", missing,
+                      sets[k].header, sets[k].lib, first);
+    }
+}
+END_TEST
+
 /* Every name in [@p at, @p end) that follows @p prefix (with it when @p keep), each between
  * newlines in a malloc'd string that begins with one. */
 static char *names_after(const char *at, const char *end, const char *prefix, int keep)
@@ -459,6 +494,7 @@ int main(int argc, char **argv)
         {"grid_sync_in_a_cooperative_launch", grid_sync_in_a_cooperative_launch, CASE_GPU, 60},
         {"runtime_calls_programs_make", runtime_calls_programs_make, CASE_GPU, 60},
         {"every_runtime_function_exported", every_runtime_function_exported, CASE_GPU, 60},
+        {"every_cublas_function_exported", every_cublas_function_exported, CASE_CPU, 60},
         {"readme_lists_every_call_not_emulated", readme_lists_every_call_not_emulated, CASE_CPU,
          60},
         {"warp_size_in_device_code", warp_size_in_device_code, CASE_GPU, 60},

@@ -14,7 +14,7 @@
  * diagonal; the triangle a call must not read and a unit diagonal hold NaN, and every element
  * of an output buffer (strided gaps, padding, a guard past the end) is compared. Triangular
  * solves undo a product made on the host and must give its input back exactly (diagonals of
- * +-1, +-2, +-4).
+ * +-1, +-2, +-4). Last, what a stub says and answers.
  */
 #include <cublasLt.h>
 #include <cublasXt.h>
@@ -1793,6 +1793,33 @@ START_TEST(sixty_four_bit_forms_match)
 }
 END_TEST
 
+/* A function the stand-in does not emulate answers CUBLAS_STATUS_NOT_SUPPORTED with one line
+ * naming it (cuBLAS's, cuBLASLt's); nothing else happens, and the handle goes on working. */
+START_TEST(stubs_say_not_emulated)
+{
+    float one = 1, *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, 64 * sizeof *d));
+    cublasHandle_t h = handle_new();
+    cublasLtMatrixTransformDesc_t desc;
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cublasStatus_t st =
+        cublasSgbmv(h, CUBLAS_OP_N, 4, 4, 1, 1, &one, d, 3, d + 16, 1, &one, d + 32, 1);
+    cublasStatus_t lt = cublasLtMatrixTransformDescCreate(&desc, CUDA_R_32F);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(st, CUBLAS_STATUS_NOT_SUPPORTED);
+    ck_assert_int_eq(lt, CUBLAS_STATUS_NOT_SUPPORTED);
+    ck_assert_str_eq(said,
+                     "emulator: cublasSgbmv_v2 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n"
+                     "emulator: cublasLtMatrixTransformDescCreate is not emulated "
+                     "(CUBLAS_STATUS_NOT_SUPPORTED)\n");
+    free(said);
+    ck_assert_int_eq(cublasSscal(h, 4, &one, d, 1), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaFree(d));
+}
+END_TEST
+
 /* Level 1's results into device memory and the scalars of levels 1 to 3 from it
  * (CUBLAS_POINTER_MODE_DEVICE) give what the host's give. */
 START_TEST(level1_to_3_in_device_pointer_mode)
@@ -2012,6 +2039,7 @@ int main(int argc, char **argv)
         {"level1_to_3_in_device_pointer_mode", level1_to_3_in_device_pointer_mode, CASE_CPU, 60},
         {"level1_follows_its_stream", level1_follows_its_stream, CASE_CPU, 60},
         {"level1_to_3_refuse_bad_arguments", level1_to_3_refuse_bad_arguments, CASE_CPU, 60},
+        {"stubs_say_not_emulated", stubs_say_not_emulated, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
