@@ -9,7 +9,7 @@ CHECKOUT is a copy of NVIDIA's cuda-samples (or any tree laid out as Samples/FOL
 CMakeLists.txt per program) that the developer fetched; nothing of it is committed here.
 FOLDER defaults to the five folders emulator/STATUS.md reports on. For every program the script
 reads its CMakeLists.txt for its sources and libraries. A program that links a library the
-emulator has no stand-in for (cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP, nvJPEG, OpenGL, EGL, MPI,
+emulator has no stand-in for (cuSPARSE, cuSOLVER, NPP, nvJPEG, OpenGL, EGL, MPI,
 FreeImage, ...) is listed as "needs" with the library and not built. The driver API is the
 emulator's libcuda.so.1; NVRTC is the toolkit's own (it compiles on the host, no GPU needed).
 The others are compiled as the course compiles (nvcc for sm_90 with its PTX, -cudart shared,
@@ -49,11 +49,10 @@ FOLDERS = [
 ]
 # Libraries the emulator stands in for: linked as named.
 EMULATED = {"CUDA::cudart": None, "CUDA::cublas": "-lcublas", "CUDA::cublasLt": "-lcublasLt",
-            "CUDA::cuda_driver": "-lcuda", "CUDA::nvrtc": "-lnvrtc"}
+            "CUDA::cuda_driver": "-lcuda", "CUDA::nvrtc": "-lnvrtc", "CUDA::cufft": "-lcufft",
+            "CUDA::curand": "-lcurand"}
 # What a program's CMakeLists.txt names, and the library it stands for, when there is no stand-in.
 NEEDS = [
-    (re.compile(r"CUDA::cufft"), "cuFFT"),
-    (re.compile(r"CUDA::curand"), "cuRAND"),
     (re.compile(r"CUDA::cusparse"), "cuSPARSE"),
     (re.compile(r"CUDA::cusolver"), "cuSOLVER"),
     (re.compile(r"CUDA::npp"), "NPP"),

@@ -39,6 +39,7 @@
  */
 #include <cuda_runtime_api.h>
 #include <cufft.h>
+#include <cufftXt.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -819,6 +820,55 @@ cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata
 cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     return exec(plan, "cufftExecZ2D", CUFFT_Z2D, idata, odata, CUFFT_INVERSE);
+}
+
+/* --- cufftXt.h's single-GPU plan and exec for fp32 and fp64 ------------------------------------
+ */
+
+/* The cufftType of cufftXtMakePlanMany's input, output and execution types: the fp32 and fp64
+   pairs cufft.h's types name; 0 for any other (half and bf16: no such transforms here). */
+static cufftType xt_type(cudaDataType in, cudaDataType out, cudaDataType exec_type)
+{
+    static const struct {
+        cudaDataType in, out, exec;
+        cufftType type;
+    } pairs[] = {{CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_C2C},
+                 {CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_R2C},
+                 {CUDA_C_32F, CUDA_R_32F, CUDA_C_32F, CUFFT_C2R},
+                 {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_Z2Z},
+                 {CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_D2Z},
+                 {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUFFT_Z2D}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (pairs[i].in == in && pairs[i].out == out && pairs[i].exec == exec_type)
+            return pairs[i].type;
+    return (cufftType)0;
+}
+
+cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long int *n,
+                                long long int *inembed, long long int istride, long long int idist,
+                                cudaDataType inputtype, long long int *onembed,
+                                long long int ostride, long long int odist, cudaDataType outputtype,
+                                long long int batch, size_t *workSize, cudaDataType executiontype)
+{
+    cufftType type = xt_type(inputtype, outputtype, executiontype);
+    if (!type)
+        return refuse(CUFFT_NOT_SUPPORTED, "cufftXtMakePlanMany",
+                      "these data types are not emulated (fp32 and fp64 transforms are; half and "
+                      "bf16 are not)");
+    return make(plan, "cufftXtMakePlanMany", rank, n, inembed, istride, idist, onembed, ostride,
+                odist, type, batch, workSize);
+}
+
+/* The plan's own transform; @p direction counts for C2C and Z2Z only, as cuFFT documents. */
+cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+{
+    struct plan *p = made_plan(plan, "cufftXtExec");
+    if (!p)
+        return CUFFT_INVALID_PLAN;
+    int sign = p->type == CUFFT_R2C || p->type == CUFFT_D2Z   ? CUFFT_FORWARD
+               : p->type == CUFFT_C2R || p->type == CUFFT_Z2D ? CUFFT_INVERSE
+                                                              : direction;
+    return exec(plan, "cufftXtExec", p->type, input, output, sign);
 }
 
 /* --- the rest of cufft.h --------------------------------------------------------------------- */

@@ -60,6 +60,7 @@ struct fft_case {
     int in_place;
     int direction; /**< C2C and Z2Z: CUFFT_FORWARD or CUFFT_INVERSE */
     int advanced; /**< 0: cufftPlan1d/2d/3d, basic layout; 1: cufftPlanMany with the fields below */
+    int xt; /**< 1: planned with cufftXtMakePlanMany (advanced's fields), run by cufftXtExec */
     int inembed[MAX_RANK], istride, idist, onembed[MAX_RANK], ostride, odist;
 };
 
@@ -225,14 +226,14 @@ static void dft(int rank, const long long *n, const struct cx *x, struct cx *y, 
 static void reference(const struct fft_case *c, const struct cx *x, struct cx *want)
 {
     int r = c->rank, kind = real_kind(c->type);
-    long long n[MAX_RANK], total = 1, half = c->n[r - 1] / 2 + 1;
+    long long n[MAX_RANK] = {0}, total = 1, half = c->n[r - 1] / 2 + 1;
     for (int a = 0; a < r; a++)
         n[a] = c->n[a], total *= n[a];
     if (kind == 0) {
         dft(r, n, x, want, c->direction);
         return;
     }
-    struct cx *full = malloc((size_t)total * sizeof *full), *y = malloc((size_t)total * sizeof *y);
+    struct cx *full = calloc((size_t)total, sizeof *full), *y = malloc((size_t)total * sizeof *y);
     if (kind > 0) {
         dft(r, n, x, y, CUFFT_FORWARD);
         for (long long k = 0; k < total; k++) /* keep the last index <= n / 2 */
@@ -274,6 +275,25 @@ static void describe(const struct fft_case *c, char *out, size_t size)
                  c->istride, c->idist, c->ostride, c->odist);
 }
 
+/* @p c planned through cufftXtMakePlanMany, its type spelled as data types. */
+static cufftResult xt_plan(cufftHandle *plan, const struct fft_case *c)
+{
+    int dbl = is_double(c->type);
+    cudaDataType cplx = dbl ? CUDA_C_64F : CUDA_C_32F, real = dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType in = c->type == CUFFT_R2C || c->type == CUFFT_D2Z ? real : cplx;
+    cudaDataType out = c->type == CUFFT_C2R || c->type == CUFFT_Z2D ? real : cplx;
+    long long n[MAX_RANK], inembed[MAX_RANK], onembed[MAX_RANK];
+    for (int a = 0; a < MAX_RANK; a++)
+        n[a] = c->n[a], inembed[a] = c->inembed[a], onembed[a] = c->onembed[a];
+    size_t work;
+    cufftResult r = cufftCreate(plan);
+    return r != CUFFT_SUCCESS
+               ? r
+               : cufftXtMakePlanMany(*plan, c->rank, n, c->advanced ? inembed : NULL, c->istride,
+                                     c->idist, in, c->advanced ? onembed : NULL, c->ostride,
+                                     c->odist, out, c->batch, &work, cplx);
+}
+
 static cufftHandle plan_for(const struct fft_case *c)
 {
     cufftHandle plan;
@@ -282,7 +302,9 @@ static cufftHandle plan_for(const struct fft_case *c)
     int inembed[MAX_RANK], onembed[MAX_RANK];
     memcpy(inembed, c->inembed, sizeof inembed);
     memcpy(onembed, c->onembed, sizeof onembed);
-    if (c->advanced)
+    if (c->xt)
+        r = xt_plan(&plan, c);
+    else if (c->advanced)
         r = cufftPlanMany(&plan, c->rank, n, inembed, c->istride, c->idist, onembed, c->ostride,
                           c->odist, c->type, c->batch);
     else if (c->rank == 1)
@@ -361,7 +383,9 @@ static void run_case(const struct fft_case *c)
         CUDA_CHECK(cudaMemset(d_out, FILL, out_bytes));
     }
     cufftHandle plan = plan_for(c);
-    ck_assert_msg(exec_any(plan, c->type, d_in, d_out, c->direction) == CUFFT_SUCCESS, "%s", what);
+    cufftResult r = c->xt ? cufftXtExec(plan, d_in, d_out, c->direction)
+                          : exec_any(plan, c->type, d_in, d_out, c->direction);
+    ck_assert_msg(r == CUFFT_SUCCESS, "%s", what);
     CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost));
     ck_assert_int_eq(cufftDestroy(plan), CUFFT_SUCCESS);
 
@@ -515,6 +539,37 @@ START_TEST(batched_advanced_layouts)
         c.istride = 2, c.idist = 2 * rows * (in_len + 3) + 9;
         c.ostride = 1, c.odist = (rows + 1) * (out_len + 2);
         run_case(&c);
+    }
+}
+END_TEST
+
+/* cufftXtMakePlanMany and cufftXtExec (NVIDIA's simpleCUFFT sample plans so) for every fp32
+   and fp64 type: 1D at 97 points in a batch of two, in place and out of place, and in a strided
+   layout of their own; 2D at 31 x 33 both directions for the complex ones. */
+START_TEST(xt_plans_every_type)
+{
+    const cufftType types[] = {CUFFT_C2C, CUFFT_Z2Z, CUFFT_R2C, CUFFT_D2Z, CUFFT_C2R, CUFFT_Z2D};
+    for (int t = 0; t < 6; t++) {
+        int n = 97, half = n / 2 + 1;
+        for (int in_place = 0; in_place < 2; in_place++) {
+            struct fft_case c = {.type = types[t], .rank = 1, .n = {n}, .batch = 2, .xt = 1};
+            c.in_place = in_place, c.direction = CUFFT_FORWARD;
+            run_case(&c);
+        }
+        struct fft_case c = {.type = types[t], .rank = 1, .n = {n}, .batch = 3, .advanced = 1};
+        c.xt = 1, c.direction = CUFFT_INVERSE;
+        c.inembed[0] = real_kind(types[t]) < 0 ? half : n;
+        c.onembed[0] = real_kind(types[t]) > 0 ? half : n;
+        c.istride = 2, c.idist = 2 * c.inembed[0] + 5, c.ostride = 3,
+        c.odist = 3 * c.onembed[0] + 1;
+        run_case(&c);
+        if (!real_kind(types[t]))
+            for (int dir = -1; dir <= 1; dir += 2) {
+                struct fft_case d = {
+                    .type = types[t], .rank = 2, .n = {31, 33}, .batch = 1, .xt = 1};
+                d.direction = dir;
+                run_case(&d);
+            }
     }
 }
 END_TEST
@@ -775,13 +830,15 @@ START_TEST(xt_calls_refused_in_one_line)
     EXPECT_REFUSED_WITH(CUFFT_NOT_SUPPORTED,
                         cufftXtMakePlanMany(plan, 1, &n, NULL, 1, 0, CUDA_C_16F, NULL, 1, 0,
                                             CUDA_C_16F, 1, &ws, CUDA_C_16F),
-                        "cufftXtMakePlanMany is not in");
+                        "emulator: cuFFT: cufftXtMakePlanMany: these data types are not emulated "
+                        "(fp32 and fp64 transforms are; half and bf16 are not) "
+                        "(CUFFT_NOT_SUPPORTED)");
     void *cb = NULL;
     EXPECT_REFUSED_WITH(CUFFT_NOT_SUPPORTED,
                         cufftXtSetCallback(plan, &cb, CUFFT_CB_LD_COMPLEX, NULL),
                         "cufftXtSetCallback is not in");
-    EXPECT_REFUSED_WITH(CUFFT_NOT_SUPPORTED, cufftXtExec(plan, NULL, NULL, CUFFT_FORWARD),
-                        "cufftXtExec is not in");
+    EXPECT_REFUSED_WITH(CUFFT_NOT_SUPPORTED, cufftXtExecDescriptor(plan, NULL, NULL, CUFFT_FORWARD),
+                        "cufftXtExecDescriptor is not in");
     ck_assert_int_eq(cufftDestroy(plan), CUFFT_SUCCESS);
 }
 END_TEST
@@ -798,6 +855,7 @@ int main(int argc, char **argv)
         {"queries_and_settings", queries_and_settings, CASE_CPU, 60},
         {"bad_calls_refused_in_one_line", bad_calls_refused_in_one_line, CASE_CPU, 60},
         {"xt_calls_refused_in_one_line", xt_calls_refused_in_one_line, CASE_CPU, 60},
+        {"xt_plans_every_type", xt_plans_every_type, CASE_CPU, 120},
         {"exports_as_the_toolkit", exports_as_the_toolkit, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
