@@ -40,6 +40,8 @@ enum okind {
 
 /** Most registers a vector operand holds (a wgmma accumulator of m64n256 in f32 has 128). */
 #define VEC_MAX 128
+/** Operands of one instruction, a call's parenthesised lists flattened among them. */
+#define OPS_MAX 32
 
 /** One operand. */
 struct operand {

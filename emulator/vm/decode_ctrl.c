@@ -571,10 +571,10 @@ int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n)
         in->o[5] = decode_pool(c->mod, words, 4);
         return 0;
     }
-    uint32_t words[2 + 8];
+    uint32_t words[2 + OPS_MAX];
     words[0] = (uint32_t)nargs;
     for (int i = 0; i < nargs; i++) {
-        if (callparam(&o[callee + 1 + i]) < 0 || i >= 7)
+        if (callparam(&o[callee + 1 + i]) < 0)
             return dec_bad(c, "a call argument is not a .param the emulator can pass");
         words[1 + i] = (uint32_t)callparam(&o[callee + 1 + i]);
     }

@@ -597,12 +597,12 @@ static int parse_instruction(struct parser *P)
     char mn[256]; /* longer than decode.c reads: a longer one is refused there */
     snprintf(mn, sizeof mn, "%.*s", (int)P->t.len, P->t.s);
     parse_next(P);
-    struct operand ops[8];
+    struct operand ops[OPS_MAX];
     int nops = 0, failed = 0, group = 0, in_group = 0;
     P->nvec_imm = 0;
     while (!tok_punct(&P->t, ';') && P->t.kind != T_END) {
-        if (nops == 8) {
-            parse_fail(P, "%s: too many operands", mn);
+        if (nops == OPS_MAX) {
+            parse_fail(P, "%s: more than %d operands", mn, OPS_MAX);
             failed = 1;
             break;
         }

@@ -723,6 +723,31 @@ START_TEST(recursive_device_functions)
 }
 END_TEST
 
+/* A device function of ten arguments, as a __noinline__ helper or a -G build calls one: the call
+ * parsed (more than six arguments did not) and every argument arrives in its place. */
+START_TEST(call_with_ten_arguments)
+{
+    const int sizes[] = {1, 31, 1031};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        int n = sizes[s], *in = small_ints(n, -500, 1001, 17 + s), *d_in = to_device(in, n * 4ul);
+        long long *d_out, *out = mat_alloc((size_t)n * sizeof *out);
+        CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)n * sizeof *out));
+        CUDA_CHECK(prog_ten_args(d_in, n, d_out));
+        CUDA_CHECK(cudaMemcpy(out, d_out, (size_t)n * sizeof *out, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < n; t++) {
+            long long want = 10 * ((long long)in[(t + 9) % n] << 20);
+            for (int k = 0; k < 9; k++)
+                want += (k + 1) * (long long)in[(t + k) % n];
+            ck_assert_msg(out[t] == want, "%s:%d n=%d thread %d: %lld, want %lld", __FILE__,
+                          __LINE__, n, t, out[t], want);
+        }
+        CUDA_CHECK(cudaFree(d_in));
+        CUDA_CHECK(cudaFree(d_out));
+        free(in), free(out);
+    }
+}
+END_TEST
+
 /* 300 levels pass with a 64 KiB stack (cudaLimitStackSize) and overflow the default 1 KiB:
  * the launch fails with one line, and no crash. */
 START_TEST(recursion_past_the_stack_limit_fails)
@@ -809,6 +834,7 @@ int main(int argc, char **argv)
         {"clean_under_every_check", clean_under_every_check, CASE_GPU, 60},
         {"device_heap_across_launches", device_heap_across_launches, CASE_GPU, 60},
         {"device_heap_double_free_fails", device_heap_double_free_fails, CASE_GPU, 60},
+        {"call_with_ten_arguments", call_with_ten_arguments, CASE_GPU, 60},
         {"recursive_device_functions", recursive_device_functions, CASE_GPU, 60},
         {"local_pointer_passed_down_a_recursion_is_refused",
          local_pointer_passed_down_a_recursion_is_refused, CASE_GPU, 60},

@@ -36,6 +36,10 @@ struct prog_atomics {
  *  slots the caller initialised; inc/dec wrap at 17. */
 cudaError_t prog_atomics(const int *d_in, int n, struct prog_atomics *d_out);
 
+/** out[t] = sum over k < 9 of (k + 1) in[(t + k) % n], plus 10 in[(t + 9) % n] * 2^20, by a
+ *  __noinline__ device function of ten arguments. */
+cudaError_t prog_ten_args(const int *d_in, int n, long long *d_out);
+
 /** The sum of in[0 .. n): per-block partial sums, __threadfence, and the last block (found
  *  with a release/acquire counter) adds them up; *out = the sum, *last = that block's id. */
 cudaError_t prog_fence_sum(const int *d_in, int n, int *d_partial, unsigned *d_count, int *d_out,

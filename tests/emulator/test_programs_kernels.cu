@@ -456,6 +456,29 @@ cudaError_t prog_heap_sum(int **d_slots, int n, const int *d_in, int *d_out)
     return cudaDeviceSynchronize();
 }
 
+/* Ten arguments and a result through one call frame (a call of more than six did not parse). */
+static __device__ __noinline__ long long weigh10(int a, int b, int c, int d, int e, int f, int g,
+                                                 int h, int i, long long j)
+{
+    return a + 2LL * b + 3LL * c + 4LL * d + 5LL * e + 6LL * f + 7LL * g + 8LL * h + 9LL * i +
+           10 * j;
+}
+
+static __global__ void ten_args_kernel(const int *in, int n, long long *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n)
+        out[t] = weigh10(in[t], in[(t + 1) % n], in[(t + 2) % n], in[(t + 3) % n], in[(t + 4) % n],
+                         in[(t + 5) % n], in[(t + 6) % n], in[(t + 7) % n], in[(t + 8) % n],
+                         (long long)in[(t + 9) % n] << 20);
+}
+
+cudaError_t prog_ten_args(const int *d_in, int n, long long *d_out)
+{
+    ten_args_kernel<<<(n + 127) / 128, 128>>>(d_in, n, d_out);
+    return cudaDeviceSynchronize();
+}
+
 static __device__ __noinline__ int fib(int n)
 {
     return n < 2 ? n : fib(n - 1) + fib(n - 2);
