@@ -12,4 +12,16 @@
 /** Print "emulator: " and a formatted line (at most 1023 characters kept) to stderr. */
 void emu_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/**
+ * A stand-in's entry point that it exports but does not emulate: @p report(its name) says so in
+ * one line and gives the library's "not supported" status. Defined without parameters, which
+ * the x86-64 calling convention lets any caller call; the result is the status's int.
+ */
+#define EMU_STUB(name, report)                                                                     \
+    int name(void);                                                                                \
+    int name(void)                                                                                 \
+    {                                                                                              \
+        return report(#name);                                                                      \
+    }
+
 #endif

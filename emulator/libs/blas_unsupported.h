@@ -24,11 +24,6 @@ static inline int blas_not_supported(const char *name)
     return BLAS_NOT_SUPPORTED;
 }
 
-#define UNSUPPORTED(name)                                                                          \
-    int name(void);                                                                                \
-    int name(void)                                                                                 \
-    {                                                                                              \
-        return blas_not_supported(#name);                                                          \
-    }
+#define UNSUPPORTED(name) EMU_STUB(name, blas_not_supported)
 
 #endif /* EMU_BLAS_UNSUPPORTED_H */

@@ -11,14 +11,12 @@
 #ifndef EMU_CUFFT_UNSUPPORTED_H
 #define EMU_CUFFT_UNSUPPORTED_H
 
+#include "say.h"
+
 /** Print "emulator: cuFFT: NAME is not in the emulator's cuFFT stand-in" and return
     CUFFT_NOT_SUPPORTED. */
 int fft_not_supported(const char *name);
 
-#define FFT_UNSUPPORTED(name)                                                                      \
-    int name(void)                                                                                 \
-    {                                                                                              \
-        return fft_not_supported(#name);                                                           \
-    }
+#define FFT_UNSUPPORTED(name) EMU_STUB(name, fft_not_supported)
 
 #endif

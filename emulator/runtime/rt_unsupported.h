@@ -10,13 +10,10 @@
 #ifndef EMU_RT_UNSUPPORTED_H
 #define EMU_RT_UNSUPPORTED_H
 
+#include "say.h"
+
 int rt_not_supported(const char *name);
 
-#define UNSUPPORTED(name)                                                                          \
-    int name(void);                                                                                \
-    int name(void)                                                                                 \
-    {                                                                                              \
-        return rt_not_supported(#name);                                                            \
-    }
+#define UNSUPPORTED(name) EMU_STUB(name, rt_not_supported)
 
 #endif
