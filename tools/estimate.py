@@ -56,10 +56,10 @@ CUBLAS = {
 # Where the model's measured error is, beside every row.
 ERROR = "error: emulator/MODEL.md"
 # The model's error where it was validated (emulator/MODEL.md, "Validation").
-VALIDATION = ("validation error (emulator/MODEL.md): mean 6.5% and 6.4% on the SGEMM_CUDA ladder "
-              "against published A100 and H100 GFLOP/s, worst factor 1.23; 14.7% on the A6000's "
-              "ladder; 10.3% on an mma.sync ladder on an A100; 47.3% on an mma.sync ladder on a "
-              "T4; 36.9% on RTX 3090 reductions")
+VALIDATION = ("validation error (emulator/MODEL.md): mean 7.9% and 7.6% on the SGEMM_CUDA ladder "
+              "against published A100 and H100 GFLOP/s, worst factor 1.23; 15.1% on the A6000's "
+              "ladder; 10.2% on an mma.sync ladder on an A100; 46.9% on an mma.sync ladder on a "
+              "T4; 12.0% on RTX 3090 reductions")
 
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):

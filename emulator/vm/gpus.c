@@ -29,6 +29,9 @@
  *  - fp32 atomic adds to one address: ATOM_F32_CLOCKS (below), measured on an RTX A6000 and
  *    assumed for every row (no measurement of another chip was found).
  *  - special functions: SFU (below), 16 a clock an SM on every row.
+ *  - barriers: BAR_THREADS_CLK (gpus.h), 16 threads a clock an SM through __syncthreads(): the
+ *    CUDA C++ Best Practices Guide (13.2, "Synchronization Instruction") for compute capability
+ *    7.x and 8.x; assumed for 9.0, which it does not name.
  *  - FP64 units: the whitepapers' SM diagrams (2 an SM on Turing TU104, GA102 and Ada AD104,
  *    1/32 and 1/64 of their fp32 rates; 32 on GA100, 64 on GH100, half of fp32); f64 Tensor
  *    Core rates from the A100 (19.5 TFLOP/s) and H100 SXM and H200 (67) datasheets, none on

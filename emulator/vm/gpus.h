@@ -54,6 +54,9 @@ struct model_gpu {
  *  s8, u8): the sources are in gpus.c. */
 #define WGMMA_8BIT_SPEEDUP 2.0
 
+/** Threads an SM takes through a bar.sync (__syncthreads()) a clock: the sources are in gpus.c. */
+#define BAR_THREADS_CLK 16.0
+
 /** The GPU named @p name (case-insensitive), or NULL. */
 const struct model_gpu *gpus_find(const char *name);
 

@@ -25,6 +25,7 @@
  *           request touches, one per clock
  *   latency each batch's slowest load's latency, summed / resident warps (Little's law: a
  *           warp waits at the first use of a batch of loads for all of them)
+ *   barrier bar.sync's threads / BAR_THREADS_CLK
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth, and the
  * clocks of the global atomics on each address (model_atomic()). The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
@@ -33,8 +34,8 @@
  * two barriers per tile, one of them after the tile's loads: each waits for its loads' latency
  * and, in a tile loop, their bytes' transfer at the SM's share of the L2 or DRAM bandwidth),
  * which the resident blocks reach and wait for together, less the work a block does between
- * its loads and their first use, plus the pipes' work, whichever is longer, plus the launch
- * overhead.
+ * its loads and their first use, plus the SM's barriers, which its resident blocks likewise go
+ * through together, plus the pipes' work, whichever is longer, plus the launch overhead.
  * TMA copies are the copy engine's: their sectors go to L2 (never L1, never an LSU wavefront),
  * and a block's stages (the mbarriers its copies complete on) hide their latency behind the
  * work of the tiles ahead (exposed_tma()).
@@ -869,8 +870,9 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
 
 const char *model_bound_name(enum model_bound b)
 {
-    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor",  "issue",  "lsu",  "l2",
-                                                     "dram", "latency", "atomic", "fp64", "sfu"};
+    static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor", "issue",   "lsu",
+                                                     "l2",   "dram",   "latency", "atomic",
+                                                     "fp64", "sfu",    "barrier"};
     return names[b];
 }
 
@@ -930,6 +932,8 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
         share / g->fp32_lanes * ms;
     e->bound_ms[MODEL_FP64] = fp64 * share / g->fp64_lanes * ms;
     e->bound_ms[MODEL_SFU] = sfu * share / g->sfu_lanes * ms;
+    /* every warp's bar.sync: its 32 threads through the SM's barrier */
+    e->bound_ms[MODEL_BARRIER] = (double)c->barriers * 32.0 / BAR_THREADS_CLK * share * ms;
     /* mma.sync, its f64 form and wgmma run at their own rates on the same Tensor Cores: their
      * times add, on the busiest SM (its share of the blocks, at its share of the GPU's rate) */
     e->bound_ms[MODEL_TENSOR] =
@@ -1042,6 +1046,11 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
+/* The SM's pipes, which every warp visits in turn. */
+static const enum model_bound sm_pipes[] = {MODEL_FP32,   MODEL_FP64,  MODEL_SFU,
+                                            MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
+enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
+
 /* The time, in ms, of the busiest SM's @p warps resident warps on its pipes: exact mean value
  * analysis of a closed queueing network (Reiser and Lavenberg, 1980). Each warp visits every
  * pipe of the SM in turn (fp32, fp64, sfu, tensor, issue, lsu), taking its share of that pipe's
@@ -1053,9 +1062,6 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
  * them: the busiest pipe's, and the others' for one warp of the group). */
 static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps, double group)
 {
-    static const enum model_bound sm_pipes[] = {MODEL_FP32,   MODEL_FP64,  MODEL_SFU,
-                                                MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
-    enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
     double queue[NPIPES] = {0}, per_group = 0;
     warps = fmax(warps, 1);
     group = fmin(fmax(group, 1), warps); /* at least one warp, at most all of them */
@@ -1089,6 +1095,20 @@ static double chip_ms(const double *bound_ms)
     return t;
 }
 
+/* What sets the time when the chain of waits and work does (model_finish()): its largest part,
+ * the blocks' exposed latency, their barriers or the work of the busiest pipe (@p pipes_ms, the
+ * pipes' time without the latency). */
+static enum model_bound chain_bound(const struct model_estimate *e, double pipes_ms)
+{
+    double bar = e->bound_ms[MODEL_BARRIER];
+    if (e->exposed_ms > pipes_ms || bar > pipes_ms)
+        return e->exposed_ms >= bar ? MODEL_LATENCY : MODEL_BARRIER;
+    enum model_bound busiest = sm_pipes[0];
+    for (int p = 1; p < NPIPES; p++)
+        busiest = e->bound_ms[sm_pipes[p]] > e->bound_ms[busiest] ? sm_pipes[p] : busiest;
+    return busiest;
+}
+
 void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e)
 {
     memset(e, 0, sizeof *e);
@@ -1103,9 +1123,9 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
         if (e->bound_ms[b] > e->bound_ms[e->bound])
             e->bound = (enum model_bound)b;
     /* The resident blocks of a round start together and run the same loop, so they reach each
-     * load phase together and wait for it together: the time is the longer of the warps' time
-     * on the SM's pipes with their latency among it (and the chip's bounds), and the blocks'
-     * exposed latency and the pipes' work one after the other. */
+     * load phase and each barrier together and wait for them together: the time is the longer of
+     * the warps' time on the SM's pipes with their latency among it (and the chip's bounds), and
+     * the blocks' exposed latency, their barriers and the pipes' work one after the other. */
     double warps = resident_blocks(m) * m->warps_per_block;
     double group = t.filled > 0 ? t.fill_warps / t.filled : 1; /* warps a fill releases */
     double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps, group);
@@ -1113,9 +1133,9 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     busy = busy > chip ? busy : chip;
     e->exposed_ms = exposed(m, &t, e, pipes);
     e->tma_stages = t.tma_depth / (double)m->blocks;
-    double chain = e->exposed_ms + pipes;
-    if (chain > busy && e->exposed_ms > pipes) /* the waits set the time, more than the work */
-        e->bound = MODEL_LATENCY;
+    double chain = e->exposed_ms + e->bound_ms[MODEL_BARRIER] + pipes;
+    if (chain > busy)
+        e->bound = chain_bound(e, pipes);
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
     e->regs = m->regs ? m->regs : 32;
     e->regs_known = m->regs != 0;

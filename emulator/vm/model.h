@@ -40,14 +40,16 @@ enum model_bound {
     MODEL_ATOMIC,  /**< global atomics on one address, applied one at a time */
     MODEL_FP64,    /**< f64 arithmetic over the SM's FP64 units */
     MODEL_SFU,     /**< fp32 special functions over the SM's special function units (MUFU) */
+    MODEL_BARRIER, /**< bar.sync's threads at BAR_THREADS_CLK a clock an SM */
     MODEL_NBOUNDS
 };
 
 /** What model_finish() reports about a launch. */
 struct model_estimate {
     double ms;                      /**< estimated time, launch overhead included */
-    enum model_bound bound;         /**< the largest bound; latency when the exposed
-                                         latency's chain is longer and mostly waits */
+    enum model_bound bound;         /**< the largest bound; latency or barrier when the chain
+                                         of the blocks' waits and work is longer and that wait
+                                         is the larger part of it */
     double bound_ms[MODEL_NBOUNDS]; /**< each resource's time */
     double exposed_ms;              /**< latency of barrier phases no other block hides */
     unsigned regs;                  /**< registers per thread the occupancy used */

@@ -80,6 +80,11 @@
 #    at the 16 results a clock of the Programming Guide's table: 8192 clocks, sfu_ms 0.0041374
 #    on the h100 row, bound sfu, nothing on the fp32 pipe; 0.0096661 ms on the rtx3090's busiest
 #    SM (2 blocks).
+# 15. Barriers (model_barrier): 132 blocks of 1024 threads, 64 __syncthreads() a thread and an add:
+#    65536 threads an SM through its barrier at 16 a clock (gpus.h's BAR_THREADS_CLK), 4096
+#    clocks, barrier_ms 0.0020687 on the h100 row, bound barrier; the block waits for them and
+#    its issue one after the other (ms at least the launch, barrier_ms and issue_ms); 0.0048330 ms
+#    on the rtx3090's busiest SM (2 blocks of 1024 threads, one at a time, at 1695 MHz).
 # 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample and
 #    without: the first wave's blocks (1056) all run the same instructions, so the tail is the
 #    grid's last block (1057 sampled); each count within 2%, and the time within 2%. 4000 blocks
@@ -238,4 +243,10 @@ near 227 "512 ex2.approx.f32 a thread on the h100: sfu_ms" "$(of "$out/copy" mod
     exit 1
 }
 near 232 "the same on the rtx3090 row: sfu_ms" "$(of "$out/ga102" model_sfu sfu_ms)" 0.0096661
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'"
+near 246 "64 barriers a thread, 1024 threads an SM, on the h100: barrier_ms" "$(of "$out/copy" model_barrier barrier_ms)" 0.0020687
+near 247 "the same on the rtx3090 row: barrier_ms" "$(of "$out/ga102" model_barrier barrier_ms)" 0.0048330
+awk -v ms="$(of "$out/copy" model_barrier ms)" -v b="$(of "$out/copy" model_barrier barrier_ms)" \
+    -v i="$(of "$out/copy" model_barrier issue_ms)" -v bound="$(of "$out/copy" model_barrier bound)" -v line=248 'BEGIN {
+    if (bound != "barrier" || ms - 0.003 < 0.99 * (b + i)) {
+        printf "test_model.sh:%d: 64 barriers a thread: %s ms bound %s, want at least the launch (0.003 ms), barrier_ms (%s) and issue_ms (%s) one after the other, bound barrier: the block waits at each barrier\n", line, ms, bound, b, i; exit 1 } }'
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'; barriers at 16 threads a clock, waited for"

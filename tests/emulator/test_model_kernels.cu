@@ -335,14 +335,26 @@ static __global__ void model_sfu_kernel(float *y)
     y[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
+/* 64 barriers a thread and nothing else to wait for: the SM's barrier sets the time. */
+static __global__ void model_barrier_kernel(float *y)
+{
+    float v = threadIdx.x;
+    for (int k = 0; k < 64; k++) {
+        __syncthreads();
+        v += 1.0f;
+    }
+    y[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
 void model_units(void)
 {
     double *y;
-    if (cudaMalloc((void **)&y, 132 * 256 * sizeof(double)) != cudaSuccess)
+    if (cudaMalloc((void **)&y, 132 * 1024 * sizeof(float)) != cudaSuccess)
         return;
     model_f64_kernel<<<132, 256>>>(y);
     model_dmma_kernel<<<132, 32>>>(y);
     model_sfu_kernel<<<132, 256>>>((float *)y);
+    model_barrier_kernel<<<132, 1024>>>((float *)y);
     cudaDeviceSynchronize();
     cudaFree(y);
 }
