@@ -89,13 +89,10 @@ static int reduction(struct dctx *c, const struct mn *m, int tensor, uint32_t *m
         return 0;
     }
     struct mtype t[2];
-    if (mn_types(m, t, 2) != 1 || (t[0].bits != 32 && t[0].bits != 64) ||
-        (t[0].kind == 'f' && op != AT_ADD && op != AT_MIN && op != AT_MAX))
-        return dec_bad(c, "this reduction's type is not emulated (32- and 64-bit integers, f32 and "
-                          "f64 are)");
-    int ct = t[0].kind == 'f'   ? (t[0].bits == 32 ? CT_F32 : CT_F64)
-             : t[0].kind == 's' ? (t[0].bits == 32 ? CT_S32 : CT_S64)
-                                : (t[0].bits == 32 ? CT_U32 : CT_U64);
+    int ct = mn_types(m, t, 2) == 1 ? atom_ctype(&t[0], op) : -1;
+    if (ct < 0 || t[0].bits > 64)
+        return dec_bad(c, "this reduction's type is not emulated (32- and 64-bit integers, f16, "
+                          "bf16, f32 and f64 are)");
     *mod = ATOM_MOD((uint32_t)op, (uint32_t)ct, (uint32_t)SP_GLOBAL);
     *width = (uint8_t)(t[0].bits / 8);
     return 0;

@@ -70,6 +70,10 @@ int dec_cvta(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_ld(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n);
+/** The enum ctype an atom, red or bulk reduction @p op (enum atom_op) on type @p t works in, or
+ *  -1 where the PTX ISA has no such atomic: f16 and bf16 (and their pairs, f16x2 and bf16x2,
+ *  whose bits are the two halves) for add, min and max; 16 bits for cas and exch only. */
+int atom_ctype(const struct mtype *t, int op);
 int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n);  /* decode_bulk.c */

@@ -152,41 +152,97 @@ int dec_st(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
-/* atom.op.type d, [a], b[, c] and red.op.type [a], b. */
+int atom_ctype(const struct mtype *t, int op)
+{
+    int arith = op == AT_ADD || op == AT_MIN || op == AT_MAX;
+    switch (t->kind) {
+    case 'f':
+        return t->bits == 16 || (!arith && op != AT_EXCH) ? -1 : t->bits == 32 ? CT_F32 : CT_F64;
+    case 'h':
+    case 'H':
+        return arith ? CT_F16 : -1;
+    case 'g':
+    case 'G':
+        return arith ? CT_BF16 : -1;
+    case 's':
+        return t->bits == 32 ? CT_S32 : t->bits == 64 ? CT_S64 : -1;
+    default: /* u, b: 16 bits for cas and exch only */
+        return t->bits == 32                                      ? CT_U32
+               : t->bits == 64                                    ? CT_U64
+               : t->bits == 16 && (op == AT_CAS || op == AT_EXCH) ? CT_U16
+                                                                  : -1;
+    }
+}
+
+/* Whether the vector form .v@p count of an atom or red on @p ct (@p bits a element) is one the
+ * PTX ISA has: add of f32 in 2 or 4, add, min and max of f16 and bf16 in 2, 4 or 8, of their
+ * pairs in 2 or 4; global memory only. */
+static int atom_vector_ok(int ct, int bits, int op, int count, enum space s)
+{
+    if (s == SP_SHARED)
+        return 0;
+    if (ct == CT_F32)
+        return op == AT_ADD && count <= 4;
+    return (ct == CT_F16 || ct == CT_BF16) && (bits == 16 || count <= 4);
+}
+
+/* Register @p i of operand @p o (a vector of @p count, or one register when @p count is 1). */
+static const struct operand *atom_part(const struct operand *o, int i, int count,
+                                       struct operand *one)
+{
+    if (count == 1)
+        return o;
+    *one = o->vec[i] ? (struct operand){.kind = OK_REG, .reg = o->vec[i]}
+                     : (struct operand){.kind = OK_SINK};
+    return one;
+}
+
+/* atom.op.type d, [a], b[, c] and red.op.type [a], b. A vector form (.v2, .v4, .v8) is one
+ * atomic access per element, at consecutive addresses: the PTX ISA makes each element atomic on
+ * its own, not the vector as a whole. */
 int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
     static const char *const ops[] = {"add", "min", "max", "inc",  "dec",
                                       "and", "or",  "xor", "exch", "cas"};
-    int op = mn_which(m, ops, 10), red = !strcmp(m->base, "red");
+    int op = mn_which(m, ops, 10), red = !strcmp(m->base, "red"), count = vec_count(m);
     struct mtype types[2];
     enum space s = mn_space(m);
     if (op < 0 || mn_types(m, types, 2) != 1 ||
         (s != SP_GLOBAL && s != SP_SHARED && s != SP_GENERIC))
         return dec_bad(c, "this form of %s is not emulated", m->base);
     struct mtype t = types[0];
-    if ((t.bits != 32 && t.bits != 64) ||
-        (t.kind == 'f' && op != AT_ADD && op != AT_EXCH && op != AT_MIN && op != AT_MAX))
+    int ct = atom_ctype(&t, op);
+    if (ct < 0 || t.bits > 64)
         return dec_bad(c, "%s.%s on %s is not emulated", m->base, ops[op], t.name);
-    int ct = t.kind == 'f'   ? (t.bits == 32 ? CT_F32 : CT_F64)
-             : t.kind == 's' ? (t.bits == 32 ? CT_S32 : CT_S64)
-                             : (t.bits == 32 ? CT_U32 : CT_U64);
+    if (count > 1 && (op == AT_CAS || !atom_vector_ok(ct, t.bits, op, count, s)))
+        return dec_bad(c, "%s.%s.v%d.%s is not a vector atomic the PTX ISA has", m->base, ops[op],
+                       count, t.name);
     int need = (red ? 2 : 3) + (op == AT_CAS);
     if (n != need)
         return dec_bad(c, "expected %d operands", need);
     const struct operand *addr = red ? &o[0] : &o[1];
-    uint32_t d = NO_REG, b, cc = NO_REG;
-    if ((!red && dec_dst(c, &o[0], t.bits, &d)) || dec_src(c, addr + 1, t.kind, t.bits, &b) ||
-        (op == AT_CAS && dec_src(c, addr + 2, t.kind, t.bits, &cc)))
-        return -1;
-    struct insn *in = dec_emit(c, OP_ATOM);
-    uint32_t mod = 0;
-    if (address(c, addr, in, &mod))
-        return -1;
-    in->o[1] = d, in->o[2] = b, in->o[3] = cc;
-    in->width = (uint8_t)(t.bits / 8);
-    in->mod = ATOM_MOD((uint32_t)op, (uint32_t)ct, (uint32_t)s) |
-              ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0) |
-              (mem_order(m, 1) & ~(uint32_t)MEM_STRONG) << ATOM_ORDER_SHIFT;
+    if (count > 1 && ((!red && (o[0].kind != OK_VEC || o[0].nvec != count)) ||
+                      addr[1].kind != OK_VEC || addr[1].nvec != count))
+        return dec_bad(c, "a .v%d %s takes vectors of %d registers in { }", count, m->base, count);
+    int bits = t.bits == 16 ? 32 : t.bits; /* a 16-bit value lives in a 32-bit slot */
+    for (int i = 0; i < count; i++) {
+        struct operand one_d, one_b;
+        uint32_t d = NO_REG, b, cc = NO_REG;
+        if ((!red && dec_dst(c, atom_part(&o[0], i, count, &one_d), bits, &d)) ||
+            dec_src(c, atom_part(addr + 1, i, count, &one_b), t.kind, bits, &b) ||
+            (op == AT_CAS && dec_src(c, addr + 2, t.kind, bits, &cc)))
+            return -1;
+        struct insn *in = dec_emit(c, OP_ATOM);
+        uint32_t mod = 0;
+        if (address(c, addr, in, &mod))
+            return -1;
+        in->imm += (int64_t)i * (t.bits / 8);
+        in->o[1] = d, in->o[2] = b, in->o[3] = cc;
+        in->width = (uint8_t)(t.bits / 8);
+        in->mod = ATOM_MOD((uint32_t)op, (uint32_t)ct, (uint32_t)s) |
+                  ((mod & MEM_BASE32_BIT) ? ATOM_BASE32_BIT : 0) |
+                  (mem_order(m, 1) & ~(uint32_t)MEM_STRONG) << ATOM_ORDER_SHIFT;
+    }
     return 0;
 }
 

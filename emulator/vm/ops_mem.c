@@ -788,11 +788,34 @@ enum event h_ST_CALLPARAM(struct exec *x, struct warp *w, const struct insn *in,
 /* ---- atomics ------------------------------------------------------------------------------------
  */
 
+/* One 16-bit float of an atom (binary16 or bfloat16, by @p t): the sum rounded once to nearest
+ * even, not flushed (.noftz), or the least or greatest, a NaN losing to a number and -0 below +0
+ * (the PTX ISA's min and max). */
+static uint16_t atom_half(int op, int t, uint16_t old, uint16_t b)
+{
+    struct fp_fmt f = t == CT_F16 ? FMT_F16 : FMT_BF16;
+    double x = fp_value(old, f), y = fp_value(b, f);
+    if (op == AT_ADD || (isnan(x) && isnan(y)))
+        return (uint16_t)fp_round(fp_add_odd(x, y), f, RND_RN, 0);
+    if (isnan(x) || isnan(y))
+        return isnan(x) ? b : old;
+    if (x == y) /* equal, or zeros of either sign: the sign bit of min's is either's */
+        return op == AT_MIN ? (uint16_t)(old | b) : (uint16_t)(old & b);
+    return (op == AT_MIN) == (y < x) ? b : old;
+}
+
 uint64_t vm_atom1(uint32_t mod, uint8_t *p, uint64_t b, uint64_t c, unsigned width)
 {
-    uint64_t old = 0, v;
+    uint64_t old = 0, v = 0;
     memcpy(&old, p, width);
     int op = (int)ATOM_OP(mod), t = (int)ATOM_TYPE(mod);
+    if (t == CT_F16 || t == CT_BF16) { /* one half, or two: f16x2, bf16x2 */
+        for (unsigned i = 0; i < width / 2; i++)
+            v |= (uint64_t)atom_half(op, t, (uint16_t)(old >> 16 * i), (uint16_t)(b >> 16 * i))
+                 << 16 * i;
+        memcpy(p, &v, width);
+        return old;
+    }
     switch (op) {
     case AT_ADD:
         if (t == CT_F32)
@@ -857,10 +880,11 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
         vm_atomics_lock(x);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint64_t b = width == 8 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l];
+        uint64_t keep = width == 8 ? ~0ull : (1ull << 8 * width) - 1; /* a 16-bit value's bits */
+        uint64_t b = (width == 8 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l]) & keep;
         uint64_t c = in->o[3] == NO_REG ? 0
                      : width == 8       ? R64(w, in->o[3])[l]
-                                        : R32(w, in->o[3])[l];
+                                        : R32(w, in->o[3])[l] & keep;
         uint64_t old = vm_atom1(in->mod, host[l], b, c, width), now = 0;
         memcpy(&now, host[l], width);
         x->writes += now != old; /* a failed compare-and-swap changes nothing */

@@ -224,6 +224,40 @@ extern "C" __global__ void small_kernel(const int *in, int *out, int n)
     out[n + threadIdx.x] = shared_sum(threadIdx.x);
 }
 
+/* 16-bit float atomics, each update rounded on its own (64 threads, lane order): h[0] and the
+ * .y of bf2 add 1 to 2048 and 256, where 1 is half an ulp and every sum a tie that rounds back
+ * to the even value they hold (a float accumulation would reach 2112 and 320); h2 and bf2.x add
+ * exactly; cas.b16 counts to 64; the vector forms of sm_90, each element its own atomic. */
+extern "C" __global__ void atomics_half_kernel(uint32_t *pairs, uint16_t *halves, float4 *v4,
+                                               uint16_t *old)
+{
+    uint32_t t = threadIdx.x;
+    uint32_t one2 = 0x40003C00u; /* f16x2 {1, 2} */
+    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(&pairs[0]), "r"(one2) : "memory");
+    uint32_t bf = 0x3F803F80u; /* bf16x2 {1, 1} */
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(&pairs[1]), "r"(bf) : "memory");
+    uint16_t was;
+    asm volatile("atom.global.add.noftz.f16 %0, [%1], %2;"
+                 : "=h"(was)
+                 : "l"(&halves[0]), "h"((uint16_t)0x3C00u)
+                 : "memory");
+    asm volatile("atom.global.cas.b16 %0, [%1], %2, %3;"
+                 : "=h"(was)
+                 : "l"(&halves[1]), "h"((uint16_t)t), "h"((uint16_t)(t + 1))
+                 : "memory");
+    asm volatile("red.global.max.noftz.v4.bf16 [%0], {%1, %2, %1, %2};" ::"l"(&halves[4]),
+                 "h"((uint16_t)(0x3F80u + t)), "h"((uint16_t)(0xBF80u + t))
+                 : "memory");
+    atomicAdd(&v4[0], make_float4(1.0f, 2.0f, 0.5f, -1.0f));
+    uint16_t a, b;
+    asm volatile("atom.global.add.noftz.v2.f16 {%0, %1}, [%2], {%3, %3};"
+                 : "=h"(a), "=h"(b)
+                 : "l"(&halves[8]), "h"((uint16_t)0x3C00u)
+                 : "memory");
+    if (t == 63)
+        old[0] = a, old[1] = b, old[2] = was; /* lane 63's cas found 63 */
+}
+
 #else
 #include <stdint.h>
 #include <string.h>
@@ -471,6 +505,52 @@ START_TEST(module_shared_counts_per_kernel)
 }
 END_TEST
 
+START_TEST(half_and_vector_atomics)
+{
+    uint32_t pairs[2] = {0, 0x43800000u}; /* f16x2 {0, 0}; bf16x2 {0, 256} */
+    uint16_t halves[12] = {0x6800u, 0, 0, 0, 0xFF80u, 0xFF80u, 0x7FC0u, 0x0000u, 0, 0, 0, 0};
+    float v4[4] = {0, 0, 0, 0};
+    uint16_t old[3];
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t dp = vm_case_buffer(&c, pairs, sizeof pairs),
+             dh = vm_case_buffer(&c, halves, sizeof halves);
+    uint64_t dv = vm_case_buffer(&c, v4, sizeof v4), dold = vm_case_buffer(&c, NULL, sizeof old);
+    void *args[] = {&dp, &dh, &dv, &dold};
+    ck_assert_int_eq(vm_case_run(&c, "atomics_half_kernel", VM_GRID(1), VM_BLOCK(64), args), VM_OK);
+    vm_case_read(&c, pairs, dp, sizeof pairs);
+    vm_case_read(&c, halves, dh, sizeof halves);
+    vm_case_read(&c, v4, dv, sizeof v4);
+    vm_case_read(&c, old, dold, sizeof old);
+    /* f16x2 {64, 128}; bf16x2 {64, 256}: 256 + 1 ties back to 256 at every update */
+    ck_assert_msg(pairs[0] == 0x58005400u && pairs[1] == 0x43804280u,
+                  "pairs = {0x%08x, 0x%08x}, want {0x58005400, 0x43804280} (f16x2 {64, 128}, "
+                  "bf16x2 {64, 256}: each add rounded on its own)",
+                  pairs[0], pairs[1]);
+    /* 2048 + 1 is a tie in f16 and rounds to even, 2048, at each of the 64 adds */
+    ck_assert_msg(halves[0] == 0x6800u, "f16 2048 + 64 x 1 = 0x%04x, want 0x6800 (2048)",
+                  halves[0]);
+    ck_assert_msg(halves[1] == 64 && old[2] == 63,
+                  "cas.b16 counted to %u (lane 63 found %u), want 64 (63)", halves[1], old[2]);
+    /* max over lanes of 1 + t ulps and -(1 + t ulps): from -inf, the largest of each; from a
+     * NaN, the number; from +0 the positive */
+    const uint16_t want_max[4] = {0x3F80u + 63, 0xBF80u, 0x3F80u + 63, 0x0000u};
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(halves[4 + i] == want_max[i],
+                      "red.max.v4.bf16 element %d = 0x%04x, want 0x%04x", i, halves[4 + i],
+                      want_max[i]);
+    ck_assert_msg(v4[0] == 64 && v4[1] == 128 && v4[2] == 32 && v4[3] == -64,
+                  "atomicAdd(float4) = {%g, %g, %g, %g}, want {64, 128, 32, -64}", v4[0], v4[1],
+                  v4[2], v4[3]);
+    ck_assert_msg(halves[8] == 0x5400u && halves[9] == 0x5400u && old[0] == 0x53E0u &&
+                      old[1] == 0x53E0u,
+                  "atom.add.v2.f16: {0x%04x, 0x%04x}, the last lane's old {0x%04x, 0x%04x}; want "
+                  "{64, 64} (0x5400) and {63, 63} (0x53e0)",
+                  halves[8], halves[9], old[0], old[1]);
+    vm_case_close(&c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -481,6 +561,7 @@ int main(int argc, char **argv)
         {"cp_async_fills_with_zeros", cp_async_fills_with_zeros, CASE_CPU, 60},
         {"wide_atomics_red_and_failed_cas", wide_atomics_red_and_failed_cas, CASE_CPU, 60},
         {"module_shared_counts_per_kernel", module_shared_counts_per_kernel, CASE_CPU, 60},
+        {"half_and_vector_atomics", half_and_vector_atomics, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
