@@ -199,11 +199,11 @@ enum event h_TMA_LOAD(struct exec *x, struct warp *w, const struct insn *in, uin
 }
 
 /* The ATOM_MOD type of a reduction into map @p t's elements, or -1: 32- and 64-bit integers,
- * f32 (and tf32) and f64. */
+ * f16, f32 (and tf32), f64 and bf16. */
 static int reduce_type(const struct tmap *t)
 {
-    static const int types[] = {-1,     -1,     CT_U32, CT_S32, CT_U64, CT_S64, -1,
-                                CT_F32, CT_F64, -1,     CT_F32, CT_F32, CT_F32};
+    static const int types[] = {-1,     -1,     CT_U32,  CT_S32, CT_U64, CT_S64, CT_F16,
+                                CT_F32, CT_F64, CT_BF16, CT_F32, CT_F32, CT_F32};
     return t->type < sizeof types / sizeof *types ? types[t->type] : -1;
 }
 
@@ -220,10 +220,10 @@ static enum event store_lane(struct exec *x, struct warp *w, const struct insn *
     if (ev != EV_NONE)
         return ev;
     int ct = reduce_type(&t);
-    if (in->mod && (ct < 0 || (ct >= CT_F32 && ATOM_OP(in->mod) > AT_MAX)))
+    if (in->mod && (ct < 0 || (ct >= CT_F16 && ATOM_OP(in->mod) > AT_MAX)))
         return vm_fail(x, w, in, l, VM_UNSUPPORTED,
                        "this reduction of a tensor map's type %u is not emulated (32- and 64-bit "
-                       "integers, f32 and f64 add, min and max are)",
+                       "integers, f16, bf16, f32 and f64 add, min and max are)",
                        t.type);
     box_of(&t, w, b, l, &bx);
     if ((ev = box_fits(x, w, in, l, src, bx.rows * bx.row_bytes, x->smem_bytes, "from")))

@@ -256,6 +256,19 @@ extern "C" __global__ void atomics_half_kernel(uint32_t *pairs, uint16_t *halves
                  : "memory");
     if (t == 63)
         old[0] = a, old[1] = b, old[2] = was; /* lane 63's cas found 63 */
+    /* eight ones added into halves[16..23] by the copy engine's reduction */
+    __shared__ __align__(16) uint16_t ones[8];
+    if (t < 8)
+        ones[t] = 0x3C00u;
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (t == 0)
+        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%0], [%1], "
+                     "16;\n"
+                     "cp.async.bulk.commit_group;\n"
+                     "cp.async.bulk.wait_group 0;" ::"l"(&halves[16]),
+                     "r"((uint32_t)__cvta_generic_to_shared(ones))
+                     : "memory");
 }
 
 #else
@@ -508,7 +521,9 @@ END_TEST
 START_TEST(half_and_vector_atomics)
 {
     uint32_t pairs[2] = {0, 0x43800000u}; /* f16x2 {0, 0}; bf16x2 {0, 256} */
-    uint16_t halves[12] = {0x6800u, 0, 0, 0, 0xFF80u, 0xFF80u, 0x7FC0u, 0x0000u, 0, 0, 0, 0};
+    uint16_t halves[24] = {0x6800u, 0,       0,       0,       0xFF80u, 0xFF80u, 0x7FC0u, 0x0000u,
+                           0,       0,       0,       0,       0,       0,       0,       0,
+                           0x6800u, 0x3C00u, 0x3C00u, 0x3C00u, 0x3C00u, 0x3C00u, 0x3C00u, 0x3C00u};
     float v4[4] = {0, 0, 0, 0};
     uint16_t old[3];
     struct vm_case c;
@@ -547,6 +562,11 @@ START_TEST(half_and_vector_atomics)
                   "atom.add.v2.f16: {0x%04x, 0x%04x}, the last lane's old {0x%04x, 0x%04x}; want "
                   "{64, 64} (0x5400) and {63, 63} (0x53e0)",
                   halves[8], halves[9], old[0], old[1]);
+    /* the bulk reduction: 2048 + 1 ties back to 2048, 1 + 1 is 2 */
+    for (int i = 16; i < 24; i++)
+        ck_assert_msg(halves[i] == (i == 16 ? 0x6800u : 0x4000u),
+                      "cp.reduce.async.bulk add.noftz.f16 element %d = 0x%04x, want 0x%04x", i - 16,
+                      halves[i], i == 16 ? 0x6800u : 0x4000u);
     vm_case_close(&c);
 }
 END_TEST
