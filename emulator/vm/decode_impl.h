@@ -61,6 +61,7 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_dp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_shift(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_selp(struct dctx *c, const struct mn *m, struct operand *o, int n);

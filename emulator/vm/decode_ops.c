@@ -327,6 +327,13 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n)
             in->mod = (uint32_t)mode;
         return in ? 0 : -1;
     }
+    if (is_half(t.kind) && (!strcmp(b, "ex2") || !strcmp(b, "tanh"))) {
+        struct insn *in = emit_dn(c, OP_APPROX_HALF, o, n, 1, t.kind, 32, 32);
+        if (in)
+            in->width = (uint8_t)(b[0] == 't'),
+            in->mod = (uint32_t)(t.kind == 'g' || t.kind == 'G') | (uint32_t)(t.bits == 32) << 1;
+        return in ? 0 : -1;
+    }
     if (t.kind != 'f')
         return dec_bad(c, "%s.%s is not emulated", b, t.name);
     if (t.bits == 64) {
@@ -387,6 +394,24 @@ int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bad(c, "%s.%s is not emulated", b, t.name);
     int bits = t.bits == 16 ? 32 : t.bits; /* 16-bit values live zero-extended in 32-bit slots */
     return emit_dn(c, table[w][which], o, n, which == 3 ? 1 : 2, 'b', bits, bits) ? 0 : -1;
+}
+
+/* dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype d, a, b, c (.u32 or .s32 each); and
+ * fns.b32 d, mask, base, offset, the other integer instruction of three sources and one word. */
+int dec_dp(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    if (!strcmp(m->base, "fns"))
+        return emit_dn(c, OP_FNS_B32, o, n, 3, 'b', 32, 32) ? 0 : -1;
+    struct mtype t[3];
+    int two = !strcmp(m->base, "dp2a"), half = mn_has(m, "hi") ? 2 : 1;
+    if (mn_types(m, t, 3) != 2 || t[0].bits != 32 || t[1].bits != 32 ||
+        (two && !mn_has(m, "lo") && !mn_has(m, "hi")))
+        return dec_bad(c, "this form of %s is not emulated", m->base);
+    struct insn *in = emit_dn(c, OP_DP_B32, o, n, 3, 'b', 32, 32);
+    if (in)
+        in->mod = (uint32_t)(t[0].kind == 's') | (uint32_t)(t[1].kind == 's') << 1 |
+                  (uint32_t)(two ? half : 0) << 2;
+    return in ? 0 : -1;
 }
 
 int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
@@ -516,7 +541,7 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (t.kind == 'f')
         op = is_set ? OP_UNSUPPORTED : t.bits == 32 ? OP_SETP_F32 : OP_SETP_F64;
     else if (is_half(t.kind))
-        op = is_set || t.bits != 16 ? OP_UNSUPPORTED : OP_SETP_HALF;
+        op = is_set ? OP_SET_HALF : t.bits != 16 ? OP_UNSUPPORTED : OP_SETP_HALF;
     else if (t.bits == 16)
         op = is_set ? OP_UNSUPPORTED : t.kind == 's' ? OP_SETP_S16 : OP_SETP_U16;
     else if (t.bits == 32)
@@ -542,7 +567,16 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     in->o[0] = p, in->o[1] = q, in->o[2] = a, in->o[3] = b, in->o[4] = cc;
     in->mod = (uint32_t)cmp | (uint32_t)boolop << 8 | (uint32_t)(boolop && o[3].negated) << 12 |
               (uint32_t)(t.kind == 'g') << 16 | (uint32_t)(is_set && types[0].kind == 'f') << 17 |
-              (uint32_t)mn_has(m, "ftz") << 18;
+              (uint32_t)mn_has(m, "ftz") << 18 | (uint32_t)(t.kind == 'G') << 16;
+    if (op == OP_SET_HALF) { /* what a half that compares true holds: 1.0 or all ones */
+        char dk = types[0].kind;
+        in->width = (uint8_t)(t.bits == 32);
+        in->imm = dk == 'h' || dk == 'H'                ? 0x3C00
+                  : dk == 'g' || dk == 'G'              ? 0x3F80
+                  : dk == 'f'                           ? 0x3F800000
+                  : t.bits == 32 || types[0].bits == 16 ? 0xFFFF
+                                                        : 0xFFFFFFFF;
+    }
     return 0;
 }
 

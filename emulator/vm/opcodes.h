@@ -185,6 +185,14 @@ OP(SHF_B32, VM_CLASS_INT, "shf.b32")
 /* prmt.b32 d, a, b, c: byte permute of b:a by selector c; mod = mode (0 default,
  * 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr, 6 rc16). [9.7.9.7] */
 OP(PRMT_B32, VM_CLASS_INT, "prmt.b32")
+/* dp4a.atype.btype d, a, b, c: c + the products of a's and b's bytes; dp2a.{lo,hi}: c + a's two
+ * 16-bit halves times b's bytes 0 and 1 (lo) or 2 and 3 (hi); each signed or not by its type;
+ * mod bit 0 a signed, bit 1 b signed, bits 2-3 0 dp4a, 1 dp2a.lo, 2 dp2a.hi. [9.7.1.23-24] */
+OP(DP_B32, VM_CLASS_INT, "dp4a/dp2a")
+/* fns.b32 d, mask, base, offset: the position of the offset-th set bit of mask from bit base,
+ * upward (offset > 0) or downward (< 0); offset 0: base if its bit is set; else 0xffffffff.
+ * [9.7.1.17] */
+OP(FNS_B32, VM_CLASS_INT, "fns.b32")
 /* vop.dtype.atype.btype{.sat}{.add,.min,.max} d{.dsel}, a{.asel}, b{.bsel}{, c} (vop: vadd,
  * vsub, vabsdiff, vmin, vmax; vset.atype.btype.cmp): one word, byte or half-word of each
  * source, extended by its type; .sat clamps to d's type (or to the part .dsel merges); then
@@ -277,6 +285,8 @@ OP(LG2_F32, VM_CLASS_FP, "lg2.approx.f32")
 OP(EX2_F32, VM_CLASS_FP, "ex2.approx.f32")
 /* tanh.approx.f32 d, a. [9.7.3.20] */
 OP(TANH_F32, VM_CLASS_FP, "tanh.approx.f32")
+/* ex2.approx and tanh.approx on f16, bf16, f16x2 and bf16x2 (sm_75, sm_90). */
+OP(APPROX_HALF, VM_CLASS_FP, "ex2/tanh.approx.f16")
 /* copysign.f32 d, a, b: the magnitude of b with the sign of a. [9.7.3.5] */
 OP(COPYSIGN_F32, VM_CLASS_FP, "copysign.f32")
 /* copysign.f64 d, a, b: the same on 64 bits. [9.7.4.5] */
@@ -305,6 +315,7 @@ OP(SETP_F64, VM_CLASS_FP, "setp.f64")
 OP(HALF_ARITH, VM_CLASS_FP, "arith.f16")
 /* setp.cmp.{f16,bf16} p, a, b: compare as floats; mod as SETP_S32, bit 16 = bf16. */
 OP(SETP_HALF, VM_CLASS_FP, "setp.f16")
+OP(SET_HALF, VM_CLASS_FP, "set.f16")
 
 /* ---- conversions (ops_cvt.c) -------------------------------------------------------- */
 

@@ -366,8 +366,10 @@ enum event h_SET_F32(struct exec *x, struct warp *w, const struct insn *in, uint
     (void)x;
     uint32_t *d = R32(w, in->o[0]);
     float *a = F32(w, in->o[2]), *b = F32(w, in->o[3]);
-    uint32_t cmp = in->mod & 0xFF, one = (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu;
-    LANES(m, d[l] = fcmp(a[l], b[l], cmp) ? one : 0);
+    uint32_t cmp = in->mod & 0xFF, one = (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu, r = 0;
+    LANES(m, r |= (uint32_t)fcmp(a[l], b[l], cmp) << l);
+    r = vm_cmp_combine(w, in, r);
+    LANES(m, d[l] = (r >> l & 1) ? one : 0);
     return EV_NONE;
 }
 
@@ -595,6 +597,44 @@ enum event h_HALF_ARITH(struct exec *x, struct warp *w, const struct insn *in, u
         HALF_LANES(7);
         break;
     }
+    return EV_NONE;
+}
+
+/* set on f16, bf16 and their pairs: each half compared, and where the compare (combined with c)
+ * holds, the destination's one (in->imm: 1.0 in f16 or bf16, or all ones) in that half's place,
+ * or in the whole register for one half (in->width 0) and a 32-bit integer destination. */
+enum event h_SET_HALF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[2]), *b = R32(w, in->o[3]);
+    int bf = (in->mod >> 16) & 1, pieces = in->width ? 2 : 1;
+    uint32_t cmp = in->mod & 0xFF, one = (uint32_t)in->imm, r[2] = {0, 0};
+    for (int h = 0; h < pieces; h++) {
+        LANES(m, r[h] |= (uint32_t)fcmp(half_value(a[l] >> 16 * h & 0xFFFF, bf),
+                                        half_value(b[l] >> 16 * h & 0xFFFF, bf), cmp)
+                         << l);
+        r[h] = vm_cmp_combine(w, in, r[h]);
+    }
+    LANES(m, d[l] = ((r[0] >> l & 1) ? one : 0) | ((r[1] >> l & 1) ? one << 16 : 0));
+    return EV_NONE;
+}
+
+/* ex2 (in->width 0) or tanh (1) of each half (mod bit 0: bf16; bit 1: a pair), as the exact
+ * function rounded once to nearest even: within the ISA's error bounds for .approx. */
+enum event h_APPROX_HALF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]);
+    int bf = in->mod & 1, pieces = (int)(in->mod >> 1 & 1) + 1;
+    struct fp_fmt f = bf ? FMT_BF16 : FMT_F16;
+    LANES(m, {
+        uint32_t r = 0;
+        for (int h = 0; h < pieces; h++) {
+            double v = half_value(a[l] >> 16 * h & 0xFFFF, bf);
+            r |= fp_round(in->width ? tanh(v) : exp2(v), f, RND_RN, 0) << 16 * h;
+        }
+        d[l] = r;
+    });
     return EV_NONE;
 }
 

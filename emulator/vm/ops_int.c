@@ -81,6 +81,53 @@ TERNARY(SAD_S32, int32_t, RS32,
                   (uint32_t)c[l]))
 TERNARY(SAD_U32, uint32_t, R32, (a[l] > b[l] ? a[l] - b[l] : b[l] - a[l]) + c[l])
 
+/* One lane of dp4a or dp2a (OP_DP_B32's mod): c plus the products, modulo 2^32. */
+static uint32_t dot(uint32_t a, uint32_t b, uint32_t c, uint32_t mod)
+{
+    int as = mod & 1, bs = mod >> 1 & 1, form = (int)(mod >> 2 & 3), n = form ? 2 : 4;
+    uint32_t s = c;
+    for (int i = 0; i < n; i++) {
+        int k = form == 2 ? i + 2 : i; /* b's byte */
+        int64_t x = form ? (as ? (int16_t)(a >> 16 * i) : (uint16_t)(a >> 16 * i))
+                         : (as ? (int8_t)(a >> 8 * i) : (uint8_t)(a >> 8 * i));
+        int64_t y = bs ? (int8_t)(b >> 8 * k) : (uint8_t)(b >> 8 * k);
+        s += (uint32_t)(x * y);
+    }
+    return s;
+}
+
+enum event h_DP_B32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[1]), *b = R32(w, in->o[2]);
+    uint32_t *c = R32(w, in->o[3]);
+    LANES(m, d[l] = dot(a[l], b[l], c[l], in->mod));
+    return EV_NONE;
+}
+
+/* One lane of fns (OP_FNS_B32). */
+static uint32_t nth_set_bit(uint32_t mask, uint32_t base, int32_t offset)
+{
+    if (base > 31)
+        return 0xFFFFFFFFu; /* undefined in the ISA: not found */
+    if (offset == 0)
+        return mask >> base & 1 ? base : 0xFFFFFFFFu;
+    int64_t count = offset > 0 ? (int64_t)offset - 1 : -(int64_t)offset - 1;
+    for (int pos = (int)base, inc = offset > 0 ? 1 : -1; pos >= 0 && pos < 32; pos += inc)
+        if (mask >> pos & 1 && count-- == 0)
+            return (uint32_t)pos;
+    return 0xFFFFFFFFu;
+}
+
+enum event h_FNS_B32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    uint32_t *d = R32(w, in->o[0]), *mask = R32(w, in->o[1]), *base = R32(w, in->o[2]);
+    int32_t *offset = RS32(w, in->o[3]);
+    LANES(m, d[l] = nth_set_bit(mask[l], base[l], offset[l]));
+    return EV_NONE;
+}
+
 /* The widening forms read 16- or 32-bit sources and write a register twice as wide. */
 enum event h_MUL_WIDE_S16(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
@@ -535,7 +582,10 @@ SETP_INT(SETP_U64, uint64_t, uint64_t, R64, AS_IS)
         uint32_t *d = R32(w, in->o[0]);                                                            \
         const T *a = (const T *)REG(w, in->o[2]), *b = (const T *)REG(w, in->o[3]);                \
         uint32_t cmp = in->mod & 0xFF, one = (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu;      \
-        LANES(m, d[l] = ICMP(T, U, a[l], b[l], cmp) ? one : 0);                                    \
+        uint32_t r = 0;                                                                            \
+        LANES(m, r |= (uint32_t)ICMP(T, U, a[l], b[l], cmp) << l);                                 \
+        r = vm_cmp_combine(w, in, r);                                                              \
+        LANES(m, d[l] = (r >> l & 1) ? one : 0);                                                   \
         return EV_NONE;                                                                            \
     }
 

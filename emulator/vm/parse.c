@@ -151,18 +151,42 @@ static int slot_of_bits(int bits)
     return bits == 1 ? SLOT_PRED : bits == 64 ? SLOT_64 : SLOT_32;
 }
 
-/* .reg .type %name<N>, %other;  */
+/* Whether @p t is the directive .reg, alone or with its type in the same word (.reg.b32, as
+ * cuda_fp16.hpp's inline assembly writes it). */
+static int tok_is_reg(const struct tok *t)
+{
+    return t->kind == T_WORD && t->len >= 4 && !memcmp(t->s, ".reg", 4) &&
+           (t->len == 4 || t->s[4] == '.');
+}
+
+/* One qualifier of a .reg declaration (@p t: .b32, .pred, .v2, ...) into @p bits and @p kind. */
+static int reg_qualifier(struct parser *P, const struct tok *t, int *bits, char *kind)
+{
+    if (tok_is(t, ".v2") || tok_is(t, ".v4"))
+        return parse_fail(P, "vector registers are not supported");
+    int b = parse_type_of(t, kind);
+    *bits = b ? b : *bits;
+    return 0;
+}
+
+/* .reg .type %name<N>, %other;  (or .reg.type, one word) */
 static int parse_reg_decl(struct parser *P)
 {
-    parse_next(P); /* .reg */
+    struct tok word = P->t; /* .reg, or .reg.type */
+    parse_next(P);
     char kind = 0;
     int bits = 0;
+    for (size_t at = 4, end; at < word.len; at = end) { /* the qualifiers the word holds */
+        for (end = at + 1; end < word.len && word.s[end] != '.'; end++)
+            ;
+        struct tok part = word;
+        part.s += at, part.len = end - at;
+        if (reg_qualifier(P, &part, &bits, &kind))
+            return -1;
+    }
     while (P->t.kind == T_WORD && P->t.s[0] == '.') {
-        int b = parse_type_of(&P->t, &kind);
-        if (tok_is(&P->t, ".v2") || tok_is(&P->t, ".v4"))
-            return parse_fail(P, "vector registers are not supported");
-        if (b)
-            bits = b;
+        if (reg_qualifier(P, &P->t, &bits, &kind))
+            return -1;
         parse_next(P);
     }
     if (!bits || bits == 128)
@@ -659,7 +683,7 @@ static int parse_body_statement(struct parser *P)
     struct tok *t = &P->t;
     if (tok_punct(t, '{'))
         return parse_block(P);
-    if (tok_is(t, ".reg"))
+    if (tok_is_reg(t))
         return parse_reg_decl(P);
     if (tok_is(t, ".loc")) {
         parse_loc(P);

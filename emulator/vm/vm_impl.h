@@ -573,21 +573,22 @@ static inline uint32_t vm_lanes_at(const struct warp *w, uint32_t b)
     return at & w->waiting;
 }
 
-/** setp's result: compare bits @p r (for lanes in @p m) into p (and q), combined with the
- *  optional predicate c by the boolean op (mod bits 8-9, c negated by bit 12). */
-static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
+/** Compare bits @p r (a bit a lane) of a setp or set combined with its optional predicate c by
+ *  its boolean op (mod bits 8-9: none, .and, .or, .xor; c negated by bit 12). */
+static inline uint32_t vm_cmp_combine(const struct warp *w, const struct insn *in, uint32_t r)
 {
     uint32_t op = (in->mod >> 8) & 3;
     uint32_t c = in->o[4] != NO_REG ? PRED(w, in->o[4]) : 0;
     if ((in->mod >> 12) & 1)
         c = ~c;
-    uint32_t p = r, q = ~r;
-    if (op == 1)
-        p &= c, q &= c;
-    else if (op == 2)
-        p |= c, q |= c;
-    else if (op == 3)
-        p ^= c, q ^= c;
+    return op == 1 ? r & c : op == 2 ? r | c : op == 3 ? r ^ c : r;
+}
+
+/** setp's predicates from the compare results @p r (a bit a lane): p, and q (not p's compare),
+ *  each combined with c (vm_cmp_combine()). */
+static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
+{
+    uint32_t p = vm_cmp_combine(w, in, r), q = vm_cmp_combine(w, in, ~r);
     PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
     if (in->o[1] != NO_REG)
         PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);

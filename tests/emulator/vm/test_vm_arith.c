@@ -149,6 +149,25 @@ static const struct op_asm asm32[] = {
     {"setp.lt.xor.s32",
      "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.lt.xor.s32 p|q, %1, %2, !c; "
      "selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }"},
+    {"set.gt.or.u32.s32",
+     "{ .reg .pred c; setp.ne.u32 c, %3, 0; set.gt.or.u32.s32 %0, %1, %2, c; }"},
+    {"set.lt.and.f32.u32",
+     "{ .reg .pred c; setp.ne.u32 c, %3, 0; set.lt.and.f32.u32 %0, %1, %2, !c; }"},
+    {"set.lt.f16x2.f16x2", "set.lt.f16x2.f16x2 %0, %1, %2;"},
+    {"set.geu.u32.f16",
+     "{ .reg.b16 x, y; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; set.geu.u32.f16 %0, x, y; }"},
+    {"set.ne.and.bf16x2.bf16x2",
+     "{ .reg .pred c; setp.ne.u32 c, %3, 0; set.ne.and.bf16x2.bf16x2 %0, %1, %2, c; }"},
+    {"tanh.approx.f16x2", "tanh.approx.f16x2 %0, %1;"},
+    {"ex2.approx.ftz.bf16x2", "ex2.approx.ftz.bf16x2 %0, %1;"},
+    {"tanh.approx.bf16",
+     "{ .reg.b16 x, y; cvt.u16.u32 x, %1; tanh.approx.bf16 y, x; cvt.u32.u16 %0, y; }"},
+    {"dp4a.s32.s32", "dp4a.s32.s32 %0, %1, %2, %3;"},
+    {"dp4a.u32.s32", "dp4a.u32.s32 %0, %1, %2, %3;"},
+    {"dp4a.u32.u32", "dp4a.u32.u32 %0, %1, %2, %3;"},
+    {"dp2a.lo.s32.u32", "dp2a.lo.s32.u32 %0, %1, %2, %3;"},
+    {"dp2a.hi.s32.s32", "dp2a.hi.s32.s32 %0, %1, %2, %3;"},
+    {"fns.b32", "fns.b32 %0, %1, %2, %3;"},
     {"add.rn.f32", "add.rn.f32 %0, %1, %2;"},
     {"sub.rn.f32", "sub.rn.f32 %0, %1, %2;"},
     {"mul.rn.f32", "mul.rn.f32 %0, %1, %2;"},
@@ -541,6 +560,45 @@ R(r_xor3, a ^ b ^ c)
 R(r_maj, (a & b) | (a & c) | (b & c))
 R(r_ge_and, (s32(a) >= s32(b) && c) + 2 * (s32(a) < s32(b) && c))
 R(r_lt_xor, ((s32(a) < s32(b)) ^ !c) + 2 * ((s32(a) >= s32(b)) ^ !c))
+R(r_set_gt_or, s32(a) > s32(b) || c ? 0xFFFFFFFFu : 0)
+R(r_set_lt_and, a < b && !c ? 0x3F800000u : 0)
+
+/* dp4a (@p hi < 0) or dp2a (@p hi: b's bytes 2 and 3 rather than 0 and 1), by the PTX ISA's
+ * definition: each of a's bytes (dp2a: 16-bit halves) times b's, signed by @p as and @p bs. */
+static uint32_t dot_ref(uint32_t a, uint32_t b, uint32_t c, int as, int bs, int hi)
+{
+    int64_t sum = (int32_t)c;
+    for (int i = 0; i < (hi < 0 ? 4 : 2); i++) {
+        uint32_t ap = hi < 0 ? a >> 8 * i & 0xFF : a >> 16 * i & 0xFFFF;
+        int64_t x = !as ? (int64_t)ap : hi < 0 ? (int64_t)(int8_t)ap : (int64_t)(int16_t)ap;
+        uint32_t bp = b >> 8 * (hi > 0 ? i + 2 : i) & 0xFF;
+        sum += x * (bs ? (int64_t)(int8_t)bp : (int64_t)bp);
+    }
+    return (uint32_t)sum;
+}
+
+/* fns by the PTX ISA's definition: the (offset)th set bit of mask from base, up or down; a base
+ * past 31, which the ISA leaves undefined, finds nothing in the emulator. */
+static uint32_t fns_ref(uint32_t mask, uint32_t base, uint32_t off)
+{
+    int32_t offset = (int32_t)off;
+    if (base > 31)
+        return 0xFFFFFFFFu;
+    if (offset == 0)
+        return mask >> base & 1 ? base : 0xFFFFFFFFu;
+    int64_t seen = 0, want = offset > 0 ? offset : -(int64_t)offset;
+    for (int pos = (int)base; pos >= 0 && pos<32; pos += offset> 0 ? 1 : -1)
+        if (mask >> pos & 1 && ++seen == want)
+            return (uint32_t)pos;
+    return 0xFFFFFFFFu;
+}
+
+R(r_dp4a_ss, dot_ref(a, b, c, 1, 1, -1))
+R(r_dp4a_us, dot_ref(a, b, c, 0, 1, -1))
+R(r_dp4a_uu, dot_ref(a, b, c, 0, 0, -1))
+R(r_dp2a_lo_su, dot_ref(a, b, c, 1, 0, 0))
+R(r_dp2a_hi_ss, dot_ref(a, b, c, 1, 1, 1))
+R(r_fns, fns_ref(a, b, c))
 
 /* Every integer instruction: its name, its reference and the inputs it takes. */
 static const struct {
@@ -608,6 +666,14 @@ static const struct {
     {"lop3.b32.maj", r_maj, {IN_INT, IN_INT, IN_INT}},
     {"setp.ge.and.s32", r_ge_and, {IN_INT, IN_INT, IN_SMALL}},
     {"setp.lt.xor.s32", r_lt_xor, {IN_INT, IN_INT, IN_SMALL}},
+    {"set.gt.or.u32.s32", r_set_gt_or, {IN_INT, IN_INT, IN_SMALL}},
+    {"set.lt.and.f32.u32", r_set_lt_and, {IN_INT, IN_INT, IN_SMALL}},
+    {"dp4a.s32.s32", r_dp4a_ss, {IN_INT, IN_INT, IN_INT}},
+    {"dp4a.u32.s32", r_dp4a_us, {IN_INT, IN_INT, IN_INT}},
+    {"dp4a.u32.u32", r_dp4a_uu, {IN_INT, IN_INT, IN_INT}},
+    {"dp2a.lo.s32.u32", r_dp2a_lo_su, {IN_INT, IN_INT, IN_INT}},
+    {"dp2a.hi.s32.s32", r_dp2a_hi_ss, {IN_INT, IN_INT, IN_INT}},
+    {"fns.b32", r_fns, {IN_INT, IN_SMALL, IN_INT}},
 };
 
 /* Run every instruction of a table on its inputs; @p same says when two results agree. */
@@ -1355,6 +1421,66 @@ START_TEST(half_and_bfloat_arithmetic)
 }
 END_TEST
 
+/* set on f16, bf16 and their pairs (1.0 or all ones where the compare, with the predicate's .and,
+ * holds; .reg.b16 written as one word, as cuda_fp16.hpp writes it), and tanh and ex2 on them,
+ * each half the exact function rounded once to nearest even. */
+START_TEST(half_set_tanh_and_ex2)
+{
+    uint32_t *a = mat_alloc(3 * N * 4), *out = mat_alloc(N * 4);
+    for (int i = 0; i < N; i++) {
+        a[i] = input32(IN_HALF, i, 0) | input32(IN_HALF, i, 1) << 16;
+        a[N + i] = i % 5 ? input32(IN_HALF, i, 2) | input32(IN_HALF, i, 0) << 16 : a[i];
+        a[2 * N + i] = (uint32_t)(i % 3);
+    }
+    run32("set.lt.f16x2.f16x2", a, a + N, a + 2 * N, out, N);
+    for (int i = 0; i < N; i++)
+        for (int h = 0; h < 32; h += 16) {
+            uint32_t want = f16v(a[i] >> h & 0xFFFF) < f16v(a[N + i] >> h & 0xFFFF) ? 0x3C00u : 0;
+            ck_assert_msg((out[i] >> h & 0xFFFF) == want, "set.lt.f16x2(0x%08x, 0x%08x) = 0x%08x",
+                          a[i], a[N + i], out[i]);
+        }
+    run32("set.geu.u32.f16", a, a + N, a + 2 * N, out, N);
+    for (int i = 0; i < N; i++) {
+        double x = f16v(a[i] & 0xFFFF), y = f16v(a[N + i] & 0xFFFF);
+        uint32_t want = isnan(x) || isnan(y) || x >= y ? 0xFFFFFFFFu : 0;
+        ck_assert_msg(out[i] == want, "set.geu.u32.f16(0x%04x, 0x%04x) = 0x%08x, want 0x%08x",
+                      a[i] & 0xFFFF, a[N + i] & 0xFFFF, out[i], want);
+    }
+    run32("set.ne.and.bf16x2.bf16x2", a, a + N, a + 2 * N, out, N);
+    for (int i = 0; i < N; i++)
+        for (int h = 0; h < 32; h += 16) {
+            uint32_t want =
+                bf16v(a[i] >> h & 0xFFFF) != bf16v(a[N + i] >> h & 0xFFFF) && a[2 * N + i] ? 0x3F80u
+                                                                                           : 0;
+            ck_assert_msg((out[i] >> h & 0xFFFF) == want,
+                          "set.ne.and.bf16x2(0x%08x, 0x%08x, c %u) = 0x%08x", a[i], a[N + i],
+                          a[2 * N + i], out[i]);
+        }
+    static const struct {
+        const char *op;
+        int bf, tanh_, halves;
+    } fns[] = {{"tanh.approx.f16x2", 0, 1, 2},
+               {"ex2.approx.ftz.bf16x2", 1, 0, 2},
+               {"tanh.approx.bf16", 1, 1, 1}};
+    for (size_t f = 0; f < sizeof fns / sizeof *fns; f++) {
+        enum input k = fns[f].bf ? IN_BF16 : IN_HALF; /* values whose results stay finite */
+        for (int i = 0; i < N; i++)
+            a[i] = input32(k, i, 0) | input32(k, i, 1) << 16;
+        run32(fns[f].op, a, a + N, a + 2 * N, out, N);
+        double (*v)(uint32_t) = fns[f].bf ? bf16v : f16v;
+        for (int i = 0; i < N; i++)
+            for (int h = 0; h < 16 * fns[f].halves; h += 16) {
+                double x = v(a[i] >> h & 0xFFFF), exact = fns[f].tanh_ ? tanh(x) : exp2(x);
+                ck_assert_msg(nearest_ok(out[i] >> h & 0xFFFF, exact, fns[f].bf),
+                              "%s(0x%08x) half %d = 0x%08x, not the nearest to %a", fns[f].op, a[i],
+                              h / 16, out[i], exact);
+            }
+    }
+    free(a);
+    free(out);
+}
+END_TEST
+
 /* One 16-bit min (@p max 0) or max with .NaN (@p nan) and .xorsign.abs (@p xs), on f16 or bf16
  * (@p bf) bit patterns: one of the operands, its magnitude signed with the xor of the signs
  * under .xorsign.abs, and the canonical NaN 0x7FFF for both NaN, or either with .NaN. */
@@ -1503,7 +1629,8 @@ START_TEST(fp8_conversions_against_the_formats)
 END_TEST
 
 /* prmt in every mode, bfe's sign extension and bfi at the edges: values worked out by hand from
- * the PTX ISA's tables (a's bytes are 00 11 22 33, b's 44 55 66 77, lowest first). */
+ * the PTX ISA's tables (a's bytes are 00 11 22 33, b's 44 55 66 77, lowest first); fns, dp4a and
+ * dp2a likewise. */
 START_TEST(prmt_bfe_bfi_by_hand)
 {
     static const struct {
@@ -1530,6 +1657,12 @@ START_TEST(prmt_bfe_bfi_by_hand)
         {"bfi.b32", 0x0000000Fu, 0xFFFF0000u, 8 << 8 | 4, 0xFFFF00F0u},
         {"bfi.b32", 0x000000FFu, 0, 8 << 8 | 28, 0xF0000000u},          /* cut at bit 31 */
         {"bfi.b32", 0x000000FFu, 0x12345678u, 0 << 8 | 4, 0x12345678u}, /* no bits */
+        {"fns.b32", 0xAAAAAAAAu, 3, 1, 3}, /* the PTX ISA's four examples */
+        {"fns.b32", 0xAAAAAAAAu, 3, (uint32_t)-1, 3},
+        {"fns.b32", 0xAAAAAAAAu, 2, 1, 3},
+        {"fns.b32", 0xAAAAAAAAu, 2, (uint32_t)-1, 1},
+        {"dp4a.s32.s32", 0x01FF7F80u, 0xFF0102FEu, 5, 5 + -128 * -2 + 127 * 2 + -1 * 1 + 1 * -1},
+        {"dp2a.hi.s32.s32", 0xFFFF8000u, 0x02FE0000u, 0, (uint32_t)(-32768 * -2 + -1 * 2)},
     };
     enum { K = sizeof cases / sizeof *cases };
     for (int i = 0; i < K; i++) {
@@ -1580,6 +1713,7 @@ int main(int argc, char **argv)
         {"bf16_and_tf32_conversions", bf16_and_tf32_conversions, CASE_CPU, 120},
         {"integer_float_conversions", integer_float_conversions, CASE_CPU, 60},
         {"half_and_bfloat_arithmetic", half_and_bfloat_arithmetic, CASE_CPU, 60},
+        {"half_set_tanh_and_ex2", half_set_tanh_and_ex2, CASE_CPU, 60},
         {"min_max_nan_and_xorsign_16bit", min_max_nan_and_xorsign_16bit, CASE_CPU, 60},
         {"fp8_conversions_against_the_formats", fp8_conversions_against_the_formats, CASE_CPU, 60},
         {"prmt_bfe_bfi_by_hand", prmt_bfe_bfi_by_hand, CASE_CPU, 60},

@@ -147,9 +147,9 @@ extern "C" __global__ void fault_kernel(int kind, float *buf, int n)
 
 extern "C" __global__ void unsupported_kernel(uint32_t *out)
 {
-    uint32_t d;
-    asm volatile("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(out[0]), "r"(out[1]), "r"(out[2]));
-    out[3] = d;
+    double d; /* a directed rounding of a 64-bit integer: rounds to nearest only, here */
+    asm volatile("cvt.rz.f64.s64 %0, %1;" : "=d"(d) : "l"((long long)out[0]));
+    out[3] = (uint32_t)d;
 }
 /* ---- what CUB's device-wide algorithms compile to ------------------------------------------ */
 
@@ -459,7 +459,7 @@ START_TEST(deadlock_trap_assert_unsupported)
     uint32_t zeros[4] = {0};
     uint64_t d = vm_case_buffer(&c, zeros, sizeof zeros);
     ck_assert_int_eq(launch(&c, "unsupported_kernel", 1, 32, (void *[]){&d}), VM_UNSUPPORTED);
-    capture_assert_at(c.result.message, VM_CASE_SOURCE, "dp4a.u32.u32", "dp4a.u32.u32");
+    capture_assert_at(c.result.message, VM_CASE_SOURCE, "cvt.rz.f64.s64", "cvt.rz.f64.s64");
     vm_case_close(&c);
 }
 END_TEST
