@@ -185,6 +185,7 @@ static int special_function(enum op op)
     case OP_SQRT_F32:
     case OP_RSQRT_F32:
     case OP_DIV_F32:
+    case OP_APPROX_HALF: /* MUFU.EX2 and MUFU.TANH on 16-bit floats */
         return 1;
     default:
         return 0;
