@@ -541,7 +541,7 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (t.kind == 'f')
         op = is_set ? OP_UNSUPPORTED : t.bits == 32 ? OP_SETP_F32 : OP_SETP_F64;
     else if (is_half(t.kind))
-        op = is_set ? OP_SET_HALF : t.bits != 16 ? OP_UNSUPPORTED : OP_SETP_HALF;
+        op = is_set ? OP_SET_HALF : OP_SETP_HALF;
     else if (t.bits == 16)
         op = is_set ? OP_UNSUPPORTED : t.kind == 's' ? OP_SETP_S16 : OP_SETP_U16;
     else if (t.bits == 32)
@@ -568,9 +568,9 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     in->mod = (uint32_t)cmp | (uint32_t)boolop << 8 | (uint32_t)(boolop && o[3].negated) << 12 |
               (uint32_t)(t.kind == 'g') << 16 | (uint32_t)(is_set && types[0].kind == 'f') << 17 |
               (uint32_t)mn_has(m, "ftz") << 18 | (uint32_t)(t.kind == 'G') << 16;
+    in->width = (uint8_t)(is_half(t.kind) && t.bits == 32); /* a pair: each half compared */
     if (op == OP_SET_HALF) { /* what a half that compares true holds: 1.0 or all ones */
         char dk = types[0].kind;
-        in->width = (uint8_t)(t.bits == 32);
         in->imm = dk == 'h' || dk == 'H'                ? 0x3C00
                   : dk == 'g' || dk == 'G'              ? 0x3F80
                   : dk == 'f'                           ? 0x3F800000

@@ -638,14 +638,25 @@ enum event h_APPROX_HALF(struct exec *x, struct warp *w, const struct insn *in, 
     return EV_NONE;
 }
 
+/* setp on f16 or bf16: p (and q, its compare negated) as for any setp; on a pair (in->width),
+ * p from the low halves and q from the high ones, each combined with c. */
 enum event h_SETP_HALF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)x;
     uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]);
     int bf = (in->mod >> 16) & 1;
-    uint32_t cmp = in->mod & 0xFF, r = 0;
-    LANES(m, r |= (uint32_t)fcmp(half_value(a[l] & 0xFFFF, bf), half_value(b[l] & 0xFFFF, bf), cmp)
-                  << l);
-    vm_setp_store(w, in, m, r);
+    uint32_t cmp = in->mod & 0xFF, r[2] = {0, 0};
+    for (int h = 0; h < 1 + in->width; h++)
+        LANES(m, r[h] |= (uint32_t)fcmp(half_value(a[l] >> 16 * h & 0xFFFF, bf),
+                                        half_value(b[l] >> 16 * h & 0xFFFF, bf), cmp)
+                         << l);
+    if (!in->width) {
+        vm_setp_store(w, in, m, r[0]);
+        return EV_NONE;
+    }
+    uint32_t p = vm_cmp_combine(w, in, r[0]), q = vm_cmp_combine(w, in, r[1]);
+    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
+    if (in->o[1] != NO_REG)
+        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
     return EV_NONE;
 }

@@ -154,6 +154,9 @@ static const struct op_asm asm32[] = {
     {"set.lt.and.f32.u32",
      "{ .reg .pred c; setp.ne.u32 c, %3, 0; set.lt.and.f32.u32 %0, %1, %2, !c; }"},
     {"set.lt.f16x2.f16x2", "set.lt.f16x2.f16x2 %0, %1, %2;"},
+    {"setp.le.and.f16x2",
+     "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.le.and.f16x2 p|q, %1, %2, c; "
+     "selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }"},
     {"set.geu.u32.f16",
      "{ .reg.b16 x, y; cvt.u16.u32 x, %1; cvt.u16.u32 y, %2; set.geu.u32.f16 %0, x, y; }"},
     {"set.ne.and.bf16x2.bf16x2",
@@ -1422,7 +1425,8 @@ START_TEST(half_and_bfloat_arithmetic)
 END_TEST
 
 /* set on f16, bf16 and their pairs (1.0 or all ones where the compare, with the predicate's .and,
- * holds; .reg.b16 written as one word, as cuda_fp16.hpp writes it), and tanh and ex2 on them,
+ * holds; .reg.b16 written as one word, as cuda_fp16.hpp writes it), setp on a pair (p the low
+ * halves' compare, q the high ones'), and tanh and ex2 on them,
  * each half the exact function rounded once to nearest even. */
 START_TEST(half_set_tanh_and_ex2)
 {
@@ -1439,6 +1443,17 @@ START_TEST(half_set_tanh_and_ex2)
             ck_assert_msg((out[i] >> h & 0xFFFF) == want, "set.lt.f16x2(0x%08x, 0x%08x) = 0x%08x",
                           a[i], a[N + i], out[i]);
         }
+    run32("setp.le.and.f16x2", a, a + N, a + 2 * N, out, N); /* p: the low halves, q: the high */
+    for (int i = 0; i < N; i++) {
+        uint32_t want = 0;
+        for (int h = 0; h < 2; h++)
+            want |= (uint32_t)(f16v(a[i] >> 16 * h & 0xFFFF) <= f16v(a[N + i] >> 16 * h & 0xFFFF) &&
+                               a[2 * N + i])
+                    << h;
+        ck_assert_msg(out[i] == want,
+                      "setp.le.and.f16x2(0x%08x, 0x%08x, c %u): p + 2q = %u, want %u", a[i],
+                      a[N + i], a[2 * N + i], out[i], want);
+    }
     run32("set.geu.u32.f16", a, a + N, a + 2 * N, out, N);
     for (int i = 0; i < N; i++) {
         double x = f16v(a[i] & 0xFFFF), y = f16v(a[N + i] & 0xFFFF);
