@@ -305,7 +305,7 @@ static const struct row table[] = {
     {"exit", dec_ctrl},
     {"fence", dec_fence},
     {"fma", dec_arith},
-    {"fns", dec_dp},
+    {"fns", dec_bits},
     {"getctarank", dec_mapa},
     {"griddepcontrol", dec_nop},
     {"isspacep", dec_cvta},

@@ -396,12 +396,9 @@ int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return emit_dn(c, table[w][which], o, n, which == 3 ? 1 : 2, 'b', bits, bits) ? 0 : -1;
 }
 
-/* dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype d, a, b, c (.u32 or .s32 each); and
- * fns.b32 d, mask, base, offset, the other integer instruction of three sources and one word. */
+/* dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype d, a, b, c (.u32 or .s32 each). */
 int dec_dp(struct dctx *c, const struct mn *m, struct operand *o, int n)
 {
-    if (!strcmp(m->base, "fns"))
-        return emit_dn(c, OP_FNS_B32, o, n, 3, 'b', 32, 32) ? 0 : -1;
     struct mtype t[3];
     int two = !strcmp(m->base, "dp2a"), half = mn_has(m, "hi") ? 2 : 1;
     if (mn_types(m, t, 3) != 2 || t[0].bits != 32 || t[1].bits != 32 ||
@@ -460,6 +457,8 @@ int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n)
         in->o[0] = d, in->o[1] = a, in->o[2] = bb, in->o[3] = pos, in->o[4] = len;
         return 0;
     }
+    if (!strcmp(b, "fns") && !w64) /* d, mask, base, offset */
+        return emit_dn(c, OP_FNS_B32, o, n, 3, 'b', 32, 32) ? 0 : -1;
     if (!strcmp(b, "bmsk") && !w64) {
         struct insn *in = emit_dn(c, OP_BMSK_B32, o, n, 2, 'u', 32, 32);
         if (in)
@@ -566,8 +565,8 @@ int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n)
     struct insn *in = dec_emit(c, op);
     in->o[0] = p, in->o[1] = q, in->o[2] = a, in->o[3] = b, in->o[4] = cc;
     in->mod = (uint32_t)cmp | (uint32_t)boolop << 8 | (uint32_t)(boolop && o[3].negated) << 12 |
-              (uint32_t)(t.kind == 'g') << 16 | (uint32_t)(is_set && types[0].kind == 'f') << 17 |
-              (uint32_t)mn_has(m, "ftz") << 18 | (uint32_t)(t.kind == 'G') << 16;
+              (uint32_t)(t.kind == 'g' || t.kind == 'G') << 16 |
+              (uint32_t)(is_set && types[0].kind == 'f') << 17 | (uint32_t)mn_has(m, "ftz") << 18;
     in->width = (uint8_t)(is_half(t.kind) && t.bits == 32); /* a pair: each half compared */
     if (op == OP_SET_HALF) { /* what a half that compares true holds: 1.0 or all ones */
         char dk = types[0].kind;

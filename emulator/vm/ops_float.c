@@ -357,19 +357,17 @@ enum event h_SETP_F32(struct exec *x, struct warp *w, const struct insn *in, uin
     uint32_t cmp = in->mod & 0xFF, r = 0;
     int ftz = (in->mod >> 18) & 1;
     LANES(m, r |= (uint32_t)fcmp(ftz ? fp_ftz(a[l]) : a[l], ftz ? fp_ftz(b[l]) : b[l], cmp) << l);
-    vm_setp_store(w, in, m, r);
+    vm_setp_store(w, in, m, r, ~r);
     return EV_NONE;
 }
 
 enum event h_SET_F32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)x;
-    uint32_t *d = R32(w, in->o[0]);
     float *a = F32(w, in->o[2]), *b = F32(w, in->o[3]);
-    uint32_t cmp = in->mod & 0xFF, one = (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu, r = 0;
+    uint32_t cmp = in->mod & 0xFF, r = 0;
     LANES(m, r |= (uint32_t)fcmp(a[l], b[l], cmp) << l);
-    r = vm_cmp_combine(w, in, r);
-    LANES(m, d[l] = (r >> l & 1) ? one : 0);
+    vm_set_store(w, in, m, r, (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu);
     return EV_NONE;
 }
 
@@ -487,7 +485,7 @@ enum event h_SETP_F64(struct exec *x, struct warp *w, const struct insn *in, uin
     double *a = RF64(w, in->o[2]), *b = RF64(w, in->o[3]);
     uint32_t cmp = in->mod & 0xFF, r = 0;
     LANES(m, r |= (uint32_t)fcmp(a[l], b[l], cmp) << l);
-    vm_setp_store(w, in, m, r);
+    vm_setp_store(w, in, m, r, ~r);
     return EV_NONE;
 }
 
@@ -600,21 +598,27 @@ enum event h_HALF_ARITH(struct exec *x, struct warp *w, const struct insn *in, u
     return EV_NONE;
 }
 
+/* The compare bits (a bit a lane of @p m) of half @p h (0 low, 1 high) of a setp or set on f16 or
+ * bf16 (mod bit 16). */
+static uint32_t half_compare(const struct warp *w, const struct insn *in, uint32_t m, int h)
+{
+    uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]), cmp = in->mod & 0xFF, r = 0;
+    int bf = (in->mod >> 16) & 1;
+    LANES(m, r |= (uint32_t)fcmp(half_value(a[l] >> 16 * h & 0xFFFF, bf),
+                                 half_value(b[l] >> 16 * h & 0xFFFF, bf), cmp)
+                  << l);
+    return r;
+}
+
 /* set on f16, bf16 and their pairs: each half compared, and where the compare (combined with c)
  * holds, the destination's one (in->imm: 1.0 in f16 or bf16, or all ones) in that half's place,
  * or in the whole register for one half (in->width 0) and a 32-bit integer destination. */
 enum event h_SET_HALF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)x;
-    uint32_t *d = R32(w, in->o[0]), *a = R32(w, in->o[2]), *b = R32(w, in->o[3]);
-    int bf = (in->mod >> 16) & 1, pieces = in->width ? 2 : 1;
-    uint32_t cmp = in->mod & 0xFF, one = (uint32_t)in->imm, r[2] = {0, 0};
-    for (int h = 0; h < pieces; h++) {
-        LANES(m, r[h] |= (uint32_t)fcmp(half_value(a[l] >> 16 * h & 0xFFFF, bf),
-                                        half_value(b[l] >> 16 * h & 0xFFFF, bf), cmp)
-                         << l);
-        r[h] = vm_cmp_combine(w, in, r[h]);
-    }
+    uint32_t *d = R32(w, in->o[0]), one = (uint32_t)in->imm, r[2] = {0, 0};
+    for (int h = 0; h <= in->width; h++)
+        r[h] = vm_cmp_combine(w, in, half_compare(w, in, m, h));
     LANES(m, d[l] = ((r[0] >> l & 1) ? one : 0) | ((r[1] >> l & 1) ? one << 16 : 0));
     return EV_NONE;
 }
@@ -643,20 +647,7 @@ enum event h_APPROX_HALF(struct exec *x, struct warp *w, const struct insn *in, 
 enum event h_SETP_HALF(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     (void)x;
-    uint32_t *a = R32(w, in->o[2]), *b = R32(w, in->o[3]);
-    int bf = (in->mod >> 16) & 1;
-    uint32_t cmp = in->mod & 0xFF, r[2] = {0, 0};
-    for (int h = 0; h < 1 + in->width; h++)
-        LANES(m, r[h] |= (uint32_t)fcmp(half_value(a[l] >> 16 * h & 0xFFFF, bf),
-                                        half_value(b[l] >> 16 * h & 0xFFFF, bf), cmp)
-                         << l);
-    if (!in->width) {
-        vm_setp_store(w, in, m, r[0]);
-        return EV_NONE;
-    }
-    uint32_t p = vm_cmp_combine(w, in, r[0]), q = vm_cmp_combine(w, in, r[1]);
-    PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
-    if (in->o[1] != NO_REG)
-        PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
+    uint32_t lo = half_compare(w, in, m, 0);
+    vm_setp_store(w, in, m, lo, in->width ? half_compare(w, in, m, 1) : ~lo);
     return EV_NONE;
 }

@@ -560,7 +560,7 @@ TERNARY(PRMT_B32, uint32_t, R32, prmt(a[l], b[l], c[l], in->mod))
         default:                                                                                   \
             SETP_BITS(T, U, NARROW, CMP_HS);                                                       \
         }                                                                                          \
-        vm_setp_store(w, in, m, r);                                                                \
+        vm_setp_store(w, in, m, r, ~r);                                                            \
         return EV_NONE;                                                                            \
     }
 
@@ -579,13 +579,10 @@ SETP_INT(SETP_U64, uint64_t, uint64_t, R64, AS_IS)
     enum event h_##NAME(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)         \
     {                                                                                              \
         (void)x;                                                                                   \
-        uint32_t *d = R32(w, in->o[0]);                                                            \
         const T *a = (const T *)REG(w, in->o[2]), *b = (const T *)REG(w, in->o[3]);                \
-        uint32_t cmp = in->mod & 0xFF, one = (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu;      \
-        uint32_t r = 0;                                                                            \
+        uint32_t cmp = in->mod & 0xFF, r = 0;                                                      \
         LANES(m, r |= (uint32_t)ICMP(T, U, a[l], b[l], cmp) << l);                                 \
-        r = vm_cmp_combine(w, in, r);                                                              \
-        LANES(m, d[l] = (r >> l & 1) ? one : 0);                                                   \
+        vm_set_store(w, in, m, r, (in->mod >> 17) & 1 ? 0x3F800000u : 0xFFFFFFFFu);                \
         return EV_NONE;                                                                            \
     }
 

@@ -878,9 +878,9 @@ enum event h_ATOM(struct exec *x, struct warp *w, const struct insn *in, uint32_
         return ev;
     if (sp != SP_SHARED)
         vm_atomics_lock(x);
+    uint64_t keep = width == 8 ? ~0ull : (1ull << 8 * width) - 1; /* a 16-bit value's bits */
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint64_t keep = width == 8 ? ~0ull : (1ull << 8 * width) - 1; /* a 16-bit value's bits */
         uint64_t b = (width == 8 ? R64(w, in->o[2])[l] : R32(w, in->o[2])[l]) & keep;
         uint64_t c = in->o[3] == NO_REG ? 0
                      : width == 8       ? R64(w, in->o[3])[l]

@@ -584,14 +584,26 @@ static inline uint32_t vm_cmp_combine(const struct warp *w, const struct insn *i
     return op == 1 ? r & c : op == 2 ? r | c : op == 3 ? r ^ c : r;
 }
 
-/** setp's predicates from the compare results @p r (a bit a lane): p, and q (not p's compare),
- *  each combined with c (vm_cmp_combine()). */
-static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r)
+/** setp's predicates, for lanes @p m: p from compare bits @p rp and q from @p rq (the same
+ *  compare negated; a pair's high halves for f16x2 and bf16x2), each combined with c
+ *  (vm_cmp_combine()). */
+static inline void vm_setp_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t rp,
+                                 uint32_t rq)
 {
-    uint32_t p = vm_cmp_combine(w, in, r), q = vm_cmp_combine(w, in, ~r);
+    uint32_t p = vm_cmp_combine(w, in, rp), q = vm_cmp_combine(w, in, rq);
     PRED(w, in->o[0]) = (PRED(w, in->o[0]) & ~m) | (p & m);
     if (in->o[1] != NO_REG)
         PRED(w, in->o[1]) = (PRED(w, in->o[1]) & ~m) | (q & m);
+}
+
+/** set's destination, for lanes @p m: @p one where compare bits @p r, combined with c
+ *  (vm_cmp_combine()), hold, else 0. */
+static inline void vm_set_store(struct warp *w, const struct insn *in, uint32_t m, uint32_t r,
+                                uint32_t one)
+{
+    uint32_t *d = R32(w, in->o[0]);
+    r = vm_cmp_combine(w, in, r);
+    LANES(m, d[l] = (r >> l & 1) ? one : 0);
 }
 
 /* ---- messages (diag.c) ---------------------------------------------------------------------- */
