@@ -107,8 +107,10 @@ static int cache_access(struct cache *c, uint64_t s)
     if (c->last->tag[c->last_way] == line + 1) /* the line the last access found (tags unique) */
         return cache_use(c, c->last, c->last_way, bit);
     /* Hashed set index, as GPU caches hash addresses: a power-of-two stride (matrix rows)
-     * must not fall into one set. */
-    struct ways *set = &c->set[((line * 0x9E3779B97F4A7C15ull) >> 32) % c->sets];
+     * must not fall into one set. The hash's top 32 bits scaled onto the sets (a remainder of
+     * them would take its middle bits, which leave most of 2^14 or more sets unused). */
+    uint64_t hash = (line * 0x9E3779B97F4A7C15ull) >> 32;
+    struct ways *set = &c->set[hash * c->sets >> 32];
     uint32_t match = 0; /* a branch-free pass, so that it vectorises */
     for (int w = 0; w < WAYS; w++)
         match |= (uint32_t)(set->tag[w] == line + 1) << w;
@@ -240,7 +242,10 @@ struct vm_model {
     struct tally t, t_first;
     struct vm_counters c_first;
     struct fill fill[FILLS];
-    uint32_t stamp; /* the step being fed, counted over the launch */
+    uint32_t stamp;  /* the step being fed, counted over the launch */
+    uint64_t origin; /* the device memory's first sector: sectors are counted from it, so that
+                        where the process mapped that memory moves no set index (the same
+                        program, the same estimate) */
 };
 
 struct vm_model *model_new(const struct model_gpu *gpu, int sample)
@@ -305,6 +310,7 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->threads = L->block[0] * L->block[1] * L->block[2];
     m->warps_per_block = (m->threads + 31) / 32;
     m->blocks = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
+    m->origin = L->mem ? L->mem->base >> 5 : 0;
     m->begun = 0;
     m->in_tail = 0;
     m->sampled = 0;
@@ -829,7 +835,7 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
     uint64_t first = addr >> 5, n = ((addr + bytes - 1) >> 5) - first + 1;
     reserve(m, n);
     for (uint64_t i = 0; i < n; i++)
-        m->sec[m->nsec + i] = first + i;
+        m->sec[m->nsec + i] = first + i - m->origin;
     m->req[m->nreq++] = (struct req){
         w, m->seq[w]++, (uint32_t)m->nsec, (uint32_t)n, (uint8_t)store, ASYNC_TMA, store ? 0 : 1,
         0};
@@ -853,7 +859,8 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
     for (unsigned i = 0; i < n; i++)
         lines += i == 0 || (sec[i] >> 2) != (sec[i - 1] >> 2);
     m->t.l1_wavefronts += lines;
-    memcpy(m->sec + m->nsec, sec, n * sizeof *sec);
+    for (unsigned i = 0; i < n; i++)
+        m->sec[m->nsec + i] = sec[i] - m->origin;
     uint32_t w = warp < 32 ? warp : 31;
     m->req[m->nreq++] = (struct req){w,
                                      m->seq[w]++,

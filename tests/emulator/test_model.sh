@@ -85,6 +85,13 @@
 #    clocks, barrier_ms 0.0020687 on the h100 row, bound barrier; the block waits for them and
 #    its issue one after the other (ms at least the launch, barrier_ms and issue_ms); 0.0048330 ms
 #    on the rtx3090's busiest SM (2 blocks of 1024 threads, one at a time, at 1695 MHz).
+# 16. The L2's sets (model_reread, on a GPU file: the h100's row with a 64 MiB L2, 2^15 sets of
+#    16 ways): 192 blocks sum 48 MiB of x, 256 KiB each, and the next 192 read the same chunks
+#    again. The L2 holds them: 48 MiB of DRAM reads and the 384 KiB of y's stores (within 2%),
+#    where a set index that left most of 2^15 sets unused brought them from DRAM twice. On the
+#    h100 row (50 MiB of L2, full enough that some lines evict others), the same launch in two
+#    processes, whose device memory lies elsewhere in each one's address space, gives the same
+#    line, every field the same.
 # 7. Sampling: 2^22 + 33 floats (16385 blocks, a partial last block) with the sample and
 #    without: the first wave's blocks (1056) all run the same instructions, so the tail is the
 #    grid's last block (1057 sampled); each count within 2%, and the time within 2%. 4000 blocks
@@ -249,4 +256,33 @@ awk -v ms="$(of "$out/copy" model_barrier ms)" -v b="$(of "$out/copy" model_barr
     -v i="$(of "$out/copy" model_barrier issue_ms)" -v bound="$(of "$out/copy" model_barrier bound)" -v line=249 'BEGIN {
     if (bound != "barrier" || ms - 0.003 < 0.99 * (b + i)) {
         printf "test_model.sh:%d: 64 barriers a thread: %s ms bound %s, want at least the launch (0.003 ms), barrier_ms (%s) and issue_ms (%s) one after the other, bound barrier: the block waits at each barrier\n", line, ms, bound, b, i; exit 1 } }'
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'; barriers at 16 threads a clock, waited for"
+cat >"$out/l2.gpu" <<'EOT'
+name = h100-l2-64m
+sms = 132
+clock_mhz = 1980
+fp32_lanes = 128
+tensor_tflops = 989.4
+schedulers = 4
+regs_per_sm = 65536
+smem_per_sm = 233472
+l1_per_sm = 262144
+l2_bytes = 67108864
+l2_bytes_per_clk = 6257.8
+dram_gbs = 3350
+max_warps = 64
+max_blocks = 32
+lat_l1 = 33
+lat_l2 = 260
+lat_dram = 600
+launch_us = 3.0
+EOT
+LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=$out/l2.gpu COURSE_EMU_MODEL_OUT=$out/reread "$bin" 12582912 reread
+near 280 "48 MiB read twice through a 64 MiB L2 of 2^15 sets: dram_bytes" "$(of "$out/reread" model_reread dram_bytes)" 50724864
+for k in 1 2; do
+    LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_OUT=$out/reread$k "$bin" 12582912 reread
+done
+[ "$(grep '^model ' "$out/reread1")" = "$(grep '^model ' "$out/reread2")" ] || {
+    echo "test_model.sh:284: the same launch in two processes: $(grep '^model ' "$out/reread1" | cut -c1-200) ... and $(grep '^model ' "$out/reread2" | cut -c1-200) ...: want the same line (sectors counted from the device memory's base)"
+    exit 1
+}
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'; barriers at 16 threads a clock, waited for; an L2 of 2^15 sets holds what fits, the same estimate in every process"

@@ -6,7 +6,7 @@
  *        address, and integer ones a warp sums first; a tile
  *        loop that loads each tile before using it, and its twin that copies the next tile
  *        with cp.async while it works on this one; a block whose warps all read one row; blocks
- *        whose work differs.
+ *        whose work differs; chunks read twice, half a grid apart.
  */
 #include "test_model.h"
 
@@ -296,6 +296,22 @@ static __global__ void model_ragged_kernel(const float *x, float *y)
 void model_ragged(int blocks, const float *d_x, float *d_y)
 {
     model_ragged_kernel<<<blocks, 256>>>(d_x, d_y);
+}
+
+/* Block b sums its chunk b % half of per_block floats, 256 threads a block: blocks half and
+ * more read again what blocks half earlier read, nothing else twice. */
+static __global__ void model_reread_kernel(int half, int per_block, const float *x, float *y)
+{
+    const float *chunk = x + (size_t)(blockIdx.x % half) * per_block;
+    float acc = 0;
+    for (int i = threadIdx.x; i < per_block; i += blockDim.x)
+        acc += chunk[i];
+    y[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+void model_reread(int half, int per_block, const float *d_x, float *d_y)
+{
+    model_reread_kernel<<<2 * half, 256>>>(half, per_block, d_x, d_y);
 }
 
 /* Thread t's 512 f64 multiply-adds, 8 a step of a loop, on a value of its own. */

@@ -9,32 +9,24 @@
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
  * of 32 warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB
  * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync, and
- * ex2, for test_model.sh (the time model's test).
+ * ex2, for test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
+ * half a grid apart (N >= 12 Mi).
  *
- *   test_model N   (N >= 1024)
+ *   test_model N [reread]   (N >= 1024)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
 #include "test_model.h"
 #include "test_model_hopper.h"
 
-int main(int argc, char **argv)
+/* Every kernel but model_reread, on n floats of x and y. */
+static void run_all(int n, float *d_x, float *d_y)
 {
-    int n = argc == 2 ? atoi(argv[1]) : 0;
-    if (n < 1024) {
-        fprintf(stderr, "usage: test_model N\n");
-        return 2;
-    }
-    float *d_x, *d_y;
     size_t bytes = (size_t)n * sizeof(float);
-    if (cudaMalloc((void **)&d_x, bytes) || cudaMalloc((void **)&d_y, bytes) ||
-        cudaMemset(d_x, 0, bytes)) {
-        fprintf(stderr, "test_model: cannot allocate %d floats twice\n", n);
-        return 1;
-    }
     model_copy(n, d_x, d_y);
     model_lone_warp(d_x, d_y);
     model_smem(d_x, d_y);
@@ -60,6 +52,27 @@ int main(int argc, char **argv)
     if (n >= 4000 * 256) /* 3.8 waves of 8 blocks an SM on the h100, whose work differs */
         model_ragged(4000, d_x, d_y);
     model_units();
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc >= 2 ? atoi(argv[1]) : 0;
+    int reread = argc == 3 && !strcmp(argv[2], "reread");
+    if (n < (reread ? 192 * 65536 : 1024) || argc > 3 || (argc == 3 && !reread)) {
+        fprintf(stderr, "usage: test_model N [reread]   (N >= 1024, with reread N >= 12582912)\n");
+        return 2;
+    }
+    float *d_x, *d_y;
+    size_t bytes = (size_t)n * sizeof(float);
+    if (cudaMalloc((void **)&d_x, bytes) || cudaMalloc((void **)&d_y, bytes) ||
+        cudaMemset(d_x, 0, bytes)) {
+        fprintf(stderr, "test_model: cannot allocate %d floats twice\n", n);
+        return 1;
+    }
+    if (reread)
+        model_reread(192, 65536, d_x, d_y); /* 192 chunks of 256 KiB: 48 MiB, twice */
+    else
+        run_all(n, d_x, d_y);
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         fprintf(stderr, "test_model: %s\n", cudaGetErrorString(err));
