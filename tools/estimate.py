@@ -55,11 +55,29 @@ CUBLAS = {
 }
 # Where the model's measured error is, beside every row.
 ERROR = "error: emulator/MODEL.md"
-# The model's error where it was validated (emulator/MODEL.md, "Validation").
-VALIDATION = ("validation error (emulator/MODEL.md): mean 7.9% and 7.6% on the SGEMM_CUDA ladder "
-              "against published A100 and H100 GFLOP/s, worst factor 1.23; 15.1% on the A6000's "
-              "ladder; 10.2% on an mma.sync ladder on an A100; 46.9% on an mma.sync ladder on a "
-              "T4; 12.0% on RTX 3090 reductions")
+# The validation table (tools/model_validation.py's sets, with their mean absolute error): one
+# source for every line that quotes it.
+README = pathlib.Path(__file__).resolve().parent.parent / "emulator" / "README.md"
+
+
+def validation(readme=README):
+    """The model's mean absolute error on each validation set, from @p readme's table (its header
+    row begins "| set | GPU | kernels | MAE |"); a pointer to emulator/MODEL.md without one."""
+    try:
+        lines = readme.read_text().splitlines()
+    except OSError:
+        lines = []
+    heads = [i for i, line in enumerate(lines) if line.startswith("| set | GPU | kernels | MAE |")]
+    sets = []
+    for line in lines[heads[0] + 2:] if heads else []:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().replace("`", "") for c in line.strip("|").split("|")]
+        sets.append(f"{cells[3]} ({cells[0]}, {cells[1]})")
+    if not sets:
+        return "validation error: emulator/MODEL.md"
+    return ("validation, mean absolute error against published measurements "
+            "(emulator/README.md): " + "; ".join(sets))
 
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):
@@ -149,14 +167,15 @@ def brief(rows, gpu):
               f"{float(r['ms']) * r['launches']:>16.4f}  {r['bound']}")
     regs = " registers assumed 32 (./course estimate NN reads them);" if any(
         "(assumed)" in r["regs"] for r in rows) else ""
-    print(f"model: estimated, not measured;{regs} {VALIDATION}")
+    print(f"model: estimated, not measured;{regs} {validation()}")
 
 
 def table(rows, gpu, size):
     """The rows, one line per launch, each saying "model"."""
     names = sass.demangle(sorted({r["kernel"] for r in rows}))
     cublas = CUBLAS.get((gpu, "fp32", size))
-    print(f"model: estimated on {PART.get(gpu, gpu)} by the emulator's time model, not measured; {VALIDATION}")
+    print(f"model: estimated on {PART.get(gpu, gpu)} by the emulator's time model, not measured; "
+          f"{validation()}")
     print(f"{'kernel':<34} {'grid':>12} {'block':>9} {'regs':>5} {'warps':>6} {'model ms':>10} "
           f"{'GFLOP/s':>9} {'DRAM GB/s':>9} {'%cuBLAS':>7}  bound")
     for r in rows:
