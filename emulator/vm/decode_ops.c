@@ -752,8 +752,6 @@ int dec_cvt(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bad(c, "cvt.%s.%s is not emulated", types[0].name, types[1].name);
     enum rnd r = mn_rounding(m);
     int sat = mn_has(m, "sat"), ftz = mn_has(m, "ftz");
-    if (d == CT_F64 && (a == CT_S64 || a == CT_U64) && r != RND_RN && r != RND_NONE)
-        return dec_bad(c, "cvt to .f64 from a 64-bit integer rounds to nearest only here");
     /* An integer source may sit in a register wider than its type (cvt.s64.s32 %rd2, %rd1, as
      * cooperative groups emit): its low bits are the value. */
     int wide = o[1].kind == OK_REG && o[1].reg && o[1].reg->slot == SLOT_64 && types[1].bits < 64 &&

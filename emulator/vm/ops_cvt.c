@@ -229,6 +229,29 @@ static double int_to_odd(int64_t v, int is_unsigned)
     return u2d(u | 1);
 }
 
+/* The sign of @p d - @p v, exactly, for a double @p d rounded from the integer @p v (so integral
+ * wherever it differs from it: |v| >= 2^53). */
+static int int_cmp(double d, int64_t v, int is_unsigned)
+{
+    if (is_unsigned)
+        return d >= 0x1p64 ? 1 : (uint64_t)d > (uint64_t)v ? 1 : (uint64_t)d < (uint64_t)v ? -1 : 0;
+    return d >= 0x1p63 ? 1 : (int64_t)d > v ? 1 : (int64_t)d < v ? -1 : 0;
+}
+
+/* A 64-bit integer as a double rounded by @p rnd: the nearest double (ties to even), stepped one
+ * unit in the last place when it lies on the wrong side of the value for .rz, .rm or .rp. */
+static double int_to_f64(int64_t v, int is_unsigned, int rnd)
+{
+    double d = is_unsigned ? (double)(uint64_t)v : (double)v;
+    int above = int_cmp(d, v, is_unsigned);
+    int away = d > 0 ? above > 0 : above < 0; /* |d| > |v| */
+    if ((rnd == RND_RZ && away) || (rnd == RND_RM && above > 0))
+        return nextafter(d, rnd == RND_RZ ? 0.0 : -INFINITY);
+    if (rnd == RND_RP && above < 0)
+        return nextafter(d, INFINITY);
+    return d;
+}
+
 /* A float value rounded to an integral value by an integer rounding mode. */
 static double round_int(double v, int rnd)
 {
@@ -317,8 +340,8 @@ static uint64_t convert(uint32_t mod, uint64_t raw)
             v = fp_ftz((float)v);
         return clamp_int(round_int(v, rnd), d);
     }
-    if (d == CT_F64 && !is_float(a)) /* decode allows round to nearest only */
-        return d2u(is_signed(a) ? (double)read_int(a, raw) : (double)(uint64_t)read_int(a, raw));
+    if (d == CT_F64 && !is_float(a))
+        return d2u(int_to_f64(read_int(a, raw), !is_signed(a), rnd));
     double v = is_float(a) ? read_float(a, raw) : int_to_odd(read_int(a, raw), !is_signed(a));
     if (ftz && a == CT_F32)
         v = fp_ftz((float)v);
@@ -337,7 +360,7 @@ static uint64_t convert(uint32_t mod, uint64_t raw)
     case CT_TF32:
         return to_tf32(f2u((float)v), r);
     default:
-        return d2u(v); /* f64: every source is exact in double, but for 64-bit integers */
+        return d2u(v); /* f64 from a float: exact */
     }
 }
 

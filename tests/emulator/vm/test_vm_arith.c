@@ -310,6 +310,12 @@ static const struct op_asm asm64[] = {
      "{ .reg .f32 f; .reg .b32 r; cvt.u32.u64 r, %1; mov.b32 f, r; cvt.f64.f32 %0, f; }"},
     {"cvt.rzi.s64.f64", "cvt.rzi.s64.f64 %0, %1;"},
     {"cvt.rn.f64.s64", "cvt.rn.f64.s64 %0, %1;"},
+    {"cvt.rz.f64.s64", "cvt.rz.f64.s64 %0, %1;"},
+    {"cvt.rm.f64.s64", "cvt.rm.f64.s64 %0, %1;"},
+    {"cvt.rp.f64.s64", "cvt.rp.f64.s64 %0, %1;"},
+    {"cvt.rz.f64.u64", "cvt.rz.f64.u64 %0, %1;"},
+    {"cvt.rm.f64.u64", "cvt.rm.f64.u64 %0, %1;"},
+    {"cvt.rp.f64.u64", "cvt.rp.f64.u64 %0, %1;"},
     {"cvt.rn.f32.s64",
      "{ .reg .f32 f; .reg .b32 r; cvt.rn.f32.s64 f, %1; mov.b32 r, f; cvt.u64.u32 %0, r; }"},
 };
@@ -1076,6 +1082,23 @@ R64(q_d2f_rz, f32_from_f64(u2d(a), FE_TOWARDZERO))
 R64(q_f2d, d2u((double)u2f((uint32_t)a)))
 R64(q_d2s64, to_s64(trunc(u2d(a))))
 R64(q_s642d, d2u((double)(int64_t)a))
+
+/* A 64-bit integer (@p is_unsigned: unsigned) converted by the host in rounding mode @p mode. */
+static uint64_t fenv_i2d(int mode, uint64_t a, int is_unsigned)
+{
+    fesetround(mode);
+    volatile uint64_t u = a;
+    volatile double r = is_unsigned ? (double)u : (double)(int64_t)u;
+    fesetround(FE_TONEAREST);
+    return d2u(r);
+}
+
+R64(q_s642d_rz, fenv_i2d(FE_TOWARDZERO, a, 0))
+R64(q_s642d_rm, fenv_i2d(FE_DOWNWARD, a, 0))
+R64(q_s642d_rp, fenv_i2d(FE_UPWARD, a, 0))
+R64(q_u642d_rz, fenv_i2d(FE_TOWARDZERO, a, 1))
+R64(q_u642d_rm, fenv_i2d(FE_DOWNWARD, a, 1))
+R64(q_u642d_rp, fenv_i2d(FE_UPWARD, a, 1))
 R64(q_s642f, f2u((float)(int64_t)a))
 
 /* 64-bit inputs: integers from two 32-bit draws, doubles from random bits or moderate values. */
@@ -1149,6 +1172,12 @@ START_TEST(sixty_four_bit_instructions)
         {"cvt.f64.f32", q_f2d, {0}},
         {"cvt.rzi.s64.f64", q_d2s64, {2}},
         {"cvt.rn.f64.s64", q_s642d, {0}},
+        {"cvt.rz.f64.s64", q_s642d_rz, {0}},
+        {"cvt.rm.f64.s64", q_s642d_rm, {0}},
+        {"cvt.rp.f64.s64", q_s642d_rp, {0}},
+        {"cvt.rz.f64.u64", q_u642d_rz, {0}},
+        {"cvt.rm.f64.u64", q_u642d_rm, {0}},
+        {"cvt.rp.f64.u64", q_u642d_rp, {0}},
         {"cvt.rn.f32.s64", q_s642f, {0}},
     };
     uint64_t *a = mat_alloc(3 * N * 8), *out = mat_alloc(N * 8);

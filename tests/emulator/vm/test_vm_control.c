@@ -147,9 +147,9 @@ extern "C" __global__ void fault_kernel(int kind, float *buf, int n)
 
 extern "C" __global__ void unsupported_kernel(uint32_t *out)
 {
-    double d; /* a directed rounding of a 64-bit integer: rounds to nearest only, here */
-    asm volatile("cvt.rz.f64.s64 %0, %1;" : "=d"(d) : "l"((long long)out[0]));
-    out[3] = (uint32_t)d;
+    uint32_t v; /* a load-reduce over NVLink multicast memory, which the VM does not model */
+    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.u32 %0, [%1];" : "=r"(v) : "l"(out));
+    out[3] = v;
 }
 /* ---- what CUB's device-wide algorithms compile to ------------------------------------------ */
 
@@ -459,7 +459,7 @@ START_TEST(deadlock_trap_assert_unsupported)
     uint32_t zeros[4] = {0};
     uint64_t d = vm_case_buffer(&c, zeros, sizeof zeros);
     ck_assert_int_eq(launch(&c, "unsupported_kernel", 1, 32, (void *[]){&d}), VM_UNSUPPORTED);
-    capture_assert_at(c.result.message, VM_CASE_SOURCE, "cvt.rz.f64.s64", "cvt.rz.f64.s64");
+    capture_assert_at(c.result.message, VM_CASE_SOURCE, "multimem.ld_reduce", "multimem.ld_reduce");
     vm_case_close(&c);
 }
 END_TEST
