@@ -62,6 +62,7 @@ int dec_unary(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bits(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_dp(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_carry(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_shift(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_setp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_selp(struct dctx *c, const struct mn *m, struct operand *o, int n);

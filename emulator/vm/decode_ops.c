@@ -230,6 +230,8 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
     if (!one_type(c, m, &t))
         return -1;
     const char *b = m->base;
+    if (mn_has(m, "cc"))
+        return dec_carry(c, m, o, n);
     static const char *const fops[] = {"add", "sub", "mul", "fma", "min", "max"};
     int fop = -1;
     for (int i = 0; i < 6; i++)
@@ -281,10 +283,8 @@ int dec_arith(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return int_mul(c, m, o, n, b[1] == 'a', t);
     if (!strcmp(b, "mul24") || !strcmp(b, "mad24") || !strcmp(b, "sad"))
         return int_misc(c, m, o, n, t);
-    if (mn_has(m, "relu") && !mn_has(m, "cc"))
+    if (mn_has(m, "relu"))
         return int_relu(c, m, o, n, t);
-    if (mn_has(m, "cc"))
-        return dec_bad(c, "%s with carry is not emulated", b);
     enum op op = int_op(b, t, mn_has(m, "sat"));
     if (op == OP_UNSUPPORTED)
         return dec_bad(c, "%s.%s is not emulated", b, t.name);
@@ -394,6 +394,28 @@ int dec_logic(struct dctx *c, const struct mn *m, struct operand *o, int n)
         return dec_bad(c, "%s.%s is not emulated", b, t.name);
     int bits = t.bits == 16 ? 32 : t.bits; /* 16-bit values live zero-extended in 32-bit slots */
     return emit_dn(c, table[w][which], o, n, which == 3 ? 1 : 2, 'b', bits, bits) ? 0 : -1;
+}
+
+/* Extended-precision arithmetic (OP_CARRY_32, OP_CARRY_64): add.cc, addc{.cc}, sub.cc, subc{.cc}
+ * d, a, b and mad{.lo,.hi}.cc, madc{.lo,.hi}{.cc} d, a, b, c, on .u32, .s32, .u64 or .s64. */
+int dec_carry(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    struct mtype t;
+    if (!one_type(c, m, &t))
+        return -1;
+    const char *b = m->base;
+    int in_c = b[strlen(b) - 1] == 'c', out_c = mn_has(m, "cc");
+    int mad = !strncmp(b, "mad", 3), hi = mn_has(m, "hi");
+    if ((t.kind != 'u' && t.kind != 's') || (t.bits != 32 && t.bits != 64) ||
+        (mad && !hi && !mn_has(m, "lo")) || (!in_c && !out_c))
+        return dec_bad(c, "this form of %s is not emulated", b);
+    int kind = mad ? (hi ? CARRY_MAD_HI : CARRY_MAD_LO) : b[0] == 's' ? CARRY_SUB : CARRY_ADD;
+    struct insn *in = emit_dn(c, t.bits == 32 ? OP_CARRY_32 : OP_CARRY_64, o, n, mad ? 3 : 2,
+                              t.kind, t.bits, t.bits);
+    if (in)
+        in->mod = (uint32_t)kind | (in_c ? CARRY_IN : 0) | (out_c ? CARRY_OUT : 0) |
+                  (t.kind == 's' ? CARRY_SIGNED : 0);
+    return in ? 0 : -1;
 }
 
 /* dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype d, a, b, c (.u32 or .s32 each). */

@@ -589,6 +589,7 @@ static void block_start(struct exec *x)
         w->live = lanes >= 32 ? FULL_MASK : (1u << lanes) - 1;
         w->waiting = 0;
         w->diverged = 0;
+        w->carry = 0;
         w->pc = x->fn->first;
         memset(w->depth, 0, sizeof w->depth);
         memset(w->stack_used, 0, sizeof w->stack_used);

@@ -105,6 +105,62 @@ enum event h_DP_B32(struct exec *x, struct warp *w, const struct insn *in, uint3
     return EV_NONE;
 }
 
+/* One lane of OP_CARRY_64 (and of OP_CARRY_32, on values below 2^32 with @p bits 32): the
+ * result of a op b (or a's and b's product's half) + c + the carry in @p cf, modulo 2^bits, and
+ * in @p cf the carry out (sub: the borrow). */
+static uint64_t carry_op(uint32_t mod, uint64_t a, uint64_t b, uint64_t c, int bits, int *cf)
+{
+    uint64_t mask = bits == 64 ? ~0ull : 0xFFFFFFFFull, cin = mod & CARRY_IN ? (uint64_t)*cf : 0;
+    unsigned __int128 sum;
+    if (CARRY_KIND(mod) == CARRY_SUB) {
+        sum = (unsigned __int128)a - b - cin;
+        *cf = (unsigned __int128)b + cin > a;
+        return (uint64_t)sum & mask;
+    }
+    if (CARRY_KIND(mod) == CARRY_ADD) {
+        sum = (unsigned __int128)a + b + cin;
+    } else {
+        int s = (mod & CARRY_SIGNED) != 0;
+        __int128 sa = bits == 64 ? (int64_t)a : (int32_t)a,
+                 sb = bits == 64 ? (int64_t)b : (int32_t)b;
+        unsigned __int128 p = s ? (unsigned __int128)(sa * sb) : (unsigned __int128)a * b;
+        uint64_t half =
+            CARRY_KIND(mod) == CARRY_MAD_HI ? (uint64_t)(p >> bits) & mask : (uint64_t)p & mask;
+        sum = (unsigned __int128)half + c + cin;
+    }
+    *cf = (int)(sum >> bits & 1);
+    return (uint64_t)sum & mask;
+}
+
+/* The lanes of @p m through carry_op(), each with its own carry flag (warp::carry). */
+#define CARRY_LANES(T, REG, BITS)                                                                  \
+    do {                                                                                           \
+        T *d = REG(w, in->o[0]), *a = REG(w, in->o[1]), *b = REG(w, in->o[2]);                     \
+        T *c = CARRY_KIND(in->mod) >= CARRY_MAD_LO ? REG(w, in->o[3]) : NULL;                      \
+        uint32_t out = w->carry;                                                                   \
+        LANES(m, {                                                                                 \
+            int cf = w->carry >> l & 1;                                                            \
+            d[l] = (T)carry_op(in->mod, a[l], b[l], c ? c[l] : 0, BITS, &cf);                      \
+            out = (out & ~(1u << l)) | (uint32_t)cf << l;                                          \
+        });                                                                                        \
+        if (in->mod & CARRY_OUT)                                                                   \
+            w->carry = out;                                                                        \
+    } while (0)
+
+enum event h_CARRY_32(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    CARRY_LANES(uint32_t, R32, 32);
+    return EV_NONE;
+}
+
+enum event h_CARRY_64(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    (void)x;
+    CARRY_LANES(uint64_t, R64, 64);
+    return EV_NONE;
+}
+
 /* One lane of fns (OP_FNS_B32). */
 static uint32_t nth_set_bit(uint32_t mask, uint32_t base, int32_t offset)
 {

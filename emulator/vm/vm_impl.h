@@ -254,6 +254,15 @@ enum { SURF_TRAP, SURF_CLAMP, SURF_ZERO };
 /** The source register is 64-bit though the source type is narrower: its low bits convert. */
 #define CVT_WIDE (1u << 16)
 
+/** Fields of OP_CARRY_32 / OP_CARRY_64's insn.mod: the operation (add, sub, mad.lo, mad.hi),
+ * whether it adds the lane's carry flag in (addc, subc, madc) and sets it (.cc), and whether
+ * mad.hi's product is signed. */
+enum { CARRY_ADD, CARRY_SUB, CARRY_MAD_LO, CARRY_MAD_HI };
+#define CARRY_KIND(mod) ((mod)&3)
+#define CARRY_IN (1u << 2)
+#define CARRY_OUT (1u << 3)
+#define CARRY_SIGNED (1u << 4)
+
 /** One decoded instruction. */
 struct insn {
     uint16_t op;          /**< enum op */
@@ -428,6 +437,7 @@ struct warp {
     uint32_t stack_charged[32], stack_levels[32]; /**< against cudaLimitStackSize; levels deep */
     int32_t cdp_error[32];     /**< each lane's device-side cudaGetLastError (cdp.c) */
     struct async_queue *async; /**< its cp.async copies in flight (ops_async.c), or NULL */
+    uint32_t carry; /**< each lane's carry flag (CC.CF: add.cc, addc, sub.cc, ...), bit l lane l */
 };
 
 /** Why the dispatch loop stopped running a group of lanes. */

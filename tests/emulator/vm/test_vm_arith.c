@@ -171,6 +171,20 @@ static const struct op_asm asm32[] = {
     {"dp2a.lo.s32.u32", "dp2a.lo.s32.u32 %0, %1, %2, %3;"},
     {"dp2a.hi.s32.s32", "dp2a.hi.s32.s32 %0, %1, %2, %3;"},
     {"fns.b32", "fns.b32 %0, %1, %2, %3;"},
+    {"add.cc.u32+addc.u32", "{ .reg .b32 t; add.cc.u32 t, %1, %2; addc.u32 %0, %3, 0; }"},
+    {"addc.cc.u32 chain",
+     "{ .reg .b32 t, u; add.cc.u32 t, %1, %2; addc.cc.s32 u, %1, %3; addc.u32 %0, 0, 0; }"},
+    {"sub.cc.u32+subc.u32", "{ .reg .b32 t; sub.cc.u32 t, %1, %2; subc.u32 %0, %3, 0; }"},
+    {"subc.cc.u32 chain",
+     "{ .reg .b32 t, u; sub.cc.u32 t, %1, %2; subc.cc.u32 u, %3, %1; subc.u32 %0, 0, 0; }"},
+    {"mad.lo.cc.u32+madc.hi.u32",
+     "{ .reg .b32 t; mad.lo.cc.u32 t, %1, %2, %3; madc.hi.u32 %0, %1, %2, 0; }"},
+    {"madc.hi.cc.s32",
+     "{ .reg .b32 t, u; add.cc.u32 t, %3, %3; madc.hi.cc.s32 t, %1, %2, %3; addc.u32 u, 0, 0;"
+     " add.u32 %0, t, u; }"},
+    {"madc.lo.u32", "{ .reg .b32 t; sub.cc.u32 t, %3, %1; madc.lo.u32 %0, %1, %2, %3; }"},
+    {"@p add.cc.u32", "{ .reg .pred p; .reg .b32 t; setp.ne.u32 p, %3, 0; add.cc.u32 t, 1, 1;"
+                      " @p add.cc.u32 t, %1, %2; addc.u32 %0, 0, 0; }"},
     {"add.rn.f32", "add.rn.f32 %0, %1, %2;"},
     {"sub.rn.f32", "sub.rn.f32 %0, %1, %2;"},
     {"mul.rn.f32", "mul.rn.f32 %0, %1, %2;"},
@@ -310,6 +324,12 @@ static const struct op_asm asm64[] = {
      "{ .reg .f32 f; .reg .b32 r; cvt.u32.u64 r, %1; mov.b32 f, r; cvt.f64.f32 %0, f; }"},
     {"cvt.rzi.s64.f64", "cvt.rzi.s64.f64 %0, %1;"},
     {"cvt.rn.f64.s64", "cvt.rn.f64.s64 %0, %1;"},
+    {"add.cc.u64+addc.u64", "{ .reg .b64 t; add.cc.u64 t, %1, %2; addc.u64 %0, %3, 0; }"},
+    {"sub.cc.s64+subc.s64", "{ .reg .b64 t; sub.cc.s64 t, %1, %2; subc.s64 %0, %3, 0; }"},
+    {"mad.lo.cc.u64+madc.hi.u64",
+     "{ .reg .b64 t; mad.lo.cc.u64 t, %1, %2, %3; madc.hi.u64 %0, %1, %2, 0; }"},
+    {"mad.hi.cc.s64+addc.u64",
+     "{ .reg .b64 t, u; mad.hi.cc.s64 t, %1, %2, %3; addc.u64 u, 0, 0; xor.b64 %0, t, u; }"},
     {"cvt.rz.f64.s64", "cvt.rz.f64.s64 %0, %1;"},
     {"cvt.rm.f64.s64", "cvt.rm.f64.s64 %0, %1;"},
     {"cvt.rp.f64.s64", "cvt.rp.f64.s64 %0, %1;"},
@@ -602,6 +622,24 @@ static uint32_t fns_ref(uint32_t mask, uint32_t base, uint32_t off)
     return 0xFFFFFFFFu;
 }
 
+/* Extended precision, by the PTX ISA's definitions: the carry flag is the carry out of an add
+ * and the borrow of a subtraction. */
+R(r_add_addc, c + ((uint64_t)a + b > 0xFFFFFFFFu))
+R(r_addc_chain, (uint64_t)a + c + ((uint64_t)a + b > 0xFFFFFFFFu) > 0xFFFFFFFFu)
+R(r_sub_subc, c - (a < b))
+R(r_subc_chain, 0u - ((uint64_t)a + (a < b) > c))
+R(r_mad_madc, ((uint64_t)a * b + c) >> 32)
+/* add.cc t, c, c; madc.hi.cc.s32 t, a, b, c; addc u, 0, 0; d = t + u. */
+static uint32_t madc_hi_s_ref(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t hi = (uint32_t)((uint64_t)((int64_t)s32(a) * s32(b)) >> 32);
+    uint64_t sum = (uint64_t)hi + c + ((uint64_t)c + c > 0xFFFFFFFFu);
+    return (uint32_t)sum + (uint32_t)(sum >> 32);
+}
+
+R(r_madc_hi_s, madc_hi_s_ref(a, b, c))
+R(r_madc_lo, a *b + c + (c < a))
+R(r_pred_carry, c != 0 && (uint64_t)a + b > 0xFFFFFFFFu)
 R(r_dp4a_ss, dot_ref(a, b, c, 1, 1, -1))
 R(r_dp4a_us, dot_ref(a, b, c, 0, 1, -1))
 R(r_dp4a_uu, dot_ref(a, b, c, 0, 0, -1))
@@ -683,6 +721,14 @@ static const struct {
     {"dp2a.lo.s32.u32", r_dp2a_lo_su, {IN_INT, IN_INT, IN_INT}},
     {"dp2a.hi.s32.s32", r_dp2a_hi_ss, {IN_INT, IN_INT, IN_INT}},
     {"fns.b32", r_fns, {IN_INT, IN_SMALL, IN_INT}},
+    {"add.cc.u32+addc.u32", r_add_addc, {IN_INT, IN_INT, IN_INT}},
+    {"addc.cc.u32 chain", r_addc_chain, {IN_INT, IN_INT, IN_INT}},
+    {"sub.cc.u32+subc.u32", r_sub_subc, {IN_INT, IN_INT, IN_INT}},
+    {"subc.cc.u32 chain", r_subc_chain, {IN_INT, IN_INT, IN_INT}},
+    {"mad.lo.cc.u32+madc.hi.u32", r_mad_madc, {IN_INT, IN_INT, IN_INT}},
+    {"madc.hi.cc.s32", r_madc_hi_s, {IN_INT, IN_INT, IN_INT}},
+    {"madc.lo.u32", r_madc_lo, {IN_INT, IN_INT, IN_INT}},
+    {"@p add.cc.u32", r_pred_carry, {IN_INT, IN_INT, IN_SMALL}},
 };
 
 /* Run every instruction of a table on its inputs; @p same says when two results agree. */
@@ -1082,6 +1128,19 @@ R64(q_d2f_rz, f32_from_f64(u2d(a), FE_TOWARDZERO))
 R64(q_f2d, d2u((double)u2f((uint32_t)a)))
 R64(q_d2s64, to_s64(trunc(u2d(a))))
 R64(q_s642d, d2u((double)(int64_t)a))
+R64(q_add_addc, c + (((unsigned __int128)a + b) >> 64))
+R64(q_sub_subc, c - (a < b))
+R64(q_mad_madc, ((unsigned __int128)a * b + c) >> 64)
+
+/* mad.hi.cc.s64 t, a, b, c; addc.u64 u, 0, 0; d = t ^ u. */
+static uint64_t mad_hi_s64_ref(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t hi = (uint64_t)((__int128)(int64_t)a * (int64_t)b >> 64);
+    unsigned __int128 sum = (unsigned __int128)hi + c;
+    return (uint64_t)sum ^ (uint64_t)(sum >> 64);
+}
+
+R64(q_mad_hi_s, mad_hi_s64_ref(a, b, c))
 
 /* A 64-bit integer (@p is_unsigned: unsigned) converted by the host in rounding mode @p mode. */
 static uint64_t fenv_i2d(int mode, uint64_t a, int is_unsigned)
@@ -1172,6 +1231,10 @@ START_TEST(sixty_four_bit_instructions)
         {"cvt.f64.f32", q_f2d, {0}},
         {"cvt.rzi.s64.f64", q_d2s64, {2}},
         {"cvt.rn.f64.s64", q_s642d, {0}},
+        {"add.cc.u64+addc.u64", q_add_addc, {0, 0, 0}},
+        {"sub.cc.s64+subc.s64", q_sub_subc, {0, 0, 0}},
+        {"mad.lo.cc.u64+madc.hi.u64", q_mad_madc, {0, 0, 0}},
+        {"mad.hi.cc.s64+addc.u64", q_mad_hi_s, {0, 0, 0}},
         {"cvt.rz.f64.s64", q_s642d_rz, {0}},
         {"cvt.rm.f64.s64", q_s642d_rm, {0}},
         {"cvt.rp.f64.s64", q_s642d_rp, {0}},
