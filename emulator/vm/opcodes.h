@@ -195,10 +195,11 @@ OP(DP_B32, VM_CLASS_INT, "dp4a/dp2a")
 OP(FNS_B32, VM_CLASS_INT, "fns.b32")
 /* Extended-precision arithmetic on the lane's carry flag (CC.CF, warp::carry): add.cc, addc{.cc},
  * sub.cc, subc{.cc} d, a, b and mad{.lo,.hi}.cc, madc{.lo,.hi}{.cc} d, a, b, c on 32-bit
- * ({.u32,.s32}) or 64-bit ({.u64,.s64}) values: d = a + b (+ CF), a - (b + CF), or the low or
- * high half of a * b (signed with .s) + c (+ CF), modulo 2^32 or 2^64; with .cc, CF = the carry
- * out (sub: the borrow). mod: CARRY_KIND (0 add, 1 sub, 2 mad.lo, 3 mad.hi), CARRY_IN,
- * CARRY_OUT, CARRY_SIGNED. [9.7.2] */
+ * ({.u32,.s32}) or 64-bit ({.u64,.s64}) values: d = a + b (+ CF), a + ~b + (subc: CF; sub.cc:
+ * 1), or the low or high half of a * b (signed with .s) + c (+ CF), modulo 2^32 or 2^64; with
+ * .cc, CF = the carry out (after a subtraction: 1 when nothing was borrowed, so that a chain of
+ * them is the ISA's a - (b + borrow)). mod: CARRY_KIND (0 add, 1 sub, 2 mad.lo, 3 mad.hi),
+ * CARRY_IN, CARRY_OUT, CARRY_SIGNED. [9.7.2] */
 OP(CARRY_32, VM_CLASS_INT, "add.cc.u32")
 OP(CARRY_64, VM_CLASS_INT, "add.cc.u64")
 /* vop.dtype.atype.btype{.sat}{.add,.min,.max} d{.dsel}, a{.asel}, b{.bsel}{, c} (vop: vadd,

@@ -107,17 +107,17 @@ enum event h_DP_B32(struct exec *x, struct warp *w, const struct insn *in, uint3
 
 /* One lane of OP_CARRY_64 (and of OP_CARRY_32, on values below 2^32 with @p bits 32): the
  * result of a op b (or a's and b's product's half) + c + the carry in @p cf, modulo 2^bits, and
- * in @p cf the carry out (sub: the borrow). */
+ * in @p cf the carry out. The flag is a carry, as a GPU keeps it: a subtraction is a + ~b + the
+ * flag (sub.cc: + 1), so after one the flag is 1 when nothing was borrowed. A chain of
+ * subtractions computes the ISA's a - (b + borrow); a chain that sets the flag with add.cc and
+ * consumes it with subc gets what a GPU computes (CGBN's multi-word negation relies on it). */
 static uint64_t carry_op(uint32_t mod, uint64_t a, uint64_t b, uint64_t c, int bits, int *cf)
 {
     uint64_t mask = bits == 64 ? ~0ull : 0xFFFFFFFFull, cin = mod & CARRY_IN ? (uint64_t)*cf : 0;
     unsigned __int128 sum;
     if (CARRY_KIND(mod) == CARRY_SUB) {
-        sum = (unsigned __int128)a - b - cin;
-        *cf = (unsigned __int128)b + cin > a;
-        return (uint64_t)sum & mask;
-    }
-    if (CARRY_KIND(mod) == CARRY_ADD) {
+        sum = (unsigned __int128)a + (~b & mask) + (mod & CARRY_IN ? cin : 1);
+    } else if (CARRY_KIND(mod) == CARRY_ADD) {
         sum = (unsigned __int128)a + b + cin;
     } else {
         int s = (mod & CARRY_SIGNED) != 0;

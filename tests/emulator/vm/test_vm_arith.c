@@ -185,6 +185,8 @@ static const struct op_asm asm32[] = {
     {"madc.lo.u32", "{ .reg .b32 t; sub.cc.u32 t, %3, %1; madc.lo.u32 %0, %1, %2, %3; }"},
     {"@p add.cc.u32", "{ .reg .pred p; .reg .b32 t; setp.ne.u32 p, %3, 0; add.cc.u32 t, 1, 1;"
                       " @p add.cc.u32 t, %1, %2; addc.u32 %0, 0, 0; }"},
+    {"add.cc.u32+subc.u32", "{ .reg .b32 t; add.cc.u32 t, %3, -1; subc.u32 %0, %1, %2; }"},
+    {"sub.cc.u32+addc.u32", "{ .reg .b32 t; sub.cc.u32 t, %1, %2; addc.u32 %0, %3, 0; }"},
     {"add.rn.f32", "add.rn.f32 %0, %1, %2;"},
     {"sub.rn.f32", "sub.rn.f32 %0, %1, %2;"},
     {"mul.rn.f32", "mul.rn.f32 %0, %1, %2;"},
@@ -622,8 +624,10 @@ static uint32_t fns_ref(uint32_t mask, uint32_t base, uint32_t off)
     return 0xFFFFFFFFu;
 }
 
-/* Extended precision, by the PTX ISA's definitions: the carry flag is the carry out of an add
- * and the borrow of a subtraction. */
+/* Extended precision: chains of one kind by the PTX ISA's definitions (an add's carry out, a
+ * subtraction's borrow); mixed chains as a GPU runs them, its flag a carry (a subtraction is
+ * a + ~b + the flag, so after sub.cc the flag is 1 when nothing was borrowed): NVlabs' CGBN
+ * negates a multi-word number with add.cc then subc.cc and counts on it. */
 R(r_add_addc, c + ((uint64_t)a + b > 0xFFFFFFFFu))
 R(r_addc_chain, (uint64_t)a + c + ((uint64_t)a + b > 0xFFFFFFFFu) > 0xFFFFFFFFu)
 R(r_sub_subc, c - (a < b))
@@ -638,8 +642,10 @@ static uint32_t madc_hi_s_ref(uint32_t a, uint32_t b, uint32_t c)
 }
 
 R(r_madc_hi_s, madc_hi_s_ref(a, b, c))
-R(r_madc_lo, a *b + c + (c < a))
+R(r_madc_lo, a *b + c + (c >= a))
 R(r_pred_carry, c != 0 && (uint64_t)a + b > 0xFFFFFFFFu)
+R(r_add_then_subc, a - b - (c == 0))
+R(r_sub_then_addc, c + (a >= b))
 R(r_dp4a_ss, dot_ref(a, b, c, 1, 1, -1))
 R(r_dp4a_us, dot_ref(a, b, c, 0, 1, -1))
 R(r_dp4a_uu, dot_ref(a, b, c, 0, 0, -1))
@@ -729,6 +735,8 @@ static const struct {
     {"madc.hi.cc.s32", r_madc_hi_s, {IN_INT, IN_INT, IN_INT}},
     {"madc.lo.u32", r_madc_lo, {IN_INT, IN_INT, IN_INT}},
     {"@p add.cc.u32", r_pred_carry, {IN_INT, IN_INT, IN_SMALL}},
+    {"add.cc.u32+subc.u32", r_add_then_subc, {IN_INT, IN_INT, IN_SMALL}},
+    {"sub.cc.u32+addc.u32", r_sub_then_addc, {IN_INT, IN_INT, IN_INT}},
 };
 
 /* Run every instruction of a table on its inputs; @p same says when two results agree. */
