@@ -124,7 +124,7 @@ static int int_mul(struct dctx *c, const struct mn *m, struct operand *o, int n,
                                          {OP_UNSUPPORTED, OP_MAD_LO_I32, OP_MAD_LO_I64}};
         op = lo[mad][t.bits == 16 ? 0 : t.bits == 32 ? 1 : 2];
     }
-    if (op == OP_UNSUPPORTED || mn_has(m, "cc") || mn_has(m, "sat"))
+    if (op == OP_UNSUPPORTED || mn_has(m, "sat")) /* .cc: dec_carry() */
         return dec_bad(c, "this form of %s is not emulated", mad ? "mad" : "mul");
     if (!mad)
         return emit_dn(c, op, o, n, 2, t.kind, dbits, t.bits) ? 0 : -1;

@@ -113,10 +113,12 @@ enum event h_DP_B32(struct exec *x, struct warp *w, const struct insn *in, uint3
  * consumes it with subc gets what a GPU computes (CGBN's multi-word negation relies on it). */
 static uint64_t carry_op(uint32_t mod, uint64_t a, uint64_t b, uint64_t c, int bits, int *cf)
 {
-    uint64_t mask = bits == 64 ? ~0ull : 0xFFFFFFFFull, cin = mod & CARRY_IN ? (uint64_t)*cf : 0;
+    int sub = CARRY_KIND(mod) == CARRY_SUB;
+    uint64_t mask = bits == 64 ? ~0ull : 0xFFFFFFFFull;
+    uint64_t cin = mod & CARRY_IN ? (uint64_t)*cf : (uint64_t)sub; /* sub.cc: a + ~b + 1 */
     unsigned __int128 sum;
-    if (CARRY_KIND(mod) == CARRY_SUB) {
-        sum = (unsigned __int128)a + (~b & mask) + (mod & CARRY_IN ? cin : 1);
+    if (sub) {
+        sum = (unsigned __int128)a + (~b & mask) + cin;
     } else if (CARRY_KIND(mod) == CARRY_ADD) {
         sum = (unsigned __int128)a + b + cin;
     } else {
