@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The course's validation report: ./course gpu-report [--out DIR] [--apply DIR].
+"""The course's validation report: ./course gpu-report [--out DIR] [--skip STEP,...]
+[--budget SECONDS] [--apply DIR].
 
-On a GPU it describes the machine, runs the whole suite (timing cases included) and records
-each timing case against its bar, benchmarks every lesson against cuBLAS at the size its
-"Measured" section names, runs compute-sanitizer on every lesson's GPU cases, reads Nsight
-Compute's counters beside the emulator's for the same kernels, and runs the differential
-harness (the emulator against the GPU). Without a GPU every step runs on the CPU emulator and
-every time or ncu column says "not run". It writes at most 8 files into DIR:
+On a GPU it describes the machine, benchmarks every lesson against cuBLAS at the size its
+"Measured" section names, runs the suite's timing cases against their bars and its GPU cases,
+puts the time model's estimate beside each benchmark, reads Nsight Compute's counters beside
+the emulator's for the same kernels, runs the differential harness (the emulator against the
+GPU) and compute-sanitizer on every lesson's GPU cases. Without a GPU every step runs on the
+CPU emulator and every time or ncu column says "not run". It writes at most 8 files into DIR:
 
   report.md     the machine, a summary of each step, and the tables in markdown
   suite.csv     every test: name, status, seconds
@@ -16,6 +17,14 @@ every time or ncu column says "not run". It writes at most 8 files into DIR:
   ncu.csv       ncu's counters beside the emulator's, per kernel
   diff.csv      the differential harness's mismatches
   logs.tar.gz   every step's raw output
+
+The steps run in the order of what they tell: the machine, the benchmarks, the suite, the time
+model's column beside the benchmarks, ncu, the differential and the sanitizers. On a GPU the
+suite runs what the GPU changes: the timing cases one at a time, then the lessons' GPU cases side
+by side (the CPU cases are `./course test`'s, on any machine). report.md and logs.tar.gz are
+rewritten after every step, so a run cut short keeps what it finished. For a short lease:
+--skip STEP,... leaves steps out; --budget SECONDS starts no step, and no lesson within one,
+once that time is spent. Either way the report names what did not run and why.
 
 --apply DIR writes a GPU report's benchmark tables into the lessons' "Measured" sections.
 The `course` script builds first and chooses the device; this script is its back end.
@@ -39,10 +48,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grade import junit  # noqa: E402  (the one JUnit reader)
 
 NOT_RUN = "not run"
-FILES = ("report.md", "suite.csv", "perf.csv", "bench.csv", "sanitize.csv", "ncu.csv", "diff.csv",
-         "logs.tar.gz")
+FILE_OF = {"bench": "bench.csv", "suite": "suite.csv", "differential": "diff.csv", "sanitize": "sanitize.csv",
+           "ncu": "ncu.csv"}
 BEGIN = "<!-- gpu-report: begin -->"
 END = "<!-- gpu-report: end -->"
+STEPS = ("bench", "suite", "model", "ncu", "differential", "sanitize")
 
 
 def tree_stamp(root):
@@ -64,9 +74,27 @@ class Report:
         self.out = args.out
         self.logs = {}
         self.problems = []
+        self.sections = {}  # step: its lines of report.md
         self.md = []
+        self.bench_rows = []
         self.start = time.monotonic()
+        self.deadline = None if args.budget is None else self.start + args.budget
         self.lessons = sorted(os.path.basename(d) for d in glob.glob(os.path.join(self.root, "lessons", "[0-9][0-9]_*")))
+
+    def begin(self, name):
+        """Start (or restart) step @p name's section of report.md: rep.md is its lines."""
+        self.md = self.sections[name] = []
+
+    def spent(self):
+        """Whether --budget's time is spent: no step, and no lesson within one, starts after."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def left(self, cap=None):
+        """Seconds a command may still run: the budget's rest, at most @p cap (None: no limit)."""
+        if self.deadline is None:
+            return cap
+        rest = max(1.0, self.deadline - time.monotonic())
+        return rest if cap is None else min(cap, rest)
 
     def step(self, text):
         print(f"gpu-report [{time.monotonic() - self.start:5.0f} s] {text}", flush=True)
@@ -74,6 +102,7 @@ class Report:
     def run(self, name, cmd, env=None, timeout=None):
         """Run @p cmd, keep its output as log @p name; return (exit status, output)."""
         full = dict(os.environ, **(env or {}))
+        timeout = self.left(timeout)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=timeout, cwd=self.root)
             code, text = p.returncode, p.stdout + p.stderr
@@ -125,25 +154,28 @@ def junit_rows(path):
 
 
 def suite(rep):
-    """The whole suite with its timing cases; on the emulator, ./course test's run of this very
-    tree when there is one (the emulator's results do not change from run to run)."""
+    """The suite with its timing cases; on the emulator, ./course test's run of this very tree
+    when there is one (the emulator's results do not change from run to run)."""
     junit = os.path.join(rep.build, "test-results.xml")
     stamp = os.path.join(rep.build, "test-results.stamp")
     perf_tsv = os.path.join(rep.out, ".perf.tsv")
     reuse = (rep.device == "emulator" and os.path.exists(junit) and os.path.exists(stamp)
              and open(stamp).read().strip() == tree_stamp(rep.root))
+    if os.path.exists(perf_tsv):
+        os.remove(perf_tsv)
     if reuse:
         rep.step("the suite: ./course test's results for this tree (emulator)")
         source = "the results of `./course test` on this same tree"
+        rows = junit_rows(junit)
+    elif rep.device == "gpu":
+        rows = gpu_suite(rep, perf_tsv)
+        source = "this run: the timing cases one at a time, then the lessons' GPU cases side by side"
     else:
-        rep.step("the suite" + (", timing cases one at a time" if rep.device == "gpu" else ""))
-        jobs = "1" if rep.device == "gpu" else str(os.cpu_count() or 2)
-        if os.path.exists(perf_tsv):
-            os.remove(perf_tsv)
+        rep.step("the suite")
         rep.run("suite", ["ctest", "--test-dir", rep.build, "-LE", "exercise", "--output-junit", junit,
-                          "-j", jobs], env={"COURSE_PERF_OUT": perf_tsv})
+                          "-j", str(os.cpu_count() or 2)], env={"COURSE_PERF_OUT": perf_tsv})
+        rows = junit_rows(junit) if os.path.exists(junit) else []
         source = "this run"
-    rows = junit_rows(junit)
     rep.write_csv("suite.csv", ["test", "status", "seconds"], rows)
     count = {s: sum(1 for r in rows if r[1] == s) for s in ("passed", "failed", "skipped")}
     rep.md += ["## The suite", "", f"{len(rows)} tests ({source}): {count['passed']} passed, "
@@ -152,6 +184,27 @@ def suite(rep):
     if failed:
         rep.md += ["Failed: " + ", ".join(f"`{n}`" for n in failed), ""]
     perf(rep, rows, perf_tsv)
+    return rows
+
+
+def gpu_suite(rep, perf_tsv):
+    """On a GPU: the timing cases alone on it, then the lessons' other GPU cases side by side."""
+    rows = []
+    for what, args in (("timing cases, one at a time", ["-L", "perf", "-j", "1"]),
+                       ("the lessons' GPU cases", ["-R", r"^[0-9][0-9]\.solution\.", "-L", "gpu", "-LE", "perf",
+                                                   "-j", str(min(8, os.cpu_count() or 2))])):
+        if rep.spent():
+            rep.md += [f"The suite's {what}: not run (the budget was spent).", ""]
+            continue
+        rep.step(f"the suite: {what}")
+        junit = os.path.join(rep.out, ".suite.xml")
+        rep.run("suite", ["ctest", "--test-dir", rep.build, "-LE", "exercise", "--output-junit", junit, *args],
+                env={"COURSE_PERF_OUT": perf_tsv})
+        if os.path.exists(junit):
+            rows += junit_rows(junit)
+            os.remove(junit)
+        else:
+            rep.problems.append(f"the suite's {what} wrote no results (cut short by the budget?)")
     return rows
 
 
@@ -239,33 +292,62 @@ def bench(rep):
         exe = os.path.join(rep.bin, lesson)
         if not os.path.exists(exe):
             continue
+        if rep.spent():
+            rows.append({"lesson": lesson, "version": "not run: the budget was spent"})
+            continue
         rep.step(f"bench {lesson}")
         if os.path.exists(csv_path):
             os.remove(csv_path)
         code, _ = rep.run("bench", [exe, *bench_flags(rep, lesson), f"--csv={csv_path}"], timeout=900)
         if code != 0 or not os.path.exists(csv_path):
-            rows.append({"lesson": lesson, "version": f"the benchmark failed (exit {code}): see logs"})
-            rep.problems.append(f"{lesson}'s benchmark failed (exit {code})")
+            cut = code == 124 and rep.spent()
+            why = "not finished: the budget was spent" if cut else f"the benchmark failed (exit {code}): see logs"
+            rows.append({"lesson": lesson, "version": why})
+            rep.problems.append(f"{lesson}'s benchmark: {why}")
+            if os.path.exists(csv_path):
+                os.remove(csv_path)
             continue
         with open(csv_path) as f:
-            got = list(csv.DictReader(f))
+            rows += list(csv.DictReader(f))
         os.remove(csv_path)
-        if lesson[:2] not in ("01", "13"):  # 01: no kernel; 13: ranks and NCCL
+    rep.bench_rows = rows
+    bench_table(rep)
+    return rows
+
+
+def model(rep):
+    """The time model's estimate beside each benchmark row, at the benchmark's own size."""
+    done = set()
+    for r in rep.bench_rows:
+        lesson = r.get("lesson", "")
+        if lesson[:2] in ("01", "13") or lesson in done or "device" not in r:  # 01: no kernel; 13: ranks
+            continue
+        done.add(lesson)
+        if rep.spent():
+            times = {}
+            missing = "not modelled: the budget was spent"
+        else:
             rep.step(f"model {lesson}")
-            model = model_times(rep, lesson, bench_flags(rep, lesson))
-            for r in got:
-                r["model_ms"] = model.get(r.get("version", "") + "_kernel", "not modelled: no kernel of that name")
-        rows += got
+            times = model_times(rep, lesson, bench_flags(rep, lesson))
+            missing = "not modelled: no kernel of that name"
+        for row in rep.bench_rows:
+            if row.get("lesson") == lesson:
+                row["model_ms"] = times.get(row.get("version", "") + "_kernel", missing)
+    bench_table(rep)
+
+
+def bench_table(rep):
+    """bench.csv and the report's benchmark section, from the rows so far."""
+    rows = rep.bench_rows
     keys = []
     for r in rows:
         keys += [k for k in r if k not in keys]
     keys += [k for k in ("model_ms",) if k not in keys]
-    for r in rows:
-        r.setdefault("model_ms", "not modelled")
     with open(os.path.join(rep.out, "bench.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore", restval="not modelled")
         w.writeheader()
         w.writerows(rows)
+    rep.begin("bench")
     rep.md += ["## Benchmarks", "", "Every lesson's driver, once, at the size its \"Measured\" section names "
                "(on the emulator: its own small sizes, and counts, not times). Rows: bench.csv.", ""]
     shown = [k for k in BENCH_COLUMNS if any(r.get(k) for r in rows)]
@@ -278,6 +360,9 @@ def sanitize(rep, rows):
     out = []
     if rep.device == "gpu":
         for lesson in rep.lessons[1:]:
+            if rep.spent():
+                out.append([lesson, "compute-sanitizer", "not run: the budget was spent"])
+                continue
             rep.step(f"compute-sanitizer {lesson}")
             code, text = rep.run("sanitize", [os.path.join(rep.root, "course"), "sanitize", lesson[:2]])
             out.append([lesson, "compute-sanitizer", "clean" if code == 0 else f"reports (exit {code})"])
@@ -329,6 +414,9 @@ def ncu(rep):
         out = [[lesson, "", "", NOT_RUN, "", "ncu not found"] for lesson in rep.lessons[1:]]
     else:
         for lesson in rep.lessons[1:]:
+            if rep.spent():
+                out.append([lesson, "", "", NOT_RUN, "", "the budget was spent"])
+                continue
             rep.step(f"ncu {lesson}")
             out += ncu_lesson(rep, lesson)
     rep.write_csv("ncu.csv", header, out)
@@ -342,7 +430,7 @@ def ncu_lesson(rep, lesson):
     _, usage = rep.run("ncu", [os.path.join(rep.bin, lesson), "--help"])
     flags = [f"--{d}={sizes[d]}" for d in ("m", "n", "k") if sizes.get(d)] + ["--reps=1", "--warmup=0"]
     flags = [f for f in flags if f.split("=")[0] + "=" in usage]
-    code, text = rep.run("ncu", ["ncu", "--csv", "--page", "raw", "--kernel-name-base", "function",
+    code, text = rep.run("ncu", ["ncu", "--clock-control", "none", "--csv", "--page", "raw", "--kernel-name-base", "function",
                                  "--metrics", ",".join(NCU_METRICS.values()), "-c", "64",
                                  os.path.join(rep.bin, lesson), *flags])
     lines = [l for l in text.splitlines() if l.startswith('"')]
@@ -385,6 +473,9 @@ def differential(rep):
         suite = os.path.join(rep.bin, f"test_{num}_solution")
         if not os.path.exists(suite):
             continue
+        if rep.spent():
+            open(raw, "a").write(f"summary lesson {num}: not run (the budget was spent)\n")
+            continue
         rep.step(f"differential {num} ({mode})")
         code, _ = rep.run("differential", ["sh", os.path.join(rep.root, "tools", "differential.sh"),
                                            suite, raw, mode, *cases])
@@ -411,25 +502,54 @@ def write_logs(rep):
             tar.addfile(info, io.BytesIO(data))
 
 
+TITLES = {"bench": "Benchmarks", "suite": "The suite", "model": "The time model beside the benchmarks",
+          "differential": "The differential", "sanitize": "Sanitizers", "ncu": "Nsight Compute beside the emulator"}
+
+
+def write_report(rep, waiting, final):
+    """report.md from the sections so far, the steps not run named with why, and the logs."""
+    lines = list(rep.sections.get("machine", []))
+    for name in STEPS:
+        if name in rep.sections:
+            lines += rep.sections[name]
+        elif name in waiting:
+            lines += [f"## {TITLES[name]}", "", waiting[name], ""]
+    state = "in" if final else "cut short after"
+    lines.append(f"Written by `./course gpu-report` {state} {time.monotonic() - rep.start:.0f} s.")
+    with open(os.path.join(rep.out, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    write_logs(rep)
+
+
 def report(args):
     os.makedirs(args.out, exist_ok=True)
     rep = Report(args)
+    rep.begin("machine")
     machine(rep)
-    rows = suite(rep)
-    bench(rep)
-    sanitize(rep, rows)
-    ncu(rep)
-    differential(rep)
-    write_logs(rep)
-    rep.md.append(f"Written by `./course gpu-report` in {time.monotonic() - rep.start:.0f} s.")
-    with open(os.path.join(args.out, "report.md"), "w") as f:
-        f.write("\n".join(rep.md) + "\n")
+    waiting = {s: "Not run: left out with --skip." if s in args.skip else "Not run: the report was cut short."
+               for s in STEPS}
+    rows = []
+    for name in STEPS:
+        if name in args.skip:
+            continue
+        if rep.spent():
+            waiting[name] = "Not run: the budget (--budget) was spent."
+            continue
+        rep.begin(name)
+        if name == "suite":
+            rows = suite(rep)
+        elif name == "sanitize":
+            sanitize(rep, rows)
+        else:
+            {"bench": bench, "model": model, "differential": differential, "ncu": ncu}[name](rep)
+        write_report(rep, waiting, final=False)
+    write_report(rep, waiting, final=True)
     files = sorted(os.listdir(args.out))
     rep.step(f"done: {len(files)} files in {args.out}: {' '.join(files)}")
     rep.problems += [f"{r[0]} failed" for r in rows if r[1] == "failed"]
-    missing = set(FILES) - set(files)
-    if missing or len(files) > len(FILES):
-        rep.problems.append(f"want exactly {' '.join(FILES)} in {args.out}, have {' '.join(files)}")
+    wanted = {"report.md", "logs.tar.gz"} | {FILE_OF[s] for s in STEPS if s in rep.sections and s in FILE_OF}
+    if not wanted <= set(files):
+        rep.problems.append(f"want {' '.join(sorted(wanted))} in {args.out}, have {' '.join(files)}")
     for p in rep.problems:
         print(f"gpu-report: {p}", file=sys.stderr)
     return 1 if rep.problems else 0
@@ -472,6 +592,15 @@ def put_measured(path, block):
         f.write(text)
 
 
+def steps(text):
+    """--skip's list of steps, each one of STEPS."""
+    names = [n for n in text.split(",") if n]
+    for n in names:
+        if n not in STEPS:
+            raise argparse.ArgumentTypeError(f"unknown step '{n}' (steps: {','.join(STEPS)})")
+    return names
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", required=True)
@@ -479,6 +608,8 @@ def main():
     ap.add_argument("--device", choices=("gpu", "emulator"), default="emulator")
     ap.add_argument("--out", default="gpu-report")
     ap.add_argument("--apply", metavar="DIR")
+    ap.add_argument("--skip", default="", type=steps, help="steps to leave out: " + ",".join(STEPS))
+    ap.add_argument("--budget", type=float, metavar="SECONDS", help="start nothing once this time is spent")
     ap.add_argument("--stamp", action="store_true", help="print the tree's stamp and exit")
     args = ap.parse_args()
     if args.stamp:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/gpu_report.py --apply: a GPU report's tables land in the lessons' "Measured" sections,
-once (a second apply replaces the first), and a report from the emulator is refused.
+once (a second apply replaces the first), and a report from the emulator is refused. A report
+names each step that did not run and why (--skip, --budget), and an unknown step is refused.
 
 Exit 0 when every check passes, 1 on the first failure.
 """
@@ -28,6 +29,25 @@ def fake_report(folder, device_line, ms):
 def apply(root, report):
     return subprocess.run([sys.executable, str(TOOL), "--root", str(root), "--build", str(root),
                            "--apply", str(report)], capture_output=True, text=True)
+
+
+def run_report(root, out, *flags):
+    return subprocess.run([sys.executable, str(TOOL), "--root", str(root), "--build", str(root), "--device",
+                           "emulator", "--out", str(out), *flags], capture_output=True, text=True)
+
+
+def check_skipped(tmp):
+    """Every step left out by --skip, or not started once --budget is spent, says so."""
+    for flags, why in ((["--skip", "bench,suite,model,ncu,differential,sanitize"], "left out with --skip"),
+                       (["--budget", "0"], "the budget (--budget) was spent")):
+        out = tmp / flags[0][2:]
+        p = run_report(tmp, out, *flags)
+        text = (out / "report.md").read_text() if (out / "report.md").exists() else ""
+        if text.count(f"Not run: {why}.") != 6 or not (out / "logs.tar.gz").exists():
+            fail(f"{' '.join(flags)}: the report does not name six steps as {why} (exit {p.returncode}: {p.stderr})")
+    p = run_report(tmp, tmp / "bad", "--skip", "bench,warp")
+    if p.returncode != 2 or "unknown step 'warp'" not in p.stderr:
+        fail(f"--skip warp was not refused (exit {p.returncode}: {p.stderr})")
 
 
 def fail(why):
@@ -60,7 +80,8 @@ def main():
         p = apply(tmp, tmp / "emu")
         if p.returncode == 0 or "holds counts, not times" not in p.stderr:
             fail(f"an emulator report was applied (exit {p.returncode}: {p.stderr})")
-    print("test_gpu_report: apply writes, replaces, and refuses an emulator report")
+        check_skipped(tmp)
+    print("test_gpu_report: apply writes, replaces, and refuses an emulator report; skipped steps are named")
 
 
 if __name__ == "__main__":
