@@ -2,6 +2,7 @@
 """tools/gpu_report.py --apply: a GPU report's tables land in the lessons' "Measured" sections,
 once (a second apply replaces the first), and a report from the emulator is refused. A report
 names each step that did not run and why (--skip, --budget), and an unknown step is refused.
+ncu's counters meet the emulator's by kernel name, only where both ran the same launch.
 
 Exit 0 when every check passes, 1 on the first failure.
 """
@@ -50,6 +51,27 @@ def check_skipped(tmp):
         fail(f"--skip warp was not refused (exit {p.returncode}: {p.stderr})")
 
 
+def check_ncu_join():
+    """ncu names kernels with their parameters; a launch of another shape is not compared."""
+    sys.path.insert(0, str(TOOL.parent))
+    import gpu_report
+    metrics = list(gpu_report.NCU_METRICS.values()) + list(gpu_report.NCU_LAUNCH.values())
+    head = ",".join(f'"{m}"' for m in ["Kernel Name"] + metrics)
+    def line(name, value, blocks):
+        return ",".join(f'"{v}"' for v in [name] + [value] * len(gpu_report.NCU_METRICS) + [blocks, 256])
+    text = "\n".join(["==PROF== noise", head, line("tiled(int, const float *)", 7, "1,300"),
+                      line("copy(const float *)", 9, 40), line("sm90_xmma_gemm", 5, 8)])
+    counts = dict.fromkeys(gpu_report.NCU_METRICS, "7")
+    emu = {"tiled": dict(counts, grid="13x25x4", block="256x1x1"), "copy": dict(counts, grid="41x1x1", block="256x1x1")}
+    rows = {(r[1].split("(")[0], r[2]): r[5] for r in gpu_report.ncu_rows("03", emu, text)}
+    if rows.get(("tiled", "gld_sectors")) != "yes" or not rows.get(("tiled", "warp_insts"), "").startswith("1.00"):
+        fail(f"a kernel named with its parameters did not meet its emulator row: {rows}")
+    if not rows.get(("copy", "gld_sectors"), "").startswith("not compared"):
+        fail(f"a launch of another shape was compared: {rows}")
+    if not rows.get(("sm90_xmma_gemm", "gld_sectors"), "").startswith("not counted"):
+        fail(f"a library's kernel was not named as such: {rows}")
+
+
 def fail(why):
     print(f"test_gpu_report: {why}")
     sys.exit(1)
@@ -81,6 +103,7 @@ def main():
         if p.returncode == 0 or "holds counts, not times" not in p.stderr:
             fail(f"an emulator report was applied (exit {p.returncode}: {p.stderr})")
         check_skipped(tmp)
+    check_ncu_join()
     print("test_gpu_report: apply writes, replaces, and refuses an emulator report; skipped steps are named")
 
 
