@@ -600,10 +600,14 @@ def apply(args):
     commit = re.search(r"^- commit: (.*)$", text, re.M).group(1)
     with open(os.path.join(args.apply, "bench.csv")) as f:
         rows = list(csv.DictReader(f))
+    gpu = next((r["device"] for r in rows if r.get("device") not in (None, "", "CPU")), "a GPU")
     for lesson in sorted({r["lesson"] for r in rows}):
         mine = [r for r in rows if r["lesson"] == lesson]
-        device = mine[0].get("device", "a GPU")
-        cols = [k for k in mine[0] if k not in ("lesson", "device") and any(r.get(k) for r in mine)]
+        device = mine[0].get("device") or gpu
+        if device == "CPU":  # lesson 01: the host's loops, and cuBLAS on the GPU beside them
+            device = f"the CPU of the machine with the {gpu}"
+        cols = [k for k in mine[0] if k not in ("lesson", "device")
+                and any(r.get(k) and not r[k].startswith("not modelled") for r in mine)]
         block = [BEGIN, "", f"Measured on {device} on {date} at commit `{commit[:12]}`, by `./course gpu-report`:", "",
                  "| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
         block += ["| " + " | ".join(r.get(k, "") for k in cols) + " |" for r in mine]
