@@ -89,11 +89,11 @@
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
- * rows but the name, the DRAM bandwidth and the source is the chip's. */
-#define GH100_ROW(key, what, dram, src)                                                            \
+ * rows but the name, the DRAM bandwidth, the L2's size and the source is the chip's. */
+#define GH100_ROW(key, what, dram, l2, src)                                                        \
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
-            228 * KIB, 256 * KIB, 50 * MIB, 132 * A100_L2_PER_SM, dram, 64, 32, 33, 260, 600, 3.0, \
+            228 * KIB, 256 * KIB, l2, 132 * A100_L2_PER_SM, dram, 64, 32, 33, 260, 600, 3.0,       \
             ATOM_F32_CLOCKS, 64, SFU, 67, src                                                      \
     }
 
@@ -167,14 +167,15 @@ static const struct model_gpu table[] = {
      0,
      "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
      "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
-    GH100_ROW("h100", "NVIDIA H100 SXM5 80GB (sm_90)", 3350,
+    GH100_ROW("h100", "NVIDIA H100 SXM5 80GB (sm_90)", 3350, 50 * MIB,
               "H100 SXM5 datasheet (132 SMs, 1980 MHz, 67 TFLOP/s fp32, 989 TFLOP/s dense fp16, "
               "3.35 TB/s, 50 MB L2); Hopper whitepaper; Programming Guide, 9.0"),
     GH100_ROW(
-        "h200", "NVIDIA H200 SXM 141GB (sm_90)", 4800,
+        "h200", "NVIDIA H200 SXM 141GB (sm_90)", 4800, 60 * MIB,
         "H200 datasheet (H200 SXM: 67 TFLOP/s fp32, 1979 TFLOP/s sparse fp16 Tensor, 141 GB HBM3e "
-        "at 4.8 TB/s); the same GH100 chip as the H100 SXM5 (132 SMs, 1980 MHz, 50 MB L2, Hopper "
-        "whitepaper), so every other field is the h100 row's; Programming Guide, 9.0"),
+        "at 4.8 TB/s); its L2, 60 MiB, as an H200 reported it (cudaDeviceProp::l2CacheSize, "
+        "./course doctor, 2026-11-30); the same GH100 chip as the H100 SXM5 (132 SMs, 1980 MHz, "
+        "Hopper whitepaper), so every other field is the h100 row's; Programming Guide, 9.0"),
 };
 #undef GH100_ROW
 #undef GA100_ROW
