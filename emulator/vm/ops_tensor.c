@@ -17,6 +17,7 @@
  * register it is given as tf32. wgmma.mma_async (ops_wgmma.c) runs on the same
  * tile functions (vm_impl.h).
  */
+#include <limits.h>
 #include <math.h>
 #ifdef __F16C__
 #include <immintrin.h>
@@ -294,6 +295,9 @@ void tc_values(int t, const uint64_t *raw, int n, float *out)
 
 /* Eight fp32 lanes: a vector of the compiler's (AVX, or two SSE halves), element by element. */
 typedef float vec8 __attribute__((vector_size(32)));
+/* Eight lanes of bits and of exponents, for tc_fused8()'s scan of the exponents. */
+typedef uint32_t vu8 __attribute__((vector_size(32)));
+typedef int32_t vi8 __attribute__((vector_size(32)));
 
 /* D = A * B + C on tiles already gathered into row-major fp32 arrays, N a multiple of 8 (every
  * shape's). Each element of D adds its K products in k order, eight columns of a row at once. */
@@ -309,6 +313,110 @@ void mma_tile(int M, int N, int K, const float *A, const float *B, const float *
             }
             memcpy(&D[i * N + j], &d, sizeof d);
         }
+}
+
+/* tc_fused8() where a column's terms are too far from 1 to scale in fp32 (emax beyond +-100: bf16
+ * near its least or greatest values): the same cut, in doubles. */
+static void tc_far8(const float *a, const float *b, int N, int K, const float *c, float *d,
+                    const int *emax)
+{
+    for (int l = 0; l < 8; l++) {
+        int e = emax[l] == INT_MIN ? 0 : emax[l];
+        double t = trunc(ldexp((double)c[l], 25 - e));
+        for (int k = 0; k < K; k++)
+            t += trunc(ldexp((double)a[k] * b[k * N + l], 25 - e));
+        double exact = ldexp(t, e - 25);
+        float v = (float)exact;
+        d[l] = fabs((double)v) > fabs(exact) ? u2f(f2u(v) - 1) : v;
+    }
+}
+
+/*
+ * Eight columns of one row of Hopper's Tensor Cores with f16 or bf16 inputs and fp32 accumulators:
+ * each of c[0..7] plus the @p K products a[k] * b[k * N + l] of one instruction, summed as one
+ * operation. Every term is cut toward zero to a multiple of 2^(emax - 25), emax the largest
+ * exponent among the column's terms (a product's taken as the sum of its factors' exponents, each
+ * at least @p emin, the format's least normal one), the cut terms are added exactly, and the sum is
+ * rounded toward zero to fp32. This reproduced every output bit of lessons 10's and 12's mma.sync
+ * and wgmma GEMMs (m16n8k16 and k16, K = 8 to 4104) on an H200 (2026-11-30, emulator/STATUS.md).
+ * The exponents are scanned eight columns to a vector; the cut terms are integers below 2^27 in
+ * units of the cut, added in int64. A NaN or an infinity among the terms takes the plain sum.
+ */
+static void tc_fused8(const float *a, const float *b, int N, int K, const float *c, float *d,
+                      int emin)
+{
+    vu8 uc;
+    memcpy(&uc, c, sizeof uc);
+    vi8 emax = (vi8)(uc >> 23 & 0xFF) - 127, special = emax == 128;
+    emax = ((vi8)((uc << 1) != 0) & emax) | ((vi8)((uc << 1) == 0) & INT_MIN); /* a zero: none */
+    for (int k = 0; k < K; k++) {
+        uint32_t ux = f2u(a[k]);
+        int ex = (int)(ux >> 23 & 0xFF) - 127;
+        special |= ex == 128;
+        if (!(ux << 1))
+            continue; /* a zero factor: the column's products add nothing to the exponent */
+        ex = ex > emin ? ex : emin;
+        vu8 uy;
+        memcpy(&uy, &b[k * N], sizeof uy);
+        vi8 ey = (vi8)(uy >> 23 & 0xFF) - 127, low = ey < emin;
+        special |= ey == 128;
+        vi8 e = ex + ((ey & ~low) | (emin & low)), up = (vi8)((uy << 1) != 0) & (e > emax);
+        emax = (e & up) | (emax & ~up);
+    }
+    int any = 0;
+    for (int l = 0; l < 8; l++)
+        any |= special[l];
+    if (any) {
+        for (int l = 0; l < 8; l++) {
+            float v = c[l];
+            for (int k = 0; k < K; k++)
+                v += a[k] * b[k * N + l];
+            d[l] = v;
+        }
+        return;
+    }
+    /* One unit of the cut is 2^(emax - 25). A product of two f16 or bf16 values is exact in fp32,
+     * and so is its scaling by a power of two while emax keeps it normal: each cut term is then an
+     * fp32 value below 2^27 units, which the cast to int32 cuts toward zero. */
+    float scale[8];
+    int64_t sum[8];
+    for (int l = 0; l < 8; l++) {
+        int e = emax[l] == INT_MIN ? 0 : emax[l]; /* only zeros: any unit adds them alike */
+        if (e < -100 || e > 100) {
+            int ev[8];
+            memcpy(ev, &emax, sizeof ev);
+            tc_far8(a, b, N, K, c, d, ev);
+            return;
+        }
+        scale[l] = u2f((uint32_t)(127 + 25 - e) << 23);
+        sum[l] = (int32_t)(c[l] * scale[l]);
+    }
+    for (int k = 0; k < K; k++) {
+        float x = a[k];
+        for (int l = 0; l < 8; l++)
+            sum[l] += (int32_t)(x * b[k * N + l] * scale[l]);
+    }
+    for (int l = 0; l < 8; l++) {
+        int e = emax[l] == INT_MIN ? 0 : emax[l];
+        double exact = (double)sum[l] * u2d((uint64_t)(1023 - 25 + e) << 52);
+        float v = (float)exact;
+        d[l] = fabs((double)v) > fabs(exact) ? u2f(f2u(v) - 1) : v; /* toward zero */
+    }
+}
+
+void mma_tile_fused(int M, int N, int K, const float *A, const float *B, const float *C, float *D,
+                    int emin)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j += 8)
+            tc_fused8(&A[i * K], &B[j], N, K, &C[i * N + j], &D[i * N + j], emin);
+}
+
+/* The least normal exponent of a Tensor Core input type, or 0 for a type tc_fused() does not
+ * model (its sums stay one rounding per addition). */
+int tc_fused_emin(int t)
+{
+    return t == MT_F16 ? -14 : t == MT_BF16 ? -126 : 0;
 }
 
 /* An fp32 result of the Tensor Cores as its bits: a NaN is the canonical one, whichever operand's
@@ -374,7 +482,11 @@ static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *
     tc_values(types[0], rawA, M * K, A);
     tc_values(types[1], rawB, K * N, B);
     tc_values(types[2], rawC, M * N, C);
-    mma_tile(M, N, K, A, B, C, D);
+    int emin = types[3] == MT_F32 ? tc_fused_emin(types[0]) : 0;
+    if (emin)
+        mma_tile_fused(M, N, K, A, B, C, D, emin);
+    else
+        mma_tile(M, N, K, A, B, C, D);
     for (int e = 0; e < M * N; e++)
         rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : tc_f32_bits(D[e]);
 }

@@ -23,6 +23,7 @@
 #include "course_test.h"
 #include "cuda_check.h"
 #include "emu.h"
+#include "mat.h"
 #include "ref.h"
 #include "test_tensor.h"
 
@@ -249,6 +250,51 @@ START_TEST(mma_sync_every_form_against_the_isa)
         snprintf(what, sizeof what, "mma form %d (m16n8k%d)", fi, K);
         check_d(what, K, A, B, C, f->d, d);
     }
+}
+END_TEST
+
+/* Element (0, 0) of A B for A of 129 x 4099 and B of 4099 x 65, uniform in [-1, 1) (seeds 801
+ * and 802, the inputs lesson 10's judge gives mma_ldmatrix_edges), by 257 mma.sync m16n8k16 of
+ * form @p form in k order, each adding 16 products (zeros past K) to the one before's d. */
+static uint32_t chain_k16(int form)
+{
+    enum { M = 129, N = 65, K = 4099 };
+    const struct form *f = &forms[form];
+    float *A = mat_alloc_f32((size_t)M * K), *B = mat_alloc_f32((size_t)K * N), acc = 0;
+    mat_fill_uniform(A, (size_t)M * K, 801, -1, 1);
+    mat_fill_uniform(B, (size_t)K * N, 802, -1, 1);
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        uint32_t a[128] = {0}, b[64] = {0}, c[128] = {0}, d[128];
+        for (int l = 0; l < 32; l++) {
+            int r, col;
+            for (int i = 0; i < 8; i++) { /* a: 8 halves a lane */
+                frag_a(f, i, l, &r, &col);
+                pack(&a[4 * l], f->a, i, r == 0 && k0 + col < K ? A[k0 + col] : 0.0f);
+            }
+            for (int i = 0; i < 4; i++) { /* b: 4 */
+                frag_b(f, i, l, &r, &col);
+                pack(&b[2 * l], f->b, i, col == 0 && k0 + r < K ? B[(size_t)(k0 + r) * N] : 0.0f);
+            }
+        }
+        c[0] = fbits(acc); /* lane 0's c0: row 0, column 0 */
+        run_mma(form, a, b, c, NULL, d);
+        acc = bitsf(d[0]);
+    }
+    free(A);
+    free(B);
+    return fbits(acc);
+}
+
+/* Hopper's Tensor Cores add an instruction's products and its accumulator in one sum, cut toward
+ * zero (emulator/vm/ops_tensor.c): on an H200 (2026-11-30) this element came out 0x416296c2 in
+ * fp16 and 0x4161b42e in bf16, where one rounding per addition gives 0x416296d1 and 0x4161b431. */
+START_TEST(mma_sync_sums_as_an_h200)
+{
+    uint32_t f16 = chain_k16(MMA_K16_F32_F16_F32), bf16 = chain_k16(MMA_K16_F32_BF16_F32);
+    ck_assert_msg(f16 == 0x416296c2u && bf16 == 0x4161b42eu,
+                  "m16n8k16 chain of 257: f16 0x%08x (H200: 0x416296c2), bf16 0x%08x (H200: "
+                  "0x4161b42e)",
+                  f16, bf16);
 }
 END_TEST
 
@@ -1064,6 +1110,7 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"mma_sync_every_form_against_the_isa", mma_sync_every_form_against_the_isa, CASE_GPU, 60},
+        {"mma_sync_sums_as_an_h200", mma_sync_sums_as_an_h200, CASE_GPU, 120},
         {"mma_sync_nan_row_is_the_canonical_nan", mma_sync_nan_row_is_the_canonical_nan, CASE_GPU,
          60},
         {"mma_sync_s32_wraps_or_saturates", mma_sync_s32_wraps_or_saturates, CASE_GPU, 60},
