@@ -301,7 +301,7 @@ typedef int32_t vi8 __attribute__((vector_size(32)));
 
 /* D = A * B + C on tiles already gathered into row-major fp32 arrays, N a multiple of 8 (every
  * shape's). Each element of D adds its K products in k order, eight columns of a row at once. */
-void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
+static void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D)
 {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j += 8) {
@@ -315,19 +315,23 @@ void mma_tile(int M, int N, int K, const float *A, const float *B, const float *
         }
 }
 
-/* tc_fused8() where a column's terms are too far from 1 to scale in fp32 (emax beyond +-100: bf16
- * near its least or greatest values): the same cut, in doubles. */
+/* @p exact rounded toward zero to fp32. */
+static float f32_toward_zero(double exact)
+{
+    float v = (float)exact;
+    return fabs((double)v) > fabs(exact) ? u2f(f2u(v) - 1) : v;
+}
+
+/* tc_fused8() where a column's terms are too far from 1 to scale in fp32 (@p emax beyond +-100:
+ * bf16 near its least or greatest values): the same cut, in doubles. */
 static void tc_far8(const float *a, const float *b, int N, int K, const float *c, float *d,
-                    const int *emax)
+                    vi8 emax)
 {
     for (int l = 0; l < 8; l++) {
-        int e = emax[l] == INT_MIN ? 0 : emax[l];
-        double t = trunc(ldexp((double)c[l], 25 - e));
+        double t = trunc(ldexp((double)c[l], 25 - emax[l]));
         for (int k = 0; k < K; k++)
-            t += trunc(ldexp((double)a[k] * b[k * N + l], 25 - e));
-        double exact = ldexp(t, e - 25);
-        float v = (float)exact;
-        d[l] = fabs((double)v) > fabs(exact) ? u2f(f2u(v) - 1) : v;
+            t += trunc(ldexp((double)a[k] * b[k * N + l], 25 - emax[l]));
+        d[l] = f32_toward_zero(ldexp(t, emax[l] - 25));
     }
 }
 
@@ -363,6 +367,7 @@ static void tc_fused8(const float *a, const float *b, int N, int K, const float 
         vi8 e = ex + ((ey & ~low) | (emin & low)), up = (vi8)((uy << 1) != 0) & (e > emax);
         emax = (e & up) | (emax & ~up);
     }
+    emax &= emax != INT_MIN; /* a column of zeros only: any unit adds them alike, say 2^-25 */
     int any = 0;
     for (int l = 0; l < 8; l++)
         any |= special[l];
@@ -381,14 +386,11 @@ static void tc_fused8(const float *a, const float *b, int N, int K, const float 
     float scale[8];
     int64_t sum[8];
     for (int l = 0; l < 8; l++) {
-        int e = emax[l] == INT_MIN ? 0 : emax[l]; /* only zeros: any unit adds them alike */
-        if (e < -100 || e > 100) {
-            int ev[8];
-            memcpy(ev, &emax, sizeof ev);
-            tc_far8(a, b, N, K, c, d, ev);
+        if (emax[l] < -100 || emax[l] > 100) {
+            tc_far8(a, b, N, K, c, d, emax);
             return;
         }
-        scale[l] = u2f((uint32_t)(127 + 25 - e) << 23);
+        scale[l] = u2f((uint32_t)(127 + 25 - emax[l]) << 23);
         sum[l] = (int32_t)(c[l] * scale[l]);
     }
     for (int k = 0; k < K; k++) {
@@ -396,27 +398,23 @@ static void tc_fused8(const float *a, const float *b, int N, int K, const float 
         for (int l = 0; l < 8; l++)
             sum[l] += (int32_t)(x * b[k * N + l] * scale[l]);
     }
-    for (int l = 0; l < 8; l++) {
-        int e = emax[l] == INT_MIN ? 0 : emax[l];
-        double exact = (double)sum[l] * u2d((uint64_t)(1023 - 25 + e) << 52);
-        float v = (float)exact;
-        d[l] = fabs((double)v) > fabs(exact) ? u2f(f2u(v) - 1) : v; /* toward zero */
-    }
+    for (int l = 0; l < 8; l++)
+        d[l] = f32_toward_zero((double)sum[l] * u2d((uint64_t)(1023 - 25 + emax[l]) << 52));
 }
 
-void mma_tile_fused(int M, int N, int K, const float *A, const float *B, const float *C, float *D,
-                    int emin)
+void mma_tile_as(int M, int N, int K, int at, int dt, const float *A, const float *B,
+                 const float *C, float *D)
 {
+    /* f16's and bf16's least normal exponents; the other inputs, and f16 accumulators, keep
+     * mma_tile()'s one rounding per addition. */
+    int emin = dt != MT_F32 ? 0 : at == MT_F16 ? -14 : at == MT_BF16 ? -126 : 0;
+    if (!emin) {
+        mma_tile(M, N, K, A, B, C, D);
+        return;
+    }
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j += 8)
             tc_fused8(&A[i * K], &B[j], N, K, &C[i * N + j], &D[i * N + j], emin);
-}
-
-/* The least normal exponent of a Tensor Core input type, or 0 for a type tc_fused() does not
- * model (its sums stay one rounding per addition). */
-int tc_fused_emin(int t)
-{
-    return t == MT_F16 ? -14 : t == MT_BF16 ? -126 : 0;
 }
 
 /* An fp32 result of the Tensor Cores as its bits: a NaN is the canonical one, whichever operand's
@@ -482,11 +480,7 @@ static void mma_tile_f32(int M, int N, int K, const int *types, const uint64_t *
     tc_values(types[0], rawA, M * K, A);
     tc_values(types[1], rawB, K * N, B);
     tc_values(types[2], rawC, M * N, C);
-    int emin = types[3] == MT_F32 ? tc_fused_emin(types[0]) : 0;
-    if (emin)
-        mma_tile_fused(M, N, K, A, B, C, D, emin);
-    else
-        mma_tile(M, N, K, A, B, C, D);
+    mma_tile_as(M, N, K, types[0], types[3], A, B, C, D);
     for (int e = 0; e < M * N; e++)
         rawD[e] = types[3] == MT_F16 ? fp_f32_to_f16(D[e]) : tc_f32_bits(D[e]);
 }

@@ -377,11 +377,7 @@ static enum event run_op(struct exec *x, struct warp *w, uint32_t gi, const stru
             fa[i] = -fa[i];
         for (uint32_t i = 0; WG_NB(mod) && i < K * N; i++)
             fb[i] = -fb[i];
-        int emin = dt == MT_F32 ? tc_fused_emin((int)at) : 0;
-        if (emin)
-            mma_tile_fused(64, (int)N, (int)K, fa, fb, fd, fd, emin);
-        else
-            mma_tile(64, (int)N, (int)K, fa, fb, fd, fd); /* each element's K products in k order */
+        mma_tile_as(64, (int)N, (int)K, (int)at, (int)dt, fa, fb, fd, fd);
         for (uint32_t i = 0; i < 64 * N; i++)
             D[i] = dt == MT_F32 ? f2u(fd[i]) : fp_f32_to_f16(fd[i]);
     }

@@ -745,17 +745,12 @@ int mma_sp_threads(int type, int shape);
 int mma_pos(int matrix, int log_per, int cols, int lane, int i);
 /** @p n raw elements of type @p t as the fp32 values the Tensor Cores multiply (f32 as itself). */
 void tc_values(int t, const uint64_t *raw, int n, float *out);
-/** D = A * B + C on row-major fp32 tiles, N a multiple of 8: each element adds its K products
- *  in k order, one rounding per addition. C and D may be one array. */
-void mma_tile(int M, int N, int K, const float *A, const float *B, const float *C, float *D);
-/** D = A * B + C on row-major fp32 tiles as Hopper's Tensor Cores add f16 or bf16 products into
- *  fp32 (@p emin: the input format's least normal exponent, tc_fused_emin()): each element's K
- *  products and its accumulator in one sum, cut toward zero (ops_tensor.c). */
-void mma_tile_fused(int M, int N, int K, const float *A, const float *B, const float *C, float *D,
-                    int emin);
-/** The least normal exponent of Tensor Core input type @p t for mma_tile_fused(), 0 for the types
- *  whose sums stay one rounding per addition (tf32, fp8). */
-int tc_fused_emin(int t);
+/** D = A * B + C on row-major fp32 tiles, N a multiple of 8, in the arithmetic of input type @p at
+ *  and accumulator type @p dt: f16 or bf16 into fp32 as Hopper's Tensor Cores add them (each
+ *  element's K products and its accumulator in one sum, cut toward zero: ops_tensor.c), the others
+ *  each element's K products in k order, one rounding per addition. C and D may be one array. */
+void mma_tile_as(int M, int N, int K, int at, int dt, const float *A, const float *B,
+                 const float *C, float *D);
 /** D = A * B + C on raw row-major tiles of f64 or of integers into s32 (@p types: a's, b's, c's,
  *  d's), exact, the s32 sums wrapped or clamped (MMA_SATFINITE_BIT in @p flags), 1-bit products
  *  the bits' and (xor with MMA_XOR_BIT). C and D may be one array. */
