@@ -283,7 +283,8 @@ void course_assert_bar(const char *key, double ratio, const char *fmt, ...)
 void course_assert_each_sector_once(const char *what, const struct vm_counters *c,
                                     uint64_t read_bytes, uint64_t write_bytes);
 
-/** This case's private temporary directory (made on first use, removed when the case ends). */
+/** This case's private temporary directory (made on first use, removed when the case ends, or
+ *  when the test program does if the case failed). */
 const char *course_sandbox_dir(void);
 
 /** A student program started by course_program_start(). */

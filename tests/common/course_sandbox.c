@@ -33,7 +33,9 @@ static int namespaces(void)
     return !v || strcmp(v, "0");
 }
 
-static char sandbox_path[512];
+static char sandbox_path[512]; /* this case's directory */
+static char cases_path[480];   /* the test program's: every case's directory is made in it */
+static pid_t cases_owner;      /* the process that made cases_path, the only one to remove it */
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -41,10 +43,37 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
     return remove(path) && errno != ENOENT;
 }
 
+/* A case that passes removes its directory as it exits; one that fails ends in Check's _exit(),
+ * which runs no atexit() handler, so the test program removes what its cases left. */
 static void sandbox_remove(void)
 {
     if (sandbox_path[0])
         nftw(sandbox_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void cases_remove(void)
+{
+    if (cases_path[0] && getpid() == cases_owner)
+        nftw(cases_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* $TMPDIR, or /tmp. */
+static const char *tmp_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+void course_sandbox_begin(void)
+{
+    snprintf(cases_path, sizeof cases_path, "%s/course-cases-XXXXXX", tmp_dir());
+    /* traversable by the sandbox user, listable by no one else; without it, cases use $TMPDIR */
+    if (!mkdtemp(cases_path) || chmod(cases_path, 0711)) {
+        cases_path[0] = '\0';
+        return;
+    }
+    cases_owner = getpid();
+    atexit(cases_remove);
 }
 
 /* The user sandboxed processes become, when the judge runs as root and one is named. */
@@ -62,9 +91,8 @@ const char *course_sandbox_dir(void)
 {
     if (sandbox_path[0])
         return sandbox_path;
-    const char *tmp = getenv("TMPDIR");
     snprintf(sandbox_path, sizeof sandbox_path, "%s/course-case-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
+             cases_path[0] ? cases_path : tmp_dir());
     ck_assert_msg(mkdtemp(sandbox_path) != NULL, "mkdtemp: %s", strerror(errno));
     atexit(sandbox_remove);
     const struct passwd *pw = course_sandbox_user();

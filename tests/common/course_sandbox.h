@@ -18,6 +18,10 @@
 #include <pwd.h>
 #include <sys/types.h>
 
+/** Before the cases run, in the test program's own process: the directory each case's directory
+ *  is made in, removed with whatever its cases left when the program exits. */
+void course_sandbox_begin(void);
+
 /** The user sandboxed processes become (COURSE_SANDBOX_USER, when the judge is root), or NULL. */
 const struct passwd *course_sandbox_user(void);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "course_judge.h"
+#include "course_sandbox.h"
 #include "cuda_check.h"
 #include "ref.h"
 #include "timer.h"
@@ -147,6 +148,7 @@ static int run_cases(const struct course_case *cases, size_t count, const char *
                 tcase_add_checked_fixture(tc, mark_timed, NULL);
             suite_add_tcase(suite, tc);
         }
+        course_sandbox_begin();
         SRunner *runner = srunner_create(suite); /* owns the suite from here */
         srunner_run_all(runner, CK_VERBOSE);
         rc = srunner_ntests_failed(runner) ? 1 : 0;
