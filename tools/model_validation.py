@@ -15,7 +15,8 @@ next, up or down, as published: how many the model keeps, the downward ones amon
 the model ties, within 0.1%, is not kept) and the most CPU one kernel's estimate took. --table prints the saved outputs again without running
 anything; --sets runs only the named sets (the others' saved outputs still show). The targets
 (issue 34): mean absolute error at most 15% on every set, every kernel within a factor of 1.5,
-every step kept, at most 60 s of CPU a kernel. The model is not a measurement; the published numbers are (emulator/MODEL.md cites them).
+every step kept, at most 60 s of CPU a kernel. A set whose script found no nvdisasm and cuobjdump
+(tools/model_validation_lib.sh installs them from PyPI) counts PTX, and its line says so. The model is not a measurement; the published numbers are (emulator/MODEL.md cites them).
 """
 import argparse
 import os
@@ -103,7 +104,9 @@ def main():
                   f"{100 * (model - pub) / pub:>+6.0f}%  {bound:<8} "
                   f"{'-' if cpu is None else f'{cpu:.1f}':>6}")
         if kernels:
-            totals.append(f"{name:<18} {unit}: {summary(kernels)}")
+            ptx = "# PTX counted" in path.read_text()  # sass_setup found no nvdisasm and cuobjdump
+            totals.append(f"{name:<18} {unit}: {summary(kernels)}"
+                          + (", PTX counted (no SASS tools)" if ptx else ""))
         else:
             totals.append(f"{name:<18} not run (BUILD/model_validation/{name}.txt)")
     print("\n".join(totals))

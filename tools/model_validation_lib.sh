@@ -14,30 +14,38 @@ ptxas_regs() {
          /Used [0-9]+ registers/ && name { match(\$0, /Used [0-9]+/); print name, substr(\$0, RSTART + 5, RLENGTH - 5); name = \"\" }" "$1"
 }
 
-# cuda_tool NAME: the path of NAME (nvdisasm, cuobjdump): on PATH, beside nvcc, in BUILD/NAME
-# (where ./course installs it) or from a user's pip install of nvidia-cuda-NAME; empty if none.
+# cuda_tool NAME: the path of NAME (nvdisasm, cuobjdump): on PATH, beside nvcc, in
+# BUILD/nvdisasm (where ./course installs nvdisasm and sass_setup installs both) or from a user's
+# pip install of nvidia-cuda-NAME; empty if none.
 cuda_tool() {
     command -v "$1" 2>/dev/null && return 0
-    for dir in "$(dirname "$(command -v nvcc)")" "$build/$1" "$HOME"/.local/lib/python3*/site-packages/nvidia; do
+    for dir in "$(dirname "$(command -v nvcc)")" "$build/nvdisasm" "$HOME"/.local/lib/python3*/site-packages/nvidia; do
         [ -d "$dir" ] && find "$dir" -name "$1" -type f 2>/dev/null | head -n 1 | grep . && return 0
     done
     return 0
 }
 
 # sass_setup BINARY: SASS (the COURSE_EMU_MODEL_SASS file, work/sass.txt, from BINARY's sm_ARCH
-# code: tools/sass.py --lines) when nvdisasm and cuobjdump are found; else empty, and the model
-# counts PTX instructions.
+# code: tools/sass.py --lines), with nvdisasm and cuobjdump found by cuda_tool or installed from
+# PyPI (nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump, nvcc's major version) into BUILD/nvdisasm;
+# where neither works, empty, and the model counts PTX instructions: the script's output says so
+# on a line of its own, which tools/model_validation.py shows beside the set.
 # shellcheck disable=SC2034 # the scripts that source this file use SASS
 sass_setup() {
+    if [ -z "$(cuda_tool nvdisasm)" ] || [ -z "$(cuda_tool cuobjdump)" ]; then
+        major=$(nvcc --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+        python3 -m pip install -q --target "$build/nvdisasm" "nvidia-cuda-nvdisasm==$major.*" \
+            "nvidia-cuda-cuobjdump==$major.*" >"$work/pip.txt" 2>&1 ||
+            echo "pip could not install nvdisasm and cuobjdump (log: $work/pip.txt)" >&2
+    fi
     nvdisasm=$(cuda_tool nvdisasm)
     cuobjdump=$(cuda_tool cuobjdump)
     SASS=
     if [ -n "$nvdisasm" ] && [ -n "$cuobjdump" ]; then
         python3 "$root/tools/sass.py" --lines "$1" --arch "$arch" --nvdisasm "$nvdisasm" \
             --cuobjdump "$cuobjdump" --out "$work/elf" >"$work/sass.txt" && SASS=$work/sass.txt
-    else
-        echo "no nvdisasm and cuobjdump (PyPI: nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump): the model counts PTX instructions" >&2
     fi
+    [ -n "$SASS" ] || echo "# PTX counted: no nvdisasm and cuobjdump (PyPI: nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump)"
 }
 
 # validation_setup NAME GPU: root (the course), build (BUILD, or root/build), work
