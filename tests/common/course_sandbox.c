@@ -35,7 +35,9 @@ static int namespaces(void)
 
 static char sandbox_path[512]; /* this case's directory */
 static char cases_path[480];   /* the test program's: every case's directory is made in it */
-static pid_t cases_owner;      /* the process that made cases_path, the only one to remove it */
+/* The processes that made them, the only ones to remove them (a child a case forks inherits the
+ * atexit() handlers, and may exit() while the case still uses its directory). */
+static pid_t sandbox_owner, cases_owner;
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -47,7 +49,7 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
  * which runs no atexit() handler, so the test program removes what its cases left. */
 static void sandbox_remove(void)
 {
-    if (sandbox_path[0])
+    if (sandbox_path[0] && getpid() == sandbox_owner)
         nftw(sandbox_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -94,6 +96,7 @@ const char *course_sandbox_dir(void)
     snprintf(sandbox_path, sizeof sandbox_path, "%s/course-case-XXXXXX",
              cases_path[0] ? cases_path : tmp_dir());
     ck_assert_msg(mkdtemp(sandbox_path) != NULL, "mkdtemp: %s", strerror(errno));
+    sandbox_owner = getpid();
     atexit(sandbox_remove);
     const struct passwd *pw = course_sandbox_user();
     if (pw)

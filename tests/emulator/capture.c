@@ -5,10 +5,12 @@
 #include "capture.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "course_judge.h"
 #include "course_test.h"
 #include "mat.h"
 
@@ -73,9 +75,9 @@ static char report_path[4096];
 
 void capture_reports_on(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(report_path, sizeof report_path, "%s/course-emu-report-XXXXXX", tmp ? tmp : "/tmp");
-    int fd = mkstemp(report_path);
+    /* in the case's own directory, removed with it */
+    snprintf(report_path, sizeof report_path, "%s/emu-report", course_sandbox_dir());
+    int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     ck_assert_msg(fd >= 0, "cannot create %s", report_path);
     close(fd);
     setenv("COURSE_EMU_REPORT", report_path, 1);
