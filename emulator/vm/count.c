@@ -337,7 +337,7 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
     struct count_state *st = x->count_state;
     uint64_t lanes = (uint64_t)__builtin_popcount(m), same = same_addr(addr, m);
     if (x->launch->model)
-        model_atomic(x->launch->model, st->in_atom, m, same, global);
+        model_atomic(x->launch->model, st->in_atom, addr, m, same, global);
     if (!global) {
         c->satom_lanes += lanes;
         c->satom_same_addr += same;

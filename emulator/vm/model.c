@@ -27,7 +27,7 @@
  *           warp waits at the first use of a batch of loads for all of them)
  *   barrier bar.sync's threads / BAR_THREADS_CLK
  * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth, and the
- * clocks of the global atomics on each address (model_atomic()). The time is
+ * clocks of the global atomics on the busiest address (model_atomic()). The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
  * chip-wide bound (chip_ms()), or the waits of barrier-separated load phases (a tile loop has
@@ -199,6 +199,15 @@ struct pending_shared {
     uint64_t used; /* when it last grew: the least recent run is counted first */
 };
 
+/* The global atomics' update clocks at each address they touch, for the busiest one (open
+ * addressing; address + 1 is the key, 0 an empty slot). */
+struct atom_map {
+    uint64_t *key;
+    double *clocks;
+    size_t cap, n;
+    double busiest; /* the most clocks at one address */
+};
+
 struct vm_model {
     struct model_gpu gpu;
     int sample;
@@ -240,6 +249,7 @@ struct vm_model {
     uint64_t last_mbar; /* the last TMA load's mbarrier + 1 (0: none yet, or a wgmma since) */
     struct lead_wait lead;
     struct tally t, t_first;
+    struct atom_map atoms;
     struct vm_counters c_first;
     struct fill fill[FILLS];
     uint32_t stamp;  /* the step being fed, counted over the launch */
@@ -276,6 +286,8 @@ void model_free(struct vm_model *m)
     free(m->batch);
     free(m->warp_sum);
     free(m->sass_w);
+    free(m->atoms.key);
+    free(m->atoms.clocks);
     free(m);
 }
 
@@ -331,6 +343,10 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     memset(&m->t, 0, sizeof m->t);
     memset(&m->t_first, 0, sizeof m->t_first);
     memset(&m->c_first, 0, sizeof m->c_first);
+    if (m->atoms.n)
+        memset(m->atoms.key, 0, m->atoms.cap * sizeof *m->atoms.key);
+    m->atoms.n = 0;
+    m->atoms.busiest = 0;
 }
 
 /* Count warp @p w's pending run @p r of shared accesses as one access of its width rounded up
@@ -781,8 +797,34 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in)
     }
 }
 
-void model_atomic(struct vm_model *m, const struct insn *in, uint32_t mask, uint64_t same,
-                  int global)
+/* @p clocks more of updates at @p addr. */
+static void atom_add(struct atom_map *a, uint64_t addr, double clocks)
+{
+    if (2 * (a->n + 1) > a->cap) {
+        struct atom_map big = {emu_calloc(a->cap ? 2 * a->cap : 1024, sizeof *a->key),
+                               emu_calloc(a->cap ? 2 * a->cap : 1024, sizeof *a->clocks),
+                               a->cap ? 2 * a->cap : 1024, 0, a->busiest};
+        for (size_t i = 0; i < a->cap; i++)
+            if (a->key[i])
+                atom_add(&big, a->key[i] - 1, a->clocks[i]);
+        free(a->key);
+        free(a->clocks);
+        *a = big;
+    }
+    size_t i = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 20) & (a->cap - 1);
+    while (a->key[i] && a->key[i] != addr + 1)
+        i = (i + 1) & (a->cap - 1);
+    if (!a->key[i]) {
+        a->key[i] = addr + 1;
+        a->clocks[i] = 0;
+        a->n++;
+    }
+    a->clocks[i] += clocks;
+    a->busiest = a->clocks[i] > a->busiest ? a->clocks[i] : a->busiest;
+}
+
+void model_atomic(struct vm_model *m, const struct insn *in, const uint64_t *addr, uint32_t mask,
+                  uint64_t same, int global)
 {
     long i = insn_index(m, in);
     int sum = i >= 0 ? m->warp_sum[i] : WARP_SUM_NONE;
@@ -792,8 +834,15 @@ void model_atomic(struct vm_model *m, const struct insn *in, uint32_t mask, uint
         return;
     }
     int f32 = ATOM_OP(in->mod) == AT_ADD && ATOM_TYPE(in->mod) == CT_F32;
-    m->t.atom_clocks +=
-        (summed ? 1.0 : (double)__builtin_popcount(mask)) * (f32 ? m->gpu.atom_f32_clk : 1.0);
+    double clk = f32 ? m->gpu.atom_f32_clk : 1.0;
+    if (summed) { /* one update, the warp's sum, at its one address */
+        m->t.atom_clocks += clk;
+        atom_add(&m->atoms, addr[__builtin_ctz(mask)], clk);
+        return;
+    }
+    m->t.atom_clocks += __builtin_popcount(mask) * clk;
+    for (uint32_t l = mask; l; l &= l - 1)
+        atom_add(&m->atoms, addr[__builtin_ctz(l)], clk);
 }
 
 /* The batch size of load @p in (model_code.h): 1 when it is not one of the kernel's own. */
@@ -913,9 +962,8 @@ static double resident_blocks(const struct vm_model *m)
     return per_sm < m->bps ? per_sm : m->bps;
 }
 
-/* Each resource's time in ms, from the scaled counts (@p run: the counters as run). */
-static void bounds(const struct vm_model *m, const struct tally *t, const struct vm_counters *run,
-                   struct model_estimate *e)
+/* Each resource's time in ms, from the scaled counts. */
+static void bounds(const struct vm_model *m, const struct tally *t, struct model_estimate *e)
 {
     const struct model_gpu *g = &m->gpu;
     const struct vm_counters *c = &e->counters;
@@ -959,11 +1007,10 @@ static void bounds(const struct vm_model *m, const struct tally *t, const struct
     e->bound_ms[MODEL_LATENCY] =
         (t->stall + t->async_latency / (ahead > 1 ? ahead : 1)) * share / resident * ms;
     /* Global atomics on one address are applied one at a time where the address lives (L2),
-     * an integer update in a clock, an fp32 add in g->atom_f32_clk: the clocks per address,
-     * averaged over the addresses updated, bound (one hot address among many is not seen:
-     * MODEL.md, "Blind spots"). */
+     * an integer update in a clock, an fp32 add in g->atom_f32_clk: the launch's update clocks
+     * times the busiest address's share of them in the blocks that ran */
     e->bound_ms[MODEL_ATOMIC] =
-        run->gatom_addrs ? t->atom_clocks / (double)run->gatom_addrs * ms : 0;
+        m->t.atom_clocks > 0 ? t->atom_clocks * (m->atoms.busiest / m->t.atom_clocks) * ms : 0;
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
     e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
     e->l2_bytes = t->l2_sectors * 32.0;
@@ -1124,7 +1171,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     flush_block(m);
     struct tally t;
     scale(m, c, e, &t);
-    bounds(m, &t, c, e);
+    bounds(m, &t, e);
     e->bound = MODEL_FP32;
     for (int b = 1; b < MODEL_NBOUNDS; b++)
         if (e->bound_ms[b] > e->bound_ms[e->bound])

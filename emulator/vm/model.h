@@ -107,11 +107,12 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
 void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
                   unsigned bytes, int store);
 
-/** An atomic @p in of a warp, by its lanes @p mask, on global memory (@p global) or shared: the
- *  updates memory applies (one a lane, or one a warp where ptxas sums the warp's first:
- *  model_code.h), @p same of the lanes on an address an earlier lane has (count.c). */
-void model_atomic(struct vm_model *m, const struct insn *in, uint32_t mask, uint64_t same,
-                  int global);
+/** An atomic @p in of a warp, by its lanes @p mask at addresses @p addr, on global memory
+ *  (@p global) or shared: the updates memory applies at each address (one a lane, or one a
+ *  warp where ptxas sums the warp's first: model_code.h), @p same of the lanes on an address an
+ *  earlier lane has (count.c). */
+void model_atomic(struct vm_model *m, const struct insn *in, const uint64_t *addr, uint32_t mask,
+                  uint64_t same, int global);
 
 /** After the launch: its estimate from its counters @p c (as run). */
 void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e);

@@ -39,6 +39,9 @@ void model_atomic(int n, float *d_y);
 /** counts[bin[t]] += 1 atomically, t < n. */
 void model_counter(int n, const unsigned *d_bin, unsigned *d_counts);
 
+/** counts[bin[t]] += 1 atomically for odd t, counts[bin[t] + 1 + (t / 2) % 255] for even t. */
+void model_hot_bin(int n, const unsigned *d_bin, unsigned *d_counts);
+
 /** *sum += x[t] atomically, t < n. */
 void model_warp_total(int n, const unsigned *d_x, unsigned *d_sum);
 

@@ -147,6 +147,20 @@ void model_counter(int n, const unsigned *d_bin, unsigned *d_counts)
     model_counter_kernel<<<(n + 255) / 256, 256>>>(n, d_bin, d_counts);
 }
 
+/* Every odd thread adds 1 to counter 0 and every even one to one of counters 1 to 255 in turn
+ * (plus its bin, 0 where bins are zeros): one hot address among 256, updated n / 2 times. */
+static __global__ void model_hot_bin_kernel(int n, const unsigned *bin, unsigned *counts)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n)
+        atomicAdd(&counts[bin[t] + ((t & 1) ? 0u : 1u + (unsigned)(t >> 1) % 255u)], 1u);
+}
+
+void model_hot_bin(int n, const unsigned *d_bin, unsigned *d_counts)
+{
+    model_hot_bin_kernel<<<(n + 255) / 256, 256>>>(n, d_bin, d_counts);
+}
+
 /* Every thread adds its value to *sum: an address the compiler knows is the warp's, so ptxas sums
  * the warp's values first (REDUX) and sends one update a warp. */
 static __global__ void model_warp_total_kernel(int n, const unsigned *x, unsigned *sum)

@@ -3,7 +3,8 @@
  * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip, a tile's
  *        rows read a column at a time, four loads per thread in flight together, then chained, then
  *        of one address in flight together (N / 4 threads), N atomic additions to one address
- * (fp32, integer to an address read from memory, integer to a parameter's), a tile loop (4 blocks,
+ * (fp32, integer to an address read from memory, integer to a parameter's), N integer additions
+ * of which half go to one of 256 counters, a tile loop (4 blocks,
  * 64 tiles of 256 floats) loaded then used, as a cp.async pipeline and copied with cp.async in one
  * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
@@ -35,6 +36,7 @@ static void run_all(int n, float *d_x, float *d_y)
         model_loads(n / 4, d_x, d_y, (enum model_loads_how)how);
     model_atomic(n, d_y);
     model_counter(n, (const unsigned *)d_x, (unsigned *)d_y); /* x zero: every bin 0 */
+    model_hot_bin(n, (const unsigned *)d_x, (unsigned *)d_y);
     model_warp_total(n, (const unsigned *)d_x, (unsigned *)d_y);
     int tiles = n / 1024 < 64 ? n / 1024 : 64; /* 4 blocks of 256 floats a tile, within x */
     model_tiles(4, tiles, d_x, d_y, 0);
