@@ -76,7 +76,7 @@ def validation(readme=README):
         sets.append(f"{cells[3]} ({cells[0]}, {cells[1]})")
     if not sets:
         return "validation error: emulator/MODEL.md"
-    return ("validation, mean absolute error against published measurements "
+    return ("validation, mean absolute error against measurements "
             "(emulator/README.md): " + "; ".join(sets))
 
 

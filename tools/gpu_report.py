@@ -45,6 +45,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import course_set  # noqa: E402  (a kernel's name alone, benchmark rows paired with launches)
 from grade import junit  # noqa: E402  (the one JUnit reader)
 
 NOT_RUN = "not run"
@@ -260,8 +261,8 @@ def model_gpu(rep):
 
 
 def model_times(rep, lesson, flags):
-    """{kernel: estimated ms} for the lesson's driver at @p flags, run on the emulator with the
-    time model (emulator/README.md, "Time model"): the last launch of each kernel."""
+    """Each launch of the lesson's driver at @p flags, run on the emulator with the time model
+    (emulator/README.md, "Time model"), as (kernel, estimated ms, bound), in order."""
     import estimate  # tools/estimate.py: the model's lines, registers from ptxas -v
     out = os.path.join(rep.out, ".model.txt")
     if os.path.exists(out):
@@ -282,7 +283,7 @@ def model_times(rep, lesson, flags):
     if os.path.exists(out):
         os.remove(out)
     names = estimate.sass.demangle(sorted({r["kernel"] for r in rows}))
-    return {names[r["kernel"]].split("(")[0]: f"{float(r['ms']):.4g} ({gpu} model)" for r in rows}
+    return [(course_set.base(names[r["kernel"]]), float(r["ms"]), r["bound"]) for r in rows]
 
 
 def bench(rep):
@@ -324,16 +325,23 @@ def model(rep):
         if lesson[:2] in ("01", "13") or lesson in done or "device" not in r:  # 01: no kernel; 13: ranks
             continue
         done.add(lesson)
+        launches = []
         if rep.spent():
-            times = {}
             missing = "not modelled: the budget was spent"
         else:
             rep.step(f"model {lesson}")
-            times = model_times(rep, lesson, bench_flags(rep, lesson))
+            launches = model_times(rep, lesson, bench_flags(rep, lesson))
             missing = "not modelled: no kernel of that name"
-        for row in rep.bench_rows:
-            if row.get("lesson") == lesson:
-                row["model_ms"] = times.get(row.get("version", "") + "_kernel", missing)
+        mine = [row for row in rep.bench_rows if row.get("lesson") == lesson]
+        for version in dict.fromkeys(row.get("version", "") for row in mine):
+            rows = [row for row in mine if row.get("version", "") == version]
+            try:  # a version benchmarked twice: its kernel's last two launches, in order
+                times = [f"{ms:.4g} ({model_gpu(rep)} model)"
+                         for ms, _, _ in course_set.paired(lesson[:2], version, launches, rows)]
+            except ValueError:
+                times = [missing] * len(rows)
+            for row, ms in zip(rows, times):
+                row["model_ms"] = ms
     bench_table(rep)
 
 

@@ -2,12 +2,15 @@
 """Every validation set of the time model, run on the CPU emulator, in one table.
 
   tools/model_validation.py --sgemm CHECKOUT --reduction CHECKOUT --hgemm CHECKOUT
-                            --mma CHECKOUT [--sets NAME,...] [--table]
+                            --mma CHECKOUT [--report DIR] [--sets NAME,...] [--table]
 
 Runs each set's script (tools/sgemm_ladder.sh on an SGEMM_CUDA checkout for the a6000, a100 and
 h100 sets; tools/reduction_ladder.sh on a parallel_reductions_cuda checkout for the rtx3090 set;
 tools/hgemm_ladder.sh on a matmul-playground checkout for the t4 set; tools/mma_ladder.sh on a
-learn-cuda checkout for the a100-40gb set; none of these projects' code is part of this course),
+learn-cuda checkout for the a100-40gb set; none of these projects' code is part of this course;
+tools/course_set.py on a gpu-report folder for the course-h200 set, the course's own kernels
+against an H200's times, default docs/gpu-reports/2026-11-30-h200: times, not a ladder, so no
+steps),
 keeps each script's output in BUILD/model_validation/SET.txt, and prints one row per kernel (model and published throughput,
 error, bound, and the CPU seconds the estimate took, the device server's included) and one row
 per set: mean absolute error, worst factor, the ladder's order (each step from one kernel to the
@@ -34,7 +37,9 @@ SETS = {
     "reduction-rtx3090": ("reduction_ladder.sh", "reduction", ["rtx3090"], "GB/s, RTX 3090"),
     "hgemm-t4": ("hgemm_ladder.sh", "hgemm", ["4096"], "GFLOP/s, T4"),
     "mma-a100": ("mma_ladder.sh", "mma", ["4096"], "GFLOP/s, A100 40GB SXM4"),
+    "course-h200": ("course_set.py", "report", ["h200"], "ms, H200 SXM (the course's kernels)"),
 }
+LADDERS = [name for name in SETS if name != "course-h200"]  # the sets whose order is a ladder
 
 
 def rows(text):
@@ -50,8 +55,9 @@ def rows(text):
     return out
 
 
-def summary(kernels):
-    """Mean absolute error, worst factor, steps kept and downward steps kept, as text."""
+def summary(kernels, ladder=True):
+    """Mean absolute error, worst factor, and for a ladder the steps kept and downward steps
+    kept, as text."""
     errs = [abs(m - p) / p for _, m, p, _, _ in kernels]
     worst = max(max(m / p, p / m) for _, m, p, _, _ in kernels)
     kept = ties = down = down_kept = 0
@@ -65,8 +71,8 @@ def summary(kernels):
     steps = len(kernels) - 1
     cpu = [c for *_, c in kernels if c is not None]
     return (f"MAE {100 * sum(errs) / len(errs):.1f}%, worst factor {worst:.2f}, "
-            f"steps kept {kept}/{steps}{f' ({ties} tied)' if ties else ''} "
-            f"(downward {down_kept}/{down})"
+            + (f"steps kept {kept}/{steps}{f' ({ties} tied)' if ties else ''} "
+               f"(downward {down_kept}/{down})" if ladder else f"{len(kernels)} kernels")
             + (f", CPU at most {max(cpu):.1f} s a kernel" if cpu else ""))
 
 
@@ -76,6 +82,8 @@ def main():
     p.add_argument("--reduction", help="a checkout of MasterSkepticista/parallel_reductions_cuda")
     p.add_argument("--hgemm", help="a checkout of github.com/alexarmbr/matmul-playground")
     p.add_argument("--mma", help="a checkout of github.com/gau-nernst/learn-cuda")
+    p.add_argument("--report", default=str(ROOT / "docs" / "gpu-reports" / "2026-11-30-h200"),
+                   help="a gpu-report folder from a GPU (its bench.csv: the course-h200 set)")
     p.add_argument("--sets", default=",".join(SETS), help="the sets to run, comma-separated")
     p.add_argument("--table", action="store_true", help="print the saved outputs, run nothing")
     args = p.parse_args()
@@ -88,7 +96,8 @@ def main():
         script, checkout, rest, _ = SETS[name]
         if not getattr(args, checkout):
             sys.exit(f"model_validation.py: set {name} needs --{checkout} CHECKOUT")
-        run = subprocess.run(["sh", str(ROOT / "tools" / script), getattr(args, checkout)] + rest,
+        shell = [sys.executable] if script.endswith(".py") else ["sh"]
+        run = subprocess.run(shell + [str(ROOT / "tools" / script), getattr(args, checkout)] + rest,
                              capture_output=True, text=True)
         if run.returncode:
             sys.exit(f"model_validation.py: {script} failed:\n{run.stdout}{run.stderr}")
@@ -100,12 +109,12 @@ def main():
         path = saved / f"{name}.txt"
         kernels = rows(path.read_text()) if path.exists() else []
         for k, model, pub, bound, cpu in kernels:
-            print(f"{name:<18} {k:>3} {model:>10.1f} {pub:>10.1f} "
+            print(f"{name:<18} {k:>3} {model:>10.5g} {pub:>10.5g} "
                   f"{100 * (model - pub) / pub:>+6.0f}%  {bound:<8} "
                   f"{'-' if cpu is None else f'{cpu:.1f}':>6}")
         if kernels:
             ptx = "# PTX counted" in path.read_text()  # sass_setup found no nvdisasm and cuobjdump
-            totals.append(f"{name:<18} {unit}: {summary(kernels)}"
+            totals.append(f"{name:<18} {unit}: {summary(kernels, name in LADDERS)}"
                           + (", PTX counted (no SASS tools)" if ptx else ""))
         else:
             totals.append(f"{name:<18} not run (BUILD/model_validation/{name}.txt)")

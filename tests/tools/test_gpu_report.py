@@ -2,7 +2,8 @@
 """tools/gpu_report.py --apply: a GPU report's tables land in the lessons' "Measured" sections,
 once (a second apply replaces the first), and a report from the emulator is refused. A report
 names each step that did not run and why (--skip, --budget), and an unknown step is refused.
-ncu's counters meet the emulator's by kernel name, only where both ran the same launch.
+ncu's counters meet the emulator's by kernel name, only where both ran the same launch. The model's
+column pairs a version benchmarked twice with its kernel's last two launches, in order.
 
 Exit 0 when every check passes, 1 on the first failure.
 """
@@ -72,6 +73,26 @@ def check_ncu_join():
         fail(f"a library's kernel was not named as such: {rows}")
 
 
+def check_model_pairs(tmp):
+    """Lesson 06's histograms run twice (uniform, then a hot bin): each row gets its own launch."""
+    sys.path.insert(0, str(TOOL.parent))
+    import argparse
+    import gpu_report
+    args = argparse.Namespace(root=str(tmp), build=str(tmp), device="emulator", out=str(tmp), budget=None)
+    rep = gpu_report.Report(args)
+    lesson = "06_parallel_patterns"
+    rep.bench_rows = [{"lesson": lesson, "device": "emu", "version": v, "ms": "1"}
+                      for v in ("histogram_global", "histogram_cub", "histogram_global")]
+    launches = [("histogram_global_kernel", 0.005, "atomic"), ("histogram_global_kernel", 0.136, "atomic"),
+                ("histogram_global_kernel", 17.0, "atomic")]
+    gpu_report.model_times = lambda rep, lesson, flags: launches
+    gpu_report.bench_table = lambda rep: None
+    gpu_report.model(rep)
+    got = [r["model_ms"] for r in rep.bench_rows]
+    if got != ["0.136 (h100 model)", "not modelled: no kernel of that name", "17 (h100 model)"]:
+        fail(f"the model's column did not pair each row with its own launch: {got}")
+
+
 def fail(why):
     print(f"test_gpu_report: {why}")
     sys.exit(1)
@@ -103,6 +124,7 @@ def main():
         if p.returncode == 0 or "holds counts, not times" not in p.stderr:
             fail(f"an emulator report was applied (exit {p.returncode}: {p.stderr})")
         check_skipped(tmp)
+        check_model_pairs(tmp)
     check_ncu_join()
     print("test_gpu_report: apply writes, replaces, and refuses an emulator report; skipped steps are named")
 

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The time model against the course's own kernels as a GPU ran them: a validation set.
+
+  tools/course_set.py REPORT [GPU]
+
+REPORT is a folder of `./course gpu-report` from a GPU (docs/gpu-reports/2026-11-30-h200 holds
+the H200's); its bench.csv has the GPU's time of every benchmark row. Each lesson's driver runs
+once on the CPU emulator at the sizes the GPU ran (SIZES below: the drivers' GPU defaults) with
+COURSE_EMU_MODEL=GPU (default h200), registers from ptxas -v and SASS counted when nvdisasm is
+found (as ./course estimate does), every block of lesson 06 run (sampling cannot run its
+look-back scan). Prints one line per kernel of KERNELS, in tools/model_validation.py's form: the
+model's ms, the GPU's, the error (a negative one: the model is faster), the bound and the CPU
+seconds of the lesson's whole run (the driver's every version and check). A benchmark row that
+times one kernel is one line; the rows of a version the driver benchmarks twice (lesson 06's
+histograms: uniform bytes, then half of them in one bin) match that kernel's last launches in
+order. Needs a build (build/bin) and nvcc.
+"""
+import csv
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import estimate  # noqa: E402  (registers, launches, the sass module)
+
+# The GPU's sizes: each driver's defaults on a GPU (on the emulator they are smaller).
+SIZES = {"06": ["--len=67108864"],
+         "11": ["--rows=4096", "--cols=4096", "--seq=4096", "--heads=16"]}
+# The benchmark rows that time one kernel of the lesson's own, by lesson: its name less _kernel.
+KERNELS = {
+    "02": ["matmul_naive", "matmul_coalesced"],
+    "03": ["matmul_tiled", "transpose_shared", "transpose_shared_padded"],
+    "04": ["matmul_1d_tile", "matmul_2d_tile", "matmul_vectorized"],
+    "05": ["gemv_warp", "matmul_warptile"],
+    "06": ["reduce_atomic", "reduce_tree", "reduce_warp", "reduce_grid", "scan_lookback",
+           "histogram_global", "histogram_shared", "histogram_aggregated"],
+    "08": ["wmma_naive", "wmma_shared", "wmma_bf16"],
+    "10": ["mma_ldmatrix", "mma_swizzled", "mma_pipelined", "mma_bf16"],
+    "11": ["softmax_naive", "layernorm", "flash_attention"],
+    "12": ["wgmma_tma", "wgmma_pipelined", "wgmma_warp_specialized"],
+}
+
+
+def lesson_dir(nn):
+    """The lesson's full name (solutions/NN_*)."""
+    return next((ROOT / "solutions").glob(f"{nn}_*")).name
+
+
+def model_lesson(nn, gpu, build, work):
+    """Each launch of lesson @p nn's driver at the GPU's sizes as (kernel, ms, bound), in order,
+    and the CPU seconds the run took."""
+    name = lesson_dir(nn)
+    exe = build / "bin" / name
+    if not exe.exists():
+        sys.exit(f"course_set.py: no {exe} (build the course first)")
+    srcs = [ROOT / "solutions" / name]
+    links = build / "links" / nn
+    if links.exists():  # the kernels of the earlier lessons it links run in it too
+        srcs += [ROOT / "solutions" / lesson_dir(x) for x in links.read_text().split()]
+    nvcc = os.environ.get("NVCC", "nvcc")
+    nvdisasm = next((str(p) for p in (build / "nvdisasm").rglob("nvdisasm") if p.is_file()), None)
+    regs, sass_file = estimate.registers(srcs, gpu, nvcc, nvdisasm, work)
+    out = os.path.join(work, f"model_{nn}.txt")
+    env = dict(os.environ, COURSE_EMU_MODEL=gpu, COURSE_EMU_MODEL_OUT=out,
+               COURSE_EMU_MODEL_REGS=regs, LD_LIBRARY_PATH=str(build / "emulator" / "lib"))
+    if sass_file:
+        env["COURSE_EMU_MODEL_SASS"] = sass_file
+    if nn == "06":
+        env["COURSE_EMU_MODEL_SAMPLE"] = "0"
+    cpu = out + ".cpu"
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "cpu_seconds.py"), cpu, str(exe),
+                          "--reps=1", "--warmup=0", *SIZES.get(nn, ["--size=4096"])],
+                         env=env, capture_output=True, text=True)
+    rows = estimate.launches(out) if os.path.exists(out) else []
+    if not rows:  # sampled launches leave outputs incomplete: the driver's own checks may fail
+        sys.exit(f"course_set.py: lesson {nn}'s driver launched no kernel the model saw "
+                 f"(exit {run.returncode}):\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+    names = estimate.sass.demangle(sorted({r["kernel"] for r in rows}))
+    seconds = float(pathlib.Path(cpu).read_text().split()[0])
+    return [(base(names[r["kernel"]]), float(r["ms"]), r["bound"]) for r in rows], seconds
+
+
+def base(name):
+    """A demangled kernel's name alone: "void layernorm_kernel<256>(float*, ...)" is
+    "layernorm_kernel"."""
+    return re.sub(r"<.*>", "", name.split("(")[0]).split()[-1]
+
+
+def paired(nn, version, launches, bench):
+    """[(model ms, bound, GPU ms)] for lesson @p nn's @p version: its benchmark rows in @p bench
+    (bench.csv's dicts) against the last launches of VERSION_kernel in @p launches ((kernel, ms,
+    bound), in order), one for one; ValueError when there are fewer launches than rows."""
+    measured = [float(r["ms"]) for r in bench
+                if r["lesson"].startswith(nn) and r["version"] == version]
+    mine = [x for x in launches if x[0] == version + "_kernel"]
+    if not measured or len(mine) < len(measured):
+        raise ValueError(f"lesson {nn}'s {version}: {len(measured)} GPU rows, "
+                         f"{len(mine)} launches of {version}_kernel")
+    return [(ms, bound, gpu_ms) for (_, ms, bound), gpu_ms in zip(mine[-len(measured):], measured)]
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: tools/course_set.py REPORT [GPU]")
+    report = pathlib.Path(sys.argv[1])
+    gpu = sys.argv[2] if len(sys.argv) == 3 else "h200"
+    with open(report / "bench.csv") as f:
+        bench = list(csv.DictReader(f))
+    device = bench[-1].get("device", "?") if bench else "?"
+    build = pathlib.Path(os.environ.get("BUILD", ROOT / "build"))
+    print(f"#   model ms   GPU ms   error  bound    (model, {gpu}; measured: {report}/bench.csv, "
+          f"{device})")
+    k = 0
+    with tempfile.TemporaryDirectory() as work:
+        for nn, versions in KERNELS.items():
+            launches, seconds = model_lesson(nn, gpu, build, work)
+            for version in versions:
+                try:
+                    rows = paired(nn, version, launches, bench)
+                except ValueError as e:
+                    sys.exit(f"course_set.py: {e}")
+                for ms, bound, gpu_ms in rows:
+                    k += 1
+                    print(f"{k:<3} {ms:10.4g} {gpu_ms:8.4g} {100 * (ms - gpu_ms) / gpu_ms:+6.0f}%  "
+                          f"{bound:<8} lesson {nn} {version} (its driver's run: {seconds:.1f} s "
+                          f"CPU on the emulator)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
