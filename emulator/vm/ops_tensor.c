@@ -152,20 +152,34 @@ static void put_elem(uint8_t *p, uint64_t v, int bytes)
 /* wmma.load / wmma.store: the tile row by row (column by column for .col) between memory and
  * a row-major array, then the array to or from every slot of the fragment. */
 /*
- * Count a tile of @p lines runs of @p run bytes, @p pitch bytes apart from @p base, as the warp's
- * lanes move it on a GPU: 16 bytes a lane (a shorter run whole), consecutive lanes down the
- * runs at one 16-byte column before the next column (ldmatrix's order for its 8 x 8 matrices),
- * 32 lanes a request.
+ * Count a tile of @p lines runs of @p run bytes (elements of @p elem bytes), @p pitch bytes apart
+ * from @p base, as the warp's lanes move it on a GPU. A 16 x 16 tile of 16- or 32-bit elements
+ * in global memory goes as ptxas moves it for sm_80 and sm_90: each lane a pair of elements, at
+ * run lane / 4 (+ 8) and element 2 * (lane % 4) (+ 8), in four requests (Nsight Compute on an
+ * H200, lesson 08's wmma_naive: 4 times the requests and twice the sectors of 16 bytes a lane,
+ * and its f32 store twice the requests in the same sectors). Any other tile, and every tile in
+ * shared memory (ldmatrix's order, which ncu's shared wavefronts matched): 16 bytes a lane (a
+ * shorter run whole), consecutive lanes down the runs at one 16-byte column before the next
+ * column, 32 lanes a request.
  */
 static void wmma_count(struct exec *x, struct warp *w, enum space sp, uint64_t base, uint64_t pitch,
-                       int lines, int run, int store)
+                       int lines, int run, int elem, int store)
 {
     if (sp == SP_GENERIC)
         sp = base - SHARED_WINDOW < WINDOW_SIZE  ? (base -= SHARED_WINDOW, SP_SHARED)
              : base - LOCAL_WINDOW < WINDOW_SIZE ? SP_LOCAL
                                                  : SP_GLOBAL;
-    int piece = run < 16 ? run : 16, n = 0;
     uint64_t addr[128]; /* the largest tile, 1 KiB, is 64 pieces */
+    if (sp == SP_GLOBAL && lines == 16 && run == 16 * elem && elem >= 2 && elem <= 4) {
+        for (int req = 0; req < 4; req++) {
+            for (int l = 0; l < 32; l++)
+                addr[l] = base + (uint64_t)(l / 4 + 8 * (req >> 1)) * pitch +
+                          (uint64_t)(2 * (l % 4) + 8 * (req & 1)) * (uint64_t)elem;
+            vm_count_pieces(x, w, sp, addr, 32, 2u * (unsigned)elem, store);
+        }
+        return;
+    }
+    int piece = run < 16 ? run : 16, n = 0;
     for (int off = 0; off < run; off += piece)
         for (int i = 0; i < lines && n < 128; i++)
             addr[n++] = base + (uint64_t)i * pitch + (uint64_t)off;
@@ -231,7 +245,7 @@ static enum event wmma_mem(struct exec *x, struct warp *w, const struct insn *in
     if (!store)
         frag_scatter(w, regs, per, bytes, rows * cols, tile);
     wmma_count(x, w, (enum space)WM_SPACE(mod), base, stride * (uint64_t)bytes, lines, len * bytes,
-               store);
+               bytes, store);
     return EV_NONE;
 }
 
