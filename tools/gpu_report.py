@@ -477,7 +477,9 @@ def ncu_rows(lesson, emu, text):
         for ours, metric in NCU_METRICS.items():
             theirs = r.get(metric, "").replace(",", "")
             if not mine:
-                rows.append([lesson, kernel, ours, theirs, "", "not counted: a library's kernel"])
+                rows.append([lesson, kernel, ours, theirs, "",
+                             "not counted: the emulator's run did not launch it (a library's "
+                             "kernel, or one its sizes do not pick)"])
             elif shape != blocks_and_threads(mine["grid"], mine["block"]):
                 rows.append([lesson, kernel, ours, theirs, mine.get(ours, ""),
                              f"not compared: launch {shape[0]}x{shape[1]} on the GPU, "
