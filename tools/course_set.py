@@ -18,14 +18,13 @@ order. Needs a build (build/bin) and nvcc.
 import csv
 import os
 import pathlib
-import re
 import subprocess
 import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import estimate  # noqa: E402  (registers, launches, the sass module)
+import estimate  # noqa: E402  (the model's environment and launches)
 
 # The GPU's sizes: each driver's defaults on a GPU (on the emulator they are smaller).
 SIZES = {"06": ["--len=67108864"],
@@ -50,44 +49,35 @@ def lesson_dir(nn):
     return next((ROOT / "solutions").glob(f"{nn}_*")).name
 
 
+def lesson_sources(nn, build):
+    """The folders of lesson @p nn's solution and of the earlier lessons it links (BUILD/links/NN,
+    add_lesson's LINK): every kernel its driver launches is in one of them."""
+    links = pathlib.Path(build, "links", nn)
+    linked = links.read_text().split() if links.exists() else []
+    return [ROOT / "solutions" / lesson_dir(x) for x in [nn] + linked]
+
+
 def model_lesson(nn, gpu, build, work):
     """Each launch of lesson @p nn's driver at the GPU's sizes as (kernel, ms, bound), in order,
     and the CPU seconds the run took."""
-    name = lesson_dir(nn)
-    exe = build / "bin" / name
+    exe = build / "bin" / lesson_dir(nn)
     if not exe.exists():
         sys.exit(f"course_set.py: no {exe} (build the course first)")
-    srcs = [ROOT / "solutions" / name]
-    links = build / "links" / nn
-    if links.exists():  # the kernels of the earlier lessons it links run in it too
-        srcs += [ROOT / "solutions" / lesson_dir(x) for x in links.read_text().split()]
-    nvcc = os.environ.get("NVCC", "nvcc")
-    nvdisasm = next((str(p) for p in (build / "nvdisasm").rglob("nvdisasm") if p.is_file()), None)
-    regs, sass_file = estimate.registers(srcs, gpu, nvcc, nvdisasm, work)
     out = os.path.join(work, f"model_{nn}.txt")
-    env = dict(os.environ, COURSE_EMU_MODEL=gpu, COURSE_EMU_MODEL_OUT=out,
-               COURSE_EMU_MODEL_REGS=regs, LD_LIBRARY_PATH=str(build / "emulator" / "lib"))
-    if sass_file:
-        env["COURSE_EMU_MODEL_SASS"] = sass_file
+    nvcc, nvdisasm = estimate.cuda_tools(build)
+    env = dict(os.environ, **estimate.model_env(gpu, out, build / "emulator" / "lib",
+                                                lesson_sources(nn, build), nvcc, nvdisasm, work))
     if nn == "06":
         env["COURSE_EMU_MODEL_SAMPLE"] = "0"
     cpu = out + ".cpu"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "cpu_seconds.py"), cpu, str(exe),
                           "--reps=1", "--warmup=0", *SIZES.get(nn, ["--size=4096"])],
                          env=env, capture_output=True, text=True)
-    rows = estimate.launches(out) if os.path.exists(out) else []
-    if not rows:  # sampled launches leave outputs incomplete: the driver's own checks may fail
+    launches = estimate.kernel_launches(out)
+    if not launches:  # sampled launches leave outputs incomplete: the driver's own checks may fail
         sys.exit(f"course_set.py: lesson {nn}'s driver launched no kernel the model saw "
                  f"(exit {run.returncode}):\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
-    names = estimate.sass.demangle(sorted({r["kernel"] for r in rows}))
-    seconds = float(pathlib.Path(cpu).read_text().split()[0])
-    return [(base(names[r["kernel"]]), float(r["ms"]), r["bound"]) for r in rows], seconds
-
-
-def base(name):
-    """A demangled kernel's name alone: "void layernorm_kernel<256>(float*, ...)" is
-    "layernorm_kernel"."""
-    return re.sub(r"<.*>", "", name.split("(")[0]).split()[-1]
+    return launches, float(pathlib.Path(cpu).read_text().split()[0])
 
 
 def paired(nn, version, launches, bench):

@@ -30,6 +30,8 @@ total ms and bound.
 import argparse
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,6 +105,44 @@ def registers(srcs, gpu, nvcc, nvdisasm, work):
     sass_path = os.path.join(work, "sass.txt")
     pathlib.Path(sass_path).write_text("\n".join(sass_lines) + "\n")
     return path, sass_path
+
+
+def cuda_tools(build):
+    """(nvcc, nvdisasm or None): nvcc from the PATH (else CUDA's usual place); nvdisasm from the
+    PATH, beside nvcc, or in BUILD/nvdisasm, where ./course sass installs it."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    nvdisasm = shutil.which("nvdisasm") or shutil.which("nvdisasm", path=os.path.dirname(nvcc))
+    found = (p for p in pathlib.Path(build, "nvdisasm").rglob("nvdisasm") if p.is_file())
+    return nvcc, nvdisasm or next((str(p) for p in found), None)
+
+
+def model_env(gpu, out, lib, srcs, nvcc, nvdisasm, work):
+    """The variables that run a program under the time model of @p gpu, its lines to @p out, the
+    emulator's libraries (@p lib) first; with @p srcs (folders of .cu files) the registers ptxas
+    gives their kernels and, with @p nvdisasm, their SASS per line (registers(), files in
+    @p work)."""
+    env = {"COURSE_EMU_MODEL": gpu, "COURSE_EMU_MODEL_OUT": out,
+           "LD_LIBRARY_PATH": os.path.abspath(lib) + ":" + os.environ.get("LD_LIBRARY_PATH", "")}
+    if srcs:
+        regs, sass_file = registers(srcs, gpu, nvcc, nvdisasm, work)
+        env["COURSE_EMU_MODEL_REGS"] = regs
+        if sass_file:
+            env["COURSE_EMU_MODEL_SASS"] = sass_file
+    return env
+
+
+def kernel_name(name):
+    """A demangled kernel's name alone: "void layernorm_kernel<256>(float*, ...)" is
+    "layernorm_kernel"."""
+    return re.sub(r"<.*>", "", name.split("(")[0]).split()[-1]
+
+
+def kernel_launches(path):
+    """Each launch in the model file @p path as (its kernel's name alone, ms, bound), in order;
+    none without the file."""
+    rows = launches(path) if os.path.exists(path) else []
+    names = sass.demangle(sorted({r["kernel"] for r in rows}))
+    return [(kernel_name(names[r["kernel"]]), float(r["ms"]), r["bound"]) for r in rows]
 
 
 def launches(path):
@@ -240,15 +280,10 @@ def main():
         p.error("no program or no --lib: --lib DIR -- PROGRAM ARGS")
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "model.txt")
-        env = dict(os.environ, COURSE_EMU_MODEL=args.gpu, COURSE_EMU_MODEL_OUT=out,
-                   LD_LIBRARY_PATH=os.path.abspath(args.lib) + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+        env = dict(os.environ, **model_env(args.gpu, out, args.lib, args.regs_from, args.nvcc,
+                                           args.nvdisasm, work))
         if args.full:
             env["COURSE_EMU_MODEL_SAMPLE"] = "0"
-        if args.regs_from:
-            regs, sass_file = registers(args.regs_from, args.gpu, args.nvcc, args.nvdisasm, work)
-            env["COURSE_EMU_MODEL_REGS"] = regs
-            if sass_file:
-                env["COURSE_EMU_MODEL_SASS"] = sass_file
         run = subprocess.run(prog, env=env, capture_output=True, text=True)
         rows = launches(out) if os.path.exists(out) else []
         if not rows:

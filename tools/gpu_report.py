@@ -37,7 +37,6 @@ import hashlib
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -45,7 +44,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import course_set  # noqa: E402  (a kernel's name alone, benchmark rows paired with launches)
+import course_set  # noqa: E402  (a lesson's sources; benchmark rows paired with launches)
+import estimate  # noqa: E402  (the model's environment and launches)
 from grade import junit  # noqa: E402  (the one JUnit reader)
 
 NOT_RUN = "not run"
@@ -263,27 +263,19 @@ def model_gpu(rep):
 def model_times(rep, lesson, flags):
     """Each launch of the lesson's driver at @p flags, run on the emulator with the time model
     (emulator/README.md, "Time model"), as (kernel, estimated ms, bound), in order."""
-    import estimate  # tools/estimate.py: the model's lines, registers from ptxas -v
     out = os.path.join(rep.out, ".model.txt")
     if os.path.exists(out):
         os.remove(out)
-    gpu = model_gpu(rep)
-    src = os.path.join(rep.root, "solutions", lesson)
-    env = {"COURSE_EMU_MODEL": gpu, "COURSE_EMU_MODEL_OUT": out,
-           "LD_LIBRARY_PATH": os.path.join(rep.build, "emulator", "lib")}
     with tempfile.TemporaryDirectory() as work:
-        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-        nvdisasm = shutil.which("nvdisasm", path=os.path.dirname(nvcc))
-        regs, sass_file = estimate.registers(src, gpu, nvcc, nvdisasm, work)
-        env["COURSE_EMU_MODEL_REGS"] = regs
-        if sass_file:
-            env["COURSE_EMU_MODEL_SASS"] = sass_file
+        nvcc, nvdisasm = estimate.cuda_tools(rep.build)
+        env = estimate.model_env(model_gpu(rep), out, os.path.join(rep.build, "emulator", "lib"),
+                                 course_set.lesson_sources(lesson[:2], rep.build), nvcc, nvdisasm,
+                                 work)
         rep.run("model", [os.path.join(rep.bin, lesson), *flags], env=env, timeout=900)
-    rows = estimate.launches(out) if os.path.exists(out) else []
+    launches = estimate.kernel_launches(out)
     if os.path.exists(out):
         os.remove(out)
-    names = estimate.sass.demangle(sorted({r["kernel"] for r in rows}))
-    return [(course_set.base(names[r["kernel"]]), float(r["ms"]), r["bound"]) for r in rows]
+    return launches
 
 
 def bench(rep):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/estimate.py's validation line, read from emulator/README.md's table: every set there
 with its mean absolute error; a row changed in a copy of the table changes the line (one source,
-no copy of the numbers); without the table, a pointer to emulator/MODEL.md."""
+no copy of the numbers); without the table, a pointer to emulator/MODEL.md. A demangled kernel's
+name (a template's too) is its name alone."""
 import pathlib
 import re
 import sys
@@ -29,6 +30,9 @@ def main():
          and line.count("%") == len(rows)),
         ("a changed row changes the line", "99.9%" in other and other != line),
         ("no table: a pointer to MODEL.md", missing == "validation error: emulator/MODEL.md"),
+        ("a template's name alone",
+         estimate.kernel_name("void layernorm_kernel<256>(float*, int)") == "layernorm_kernel"
+         and estimate.kernel_name("flash_attention_kernel(const __half*)") == "flash_attention_kernel"),
     ]
     for name, ok in checks:
         print(f"{'ok  ' if ok else 'FAIL'} {name}")
