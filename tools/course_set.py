@@ -57,6 +57,19 @@ def lesson_sources(nn, build):
     return [ROOT / "solutions" / lesson_dir(x) for x in [nn] + linked]
 
 
+def lesson_env(nn, gpu, out, build, work):
+    """The variables that run lesson @p nn's driver under the time model of @p gpu, its lines to
+    @p out (estimate.model_env() with the lesson's sources); every block of lesson 06 run: its
+    look-back scan cannot be sampled, and sampled launches leave outputs its checks refuse, which
+    stops the driver before its benchmark's launches."""
+    nvcc, nvdisasm = estimate.cuda_tools(build)
+    env = estimate.model_env(gpu, out, pathlib.Path(build, "emulator", "lib"),
+                             lesson_sources(nn, build), nvcc, nvdisasm, work)
+    if nn == "06":
+        env["COURSE_EMU_MODEL_SAMPLE"] = "0"
+    return env
+
+
 def model_lesson(nn, gpu, build, work):
     """Each launch of lesson @p nn's driver at the GPU's sizes as (kernel, ms, bound), in order,
     and the CPU seconds the run took."""
@@ -64,11 +77,7 @@ def model_lesson(nn, gpu, build, work):
     if not exe.exists():
         sys.exit(f"course_set.py: no {exe} (build the course first)")
     out = os.path.join(work, f"model_{nn}.txt")
-    nvcc, nvdisasm = estimate.cuda_tools(build)
-    env = dict(os.environ, **estimate.model_env(gpu, out, build / "emulator" / "lib",
-                                                lesson_sources(nn, build), nvcc, nvdisasm, work))
-    if nn == "06":
-        env["COURSE_EMU_MODEL_SAMPLE"] = "0"
+    env = dict(os.environ, **lesson_env(nn, gpu, out, build, work))
     cpu = out + ".cpu"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "cpu_seconds.py"), cpu, str(exe),
                           "--reps=1", "--warmup=0", *SIZES.get(nn, ["--size=4096"])],
@@ -80,12 +89,20 @@ def model_lesson(nn, gpu, build, work):
     return launches, float(pathlib.Path(cpu).read_text().split()[0])
 
 
+def own_rows(nn, version, bench):
+    """Lesson @p nn's rows of @p version in @p bench (bench.csv's dicts) that time or count
+    VERSION_kernel: a GPU's rows time the version, the emulator's have a row for each kernel it
+    launched (its `kernel` column), a helper's or a library's among them."""
+    return [r for r in bench if r["lesson"].startswith(nn) and r["version"] == version
+            and estimate.kernel_name(r.get("kernel") or version) in (version, version + "_kernel")]
+
+
 def paired(nn, version, launches, bench):
-    """[(model ms, bound, GPU ms)] for lesson @p nn's @p version: its benchmark rows in @p bench
-    (bench.csv's dicts) against the last launches of VERSION_kernel in @p launches ((kernel, ms,
-    bound), in order), one for one; ValueError when there are fewer launches than rows."""
-    measured = [float(r["ms"]) for r in bench
-                if r["lesson"].startswith(nn) and r["version"] == version]
+    """[(model ms, bound, GPU ms)] for lesson @p nn's @p version: its own rows in @p bench
+    (own_rows()) against the last launches of VERSION_kernel in @p launches ((kernel, ms, bound),
+    in order), one for one; GPU ms is None for a row with no time (the emulator's); ValueError
+    when there are fewer launches than rows."""
+    measured = [float(r["ms"]) if r.get("ms") else None for r in own_rows(nn, version, bench)]
     mine = [x for x in launches if x[0] == version + "_kernel"]
     if not measured or len(mine) < len(measured):
         raise ValueError(f"lesson {nn}'s {version}: {len(measured)} GPU rows, "
@@ -114,6 +131,9 @@ def main():
                 except ValueError as e:
                     sys.exit(f"course_set.py: {e}")
                 for ms, bound, gpu_ms in rows:
+                    if gpu_ms is None:
+                        sys.exit(f"course_set.py: {report}/bench.csv's lesson {nn} {version} "
+                                 f"has no GPU time (an emulator's report?)")
                     k += 1
                     print(f"{k:<3} {ms:10.4g} {gpu_ms:8.4g} {100 * (ms - gpu_ms) / gpu_ms:+6.0f}%  "
                           f"{bound:<8} lesson {nn} {version} (its driver's run: {seconds:.1f} s "

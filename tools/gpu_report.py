@@ -267,10 +267,7 @@ def model_times(rep, lesson, flags):
     if os.path.exists(out):
         os.remove(out)
     with tempfile.TemporaryDirectory() as work:
-        nvcc, nvdisasm = estimate.cuda_tools(rep.build)
-        env = estimate.model_env(model_gpu(rep), out, os.path.join(rep.build, "emulator", "lib"),
-                                 course_set.lesson_sources(lesson[:2], rep.build), nvcc, nvdisasm,
-                                 work)
+        env = course_set.lesson_env(lesson[:2], model_gpu(rep), out, rep.build, work)
         rep.run("model", [os.path.join(rep.bin, lesson), *flags], env=env, timeout=900)
     launches = estimate.kernel_launches(out)
     if os.path.exists(out):
@@ -326,7 +323,7 @@ def model(rep):
             missing = "not modelled: no kernel of that name"
         mine = [row for row in rep.bench_rows if row.get("lesson") == lesson]
         for version in dict.fromkeys(row.get("version", "") for row in mine):
-            rows = [row for row in mine if row.get("version", "") == version]
+            rows = course_set.own_rows(lesson[:2], version, mine)
             try:  # a version benchmarked twice: its kernel's last two launches, in order
                 times = [f"{ms:.4g} ({model_gpu(rep)} model)"
                          for ms, _, _ in course_set.paired(lesson[:2], version, launches, rows)]
@@ -334,6 +331,9 @@ def model(rep):
                 times = [missing] * len(rows)
             for row, ms in zip(rows, times):
                 row["model_ms"] = ms
+            for row in mine:  # the emulator's rows of a helper's or a library's kernel
+                if row.get("version", "") == version and row not in rows:
+                    row["model_ms"] = f"not modelled: not {version}_kernel"
     bench_table(rep)
 
 

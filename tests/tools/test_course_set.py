@@ -2,7 +2,8 @@
 """tools/course_set.py's pairing of a GPU's benchmark rows with the model's launches: a version
 benchmarked twice takes its kernel's last two launches in order (the driver's earlier launches,
 its checks, are not benchmark rows), another lesson's row of the same name is not taken, and a
-kernel with fewer launches than rows stops the set with a line naming it."""
+kernel with fewer launches than rows stops the set with a line naming it; the emulator's rows
+(one a kernel, no time) pair the version's kernel's row alone."""
 import pathlib
 import subprocess
 import sys
@@ -24,6 +25,9 @@ LAUNCHES = [("histogram_global_kernel", 0.005, "atomic"),  # the driver's own ch
 def main():
     two = course_set.paired("06", "histogram_global", LAUNCHES, BENCH)
     one = course_set.paired("06", "histogram_shared", LAUNCHES, BENCH)
+    emulated = [{"lesson": "06_parallel_patterns", "version": "histogram_shared", "kernel": k}
+                for k in ("zero_kernel", "histogram_shared_kernel")]
+    untimed = course_set.paired("06", "histogram_shared", LAUNCHES, emulated)
     short = subprocess.run([sys.executable, "-c",
                             "import sys; sys.path.insert(0, sys.argv[1]); import course_set; "
                             "course_set.paired('06', 'histogram_global', "
@@ -34,6 +38,8 @@ def main():
         ("twice benchmarked: the last two launches, in order",
          two == [(0.136, "atomic", 17.3), (17.0, "atomic", 35.0)]),
         ("once: its one launch", one == [(0.081, "latency", 0.11)]),
+        ("the emulator's rows: the version's kernel's, not a helper's, paired, GPU ms None",
+         untimed == [(0.081, "latency", None)]),
         ("too few launches: exit 1, the version named",
          short.returncode == 1 and "histogram_global: 2 GPU rows, 1 launches" in short.stderr),
     ]

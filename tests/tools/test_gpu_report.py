@@ -74,22 +74,30 @@ def check_ncu_join():
 
 
 def check_model_pairs(tmp):
-    """Lesson 06's histograms run twice (uniform, then a hot bin): each row gets its own launch."""
+    """Lesson 06's histograms run twice (uniform, then a hot bin), in rows as the emulator writes
+    them (a row a kernel launched, no time): each row of the version's kernel gets its own launch,
+    a helper's or a library's row says it is not modelled."""
     sys.path.insert(0, str(TOOL.parent))
     import argparse
     import gpu_report
     args = argparse.Namespace(root=str(tmp), build=str(tmp), device="emulator", out=str(tmp), budget=None)
     rep = gpu_report.Report(args)
     lesson = "06_parallel_patterns"
-    rep.bench_rows = [{"lesson": lesson, "device": "emu", "version": v, "ms": "1"}
-                      for v in ("histogram_global", "histogram_cub", "histogram_global")]
+    rep.bench_rows = [{"lesson": lesson, "device": "emu", "version": v, "kernel": k}
+                      for v, k in (("histogram_global", "zero_bins_kernel"),
+                                   ("histogram_global", "histogram_global_kernel"),
+                                   ("histogram_cub", "cub::DeviceHistogramSweepKernel"),
+                                   ("histogram_global", "zero_bins_kernel"),
+                                   ("histogram_global", "histogram_global_kernel"))]
     launches = [("histogram_global_kernel", 0.005, "atomic"), ("histogram_global_kernel", 0.136, "atomic"),
                 ("histogram_global_kernel", 17.0, "atomic")]
     gpu_report.model_times = lambda rep, lesson, flags: launches
     gpu_report.bench_table = lambda rep: None
     gpu_report.model(rep)
     got = [r["model_ms"] for r in rep.bench_rows]
-    if got != ["0.136 (h100 model)", "not modelled: no kernel of that name", "17 (h100 model)"]:
+    if got != ["not modelled: not histogram_global_kernel", "0.136 (h100 model)",
+               "not modelled: not histogram_cub_kernel", "not modelled: not histogram_global_kernel",
+               "17 (h100 model)"]:
         fail(f"the model's column did not pair each row with its own launch: {got}")
 
 
