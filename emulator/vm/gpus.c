@@ -17,6 +17,14 @@
  *  - latencies: rounded from published pointer-chasing microbenchmarks (Jia et al.,
  *    "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, and the
  *    Turing T4 follow-up, 2019; Chips and Cheese's Ampere and Hopper articles); approximate.
+ *  - DRAM_STREAM_SHARE (gpus.h): the datasheets' DRAM bandwidth is the interface's peak; a kernel
+ *    that only streams through memory reaches about 88% of it on three GPUs of three
+ *    generations: an H200 copying device to device at 4226.9 of 4800 GB/s (88.1%, this project's
+ *    `./course gpu-report`, 2026-11-30, docs/gpu-reports/2026-11-30-h200), an RTX 5090's
+ *    cub::DeviceTransform BabelStream at 87.8% (NVIDIA/cccl pull request 9881, 16-byte
+ *    elements, 2^28 of them) and an RTX 2060's BabelStream triad at 304 of 336 GB/s (90.5%,
+ *    alpaka-group/alpaka issue 1874). 0.88 on every row, measured on none of the validation
+ *    sets' GPUs but the H200.
  *  - launch overhead: 3 us assumed, the order of a short kernel's launch in NVIDIA's
  *    "Getting Started with CUDA Graphs" (2019); not measured here.
  *  - issue: 4 schedulers per SM, one warp instruction each per clock (every whitepaper above).

@@ -29,7 +29,8 @@ struct model_gpu {
     unsigned l1_per_sm;      /**< L1 and shared memory together (bytes) */
     double l2_bytes;         /**< L2 size */
     double l2_bytes_per_clk; /**< L2 bandwidth, whole GPU, bytes per clock */
-    double dram_gbs;         /**< DRAM bandwidth, GB/s */
+    double dram_gbs;         /**< DRAM bandwidth, GB/s, the datasheet's (the model streams at
+                                  DRAM_STREAM_SHARE of it) */
     unsigned max_warps;      /**< resident warps per SM */
     unsigned max_blocks;     /**< resident blocks per SM */
     unsigned lat_l1;         /**< load latency, L1 hit (cycles) */
@@ -53,6 +54,10 @@ struct model_gpu {
 /** How many times faster than the wgmma rate wgmma.mma_async runs on 8-bit inputs (e4m3, e5m2,
  *  s8, u8): the sources are in gpus.c. */
 #define WGMMA_8BIT_SPEEDUP 2.0
+
+/** The share of a row's DRAM bandwidth (its datasheet's) that a kernel streaming through memory
+ *  reaches: the sources are in gpus.c. */
+#define DRAM_STREAM_SHARE 0.88
 
 /** Threads an SM takes through a bar.sync (__syncthreads()) a clock: the sources are in gpus.c. */
 #define BAR_THREADS_CLK 16.0

@@ -1003,7 +1003,8 @@ static void bounds(const struct vm_model *m, const struct tally *t, struct model
     /* a shared atomic's lanes on one address take a wavefront each */
     e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts + t->satom_serial) * share * ms;
     e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
-    e->bound_ms[MODEL_DRAM] = t->dram_sectors * 32.0 / (g->dram_gbs * 1e9) * 1e3;
+    e->bound_ms[MODEL_DRAM] =
+        t->dram_sectors * 32.0 / (g->dram_gbs * DRAM_STREAM_SHARE * 1e9) * 1e3;
     e->bound_ms[MODEL_LATENCY] =
         (t->stall + t->async_latency / (ahead > 1 ? ahead : 1)) * share / resident * ms;
     /* Global atomics on one address are applied one at a time where the address lives (L2),
