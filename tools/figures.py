@@ -65,21 +65,21 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, SASS counted: lessons 03 to 05 at 019fe81's model on 2026-11-30, 08 at 7e20e66's
-# on 2026-11-30, 02 at b9070e4's on 2026-11-29). A model, never a measurement
+# CPU emulator, SASS counted: lessons 03 and 04 at 019fe81's model on 2026-11-30, 08 at 7e20e66's,
+# 02 and 05 at 94b22a3's (DRAM at 88% of the datasheet's rate), both on 2026-11-30). A model, never a measurement
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count a fragment load from global
 # memory as the four requests ptxas makes (Nsight Compute's counts on an H200).
 MODEL_H100 = {
-    "vector_add": 152,
+    "vector_add": 141,
     "matmul_naive": 506,
     "matmul_coalesced": 7124,
     "matmul_tiled": 8117,
-    "gemv_warp": 1485,
+    "gemv_warp": 1327,
     "matmul_1d_tile": 15828,
     "matmul_2d_tile": 29910,
     "matmul_vectorized": 37794,
-    "matmul_warptile": 51140,
+    "matmul_warptile": 50826,
     "wmma_naive": 33123,
     "wmma_shared": 304993,
 }
