@@ -65,8 +65,8 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 
 # The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
 # "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, SASS counted: lessons 03 and 04 at 019fe81's model on 2026-11-30, 08 at 7e20e66's,
-# 02 and 05 at 94b22a3's (DRAM at 88% of the datasheet's rate), both on 2026-11-30). A model, never a measurement
+# CPU emulator, SASS counted: lessons 02 to 05 at 94b22a3's model (DRAM at 88% of the datasheet's
+# rate), 08 at 7e20e66's, both on 2026-11-30). A model, never a measurement
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count a fragment load from global
 # memory as the four requests ptxas makes (Nsight Compute's counts on an H200).
@@ -74,11 +74,11 @@ MODEL_H100 = {
     "vector_add": 141,
     "matmul_naive": 506,
     "matmul_coalesced": 7124,
-    "matmul_tiled": 8117,
+    "matmul_tiled": 8184,
     "gemv_warp": 1327,
-    "matmul_1d_tile": 15828,
-    "matmul_2d_tile": 29910,
-    "matmul_vectorized": 37794,
+    "matmul_1d_tile": 15308,
+    "matmul_2d_tile": 30194,
+    "matmul_vectorized": 36731,
     "matmul_warptile": 50826,
     "wmma_naive": 33123,
     "wmma_shared": 304993,
