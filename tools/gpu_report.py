@@ -260,14 +260,14 @@ def model_gpu(rep):
     return "h100"
 
 
-def model_times(rep, lesson, flags):
-    """Each launch of the lesson's driver at @p flags, run on the emulator with the time model
-    (emulator/README.md, "Time model"), as (kernel, estimated ms, bound), in order."""
+def model_times(rep, lesson, flags, gpu):
+    """Each launch of the lesson's driver at @p flags, run on the emulator with the time model of
+    @p gpu (emulator/README.md, "Time model"), as (kernel, estimated ms, bound), in order."""
     out = os.path.join(rep.out, ".model.txt")
     if os.path.exists(out):
         os.remove(out)
     with tempfile.TemporaryDirectory() as work:
-        env = course_set.lesson_env(lesson[:2], model_gpu(rep), out, rep.build, work)
+        env = course_set.lesson_env(lesson[:2], gpu, out, rep.build, work)
         rep.run("model", [os.path.join(rep.bin, lesson), *flags], env=env, timeout=900)
     launches = estimate.kernel_launches(out)
     if os.path.exists(out):
@@ -308,6 +308,7 @@ def bench(rep):
 
 def model(rep):
     """The time model's estimate beside each benchmark row, at the benchmark's own size."""
+    gpu = model_gpu(rep)
     done = set()
     for r in rep.bench_rows:
         lesson = r.get("lesson", "")
@@ -319,21 +320,21 @@ def model(rep):
             missing = "not modelled: the budget was spent"
         else:
             rep.step(f"model {lesson}")
-            launches = model_times(rep, lesson, bench_flags(rep, lesson))
+            launches = model_times(rep, lesson, bench_flags(rep, lesson), gpu)
             missing = "not modelled: no kernel of that name"
         mine = [row for row in rep.bench_rows if row.get("lesson") == lesson]
         for version in dict.fromkeys(row.get("version", "") for row in mine):
+            for row in mine:  # the emulator's rows of a helper's or a library's kernel keep it
+                if row.get("version", "") == version:
+                    row["model_ms"] = f"not modelled: not {version}_kernel"
             rows = course_set.own_rows(lesson[:2], version, mine)
             try:  # a version benchmarked twice: its kernel's last two launches, in order
-                times = [f"{ms:.4g} ({model_gpu(rep)} model)"
+                times = [f"{ms:.4g} ({gpu} model)"
                          for ms, _, _ in course_set.paired(lesson[:2], version, launches, rows)]
             except ValueError:
                 times = [missing] * len(rows)
             for row, ms in zip(rows, times):
                 row["model_ms"] = ms
-            for row in mine:  # the emulator's rows of a helper's or a library's kernel
-                if row.get("version", "") == version and row not in rows:
-                    row["model_ms"] = f"not modelled: not {version}_kernel"
     bench_table(rep)
 
 

@@ -91,7 +91,7 @@ def check_model_pairs(tmp):
                                    ("histogram_global", "histogram_global_kernel"))]
     launches = [("histogram_global_kernel", 0.005, "atomic"), ("histogram_global_kernel", 0.136, "atomic"),
                 ("histogram_global_kernel", 17.0, "atomic")]
-    gpu_report.model_times = lambda rep, lesson, flags: launches
+    gpu_report.model_times = lambda rep, lesson, flags, gpu: launches
     gpu_report.bench_table = lambda rep: None
     gpu_report.model(rep)
     got = [r["model_ms"] for r in rep.bench_rows]
