@@ -249,15 +249,23 @@ BENCH_COLUMNS = ("version", "variant", "inputs", "device", "m", "n", "k", "ms", 
                  "gld_requests", "gld_sectors", "lds_requests", "lds_wavefronts", "check")
 
 
+# The time model's GPU rows (emulator/vm/gpus.c) by what nvidia-smi calls the GPU, the first
+# match in order: an "NVIDIA H200" is no H100, an "A100-SXM4-40GB" no A100 80GB.
+MODEL_ROWS = (("h200", "h200"), ("h100", "h100"), ("a100-sxm4-40gb", "a100-40gb"), ("a100", "a100"),
+              ("a6000", "a6000"), ("rtx 3090", "rtx3090"), ("l4", "l4"), ("t4", "t4"))
+
+
+def model_row(name):
+    """The time model's row for a GPU nvidia-smi calls @p name (h100 when none matches)."""
+    return next((row for part, row in MODEL_ROWS if part in name.lower()), "h100")
+
+
 def model_gpu(rep):
     """The time model's GPU row for this machine's GPU (h100 without a GPU or a matching row)."""
-    if rep.device == "gpu":
-        name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                              capture_output=True, text=True).stdout.lower()
-        for row in ("h100", "a100", "a6000", "l4", "t4"):
-            if row in name:
-                return row
-    return "h100"
+    if rep.device != "gpu":
+        return "h100"
+    return model_row(subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                                    capture_output=True, text=True).stdout)
 
 
 def model_times(rep, lesson, flags, gpu):
