@@ -1114,17 +1114,27 @@ enum { NPIPES = sizeof sm_pipes / sizeof sm_pipes[0] };
  * pipes a warp feeds in turn add up as well as overlapping with the other warps', as in-order
  * issue makes them. Warps that wait for the same loads leave together, @p group at a time: a
  * group is one customer, whose warps go through the pipes one behind another (its time on
- * them: the busiest pipe's, and the others' for one warp of the group). */
-static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps, double group)
+ * them: the busiest pipe's, and the others' for one warp of the group). A warp's mma runs on
+ * the Tensor Core of its own sub-partition, one of @p parts, at that one's share of the SM's
+ * rate, and queues there only behind the warps of its sub-partition: its visit is its work at
+ * that rate (a group's spread over up to @p parts of them), and it finds there the share of the
+ * Tensor Cores' queue that the other customers of its sub-partition make. The other pipes are
+ * taken SM-wide (emulator/MODEL.md, "Sub-partitions", says why). */
+static double shared_pipes_ms(const double *bound_ms, double latency_ms, double warps, double group,
+                              double parts)
 {
     double queue[NPIPES] = {0}, per_group = 0;
     warps = fmax(warps, 1);
     group = fmin(fmax(group, 1), warps); /* at least one warp, at most all of them */
     int groups = (int)(warps / group);
+    double span = fmin(group, parts), local = fmax(groups * span / parts, 1);
+    double mine = groups > 1 ? (local - 1) / (groups - 1) : 0; /* the others on its own part */
     for (int n = 1; n <= groups; n++) {
         double visit[NPIPES], sum = 0, most = 0;
         for (int p = 0; p < NPIPES; p++) {
-            visit[p] = bound_ms[sm_pipes[p]] / groups * (1 + queue[p]);
+            int own = sm_pipes[p] == MODEL_TENSOR;
+            visit[p] = bound_ms[sm_pipes[p]] / groups * (own ? parts / span : 1) *
+                       (1 + queue[p] * (own ? mine : 1));
             sum += visit[p];
             most = visit[p] > most ? visit[p] : most;
         }
@@ -1183,8 +1193,10 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
      * the blocks' exposed latency, their barriers and the pipes' work one after the other. */
     double warps = resident_blocks(m) * m->warps_per_block;
     double group = t.filled > 0 ? t.fill_warps / t.filled : 1; /* warps a fill releases */
-    double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps, group);
-    double chip = chip_ms(e->bound_ms), pipes = shared_pipes_ms(e->bound_ms, 0, warps, group);
+    double busy =
+        shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps, group, m->gpu.schedulers);
+    double chip = chip_ms(e->bound_ms),
+           pipes = shared_pipes_ms(e->bound_ms, 0, warps, group, m->gpu.schedulers);
     busy = busy > chip ? busy : chip;
     e->exposed_ms = exposed(m, &t, e, pipes);
     e->tma_stages = t.tma_depth / (double)m->blocks;

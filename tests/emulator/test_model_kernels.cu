@@ -376,6 +376,22 @@ static __global__ void model_barrier_kernel(float *y)
     y[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
+/* Each warp's 64 mma.sync m16n8k16 in fp16 with fp32 accumulators, each accumulating into the
+ * last, on fragments of its own registers (sm_80 on). */
+static __global__ void model_mma_kernel(float *y)
+{
+#if __CUDA_ARCH__ >= 800
+    unsigned a = threadIdx.x * 0x00010001u, b = 0x3c003c00u; /* fp16 pairs: (t, t) and (1, 1) */
+    float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    for (int k = 0; k < 64; k++)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3};"
+                     : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+                     : "r"(a), "r"(b));
+    y[blockIdx.x * blockDim.x + threadIdx.x] = d0 + d1 + d2 + d3;
+#endif
+}
+
 void model_units(void)
 {
     double *y;
@@ -385,6 +401,8 @@ void model_units(void)
     model_dmma_kernel<<<132, 32>>>(y);
     model_sfu_kernel<<<132, 256>>>((float *)y);
     model_barrier_kernel<<<132, 1024>>>((float *)y);
+    model_mma_kernel<<<132, 32>>>((float *)y);  /* one warp an SM */
+    model_mma_kernel<<<132, 512>>>((float *)y); /* 16: 4 on each sub-partition */
     cudaDeviceSynchronize();
     cudaFree(y);
 }
