@@ -7,12 +7,13 @@ On a GPU it describes the machine, benchmarks every lesson against cuBLAS at the
 puts the time model's estimate beside each benchmark, reads Nsight Compute's counters beside
 the emulator's for the same kernels, runs the differential harness (the emulator against the
 GPU) and compute-sanitizer on every lesson's GPU cases. Without a GPU every step runs on the
-CPU emulator and every time or ncu column says "not run". It writes at most 8 files into DIR:
+CPU emulator and every time or ncu column says "not run". It writes at most 9 files into DIR:
 
   report.md     the machine, a summary of each step, and the tables in markdown
   suite.csv     every test: name, status, seconds
   perf.csv      every timing case's ratio against its bar (tests/common/course_bars.c)
   bench.csv     every lesson's benchmark rows
+  clocks.csv    on a GPU, its SM clock and power while each lesson's benchmark ran (nvidia-smi)
   sanitize.csv  every lesson's sanitizer verdict
   ncu.csv       ncu's counters beside the emulator's, per kernel
   diff.csv      the differential harness's mismatches
@@ -78,6 +79,7 @@ class Report:
         self.sections = {}  # step: its lines of report.md
         self.md = []
         self.bench_rows = []
+        self.clock_rows = []  # the SM clock while each lesson's benchmark ran (a GPU's)
         self.start = time.monotonic()
         self.deadline = None if args.budget is None else self.start + args.budget
         self.lessons = sorted(os.path.basename(d) for d in glob.glob(os.path.join(self.root, "lessons", "[0-9][0-9]_*")))
@@ -283,8 +285,60 @@ def model_times(rep, lesson, flags, gpu):
     return launches
 
 
+# What nvidia-smi's clock event reasons mean, by bit (NVML's nvmlClocksEventReasons).
+CLOCK_REASONS = {0x1: "idle", 0x2: "application clocks", 0x4: "power cap", 0x8: "hardware slowdown",
+                 0x10: "sync boost", 0x20: "software thermal", 0x40: "hardware thermal",
+                 0x80: "power brake", 0x100: "display clock"}
+CLOCK_HEADER = ["lesson", "busy_samples", "sm_mhz_min", "sm_mhz_median", "sm_mhz_max", "power_w_max", "reasons"]
+
+
+def clock_sampler():
+    """nvidia-smi sampling GPU 0's SM clock, power and clock event reasons every 20 ms, started
+    (stop it with clock_samples()); None where nvidia-smi cannot."""
+    for reasons in ("clocks_event_reasons.active", "clocks_throttle_reasons.active"):  # new name, old
+        query = f"clocks.sm,power.draw,{reasons}"
+        probe = subprocess.run(["nvidia-smi", "-i", "0", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0:
+            return subprocess.Popen(["nvidia-smi", "-i", "0", f"--query-gpu={query}",
+                                     "--format=csv,noheader,nounits", "-lms", "20"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return None
+
+
+def clock_samples(sampler):
+    """The lines a clock_sampler() printed, once it is stopped."""
+    if sampler is None:
+        return []
+    sampler.terminate()
+    return sampler.communicate()[0].splitlines()
+
+
+def clock_row(lesson, lines):
+    """A row of CLOCK_HEADER from nvidia-smi's samples "MHz, W, reasons" while @p lesson's
+    benchmark ran: the samples whose reasons do not say idle (the driver's host work between
+    kernels), and every reason they name."""
+    busy, reasons = [], 0
+    for line in lines:
+        try:
+            mhz, watts, bits = (x.strip() for x in line.split(","))
+            sample = (float(mhz), float(watts), int(bits, 16))
+        except ValueError:
+            continue  # a line cut short when the sampler stopped, or "[N/A]"
+        if not sample[2] & 0x1:
+            busy.append(sample)
+            reasons |= sample[2]
+    if not busy:
+        return [lesson, 0, "", "", "", "", "no sample outside idle"]
+    mhz = sorted(b[0] for b in busy)
+    named = ", ".join(name for bit, name in CLOCK_REASONS.items() if reasons & bit) or "none"
+    return [lesson, len(busy), f"{mhz[0]:.0f}", f"{mhz[len(mhz) // 2]:.0f}", f"{mhz[-1]:.0f}",
+            f"{max(b[1] for b in busy):.0f}", named]
+
+
 def bench(rep):
-    """Every lesson's benchmark, one run each; its CSV rows into bench.csv."""
+    """Every lesson's benchmark, one run each; its CSV rows into bench.csv (on a GPU, its SM
+    clock meanwhile into clocks.csv)."""
     rows = []
     csv_path = os.path.join(rep.out, ".bench.csv")
     for lesson in rep.lessons:
@@ -297,7 +351,10 @@ def bench(rep):
         rep.step(f"bench {lesson}")
         if os.path.exists(csv_path):
             os.remove(csv_path)
+        sampler = clock_sampler() if rep.device == "gpu" else None
         code, _ = rep.run("bench", [exe, *bench_flags(rep, lesson), f"--csv={csv_path}"], timeout=900)
+        if sampler is not None:
+            rep.clock_rows.append(clock_row(lesson, clock_samples(sampler)))
         if code != 0 or not os.path.exists(csv_path):
             cut = code == 124 and rep.spent()
             why = "not finished: the budget was spent" if cut else f"the benchmark failed (exit {code}): see logs"
@@ -310,6 +367,8 @@ def bench(rep):
             rows += list(csv.DictReader(f))
         os.remove(csv_path)
     rep.bench_rows = rows
+    if rep.clock_rows:
+        rep.write_csv("clocks.csv", CLOCK_HEADER, rep.clock_rows)
     bench_table(rep)
     return rows
 
@@ -364,6 +423,12 @@ def bench_table(rep):
                "(on the emulator: its own small sizes, and counts, not times). Rows: bench.csv.", ""]
     shown = [k for k in BENCH_COLUMNS if any(r.get(k) for r in rows)]
     rep.table(["lesson"] + shown, [[r.get("lesson", "")[:2]] + [r.get(k, "") for k in shown] for r in rows])
+    if rep.device != "gpu":
+        rep.md += ["The SM clock during the benchmarks: not run (no GPU).", ""]
+    elif rep.clock_rows:
+        rep.md += ["The SM clock while each lesson's benchmark ran (nvidia-smi every 20 ms, GPU 0; the samples "
+                   "its clock event reasons do not call idle; what they name). Rows: clocks.csv.", ""]
+        rep.table(CLOCK_HEADER, rep.clock_rows)
 
 
 def sanitize(rep, rows):

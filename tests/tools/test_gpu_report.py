@@ -113,6 +113,20 @@ def check_model_rows():
         fail(f"a GPU's name found another model row: {got}")
 
 
+def check_clock_row():
+    """nvidia-smi's samples while a benchmark ran: the idle ones (reason bit 0x1) and lines cut
+    short are left out, the rest summed up with every reason they name."""
+    sys.path.insert(0, str(TOOL.parent))
+    import gpu_report
+    lines = ["345, 80.1, 0x0000000000000001", "1980, 410.5, 0x0000000000000000",
+             "1755, 699.8, 0x0000000000000004", "1830, 650.0, 0x0000000000000004", "19", "[N/A], 1, 0x0"]
+    row = gpu_report.clock_row("10_mma_pipeline", lines)
+    if row != ["10_mma_pipeline", 3, "1755", "1830", "1980", "700", "power cap"]:
+        fail(f"the clock samples were not summed up: {row}")
+    if gpu_report.clock_row("02", lines[:1])[-1] != "no sample outside idle":
+        fail("a lesson sampled only idle did not say so")
+
+
 def fail(why):
     print(f"test_gpu_report: {why}")
     sys.exit(1)
@@ -147,6 +161,7 @@ def main():
         check_model_pairs(tmp)
     check_ncu_join()
     check_model_rows()
+    check_clock_row()
     print("test_gpu_report: apply writes, replaces, and refuses an emulator report; skipped steps are named")
 
 
