@@ -292,24 +292,26 @@ CLOCK_REASONS = {0x1: "idle", 0x2: "application clocks", 0x4: "power cap", 0x8: 
 CLOCK_HEADER = ["lesson", "busy_samples", "sm_mhz_min", "sm_mhz_median", "sm_mhz_max", "power_w_max", "reasons"]
 
 
-def clock_sampler():
-    """nvidia-smi sampling GPU 0's SM clock, power and clock event reasons every 20 ms, started
-    (stop it with clock_samples()); None where nvidia-smi cannot."""
-    for reasons in ("clocks_event_reasons.active", "clocks_throttle_reasons.active"):  # new name, old
-        query = f"clocks.sm,power.draw,{reasons}"
-        probe = subprocess.run(["nvidia-smi", "-i", "0", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
-                               capture_output=True, text=True)
-        if probe.returncode == 0:
-            return subprocess.Popen(["nvidia-smi", "-i", "0", f"--query-gpu={query}",
-                                     "--format=csv,noheader,nounits", "-lms", "20"],
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def clock_query():
+    """The nvidia-smi command that prints GPU 0's SM clock, power and clock event reasons once (the
+    reasons' field under its new name, else its old one), or None where nvidia-smi answers
+    neither: asked once a report."""
+    for reasons in ("clocks_event_reasons.active", "clocks_throttle_reasons.active"):
+        query = ["nvidia-smi", "-i", "0", f"--query-gpu=clocks.sm,power.draw,{reasons}",
+                 "--format=csv,noheader,nounits"]
+        if subprocess.run(query, capture_output=True).returncode == 0:
+            return query
     return None
+
+
+def clock_sampler(query):
+    """@p query (clock_query()'s) repeated every 20 ms, started; stop it with clock_samples()."""
+    return subprocess.Popen(query + ["-lms", "20"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
 
 
 def clock_samples(sampler):
     """The lines a clock_sampler() printed, once it is stopped."""
-    if sampler is None:
-        return []
     sampler.terminate()
     return sampler.communicate()[0].splitlines()
 
@@ -341,6 +343,7 @@ def bench(rep):
     clock meanwhile into clocks.csv)."""
     rows = []
     csv_path = os.path.join(rep.out, ".bench.csv")
+    query = clock_query() if rep.device == "gpu" else None
     for lesson in rep.lessons:
         exe = os.path.join(rep.bin, lesson)
         if not os.path.exists(exe):
@@ -351,7 +354,7 @@ def bench(rep):
         rep.step(f"bench {lesson}")
         if os.path.exists(csv_path):
             os.remove(csv_path)
-        sampler = clock_sampler() if rep.device == "gpu" else None
+        sampler = clock_sampler(query) if query else None
         code, _ = rep.run("bench", [exe, *bench_flags(rep, lesson), f"--csv={csv_path}"], timeout=900)
         if sampler is not None:
             rep.clock_rows.append(clock_row(lesson, clock_samples(sampler)))
