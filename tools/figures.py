@@ -9,8 +9,8 @@ the two grids of a thousand cells (an SVG of them is ten times the size). The le
 the copies committed in docs/figures (./course figures redraws them there); --pdf writes every
 figure as PDF instead, for the slides (tools/docs.sh). Every number drawn comes from the
 kernels' constants (tile sizes, lane layouts) or from a formula stated beside it, so the
-figures need no GPU. The roofline shows the time model's H100 estimates (MODEL_H100, copied
-from the lesson READMEs) and, with --bench, the measured GFLOP/s of each kernel found in the
+figures need no GPU. The roofline shows the time model's H100 estimates (model_h100(), read
+from the lesson READMEs' tables) and, with --bench, the measured GFLOP/s of each kernel found in the
 benchmark CSV files (./course bench NN --csv=F).
 
 The files are byte-reproducible: no date or version in their metadata, a fixed SVG hash salt,
@@ -70,19 +70,28 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
 # (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
 # the intensity counts every access. Lesson 08's WMMA points count a fragment load from global
 # memory as the four requests ptxas makes (Nsight Compute's counts on an H200).
-MODEL_H100 = {
-    "vector_add": 141,
-    "matmul_naive": 506,
-    "matmul_coalesced": 7124,
-    "matmul_tiled": 8184,
-    "gemv_warp": 1327,
-    "matmul_1d_tile": 15308,
-    "matmul_2d_tile": 30194,
-    "matmul_vectorized": 36731,
-    "matmul_warptile": 50826,
-    "wmma_naive": 33123,
-    "wmma_shared": 304993,
-}
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def model_h100():
+    """{kernel: GFLOP/s} of the time model's H100 estimates, read from the lessons' "Estimated
+    (model)" tables (lessons/NN_topic/README.md, rows of a table whose header names "model
+    GFLOP/s" and the H100), the one place those numbers are written; a kernel's name without its
+    "_kernel"."""
+    rates = {}
+    for readme in sorted((ROOT / "lessons").glob("*/README.md")):
+        header = None
+        for line in readme.read_text().splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.startswith("|"):
+                header = None
+            elif "model GFLOP/s" in cells and any("H100" in c for c in cells):
+                header = cells
+            elif header and len(cells) == len(header) and cells[0].endswith("_kernel"):
+                rate = cells[header.index("model GFLOP/s")]
+                if rate != "-":
+                    rates[cells[0][:-len("_kernel")]] = float(rate)
+    return rates
 
 plt = None  # matplotlib.pyplot and matplotlib.patches, set by load()
 patches = None
@@ -1091,15 +1100,15 @@ def fig_roofline(out, bench):
             label="FP32 roof: 67 TFLOP/s, HBM 3.35 TB/s")
     ax.plot(xs, [min(PEAK_FP16_TC, x * HBM_BW) / 1e12 for x in xs], color=GREY, linewidth=1.5,
             linestyle="--", label="FP16 Tensor Core roof: 989 TFLOP/s")
-    measured = read_bench(bench)
+    measured, model = read_bench(bench), model_h100()
     groups = {}  # kernels at the same intensity share one label, a line per lesson
     for name, lesson, ai, tc in KERNELS:
         groups.setdefault(ai, {}).setdefault(lesson, []).append(name)
         roof = min(PEAK_FP16_TC if tc else PEAK_FP32, ai * HBM_BW) / 1e12
         ax.plot([ai], [roof], marker="D" if tc else "o", color=ORANGE if tc else BLUE,
                 markersize=6 if tc else 10, markeredgecolor=INK, linestyle="none", zorder=3)
-        if name in MODEL_H100:
-            ax.plot([ai], [MODEL_H100[name] / 1e3], marker="s", color=GREEN, markersize=7,
+        if name in model:
+            ax.plot([ai], [model[name] / 1e3], marker="s", color=GREEN, markersize=7,
                     markeredgecolor=INK, linestyle="none", zorder=4)
         if name in measured:
             ax.plot([ai], [measured[name] / 1e3], marker="*", color=RED, markersize=12,
