@@ -84,8 +84,8 @@ def validation(readme=README):
 
 def registers(srcs, gpu, nvcc, nvdisasm, work):
     """A "KERNEL REGISTERS" file from ptxas -v on every .cu file of the folders @p srcs, and with
-    @p nvdisasm a "KERNEL FILE LINE COUNT ANCHORS IMADS" file of their SASS (None without); their
-    paths."""
+    @p nvdisasm a "KERNEL FILE LINE COUNT ANCHORS IMADS LOADS WAITS" file of their SASS (None
+    without); their paths."""
     arch = ARCH.get(gpu, "90a")
     lines, sass_lines = [], []
     for cu in sorted(cu for src in srcs for cu in pathlib.Path(src).glob("*.cu")):

@@ -14,12 +14,15 @@ loop: the backward branch whose body holds the most FFMA or HMMA (for a GEMM, on
 tile loop). `cuobjdump -sass` on a built binary prints the same listing.
 
 --lines prints, for every kernel of BINARY's sm_ARCH code (an executable, an object or a cubin,
-built with -lineinfo), "KERNEL FILE LINE COUNT ANCHORS IMADS" lines: the SASS instructions ptxas
-made of each source line (NOPs left out), how many of them are anchors (fp32 arithmetic, global
-loads, stores and atomics: instructions ptxas neither merges nor splits, so their count against
-the PTX's tells how much more ptxas unrolled the line) and how many are plain IMADs (one for each
-PTX 32-bit mul.lo or mad.lo ptxas keeps: the unrolling of integer lines, which have no anchors),
-the time model's COURSE_EMU_MODEL_SASS file.
+built with -lineinfo), "KERNEL FILE LINE COUNT ANCHORS IMADS LOADS WAITS" lines: the SASS
+instructions ptxas made of each source line (NOPs left out), how many of them are anchors (fp32
+arithmetic, global loads, stores and atomics: instructions ptxas neither merges nor splits, so
+their count against the PTX's tells how much more ptxas unrolled the line), how many are plain
+IMADs (one for each PTX 32-bit mul.lo or mad.lo ptxas keeps: the unrolling of integer lines,
+which have no anchors), how many are global loads (LDG), and the waits those loads cost: each
+load 1/k of one, k the loads a warp has in flight when it first waits for that one
+(load_rounds()), so that a line whose loads ptxas issues together costs one wait and a line
+whose loads each wait alone costs one a load. The time model's COURSE_EMU_MODEL_SASS file.
 """
 import argparse
 import collections
@@ -41,6 +44,8 @@ PTXAS_USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")
 PTXAS_SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 LINE_INFO = re.compile(r'//## File "([^"]+)", line (\d+)')
 PREDICATED = re.compile(r"\*/\s+@")
+REGISTER = re.compile(r"\bR(\d+)\b(\.64)?")
+ADDRESS = re.compile(r"\[([^\]]*)\]")
 
 
 def include_flags(src):
@@ -125,31 +130,107 @@ def divergence_fallbacks(instrs, labels):
     return cold
 
 
+def registers(operands, width):
+    """The registers @p operands names: an address's (in brackets) one, or two as R2.64; a
+    value's widened to @p width (a 64- or 128-bit access's register names the first of 2 or
+    4)."""
+    named = set()
+    for i, part in enumerate(ADDRESS.split(operands)):  # odd parts: inside brackets
+        for m in REGISTER.finditer(part):
+            n = (2 if m.group(2) else 1) if i % 2 else width
+            named.update(range(int(m.group(1)), int(m.group(1)) + n))
+    return named
+
+
+def access_width(op):
+    """The registers one operand of @p op spans: 4 for a 128-bit access, 2 for 64, else 1."""
+    parts = op.split(".")
+    return 4 if "128" in parts else 2 if "64" in parts else 1
+
+
+def follow(instrs, index, labels, i, k):
+    """Walk the likely path from instruction @p i (a forward conditional branch falls through, as
+    a bounds test's fast path does; a loop's backward branch is taken once) and give each global
+    load met for the first time (not yet in @p k) the loads in flight when the warp first waits
+    for it: when an instruction names a register one of them writes (scoreboarding; a branch or
+    a barrier does not wait)."""
+    pending, busy, looped = [], set(), set()
+
+    def wait():
+        for addr in pending:
+            k.setdefault(addr, len(pending))
+        pending.clear()
+        busy.clear()
+
+    while i < len(instrs):
+        addr, op, operands, text = instrs[i]
+        base = op.split(".")[0]
+        if registers(operands, access_width(op)) & busy or base == "CALL":
+            wait()
+        if base == "LDG":
+            if addr in k:  # a path already followed from here
+                break
+            pending.append(addr)
+            busy |= registers(operands.split(",")[0], access_width(op))
+        conditional = PREDICATED.search(text)
+        if base in ("EXIT", "RET", "BRX", "JMX") and not conditional:
+            break
+        m = BRANCH_TARGET.search(operands) if base == "BRA" else None
+        t = index.get(labels.get(m.group(1))) if m else None
+        if t is not None and (t > i and not conditional or t <= i and i not in looped):
+            looped.add(i)
+            i = t
+            continue
+        if base == "BRA" and not conditional:
+            break
+        i += 1
+    wait()
+
+
+def load_rounds(instrs, labels):
+    """{address of a global load: the loads a warp has in flight when it first waits for it},
+    along the likely path from the kernel's start, then from each label for the loads that path
+    did not meet (a slow path's)."""
+    index = {addr: i for i, (addr, *_) in enumerate(instrs)}
+    k = {}
+    for start in [0] + sorted(index[a] for a in labels.values() if a in index):
+        follow(instrs, index, labels, start, k)
+    return k
+
+
 def line_counts(text):
-    """{mangled kernel: {(file, line): [SASS instructions, anchors, plain IMADs]}} from nvdisasm
-    -g output, divergence fallbacks left out. An IMAD with a modifier is something else (a move,
-    shift, add, wide or high half)."""
-    cold = {name: divergence_fallbacks(*code) for name, code in parse_sass(text).items()}
+    """{mangled kernel: {(file, line): [SASS instructions, anchors, plain IMADs, global loads,
+    their waits]}} from nvdisasm -g output, divergence fallbacks left out. An IMAD with a
+    modifier is something else (a move, shift, add, wide or high half); a load costs 1/k of a
+    wait, k from load_rounds()."""
+    code = parse_sass(text)
+    cold = {name: divergence_fallbacks(*c) for name, c in code.items()}
+    rounds = {name: load_rounds(*c) for name, c in code.items()}
     counts, name, where = {}, None, None
     for line in text.splitlines():
         if m := FUNCTION.match(line):
             name, where = m.group(1), None
-            counts[name] = collections.defaultdict(lambda: [0, 0, 0])
+            counts[name] = collections.defaultdict(lambda: [0, 0, 0, 0, 0.0])
         elif m := LINE_INFO.search(line):
             where = (m.group(1), int(m.group(2)))
         elif (name and where and (m := INSTR.search(line)) and m.group(2) != "NOP"
               and int(m.group(1), 16) not in cold[name]):
+            op = m.group(2).split(".")[0]
             counts[name][where][0] += 1
-            counts[name][where][1] += m.group(2).split(".")[0] in ANCHORS
+            counts[name][where][1] += op in ANCHORS
             counts[name][where][2] += m.group(2) == "IMAD"
+            if op == "LDG":
+                counts[name][where][3] += 1
+                counts[name][where][4] += 1 / rounds[name].get(int(m.group(1), 16), 1)
     return counts
 
 
 def lines_file(counts):
-    """The COURSE_EMU_MODEL_SASS lines (KERNEL FILE LINE COUNT ANCHORS IMADS) of line_counts()."""
-    return [f"{kernel} {pathlib.Path(file).name} {line} {n} {anchors} {imads}"
+    """The COURSE_EMU_MODEL_SASS lines (KERNEL FILE LINE COUNT ANCHORS IMADS LOADS WAITS) of
+    line_counts()."""
+    return [f"{kernel} {pathlib.Path(file).name} {line} {n} {anchors} {imads} {loads} {waits:.4f}"
             for kernel, by_line in counts.items()
-            for (file, line), (n, anchors, imads) in sorted(by_line.items())]
+            for (file, line), (n, anchors, imads, loads, waits) in sorted(by_line.items())]
 
 
 def print_lines(binary, arch, nvdisasm, cuobjdump, work):

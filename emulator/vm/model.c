@@ -155,6 +155,8 @@ struct tally {
                                   their first use (SASS-weighted) */
     double lead_loading;       /* warp 0's instructions in its load phases, from a phase's first
                                   load to the barrier that ends it */
+    double lead_waits;         /* warp 0's waits for its loads, as ptxas orders them: each load
+                                  1/k of one, k the loads in flight at its first use (SASS) */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))
@@ -237,6 +239,7 @@ struct vm_model {
     uint8_t *batch;      /* each instruction's batch size (model_code.h) */
     uint8_t *warp_sum;   /* each atomic's enum model_warp_sum (model_code.h) */
     uint32_t *sass_w;    /* each instruction's SASS instructions in SASS_ONE units, or NULL */
+    float *load_w;       /* each global load's waits (model_load_waits()), or NULL */
     uint64_t block_bars; /* barriers counted when this block began */
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
@@ -286,6 +289,7 @@ void model_free(struct vm_model *m)
     free(m->batch);
     free(m->warp_sum);
     free(m->sass_w);
+    free(m->load_w);
     free(m->atoms.key);
     free(m->atoms.clocks);
     free(m);
@@ -337,6 +341,8 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->warp_sum = model_warp_sums(L->module, L->kernel);
     free(m->sass_w);
     m->sass_w = model_sass_weights(L->module, L->kernel, sass, n, m->batch);
+    free(m->load_w);
+    m->load_w = m->sass_w ? model_load_waits(L->module, L->kernel, sass, n, m->batch) : NULL;
     m->code = L->module->code + f->first;
     m->ncode = f->count;
     memset(m->pend, 0, sizeof m->pend);
@@ -901,8 +907,11 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
         m->t.load_phases++;
         m->phase_mark = m->live->barriers + 1;
     }
-    if (!store && !async && warp == 0 && in)
+    if (!store && !async && warp == 0 && in) {
         lead_load(m, in);
+        long i = m->load_w ? insn_index(m, in) : -1;
+        m->t.lead_waits += i >= 0 ? m->load_w[i] : 0;
+    }
     reserve(m, n);
     uint32_t lines = 0;
     for (unsigned i = 0; i < n; i++)
@@ -1069,9 +1078,11 @@ static double phase_transfer(const struct vm_model *m, const struct tally *t,
 
 /* The waits of a block's load phases (the barrier intervals in which its first warp loads
  * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
- * ms: per phase and round of resident blocks, one mean latency and, in a tile loop (two phases
- * or more: a block with one is not a loop, and after the first round its SM's blocks start as
- * others end, out of step), the phase's transfer (phase_transfer()); less the work warp 0 does
+ * ms: per phase and round of resident blocks, one mean latency (in a tile loop with the kernel's
+ * SASS, one for each round of warp 0's loads in the phase, as ptxas orders them: t->lead_waits)
+ * and, in a tile loop (two phases or more: a block with one is not a loop, and after the first
+ * round its SM's blocks start as others end, out of step), the phase's transfer
+ * (phase_transfer()); less the work warp 0 does
  * between its loads and their first use (a tile loaded into registers while the one before is
  * worked on), or the work of the phases a cp.async pipeline copies ahead (the groups its
  * cp.async.wait_group leaves in flight); @p work_ms, the SM's pipes' time without the latency,
@@ -1090,7 +1101,8 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     double transfer = phases >= 2 ? phase_transfer(m, t, e, rounds * phases, work) : 0;
     if (t->async_loads <= t->loads) {
         double hidden = t->lead > 0 ? t->covered / t->lead * work : 0;
-        double wait = t->latency / t->loads + transfer - hidden;
+        double waits = m->load_w && phases >= 2 ? fmax(1, t->lead_waits / t->load_phases) : 1;
+        double wait = t->latency / t->loads * waits + transfer - hidden;
         return wait > 0 ? rounds * phases * wait * ms : 0;
     }
     /* phases ahead: the groups its waits leave in flight, in load phases */

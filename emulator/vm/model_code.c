@@ -286,6 +286,23 @@ uint32_t *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
     return w;
 }
 
+float *model_load_waits(const struct vm_module *mod, uint32_t kernel,
+                        const struct model_sass_line *sass, size_t n, const uint8_t *batch)
+{
+    if (!n)
+        return NULL;
+    const struct func *f = &mod->funcs[kernel];
+    const struct insn *code = mod->code + f->first;
+    float *w = emu_calloc(f->count + 1, sizeof *w);
+    for (uint32_t i = 0; i < f->count; i++) {
+        if (!batch[i])
+            continue;
+        long k = sass_entry(mod, &code[i], sass, n);
+        w[i] = k >= 0 && sass[k].loads ? (float)(sass[k].waits / sass[k].loads) : 1.0f / batch[i];
+    }
+    return w;
+}
+
 /* ---- atomics a warp sums first ---------------------------------------------------------- */
 
 /* 1 for a special register that is the same for every lane of a warp: the block's and the

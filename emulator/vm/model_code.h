@@ -56,6 +56,9 @@ struct model_sass_line {
     uint32_t count;   /**< SASS instructions */
     uint32_t anchors; /**< of which fp32 arithmetic, global loads, stores and atomics */
     uint32_t imads;   /**< of which plain IMADs (32-bit integer multiply-adds) */
+    uint32_t loads;   /**< of which global loads (LDG) */
+    double waits;     /**< the waits of those loads: each 1/k, k the loads in flight when a
+                           warp first waits for it (tools/sass.py's load_rounds()) */
 };
 
 /** One SASS instruction in model_sass_weights()'s fixed point: a warp's sums stay integers. */
@@ -79,5 +82,15 @@ struct model_sass_line {
  */
 uint32_t *model_sass_weights(const struct vm_module *mod, uint32_t kernel,
                              const struct model_sass_line *sass, size_t n, uint8_t *batch);
+
+/**
+ * What each global load of kernel @p kernel costs a warp in waits, from @p sass (@p n entries):
+ * its source line's SASS waits over its SASS loads (1/8 for a load ptxas issues with 7 others
+ * before the first use of any, 1 for one that waits alone), or 1 over its batch (@p batch,
+ * model_sass_weights()'s) on a line the SASS has no loads for; 0 for other instructions. NULL
+ * without SASS. The caller frees the array.
+ */
+float *model_load_waits(const struct vm_module *mod, uint32_t kernel,
+                        const struct model_sass_line *sass, size_t n, const uint8_t *batch);
 
 #endif /* EMU_MODEL_CODE_H */

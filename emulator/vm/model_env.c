@@ -5,9 +5,10 @@
  *   COURSE_EMU_MODEL=GPU|FILE   a row of gpus.c (t4, a6000, rtx3090, a100, l4, h100) or a GPU file
  *   COURSE_EMU_MODEL_REGS=FILE  "KERNEL REGISTERS" lines (mangled names, as cuobjdump
  *                               --dump-resource-usage prints them); 32 assumed without
- *   COURSE_EMU_MODEL_SASS=FILE  "KERNEL FILE LINE COUNT ANCHORS [IMADS]" lines: the SASS
- *                               instructions ptxas made of each source line (tools/sass.py
- *                               --lines); without, the issue bound counts PTX instructions
+ *   COURSE_EMU_MODEL_SASS=FILE  "KERNEL FILE LINE COUNT ANCHORS [IMADS [LOADS WAITS]]" lines:
+ *                               the SASS instructions ptxas made of each source line
+ *                               (tools/sass.py --lines); without, the issue bound counts PTX
+ *                               instructions
  *   COURSE_EMU_MODEL_OUT=FILE   where each launch's "model ..." line is appended (stderr without)
  *   COURSE_EMU_MODEL_SAMPLE=0   run every block (default: the first wave and the tail)
  */
@@ -55,11 +56,12 @@ static int read_sass(struct model_env *env, const char *path)
     if (!f)
         return -1;
     char text[2200], kernel[1024], file[1024];
-    unsigned line, count, anchors, imads;
+    unsigned line, count, anchors, imads, loads;
+    double waits;
     while (fgets(text, sizeof text, f)) {
-        int fields = sscanf(text, "%1023s %1023s %u %u %u %u", kernel, file, &line, &count,
-                            &anchors, &imads);
-        if (fields < 5) /* a blank line; IMADS may be left out (0) */
+        int fields = sscanf(text, "%1023s %1023s %u %u %u %u %u %lf", kernel, file, &line, &count,
+                            &anchors, &imads, &loads, &waits);
+        if (fields < 5) /* a blank line; IMADS, LOADS and WAITS may be left out (0) */
             continue;
         size_t n = env->nsass + 1;
         env->sass_kernel = emu_realloc(env->sass_kernel, n * sizeof *env->sass_kernel);
@@ -69,7 +71,9 @@ static int read_sass(struct model_env *env, const char *path)
         env->sass[env->nsass].line = line;
         env->sass[env->nsass].count = count;
         env->sass[env->nsass].anchors = anchors;
-        env->sass[env->nsass].imads = fields == 6 ? imads : 0;
+        env->sass[env->nsass].imads = fields >= 6 ? imads : 0;
+        env->sass[env->nsass].loads = fields == 8 ? loads : 0;
+        env->sass[env->nsass].waits = fields == 8 ? waits : 0;
         env->nsass = n;
     }
     fclose(f);

@@ -2,7 +2,10 @@
 """tools/sass.py's per-line counts (the time model's COURSE_EMU_MODEL_SASS file) on nvdisasm -g
 text written here: a kernel whose shuffle has ptxas's divergence fallback (a BRA.DIV to
 out-of-line code that jumps back), which a converged warp never runs and the counts leave out;
-anchors (FFMA, LDG, STG) and plain IMADs counted, an IMAD with a modifier not."""
+anchors (FFMA, LDG, STG) and plain IMADs counted, an IMAD with a modifier not; and each global
+load's waits (1/k, k the loads in flight at its first use) on a kernel with a bounds test's fast
+and slow paths, a second load issued before either is used, and a copy loop whose load waits
+alone."""
 import pathlib
 import sys
 
@@ -37,19 +40,58 @@ LISTING = """\
         /*00e0*/                   BRA `(.L_x_4) ;
 """
 
+ROUNDS = """\
+.text._Z1gPf:
+        //## File "g.cu", line 10
+        /*0000*/              @!P1 BRA `(.L_x_5) ;
+        /*0010*/                   LDG.E.128 R8, desc[UR4][R2.64] ;
+        /*0020*/                   BRA `(.L_x_6) ;
+.L_x_5:
+        /*0030*/                   LDG.E.U16 R8, desc[UR4][R2.64] ;
+        /*0040*/                   LDG.E.U16 R20, desc[UR4][R2.64+0x2] ;
+        /*0050*/                   LOP3.LUT R8, R20, R8, RZ, 0xfc, !PT ;
+.L_x_6:
+        //## File "g.cu", line 11
+        /*0060*/                   LDG.E.128 R12, desc[UR4][R4.64] ;
+        //## File "g.cu", line 12
+        /*0070*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0080*/                   STS.128 [R6+0x10], R14 ;
+        /*0090*/                   STS.128 [R6], R8 ;
+        //## File "g.cu", line 13
+.L_x_7:
+        /*00a0*/                   LDG.E R16, desc[UR4][R2.64] ;
+        /*00b0*/                   STS [R6], R16 ;
+        /*00c0*/               @P0 BRA `(.L_x_7) ;
+        /*00d0*/                   EXIT ;
+"""
+
+
+def check_rounds():
+    """Line 10's fast load and line 11's are in flight together when the STS.128 of R12..R15
+    (named by R14) waits: 1/2 each; the slow path's two loads wait together at the LOP3: 1/2
+    each; the loop's load waits alone at every step. [loads, waits] a line."""
+    got = {line: c[3:] for (_, line), c in sass.line_counts(ROUNDS)["_Z1gPf"].items() if c[3]}
+    want = {10: [3, 1.5], 11: [1, 0.5], 13: [1, 1.0]}
+    ok = got == want
+    print(f"{'ok  ' if ok else 'FAIL'} loads and their waits a line: {got}, want {want}")
+    return ok
+
 
 def main():
     got = {line: counts for (_, line), counts in sass.line_counts(LISTING)["_Z1kPf"].items()}
     # line 6 without its fallback (0x80 to the unpredicated BRA at 0xd0, 6 instructions, an
     # FADD among them); the trap loop after it (line 8) is not a fallback: counted
-    want = {5: [3, 1, 1], 6: [3, 1, 0], 7: [2, 1, 0], 8: [1, 0, 0]}
+    # FADD among them); the trap loop after it (line 8) is not a fallback: counted. Line 5's load
+    # waits alone (the IMAD reads R2).
+    want = {5: [3, 1, 1, 1, 1.0], 6: [3, 1, 0, 0, 0.0], 7: [2, 1, 0, 0, 0.0], 8: [1, 0, 0, 0, 0.0]}
     ok = got == want
-    print(f"{'ok  ' if ok else 'FAIL'} per-line counts [SASS, anchors, plain IMADs]: "
-          f"{dict(sorted(got.items()))}, want {want}")
+    print(f"{'ok  ' if ok else 'FAIL'} per-line counts [SASS, anchors, plain IMADs, loads, "
+          f"waits]: {dict(sorted(got.items()))}, want {want}")
     lines = sass.lines_file({"_Z1kPf": sass.line_counts(LISTING)["_Z1kPf"]})
-    ok_file = lines[0] == "_Z1kPf k.cu 5 3 1 1"
-    print(f"{'ok  ' if ok_file else 'FAIL'} file line {lines[0]!r}, want '_Z1kPf k.cu 5 3 1 1'")
-    return 0 if ok and ok_file else 1
+    line = "_Z1kPf k.cu 5 3 1 1 1 1.0000"
+    ok_file = lines[0] == line
+    print(f"{'ok  ' if ok_file else 'FAIL'} file line {lines[0]!r}, want {line!r}")
+    return 0 if ok and ok_file and check_rounds() else 1
 
 
 if __name__ == "__main__":

@@ -137,6 +137,40 @@ START_TEST(unmatched_and_integer_lines)
 }
 END_TEST
 
+/* A load's waits: its line's SASS waits over its SASS loads where the SASS has loads on the
+ * line (line 12 unrolled 4 times: 8 LDG; issued together, 1/8 of a wait each; waited for one
+ * at a time, 1 each), else 1 over its batch (8 in flight once unrolled); other instructions 0;
+ * NULL without SASS. */
+START_TEST(load_waits_from_the_sass_order)
+{
+    struct vm_case c;
+    vm_case_open(&c, ptx);
+    int k = vm_find(c.module, "k");
+    const struct model_sass_line together[] = {{"k.cu", 12, 12, 8, 0, 8, 1.0}},
+                                 alone[] = {{"k.cu", 12, 12, 8, 0, 8, 8.0}},
+                                 none[] = {{"k.cu", 12, 12, 8, 0, 0, 0.0}};
+    const struct model_sass_line *cases[] = {together, alone, none};
+    const double want[] = {0.125, 1.0, 0.125};
+    for (int i = 0; i < 3; i++) {
+        uint8_t *batch;
+        uint32_t *w = weights(&c, cases[i], 1, &batch);
+        float *waits = model_load_waits(c.module, (uint32_t)k, cases[i], 1, batch);
+        ck_assert_ptr_nonnull(waits);
+        for (int j = 4; j <= 5; j++)
+            ck_assert_msg(fabs(waits[j] - want[i]) < 1e-6,
+                          "%s:%d: case %d load %d: %g waits, want %g", __FILE__, __LINE__, i, j,
+                          waits[j], want[i]);
+        ck_assert_msg(waits[6] == 0 && waits[13] == 0, "%s:%d: a non-load has waits", __FILE__,
+                      __LINE__);
+        free(waits);
+        free(w);
+        free(batch);
+    }
+    ck_assert_ptr_null(model_load_waits(c.module, (uint32_t)k, together, 0, NULL));
+    vm_case_close(&c);
+}
+END_TEST
+
 /* Kernel k on 32 threads, 3 rounds, counted as @p how asks. */
 static struct vm_counters counted(enum vm_count how)
 {
@@ -305,6 +339,7 @@ int main(int argc, char **argv)
         {"integer_loop_lines_unrolled_like_their_loop", integer_loop_lines_unrolled_like_their_loop,
          CASE_CPU, 20},
         {"unmatched_and_integer_lines", unmatched_and_integer_lines, CASE_CPU, 20},
+        {"load_waits_from_the_sass_order", load_waits_from_the_sass_order, CASE_CPU, 20},
         {"model_counting_leaves_out_unique_bytes", model_counting_leaves_out_unique_bytes, CASE_CPU,
          20},
         {"gpu_file_fields", gpu_file_fields, CASE_CPU, 20},
