@@ -20,9 +20,11 @@ arithmetic, global loads, stores and atomics: instructions ptxas neither merges 
 their count against the PTX's tells how much more ptxas unrolled the line), how many are plain
 IMADs (one for each PTX 32-bit mul.lo or mad.lo ptxas keeps: the unrolling of integer lines,
 which have no anchors), how many are global loads (LDG), and the waits those loads cost: each
-load 1/k of one, k the loads a warp has in flight when it first waits for that one
-(load_rounds()), so that a line whose loads ptxas issues together costs one wait and a line
-whose loads each wait alone costs one a load. The time model's COURSE_EMU_MODEL_SASS file.
+load 1/k of one, k the most loads a warp has in flight when it first waits for one of the
+line's (load_rounds()), so that a line whose loads ptxas issues together costs one wait and a
+line whose loads each wait alone costs one a load. The most, not the mean: where ptxas unrolls
+a loop it adds a remainder loop that loads one at a time, which runs fewer times than the
+unrolled body. The time model's COURSE_EMU_MODEL_SASS file.
 """
 import argparse
 import collections
@@ -148,12 +150,14 @@ def access_width(op):
     return 4 if "128" in parts else 2 if "64" in parts else 1
 
 
-def follow(instrs, index, labels, i, k):
-    """Walk the likely path from instruction @p i (a forward conditional branch falls through, as
-    a bounds test's fast path does; a loop's backward branch is taken once) and give each global
-    load met for the first time (not yet in @p k) the loads in flight when the warp first waits
-    for it: when an instruction names a register one of them writes (scoreboarding; a branch or
-    a barrier does not wait)."""
+def follow(code, i, k, seen, first):
+    """Walk the likely path from instruction @p i of @p code (load_rounds()'s: each instruction's
+    registers named, registers loaded, branch target, conditional or not): a forward conditional
+    branch falls through, as a bounds test's fast path does, and a loop's backward branch is taken
+    once. Give each global load met the loads in flight when the warp first waits for it (kept in
+    @p k from the first walk that meets it): when an instruction names a register one of them
+    writes (scoreboarding; a branch or a barrier does not wait). A walk but the @p first stops
+    where an earlier one went (@p seen) with nothing in flight."""
     pending, busy, looped = [], set(), set()
 
     def wait():
@@ -162,21 +166,19 @@ def follow(instrs, index, labels, i, k):
         pending.clear()
         busy.clear()
 
-    while i < len(instrs):
-        addr, op, operands, text = instrs[i]
-        base = op.split(".")[0]
-        if registers(operands, access_width(op)) & busy or base == "CALL":
+    while i < len(code):
+        addr, base, named, loaded, target, conditional = code[i]
+        if not first and i in seen and not pending:
+            return
+        seen.add(i)
+        if named & busy or base == "CALL":
             wait()
-        if base == "LDG":
-            if addr in k:  # a path already followed from here
-                break
+        if loaded:
             pending.append(addr)
-            busy |= registers(operands.split(",")[0], access_width(op))
-        conditional = PREDICATED.search(text)
+            busy |= loaded
         if base in ("EXIT", "RET", "BRX", "JMX") and not conditional:
             break
-        m = BRANCH_TARGET.search(operands) if base == "BRA" else None
-        t = index.get(labels.get(m.group(1))) if m else None
+        t = target
         if t is not None and (t > i and not conditional or t <= i and i not in looped):
             looped.add(i)
             i = t
@@ -192,9 +194,17 @@ def load_rounds(instrs, labels):
     along the likely path from the kernel's start, then from each label for the loads that path
     did not meet (a slow path's)."""
     index = {addr: i for i, (addr, *_) in enumerate(instrs)}
-    k = {}
-    for start in [0] + sorted(index[a] for a in labels.values() if a in index):
-        follow(instrs, index, labels, start, k)
+    code = []
+    for addr, op, operands, text in instrs:
+        base = op.split(".")[0]
+        m = BRANCH_TARGET.search(operands) if base == "BRA" else None
+        loaded = registers(operands.split(",")[0], access_width(op)) if base == "LDG" else set()
+        code.append((addr, base, registers(operands, access_width(op)), loaded,
+                     index.get(labels.get(m.group(1))) if m else None,
+                     bool(PREDICATED.search(text))))
+    k, seen = {}, set()
+    for n, start in enumerate([0] + sorted(index[a] for a in labels.values() if a in index)):
+        follow(code, start, k, seen, n == 0)
     return k
 
 
@@ -202,7 +212,7 @@ def line_counts(text):
     """{mangled kernel: {(file, line): [SASS instructions, anchors, plain IMADs, global loads,
     their waits]}} from nvdisasm -g output, divergence fallbacks left out. An IMAD with a
     modifier is something else (a move, shift, add, wide or high half); a load costs 1/k of a
-    wait, k from load_rounds()."""
+    wait, k the most load_rounds() gives any of its line's loads."""
     code = parse_sass(text)
     cold = {name: divergence_fallbacks(*c) for name, c in code.items()}
     rounds = {name: load_rounds(*c) for name, c in code.items()}
@@ -221,7 +231,11 @@ def line_counts(text):
             counts[name][where][2] += m.group(2) == "IMAD"
             if op == "LDG":
                 counts[name][where][3] += 1
-                counts[name][where][4] += 1 / rounds[name].get(int(m.group(1), 16), 1)
+                counts[name][where][4] = max(counts[name][where][4],
+                                             rounds[name].get(int(m.group(1), 16), 1))
+    for by_line in counts.values():  # the most loads in flight at a wait: loads over it
+        for c in by_line.values():
+            c[4] = c[3] / c[4] if c[3] else 0.0
     return counts
 
 

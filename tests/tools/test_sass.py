@@ -3,9 +3,9 @@
 text written here: a kernel whose shuffle has ptxas's divergence fallback (a BRA.DIV to
 out-of-line code that jumps back), which a converged warp never runs and the counts leave out;
 anchors (FFMA, LDG, STG) and plain IMADs counted, an IMAD with a modifier not; and each global
-load's waits (1/k, k the loads in flight at its first use) on a kernel with a bounds test's fast
-and slow paths, a second load issued before either is used, and a copy loop whose load waits
-alone."""
+load's waits (1/k, k the most loads in flight at the first use of one of its line's) on a kernel
+with a bounds test's fast and slow paths, a second load issued before either is used, a copy
+loop whose load waits alone, and a loop unrolled 4 times after its remainder."""
 import pathlib
 import sys
 
@@ -62,16 +62,30 @@ ROUNDS = """\
         /*00a0*/                   LDG.E R16, desc[UR4][R2.64] ;
         /*00b0*/                   STS [R6], R16 ;
         /*00c0*/               @P0 BRA `(.L_x_7) ;
-        /*00d0*/                   EXIT ;
+        //## File "g.cu", line 14
+        /*00d0*/                   LDG.E R16, desc[UR4][R2.64] ;
+        /*00e0*/                   STS [R6], R16 ;
+        /*00f0*/               @P1 BRA `(.L_x_8) ;
+.L_x_9:
+        /*0100*/                   LDG.E R16, desc[UR4][R2.64] ;
+        /*0110*/                   LDG.E R17, desc[UR4][R2.64+0x4] ;
+        /*0120*/                   LDG.E R18, desc[UR4][R2.64+0x8] ;
+        /*0130*/                   LDG.E R19, desc[UR4][R2.64+0xc] ;
+        /*0140*/                   STS.128 [R6], R16 ;
+        /*0150*/               @P2 BRA `(.L_x_9) ;
+.L_x_8:
+        /*0160*/                   EXIT ;
 """
 
 
 def check_rounds():
     """Line 10's fast load and line 11's are in flight together when the STS.128 of R12..R15
     (named by R14) waits: 1/2 each; the slow path's two loads wait together at the LOP3: 1/2
-    each; the loop's load waits alone at every step. [loads, waits] a line."""
+    each; the loop's load waits alone at every step. Line 14, after that loop (no label before
+    it), is a loop ptxas unrolled 4 times and its remainder: 4 loads in flight together, 1 alone,
+    and the line costs its loads over the most in flight, 5/4. [loads, waits] a line."""
     got = {line: c[3:] for (_, line), c in sass.line_counts(ROUNDS)["_Z1gPf"].items() if c[3]}
-    want = {10: [3, 1.5], 11: [1, 0.5], 13: [1, 1.0]}
+    want = {10: [3, 1.5], 11: [1, 0.5], 13: [1, 1.0], 14: [5, 1.25]}
     ok = got == want
     print(f"{'ok  ' if ok else 'FAIL'} loads and their waits a line: {got}, want {want}")
     return ok
