@@ -85,8 +85,8 @@ START_TEST(integer_loop_lines_unrolled_like_their_loop)
     struct vm_case c;
     vm_case_open(&c, ptx);
     const struct model_sass_line sass[] = {
-        {"k.cu", 10, 4, 0, 0}, {"k.cu", 12, 12, 8, 0}, {"k.cu", 13, 12, 0, 4},
-        {"k.cu", 11, 3, 0, 0}, {"k.cu", 14, 2, 1, 0},
+        {"k.cu", 10, 4, 0, 0, 0, 0}, {"k.cu", 12, 12, 8, 0, 0, 0}, {"k.cu", 13, 12, 0, 4, 0, 0},
+        {"k.cu", 11, 3, 0, 0, 0, 0}, {"k.cu", 14, 2, 1, 0, 0, 0},
     };
     uint8_t *batch;
     uint32_t *w = weights(&c, sass, sizeof sass / sizeof *sass, &batch);
@@ -115,18 +115,20 @@ START_TEST(unmatched_and_integer_lines)
 {
     struct vm_case c;
     vm_case_open(&c, ptx);
-    const struct model_sass_line elsewhere[] = {{"other.cu", 12, 12, 8, 0}};
+    const struct model_sass_line elsewhere[] = {{"other.cu", 12, 12, 8, 0, 0, 0}};
     uint8_t *batch;
     ck_assert_ptr_null(weights(&c, elsewhere, 1, &batch));
     ck_assert_int_eq(batch[4], 2);
     free(batch);
-    const struct model_sass_line plain[] = {{"k.cu", 13, 6, 0, 0}, {"k.cu", 12, 3, 2, 0}};
+    const struct model_sass_line plain[] = {{"k.cu", 13, 6, 0, 0, 0, 0},
+                                            {"k.cu", 12, 3, 2, 0, 0, 0}};
     uint32_t *w = weights(&c, plain, 2, &batch);
     ck_assert_ptr_nonnull(w);
     weight_is(w, 7, 2.0);
     free(w);
     free(batch);
-    const struct model_sass_line imads[] = {{"k.cu", 13, 12, 0, 4}, {"k.cu", 12, 3, 2, 0}};
+    const struct model_sass_line imads[] = {{"k.cu", 13, 12, 0, 4, 0, 0},
+                                            {"k.cu", 12, 3, 2, 0, 0, 0}};
     w = weights(&c, imads, 2, &batch);
     ck_assert_ptr_nonnull(w);
     weight_is(w, 7, 1.0);
