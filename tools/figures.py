@@ -37,6 +37,7 @@ import tempfile
 BLUE, ORANGE, GREEN, RED, SKY, PURPLE, YELLOW = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442")
 INK, GREY, LIGHT = "#222222", "#999999", "#E8E8E8"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 WIDTH = 7.0  # inches: every figure is drawn at the width it is shown on a slide
 MATPLOTLIB = "3.6.3"  # the version that drew docs/figures (see the file's comment)
 METADATA = {  # what each format may carry, minus anything that changes from run to run
@@ -63,21 +64,17 @@ KERNELS = [  # (name, lesson, FLOP per byte, uses Tensor Cores)
     ("wmma_shared", "08", 64.0, True),
 ]
 
-# The time model's estimates for an H100 SXM5, GFLOP/s at --size=4096: the lesson READMEs'
-# "Estimated (model)" tables (./course estimate NN --gpu=h100 --size=4096 --markdown, on the
-# CPU emulator, SASS counted: lessons 02 to 05 at 94b22a3's model (DRAM at 88% of the datasheet's
-# rate), 08 at 7e20e66's, both on 2026-11-30). A model, never a measurement
-# (emulator/MODEL.md has its validation error). Points above the roof are served by the caches:
-# the intensity counts every access. Lesson 08's WMMA points count a fragment load from global
-# memory as the four requests ptxas makes (Nsight Compute's counts on an H200).
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def model_h100():
-    """{kernel: GFLOP/s} of the time model's H100 estimates, read from the lessons' "Estimated
-    (model)" tables (lessons/NN_topic/README.md, rows of a table whose header names "model
-    GFLOP/s" and the H100), the one place those numbers are written; a kernel's name without its
-    "_kernel"."""
+    """{kernel: GFLOP/s} of the time model's H100 SXM5 estimates at --size=4096, read from the
+    lessons' "Estimated (model)" tables (lessons/NN_topic/README.md, rows of a table whose header
+    names "model GFLOP/s" and the H100: ./course estimate NN --gpu=h100 --size=4096 --markdown,
+    each table naming the model it was made with), the one place those numbers are written; a
+    kernel's name without its "_kernel". A model, never a measurement (emulator/MODEL.md has its
+    validation error). Points above the roof are served by the caches: the intensity counts
+    every access. Lesson 08's WMMA points count a fragment load from global memory as the four
+    requests ptxas makes (Nsight Compute's counts on an H200)."""
     rates = {}
     for readme in sorted((ROOT / "lessons").glob("*/README.md")):
         header = None

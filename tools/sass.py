@@ -178,10 +178,10 @@ def follow(code, i, k, seen, first):
             busy |= loaded
         if base in ("EXIT", "RET", "BRX", "JMX") and not conditional:
             break
-        t = target
-        if t is not None and (t > i and not conditional or t <= i and i not in looped):
+        if target is not None and (target > i and not conditional
+                                   or target <= i and i not in looped):
             looped.add(i)
-            i = t
+            i = target
             continue
         if base == "BRA" and not conditional:
             break
@@ -216,7 +216,7 @@ def line_counts(text):
     code = parse_sass(text)
     cold = {name: divergence_fallbacks(*c) for name, c in code.items()}
     rounds = {name: load_rounds(*c) for name, c in code.items()}
-    counts, name, where = {}, None, None
+    counts, most, name, where = {}, collections.Counter(), None, None
     for line in text.splitlines():
         if m := FUNCTION.match(line):
             name, where = m.group(1), None
@@ -231,11 +231,11 @@ def line_counts(text):
             counts[name][where][2] += m.group(2) == "IMAD"
             if op == "LDG":
                 counts[name][where][3] += 1
-                counts[name][where][4] = max(counts[name][where][4],
-                                             rounds[name].get(int(m.group(1), 16), 1))
-    for by_line in counts.values():  # the most loads in flight at a wait: loads over it
-        for c in by_line.values():
-            c[4] = c[3] / c[4] if c[3] else 0.0
+                k = rounds[name].get(int(m.group(1), 16), 1)
+                most[name, where] = max(most[name, where], k)
+    for name, by_line in counts.items():  # a line's loads over the most in flight at a wait
+        for where, c in by_line.items():
+            c[4] = c[3] / most[name, where] if c[3] else 0.0
     return counts
 
 

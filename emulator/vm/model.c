@@ -156,7 +156,7 @@ struct tally {
     double lead_loading;       /* warp 0's instructions in its load phases, from a phase's first
                                   load to the barrier that ends it */
     double lead_waits;         /* warp 0's waits for its loads, as ptxas orders them: each load
-                                  1/k of one, k the loads in flight at its first use (SASS) */
+                                  1/k of one (model_load_waits()) */
 };
 #define TALLY_N (sizeof(struct tally) / sizeof(double))
 #define COUNTERS_N (sizeof(struct vm_counters) / sizeof(uint64_t))

@@ -57,8 +57,8 @@ struct model_sass_line {
     uint32_t anchors; /**< of which fp32 arithmetic, global loads, stores and atomics */
     uint32_t imads;   /**< of which plain IMADs (32-bit integer multiply-adds) */
     uint32_t loads;   /**< of which global loads (LDG) */
-    double waits;     /**< the waits of those loads: each 1/k, k the loads in flight when a
-                           warp first waits for it (tools/sass.py's load_rounds()) */
+    double waits;     /**< the waits of those loads: each 1/k, k the most loads in flight when
+                           a warp first waits for one of them (tools/sass.py's line_counts()) */
 };
 
 /** One SASS instruction in model_sass_weights()'s fixed point: a warp's sums stay integers. */
