@@ -87,10 +87,11 @@ int main(int argc, char **argv)
 {
     int k = argc >= 3 ? atoi(argv[1]) : 0, n = argc >= 3 ? atoi(argv[2]) : 0;
     int verify = argc == 4 && !strcmp(argv[3], "--check");
-    if (k < 1 || k > RUNGS || n < 64 || n % 64 || n > 32768 || (argc == 4 && !verify) ||
-        argc > 4 || (verify && n > 4096)) {
-        fprintf(stderr, "usage: transpose_ladder KERNEL N [--check] (KERNEL 1-%d, N a multiple "
-                        "of 64 up to 32768, 4096 with --check)\n",
+    if (k < 1 || k > RUNGS || n < 64 || n % 64 || n > 32768 || (argc == 4 && !verify) || argc > 4 ||
+        (verify && n > 4096)) {
+        fprintf(stderr,
+                "usage: transpose_ladder KERNEL N [--check] (KERNEL 1-%d, N a multiple "
+                "of 64 up to 32768, 4096 with --check)\n",
                 (int)RUNGS);
         return 2;
     }
