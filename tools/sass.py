@@ -300,11 +300,20 @@ def warps_per_sm(regs):
     return min(64, SUB_PARTITIONS * (per_partition // per_warp)) if regs else 64
 
 
+def arch_digits(text):
+    """The digits (and a or f suffix) of an architecture written 90, 90a, sm_90 or sm_90a."""
+    digits = text.removeprefix("sm_")
+    if not re.fullmatch(r"[0-9]{2,3}[af]?", digits):
+        raise argparse.ArgumentTypeError(f"'{text}' is no SM architecture (write 90, 90a or sm_90)")
+    return digits
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir", nargs="?", help="solutions/NN_topic or exercises/NN_topic")
     p.add_argument("kernel", nargs="?", default="", help="part of a kernel's name")
-    p.add_argument("--arch", default="90", help="the SM architecture, e.g. 80 or 90")
+    p.add_argument("--arch", default="90", type=arch_digits,
+                   help="the SM architecture, e.g. 80, 90a or sm_90")
     p.add_argument("--nvdisasm", required=True, help="path of nvdisasm")
     p.add_argument("--nvcc", default="nvcc")
     p.add_argument("--count", action="store_true", help="instruction counts, not the listing")

@@ -5,7 +5,9 @@ out-of-line code that jumps back), which a converged warp never runs and the cou
 anchors (FFMA, LDG, STG) and plain IMADs counted, an IMAD with a modifier not; and each global
 load's waits (1/k, k the most loads in flight at the first use of one of its line's) on a kernel
 with a bounds test's fast and slow paths, a second load issued before either is used, a copy
-loop whose load waits alone, and a loop unrolled 4 times after its remainder."""
+loop whose load waits alone, and a loop unrolled 4 times after its remainder; --arch written
+90, 90a, sm_90 or sm_90a, and anything else refused."""
+import argparse
 import pathlib
 import sys
 
@@ -91,6 +93,20 @@ def check_rounds():
     return ok
 
 
+def check_arch():
+    """--arch's forms: the digits with or without sm_, an a or f suffix kept; sm90 and 9 refused."""
+    got = [sass.arch_digits(a) for a in ("90", "sm_90", "sm_90a", "100f")]
+    refused = []
+    for bad in ("sm90", "9", "compute_90"):
+        try:
+            sass.arch_digits(bad)
+        except argparse.ArgumentTypeError:
+            refused.append(bad)
+    ok = got == ["90", "90", "90a", "100f"] and refused == ["sm90", "9", "compute_90"]
+    print(f"{'ok  ' if ok else 'FAIL'} --arch forms: {got}, refused {refused}")
+    return ok
+
+
 def main():
     got = {line: counts for (_, line), counts in sass.line_counts(LISTING)["_Z1kPf"].items()}
     # line 6 without its fallback (0x80 to the unpredicated BRA at 0xd0, 6 instructions, an
@@ -105,7 +121,7 @@ def main():
     line = "_Z1kPf k.cu 5 3 1 1 1 1.0000"
     ok_file = lines[0] == line
     print(f"{'ok  ' if ok_file else 'FAIL'} file line {lines[0]!r}, want {line!r}")
-    return 0 if ok and ok_file and check_rounds() else 1
+    return 0 if ok and ok_file and check_rounds() & check_arch() else 1
 
 
 if __name__ == "__main__":
