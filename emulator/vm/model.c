@@ -30,15 +30,17 @@
  * clocks of the global atomics on the busiest address (model_atomic()). The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
- * chip-wide bound (chip_ms()), or the waits of barrier-separated load phases (a tile loop has
- * two barriers per tile, one of them after the tile's loads: each waits for its loads' latency
- * and, in a tile loop, their bytes' transfer at the SM's share of the L2 or DRAM bandwidth),
- * which the resident blocks reach and wait for together, less the work a block does between
- * its loads and their first use, plus the SM's barriers, which its resident blocks likewise go
- * through together, plus the pipes' work, whichever is longer, plus the launch overhead.
- * TMA copies are the copy engine's: their sectors go to L2 (never L1, never an LSU wavefront),
- * and a block's stages (the mbarriers its copies complete on) hide their latency behind the
- * work of the tiles ahead (exposed_tma()).
+ * chip-wide bound (chip_ms()) and, for blocks that load once and wait at a barrier, their rounds
+ * (short_blocks_ms(): the resident blocks queue for the SM's pipes and its share of the chip's
+ * bandwidth, each waiting its round's latency and barriers in between), or the waits of
+ * barrier-separated load phases (a tile loop has two barriers per tile, one of them after the
+ * tile's loads: each waits for its loads' latency and, in a tile loop, their bytes' transfer at the
+ * SM's share of the L2 or DRAM bandwidth), which the resident blocks reach and wait for together,
+ * less the work a block does between its loads and their first use, plus the SM's barriers, which
+ * its resident blocks likewise go through together, plus the pipes' work, whichever is longer, plus
+ * the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never L1, never an
+ * LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide their latency
+ * behind the work of the tiles ahead (exposed_tma()).
  */
 #include "model.h"
 
@@ -1172,6 +1174,43 @@ static double chip_ms(const double *bound_ms)
     return t;
 }
 
+/* The time, in ms, of an SM's resident blocks that each load once, wait at a barrier for their
+ * loads and go on: each block a customer of a closed queueing network (exact mean value
+ * analysis), which waits its round's latency and barrier (@p wait_ms over the @p rounds of
+ * resident blocks), then takes its share of the SM's pipes (@p pipes_ms) and of its share of the
+ * chip's bandwidth (@p chip_ms), where the other resident blocks queue too. With many blocks the
+ * chip's bound sets the time; with few, a block's latency, work and transfer come one after the
+ * other, and the memory idles while the blocks wait. */
+static double block_rounds_ms(double wait_ms, double pipes_ms, double chip_ms, double blocks,
+                              double rounds)
+{
+    int n_blocks = (int)fmax(blocks, 1);
+    double visits = rounds * n_blocks, z = wait_ms / rounds;
+    double sp = pipes_ms / visits, sc = chip_ms / visits, qp = 0, qc = 0, cycle = 0;
+    for (int n = 1; n <= n_blocks; n++) {
+        double rp = sp * (1 + qp), rc = sc * (1 + qc);
+        cycle = (z + rp + rc) / n; /* over the throughput: one block's visit */
+        qp = rp / cycle;
+        qc = rc / cycle;
+    }
+    return cycle * visits;
+}
+
+/* The rounds of an SM's resident blocks (block_rounds_ms()) when each block loads once (one load
+ * phase, no TMA) and waits at a barrier: its warps leave the barrier together, so the block is
+ * the customer; 0 for other kernels (a tile loop's phases wait for their transfer in exposed(),
+ * and warps without barriers are customers apart). @p pipes_ms, the SM's pipes' time without the
+ * latency; @p chip_ms, chip_ms(). */
+static double short_blocks_ms(const struct vm_model *m, const struct tally *t,
+                              const struct model_estimate *e, double pipes_ms, double chip_ms)
+{
+    double phases = t->load_phases / (double)m->blocks;
+    if (!e->counters.barriers || phases <= 0 || phases >= 2 || t->tma_loads >= t->loads)
+        return 0;
+    return block_rounds_ms(e->exposed_ms + e->bound_ms[MODEL_BARRIER], pipes_ms, chip_ms,
+                           resident_blocks(m), ceil(busiest_sm_blocks(m) / m->bps));
+}
+
 /* What sets the time when the chain of waits and work does (model_finish()): its largest part,
  * the blocks' exposed latency, their barriers or the work of the busiest pipe (@p pipes_ms, the
  * pipes' time without the latency). */
@@ -1201,8 +1240,9 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
             e->bound = (enum model_bound)b;
     /* The resident blocks of a round start together and run the same loop, so they reach each
      * load phase and each barrier together and wait for them together: the time is the longer of
-     * the warps' time on the SM's pipes with their latency among it (and the chip's bounds), and
-     * the blocks' exposed latency, their barriers and the pipes' work one after the other. */
+     * the warps' time on the SM's pipes with their latency among it (and the chip's bounds, and
+     * short blocks' rounds), and the blocks' exposed latency, their barriers and the pipes' work
+     * one after the other. */
     double warps = resident_blocks(m) * m->warps_per_block;
     double group = t.filled > 0 ? t.fill_warps / t.filled : 1; /* warps a fill releases */
     double busy =
@@ -1212,6 +1252,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     busy = busy > chip ? busy : chip;
     e->exposed_ms = exposed(m, &t, e, pipes);
     e->tma_stages = t.tma_depth / (double)m->blocks;
+    busy = fmax(busy, short_blocks_ms(m, &t, e, pipes, chip));
     double chain = e->exposed_ms + e->bound_ms[MODEL_BARRIER] + pipes;
     if (chain > busy)
         e->bound = chain_bound(e, pipes);

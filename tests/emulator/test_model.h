@@ -72,6 +72,10 @@ void model_units(void);
 /** y[b * 256 + t] = (b % 7) * x[b * 256 + t], b < blocks (blocks of 256 threads). */
 void model_ragged(int blocks, const float *d_x, float *d_y);
 
+/** Short blocks of @p threads (a multiple of 32, at most 1024) that each copy one tile of x
+ *  through shared memory and exit: y[i] = x[i + 1 within its block], n floats. */
+void model_rounds(int n, int threads, const float *d_x, float *d_y);
+
 #ifdef __cplusplus
 }
 #endif

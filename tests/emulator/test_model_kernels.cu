@@ -406,3 +406,20 @@ void model_units(void)
     cudaDeviceSynchronize();
     cudaFree(y);
 }
+
+/* Each block loads one float a thread into shared memory, waits at the barrier for the whole
+ * tile and stores its neighbour's, then exits: a round of an SM's blocks is their loads'
+ * latency, a barrier and their transfer. */
+static __global__ void model_rounds_kernel(const float *x, float *y)
+{
+    extern __shared__ float tile[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x] = x[i];
+    __syncthreads(); /* the tile is whole */
+    y[i] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+
+void model_rounds(int n, int threads, const float *d_x, float *d_y)
+{
+    model_rounds_kernel<<<n / threads, threads, threads * sizeof(float)>>>(d_x, d_y);
+}

@@ -9,8 +9,9 @@
  * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
  * of 32 warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB
- * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync, and
- * ex2, for test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
+ * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync,
+ * ex2, and short blocks that copy one tile through shared memory (1024 and 256 threads), for
+ * test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
  * half a grid apart (N >= 12 Mi).
  *
  *   test_model N [reread]   (N >= 1024)
@@ -53,6 +54,8 @@ static void run_all(int n, float *d_x, float *d_y)
         model_big_tiles(132, 8, d_x, d_y, prefetch); /* one block an SM, 8 tiles of 32 KiB */
     if (n >= 4000 * 256) /* 3.8 waves of 8 blocks an SM on the h100, whose work differs */
         model_ragged(4000, d_x, d_y);
+    for (int threads = 1024; n >= 1 << 22 && threads >= 256; threads /= 4)
+        model_rounds(n, threads, d_x, d_y); /* 2 blocks an SM on the h100, then 8 */
     model_units();
 }
 
