@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Shared by the time model's validation scripts (tools/sgemm_ladder.sh,
-# tools/reduction_ladder.sh, tools/model_validation.sh); sourced, not run.
+# Shared by the time model's validation scripts (tools/*_ladder.sh, which
+# tools/model_validation.py runs); sourced, not run.
 
 # gpu_arch GPU: the compute capability digits of a row of the GPU table (emulator/vm/gpus.c).
 gpu_arch() {
@@ -75,22 +75,28 @@ model_run() {
     cat "$2.cpu"
 }
 
-# gemm_ladder_rows GPU PUBLISHED: for each of $kernels, run $bin KERNEL $size once on the CPU
-# emulator with the model of GPU (registers from $work/regs.txt, SASS from $SASS) and print one
-# line: the model's GFLOP/s, the published ones (the command PUBLISHED KERNEL prints them, 0 for
-# none), the error, the bound and the CPU seconds the estimate took, after a header line.
+# ladder_rows GPU PUBLISHED WORK UNIT NOTE: for each of $kernels, run $bin KERNEL $size once on
+# the CPU emulator with the model of GPU (registers from $work/regs.txt, SASS from $SASS) and
+# print one line: the model's throughput (WORK, a run's flops or bytes, over its modelled time, in
+# giga-UNIT), the published one (the command PUBLISHED KERNEL prints it, 0 for none), the error,
+# the bound and the CPU seconds the estimate took, after a header line ending in NOTE.
 # shellcheck disable=SC2154 # size, kernels, work, build, bin and SASS: set by the sourcing script
-gemm_ladder_rows() {
-    printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model GF/s" "published" "error" "bound" \
-        "(model, $1, $size^3; published: emulator/MODEL.md)"
+ladder_rows() {
+    printf '%-3s %12s %12s %8s %-8s %s\n' "#" "model $4" "published" "error" "bound" "$5"
     for k in $kernels; do
         out=$work/model_$k.txt
         secs=$(model_run "$1" "$out" "$k" "$size")
         # shellcheck disable=SC2086 # PUBLISHED is a command with its leading arguments
-        awk -v k="$k" -v n="$size" -v pub="$($2 "$k")" -v secs="$secs" '
+        awk -v k="$k" -v amount="$3" -v pub="$($2 "$k")" -v secs="$secs" '
             /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }
-            END { gf = 2 * n * n * n / (ms * 1e-3) / 1e9
-                  err = pub > 0 ? sprintf("%+.0f%%", 100 * (gf - pub) / pub) : "-"
-                  printf "%-3s %12.1f %12s %8s %-8s (%s s of CPU on the emulator)\n", k, gf, pub, err, bound, secs }' "$out"
+            END { rate = amount / (ms * 1e-3) / 1e9
+                  err = pub > 0 ? sprintf("%+.0f%%", 100 * (rate - pub) / pub) : "-"
+                  printf "%-3s %12.1f %12s %8s %-8s (%s s of CPU on the emulator)\n", k, rate, pub, err, bound, secs }' "$out"
     done
+}
+
+# gemm_ladder_rows GPU PUBLISHED: ladder_rows for GEMMs of $size^3, in GFLOP/s (2 size^3 flops).
+gemm_ladder_rows() {
+    ladder_rows "$1" "$2" "$(awk -v n="$size" 'BEGIN { printf "%.0f", 2 * n * n * n }')" "GF/s" \
+        "(model, $1, $size^3; published: emulator/MODEL.md)"
 }

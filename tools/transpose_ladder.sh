@@ -39,17 +39,9 @@ for k in $(seq 1 20); do
 done
 # The README's effective GB/s (H100 80GB HBM3, 32768 x 32768), in its table's order.
 published() {
-    echo "475.5 996.1 1693.4 2385.1 2772.4 2775.3 2383.4 2772.5 2775.1 2775.4 2771.2 2774.0
-          2774.5 2773.4 2872.0 2939.8 2927.2 2938.9 2927.0 2940.5" | tr -s ' \n' '\n\n' |
-        sed -n "$1p"
+    printf '%s\n' 475.5 996.1 1693.4 2385.1 2772.4 2775.3 2383.4 2772.5 2775.1 2775.4 2771.2 \
+        2774.0 2774.5 2773.4 2872.0 2939.8 2927.2 2938.9 2927.0 2940.5 | sed -n "$1p"
 }
-printf '%-3s %10s %10s %8s %-8s %s\n' "#" "model GB/s" "published" "error" "bound" \
+# A run reads and writes the matrix once: 8 N^2 bytes.
+ladder_rows "$gpu" published "$(awk -v n="$size" 'BEGIN { printf "%.0f", 8 * n * n }')" "GB/s" \
     "(model, $gpu, $size x $size floats; published: gpu-matrix-transpose README, H100 80GB HBM3)"
-for k in $kernels; do
-    out=$work/model_$k.txt
-    secs=$(model_run "$gpu" "$out" "$k" "$size")
-    awk -v k="$k" -v n="$size" -v pub="$(published "$k")" -v secs="$secs" '
-        /^model / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } ms += f["ms"]; bound = f["bound"] }
-        END { gbs = 2 * 4 * n * n / (ms * 1e-3) / 1e9
-              printf "%-3s %10.1f %10s %+7.0f%% %-8s (%s s of CPU on the emulator)\n", k, gbs, pub, 100 * (gbs - pub) / pub, bound, secs }' "$out"
-done

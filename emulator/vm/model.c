@@ -973,6 +973,12 @@ static double resident_blocks(const struct vm_model *m)
     return per_sm < m->bps ? per_sm : m->bps;
 }
 
+/* The rounds of resident blocks the busiest SM runs, one after another. */
+static double sm_rounds(const struct vm_model *m)
+{
+    return ceil(busiest_sm_blocks(m) / m->bps);
+}
+
 /* Each resource's time in ms, from the scaled counts. */
 static void bounds(const struct vm_model *m, const struct tally *t, struct model_estimate *e)
 {
@@ -1051,7 +1057,7 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
     const struct model_gpu *g = &m->gpu;
     double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = busiest_sm_blocks(m);
     double phases = t->tma_phases / (double)m->blocks, depth = t->tma_depth / (double)m->blocks;
-    double resident = resident_blocks(m), rounds = ceil(per_sm / m->bps);
+    double resident = resident_blocks(m), rounds = sm_rounds(m);
     e->tma_round_trip = 0;
     if (phases <= 0)
         return 0;
@@ -1093,7 +1099,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
                       double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
-    double ms = 1e3 / (g->clock_mhz * 1e6), rounds = ceil(busiest_sm_blocks(m) / m->bps);
+    double ms = 1e3 / (g->clock_mhz * 1e6), rounds = sm_rounds(m);
     double phases = t->load_phases / (double)m->blocks;
     if (t->tma_loads > t->loads + t->async_loads)
         return exposed_tma(m, t, e, work_ms);
@@ -1208,7 +1214,7 @@ static double short_blocks_ms(const struct vm_model *m, const struct tally *t,
     if (!e->counters.barriers || phases <= 0 || phases >= 2 || t->tma_loads >= t->loads)
         return 0;
     return block_rounds_ms(e->exposed_ms + e->bound_ms[MODEL_BARRIER], pipes_ms, chip_ms,
-                           resident_blocks(m), ceil(busiest_sm_blocks(m) / m->bps));
+                           resident_blocks(m), sm_rounds(m));
 }
 
 /* What sets the time when the chain of waits and work does (model_finish()): its largest part,

@@ -121,7 +121,8 @@ def main():
     line = "_Z1kPf k.cu 5 3 1 1 1 1.0000"
     ok_file = lines[0] == line
     print(f"{'ok  ' if ok_file else 'FAIL'} file line {lines[0]!r}, want {line!r}")
-    return 0 if ok and ok_file and check_rounds() & check_arch() else 1
+    rounds, arch = check_rounds(), check_arch()  # both print their lines
+    return 0 if ok and ok_file and rounds and arch else 1
 
 
 if __name__ == "__main__":
