@@ -2,14 +2,16 @@
 """The course's validation report: ./course gpu-report [--out DIR] [--skip STEP,...]
 [--budget SECONDS] [--apply DIR].
 
-On a GPU it describes the machine, benchmarks every lesson against cuBLAS at the size its
+On a GPU it describes the machine, measures what the time model assumes of the GPU
+(tools/probes: latencies, clocks, rates) beside the model's values, benchmarks every lesson against cuBLAS at the size its
 "Measured" section names, runs the suite's timing cases against their bars and its GPU cases,
 puts the time model's estimate beside each benchmark, reads Nsight Compute's counters beside
 the emulator's for the same kernels, runs the differential harness (the emulator against the
 GPU) and compute-sanitizer on every lesson's GPU cases. Without a GPU every step runs on the
-CPU emulator and every time or ncu column says "not run". It writes at most 9 files into DIR:
+CPU emulator and every time or ncu column says "not run". It writes at most 10 files into DIR:
 
   report.md     the machine, a summary of each step, and the tables in markdown
+  probes.csv    what the time model assumes of the GPU, measured on it, beside the model's row
   suite.csv     every test: name, status, seconds
   perf.csv      every timing case's ratio against its bar (tests/common/course_bars.c)
   bench.csv     every lesson's benchmark rows
@@ -19,7 +21,7 @@ CPU emulator and every time or ncu column says "not run". It writes at most 9 fi
   diff.csv      the differential harness's mismatches
   logs.tar.gz   every step's raw output
 
-The steps run in the order of what they tell: the machine, the benchmarks, the suite, the time
+The steps run in the order of what they tell: the machine, the model's assumptions, the benchmarks, the suite, the time
 model's column beside the benchmarks, ncu, the differential and the sanitizers. On a GPU the
 suite runs what the GPU changes: the timing cases one at a time, then the lessons' GPU cases side
 by side (the CPU cases are `./course test`'s, on any machine). report.md and logs.tar.gz are
@@ -50,11 +52,11 @@ import estimate  # noqa: E402  (the model's environment and launches)
 from grade import junit  # noqa: E402  (the one JUnit reader)
 
 NOT_RUN = "not run"
-FILE_OF = {"bench": "bench.csv", "suite": "suite.csv", "differential": "diff.csv", "sanitize": "sanitize.csv",
+FILE_OF = {"probes": "probes.csv", "bench": "bench.csv", "suite": "suite.csv", "differential": "diff.csv", "sanitize": "sanitize.csv",
            "ncu": "ncu.csv"}
 BEGIN = "<!-- gpu-report: begin -->"
 END = "<!-- gpu-report: end -->"
-STEPS = ("bench", "suite", "model", "ncu", "differential", "sanitize")
+STEPS = ("probes", "bench", "suite", "model", "ncu", "differential", "sanitize")
 
 
 def tree_stamp(root):
@@ -147,6 +149,23 @@ def machine(rep):
         _, doctor = rep.run("machine", [os.path.join(rep.bin, "course_doctor"), "--size=256"])
         doctor = doctor.split("measured ceilings")[0] + "measured ceilings: not run (no GPU)\n"
     rep.md += ["", "```", doctor.strip(), "```", ""]
+
+
+def probes(rep):
+    """What the time model assumes of this GPU (its row in emulator/vm/gpus.c), measured by
+    course_probes beside the row's values; on the emulator each probe's kernel runs small and is
+    checked, and nothing is timed."""
+    rep.step("the time model's assumptions, measured (course_probes)")
+    path = os.path.join(rep.out, "probes.csv")
+    code, text = rep.run("probes", [os.path.join(rep.bin, "course_probes"), f"--gpu={model_gpu(rep)}",
+                                    f"--csv={path}"], timeout=600)
+    if code != 0:
+        rep.problems.append(f"probes: exit {code}: {(text.strip().splitlines() or [''])[-1]}")
+    rows = list(csv.reader(open(path))) if os.path.exists(path) else []
+    where = "measured on this GPU" if rep.device == "gpu" else "not run (the CPU emulator: each probe's result checked)"
+    rep.md += [f"## {TITLES['probes']}", "", f"`./course probes`, {where}; the model's column is "
+               "its row in `emulator/vm/gpus.c` (`-`: a value it does not have).", ""]
+    rep.table(rows[0] if rows else ["probe"], rows[1:] or [["none: " + text.strip()[-200:]]])
 
 
 def junit_rows(path):
@@ -617,7 +636,7 @@ def write_logs(rep):
             tar.addfile(info, io.BytesIO(data))
 
 
-TITLES = {"bench": "Benchmarks", "suite": "The suite", "model": "The time model beside the benchmarks",
+TITLES = {"probes": "The time model's assumptions, measured", "bench": "Benchmarks", "suite": "The suite", "model": "The time model beside the benchmarks",
           "differential": "The differential", "sanitize": "Sanitizers", "ncu": "Nsight Compute beside the emulator"}
 
 
@@ -656,7 +675,7 @@ def report(args):
         elif name == "sanitize":
             sanitize(rep, rows)
         else:
-            {"bench": bench, "model": model, "differential": differential, "ncu": ncu}[name](rep)
+            {"probes": probes, "bench": bench, "model": model, "differential": differential, "ncu": ncu}[name](rep)
         write_report(rep, waiting, final=False)
     write_report(rep, waiting, final=True)
     files = sorted(os.listdir(args.out))

@@ -40,13 +40,13 @@ def run_report(root, out, *flags):
 
 def check_skipped(tmp):
     """Every step left out by --skip, or not started once --budget is spent, says so."""
-    for flags, why in ((["--skip", "bench,suite,model,ncu,differential,sanitize"], "left out with --skip"),
+    for flags, why in ((["--skip", "probes,bench,suite,model,ncu,differential,sanitize"], "left out with --skip"),
                        (["--budget", "0"], "the budget (--budget) was spent")):
         out = tmp / flags[0][2:]
         p = run_report(tmp, out, *flags)
         text = (out / "report.md").read_text() if (out / "report.md").exists() else ""
-        if text.count(f"Not run: {why}.") != 6 or not (out / "logs.tar.gz").exists():
-            fail(f"{' '.join(flags)}: the report does not name six steps as {why} (exit {p.returncode}: {p.stderr})")
+        if text.count(f"Not run: {why}.") != 7 or not (out / "logs.tar.gz").exists():
+            fail(f"{' '.join(flags)}: the report does not name seven steps as {why} (exit {p.returncode}: {p.stderr})")
     p = run_report(tmp, tmp / "bad", "--skip", "bench,warp")
     if p.returncode != 2 or "unknown step 'warp'" not in p.stderr:
         fail(f"--skip warp was not refused (exit {p.returncode}: {p.stderr})")

@@ -1,0 +1,29 @@
+#!/bin/sh
+# course_probes on the CPU emulator: every probe's kernel runs and its result is right, no time is
+# shown (not run), the model's column is the row asked for, and bad flags get one line and exit 2.
+# Usage: probes.sh BIN_DIR (the emulator's libraries first on LD_LIBRARY_PATH)
+set -u
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+complain() {
+    echo "FAIL $*"
+    fail=1
+}
+"$bin/course_probes" --gpu=h200 --csv="$work/p.csv" >"$work/out" 2>&1 || complain "exit $?: $(cat "$work/out")"
+rows=$(grep -c ',not run,[^,]*,-,h200,ok,' "$work/p.csv")
+[ "$rows" = 16 ] || complain "want 16 probes run, checked and not timed, have $rows: $(cat "$work/p.csv")"
+grep -q 'not run' "$work/out" || complain "the table does not say 'not run'"
+grep -q '^lat_dram,not run,600,-,h200,ok,' "$work/p.csv" || complain "lat_dram is not the h200 row's 600 clocks"
+grep -q '^dram_share,not run,0.88,' "$work/p.csv" || complain "dram_share is not the model's 0.88"
+for args in "--gpu=nonesuch" "--bogus" "--csv=$work/no/such/dir/p.csv"; do
+    err=$("$bin/course_probes" "$args" 2>&1 >/dev/null)
+    rc=$?
+    lines=$(printf '%s\n' "$err" | grep -c .)
+    if [ "$rc" != 2 ] || [ "$lines" != 1 ]; then
+        complain "$args: exit $rc, $lines lines on stderr: $err"
+    fi
+done
+[ "$fail" = 0 ] && echo "course_probes: 16 probes checked on the emulator, bad flags rejected"
+exit "$fail"

@@ -1,0 +1,552 @@
+/**
+ * @file probes_main.c
+ * @brief course_probes: what the time model assumes of a GPU, measured on it, beside the model's
+ *        value (emulator/vm/gpus.c) for the row it is compared with.
+ *
+ *   course_probes [--gpu=GPU|FILE] [--csv=FILE]
+ *
+ * One row per probe (probes.cu): the load latencies from the L1, the L2, DRAM, shared memory
+ * and ldmatrix; the SM clock and the fp32 and mma.sync rates at it; the L2's read rate; atomic
+ * adds to one address and to 256; 4-byte stores each to a sector of its own; __syncthreads()
+ * in blocks of 1024; a device copy's share of the datasheet's DRAM bandwidth. The rates in
+ * clocks take the SM clock the fp32 probe ran at. Every probe checks what its kernel computed
+ * (a chain's end, every sum, count and store), and a failed check exits 1 naming the probe.
+ * On the CPU emulator the kernels run small and are checked; no time is taken ("not run").
+ * `./course gpu-report` runs it first on a GPU (probes.csv).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "gpus.h"
+#include "mat.h"
+#include "probes.h"
+#include "timer.h"
+
+#define LINE_WORDS 32 /* 128 bytes: one chain entry a cache line */
+
+/** One probe's result: its value on this GPU, the model's, and whether its kernel was right. */
+struct probe_row {
+    const char *name;
+    const char *unit;
+    double measured; /* NAN: not run (the emulator) */
+    double model;    /* NAN: the model has no such value */
+    int ok;
+};
+
+/** What a run measures with: the GPU, the sizes, and the SM clock the fp32 probe found. */
+struct probe_run {
+    struct device_info dev;
+    const struct model_gpu *gpu;
+    int small; /* the emulator: small sizes, checked, not timed */
+    double mhz;
+    struct probe_row rows[20];
+    int nrows;
+};
+
+static void add_row(struct probe_run *r, const char *name, const char *unit, double measured,
+                    double model, int ok)
+{
+    struct probe_row row = {name, unit, r->small ? NAN : measured, model, ok};
+    r->rows[r->nrows++] = row;
+}
+
+static void *dev_alloc(size_t bytes)
+{
+    void *p;
+    CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+}
+
+static void to_host(void *h, const void *d, size_t bytes)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}
+
+static unsigned long long lcg(unsigned long long *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* A chain of @p n entries @p stride words apart in one random cycle (Sattolo's shuffle): entry
+ * i * stride holds the index of the next; the words between are zero. */
+static unsigned *chain(size_t n, size_t stride)
+{
+    unsigned *order = mat_alloc(n * sizeof *order);
+    unsigned *next = mat_alloc(n * stride * sizeof *next);
+    unsigned long long seed = 12345;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (unsigned)i;
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = lcg(&seed) % i;
+        unsigned t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    memset(next, 0, n * stride * sizeof *next);
+    for (size_t i = 0; i < n; i++)
+        next[order[i] * stride] = (unsigned)(order[(i + 1) % n] * stride);
+    free(order);
+    return next;
+}
+
+static unsigned chain_end(const unsigned *next, int steps)
+{
+    unsigned p = 0;
+    for (int i = 0; i < steps; i++)
+        p = next[p];
+    return p;
+}
+
+/* Clocks a load of a chain through @p bytes of global memory, one entry a 128-byte line; the
+ * caches warmed by a first chase unless @p cold (then 2 x L2 of other bytes are written
+ * between the copy and the chase). */
+static void chase_global(struct probe_run *r, const char *name, size_t bytes, int around_l1,
+                         int cold, double model)
+{
+    size_t lines = bytes / (LINE_WORDS * 4);
+    int steps = r->small ? 100 : 4096;
+    unsigned *next = chain(lines, LINE_WORDS), *d_next = dev_alloc(lines * LINE_WORDS * 4), end;
+    long long clocks, *d_clocks = dev_alloc(sizeof clocks);
+    unsigned *d_end = dev_alloc(sizeof end);
+    CUDA_CHECK(cudaMemcpy(d_next, next, lines * LINE_WORDS * 4, cudaMemcpyHostToDevice));
+    if (cold) {
+        void *flush = dev_alloc(2 * r->dev.l2_bytes);
+        CUDA_CHECK(cudaMemset(flush, 1, 2 * r->dev.l2_bytes));
+        CUDA_CHECK(cudaFree(flush));
+    } else {
+        probe_chase(d_next, steps, around_l1, d_clocks, d_end); /* the same lines, warmed */
+    }
+    probe_chase(d_next, steps, around_l1, d_clocks, d_end);
+    to_host(&clocks, d_clocks, sizeof clocks);
+    to_host(&end, d_end, sizeof end);
+    add_row(r, name, "clocks a dependent load", (double)clocks / steps, model,
+            end == chain_end(next, steps));
+    free(next);
+    CUDA_CHECK(cudaFree(d_next));
+    CUDA_CHECK(cudaFree(d_clocks));
+    CUDA_CHECK(cudaFree(d_end));
+}
+
+static void chase_shared(struct probe_run *r)
+{
+    int n = 1024, steps = r->small ? 100 : 4096;
+    unsigned *next = chain(n, 1), *d_next = dev_alloc(n * sizeof *next), end;
+    unsigned *d_end = dev_alloc(sizeof end);
+    long long clocks, *d_clocks = dev_alloc(sizeof clocks);
+    CUDA_CHECK(cudaMemcpy(d_next, next, n * sizeof *next, cudaMemcpyHostToDevice));
+    probe_chase_shared(d_next, n, steps, d_clocks, d_end);
+    to_host(&clocks, d_clocks, sizeof clocks);
+    to_host(&end, d_end, sizeof end);
+    add_row(r, "lat_shared", "clocks a dependent load", (double)clocks / steps, NAN,
+            end == chain_end(next, steps));
+    free(next);
+    CUDA_CHECK(cudaFree(d_next));
+    CUDA_CHECK(cudaFree(d_end));
+    CUDA_CHECK(cudaFree(d_clocks));
+}
+
+static void ldmatrix_chain(struct probe_run *r)
+{
+    int steps = r->small ? 100 : 4096, ok = 1;
+    unsigned short tile[128];
+    unsigned out[32], *d_out = dev_alloc(sizeof out);
+    for (int i = 0; i < 128; i++)
+        tile[i] = i < 64 ? 0 : (unsigned short)(0x3c00 + i); /* zeros, then values that show */
+    unsigned short *d_tile = dev_alloc(sizeof tile);
+    long long clocks, *d_clocks = dev_alloc(sizeof clocks);
+    CUDA_CHECK(cudaMemcpy(d_tile, tile, sizeof tile, cudaMemcpyHostToDevice));
+    probe_ldmatrix(d_tile, steps, d_clocks, d_out);
+    to_host(&clocks, d_clocks, sizeof clocks);
+    to_host(out, d_out, sizeof out);
+    for (int i = 0; i < 32; i++)
+        ok &= out[i] == 0;
+    add_row(r, "lat_ldmatrix", "clocks a dependent ldmatrix.x1", (double)clocks / steps, NAN, ok);
+    CUDA_CHECK(cudaFree(d_tile));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_clocks));
+}
+
+/* The most clocks any of @p blocks blocks took (d_clocks), after the kernel ended. */
+static double max_clocks(const long long *d_clocks, int blocks)
+{
+    long long *c = mat_alloc(blocks * sizeof *c), most = 0;
+    to_host(c, d_clocks, blocks * sizeof *c);
+    for (int i = 0; i < blocks; i++)
+        most = c[i] > most ? c[i] : most;
+    free(c);
+    return (double)most;
+}
+
+/* One launch, timed with events (the kernel's time on the GPU, ms): @p launch enqueues it. */
+struct timed {
+    void (*launch)(const void *args);
+    const void *args;
+};
+
+static void run_timed(void *arg)
+{
+    const struct timed *t = arg;
+    t->launch(t->args);
+}
+
+/* The median of TIMED_REPS runs after one to warm up: the kernel runs TIMED_RUNS times. */
+#define TIMED_REPS 3
+#define TIMED_RUNS (1 + TIMED_REPS)
+
+static double time_ms(void (*launch)(const void *), const void *args)
+{
+    struct timed t = {launch, args};
+    struct timer_opts o = {TIMED_RUNS - TIMED_REPS, TIMED_REPS, 1, 0};
+    return timer_measure(run_timed, &t, &o).median_ms;
+}
+
+struct rate_args {
+    int blocks, iters;
+    const void *in;
+    float *out;
+    long long *clocks;
+};
+
+static void launch_fma(const void *a)
+{
+    const struct rate_args *x = a;
+    probe_fma(x->blocks, x->iters, x->in, x->out, x->clocks);
+}
+
+static void launch_mma(const void *a)
+{
+    const struct rate_args *x = a;
+    probe_mma(x->blocks, x->iters, x->in, x->out, x->clocks);
+}
+
+/* The SM clock under fp32 FMAs and their rate: four blocks of 256 threads an SM, 8 chains a
+ * thread. The clock is every later probe's. */
+static void fma_rate(struct probe_run *r)
+{
+    int per_sm = 4, blocks = r->small ? 2 : r->dev.sms * per_sm, ok = 1;
+    int threads = blocks * 256, iters = r->small ? 4 : 1 << 18;
+    float ab[2] = {1, 1}, *d_ab = dev_alloc(sizeof ab), *d_out = dev_alloc(threads * 4);
+    float *out = mat_alloc(threads * sizeof *out);
+    long long *d_clocks = dev_alloc(blocks * sizeof(long long));
+    CUDA_CHECK(cudaMemcpy(d_ab, ab, sizeof ab, cudaMemcpyHostToDevice));
+    struct rate_args a = {blocks, iters, d_ab, d_out, d_clocks};
+    double ms = time_ms(launch_fma, &a), clocks = max_clocks(d_clocks, blocks);
+    to_host(out, d_out, threads * sizeof *out);
+    for (int i = 0; i < threads; i++)
+        ok &= out[i] == 8.0f * iters;
+    r->mhz = clocks / (ms * 1e3);
+    add_row(r, "sm_mhz_fp32", "MHz (the SM clock under FMAs)", r->mhz, r->gpu->clock_mhz, ok);
+    add_row(r, "fp32_lanes", "FMAs a clock an SM", per_sm * 256.0 * 8 * iters / clocks,
+            r->gpu->fp32_lanes, ok);
+    free(out);
+    CUDA_CHECK(cudaFree(d_ab));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_clocks));
+}
+
+/* mma.sync's rate and the SM clock under it: two blocks of 8 warps an SM, 4 chains a warp. */
+static void mma_rate(struct probe_run *r)
+{
+    int blocks = r->small ? 1 : r->dev.sms * 2, warps = blocks * 8, ok = 1;
+    int iters = r->small ? 2 : 1 << 14;
+    unsigned short ab[2] = {0x3c00, 0x3c00}, *d_ab = dev_alloc(sizeof ab); /* 1.0 in fp16 */
+    float *d_out = dev_alloc(warps * 4), *out = mat_alloc(warps * sizeof *out);
+    long long *d_clocks = dev_alloc(blocks * sizeof(long long));
+    CUDA_CHECK(cudaMemcpy(d_ab, ab, sizeof ab, cudaMemcpyHostToDevice));
+    struct rate_args a = {blocks, iters, d_ab, d_out, d_clocks};
+    double ms = time_ms(launch_mma, &a), clocks = max_clocks(d_clocks, blocks);
+    to_host(out, d_out, warps * sizeof *out);
+    for (int i = 0; i < warps; i++) /* 4 chains x 4 accumulators, each 16 a product */
+        ok &= out[i] == 256.0f * iters;
+    double flops = 2.0 * 16 * 8 * 16 * 4 * iters * warps;
+    add_row(r, "sm_mhz_mma", "MHz (the SM clock under mma.sync)", clocks / (ms * 1e3),
+            r->gpu->clock_mhz, ok);
+    add_row(r, "mma_tflops", "TFLOP/s (fp16 mma.sync into fp32)", flops / (ms * 1e9),
+            r->gpu->mma_tflops, ok);
+    free(out);
+    CUDA_CHECK(cudaFree(d_ab));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_clocks));
+}
+
+struct l2_args {
+    int blocks, passes;
+    const unsigned *buf;
+    long long n;
+    unsigned *sum;
+    long long *clocks;
+};
+
+static void launch_l2(const void *a)
+{
+    const struct l2_args *x = a;
+    probe_l2_read(x->blocks, x->buf, x->n, x->passes, x->sum, x->clocks);
+}
+
+/* The L2's read rate: a quarter of the L2 read again and again around the L1 by eight blocks an
+ * SM, 4 loads of 16 bytes in flight a thread, in bytes a clock for the whole GPU. */
+static void l2_rate(struct probe_run *r)
+{
+    int blocks = r->small ? 2 : r->dev.sms * 8, threads = blocks * 256;
+    size_t words = r->small ? 12308 : r->dev.l2_bytes / 4 / 4 / 4 * 4; /* 16-byte vectors */
+    unsigned *buf = mat_alloc(words * 4), *sum = mat_alloc(threads * 4), want = 0, got = 0;
+    for (size_t i = 0; i < words; i++)
+        want += buf[i] = (unsigned)(i % 7);
+    unsigned *d_buf = dev_alloc(words * 4), *d_sum = dev_alloc(threads * 4);
+    long long *d_clocks = dev_alloc(blocks * sizeof(long long));
+    CUDA_CHECK(cudaMemcpy(d_buf, buf, words * 4, cudaMemcpyHostToDevice));
+    struct l2_args a = {blocks, r->small ? 2 : 200, d_buf, (long long)words / 4, d_sum, d_clocks};
+    double ms = time_ms(launch_l2, &a);
+    to_host(sum, d_sum, threads * 4);
+    for (int i = 0; i < threads; i++)
+        got += sum[i];
+    add_row(r, "l2_bytes_per_clk", "bytes a clock (the GPU's L2 reads)",
+            words * 4.0 * a.passes / (ms * 1e3 * r->mhz), r->gpu->l2_bytes_per_clk,
+            got == want * (unsigned)a.passes);
+    free(buf);
+    free(sum);
+    CUDA_CHECK(cudaFree(d_buf));
+    CUDA_CHECK(cudaFree(d_sum));
+    CUDA_CHECK(cudaFree(d_clocks));
+}
+
+struct atomic_args {
+    int blocks, per_thread, f32;
+    const unsigned *idx;
+    unsigned mask;
+    unsigned *counts;
+    float *fcounts;
+};
+
+static void launch_atomics(const void *a)
+{
+    const struct atomic_args *x = a;
+    probe_atomics(x->blocks, x->per_thread, x->idx, x->mask, x->f32, x->counts, x->fcounts);
+}
+
+/* Atomic adds to @p mask + 1 addresses: clocks an update at one address, or updates a clock on
+ * the GPU for several. The counters keep every run's updates (at most 2^24 on one address, so
+ * that fp32 counts them exactly). */
+static void atomic_rate(struct probe_run *r, const char *name, unsigned mask, int f32, double model)
+{
+    int blocks = r->small ? 1 : r->dev.sms * 8, threads = blocks * 256;
+    int per_thread = r->small ? 4 : (1 << 22) / threads;
+    unsigned *idx = mat_alloc(threads * 4), counts[256];
+    float fcounts[256];
+    unsigned long long seed = 99;
+    for (int i = 0; i < threads; i++)
+        idx[i] = (unsigned)lcg(&seed);
+    unsigned *d_idx = dev_alloc(threads * 4), *d_counts = dev_alloc(sizeof counts);
+    float *d_fcounts = dev_alloc(sizeof fcounts);
+    CUDA_CHECK(cudaMemcpy(d_idx, idx, threads * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_counts, 0, sizeof counts));
+    CUDA_CHECK(cudaMemset(d_fcounts, 0, sizeof fcounts));
+    struct atomic_args a = {blocks, per_thread, f32, d_idx, mask, d_counts, d_fcounts};
+    double ms = time_ms(launch_atomics, &a), updates = (double)threads * per_thread, total = 0;
+    to_host(counts, d_counts, sizeof counts);
+    to_host(fcounts, d_fcounts, sizeof fcounts);
+    for (unsigned i = 0; i <= mask; i++)
+        total += f32 ? fcounts[i] : counts[i];
+    double clocks = ms * 1e3 * r->mhz;
+    add_row(r, name, mask ? "updates a clock (the GPU)" : "clocks an update",
+            mask ? updates / clocks : clocks / updates, model, total == TIMED_RUNS * updates);
+    free(idx);
+    CUDA_CHECK(cudaFree(d_idx));
+    CUDA_CHECK(cudaFree(d_counts));
+    CUDA_CHECK(cudaFree(d_fcounts));
+}
+
+struct store_args {
+    int n;
+    float *out;
+};
+
+static void launch_stores(const void *a)
+{
+    const struct store_args *x = a;
+    probe_column_stores(x->n, x->out);
+}
+
+/* A naive transpose's stores: clocks an SM takes a sector written by one lane's 4 bytes. */
+static void column_store_rate(struct probe_run *r)
+{
+    int n = r->small ? 97 : 8192, ok = 1;
+    size_t count = (size_t)n * n;
+    float *out = mat_alloc(count * sizeof *out), *d_out = dev_alloc(count * sizeof *out);
+    struct store_args a = {n, d_out};
+    double ms = time_ms(launch_stores, &a);
+    to_host(out, d_out, count * sizeof *out);
+    for (int x = 0; x < n; x++)
+        for (int y = 0; y < n; y++)
+            ok &= out[(size_t)x * n + y] == (float)((y * 31 + x) & 1023);
+    add_row(r, "column_store_clk", "clocks an SM a 4-byte store's sector",
+            ms * 1e3 * r->mhz * r->dev.sms / (double)count, 1.0, ok);
+    free(out);
+    CUDA_CHECK(cudaFree(d_out));
+}
+
+/* Threads an SM takes through __syncthreads() a clock, its blocks of 1024 all resident. */
+static void barrier_rate(struct probe_run *r)
+{
+    int per_sm = probe_barrier_blocks_per_sm(), blocks = r->small ? 1 : r->dev.sms * per_sm;
+    int rounds = r->small ? 3 : 4096, ok = 1;
+    unsigned *out = mat_alloc(blocks * 1024 * sizeof *out), *d_out = dev_alloc(blocks * 4096);
+    long long *d_clocks = dev_alloc(blocks * sizeof(long long));
+    probe_barriers(blocks, rounds, d_out, d_clocks);
+    double clocks = max_clocks(d_clocks, blocks);
+    to_host(out, d_out, blocks * 4096);
+    for (int i = 0; i < blocks * 1024; i++)
+        ok &= out[i] == (unsigned)((i % 1024 + rounds) % 1024 + rounds);
+    add_row(r, "bar_threads_clk", "threads through a barrier a clock an SM",
+            per_sm * 1024.0 * 2 * rounds / clocks, BAR_THREADS_CLK, ok);
+    free(out);
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_clocks));
+}
+
+/* A device copy's share of the datasheet's DRAM bandwidth (the model's DRAM_STREAM_SHARE). */
+static void dram_share(struct probe_run *r)
+{
+    double gbs = r->small ? NAN : device_copy_bandwidth_gbs((size_t)1 << 30, 10);
+    add_row(r, "dram_share", "share of the datasheet's DRAM rate (1 GiB copy)",
+            gbs / r->gpu->dram_gbs, DRAM_STREAM_SHARE, 1);
+}
+
+static void measure(struct probe_run *r)
+{
+    const struct model_gpu *g = r->gpu;
+    size_t l2 = r->small ? 64 * 1024 : r->dev.l2_bytes;
+    chase_global(r, "lat_l1", r->small ? 8192 : 16384, 0, 0, g->lat_l1);
+    chase_global(r, "lat_l2", l2 / 8, 1, 0, g->lat_l2);
+    chase_global(r, "lat_dram", 8 * l2, 1, 1, g->lat_dram);
+    chase_shared(r);
+    ldmatrix_chain(r);
+    fma_rate(r);
+    mma_rate(r);
+    l2_rate(r);
+    atomic_rate(r, "atom_int_clk", 0, 0, 1.0);
+    atomic_rate(r, "atom_f32_clk", 0, 1, g->atom_f32_clk);
+    atomic_rate(r, "atom_int_256", 255, 0, 256.0);
+    column_store_rate(r);
+    barrier_rate(r);
+    dram_share(r);
+}
+
+static void cell(char *buf, size_t size, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.4g", v);
+}
+
+/* The table on stdout (and @p csv): returns how many probes' kernels were wrong, each named on
+ * stderr. */
+static int print_table(const struct probe_run *r, FILE *csv)
+{
+    int wrong = 0;
+    printf("%-18s %10s %10s %7s  %-6s %s\n", "probe", "measured", "model", "ratio", "check",
+           "unit");
+    if (csv)
+        fprintf(csv, "probe,measured,model,ratio,model_gpu,check,unit\n");
+    for (int i = 0; i < r->nrows; i++) {
+        const struct probe_row *p = &r->rows[i];
+        char got[32], want[32], ratio[32];
+        cell(got, sizeof got, p->measured);
+        cell(want, sizeof want, p->model);
+        cell(ratio, sizeof ratio, p->measured / p->model);
+        const char *shown = r->small ? "not run" : got;
+        printf("%-18s %10s %10s %7s  %-6s %s\n", p->name, shown, want, ratio,
+               p->ok ? "ok" : "WRONG", p->unit);
+        if (csv)
+            fprintf(csv, "%s,%s,%s,%s,%s,%s,%s\n", p->name, shown, want, ratio, r->gpu->name,
+                    p->ok ? "ok" : "wrong", p->unit);
+        if (!p->ok)
+            fprintf(stderr, "course_probes: %s: the kernel's result is wrong\n", p->name);
+        wrong += !p->ok;
+    }
+    return wrong;
+}
+
+/* The row of the model's table whose key the GPU's name holds, spaces and case aside (the
+ * longest such key: "NVIDIA GeForce RTX 3090" is rtx3090), or h100. */
+static const char *row_of(const char *device)
+{
+    char name[256];
+    size_t n = 0, rows, best = 0;
+    for (const char *c = device; *c && n + 1 < sizeof name; c++)
+        if (*c != ' ')
+            name[n++] = (char)tolower((unsigned char)*c);
+    name[n] = 0;
+    const struct model_gpu *all = gpus_all(&rows);
+    const char *key = "h100";
+    for (size_t i = 0; i < rows; i++)
+        if (strstr(name, all[i].name) && strlen(all[i].name) > best) {
+            key = all[i].name;
+            best = strlen(key);
+        }
+    return key;
+}
+
+/* The model's row: a name of the table (gpus.c) or a GPU file. */
+static const struct model_gpu *model_row(const char *name, struct model_gpu *file)
+{
+    const struct model_gpu *g = gpus_find(name);
+    char err[256];
+    if (g)
+        return g;
+    if (gpus_load(name, file, err, sizeof err) == 0)
+        return file;
+    fprintf(stderr,
+            "course_probes: --gpu=%s: neither a GPU of the model's table nor a GPU file (%s)\n",
+            name, err);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *gpu = NULL, *csv_path = NULL;
+    const struct cli_opt opts[] = {
+        {"gpu", CLI_STRING, &gpu, 0, 0,
+         "the model's row to compare with (emulator/vm/gpus.c; default: the GPU's own, or h100)"},
+        {"csv", CLI_STRING, &csv_path, 0, 0, "also write the rows to this CSV file"},
+        {NULL, CLI_INT, NULL, 0, 0, NULL},
+    };
+    enum cli_status st = cli_parse(argc, argv, "course_probes",
+                                   "What the time model assumes of a GPU, measured on it.", opts);
+    if (st != CLI_OK)
+        return cli_exit_status(st);
+    static struct probe_run r;
+    struct model_gpu file;
+    int found = device_query(&r.dev);
+    if (!(r.gpu = model_row(gpu ? gpu : row_of(found ? r.dev.name : ""), &file)))
+        return 2;
+    FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+    if (csv_path && !csv) {
+        fprintf(stderr, "course_probes: cannot write %s\n", csv_path);
+        return 2;
+    }
+    if (!found) {
+        fprintf(stderr, "course_probes: no GPU: %s\n", r.dev.why);
+        return 1;
+    }
+    r.small = r.dev.emulated;
+    printf("course_probes: %s (%d SMs) beside the time model's %s row; %s\n", r.dev.name, r.dev.sms,
+           r.gpu->name,
+           r.small ? "on the CPU emulator: each probe's result checked, no time taken (not run)"
+                   : "measured on this GPU, each probe's result checked");
+    measure(&r);
+    int wrong = print_table(&r, csv);
+    if (csv)
+        fclose(csv);
+    timer_release();
+    return wrong > 0;
+}
