@@ -139,6 +139,7 @@ struct tally {
     double async_groups, async_waits, async_kept; /* warp 0's cp.async commit groups, its waits,
                                                      and the groups each left in flight */
     double load_phases;  /* warp 0's load phases: barrier intervals in which it loads */
+    double smem_phases;  /* warp 0's barrier intervals in which it loads from shared memory */
     double sass;         /* warp instructions issued, in SASS (model_code.h's weights) */
     double producer;     /* the same, of producer warps (TMA copies for the wgmma of other warps,
                             none of their own): not counted against the schedulers' issue slots */
@@ -244,6 +245,7 @@ struct vm_model {
     float *load_w;       /* each global load's waits (model_load_waits()), or NULL */
     uint64_t block_bars; /* barriers counted when this block began */
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
+    uint64_t smem_mark;  /* the same for its last shared load's barrier interval */
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
     uint64_t warp_insts[32];       /* this block's instructions per warp, SASS_ONE units */
     uint8_t batch_size[32], batch_left[32]; /* each warp's open batch: its size, loads to come */
@@ -393,6 +395,10 @@ void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
     uint64_t *next = m->pend_next[w];
     uint64_t lead = mask ? addr[__builtin_ctz(mask)] : 0;
     m->shared_clock++;
+    if (!store && warp == 0 && m->smem_mark != m->live->barriers + 1) {
+        m->t.smem_phases++; /* a barrier interval whose shared loads warp 0 waits for */
+        m->smem_mark = m->live->barriers + 1;
+    }
     for (int r = 0; mask && r < RUNS; r++)
         if (next[r] == lead && run[r].mask &&
             extends(&run[r], m->pend_addr[w][r], addr, mask, bytes, store)) {
@@ -717,6 +723,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->block = linear;
     m->block_bars = m->live->barriers;
     m->phase_mark = 0;
+    m->smem_mark = 0;
     m->lead.n = 0;
     m->lead.filter = 0;
     m->cp_groups = m->cp_landed = 0;
@@ -1121,6 +1128,21 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     return wait > 0 ? rounds * phases * wait * ms : 0;
 }
 
+/* The waits of a block's barrier intervals for their shared loads, in ms (kernels with barriers
+ * only): the resident blocks reach each interval together, and there each warp's first use of
+ * a shared load (a tree reduction's next step, a slice's ldmatrix before its mma) waits for it,
+ * so the last warp's load's latency comes after the interval's work and before its barrier.
+ * Shared memory is the L1's array: its latency is taken as an L1 hit's. One a block, per
+ * interval in which warp 0 loads from shared memory, and per round of resident blocks. */
+static double exposed_shared(const struct vm_model *m, const struct tally *t,
+                             const struct model_estimate *e)
+{
+    if (!e->counters.barriers)
+        return 0;
+    double ms = 1e3 / (m->gpu.clock_mhz * 1e6);
+    return sm_rounds(m) * t->smem_phases / (double)m->blocks * m->gpu.lat_l1 * ms;
+}
+
 /* The SM's pipes, which every warp visits in turn. */
 static const enum model_bound sm_pipes[] = {MODEL_FP32,   MODEL_FP64,  MODEL_SFU,
                                             MODEL_TENSOR, MODEL_ISSUE, MODEL_LSU};
@@ -1256,7 +1278,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     double chip = chip_ms(e->bound_ms),
            pipes = shared_pipes_ms(e->bound_ms, 0, warps, group, m->gpu.schedulers);
     busy = busy > chip ? busy : chip;
-    e->exposed_ms = exposed(m, &t, e, pipes);
+    e->exposed_ms = exposed(m, &t, e, pipes) + exposed_shared(m, &t, e);
     e->tma_stages = t.tma_depth / (double)m->blocks;
     busy = fmax(busy, short_blocks_ms(m, &t, e, pipes, chip));
     double chain = e->exposed_ms + e->bound_ms[MODEL_BARRIER] + pipes;

@@ -76,6 +76,10 @@ void model_ragged(int blocks, const float *d_x, float *d_y);
  *  through shared memory and exit: y[i] = x[i + 1 within its block], n floats. */
 void model_rounds(int n, int threads, const float *d_x, float *d_y);
 
+/** A tree reduction in blocks of 256 threads: y[b] = the sum of x[b * 256 ...], 8 steps a block,
+ *  each after a barrier, for n / 256 blocks. */
+void model_tree(int n, const float *d_x, float *d_y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -423,3 +423,22 @@ void model_rounds(int n, int threads, const float *d_x, float *d_y)
 {
     model_rounds_kernel<<<n / threads, threads, threads * sizeof(float)>>>(d_x, d_y);
 }
+
+static __global__ void model_tree_kernel(const float *x, float *y)
+{
+    __shared__ float sum[256];
+    int t = threadIdx.x;
+    sum[t] = x[blockIdx.x * 256 + t];
+    for (int s = 128; s > 0; s /= 2) {
+        __syncthreads(); /* the step before has written every sum this one reads */
+        if (t < s)
+            sum[t] += sum[t + s];
+    }
+    if (t == 0)
+        y[blockIdx.x] = sum[0];
+}
+
+void model_tree(int n, const float *d_x, float *d_y)
+{
+    model_tree_kernel<<<n / 256, 256>>>(d_x, d_y);
+}

@@ -56,6 +56,8 @@ static void run_all(int n, float *d_x, float *d_y)
         model_ragged(4000, d_x, d_y);
     for (int threads = 1024; n >= 1 << 22 && threads >= 256; threads /= 4)
         model_rounds(n, threads, d_x, d_y); /* 2 blocks an SM on the h100, then 8 */
+    if (n >= 1 << 22)
+        model_tree(n, d_x, d_y); /* 8 blocks an SM, as model_rounds' second */
     model_units();
 }
 
