@@ -8,10 +8,11 @@ On a GPU it describes the machine, measures what the time model assumes of the G
 puts the time model's estimate beside each benchmark, reads Nsight Compute's counters beside
 the emulator's for the same kernels, runs the differential harness (the emulator against the
 GPU) and compute-sanitizer on every lesson's GPU cases. Without a GPU every step runs on the
-CPU emulator and every time or ncu column says "not run". It writes at most 10 files into DIR:
+CPU emulator and every time or ncu column says "not run". It writes at most 11 files into DIR:
 
   report.md     the machine, a summary of each step, and the tables in markdown
   probes.csv    what the time model assumes of the GPU, measured on it, beside the model's row
+  probes.gpu    the model's row with those measurements in place: a GPU file for --gpu=FILE
   suite.csv     every test: name, status, seconds
   perf.csv      every timing case's ratio against its bar (tests/common/course_bars.c)
   bench.csv     every lesson's benchmark rows
@@ -158,13 +159,15 @@ def probes(rep):
     rep.step("the time model's assumptions, measured (course_probes)")
     path = os.path.join(rep.out, "probes.csv")
     code, text = rep.run("probes", [os.path.join(rep.bin, "course_probes"), f"--gpu={model_gpu(rep)}",
-                                    f"--csv={path}"], timeout=600)
+                                    f"--csv={path}", f"--gpu-file={os.path.join(rep.out, 'probes.gpu')}"],
+                         timeout=600)
     if code != 0:
         rep.problems.append(f"probes: exit {code}: {(text.strip().splitlines() or [''])[-1]}")
     rows = list(csv.reader(open(path))) if os.path.exists(path) else []
     where = "measured on this GPU" if rep.device == "gpu" else "not run (the CPU emulator: each probe's result checked)"
     rep.md += [f"## {TITLES['probes']}", "", f"`./course probes`, {where}; the model's column is "
-               "its row in `emulator/vm/gpus.c` (`-`: a value it does not have).", ""]
+               "its row in `emulator/vm/gpus.c` (`-`: a value it does not have); `probes.gpu` is that row with "
+               "the measured values in place (`./course estimate NN --gpu=probes.gpu`).", ""]
     rep.table(rows[0] if rows else ["probe"], rows[1:] or [["none: " + text.strip()[-200:]]])
 
 

@@ -321,3 +321,16 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
         }
     return 0;
 }
+
+int gpus_save(const struct model_gpu *g, FILE *f)
+{
+    fprintf(f, "name = %s\nfull = %s\nsource = %s\n", g->name, g->full, g->source);
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const char *at = (const char *)g + fields[i].off;
+        if (fields[i].is_double)
+            fprintf(f, "%s = %.17g\n", fields[i].name, *(const double *)at);
+        else
+            fprintf(f, "%s = %u\n", fields[i].name, *(const unsigned *)at);
+    }
+    return ferror(f) ? -1 : 0;
+}

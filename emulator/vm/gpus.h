@@ -8,6 +8,7 @@
 #define EMU_GPUS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /** One GPU: what the model's occupancy, bounds and caches need. */
 struct model_gpu {
@@ -75,5 +76,11 @@ const struct model_gpu *gpus_all(size_t *n);
  * Returns 0, or -1 with one line in @p err naming the file, line or missing field.
  */
 int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size);
+
+/**
+ * Write @p g to @p f as a GPU file gpus_load() reads back: its name, full name and source, then
+ * every numeric field. Returns 0, or -1 when @p f reports a write error.
+ */
+int gpus_save(const struct model_gpu *g, FILE *f);
 
 #endif /* EMU_GPUS_H */

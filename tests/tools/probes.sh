@@ -1,6 +1,7 @@
 #!/bin/sh
 # course_probes on the CPU emulator: every probe's kernel runs and its result is right, no time is
-# shown (not run), the model's column is the row asked for, and bad flags get one line and exit 2.
+# shown (not run), the model's column is the row asked for, the GPU file it writes reads back as
+# that row (nothing measured), and bad flags get one line and exit 2.
 # Usage: probes.sh BIN_DIR (the emulator's libraries first on LD_LIBRARY_PATH)
 set -u
 bin=$1
@@ -11,13 +12,18 @@ complain() {
     echo "FAIL $*"
     fail=1
 }
-"$bin/course_probes" --gpu=h200 --csv="$work/p.csv" >"$work/out" 2>&1 || complain "exit $?: $(cat "$work/out")"
+"$bin/course_probes" --gpu=h200 --csv="$work/p.csv" --gpu-file="$work/h200.gpu" >"$work/out" 2>&1 ||
+    complain "exit $?: $(cat "$work/out")"
+"$bin/course_probes" --gpu="$work/h200.gpu" --csv="$work/back.csv" >/dev/null 2>&1 ||
+    complain "the GPU file it wrote does not read back: $(head -3 "$work/h200.gpu")"
+sed 's/,h200-probed,/,h200,/' "$work/back.csv" | cmp -s - "$work/p.csv" ||
+    complain "the GPU file read back is not the h200 row: $(diff "$work/back.csv" "$work/p.csv" | head -4)"
 rows=$(grep -c ',not run,[^,]*,-,h200,ok,' "$work/p.csv")
 [ "$rows" = 16 ] || complain "want 16 probes run, checked and not timed, have $rows: $(cat "$work/p.csv")"
 grep -q 'not run' "$work/out" || complain "the table does not say 'not run'"
 grep -q '^lat_dram,not run,600,-,h200,ok,' "$work/p.csv" || complain "lat_dram is not the h200 row's 600 clocks"
 grep -q '^dram_share,not run,0.88,' "$work/p.csv" || complain "dram_share is not the model's 0.88"
-for args in "--gpu=nonesuch" "--bogus" "--csv=$work/no/such/dir/p.csv"; do
+for args in "--gpu=nonesuch" "--bogus" "--csv=$work/no/such/dir/p.csv" "--gpu-file=$work/no/such/dir/g"; do
     err=$("$bin/course_probes" "$args" 2>&1 >/dev/null)
     rc=$?
     lines=$(printf '%s\n' "$err" | grep -c .)
@@ -25,5 +31,5 @@ for args in "--gpu=nonesuch" "--bogus" "--csv=$work/no/such/dir/p.csv"; do
         complain "$args: exit $rc, $lines lines on stderr: $err"
     fi
 done
-[ "$fail" = 0 ] && echo "course_probes: 16 probes checked on the emulator, bad flags rejected"
+[ "$fail" = 0 ] && echo "course_probes: 16 probes checked on the emulator, its GPU file read back, bad flags rejected"
 exit "$fail"

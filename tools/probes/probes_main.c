@@ -3,7 +3,7 @@
  * @brief course_probes: what the time model assumes of a GPU, measured on it, beside the model's
  *        value (emulator/vm/gpus.c) for the row it is compared with.
  *
- *   course_probes [--gpu=GPU|FILE] [--csv=FILE]
+ *   course_probes [--gpu=GPU|FILE] [--csv=FILE] [--gpu-file=FILE]
  *
  * One row per probe (probes.cu): the load latencies from the L1, the L2, DRAM, shared memory
  * and ldmatrix; the SM clock and the fp32 and mma.sync rates at it; the L2's read rate; atomic
@@ -12,10 +12,14 @@
  * clocks take the SM clock the fp32 probe ran at. Every probe checks what its kernel computed
  * (a chain's end, every sum, count and store), and a failed check exits 1 naming the probe.
  * On the CPU emulator the kernels run small and are checked; no time is taken ("not run").
- * `./course gpu-report` runs it first on a GPU (probes.csv).
+ * --gpu-file writes the model's row with what was measured in place of its latencies, clock,
+ * mma.sync rate, L2 rate and fp32 atomic clocks: a GPU file `./course estimate --gpu=FILE`
+ * reads (on the emulator, the row unchanged). `./course gpu-report` runs it first on a GPU
+ * (probes.csv, probes.gpu).
  */
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,6 +500,54 @@ static const char *row_of(const char *device)
     return key;
 }
 
+/* Where a probe's value goes in a GPU file: the model's field it measures. */
+static const struct {
+    const char *probe;
+    size_t off;
+    int is_double;
+} probed[] = {
+    {"lat_l1", offsetof(struct model_gpu, lat_l1), 0},
+    {"lat_l2", offsetof(struct model_gpu, lat_l2), 0},
+    {"lat_dram", offsetof(struct model_gpu, lat_dram), 0},
+    {"sm_mhz_fp32", offsetof(struct model_gpu, clock_mhz), 1},
+    {"mma_tflops", offsetof(struct model_gpu, mma_tflops), 1},
+    {"l2_bytes_per_clk", offsetof(struct model_gpu, l2_bytes_per_clk), 1},
+    {"atom_f32_clk", offsetof(struct model_gpu, atom_f32_clk), 1},
+};
+
+/* The model's row with what was measured in place of the fields the probes measure, written to
+ * @p path as a GPU file (gpus_save()). Returns 0, or 2 with one line on stderr. */
+static int write_gpu_file(const struct probe_run *r, const char *path)
+{
+    struct model_gpu g = *r->gpu;
+    snprintf(g.name, sizeof g.name, "%.20s-probed", r->gpu->name);
+    snprintf(g.full, sizeof g.full, "%.60s (course_probes)", r->dev.name);
+    snprintf(g.source, sizeof g.source,
+             "course_probes on %.60s: %s; every other field the %s row's (emulator/vm/gpus.c)",
+             r->dev.name,
+             r->small ? "not run (the CPU emulator)"
+                      : "lat_l1, lat_l2, lat_dram, clock_mhz (under FMAs), mma_tflops, "
+                        "l2_bytes_per_clk and atom_f32_clk measured",
+             r->gpu->name);
+    for (int i = 0; i < r->nrows; i++)
+        for (size_t k = 0; k < sizeof probed / sizeof probed[0]; k++) {
+            double v = r->rows[i].measured;
+            if (strcmp(r->rows[i].name, probed[k].probe) || isnan(v) || !r->rows[i].ok)
+                continue;
+            if (probed[k].is_double)
+                *(double *)((char *)&g + probed[k].off) = v;
+            else
+                *(unsigned *)((char *)&g + probed[k].off) = (unsigned)lround(v);
+        }
+    FILE *f = fopen(path, "w");
+    int bad = !f || gpus_save(&g, f) != 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        fprintf(stderr, "course_probes: cannot write the GPU file %s\n", path);
+    return bad ? 2 : 0;
+}
+
 /* The model's row: a name of the table (gpus.c) or a GPU file. */
 static const struct model_gpu *model_row(const char *name, struct model_gpu *file)
 {
@@ -513,11 +565,13 @@ static const struct model_gpu *model_row(const char *name, struct model_gpu *fil
 
 int main(int argc, char **argv)
 {
-    const char *gpu = NULL, *csv_path = NULL;
+    const char *gpu = NULL, *csv_path = NULL, *gpu_file = NULL;
     const struct cli_opt opts[] = {
         {"gpu", CLI_STRING, &gpu, 0, 0,
          "the model's row to compare with (emulator/vm/gpus.c; default: the GPU's own, or h100)"},
         {"csv", CLI_STRING, &csv_path, 0, 0, "also write the rows to this CSV file"},
+        {"gpu-file", CLI_STRING, &gpu_file, 0, 0,
+         "write the model's row with the measured values to this GPU file"},
         {NULL, CLI_INT, NULL, 0, 0, NULL},
     };
     enum cli_status st = cli_parse(argc, argv, "course_probes",
@@ -548,5 +602,7 @@ int main(int argc, char **argv)
     if (csv)
         fclose(csv);
     timer_release();
+    if (gpu_file && write_gpu_file(&r, gpu_file))
+        return 2;
     return wrong > 0;
 }
