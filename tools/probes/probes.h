@@ -17,11 +17,12 @@ extern "C" {
 #endif
 
 /**
- * One thread follows d_next from index 0 for @p steps dependent loads, through the L1
- * (around_l1 0, ld.global.ca) or around it (1, ld.global.cg): *d_clocks is the clocks all
- * the loads took, *d_end the index it stopped at.
+ * One thread follows d_next from index 0 for @p warm dependent loads and then @p steps more,
+ * through the L1 (around_l1 0, ld.global.ca) or around it (1, ld.global.cg): *d_clocks is the
+ * clocks the last @p steps took, *d_end the index it stopped at. The warm loads are in the same
+ * launch because a launch may start with the L1 empty.
  */
-void probe_chase(const unsigned *d_next, int steps, int around_l1, long long *d_clocks,
+void probe_chase(const unsigned *d_next, int warm, int steps, int around_l1, long long *d_clocks,
                  unsigned *d_end);
 
 /** As probe_chase(), with the @p n entries of d_next first copied into shared memory. */

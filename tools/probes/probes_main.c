@@ -109,14 +109,15 @@ static unsigned chain_end(const unsigned *next, int steps)
     return p;
 }
 
-/* Clocks a load of a chain through @p bytes of global memory, one entry a 128-byte line; the
- * caches warmed by a first chase unless @p cold (then 2 x L2 of other bytes are written
- * between the copy and the chase). */
+/* Clocks a load of a chain through @p bytes of global memory, one entry a 128-byte line. Through
+ * the L1, the launch first follows the whole cycle untimed (a launch may start with the L1
+ * empty); around it, a first launch warms the L2 with the same lines, unless @p cold (then
+ * 2 x L2 of other bytes are written between the copy and the chase). */
 static void chase_global(struct probe_run *r, const char *name, size_t bytes, int around_l1,
                          int cold, double model)
 {
     size_t lines = bytes / (LINE_WORDS * 4);
-    int steps = r->small ? 100 : 4096;
+    int steps = r->small ? 100 : 4096, warm = around_l1 ? 0 : (int)lines;
     unsigned *next = chain(lines, LINE_WORDS), *d_next = dev_alloc(lines * LINE_WORDS * 4), end;
     long long clocks, *d_clocks = dev_alloc(sizeof clocks);
     unsigned *d_end = dev_alloc(sizeof end);
@@ -125,14 +126,14 @@ static void chase_global(struct probe_run *r, const char *name, size_t bytes, in
         void *flush = dev_alloc(2 * r->dev.l2_bytes);
         CUDA_CHECK(cudaMemset(flush, 1, 2 * r->dev.l2_bytes));
         CUDA_CHECK(cudaFree(flush));
-    } else {
-        probe_chase(d_next, steps, around_l1, d_clocks, d_end); /* the same lines, warmed */
+    } else if (around_l1) {
+        probe_chase(d_next, 0, steps, 1, d_clocks, d_end); /* the same lines into the L2 */
     }
-    probe_chase(d_next, steps, around_l1, d_clocks, d_end);
+    probe_chase(d_next, warm, steps, around_l1, d_clocks, d_end);
     to_host(&clocks, d_clocks, sizeof clocks);
     to_host(&end, d_end, sizeof end);
     add_row(r, name, "clocks a dependent load", (double)clocks / steps, model,
-            end == chain_end(next, steps));
+            end == chain_end(next, warm + steps));
     free(next);
     CUDA_CHECK(cudaFree(d_next));
     CUDA_CHECK(cudaFree(d_clocks));
