@@ -163,7 +163,10 @@ def probes(rep):
                          timeout=600)
     if code != 0:
         rep.problems.append(f"probes: exit {code}: {(text.strip().splitlines() or [''])[-1]}")
-    rows = list(csv.reader(open(path))) if os.path.exists(path) else []
+    rows = []
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
     where = "measured on this GPU" if rep.device == "gpu" else "not run (the CPU emulator: each probe's result checked)"
     rep.md += [f"## {TITLES['probes']}", "", f"`./course probes`, {where}; the model's column is "
                "its row in `emulator/vm/gpus.c` (`-`: a value it does not have); `probes.gpu` is that row with "

@@ -986,12 +986,18 @@ static double sm_rounds(const struct vm_model *m)
     return ceil(busiest_sm_blocks(m) / m->bps);
 }
 
+/* The ms one clock of @p g's SMs takes. */
+static double clock_ms(const struct model_gpu *g)
+{
+    return 1e3 / (g->clock_mhz * 1e6);
+}
+
 /* Each resource's time in ms, from the scaled counts. */
 static void bounds(const struct vm_model *m, const struct tally *t, struct model_estimate *e)
 {
     const struct model_gpu *g = &m->gpu;
     const struct vm_counters *c = &e->counters;
-    double ms = 1e3 / (g->clock_mhz * 1e6);
+    double ms = clock_ms(g);
     double per_sm = busiest_sm_blocks(m), share = per_sm / (double)m->blocks;
     double dmma_flops = (double)c->dmma_flops;
     /* 8-bit wgmma in the time of a 16-bit one of 1 / WGMMA_8BIT_SPEEDUP its flops */
@@ -1062,7 +1068,7 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
                           double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
-    double ms = 1e3 / (g->clock_mhz * 1e6), per_sm = busiest_sm_blocks(m);
+    double ms = clock_ms(g), per_sm = busiest_sm_blocks(m);
     double phases = t->tma_phases / (double)m->blocks, depth = t->tma_depth / (double)m->blocks;
     double resident = resident_blocks(m), rounds = sm_rounds(m);
     e->tma_round_trip = 0;
@@ -1085,7 +1091,7 @@ static double exposed_tma(const struct vm_model *m, const struct tally *t, struc
 static double phase_transfer(const struct vm_model *m, const struct tally *t,
                              const struct model_estimate *e, double phases, double work)
 {
-    double ms = 1e3 / (m->gpu.clock_mhz * 1e6), share = busiest_sm_blocks(m) / (double)m->blocks;
+    double ms = clock_ms(&m->gpu), share = busiest_sm_blocks(m) / (double)m->blocks;
     double own = t->lead > 0 ? t->lead_loading / t->lead * work : 0;
     double wait = copy_ms(e->bound_ms) * share * m->gpu.sms / ms / phases - own;
     return wait > 0 ? wait : 0;
@@ -1106,7 +1112,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
                       double work_ms)
 {
     const struct model_gpu *g = &m->gpu;
-    double ms = 1e3 / (g->clock_mhz * 1e6), rounds = sm_rounds(m);
+    double ms = clock_ms(g), rounds = sm_rounds(m);
     double phases = t->load_phases / (double)m->blocks;
     if (t->tma_loads > t->loads + t->async_loads)
         return exposed_tma(m, t, e, work_ms);
@@ -1139,7 +1145,7 @@ static double exposed_shared(const struct vm_model *m, const struct tally *t,
 {
     if (!e->counters.barriers)
         return 0;
-    double ms = 1e3 / (m->gpu.clock_mhz * 1e6);
+    double ms = clock_ms(&m->gpu);
     return sm_rounds(m) * t->smem_phases / (double)m->blocks * m->gpu.lat_l1 * ms;
 }
 

@@ -172,10 +172,8 @@ void probe_mma(int blocks, int iters, const unsigned short *d_ab, float *d_out, 
     CUDA_CHECK_LAUNCH();
 }
 
-static __global__ void l2_read_kernel(const uint4 *buf, long long n, int passes, unsigned *sum,
-                                      long long *clocks)
+static __global__ void l2_read_kernel(const uint4 *buf, long long n, int passes, unsigned *sum)
 {
-    long long t0 = clock64();
     long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     long long stride = (long long)gridDim.x * blockDim.x;
     unsigned acc = 0;
@@ -196,13 +194,11 @@ static __global__ void l2_read_kernel(const uint4 *buf, long long n, int passes,
         }
     }
     sum[first] = acc;
-    block_clocks(t0, clocks);
 }
 
-void probe_l2_read(int blocks, const unsigned *d_buf, long long n, int passes, unsigned *d_sum,
-                   long long *d_clocks)
+void probe_l2_read(int blocks, const unsigned *d_buf, long long n, int passes, unsigned *d_sum)
 {
-    l2_read_kernel<<<blocks, RATE_THREADS>>>((const uint4 *)d_buf, n, passes, d_sum, d_clocks);
+    l2_read_kernel<<<blocks, RATE_THREADS>>>((const uint4 *)d_buf, n, passes, d_sum);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -4,10 +4,11 @@
  *
  * Each launcher takes device pointers, runs one kernel on the default stream and does not
  * synchronise. A latency probe is one thread (or one warp) following a chain of dependent
- * loads and writes its clocks to d_clocks; a rate probe fills the GPU and writes each
- * block's clocks (clock64 at its end less at its start) to d_clocks, so that the host can
- * turn a CUDA event's time into the SM clock the probe ran at. Every probe also writes what
- * it computed, which the host checks: a probe that measured the wrong thing says so.
+ * loads; it writes its clocks to d_clocks. A rate probe fills the GPU; the FMA, mma and barrier
+ * probes also write each block's clocks (clock64 at its end less at its start) to d_clocks, from
+ * which, with a CUDA event's time, the host reads the SM clock the others are counted at. Every
+ * probe also writes what it computed, which the host checks: a probe that measured the wrong
+ * thing says so.
  */
 #ifndef PROBES_H
 #define PROBES_H
@@ -55,11 +56,9 @@ void probe_mma(int blocks, int iters, const unsigned short *d_ab, float *d_out,
 
 /**
  * @p blocks blocks of 256 threads read d_buf's @p n 16-byte vectors @p passes times around the L1
- * (ld.global.cg): d_sum[thread] the wrapping sum of the 32-bit words it read, d_clocks[block] its
- * clocks.
+ * (ld.global.cg): d_sum[thread] the wrapping sum of the 32-bit words it read.
  */
-void probe_l2_read(int blocks, const unsigned *d_buf, long long n, int passes, unsigned *d_sum,
-                   long long *d_clocks);
+void probe_l2_read(int blocks, const unsigned *d_buf, long long n, int passes, unsigned *d_sum);
 
 /**
  * @p blocks blocks of 256 threads each add 1 @p per_thread times (integer, or fp32 when @p f32)

@@ -30,6 +30,7 @@
 #include "gpus.h"
 #include "mat.h"
 #include "probes.h"
+#include "ref.h"
 #include "timer.h"
 
 #define LINE_WORDS 32 /* 128 bytes: one chain entry a cache line */
@@ -73,23 +74,17 @@ static void to_host(void *h, const void *d, size_t bytes)
     CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
 }
 
-static unsigned long long lcg(unsigned long long *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 33;
-}
-
 /* A chain of @p n entries @p stride words apart in one random cycle (Sattolo's shuffle): entry
  * i * stride holds the index of the next; the words between are zero. */
 static unsigned *chain(size_t n, size_t stride)
 {
     unsigned *order = mat_alloc(n * sizeof *order);
     unsigned *next = mat_alloc(n * stride * sizeof *next);
-    unsigned long long seed = 12345;
+    uint64_t seed = 12345;
     for (size_t i = 0; i < n; i++)
         order[i] = (unsigned)i;
     for (size_t i = n - 1; i > 0; i--) {
-        size_t j = lcg(&seed) % i;
+        size_t j = mat_rand_next(&seed) % i;
         unsigned t = order[i];
         order[i] = order[j];
         order[j] = t;
@@ -190,27 +185,15 @@ static double max_clocks(const long long *d_clocks, int blocks)
     return (double)most;
 }
 
-/* One launch, timed with events (the kernel's time on the GPU, ms): @p launch enqueues it. */
-struct timed {
-    void (*launch)(const void *args);
-    const void *args;
-};
-
-static void run_timed(void *arg)
-{
-    const struct timed *t = arg;
-    t->launch(t->args);
-}
-
 /* The median of TIMED_REPS runs after one to warm up: the kernel runs TIMED_RUNS times. */
 #define TIMED_REPS 3
 #define TIMED_RUNS (1 + TIMED_REPS)
 
-static double time_ms(void (*launch)(const void *), const void *args)
+/* The kernel @p launch enqueues (with @p args), timed with CUDA events: its median ms. */
+static double time_ms(timer_fn launch, void *args)
 {
-    struct timed t = {launch, args};
     struct timer_opts o = {TIMED_RUNS - TIMED_REPS, TIMED_REPS, 1, 0};
-    return timer_measure(run_timed, &t, &o).median_ms;
+    return timer_measure(launch, args, &o).median_ms;
 }
 
 struct rate_args {
@@ -220,13 +203,13 @@ struct rate_args {
     long long *clocks;
 };
 
-static void launch_fma(const void *a)
+static void launch_fma(void *a)
 {
     const struct rate_args *x = a;
     probe_fma(x->blocks, x->iters, x->in, x->out, x->clocks);
 }
 
-static void launch_mma(const void *a)
+static void launch_mma(void *a)
 {
     const struct rate_args *x = a;
     probe_mma(x->blocks, x->iters, x->in, x->out, x->clocks);
@@ -262,7 +245,7 @@ static void mma_rate(struct probe_run *r)
 {
     int blocks = r->small ? 1 : r->dev.sms * 2, warps = blocks * 8, ok = 1;
     int iters = r->small ? 2 : 1 << 14;
-    unsigned short ab[2] = {0x3c00, 0x3c00}, *d_ab = dev_alloc(sizeof ab); /* 1.0 in fp16 */
+    unsigned short one = ref_f32_to_f16(1.0f), ab[2] = {one, one}, *d_ab = dev_alloc(sizeof ab);
     float *d_out = dev_alloc(warps * 4), *out = mat_alloc(warps * sizeof *out);
     long long *d_clocks = dev_alloc(blocks * sizeof(long long));
     CUDA_CHECK(cudaMemcpy(d_ab, ab, sizeof ab, cudaMemcpyHostToDevice));
@@ -287,13 +270,12 @@ struct l2_args {
     const unsigned *buf;
     long long n;
     unsigned *sum;
-    long long *clocks;
 };
 
-static void launch_l2(const void *a)
+static void launch_l2(void *a)
 {
     const struct l2_args *x = a;
-    probe_l2_read(x->blocks, x->buf, x->n, x->passes, x->sum, x->clocks);
+    probe_l2_read(x->blocks, x->buf, x->n, x->passes, x->sum);
 }
 
 /* The L2's read rate: a quarter of the L2 read again and again around the L1 by eight blocks an
@@ -306,9 +288,8 @@ static void l2_rate(struct probe_run *r)
     for (size_t i = 0; i < words; i++)
         want += buf[i] = (unsigned)(i % 7);
     unsigned *d_buf = dev_alloc(words * 4), *d_sum = dev_alloc(threads * 4);
-    long long *d_clocks = dev_alloc(blocks * sizeof(long long));
     CUDA_CHECK(cudaMemcpy(d_buf, buf, words * 4, cudaMemcpyHostToDevice));
-    struct l2_args a = {blocks, r->small ? 2 : 200, d_buf, (long long)words / 4, d_sum, d_clocks};
+    struct l2_args a = {blocks, r->small ? 2 : 200, d_buf, (long long)words / 4, d_sum};
     double ms = time_ms(launch_l2, &a);
     to_host(sum, d_sum, threads * 4);
     for (int i = 0; i < threads; i++)
@@ -320,7 +301,6 @@ static void l2_rate(struct probe_run *r)
     free(sum);
     CUDA_CHECK(cudaFree(d_buf));
     CUDA_CHECK(cudaFree(d_sum));
-    CUDA_CHECK(cudaFree(d_clocks));
 }
 
 struct atomic_args {
@@ -331,7 +311,7 @@ struct atomic_args {
     float *fcounts;
 };
 
-static void launch_atomics(const void *a)
+static void launch_atomics(void *a)
 {
     const struct atomic_args *x = a;
     probe_atomics(x->blocks, x->per_thread, x->idx, x->mask, x->f32, x->counts, x->fcounts);
@@ -346,9 +326,9 @@ static void atomic_rate(struct probe_run *r, const char *name, unsigned mask, in
     int per_thread = r->small ? 4 : (1 << 22) / threads;
     unsigned *idx = mat_alloc(threads * 4), counts[256];
     float fcounts[256];
-    unsigned long long seed = 99;
+    uint64_t seed = 99;
     for (int i = 0; i < threads; i++)
-        idx[i] = (unsigned)lcg(&seed);
+        idx[i] = (unsigned)mat_rand_next(&seed);
     unsigned *d_idx = dev_alloc(threads * 4), *d_counts = dev_alloc(sizeof counts);
     float *d_fcounts = dev_alloc(sizeof fcounts);
     CUDA_CHECK(cudaMemcpy(d_idx, idx, threads * 4, cudaMemcpyHostToDevice));
@@ -374,7 +354,7 @@ struct store_args {
     float *out;
 };
 
-static void launch_stores(const void *a)
+static void launch_stores(void *a)
 {
     const struct store_args *x = a;
     probe_column_stores(x->n, x->out);
