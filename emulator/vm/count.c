@@ -219,8 +219,8 @@ void count_insn(struct exec *x, const struct warp *w, const struct insn *in, uin
         c->fp64_insts += fp64_unit(in->op) ? n : 0;
         c->sfu_insts += special_function(in->op) ? n : 0;
     }
-    if (x->launch->model)
-        model_insn(x->launch->model, w->index, in);
+    if (x->model)
+        model_insn(x->model, w->index, in);
     ((struct count_state *)x->count_state)->in_atom = in->op == OP_ATOM ? in : NULL;
     if (in->op == OP_BRA)
         c->branches++;
@@ -336,8 +336,8 @@ static void count_atomic(struct exec *x, const uint64_t *addr, uint32_t m, int g
     struct vm_counters *c = x->cnt;
     struct count_state *st = x->count_state;
     uint64_t lanes = (uint64_t)__builtin_popcount(m), same = same_addr(addr, m);
-    if (x->launch->model)
-        model_atomic(x->launch->model, st->in_atom, addr, m, same, global);
+    if (x->model)
+        model_atomic(x->model, st->in_atom, addr, m, same, global);
     if (!global) {
         c->satom_lanes += lanes;
         c->satom_same_addr += same;

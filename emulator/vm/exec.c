@@ -882,17 +882,22 @@ static int grid_stuck(struct exec *x, uint64_t e0)
     return stuck;
 }
 
-/* A context for plan @p x: its own warps, shared memory, counters and result @p r. */
+/* A context for plan @p x: its own warps, shared memory, counters and result @p r. With the time
+ * model on, only the context that @p follows feeds it, counting into the plan's counters, which
+ * the model reads as they grow (run_resident()); the others count nothing. */
 static void context_open(struct exec *c, const struct exec *x, struct grid *g, struct vm_result *r,
-                         uint32_t per)
+                         uint32_t per, int follows)
 {
     *c = *x;
     memset(r, 0, sizeof *r);
     c->result = r;
-    c->cnt = x->cnt ? &r->counters : NULL;
+    c->model = follows ? x->model : NULL;
+    c->cnt = follows ? x->cnt : x->cnt && !x->model ? &r->counters : NULL;
+    c->count_state = follows ? x->count_state : NULL;
     c->grid = g;
     make_warps(c, x->nwarps, per);
-    count_begin(c);
+    if (!follows)
+        count_begin(c);
     if (x->launch->checks)
         check_begin(c);
 }
@@ -905,7 +910,8 @@ static void context_close(struct exec *x, struct exec *c)
         r->status = cr->status;
         memcpy(r->message, cr->message, sizeof r->message);
     }
-    count_merge(x, c);
+    if (c->cnt != x->cnt) /* a context that follows counted into the plan's counters */
+        count_merge(x, c);
     if (x->launch->checks)
         check_end(c);
     if (x->launch->prov)
@@ -959,7 +965,7 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
     pthread_mutex_init(&g.atomics, NULL);
     for (uint32_t t = 0; t < nthreads; t++) {
         g.running[t] = g.stalled[t] = UINT64_MAX;
-        context_open(&c[t], x, &g, &r[t], per);
+        context_open(&c[t], x, &g, &r[t], per, 0);
         c[t].worker = t;
         c[t].atomics = &g.atomics;
     }
@@ -1014,6 +1020,8 @@ static void resident_turns(struct exec *x, struct exec *c, int *ended, uint32_t 
  * cluster's). With cluster dimensions @p dims (NULL: none), each run of that many consecutive
  * blocks shares a cluster: distributed shared memory, barrier.cluster. They take turns on one
  * thread (resident_turns()), so that each may wait for the others (at a grid-wide barrier, say).
+ * With the time model on, each group's first block feeds it and stands for the group: the
+ * model follows one block at a time (model_resident()).
  */
 static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, const uint32_t *dims,
                          uint32_t per)
@@ -1026,8 +1034,10 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, const
     struct cluster **cl = emu_calloc(ncl + 1, sizeof *cl);
     for (uint32_t k = 0; k < ncl; k++)
         cl[k] = vm_cluster_new(dims, x->nthreads);
+    if (x->model)
+        model_resident(x->model, group);
     for (uint32_t i = 0; i < group; i++) {
-        context_open(&c[i], x, &g, &r[i], per);
+        context_open(&c[i], x, &g, &r[i], per, x->model && i == 0);
         c[i].grid = NULL; /* one thread: no block waits for another thread's */
         c[i].cluster = dims ? cl[i / csize] : NULL;
         if (dims)
@@ -1036,6 +1046,8 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, const
     for (uint64_t first = 0; first < nblocks && g.failed == nblocks; first += group) {
         for (uint32_t k = 0; k < ncl; k++)
             vm_cluster_reset(cl[k]);
+        if (x->model)
+            model_block(x->model, x->smem_bytes, first); /* every group's first: no sample */
         for (uint32_t i = 0; i < group; i++) {
             place_block(&c[i], first + i);
             block_start(&c[i]);
@@ -1100,8 +1112,7 @@ static uint32_t threads_for(const struct exec *x, uint64_t nblocks)
 static void run_in_order(struct exec *x, uint64_t nblocks)
 {
     for (uint64_t b = 0; b < nblocks && x->result->status == VM_OK; b++) {
-        const struct vm_launch *L = x->launch;
-        if (L->model && !model_block(L->model, x->smem_bytes, b))
+        if (x->model && !model_block(x->model, x->smem_bytes, b))
             continue; /* not in the time model's sample */
         place_block(x, b);
         block_start(x);
@@ -1133,6 +1144,7 @@ enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,
     x.local_frame = mod->local_total;
     x.stack_limit = L->stack_bytes ? L->stack_bytes : 1024;
     x.cnt = L->count ? &r->counters : NULL;
+    x.model = L->model;
     uint32_t nwarps = (x.nthreads + 31) / 32;
     uint32_t *fbase = emu_malloc((mod->nfuncs ? mod->nfuncs : 1) * sizeof *fbase);
     x.fbase = fbase;

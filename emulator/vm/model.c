@@ -222,6 +222,7 @@ struct vm_model {
     unsigned regs, threads, bps, warps_per_block;
     uint32_t smem;
     uint64_t blocks, first, tail, sampled, block;
+    uint32_t stride; /* blocks each block that ran stands for (model_resident()) */
     int begun, in_tail;
     int noting;           /* the block that ran last is not yet in least/most */
     uint64_t block_insts; /* the warp instructions counted when it began */
@@ -334,6 +335,7 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->begun = 0;
     m->in_tail = 0;
     m->sampled = 0;
+    m->stride = 1;
     m->noting = 0;
     m->least = UINT64_MAX;
     m->most = 0;
@@ -665,7 +667,7 @@ static void plan_sample(struct vm_model *m)
     uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
     m->first = m->blocks;
     m->tail = 0;
-    if (!m->sample || m->blocks <= 2 * wave)
+    if (!m->sample || m->stride > 1 || m->blocks <= 2 * wave)
         return;
     m->first = wave;
     m->tail = m->blocks % wave ? m->blocks % wave : wave;
@@ -732,6 +734,11 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->block_insts = m->live->warp_insts;
     memset(m->seq, 0, sizeof m->seq);
     return 1;
+}
+
+void model_resident(struct vm_model *m, uint32_t group)
+{
+    m->stride = group;
 }
 
 /* The index of @p in among the kernel's instructions, or -1 (a device function's, or a copy a
@@ -955,7 +962,7 @@ const char *model_bound_name(enum model_bound b)
 static void scale(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e,
                   struct tally *t)
 {
-    double f = m->tail ? (double)(m->blocks - m->tail) / (double)m->first : 1.0;
+    double f = m->tail ? (double)(m->blocks - m->tail) / (double)m->first : m->stride;
     const double *t1 = (const double *)&m->t, *t0 = (const double *)&m->t_first;
     double *out = (double *)t;
     for (size_t i = 0; i < TALLY_N; i++)

@@ -89,6 +89,11 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in);
 /** Before block @p linear, whose shared memory is @p smem bytes: 0 to skip it (not sampled). */
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
 
+/** Before the first block of a launch whose blocks run in resident groups of @p group (a
+ *  cluster's, or a cooperative grid's): one block of each group feeds the model, every one of
+ *  its blocks, and stands for the group (its counts and tallies times @p group; no sample). */
+void model_resident(struct vm_model *m, uint32_t group);
+
 /** One global request of warp @p warp by instruction @p in (NULL: unknown): its @p n distinct
  *  32-byte sectors @p sec, sorted (count_sectors()). */
 void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *sec,

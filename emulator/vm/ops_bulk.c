@@ -58,10 +58,10 @@ enum event bulk_global(struct exec *x, struct warp *w, const struct insn *in, in
     enum event ev = vm_access(x, w, in, l, SP_GLOBAL, a, (unsigned)bytes, 1, store, host);
     if (ev == EV_NONE && x->cnt)
         count_tma(x, a, bytes, store);
-    if (ev == EV_NONE && x->launch->model) {
+    if (ev == EV_NONE && x->model) {
         struct bulk_ops b = bulk_ops_of(x->mod, in);
         int none = b.mbar.reg == NO_REG && b.mbar.disp == -1;
-        model_tma(x->launch->model, w->index, a, bytes, store,
+        model_tma(x->model, w->index, a, bytes, store,
                   store || none ? ~0ull : bulk_addr_of(w, &b.mbar, l));
     }
     return ev;

@@ -226,7 +226,7 @@ static enum event resolve_mixed(struct exec *x, struct warp *w, const struct ins
 static void observe(struct exec *x, const struct warp *w, const struct insn *in, enum space sp,
                     const uint64_t *addr, uint32_t m, unsigned bytes, int store)
 {
-    struct vm_model *model = x->launch->model;
+    struct vm_model *model = x->model;
     if (sp == SP_GLOBAL) {
         uint64_t sec[64];
         unsigned n = x->cnt || model ? count_sectors(addr, m, bytes, sec) : 0;
@@ -311,7 +311,7 @@ enum event vm_access(struct exec *x, struct warp *w, const struct insn *in, int 
 void vm_count_pieces(struct exec *x, const struct warp *w, enum space sp, const uint64_t *addr,
                      int n, unsigned bytes, int store)
 {
-    if ((!x->cnt && !x->launch->model) || (sp != SP_GLOBAL && sp != SP_SHARED))
+    if ((!x->cnt && !x->model) || (sp != SP_GLOBAL && sp != SP_SHARED))
         return;
     for (int at = 0; at < n; at += 32) {
         int lanes = n - at < 32 ? n - at : 32;
@@ -416,7 +416,7 @@ static void vector_lanes(struct warp *w, const struct insn *in, uint8_t **host, 
  * access then needs only its bounds and alignment. */
 static int unobserved(const struct exec *x)
 {
-    return !x->cnt && !x->launch->model && !x->launch->checks;
+    return !x->cnt && !x->model && !x->launch->checks;
 }
 
 /* 1 when every lane of @p m can access @p bytes of shared memory at b[l] + @p imm: in bounds

@@ -482,6 +482,7 @@ struct exec {
     uint32_t bar_nowait[16]; /**< threads that arrived without waiting (bar.arrive) */
     uint64_t clock;          /**< instructions issued, the %clock of this emulation */
     struct vm_counters *cnt; /**< counters, or NULL */
+    struct vm_model *model;  /**< the time model this block feeds, or NULL (exec.c) */
     void *count_state;       /**< count.c's sets of sectors seen */
     void *check_state;       /**< checks.c's records, when the launch runs checks */
     void *async_state;       /**< checks_async.c's records (the asynchronous proxy's) */

@@ -19,6 +19,11 @@ enum { MODEL_TMA_ONE_STAGE, MODEL_TMA_STAGES, MODEL_TMA_SPECIALISED, MODEL_TMA_F
 void model_tma_gemm(int version, int blocks, int tiles, const void *d_a, const void *d_b,
                     float *d_c);
 
+/** y = x over @p n floats: in clusters of two blocks of 256 threads, then as a cooperative grid
+ *  of 264 such blocks (2 an SM on the h100), each thread striding over the grid, then the same
+ *  grid launched plainly. */
+void model_resident_copies(int n, const float *d_x, float *d_y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,8 @@
  *   fp8              STAGES stages, the same bytes multiplied as e4m3 (wgmma m64n64k32): twice
  *                    the flops, at twice the rate
  * The operands are not laid out as a GEMM's (the model, not the product, is under test).
+ * And a copy whose blocks run in resident groups: clusters of two, and a cooperative grid (then
+ * the same grid launched plainly).
  */
 #include "test_model_hopper.h"
 
@@ -172,4 +174,29 @@ extern "C" void model_tma_gemm(int version, int blocks, int tiles, const void *d
         launch<MODEL_TMA_DEPTH, 1, 0>(blocks, tiles, a, b, d_c);
     else
         launch<MODEL_TMA_DEPTH, 0, 1>(blocks, tiles, a, b, d_c);
+}
+
+/* y = x, one float a thread, in clusters of two blocks. */
+static __global__ void __cluster_dims__(2, 1, 1)
+    model_cluster_copy_kernel(int n, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = x[i];
+}
+
+/* y = x, a grid-stride loop. */
+static __global__ void model_cooperative_copy_kernel(int n, const float *x, float *y)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[i] = x[i];
+}
+
+extern "C" void model_resident_copies(int n, const float *d_x, float *d_y)
+{
+    model_cluster_copy_kernel<<<(n + 511) / 512 * 2, 256>>>(n, d_x, d_y);
+    void *args[] = {&n, &d_x, &d_y};
+    cudaLaunchCooperativeKernel((const void *)model_cooperative_copy_kernel, dim3(264), dim3(256),
+                                args, 0, 0);
+    model_cooperative_copy_kernel<<<264, 256>>>(n, d_x, d_y);
 }

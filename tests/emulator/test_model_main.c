@@ -10,7 +10,8 @@
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
  * of 32 warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB
  * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync,
- * ex2, and short blocks that copy one tile through shared memory (1024 and 256 threads), for
+ * ex2, short blocks that copy one tile through shared memory (1024 and 256 threads), and a copy
+ * in clusters of two blocks and as a cooperative grid, for
  * test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
  * half a grid apart (N >= 12 Mi).
  *
@@ -58,6 +59,7 @@ static void run_all(int n, float *d_x, float *d_y)
         model_rounds(n, threads, d_x, d_y); /* 2 blocks an SM on the h100, then 8 */
     if (n >= 1 << 22)
         model_tree(n, d_x, d_y); /* 8 blocks an SM, as model_rounds' second */
+    model_resident_copies(n, d_x, d_y);
     model_units();
 }
 
