@@ -278,21 +278,16 @@ BENCH_COLUMNS = ("version", "variant", "inputs", "device", "m", "n", "k", "ms", 
 
 # The time model's GPU rows (emulator/vm/gpus.c) by what nvidia-smi calls the GPU, the first
 # match in order: an "NVIDIA H200" is no H100, an "A100-SXM4-40GB" no A100 80GB.
-MODEL_ROWS = (("h200", "h200"), ("h100", "h100"), ("a100-sxm4-40gb", "a100-40gb"), ("a100", "a100"),
-              ("a6000", "a6000"), ("rtx 3090", "rtx3090"), ("l4", "l4"), ("t4", "t4"))
-
-
-def model_row(name):
-    """The time model's row for a GPU nvidia-smi calls @p name (h100 when none matches)."""
-    return next((row for part, row in MODEL_ROWS if part in name.lower()), "h100")
-
-
 def model_gpu(rep):
-    """The time model's GPU row for this machine's GPU (h100 without a GPU or a matching row)."""
+    """The time model's GPU row for this machine's GPU: the row `course_probes --row-of` gives its
+    name (emulator/vm/gpus.c's gpus_of_device()), h100 without a GPU or a matching row."""
     if rep.device != "gpu":
         return "h100"
-    return model_row(subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                                    capture_output=True, text=True).stdout)
+    names = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                           capture_output=True, text=True).stdout.splitlines()
+    row = subprocess.run([os.path.join(rep.bin, "course_probes"), f"--row-of={names[0] if names else ''}"],
+                         capture_output=True, text=True).stdout.strip()
+    return row or "h100"
 
 
 def model_times(rep, lesson, flags, gpu):

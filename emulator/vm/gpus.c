@@ -203,6 +203,38 @@ const struct model_gpu *gpus_find(const char *name)
     return NULL;
 }
 
+/* A GPU's own name (the CUDA runtime's or nvidia-smi's) and the row it is: the first fragment
+ * the name holds, spaces and case aside; a fragment with no row names a GPU the table lacks,
+ * which another fragment of it would otherwise match (an L40S is not an L4). */
+static const struct {
+    const char *fragment, *row;
+} device_rows[] = {
+    {"h200", "h200"},
+    {"h100", "h100"},
+    {"a100-sxm4-40gb", "a100-40gb"},
+    {"a100-pcie-40gb", "a100-40gb"},
+    {"a100", "a100"},
+    {"a6000", "a6000"},
+    {"rtx3090", "rtx3090"},
+    {"l40", NULL},
+    {"l4", "l4"},
+    {"t4", "t4"},
+};
+
+const struct model_gpu *gpus_of_device(const char *device)
+{
+    char name[256];
+    size_t n = 0;
+    for (const char *c = device; *c && n + 1 < sizeof name; c++)
+        if (*c != ' ')
+            name[n++] = (char)tolower((unsigned char)*c);
+    name[n] = 0;
+    for (size_t i = 0; i < sizeof device_rows / sizeof device_rows[0]; i++)
+        if (strstr(name, device_rows[i].fragment))
+            return device_rows[i].row ? gpus_find(device_rows[i].row) : NULL;
+    return NULL;
+}
+
 /* The numeric fields a file gives, by name, as offsets into struct model_gpu. */
 #define U(f)                                                                                       \
     {                                                                                              \

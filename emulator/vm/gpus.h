@@ -66,6 +66,10 @@ struct model_gpu {
 /** The GPU named @p name (case-insensitive), or NULL. */
 const struct model_gpu *gpus_find(const char *name);
 
+/** The row of a GPU the CUDA runtime or nvidia-smi calls @p device ("NVIDIA A100-SXM4-40GB"),
+ *  or NULL for a GPU the table lacks. */
+const struct model_gpu *gpus_of_device(const char *device);
+
 /** Every row, in order; @p n receives how many. */
 const struct model_gpu *gpus_all(size_t *n);
 

@@ -4,6 +4,7 @@
  *        value (emulator/vm/gpus.c) for the row it is compared with.
  *
  *   course_probes [--gpu=GPU|FILE] [--csv=FILE] [--gpu-file=FILE]
+ *   course_probes --row-of=NAME
  *
  * One row per probe (probes.cu): the load latencies from the L1, the L2, DRAM, shared memory
  * and ldmatrix; the SM clock and the fp32 and mma.sync rates at it; the L2's read rate; atomic
@@ -15,9 +16,8 @@
  * --gpu-file writes the model's row with what was measured in place of its latencies, clock,
  * mma.sync rate, L2 rate and fp32 atomic clocks: a GPU file `./course estimate --gpu=FILE`
  * reads (on the emulator, the row unchanged). `./course gpu-report` runs it first on a GPU
- * (probes.csv, probes.gpu).
+ * (probes.csv, probes.gpu), and asks --row-of which row the GPU's name is.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -461,26 +461,6 @@ static int print_table(const struct probe_run *r, FILE *csv)
     return wrong;
 }
 
-/* The row of the model's table whose key the GPU's name holds, spaces and case aside (the
- * longest such key: "NVIDIA GeForce RTX 3090" is rtx3090), or h100. */
-static const char *row_of(const char *device)
-{
-    char name[256];
-    size_t n = 0, rows, best = 0;
-    for (const char *c = device; *c && n + 1 < sizeof name; c++)
-        if (*c != ' ')
-            name[n++] = (char)tolower((unsigned char)*c);
-    name[n] = 0;
-    const struct model_gpu *all = gpus_all(&rows);
-    const char *key = "h100";
-    for (size_t i = 0; i < rows; i++)
-        if (strstr(name, all[i].name) && strlen(all[i].name) > best) {
-            key = all[i].name;
-            best = strlen(key);
-        }
-    return key;
-}
-
 /* Where a probe's value goes in a GPU file: the model's field it measures. */
 static const struct {
     const char *probe;
@@ -529,6 +509,13 @@ static int write_gpu_file(const struct probe_run *r, const char *path)
     return bad ? 2 : 0;
 }
 
+/* The name of the model's row for a GPU called @p device (gpus_of_device()), or h100. */
+static const char *default_row(const char *device)
+{
+    const struct model_gpu *g = gpus_of_device(device);
+    return g ? g->name : "h100";
+}
+
 /* The model's row: a name of the table (gpus.c) or a GPU file. */
 static const struct model_gpu *model_row(const char *name, struct model_gpu *file)
 {
@@ -546,10 +533,12 @@ static const struct model_gpu *model_row(const char *name, struct model_gpu *fil
 
 int main(int argc, char **argv)
 {
-    const char *gpu = NULL, *csv_path = NULL, *gpu_file = NULL;
+    const char *gpu = NULL, *csv_path = NULL, *gpu_file = NULL, *row_of = NULL;
     const struct cli_opt opts[] = {
         {"gpu", CLI_STRING, &gpu, 0, 0,
          "the model's row to compare with (emulator/vm/gpus.c; default: the GPU's own, or h100)"},
+        {"row-of", CLI_STRING, &row_of, 0, 0,
+         "print the model's row for a GPU of this name (nvidia-smi's) and exit"},
         {"csv", CLI_STRING, &csv_path, 0, 0, "also write the rows to this CSV file"},
         {"gpu-file", CLI_STRING, &gpu_file, 0, 0,
          "write the model's row with the measured values to this GPU file"},
@@ -559,10 +548,14 @@ int main(int argc, char **argv)
                                    "What the time model assumes of a GPU, measured on it.", opts);
     if (st != CLI_OK)
         return cli_exit_status(st);
+    if (row_of) {
+        puts(default_row(row_of));
+        return 0;
+    }
     static struct probe_run r;
     struct model_gpu file;
     int found = device_query(&r.dev);
-    if (!(r.gpu = model_row(gpu ? gpu : row_of(found ? r.dev.name : ""), &file)))
+    if (!(r.gpu = model_row(gpu ? gpu : default_row(found ? r.dev.name : ""), &file)))
         return 2;
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && !csv) {
