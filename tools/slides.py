@@ -18,9 +18,11 @@ trailer ID, no file paths). Checks, each printed as `deck: problem`, exit 1 on a
   - LaTeX reports no overfull box wider or taller than 1pt (text or code running off a frame),
     and after the last pass no "Rerun" warning (tables or labels not yet settled).
 With --published DIR (docs/slides, the committed PDFs that the README links), each PDF built
-must equal DIR's byte for byte, when DIR/VERSIONS (pandoc's and pdfTeX's versions and the
-figures' hash, written beside every build) matches this build's; with other tools or figures
-the bytes differ for no fault of the decks, and a note says so.
+must equal DIR's byte for byte, when DIR/VERSIONS (pandoc's, pdfTeX's and matplotlib's
+versions and the hashes of the decks' figures, committed and built, written beside every build)
+matches this build's; with other tools the bytes differ for no fault of the decks, and a note
+says so; with the same tools and other committed figures (a figure redrawn, the decks not
+rebuilt) DIR is stale, a problem.
 Exit 77 (skipped) when pandoc, pdflatex or beamer is missing, saying which.
 """
 import argparse
@@ -146,25 +148,44 @@ def build(deck, out, figures, work):
     return check_latex(deck.name, tex_path.read_text(), log, n_figures)
 
 
-def stamp(figures):
-    """What a deck's PDF bytes depend on besides its text: pandoc's and pdfTeX's versions and
-    the figures' bytes (matplotlib's version shows there)."""
+def stamp(figures, decks):
+    """What the decks' PDF bytes depend on besides their text: pandoc's, pdfTeX's and matplotlib's
+    versions (the tools), the committed figures the decks show, and those figures as built."""
+    names = sorted({m.group(0).split("(../docs/figures/")[1].rstrip(")")
+                    for d in decks for m in FIGURE.finditer(d.read_text())})
     lines = []
     for tool in ("pandoc", "pdflatex"):
         out = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
         lines.append(out.splitlines()[0] if out else f"{tool}: unknown")
-    digest = hashlib.sha256()
-    for pdf in sorted(figures.glob("*.pdf")):
-        digest.update(pdf.name.encode() + pdf.read_bytes())
-    return "\n".join(lines + [f"figures sha256 {digest.hexdigest()}"]) + "\n"
+    try:
+        import matplotlib
+        lines.append(f"matplotlib {matplotlib.__version__}")
+    except ImportError:
+        lines.append("matplotlib: unknown")
+    committed, built = hashlib.sha256(), hashlib.sha256()
+    for name in names:
+        committed.update(name.encode() + (decks[0].parent / "../docs/figures" / name).read_bytes())
+        pdf = figures / (name.rsplit(".", 1)[0] + ".pdf")
+        built.update(pdf.name.encode() + pdf.read_bytes())
+    return "\n".join(lines + [f"committed figures sha256 {committed.hexdigest()}",
+                              f"built figures sha256 {built.hexdigest()}"]) + "\n"
 
 
 def compare_published(out, published, decks, built_with):
-    """Problems where a committed PDF in @p published differs from the one just built, when both
-    were built with the same tools and figures (others make other bytes: then a note only)."""
+    """Problems where a committed PDF in @p published differs from the one just built. Built with
+    other tools, or with the same figures drawn otherwise, the bytes differ for no fault of the
+    decks: a note only. Built from other committed figures, the published decks are stale."""
     versions = published / "VERSIONS"
-    if not versions.exists() or versions.read_text() != built_with:
-        print(f"slides: {published} was built with other tools or figures: not compared")
+    theirs = versions.read_text().splitlines() if versions.exists() else []
+    ours = built_with.splitlines()
+    if theirs[:3] != ours[:3]:
+        print(f"slides: {published} was built with other tools: not compared")
+        return []
+    if theirs[3:4] != ours[3:4]:
+        return [f"{published} was built from other figures than docs/figures holds: run "
+                "./course docs and commit docs/slides"]
+    if theirs != ours:
+        print(f"slides: {published} was built with its figures drawn otherwise: not compared")
         return []
     stale = [d.stem for d in decks if not (published / f"{d.stem}.pdf").exists() or
              (published / f"{d.stem}.pdf").read_bytes() != (out / f"{d.stem}.pdf").read_bytes()]
@@ -190,7 +211,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for deck in args.decks:
             problems += build(deck, args.out, figures, pathlib.Path(work))
-    built_with = stamp(figures)
+    built_with = stamp(figures, args.decks)
     (args.out / "VERSIONS").write_text(built_with)
     if args.published and not problems:
         problems += compare_published(args.out, args.published, args.decks, built_with)
