@@ -1046,8 +1046,8 @@ static void run_resident(struct exec *x, uint64_t nblocks, uint32_t group, const
     for (uint64_t first = 0; first < nblocks && g.failed == nblocks; first += group) {
         for (uint32_t k = 0; k < ncl; k++)
             vm_cluster_reset(cl[k]);
-        if (x->model)
-            model_block(x->model, x->smem_bytes, first); /* every group's first: no sample */
+        if (x->model && !model_block(x->model, x->smem_bytes, first))
+            continue; /* the group is not in the time model's sample */
         for (uint32_t i = 0; i < group; i++) {
             place_block(&c[i], first + i);
             block_start(&c[i]);

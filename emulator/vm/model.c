@@ -659,18 +659,24 @@ static void flush_block(struct vm_model *m)
     m->nreq = m->nsec = 0;
 }
 
+/* @p n rounded up to whole resident groups (model_resident()): a group runs whole or not at all. */
+static uint64_t whole_groups(const struct vm_model *m, uint64_t n)
+{
+    return (n + m->stride - 1) / m->stride * m->stride;
+}
+
 /* Sampling: run every block of a grid of at most two waves; otherwise the first wave and the
  * tail (the last blocks that do not fill a wave, or the last wave when they all do; shrunk by
- * shrink_tail() once the first wave has run). */
+ * shrink_tail() once the first wave has run), each in whole resident groups. */
 static void plan_sample(struct vm_model *m)
 {
     uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
     m->first = m->blocks;
     m->tail = 0;
-    if (!m->sample || m->stride > 1 || m->blocks <= 2 * wave)
+    if (!m->sample || m->blocks <= 2 * wave)
         return;
-    m->first = wave;
-    m->tail = m->blocks % wave ? m->blocks % wave : wave;
+    m->first = whole_groups(m, wave);
+    m->tail = whole_groups(m, m->blocks % wave ? m->blocks % wave : wave);
 }
 
 /* The warp instructions of the block that ran last, once: the first wave's least and most. */
@@ -695,7 +701,7 @@ static void shrink_tail(struct vm_model *m)
     if (m->least != m->most)
         return;
     const uint32_t *g = m->launch->grid;
-    uint64_t row = (uint64_t)g[1] * g[2] > 1 ? g[0] : 1;
+    uint64_t row = whole_groups(m, (uint64_t)g[1] * g[2] > 1 ? g[0] : 1);
     m->tail = row < m->tail ? row : m->tail;
 }
 
@@ -962,16 +968,16 @@ const char *model_bound_name(enum model_bound b)
 static void scale(struct vm_model *m, const struct vm_counters *c, struct model_estimate *e,
                   struct tally *t)
 {
-    double f = m->tail ? (double)(m->blocks - m->tail) / (double)m->first : m->stride;
+    double f = m->tail ? (double)(m->blocks - m->tail) / (double)m->first : 1.0, k = m->stride;
     const double *t1 = (const double *)&m->t, *t0 = (const double *)&m->t_first;
     double *out = (double *)t;
     for (size_t i = 0; i < TALLY_N; i++)
-        out[i] = m->in_tail ? t0[i] * f + (t1[i] - t0[i]) : t1[i] * f;
+        out[i] = k * (m->in_tail ? t0[i] * f + (t1[i] - t0[i]) : t1[i] * f);
     const uint64_t *c1 = (const uint64_t *)c, *c0 = (const uint64_t *)&m->c_first;
     uint64_t *co = (uint64_t *)&e->counters;
     for (size_t i = 0; i < COUNTERS_N; i++)
-        co[i] = (uint64_t)llround(m->in_tail ? (double)c0[i] * f + (double)(c1[i] - c0[i])
-                                             : (double)c1[i] * f);
+        co[i] = (uint64_t)llround(
+            k * (m->in_tail ? (double)c0[i] * f + (double)(c1[i] - c0[i]) : (double)c1[i] * f));
 }
 
 /* The busiest SM's blocks: its share of the grid, ceil(blocks / SMs). */

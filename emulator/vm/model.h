@@ -90,8 +90,9 @@ void model_insn(struct vm_model *m, uint32_t warp, const struct insn *in);
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
 
 /** Before the first block of a launch whose blocks run in resident groups of @p group (a
- *  cluster's, or a cooperative grid's): one block of each group feeds the model, every one of
- *  its blocks, and stands for the group (its counts and tallies times @p group; no sample). */
+ *  cluster's, or a cooperative grid's): the first block of each group feeds the model and stands
+ *  for the group (its counts and tallies times @p group), and model_block() answers for the
+ *  group, which is sampled whole or skipped whole. */
 void model_resident(struct vm_model *m, uint32_t group);
 
 /** One global request of warp @p warp by instruction @p in (NULL: unknown): its @p n distinct
