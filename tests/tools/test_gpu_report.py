@@ -101,6 +101,29 @@ def check_model_pairs(tmp):
         fail(f"the model's column did not pair each row with its own launch: {got}")
 
 
+def check_model_gpu():
+    """On a GPU, the model's row is the one course_probes --row-of gives nvidia-smi's first name."""
+    sys.path.insert(0, str(TOOL.parent))
+    import gpu_report
+    import os
+    import types
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, body in (("nvidia-smi", "printf 'NVIDIA A100-SXM4-40GB\\nNVIDIA H100 80GB HBM3\\n'"),
+                           ("course_probes", 'echo "row of $1" >"$(dirname "$0")/asked"; echo a100-40gb')):
+            path = pathlib.Path(tmp) / name
+            path.write_text(f"#!/bin/sh\n{body}\n")
+            path.chmod(0o755)
+        old = os.environ["PATH"]
+        os.environ["PATH"] = f"{tmp}:{old}"
+        try:
+            row = gpu_report.model_gpu(types.SimpleNamespace(device="gpu", bin=tmp))
+        finally:
+            os.environ["PATH"] = old
+        asked = (pathlib.Path(tmp) / "asked").read_text().strip()
+        if row != "a100-40gb" or asked != "row of --row-of=NVIDIA A100-SXM4-40GB":
+            fail(f"the model's row on a GPU: {row!r}, course_probes asked {asked!r}")
+
+
 def check_clock_row():
     """nvidia-smi's samples while a benchmark ran: the idle ones (reason bit 0x1) and lines cut
     short are left out, the rest summed up with every reason they name."""
@@ -149,6 +172,7 @@ def main():
         check_model_pairs(tmp)
     check_ncu_join()
     check_clock_row()
+    check_model_gpu()
     print("test_gpu_report: apply writes, replaces, and refuses an emulator report; skipped steps are named")
 
 
