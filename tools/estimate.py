@@ -2,7 +2,8 @@
 """Estimated kernel times on a named GPU, from the CPU emulator's time model (a model, never a
 measurement).
 
-  tools/estimate.py --lib DIR [--gpu GPU|FILE] [--regs-from SRC_DIR]... [--size N] -- PROGRAM ARGS
+  tools/estimate.py --lib DIR [--gpu GPU|FILE] [--regs-from SRC_DIR]... [--size N]
+                    [--nvdisasm PATH] [--cuobjdump PATH] -- PROGRAM ARGS
 
 Runs PROGRAM on the emulator (the stand-in libraries in DIR) with COURSE_EMU_MODEL=GPU, so
 every launch is modelled (emulator/vm/model.c: occupancy, caches fed the launch's sector
@@ -11,9 +12,10 @@ launch: kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM G
 published cuBLAS throughput where one is known for this GPU and size, and the bounding
 resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as
 tools/sass.py reads them; one --regs-from per folder, the lesson's and those of the earlier
-lessons it links); without SRC_DIR they are assumed (32). With --nvdisasm the same
-cubins' SASS is counted per source line (tools/sass.py --lines), so the issue bound counts the
-instructions the GPU issues; without it, PTX instructions. Sampled launches leave their
+lessons it links); without SRC_DIR, from PROGRAM's own code for that architecture with
+--cuobjdump (cuobjdump --dump-resource-usage on the cubins nvcc embedded), else assumed (32).
+With --nvdisasm the same cubins' SASS is counted per source line (tools/sass.py --lines), so
+the issue bound counts the instructions the GPU issues; without it, PTX instructions. Sampled launches leave their
 outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
 table a lesson README's "Estimated (model)" section holds instead: launches of one kernel with
 one grid and block in a row merged into one row (their mean time, and how many). A program that
@@ -104,6 +106,24 @@ def registers(srcs, gpu, nvcc, nvdisasm, work):
         return path, None
     sass_path = os.path.join(work, "sass.txt")
     pathlib.Path(sass_path).write_text("\n".join(sass_lines) + "\n")
+    return path, sass_path
+
+
+def program_code(binary, gpu, nvdisasm, cuobjdump, work):
+    """The "KERNEL REGISTERS" file of @p binary's own code for @p gpu's architecture (an
+    executable's fat binary, as nvcc built it) and, with @p nvdisasm, its SASS per source line;
+    their paths, (None, None) when it holds no such code."""
+    cubins = sass.cubins_of(binary, ARCH.get(gpu, "90a"), cuobjdump, pathlib.Path(work, "cubins"))
+    if not cubins:
+        return None, None
+    regs = [f"{k} {v}" for c in cubins for k, v in sass.cubin_registers(c, cuobjdump).items()]
+    path = os.path.join(work, "regs.txt")
+    pathlib.Path(path).write_text("\n".join(regs) + "\n")
+    if not nvdisasm:
+        return path, None
+    lines = [l for c in cubins for l in sass.lines_file(sass.line_counts(sass.run([nvdisasm, "-g", "-c", str(c)])))]
+    sass_path = os.path.join(work, "sass.txt")
+    pathlib.Path(sass_path).write_text("\n".join(lines) + "\n")
     return path, sass_path
 
 
@@ -236,7 +256,8 @@ def table(rows, gpu, size):
         print("issue bound: SASS instructions (ptxas's, per source line), but PTX instructions for "
               f"{', '.join(ptx)} (no SASS of theirs: their code is not the lesson's)")
     else:
-        print("issue bound: PTX instructions (no nvdisasm: ./course sass installs it)")
+        print("issue bound: PTX instructions (no SASS: no nvdisasm, which ./course sass installs, "
+              "or no code of the program's for this GPU)")
     if cublas:
         print(f"cuBLAS SGEMM {size}^3 on {gpu}: {cublas[0]} GFLOP/s, published ({cublas[1]}); "
               "% of it shown for kernels with no Tensor Core math")
@@ -264,7 +285,9 @@ def main():
                    help="a folder of the program's .cu sources (again for each folder)")
     p.add_argument("--size", type=int, default=0, help="M = N = K, for %% of cuBLAS")
     p.add_argument("--nvcc", default="nvcc")
-    p.add_argument("--nvdisasm", help="nvdisasm: count SASS (with --regs-from)")
+    p.add_argument("--nvdisasm", help="nvdisasm: count SASS (with --regs-from or --cuobjdump)")
+    p.add_argument("--cuobjdump", help="cuobjdump: a program's own registers and, with "
+                   "--nvdisasm, SASS (without --regs-from)")
     p.add_argument("--full", action="store_true", help="run every block (no sampling)")
     p.add_argument("--markdown", action="store_true", help="a README's Markdown table")
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS")
@@ -282,6 +305,13 @@ def main():
         out = os.path.join(work, "model.txt")
         env = dict(os.environ, **model_env(args.gpu, out, args.lib, args.regs_from, args.nvcc,
                                            args.nvdisasm, work))
+        if not args.regs_from and args.cuobjdump:
+            binary = shutil.which(prog[0]) or prog[0]
+            regs, sass_file = program_code(binary, args.gpu, args.nvdisasm, args.cuobjdump, work)
+            env.update({"COURSE_EMU_MODEL_REGS": regs} if regs else {})
+            env.update({"COURSE_EMU_MODEL_SASS": sass_file} if sass_file else {})
+            if not regs:
+                print(f"registers assumed: {prog[0]} holds no sm_{ARCH.get(args.gpu, '90a')} code")
         if args.full:
             env["COURSE_EMU_MODEL_SAMPLE"] = "0"
         run = subprocess.run(prog, env=env, capture_output=True, text=True)

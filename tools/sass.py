@@ -247,15 +247,42 @@ def lines_file(counts):
             for (file, line), (n, anchors, imads, loads, waits) in sorted(by_line.items())]
 
 
-def print_lines(binary, arch, nvdisasm, cuobjdump, work):
-    """The --lines table of @p binary's sm_@p arch cubins (extracted into @p work)."""
+def cubins_of(binary, arch, cuobjdump, work):
+    """@p binary's sm_@p arch cubins, extracted into @p work (an sm_90a binary's for 90 too, an
+    sm_90 one's for 90a), [] without; a cubin is its own."""
     binary = pathlib.Path(binary).resolve()
     if binary.suffix == ".cubin":
-        cubins = [binary]
-    else:
-        work.mkdir(parents=True, exist_ok=True)
-        subprocess.run([cuobjdump, "-xelf", "all", str(binary)], cwd=work, capture_output=True)
-        cubins = sorted(work.glob(f"*.sm_{arch}.cubin"))
+        return [binary]
+    work.mkdir(parents=True, exist_ok=True)
+    subprocess.run([cuobjdump, "-xelf", "all", str(binary)], cwd=work, capture_output=True)
+    base = arch.rstrip("a")
+    for a in dict.fromkeys((arch, base, base + "a")):
+        cubins = sorted(work.glob(f"*.sm_{a}.cubin"))
+        if cubins:
+            return cubins
+    return []
+
+
+def cubin_registers(cubin, cuobjdump):
+    """{mangled kernel: registers per thread} of @p cubin."""
+    return resource_registers(run([cuobjdump, "--dump-resource-usage", str(cubin)]))
+
+
+def resource_registers(text):
+    """{mangled kernel: registers per thread} from cuobjdump --dump-resource-usage's @p text."""
+    regs, name = {}, None
+    for line in text.splitlines():
+        if m := re.match(r"\s*Function (\S+):$", line):
+            name = m.group(1)
+        elif name and (m := re.search(r"\bREG:(\d+)", line)):
+            regs[name] = int(m.group(1))
+            name = None
+    return regs
+
+
+def print_lines(binary, arch, nvdisasm, cuobjdump, work):
+    """The --lines table of @p binary's sm_@p arch cubins (extracted into @p work)."""
+    cubins = cubins_of(binary, arch, cuobjdump, work)
     if not cubins:
         sys.exit(f"sass.py: no sm_{arch} code in {binary}")
     for cubin in cubins:

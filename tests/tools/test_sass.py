@@ -6,7 +6,8 @@ anchors (FFMA, LDG, STG) and plain IMADs counted, an IMAD with a modifier not; a
 load's waits (1/k, k the most loads in flight at the first use of one of its line's) on a kernel
 with a bounds test's fast and slow paths, a second load issued before either is used, a copy
 loop whose load waits alone, and a loop unrolled 4 times after its remainder; --arch written
-90, 90a, sm_90 or sm_90a, and anything else refused."""
+90, 90a, sm_90 or sm_90a, and anything else refused; registers per kernel from cuobjdump
+--dump-resource-usage text."""
 import argparse
 import pathlib
 import sys
@@ -107,6 +108,25 @@ def check_arch():
     return ok
 
 
+RESOURCES = """\
+Resource usage:
+ Common:
+  GLOBAL:0
+ Function _Z4fastPf:
+  REG:168 STACK:0 SHARED:1024 LOCAL:0 CONSTANT[0]:1032 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _Z4slowPKfPf:
+  REG:32 STACK:16 SHARED:0 LOCAL:0 CONSTANT[0]:912 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+def check_registers():
+    """cuobjdump --dump-resource-usage's registers, each kernel's own."""
+    got = sass.resource_registers(RESOURCES)
+    ok = got == {"_Z4fastPf": 168, "_Z4slowPKfPf": 32}
+    print(f"{'ok  ' if ok else 'FAIL'} registers from cuobjdump: {got}")
+    return ok
+
+
 def main():
     got = {line: counts for (_, line), counts in sass.line_counts(LISTING)["_Z1kPf"].items()}
     # line 6 without its fallback (0x80 to the unpredicated BRA at 0xd0, 6 instructions, an
@@ -121,8 +141,8 @@ def main():
     line = "_Z1kPf k.cu 5 3 1 1 1 1.0000"
     ok_file = lines[0] == line
     print(f"{'ok  ' if ok_file else 'FAIL'} file line {lines[0]!r}, want {line!r}")
-    rounds, arch = check_rounds(), check_arch()  # both print their lines
-    return 0 if ok and ok_file and rounds and arch else 1
+    rounds, arch, regs = check_rounds(), check_arch(), check_registers()  # each prints its line
+    return 0 if ok and ok_file and rounds and arch and regs else 1
 
 
 if __name__ == "__main__":
