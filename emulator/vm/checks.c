@@ -40,6 +40,7 @@ struct sbyte {
     uint32_t r_tid, r_pc, r_gen, r_sync; /* a reader since: thread + 1 (0: none) */
     uint32_t w_atomic;                   /* the last write was an atomic */
     uint32_t a_tid, a_pc;                /* a cp.async in flight to it: thread + 1 (0: none) */
+    uint32_t r_group;                    /* the reader read with its warpgroup (a wgmma) */
 };
 
 /* A finding: its kind and places (source lines), the first message, how often. */
@@ -218,8 +219,23 @@ struct hazards {
     uint32_t raw_pc, war_pc, waw_pc, flight_pc;
 };
 
-/* How an instruction touches shared memory, for shared_byte(). */
-enum touch { T_LOAD, T_STORE, T_ATOMIC, T_ASYNC };
+/* How an instruction touches shared memory, for shared_byte(); T_GROUP: a load a warpgroup makes
+ * together (a wgmma's operands), after every access its threads made before they issued it. */
+enum touch { T_LOAD, T_STORE, T_ATOMIC, T_ASYNC, T_GROUP };
+
+/* Are threads @p tid and @p other (thread + 1) of one warpgroup? */
+static int same_group(uint32_t tid, uint32_t other)
+{
+    return other && (other - 1) / 128 == tid / 128;
+}
+
+/* Is an access by thread @p tid ordered after byte @p r's reader? A warpgroup's own accesses
+ * after its wgmma read come after the wgmma.wait_group that ends it. */
+static int after_reader(const struct check_state *s, uint32_t tid, const struct sbyte *r)
+{
+    return !r->r_tid || r->r_gen != s->gen || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) ||
+           (r->r_group && same_group(tid, r->r_tid));
+}
 
 /* Thread @p tid's access of byte @p r by instruction @p pc: check it, then record it. Two
  * atomics on one byte are no hazard (racecheck's rule); an atomic and a plain access are. A
@@ -228,7 +244,7 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
                         enum touch how, struct hazards *h)
 {
     uint32_t sync = s->sync[tid / 32];
-    int store = how != T_LOAD, atomic = how == T_ATOMIC;
+    int store = how != T_LOAD && how != T_GROUP, atomic = how == T_ATOMIC;
     if (r->block != s->block)
         *r = (struct sbyte){.block = s->block};
     if (r->a_tid && !h->flight)
@@ -236,8 +252,7 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
     if (how == T_ASYNC) {
         if (!ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) && !h->waw)
             h->waw = r->w_tid, h->waw_pc = r->w_pc;
-        if (r->r_tid && r->r_gen == s->gen && !ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) &&
-            !h->war)
+        if (!after_reader(s, tid, r) && !h->war)
             h->war = r->r_tid, h->war_pc = r->r_pc;
         r->a_tid = tid + 1, r->a_pc = pc; /* the write itself comes with check_async_land() */
         return;
@@ -247,20 +262,20 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
     } else if (r->w_tid == ASYNC_WRITER) {
         /* written by a bulk or tensor copy: checks_async.c judges its order */
     } else if (!(atomic && r->w_atomic) && !ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) &&
-               !(store ? h->waw : h->raw)) {
+               !(how == T_GROUP && same_group(tid, r->w_tid)) && !(store ? h->waw : h->raw)) {
         *(store ? &h->waw : &h->raw) = r->w_tid;
         *(store ? &h->waw_pc : &h->raw_pc) = r->w_pc;
     }
-    if (store && r->r_tid && r->r_gen == s->gen &&
-        !ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) && !h->war)
+    if (store && !after_reader(s, tid, r) && !h->war)
         h->war = r->r_tid, h->war_pc = r->r_pc;
     if (store) {
-        *r =
-            (struct sbyte){s->block, tid + 1, pc, s->gen, sync, 0, 0, 0, 0, (uint32_t)atomic, 0, 0};
+        *r = (struct sbyte){s->block, tid + 1,          pc, s->gen, sync, 0, 0, 0,
+                            0,        (uint32_t)atomic, 0,  0,      0};
     } else if (!r->r_tid || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync)) {
         /* Keep a reader whose read is still unordered: a later writer must be checked
          * against some other thread's read, not only its own. */
         r->r_tid = tid + 1, r->r_pc = pc, r->r_gen = s->gen, r->r_sync = sync;
+        r->r_group = how == T_GROUP;
     }
 }
 
@@ -304,17 +319,13 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
              check_thread_at(x, h->war - 1, h->war_pc, them, sizeof them));
 }
 
-enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
-                        uint32_t m, unsigned bytes, int store)
+/* Lanes @p m of warp @p w touch shared memory at @p addr, @p how. */
+static void shared_access(struct exec *x, struct warp *w, const struct insn *in,
+                          const uint64_t *addr, uint32_t m, unsigned bytes, enum touch how)
 {
-    if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
-        return EV_NONE;
     struct check_state *s = state(x);
     uint32_t pc = (uint32_t)(in - x->code);
-    enum touch how = in->op == OP_ATOM       ? T_ATOMIC
-                     : in->op == OP_CP_ASYNC ? T_ASYNC
-                     : store                 ? T_STORE
-                                             : T_LOAD;
+    int store = how != T_LOAD && how != T_GROUP;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         struct hazards h = {0};
@@ -325,7 +336,26 @@ enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, c
         if (x->launch->checks & VM_CHECK_RACE)
             check_async_access(x, w, in, l, addr[l], bytes, store);
     }
+}
+
+enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
+                        uint32_t m, unsigned bytes, int store)
+{
+    if (!(x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT)))
+        return EV_NONE;
+    enum touch how = in->op == OP_ATOM       ? T_ATOMIC
+                     : in->op == OP_CP_ASYNC ? T_ASYNC
+                     : store                 ? T_STORE
+                                             : T_LOAD;
+    shared_access(x, w, in, addr, m, bytes, how);
     return EV_NONE;
+}
+
+void check_shared_group(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
+                        uint32_t m, unsigned bytes)
+{
+    if (x->launch->checks & (VM_CHECK_RACE | VM_CHECK_INIT))
+        shared_access(x, w, in, addr, m, bytes, T_GROUP);
 }
 
 void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t off, unsigned bytes)
@@ -336,7 +366,7 @@ void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t o
         struct sbyte *r = &s->sh[off + i];
         if (r->block != s->block || r->a_tid != tid + 1)
             continue; /* a later copy of another thread took the byte over: its landing counts */
-        *r = (struct sbyte){s->block, tid + 1, r->a_pc, s->gen, s->sync[tid / 32], 0, 0, 0,
+        *r = (struct sbyte){s->block, tid + 1, r->a_pc, s->gen, s->sync[tid / 32], 0, 0, 0, 0,
                             0,        0,       0,       0};
     }
 }

@@ -26,6 +26,11 @@ uint32_t check_warp_syncs(const struct exec *x, uint32_t warp);
 /** A shared access by lanes @p m (racecheck, initcheck). */
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store);
+/** A read of shared memory that warp @p w's warpgroup makes together (a wgmma's operands, spread
+ *  over lanes @p m of @p w): ordered after every access of the warpgroup's own threads, and they
+ *  after it (they wait for the wgmma before they touch its operands again). */
+void check_shared_group(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
+                        uint32_t m, unsigned bytes);
 /** Lane @p lane's cp.async of @p bytes to shared offset @p off lands (its wait): the bytes are
  *  no longer in flight and become its thread's write (racecheck, initcheck). */
 void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t off, unsigned bytes);

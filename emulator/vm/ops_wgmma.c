@@ -412,7 +412,8 @@ static uint64_t wg_flops(const struct insn *in)
 }
 
 /* A fully issued operation: counted, and its shared-memory reads checked (racecheck, initcheck,
- * the async proxy) as made by warp @p w's lanes now, in program order. */
+ * the async proxy) as the warpgroup's read, spread over warp @p w's lanes, now, in program
+ * order: after every access its own threads made before they issued it. */
 static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
                           const struct wg_op *op)
 {
@@ -434,7 +435,7 @@ static void issued_by_all(struct exec *x, struct warp *w, const struct insn *in,
                 if (x->launch->checks & VM_CHECK_RACE)
                     check_async_wgmma_read(x, w, in, addr[n], e);
                 if (++n == 32 || (mn == rows - 1 && k == K - 1)) {
-                    check_shared(x, w, in, addr, n == 32 ? FULL_MASK : (1u << n) - 1, e, 0);
+                    check_shared_group(x, w, in, addr, n == 32 ? FULL_MASK : (1u << n) - 1, e);
                     n = 0;
                 }
             }

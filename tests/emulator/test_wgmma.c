@@ -616,16 +616,30 @@ START_TEST(producer_copies_overlap_a_wait_group_0)
 }
 END_TEST
 
-/* Under every check: the correct GEMM reports nothing; without fence.proxy.async, racecheck
- * names the tiles' stores and the wgmma; the accumulators read before the last wait are named
- * (and read too early); a wait one group short refills a buffer under a wgmma in flight, which
- * the answer shows. */
+/* Under every check: the correct GEMM reports nothing, nor does a warpgroup whose wgmma reads
+ * what its own threads stored and fenced with no barrier (the warpgroup issues it together,
+ * after them); without fence.proxy.async, racecheck names the tiles' stores and the wgmma;
+ * without the barrier, the other warpgroup's stores; the accumulators read before the last
+ * wait are named (and read too early); a wait one group short refills a buffer under a wgmma in
+ * flight, which the answer shows. */
 START_TEST(gemm_planted_bugs_under_checks)
 {
     capture_checks_on();
     gemm_case(200, 100, 129, 2, 2, WG_CORRECT, 0);
     char *text = capture_reports();
     ck_assert_msg(!text[0], "the correct GEMM: expected no reports, got: %s", text);
+    free(text);
+    struct operand oa = layout(SW_128, 0, 2, 64, 0, 0), ob = layout(SW_128, 0, 2, 64, 16384, 1);
+    check_run(WG_DESC_KK_OWN, &oa, &ob, 1, no_adv, 1, "a warpgroup's own stores, no barrier");
+    text = capture_reports();
+    ck_assert_msg(!text[0],
+                  "a warpgroup's wgmma of its own fenced stores: expected no reports, "
+                  "got: %s",
+                  text);
+    free(text);
+    gemm_case(200, 100, 129, 2, 1, WG_NO_BARRIER, 1);
+    text = capture_reports();
+    capture_assert_at(text, TEST_WGMMA_KERNELS, "wg_load_store_marker", "no barrier between");
     free(text);
     gemm_case(200, 100, 129, 2, 2, WG_NO_FENCE, 0);
     text = capture_reports();

@@ -45,6 +45,7 @@ enum wg_kernel {
     WG_S8_S8_REGS_N8,    /**< A in registers, s8, N = 8 */
     WG_B1_DESC,          /**< b1 .and.popc, N = 48 */
     WG_B1_REGS_N256,     /**< A in registers, b1 .and.popc, N = 256 */
+    WG_DESC_KK_OWN,      /**< WG_DESC_KK with no barrier after the warpgroup's stores */
     WG_KERNELS
 };
 
@@ -91,6 +92,7 @@ cudaError_t wg_run(int kernel, const void *d_image, int bytes, const uint32_t *d
 enum wg_bug {
     WG_CORRECT,
     WG_NO_FENCE,   /**< no fence.proxy.async between the tiles' stores and the wgmma */
+    WG_NO_BARRIER, /**< no barrier between the tiles' stores (both warpgroups') and the wgmma */
     WG_EARLY_READ, /**< the accumulators read before the last wgmma.wait_group */
     WG_LATE_WAIT   /**< wgmma.wait_group 2 where the double buffer needs 1: a buffer refilled
                         while a wgmma that reads it is in flight */

@@ -105,9 +105,10 @@ static __device__ __forceinline__ void wg_fence_commit_wait0(int commit_and_wait
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
 
-/* The image into shared memory (fenced for the async proxy), the fragments into registers, and
- * the descriptors' start fields made addresses of this block's shared memory. */
-template <int NREG>
+/* The image into shared memory (fenced for the async proxy; with @p BARRIER, then a barrier), the
+ * fragments into registers, and the descriptors' start fields made addresses of this block's
+ * shared memory. */
+template <int NREG, bool BARRIER>
 static __device__ __forceinline__ void
 wg_prologue(uint4 *smem, const uint4 *image, int words, const uint32_t *ga, const uint32_t *gd,
             uint32_t (&a)[4], uint32_t (&d)[NREG], uint64_t *da, uint64_t *db)
@@ -115,7 +116,8 @@ wg_prologue(uint4 *smem, const uint4 *image, int words, const uint32_t *ga, cons
     for (int i = threadIdx.x; i < words; i += blockDim.x)
         smem[i] = image[i];
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    if (BARRIER)
+        __syncthreads();
     uint64_t base = (uint64_t)__cvta_generic_to_shared(smem) >> 4; /* the descriptors' unit */
     *da += base, *db += base;
 #pragma unroll
@@ -128,14 +130,15 @@ wg_prologue(uint4 *smem, const uint4 *image, int words, const uint32_t *ga, cons
 
 /* A kernel per wgmma: the prologue, the wgmma @p steps times with descriptors advancing by
  * ada and adb, one commit group, the wait, the accumulators back to global memory. */
-#define WG_KERNEL(NAME, NREG, SHAPE, TYPES, OPS)                                                   \
+#define WG_KERNEL(NAME, NREG, SHAPE, TYPES, OPS) WG_KERNEL_AT(NAME, NREG, SHAPE, TYPES, OPS, true)
+#define WG_KERNEL_AT(NAME, NREG, SHAPE, TYPES, OPS, BARRIER)                                       \
     static __global__ void NAME##_kernel(const uint4 *image, int words, const uint32_t *ga,        \
                                          uint32_t *gd, uint64_t da, uint64_t db, uint64_t ada,     \
                                          uint64_t adb, int steps, int scale)                       \
     {                                                                                              \
         extern __shared__ __align__(1024) uint4 wg_smem[];                                         \
         uint32_t a[4], d[NREG];                                                                    \
-        wg_prologue<NREG>(wg_smem, image, words, ga, gd, a, d, &da, &db);                          \
+        wg_prologue<NREG, BARRIER>(wg_smem, image, words, ga, gd, a, d, &da, &db);                 \
         wg_fence_commit_wait0(0);                                                                  \
         for (int s = 0; s < steps; s++, da += ada, db += adb)                                      \
             WG_ASM(NREG, "+r", SHAPE, TYPES, OPS);                                                 \
@@ -173,6 +176,8 @@ WG_KERNEL(wg_u8_s8_sat_regs, 112, "m64n224k32", "s32.u8.s8.satfinite", WG_INT_RE
 WG_KERNEL(wg_s8_s8_regs_n8, 4, "m64n8k32", "s32.s8.s8", WG_INT_REGS)
 WG_KERNEL(wg_b1_desc, 24, "m64n48k256", "s32.b1.b1.and.popc", "%0, %1, p")
 WG_KERNEL(wg_b1_regs_n256, 128, "m64n256k256", "s32.b1.b1.and.popc", WG_INT_REGS)
+/* wg_desc_kk with no barrier: the warpgroup multiplies what its own threads stored and fenced */
+WG_KERNEL_AT(wg_desc_kk_own, 32, "m64n64k16", "f32.bf16.bf16", "%0, %1, p, 1, 1, 0, 0", false)
 
 typedef void (*wg_fn)(const uint4 *, int, const uint32_t *, uint32_t *, uint64_t, uint64_t,
                       uint64_t, uint64_t, int, int);
@@ -208,6 +213,7 @@ static const struct {
     {wg_s8_s8_regs_n8_kernel, {8, 32, WG_IN_S8, WG_IN_S8, WG_D_S32, 1, 0, 0, 0, 0}},
     {wg_b1_desc_kernel, {48, 256, WG_IN_B1, WG_IN_B1, WG_D_S32, 0, 0, 0, 0, 0}},
     {wg_b1_regs_n256_kernel, {256, 256, WG_IN_B1, WG_IN_B1, WG_D_S32, 1, 0, 0, 0, 0}},
+    {wg_desc_kk_own_kernel, {64, 16, WG_IN_BF16, WG_IN_BF16, WG_D_F32, 0, 0, 0, 0, 0}},
 };
 
 extern "C" struct wg_shape wg_shape(int kernel)
@@ -289,7 +295,8 @@ static __global__ void __launch_bounds__(256)
         }
         if (bug != WG_NO_FENCE) /* the tiles' generic stores, before the async proxy reads them */
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        __syncthreads();
+        if (bug != WG_NO_BARRIER) /* each warpgroup reads tiles the other's threads stored */
+            __syncthreads();
         wg_fence_commit_wait0(0);
         for (int kk = 0; kk < GM_BK / 16; kk++) {
             /* A: 32 bytes further along each row; B: 16 rows of k (two atoms) further on */
