@@ -246,7 +246,7 @@ enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
         x->bar_true[id] += (uint32_t)__builtin_popcount(p & m);
         x->bar_false[id] += (uint32_t)__builtin_popcount(~p & m);
     }
-    if (x->launch->checks)
+    if (x->launch->checks && !count) /* with a count, warps of each role meet from their places */
         check_barrier_arrive(x, in, id);
     x->bar_arrived = m;
     x->bar_id = (uint8_t)id;

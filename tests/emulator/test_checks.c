@@ -202,6 +202,8 @@ START_TEST(synccheck_finds_bad_synchronisation)
 }
 END_TEST
 
+/* Exited threads do not hold a barrier up; warps of different roles meet at a barrier with a
+ * thread count, each from its own place (warp specialisation): neither is a finding. */
 START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
 {
     capture_checks_on();
@@ -212,6 +214,11 @@ START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
     for (int t = 0; t < 40; t++)
         ck_assert_msg(out[t] == (float)(39 - t), "out[%d] = %g, want %d", t, out[t], 39 - t);
     capture_assert_no_reports("an early return before __syncthreads()");
+    ck_assert_int_eq(checks_bad_sync(5, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 64; t++)
+        ck_assert_msg(out[t] == (float)(t < 32 ? t : 2 * (t - 32)), "out[%d] = %g", t, out[t]);
+    capture_assert_no_reports("two warps' roles meeting at bar.sync 1, 64 from two places");
     cudaFree(dout);
 }
 END_TEST

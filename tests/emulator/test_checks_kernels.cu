@@ -150,6 +150,16 @@ static __global__ void bad_sync_kernel(int kind, float *out)
         __syncthreads(); /* every store above before the reads below */
         v = mirror[39 - t];
     }
+    if (kind == 5) { /* warp roles at a barrier with a thread count, each from its own place */
+        __shared__ float staged[32];
+        if (t < 32) {
+            staged[t] = 2.0f * v;
+            asm volatile("bar.sync 1, 64;" ::: "memory"); /* the producer warp's */
+        } else {
+            asm volatile("bar.sync 1, 64;" ::: "memory"); /* the consumer warp's */
+            v = staged[t - 32];
+        }
+    }
     out[t] = v;
 }
 
