@@ -4,10 +4,11 @@
  *        always on: ops_mem.c), each finding one line, counted.
  *
  * racecheck keeps, per byte of shared memory, the last thread that wrote it and a thread
- * that read it since, each with the block's barrier generation and its warp's
- * __syncwarp generation at the time. An access by another thread with no barrier (or, inside
- * one warp, no __syncwarp) between is a hazard: read after write, write after read, write
- * after write. Records belong to a block by tag, so nothing is cleared between blocks.
+ * that read it since, each with the block's barrier generation, its warp's __syncwarp
+ * generation and its warp's mbarrier arrivals at the time. An access by another thread with no
+ * barrier (or, inside one warp, no __syncwarp; or between warps, no mbarrier arrival of the
+ * first's warp after it that the second's warp waited past) between is a hazard: read after
+ * write, write after read, write after write. Records belong to a block by tag, so nothing is cleared between blocks.
  *
  * An asynchronous copy (cp.async) is checked as a store when it is issued, but it writes no
  * earlier than the wait that lands it (ops_async.c): until then its bytes are marked in flight,
@@ -41,6 +42,7 @@ struct sbyte {
     uint32_t w_atomic;                   /* the last write was an atomic */
     uint32_t a_tid, a_pc;                /* a cp.async in flight to it: thread + 1 (0: none) */
     uint32_t r_group;                    /* the reader read with its warpgroup (a wgmma) */
+    uint32_t w_rel, r_rel;               /* the writer's and reader's warps' mbarrier arrivals */
 };
 
 /* A finding: its kind and places (source lines), the first message, how often. */
@@ -57,10 +59,12 @@ enum { MAX_BARRIER_PCS = 4 };
 #define ASYNC_WRITER UINT32_MAX
 
 struct check_state {
-    struct sbyte *sh;  /* a record per byte of the block's shared memory */
-    uint32_t block;    /* the running block's tag (1, 2, ...) */
-    uint32_t gen;      /* barriers opened in this block so far */
-    uint32_t sync[32]; /* each warp's __syncwarp count */
+    struct sbyte *sh;    /* a record per byte of the block's shared memory */
+    uint32_t block;      /* the running block's tag (1, 2, ...) */
+    uint32_t gen;        /* barriers opened in this block so far */
+    uint32_t sync[32];   /* each warp's __syncwarp count */
+    uint32_t rel[32];    /* each warp's mbarrier arrivals (check_release()) */
+    uint32_t kn[32][32]; /* kn[v][u]: warp u's arrivals warp v has waited past (check_acquire()) */
     /* synccheck: where each barrier's waiting threads arrived */
     uint32_t bar_pc[16][MAX_BARRIER_PCS], bar_npc[16];
     struct finding *found;
@@ -177,6 +181,8 @@ void check_block(struct exec *x)
     s->block++;
     s->gen = 0;
     memset(s->sync, 0, sizeof s->sync);
+    memset(s->rel, 0, sizeof s->rel);
+    memset(s->kn, 0, sizeof s->kn);
     memset(s->bar_npc, 0, sizeof s->bar_npc);
     check_async_block(x);
 }
@@ -193,14 +199,34 @@ uint32_t check_warp_syncs(const struct exec *x, uint32_t warp)
 
 /* ---- racecheck and shared initcheck --------------------------------------------------- */
 
-/* Is an access by thread @p tid ordered after one by @p other (thread + 1, barrier generation
- * and warp-sync count then)? Same thread, a barrier since, or a __syncwarp since in one warp. */
+/* Is an access by thread @p tid ordered after one by @p other (thread + 1, barrier generation,
+ * warp-sync count and its warp's mbarrier arrivals then)? Same thread, a barrier since, a
+ * __syncwarp since in one warp, or a wait of @p tid's warp past an arrival @p other's warp made
+ * after the access (the mbarrier's release and acquire, carried from warp to warp). */
 static int ordered(const struct check_state *s, uint32_t tid, uint32_t other, uint32_t gen,
-                   uint32_t sync)
+                   uint32_t sync, uint32_t rel)
 {
     if (!other || other - 1 == tid || gen != s->gen)
         return 1;
+    if (s->kn[tid / 32][(other - 1) / 32] > rel)
+        return 1;
     return (other - 1) / 32 == tid / 32 && sync != s->sync[tid / 32];
+}
+
+void check_release(struct exec *x, uint32_t warp, uint32_t *vec)
+{
+    struct check_state *s = state(x);
+    s->rel[warp]++;
+    for (int u = 0; u < 32; u++)
+        vec[u] = s->kn[warp][u] > vec[u] ? s->kn[warp][u] : vec[u];
+    vec[warp] = s->rel[warp] > vec[warp] ? s->rel[warp] : vec[warp];
+}
+
+void check_acquire(struct exec *x, uint32_t warp, const uint32_t *vec)
+{
+    struct check_state *s = state(x);
+    for (int u = 0; u < 32; u++)
+        s->kn[warp][u] = vec[u] > s->kn[warp][u] ? vec[u] : s->kn[warp][u];
 }
 
 const char *check_thread_at(const struct exec *x, uint32_t tid, uint32_t pc, char *buf, size_t size)
@@ -233,7 +259,8 @@ static int same_group(uint32_t tid, uint32_t other)
  * after its wgmma read come after the wgmma.wait_group that ends it. */
 static int after_reader(const struct check_state *s, uint32_t tid, const struct sbyte *r)
 {
-    return !r->r_tid || r->r_gen != s->gen || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync) ||
+    return !r->r_tid || r->r_gen != s->gen ||
+           ordered(s, tid, r->r_tid, r->r_gen, r->r_sync, r->r_rel) ||
            (r->r_group && same_group(tid, r->r_tid));
 }
 
@@ -250,7 +277,7 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
     if (r->a_tid && !h->flight)
         h->flight = r->a_tid, h->flight_pc = r->a_pc;
     if (how == T_ASYNC) {
-        if (!ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) && !h->waw)
+        if (!ordered(s, tid, r->w_tid, r->w_gen, r->w_sync, r->w_rel) && !h->waw)
             h->waw = r->w_tid, h->waw_pc = r->w_pc;
         if (!after_reader(s, tid, r) && !h->war)
             h->war = r->r_tid, h->war_pc = r->r_pc;
@@ -261,7 +288,8 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
         h->unwritten = 1;
     } else if (r->w_tid == ASYNC_WRITER) {
         /* written by a bulk or tensor copy: checks_async.c judges its order */
-    } else if (!(atomic && r->w_atomic) && !ordered(s, tid, r->w_tid, r->w_gen, r->w_sync) &&
+    } else if (!(atomic && r->w_atomic) &&
+               !ordered(s, tid, r->w_tid, r->w_gen, r->w_sync, r->w_rel) &&
                !(how == T_GROUP && same_group(tid, r->w_tid)) && !(store ? h->waw : h->raw)) {
         *(store ? &h->waw : &h->raw) = r->w_tid;
         *(store ? &h->waw_pc : &h->raw_pc) = r->w_pc;
@@ -269,13 +297,18 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
     if (store && !after_reader(s, tid, r) && !h->war)
         h->war = r->r_tid, h->war_pc = r->r_pc;
     if (store) {
-        *r = (struct sbyte){s->block, tid + 1,          pc, s->gen, sync, 0, 0, 0,
-                            0,        (uint32_t)atomic, 0,  0,      0};
-    } else if (!r->r_tid || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync)) {
+        *r = (struct sbyte){.block = s->block,
+                            .w_tid = tid + 1,
+                            .w_pc = pc,
+                            .w_gen = s->gen,
+                            .w_sync = sync,
+                            .w_atomic = (uint32_t)atomic,
+                            .w_rel = s->rel[tid / 32]};
+    } else if (!r->r_tid || ordered(s, tid, r->r_tid, r->r_gen, r->r_sync, r->r_rel)) {
         /* Keep a reader whose read is still unordered: a later writer must be checked
          * against some other thread's read, not only its own. */
         r->r_tid = tid + 1, r->r_pc = pc, r->r_gen = s->gen, r->r_sync = sync;
-        r->r_group = how == T_GROUP;
+        r->r_group = how == T_GROUP, r->r_rel = s->rel[tid / 32];
     }
 }
 
@@ -366,8 +399,12 @@ void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t o
         struct sbyte *r = &s->sh[off + i];
         if (r->block != s->block || r->a_tid != tid + 1)
             continue; /* a later copy of another thread took the byte over: its landing counts */
-        *r = (struct sbyte){s->block, tid + 1, r->a_pc, s->gen, s->sync[tid / 32], 0, 0, 0, 0,
-                            0,        0,       0,       0};
+        *r = (struct sbyte){.block = s->block,
+                            .w_tid = tid + 1,
+                            .w_pc = r->a_pc,
+                            .w_gen = s->gen,
+                            .w_sync = s->sync[tid / 32],
+                            .w_rel = s->rel[tid / 32]};
     }
 }
 

@@ -26,6 +26,12 @@ uint32_t check_warp_syncs(const struct exec *x, uint32_t warp);
 /** A shared access by lanes @p m (racecheck, initcheck). */
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store);
+/** Warp @p warp arrives on an mbarrier (racecheck): its accesses so far, and those it has waited
+ *  past, are released into the object's vector @p vec (32 warps' arrival counts). */
+void check_release(struct exec *x, uint32_t warp, uint32_t *vec);
+/** Warp @p warp's wait saw a phase complete whose arrivals released vector @p vec: its accesses
+ *  from now on are ordered after those. */
+void check_acquire(struct exec *x, uint32_t warp, const uint32_t *vec);
 /** A read of shared memory that warp @p w's warpgroup makes together (a wgmma's operands, spread
  *  over lanes @p m of @p w): ordered after every access of the warpgroup's own threads, and they
  *  after it (they wait for the wgmma before they touch its operands again). */

@@ -11,7 +11,9 @@
  * - **Early access.** The bytes a copy writes into shared memory belong to the phase of its
  *   mbarrier that was current when it was issued. A thread may read or write them only after
  *   it has seen that phase complete: a successful test_wait or try_wait of its own on that
- *   object, or one by any thread before a block-wide barrier the thread passed since. Each
+ *   object, one by any thread before a block-wide barrier the thread passed since, or one by a
+ *   thread that then arrived on another mbarrier whose phase this thread waited for (what the
+ *   arrivers had seen, every object's, passes with each phase to its waiters). Each
  *   object's completed phases are counted from its mbarrier.init; each thread keeps how many
  *   it has seen.
  * - **Unfenced write.** A generic-proxy write (st.shared, stmatrix, an atomic) to bytes that
@@ -59,16 +61,20 @@ struct alane {
     uint64_t wait_seq;     /* when its last successful wait returned */
 };
 
-/* One mbarrier object, by its shared offset. */
+enum { MAX_SLOTS = 64 };
+
+/* One mbarrier object, by its shared offset. What its arrivals release (the arriving warps'
+ * accesses for checks.c, the phases the arriving threads had seen of every object) gathers in
+ * rel and seen; a phase's completion hands that to the waits that see it (done_*). */
 struct aslot {
     uint64_t off;
-    uint32_t completed; /* phases completed since mbarrier.init */
-    uint32_t max_seen;  /* the most any thread has seen */
-    uint32_t known;     /* seen by every thread (a barrier passed since one saw them) */
-    struct alane *lane; /* per thread */
+    uint32_t completed;             /* phases completed since mbarrier.init */
+    uint32_t max_seen;              /* the most any thread has seen */
+    uint32_t known;                 /* seen by every thread (a barrier passed since one saw them) */
+    struct alane *lane;             /* per thread */
+    uint32_t rel[32], done_rel[32]; /* check_release()'s vectors */
+    uint32_t seen[MAX_SLOTS], done_seen[MAX_SLOTS]; /* phases seen, by object */
 };
-
-enum { MAX_SLOTS = 64 };
 
 struct astate {
     struct abyte *sh;
@@ -145,25 +151,40 @@ void check_async_init(struct exec *x, uint64_t off)
         a = &s->slots[s->nslots++];
     struct alane *lane = a->lane;
     memset(lane, 0, x->nthreads * sizeof *lane);
-    *a = (struct aslot){off, 0, 0, 0, lane};
+    *a = (struct aslot){.off = off, .lane = lane};
 }
 
 void check_async_phase(struct exec *x, uint64_t off)
 {
     struct aslot *a = slot_of(state(x), off);
-    if (a)
-        a->completed++;
+    if (!a)
+        return;
+    a->completed++;
+    memcpy(a->done_rel, a->rel, sizeof a->rel);
+    memcpy(a->done_seen, a->seen, sizeof a->seen);
+}
+
+/* Thread @p tid has seen @p n phases of object @p a complete (or more already). */
+static void saw(struct aslot *a, uint32_t tid, uint32_t n)
+{
+    struct alane *t = &a->lane[tid];
+    t->seen = n > t->seen ? n : t->seen;
+    a->max_seen = n > a->max_seen ? n : a->max_seen;
 }
 
 void check_async_wait(struct exec *x, const struct warp *w, int lane, uint64_t off)
 {
-    struct aslot *a = slot_of(state(x), off);
+    struct astate *s = state(x);
+    struct aslot *a = slot_of(s, off);
     if (!a)
         return;
-    struct alane *t = &a->lane[w->index * 32 + (uint32_t)lane];
-    t->seen = a->completed;
-    t->wait_seq = x->clock;
+    uint32_t tid = w->index * 32 + (uint32_t)lane;
+    a->lane[tid].seen = a->completed;
+    a->lane[tid].wait_seq = x->clock;
     a->max_seen = a->completed > a->max_seen ? a->completed : a->max_seen;
+    check_acquire(x, w->index, a->done_rel);
+    for (uint32_t i = 0; i < s->nslots; i++) /* what the phase's arrivers had seen */
+        saw(&s->slots[i], tid, a->done_seen[i]);
 }
 
 void check_async_arrive(struct exec *x, const struct warp *w, int lane, uint64_t off)
@@ -171,9 +192,14 @@ void check_async_arrive(struct exec *x, const struct warp *w, int lane, uint64_t
     struct astate *s = state(x);
     struct aslot *a = slot_of(s, off);
     uint32_t tid = w->index * 32 + (uint32_t)lane;
-    if (a)
-        a->lane[tid] = (struct alane){a->lane[tid].seen, a->completed + 1, x->clock,
-                                      s->fence_seq[tid], a->lane[tid].wait_seq};
+    if (!a)
+        return;
+    a->lane[tid] = (struct alane){a->lane[tid].seen, a->completed + 1, x->clock, s->fence_seq[tid],
+                                  a->lane[tid].wait_seq};
+    check_release(x, w->index, a->rel);
+    for (uint32_t i = 0; i < s->nslots; i++)
+        a->seen[i] =
+            s->slots[i].lane[tid].seen > a->seen[i] ? s->slots[i].lane[tid].seen : a->seen[i];
 }
 
 void check_async_barrier(struct exec *x)

@@ -115,6 +115,26 @@ START_TEST(racecheck_orders_across_an_mbarrier)
 }
 END_TEST
 
+/* Warp 0 hands its stores to warp 1 through an mbarrier only it arrives at: ordered when it
+ * arrives after them (the arrive releases them, warp 1's wait acquires), a hazard when it arrives
+ * before. */
+START_TEST(racecheck_follows_an_mbarrier_between_warps)
+{
+    capture_checks_on();
+    float in[32], out[64];
+    float *din = device_ints(32, 23, in), *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(checks_handoff(0, din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 64; t++)
+        ck_assert_msg(out[t] == (t < 32 ? in[t] : 3.0f * in[t - 32]), "out[%d] = %g", t, out[t]);
+    capture_assert_no_reports("warp 0's stores, then its arrival, then warp 1's wait and reads");
+    ck_assert_int_eq(checks_handoff(1, din, dout), cudaSuccess);
+    assert_report("CHECK_HANDED", "racecheck: read-after-write hazard", 32);
+    cudaFree(din), cudaFree(dout);
+}
+END_TEST
+
 /* A launch that faults: its error, and the one line it printed. */
 static void assert_fault(cudaError_t (*launch)(void), const char *marker, const char *what)
 {
@@ -342,6 +362,8 @@ int main(int argc, char **argv)
         {"racecheck_finds_dropped_barriers", racecheck_finds_dropped_barriers, CASE_GPU, 60},
         {"racecheck_finds_missing_syncwarp", racecheck_finds_missing_syncwarp, CASE_GPU, 60},
         {"racecheck_orders_across_an_mbarrier", racecheck_orders_across_an_mbarrier, CASE_GPU, 60},
+        {"racecheck_follows_an_mbarrier_between_warps", racecheck_follows_an_mbarrier_between_warps,
+         CASE_GPU, 60},
         {"memcheck_finds_out_of_bounds", memcheck_finds_out_of_bounds, CASE_GPU, 60},
         {"initcheck_finds_unwritten_reads", initcheck_finds_unwritten_reads, CASE_GPU, 60},
         {"synccheck_finds_bad_synchronisation", synccheck_finds_bad_synchronisation, CASE_GPU, 60},

@@ -37,6 +37,11 @@ cudaError_t checks_warp_sum(int syncwarp, const float *in, float *out);
  *  then warp 0 adds the three, after a block-wide cuda::barrier when @p barrier, else none. */
 cudaError_t checks_barrier_sum(int barrier, const float *in, float *out);
 
+/** Warp 0 stores 3 in[t] for warp 1, which reads it into out[t + 32] after waiting on an
+ *  mbarrier only warp 0 arrives at (32 arrivals): after its stores, or (@p arrive_first) before
+ *  them, when they are not handed over. out[t] = in[t] for warp 0. */
+cudaError_t checks_handoff(int arrive_first, const float *in, float *out);
+
 /** Reads of memory nobody wrote: @p shared 1: a shared array half filled; 0: in[0..63]. */
 cudaError_t checks_uninitialised(int shared, const float *in, float *out);
 

@@ -92,6 +92,42 @@ static __global__ void barrier_sum_kernel(int barrier, const float *in, float *o
         *out = partial[0] + partial[1] + partial[2]; /* CHECK_BARRIER_SUM */
 }
 
+static __global__ void handoff_kernel(int arrive_first, const float *in, float *out)
+{
+#if __CUDA_ARCH__ >= 800 /* mbarriers: the emulator runs the newest PTX (sm_90's) */
+    __shared__ float handed[32];
+    __shared__ uint64_t bar;
+    int t = threadIdx.x;
+    uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar);
+    if (t == 0)
+        asm volatile("mbarrier.init.shared.b64 [%0], 32;" ::"r"(b) : "memory");
+    __syncthreads();
+    if (t < 32) {
+        if (arrive_first)
+            asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(b) : "memory");
+        handed[t] = 3.0f * in[t]; /* CHECK_HANDED */
+        if (!arrive_first)
+            asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(b) : "memory");
+        out[t] = in[t];
+        return;
+    }
+    uint32_t done = 0;
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], 0;\n"
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(b)
+                     : "memory");
+    out[t] = handed[t - 32];
+#endif
+}
+
+cudaError_t checks_handoff(int arrive_first, const float *in, float *out)
+{
+    handoff_kernel<<<1, 64>>>(arrive_first, in, out);
+    return cudaDeviceSynchronize();
+}
+
 cudaError_t checks_barrier_sum(int barrier, const float *in, float *out)
 {
     barrier_sum_kernel<<<1, 96>>>(barrier, in, out);
