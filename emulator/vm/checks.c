@@ -8,7 +8,8 @@
  * generation and its warp's mbarrier arrivals at the time. An access by another thread with no
  * barrier (or, inside one warp, no __syncwarp; or between warps, no mbarrier arrival of the
  * first's warp after it that the second's warp waited past) between is a hazard: read after
- * write, write after read, write after write. Records belong to a block by tag, so nothing is cleared between blocks.
+ * write, write after read, write after write. Records belong to a block by tag, so nothing is
+ * cleared between blocks.
  *
  * An asynchronous copy (cp.async) is checked as a store when it is issued, but it writes no
  * earlier than the wait that lands it (ops_async.c): until then its bytes are marked in flight,
