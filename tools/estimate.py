@@ -5,23 +5,23 @@ measurement).
   tools/estimate.py --lib DIR [--gpu GPU|FILE] [--regs-from SRC_DIR]... [--size N]
                     [--nvdisasm PATH] [--cuobjdump PATH] -- PROGRAM ARGS
 
-Runs PROGRAM on the emulator (the stand-in libraries in DIR) with COURSE_EMU_MODEL=GPU, so
-every launch is modelled (emulator/vm/model.c: occupancy, caches fed the launch's sector
-stream, a bound per resource, sampling of the first wave and the tail), and prints one row per
-launch: kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM GB/s, % of the
-published cuBLAS throughput where one is known for this GPU and size, and the bounding
-resource. Registers come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as
-tools/sass.py reads them; one --regs-from per folder, the lesson's and those of the earlier
-lessons it links); without SRC_DIR, from PROGRAM's own code for that architecture with
---cuobjdump (cuobjdump --dump-resource-usage on the cubins nvcc embedded), else assumed (32).
-With --nvdisasm the same cubins' SASS is counted per source line (tools/sass.py --lines), so
-the issue bound counts the instructions the GPU issues; without it, PTX instructions. Sampled launches leave their
-outputs incomplete, so the program's own checks and table are not shown. --markdown prints the
-table a lesson README's "Estimated (model)" section holds instead: launches of one kernel with
-one grid and block in a row merged into one row (their mean time, and how many). A program that
-labels its phases (course_emu_mark, emulator/emu.h: lesson 07's driver) is then laid out in time
-on the GPU's copy engines and SMs, a row per phase (tools/timeline.py: its stream record, the
-kernels' estimates, a model of the host link).
+Runs PROGRAM on the emulator (the stand-in libraries in DIR) with COURSE_EMU_MODEL=GPU, so every
+launch is modelled (emulator/vm/model.c: occupancy, caches fed the launch's sector stream, a
+bound per resource, sampling of the first wave and the tail), and prints one row per launch:
+kernel, grid, block, registers, occupancy, estimated ms, GFLOP/s, DRAM GB/s, % of the published
+cuBLAS throughput where one is known for this GPU and size, and the bounding resource. Registers
+come from ptxas -v on SRC_DIR's .cu files for the GPU's architecture (as tools/sass.py reads
+them; one --regs-from per folder, the lesson's and those of the earlier lessons it links);
+without SRC_DIR, from PROGRAM's own code for that architecture with --cuobjdump (cuobjdump
+--dump-resource-usage on the cubins nvcc embedded), else assumed (32). With --nvdisasm the same
+cubins' SASS is counted per source line (tools/sass.py --lines), so the issue bound counts the
+instructions the GPU issues; without it, PTX instructions. Sampled launches leave their outputs
+incomplete, so the program's own checks and table are not shown. --markdown prints the table a
+lesson README's "Estimated (model)" section holds instead: launches of one kernel with one grid
+and block in a row merged into one row (their mean time, and how many). A program that labels
+its phases (course_emu_mark, emulator/emu.h: lesson 07's driver) is then laid out in time on the
+GPU's copy engines and SMs, a row per phase (tools/timeline.py: its stream record, the kernels'
+estimates, a model of the host link).
 
   tools/estimate.py --from FILE [--gpu GPU] [--markdown]
 
@@ -99,10 +99,16 @@ def registers(srcs, gpu, nvcc, nvdisasm, work):
             sys.exit(f"estimate.py: nvcc failed on {cu}:\n{out.stderr}")
         lines += [f"{k} {v[0]}" for k, v in sass.ptxas_report(out.stdout + out.stderr).items()]
         if nvdisasm:
-            sass_lines += sass.lines_file(sass.line_counts(sass.run([nvdisasm, "-g", "-c", cubin])))
+            sass_lines += sass.cubin_lines(cubin, nvdisasm)
+    return code_files(lines, sass_lines if nvdisasm else None, work)
+
+
+def code_files(regs, sass_lines, work):
+    """@p regs ("KERNEL REGISTERS" lines) and @p sass_lines (None: no SASS) written into @p work
+    as the model's COURSE_EMU_MODEL_REGS and COURSE_EMU_MODEL_SASS files; their paths."""
     path = os.path.join(work, "regs.txt")
-    pathlib.Path(path).write_text("\n".join(lines) + "\n")
-    if not nvdisasm:
+    pathlib.Path(path).write_text("\n".join(regs) + "\n")
+    if sass_lines is None:
         return path, None
     sass_path = os.path.join(work, "sass.txt")
     pathlib.Path(sass_path).write_text("\n".join(sass_lines) + "\n")
@@ -117,14 +123,8 @@ def program_code(binary, gpu, nvdisasm, cuobjdump, work):
     if not cubins:
         return None, None
     regs = [f"{k} {v}" for c in cubins for k, v in sass.cubin_registers(c, cuobjdump).items()]
-    path = os.path.join(work, "regs.txt")
-    pathlib.Path(path).write_text("\n".join(regs) + "\n")
-    if not nvdisasm:
-        return path, None
-    lines = [l for c in cubins for l in sass.lines_file(sass.line_counts(sass.run([nvdisasm, "-g", "-c", str(c)])))]
-    sass_path = os.path.join(work, "sass.txt")
-    pathlib.Path(sass_path).write_text("\n".join(lines) + "\n")
-    return path, sass_path
+    lines = [line for c in cubins for line in sass.cubin_lines(c, nvdisasm)] if nvdisasm else None
+    return code_files(regs, lines, work)
 
 
 def cuda_tools(build):

@@ -276,8 +276,6 @@ BENCH_COLUMNS = ("version", "variant", "inputs", "device", "m", "n", "k", "ms", 
                  "gld_requests", "gld_sectors", "lds_requests", "lds_wavefronts", "check")
 
 
-# The time model's GPU rows (emulator/vm/gpus.c) by what nvidia-smi calls the GPU, the first
-# match in order: an "NVIDIA H200" is no H100, an "A100-SXM4-40GB" no A100 80GB.
 def model_gpu(rep):
     """The time model's GPU row for this machine's GPU: the row `course_probes --row-of` gives its
     name (emulator/vm/gpus.c's gpus_of_device()), h100 without a GPU or a matching row."""

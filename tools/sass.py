@@ -280,13 +280,18 @@ def resource_registers(text):
     return regs
 
 
+def cubin_lines(cubin, nvdisasm):
+    """The --lines table's lines for @p cubin (nvdisasm -g)."""
+    return lines_file(line_counts(run([nvdisasm, "-g", "-c", str(cubin)])))
+
+
 def print_lines(binary, arch, nvdisasm, cuobjdump, work):
     """The --lines table of @p binary's sm_@p arch cubins (extracted into @p work)."""
     cubins = cubins_of(binary, arch, cuobjdump, work)
     if not cubins:
         sys.exit(f"sass.py: no sm_{arch} code in {binary}")
     for cubin in cubins:
-        for line in lines_file(line_counts(run([nvdisasm, "-g", "-c", str(cubin)]))):
+        for line in cubin_lines(cubin, nvdisasm):
             print(line)
 
 

@@ -214,20 +214,24 @@ static int ordered(const struct check_state *s, uint32_t tid, uint32_t other, ui
     return (other - 1) / 32 == tid / 32 && sync != s->sync[tid / 32];
 }
 
+/* @p into, each of 32 warps' counts, raised to @p from's where that is more. */
+static void merge(uint32_t *into, const uint32_t *from)
+{
+    for (int u = 0; u < 32; u++)
+        into[u] = from[u] > into[u] ? from[u] : into[u];
+}
+
 void check_release(struct exec *x, uint32_t warp, uint32_t *vec)
 {
     struct check_state *s = state(x);
     s->rel[warp]++;
-    for (int u = 0; u < 32; u++)
-        vec[u] = s->kn[warp][u] > vec[u] ? s->kn[warp][u] : vec[u];
+    merge(vec, s->kn[warp]);
     vec[warp] = s->rel[warp] > vec[warp] ? s->rel[warp] : vec[warp];
 }
 
 void check_acquire(struct exec *x, uint32_t warp, const uint32_t *vec)
 {
-    struct check_state *s = state(x);
-    for (int u = 0; u < 32; u++)
-        s->kn[warp][u] = vec[u] > s->kn[warp][u] ? vec[u] : s->kn[warp][u];
+    merge(state(x)->kn[warp], vec);
 }
 
 const char *check_thread_at(const struct exec *x, uint32_t tid, uint32_t pc, char *buf, size_t size)
@@ -249,6 +253,12 @@ struct hazards {
 /* How an instruction touches shared memory, for shared_byte(); T_GROUP: a load a warpgroup makes
  * together (a wgmma's operands), after every access its threads made before they issued it. */
 enum touch { T_LOAD, T_STORE, T_ATOMIC, T_ASYNC, T_GROUP };
+
+/* Does an access of kind @p how write? */
+static int writes(enum touch how)
+{
+    return how != T_LOAD && how != T_GROUP;
+}
 
 /* Are threads @p tid and @p other (thread + 1) of one warpgroup? */
 static int same_group(uint32_t tid, uint32_t other)
@@ -272,7 +282,7 @@ static void shared_byte(struct check_state *s, struct sbyte *r, uint32_t tid, ui
                         enum touch how, struct hazards *h)
 {
     uint32_t sync = s->sync[tid / 32];
-    int store = how != T_LOAD && how != T_GROUP, atomic = how == T_ATOMIC;
+    int store = writes(how), atomic = how == T_ATOMIC;
     if (r->block != s->block)
         *r = (struct sbyte){.block = s->block};
     if (r->a_tid && !h->flight)
@@ -359,7 +369,7 @@ static void shared_access(struct exec *x, struct warp *w, const struct insn *in,
 {
     struct check_state *s = state(x);
     uint32_t pc = (uint32_t)(in - x->code);
-    int store = how != T_LOAD && how != T_GROUP;
+    int store = writes(how);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         struct hazards h = {0};

@@ -179,9 +179,8 @@ void check_async_wait(struct exec *x, const struct warp *w, int lane, uint64_t o
     if (!a)
         return;
     uint32_t tid = w->index * 32 + (uint32_t)lane;
-    a->lane[tid].seen = a->completed;
+    saw(a, tid, a->completed);
     a->lane[tid].wait_seq = x->clock;
-    a->max_seen = a->completed > a->max_seen ? a->completed : a->max_seen;
     check_acquire(x, w->index, a->done_rel);
     for (uint32_t i = 0; i < s->nslots; i++) /* what the phase's arrivers had seen */
         saw(&s->slots[i], tid, a->done_seen[i]);
