@@ -62,10 +62,12 @@ enum { MAX_BARRIER_PCS = 4 };
 struct check_state {
     struct sbyte *sh;    /* a record per byte of the block's shared memory */
     uint32_t block;      /* the running block's tag (1, 2, ...) */
-    uint32_t gen;        /* barriers opened in this block so far */
+    uint32_t gen;        /* block-wide barriers opened in this block so far */
+    uint32_t named;      /* barriers with a thread count opened (check_barrier_open()) */
     uint32_t sync[32];   /* each warp's __syncwarp count */
-    uint32_t rel[32];    /* each warp's mbarrier arrivals (check_release()) */
+    uint32_t rel[32];    /* each warp's arrivals at mbarriers and barriers (check_release()) */
     uint32_t kn[32][32]; /* kn[v][u]: warp u's arrivals warp v has waited past (check_acquire()) */
+    uint32_t bar_rel[16][32]; /* each barrier's arrivals so far, released (check_release()) */
     /* synccheck: where each barrier's waiting threads arrived */
     uint32_t bar_pc[16][MAX_BARRIER_PCS], bar_npc[16];
     struct finding *found;
@@ -181,16 +183,19 @@ void check_block(struct exec *x)
     struct check_state *s = state(x);
     s->block++;
     s->gen = 0;
+    s->named = 0;
     memset(s->sync, 0, sizeof s->sync);
     memset(s->rel, 0, sizeof s->rel);
     memset(s->kn, 0, sizeof s->kn);
+    memset(s->bar_rel, 0, sizeof s->bar_rel);
     memset(s->bar_npc, 0, sizeof s->bar_npc);
     check_async_block(x);
 }
 
 uint32_t check_generation(const struct exec *x)
 {
-    return ((const struct check_state *)x->check_state)->gen;
+    const struct check_state *s = x->check_state;
+    return s->gen + s->named;
 }
 
 uint32_t check_warp_syncs(const struct exec *x, uint32_t warp)
@@ -501,11 +506,13 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
              vm_op_names[in->op], mask, vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
 }
 
-void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id)
+void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t warp, uint32_t id,
+                          int counted)
 {
     struct check_state *s = state(x);
     uint32_t pc = (uint32_t)(in - x->code);
-    if (!(x->launch->checks & VM_CHECK_SYNC))
+    check_release(x, warp, s->bar_rel[id]);
+    if (!(x->launch->checks & VM_CHECK_SYNC) || counted)
         return;
     for (uint32_t i = 0; i < s->bar_npc[id]; i++)
         if (s->bar_pc[id][i] == pc)
@@ -514,7 +521,12 @@ void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id)
         s->bar_pc[id][s->bar_npc[id]++] = pc;
 }
 
-void check_barrier_open(struct exec *x, uint32_t id)
+void check_barrier_pass(struct exec *x, uint32_t warp, uint32_t id)
+{
+    check_acquire(x, warp, state(x)->bar_rel[id]);
+}
+
+void check_barrier_open(struct exec *x, uint32_t id, int all)
 {
     struct check_state *s = state(x);
     char a[200], b[200];
@@ -526,7 +538,11 @@ void check_barrier_open(struct exec *x, uint32_t id)
              vm_where(x->mod, &x->code[s->bar_pc[id][0]], a, sizeof a),
              vm_where(x->mod, &x->code[s->bar_pc[id][1]], b, sizeof b));
     s->bar_npc[id] = 0;
-    s->gen++; /* every shared access after this is ordered after every one before */
+    memset(s->bar_rel[id], 0, sizeof s->bar_rel[id]);
+    if (all)
+        s->gen++; /* every shared access after this is ordered after every one before */
+    else
+        s->named++; /* its warps passed it (check_barrier_pass()), the others did not */
     check_async_barrier(x);
 }
 

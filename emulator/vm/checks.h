@@ -20,14 +20,15 @@ void check_global_fence(struct exec *x, const struct warp *w, uint32_t m, int gp
  *  that run its blocks share them) and freed by it. */
 void check_global_begin(struct exec *x);
 void check_global_end(struct exec *x);
-/** The running block's barrier generation, and warp @p warp's __syncwarp count. */
+/** The running block's barrier generation (every barrier opened, with a thread count or not:
+ *  the global racecheck orders across either), and warp @p warp's __syncwarp count. */
 uint32_t check_generation(const struct exec *x);
 uint32_t check_warp_syncs(const struct exec *x, uint32_t warp);
 /** A shared access by lanes @p m (racecheck, initcheck). */
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store);
-/** Warp @p warp arrives on an mbarrier (racecheck): its accesses so far, and those it has waited
- *  past, are released into the object's vector @p vec (32 warps' arrival counts). */
+/** Warp @p warp arrives on an mbarrier or a barrier (racecheck): its accesses so far, and those
+ *  it has waited past, are released into the object's vector @p vec (32 warps' arrival counts). */
 void check_release(struct exec *x, uint32_t warp, uint32_t *vec);
 /** Warp @p warp's wait saw a phase complete whose arrivals released vector @p vec: its accesses
  *  from now on are ordered after those. */
@@ -45,16 +46,25 @@ void check_async_land(struct exec *x, const struct warp *w, int lane, uint32_t o
 void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
                      uint32_t mask);
 
-/** Threads arrive at barrier @p id through instruction @p in (synccheck notes the place). */
-void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t id);
+/** Threads of warp @p warp arrive at barrier @p id through instruction @p in, waiting or not:
+ *  racecheck releases their accesses so far into the barrier; synccheck notes the place, unless
+ *  the barrier has a thread count (@p counted: warps of different roles meet there). */
+void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t warp, uint32_t id,
+                          int counted);
 
-/** Barrier @p id opens: the accesses after it are ordered after those before (threads that
- *  exited instead of arriving are no finding: they do not hold a barrier up on a GPU). */
-void check_barrier_open(struct exec *x, uint32_t id);
+/** Warp @p warp's lanes that waited at barrier @p id pass it: their accesses from now on are
+ *  ordered after those every arrival at it released. */
+void check_barrier_pass(struct exec *x, uint32_t warp, uint32_t id);
+
+/** Barrier @p id opens. When it waited for @p all the block's threads, every access after it is
+ *  ordered after every one before (threads that exited instead of arriving are no finding: they
+ *  do not hold a barrier up on a GPU); a barrier with a thread count orders only the warps that
+ *  passed it, after the arrivals' accesses. check_generation() counts both kinds. */
+void check_barrier_open(struct exec *x, uint32_t id, int all);
 
 /** A phase of an mbarrier completes after @p arrivals (the count it began with). When that
  *  covers every thread of the block, racecheck orders across it as across a bar.sync; an
- *  mbarrier only some threads arrive at orders nothing for racecheck (emulator/README.md). */
+ *  mbarrier only some threads arrive at orders warp by warp (check_release(), check_acquire()). */
 void check_mbarrier_phase(struct exec *x, uint64_t arrivals);
 
 /** A bulk or tensor copy wrote shared bytes [@p addr, @p addr + @p bytes): written for

@@ -292,12 +292,15 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
     }
     for (int b = 0; b < 16; b++) {
         uint32_t want = x->bar_count[b] ? x->bar_count[b] : live;
+        int all = !x->bar_count[b] || want >= x->nthreads; /* the block, or some of its warps */
         if (!arrived[b] || arrived[b] + x->bar_nowait[b] < want)
             continue;
         for (uint32_t i = 0; i < nwarps; i++) {
             struct warp *w = &warps[i];
             uint32_t at = w->waiting ? vm_lanes_at(w, (uint32_t)b) : 0;
             release(x, w, at, b);
+            if (at && x->launch->checks)
+                check_barrier_pass(x, w->index, (uint32_t)b);
             released += (uint32_t)__builtin_popcount(at);
             try_converge(w);
         }
@@ -305,7 +308,7 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
         x->bar_nowait[b] = 0;
         x->bar_true[b] = x->bar_false[b] = 0;
         if (x->launch->checks)
-            check_barrier_open(x, (uint32_t)b);
+            check_barrier_open(x, (uint32_t)b, all);
     }
     return released;
 }

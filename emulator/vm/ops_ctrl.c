@@ -237,6 +237,8 @@ enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
         return ev;
     if (count)
         x->bar_count[id] = count;
+    if (x->launch->checks) /* with a count, warps of each role meet from their places */
+        check_barrier_arrive(x, in, w->index, id, count != 0);
     if (in->width == 1) { /* bar.arrive: counted, does not wait */
         x->bar_nowait[id] += (uint32_t)__builtin_popcount(m);
         return EV_NONE;
@@ -246,8 +248,6 @@ enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
         x->bar_true[id] += (uint32_t)__builtin_popcount(p & m);
         x->bar_false[id] += (uint32_t)__builtin_popcount(~p & m);
     }
-    if (x->launch->checks && !count) /* with a count, warps of each role meet from their places */
-        check_barrier_arrive(x, in, id);
     x->bar_arrived = m;
     x->bar_id = (uint8_t)id;
     return EV_BARRIER;

@@ -71,34 +71,35 @@ static uint64_t operand_of(const struct warp *w, const struct insn *in, int l)
     return ATOM_SPACE(in->mod) == SP_GENERIC ? a - SHARED_WINDOW : a;
 }
 
-/* The host address of the mbarrier object at shared offset @p a into *p (for an arrive, maybe
- * in another block of the cluster), or the launch fails. */
+/* The host address of the mbarrier object at shared address *@p a into *p, *@p a made its offset
+ * in the shared memory of block *@p o: this one, or (a shared::cluster address, for an arrive)
+ * another of the cluster. Else the launch fails. */
 static enum event object_at(struct exec *x, struct warp *w, const struct insn *in, int l,
-                            uint64_t a, uint8_t **p)
+                            uint64_t *a, uint8_t **p, struct exec **o)
 {
-    uint8_t *smem = x->smem;
-    uint32_t bytes = x->smem_bytes;
-    if (a >> CLUSTER_SHIFT && vm_cluster_resolve(x, w, in, l, &a, &smem, &bytes, NULL))
+    uint8_t *smem;
+    uint32_t bytes;
+    if (vm_cluster_resolve(x, w, in, l, a, &smem, &bytes, o))
         return EV_ERROR;
-    if (a >= WINDOW_SIZE)
+    if (*a >= WINDOW_SIZE)
         return vm_fail(x, w, in, l, VM_FAULT,
                        "an mbarrier object outside shared memory (it must be a __shared__ "
                        "variable)");
-    if (a % 8 || a + 8 > bytes)
+    if (*a % 8 || *a + 8 > bytes)
         return vm_fail(x, w, in, l, VM_FAULT,
                        "an mbarrier object at shared offset %llu (it needs 8 bytes, 8-aligned, of "
                        "the block's %u bytes of shared memory)",
-                       (unsigned long long)a, bytes);
-    *p = smem + a;
+                       (unsigned long long)*a, bytes);
+    *p = smem + *a;
     return EV_NONE;
 }
 
-/* The object at shared offset @p a into *v, or the launch fails: it is not one mbarrier.init
- * made. */
+/* The object at shared address *@p a into *v (object_at()'s *@p a and *@p o), or the launch
+ * fails: it is not one mbarrier.init made. */
 static enum event object_read(struct exec *x, struct warp *w, const struct insn *in, int l,
-                              uint64_t a, uint8_t **p, uint64_t *v)
+                              uint64_t *a, uint8_t **p, uint64_t *v, struct exec **o)
 {
-    enum event ev = object_at(x, w, in, l, a, p);
+    enum event ev = object_at(x, w, in, l, a, p, o);
     if (ev != EV_NONE)
         return ev;
     memcpy(v, *p, 8);
@@ -109,14 +110,16 @@ static enum event object_read(struct exec *x, struct warp *w, const struct insn 
     return EV_NONE;
 }
 
-/* Store @p v at @p p, completing its phase first when nothing is pending: the checks hear of
- * a phase begun by @p arrivals arrivals (racecheck) of the object at offset @p a. */
-static void settle(struct exec *x, uint8_t *p, uint64_t v, uint64_t a, uint64_t arrivals)
+/* Block @p x stores @p v at @p p, completing its phase first when nothing is pending: the checks
+ * of block @p o, whose object it is, at offset @p a, hear of a phase begun by @p arrivals
+ * arrivals (racecheck). */
+static void settle(struct exec *x, struct exec *o, uint8_t *p, uint64_t v, uint64_t a,
+                   uint64_t arrivals)
 {
     if (!pending_of(v) && !tx_of(v)) {
-        if (x->launch->checks) {
-            check_mbarrier_phase(x, arrivals);
-            check_async_phase(x, a);
+        if (o->launch->checks) {
+            check_mbarrier_phase(o, arrivals);
+            check_async_phase(o, a);
         }
         v = object((v & MB_PHASE) ^ MB_PHASE, expected_of(v), expected_of(v), 0);
     }
@@ -130,7 +133,8 @@ enum event h_MBAR_INIT(struct exec *x, struct warp *w, const struct insn *in, ui
         int l = __builtin_ctz(mm);
         uint8_t *p = NULL;
         uint64_t a = operand_of(w, in, l);
-        enum event ev = object_at(x, w, in, l, a, &p);
+        struct exec *o;
+        enum event ev = object_at(x, w, in, l, &a, &p, &o);
         if (ev != EV_NONE)
             return ev;
         uint64_t count = in->o[2] == NO_REG ? 0 : R32(w, in->o[2])[l], v = 0;
@@ -143,7 +147,7 @@ enum event h_MBAR_INIT(struct exec *x, struct warp *w, const struct insn *in, ui
         memcpy(p, &v, 8);
         x->writes++;
         if (x->launch->checks)
-            check_async_init(x, a);
+            check_async_init(o, a);
     }
     return EV_NONE;
 }
@@ -169,7 +173,8 @@ static enum event arrive(struct exec *x, struct warp *w, const struct insn *in, 
 {
     uint8_t *p = NULL;
     uint64_t v, a = operand_of(w, in, l);
-    enum event ev = object_read(x, w, in, l, a, &p, &v);
+    struct exec *o;
+    enum event ev = object_read(x, w, in, l, &a, &p, &v, &o);
     if (ev == EV_NONE && in->op == OP_MBAR_ARRIVE && in->o[3] != NO_REG)
         ev = add_tx(x, w, in, l, &v, R32(w, in->o[3])[l]);
     if (ev != EV_NONE)
@@ -185,9 +190,9 @@ static enum event arrive(struct exec *x, struct warp *w, const struct insn *in, 
     pending -= n;
     if (in->op == OP_MBAR_ARRIVE && in->o[1] != NO_REG)
         R64(w, in->o[1])[l] = (v & MB_PHASE) | MB_MARK | pending;
-    if (x->launch->checks && !(a >> CLUSTER_SHIFT))
+    if (x->launch->checks && o == x) /* another block's object orders none of its accesses */
         check_async_arrive(x, w, l, a);
-    settle(x, p, object(v & MB_PHASE, expected, pending, tx_of(v)), a, began);
+    settle(x, o, p, object(v & MB_PHASE, expected, pending, tx_of(v)), a, began);
     return EV_NONE;
 }
 
@@ -212,9 +217,10 @@ enum event h_CP_ASYNC_MBAR(struct exec *x, struct warp *w, const struct insn *in
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint8_t *p = NULL;
-        uint64_t v;
-        enum event ev = in->width ? arrive(x, w, in, l, 1, 0)
-                                  : object_read(x, w, in, l, operand_of(w, in, l), &p, &v);
+        uint64_t v, a = operand_of(w, in, l);
+        struct exec *o;
+        enum event ev =
+            in->width ? arrive(x, w, in, l, 1, 0) : object_read(x, w, in, l, &a, &p, &v, &o);
         if (ev != EV_NONE)
             return ev;
     }
@@ -227,12 +233,13 @@ enum event h_MBAR_TX(struct exec *x, struct warp *w, const struct insn *in, uint
         int l = __builtin_ctz(mm);
         uint8_t *p = NULL;
         uint64_t v, a = operand_of(w, in, l), bytes = R32(w, in->o[2])[l];
-        enum event ev = object_read(x, w, in, l, a, &p, &v);
+        struct exec *o;
+        enum event ev = object_read(x, w, in, l, &a, &p, &v, &o);
         if (ev == EV_NONE)
             ev = add_tx(x, w, in, l, &v, in->width ? -(int64_t)bytes : (int64_t)bytes);
         if (ev != EV_NONE)
             return ev;
-        settle(x, p, v, a, expected_of(v));
+        settle(x, o, p, v, a, expected_of(v));
     }
     return EV_NONE;
 }
@@ -242,13 +249,14 @@ enum event vm_mbar_complete_tx(struct exec *x, struct warp *w, const struct insn
 {
     uint8_t *p = NULL;
     uint64_t v;
-    enum event ev = object_read(x, w, in, lane, off, &p, &v);
+    struct exec *o;
+    enum event ev = object_read(x, w, in, lane, &off, &p, &v, &o);
     if (ev == EV_NONE)
         ev = add_tx(x, w, in, lane, &v, -(int64_t)bytes);
     if (ev == EV_NONE && x->cnt)
         count_copy_issued(x, off);
     if (ev == EV_NONE)
-        settle(x, p, v, off, expected_of(v));
+        settle(x, o, p, v, off, expected_of(v));
     return ev;
 }
 
@@ -259,7 +267,8 @@ enum event h_MBAR_WAIT(struct exec *x, struct warp *w, const struct insn *in, ui
         int l = __builtin_ctz(mm);
         uint8_t *p = NULL;
         uint64_t v, a = operand_of(w, in, l);
-        enum event ev = object_read(x, w, in, l, a, &p, &v);
+        struct exec *o;
+        enum event ev = object_read(x, w, in, l, &a, &p, &v, &o);
         if (ev != EV_NONE)
             return ev;
         /* .parity: the phase of that parity is complete once the current one differs. */
@@ -267,7 +276,7 @@ enum event h_MBAR_WAIT(struct exec *x, struct warp *w, const struct insn *in, ui
             in->width ? (uint64_t)(R32(w, in->o[2])[l] & 1) << 63 : R64(w, in->o[2])[l] & MB_PHASE;
         int complete = (v & MB_PHASE) != phase;
         done |= (uint32_t)complete << l;
-        if (complete && x->launch->checks)
+        if (complete && x->launch->checks && o == x)
             check_async_wait(x, w, l, a);
         if (complete && x->cnt)
             count_copy_waited(x, w->index, a);

@@ -116,21 +116,46 @@ START_TEST(racecheck_orders_across_an_mbarrier)
 END_TEST
 
 /* Warp 0 hands its stores to warp 1 through an mbarrier only it arrives at: ordered when it
- * arrives after them (the arrive releases them, warp 1's wait acquires), a hazard when it arrives
- * before. */
+ * arrives after them (the arrive releases them, warp 1's wait acquires), through the object's
+ * shared::cta or shared::cluster address, a hazard when it arrives before. */
 START_TEST(racecheck_follows_an_mbarrier_between_warps)
 {
     capture_checks_on();
     float in[32], out[64];
     float *din = device_ints(32, 23, in), *dout;
     CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
-    ck_assert_int_eq(checks_handoff(0, din, dout), cudaSuccess);
-    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
-    for (int t = 0; t < 64; t++)
-        ck_assert_msg(out[t] == (t < 32 ? in[t] : 3.0f * in[t - 32]), "out[%d] = %g", t, out[t]);
-    capture_assert_no_reports("warp 0's stores, then its arrival, then warp 1's wait and reads");
-    ck_assert_int_eq(checks_handoff(1, din, dout), cudaSuccess);
+    const int after[] = {HANDOFF_AFTER, HANDOFF_THROUGH_CLUSTER};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(checks_handoff(after[i], din, dout), cudaSuccess);
+        CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < 64; t++)
+            ck_assert_msg(out[t] == (t < 32 ? in[t] : 3.0f * in[t - 32]), "out[%d] = %g", t,
+                          out[t]);
+        capture_assert_no_reports(i ? "an arrival through the block's shared::cluster address"
+                                    : "warp 0's stores, then its arrival, then warp 1's wait");
+    }
+    ck_assert_int_eq(checks_handoff(HANDOFF_ARRIVE_FIRST, din, dout), cudaSuccess);
     assert_report("CHECK_HANDED", "racecheck: read-after-write hazard", 32);
+    cudaFree(din), cudaFree(dout);
+}
+END_TEST
+
+/* Barriers with a thread count order the warps that meet at them, and through them the warps
+ * those waited for: warp 2, which meets only warp 1, is not ordered after warp 0's stores
+ * unless warp 1 waited for them first. */
+START_TEST(racecheck_orders_only_a_named_barriers_warps)
+{
+    capture_checks_on();
+    float in[96], out[96];
+    float *din = device_ints(96, 24, in), *dout;
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    ck_assert_int_eq(checks_named(1, din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 96; t++)
+        ck_assert_msg(out[t] == (t < 64 ? in[t] : 5.0f * in[t - 64]), "out[%d] = %g", t, out[t]);
+    capture_assert_no_reports("warp 0 to warp 1 to warp 2 through two barriers of 64 threads");
+    ck_assert_int_eq(checks_named(0, din, dout), cudaSuccess);
+    assert_report("CHECK_NAMED_THIRD", "racecheck: read-after-write hazard", 32);
     cudaFree(din), cudaFree(dout);
 }
 END_TEST
@@ -364,6 +389,8 @@ int main(int argc, char **argv)
         {"racecheck_orders_across_an_mbarrier", racecheck_orders_across_an_mbarrier, CASE_GPU, 60},
         {"racecheck_follows_an_mbarrier_between_warps", racecheck_follows_an_mbarrier_between_warps,
          CASE_GPU, 60},
+        {"racecheck_orders_only_a_named_barriers_warps",
+         racecheck_orders_only_a_named_barriers_warps, CASE_GPU, 60},
         {"memcheck_finds_out_of_bounds", memcheck_finds_out_of_bounds, CASE_GPU, 60},
         {"initcheck_finds_unwritten_reads", initcheck_finds_unwritten_reads, CASE_GPU, 60},
         {"synccheck_finds_bad_synchronisation", synccheck_finds_bad_synchronisation, CASE_GPU, 60},

@@ -37,10 +37,20 @@ cudaError_t checks_warp_sum(int syncwarp, const float *in, float *out);
  *  then warp 0 adds the three, after a block-wide cuda::barrier when @p barrier, else none. */
 cudaError_t checks_barrier_sum(int barrier, const float *in, float *out);
 
+/** How warp 0 arrives at the mbarrier of checks_handoff(). */
+enum handoff { HANDOFF_AFTER, HANDOFF_ARRIVE_FIRST, HANDOFF_THROUGH_CLUSTER };
+
 /** Warp 0 stores 3 in[t] for warp 1, which reads it into out[t + 32] after waiting on an
- *  mbarrier only warp 0 arrives at (32 arrivals): after its stores, or (@p arrive_first) before
- *  them, when they are not handed over. out[t] = in[t] for warp 0. */
-cudaError_t checks_handoff(int arrive_first, const float *in, float *out);
+ *  mbarrier only warp 0 arrives at (32 arrivals): after its stores (HANDOFF_AFTER), or after them
+ *  through the object's shared::cluster address (HANDOFF_THROUGH_CLUSTER), or before them
+ *  (HANDOFF_ARRIVE_FIRST), when they are not handed over. out[t] = in[t] for warp 0. */
+cudaError_t checks_handoff(int how, const float *in, float *out);
+
+/** Warp 2 reads into out[t] the 5 in[t - 64] warp 0 stored, after a barrier with a count of
+ *  64 that it meets warp 1 at: @p ordered, after warp 1 waited for warp 0 at another (each
+ *  producer arriving without waiting), or else not ordered after warp 0's stores at all.
+ *  out[t] = in[t] for warps 0 and 1. */
+cudaError_t checks_named(int ordered, const float *in, float *out);
 
 /** Reads of memory nobody wrote: @p shared 1: a shared array half filled; 0: in[0..63]. */
 cudaError_t checks_uninitialised(int shared, const float *in, float *out);

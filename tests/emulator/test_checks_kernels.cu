@@ -92,22 +92,29 @@ static __global__ void barrier_sum_kernel(int barrier, const float *in, float *o
         *out = partial[0] + partial[1] + partial[2]; /* CHECK_BARRIER_SUM */
 }
 
-static __global__ void handoff_kernel(int arrive_first, const float *in, float *out)
+static __global__ void handoff_kernel(int how, const float *in, float *out)
 {
-#if __CUDA_ARCH__ >= 800 /* mbarriers: the emulator runs the newest PTX (sm_90's) */
+#if __CUDA_ARCH__ >= 900 /* mbarriers and mapa: the emulator runs the newest PTX (sm_90's) */
     __shared__ float handed[32];
     __shared__ uint64_t bar;
     int t = threadIdx.x;
-    uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar);
+    uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar), own;
     if (t == 0)
         asm volatile("mbarrier.init.shared.b64 [%0], 32;" ::"r"(b) : "memory");
     __syncthreads();
     if (t < 32) {
-        if (arrive_first)
+        if (how == HANDOFF_ARRIVE_FIRST)
             asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(b) : "memory");
         handed[t] = 3.0f * in[t]; /* CHECK_HANDED */
-        if (!arrive_first)
+        if (how == HANDOFF_AFTER)
             asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(b) : "memory");
+        if (how == HANDOFF_THROUGH_CLUSTER) { /* the block's own object, as a cluster sees it */
+            asm volatile("{ .reg .u32 rank; mov.u32 rank, %%cluster_ctarank;\n"
+                         "mapa.shared::cluster.u32 %0, %1, rank; }"
+                         : "=r"(own)
+                         : "r"(b));
+            asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(own) : "memory");
+        }
         out[t] = in[t];
         return;
     }
@@ -122,9 +129,45 @@ static __global__ void handoff_kernel(int arrive_first, const float *in, float *
 #endif
 }
 
-cudaError_t checks_handoff(int arrive_first, const float *in, float *out)
+cudaError_t checks_handoff(int how, const float *in, float *out)
 {
-    handoff_kernel<<<1, 64>>>(arrive_first, in, out);
+    handoff_kernel<<<1, 64>>>(how, in, out);
+    return cudaDeviceSynchronize();
+}
+
+/* Three warps and two barriers with a thread count of 64. Ordered: warp 0 stores, then arrives
+ * at barrier 1, which warp 1 waits at; warp 1 then arrives at barrier 2, which warp 2 waits at
+ * before it reads. Not: warp 0 stores and meets warp 1 at barrier 1, while warp 2 meets warp 1
+ * at barrier 2 before that and reads. */
+static __global__ void named_kernel(int ordered, const float *in, float *out)
+{
+    __shared__ float staged[32];
+    int t = threadIdx.x, warp = t / 32, lane = t % 32;
+    float v = in[t];
+    if (warp == 0) {
+        staged[lane] = 5.0f * v;
+        if (ordered)
+            asm volatile("bar.arrive 1, 64;" ::: "memory");
+        else
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+    } else if (warp == 1) {
+        if (ordered) {
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+            asm volatile("bar.arrive 2, 64;" ::: "memory");
+        } else {
+            asm volatile("bar.sync 2, 64;" ::: "memory");
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+        }
+    } else {
+        asm volatile("bar.sync 2, 64;" ::: "memory");
+        v = staged[lane]; /* CHECK_NAMED_THIRD */
+    }
+    out[t] = v;
+}
+
+cudaError_t checks_named(int ordered, const float *in, float *out)
+{
+    named_kernel<<<1, 96>>>(ordered, in, out);
     return cudaDeviceSynchronize();
 }
 
