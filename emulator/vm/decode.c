@@ -326,6 +326,7 @@ static const struct row table[] = {
     {"min", dec_arith},
     {"mma", dec_mma},
     {"mov", dec_mov},
+    {"movmatrix", dec_movmatrix},
     {"mul", dec_arith},
     {"mul24", dec_arith},
     {"nanosleep", dec_nop},

@@ -469,6 +469,19 @@ int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
+/* movmatrix.sync.aligned.m8n8.trans.b16 d, a */
+int dec_movmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    uint32_t d, a;
+    if (!mn_has(m, "m8n8") || !mn_has(m, "trans") || !mn_has(m, "b16"))
+        return dec_bad(c, "this form of movmatrix is not emulated");
+    if (n != 2 || dec_dst(c, &o[0], 32, &d) || dec_src(c, &o[1], 'b', 32, &a))
+        return n != 2 ? dec_bad(c, "expected 2 operands") : -1;
+    struct insn *in = dec_emit(c, OP_MOVMATRIX);
+    in->o[0] = d, in->o[1] = a;
+    return 0;
+}
+
 /* ---- control ------------------------------------------------------------------------------ */
 
 /* bar.sync / barrier.sync a{, b}; bar.arrive a, b; bar.red.op.type d, a{, b}, {!}c;

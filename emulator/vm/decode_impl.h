@@ -90,6 +90,7 @@ int mma_type_of(const char *name);
  *  floating-point and integer forms follow too. */
 int mma_types_ok(int at, int bt, int ct, int dt);
 int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n);
+int dec_movmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_bra(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_call(struct dctx *c, const struct mn *m, struct operand *o, int n);

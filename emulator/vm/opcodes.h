@@ -558,6 +558,10 @@ OP(LDMATRIX, VM_CLASS_TENSOR, "ldmatrix")
 /* stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 [a], {r}: ldmatrix's inverse
  * (sm_90). [PTX ISA: stmatrix] */
 OP(STMATRIX, VM_CLASS_TENSOR, "stmatrix")
+/* movmatrix.sync.aligned.m8n8.trans.b16 d, a: the 8 x 8 matrix of 16-bit elements the warp holds
+ * in ldmatrix's fragment (lane l: row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1), transposed in
+ * its registers. [PTX ISA: movmatrix] */
+OP(MOVMATRIX, VM_CLASS_TENSOR, "movmatrix")
 
 /* ---- warpgroups (ops_wgmma.c) and clusters (cluster.c): sm_90 ------------------------- */
 

@@ -1,7 +1,7 @@
 /**
  * @file ops_tensor.c
  * @brief Tensor-core instructions: wmma (the emulator's own fragment layout),
- *        mma.sync, mma.sp, ldmatrix and stmatrix (the layouts the PTX ISA documents).
+ *        mma.sync, mma.sp, ldmatrix, stmatrix and movmatrix (the layouts the PTX ISA documents).
  *
  * wmma fragments are opaque to programs, so any layout that load, mma and
  * store agree on is correct; this one is the simplest: element e of the
@@ -804,4 +804,23 @@ enum event h_LDMATRIX(struct exec *x, struct warp *w, const struct insn *in, uin
 enum event h_STMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
     return matrix_rows(x, w, in, m, 1);
+}
+
+enum event h_MOVMATRIX(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    if (m != FULL_MASK)
+        return vm_fail(x, w, in, __builtin_ctz(m), VM_UNSUPPORTED,
+                       "movmatrix with part of the warp: all 32 lanes must execute it");
+    uint16_t mat[8][8];
+    const uint32_t *a = R32(w, in->o[1]);
+    for (int l = 0; l < 32; l++) {
+        mat[l / 4][2 * (l % 4)] = (uint16_t)a[l];
+        mat[l / 4][2 * (l % 4) + 1] = (uint16_t)(a[l] >> 16);
+    }
+    uint32_t *d = R32(w, in->o[0]);
+    for (int l = 0; l < 32; l++) {
+        int r = l / 4, c = 2 * (l % 4);
+        d[l] = mat[c][r] | (uint32_t)mat[c + 1][r] << 16;
+    }
+    return EV_NONE;
 }

@@ -2,9 +2,9 @@
  * @file test_tensor.c
  * @brief The VM's tensor and asynchronous-copy instructions against the PTX ISA's definitions:
  *        mma.sync and mma.sp in every form it runs, ldmatrix and stmatrix in every width,
- *        cp.async in every form with its groups, waits and mbarrier completion; racecheck on a
- *        pipeline that reads a stage before its wait; the counters of Tensor Core work, bank
- *        conflicts and copies in flight.
+ *        movmatrix, cp.async in every form with its groups, waits and mbarrier completion;
+ *        racecheck on a pipeline that reads a stage before its wait; the counters of Tensor Core
+ *        work, bank conflicts and copies in flight.
  *
  * The fragment layouts here are the ISA's tables ("Matrix Fragments for mma.m16n8k8 / k16 /
  * k32"), written out per shape, not the VM's one rule (vm/ops_tensor.c): a lane that holds the
@@ -884,6 +884,36 @@ START_TEST(stmatrix_every_width)
 }
 END_TEST
 
+/* movmatrix transposes the 8 x 8 matrix a warp holds in ldmatrix's fragment: lane l ends with
+ * what ldmatrix .trans gives it; half a warp executing it fails the launch in one line. */
+START_TEST(movmatrix_transposes_a_fragment)
+{
+    uint16_t m[64];
+    uint32_t in[32], out[32], *din, *dout;
+    for (int i = 0; i < 64; i++)
+        m[i] = (uint16_t)(i * 53 + 7);
+    for (int l = 0; l < 32; l++)
+        in[l] = matrix_reg(m, 0, l, 0);
+    CUDA_CHECK(cudaMalloc((void **)&din, sizeof in));
+    CUDA_CHECK(cudaMalloc((void **)&dout, sizeof out));
+    CUDA_CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
+    ck_assert_int_eq(tensor_movmatrix(0, din, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int l = 0; l < 32; l++)
+        ck_assert_msg(out[l] == matrix_reg(m, 0, l, 1), "movmatrix: lane %d = 0x%08x, want 0x%08x",
+                      l, out[l], matrix_reg(m, 0, l, 1));
+    struct capture cap;
+    capture_begin(&cap, 2);
+    cudaError_t err = tensor_movmatrix(1, din, dout);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(err, cudaErrorNotSupported);
+    capture_assert_at(said, TEST_TENSOR_KERNELS, "TENSOR_MOVMATRIX",
+                      "movmatrix with part of the warp");
+    free(said);
+    cudaDeviceReset(); /* the failure is sticky until then, as on a GPU */
+}
+END_TEST
+
 /* ---- cp.async ------------------------------------------------------------------------------- */
 
 /* Each form lands at its wait, not before: what each thread read before and after each wait. */
@@ -1125,6 +1155,7 @@ int main(int argc, char **argv)
          60},
         {"ldmatrix_every_width", ldmatrix_every_width, CASE_GPU, 60},
         {"stmatrix_every_width", stmatrix_every_width, CASE_GPU, 60},
+        {"movmatrix_transposes_a_fragment", movmatrix_transposes_a_fragment, CASE_GPU, 60},
         {"cp_async_lands_at_its_wait", cp_async_lands_at_its_wait, CASE_GPU, 60},
         {"cp_async_completes_through_an_mbarrier", cp_async_completes_through_an_mbarrier, CASE_GPU,
          60},

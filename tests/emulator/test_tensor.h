@@ -116,6 +116,10 @@ cudaError_t tensor_ldmatrix(const uint16_t *m, uint32_t *out);
  *  slot order; what the variant does not write stays 0xFFFF). */
 cudaError_t tensor_stmatrix(const uint32_t *regs, uint16_t *out);
 
+/** One warp: lane l's register in[l] through movmatrix (m8n8.trans.b16) into out[l]; with
+ *  @p half only lanes 0 to 15 execute it (the launch fails: the whole warp must). */
+cudaError_t tensor_movmatrix(int half, const uint32_t *in, uint32_t *out);
+
 /**
  * 64 threads, each with a 16-byte chunk of shared memory x and one of y that it first fills
  * with 0xA5A5A5A5: into x a cp.async.cg of 16 bytes of in[4 t ..] (group 0); into y a

@@ -453,6 +453,24 @@ extern "C" cudaError_t tensor_stmatrix(const uint32_t *regs, uint16_t *out)
     return cudaDeviceSynchronize();
 }
 
+/* Lane l's register in[l] through movmatrix into out[l]; with @p half, lanes 0 to 15 alone. */
+static __global__ void movmatrix_kernel(int half, const uint32_t *in, uint32_t *out)
+{
+    int l = threadIdx.x;
+    uint32_t d = 0;
+    if (!half || l < 16)
+        asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;"
+                     : "=r"(d)
+                     : "r"(in[l])); /* TENSOR_MOVMATRIX (nvcc's line for the statement) */
+    out[l] = d;
+}
+
+extern "C" cudaError_t tensor_movmatrix(int half, const uint32_t *in, uint32_t *out)
+{
+    movmatrix_kernel<<<1, 32>>>(half, in, out);
+    return cudaDeviceSynchronize();
+}
+
 /* ---- cp.async ----------------------------------------------------------------------------- */
 
 static __global__ void cp_async_kernel(const uint32_t *in, uint32_t *out, uint64_t policy)
