@@ -14,24 +14,50 @@
 
 #include "vm_impl.h"
 
+/* The module's file @p file by its last two components (the lesson folder and the file). */
+static const char *file_tail(const struct vm_module *m, uint32_t file)
+{
+    const char *path = file < m->nfiles && m->files[file] ? m->files[file] : "?";
+    const char *tail = path + strlen(path);
+    for (int slashes = 0; tail > path; tail--)
+        if (tail[-1] == '/' && ++slashes == 2)
+            break;
+    return tail;
+}
+
+/* Is the module's file @p file a header of an include directory (CUDA's, a library's)? */
+static int in_header(const struct vm_module *m, uint32_t file)
+{
+    return file < m->nfiles && m->files[file] && strstr(m->files[file], "/include/");
+}
+
+/*
+ * Where instruction @p in came from: the innermost position, following the calls it was inlined
+ * through out, that is not in a header (the program's own line: a header's, CUDA's wmma or a
+ * library's layers, is not where the bug is), and the outermost call site when that is another
+ * ("a.cu:12 (inlined at a.cu:40)").
+ */
 const char *vm_where(const struct vm_module *m, const struct insn *in, char *buf, size_t size)
 {
     if (!m->nlines) {
         snprintf(buf, size, "(no line information: build with -lineinfo)");
         return buf;
     }
-    struct srcloc loc = m->lines[in->line];
-    uint32_t file = loc.file, line = loc.line;
-    /* A CUDA header (wmma, shuffles) is not where the student's bug is: name the call site. */
-    if (loc.iline && file < m->nfiles && m->files[file] && strstr(m->files[file], "/include/"))
-        file = loc.ifile, line = loc.iline;
-    const char *path = file < m->nfiles && m->files[file] ? m->files[file] : "?";
-    /* The last two components: the lesson folder and the file. */
-    const char *tail = path + strlen(path);
-    for (int slashes = 0; tail > path; tail--)
-        if (tail[-1] == '/' && ++slashes == 2)
+    const struct srcloc *e = &m->lines[in->line];
+    uint32_t file = e->file, line = e->line, ufile = UINT32_MAX, uline = 0;
+    for (int depth = 0; depth < 64; depth++) {
+        if (ufile == UINT32_MAX && !in_header(m, file))
+            ufile = file, uline = line;
+        if (!e || !e->iline)
             break;
-    snprintf(buf, size, "%s:%u", tail, line);
+        file = e->ifile, line = e->iline;
+        e = e->up ? &m->lines[e->up - 1] : NULL;
+    }
+    if (ufile == UINT32_MAX || (ufile == file && uline == line))
+        snprintf(buf, size, "%s:%u", file_tail(m, file), line);
+    else
+        snprintf(buf, size, "%s:%u (inlined at %s:%u)", file_tail(m, ufile), uline,
+                 file_tail(m, file), line);
     return buf;
 }
 

@@ -546,8 +546,11 @@ static int64_t loc_int(struct parser *P)
     return v;
 }
 
-/* .loc file line col[, function_name ..., inlined_at file line col]: both positions are
- * kept; messages name the inlined_at one when the first is in a CUDA header. */
+/* How many of the last .loc positions a call site is looked for in (parse_loc()). */
+enum { LOC_LOOKBACK = 256 };
+
+/* .loc file line col[, function_name ..., inlined_at file line col]: both positions are kept,
+ * and the call site's own .loc, so that messages can follow the calls out (vm_where()). */
 static void parse_loc(struct parser *P)
 {
     struct vm_module *m = P->dc.mod;
@@ -568,13 +571,13 @@ static void parse_loc(struct parser *P)
     }
     if (loc.line == 0)
         return; /* "line 0": no position; keep the previous one */
-    /* A header function inlined into another of the same header (tex2D's helpers): name where
-     * the outer one was inlined, which the .loc just before says. */
-    if (loc.iline && loc.ifile == loc.file && m->nlines) {
-        const struct srcloc *outer = &m->lines[P->dc.loc];
-        if (outer->file == loc.ifile && outer->line == loc.iline && outer->iline)
-            loc.ifile = outer->ifile, loc.iline = outer->iline;
-    }
+    /* A function inlined into one that was itself inlined (a library's layers, tex2D's helpers):
+     * the call site's own location is a recent .loc (nvcc writes each level's before the next). */
+    for (uint32_t i = m->nlines; loc.iline && i > 0 && i + LOC_LOOKBACK > m->nlines; i--)
+        if (m->lines[i - 1].file == loc.ifile && m->lines[i - 1].line == loc.iline) {
+            loc.up = i;
+            break;
+        }
     m->lines = emu_grow(m->lines, m->nlines, &P->caplines, sizeof *m->lines);
     m->lines[m->nlines] = loc;
     P->dc.loc = m->nlines++;

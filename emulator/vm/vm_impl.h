@@ -279,6 +279,7 @@ struct insn {
 struct srcloc {
     uint16_t file, ifile; /**< indexes into the module's file table */
     uint32_t line, iline; /**< 0: unknown */
+    uint32_t up;          /**< the call site's own location, index + 1 (0: unknown) */
 };
 
 /** Register classes and their bytes per warp in the arena. */

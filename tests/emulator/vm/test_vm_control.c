@@ -3,7 +3,8 @@
  * @brief The PTX VM's control flow: divergence and reconvergence, warp-synchronous waits,
  *        clocks, barriers, blocks that wait for each other (CUB's look-back), mbarrier phases,
  *        and what a student meets when it goes wrong (faults, deadlocks, traps, asserts, an
- *        unsupported instruction), each one line naming the kernel and the source line; printf.
+ *        unsupported instruction), each one line naming the kernel and the source line (a helper
+ *        inlined into the kernel: its line and the call's); printf.
  *
  * One file holds each case whole. nvcc compiles the part between #ifdef VM_CASE_KERNELS and
  * #else to PTX (CMake: emu_vm_case()); the VM runs that PTX in this process (vm_case.h), and
@@ -129,6 +130,12 @@ extern "C" __global__ void printf_kernel(void)
 }
 
 /* The faults a student meets first; each statement carries a FAULT marker the case below finds. */
+/* A helper nvcc inlines into fault_kernel: a fault in it names its line and the call's. */
+static __device__ __forceinline__ void store_at(float *buf, int i)
+{
+    buf[i] = 3.0f; /* FAULT_IN_HELPER */
+}
+
 extern "C" __global__ void fault_kernel(int kind, float *buf, int n)
 {
     extern __shared__ float dyn[];
@@ -143,6 +150,8 @@ extern "C" __global__ void fault_kernel(int kind, float *buf, int n)
         dyn[t + n] = 1.0f; /* FAULT_SHARED */
     if (kind == 3 && t == 0)
         buf[0] = 2.0f; /* FAULT_FREED */
+    if (kind == 4 && t == 0)
+        store_at(buf, n + 1); /* FAULT_HELPER_CALL */
 }
 
 extern "C" __global__ void unsupported_kernel(uint32_t *out)
@@ -423,8 +432,9 @@ START_TEST(faults_name_kernel_and_line)
         {"FAULT_MISALIGNED", "misaligned global read of 16 bytes", VM_FAULT},
         {"FAULT_SHARED", "the block has 128 bytes of shared memory", VM_FAULT},
         {"FAULT_FREED", "freed", VM_FAULT},
+        {"FAULT_IN_HELPER", "8 bytes past the end of a 64-byte allocation", VM_FAULT},
     };
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         struct vm_case c;
         vm_case_open(&c, VM_CASE_PTX);
         uint64_t buf = vm_case_buffer(&c, NULL, 16 * sizeof(float));
@@ -437,6 +447,9 @@ START_TEST(faults_name_kernel_and_line)
         capture_assert_at(c.result.message, VM_CASE_SOURCE, faults[k].marker, faults[k].what);
         ck_assert_msg(strstr(c.result.message, "fault_kernel"), "the kernel is not named: %s",
                       c.result.message);
+        if (k == 4) /* the helper's line, then the kernel's line it was inlined at */
+            capture_assert_at(c.result.message, VM_CASE_SOURCE, "FAULT_HELPER_CALL",
+                              "(inlined at vm/test_vm_control.c:");
         vm_case_close(&c);
     }
 }
