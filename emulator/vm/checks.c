@@ -507,12 +507,12 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
 }
 
 void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t warp, uint32_t id,
-                          int counted)
+                          int anywhere)
 {
     struct check_state *s = state(x);
     uint32_t pc = (uint32_t)(in - x->code);
     check_release(x, warp, s->bar_rel[id]);
-    if (!(x->launch->checks & VM_CHECK_SYNC) || counted)
+    if (!(x->launch->checks & VM_CHECK_SYNC) || anywhere)
         return;
     for (uint32_t i = 0; i < s->bar_npc[id]; i++)
         if (s->bar_pc[id][i] == pc)

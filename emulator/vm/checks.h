@@ -48,9 +48,10 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
 
 /** Threads of warp @p warp arrive at barrier @p id through instruction @p in, waiting or not:
  *  racecheck releases their accesses so far into the barrier; synccheck notes the place, unless
- *  the barrier has a thread count (@p counted: warps of different roles meet there). */
+ *  threads may meet there from their own places (@p anywhere: a thread count, at which warps of
+ *  different roles meet, or a barrier.sync without .aligned). */
 void check_barrier_arrive(struct exec *x, const struct insn *in, uint32_t warp, uint32_t id,
-                          int counted);
+                          int anywhere);
 
 /** Warp @p warp's lanes that waited at barrier @p id pass it: their accesses from now on are
  *  ordered after those every arrival at it released. */

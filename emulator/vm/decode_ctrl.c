@@ -511,7 +511,8 @@ int dec_bar(struct dctx *c, const struct mn *m, struct operand *o, int n)
     struct insn *in = dec_emit(c, OP_BAR_SYNC);
     in->o[0] = id, in->o[1] = count, in->o[2] = d, in->o[3] = p;
     in->width = (uint8_t)(red ? 2 : arrive ? 1 : 0);
-    in->mod = (uint32_t)redop | (uint32_t)(red && o[n - 1].negated) << 4;
+    in->mod = (uint32_t)redop | (uint32_t)(red && o[n - 1].negated) << 4 |
+              (strcmp(m->base, "bar") && !mn_has(m, "aligned") ? BAR_UNALIGNED_BIT : 0);
     return 0;
 }
 

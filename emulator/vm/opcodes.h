@@ -643,7 +643,8 @@ OP(TRAP, VM_CLASS_CONTROL, "trap")
 /* bar.sync / barrier.sync a{, b}: wait until every live thread (or b threads) of the block
  * arrives at barrier a; bar.arrive arrives without waiting (width 1); bar.red.op: width 2,
  * mod = 0 popc, 1 and, 2 or (bit 4: c negated), reducing predicate c over the threads that
- * arrive into every one's d when the barrier opens (__syncthreads_count/and/or). [9.7.13.1] */
+ * arrive into every one's d when the barrier opens (__syncthreads_count/and/or); mod's
+ * BAR_UNALIGNED_BIT: barrier.* without .aligned. [9.7.13.1] */
 OP(BAR_SYNC, VM_CLASS_CONTROL, "bar.sync")
 /* mov d, %clock / %clock64 / %globaltimer: instructions issued so far in this launch (width
  * 1: a 64-bit d). */

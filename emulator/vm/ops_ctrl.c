@@ -238,7 +238,7 @@ enum event h_BAR_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
     if (count)
         x->bar_count[id] = count;
     if (x->launch->checks) /* with a count, warps of each role meet from their places */
-        check_barrier_arrive(x, in, w->index, id, count != 0);
+        check_barrier_arrive(x, in, w->index, id, count || (in->mod & BAR_UNALIGNED_BIT));
     if (in->width == 1) { /* bar.arrive: counted, does not wait */
         x->bar_nowait[id] += (uint32_t)__builtin_popcount(m);
         return EV_NONE;

@@ -205,6 +205,9 @@ enum wmma_shape { WS_16_16_16, WS_32_8_16, WS_8_32_16, WS_16_16_8, WS_8_8_4 };
  *  .xorsign.abs (magnitudes compared, the result signed with the xor of the operands' signs). */
 #define MINMAX_NAN (1u << 5)
 #define MINMAX_XORSIGN (1u << 6)
+/** barrier.sync without .aligned: its threads may reach it from different instructions (bar.sync,
+ *  bar.red and bar.arrive are .aligned: every thread the same one). */
+#define BAR_UNALIGNED_BIT (1u << 5)
 #define MMA_SATFINITE_BIT (1u << 22)
 /** 1-bit mma.sync: .xor.popc (else .and.popc). */
 #define MMA_XOR_BIT (1u << 23)

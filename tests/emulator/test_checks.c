@@ -248,7 +248,8 @@ START_TEST(synccheck_finds_bad_synchronisation)
 END_TEST
 
 /* Exited threads do not hold a barrier up; warps of different roles meet at a barrier with a
- * thread count, each from its own place (warp specialisation): neither is a finding. */
+ * thread count, each from its own place (warp specialisation), or at a barrier.sync without
+ * .aligned: none is a finding. */
 START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
 {
     capture_checks_on();
@@ -264,6 +265,11 @@ START_TEST(synccheck_lets_exited_threads_pass_a_barrier)
     for (int t = 0; t < 64; t++)
         ck_assert_msg(out[t] == (float)(t < 32 ? t : 2 * (t - 32)), "out[%d] = %g", t, out[t]);
     capture_assert_no_reports("two warps' roles meeting at bar.sync 1, 64 from two places");
+    ck_assert_int_eq(checks_bad_sync(6, dout), cudaSuccess);
+    CUDA_CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 64; t++)
+        ck_assert_msg(out[t] == (float)(t < 32 ? 3 * t : 5 * t), "out[%d] = %g", t, out[t]);
+    capture_assert_no_reports("two warps meeting at barrier.sync 0 (not .aligned) from two places");
     cudaFree(dout);
 }
 END_TEST

@@ -61,7 +61,8 @@ cudaError_t checks_uninitialised(int shared, const float *in, float *out);
  * lanes that run it, 3 __syncwarp() naming lanes a 16-thread block does not have. Kind 4 is
  * right: threads 40..63 return before a __syncthreads(), and out[t] = 39 - t for t < 40. Kind 5
  * is right too: warp 0 stores 2 t and meets warp 1 at bar.sync 1, 64, which warp 1 reaches from
- * another place and then reads (out[t] = t for t < 32, 2 (t - 32) after).
+ * another place and then reads (out[t] = t for t < 32, 2 (t - 32) after); so is kind 6, the two
+ * warps meeting at a barrier.sync without .aligned from two places (out[t] = 3 t, then 5 t).
  */
 cudaError_t checks_bad_sync(int kind, float *out);
 

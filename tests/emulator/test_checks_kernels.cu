@@ -239,6 +239,15 @@ static __global__ void bad_sync_kernel(int kind, float *out)
             v = staged[t - 32];
         }
     }
+    if (kind == 6) { /* barrier.sync without .aligned: its threads may come from anywhere */
+        if (t < 32) {
+            v *= 3.0f;
+            asm volatile("barrier.sync 0;" ::: "memory");
+        } else {
+            v *= 5.0f;
+            asm volatile("barrier.sync 0;" ::: "memory");
+        }
+    }
     out[t] = v;
 }
 
