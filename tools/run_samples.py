@@ -125,13 +125,27 @@ HOPPER["simplegemm"] = {
 HOPPER["simplegemm-55a18aa"] = dict(HOPPER["simplegemm"], edits=[
     ("  k = 64;\n  //m = n = k = 8192;", "  k = 512;\n  //m = n = k = 8192;"),
     ("int max = 16384;", "int max = 2048;")])
-for level in ["05", "06", "07", "08"]:  # ThunderKittens' educational H100 GEMM: TMA from 06
+# ThunderKittens' educational H100 GEMM: CUDA cores (01 to 03), WMMA and movmatrix (04), wgmma
+# (05), TMA from 06.
+for level in ["01", "02", "03", "04", "05", "06", "07", "08"]:
     HOPPER[f"thunderkittens-{level}"] = {
         "folder": "kernels/gemm/educational_h100", "files": [f"level_{level}.cu", "launch.cu"],
         "main": f"level_{level}.cu", "includes": ["include", "prototype",
                                                   "kernels/gemm/educational_h100"],
         "edits": [("    N = 4096;", "    N = 512;")], "flags": TK_FLAGS,
         "failed": r"Error count: [1-9]"}
+# Its BF16 and FP8 GEMMs on its persistent lcf template, at 512^3 (its main asks 4096^3). The
+# BF16 check prints the greatest difference from its device reference (bf16's rounding of sums
+# near 38 is 0.125; a wrong tile is off by whole units), the FP8 one a count.
+for kind, template in [("bf16", "2,4,8"), ("fp8", "8")]:
+    HOPPER[f"thunderkittens-{kind}"] = {
+        "folder": f"kernels/gemm/{kind}_h100", "files": [f"{kind}_h100_gemm.cu"],
+        "main": f"{kind}_h100_gemm.cu",
+        "includes": ["include", "prototype", f"kernels/gemm/{kind}_h100"],
+        "edits": [(f"    N = 4096;\n    run_benchmark<matmul_template<{template}>>",
+                   f"    N = 512;\n    run_benchmark<matmul_template<{template}>>")],
+        "flags": TK_FLAGS,
+        "failed": r"err max:\s+(?:[1-9]|0\.[5-9])" if kind == "bf16" else r"Error count: [1-9]"}
 # A module a driver-API program loads at run time, which its CMakeLists.txt builds beside it:
 # built here for sm_90 with its PTX (the sample's own build keeps machine code only).
 MODULE = re.compile(r'set\(CUDA_(FATBIN|PTX)_FILE\s+"[^"]*/([^"/]+)"\)')
