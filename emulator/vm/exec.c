@@ -205,12 +205,13 @@ static enum event run_warp(struct exec *x, struct warp *w)
             uint32_t m = mask;
             if (in->guard != NO_REG)
                 m &= in->neg_guard ? ~PRED(w, in->guard) : PRED(w, in->guard);
-            x->clock++;
-            if (x->cnt)
-                count_insn(x, w, in, mask, m);
-            if (x->wgmma_watch)
-                vm_wgmma_watch(x, w, in);
-            enum event ev = m ? vm_ops[in->op](x, w, in, m) : EV_NONE;
+            enum event ev = x->wgmma_watch && m ? vm_wgmma_watch(x, w, in, mask) : EV_NONE;
+            if (ev == EV_NONE) {
+                x->clock++;
+                if (x->cnt)
+                    count_insn(x, w, in, mask, m);
+                ev = m ? vm_ops[in->op](x, w, in, m) : EV_NONE;
+            }
             if (ev == EV_NONE) {
                 if (++pc == stop)
                     break;

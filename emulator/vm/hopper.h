@@ -103,8 +103,10 @@ void vm_hopper_free(struct exec *x);
 /** The cluster of this block alone, for barrier.cluster in a launch without clusters. */
 struct cluster *vm_hopper_own_cluster(struct exec *x);
 
-/** Racecheck, before warp @p w runs @p in while x->wgmma_watch is set: an access to a register
- *  that a wgmma.mma_async in flight owns (its accumulators, its A fragment) is reported. */
-void vm_wgmma_watch(struct exec *x, struct warp *w, const struct insn *in);
+/** Before lanes @p m of warp @p w run @p in while x->wgmma_watch is set: an access to a register
+ *  that a wgmma.mma_async in flight owns (its accumulators, its A fragment) first waits for it,
+ *  as ptxas makes the code do (EV_BRANCH: the warp waits at @p in for the warpgroup's other
+ *  warps to issue it), and racecheck reports it. */
+enum event vm_wgmma_watch(struct exec *x, struct warp *w, const struct insn *in, uint32_t m);
 
 #endif /* EMU_HOPPER_H */

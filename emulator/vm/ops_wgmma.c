@@ -12,7 +12,9 @@
  * it (a warp whose wait covers an operation others have not issued yet waits for them), reading
  * shared memory as it is then: the latest a GPU may read it, so a buffer refilled before the wait
  * gives the wrong answer here every time. Reading or writing its accumulator or A-fragment
- * registers in between is undefined in the PTX ISA; racecheck reports it at its line.
+ * registers in between is undefined in the PTX ISA: ptxas waits for the wgmma there (its warning
+ * C7517), and so does the VM, the warp waiting for the warpgroup's other warps to issue it;
+ * racecheck reports it at its line.
  *
  * The operands follow the PTX ISA's layouts: A's and D's register fragments (warp j of the
  * warpgroup holds rows 16 j .. 16 j + 15, as mma.m16n8kK holds its tile: ops_tensor.c's
@@ -138,7 +140,7 @@ void vm_hopper_block_start(struct exec *x)
         memset(g, 0, sizeof *g);
         g->ops = ops, g->cap = cap;
     }
-    for (uint32_t i = 0; i < x->nwarps; i++)
+    for (uint32_t i = 0; i < x->nwarps && x->wgmma_watch; i++) /* the last block left some */
         if (h->watch[i])
             memset(h->watch[i], 0, h->units * sizeof *h->watch[i]);
     x->wgmma_watch = 0;
@@ -179,7 +181,7 @@ static struct warpgroup *group_of(struct exec *x, struct warp *w, const struct i
     return &x->hop->wg[g];
 }
 
-/* ---- racecheck: the registers a wgmma in flight owns ---------------------------------------- */
+/* ---- the registers a wgmma in flight owns ---------------------------------------------------- */
 
 /* Warp @p w's accumulator and A-fragment registers of @p in: owned (+1) or given back (-1). */
 static void watch(struct exec *x, struct warp *w, const struct insn *in, int delta)
@@ -195,28 +197,6 @@ static void watch(struct exec *x, struct warp *w, const struct insn *in, int del
         u->pc = (uint32_t)(in - x->code);
     }
     x->wgmma_watch += (uint32_t)delta;
-}
-
-void vm_wgmma_watch(struct exec *x, struct warp *w, const struct insn *in)
-{
-    struct hopper *h = x->hop;
-    struct watch_unit *u = h->watch[w->index];
-    if (!u || in->op == OP_WGMMA_MMA || in->op == OP_VPRINTF || in->op == OP_MALLOC)
-        return;
-    uint32_t base = (uint32_t)(w->regs - w->arena);
-    for (int i = 0; i < 5; i++) {
-        size_t at = in->o[i] == NO_REG ? h->units : (base + in->o[i]) / 4;
-        if (at >= h->units || !u[at].n)
-            continue;
-        char me[400], mma[200];
-        check_report_at(x, (uint32_t)(in - x->code), u[at].pc,
-                        "racecheck: %s reads or writes a register of the wgmma.mma_async at %s "
-                        "(its accumulators or A fragment) before a wgmma.wait_group covers it, "
-                        "which the PTX ISA leaves undefined, %s",
-                        vm_op_names[in->op], vm_where(x->mod, &x->code[u[at].pc], mma, sizeof mma),
-                        vm_describe(x, w, in, 0, me, sizeof me));
-        return;
-    }
 }
 
 /* ---- shared-memory operands ----------------------------------------------------------------- */
@@ -480,8 +460,7 @@ enum event h_WGMMA_MMA(struct exec *x, struct warp *w, const struct insn *in, ui
     op->issued |= (uint8_t)(1u << wi);
     if (x->cnt)
         op->in_flight |= (uint8_t)count_copies_in_flight(x, w->index);
-    if (x->launch->checks & VM_CHECK_RACE)
-        watch(x, w, in, 1);
+    watch(x, w, in, 1);
     if (op->issued == 0xF)
         issued_by_all(x, w, in, op);
     return EV_NONE;
@@ -510,6 +489,45 @@ static int exited_warp(const struct exec *x, uint32_t gi, const struct wg_op *op
     return -1;
 }
 
+/* Run the warpgroup's oldest @p upto operations, in order, and give their registers back; one
+ * that a warp of the warpgroup has not issued yet keeps warp @p w waiting at @p in, one that a
+ * warp exited without issuing fails the launch. */
+static enum event retire(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
+                         struct warpgroup *g, uint32_t upto)
+{
+    uint32_t gi = w->index / 4, done = 0;
+    enum event ev = EV_NONE;
+    for (; done < upto; done++) {
+        const struct wg_op *op = &g->ops[done];
+        if (op->issued != 0xF) {
+            int gone = exited_warp(x, gi, op);
+            char at[200];
+            if (gone < 0)
+                ev = vm_yield_here(x, in, m); /* the others must issue it first */
+            else
+                ev = vm_fail(x, w, in, 0, VM_UNSUPPORTED,
+                             "warp %d of warpgroup %u exited without issuing the "
+                             "wgmma.mma_async at %s, which this warp waits for: every warp of "
+                             "the warpgroup must execute it",
+                             gone, gi, vm_where(x->mod, &x->code[op->pc], at, sizeof at));
+            break;
+        }
+        /* Its work overlapped copies when one was in flight as it was issued, or one was issued
+         * before this wait retires it (their lifetimes meet). */
+        if (x->cnt && (op->in_flight || count_copies_issued(x) > op->copies))
+            x->cnt->wgmma_overlapped_flops += wg_flops(&x->code[op->pc]);
+        ev = run_op(x, w, gi, op);
+        if (ev != EV_NONE)
+            break;
+        for (uint32_t j = 0; j < 4; j++)
+            watch(x, &x->warps[4 * gi + j], &x->code[op->pc], -1);
+    }
+    memmove(g->ops, g->ops + done, (g->nops - done) * sizeof *g->ops);
+    g->nops -= done;
+    g->first += done;
+    return ev;
+}
+
 /* wgmma.wait_group N: every operation of the warp's commit groups but the N latest runs, in
  * order; one that a warp of the warpgroup has not issued yet keeps this warp waiting here. The
  * first time an operation is ready to run, the warp yields once (the math takes time on a GPU,
@@ -519,41 +537,47 @@ enum event h_WGMMA_WAIT(struct exec *x, struct warp *w, const struct insn *in, u
     struct warpgroup *g = group_of(x, w, in, m);
     if (!g)
         return EV_ERROR;
-    uint32_t wi = w->index % 4, gi = w->index / 4, n = (uint32_t)in->imm, done = 0;
+    uint32_t wi = w->index % 4, n = (uint32_t)in->imm, upto = 0;
     if (g->nops && g->ops[0].group + n < g->committed[wi] && g->ops[0].issued == 0xF &&
         !g->ops[0].waited) {
         /* The operation takes time: the warp waits while the block's other warps run. */
         g->ops[0].waited = 1;
         return vm_yield_here(x, in, m);
     }
-    for (; done < g->nops && g->ops[done].group + n < g->committed[wi]; done++) {
-        const struct wg_op *op = &g->ops[done];
-        if (op->issued != 0xF) {
-            int gone = exited_warp(x, gi, op);
-            char at[200];
-            if (gone >= 0)
-                return vm_fail(x, w, in, 0, VM_UNSUPPORTED,
-                               "warp %d of warpgroup %u exited without issuing the "
-                               "wgmma.mma_async at %s, which this warp's wgmma.wait_group waits "
-                               "for: every warp of the warpgroup must execute it",
-                               gone, gi, vm_where(x->mod, &x->code[op->pc], at, sizeof at));
-            break;
+    while (upto < g->nops && g->ops[upto].group + n < g->committed[wi])
+        upto++;
+    return retire(x, w, in, m, g, upto);
+}
+
+enum event vm_wgmma_watch(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
+{
+    struct hopper *h = x->hop;
+    struct watch_unit *u = h->watch[w->index];
+    if (!u || in->op == OP_WGMMA_MMA || in->op == OP_VPRINTF || in->op == OP_MALLOC)
+        return EV_NONE;
+    uint32_t base = (uint32_t)(w->regs - w->arena);
+    for (int i = 0; i < 5; i++) {
+        size_t at = in->o[i] == NO_REG ? h->units : (base + in->o[i]) / 4;
+        if (at >= h->units || !u[at].n)
+            continue;
+        uint32_t pc = u[at].pc;
+        struct warpgroup *g = &h->wg[w->index / 4];
+        while (u[at].n && g->nops) { /* ptxas waits for the wgmma here (its warning C7517) */
+            enum event ev = retire(x, w, in, m, g, 1);
+            if (ev != EV_NONE)
+                return ev;
         }
-        /* Its work overlapped copies when one was in flight as it was issued, or one was issued
-         * before this wait retires it (their lifetimes meet). */
-        if (x->cnt && (op->in_flight || count_copies_issued(x) > op->copies))
-            x->cnt->wgmma_overlapped_flops += wg_flops(&x->code[op->pc]);
-        enum event ev = run_op(x, w, gi, op);
-        if (ev != EV_NONE)
-            return ev;
-        for (uint32_t j = 0; j < 4 && (x->launch->checks & VM_CHECK_RACE); j++)
-            watch(x, &x->warps[4 * gi + j], &x->code[op->pc], -1);
+        if (!(x->launch->checks & VM_CHECK_RACE))
+            return EV_NONE;
+        char me[400], mma[200];
+        check_report_at(x, (uint32_t)(in - x->code), pc,
+                        "racecheck: %s reads or writes a register of the wgmma.mma_async at %s "
+                        "(its accumulators or A fragment) before a wgmma.wait_group covers it, "
+                        "which the PTX ISA leaves undefined (ptxas waits for it there), %s",
+                        vm_op_names[in->op], vm_where(x->mod, &x->code[pc], mma, sizeof mma),
+                        vm_describe(x, w, in, 0, me, sizeof me));
+        return EV_NONE;
     }
-    memmove(g->ops, g->ops + done, (g->nops - done) * sizeof *g->ops);
-    g->nops -= done;
-    g->first += done;
-    if (g->nops && g->ops[0].group + n < g->committed[wi])
-        return vm_yield_here(x, in, m); /* other warps of the warpgroup must issue it first */
     return EV_NONE;
 }
 

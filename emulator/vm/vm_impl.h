@@ -518,8 +518,8 @@ struct exec {
     struct cluster *cluster;  /**< the blocks this one runs beside (cluster.c); NULL: none yet */
     struct hopper *hop;       /**< warpgroups' wgmma queues and the like (hopper.h), made on first
                                    use; NULL in a kernel with no sm_90 warpgroup instruction */
-    uint32_t wgmma_watch;     /**< warps whose registers a wgmma in flight owns, watched for
-                                   accesses by racecheck (ops_wgmma.c); 0 nearly always */
+    uint32_t wgmma_watch;     /**< registers wgmmas in flight own, watched for accesses
+                                   (ops_wgmma.c); 0 outside warpgroup MMA kernels */
 };
 
 /** Bracket a global atomic's read-modify-writes: no other thread's atomic comes between. */

@@ -647,7 +647,7 @@ START_TEST(gemm_planted_bugs_under_checks)
                       "through the generic proxy by warp");
     ck_assert_msg(strstr(text, "with no fence.proxy.async between"), "%s", text);
     free(text);
-    gemm_case(200, 100, 129, 2, 1, WG_EARLY_READ, 1);
+    gemm_case(200, 100, 129, 2, 1, WG_EARLY_READ, 0); /* right: the VM waits where ptxas does */
     text = capture_reports();
     capture_assert_at(text, TEST_WGMMA_KERNELS, "wg_early_read_marker",
                       "before a wgmma.wait_group covers it");

@@ -93,7 +93,7 @@ enum wg_bug {
     WG_CORRECT,
     WG_NO_FENCE,   /**< no fence.proxy.async between the tiles' stores and the wgmma */
     WG_NO_BARRIER, /**< no barrier between the tiles' stores (both warpgroups') and the wgmma */
-    WG_EARLY_READ, /**< the accumulators read before the last wgmma.wait_group */
+    WG_EARLY_READ, /**< the accumulators stored before the last wgmma.wait_group, and only then */
     WG_LATE_WAIT   /**< wgmma.wait_group 2 where the double buffer needs 1: a buffer refilled
                         while a wgmma that reads it is in flight */
 };

@@ -315,7 +315,10 @@ static __global__ void __launch_bounds__(256)
             cg::this_cluster().sync(); /* rank 1 copied rank 0's tile before rank 0 refills it */
     }
     int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
-    for (int pass = bug == WG_EARLY_READ ? 0 : 1; pass < 2; pass++) {
+    /* WG_EARLY_READ stores the accumulators with the last wgmmas still in flight, and only then
+     * (pass 0): ptxas waits for them there, and so must the VM. */
+    int early = bug == WG_EARLY_READ;
+    for (int pass = early ? 0 : 1; pass < 2 - early; pass++) {
         if (pass == 1)
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 #pragma unroll
