@@ -403,12 +403,14 @@ ncclResult_t ncclGroupEnd(void)
     return --group_depth ? ncclSuccess : run_group();
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 22, 0)
 ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
     (void)simInfo;
     emu_say("NCCL: ncclGroupSimulateEnd is not emulated (the emulator estimates no NCCL times)");
     return ncclInvalidUsage;
 }
+#endif
 
 /* ---- communicators: the API ------------------------------------------------------------------ */
 
@@ -442,6 +444,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId c
     return ncclCommInitRank(comm, nranks, commId, rank);
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 23, 0)
 ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
                                       ncclUniqueId *commIds, ncclConfig_t *config)
 {
@@ -450,6 +453,7 @@ ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myran
         return ncclInvalidArgument;
     return ncclCommInitRank(newcomm, nranks, commIds[0], myrank);
 }
+#endif
 
 /* One communicator of @p ndev ranks in this process, rank i on devlist[i] (or GPU i). */
 ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
@@ -481,6 +485,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
         .kind = OP_SPLIT, .comm = comm, .color = color, .key = key, .newcomm = newcomm});
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
 /* Say that @p what is not emulated, for @p comm. */
 static ncclResult_t not_emulated(struct ncclComm *comm, const char *what)
 {
@@ -496,11 +501,14 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     return not_emulated(comm, "ncclCommShrink (ranks that failed)");
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     (void)revokeFlags;
     return not_emulated(comm, "ncclCommRevoke (ranks that failed)");
 }
+#endif
+#endif
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
@@ -571,6 +579,7 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
     return comm_ok(comm) ? ncclSuccess : ncclInvalidArgument;
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
 ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win,
                                     int winFlags)
 {
@@ -580,12 +589,15 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, nc
     *win = (ncclWindow_t)buff;
     return ncclSuccess;
 }
+#endif
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
 ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
     (void)win;
     return comm_ok(comm) ? ncclSuccess : ncclInvalidArgument;
 }
+#endif
 
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
@@ -750,12 +762,14 @@ ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcoun
     return submit(o, sendbuff, recvbuff, stream, "ncclAllGather");
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                         int root, ncclComm_t comm, cudaStream_t stream)
 {
     struct op o = {.kind = OP_GATHER, .comm = comm, .count = count, .type = datatype, .root = root};
     return submit(o, sendbuff, recvbuff, stream, "ncclGather");
 }
+#endif
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
                                ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
@@ -766,13 +780,16 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recv
     return submit(o, sendbuff, recvbuff, stream, "ncclReduceScatter");
 }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     struct op o = {.kind = OP_ALL_TO_ALL, .comm = comm, .count = count, .type = datatype};
     return submit(o, sendbuff, recvbuff, stream, "ncclAlltoAll");
 }
+#endif
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
                          ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -780,6 +797,7 @@ ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
         .kind = OP_SCATTER, .comm = comm, .count = count, .type = datatype, .root = root};
     return submit(o, sendbuff, recvbuff, stream, "ncclScatter");
 }
+#endif
 
 ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)

@@ -25,8 +25,10 @@ size_t nccl_type_size(ncclDataType_t t)
     switch (t) {
     case ncclInt8:
     case ncclUint8:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
     case ncclFloat8e4m3:
     case ncclFloat8e5m2:
+#endif
         return 1;
     case ncclFloat16:
     case ncclBfloat16:
@@ -46,7 +48,7 @@ size_t nccl_type_size(ncclDataType_t t)
 
 int nccl_reducible(struct ncclComm *c, ncclDataType_t t, ncclRedOp_t op, const char *who)
 {
-    if (t == ncclFloat8e4m3 || t == ncclFloat8e5m2) {
+    if (nccl_type_size(t) == 1 && t != ncclInt8 && t != ncclUint8) { /* fp8 */
         nccl_say(c, "%s: reductions of fp8 data are not emulated (copies are)", who);
         return 0;
     }
