@@ -187,8 +187,10 @@ static ncclResult_t join_all(struct ncclComm *const *comms, int k)
         res = join_begin(comms[j]);
     if (res != ncclSuccess)
         return res;
-    if (nccl_meet(comms[0], k))
+    if (nccl_meet(comms[0], k)) {
+        shm_unlink(comms[0]->name); /* the ranks that never came will not need it either */
         return ncclRemoteError;
+    }
     for (int j = 0; j < k && res == ncclSuccess; j++)
         res = join_end(comms[j]);
     return res;
