@@ -316,7 +316,7 @@ static ncclResult_t run_steps(struct op *q, size_t n, const char *seg)
         if (!total)
             break;
         for (int j = 0; j < k && !sends; j++)
-            if (!first[j] || first[j]->kind != first[0]->kind ||
+            if (!first[j] || !first[0] || first[j]->kind != first[0]->kind ||
                 first[j]->count != first[0]->count || first[j]->type != first[0]->type) {
                 nccl_say(comms[j], "this process's ranks of one communicator called different "
                                    "collectives (or counts, or types) at the same step");
@@ -431,8 +431,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
     *comm = c;
     res = enqueue(&(struct op){.kind = OP_INIT, .comm = c});
     if (res != ncclSuccess && !group_depth) {
-        munmap(c->sh, c->map_bytes);
-        free(c);
+        ncclCommDestroy(c);
         *comm = NULL;
     }
     return res;

@@ -293,9 +293,9 @@ static uint32_t open_barriers(struct exec *x, struct warp *warps, uint32_t nwarp
     }
     for (int b = 0; b < 16; b++) {
         uint32_t want = x->bar_count[b] ? x->bar_count[b] : live;
-        int all = !x->bar_count[b] || want >= x->nthreads; /* the block, or some of its warps */
         if (!arrived[b] || arrived[b] + x->bar_nowait[b] < want)
             continue;
+        int all = !x->bar_count[b] || want >= x->nthreads; /* the block, or some of its warps */
         for (uint32_t i = 0; i < nwarps; i++) {
             struct warp *w = &warps[i];
             uint32_t at = w->waiting ? vm_lanes_at(w, (uint32_t)b) : 0;

@@ -358,7 +358,7 @@ END_TEST
 
 /* Two GPUs' int8 and uint8 averages, which NCCL takes of the sum the type holds (wrapped), a
  * PreMulSum with each rank's own scalar, a split into two communicators by parity, and a call
- * in a stream capture, refused. */
+ * in a stream capture, refused; then one rank alone calling a second collective, refused. */
 static int details(void)
 {
     ncclComm_t comm[GPUS], half[GPUS];
@@ -429,11 +429,21 @@ static int details(void)
     ok &= !cudaSetDevice(0) && !cudaStreamCreate(&s) &&
           !cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
     ok &= ncclAllReduce(f[0], f[0], 1, ncclFloat32, ncclSum, comm[0], s) == ncclInvalidUsage;
-    ok &= !cudaStreamEndCapture(s, &graph) && ncclMemFree(f[0]) == ncclSuccess;
-    return ok ? 0 : 6;
+    ok &= !cudaStreamEndCapture(s, &graph);
+    if (!ok)
+        return 6;
+    /* All four ranks call one collective, GPU 1 a second: the first runs, the second is refused
+     * (the others' have run out), not waited for. */
+    ok &= ncclGroupStart() == ncclSuccess;
+    for (int g = 0; g < GPUS; g++)
+        ok &= ncclAllReduce(f[g], f[g], 1, ncclFloat32, ncclSum, comm[g], 0) == ncclSuccess;
+    ok &= ncclAllReduce(f[1], f[1], 1, ncclFloat32, ncclSum, comm[1], 0) == ncclSuccess;
+    ok &= ncclGroupEnd() == ncclInvalidUsage && ncclMemFree(f[0]) == ncclSuccess;
+    return ok ? 0 : 7;
 }
 
-/* Integer averages, PreMulSum, ncclCommSplit, ncclCommInitRankConfig and a capture refused. */
+/* Integer averages, PreMulSum, ncclCommSplit, ncclCommInitRankConfig, a capture refused, and a
+ * second collective only one of this process's ranks calls, refused. */
 START_TEST(averages_premul_split_and_capture)
 {
     ck_assert_int_eq(run_child(details), 0);
