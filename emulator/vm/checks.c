@@ -198,11 +198,6 @@ uint32_t check_generation(const struct exec *x)
     return s->gen + s->named;
 }
 
-uint32_t check_warp_syncs(const struct exec *x, uint32_t warp)
-{
-    return ((const struct check_state *)x->check_state)->sync[warp];
-}
-
 /* ---- racecheck and shared initcheck --------------------------------------------------- */
 
 /* Is an access by thread @p tid ordered after one by @p other (thread + 1, barrier generation,
@@ -217,6 +212,17 @@ static int ordered(const struct check_state *s, uint32_t tid, uint32_t other, ui
     if (s->kn[tid / 32][(other - 1) / 32] > rel)
         return 1;
     return (other - 1) / 32 == tid / 32 && sync != s->sync[tid / 32];
+}
+
+struct check_stamp check_stamp_of(const struct exec *x, uint32_t warp)
+{
+    const struct check_state *s = x->check_state;
+    return (struct check_stamp){s->gen, s->sync[warp], s->rel[warp]};
+}
+
+int check_stamp_ordered(const struct exec *x, uint32_t tid, uint32_t other, struct check_stamp then)
+{
+    return ordered(x->check_state, tid, other, then.gen, then.sync, then.rel);
 }
 
 /* @p into, each of 32 warps' counts, raised to @p from's where that is more. */

@@ -20,10 +20,21 @@ void check_global_fence(struct exec *x, const struct warp *w, uint32_t m, int gp
  *  that run its blocks share them) and freed by it. */
 void check_global_begin(struct exec *x);
 void check_global_end(struct exec *x);
-/** The running block's barrier generation (every barrier opened, with a thread count or not:
- *  the global racecheck orders across either), and warp @p warp's __syncwarp count. */
+/** The running block's barriers opened so far, with a thread count or not: across blocks, the
+ *  global racecheck takes a fence after either as ordering the block's earlier accesses. */
 uint32_t check_generation(const struct exec *x);
-uint32_t check_warp_syncs(const struct exec *x, uint32_t warp);
+/** What orders a thread's accesses in its block: the block-wide barriers opened, and its warp's
+ *  __syncwarp count and arrivals (at mbarriers and barriers) when it made the access. */
+struct check_stamp {
+    uint32_t gen, sync, rel;
+};
+/** Warp @p warp's stamp now. */
+struct check_stamp check_stamp_of(const struct exec *x, uint32_t warp);
+/** Is an access thread @p tid makes now ordered after the one thread @p other (+ 1) of the
+ *  running block made at @p then? A block-wide barrier since, a __syncwarp since in one warp, or
+ *  a wait of @p tid's warp past an arrival @p other's warp made after it. */
+int check_stamp_ordered(const struct exec *x, uint32_t tid, uint32_t other,
+                        struct check_stamp then);
 /** A shared access by lanes @p m (racecheck, initcheck). */
 enum event check_shared(struct exec *x, struct warp *w, const struct insn *in, const uint64_t *addr,
                         uint32_t m, unsigned bytes, int store);

@@ -9,15 +9,17 @@
  * right answer here and a wrong one on a GPU; this check judges the program's order instead.
  *
  * Shadow memory: per 4-byte word of global memory a launch touches, its last writer and one
- * reader since (block, thread, instruction, the block's barrier generation and the warp's
- * __syncwarp count then, the launch's fence clock then, which bytes, and whether the access was
+ * reader since (block, thread, instruction, the block's barriers then, the warp's stamp then
+ * (check_stamp_of()), the launch's fence clock then, which bytes, and whether the access was
  * strong). Pages of 1024 words are made on first touch and all freed when the launch ends, so
- * the cost is bounded by what the launch touches (48 bytes of record per word touched).
+ * the cost is bounded by what the launch touches (64 bytes of record per word touched).
  *
  * An access is ordered after an earlier one of another thread (no finding) when
  *   - both are strong (atomics, and ld/st .volatile, .relaxed, .acquire, .release), the PTX
  *     memory model's "morally strong" pairs, unless one is .cta-scoped and they are in two blocks;
- *   - they are in one block and a barrier opened between (or a __syncwarp, inside one warp);
+ *   - they are in one block and a barrier of the whole block opened between, or a __syncwarp
+ *     inside one warp, or the later access's warp waited (at a barrier with a thread count or
+ *     an mbarrier) past an arrival the earlier access's warp made after it;
  *   - the earlier thread executed a fence after its access (membar, fence.sc, fence.acq_rel, or
  *     a .release store or atomic) before this access ran: gpu or sys scope across blocks, any
  *     scope inside one; or, across blocks, any thread of the earlier block fenced after a barrier
@@ -37,10 +39,12 @@ enum { PAGE_WORDS = 1024, PAGE_SHIFT = 12 }; /* a page is 1024 words, 4096 bytes
 /* How an access was made (gacc::flags). */
 enum { GA_STRONG = 1, GA_CTA = 2, GA_ATOMIC = 4 };
 
-/* One access of a word: block + 1 (0: none), thread, instruction, barrier generation, warp-sync
- * count, fence clock, flags and the bytes of the word touched. */
+/* One access of a word: block + 1 (0: none), thread, instruction, the block's barriers of
+ * either kind (check_generation()), the warp's stamp, fence clock, flags and the bytes of the
+ * word touched. */
 struct gacc {
-    uint32_t block, pc, gen, sync, clk;
+    uint32_t block, pc, gen, clk;
+    struct check_stamp stamp;
     uint16_t tid;
     uint8_t flags, mask;
 };
@@ -192,7 +196,7 @@ static int ordered(struct exec *x, const struct gacc *p, const struct gacc *a)
         return 1;
     if ((p->flags & a->flags & GA_STRONG) && (same || !((p->flags | a->flags) & GA_CTA)))
         return 1;
-    if (same && (p->gen != a->gen || (p->tid / 32 == a->tid / 32 && p->sync != a->sync)))
+    if (same && check_stamp_ordered(x, a->tid, p->tid + 1u, p->stamp))
         return 1;
     const struct gfence *f = fences_of(x->grace, p->block, x->nthreads, 0);
     if (!f)
@@ -267,7 +271,7 @@ void check_global_race(struct exec *x, struct warp *w, const struct insn *in, co
     struct gacc a = {.block = (uint32_t)x->block + 1,
                      .pc = (uint32_t)(in - x->code),
                      .gen = check_generation(x),
-                     .sync = check_warp_syncs(x, w->index),
+                     .stamp = check_stamp_of(x, w->index),
                      .flags = (uint8_t)((order & MEM_STRONG ? GA_STRONG : 0) |
                                         (order & MEM_CTA ? GA_CTA : 0) |
                                         (in->op == OP_ATOM ? GA_ATOMIC : 0))};

@@ -173,6 +173,34 @@ START_TEST(grid_sync_orders_blocks)
 }
 END_TEST
 
+/* Warps of one block handing global memory over through barriers with a thread count or an
+ * mbarrier: the handoffs that order the read are reported nothing and give the stored values;
+ * the others are named. */
+START_TEST(warps_handing_over_without_a_block_barrier)
+{
+    capture_checks_on();
+    enum { BLOCKS = 3, M = 32 * BLOCKS };
+    static float x[M], got[M];
+    float *dx = device_ints(x, M), *staged, *out;
+    CUDA_CHECK(cudaMalloc((void **)&staged, sizeof got));
+    CUDA_CHECK(cudaMalloc((void **)&out, sizeof got));
+    const int ordered[] = {GR_NAMED_CHAIN, GR_MBARRIER},
+              racy[] = {GR_NAMED_APART, GR_MBARRIER_EARLY};
+    for (int k = 0; k < 2; k++) {
+        CUDA_CHECK(cudaMemset(out, 0, sizeof got));
+        ck_assert_int_eq(gr_handoff(ordered[k], dx, staged, out, BLOCKS), cudaSuccess);
+        capture_assert_no_reports(k ? "an mbarrier's handoff" : "a chain of named barriers");
+        CUDA_CHECK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < M; i++)
+            ck_assert_msg(got[i] == 5.0f * x[i], "handoff %d: out[%d] = %g, want %g", k, i, got[i],
+                          5.0f * x[i]);
+        ck_assert_int_eq(gr_handoff(racy[k], dx, staged, out, BLOCKS), cudaSuccess);
+        assert_race("GR_TAKEN", "GR_HANDED", "racecheck: read-after-write hazard on global 0x", M);
+    }
+    cudaFree(dx), cudaFree(staged), cudaFree(out);
+}
+END_TEST
+
 START_TEST(correct_programs_are_reported_nothing)
 {
     capture_checks_on();
@@ -242,6 +270,8 @@ int main(int argc, char **argv)
         {"blocks_reading_what_others_write_are_named", blocks_reading_what_others_write_are_named,
          CASE_GPU, 60},
         {"grid_sync_orders_blocks", grid_sync_orders_blocks, CASE_GPU, 60},
+        {"warps_handing_over_without_a_block_barrier", warps_handing_over_without_a_block_barrier,
+         CASE_GPU, 60},
         {"correct_programs_are_reported_nothing", correct_programs_are_reported_nothing, CASE_GPU,
          60},
         {"the_exit_summary_counts_its_findings", the_exit_summary_counts_its_findings, CASE_GPU,

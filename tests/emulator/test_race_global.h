@@ -37,6 +37,19 @@ cudaError_t gr_stencil(int bug, float *x, float *y, int n);
  *  it, with @p bug). Launched with blocks of 32 threads covering n. */
 cudaError_t gr_grid_sync(int bug, int *a, int *out, int n);
 
+/** How gr_handoff()'s warps hand global memory over without a barrier of the whole block. */
+enum gr_handoff {
+    GR_NAMED_CHAIN,   /* warp 0 arrives at barrier 1, warp 1 waits there and arrives at 2 */
+    GR_NAMED_APART,   /* warp 0 meets warp 1 at barrier 1, warp 2 meets warp 1 at 2 before that */
+    GR_MBARRIER,      /* warp 0 arrives at an mbarrier after its stores, warp 1 waits on it */
+    GR_MBARRIER_EARLY /* warp 0 arrives before its stores */
+};
+
+/** In each of @p blocks blocks, warp 0 stores staged[32 b + lane] = 5 in[32 b + lane] and a warp
+ *  of the same block reads it back into out[32 b + lane] after the handoff @p how (an enum
+ *  gr_handoff); GR_NAMED_APART and GR_MBARRIER_EARLY do not order the read after the store. */
+cudaError_t gr_handoff(int how, const float *in, float *staged, float *out, int blocks);
+
 /** Correct code the check must pass, over n elements in blocks of 32 threads: each thread writes
  *  out[i] twice (i + 1, then doubled); four threads write the four bytes of one word (bytes[i] =
  *  i % 251); each block writes its count of elements to part[b], __threadfence(), an atomicAdd

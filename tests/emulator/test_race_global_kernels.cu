@@ -127,6 +127,57 @@ cudaError_t gr_grid_sync(int bug, int *a, int *out, int n)
     return err != cudaSuccess ? err : cudaDeviceSynchronize();
 }
 
+/* Warp 0 of 96 threads stores, and the warp that reads waits for it at a barrier with a thread
+ * count or an mbarrier (test_race_global.h, enum gr_handoff). */
+static __global__ void handoff_kernel(int how, const float *in, float *staged, float *out)
+{
+#if __CUDA_ARCH__ >= 900 /* mbarriers: the emulator runs the newest PTX (sm_90's) */
+    __shared__ uint64_t bar;
+    int warp = threadIdx.x / 32, i = blockIdx.x * 32 + threadIdx.x % 32;
+    int mbarrier = how == GR_MBARRIER || how == GR_MBARRIER_EARLY, reader = mbarrier ? 1 : 2;
+    uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar), done = 0;
+    if (threadIdx.x == 0)
+        asm volatile("mbarrier.init.shared.b64 [%0], 32;" ::"r"(b) : "memory");
+    __syncthreads();
+    if (warp == 0) {
+        if (how == GR_MBARRIER_EARLY)
+            asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(b) : "memory");
+        staged[i] = 5.0f * in[i]; /* GR_HANDED */
+        if (how == GR_MBARRIER)
+            asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(b) : "memory");
+        else if (how == GR_NAMED_CHAIN)
+            asm volatile("bar.arrive 1, 64;" ::: "memory");
+        else if (how == GR_NAMED_APART)
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+    } else if (warp == 1 && !mbarrier) {
+        if (how == GR_NAMED_CHAIN) {
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+            asm volatile("bar.arrive 2, 64;" ::: "memory");
+        } else {
+            asm volatile("bar.sync 2, 64;" ::: "memory");
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+        }
+    } else if (warp == reader) {
+        if (mbarrier)
+            while (!done)
+                asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], 0;\n"
+                             "selp.u32 %0, 1, 0, p; }"
+                             : "=r"(done)
+                             : "r"(b)
+                             : "memory");
+        else
+            asm volatile("bar.sync 2, 64;" ::: "memory");
+        out[i] = staged[i]; /* GR_TAKEN */
+    }
+#endif
+}
+
+cudaError_t gr_handoff(int how, const float *in, float *staged, float *out, int blocks)
+{
+    handoff_kernel<<<blocks, 96>>>(how, in, staged, out);
+    return cudaDeviceSynchronize();
+}
+
 static __global__ void quiet_kernel(int *out, unsigned char *bytes, int *part, int *ws, int *total,
                                     int n)
 {
