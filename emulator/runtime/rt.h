@@ -456,9 +456,24 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
 cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
                          const char *who, struct rt_work *w);
 
+/** The device address of @p count bytes at @p offset in the device variable whose host shadow is
+ *  @p symbol, into *@p dev; a range past its end is refused in one line for call @p who
+ *  (rt_module.c). */
+cudaError_t rt_symbol_range(const void *symbol, size_t count, size_t offset, const char *who,
+                            void **dev);
+
+/** The kind of a copy to (@p to_symbol) or from a device variable, as @p kind names it: the
+ *  host's side is whatever the other memory is (a device-to-device copy stays one). */
+enum cudaMemcpyKind rt_symbol_kind(enum cudaMemcpyKind kind, int to_symbol);
+
 /** Pack a launch of @p func as rt_work, after checking it as a GPU does (rt_launch.c). */
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
                            struct rt_work *w);
+
+/** What launch @p w runs: its kernel's host stub into *@p func, and a new array (the caller
+ *  frees it) of pointers to each argument in w's parameters into *@p args; the lock is held.
+ *  cudaErrorInvalidDeviceFunction when no registered function is that kernel. */
+cudaError_t rt_kernel_args(const struct rt_work *w, const void **func, void ***args);
 
 /** The pinned block holding all of [@p p, @p p + @p n), or NULL (rt_hostcheck.c). */
 struct rt_host_block *rt_pinned(const void *p, size_t n);
@@ -532,8 +547,9 @@ struct rt_gm_block *rt_gm_new(size_t bytes);
 /** The block of graph memory at @p p, or NULL. */
 struct rt_gm_block *rt_gm_find(const void *p);
 
-/** The address of block @p b. */
+/** The address of block @p b, and its size in bytes. */
 void *rt_gm_address(const struct rt_gm_block *b);
+size_t rt_gm_size(const struct rt_gm_block *b);
 
 /** The host functions an alloc node and a free node run: block @p block in use, or not. */
 void rt_gm_alloc_run(void *block);

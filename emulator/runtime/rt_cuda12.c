@@ -30,6 +30,24 @@ cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *
     return cudaGraphNodeGetDependencies_v2(node, pDependencies, NULL, pNumDependencies);
 }
 
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
+                                           size_t *pNumDependentNodes)
+{
+    return cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, NULL, pNumDependentNodes);
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                        const cudaGraphNode_t *to, size_t numDependencies)
+{
+    return cudaGraphRemoveDependencies_v2(graph, from, to, NULL, numDependencies);
+}
+
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                              size_t *numEdges)
+{
+    return cudaGraphGetEdges_v2(graph, from, to, NULL, numEdges);
+}
+
 cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies,
                                                 size_t numDependencies, unsigned int flags)
 {

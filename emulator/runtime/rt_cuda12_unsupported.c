@@ -5,8 +5,8 @@
  *
  * As rt_unsupported.c does for CUDA 13 (and for the same reasons: no CUDA header, stubs
  * without parameters): the pre-12 layout of cudaGetDeviceProperties, the first signature of
- * cudaStreamGetCaptureInfo, multi-device cooperative launches, the double-for-float hints,
- * CUDA 12's edge-data graph queries and external semaphores under their CUDA 12 names.
+ * cudaStreamGetCaptureInfo, multi-device cooperative launches, the double-for-float hints and
+ * external semaphores under their CUDA 12 names.
  * Built only with a CUDA 12 toolkit.
  */
 #include "rt_unsupported.h"
@@ -17,8 +17,5 @@ UNSUPPORTED(cudaStreamGetCaptureInfo_ptsz)
 UNSUPPORTED(cudaLaunchCooperativeKernelMultiDevice)
 UNSUPPORTED(cudaSetDoubleForDevice)
 UNSUPPORTED(cudaSetDoubleForHost)
-UNSUPPORTED(cudaGraphGetEdges_v2)
-UNSUPPORTED(cudaGraphNodeGetDependentNodes_v2)
-UNSUPPORTED(cudaGraphRemoveDependencies_v2)
 UNSUPPORTED(cudaSignalExternalSemaphoresAsync_v2)
 UNSUPPORTED(cudaWaitExternalSemaphoresAsync_v2)

@@ -349,6 +349,21 @@ cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t
     return err;
 }
 
+cudaError_t rt_kernel_args(const struct rt_work *w, const void **func, void ***args)
+{
+    const struct proto_launch *l = &w->u.kernel.l;
+    for (const struct rt_function *f = rt.functions; f; f = f->next)
+        if (f->module->id == l->module && f->index == (int)l->kernel) {
+            const struct rt_kernel *k = &f->module->kernels[f->index];
+            *args = emu_malloc(((size_t)k->nparams + 1) * sizeof **args);
+            for (uint32_t i = 0; i < k->nparams; i++)
+                (*args)[i] = w->u.kernel.params + k->params[i].offset;
+            *func = f->host;
+            return cudaSuccess;
+        }
+    return cudaErrorInvalidDeviceFunction;
+}
+
 /* Check and queue a launch of @p func on @p stream. A fault in the grid is sticky, and
  * reported by the calls after it has run, as on a GPU. */
 static cudaError_t launch(const void *func, dim3 g, dim3 b, void **args, size_t smem,

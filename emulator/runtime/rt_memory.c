@@ -841,8 +841,12 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
                          size_t height, enum cudaMemcpyKind kind, const char *who,
                          struct rt_work *w)
 {
-    if (width > dpitch || width > spitch)
+    if (width > dpitch || width > spitch) {
+        emu_say(
+            "%s: rows of %zu bytes do not fit a pitch of %zu bytes (cudaErrorInvalidPitchValue)",
+            who, width, width > dpitch ? dpitch : spitch);
         return cudaErrorInvalidPitchValue;
+    }
     cudaError_t err = rt_device();
     int sides = device_sides(kind, dst, src);
     size_t dext = dpitch * (height - 1) + width, sext = spitch * (height - 1) + width;
@@ -923,8 +927,12 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int s
 cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
                          const char *who, struct rt_work *w)
 {
-    if (width > pitch)
+    if (width > pitch) {
+        emu_say(
+            "%s: rows of %zu bytes do not fit a pitch of %zu bytes (cudaErrorInvalidPitchValue)",
+            who, width, pitch);
         return cudaErrorInvalidPitchValue;
+    }
     cudaError_t err = rt_device();
     char *h = err == cudaSuccess ? rt_host(p, pitch * (height - 1) + width, who) : NULL;
     if (err != cudaSuccess || !h)

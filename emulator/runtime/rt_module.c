@@ -336,10 +336,16 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     return rt_error(err);
 }
 
-/* Copy between a device variable and memory; @p to_symbol picks the direction, @p stream
- * NULL a synchronous copy. */
-static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind, int to_symbol, const cudaStream_t *stream)
+enum cudaMemcpyKind rt_symbol_kind(enum cudaMemcpyKind kind, int to_symbol)
+{
+    if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToDevice ||
+        kind == cudaMemcpyDeviceToHost)
+        return to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    return kind;
+}
+
+cudaError_t rt_symbol_range(const void *symbol, size_t count, size_t offset, const char *who,
+                            void **dev)
 {
     size_t size = 0;
     cudaError_t err;
@@ -349,14 +355,25 @@ static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size
     if (err != cudaSuccess)
         return rt_error(err);
     if (offset > size || count > size - offset) {
-        emu_say("%s: %zu bytes at offset %zu run past the %zu-byte variable",
-                to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", count, offset, size);
+        emu_say("%s: %zu bytes at offset %zu run past the %zu-byte variable", who, count, offset,
+                size);
         return rt_error(cudaErrorInvalidValue);
     }
-    void *dev = (void *)(uintptr_t)(a + offset);
-    if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToDevice ||
-        kind == cudaMemcpyDeviceToHost)
-        kind = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    *dev = (void *)(uintptr_t)(a + offset);
+    return cudaSuccess;
+}
+
+/* Copy between a device variable and memory; @p to_symbol picks the direction, @p stream
+ * NULL a synchronous copy. */
+static cudaError_t symbol_copy(const void *symbol, void *mem, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, int to_symbol, const cudaStream_t *stream)
+{
+    void *dev;
+    cudaError_t err = rt_symbol_range(
+        symbol, count, offset, to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", &dev);
+    if (err != cudaSuccess)
+        return err;
+    kind = rt_symbol_kind(kind, to_symbol);
     void *dst = to_symbol ? dev : mem, *src = to_symbol ? mem : dev;
     return stream ? cudaMemcpyAsync(dst, src, count, kind, *stream)
                   : cudaMemcpy(dst, src, count, kind);

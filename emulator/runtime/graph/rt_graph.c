@@ -18,59 +18,14 @@
  * graph memory (rt_graph_mem.c); conditional nodes are host functions that run a body graph
  * (rt_graph_cond.c). cudaGraphAddNode adds any of these kinds, and cudaStreamBeginCaptureToGraph
  * captures into a graph that exists (a conditional node's body).
- * Not emulated (cudaErrorNotSupported with one line): external semaphores, other nodes'
- * parameters read back or set.
+ * Nodes' parameters read back and set: rt_graph_params.c; nodes and edges taken away, clones,
+ * DOT files and user objects: rt_graph_edit.c. Not emulated (cudaErrorNotSupported with one
+ * line): external semaphores.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_graph.h"
-
-enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845, NODE_MAGIC = 0x4e4f4445 };
-
-struct rt_graph;
-
-/** One node. */
-struct rt_node {
-    uint32_t magic;
-    struct rt_work w;
-    struct rt_graph *child; /**< a child graph node's own copy of the graph */
-    struct rt_cond *cond;   /**< a conditional node's handle and bodies */
-    struct rt_node **deps;
-    int ndeps;
-    int index; /**< its place in the graph's list */
-    struct rt_node *next;
-};
-
-/** A graph. */
-struct rt_graph {
-    uint32_t magic;
-    uint64_t id;                   /**< never reused: what a conditional handle names */
-    const struct rt_graph *parent; /**< a body's: the graph of its conditional node */
-    struct rt_node *first, *last;
-    int n;
-};
-
-/** A capture in progress, and the streams that joined it. */
-struct rt_capture {
-    struct rt_graph *g;
-    int ended; /**< kept after cudaStreamEndCapture: events may still name it */
-    struct rt_stream **streams;
-    int nstreams;
-};
-
-/** An instantiated graph: its operations in the order a launch queues them. */
-struct rt_exec {
-    uint32_t magic;
-    int body;  /**< a conditional node's body: only the node kinds a body may hold */
-    int conds; /**< conditional nodes among the works (they own their data) */
-    struct rt_work *works;
-    const struct rt_node **from; /**< the node each work was instantiated from (compared only) */
-    int **after;                 /**< the works each one depends on (indices; stream record) */
-    int *nafter;                 /**< how many; -1: the work before it (a child graph's work) */
-    int n, cap;
-    int depth; /**< while flattening: how deep in child graphs */
-};
 
 struct rt_graph *rt_graph_of(cudaGraph_t g)
 {
@@ -78,13 +33,13 @@ struct rt_graph *rt_graph_of(cudaGraph_t g)
     return r && r->magic == GRAPH_MAGIC ? r : NULL;
 }
 
-static struct rt_exec *exec_of(cudaGraphExec_t e)
+struct rt_exec *rt_exec_of(cudaGraphExec_t e)
 {
     struct rt_exec *r = (struct rt_exec *)e;
     return r && r->magic == EXEC_MAGIC ? r : NULL;
 }
 
-static struct rt_node *node_of(cudaGraphNode_t node)
+struct rt_node *rt_node_of(cudaGraphNode_t node)
 {
     struct rt_node *r = (struct rt_node *)node;
     return r && r->magic == NODE_MAGIC ? r : NULL;
@@ -112,18 +67,26 @@ int rt_graph_within(const struct rt_graph *g, uint64_t owner)
     return g != NULL;
 }
 
+void rt_node_free(struct rt_node *n)
+{
+    rt_work_free(&n->w);
+    if (n->child)
+        rt_graph_free(n->child);
+    rt_cond_free(n->cond);
+    free(n->deps);
+    free(n->args);
+    n->magic = 0;
+    free(n);
+}
+
 void rt_graph_free(struct rt_graph *g)
 {
     for (struct rt_node *n = g->first, *next; n; n = next) {
         next = n->next;
-        rt_work_free(&n->w);
-        if (n->child)
-            rt_graph_free(n->child);
-        rt_cond_free(n->cond);
-        free(n->deps);
-        n->magic = 0;
-        free(n);
+        rt_node_free(n);
     }
+    rt_user_refs_release(g->refs, g->nrefs);
+    free(g->refs);
     g->magic = 0;
     free(g);
 }
@@ -135,6 +98,7 @@ static struct rt_node *add_node(struct rt_graph *g, struct rt_node *const *deps,
     struct rt_node *n = emu_calloc(1, sizeof *n);
     n->deps = ndeps ? emu_malloc((size_t)ndeps * sizeof *n->deps) : NULL;
     n->magic = NODE_MAGIC;
+    n->graph = g;
     n->w = *w;
     if (ndeps)
         memcpy(n->deps, deps, (size_t)ndeps * sizeof *deps);
@@ -162,6 +126,15 @@ static cudaError_t add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphN
     return cudaSuccess;
 }
 
+cudaError_t rt_graph_add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                         size_t ndeps, const struct rt_work *w)
+{
+    rt_lock();
+    cudaError_t err = add(out, graph, deps, ndeps, w);
+    rt_unlock();
+    return err;
+}
+
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     (void)flags;
@@ -180,22 +153,12 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
     return cudaSuccess;
 }
 
-/* The launch that kernel node parameters @p p describe, into @p w (checked as a launch is). */
-static cudaError_t kernel_work(const struct cudaKernelNodeParams *p, struct rt_work *w)
-{
-    if (!p->kernelParams && p->extra)
-        return rt_not_supported("a kernel node with arguments in extra");
-    cudaError_t err =
-        rt_kernel_work(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, w);
-    return err == cudaSuccess ? err : rt_error(err);
-}
-
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
                                    const struct cudaKernelNodeParams *p)
 {
     struct rt_work w;
-    cudaError_t err = kernel_work(p, &w);
+    cudaError_t err = rt_kernel_node_work(p, &w);
     if (err != cudaSuccess)
         return err;
     rt_lock();
@@ -223,43 +186,6 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t gr
     rt_lock();
     cudaError_t err =
         rt_copy_work(dst, count, src, count, count, 1, kind, "cudaGraphAddMemcpyNode1D", &w);
-    return add_checked(pGraphNode, graph, pDependencies, numDependencies, err, &w);
-}
-
-/* A 3D copy between linear memories, one slice deep; arrays are not emulated. */
-cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
-                                   const struct cudaMemcpy3DParms *p)
-{
-    if (p->srcArray || p->dstArray || p->extent.depth > 1 || p->srcPos.z || p->dstPos.z)
-        return rt_not_supported("cudaGraphAddMemcpyNode with arrays or several slices");
-    const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
-    char *dst = (char *)d->ptr + p->dstPos.y * d->pitch + p->dstPos.x;
-    const char *src = (const char *)s->ptr + p->srcPos.y * s->pitch + p->srcPos.x;
-    size_t rows = p->extent.height ? p->extent.height : 1;
-    struct rt_work w;
-    rt_lock();
-    cudaError_t err = rt_copy_work(dst, d->pitch, src, s->pitch, p->extent.width, rows, p->kind,
-                                   "cudaGraphAddMemcpyNode", &w);
-    return add_checked(pGraphNode, graph, pDependencies, numDependencies, err, &w);
-}
-
-/* Fills of 1-byte elements, or of wider ones whose bytes are all the same (0 most often). */
-cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
-                                   const struct cudaMemsetParams *p)
-{
-    unsigned e = p->elementSize, v = p->value;
-    if (e != 1 && e != 2 && e != 4)
-        return rt_error(cudaErrorInvalidValue);
-    uint32_t byte = v & 0xff, same = byte * (e == 4 ? 0x01010101u : e == 2 ? 0x0101u : 1u);
-    if ((v & (e == 4 ? 0xffffffffu : e == 2 ? 0xffffu : 0xffu)) != same)
-        return rt_not_supported("cudaGraphAddMemsetNode with a value of unequal bytes");
-    size_t rows = p->height ? p->height : 1;
-    struct rt_work w;
-    rt_lock();
-    cudaError_t err = rt_fill_work(p->dst, rows > 1 ? p->pitch : p->width * e, (int)byte,
-                                   p->width * e, rows, "cudaGraphAddMemsetNode", &w);
     return add_checked(pGraphNode, graph, pDependencies, numDependencies, err, &w);
 }
 
@@ -364,10 +290,14 @@ struct rt_graph *rt_graph_clone(const struct rt_graph *g)
         struct rt_node *m = add_node(c, deps, n->ndeps, &w);
         m->child = n->child ? rt_graph_clone(n->child) : NULL;
         m->cond = n->cond ? rt_cond_clone(n->cond) : NULL;
+        m->origin = n;
+        m->fill = n->fill;
         map[n->index] = m;
         free(deps);
     }
     free(map);
+    c->refs = rt_user_refs_copy(g->refs, g->nrefs);
+    c->nrefs = g->nrefs;
     return c;
 }
 
@@ -675,13 +605,16 @@ static void exec_clear(struct rt_exec *x)
 void rt_exec_free(struct rt_exec *x)
 {
     exec_clear(x);
+    rt_user_refs_release(x->refs, x->nrefs);
+    free(x->refs);
+    free(x->off);
     x->magic = 0;
     free(x);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
-    struct rt_exec *x = exec_of(graphExec);
+    struct rt_exec *x = rt_exec_of(graphExec);
     if (!x)
         return rt_error(cudaErrorInvalidValue);
     rt_lock();
@@ -725,14 +658,17 @@ static void launch_reset(void *x)
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                  unsigned long long flags)
 {
-    (void)flags; /* auto-free, upload, device launch and priorities change nothing here */
+    /* auto-free, upload, device launch and priorities change nothing here */
     const struct rt_graph *g = rt_graph_of(graph);
     if (!g)
         return rt_error(cudaErrorInvalidValue);
     struct rt_exec *x = emu_calloc(1, sizeof *x);
     x->magic = EXEC_MAGIC;
+    x->flags = flags;
     rt_lock();
     int bad = flatten(x, g);
+    x->refs = rt_user_refs_copy(g->refs, g->nrefs);
+    x->nrefs = g->nrefs;
     rt_unlock();
     if (bad) {
         cudaGraphExecDestroy((cudaGraphExec_t)x);
@@ -746,6 +682,31 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph
                                           unsigned long long flags)
 {
     return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+/* The upload stream changes nothing here: the device's memory is this machine's. */
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                           cudaGraphInstantiateParams *p)
+{
+    cudaError_t err = cudaGraphInstantiate(pGraphExec, graph, p->flags);
+    p->errNode_out = NULL;
+    p->result_out = err == cudaSuccess ? cudaGraphInstantiateSuccess : cudaGraphInstantiateError;
+    return err;
+}
+
+cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                cudaGraphInstantiateParams *p)
+{
+    return cudaGraphInstantiateWithParams(pGraphExec, graph, p);
+}
+
+cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
+{
+    const struct rt_exec *x = rt_exec_of(graphExec);
+    if (!x)
+        return rt_error(cudaErrorInvalidValue);
+    *flags = x->flags;
+    return cudaSuccess;
 }
 
 /*
@@ -783,7 +744,7 @@ static void launch_work(struct rt_stream *s, struct rt_work *w, const struct rt_
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    struct rt_exec *x = exec_of(graphExec);
+    struct rt_exec *x = rt_exec_of(graphExec);
     if (!x)
         return rt_error(cudaErrorInvalidValue);
     rt_lock();
@@ -798,8 +759,9 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
     uint64_t base = s ? s->issued : 0;
     struct rt_dep *order = emu_malloc(((size_t)x->n + 1) * sizeof *order);
     for (int i = 0; err == cudaSuccess && i < x->n; i++) {
-        struct rt_work w;
-        rt_work_clone(&w, &x->works[i]);
+        struct rt_work w = {.kind = RT_NOP, .what = "a disabled node"};
+        if (!x->off || !x->off[i])
+            rt_work_clone(&w, &x->works[i]);
         launch_work(s, &w, order, node_order(x, i, s, base, order));
     }
     if (err == cudaSuccess && x->n > 0) {
@@ -823,7 +785,7 @@ cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
 cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     (void)stream;
-    return exec_of(graphExec) ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+    return rt_exec_of(graphExec) ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
@@ -831,61 +793,7 @@ cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
     return cudaGraphUpload(graphExec, stream);
 }
 
-/* --- node parameters and updates ----------------------------------------------------------- */
-
-/* Refuse @p call on @p node for reason @p why, in one line. */
-static cudaError_t refuse_node(const char *call, cudaGraphNode_t node, const char *why)
-{
-    emu_say("%s: node %p %s (cudaErrorInvalidValue)", call, (void *)node, why);
-    return rt_error(cudaErrorInvalidValue);
-}
-
-/* Replace *@p old (a kernel's work) by the launch @p p describes; its next runs use it. */
-static cudaError_t replace_kernel(struct rt_work *old, const struct cudaKernelNodeParams *p)
-{
-    struct rt_work w;
-    cudaError_t err = kernel_work(p, &w);
-    if (err != cudaSuccess)
-        return err;
-    rt_lock();
-    rt_work_free(old);
-    *old = w;
-    rt_unlock();
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
-                                         const struct cudaKernelNodeParams *pNodeParams)
-{
-    struct rt_node *n = node_of(node);
-    if (!n || n->child || n->w.kind != RT_KERNEL)
-        return refuse_node("cudaGraphKernelNodeSetParams", node,
-                           n ? "is not a kernel node" : "is not a node of a live graph");
-    return replace_kernel(&n->w, pNodeParams);
-}
-
-/* The place in @p x of the work instantiated from @p node, or -1. */
-static int exec_find(const struct rt_exec *x, cudaGraphNode_t node)
-{
-    for (int i = 0; i < x->n; i++)
-        if (x->from[i] == (const struct rt_node *)node)
-            return i;
-    return -1;
-}
-
-/* Launches already queued keep the parameters they were queued with, as on a GPU. */
-cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
-                                             const struct cudaKernelNodeParams *pNodeParams)
-{
-    struct rt_exec *x = exec_of(hGraphExec);
-    int i = x ? exec_find(x, node) : -1;
-    if (i < 0 || x->works[i].kind != RT_KERNEL)
-        return refuse_node("cudaGraphExecKernelNodeSetParams", node,
-                           !x      ? "names no instantiated graph"
-                           : i < 0 ? "is not in the instantiated graph"
-                                   : "is not a kernel node");
-    return replace_kernel(&x->works[i], pNodeParams);
-}
+/* --- updates ------------------------------------------------------------------------------ */
 
 /* Why @p b's work @p i cannot take the place of @p a's: cudaGraphExecUpdateSuccess when it can. */
 static enum cudaGraphExecUpdateResult update_check(const struct rt_exec *a, const struct rt_exec *b,
@@ -906,7 +814,7 @@ static enum cudaGraphExecUpdateResult update_check(const struct rt_exec *a, cons
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                 cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    struct rt_exec *x = exec_of(hGraphExec), y = {.magic = EXEC_MAGIC};
+    struct rt_exec *x = rt_exec_of(hGraphExec), y = {.magic = EXEC_MAGIC};
     const struct rt_graph *g = rt_graph_of(hGraph);
     if (!x || !g)
         return rt_error(cudaErrorInvalidValue);

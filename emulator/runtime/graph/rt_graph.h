@@ -17,6 +17,95 @@ struct rt_graph;
 struct rt_exec;
 struct rt_cond;
 
+enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845, NODE_MAGIC = 0x4e4f4445 };
+
+/** One node. */
+struct rt_node {
+    uint32_t magic;
+    struct rt_work w;
+    struct rt_graph *graph; /**< the graph it is a node of */
+    struct rt_graph *child; /**< a child graph node's own copy of the graph */
+    struct rt_cond *cond;   /**< a conditional node's handle and bodies */
+    struct rt_node **deps;
+    int ndeps;
+    int index;                    /**< its place in the graph's list */
+    const struct rt_node *origin; /**< the node it was cloned from, or NULL */
+    struct cudaMemsetParams fill; /**< a fill node's parameters as the program gave them */
+    void **args; /**< a kernel node's arguments, as cudaGraphKernelNodeGetParams handed them out */
+    struct rt_node *next;
+};
+
+/** A graph. */
+struct rt_graph {
+    uint32_t magic;
+    uint64_t id;                   /**< never reused: what a conditional handle names */
+    const struct rt_graph *parent; /**< a body's: the graph of its conditional node */
+    struct rt_node *first, *last;
+    int n;
+    struct rt_user_ref *refs; /**< the user objects it holds references to */
+    int nrefs;
+};
+
+/** A capture in progress, and the streams that joined it. */
+struct rt_capture {
+    struct rt_graph *g;
+    int ended; /**< kept after cudaStreamEndCapture: events may still name it */
+    struct rt_stream **streams;
+    int nstreams;
+};
+
+/** An instantiated graph: its operations in the order a launch queues them. */
+struct rt_exec {
+    uint32_t magic;
+    int body;  /**< a conditional node's body: only the node kinds a body may hold */
+    int conds; /**< conditional nodes among the works (they own their data) */
+    struct rt_work *works;
+    const struct rt_node **from; /**< the node each work was instantiated from (compared only) */
+    int **after;                 /**< the works each one depends on (indices; stream record) */
+    int *nafter;                 /**< how many; -1: the work before it (a child graph's work) */
+    unsigned char *off;          /**< works disabled (cudaGraphNodeSetEnabled), or NULL */
+    int n, cap;
+    int depth;                /**< while flattening: how deep in child graphs */
+    unsigned long long flags; /**< what it was instantiated with */
+    struct rt_user_ref *refs; /**< the user objects of its graph, referenced again */
+    int nrefs;
+};
+
+/** The node, instantiated graph named by a handle, or NULL when it names none. */
+struct rt_node *rt_node_of(cudaGraphNode_t node);
+struct rt_exec *rt_exec_of(cudaGraphExec_t e);
+
+/** The place in @p x of the work instantiated from @p node, or -1. */
+int rt_exec_find(const struct rt_exec *x, cudaGraphNode_t node);
+
+/** Refuse @p call on @p node for reason @p why, in one line (cudaErrorInvalidValue). */
+cudaError_t rt_refuse_node(const char *call, cudaGraphNode_t node, const char *why);
+
+/** Add the node of @p w (whose parts it takes) to @p graph after @p deps, into *@p out. */
+cudaError_t rt_graph_add(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                         size_t ndeps, const struct rt_work *w);
+
+/** The launch kernel node parameters @p p describe, into @p w (checked as a launch is). */
+cudaError_t rt_kernel_node_work(const struct cudaKernelNodeParams *p, struct rt_work *w);
+
+/** Free node @p n and what it owns (not its place in its graph's list). */
+void rt_node_free(struct rt_node *n);
+
+/* --- user objects (rt_graph_edit.c) --- */
+
+/** @p count references to a user object. */
+struct rt_user_ref {
+    struct rt_user *obj;
+    unsigned count;
+};
+
+/** Give back @p n references (a graph's or an instantiated graph's): the objects whose last
+ *  reference they were are destroyed, after the work queued so far has run. */
+void rt_user_refs_release(struct rt_user_ref *refs, int n);
+
+/** A copy of @p n references, each object referenced once more for each. */
+struct rt_user_ref *rt_user_refs_copy(const struct rt_user_ref *refs, int n);
+
 /** A new empty graph whose conditional nodes may use the handles of @p parent's too (a body
  *  graph's parent is the graph of its node; NULL for others). */
 struct rt_graph *rt_graph_new(const struct rt_graph *parent);

@@ -71,6 +71,11 @@ void *rt_gm_address(const struct rt_gm_block *b)
     return b->p;
 }
 
+size_t rt_gm_size(const struct rt_gm_block *b)
+{
+    return b->bytes;
+}
+
 void rt_gm_alloc_run(void *block)
 {
     struct rt_gm_block *b = block;
