@@ -11,7 +11,8 @@
  * Files: drv_init.c (cuInit, devices, contexts, errors), drv_module.c (modules, functions,
  * launches), drv_memory.c (memory, copies, fills, streams, events), drv_vmm.c (virtual memory
  * management: reservations, physical allocations, mappings), drv_array.c (arrays, 2D and
- * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_proc.c (cuGetProcAddress),
+ * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_graph.c (graphs and stream
+ * capture, through the runtime's), drv_proc.c (cuGetProcAddress),
  * drv_unsupported.c (every other function libcuda exports).
  *
  * Every entry point is defined under its exported name (cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds):
@@ -57,6 +58,18 @@ CUresult drv_args(CUresult r, int bad);
 /** The stream a driver call names: 0 is the legacy stream, or this thread's own in a _ptsz or
  *  _ptds entry point (@p per_thread). */
 cudaStream_t drv_stream(CUstream s, int per_thread);
+
+/** CUDA_SUCCESS when @p f is a function cuModuleGetFunction returned; else
+ *  CUDA_ERROR_INVALID_HANDLE after one line naming @p who (drv_module.c). */
+CUresult drv_valid_function(CUfunction f, const char *who);
+
+/** The argument pointers of a launch of @p f into *@p args: @p params as given, or pointers into
+ *  the buffer @p extra names (valid until this thread's next call); after drv_valid_function. */
+CUresult drv_kernel_args(CUfunction f, void **params, void **extra, void ***args, const char *who);
+
+/** The runtime's parameters of 3D copy @p c into *@p p (drv_array.c); an error after one line
+ *  naming @p who when they cannot be. */
+CUresult drv_copy_parms(const CUDA_MEMCPY3D *c, struct cudaMemcpy3DParms *p, const char *who);
 
 /** Say "NAME is not emulated" in one line and return CUDA_ERROR_NOT_SUPPORTED
  *  (drv_unsupported.c's stubs). */

@@ -217,24 +217,36 @@ static enum cudaMemcpyKind copy_kind(CUmemorytype d, CUmemorytype s)
 
 /* Every cuMemcpy2D and 3D: @p width bytes by @p height rows by @p depth slices from @p src to
  * @p dst, synchronous (@p sync) or on @p stream. */
-static CUresult copy_box(const struct drv_side *dst, const struct drv_side *src, size_t width,
-                         size_t height, size_t depth, int sync, CUstream stream, int per_thread,
-                         const char *who)
+/* The runtime's parameters of a copy of @p width bytes by @p height rows by @p depth slices from
+ * @p src to @p dst into *@p p; -1 after one line for @p who when they cannot be. */
+static int box_parms(const struct drv_side *dst, const struct drv_side *src, size_t width,
+                     size_t height, size_t depth, const char *who, struct cudaMemcpy3DParms *p)
 {
-    struct cudaMemcpy3DParms p = {0};
     size_t de, se;
-    if (side_parms(dst, who, &p.dstArray, &p.dstPtr, &p.dstPos, &de) ||
-        side_parms(src, who, &p.srcArray, &p.srcPtr, &p.srcPos, &se))
-        return CUDA_ERROR_INVALID_VALUE;
-    size_t elem = p.srcArray ? se : de;
+    *p = (struct cudaMemcpy3DParms){0};
+    if (side_parms(dst, who, &p->dstArray, &p->dstPtr, &p->dstPos, &de) ||
+        side_parms(src, who, &p->srcArray, &p->srcPtr, &p->srcPos, &se))
+        return -1;
+    size_t elem = p->srcArray ? se : de;
     if (width % elem) {
         emu_say("%s: a width of %zu bytes is not whole %zu-byte array elements "
                 "(CUDA_ERROR_INVALID_VALUE)",
                 who, width, elem);
-        return CUDA_ERROR_INVALID_VALUE;
+        return -1;
     }
-    p.extent = (struct cudaExtent){p.srcArray || p.dstArray ? width / elem : width, height, depth};
-    p.kind = copy_kind(dst->type, src->type);
+    p->extent =
+        (struct cudaExtent){p->srcArray || p->dstArray ? width / elem : width, height, depth};
+    p->kind = copy_kind(dst->type, src->type);
+    return 0;
+}
+
+static CUresult copy_box(const struct drv_side *dst, const struct drv_side *src, size_t width,
+                         size_t height, size_t depth, int sync, CUstream stream, int per_thread,
+                         const char *who)
+{
+    struct cudaMemcpy3DParms p;
+    if (box_parms(dst, src, width, height, depth, who, &p))
+        return CUDA_ERROR_INVALID_VALUE;
     if (sync && !per_thread)
         return drv_result(cudaMemcpy3D(&p));
     cudaStream_t s = drv_stream(stream, per_thread);
@@ -254,16 +266,34 @@ static CUresult copy_2d(const CUDA_MEMCPY2D *c, int sync, CUstream stream, int p
     return copy_box(&d, &s, c->WidthInBytes, c->Height, 1, sync, stream, per_thread, who);
 }
 
+/* The two sides of 3D copy @p c. */
+static void sides_3d(const CUDA_MEMCPY3D *c, struct drv_side *d, struct drv_side *s)
+{
+    *d = (struct drv_side){c->dstMemoryType, c->dstXInBytes, c->dstY,     c->dstZ,     c->dstHost,
+                           c->dstDevice,     c->dstArray,    c->dstPitch, c->dstHeight};
+    *s = (struct drv_side){c->srcMemoryType, c->srcXInBytes, c->srcY,     c->srcZ,     c->srcHost,
+                           c->srcDevice,     c->srcArray,    c->srcPitch, c->srcHeight};
+}
+
 static CUresult copy_3d(const CUDA_MEMCPY3D *c, int sync, CUstream stream, int per_thread,
                         const char *who)
 {
     if (!c)
         return refuse(who, "no copy parameters");
-    struct drv_side d = {c->dstMemoryType, c->dstXInBytes, c->dstY,     c->dstZ,     c->dstHost,
-                         c->dstDevice,     c->dstArray,    c->dstPitch, c->dstHeight};
-    struct drv_side s = {c->srcMemoryType, c->srcXInBytes, c->srcY,     c->srcZ,     c->srcHost,
-                         c->srcDevice,     c->srcArray,    c->srcPitch, c->srcHeight};
+    struct drv_side d, s;
+    sides_3d(c, &d, &s);
     return copy_box(&d, &s, c->WidthInBytes, c->Height, c->Depth, sync, stream, per_thread, who);
+}
+
+CUresult drv_copy_parms(const CUDA_MEMCPY3D *c, struct cudaMemcpy3DParms *p, const char *who)
+{
+    if (!c)
+        return refuse(who, "no copy parameters");
+    struct drv_side d, s;
+    sides_3d(c, &d, &s);
+    return box_parms(&d, &s, c->WidthInBytes, c->Height, c->Depth, who, p)
+               ? CUDA_ERROR_INVALID_VALUE
+               : CUDA_SUCCESS;
 }
 
 CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)

@@ -320,7 +320,7 @@ CUresult cuLinkDestroy(CUlinkState state)
 /* --- launches ---------------------------------------------------------------------------- */
 
 /* CUDA_SUCCESS when @p f is a function a module handed out (or a registered kernel). */
-static CUresult valid_function(CUfunction f, const char *who)
+CUresult drv_valid_function(CUfunction f, const char *who)
 {
     if (f && course_emu_drv_function_name(f))
         return CUDA_SUCCESS;
@@ -364,6 +364,13 @@ static CUresult arguments(CUfunction f, void **params, void **extra, void ***arg
 
 enum { MAX_ARGS = 4096 }; /* more parameters than a launch's 32 KiB can hold at 8 bytes */
 
+CUresult drv_kernel_args(CUfunction f, void **params, void **extra, void ***args, const char *who)
+{
+    static _Thread_local void *out[MAX_ARGS];
+    CUresult r = drv_valid_function(f, who);
+    return r != CUDA_SUCCESS ? r : arguments(f, params, extra, args, out, MAX_ARGS, who);
+}
+
 /* cuLaunchKernel and its per-thread form. */
 static CUresult launch(CUfunction f, dim3 g, dim3 b, unsigned smem, CUstream s, void **params,
                        void **extra, int per_thread)
@@ -372,7 +379,7 @@ static CUresult launch(CUfunction f, dim3 g, dim3 b, unsigned smem, CUstream s, 
     void **args;
     CUresult r = drv_ready("cuLaunchKernel");
     if (r == CUDA_SUCCESS)
-        r = valid_function(f, "cuLaunchKernel");
+        r = drv_valid_function(f, "cuLaunchKernel");
     if (r == CUDA_SUCCESS)
         r = arguments(f, params, extra, &args, out, MAX_ARGS, "cuLaunchKernel");
     if (r == CUDA_SUCCESS)
@@ -392,7 +399,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
     void **args;
     CUresult r = drv_args(drv_ready("cuLaunchKernelEx"), !config);
     if (r == CUDA_SUCCESS)
-        r = valid_function(f, "cuLaunchKernelEx");
+        r = drv_valid_function(f, "cuLaunchKernelEx");
     if (r == CUDA_SUCCESS)
         r = arguments(f, params, extra, &args, out, MAX_ARGS, "cuLaunchKernelEx");
     if (r != CUDA_SUCCESS)
@@ -413,7 +420,7 @@ static CUresult launch_cooperative(CUfunction f, dim3 g, dim3 b, unsigned smem, 
 {
     CUresult r = drv_ready("cuLaunchCooperativeKernel");
     if (r == CUDA_SUCCESS)
-        r = valid_function(f, "cuLaunchCooperativeKernel");
+        r = drv_valid_function(f, "cuLaunchCooperativeKernel");
     if (r == CUDA_SUCCESS)
         r = drv_result(
             cudaLaunchCooperativeKernel(f, g, b, params, smem, drv_stream(s, per_thread)));
@@ -458,7 +465,7 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
     struct cudaFuncAttributes a;
     CUresult r = drv_ready("cuFuncGetAttribute");
     if (r == CUDA_SUCCESS)
-        r = drv_args(valid_function(hfunc, "cuFuncGetAttribute"), !pi);
+        r = drv_args(drv_valid_function(hfunc, "cuFuncGetAttribute"), !pi);
     if (r == CUDA_SUCCESS)
         r = drv_result(cudaFuncGetAttributes(&a, hfunc));
     if (r != CUDA_SUCCESS)
@@ -496,7 +503,7 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int v
 {
     CUresult r = drv_ready("cuFuncSetAttribute");
     if (r == CUDA_SUCCESS)
-        r = valid_function(hfunc, "cuFuncSetAttribute");
+        r = drv_valid_function(hfunc, "cuFuncSetAttribute");
     return r != CUDA_SUCCESS
                ? r
                : drv_result(cudaFuncSetAttribute(hfunc, (enum cudaFuncAttribute)attrib, value));
@@ -505,12 +512,12 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int v
 CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     (void)config; /* caches are not modelled */
-    return valid_function(hfunc, "cuFuncSetCacheConfig");
+    return drv_valid_function(hfunc, "cuFuncSetCacheConfig");
 }
 
 CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
-    CUresult r = drv_args(valid_function(hfunc, "cuFuncGetName"), !name);
+    CUresult r = drv_args(drv_valid_function(hfunc, "cuFuncGetName"), !name);
     if (r == CUDA_SUCCESS)
         *name = course_emu_drv_function_name(hfunc);
     return r;
@@ -521,7 +528,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction 
 {
     CUresult r = drv_ready("cuOccupancyMaxActiveBlocksPerMultiprocessor");
     if (r == CUDA_SUCCESS)
-        r = valid_function(func, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        r = drv_valid_function(func, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return r != CUDA_SUCCESS ? r
                              : drv_result(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                    numBlocks, func, blockSize, dynamicSMemSize));

@@ -274,6 +274,98 @@ START_TEST(ptx_text_module_runs)
 }
 END_TEST
 
+static void count_call(void *p)
+{
+    ++*(int *)p;
+}
+
+/* A graph built with the driver's node calls, as cuda-python's samples build one: a fill, then
+ * add_bias (its arguments as kernelParams, later as an extra buffer), then a copy to the host
+ * and a host function; and the same launch captured from a stream. */
+START_TEST(graphs_through_the_driver)
+{
+    setup();
+    enum { N = 1031 };
+    CUmodule m;
+    CUfunction f;
+    CUstream s;
+    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    CU_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    bias_for_case = 7;
+    CUdeviceptr x = upload(N, ramp), y = upload(N, other);
+    int n = N, calls = 0, *h = malloc(N * sizeof *h);
+    CUgraph g;
+    CUgraphNode fill, kern, copy, host;
+    CU_OK(cuGraphCreate(&g, 0));
+    CUDA_MEMSET_NODE_PARAMS mp = {y, 0, 0x01010101u, 4, N, 1};
+    CU_OK(cuGraphAddMemsetNode(&fill, g, NULL, 0, &mp, NULL));
+    void *args[] = {&y, &x, &n};
+    CUDA_KERNEL_NODE_PARAMS kp = {f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, args, NULL, NULL, NULL};
+    CU_OK(cuGraphAddKernelNode(&kern, g, &fill, 1, &kp));
+    CUDA_MEMCPY3D cp = {0};
+    cp.srcMemoryType = CU_MEMORYTYPE_DEVICE, cp.srcDevice = y;
+    cp.dstMemoryType = CU_MEMORYTYPE_HOST, cp.dstHost = h;
+    cp.WidthInBytes = cp.srcPitch = cp.dstPitch = N * sizeof *h, cp.Height = 1, cp.Depth = 1;
+    CU_OK(cuGraphAddMemcpyNode(&copy, g, &kern, 1, &cp, NULL));
+    CUDA_HOST_NODE_PARAMS hp = {count_call, &calls};
+    CU_OK(cuGraphAddHostNode(&host, g, &copy, 1, &hp));
+    size_t nodes = 0;
+    CUgraphNodeType type;
+    CU_OK(cuGraphGetNodes(g, NULL, &nodes));
+    CU_OK(cuGraphNodeGetType(kern, &type));
+    ck_assert(nodes == 4 && type == CU_GRAPH_NODE_TYPE_KERNEL);
+    CUDA_KERNEL_NODE_PARAMS back;
+    CU_OK(cuGraphKernelNodeGetParams(kern, &back));
+    ck_assert(back.func == f && back.gridDimX == (N + 63) / 64 &&
+              *(CUdeviceptr *)back.kernelParams[1] == x);
+    CUgraphExec e;
+    CU_OK(cuGraphInstantiate(&e, g, 0));
+    CU_OK(cuGraphLaunch(e, s));
+    CU_OK(cuStreamSynchronize(s));
+    expect(y, N, ramp_plus_bias, "a kernel node");
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(h[i], ramp_plus_bias(i));
+    ck_assert_int_eq(calls, 1);
+    struct {
+        CUdeviceptr y, x;
+        int n;
+    } packed = {y, y, N}; /* y += bias, in place */
+    size_t size = sizeof packed;
+    void *buffer[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                      CU_LAUNCH_PARAM_END};
+    CUDA_KERNEL_NODE_PARAMS kx = {f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, buffer, NULL, NULL};
+    CU_OK(cuGraphExecKernelNodeSetParams(e, kern, &kx));
+    CU_OK(cuGraphNodeSetEnabled(e, fill, 0));
+    CU_OK(cuGraphLaunch(e, s));
+    CU_OK(cuStreamSynchronize(s));
+    bias_for_case = 14; /* ramp + 7, plus 7 more */
+    expect(y, N, ramp_plus_bias, "a kernel node's arguments set as an extra buffer");
+    CUgraph captured;
+    CUgraphExec ce;
+    CU_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    void *again[] = {&y, &x, &n};
+    CU_OK(cuLaunchKernel(f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, s, again, NULL));
+    CU_OK(cuLaunchHostFunc(s, count_call, &calls));
+    CU_OK(cuStreamEndCapture(s, &captured));
+    CU_OK(cuGraphInstantiate(&ce, captured, 0));
+    CU_OK(cuGraphLaunch(ce, s));
+    CU_OK(cuStreamSynchronize(s));
+    bias_for_case = 7;
+    expect(y, N, ramp_plus_bias, "a captured launch");
+    ck_assert_int_eq(calls, 3);
+    CU_OK(cuGraphExecDestroy(ce));
+    CU_OK(cuGraphExecDestroy(e));
+    CU_OK(cuGraphDestroy(captured));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuStreamDestroy(s));
+    CU_OK(cuMemFree(x));
+    CU_OK(cuMemFree(y));
+    CU_OK(cuModuleUnload(m));
+    free(h);
+}
+END_TEST
+
 START_TEST(bad_images_refused)
 {
     setup();
@@ -1646,6 +1738,7 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"calls_before_cuInit_refused", calls_before_cuInit_refused, CASE_CPU, 60},
+        {"graphs_through_the_driver", graphs_through_the_driver, CASE_CPU, 60},
         {"device_queries_match_the_runtime", device_queries_match_the_runtime, CASE_CPU, 60},
         {"error_names_and_strings", error_names_and_strings, CASE_CPU, 60},
         {"contexts_push_pop_and_current", contexts_push_pop_and_current, CASE_CPU, 60},
