@@ -432,6 +432,50 @@ static const struct rt_kernel *kernel_for(const void *func, struct rt_function *
     return *err == cudaSuccess ? rt_kernel_of(*f, err) : NULL;
 }
 
+/* The CUDA function handle of a kernel is its host stub, as the driver's launches take it. */
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    rt_lock();
+    kernel_for(symbolPtr, &f, &err);
+    if (err == cudaSuccess)
+        *functionPtr = (cudaFunction_t)f->host;
+    rt_unlock();
+    return rt_error(err);
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    return __cudaGetKernel(kernelPtr, entryFuncAddr);
+}
+
+cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset,
+                                 size_t *paramSize)
+{
+    struct rt_function *f;
+    cudaError_t err;
+    rt_lock();
+    const struct rt_kernel *k = kernel_for(func, &f, &err);
+    if (k && paramIndex >= k->nparams)
+        err = cudaErrorInvalidValue;
+    else if (k)
+        *paramOffset = k->params[paramIndex].offset, *paramSize = k->params[paramIndex].size;
+    rt_unlock();
+    return rt_error(err);
+}
+
+/* One device's attribute is every emulated device's: a function is the same on each. */
+cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                            int value, int device)
+{
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    if (device < 0 || device >= count)
+        return rt_error(cudaErrorInvalidDevice);
+    return cudaFuncSetAttribute((const void *)kernel, attr, value);
+}
+
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     struct rt_function *f;

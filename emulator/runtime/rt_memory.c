@@ -991,6 +991,40 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
     return malloc_for(devPtr, *pitch * height, __builtin_return_address(0));
 }
 
+/* Rows padded as cudaMallocPitch pads them, slices of extent.height rows (at least one). */
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    size_t pitch = (extent.width + 511) / 512 * 512, rows = extent.height ? extent.height : 1;
+    *pitchedDevPtr = (struct cudaPitchedPtr){NULL, pitch, extent.width, extent.height};
+    return malloc_for(&pitchedDevPtr->ptr, pitch * rows * (extent.depth ? extent.depth : 1),
+                      __builtin_return_address(0));
+}
+
+/* A fill of @p e (its width in bytes) in pitched memory @p p, slice after slice (each
+ * p.ysize rows apart). */
+static cudaError_t fill_box(struct cudaPitchedPtr p, int value, struct cudaExtent e,
+                            const struct call *c)
+{
+    cudaError_t err = cudaSuccess;
+    for (size_t z = 0; err == cudaSuccess && z < e.depth; z++)
+        err =
+            fill_rows((char *)p.ptr + z * p.pitch * p.ysize, p.pitch, value, e.width, e.height, c);
+    return err;
+}
+
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+{
+    struct call c = sync_call("cudaMemset3D", __builtin_return_address(0));
+    return fill_box(pitchedDevPtr, value, extent, &c);
+}
+
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+                              struct cudaExtent extent, cudaStream_t stream)
+{
+    struct call c = async_call("cudaMemset3DAsync", stream, __builtin_return_address(0));
+    return fill_box(pitchedDevPtr, value, extent, &c);
+}
+
 cudaError_t cudaDeviceReset(void)
 {
     /* Clears a fault's sticky error, as a reset does; allocations are kept (they end with the
@@ -1032,6 +1066,20 @@ cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t widt
 {
     struct call c = {"cudaMemset2D", cudaStreamPerThread, 0, __builtin_return_address(0)};
     return fill_rows(devPtr, pitch, value, width, height, &c);
+}
+
+cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value,
+                              struct cudaExtent extent)
+{
+    struct call c = {"cudaMemset3D", cudaStreamPerThread, 0, __builtin_return_address(0)};
+    return fill_box(pitchedDevPtr, value, extent, &c);
+}
+
+cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                   struct cudaExtent extent, cudaStream_t stream)
+{
+    struct call c = async_call("cudaMemset3DAsync", rt_ptsz(stream), __builtin_return_address(0));
+    return fill_box(pitchedDevPtr, value, extent, &c);
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,

@@ -93,7 +93,7 @@ void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, c
 struct rt_function *rt_function_of(const void *host)
 {
     for (struct rt_function *f = rt.functions; f; f = f->next)
-        if (f->host == host)
+        if (f->host == host || (const void *)f == host) /* a cudaKernel_t is the function */
             return f;
     return NULL;
 }

@@ -209,6 +209,13 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
     return rt_error(stream_ok(hStream));
 }
 
+/* No stream keeps attributes (above): both must be streams, and there is nothing to copy. */
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
+{
+    cudaError_t err = stream_ok(dst);
+    return rt_error(err == cudaSuccess ? stream_ok(src) : err);
+}
+
 /* Managed memory is reachable from every stream and the host at once. */
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
                                      unsigned int flags)
@@ -446,6 +453,11 @@ cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID a
                                         cudaStreamAttrValue *value_out)
 {
     return cudaStreamGetAttribute(rt_ptsz(hStream), attr, value_out);
+}
+
+cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src)
+{
+    return cudaStreamCopyAttributes(rt_ptsz(dst), rt_ptsz(src));
 }
 
 cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,

@@ -105,6 +105,36 @@ START_TEST(memcpy2d_memset2d)
 }
 END_TEST
 
+/* A 3D allocation's rows padded, a fill of a box inside it that leaves the rest, and a copy of
+ * the whole to a second allocation between two devices' memories. */
+START_TEST(memcpy3d_memset3d)
+{
+    enum { W = 37, H = 5, D = 3 };
+    struct cudaPitchedPtr p, q;
+    ck_assert_int_eq(cudaMalloc3D(&p, make_cudaExtent(W, H, D)), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc3D(&q, make_cudaExtent(W, H, D)), cudaSuccess);
+    ck_assert(p.pitch >= W && p.pitch % 512 == 0 && p.xsize == W && p.ysize == H);
+    size_t bytes = p.pitch * H * D;
+    unsigned char *back = malloc(bytes);
+    ck_assert_int_eq(cudaMemset(p.ptr, 0x11, bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMemset3D(p, 0x5a, make_cudaExtent(W - 3, H - 1, D - 1)), cudaSuccess);
+    struct cudaMemcpy3DPeerParms pp = {0};
+    pp.srcPtr = p, pp.dstPtr = q, pp.extent = make_cudaExtent(W, H, D);
+    ck_assert_int_eq(cudaMemcpy3DPeer(&pp), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(back, q.ptr, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                int in = x < W - 3 && y < H - 1 && z < D - 1;
+                ck_assert_msg(back[(z * H + y) * p.pitch + x] == (in ? 0x5a : 0x11),
+                              "byte (%d,%d,%d) of the copy", x, y, z);
+            }
+    free(back);
+    ck_assert_int_eq(cudaFree(p.ptr), cudaSuccess);
+    ck_assert_int_eq(cudaFree(q.ptr), cudaSuccess);
+}
+END_TEST
+
 /* More than the reported memory fails cleanly, is not sticky, and frees make room again. */
 START_TEST(malloc_beyond_capacity)
 {
@@ -618,6 +648,35 @@ START_TEST(dynamic_shared_memory_limit)
 }
 END_TEST
 
+/* The handles CUDA 12 gives a kernel (cudaGetKernel, cudaGetFuncBySymbol) name it, and its
+ * parameters' places are those of its C signature (int *out, int words). */
+START_TEST(kernel_handles_and_parameters)
+{
+    cudaKernel_t k;
+    cudaFunction_t f;
+    size_t offset, size;
+    int *d, h[64];
+    ck_assert_int_eq(cudaGetKernel(&k, rt_test_dynamic_smem_kernel()), cudaSuccess);
+    ck_assert_int_eq(cudaGetFuncBySymbol(&f, rt_test_dynamic_smem_kernel()), cudaSuccess);
+    ck_assert_ptr_eq((const void *)f, rt_test_dynamic_smem_kernel());
+    ck_assert_int_eq(cudaFuncGetParamInfo(rt_test_dynamic_smem_kernel(), 1, &offset, &size),
+                     cudaSuccess);
+    ck_assert(offset == 8 && size == 4);
+    ck_assert_int_eq(cudaFuncGetParamInfo(rt_test_dynamic_smem_kernel(), 2, &offset, &size),
+                     cudaErrorInvalidValue);
+    cudaGetLastError();
+    ck_assert_int_eq(cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     80 * 1024, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
+    ck_assert_int_eq(rt_test_dynamic_smem(d, 64, 80 * 1024), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int t = 0; t < 64; t++)
+        ck_assert_int_eq(h[t], t);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 /* Two modules each with a static fill_kernel: each launcher runs its own. */
 START_TEST(same_kernel_name_in_two_modules)
 {
@@ -989,6 +1048,7 @@ int main(int argc, char **argv)
     const struct course_case host_cases[] = {
         {"memcpy_memset_round_trip", memcpy_memset_round_trip, CASE_CPU, 60},
         {"memcpy2d_memset2d", memcpy2d_memset2d, CASE_CPU, 60},
+        {"memcpy3d_memset3d", memcpy3d_memset3d, CASE_CPU, 60},
         {"malloc_beyond_capacity", malloc_beyond_capacity, CASE_CPU, 60},
         {"host_dereference_segfaults", host_dereference_segfaults, CASE_CPU, 60},
         {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
@@ -1012,6 +1072,7 @@ int main(int argc, char **argv)
         {"launch_runs", launch_runs, CASE_CPU, 120},
         {"fault_is_sticky", fault_is_sticky, CASE_CPU, 60},
         {"dynamic_shared_memory_limit", dynamic_shared_memory_limit, CASE_CPU, 60},
+        {"kernel_handles_and_parameters", kernel_handles_and_parameters, CASE_CPU, 60},
         {"same_kernel_name_in_two_modules", same_kernel_name_in_two_modules, CASE_CPU, 60},
         {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
         {"managed_variables", managed_variables, CASE_CPU, 60},

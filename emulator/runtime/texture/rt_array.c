@@ -392,6 +392,28 @@ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t st
     return copy_3d(p, 1, stream, "cudaMemcpy3DAsync");
 }
 
+/* The emulated GPUs share one memory: a copy between two is a copy in it. */
+static struct cudaMemcpy3DParms peer_parms(const struct cudaMemcpy3DPeerParms *p)
+{
+    struct cudaMemcpy3DParms q = {0};
+    q.srcArray = p->srcArray, q.srcPos = p->srcPos, q.srcPtr = p->srcPtr;
+    q.dstArray = p->dstArray, q.dstPos = p->dstPos, q.dstPtr = p->dstPtr;
+    q.extent = p->extent, q.kind = cudaMemcpyDeviceToDevice;
+    return q;
+}
+
+cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
+{
+    struct cudaMemcpy3DParms q = peer_parms(p);
+    return cudaMemcpy3D(&q);
+}
+
+cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    struct cudaMemcpy3DParms q = peer_parms(p);
+    return cudaMemcpy3DAsync(&q, stream);
+}
+
 cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                      cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
                                      size_t width, size_t height, enum cudaMemcpyKind kind)
@@ -496,6 +518,17 @@ cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p)
 cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
     return cudaMemcpy3DAsync(p, rt_ptsz(stream));
+}
+
+cudaError_t cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms *p)
+{
+    struct cudaMemcpy3DParms q = peer_parms(p);
+    return cudaMemcpy3D_ptds(&q);
+}
+
+cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    return cudaMemcpy3DPeerAsync(p, rt_ptsz(stream));
 }
 
 cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
