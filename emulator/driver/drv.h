@@ -12,7 +12,8 @@
  * launches), drv_memory.c (memory, copies, fills, streams, events), drv_vmm.c (virtual memory
  * management: reservations, physical allocations, mappings), drv_array.c (arrays, 2D and
  * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_graph.c (graphs and stream
- * capture, through the runtime's), drv_proc.c (cuGetProcAddress),
+ * capture, through the runtime's), drv_library.c (libraries and their kernels), drv_proc.c
+ * (cuGetProcAddress),
  * drv_unsupported.c (every other function libcuda exports).
  *
  * Every entry point is defined under its exported name (cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds):
@@ -70,6 +71,15 @@ CUresult drv_kernel_args(CUfunction f, void **params, void **extra, void ***args
 /** The runtime's parameters of 3D copy @p c into *@p p (drv_array.c); an error after one line
  *  naming @p who when they cannot be. */
 CUresult drv_copy_parms(const CUDA_MEMCPY3D *c, struct cudaMemcpy3DParms *p, const char *who);
+
+/** Load @p image (PTX text, nvcc's -ptx or -fatbin output, a fat binary) as a module into
+ *  *@p module for call @p who; @p origin names it in messages, and the JIT options' error log
+ *  says why it failed (drv_module.c). */
+CUresult drv_load(CUmodule *module, const void *image, const char *who, const char *origin,
+                  unsigned nopts, CUjit_option *options, void **values);
+
+/** The whole file @p path, NUL-terminated (malloc'd), or NULL. */
+char *drv_read_file(const char *path);
 
 /** Say "NAME is not emulated" in one line and return CUDA_ERROR_NOT_SUPPORTED
  *  (drv_unsupported.c's stubs). */

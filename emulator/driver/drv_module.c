@@ -31,7 +31,11 @@
 struct CUmod_st {
     unsigned magic;
     void *rt; /**< the runtime's module */
+    struct CUmod_st *next;
 };
+
+/** The modules loaded and not unloaded (cuFuncGetModule finds a function's among them). */
+static struct CUmod_st *modules;
 
 enum { MODULE_MAGIC = 0x30D0130Du };
 
@@ -84,9 +88,8 @@ static void error_log(unsigned n, const CUjit_option *options, void **values, co
         snprintf(buf, size, "%s", text);
 }
 
-/* Load @p image as a module (every cuModuleLoad* form ends here). */
-static CUresult load(CUmodule *module, const void *image, const char *who, const char *origin,
-                     unsigned nopts, CUjit_option *options, void **values)
+CUresult drv_load(CUmodule *module, const void *image, const char *who, const char *origin,
+                  unsigned nopts, CUjit_option *options, void **values)
 {
     char *ptx = NULL;
     size_t len = 0;
@@ -109,6 +112,8 @@ static CUresult load(CUmodule *module, const void *image, const char *who, const
         return r;
     }
     m->magic = MODULE_MAGIC;
+    m->next = modules;
+    modules = m;
     error_log(nopts, options, values, "");
     *module = m;
     return CUDA_SUCCESS;
@@ -117,23 +122,22 @@ static CUresult load(CUmodule *module, const void *image, const char *who, const
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                             CUjit_option *options, void **optionValues)
 {
-    return load(module, image, "cuModuleLoadDataEx", "the image cuModuleLoadDataEx was given",
-                numOptions, options, optionValues);
+    return drv_load(module, image, "cuModuleLoadDataEx", "the image cuModuleLoadDataEx was given",
+                    numOptions, options, optionValues);
 }
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
-    return load(module, image, "cuModuleLoadData", "the image cuModuleLoadData was given", 0, NULL,
-                NULL);
+    return drv_load(module, image, "cuModuleLoadData", "the image cuModuleLoadData was given", 0,
+                    NULL, NULL);
 }
 
 CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
-    return load(module, fatCubin, "cuModuleLoadFatBinary", "the fat binary", 0, NULL, NULL);
+    return drv_load(module, fatCubin, "cuModuleLoadFatBinary", "the fat binary", 0, NULL, NULL);
 }
 
-/* The whole file @p path, NUL-terminated (malloc'd), or NULL. */
-static char *read_file(const char *path)
+char *drv_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
@@ -156,12 +160,12 @@ CUresult cuModuleLoad(CUmodule *module, const char *fname)
     CUresult r = drv_ready("cuModuleLoad");
     if (r != CUDA_SUCCESS || !fname)
         return r != CUDA_SUCCESS ? r : CUDA_ERROR_INVALID_VALUE;
-    char *image = read_file(fname);
+    char *image = drv_read_file(fname);
     if (!image) {
         emu_say("cuModuleLoad: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", fname);
         return CUDA_ERROR_FILE_NOT_FOUND;
     }
-    r = load(module, image, "cuModuleLoad", fname, 0, NULL, NULL);
+    r = drv_load(module, image, "cuModuleLoad", fname, 0, NULL, NULL);
     free(image);
     return r;
 }
@@ -175,6 +179,11 @@ CUresult cuModuleUnload(CUmodule hmod)
 {
     if (!valid_module(hmod))
         return CUDA_ERROR_INVALID_HANDLE;
+    for (struct CUmod_st **p = &modules; *p; p = &(*p)->next)
+        if (*p == hmod) {
+            *p = hmod->next;
+            break;
+        }
     course_emu_drv_unload(hmod->rt);
     hmod->magic = 0;
     free(hmod);
@@ -204,6 +213,16 @@ CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
         return !valid_module(mod) ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
     *count = course_emu_drv_kernel_count(mod->rt);
     return CUDA_SUCCESS;
+}
+
+CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
+{
+    if (!valid_module(mod) || !functions)
+        return !valid_module(mod) ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    unsigned n = course_emu_drv_kernel_count(mod->rt);
+    for (unsigned i = 0; i < numFunctions && i < n; i++)
+        functions[i] = (CUfunction)course_emu_drv_function_at(mod->rt, i);
+    return numFunctions <= n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
@@ -286,7 +305,7 @@ CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *pa
                           unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     (void)numOptions, (void)options, (void)optionValues;
-    char *image = path ? read_file(path) : NULL;
+    char *image = path ? drv_read_file(path) : NULL;
     if (!image) {
         emu_say("cuLinkAddFile: cannot read %s (CUDA_ERROR_FILE_NOT_FOUND)", path ? path : "NULL");
         return CUDA_ERROR_FILE_NOT_FOUND;
@@ -513,6 +532,52 @@ CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     (void)config; /* caches are not modelled */
     return drv_valid_function(hfunc, "cuFuncSetCacheConfig");
+}
+
+/* A function of a module the program loaded (a registered kernel's host stub has none). */
+CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    CUresult r = drv_args(drv_valid_function(hfunc, "cuFuncGetModule"), !hmod);
+    void *rt = r == CUDA_SUCCESS ? course_emu_drv_function_module(hfunc) : NULL;
+    struct CUmod_st *m = modules;
+    while (m && m->rt != rt)
+        m = m->next;
+    if (r == CUDA_SUCCESS && !m)
+        return CUDA_ERROR_NOT_FOUND;
+    if (r == CUDA_SUCCESS)
+        *hmod = m;
+    return r;
+}
+
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                            size_t *paramSize)
+{
+    uint32_t n = 0, bytes = 0;
+    const struct proto_param *layout = NULL;
+    CUresult r = drv_valid_function(func, "cuFuncGetParamInfo");
+    if (r == CUDA_SUCCESS && course_emu_drv_params(func, &n, &layout, &bytes))
+        r = CUDA_ERROR_INVALID_HANDLE;
+    if (r == CUDA_SUCCESS && paramIndex >= n)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && paramOffset)
+        *paramOffset = layout[paramIndex].offset;
+    if (r == CUDA_SUCCESS && paramSize)
+        *paramSize = layout[paramIndex].size;
+    return r;
+}
+
+/* A module's functions are loaded with it. */
+CUresult cuFuncLoad(CUfunction function)
+{
+    return drv_valid_function(function, "cuFuncLoad");
+}
+
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    CUresult r = drv_args(drv_valid_function(function, "cuFuncIsLoaded"), !state);
+    if (r == CUDA_SUCCESS)
+        *state = CU_FUNCTION_LOADING_STATE_LOADED;
+    return r;
 }
 
 CUresult cuFuncGetName(const char **name, CUfunction hfunc)

@@ -50,6 +50,20 @@ const void *course_emu_drv_function(void *module, const char *name)
     return f ? f->host : NULL;
 }
 
+const void *course_emu_drv_function_at(void *module, unsigned index)
+{
+    struct rt_module *m = module;
+    return index < m->nkernels ? course_emu_drv_function(module, m->kernels[index].name) : NULL;
+}
+
+void *course_emu_drv_function_module(const void *f)
+{
+    rt_lock();
+    struct rt_function *fn = rt_function_of(f);
+    rt_unlock();
+    return fn ? fn->module : NULL;
+}
+
 const char *course_emu_drv_function_name(const void *f)
 {
     rt_lock();

@@ -36,6 +36,12 @@ unsigned course_emu_drv_kernel_count(void *module);
  */
 const void *course_emu_drv_function(void *module, const char *name);
 
+/** The function key of module @p module's kernel number @p index (in PTX order), or NULL. */
+const void *course_emu_drv_function_at(void *module, unsigned index);
+
+/** The module function key @p f belongs to, or NULL. */
+void *course_emu_drv_function_module(const void *f);
+
 /** The name of function key @p f (course_emu_drv_function()'s, or a registered host stub's). */
 const char *course_emu_drv_function_name(const void *f);
 

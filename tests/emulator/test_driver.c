@@ -274,6 +274,49 @@ START_TEST(ptx_text_module_runs)
 }
 END_TEST
 
+/* A library (CUDA 12's context-free loading, as cuda.core loads code) of add_bias: its kernel
+ * found by name and by enumeration, named, its parameters' places, its variable, its module,
+ * and a launch through the CUkernel. */
+START_TEST(libraries_and_their_kernels)
+{
+    CUdevice dev = setup();
+    CUlibrary lib, back;
+    CUkernel k, listed;
+    CUfunction f;
+    CUmodule mod, mod2;
+    unsigned count = 0;
+    size_t offset, size, bytes;
+    const char *name;
+    CUdeviceptr bias;
+    CU_OK(cuLibraryLoadData(&lib, add_bias_ptx, NULL, NULL, 0, NULL, NULL, 0));
+    CU_OK(cuLibraryGetKernelCount(&count, lib));
+    CU_OK(cuLibraryGetKernel(&k, lib, "add_bias"));
+    CU_OK(cuLibraryEnumerateKernels(&listed, 1, lib));
+    CU_OK(cuKernelGetFunction(&f, k));
+    CU_OK(cuKernelGetLibrary(&back, k));
+    CU_OK(cuKernelGetName(&name, k));
+    CU_OK(cuKernelGetParamInfo(k, 2, &offset, &size));
+    ck_assert(count == 1 && listed == k && back == lib && !strcmp(name, "add_bias"));
+    ck_assert(offset == 16 && size == 4);
+    CU_OK(cuLibraryGetGlobal(&bias, &bytes, lib, "bias"));
+    ck_assert_uint_eq(bytes, 4);
+    CU_OK(cuLibraryGetModule(&mod, lib));
+    CU_OK(cuFuncGetModule(&mod2, f));
+    ck_assert_ptr_eq(mod, mod2);
+    CU_OK(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024, k, dev));
+    bias_for_case = 7;
+    run_add_bias((CUfunction)k, 1031, 0);
+    run_add_bias(f, 33, 1);
+    EXPECT_REFUSED_WITH(CUDA_ERROR_NOT_FOUND, cuLibraryGetKernel(&k, lib, "add_biass"),
+                        "no kernel named add_biass");
+    EXPECT_REFUSED_WITH(
+        CUDA_ERROR_FILE_NOT_FOUND,
+        cuLibraryLoadFromFile(&back, "/nonexistent.ptx", NULL, NULL, 0, NULL, NULL, 0),
+        "cannot read /nonexistent.ptx");
+    CU_OK(cuLibraryUnload(lib));
+}
+END_TEST
+
 static void count_call(void *p)
 {
     ++*(int *)p;
@@ -1739,6 +1782,7 @@ int main(int argc, char **argv)
     const struct course_case cases[] = {
         {"calls_before_cuInit_refused", calls_before_cuInit_refused, CASE_CPU, 60},
         {"graphs_through_the_driver", graphs_through_the_driver, CASE_CPU, 60},
+        {"libraries_and_their_kernels", libraries_and_their_kernels, CASE_CPU, 60},
         {"device_queries_match_the_runtime", device_queries_match_the_runtime, CASE_CPU, 60},
         {"error_names_and_strings", error_names_and_strings, CASE_CPU, 60},
         {"contexts_push_pop_and_current", contexts_push_pop_and_current, CASE_CPU, 60},
