@@ -7,7 +7,8 @@
  * loaded at once; a function found in it by name is an rt_function whose host key is itself,
  * so every runtime call that takes a kernel's host stub takes it too (as CUDA 12's runtime
  * takes a CUfunction). cudaGetDriverEntryPoint opens the driver stand-in that sits beside
- * this library and asks its cuGetProcAddress, as the real runtime asks the real driver.
+ * this library and asks its cuGetProcAddress, as the real runtime asks the real driver; CUDA
+ * 12's libraries (cudaLibrary*) are the driver's, reached the same way.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -202,4 +203,92 @@ cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr, unsign
                                       enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     return entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus);
+}
+
+/* --- libraries: CUDA 12's cudaLibrary* are the driver's cuLibrary*, asked through its
+ * cuGetProcAddress as the real runtime asks the real driver ------------------------------ */
+
+/* The body of a library call: the device started (the driver needs its context), then the
+ * driver's @p name, of type @p type, called with the arguments that follow. */
+#define DRIVER_CALL(name, type, ...)                                                               \
+    do {                                                                                           \
+        void *fn_ = NULL;                                                                          \
+        rt_lock();                                                                                 \
+        cudaError_t err_ = rt_device();                                                            \
+        rt_unlock();                                                                               \
+        if (err_ == cudaSuccess)                                                                   \
+            err_ = entry_point(name, &fn_, CUDART_VERSION, 0, NULL);                               \
+        if (err_ == cudaSuccess && !fn_)                                                           \
+            err_ = cudaErrorNotSupported;                                                          \
+        return rt_error(err_ == cudaSuccess ? (cudaError_t)((type)fn_)(__VA_ARGS__) : err_);       \
+    } while (0)
+
+/* cudaJitOption and cudaLibraryOption number their options as CUjit_option and CUlibraryOption
+ * do, and CUresult its codes as cudaError_t does where these calls can fail. */
+typedef int (*load_data_fn)(void **, const void *, int *, void **, unsigned, int *, void **,
+                            unsigned);
+typedef int (*load_file_fn)(void **, const char *, int *, void **, unsigned, int *, void **,
+                            unsigned);
+typedef int (*by_name_fn)(void **, void *, const char *);
+typedef int (*global_fn)(void **, size_t *, void *, const char *);
+
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
+                                enum cudaJitOption *jitOptions, void **jitOptionsValues,
+                                unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions,
+                                void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    DRIVER_CALL("cuLibraryLoadData", load_data_fn, (void **)library, code, (int *)jitOptions,
+                jitOptionsValues, numJitOptions, (int *)libraryOptions, libraryOptionValues,
+                numLibraryOptions);
+}
+
+cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName,
+                                    enum cudaJitOption *jitOptions, void **jitOptionsValues,
+                                    unsigned int numJitOptions,
+                                    enum cudaLibraryOption *libraryOptions,
+                                    void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    DRIVER_CALL("cuLibraryLoadFromFile", load_file_fn, (void **)library, fileName,
+                (int *)jitOptions, jitOptionsValues, numJitOptions, (int *)libraryOptions,
+                libraryOptionValues, numLibraryOptions);
+}
+
+cudaError_t cudaLibraryUnload(cudaLibrary_t library)
+{
+    DRIVER_CALL("cuLibraryUnload", int (*)(void *), library);
+}
+
+/* A library's kernel is the CUfunction the runtime launches as it launches a host stub. */
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
+{
+    DRIVER_CALL("cuLibraryGetKernel", by_name_fn, (void **)pKernel, library, name);
+}
+
+cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
+{
+    DRIVER_CALL("cuLibraryGetKernelCount", int (*)(unsigned *, void *), count, lib);
+}
+
+cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels,
+                                        cudaLibrary_t lib)
+{
+    DRIVER_CALL("cuLibraryEnumerateKernels", int (*)(void **, unsigned, void *), (void **)kernels,
+                numKernels, lib);
+}
+
+cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                 const char *name)
+{
+    DRIVER_CALL("cuLibraryGetGlobal", global_fn, dptr, bytes, library, name);
+}
+
+cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                  const char *name)
+{
+    DRIVER_CALL("cuLibraryGetManaged", global_fn, dptr, bytes, library, name);
+}
+
+cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
+{
+    DRIVER_CALL("cuLibraryGetUnifiedFunction", by_name_fn, fptr, library, symbol);
 }

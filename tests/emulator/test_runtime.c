@@ -648,6 +648,47 @@ START_TEST(dynamic_shared_memory_limit)
 }
 END_TEST
 
+/* out[t] = base + t, base a module variable (40). */
+static const char fill_base_ptx[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .global .align 4 .u32 base = 40;\n"
+    ".visible .entry fill_base(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [out];\n"
+    "  mov.u32 %r1, %tid.x;\n  ld.global.u32 %r2, [base];\n  add.s32 %r3, %r1, %r2;\n"
+    "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r3;\n"
+    "  ret;\n}\n";
+
+/* A library loaded from PTX text through the runtime (CUDA 12's cudaLibraryLoadData): its kernel
+ * launched with cudaLaunchKernel, its variable set between two launches. */
+START_TEST(libraries_through_the_runtime)
+{
+    cudaLibrary_t lib;
+    cudaKernel_t k;
+    unsigned count = 0;
+    int *d, h[33], *base;
+    size_t bytes = 0;
+    ck_assert_int_eq(cudaLibraryLoadData(&lib, fill_base_ptx, NULL, NULL, 0, NULL, NULL, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaLibraryGetKernelCount(&count, lib), cudaSuccess);
+    ck_assert_int_eq(cudaLibraryGetKernel(&k, lib, "fill_base"), cudaSuccess);
+    ck_assert_int_eq(cudaLibraryGetGlobal((void **)&base, &bytes, lib, "base"), cudaSuccess);
+    ck_assert(count == 1 && bytes == 4);
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
+    for (int rep = 0; rep < 2; rep++) {
+        void *args[] = {&d};
+        ck_assert_int_eq(cudaLaunchKernel((const void *)k, d3(1, 1, 1), d3(33, 1, 1), args, 0, 0),
+                         cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (int t = 0; t < 33; t++)
+            ck_assert_int_eq(h[t], (rep ? -5 : 40) + t);
+        int minus5 = -5;
+        ck_assert_int_eq(cudaMemcpy(base, &minus5, 4, cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    ck_assert_int_eq(cudaLibraryUnload(lib), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 /* The handles CUDA 12 gives a kernel (cudaGetKernel, cudaGetFuncBySymbol) name it, and its
  * parameters' places are those of its C signature (int *out, int words). */
 START_TEST(kernel_handles_and_parameters)
@@ -1073,6 +1114,7 @@ int main(int argc, char **argv)
         {"fault_is_sticky", fault_is_sticky, CASE_CPU, 60},
         {"dynamic_shared_memory_limit", dynamic_shared_memory_limit, CASE_CPU, 60},
         {"kernel_handles_and_parameters", kernel_handles_and_parameters, CASE_CPU, 60},
+        {"libraries_through_the_runtime", libraries_through_the_runtime, CASE_CPU, 60},
         {"same_kernel_name_in_two_modules", same_kernel_name_in_two_modules, CASE_CPU, 60},
         {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
         {"managed_variables", managed_variables, CASE_CPU, 60},
