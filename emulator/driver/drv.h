@@ -11,10 +11,9 @@
  * Files: drv_init.c (cuInit, devices, contexts, errors), drv_module.c (modules, functions,
  * launches), drv_memory.c (memory, copies, fills, streams, events), drv_vmm.c (virtual memory
  * management: reservations, physical allocations, mappings), drv_array.c (arrays, 2D and
- * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_graph.c (graphs and stream
- * capture, through the runtime's), drv_library.c (libraries and their kernels), drv_proc.c
- * (cuGetProcAddress),
- * drv_unsupported.c (every other function libcuda exports).
+ * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_graph.c and drv_graph_edit.c
+ * (graphs and stream capture, through the runtime's), drv_library.c (libraries and their kernels),
+ * drv_proc.c (cuGetProcAddress), drv_unsupported.c (every other function libcuda exports).
  *
  * Every entry point is defined under its exported name (cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds):
  * cuda.h is included as the driver's own build includes it (__CUDA_API_VERSION_INTERNAL), so

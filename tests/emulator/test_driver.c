@@ -358,6 +358,15 @@ START_TEST(graphs_through_the_driver)
     CU_OK(cuGraphGetNodes(g, NULL, &nodes));
     CU_OK(cuGraphNodeGetType(kern, &type));
     ck_assert(nodes == 4 && type == CU_GRAPH_NODE_TYPE_KERNEL);
+    CUDA_MEMCPY3D cback;
+    CUDA_MEMSET_NODE_PARAMS mback;
+    size_t edges = 0;
+    CU_OK(cuGraphMemcpyNodeGetParams(copy, &cback));
+    CU_OK(cuGraphMemsetNodeGetParams(fill, &mback));
+    CU_OK(cuGraphGetEdges(g, NULL, NULL, NULL, &edges));
+    ck_assert(cback.dstHost == h && cback.srcDevice == y && cback.WidthInBytes == N * sizeof *h &&
+              cback.dstMemoryType == CU_MEMORYTYPE_HOST);
+    ck_assert(mback.value == 0x01010101u && mback.elementSize == 4 && edges == 3);
     CUDA_KERNEL_NODE_PARAMS back;
     CU_OK(cuGraphKernelNodeGetParams(kern, &back));
     ck_assert(back.func == f && back.gridDimX == (N + 63) / 64 &&
@@ -389,6 +398,11 @@ START_TEST(graphs_through_the_driver)
     CU_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     void *again[] = {&y, &x, &n};
     CU_OK(cuLaunchKernel(f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, s, again, NULL));
+    CUstreamCaptureStatus status;
+    const CUgraphNode *last;
+    size_t nlast = 0;
+    CU_OK(cuStreamGetCaptureInfo(s, &status, NULL, NULL, &last, NULL, &nlast));
+    ck_assert(status == CU_STREAM_CAPTURE_STATUS_ACTIVE && nlast == 1);
     CU_OK(cuLaunchHostFunc(s, count_call, &calls));
     CU_OK(cuStreamEndCapture(s, &captured));
     CU_OK(cuGraphInstantiate(&ce, captured, 0));
