@@ -233,6 +233,40 @@ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
     return err;
 }
 
+/* CUDA 13's pools by location: a device's are those above; host memory's are not emulated. */
+static cudaError_t device_location(const struct cudaMemLocation *location,
+                                   enum cudaMemAllocationType type, const char *who)
+{
+    if (location && location->type == cudaMemLocationTypeDevice &&
+        type == cudaMemAllocationTypePinned)
+        return cudaSuccess;
+    emu_say("%s: only a device's pinned pools are emulated (a location of type %d, allocation "
+            "type %d asked) (cudaErrorNotSupported)",
+            who, location ? (int)location->type : -1, (int)type);
+    return cudaErrorNotSupported;
+}
+
+cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
+                                     enum cudaMemAllocationType type)
+{
+    cudaError_t err = device_location(location, type, "cudaMemGetDefaultMemPool");
+    return err != cudaSuccess ? rt_error(err) : cudaDeviceGetDefaultMemPool(memPool, location->id);
+}
+
+cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
+                              enum cudaMemAllocationType type)
+{
+    cudaError_t err = device_location(location, type, "cudaMemGetMemPool");
+    return err != cudaSuccess ? rt_error(err) : cudaDeviceGetMemPool(memPool, location->id);
+}
+
+cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type,
+                              cudaMemPool_t memPool)
+{
+    cudaError_t err = device_location(location, type, "cudaMemSetMemPool");
+    return err != cudaSuccess ? rt_error(err) : cudaDeviceSetMemPool(location->id, memPool);
+}
+
 cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     if (!poolProps || poolProps->allocType != cudaMemAllocationTypePinned)
@@ -287,6 +321,15 @@ cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAcce
 {
     (void)descList, (void)count; /* every GPU reaches all device memory */
     return memPool ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool,
+                                 struct cudaMemLocation *location)
+{
+    if (!memPool || !flags || !location)
+        return rt_error(cudaErrorInvalidValue);
+    *flags = cudaMemAccessFlagsProtReadWrite; /* every GPU reaches all device memory */
+    return cudaSuccess;
 }
 
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,

@@ -176,7 +176,22 @@ START_TEST(runtime_calls_programs_make)
 
     cudaMemPool_t pool;
     uint64_t threshold = UINT64_MAX, back = 0;
+    cudaMemPool_t by_location, made;
+    struct cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0};
+    enum cudaMemAccessFlags access = cudaMemAccessFlagsProtNone;
+    struct cudaMemPoolProps props = {0};
+    props.allocType = cudaMemAllocationTypePinned, props.location = dev0;
     CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+    CUDA_CHECK(cudaMemGetDefaultMemPool(&by_location, &dev0, cudaMemAllocationTypePinned));
+    ck_assert_ptr_eq(by_location, pool);
+    CUDA_CHECK(cudaMemPoolCreate(&made, &props));
+    CUDA_CHECK(cudaMemSetMemPool(&dev0, cudaMemAllocationTypePinned, made));
+    CUDA_CHECK(cudaMemGetMemPool(&by_location, &dev0, cudaMemAllocationTypePinned));
+    ck_assert_ptr_eq(by_location, made);
+    CUDA_CHECK(cudaDeviceSetMemPool(0, pool));
+    CUDA_CHECK(cudaMemPoolDestroy(made));
+    CUDA_CHECK(cudaMemPoolGetAccess(&access, pool, &dev0));
+    ck_assert_int_eq(access, cudaMemAccessFlagsProtReadWrite);
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &back));
     ck_assert_uint_eq(back, UINT64_MAX);
