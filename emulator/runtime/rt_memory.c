@@ -341,21 +341,6 @@ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPo
     return malloc_for(ptr, size, __builtin_return_address(0));
 }
 
-/* Managed memory lives in one place both sides reach: prefetches and advice change nothing. */
-cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
-                                 unsigned int flags, cudaStream_t stream)
-{
-    (void)devPtr, (void)count, (void)location, (void)flags, (void)stream;
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
-                          struct cudaMemLocation location)
-{
-    (void)devPtr, (void)count, (void)advice, (void)location;
-    return cudaSuccess;
-}
-
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
     rt_lock();
@@ -1157,11 +1142,4 @@ cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t 
                                          cudaStream_t stream)
 {
     return cudaMallocFromPoolAsync(ptr, size, memPool, rt_ptsz(stream));
-}
-
-cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
-                                      struct cudaMemLocation location, unsigned int flags,
-                                      cudaStream_t stream)
-{
-    return cudaMemPrefetchAsync(devPtr, count, location, flags, rt_ptsz(stream));
 }

@@ -689,6 +689,58 @@ START_TEST(libraries_through_the_runtime)
 }
 END_TEST
 
+/* Advice and prefetches over parts of a managed allocation, read back for the whole, for a part
+ * every piece of which was told the same, and for one whose pieces differ. */
+START_TEST(managed_advice_read_back)
+{
+    enum { KB = 1024, BYTES = 1024 * KB };
+    char *m;
+    int v = 99, by[3];
+    struct cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0}, host = {cudaMemLocationTypeHost, 0};
+    ck_assert_int_eq(cudaMallocManaged((void **)&m, BYTES, cudaMemAttachGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, 512 * KB, cudaMemAdviseSetReadMostly, dev0), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m, BYTES, cudaMemAdviseSetPreferredLocation, dev0), cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m + 256 * KB, 512 * KB, cudaMemAdviseSetAccessedBy, dev0),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaMemAdvise(m + 256 * KB, 512 * KB, cudaMemAdviseSetAccessedBy, host),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, BYTES, dev0, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemPrefetchAsync(m, 4 * KB, host, 0, 0), cudaSuccess);
+    enum cudaMemRangeAttribute ra = cudaMemRangeAttributeReadMostly;
+    ck_assert_int_eq(cudaMemRangeGetAttribute(&v, 4, ra, m, 512 * KB), cudaSuccess);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(cudaMemRangeGetAttribute(&v, 4, ra, m, BYTES), cudaSuccess);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(
+        cudaMemRangeGetAttribute(&v, 4, cudaMemRangeAttributePreferredLocation, m, BYTES),
+        cudaSuccess);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy,
+                                              m + 300 * KB, 100 * KB),
+                     cudaSuccess);
+    ck_assert(by[0] == 0 && by[1] == cudaCpuDeviceId && by[2] == cudaInvalidDeviceId);
+    ck_assert_int_eq(
+        cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, m, BYTES),
+        cudaSuccess);
+    ck_assert_int_eq(by[0], cudaInvalidDeviceId);
+    int last[3];
+    void *data[] = {&last[0], &last[1], &last[2]};
+    size_t sizes[] = {4, 4, 4};
+    enum cudaMemRangeAttribute which[] = {cudaMemRangeAttributeLastPrefetchLocation,
+                                          cudaMemRangeAttributeLastPrefetchLocation,
+                                          cudaMemRangeAttributeLastPrefetchLocation};
+    ck_assert_int_eq(cudaMemRangeGetAttributes(data, sizes, which, 1, m + 4 * KB, 4 * KB),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaMemRangeGetAttributes(data + 1, sizes, which, 1, m, 8 * KB), cudaSuccess);
+    ck_assert_int_eq(cudaMemRangeGetAttributes(data + 2, sizes, which, 1, m, 4 * KB), cudaSuccess);
+    ck_assert(last[0] == 0 && last[1] == cudaInvalidDeviceId && last[2] == cudaCpuDeviceId);
+    ck_assert_int_eq(cudaMemAdvise(m, BYTES, cudaMemAdviseUnsetReadMostly, dev0), cudaSuccess);
+    ck_assert_int_eq(cudaMemRangeGetAttribute(&v, 4, ra, m, 4 * KB), cudaSuccess);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(cudaFree(m), cudaSuccess);
+}
+END_TEST
+
 /* The handles CUDA 12 gives a kernel (cudaGetKernel, cudaGetFuncBySymbol) name it, and its
  * parameters' places are those of its C signature (int *out, int words). */
 START_TEST(kernel_handles_and_parameters)
@@ -1114,6 +1166,7 @@ int main(int argc, char **argv)
         {"fault_is_sticky", fault_is_sticky, CASE_CPU, 60},
         {"dynamic_shared_memory_limit", dynamic_shared_memory_limit, CASE_CPU, 60},
         {"kernel_handles_and_parameters", kernel_handles_and_parameters, CASE_CPU, 60},
+        {"managed_advice_read_back", managed_advice_read_back, CASE_CPU, 60},
         {"libraries_through_the_runtime", libraries_through_the_runtime, CASE_CPU, 60},
         {"same_kernel_name_in_two_modules", same_kernel_name_in_two_modules, CASE_CPU, 60},
         {"device_variable_symbols", device_variable_symbols, CASE_CPU, 60},
