@@ -537,6 +537,10 @@ void rt_hostcheck_open(struct rt_host_block *b, int open);
 /** "FILE:LINE (FUNCTION)" or the best this process can say of code address @p pc. */
 void rt_code_name(const void *pc, char *buf, size_t size);
 
+/** Forget the advice and prefetches over managed block [@p p, @p p + @p size), freed (the lock
+ *  is held; rt_managed.c). */
+void rt_managed_forget(const void *p, size_t size);
+
 /* --- graph memory (rt_graph_mem.c) -------------------------------------------------------- */
 
 struct rt_gm_block;

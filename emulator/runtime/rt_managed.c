@@ -158,6 +158,13 @@ cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
     return cudaMemPrefetchAsync(devPtr, count, location, flags, rt_ptsz(stream));
 }
 
+void rt_managed_forget(const void *p, size_t size)
+{
+    size_t first, n = cover((uintptr_t)p, (uintptr_t)p + size, &first);
+    memmove(&spans.s[first], &spans.s[first + n], (spans.n - first - n) * sizeof *spans.s);
+    spans.n -= n;
+}
+
 /* --- range attributes ---------------------------------------------------------------------- */
 
 /* What every span of [lo, hi) says, where spans without advice count as saying nothing. */
@@ -231,6 +238,16 @@ static cudaError_t answer(const struct said *r, enum cudaMemRangeAttribute a, vo
     }
 }
 
+/* Is [@p p, @p p + @p count) inside one cudaMallocManaged block? */
+static int managed_range(const void *p, size_t count)
+{
+    for (const struct rt_host_block *m = rt.managed; m; m = m->next)
+        if ((const char *)p >= (const char *)m->ptr &&
+            (const char *)p + count <= (const char *)m->ptr + m->size)
+            return 1;
+    return 0;
+}
+
 cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
                                      enum cudaMemRangeAttribute attribute, const void *devPtr,
                                      size_t count)
@@ -238,8 +255,16 @@ cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
     if (!data || !devPtr || !count)
         return rt_error(cudaErrorInvalidValue);
     rt_lock();
-    struct said r = range_said((uintptr_t)devPtr, (uintptr_t)devPtr + count);
-    cudaError_t err = answer(&r, attribute, data, dataSize);
+    cudaError_t err = managed_range(devPtr, count) ? cudaSuccess : cudaErrorInvalidValue;
+    struct said r = {0};
+    if (err == cudaSuccess)
+        r = range_said((uintptr_t)devPtr, (uintptr_t)devPtr + count);
+    else
+        emu_say("cudaMemRangeGetAttribute: %zu bytes at %p are not inside one cudaMallocManaged "
+                "allocation (cudaErrorInvalidValue)",
+                count, devPtr);
+    if (err == cudaSuccess)
+        err = answer(&r, attribute, data, dataSize);
     rt_unlock();
     return rt_error(err);
 }

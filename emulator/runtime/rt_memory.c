@@ -414,6 +414,7 @@ static void unmap_managed(void *p)
             continue;
         mmap(p, pages_of(m->size), PROT_NONE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        rt_managed_forget(p, m->size);
         *at = m->next;
         free(m);
         return;

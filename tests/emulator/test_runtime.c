@@ -696,7 +696,8 @@ START_TEST(managed_advice_read_back)
     enum { KB = 1024, BYTES = 1024 * KB };
     char *m;
     int v = 99, by[3];
-    struct cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0}, host = {cudaMemLocationTypeHost, 0};
+    struct cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0},
+                           host = {cudaMemLocationTypeHost, 0};
     ck_assert_int_eq(cudaMallocManaged((void **)&m, BYTES, cudaMemAttachGlobal), cudaSuccess);
     ck_assert_int_eq(cudaMemAdvise(m, 512 * KB, cudaMemAdviseSetReadMostly, dev0), cudaSuccess);
     ck_assert_int_eq(cudaMemAdvise(m, BYTES, cudaMemAdviseSetPreferredLocation, dev0), cudaSuccess);
@@ -738,6 +739,9 @@ START_TEST(managed_advice_read_back)
     ck_assert_int_eq(cudaMemRangeGetAttribute(&v, 4, ra, m, 4 * KB), cudaSuccess);
     ck_assert_int_eq(v, 0);
     ck_assert_int_eq(cudaFree(m), cudaSuccess);
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaMemRangeGetAttribute(&v, 4, ra, m, 4 * KB),
+                        "not inside one cudaMallocManaged allocation");
+    cudaGetLastError();
 }
 END_TEST
 
