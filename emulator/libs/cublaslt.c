@@ -18,9 +18,11 @@
  *   GELU_BIAS       gelu(v + bias[i])
  *
  * gelu is the tanh form, 0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))), in double and
- * rounded once. Column order only; batches by CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and
- * STRIDED_BATCH_OFFSET (the bias is shared by every batch). Anything else (other orders,
- * auxiliary outputs, fp8 scales) is refused with CUBLAS_STATUS_NOT_SUPPORTED and one line.
+ * rounded once. Column and row order, in any mix (a row-major operand is the transpose of the
+ * column-major matrix of its ld); batches by CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and
+ * STRIDED_BATCH_OFFSET (the bias is shared by every batch). Anything else (the tiled orders
+ * COL32 and the like, auxiliary outputs, fp8 scales) is refused with
+ * CUBLAS_STATUS_NOT_SUPPORTED and one line.
  */
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -331,8 +333,8 @@ static cublasStatus_t lt_check(const struct desc *d, const struct layout *a, con
 {
     const struct layout *all[] = {a, b, c, dl};
     for (int i = 0; i < 4; i++)
-        if (all[i]->order != CUBLASLT_ORDER_COL)
-            return not_emulated("matrix order", all[i]->order);
+        if (all[i]->order != CUBLASLT_ORDER_COL && all[i]->order != CUBLASLT_ORDER_ROW)
+            return not_emulated("matrix order (cublasLtOrder_t; COL and ROW are)", all[i]->order);
     uint32_t ok_epi = CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS | CUBLASLT_EPILOGUE_GELU;
     if ((d->epilogue & ~ok_epi) != 0 && d->epilogue != CUBLASLT_EPILOGUE_DEFAULT)
         return not_emulated("epilogue", (int)d->epilogue);
@@ -359,14 +361,21 @@ static cublasStatus_t lt_check(const struct desc *d, const struct layout *a, con
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* Host view of batch @p b of matrix @p l at device address @p p (checked); NULL if outside. */
+/* Where element (@p i, @p j) of a matrix of layout @p l lies, in elements. */
+static size_t at(const struct layout *l, int i, int j)
+{
+    return l->order == CUBLASLT_ORDER_ROW ? (size_t)i * (size_t)l->ld + (size_t)j
+                                          : (size_t)j * (size_t)l->ld + (size_t)i;
+}
+
+/* Host view of batch @p b of m x n matrix @p l at device address @p p (checked); NULL if
+ * outside. */
 static char *host_matrix(const void *p, const struct layout *l, int b, int m, int n,
                          const char *who)
 {
     size_t e = elem_bytes((cudaDataType)l->type);
-    const char *at = (const char *)p + (size_t)b * (size_t)l->stride * e;
-    size_t extent = ((size_t)l->ld * (size_t)(n - 1) + (size_t)m) * e;
-    return course_emu_host(at, extent, who);
+    const char *base = (const char *)p + (size_t)b * (size_t)l->stride * e;
+    return course_emu_host(base, (at(l, m - 1, n - 1) + 1) * e, who);
 }
 
 /* beta C into the scratch S (m x n per batch, dense), in the scratch's type. */
@@ -380,7 +389,7 @@ static cublasStatus_t stage_c(const struct lt_call *call, const void *C, char *S
         for (int j = 0; j < call->n; j++)
             for (int i = 0; i < call->m; i++)
                 elem_store(S + b * mn * es, call->st, (size_t)j * call->m + i,
-                           elem_load(c, call->ct, (size_t)j * call->c->ld + i));
+                           elem_load(c, call->ct, at(call->c, i, j)));
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -401,16 +410,18 @@ static cublasStatus_t finish_d(const struct lt_call *call, const char *S, void *
         char *dh = host_matrix(D, call->d, b, call->m, call->n, "cublasLtMatmul, D");
         if (!dh)
             return CUBLAS_STATUS_EXECUTION_FAILED;
-        for (int j = 0; j < call->n; j++) {
+        for (int j = 0; j < call->n; j++)
             for (int i = 0; i < call->m; i++) {
                 double v = elem_load(S + b * mn * es, call->st, (size_t)j * call->m + i);
-                elem_store(dh, call->dt, (size_t)j * call->d->ld + i,
+                elem_store(dh, call->dt, at(call->d, i, j),
                            epilogue(d->epilogue, v, bias, bt, (size_t)i));
             }
-            course_emu_wrote((const char *)D +
-                                 ((size_t)b * call->d->stride + (size_t)j * call->d->ld) * ed,
-                             (size_t)call->m * ed);
-        }
+        int row = call->d->order == CUBLASLT_ORDER_ROW, lines = row ? call->m : call->n;
+        for (int l = 0; l < lines; l++) /* the bytes written, line by line (not the ld's gaps) */
+            course_emu_wrote(
+                (const char *)D +
+                    ((size_t)b * call->d->stride + at(call->d, row ? l : 0, row ? 0 : l)) * ed,
+                (size_t)(row ? call->n : call->m) * ed);
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -455,11 +466,14 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
     if (st == CUBLAS_STATUS_SUCCESS) {
         cublasSetStream_v2(h, stream);
         cublasSetPointerMode_v2(h, (cublasPointerMode_t)d->pointer_mode);
-        st = cublasGemmStridedBatchedEx(h, (cublasOperation_t)d->ta, (cublasOperation_t)d->tb,
-                                        call.m, call.n, call.k, alpha, A, (cudaDataType)a->type,
-                                        (int)a->ld, a->stride, B, (cudaDataType)b->type, (int)b->ld,
-                                        b->stride, beta, S, call.st, call.m, (long long)mn,
-                                        call.batch, d->compute, CUBLAS_GEMM_DEFAULT);
+        /* a row-major operand is the transpose of the column-major matrix of its ld */
+        int ta = (d->ta != CUBLAS_OP_N) ^ (a->order == CUBLASLT_ORDER_ROW);
+        int tb = (d->tb != CUBLAS_OP_N) ^ (b->order == CUBLASLT_ORDER_ROW);
+        st = cublasGemmStridedBatchedEx(
+            h, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, call.m, call.n,
+            call.k, alpha, A, (cudaDataType)a->type, (int)a->ld, a->stride, B,
+            (cudaDataType)b->type, (int)b->ld, b->stride, beta, S, call.st, call.m, (long long)mn,
+            call.batch, d->compute, CUBLAS_GEMM_DEFAULT);
     }
     if (st == CUBLAS_STATUS_SUCCESS)
         st = finish_d(&call, sh, D);

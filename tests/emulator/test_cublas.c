@@ -1170,8 +1170,73 @@ START_TEST(lt_matmul_epilogues)
 }
 END_TEST
 
+/* A row-major layout of @p type, rows x cols, leading dimension (row stride) @p ld. */
+static cublasLtMatrixLayout_t lt_row_layout(int rows, int cols, int ld)
+{
+    cublasLtMatrixLayout_t l = lt_layout(CUDA_R_32F, rows, cols, ld, 1, 0);
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    ck_assert_int_eq(
+        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row),
+        CUBLAS_STATUS_SUCCESS);
+    return l;
+}
+
+/* Row-major operands, as a C program lays its matrices out, mixed with column-major ones:
+ * D (row-major, padded rows) = op(A) B + C, A row-major as is and transposed, B row-major, C
+ * column-major; small integers, so every element is exact. The padding of D stays 0. */
+START_TEST(lt_matmul_row_major)
+{
+    enum { M = 19, N = 23, K = 17, LDA = 29, LDB = 26, LDC = 21, LDD = 25 };
+    float *fa = mat_alloc_f32(LDA * LDA), *fb = mat_alloc_f32(K * LDB);
+    float *fc = mat_alloc_f32(LDC * N), *got = mat_alloc_f32(M * LDD);
+    mat_fill_int(fa, LDA * LDA, 30), mat_fill_int(fb, K * LDB, 31), mat_fill_int(fc, LDC * N, 32);
+    cublasLtHandle_t lt;
+    ck_assert_int_eq(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+    float *da = upload(fa, LDA * LDA * 4), *db = upload(fb, K * LDB * 4);
+    float *dc = upload(fc, LDC * N * 4), *dd;
+    CUDA_CHECK(cudaMalloc((void **)&dd, M * LDD * 4));
+    const float one = 1;
+    for (int ta = 0; ta < 2; ta++) {
+        cublasLtMatmulDesc_t desc;
+        ck_assert_int_eq(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                         CUBLAS_STATUS_SUCCESS);
+        cublasOperation_t op = ops[ta];
+        ck_assert_int_eq(
+            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op, sizeof op),
+            CUBLAS_STATUS_SUCCESS);
+        cublasLtMatrixLayout_t la = lt_row_layout(ta ? K : M, ta ? M : K, LDA);
+        cublasLtMatrixLayout_t lb = lt_row_layout(K, N, LDB), ld = lt_row_layout(M, N, LDD);
+        cublasLtMatrixLayout_t lc = lt_layout(CUDA_R_32F, M, N, LDC, 1, 0);
+        CUDA_CHECK(cudaMemset(dd, 0, M * LDD * 4));
+        ck_assert_int_eq(
+            cublasLtMatmul(lt, desc, &one, da, la, db, lb, &one, dc, lc, dd, ld, NULL, NULL, 0, 0),
+            CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dd, M * LDD * 4, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < LDD; j++) {
+                double want = 0;
+                for (int p = 0; j < N && p < K; p++)
+                    want += fa[ta ? p * LDA + i : i * LDA + p] * fb[p * LDB + j];
+                want += j < N ? fc[j * LDC + i] : 0;
+                ck_assert_msg(got[i * LDD + j] == want,
+                              "cublasLtMatmul row-major, trans %d: D(%d,%d) = %g, want %g%s", ta, i,
+                              j, got[i * LDD + j], want, j >= N ? " (padding)" : "");
+            }
+        cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb);
+        cublasLtMatrixLayoutDestroy(lc), cublasLtMatrixLayoutDestroy(ld);
+        cublasLtMatmulDescDestroy(desc);
+    }
+    ck_assert_int_eq(cublasLtDestroy(lt), CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaFree(da));
+    CUDA_CHECK(cudaFree(db));
+    CUDA_CHECK(cudaFree(dc));
+    CUDA_CHECK(cudaFree(dd));
+    free(fa), free(fb), free(fc), free(got);
+}
+END_TEST
+
 /* What cuBLASLt does not model fails with CUBLAS_STATUS_NOT_SUPPORTED and one line naming it:
- * a row-major layout, an epilogue with an auxiliary output. */
+ * a tiled layout (COL32), an epilogue with an auxiliary output. */
 START_TEST(lt_refuses_what_it_does_not_model)
 {
     float *d;
@@ -1184,16 +1249,17 @@ START_TEST(lt_refuses_what_it_does_not_model)
                      CUBLAS_STATUS_SUCCESS);
     ck_assert_int_eq(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_SUCCESS);
     const float one = 1, zero = 0;
-    const int32_t row = CUBLASLT_ORDER_ROW;
+    const int32_t col32 = CUBLASLT_ORDER_COL32;
     const cublasLtEpilogue_t aux = CUBLASLT_EPILOGUE_GELU_AUX;
     const char *const said_want[] = {
-        "emulator: cuBLASLt: matrix order 1 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n",
+        "emulator: cuBLASLt: matrix order (cublasLtOrder_t; COL and ROW are) 2 is not emulated "
+        "(CUBLAS_STATUS_NOT_SUPPORTED)\n",
         "emulator: cuBLASLt: epilogue 160 is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n"};
     for (int c = 0; c < 2; c++) {
         if (c == 0)
-            ck_assert_int_eq(
-                cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row),
-                CUBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER,
+                                                              &col32, sizeof col32),
+                             CUBLAS_STATUS_SUCCESS);
         else
             ck_assert_int_eq(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                                             &aux, sizeof aux),
@@ -2025,6 +2091,7 @@ int main(int argc, char **argv)
         {"lu_batched_against_host", lu_batched_against_host, CASE_CPU, 60},
         {"xt_and_dgemm_batched", xt_and_dgemm_batched, CASE_CPU, 60},
         {"lt_matmul_epilogues", lt_matmul_epilogues, CASE_CPU, 120},
+        {"lt_matmul_row_major", lt_matmul_row_major, CASE_CPU, 60},
         {"lt_refuses_what_it_does_not_model", lt_refuses_what_it_does_not_model, CASE_CPU, 60},
         {"sgemv_transposes_and_strides", sgemv_transposes_and_strides, CASE_CPU, 60},
         {"bad_calls_refused", bad_calls_refused, CASE_CPU, 60},
