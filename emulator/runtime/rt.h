@@ -70,6 +70,7 @@ struct rt_function {
     uint32_t cluster[3]; /**< cudaFuncAttributeRequiredClusterWidth, Height, Depth (zeros: none) */
     int non_portable;    /**< cudaFuncAttributeNonPortableClusterSizeAllowed */
     int cluster_policy;  /**< cudaFuncAttributeClusterSchedulingPolicyPreference */
+    int carveout;        /**< cudaFuncAttributePreferredSharedMemoryCarveout + 1 (0: never set) */
     struct rt_function *next;
 };
 

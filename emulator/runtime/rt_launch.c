@@ -495,6 +495,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
             f->max_dyn_smem = (uint32_t)value;
     } else if (k && attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
         err = value >= -1 && value <= 100 ? cudaSuccess : cudaErrorInvalidValue;
+        f->carveout = err == cudaSuccess ? value + 1 : f->carveout;
     } else if (k && attr >= cudaFuncAttributeRequiredClusterWidth &&
                attr <= cudaFuncAttributeRequiredClusterDepth) {
         if (k->cluster[0]) /* CUDA: set at compile time, it cannot be set at run time */
@@ -534,7 +535,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         attr->ptxVersion = f->module->ptx_arch ? f->module->ptx_arch : 90;
         attr->binaryVersion = 90;
         attr->maxDynamicSharedSizeBytes = (int)(smem_limit(f, k) - k->static_smem);
-        attr->preferredShmemCarveout = -1;
+        attr->preferredShmemCarveout = f->carveout - 1; /* a hint: the VM has no carveout */
         const uint32_t *c = k->cluster[0] ? k->cluster : f->cluster;
         attr->clusterDimMustBeSet = (int)k->explicit_cluster;
         attr->requiredClusterWidth = (int)c[0];

@@ -765,6 +765,14 @@ START_TEST(kernel_handles_and_parameters)
     ck_assert_int_eq(cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      80 * 1024, 0),
                      cudaSuccess);
+    struct cudaFuncAttributes fa;
+    ck_assert_int_eq(cudaFuncGetAttributes(&fa, rt_test_dynamic_smem_kernel()), cudaSuccess);
+    ck_assert_int_eq(fa.preferredShmemCarveout, -1); /* never set */
+    ck_assert_int_eq(cudaFuncSetAttribute(rt_test_dynamic_smem_kernel(),
+                                          cudaFuncAttributePreferredSharedMemoryCarveout, 50),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaFuncGetAttributes(&fa, rt_test_dynamic_smem_kernel()), cudaSuccess);
+    ck_assert_int_eq(fa.preferredShmemCarveout, 50);
     ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
     ck_assert_int_eq(rt_test_dynamic_smem(d, 64, 80 * 1024), cudaSuccess);
     ck_assert_int_eq(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
