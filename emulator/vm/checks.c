@@ -535,12 +535,12 @@ void check_barrier_pass(struct exec *x, uint32_t warp, uint32_t id)
 void check_barrier_open(struct exec *x, uint32_t id, int all)
 {
     struct check_state *s = state(x);
-    char a[200], b[200];
+    char a[200], b[200], k[160];
     if (s->bar_npc[id] > 1)
         find(x, K_SYNC_PLACES, check_place(x, s->bar_pc[id][0]), check_place(x, s->bar_pc[id][1]),
-             "synccheck: threads of block (%u,%u,%u) met at barrier %u from different places, "
-             "%s and %s (a __syncthreads() in each branch?)",
-             x->ctaid[0], x->ctaid[1], x->ctaid[2], id,
+             "synccheck: threads of block (%u,%u,%u) of %s met at barrier %u from different "
+             "places, %s and %s (a __syncthreads() in each branch?)",
+             x->ctaid[0], x->ctaid[1], x->ctaid[2], vm_kernel_name(x, k, sizeof k), id,
              vm_where(x->mod, &x->code[s->bar_pc[id][0]], a, sizeof a),
              vm_where(x->mod, &x->code[s->bar_pc[id][1]], b, sizeof b));
     s->bar_npc[id] = 0;

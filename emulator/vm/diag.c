@@ -100,6 +100,11 @@ void vm_thread_of(const struct exec *x, const struct warp *w, int lane, uint32_t
     tid[2] = linear / (b[0] * b[1]);
 }
 
+const char *vm_kernel_name(const struct exec *x, char *buf, size_t size)
+{
+    return plain_name(x->fn->info.name, buf, size);
+}
+
 const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
                         char *buf, size_t size)
 {

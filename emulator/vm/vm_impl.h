@@ -632,6 +632,9 @@ enum event vm_fail(struct exec *x, const struct warp *w, const struct insn *in, 
                    enum vm_status status, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/** The running kernel's name, demangled, into @p buf (diag.c). */
+const char *vm_kernel_name(const struct exec *x, char *buf, size_t size);
+
 /** "in KERNEL at FILE:LINE, block (..), thread (..)" for lane @p lane of @p w at @p in. */
 const char *vm_describe(const struct exec *x, const struct warp *w, const struct insn *in, int lane,
                         char *buf, size_t size);

@@ -230,7 +230,7 @@ START_TEST(synccheck_finds_bad_synchronisation)
     static const struct {
         const char *marker, *what;
     } bugs[] = {
-        {"CHECK_HALF_WARP", "met at barrier 0 from different places"},
+        {"CHECK_HALF_WARP", "of bad_sync_kernel met at barrier 0 from different places"},
         {"CHECK_ODD_BARRIER", "met at barrier 0 from different places"},
         {"CHECK_SHUFFLE_MASK", "lanes 0xffff0000 execute shfl.sync but are not in its mask"},
         {"CHECK_ABSENT_LANES", "names lanes 0xffff0000 that have exited or do not exist"},
