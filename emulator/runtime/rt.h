@@ -471,6 +471,11 @@ enum cudaMemcpyKind rt_symbol_kind(enum cudaMemcpyKind kind, int to_symbol);
 cudaError_t rt_kernel_work(const void *func, dim3 g, dim3 b, void **args, size_t smem,
                            struct rt_work *w);
 
+/** Launch @p old again as @p w with cluster dimensions @p cluster (zeros: none) and, when
+ *  @p cooperative, as a cooperative launch, checked as such a launch is (rt_launch.c). */
+cudaError_t rt_kernel_rework(const struct rt_work *old, const uint32_t cluster[3], int cooperative,
+                             struct rt_work *w);
+
 /** What launch @p w runs: its kernel's host stub into *@p func, and a new array (the caller
  *  frees it) of pointers to each argument in w's parameters into *@p args; the lock is held.
  *  cudaErrorInvalidDeviceFunction when no registered function is that kernel. */

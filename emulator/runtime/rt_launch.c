@@ -644,6 +644,33 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
     return err;
 }
 
+cudaError_t rt_kernel_rework(const struct rt_work *old, const uint32_t cluster[3], int cooperative,
+                             struct rt_work *w)
+{
+    const struct proto_launch *l = &old->u.kernel.l;
+    dim3 g = {l->grid[0], l->grid[1], l->grid[2]}, b = {l->block[0], l->block[1], l->block[2]};
+    const void *func = NULL;
+    void **args = NULL;
+    rt_lock();
+    cudaError_t err = rt_kernel_args(old, &func, &args);
+    rt_unlock();
+    int per_sm = 0;
+    if (err == cudaSuccess && cooperative)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(b.x * b.y * b.z),
+                                                            l->dyn_smem);
+    if (err == cudaSuccess && cooperative && (uint64_t)g.x * g.y * g.z > (uint64_t)per_sm * 132)
+        err = cudaErrorCooperativeLaunchTooLarge;
+    if (err == cudaSuccess) {
+        memcpy(cluster_launch, cluster, sizeof cluster_launch);
+        cooperative_launch = cooperative;
+        err = rt_kernel_work(func, g, b, args, l->dyn_smem, w);
+        memset(cluster_launch, 0, sizeof cluster_launch);
+        cooperative_launch = 0;
+    }
+    free(args);
+    return err;
+}
+
 /* The cluster dimensions among @p config's attributes into @p dims (zeros: none); 1 when
  * cooperative. */
 static int launch_attrs(const cudaLaunchConfig_t *config, uint32_t dims[3])

@@ -1,8 +1,9 @@
 /**
  * @file test_graph_edit.c
  * @brief A graph's nodes read back and changed after they were added, as tutorials on updating
- *        graphs do: parameters read and set in the graph and in an instantiated graph, nodes
- *        disabled, nodes and edges taken away, clones, a DOT file, user objects. Every result is
+ *        graphs do: parameters and kernel nodes' attributes read and set in the graph and in an
+ *        instantiated graph, nodes disabled, nodes and edges taken away, clones, a DOT file,
+ *        user objects. Every result is
  *        checked against the host's answer. CTest runs every case on the emulator.
  */
 #define _GNU_SOURCE
@@ -214,6 +215,49 @@ START_TEST(shape_read_and_changed)
 }
 END_TEST
 
+/* A kernel node's attributes: a hint kept and read back, cluster dimensions that make its launch
+ * a cluster launch (checked as one: 9 blocks do not split into clusters of 2), copied to another
+ * graph's kernel node; both graphs still compute the right answer. */
+START_TEST(kernel_node_attributes)
+{
+    struct g5 t, u;
+    g5_build(&t);
+    g5_build(&u);
+    cudaKernelNodeAttrValue v = {0}, back;
+    v.priority = 3;
+    ck_assert_int_eq(cudaGraphKernelNodeSetAttribute(t.kern, cudaLaunchAttributePriority, &v),
+                     cudaSuccess);
+    memset(&v, 0, sizeof v);
+    v.clusterDim.x = 3, v.clusterDim.y = 1, v.clusterDim.z = 1;
+    ck_assert_int_eq(
+        cudaGraphKernelNodeSetAttribute(t.kern, cudaLaunchAttributeClusterDimension, &v),
+        cudaSuccess);
+    v.clusterDim.x = 2;
+    EXPECT_REFUSED_WITH(
+        cudaErrorInvalidClusterSize,
+        cudaGraphKernelNodeSetAttribute(t.kern, cudaLaunchAttributeClusterDimension, &v),
+        "not a whole number of clusters");
+    cudaGetLastError();
+    ck_assert_int_eq(cudaGraphKernelNodeCopyAttributes(u.kern, t.kern), cudaSuccess);
+    ck_assert_int_eq(
+        cudaGraphKernelNodeGetAttribute(u.kern, cudaLaunchAttributeClusterDimension, &back),
+        cudaSuccess);
+    ck_assert(back.clusterDim.x == 3 && back.clusterDim.y == 1 && back.clusterDim.z == 1);
+    ck_assert_int_eq(cudaGraphKernelNodeGetAttribute(u.kern, cudaLaunchAttributePriority, &back),
+                     cudaSuccess);
+    ck_assert_int_eq(back.priority, 3);
+    cudaGraphExec_t x, y;
+    ck_assert_int_eq(cudaGraphInstantiate(&x, t.g, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&y, u.g, 0), cudaSuccess);
+    g5_check(&t, x, N, 3, -4);
+    g5_check(&u, y, N, 3, -4);
+    cudaGraphExecDestroy(x);
+    cudaGraphExecDestroy(y);
+    g5_free(&t);
+    g5_free(&u);
+}
+END_TEST
+
 static void destroyed(void *p)
 {
     ++*(int *)p;
@@ -247,6 +291,7 @@ int main(int argc, char **argv)
         {"parameters_read_back_and_set", parameters_read_back_and_set, CASE_CPU, 60},
         {"instantiated_graph_set_and_disabled", instantiated_graph_set_and_disabled, CASE_CPU, 60},
         {"shape_read_and_changed", shape_read_and_changed, CASE_CPU, 60},
+        {"kernel_node_attributes", kernel_node_attributes, CASE_CPU, 60},
         {"user_objects_live_while_referenced", user_objects_live_while_referenced, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);

@@ -75,6 +75,7 @@ void rt_node_free(struct rt_node *n)
     rt_cond_free(n->cond);
     free(n->deps);
     free(n->args);
+    free(n->attrs);
     n->magic = 0;
     free(n);
 }
@@ -292,6 +293,10 @@ struct rt_graph *rt_graph_clone(const struct rt_graph *g)
         m->cond = n->cond ? rt_cond_clone(n->cond) : NULL;
         m->origin = n;
         m->fill = n->fill;
+        if (n->attrs) {
+            m->attrs = emu_malloc(RT_NODE_ATTRS * sizeof *n->attrs);
+            memcpy(m->attrs, n->attrs, RT_NODE_ATTRS * sizeof *n->attrs);
+        }
         map[n->index] = m;
         free(deps);
     }

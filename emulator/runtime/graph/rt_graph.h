@@ -19,6 +19,8 @@ struct rt_cond;
 
 enum { GRAPH_MAGIC = 0x47524150, EXEC_MAGIC = 0x47455845, NODE_MAGIC = 0x4e4f4445 };
 
+enum { RT_NODE_ATTRS = 32 }; /**< kernel node attribute ids kept: every cudaLaunchAttributeID */
+
 /** One node. */
 struct rt_node {
     uint32_t magic;
@@ -32,6 +34,8 @@ struct rt_node {
     const struct rt_node *origin; /**< the node it was cloned from, or NULL */
     struct cudaMemsetParams fill; /**< a fill node's parameters as the program gave them */
     void **args; /**< a kernel node's arguments, as cudaGraphKernelNodeGetParams handed them out */
+    cudaLaunchAttributeValue
+        *attrs; /**< a kernel node's attributes by id (RT_NODE_ATTRS), or NULL */
     struct rt_node *next;
 };
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "rt_graph.h"
 
 cudaError_t rt_refuse_node(const char *call, cudaGraphNode_t node, const char *why)
@@ -163,6 +164,77 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
                                                  n->args,
                                                  NULL};
     return cudaSuccess;
+}
+
+/* A kernel node's attributes: cluster dimensions and a cooperative launch are its launch's (set
+ * them and the launch is checked again, as cudaLaunchKernelEx checks one); the others (access
+ * policy, priority, scheduling and memory synchronisation hints) change nothing here and are
+ * kept to be read back. */
+static int attr_ok(cudaKernelNodeAttrID attr)
+{
+    return attr > cudaLaunchAttributeIgnore && (int)attr < RT_NODE_ATTRS;
+}
+
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                            const cudaKernelNodeAttrValue *value)
+{
+    struct rt_node *n =
+        graph_node("cudaGraphKernelNodeSetAttribute", hNode, cudaGraphNodeTypeKernel);
+    if (!n || !value || !attr_ok(attr))
+        return n ? rt_error(cudaErrorInvalidValue) : cudaErrorInvalidValue;
+    const struct proto_launch *l = &n->w.u.kernel.l;
+    if (attr == cudaLaunchAttributeClusterDimension || attr == cudaLaunchAttributeCooperative) {
+        uint32_t c[3] = {l->cluster[0], l->cluster[1], l->cluster[2]};
+        int coop =
+            attr == cudaLaunchAttributeCooperative ? value->cooperative != 0 : (int)l->cooperative;
+        if (attr == cudaLaunchAttributeClusterDimension)
+            c[0] = value->clusterDim.x, c[1] = value->clusterDim.y, c[2] = value->clusterDim.z;
+        struct rt_work w;
+        cudaError_t err = rt_kernel_rework(&n->w, c, coop, &w);
+        if (err != cudaSuccess)
+            return rt_error(err);
+        replace(&n->w, &w, err);
+    }
+    rt_lock();
+    if (!n->attrs)
+        n->attrs = emu_calloc(RT_NODE_ATTRS, sizeof *n->attrs);
+    n->attrs[attr] = *value;
+    rt_unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                            cudaKernelNodeAttrValue *value_out)
+{
+    struct rt_node *n =
+        graph_node("cudaGraphKernelNodeGetAttribute", hNode, cudaGraphNodeTypeKernel);
+    if (!n || !value_out || !attr_ok(attr))
+        return n ? rt_error(cudaErrorInvalidValue) : cudaErrorInvalidValue;
+    const struct proto_launch *l = &n->w.u.kernel.l;
+    memset(value_out, 0, sizeof *value_out);
+    if (n->attrs)
+        *value_out = n->attrs[attr];
+    if (attr == cudaLaunchAttributeClusterDimension) {
+        value_out->clusterDim.x = l->cluster[0], value_out->clusterDim.y = l->cluster[1];
+        value_out->clusterDim.z = l->cluster[2];
+    } else if (attr == cudaLaunchAttributeCooperative) {
+        value_out->cooperative = (int)l->cooperative;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+{
+    const char *call = "cudaGraphKernelNodeCopyAttributes";
+    struct rt_node *d = graph_node(call, hDst, cudaGraphNodeTypeKernel);
+    struct rt_node *s = d ? graph_node(call, hSrc, cudaGraphNodeTypeKernel) : NULL;
+    cudaError_t err = s ? cudaSuccess : cudaErrorInvalidValue;
+    for (int a = 1; err == cudaSuccess && a < RT_NODE_ATTRS; a++) {
+        cudaKernelNodeAttrValue v;
+        cudaGraphKernelNodeGetAttribute(hSrc, (cudaKernelNodeAttrID)a, &v);
+        err = cudaGraphKernelNodeSetAttribute(hDst, (cudaKernelNodeAttrID)a, &v);
+    }
+    return err;
 }
 
 /* --- copies -------------------------------------------------------------------------------- */
