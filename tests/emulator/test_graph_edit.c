@@ -258,6 +258,44 @@ START_TEST(kernel_node_attributes)
 }
 END_TEST
 
+/* A graph holding t's graph as a child node, instantiated; the child's works then take the
+ * parameters of u's graph (same operations, u's buffers and a kernel of -7 x - 4), and a graph
+ * of other operations is refused. */
+START_TEST(child_graph_set_in_an_instantiated_graph)
+{
+    struct g5 t, u;
+    g5_build(&t);
+    g5_build(&u);
+    struct cudaKernelNodeParams kp;
+    ck_assert_int_eq(cudaGraphKernelNodeGetParams(u.kern, &kp), cudaSuccess);
+    int mul = -7;
+    kp.kernelParams[3] = &mul;
+    ck_assert_int_eq(cudaGraphKernelNodeSetParams(u.kern, &kp), cudaSuccess);
+    cudaGraph_t parent, other;
+    cudaGraphNode_t child, empty;
+    cudaGraphExec_t x;
+    ck_assert_int_eq(cudaGraphCreate(&parent, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddChildGraphNode(&child, parent, NULL, 0, t.g), cudaSuccess);
+    ck_assert_int_eq(cudaGraphInstantiate(&x, parent, 0), cudaSuccess);
+    g5_check(&t, x, N, 3, -4);
+    ck_assert_int_eq(cudaGraphExecChildGraphNodeSetParams(x, child, u.g), cudaSuccess);
+    g5_check(&u, x, N, -7, -4);
+    ck_assert(t.calls == 1 && u.calls == 1);
+    ck_assert_int_eq(cudaGraphCreate(&other, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddEmptyNode(&empty, other, NULL, 0), cudaSuccess);
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue,
+                        cudaGraphExecChildGraphNodeSetParams(x, child, other),
+                        "a graph of other operations");
+    cudaGetLastError();
+    g5_check(&u, x, N, -7, -4);
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(other);
+    cudaGraphDestroy(parent);
+    g5_free(&t);
+    g5_free(&u);
+}
+END_TEST
+
 static void destroyed(void *p)
 {
     ++*(int *)p;
@@ -292,6 +330,8 @@ int main(int argc, char **argv)
         {"instantiated_graph_set_and_disabled", instantiated_graph_set_and_disabled, CASE_CPU, 60},
         {"shape_read_and_changed", shape_read_and_changed, CASE_CPU, 60},
         {"kernel_node_attributes", kernel_node_attributes, CASE_CPU, 60},
+        {"child_graph_set_in_an_instantiated_graph", child_graph_set_in_an_instantiated_graph,
+         CASE_CPU, 60},
         {"user_objects_live_while_referenced", user_objects_live_while_referenced, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);

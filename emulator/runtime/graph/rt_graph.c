@@ -801,10 +801,8 @@ cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
 /* --- updates ------------------------------------------------------------------------------ */
 
 /* Why @p b's work @p i cannot take the place of @p a's: cudaGraphExecUpdateSuccess when it can. */
-static enum cudaGraphExecUpdateResult update_check(const struct rt_exec *a, const struct rt_exec *b,
-                                                   int i)
+static enum cudaGraphExecUpdateResult update_check(const struct rt_work *u, const struct rt_work *v)
 {
-    const struct rt_work *u = &a->works[i], *v = &b->works[i];
     if (u->kind != v->kind || u->event != v->event || rt_cond_is(u) != rt_cond_is(v))
         return cudaGraphExecUpdateErrorNodeTypeChanged;
     if (u->kind == RT_KERNEL && (u->u.kernel.l.module != v->u.kernel.l.module ||
@@ -829,7 +827,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                                       : cudaGraphExecUpdateSuccess;
     int i = 0;
     for (; r == cudaGraphExecUpdateSuccess && i < y.n; i++)
-        r = update_check(x, &y, i);
+        r = update_check(&x->works[i], &y.works[i]);
     struct rt_work *swap = x->works;
     if (r == cudaGraphExecUpdateSuccess) {
         x->works = y.works;
@@ -843,6 +841,48 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
     rt_unlock();
     return r == cudaGraphExecUpdateSuccess ? cudaSuccess
                                            : rt_error(cudaErrorGraphExecUpdateFailure);
+}
+
+/* Child graph node @p node's works in @p x begin at *@p base, as many as @p old (the child as
+ * instantiated now) has; 0, or -1 when they are not there. */
+static int child_works(const struct rt_exec *x, const struct rt_exec *old, int *base)
+{
+    *base = old->n ? rt_exec_find(x, (cudaGraphNode_t)old->from[0]) : 0;
+    for (int i = 0; *base >= 0 && i < old->n; i++)
+        if (*base + i >= x->n || x->from[*base + i] != old->from[i])
+            return -1;
+    return *base >= 0 ? 0 : -1;
+}
+
+/* The instantiated child graph node's works take the parameters of @p childGraph's, which must
+ * have the same operations in the same order (cudaGraphExecUpdate's rule). */
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                 cudaGraph_t childGraph)
+{
+    struct rt_exec *x = rt_exec_of(hGraphExec), old = {.magic = EXEC_MAGIC}, y = old;
+    const struct rt_node *n = rt_node_of(node);
+    const struct rt_graph *g = rt_graph_of(childGraph);
+    if (!x || !n || !n->child || !g)
+        return rt_refuse_node("cudaGraphExecChildGraphNodeSetParams", node,
+                              !x || !g ? "is given no instantiated graph or no child graph"
+                                       : "is not a child graph node");
+    rt_lock();
+    int base = 0, bad = flatten(&old, n->child) || flatten(&y, g) || old.n != y.n ||
+                        child_works(x, &old, &base);
+    for (int i = 0; !bad && i < y.n; i++)
+        bad = update_check(&x->works[base + i], &y.works[i]) != cudaGraphExecUpdateSuccess;
+    for (int i = 0; !bad && i < y.n; i++) {
+        struct rt_work w = x->works[base + i];
+        x->works[base + i] = y.works[i];
+        y.works[i] = w;
+    }
+    exec_clear(&old);
+    exec_clear(&y);
+    rt_unlock();
+    if (bad)
+        return rt_refuse_node("cudaGraphExecChildGraphNodeSetParams", node,
+                              "is given a graph of other operations than its own");
+    return cudaSuccess;
 }
 
 /* --- stream capture ----------------------------------------------------------------------- */
