@@ -28,6 +28,16 @@
 #include "prov.h"
 #include "vm_impl.h"
 
+/* The emulated GPU (an H100 or H200): SMs, and what one SM holds at once (the CUDA C++
+ * Programming Guide's compute capability 9.0 limits), which bounds the blocks resident together. */
+enum {
+    SMS = 132,
+    SM_THREADS = 2048,
+    SM_BLOCKS = 32,
+    SM_SMEM = 228 * 1024,
+    BLOCK_SMEM_RESERVED = 1024
+};
+
 /* ---- lanes and groups ------------------------------------------------------------------- */
 
 /* Give every live lane of a converged warp its own pc. */
@@ -401,6 +411,11 @@ static void round_wrote(struct exec *x, uint64_t writes);
  * count of rounds that wrote when this block's last round began. */
 static int grid_stuck(struct exec *x, uint64_t e0);
 
+/* 1 when blocks of the launch are still to start (exec.c's grid below). */
+static int blocks_left(const struct exec *x);
+
+static void spin_deadlock(struct exec *x);
+
 /*
  * After a round in which warps yielded and no barrier opened, begun when the grid had seen @p e0
  * writing rounds: 1 (and the launch failed) when the block is where it was at the end of its
@@ -423,6 +438,15 @@ static int spins_forever(struct exec *x, uint64_t e0)
         sched_yield();
         return 0;
     }
+    if (x->ahead && blocks_left(x))
+        return 2; /* a block not yet started may release it: the caller runs them beside it */
+    spin_deadlock(x);
+    return 1;
+}
+
+/* Fail the launch at the loop block @p x spins in, which nothing will ever release. */
+static void spin_deadlock(struct exec *x)
+{
     struct warp *w = x->warps;
     while (!(w->live & ~w->waiting))
         w++;
@@ -437,9 +461,9 @@ static int spins_forever(struct exec *x, uint64_t e0)
                   "wgmma.mma_async it covers"
             : x->cluster
                 ? "a loop waits for memory that no thread of its cluster will change"
-                : "a loop waits for memory that no thread of its block will change (blocks start "
-                  "in order: a block can wait only for the blocks before it)");
-    return 1;
+                : "a loop waits for memory that no running block will change (blocks start in "
+                  "order, and a block waits beside at most a wave of the blocks after it, as "
+                  "many as the GPU holds at once)");
 }
 
 /* ---- blocks and grids ----------------------------------------------------------------------- */
@@ -504,8 +528,8 @@ static void fill_uniform_specials(const struct exec *x, const struct func *fn, s
         v[SR_NCTAID_X + i] = L->grid[i];
     }
     v[SR_NWARPID] = 64;
-    v[SR_NSMID] = 132;
-    v[SR_SMID] = (x->ctaid[0] + x->ctaid[1] * L->grid[0]) % 132;
+    v[SR_NSMID] = SMS;
+    v[SR_SMID] = (x->ctaid[0] + x->ctaid[1] * L->grid[0]) % SMS;
     v[SR_DYN_SMEM] = L->dyn_smem;
     v[SR_TOTAL_SMEM] = x->smem_bytes;
     v[SR_RESERVED_BEGIN] = v[SR_RESERVED_0] = x->reserved_smem;
@@ -621,6 +645,7 @@ static void block_start(struct exec *x)
  * Run the block's warps in rounds until it ends (1) or fails (-1). A block @p resident among
  * others (a cooperative launch's) also returns 0 after a round in which warps yielded in a loop,
  * with x->stalled set when it is where it was when it last yielded: the others run meanwhile.
+ * One that may run beside later blocks (x->ahead) returns 2 when only they can release it.
  */
 static int block_run(struct exec *x, int resident)
 {
@@ -663,8 +688,9 @@ static int block_run(struct exec *x, int resident)
             x->spin_state = h;
             return 0;
         }
-        if (spins_forever(x, e0))
-            return -1;
+        int s = spins_forever(x, e0);
+        if (s)
+            return s == 1 ? -1 : 2;
     }
 }
 
@@ -934,21 +960,138 @@ static void grid_failed(struct grid *g, uint64_t b)
     pthread_mutex_unlock(&g->lock);
 }
 
+/* The next block in launch order from @p x's queue, or UINT64_MAX when none is left (or one
+ * failed before it). */
+static uint64_t take_block(const struct exec *x)
+{
+    struct grid *g = x->queue;
+    if (x->grid)
+        pthread_mutex_lock(&g->lock);
+    uint64_t b = g->next < g->nblocks && g->next < g->failed ? g->next++ : UINT64_MAX;
+    if (x->grid) {
+        __atomic_store_n(&g->running[x->worker], b, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&g->lock);
+    }
+    return b;
+}
+
+static int blocks_left(const struct exec *x)
+{
+    struct grid *g = x->queue;
+    if (!g)
+        return 0;
+    if (x->grid)
+        pthread_mutex_lock(&g->lock);
+    int left = g->next < g->nblocks && g->next < g->failed;
+    if (x->grid)
+        pthread_mutex_unlock(&g->lock);
+    return left;
+}
+
+/* How many blocks of the launch one GPU holds at once (registers aside): each SM's share by
+ * threads, shared memory and its block limit, on every SM. */
+static uint32_t wave_blocks(const struct exec *x)
+{
+    uint32_t warps = (x->nthreads + 31) / 32, by_threads = SM_THREADS / (32 * (warps ? warps : 1));
+    uint32_t by_smem = SM_SMEM / (x->smem_bytes + BLOCK_SMEM_RESERVED), per = SM_BLOCKS;
+    per = by_threads < per ? by_threads : per;
+    per = by_smem < per ? by_smem : per;
+    return SMS * (per ? per : 1);
+}
+
+/* A slot of @p c (@p n made, room for @p cap) for one more block: an ended block's, or a new
+ * one while fewer than @p cap blocks are running (@p live); -1 when the wave is full. */
+static int free_slot(const int *ended, uint32_t n, uint32_t cap, uint32_t live)
+{
+    if (live >= cap)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (ended[i])
+            return (int)i;
+    return n < cap ? (int)n : -1;
+}
+
+/*
+ * Block x->block waits in a loop for memory only a block not yet started will write (a stream-K
+ * tile's partial sums, a persistent kernel's work queue): on a GPU the blocks of a wave are
+ * resident together, so here it takes turns with the blocks after it, on this thread, as many
+ * more started as the wave holds each time every running one is stalled, until all of them end;
+ * then the caller goes on with the next block. At most a wave of blocks run at once
+ * (wave_blocks()), a block that ends making room for the next, as on a GPU: a block that waits for
+ * one past them, or for one that never writes, is a deadlock, reported at its loop. Returns 1 when
+ * they ended, -1 when one failed (its failure, naming its block, in x's result: the launch fails at
+ * x's block).
+ */
+static int run_beside(struct exec *x)
+{
+    uint32_t cap = wave_blocks(x), n = 0, live = 1;
+    uint32_t per = (uint32_t)(x->warp_bytes - 32 * (size_t)x->local_frame -
+                              32 * (size_t)x->mod->call_total); /* make_warps()' registers */
+    struct exec *c = emu_calloc(cap, sizeof *c);
+    struct vm_result *r = emu_calloc(cap, sizeof *r);
+    int *ended = emu_calloc(cap + 1, sizeof *ended), failed = 0; /* ended[cap]: x's block */
+    while (!failed && live) {
+        int moved = 0;
+        uint64_t e0 = round_begin(x);
+        for (uint32_t i = 0; i <= n && !failed; i++) {
+            struct exec *b = i < n ? &c[i] : x;
+            int *e = i < n ? &ended[i] : &ended[cap];
+            if (*e)
+                continue;
+            int st = block_run(b, 1);
+            failed = st < 0 ? (int)i + 1 : 0;
+            *e = st > 0, live -= st > 0, moved |= st > 0 || !b->stalled;
+        }
+        int started = 0, slot;
+        uint64_t next;
+        while (!moved && !failed && (slot = free_slot(ended, n, cap, live)) >= 0 &&
+               (next = take_block(x)) != UINT64_MAX) { /* the wave fills up at once */
+            if ((uint32_t)slot == n)
+                context_open(&c[n++], x, x->grid, &r[slot], per, 0);
+            place_block(&c[slot], next);
+            block_start(&c[slot]);
+            ended[slot] = 0, live++, started = 1;
+        }
+        if (!moved && !failed && live && !started && x->grid && !grid_stuck(x, e0)) {
+            sched_yield(); /* another thread's block may yet release one of these */
+        } else if (!moved && !failed && live && !started) {
+            uint32_t i = 0;
+            while (i < n && ended[i])
+                i++;
+            spin_deadlock(ended[cap] ? &c[i] : x); /* a block still waiting */
+            failed = ended[cap] ? (int)i + 1 : (int)n + 1;
+        }
+    }
+    if (failed && failed <= (int)n && x->result->status == VM_OK) { /* x's block stands for it */
+        x->result->status = r[failed - 1].status;
+        memcpy(x->result->message, r[failed - 1].message, sizeof x->result->message);
+    }
+    struct grid g = {.failed = UINT64_MAX}; /* the failure is x's now */
+    for (uint32_t i = 0; i < n; i++) {
+        c[i].grid = &g;
+        context_close(x, &c[i]);
+    }
+    free(ended);
+    free(r);
+    free(c);
+    return failed ? -1 : 1;
+}
+
 /* One thread: take the next block in launch order and run it, until none is left. */
 static void *worker(void *arg)
 {
     struct exec *c = arg;
     struct grid *g = c->grid;
     for (;;) {
-        pthread_mutex_lock(&g->lock);
-        uint64_t b = g->next < g->nblocks && g->next < g->failed ? g->next++ : UINT64_MAX;
-        __atomic_store_n(&g->running[c->worker], b, __ATOMIC_RELEASE);
-        pthread_mutex_unlock(&g->lock);
+        uint64_t b = take_block(c);
         if (b == UINT64_MAX)
             return NULL;
         place_block(c, b);
         block_start(c);
-        if (block_run(c, 0) < 0) {
+        int st = block_run(c, 0);
+        if (st == 2)
+            st = run_beside(c);
+        if (st < 0) {
             grid_failed(g, b);
             __atomic_store_n(&g->running[c->worker], UINT64_MAX, __ATOMIC_RELEASE);
             return NULL;
@@ -972,6 +1115,8 @@ static void run_threads(struct exec *x, uint64_t nblocks, uint32_t nthreads, uin
         context_open(&c[t], x, &g, &r[t], per, 0);
         c[t].worker = t;
         c[t].atomics = &g.atomics;
+        c[t].queue = &g;
+        c[t].ahead = 1;
     }
     uint32_t started = 1;
     for (; started < nthreads; started++)
@@ -1112,16 +1257,22 @@ static uint32_t threads_for(const struct exec *x, uint64_t nblocks)
     return nblocks < n ? (uint32_t)nblocks : n;
 }
 
-/* Every block of plan @p x, one at a time, in order, on this thread. */
+/* Every block of plan @p x, one at a time, in order, on this thread (a block waiting for later
+ * ones beside them: run_beside(), but not in the time model's sample, which skips blocks). */
 static void run_in_order(struct exec *x, uint64_t nblocks)
 {
-    for (uint64_t b = 0; b < nblocks && x->result->status == VM_OK; b++) {
+    struct grid q = {.nblocks = nblocks, .failed = nblocks};
+    x->queue = &q;
+    x->ahead = !x->model;
+    for (uint64_t b; x->result->status == VM_OK && (b = take_block(x)) != UINT64_MAX;) {
         if (x->model && !model_block(x->model, x->smem_bytes, b))
             continue; /* not in the time model's sample */
         place_block(x, b);
         block_start(x);
-        block_run(x, 0);
+        if (block_run(x, 0) == 2)
+            run_beside(x);
     }
+    x->queue = NULL;
 }
 
 enum vm_status vm_exec_grid(const struct vm_launch *L, struct vm_result *r,

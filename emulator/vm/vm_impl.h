@@ -514,6 +514,8 @@ struct exec {
     uint64_t rng;             /**< the seeded schedule's state */
     uint32_t worker;          /**< which thread of the launch runs this context */
     int stalled;              /**< a resident block yielded where it yielded last time */
+    int ahead;                /**< a stalled block may run beside later ones (run_beside()) */
+    struct grid *queue;       /**< where the launch's blocks are handed out (exec.c), or NULL */
     struct cdp_grid *cdp;     /**< the grid's device-side launches and copies (cdp.c), or NULL */
     struct cluster *cluster;  /**< the blocks this one runs beside (cluster.c); NULL: none yet */
     struct hopper *hop;       /**< warpgroups' wgmma queues and the like (hopper.h), made on first

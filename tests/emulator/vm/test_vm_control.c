@@ -162,10 +162,27 @@ extern "C" __global__ void unsupported_kernel(uint32_t *out)
 }
 /* ---- what CUB's device-wide algorithms compile to ------------------------------------------ */
 
+/* Thread 0 of every block but the grid's last waits for the flag the last one sets (a stream-K
+ * tile's partial sums, held by a later block), then writes out[block] = the flag; the other
+ * threads leave at once. */
+extern "C" __global__ void wave_wait_kernel(uint32_t *flag, uint32_t *out)
+{
+    uint32_t seen = 0;
+    if (threadIdx.x != 0)
+        return;
+    if (blockIdx.x == gridDim.x - 1) {
+        asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(flag), "r"(7u) : "memory");
+        seen = 7;
+    }
+    while (!seen)
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory"); // wave
+    out[blockIdx.x] = seen;
+}
+
 /* Block !waiter publishes two words and then a flag, with release semantics; block waiter spins
  * on the flag with acquire loads and a back-off sleep (CUB's decoupled look-back), then reads the
  * words: out[t] = 11 + 22 t + 1 for each of its 64 threads. With waiter == 0 the flag's setter
- * is a later block, which never runs while block 0 waits. */
+ * is a later block, which starts beside the waiting one. */
 extern "C" __global__ void look_back_kernel(uint32_t *flag, uint32_t *data, uint32_t *out,
                                             int waiter)
 {
@@ -490,10 +507,12 @@ START_TEST(printf_formats)
 END_TEST
 
 /* CUB's look-back: a block waits, with acquire loads and __nanosleep, for a flag an earlier block
- * released after its data. Waiting for a later block instead is a deadlock, reported at the
- * loop, never a hang. The verdict is one thread's (blocks one at a time, in order): with more,
- * the later block may release the waiter first, as it may on a GPU where both are resident. */
-START_TEST(look_back_waits_only_for_earlier_blocks)
+ * released after its data; or for a later one, which starts beside it, as on a GPU where both are
+ * resident. On one thread (blocks one at a time, in order), so that the later block can only be
+ * run beside the waiting one. Then blocks of 1024 threads (two an SM, 264 a wave): the first 263
+ * wait for the 264th, which runs beside them; one more block, and the wave is full of waiting
+ * blocks: a deadlock, reported at the loop, never a hang. */
+START_TEST(look_back_waits_within_a_wave)
 {
     setenv("COURSE_EMU_THREADS", "1", 1); /* before the first launch */
     uint32_t out[64];
@@ -510,11 +529,26 @@ START_TEST(look_back_waits_only_for_earlier_blocks)
                       12 + 22 * t);
     memset(vm_case_host(&c, flag), 0, 4);
     waiter = 0;
-    ck_assert_int_eq(launch(&c, "look_back_kernel", 2, 64, args), VM_DEADLOCK);
+    run(&c, "look_back_kernel", 2, 64, args);
+    vm_case_read(&c, out, dout, sizeof out);
+    for (uint32_t t = 0; t < 64; t++)
+        ck_assert_msg(out[t] == 12 + 22 * t, "block 0 thread %u read %u, want %u", t, out[t],
+                      12 + 22 * t);
+    enum { WAVE = 264 };
+    uint32_t got[WAVE + 1];
+    uint64_t wout = vm_case_buffer(&c, NULL, sizeof got);
+    void *wargs[] = {&flag, &wout};
+    memset(vm_case_host(&c, flag), 0, 4);
+    run(&c, "wave_wait_kernel", WAVE, 1024, wargs);
+    vm_case_read(&c, got, wout, WAVE * sizeof *got);
+    for (uint32_t b = 0; b < WAVE; b++)
+        ck_assert_msg(got[b] == 7, "a wave of %d blocks: block %u read %u", WAVE, b, got[b]);
+    memset(vm_case_host(&c, flag), 0, 4);
+    ck_assert_int_eq(launch(&c, "wave_wait_kernel", WAVE + 1, 1024, wargs), VM_DEADLOCK);
     const char *said = c.result.message;
-    capture_assert_at(said, VM_CASE_SOURCE, "__nanosleep(100);", "deadlock");
-    ck_assert_msg(strstr(said, "look_back_kernel") && strstr(said, "block (0,0,0)") &&
-                      strstr(said, "blocks before it") && !strchr(said, '\n'),
+    capture_assert_at(said, VM_CASE_SOURCE, "// wave", "deadlock");
+    ck_assert_msg(strstr(said, "wave_wait_kernel") && strstr(said, "block (0,0,0)") &&
+                      strstr(said, "a wave of the blocks after it") && !strchr(said, '\n'),
                   "not one line naming the kernel, block 0 and why: %s", said);
     vm_case_close(&c);
 }
@@ -611,8 +645,7 @@ int main(int argc, char **argv)
         {"faults_name_kernel_and_line", faults_name_kernel_and_line, CASE_CPU, 60},
         {"deadlock_trap_assert_unsupported", deadlock_trap_assert_unsupported, CASE_CPU, 60},
         {"printf_formats", printf_formats, CASE_CPU, 60},
-        {"look_back_waits_only_for_earlier_blocks", look_back_waits_only_for_earlier_blocks,
-         CASE_CPU, 20},
+        {"look_back_waits_within_a_wave", look_back_waits_within_a_wave, CASE_CPU, 20},
         {"wait_for_a_running_later_block", wait_for_a_running_later_block, CASE_CPU, 60},
         {"mbarrier_phases", mbarrier_phases, CASE_CPU, 60},
     };
