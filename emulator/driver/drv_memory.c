@@ -238,53 +238,54 @@ CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, 
 
 /* --- fills -------------------------------------------------------------------------------- */
 
-/* Fill @p n elements of @p width bytes at @p dst with @p value: a byte fill when every byte of
- * the value is the same, else the pattern copied from the host. */
-static CUresult fill(CUdeviceptr dst, uint32_t value, unsigned width, size_t n, int sync,
-                     CUstream s, int per_thread, const char *who)
+/* Fill @p height rows, @p pitch bytes apart, of @p n elements of @p width bytes at @p dst with
+ * @p value (a stream's own fill, which a capture records as a fill node). */
+static CUresult fill(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned width, size_t n,
+                     size_t height, int sync, CUstream s, int per_thread, const char *who)
 {
     CUresult r = drv_ready(who);
-    if (r != CUDA_SUCCESS)
-        return r;
-    cudaStream_t st = drv_stream(s, per_thread);
-    uint32_t byte = value & 0xFF, copies = width == 1 ? 1 : width == 2 ? 0x101u : 0x1010101u;
-    int same = value == byte * copies;
-    if (same && sync)
-        return drv_result(per_thread ? cudaMemset_ptds(DPTR(dst), (int)byte, n * width)
-                                     : cudaMemset(DPTR(dst), (int)byte, n * width));
-    if (same)
-        return drv_result(cudaMemsetAsync(DPTR(dst), (int)byte, n * width, st));
-    uint8_t *pattern = malloc(n ? n * width : 1);
-    if (!pattern)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    for (size_t i = 0; i < n; i++)
-        memcpy(pattern + i * width, &value, width);
-    /* A pageable source: the copy runs at the call, in its stream's order, so the pattern may
-     * go at once. */
-    cudaError_t err =
-        sync ? cudaMemcpy(DPTR(dst), pattern, n * width, cudaMemcpyHostToDevice)
-             : cudaMemcpyAsync(DPTR(dst), pattern, n * width, cudaMemcpyHostToDevice, st);
-    free(pattern);
-    return drv_result(err);
+    cudaStream_t st = sync ? (per_thread ? cudaStreamPerThread : NULL) : drv_stream(s, per_thread);
+    return r != CUDA_SUCCESS ? r
+                             : drv_result((cudaError_t)course_emu_drv_fill(
+                                   DPTR(dst), height > 1 ? pitch : n * width, value, width,
+                                   n * width, height, st, !sync, who));
 }
 
-/* The synchronous and asynchronous fill of one width, with their per-thread forms. */
+/* The synchronous and asynchronous fill of one width, 1D and 2D, with their per-thread forms. */
 #define FILLS(bits, type, width)                                                                   \
     CUresult cuMemsetD##bits##_v2(CUdeviceptr d, type v, size_t n)                                 \
     {                                                                                              \
-        return fill(d, v, width, n, 1, NULL, 0, "cuMemsetD" #bits);                                \
+        return fill(d, 0, v, width, n, 1, 1, NULL, 0, "cuMemsetD" #bits);                          \
     }                                                                                              \
     CUresult cuMemsetD##bits##_v2_ptds(CUdeviceptr d, type v, size_t n)                            \
     {                                                                                              \
-        return fill(d, v, width, n, 1, NULL, 1, "cuMemsetD" #bits);                                \
+        return fill(d, 0, v, width, n, 1, 1, NULL, 1, "cuMemsetD" #bits);                          \
     }                                                                                              \
     CUresult cuMemsetD##bits##Async(CUdeviceptr d, type v, size_t n, CUstream s)                   \
     {                                                                                              \
-        return fill(d, v, width, n, 0, s, 0, "cuMemsetD" #bits "Async");                           \
+        return fill(d, 0, v, width, n, 1, 0, s, 0, "cuMemsetD" #bits "Async");                     \
     }                                                                                              \
     CUresult cuMemsetD##bits##Async_ptsz(CUdeviceptr d, type v, size_t n, CUstream s)              \
     {                                                                                              \
-        return fill(d, v, width, n, 0, s, 1, "cuMemsetD" #bits "Async");                           \
+        return fill(d, 0, v, width, n, 1, 0, s, 1, "cuMemsetD" #bits "Async");                     \
+    }                                                                                              \
+    CUresult cuMemsetD2D##bits##_v2(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h)       \
+    {                                                                                              \
+        return fill(d, pitch, v, width, w, h, 1, NULL, 0, "cuMemsetD2D" #bits);                    \
+    }                                                                                              \
+    CUresult cuMemsetD2D##bits##_v2_ptds(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h)  \
+    {                                                                                              \
+        return fill(d, pitch, v, width, w, h, 1, NULL, 1, "cuMemsetD2D" #bits);                    \
+    }                                                                                              \
+    CUresult cuMemsetD2D##bits##Async(CUdeviceptr d, size_t pitch, type v, size_t w, size_t h,     \
+                                      CUstream s)                                                  \
+    {                                                                                              \
+        return fill(d, pitch, v, width, w, h, 0, s, 0, "cuMemsetD2D" #bits "Async");               \
+    }                                                                                              \
+    CUresult cuMemsetD2D##bits##Async_ptsz(CUdeviceptr d, size_t pitch, type v, size_t w,          \
+                                           size_t h, CUstream s)                                   \
+    {                                                                                              \
+        return fill(d, pitch, v, width, w, h, 0, s, 1, "cuMemsetD2D" #bits "Async");               \
     }
 
 FILLS(8, unsigned char, 1)

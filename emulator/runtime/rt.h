@@ -140,8 +140,9 @@ struct rt_work {
         struct {
             char *h;
             const void *p;
-            size_t pitch, width, height;
-            int value;
+            size_t pitch, width, height; /**< width in bytes, whole elements */
+            uint32_t value;              /**< the element's bits */
+            unsigned elem;               /**< its bytes: 1, 2 or 4 */
         } fill;
         struct {
             cudaHostFn_t fn;
@@ -456,6 +457,11 @@ cudaError_t rt_copy_work(void *dst, size_t dpitch, const void *src, size_t spitc
 /** Check a fill as cudaMemset2D does and describe it as @p w; the lock is held. */
 cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
                          const char *who, struct rt_work *w);
+
+/** The same with elements of @p elem bytes (1, 2 or 4) holding @p value, as the driver's
+ *  cuMemsetD16 and D32 and graph memset nodes fill: @p width in bytes, whole elements. */
+cudaError_t rt_fill_elems(void *p, size_t pitch, uint32_t value, unsigned elem, size_t width,
+                          size_t height, const char *who, struct rt_work *w);
 
 /** The device address of @p count bytes at @p offset in the device variable whose host shadow is
  *  @p symbol, into *@p dev; a range past its end is refused in one line for call @p who

@@ -49,6 +49,12 @@ const char *course_emu_drv_function_name(const void *f);
 int course_emu_drv_params(const void *f, uint32_t *n, const struct proto_param **params,
                           uint32_t *bytes);
 
+/** A fill of @p height rows, @p pitch apart, of @p width bytes of @p elem-byte elements (1, 2
+ *  or 4) holding @p value, on @p stream (cuMemsetD8 to D32 and their 2D and Async forms; a
+ *  synchronous one, @p async 0, on the stream that call names): 0, or the cudaError_t. */
+int course_emu_drv_fill(void *dev, size_t pitch, uint32_t value, unsigned elem, size_t width,
+                        size_t height, cudaStream_t stream, int async, const char *who);
+
 /** Address and size of module variable @p name (cuModuleGetGlobal): 0, or the cudaError_t. */
 int course_emu_drv_global(void *module, const char *name, uint64_t *addr, size_t *size);
 

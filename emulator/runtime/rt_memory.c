@@ -530,12 +530,35 @@ static void run_copy(const struct rt_work *w, struct rt_stream *on, uint64_t seq
         rt_hostcheck_open(s, 0);
 }
 
+/* A fill of 2- or 4-byte elements: each row written as the host writes a copy's. */
+static void run_pattern(const struct rt_work *w)
+{
+    size_t width = w->u.fill.width;
+    char *row = emu_malloc(width ? width : 1);
+    for (size_t i = 0; i < width; i += w->u.fill.elem)
+        memcpy(row + i, &w->u.fill.value, w->u.fill.elem); /* little-endian, as the GPU's */
+    for (size_t r = 0; r < w->u.fill.height; r++) {
+        const char *dev = (const char *)w->u.fill.p + r * w->u.fill.pitch;
+        if (rt.remote) {
+            rt_remote_write(dev, row, width);
+            continue;
+        }
+        memcpy(w->u.fill.h + r * w->u.fill.pitch, row, width);
+        rt_wrote(dev, width, PROTO_WROTE_HOST, (uint64_t)(uintptr_t)row);
+    }
+    free(row);
+}
+
 /* What a fill runs (its rt_work's run): its rows, unless a fault broke the device. */
 static void run_fill(const struct rt_work *w, struct rt_stream *on, uint64_t seq)
 {
     (void)on, (void)seq;
     if (rt.sticky != cudaSuccess)
         return;
+    if (w->u.fill.elem > 1) {
+        run_pattern(w);
+        return;
+    }
     for (size_t r = 0; r < w->u.fill.height; r++) {
         if (rt.remote) {
             rt_remote_fill((const char *)w->u.fill.p + r * w->u.fill.pitch, w->u.fill.value,
@@ -956,6 +979,12 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int s
 cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t height,
                          const char *who, struct rt_work *w)
 {
+    return rt_fill_elems(p, pitch, (uint32_t)value & 0xFF, 1, width, height, who, w);
+}
+
+cudaError_t rt_fill_elems(void *p, size_t pitch, uint32_t value, unsigned elem, size_t width,
+                          size_t height, const char *who, struct rt_work *w)
+{
     if (width > pitch) {
         emu_say(
             "%s: rows of %zu bytes do not fit a pitch of %zu bytes (cudaErrorInvalidPitchValue)",
@@ -969,7 +998,7 @@ cudaError_t rt_fill_work(void *p, size_t pitch, int value, size_t width, size_t 
     *w = (struct rt_work){.kind = RT_FILL,
                           .what = who,
                           .run = run_fill,
-                          .u.fill = {h, p, pitch, width, height, value}};
+                          .u.fill = {h, p, pitch, width, height, value, elem}};
     return cudaSuccess;
 }
 
@@ -987,6 +1016,21 @@ static cudaError_t fill_rows(void *p, size_t pitch, int value, size_t width, siz
         err = issue(c, &w, !find_block(rt.managed, p));
     rt_unlock();
     return rt_error(err);
+}
+
+int course_emu_drv_fill(void *dev, size_t pitch, uint32_t value, unsigned elem, size_t width,
+                        size_t height, cudaStream_t stream, int async, const char *who)
+{
+    struct call c = {who, stream, async, __builtin_return_address(0)};
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    struct rt_work w;
+    rt_lock();
+    cudaError_t err = rt_fill_elems(dev, pitch, value, elem, width, height, who, &w);
+    if (err == cudaSuccess)
+        err = issue(&c, &w, !find_block(rt.managed, dev));
+    rt_unlock();
+    return (int)rt_error(err);
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)

@@ -395,7 +395,11 @@ START_TEST(graphs_through_the_driver)
     expect(y, N, ramp_plus_bias, "a kernel node's arguments set as an extra buffer");
     CUgraph captured;
     CUgraphExec ce;
+    CUdeviceptr z;
+    uint32_t zh[N];
+    CU_OK(cuMemAlloc(&z, sizeof zh));
     CU_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CU_OK(cuMemsetD32Async(z, 0xDEADBEEFu, N, s)); /* a fill node of 4-byte elements */
     void *again[] = {&y, &x, &n};
     CU_OK(cuLaunchKernel(f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, s, again, NULL));
     CUstreamCaptureStatus status;
@@ -411,6 +415,18 @@ START_TEST(graphs_through_the_driver)
     bias_for_case = 7;
     expect(y, N, ramp_plus_bias, "a captured launch");
     ck_assert_int_eq(calls, 3);
+    CU_OK(cuMemcpyDtoH(zh, z, sizeof zh));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(zh[i] == 0xDEADBEEFu, "captured cuMemsetD32Async: z[%d] = %#x", i, zh[i]);
+    enum { W = 37, H = 5, PITCH = 96 }; /* a 2D fill of 16-bit elements, the pitch's gaps kept */
+    uint16_t pad[PITCH / 2 * H];
+    CU_OK(cuMemsetD8(z, 0x11, PITCH * H));
+    CU_OK(cuMemsetD2D16(z, PITCH, 0xABCD, W, H));
+    CU_OK(cuMemcpyDtoH(pad, z, sizeof pad));
+    for (int i = 0; i < PITCH / 2 * H; i++)
+        ck_assert_msg(pad[i] == (i % (PITCH / 2) < W ? 0xABCD : 0x1111), "cuMemsetD2D16: %d is %#x",
+                      i, pad[i]);
+    CU_OK(cuMemFree(z));
     CU_OK(cuGraphExecDestroy(ce));
     CU_OK(cuGraphExecDestroy(e));
     CU_OK(cuGraphDestroy(captured));

@@ -414,19 +414,17 @@ cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
 
 /* --- fills --------------------------------------------------------------------------------- */
 
-/* The fill @p p describes: 1-byte elements, or wider ones whose bytes are all the same. */
+/* The fill @p p describes: elements of 1, 2 or 4 bytes. */
 static cudaError_t fill_work(const struct cudaMemsetParams *p, const char *call, struct rt_work *w)
 {
-    unsigned e = p->elementSize, v = p->value;
+    unsigned e = p->elementSize;
     if (e != 1 && e != 2 && e != 4)
         return cudaErrorInvalidValue;
-    uint32_t byte = v & 0xff, same = byte * (e == 4 ? 0x01010101u : e == 2 ? 0x0101u : 1u);
-    if ((v & (e == 4 ? 0xffffffffu : e == 2 ? 0xffffu : 0xffu)) != same)
-        return rt_not_supported("a graph's fill node with a value of unequal bytes");
+    uint32_t v = e == 4 ? p->value : p->value & (e == 2 ? 0xffffu : 0xffu);
     size_t rows = p->height ? p->height : 1;
     rt_lock();
-    cudaError_t err = rt_fill_work(p->dst, rows > 1 ? p->pitch : p->width * e, (int)byte,
-                                   p->width * e, rows, call, w);
+    cudaError_t err = rt_fill_elems(p->dst, rows > 1 ? p->pitch : p->width * e, v, e, p->width * e,
+                                    rows, call, w);
     rt_unlock();
     return err;
 }
@@ -466,18 +464,20 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
     return old ? replace(old, &w, fill_work(pNodeParams, call, &w)) : cudaErrorInvalidValue;
 }
 
-/* A captured fill was given as bytes: 1-byte elements. */
+/* A captured fill reads back as the elements it was made of. */
 cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
     struct rt_node *n = graph_node("cudaGraphMemsetNodeGetParams", node, cudaGraphNodeTypeMemset);
     if (!n)
         return cudaErrorInvalidValue;
     const struct rt_work *w = &n->w;
-    *pNodeParams = n->fill.elementSize
-                       ? n->fill
-                       : (struct cudaMemsetParams){(void *)w->u.fill.p,       w->u.fill.pitch,
-                                                   (unsigned)w->u.fill.value, 1,
-                                                   w->u.fill.width,           w->u.fill.height};
+    *pNodeParams = n->fill.elementSize ? n->fill
+                                       : (struct cudaMemsetParams){(void *)w->u.fill.p,
+                                                                   w->u.fill.pitch,
+                                                                   w->u.fill.value,
+                                                                   w->u.fill.elem,
+                                                                   w->u.fill.width / w->u.fill.elem,
+                                                                   w->u.fill.height};
     return cudaSuccess;
 }
 
