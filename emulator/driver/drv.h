@@ -13,7 +13,8 @@
  * management: reservations, physical allocations, mappings), drv_array.c (arrays, 2D and
  * 3D copies, texture objects), drv_tensor.c (tensor maps), drv_graph.c and drv_graph_edit.c
  * (graphs and stream capture, through the runtime's), drv_library.c (libraries and their kernels),
- * drv_proc.c (cuGetProcAddress), drv_unsupported.c (every other function libcuda exports).
+ * drv_pool.c (pools, managed and registered memory, peers, IPC), drv_proc.c (cuGetProcAddress),
+ * drv_unsupported.c (every other function libcuda exports).
  *
  * Every entry point is defined under its exported name (cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds):
  * cuda.h is included as the driver's own build includes it (__CUDA_API_VERSION_INTERNAL), so

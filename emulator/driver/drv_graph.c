@@ -6,11 +6,11 @@
  * A CUgraph, CUgraphNode, CUgraphExec and CUuserObject are the runtime's own handles, and a
  * CUfunction is a function the runtime launches: every call here is the runtime's graph call
  * (runtime/graph/) with the driver's structures converted field by field. Kernel nodes take
- * their arguments as kernelParams or as an extra buffer, as cuLaunchKernel does; a node's
- * CUkernel (a library's kernel) and context are not emulated. Copy nodes take a CUDA_MEMCPY3D
- * between linear memories, as the runtime's copy nodes do. Each entry point is defined under
- * every name libcuda exports for it: the legacy signature under the plain name, the current one
- * under its versioned name (drv.h).
+ * their arguments as kernelParams or as an extra buffer, as cuLaunchKernel does; a library's
+ * CUkernel may stand for the function, and the context names the one device state. Copy nodes take
+ * a CUDA_MEMCPY3D between linear memories, as the runtime's copy nodes do. Each entry point is
+ * defined under every name libcuda exports for it: the legacy signature under the plain name, the
+ * current one under its versioned name (drv.h).
  */
 #include <string.h>
 
@@ -196,11 +196,17 @@ static CUresult kernel_params(const CUDA_KERNEL_NODE_PARAMS_v1 *p, struct cudaKe
     return r;
 }
 
-/* The first nine fields of CUDA_KERNEL_NODE_PARAMS_v2 are v1's (a CUkernel in place of the
- * function is refused as a function cuModuleGetFunction did not return). */
-static const CUDA_KERNEL_NODE_PARAMS_v1 *v1_of(const CUDA_KERNEL_NODE_PARAMS_v2 *p)
+/* The first nine fields of CUDA_KERNEL_NODE_PARAMS_v2 are v1's, into @p v1; a library's kernel
+ * (kern, with no func) is its function here (drv_library.c). */
+static const CUDA_KERNEL_NODE_PARAMS_v1 *v1_of(const CUDA_KERNEL_NODE_PARAMS_v2 *p,
+                                               CUDA_KERNEL_NODE_PARAMS_v1 *v1)
 {
-    return (const CUDA_KERNEL_NODE_PARAMS_v1 *)p;
+    if (!p)
+        return NULL;
+    memcpy(v1, p, sizeof *v1);
+    if (!v1->func)
+        v1->func = (CUfunction)p->kern;
+    return v1;
 }
 
 CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph,
@@ -219,8 +225,9 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
                                  const CUgraphNode *dependencies, size_t numDependencies,
                                  const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
 {
+    CUDA_KERNEL_NODE_PARAMS_v1 v1;
     return cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies,
-                                v1_of(nodeParams));
+                                v1_of(nodeParams, &v1));
 }
 
 CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
@@ -234,7 +241,8 @@ CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PA
 CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
                                        const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
 {
-    return cuGraphKernelNodeSetParams(hNode, v1_of(nodeParams));
+    CUDA_KERNEL_NODE_PARAMS_v1 v1;
+    return cuGraphKernelNodeSetParams(hNode, v1_of(nodeParams, &v1));
 }
 
 CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
@@ -250,7 +258,8 @@ CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNod
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
                                            const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams)
 {
-    return cuGraphExecKernelNodeSetParams(hGraphExec, hNode, v1_of(nodeParams));
+    CUDA_KERNEL_NODE_PARAMS_v1 v1;
+    return cuGraphExecKernelNodeSetParams(hGraphExec, hNode, v1_of(nodeParams, &v1));
 }
 
 /* A kernel node's parameters: its arguments as kernelParams (never extra). */

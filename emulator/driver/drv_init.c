@@ -476,12 +476,57 @@ CUresult cuCtxGetCurrent(CUcontext *pctx)
     return r;
 }
 
+/* With no current context this answers CUDA_ERROR_INVALID_CONTEXT without a line: libraries
+ * (NVIDIA's cuda.core among them) ask it to learn whether there is one. */
 CUresult cuCtxGetDevice(CUdevice *device)
 {
-    CUresult r = drv_args(drv_ready("cuCtxGetDevice"), !device);
+    CUresult r = drv_args(drv_initialised("cuCtxGetDevice"), !device);
+    if (r == CUDA_SUCCESS && !current())
+        return CUDA_ERROR_INVALID_CONTEXT;
     if (r == CUDA_SUCCESS)
         *device = current()->device;
     return r;
+}
+
+CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    CUresult r = drv_args(drv_ready("cuStreamGetCtx"), !pctx);
+    int dev = 0;
+    if (r == CUDA_SUCCESS)
+        r = drv_result(cudaStreamGetDevice((cudaStream_t)hStream, &dev));
+    if (r == CUDA_SUCCESS)
+        *pctx =
+            npushed && pushed[npushed - 1]->device == dev ? pushed[npushed - 1] : primary_of(dev);
+    return r;
+}
+
+CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
+{
+    return cuStreamGetCtx(drv_stream(hStream, 1), pctx);
+}
+
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (pGreenCtx)
+        *pGreenCtx = NULL; /* green contexts are not emulated */
+    return cuStreamGetCtx(hStream, pCtx);
+}
+
+CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    return cuStreamGetCtx_v2(drv_stream(hStream, 1), pCtx, pGreenCtx);
+}
+
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+    CUresult r = drv_args(drv_device_ok(dev, "cuDeviceGetPCIBusId"), !pciBusId || len < 1);
+    return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceGetPCIBusId(pciBusId, len, (int)dev));
+}
+
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    CUresult r = drv_args(drv_initialised("cuDeviceGetByPCIBusId"), !dev || !pciBusId);
+    return r != CUDA_SUCCESS ? r : drv_result(cudaDeviceGetByPCIBusId((int *)dev, pciBusId));
 }
 
 CUresult cuCtxGetFlags(unsigned int *flags)

@@ -320,6 +320,43 @@ CUresult cuStreamSynchronize_ptsz(CUstream hStream)
     DRV_FORWARD("cuStreamSynchronize", cudaStreamSynchronize(drv_stream(hStream, 1)));
 }
 
+/* A stream's device, flags, priority and number, per thread where the name says so. */
+#define STREAM_QUERIES(suffix, per_thread)                                                         \
+    CUresult cuStreamGetDevice##suffix(CUstream hStream, CUdevice *device)                         \
+    {                                                                                              \
+        DRV_FORWARD("cuStreamGetDevice",                                                           \
+                    cudaStreamGetDevice(drv_stream(hStream, per_thread), (int *)device));          \
+    }                                                                                              \
+    CUresult cuStreamGetFlags##suffix(CUstream hStream, unsigned int *flags)                       \
+    {                                                                                              \
+        DRV_FORWARD("cuStreamGetFlags",                                                            \
+                    cudaStreamGetFlags(drv_stream(hStream, per_thread), flags));                   \
+    }                                                                                              \
+    CUresult cuStreamGetPriority##suffix(CUstream hStream, int *priority)                          \
+    {                                                                                              \
+        DRV_FORWARD("cuStreamGetPriority",                                                         \
+                    cudaStreamGetPriority(drv_stream(hStream, per_thread), priority));             \
+    }                                                                                              \
+    CUresult cuStreamGetId##suffix(CUstream hStream, unsigned long long *streamId)                 \
+    {                                                                                              \
+        DRV_FORWARD("cuStreamGetId", cudaStreamGetId(drv_stream(hStream, per_thread), streamId));  \
+    }
+
+STREAM_QUERIES(, 0)
+STREAM_QUERIES(_ptsz, 1)
+
+CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    DRV_FORWARD("cuEventRecordWithFlags",
+                cudaEventRecordWithFlags((cudaEvent_t)hEvent, (cudaStream_t)hStream, flags));
+}
+
+CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    DRV_FORWARD("cuEventRecordWithFlags",
+                cudaEventRecordWithFlags((cudaEvent_t)hEvent, drv_stream(hStream, 1), flags));
+}
+
 CUresult cuStreamQuery(CUstream hStream)
 {
     DRV_FORWARD("cuStreamQuery", cudaStreamQuery((cudaStream_t)hStream));

@@ -411,6 +411,17 @@ static CUresult launch(CUfunction f, dim3 g, dim3 b, unsigned smem, CUstream s, 
 _Static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute),
                "CUlaunchAttribute and cudaLaunchAttribute differ");
 
+/* The runtime's form of launch configuration @p c (CUlaunchAttribute is cudaLaunchAttribute). */
+static cudaLaunchConfig_t runtime_config(const CUlaunchConfig *c, int per_thread)
+{
+    return (cudaLaunchConfig_t){.gridDim = {c->gridDimX, c->gridDimY, c->gridDimZ},
+                                .blockDim = {c->blockDimX, c->blockDimY, c->blockDimZ},
+                                .dynamicSmemBytes = c->sharedMemBytes,
+                                .stream = drv_stream(c->hStream, per_thread),
+                                .attrs = (cudaLaunchAttribute *)c->attrs,
+                                .numAttrs = c->numAttrs};
+}
+
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra,
                           int per_thread)
 {
@@ -423,14 +434,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **par
         r = arguments(f, params, extra, &args, out, MAX_ARGS, "cuLaunchKernelEx");
     if (r != CUDA_SUCCESS)
         return r;
-    cudaLaunchConfig_t c = {
-        .gridDim = {config->gridDimX, config->gridDimY, config->gridDimZ},
-        .blockDim = {config->blockDimX, config->blockDimY, config->blockDimZ},
-        .dynamicSmemBytes = config->sharedMemBytes,
-        .stream = drv_stream(config->hStream, per_thread),
-        .attrs = (cudaLaunchAttribute *)config->attrs,
-        .numAttrs = config->numAttrs,
-    };
+    cudaLaunchConfig_t c = runtime_config(config, per_thread);
     return drv_result(cudaLaunchKernelExC(&c, f, args));
 }
 
@@ -602,6 +606,34 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction 
 /* The block size, a multiple of 32 up to @p blockSizeLimit (1024 when 0), that puts the most
  * threads on an SM by cuOccupancyMaxActiveBlocksPerMultiprocessor's answer (the larger block on
  * a tie), and the grid that fills the GPU's 132 SMs with it. */
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
+                                                 int numBlocks, int blockSize)
+{
+    CUresult r = drv_valid_function(func, "cuOccupancyAvailableDynamicSMemPerBlock");
+    return r != CUDA_SUCCESS ? r
+                             : drv_result(cudaOccupancyAvailableDynamicSMemPerBlock(
+                                   dynamicSmemSize, func, numBlocks, blockSize));
+}
+
+CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+                                            const CUlaunchConfig *config)
+{
+    CUresult r = drv_args(drv_valid_function(func, "cuOccupancyMaxPotentialClusterSize"), !config);
+    cudaLaunchConfig_t c = r == CUDA_SUCCESS ? runtime_config(config, 0) : (cudaLaunchConfig_t){0};
+    return r != CUDA_SUCCESS
+               ? r
+               : drv_result(cudaOccupancyMaxPotentialClusterSize(clusterSize, func, &c));
+}
+
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+                                      const CUlaunchConfig *config)
+{
+    CUresult r = drv_args(drv_valid_function(func, "cuOccupancyMaxActiveClusters"), !config);
+    cudaLaunchConfig_t c = r == CUDA_SUCCESS ? runtime_config(config, 0) : (cudaLaunchConfig_t){0};
+    return r != CUDA_SUCCESS ? r
+                             : drv_result(cudaOccupancyMaxActiveClusters(numClusters, func, &c));
+}
+
 CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
                                           CUoccupancyB2DSize blockSizeToDynamicSMemSize,
                                           size_t dynamicSMemSize, int blockSizeLimit)

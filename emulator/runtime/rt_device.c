@@ -531,6 +531,26 @@ cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     return err;
 }
 
+/* The device whose pciBusID the id's bus number is (its domain, device and function 0). */
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    unsigned domain, bus, dev, function;
+    int count = 0;
+    struct cudaDeviceProp p;
+    if (!device || !pciBusId ||
+        sscanf(pciBusId, "%x:%x:%x.%x", &domain, &bus, &dev, &function) != 4 || domain || dev ||
+        function)
+        return rt_error(cudaErrorInvalidValue);
+    cudaGetDeviceCount(&count);
+    for (int d = 0; d < count; d++)
+        if (cudaGetDeviceProperties(&p, d) == cudaSuccess && (unsigned)p.pciBusID == bus) {
+            *device = d;
+            return cudaSuccess;
+        }
+    emu_say("cudaDeviceGetByPCIBusId: no emulated GPU is at %s (cudaErrorInvalidDevice)", pciBusId);
+    return rt_error(cudaErrorInvalidDevice);
+}
+
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
     (void)cacheConfig;

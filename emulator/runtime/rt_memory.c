@@ -23,6 +23,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,6 +644,75 @@ static struct registered *registration(const void *p)
     return r;
 }
 
+/* The pages a registration moves: host pages [page, page + len) and the device block at dev,
+ * whose offset in the device memory's file is off; map says which way they go. */
+struct page_move {
+    char *page;
+    size_t len;
+    void *dev;
+    uint64_t off;
+    int map; /* 1: onto the device block; 0: private memory again */
+};
+
+/* Move the pages as @p arg says (run by swap_pages()). */
+static void move_pages(void *arg)
+{
+    struct page_move *m = arg;
+    if (m->map) {
+        memcpy(m->dev, m->page, m->len);
+        if (mmap(m->page, m->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rt.mem.fd,
+                 (off_t)m->off) != MAP_FAILED)
+            return;
+    } else {
+        void *copy = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (copy != MAP_FAILED)
+            memcpy(copy, m->page, m->len);
+        if (copy != MAP_FAILED &&
+            mremap(copy, m->len, m->len, MREMAP_MAYMOVE | MREMAP_FIXED, m->page) != MAP_FAILED)
+            return;
+    }
+    emu_say("%s: cannot map %zu bytes at %p (its pages are lost)",
+            m->map ? "cudaHostRegister" : "cudaHostUnregister", m->len, (void *)m->page);
+    abort();
+}
+
+/* What the signal swap_pages() raises runs. */
+static struct page_move *page_job;
+
+static void page_signal(int sig)
+{
+    (void)sig;
+    move_pages(page_job);
+}
+
+enum { PAGE_SIGNAL_OFFSET = 3 }; /* SIGRTMAX - 3: held for the call only */
+
+/*
+ * Move pages as @p m says with this thread's stack frozen: they may be the stack's own (a local
+ * array registered), and a return address pushed between the copy and the mapping over it would
+ * be lost. So the move runs in a signal handler on an alternate stack, during which nothing of
+ * the thread's own stack changes. The lock is held (one move at a time).
+ */
+static void swap_pages(struct page_move *m)
+{
+    static char alt[64 * 1024] __attribute__((aligned(16)));
+    int sig = SIGRTMAX - PAGE_SIGNAL_OFFSET;
+    stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt}, old_ss;
+    struct sigaction sa = {.sa_handler = page_signal, .sa_flags = SA_ONSTACK}, old_sa;
+    sigset_t only, old_mask;
+    sigfillset(&sa.sa_mask);
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    page_job = m;
+    sigaltstack(&ss, &old_ss);
+    sigaction(sig, &sa, &old_sa);
+    pthread_sigmask(SIG_UNBLOCK, &only, &old_mask);
+    raise(sig);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(sig, &old_sa, NULL);
+    sigaltstack(&old_ss, NULL);
+}
+
 /* Host memory the program allocated becomes pinned and mapped: its pages are moved, content and
  * all, onto a device block's (MAP_SHARED at the same address), whose address is the device
  * pointer (cudaHostGetDevicePointer); cudaDevAttrCanUseHostPointerForRegisteredMem says 0. */
@@ -683,13 +754,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
         return rt_error(err);
     }
     rt_lock();
-    memcpy(dev, page, len);
-    uint64_t off = (uint64_t)(uintptr_t)dev - rt.mem.base;
-    if (mmap(page, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, rt.mem.fd, (off_t)off) ==
-        MAP_FAILED) {
-        emu_say("cudaHostRegister: cannot map %zu bytes at %p (its pages are lost)", len, page);
-        abort();
-    }
+    swap_pages(&(struct page_move){page, len, dev, (uint64_t)(uintptr_t)dev - rt.mem.base, 1});
     *r = (struct registered){page, len, dev, registered};
     registered = r;
     rt_unlock();
@@ -710,14 +775,7 @@ cudaError_t cudaHostUnregister(void *ptr)
     void *dev = r ? r->dev : NULL;
     if (r) {
         *at = r->next;
-        void *copy = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (copy != MAP_FAILED)
-            memcpy(copy, r->page, r->len);
-        if (copy == MAP_FAILED ||
-            mremap(copy, r->len, r->len, MREMAP_MAYMOVE | MREMAP_FIXED, r->page) == MAP_FAILED) {
-            emu_say("cudaHostUnregister: cannot map %zu bytes at %p", r->len, r->page);
-            abort();
-        }
+        swap_pages(&(struct page_move){r->page, r->len, NULL, 0, 0});
         free(r); /* its pages are the program's own again */
     }
     rt_unlock();

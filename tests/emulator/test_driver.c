@@ -105,6 +105,13 @@ START_TEST(calls_before_cuInit_refused)
     EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_DEVICE, cuDeviceGet(&dev, 2), "does not exist");
     CUdeviceptr d;
     EXPECT_REFUSED_WITH(CUDA_ERROR_INVALID_CONTEXT, cuMemAlloc(&d, 64), "no current context");
+    struct capture c; /* a query whose failure is its answer: no line */
+    capture_begin(&c, 2);
+    CUresult asked = cuCtxGetDevice(&dev);
+    char *said = capture_end(&c);
+    ck_assert_int_eq(asked, CUDA_ERROR_INVALID_CONTEXT);
+    ck_assert_msg(!said[0], "cuCtxGetDevice with no context said: %s", said);
+    free(said);
 }
 END_TEST
 
@@ -314,6 +321,93 @@ START_TEST(libraries_and_their_kernels)
         cuLibraryLoadFromFile(&back, "/nonexistent.ptx", NULL, NULL, 0, NULL, NULL, 0),
         "cannot read /nonexistent.ptx");
     CU_OK(cuLibraryUnload(lib));
+}
+END_TEST
+
+/* What cuda.core asks of the driver beside launches: a pool's allocation on a stream, the
+ * stream's own queries, registered host memory, a copy between two devices' memories, the PCI
+ * bus id both ways, occupancy, an event recorded with flags; and a graph kernel node given a
+ * library's CUkernel in place of the function. */
+START_TEST(pools_streams_and_the_rest)
+{
+    CUdevice dev = setup();
+    enum { N = 1031 };
+    CUstream s;
+    CUmemoryPool pool;
+    CUdeviceptr a, b;
+    uint64_t threshold = 1 << 20, back = 0;
+    unsigned flags = 9;
+    int prio = 9, host[N], round[N];
+    unsigned long long id = 0;
+    CUcontext ctx, cur;
+    CUdevice sdev = -1;
+    CU_OK(cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, -1));
+    CU_OK(cuStreamGetFlags(s, &flags));
+    CU_OK(cuStreamGetPriority(s, &prio));
+    CU_OK(cuStreamGetId(s, &id));
+    CU_OK(cuStreamGetCtx(s, &ctx));
+    CU_OK(cuStreamGetDevice(s, &sdev));
+    CU_OK(cuCtxGetCurrent(&cur));
+    ck_assert(flags == CU_STREAM_NON_BLOCKING && prio == -1 && id && ctx == cur && sdev == dev);
+    CU_OK(cuDeviceGetMemPool(&pool, dev));
+    CU_OK(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+    CU_OK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &back));
+    ck_assert_uint_eq(back, threshold);
+    CU_OK(cuMemAllocAsync(&a, sizeof host, s));
+    CU_OK(cuMemAllocFromPoolAsync(&b, sizeof host, pool, s));
+    for (int i = 0; i < N; i++)
+        host[i] = i * 31 - 7;
+    CU_OK(cuMemHostRegister(host, sizeof host, 0));
+    CU_OK(cuMemcpyHtoDAsync(a, host, sizeof host, s));
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuMemcpyPeer(b, ctx, a, ctx, sizeof host));
+    CU_OK(cuMemcpyDtoH(round, b, sizeof round));
+    ck_assert(!memcmp(round, host, sizeof host));
+    CU_OK(cuMemHostUnregister(host));
+    CU_OK(cuMemFreeAsync(a, s));
+    CU_OK(cuMemFreeAsync(b, s));
+    char bus[32];
+    CUdevice again = -1;
+    CU_OK(cuDeviceGetPCIBusId(bus, sizeof bus, dev));
+    CU_OK(cuDeviceGetByPCIBusId(&again, bus));
+    ck_assert_int_eq(again, dev);
+    CUmodule m;
+    CUlibrary lib;
+    CUkernel k;
+    CUfunction f;
+    size_t smem = 0;
+    CU_OK(cuModuleLoadData(&m, add_bias_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "add_bias"));
+    CU_OK(cuOccupancyAvailableDynamicSMemPerBlock(&smem, f, 2, 256));
+    ck_assert(smem > 0 && smem <= 227 * 1024);
+    CUevent e;
+    CU_OK(cuEventCreate(&e, 0));
+    CU_OK(cuEventRecordWithFlags(e, s, 0));
+    CU_OK(cuEventSynchronize(e));
+    CU_OK(cuLibraryLoadData(&lib, add_bias_ptx, NULL, NULL, 0, NULL, NULL, 0));
+    CU_OK(cuLibraryGetKernel(&k, lib, "add_bias"));
+    CUdeviceptr x = upload(N, ramp), y = upload(N, other);
+    int n = N;
+    void *args[] = {&y, &x, &n};
+    CUDA_KERNEL_NODE_PARAMS kp = {NULL, (N + 63) / 64, 1, 1, 64, 1, 1, 0, args, NULL, k, NULL};
+    CUgraph g;
+    CUgraphNode node;
+    CUgraphExec ge;
+    CU_OK(cuGraphCreate(&g, 0));
+    CU_OK(cuGraphAddKernelNode(&node, g, NULL, 0, &kp));
+    CU_OK(cuGraphInstantiate(&ge, g, 0));
+    CU_OK(cuGraphLaunch(ge, s));
+    CU_OK(cuStreamSynchronize(s));
+    bias_for_case = 7;
+    expect(y, N, ramp_plus_bias, "a kernel node of a library's CUkernel");
+    CU_OK(cuGraphExecDestroy(ge));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuEventDestroy(e));
+    CU_OK(cuLibraryUnload(lib));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuMemFree(x));
+    CU_OK(cuMemFree(y));
+    CU_OK(cuStreamDestroy(s));
 }
 END_TEST
 
@@ -1813,6 +1907,7 @@ int main(int argc, char **argv)
         {"calls_before_cuInit_refused", calls_before_cuInit_refused, CASE_CPU, 60},
         {"graphs_through_the_driver", graphs_through_the_driver, CASE_CPU, 60},
         {"libraries_and_their_kernels", libraries_and_their_kernels, CASE_CPU, 60},
+        {"pools_streams_and_the_rest", pools_streams_and_the_rest, CASE_CPU, 60},
         {"device_queries_match_the_runtime", device_queries_match_the_runtime, CASE_CPU, 60},
         {"error_names_and_strings", error_names_and_strings, CASE_CPU, 60},
         {"contexts_push_pop_and_current", contexts_push_pop_and_current, CASE_CPU, 60},
