@@ -526,3 +526,86 @@ CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned i
     DRV_FORWARD("cuGraphReleaseUserObject",
                 cudaGraphReleaseUserObject((cudaGraph_t)graph, (cudaUserObject_t)object, count));
 }
+
+/* --- any node by its parameters ------------------------------------------------------------- */
+
+/* Node parameters @p p as the runtime's, into @p q; CUDA_ERROR_NOT_SUPPORTED (after one line) for
+ * the kinds the runtime's cudaGraphAddNode does not take. */
+static CUresult node_params(const CUgraphNodeParams *p, struct cudaGraphNodeParams *q)
+{
+    memset(q, 0, sizeof *q);
+    q->type = (enum cudaGraphNodeType)p->type;
+    switch (p->type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+        const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
+        void **args = NULL;
+        CUfunction f = k->func ? k->func : (CUfunction)k->kern;
+        CUresult r = drv_kernel_args(f, k->kernelParams, k->extra, &args, "cuGraphAddNode");
+        q->kernel =
+            (struct cudaKernelNodeParamsV2){.func = (void *)f,
+                                            .gridDim = {k->gridDimX, k->gridDimY, k->gridDimZ},
+                                            .blockDim = {k->blockDimX, k->blockDimY, k->blockDimZ},
+                                            .sharedMemBytes = k->sharedMemBytes,
+                                            .kernelParams = args};
+        return r;
+    }
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+        return drv_copy_parms(&p->memcpy.copyParams, &q->memcpy.copyParams, "cuGraphAddNode");
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+        q->memset = (struct cudaMemsetParamsV2){(void *)(uintptr_t)p->memset.dst,
+                                                p->memset.pitch,
+                                                p->memset.value,
+                                                p->memset.elementSize,
+                                                p->memset.width,
+                                                p->memset.height};
+        return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_HOST:
+        q->host.fn = p->host.fn, q->host.userData = p->host.userData;
+        return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+        q->graph.graph = (cudaGraph_t)p->graph.graph;
+        return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_EMPTY:
+        return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+        q->eventRecord.event = (cudaEvent_t)p->eventRecord.event;
+        return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+        q->eventWait.event = (cudaEvent_t)p->eventWait.event;
+        return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+        q->conditional = (struct cudaConditionalNodeParams){
+            .handle = p->conditional.handle,
+            .type = (enum cudaGraphConditionalNodeType)p->conditional.type,
+            .size = p->conditional.size,
+            .phGraph_out = (cudaGraph_t *)p->conditional.phGraph_out};
+        return CUDA_SUCCESS;
+    default:
+        return (CUresult)drv_not_supported("cuGraphAddNode of this node type (memory alloc and "
+                                           "free, batch memory and semaphore nodes)");
+    }
+}
+
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+                           size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    struct cudaGraphNodeParams q;
+    CUresult r = drv_args(drv_ready("cuGraphAddNode"), !nodeParams);
+    if (r == CUDA_SUCCESS)
+        r = node_params(nodeParams, &q);
+    if (r == CUDA_SUCCESS)
+        r = drv_result(cudaGraphAddNode((cudaGraphNode_t *)phGraphNode, (cudaGraph_t)hGraph,
+                                        (const cudaGraphNode_t *)dependencies,
+                                        (const cudaGraphEdgeData *)dependencyData, numDependencies,
+                                        &q));
+    if (r == CUDA_SUCCESS && nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
+        nodeParams->conditional.phGraph_out = (CUgraph *)q.conditional.phGraph_out;
+    return r;
+}
+
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    return cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, NULL, numDependencies, nodeParams);
+}

@@ -402,6 +402,32 @@ START_TEST(pools_streams_and_the_rest)
     expect(y, N, ramp_plus_bias, "a kernel node of a library's CUkernel");
     CU_OK(cuGraphExecDestroy(ge));
     CU_OK(cuGraphDestroy(g));
+    /* cuGraphAddNode: an IF node whose handle defaults to 1 at every launch, its body a fill of
+     * 4-byte elements added by cuGraphAddNode too (cuda.core builds its if_then so) */
+    CUgraphConditionalHandle cond;
+    CUgraphNodeParams np;
+    CU_OK(cuGraphCreate(&g, 0));
+    CU_OK(cuGraphConditionalHandleCreate(&cond, g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+    memset(&np, 0, sizeof np);
+    np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    np.conditional.handle = cond, np.conditional.type = CU_GRAPH_COND_TYPE_IF;
+    np.conditional.size = 1, np.conditional.ctx = ctx;
+    CU_OK(cuGraphAddNode(&node, g, NULL, NULL, 0, &np));
+    CUgraph body = np.conditional.phGraph_out[0];
+    memset(&np, 0, sizeof np);
+    np.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    np.memset.dst = y, np.memset.value = 0x12345678u, np.memset.elementSize = 4;
+    np.memset.width = N, np.memset.height = 1, np.memset.ctx = ctx;
+    CU_OK(cuGraphAddNode(&node, body, NULL, NULL, 0, &np));
+    CU_OK(cuGraphInstantiate(&ge, g, 0));
+    CU_OK(cuGraphLaunch(ge, s));
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuMemcpyDtoH(round, y, sizeof round));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg((uint32_t)round[i] == 0x12345678u, "the IF body's fill: %d is %#x", i,
+                      round[i]);
+    CU_OK(cuGraphExecDestroy(ge));
+    CU_OK(cuGraphDestroy(g));
     CU_OK(cuEventDestroy(e));
     CU_OK(cuLibraryUnload(lib));
     CU_OK(cuModuleUnload(m));
