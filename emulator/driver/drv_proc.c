@@ -165,11 +165,18 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
     return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
 }
 
-/* NVIDIA's own libraries (NVRTC, while it compiles) ask a loaded libcuda for private tables by
- * UUID; so does NVIDIA's CUDA runtime linked into a program (nvcc's default, -cudart static),
- * which drives a GPU itself and never reaches the emulator's libcudart. There are none here.
- * NVRTC goes on without them, and is not blamed for a call the program never made; any other
- * caller is named once, with the build that runs on the emulator. */
+/* NVIDIA's own compilers (NVRTC, nvJitLink, the PTX compiler) ask a loaded libcuda for private
+ * tables by UUID, and go on without them: they are not blamed for a call the program never
+ * made. */
+static int compiler(const char *file)
+{
+    return strstr(file, "nvrtc") || strstr(file, "nvJitLink") || strstr(file, "nvptxcompiler");
+}
+
+/* So does NVIDIA's CUDA runtime linked into a program or a library (nvcc's default, -cudart
+ * static; the wheels of cuda.bindings.runtime and CuPy), which drives a GPU itself and never
+ * reaches the emulator's libcudart. There are none here: its file is named once, with what runs
+ * on the emulator instead. */
 CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     static int told;
@@ -178,11 +185,12 @@ CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTable
     if (ppExportTable)
         *ppExportTable = NULL;
     if (!told && dladdr(__builtin_return_address(0), &caller) && caller.dli_fname &&
-        !strstr(caller.dli_fname, "nvrtc")) {
+        !compiler(caller.dli_fname)) {
         told = 1;
         emu_say("%s holds NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which "
-                "needs a GPU's driver: build it with -cudart shared (CMake: CUDA_RUNTIME_LIBRARY "
-                "Shared) to run it on the emulator",
+                "needs a GPU's driver: a program or library built with -cudart shared (CMake: "
+                "CUDA_RUNTIME_LIBRARY Shared) runs on the emulator, and so do driver API calls "
+                "(cuda.bindings.driver, cuda.core's)",
                 caller.dli_fname);
     }
     return CUDA_ERROR_NOT_SUPPORTED;
