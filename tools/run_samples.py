@@ -87,8 +87,8 @@ for gemm, tiles in [("cudaTensorCoreGemm", 256), ("immaTensorCoreGemm", 256),
 # --hopper NAME: CHECKOUT is that public Hopper program's repository (TMA, wgmma, clusters),
 # fetched by the developer: the folder the program lies in, its files (copied with the edits:
 # problem sizes, and the runs that only time it), the one nvcc compiles, its include folders,
-# nvcc's flags (its own Makefile's, for sm_90a with its PTX and -cudart shared), and a pattern of
-# the lines its own check prints when it fails. fast.cu's kernels 6 to 12 need M and N multiples
+# nvcc's flags (its own Makefile's, for sm_90a with its PTX and -cudart shared), the arguments
+# it runs with ("args", if any), and a pattern of the lines its own check prints when it fails. fast.cu's kernels 6 to 12 need M and N multiples
 # of 2048 and its cuBLAS reference K == N, so 2048^3; its cuBLAS-only entry (0), its SIMT kernel
 # (1) and its timed repeats are left out for the VM's time.
 FAST_FLAGS = ["-std=c++17", "-O3", "-DNDEBUG", "-w", "--expt-relaxed-constexpr",
@@ -146,6 +146,93 @@ for kind, template in [("bf16", "2,4,8"), ("fp8", "8")]:
                    f"    N = 512;\n    run_benchmark<matmul_template<{template}>>")],
         "flags": TK_FLAGS,
         "failed": r"err max:\s+(?:[1-9]|0\.[5-9])" if kind == "bf16" else r"Error count: [1-9]"}
+# ColfaxResearch/cfx-article-src (d142df3; CHECKOUT with its external/cutlass submodule at
+# 44dae8b): its CuTe/CUTLASS Hopper tutorials, each at its Makefile's flags for sm_90a with its
+# PTX. CUTLASS at 44dae8b takes cudaGetDriverEntryPointByVersion's path only when
+# __CUDACC_VER_MAJOR__ >= 12 && __CUDACC_VER_MINOR__ >= 5, false for 13.0, whose fallback names
+# PFN_cuTensorMapEncodeTiled, which CUDA 13.0's cudaTypedefs.h does not define (only its _v12000
+# form): CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL, CUTLASS's own switch, calls libcuda instead.
+COLFAX_INCLUDES = ["external/cutlass/include", "external/cutlass/examples/common",
+                   "external/cutlass/tools/util/include", "include/utils"]
+COLFAX_FLAGS = ["-std=c++17", "-O3", "-Xcompiler=-Wno-psabi", "-Xcompiler=-fno-strict-aliasing",
+                "--expt-relaxed-constexpr", "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1",
+                "-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]", "-cudart", "shared",
+                "-lineinfo", "-lcuda"]
+COLFAX_GEMM_FLAGS = COLFAX_FLAGS + ["-Xptxas=--verbose", "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"]
+# tma/: TMA load and store (no swizzle), a scaling copy, and clusters of 2 and 4 with and
+# without multicast, each checked element by element ("Success N, Fail M"); 2048 x 2048 (it
+# asks 16384 x 16384), one launch each (it times 10; its check needs at least one).
+HOPPER["colfax-tma"] = {
+    "folder": "tma", "files": ["main.cu"], "main": "main.cu", "includes": COLFAX_INCLUDES,
+    "args": ["--M=2048", "--N=2048", "--iterations=1"], "flags": COLFAX_FLAGS,
+    "failed": r"Fail [1-9]"}
+# pipeline-gemm/sm90_gemm_ws.cu: warp-specialized TMA + wgmma GEMM (a producer warpgroup, two
+# consumers, 256 x 192 x 128 tiles, 2 stages, clusters 1 x 2), checked against its own
+# 128 x 256 one-consumer configuration; 1024 x 1536 x 1024 (it asks 8192^3), no timed runs.
+HOPPER["colfax-gemm-ws"] = {
+    "folder": "pipeline-gemm", "files": ["sm90_gemm_ws.cu"], "main": "sm90_gemm_ws.cu",
+    "includes": COLFAX_INCLUDES + ["pipeline-gemm"],
+    "edits": [("  int iterations = 10;", "  int iterations = 0;")],
+    "args": ["1024", "1536", "1024"], "flags": COLFAX_GEMM_FLAGS,
+    "failed": r"Validation error"}
+# pipeline-gemm/sm90_gemm_multistage.cu: TMA + wgmma through a 2-stage full/empty mbarrier ring
+# in one warpgroup pair, stmatrix and a TMA store; it checks nothing, so the copy adds a check
+# of C against a CPU reference (fp32 sums, within 0.02 + 0.2%); 512 x 768 x 512, no timed runs.
+HOPPER["colfax-gemm-multistage"] = {
+    "folder": "pipeline-gemm", "files": ["sm90_gemm_multistage.cu"],
+    "main": "sm90_gemm_multistage.cu", "includes": COLFAX_INCLUDES + ["pipeline-gemm"],
+    "edits": [("  const int timing_iterations = 10;", "  const int timing_iterations = 0;"),
+              ("  thrust::host_vector<TC> cute_result = d_C;\n",
+               "  thrust::host_vector<TC> cute_result = d_C;\n"
+               "  long wrong = 0;\n"
+               "  for (int i = 0; i < m; ++i) for (int j = 0; j < n; ++j) {\n"
+               "    float ref = 0.f;\n"
+               "    for (int l = 0; l < k; ++l) ref += float(h_A[i*k + l]) * float(h_B[j*k + l]);\n"
+               "    if (!(std::fabs(float(cute_result[i*n + j]) - ref) <= 0.02f + 0.002f*std::fabs(ref))) ++wrong;\n"
+               "  }\n"
+               "  printf(\"check: %ld of %ld wrong\\n\", wrong, long(m)*n);\n")],
+    "args": ["512", "768", "512"], "flags": COLFAX_GEMM_FLAGS,
+    "failed": r"check: [1-9]"}
+# streamk/: the warp-specialized GEMM under its four tile schedulers (0 one tile a block, 1
+# persistent data-parallel, 2 stream-K, 3 stream-K's heuristic), --task=validate: checked
+# against its own one-tile 128 x 256 kernel ("Validation passed!"). K 3072 is 24 k-blocks, which
+# stream-K's 8-block minimum splits among blocks for each of the 8 tiles (a fixup through the
+# workspace); its check then reports 1-ulp differences of a split fp32 sum rounded to half
+# ("Validation error.", max abs diff 0.03125 at |C| about 37), which the copy's CPU check in
+# double finds as accurate as its reference kernel: so 2 and 3 are judged by that check.
+# Each fixup makes the block holding a tile's first k-blocks wait for a later block, which the
+# emulator runs beside it (vm/exec.c's run_beside()), on any number of host threads and under
+# --checks.
+STREAMK_CHECK = (
+    "    std::cout << \"Validation passed!\\n\";\n  }\n",
+    "    std::cout << \"Validation passed!\\n\";\n  }\n"
+    "  long wrong = 0;\n"
+    "  for (int i = 0; i < m; ++i) for (int j = 0; j < n; ++j) {\n"
+    "    double acc = 0;\n"
+    "    for (int l = 0; l < k; ++l) acc += double(float(h_A[i*k + l])) * double(float(h_B[j*k + l]));\n"
+    "    float ref = float(alpha * acc);\n"
+    "    if (!(std::fabs(float(h_C[i*n + j]) - ref) <= 0.02f + 0.002f*std::fabs(ref))) ++wrong;\n"
+    "  }\n"
+    "  printf(\"check: %ld of %ld wrong\\n\", wrong, long(m)*n);\n")
+for scheduler in range(4):
+    HOPPER[f"colfax-streamk-{scheduler}"] = {
+        "folder": "streamk", "files": ["streamk.cu", "hopper_gemm_kernel_launch.h"],
+        "main": "streamk.cu", "includes": COLFAX_INCLUDES + ["streamk"],
+        "edits": [STREAMK_CHECK] if scheduler >= 2 else [],
+        "args": ["--task=validate", f"--scheduler={scheduler}", "--m=512", "--n=768",
+                 "--k=3072", "--seed=1"],
+        "flags": COLFAX_GEMM_FLAGS + ["-DNDEBUG"],
+        "failed": r"check: [1-9]" if scheduler >= 2 else r"Validation error"}
+# evt/: a CuTe GEMM whose epilogue is a CUTLASS epilogue visitor tree, alpha AB + beta C checked
+# against CUTLASS's own EVT GEMM and cuBLAS, then a BCE-loss tree against CUTLASS's; at its
+# Makefile's libraries but NVIDIA's static runtime (-lcudart_static, -lcudadevrt). M <= N: its
+# BCE bias is sized N but is a column broadcast read for every row, M of them.
+HOPPER["colfax-evt"] = {
+    "folder": "evt", "files": ["evt_gemm_cute.cu"], "main": "evt_gemm_cute.cu",
+    "includes": COLFAX_INCLUDES + ["evt"],
+    "args": ["--m=768", "--n=1024", "--k=512", "--alpha=1.5", "--beta=0.5", "--seed=1"],
+    "flags": COLFAX_FLAGS + ["-Xptxas=--verbose", "-lcublas", "-lrt", "-lpthread", "-ldl"],
+    "failed": r": Failed"}
 # A module a driver-API program loads at run time, which its CMakeLists.txt builds beside it:
 # built here for sm_90 with its PTX (the sample's own build keeps machine code only).
 MODULE = re.compile(r'set\(CUDA_(FATBIN|PTX)_FILE\s+"[^"]*/([^"/]+)"\)')
