@@ -469,9 +469,7 @@ cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *pa
 cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr,
                                             int value, int device)
 {
-    int count = 0;
-    cudaGetDeviceCount(&count);
-    if (device < 0 || device >= count)
+    if (device < 0 || device >= rt_gpus())
         return rt_error(cudaErrorInvalidDevice);
     return cudaFuncSetAttribute((const void *)kernel, attr, value);
 }
