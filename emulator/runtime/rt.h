@@ -360,6 +360,10 @@ const struct rt_kernel *rt_kernel_of(struct rt_function *f, cudaError_t *err);
 /** Say "NAME is not emulated" in one line and return cudaErrorNotSupported (rt_unsupported.c). */
 int rt_not_supported(const char *name);
 
+/** Refuse call @p call, whose argument @p arg (where it writes its answer, or what it runs) is
+ *  NULL, in one line: cudaErrorInvalidValue, as CUDA answers, where using it would crash. */
+cudaError_t rt_null(const char *call, const char *arg);
+
 /** Milliseconds on a monotonic clock, for events. */
 double rt_now_ms(void);
 

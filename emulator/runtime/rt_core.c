@@ -132,6 +132,12 @@ cudaError_t cudaPeekAtLastError(void)
 }
 
 /* What rt_unsupported.c's stubs answer: one line naming the call, and cudaErrorNotSupported. */
+cudaError_t rt_null(const char *call, const char *arg)
+{
+    emu_say("%s: %s is NULL (cudaErrorInvalidValue)", call, arg);
+    return rt_error(cudaErrorInvalidValue);
+}
+
 int rt_not_supported(const char *name)
 {
     emu_say("%s is not emulated (cudaErrorNotSupported)", name);

@@ -23,6 +23,8 @@
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
+    if (!count)
+        return rt_null("cudaGetDeviceCount", "count");
     int n = rt_gpus();
     *count = n;
     return n ? cudaSuccess : rt_error(cudaErrorNoDevice);
@@ -40,6 +42,8 @@ cudaError_t cudaSetDevice(int device)
 
 cudaError_t cudaGetDevice(int *device)
 {
+    if (!device)
+        return rt_null("cudaGetDevice", "device");
     *device = rt_self()->device;
     return cudaSuccess;
 }
@@ -251,6 +255,8 @@ static void fill_props(struct cudaDeviceProp *p, int device)
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
+    if (!prop)
+        return rt_null("cudaGetDeviceProperties", "prop");
     rt_lock();
     int n = rt_gpus();
     if (device >= 0 && device < n)
@@ -450,6 +456,8 @@ static long attribute(const struct cudaDeviceProp *p, enum cudaDeviceAttr attr)
  * cudaGetLastError (a program probing attributes must not fail its next kernel's check). */
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
+    if (!value)
+        return rt_null("cudaDeviceGetAttribute", "value");
     struct cudaDeviceProp p;
     cudaError_t err = cudaGetDeviceProperties(&p, device);
     if (err != cudaSuccess)
@@ -568,12 +576,16 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPr
 
 cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
+    if (!driverVersion)
+        return rt_null("cudaDriverGetVersion", "driverVersion");
     *driverVersion = CUDART_VERSION;
     return cudaSuccess;
 }
 
 cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
+    if (!runtimeVersion)
+        return rt_null("cudaRuntimeGetVersion", "runtimeVersion");
     *runtimeVersion = CUDART_VERSION;
     return cudaSuccess;
 }

@@ -518,6 +518,8 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
+    if (!attr)
+        return rt_null("cudaFuncGetAttributes", "attr");
     struct rt_function *f;
     cudaError_t err;
     rt_lock();
@@ -581,6 +583,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
                                                                    size_t dynamicSMemSize,
                                                                    unsigned int flags)
 {
+    if (!numBlocks)
+        return rt_null("cudaOccupancyMaxActiveBlocksPerMultiprocessor", "numBlocks");
     (void)flags;
     struct rt_function *f;
     cudaError_t err;

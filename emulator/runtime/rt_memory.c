@@ -194,6 +194,8 @@ cudaError_t rt_malloc_at(void **devPtr, size_t size, const void *caller)
 
 cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
+    if (!devPtr)
+        return rt_null("cudaMalloc", "devPtr");
     return malloc_for(devPtr, size, __builtin_return_address(0));
 }
 
@@ -399,6 +401,8 @@ static cudaError_t host_visible_block(void **devPtr, size_t size, const char *wh
 
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
+    if (!devPtr)
+        return rt_null("cudaMallocManaged", "devPtr");
     (void)flags;
     if (size == 0) {
         *devPtr = NULL;
@@ -595,6 +599,8 @@ static cudaError_t pinned_for(void **ptr, size_t size, const void *caller)
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
+    if (!ptr)
+        return rt_null("cudaMallocHost", "ptr");
     return pinned_for(ptr, size, __builtin_return_address(0));
 }
 
@@ -804,6 +810,8 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int f
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
+    if (!free_bytes)
+        return rt_null("cudaMemGetInfo", "free_bytes");
     if (!rt_gpus())
         return rt_error(cudaErrorNoDevice);
     rt_lock();
@@ -829,6 +837,8 @@ int course_emu_drv_range(uint64_t addr, uint64_t *base, uint64_t *size)
 
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
+    if (!attributes)
+        return rt_null("cudaPointerGetAttributes", "attributes");
     rt_lock();
     uint64_t a = (uint64_t)(uintptr_t)ptr;
     const struct mem_block *b = rt_is_device(ptr) ? mem_find(&rt.mem, a, 1) : NULL;

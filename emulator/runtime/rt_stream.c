@@ -42,6 +42,11 @@ static cudaError_t stream_ok(cudaStream_t s)
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
+    if (!pStream)
+        return rt_null("cudaStreamCreateWithPriority", "pStream");
+    int least = 0, greatest = 0; /* outside the device's range: its nearest end, as CUDA does */
+    cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    priority = priority < greatest ? greatest : priority > least ? least : priority;
     rt_lock();
     struct rt_stream *s = rt_stream_new(flags, priority);
     cudaError_t err = s ? sticky() : cudaErrorMemoryAllocation;
@@ -52,11 +57,15 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int fla
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
+    if (!pStream)
+        return rt_null("cudaStreamCreateWithFlags", "pStream");
     return cudaStreamCreateWithPriority(pStream, flags, 0);
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
+    if (!pStream)
+        return rt_null("cudaStreamCreate", "pStream");
     return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
 }
 
@@ -166,6 +175,8 @@ cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
+    if (!priority)
+        return rt_null("cudaStreamGetPriority", "priority");
     cudaError_t err = stream_ok(hStream);
     *priority = err == cudaSuccess && user_stream(hStream) ? user_stream(hStream)->priority : 0;
     return rt_error(err);
@@ -239,6 +250,8 @@ static cudaError_t queue(cudaStream_t stream, const struct rt_work *w)
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
+    if (!fn)
+        return rt_null("cudaLaunchHostFunc", "fn");
     struct rt_work w = {.kind = RT_HOST_FN, .what = "cudaLaunchHostFunc"};
     w.u.host.fn = fn;
     w.u.host.data = userData;
@@ -249,6 +262,8 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userD
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int flags)
 {
+    if (!callback)
+        return rt_null("cudaStreamAddCallback", "callback");
     if (flags)
         return rt_error(cudaErrorInvalidValue);
     struct rt_work w = {.kind = RT_CALLBACK, .what = "cudaStreamAddCallback"};
@@ -260,6 +275,8 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
+    if (!event)
+        return rt_null("cudaEventCreateWithFlags", "event");
     struct rt_event *e = rt_event_new(flags);
     if (!e)
         return rt_error(cudaErrorMemoryAllocation);
@@ -277,6 +294,8 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
+    if (!event)
+        return rt_null("cudaEventCreate", "event");
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
@@ -359,6 +378,8 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 /* cudaErrorNotReady while either record is queued (a missing cudaEventSynchronize). */
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+    if (!ms)
+        return rt_null("cudaEventElapsedTime", "ms");
     rt_lock();
     const struct rt_event *a = rt_event_of(start), *b = rt_event_of(end);
     cudaError_t err = sticky();

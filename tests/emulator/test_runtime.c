@@ -135,6 +135,39 @@ START_TEST(memcpy3d_memset3d)
 }
 END_TEST
 
+/* A NULL where a call writes its answer, or for the function it queues, is refused in one line
+ * (CUDA's cudaErrorInvalidValue; a crash, or a crash later in a synchronisation, before), and a
+ * stream's priority outside the device's range is its nearest end. */
+START_TEST(null_arguments_and_priorities)
+{
+    cudaEvent_t a, b;
+    cudaStream_t s;
+    int prio = 1;
+    ck_assert_int_eq(cudaEventCreate(&a), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&b), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(a, 0), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(b, 0), cudaSuccess);
+    ck_assert_int_eq(cudaEventSynchronize(b), cudaSuccess);
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaMalloc(NULL, 16), "cudaMalloc: devPtr is NULL");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaGetDeviceCount(NULL), "count is NULL");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaEventCreate(NULL), "event is NULL");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaStreamCreate(NULL), "pStream is NULL");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaEventElapsedTime(NULL, a, b), "ms is NULL");
+    EXPECT_REFUSED_WITH(cudaErrorInvalidValue, cudaLaunchHostFunc(0, NULL, NULL), "fn is NULL");
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    cudaGetLastError();
+    ck_assert_int_eq(cudaStreamCreateWithPriority(&s, 0, -15), cudaSuccess);
+    ck_assert_int_eq(cudaStreamGetPriority(s, &prio), cudaSuccess);
+    ck_assert_int_eq(prio, -5);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamCreateWithPriority(&s, 0, 10), cudaSuccess);
+    ck_assert_int_eq(cudaStreamGetPriority(s, &prio), cudaSuccess);
+    ck_assert_int_eq(prio, 0);
+    ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+    cudaEventDestroy(a), cudaEventDestroy(b);
+}
+END_TEST
+
 /* More than the reported memory fails cleanly, is not sticky, and frees make room again. */
 START_TEST(malloc_beyond_capacity)
 {
@@ -1154,6 +1187,7 @@ int main(int argc, char **argv)
         {"memcpy_memset_round_trip", memcpy_memset_round_trip, CASE_CPU, 60},
         {"memcpy2d_memset2d", memcpy2d_memset2d, CASE_CPU, 60},
         {"memcpy3d_memset3d", memcpy3d_memset3d, CASE_CPU, 60},
+        {"null_arguments_and_priorities", null_arguments_and_priorities, CASE_CPU, 60},
         {"malloc_beyond_capacity", malloc_beyond_capacity, CASE_CPU, 60},
         {"host_dereference_segfaults", host_dereference_segfaults, CASE_CPU, 60},
         {"bad_ranges_refused", bad_ranges_refused, CASE_CPU, 60},
