@@ -121,14 +121,12 @@ void check_add(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *
     s->found[s->nfound++] = (struct finding){kind, at, at2, 1, emu_strdup(line)};
 }
 
-/* Record a finding at places @p at and @p at2; the message is formatted only the first time. */
-static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
+/* A new finding at places @p at and @p at2 (FIND() below). */
+static void add_found(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
+static void add_found(struct exec *x, int kind, uint64_t at, uint64_t at2, const char *fmt, ...)
 {
-    if (check_seen(x, kind, at, at2))
-        return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -137,6 +135,16 @@ static void find(struct exec *x, int kind, uint64_t at, uint64_t at2, const char
     check_add(x, kind, at, at2, line);
 }
 
+/* Record a finding at places @p at and @p at2: counted when it was seen before, else formatted
+ * (its arguments evaluated only then: a loop that repeats one finding a million times does not
+ * describe it a million times). */
+#define FIND(x, kind, at, at2, ...)                                                                \
+    do {                                                                                           \
+        uint64_t at_ = (at), at2_ = (at2);                                                         \
+        if (!check_seen((x), (kind), at_, at2_))                                                   \
+            add_found((x), (kind), at_, at2_, __VA_ARGS__);                                        \
+    } while (0)
+
 void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt, ...)
 {
     char line[1024];
@@ -144,7 +152,7 @@ void check_report_at(struct exec *x, uint32_t pc, uint32_t pc2, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    find(x, K_OTHER, check_place(x, pc), check_place(x, pc2), "%s", line);
+    FIND(x, K_OTHER, check_place(x, pc), check_place(x, pc2), "%s", line);
 }
 
 void check_begin(struct exec *x)
@@ -342,14 +350,14 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
     char me[400], them[300];
     unsigned checks = x->launch->checks;
     if (h->unwritten && (checks & VM_CHECK_INIT))
-        find(x, K_INIT_SHARED, check_place(x, pc), 0,
+        FIND(x, K_INIT_SHARED, check_place(x, pc), 0,
              "initcheck: read of shared memory nobody wrote, at 0x%llx %s%s", (unsigned long long)a,
              vm_describe(x, w, in, lane, me, sizeof me),
              h->flight ? " (a cp.async to it is still in flight: wait for its group first)" : "");
     if (!(checks & VM_CHECK_RACE))
         return;
     if (h->flight)
-        find(x, K_ASYNC, check_place(x, pc), check_place(x, h->flight_pc),
+        FIND(x, K_ASYNC, check_place(x, pc), check_place(x, h->flight_pc),
              "racecheck: %s shared 0x%llx %s while the cp.async by %s is in flight: wait for its "
              "group first (cp.async.wait_group or wait_all, then __syncthreads() if other "
              "threads read it)",
@@ -359,7 +367,7 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
              (unsigned long long)a, vm_describe(x, w, in, lane, me, sizeof me),
              check_thread_at(x, h->flight - 1, h->flight_pc, them, sizeof them));
     if (h->raw || h->waw)
-        find(x, store ? K_WAW : K_RAW, check_place(x, pc),
+        FIND(x, store ? K_WAW : K_RAW, check_place(x, pc),
              check_place(x, store ? h->waw_pc : h->raw_pc),
              "racecheck: %s hazard on shared 0x%llx %s: written by %s, no barrier between",
              store ? "write-after-write" : "read-after-write", (unsigned long long)a,
@@ -367,7 +375,7 @@ static void shared_report(struct exec *x, struct warp *w, const struct insn *in,
              check_thread_at(x, (store ? h->waw : h->raw) - 1, store ? h->waw_pc : h->raw_pc, them,
                              sizeof them));
     if (h->war)
-        find(x, K_WAR, check_place(x, pc), check_place(x, h->war_pc),
+        FIND(x, K_WAR, check_place(x, pc), check_place(x, h->war_pc),
              "racecheck: write-after-read hazard on shared 0x%llx %s: read by %s, no barrier "
              "between",
              (unsigned long long)a, vm_describe(x, w, in, lane, me, sizeof me),
@@ -450,7 +458,7 @@ void check_shared_source(struct exec *x, struct warp *w, const struct insn *in, 
         if (r->block == s->block && r->w_tid)
             continue;
         char me[400];
-        find(x, K_INIT_SHARED, check_place(x, (uint32_t)(in - x->code)), 0,
+        FIND(x, K_INIT_SHARED, check_place(x, (uint32_t)(in - x->code)), 0,
              "initcheck: %s reads shared memory nobody wrote, at 0x%llx %s", what,
              (unsigned long long)(off + i), vm_describe(x, w, in, lane, me, sizeof me));
         return;
@@ -477,7 +485,7 @@ void check_global(struct exec *x, struct warp *w, const struct insn *in, const u
         if (off >= 0) {
             char me[400];
             const struct mem_block *b = mem_find(x->mem, addr[l], bytes);
-            find(x, K_INIT_GLOBAL, check_place(x, (uint32_t)(in - x->code)), 0,
+            FIND(x, K_INIT_GLOBAL, check_place(x, (uint32_t)(in - x->code)), 0,
                  "initcheck: read of global memory nobody wrote, at 0x%llx (byte %llu of a "
                  "%llu-byte allocation) %s",
                  (unsigned long long)(addr[l] + (uint64_t)off),
@@ -501,13 +509,13 @@ void check_warp_mask(struct exec *x, struct warp *w, const struct insn *in, uint
     if (!(x->launch->checks & VM_CHECK_SYNC))
         return;
     if (gone)
-        find(x, K_SYNC_MASK, check_place(x, pc), 0,
+        FIND(x, K_SYNC_MASK, check_place(x, pc), 0,
              "synccheck: %s's mask 0x%08x names lanes 0x%08x that have exited or do not exist "
              "%s",
              vm_op_names[in->op], mask, gone,
              vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
     if (missing)
-        find(x, K_SYNC_MASK, check_place(x, pc), 1,
+        FIND(x, K_SYNC_MASK, check_place(x, pc), 1,
              "synccheck: lanes 0x%08x execute %s but are not in its mask 0x%08x %s", missing,
              vm_op_names[in->op], mask, vm_describe(x, w, in, __builtin_ctz(m), me, sizeof me));
 }
@@ -537,7 +545,7 @@ void check_barrier_open(struct exec *x, uint32_t id, int all)
     struct check_state *s = state(x);
     char a[200], b[200], k[160];
     if (s->bar_npc[id] > 1)
-        find(x, K_SYNC_PLACES, check_place(x, s->bar_pc[id][0]), check_place(x, s->bar_pc[id][1]),
+        FIND(x, K_SYNC_PLACES, check_place(x, s->bar_pc[id][0]), check_place(x, s->bar_pc[id][1]),
              "synccheck: threads of block (%u,%u,%u) of %s met at barrier %u from different "
              "places, %s and %s (a __syncthreads() in each branch?)",
              x->ctaid[0], x->ctaid[1], x->ctaid[2], vm_kernel_name(x, k, sizeof k), id,
