@@ -173,6 +173,18 @@ static int compiler(const char *file)
     return strstr(file, "nvrtc") || strstr(file, "nvJitLink") || strstr(file, "nvptxcompiler");
 }
 
+/* NVIDIA's libraries the emulator has no stand-in for (cuDNN, cuSPARSE, cuSOLVER, NPP, nvJPEG,
+ * cuTENSOR), which hold NVIDIA's runtime: no rebuild of them is possible, only another library. */
+static int nvidia_library(const char *file)
+{
+    static const char *const names[] = {"libcudnn", "libcusparse", "libcusolver",
+                                        "libnpp",   "libnvjpeg",   "libcutensor"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strstr(file, names[i]))
+            return 1;
+    return 0;
+}
+
 /* So does NVIDIA's CUDA runtime linked into a program or a library (nvcc's default, -cudart
  * static; the wheels of cuda.bindings.runtime and CuPy), which drives a GPU itself and never
  * reaches the emulator's libcudart. There are none here: its file is named once, with what runs
@@ -187,7 +199,14 @@ CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTable
     if (!told && dladdr(__builtin_return_address(0), &caller) && caller.dli_fname &&
         !compiler(caller.dli_fname)) {
         told = 1;
-        emu_say("%s holds NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which "
+        if (nvidia_library(caller.dli_fname))
+            emu_say("%s is NVIDIA's own library, which drives a GPU through NVIDIA's runtime: it "
+                    "has no stand-in in the emulator (cuBLAS, cuBLASLt, cuFFT, cuRAND and NCCL "
+                    "have), and its calls fail",
+                    caller.dli_fname);
+        else
+            emu_say(
+                "%s holds NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which "
                 "needs a GPU's driver: a program or library built with -cudart shared (CMake: "
                 "CUDA_RUNTIME_LIBRARY Shared) runs on the emulator, and so do driver API calls "
                 "(cuda.bindings.driver, cuda.core's)",
