@@ -47,9 +47,9 @@ static void global_why(struct emu_mem *mem, uint64_t a, unsigned bytes, char *bu
         snprintf(buf, size, "inside a %llu-byte allocation that was freed",
                  (unsigned long long)freed->size);
     } else if (near && a >= near->addr && a - near->addr < near->size + (1u << 20)) {
-        snprintf(buf, size, "%llu bytes past the end of a %llu-byte allocation",
+        snprintf(buf, size, "%llu bytes past the end of a %llu-byte allocation, from its byte %llu",
                  (unsigned long long)(a + bytes - near->addr - near->size),
-                 (unsigned long long)near->size);
+                 (unsigned long long)near->size, (unsigned long long)(a - near->addr));
     } else if (!mem_in_span(mem, a)) {
         snprintf(buf, size, "outside device memory (a host pointer, or an uninitialised one?)");
     } else {

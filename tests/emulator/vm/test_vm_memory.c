@@ -387,7 +387,8 @@ START_TEST(global_rows_and_broadcasts)
                      VM_FAULT);
     capture_assert_at(c.result.message, VM_CASE_SOURCE, "FAULT_GLOBAL_ROW",
                       "invalid global read of 4 bytes at");
-    ck_assert_msg(strstr(c.result.message, "(4 bytes past the end of a 268-byte allocation)"),
+    ck_assert_msg(strstr(c.result.message,
+                         "(4 bytes past the end of a 268-byte allocation, from its byte 268)"),
                   "the first lane outside, lane 29 of warp 1: %s", c.result.message);
     vm_case_close(&c);
 }
