@@ -81,6 +81,11 @@ CUresult drv_load(CUmodule *module, const void *image, const char *who, const ch
 /** The whole file @p path, NUL-terminated (malloc'd), or NULL. */
 char *drv_read_file(const char *path);
 
+/** Graph node parameters @p p as the runtime's, into @p q, for call @p who (drv_graph.c);
+ *  CUDA_ERROR_NOT_SUPPORTED after one line for the node kinds the runtime does not take. */
+CUresult drv_node_params(const CUgraphNodeParams *p, struct cudaGraphNodeParams *q,
+                         const char *who);
+
 /** Say "NAME is not emulated" in one line and return CUDA_ERROR_NOT_SUPPORTED
  *  (drv_unsupported.c's stubs). */
 int drv_not_supported(const char *name);

@@ -529,9 +529,7 @@ CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned i
 
 /* --- any node by its parameters ------------------------------------------------------------- */
 
-/* Node parameters @p p as the runtime's, into @p q; CUDA_ERROR_NOT_SUPPORTED (after one line) for
- * the kinds the runtime's cudaGraphAddNode does not take. */
-static CUresult node_params(const CUgraphNodeParams *p, struct cudaGraphNodeParams *q)
+CUresult drv_node_params(const CUgraphNodeParams *p, struct cudaGraphNodeParams *q, const char *who)
 {
     memset(q, 0, sizeof *q);
     q->type = (enum cudaGraphNodeType)p->type;
@@ -540,7 +538,7 @@ static CUresult node_params(const CUgraphNodeParams *p, struct cudaGraphNodePara
         const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
         void **args = NULL;
         CUfunction f = k->func ? k->func : (CUfunction)k->kern;
-        CUresult r = drv_kernel_args(f, k->kernelParams, k->extra, &args, "cuGraphAddNode");
+        CUresult r = drv_kernel_args(f, k->kernelParams, k->extra, &args, who);
         q->kernel =
             (struct cudaKernelNodeParamsV2){.func = (void *)f,
                                             .gridDim = {k->gridDimX, k->gridDimY, k->gridDimZ},
@@ -550,7 +548,7 @@ static CUresult node_params(const CUgraphNodeParams *p, struct cudaGraphNodePara
         return r;
     }
     case CU_GRAPH_NODE_TYPE_MEMCPY:
-        return drv_copy_parms(&p->memcpy.copyParams, &q->memcpy.copyParams, "cuGraphAddNode");
+        return drv_copy_parms(&p->memcpy.copyParams, &q->memcpy.copyParams, who);
     case CU_GRAPH_NODE_TYPE_MEMSET:
         q->memset = (struct cudaMemsetParamsV2){(void *)(uintptr_t)p->memset.dst,
                                                 p->memset.pitch,
@@ -593,7 +591,7 @@ CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
     struct cudaGraphNodeParams q;
     CUresult r = drv_args(drv_ready("cuGraphAddNode"), !nodeParams);
     if (r == CUDA_SUCCESS)
-        r = node_params(nodeParams, &q);
+        r = drv_node_params(nodeParams, &q, "cuGraphAddNode");
     if (r == CUDA_SUCCESS)
         r = drv_result(cudaGraphAddNode((cudaGraphNode_t *)phGraphNode, (cudaGraph_t)hGraph,
                                         (const cudaGraphNode_t *)dependencies,

@@ -384,3 +384,57 @@ CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
     DRV_FORWARD("cuGraphExecGetFlags",
                 cudaGraphExecGetFlags((cudaGraphExec_t)hGraphExec, (unsigned long long *)flags));
 }
+
+/* --- any node's parameters, and kernel nodes' attributes ------------------------------------ */
+
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    struct cudaGraphNodeParams q;
+    CUresult r = drv_args(drv_ready("cuGraphNodeSetParams"), !nodeParams);
+    if (r == CUDA_SUCCESS)
+        r = drv_node_params(nodeParams, &q, "cuGraphNodeSetParams");
+    return r != CUDA_SUCCESS ? r : drv_result(cudaGraphNodeSetParams((cudaGraphNode_t)hNode, &q));
+}
+
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                  CUgraphNodeParams *nodeParams)
+{
+    struct cudaGraphNodeParams q;
+    CUresult r = drv_args(drv_ready("cuGraphExecNodeSetParams"), !nodeParams);
+    if (r == CUDA_SUCCESS)
+        r = drv_node_params(nodeParams, &q, "cuGraphExecNodeSetParams");
+    return r != CUDA_SUCCESS ? r
+                             : drv_result(cudaGraphExecNodeSetParams((cudaGraphExec_t)hGraphExec,
+                                                                     (cudaGraphNode_t)hNode, &q));
+}
+
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            CUgraph childGraph)
+{
+    DRV_FORWARD("cuGraphExecChildGraphNodeSetParams",
+                cudaGraphExecChildGraphNodeSetParams(
+                    (cudaGraphExec_t)hGraphExec, (cudaGraphNode_t)hNode, (cudaGraph_t)childGraph));
+}
+
+/* CUkernelNodeAttrValue is laid out as cudaKernelNodeAttrValue, numbered the same. */
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       CUkernelNodeAttrValue *value_out)
+{
+    DRV_FORWARD("cuGraphKernelNodeGetAttribute",
+                cudaGraphKernelNodeGetAttribute((cudaGraphNode_t)hNode, (cudaKernelNodeAttrID)attr,
+                                                (cudaKernelNodeAttrValue *)value_out));
+}
+
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       const CUkernelNodeAttrValue *value)
+{
+    DRV_FORWARD("cuGraphKernelNodeSetAttribute",
+                cudaGraphKernelNodeSetAttribute((cudaGraphNode_t)hNode, (cudaKernelNodeAttrID)attr,
+                                                (const cudaKernelNodeAttrValue *)value));
+}
+
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
+{
+    DRV_FORWARD("cuGraphKernelNodeCopyAttributes",
+                cudaGraphKernelNodeCopyAttributes((cudaGraphNode_t)dst, (cudaGraphNode_t)src));
+}

@@ -400,6 +400,11 @@ START_TEST(pools_streams_and_the_rest)
     CU_OK(cuStreamSynchronize(s));
     bias_for_case = 7;
     expect(y, N, ramp_plus_bias, "a kernel node of a library's CUkernel");
+    CUkernelNodeAttrValue pv = {0}, pb;
+    pv.priority = -2;
+    CU_OK(cuGraphKernelNodeSetAttribute(node, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &pv));
+    CU_OK(cuGraphKernelNodeGetAttribute(node, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &pb));
+    ck_assert_int_eq(pb.priority, -2);
     CU_OK(cuGraphExecDestroy(ge));
     CU_OK(cuGraphDestroy(g));
     /* cuGraphAddNode: an IF node whose handle defaults to 1 at every launch, its body a fill of
@@ -426,6 +431,21 @@ START_TEST(pools_streams_and_the_rest)
     for (int i = 0; i < N; i++)
         ck_assert_msg((uint32_t)round[i] == 0x12345678u, "the IF body's fill: %d is %#x", i,
                       round[i]);
+    CU_OK(cuGraphExecDestroy(ge));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuGraphCreate(&g, 0)); /* a fill's value set in the instantiated graph */
+    CU_OK(cuGraphAddNode(&node, g, NULL, NULL, 0, &np));
+    CU_OK(cuGraphInstantiate(&ge, g, 0));
+    np.memset.value = 0x0BADF00Du;
+    CU_OK(cuGraphExecNodeSetParams(ge, node, &np));
+    CU_OK(cuGraphLaunch(ge, s));
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuMemcpyDtoH(round, y, sizeof round));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg((uint32_t)round[i] == 0x0BADF00Du,
+                      "a fill set by cuGraphExecNodeSetParams: "
+                      "%d is %#x",
+                      i, round[i]);
     CU_OK(cuGraphExecDestroy(ge));
     CU_OK(cuGraphDestroy(g));
     CU_OK(cuEventDestroy(e));
