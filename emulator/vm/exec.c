@@ -1039,6 +1039,8 @@ static int run_beside(struct exec *x)
             if (*e)
                 continue;
             int st = block_run(b, 1);
+            if (x->launch->prov)
+                prov_end(b); /* its stores' values, before another block reads them */
             failed = st < 0 ? (int)i + 1 : 0;
             *e = st > 0, live -= st > 0, moved |= st > 0 || !b->stalled;
         }
