@@ -159,14 +159,50 @@ static int tok_is_reg(const struct tok *t)
            (t->len == 4 || t->s[4] == '.');
 }
 
-/* One qualifier of a .reg declaration (@p t: .b32, .pred, .v2, ...) into @p bits and @p kind. */
-static int reg_qualifier(struct parser *P, const struct tok *t, int *bits, char *kind)
+/* One qualifier of a .reg declaration (@p t: .b32, .pred, .v2, ...) into @p bits, @p kind and
+ * @p lanes (1, or a vector register's 2 or 4). */
+static void reg_qualifier(const struct tok *t, int *bits, char *kind, int *lanes)
 {
-    if (tok_is(t, ".v2") || tok_is(t, ".v4"))
-        return parse_fail(P, "vector registers are not supported");
+    if (tok_is(t, ".v2") || tok_is(t, ".v4")) {
+        *lanes = t->s[2] - '0';
+        return;
+    }
     int b = parse_type_of(t, kind);
     *bits = b ? b : *bits;
-    return 0;
+}
+
+/* Declare register @p name (@p n bytes) of @p bits and @p kind. */
+static struct entry *declare_reg(struct parser *P, const char *name, size_t n, int bits, char kind)
+{
+    struct entry *e = names_declare(&P->names, name, n, P->depth);
+    e->is_reg = 1;
+    e->reg.slot = (uint16_t)slot_of_bits(bits);
+    e->reg.bits = (uint8_t)bits;
+    e->reg.kind = kind;
+    e->reg.off = arena_take(P->dc.fn, e->reg.slot);
+    struct func *fn = P->dc.fn;
+    fn->regs = emu_grow(fn->regs, fn->nregs, &fn->capregs, sizeof *fn->regs);
+    fn->regs[fn->nregs++] = (struct reg_slot){e->reg.off, e->reg.slot};
+    return e;
+}
+
+/* Declare vector register @p name (@p n bytes) of @p lanes elements: each is a register of its
+ * own, NAME.x, .y, .z, .w (and .r, .g, .b, .a, the same ones), and NAME itself stands for
+ * {NAME.x, NAME.y, ...} as an operand. */
+static void declare_vector(struct parser *P, const char *name, size_t n, int lanes, int bits,
+                           char kind)
+{
+    static const char xyzw[] = "xyzw", rgba[] = "rgba";
+    char buf[160];
+    for (int i = 0; i < lanes; i++) {
+        int m = snprintf(buf, sizeof buf, "%.*s.%c", (int)n, name, xyzw[i]);
+        struct reg r = declare_reg(P, buf, (size_t)m, bits, kind)->reg;
+        m = snprintf(buf, sizeof buf, "%.*s.%c", (int)n, name, rgba[i]);
+        struct entry *alias = names_declare(&P->names, buf, (size_t)m, P->depth);
+        alias->is_reg = 1;
+        alias->reg = r;
+    }
+    names_declare(&P->names, name, n, P->depth)->lanes = lanes;
 }
 
 /* .reg .type %name<N>, %other;  (or .reg.type, one word) */
@@ -175,18 +211,16 @@ static int parse_reg_decl(struct parser *P)
     struct tok word = P->t; /* .reg, or .reg.type */
     parse_next(P);
     char kind = 0;
-    int bits = 0;
+    int bits = 0, lanes = 1;
     for (size_t at = 4, end; at < word.len; at = end) { /* the qualifiers the word holds */
         for (end = at + 1; end < word.len && word.s[end] != '.'; end++)
             ;
         struct tok part = word;
         part.s += at, part.len = end - at;
-        if (reg_qualifier(P, &part, &bits, &kind))
-            return -1;
+        reg_qualifier(&part, &bits, &kind, &lanes);
     }
     while (P->t.kind == T_WORD && P->t.s[0] == '.') {
-        if (reg_qualifier(P, &P->t, &bits, &kind))
-            return -1;
+        reg_qualifier(&P->t, &bits, &kind, &lanes);
         parse_next(P);
     }
     if (!bits || bits == 128)
@@ -207,15 +241,10 @@ static int parse_reg_decl(struct parser *P)
             int n = count < 0 ? snprintf(buf, sizeof buf, "%.*s", (int)name.len, name.s)
                               : snprintf(buf, sizeof buf, "%.*s%lld", (int)name.len, name.s,
                                          (long long)i);
-            struct entry *e = names_declare(&P->names, buf, (size_t)n, P->depth);
-            e->is_reg = 1;
-            e->reg.slot = (uint16_t)slot_of_bits(bits);
-            e->reg.bits = (uint8_t)bits;
-            e->reg.kind = kind;
-            e->reg.off = arena_take(P->dc.fn, e->reg.slot);
-            struct func *fn = P->dc.fn;
-            fn->regs = emu_grow(fn->regs, fn->nregs, &fn->capregs, sizeof *fn->regs);
-            fn->regs[fn->nregs++] = (struct reg_slot){e->reg.off, e->reg.slot};
+            if (lanes > 1)
+                declare_vector(P, buf, (size_t)n, lanes, bits, kind);
+            else
+                declare_reg(P, buf, (size_t)n, bits, kind);
         }
         if (!tok_punct(&P->t, ','))
             break;
@@ -470,6 +499,19 @@ static int parse_selector(struct parser *P, struct operand *o)
     return 1;
 }
 
+/* A vector register named whole: the vector operand of its elements. */
+static int parse_vector_reg(struct parser *P, struct operand *o, int lanes)
+{
+    char buf[160];
+    o->kind = OK_VEC;
+    for (int i = 0; i < lanes; i++) {
+        int n = snprintf(buf, sizeof buf, "%.*s.%c", (int)P->t.len, P->t.s, "xyzw"[i]);
+        o->vec[o->nvec++] = &names_lookup(&P->names, buf, (size_t)n)->reg;
+    }
+    parse_next(P);
+    return 0;
+}
+
 static int parse_operand(struct parser *P, struct operand *o)
 {
     memset(o, 0, sizeof *o);
@@ -507,6 +549,8 @@ static int parse_operand(struct parser *P, struct operand *o)
         return 0;
     } else if (P->t.kind == T_WORD) {
         struct entry *e = names_lookup(&P->names, P->t.s, P->t.len);
+        if (e && e->lanes)
+            return parse_vector_reg(P, o, e->lanes);
         if (!e && parse_selector(P, o))
             return 0;
         if ((e && e->is_reg) || special_reg(P, &P->t)) {
@@ -603,6 +647,32 @@ static int unreadable(struct parser *P, const char *start)
     return 0;
 }
 
+/* mov.v2 or mov.v4 between two vectors ({a, b} and a vector register): one mov an element. */
+static int vector_mov(const char *mn, const struct operand *ops, int nops)
+{
+    if ((strncmp(mn, "mov.v2.", 7) && strncmp(mn, "mov.v4.", 7)) || nops != 2 ||
+        ops[0].kind != OK_VEC || ops[1].kind != OK_VEC || ops[0].nvec != ops[1].nvec)
+        return 0;
+    for (int i = 0; i < ops[0].nvec; i++)
+        if (!ops[0].vec[i] || !ops[1].vec[i])
+            return 0; /* a sink: decode_insn() refuses it */
+    return 1;
+}
+
+static int decode_vector_mov(struct parser *P, const char *mn, const struct reg *guard,
+                             int neg_guard, const struct operand *ops)
+{
+    char one[64];
+    snprintf(one, sizeof one, "mov.%.50s", mn + 7);
+    for (int i = 0; i < ops[0].nvec; i++) {
+        struct operand pair[2] = {{.kind = OK_REG, .reg = ops[0].vec[i]},
+                                  {.kind = OK_REG, .reg = ops[1].vec[i]}};
+        if (decode_insn(&P->dc, one, guard, neg_guard, pair, 2))
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_instruction(struct parser *P)
 {
     const char *start = P->t.s;
@@ -622,8 +692,12 @@ static int parse_instruction(struct parser *P)
         return unreadable(P, start);
     }
     char mn[256]; /* longer than decode.c reads: a longer one is refused there */
-    snprintf(mn, sizeof mn, "%.*s", (int)P->t.len, P->t.s);
+    size_t len = (size_t)snprintf(mn, sizeof mn, "%.*s", (int)P->t.len, P->t.s);
     parse_next(P);
+    while (P->t.kind == T_WORD && P->t.s[0] == '.' && len < sizeof mn) { /* "lop3 .b32" */
+        len += (size_t)snprintf(mn + len, sizeof mn - len, "%.*s", (int)P->t.len, P->t.s);
+        parse_next(P);
+    }
     struct operand ops[OPS_MAX];
     int nops = 0, failed = 0, group = 0, in_group = 0;
     P->nvec_imm = 0;
@@ -650,7 +724,9 @@ static int parse_instruction(struct parser *P)
     }
     P->dc.text = start;
     P->dc.text_len = (size_t)(P->t.s - start);
-    int rc = failed ? -1 : decode_insn(&P->dc, mn, guard, neg_guard, ops, nops);
+    int rc = failed                      ? -1
+             : vector_mov(mn, ops, nops) ? decode_vector_mov(P, mn, guard, neg_guard, ops)
+                                         : decode_insn(&P->dc, mn, guard, neg_guard, ops, nops);
     for (int i = 0; i < nops; i++)
         free((void *)ops[i].name);
     if (failed)

@@ -22,6 +22,7 @@ struct entry {
     char *name;
     int depth; /* scope depth it was declared at */
     int is_reg;
+    int lanes;  /* a vector register (.v2, .v4): its elements are the registers NAME.x, .y, ... */
     int linked; /* module scope: 1 .visible / .weak / .common (seen by every unit), 2 .extern
                  * and not yet defined (placed; a later .visible definition takes it) */
     struct reg reg;

@@ -143,6 +143,11 @@ static const struct op_asm asm32[] = {
     {"shf.r.clamp.b32", "shf.r.clamp.b32 %0, %1, %2, %3;"},
     {"lop3.b32.xor3", "lop3.b32 %0, %1, %2, %3, 0x96;"},
     {"lop3.b32.maj", "lop3.b32 %0, %1, %2, %3, 0xE8;"},
+    /* qualifiers apart from their opcode, as CUTLASS's mixed-input code writes them */
+    {"lop3 .b32 spaced", "lop3 .b32 %0, %1, %2, %3, 0x96;"},
+    /* a vector register: its elements by name and by colour, the whole as {x, y} */
+    {"vector register", "{ .reg .v2 .u32 v; mov.v2.u32 v, {%1, %2}; xor.b32 v.g, v.y, %3;"
+                        " add.u32 %0, v.r, v.y; }"},
     {"setp.ge.and.s32",
      "{ .reg .pred c, p, q; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.ge.and.s32 p|q, %1, %2, c; "
      "selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }"},
@@ -589,6 +594,7 @@ R(r_shf_lc, shf_ref(a, b, c, 0, 1))
 R(r_shf_rc, shf_ref(a, b, c, 1, 1))
 R(r_xor3, a ^ b ^ c)
 R(r_maj, (a & b) | (a & c) | (b & c))
+R(r_vector_reg, a + (b ^ c))
 R(r_ge_and, (s32(a) >= s32(b) && c) + 2 * (s32(a) < s32(b) && c))
 R(r_lt_xor, ((s32(a) < s32(b)) ^ !c) + 2 * ((s32(a) >= s32(b)) ^ !c))
 R(r_set_gt_or, s32(a) > s32(b) || c ? 0xFFFFFFFFu : 0)
@@ -717,6 +723,8 @@ static const struct {
     {"shf.r.clamp.b32", r_shf_rc, {IN_INT, IN_INT, IN_SMALL}},
     {"lop3.b32.xor3", r_xor3, {IN_INT, IN_INT, IN_INT}},
     {"lop3.b32.maj", r_maj, {IN_INT, IN_INT, IN_INT}},
+    {"lop3 .b32 spaced", r_xor3, {IN_INT, IN_INT, IN_INT}},
+    {"vector register", r_vector_reg, {IN_INT, IN_INT, IN_INT}},
     {"setp.ge.and.s32", r_ge_and, {IN_INT, IN_INT, IN_SMALL}},
     {"setp.lt.xor.s32", r_lt_xor, {IN_INT, IN_INT, IN_SMALL}},
     {"set.gt.or.u32.s32", r_set_gt_or, {IN_INT, IN_INT, IN_SMALL}},
