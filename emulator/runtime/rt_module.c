@@ -164,7 +164,10 @@ static cudaError_t send_module(struct rt_module *m, const char *ptx, size_t len,
         return rt.sticky;
     cudaError_t err = cudaSuccess;
     if (reply.op == PROTO_ERROR) {
-        emu_say("%s: %s", origin, reply.data ? (const char *)reply.data : "the PTX was refused");
+        if (reply.data) /* the VM's line names the module itself */
+            emu_say("%s", (const char *)reply.data);
+        else
+            emu_say("%s: the PTX was refused", origin);
         err = cudaErrorInvalidPtx;
     } else if (reply.op != PROTO_LOADED || read_loaded(m, reply.data, reply.data + reply.len)) {
         emu_say("%s: the device server sent a malformed kernel table (an emulator bug)", origin);
