@@ -138,8 +138,11 @@ int dec_unsupported(struct dctx *c, const char *why)
         c->mod->ncode = c->start;
     }
     struct insn *in = dec_emit(c, OP_UNSUPPORTED);
-    char *text = emu_malloc(c->text_len + strlen(why) + 8);
-    sprintf(text, "%.*s (%s)", (int)c->text_len, c->text, why);
+    /* a long instruction (wgmma's operand list) is cut, so that the failure's one line keeps
+     * the reason */
+    int keep = c->text_len > 120 ? 117 : (int)c->text_len;
+    char *text = emu_malloc((size_t)keep + strlen(why) + 8);
+    sprintf(text, "%.*s%s (%s)", keep, c->text, keep < (int)c->text_len ? "..." : "", why);
     c->mod->texts[in - c->mod->code] = text;
     return -1;
 }
