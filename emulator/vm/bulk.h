@@ -29,6 +29,9 @@ struct bulk_ops {
     uint32_t mask;         /**< .multicast::cluster's ctaMask register (16-bit), else NO_REG */
 };
 
+/** The fields tensormap.replace writes (OP_TMAP_REPLACE's mod). */
+enum tmap_field { TMAP_FIELD_ADDRESS, TMAP_FIELD_DIM, TMAP_FIELD_STRIDE };
+
 _Static_assert(sizeof(struct bulk_ops) % 4 == 0, "the pool holds 32-bit words");
 
 /** @p in's operands (a copy out of the module's pool). */

@@ -366,6 +366,7 @@ static const struct row table[] = {
     {"suq", dec_texture},
     {"sust", dec_texture},
     {"tanh", dec_unary},
+    {"tensormap", dec_tensormap},
     {"testp", dec_unary},
     {"tex", dec_texture},
     {"tld4", dec_texture},

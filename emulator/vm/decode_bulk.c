@@ -173,6 +173,44 @@ int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n)
     return 0;
 }
 
+/* tensormap.replace.tile.FIELD{.global|.shared::cta}.b1024.TYPE [map], {ord,} value:
+ * OP_TMAP_REPLACE, the field (TMAP_FIELD_*) in mod, the state space in width (1: shared::cta),
+ * the map's address in .glob, ord in .rank and the value's register in .size; the fields
+ * CUTLASS's grouped GEMMs change (the address, extents and strides) run, the others are
+ * refused in one line. tensormap.cp_fenceproxy...sync.aligned [dst], [src], 128: OP_TMAP_COPY,
+ * the operands as cp.async.bulk's store. */
+int dec_tensormap(struct dctx *c, const struct mn *m, struct operand *o, int n)
+{
+    struct bulk_ops b;
+    if (mn_has(m, "cp_fenceproxy")) {
+        if (operands(c, m, o, n, 0, 0, &b))
+            return -1;
+        dec_emit(c, OP_TMAP_COPY)->o[5] = decode_pool(c->mod, (const uint32_t *)&b, sizeof b / 4);
+        return 0;
+    }
+    static const char *const fields[] = {[TMAP_FIELD_ADDRESS] = "global_address",
+                                         [TMAP_FIELD_DIM] = "global_dim",
+                                         [TMAP_FIELD_STRIDE] = "global_stride"};
+    int f = -1, ord = !mn_has(m, "global_address");
+    for (int i = 0; i < 3; i++)
+        f = mn_has(m, fields[i]) ? i : f;
+    if (!mn_has(m, "replace") || f < 0)
+        return dec_bad(c, "this tensormap form is not emulated (.replace of .global_address, "
+                          ".global_dim and .global_stride, and .cp_fenceproxy are)");
+    if (n != 2 + ord || (ord && o[1].kind != OK_IMM))
+        return dec_bad(c, "expected [map], %svalue", ord ? "an immediate ordinal, " : "");
+    b = (struct bulk_ops){
+        .mbar = {NO_REG, 0, -1}, .mask = NO_REG, .rank = ord ? (uint32_t)o[1].imm : 0};
+    if (addr_of(c, &o[0], &b.glob, "tensor map") ||
+        dec_src(c, &o[1 + ord], 'b', f == TMAP_FIELD_DIM ? 32 : 64, &b.size))
+        return -1;
+    struct insn *in = dec_emit(c, OP_TMAP_REPLACE);
+    in->mod = (uint32_t)f;
+    in->width = (uint8_t)mn_has(m, "shared::cta");
+    in->o[5] = decode_pool(c->mod, (const uint32_t *)&b, sizeof b / 4);
+    return 0;
+}
+
 /* fence.proxy.async{.space}: OP_FENCE_PROXY_ASYNC, which the async-proxy check notes;
  * fence.{sc,acq_rel}.scope and membar.level: OP_FENCE, which the global racecheck notes (width 1
  * beyond the block); the other proxy fences, mbarrier_init's and sync_restrict's: nothing. */

@@ -78,8 +78,9 @@ int dec_atom(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int atom_ctype(const struct mtype *t, int op);
 int dec_mbarrier(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_cp(struct dctx *c, const struct mn *m, struct operand *o, int n);
-int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n);  /* decode_bulk.c */
-int dec_fence(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_bulk.c */
+int dec_bulk(struct dctx *c, const struct mn *m, struct operand *o, int n);      /* decode_bulk.c */
+int dec_fence(struct dctx *c, const struct mn *m, struct operand *o, int n);     /* decode_bulk.c */
+int dec_tensormap(struct dctx *c, const struct mn *m, struct operand *o, int n); /* decode_bulk.c */
 int dec_nop(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_warp(struct dctx *c, const struct mn *m, struct operand *o, int n);
 int dec_wmma(struct dctx *c, const struct mn *m, struct operand *o, int n);

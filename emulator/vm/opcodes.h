@@ -483,6 +483,17 @@ OP(TMA_PREFETCH, VM_CLASS_OTHER, "cp.async.bulk.prefetch.tensor")
  * accesses before its (and, after a barrier, others') async-proxy ones; executes as nothing,
  * but the async-proxy check notes it. [PTX ISA: membar / fence, proxy fences] */
 OP(FENCE_PROXY_ASYNC, VM_CLASS_OTHER, "fence.proxy.async")
+/* tensormap.replace.tile.FIELD{.space}.b1024.TYPE [map], {ord,} value: one field of the
+ * tensor map (common/tmap.h) in global (width 0) or shared (width 1) memory, written as a
+ * generic store would: mod TMAP_FIELD_ADDRESS (the global address), TMAP_FIELD_DIM (extent ord)
+ * or TMAP_FIELD_STRIDE (the byte stride of dimension ord + 1); operands a struct bulk_ops at
+ * o[5]. [PTX ISA: tensormap.replace] */
+OP(TMAP_REPLACE, VM_CLASS_OTHER, "tensormap.replace")
+/* tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned
+ * [dst], [src], 128: the warp copies a tensor map from shared to global memory, as generic
+ * loads and stores would (the tensormap proxy's fence orders nothing in an in-order machine);
+ * operands a struct bulk_ops at o[5]. [PTX ISA: tensormap.cp_fenceproxy] */
+OP(TMAP_COPY, VM_CLASS_OTHER, "tensormap.cp_fenceproxy")
 
 /* ---- textures and surfaces (ops_tex.c) --------------------------------------------- */
 

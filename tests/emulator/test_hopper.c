@@ -202,6 +202,49 @@ START_TEST(tma_load_1d_and_2d_edges)
 }
 END_TEST
 
+/* A map encoded for one tensor, pointed at another (address, extents, row stride) on the device
+ * and published to global memory, as CUTLASS's grouped GEMMs do per group: each box is the
+ * second tensor's, zeros past its edges. */
+START_TEST(tma_load_through_a_map_edited_on_the_device)
+{
+    struct tensor a = {2,
+                       4,
+                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                       {45, 37},
+                       {0, 192},
+                       NULL,
+                       NULL,
+                       0,
+                       {16, 8},
+                       {1, 1},
+                       CU_TENSOR_MAP_SWIZZLE_64B,
+                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    struct tensor b = a;
+    b.dim[0] = 29, b.dim[1] = 23, b.stride[1] = 160; /* 29 floats in rows of 40 */
+    tensor_make(&a, 3);
+    tensor_make(&b, 4);
+    CUtensorMap map, *maps;
+    ck_assert_int_eq(encode(&map, &a), CUDA_SUCCESS);
+    const struct hop_coords c[] = {{{0, 0}}, {{20, 18}}, {{-5, -3}}, {{16, 16}}, {{28, 22}}};
+    const int boxes = 5;
+    uint64_t bb = box_bytes(&b);
+    struct hop_coords *dc;
+    uint8_t *dout, *out = malloc(bb * boxes);
+    CUDA_CHECK(cudaMalloc((void **)&dc, sizeof c));
+    CUDA_CHECK(cudaMemcpy(dc, c, sizeof c, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&dout, bb * boxes));
+    CUDA_CHECK(cudaMalloc((void **)&maps, sizeof map * boxes));
+    struct hop_retarget e = {b.dev, {29, 23}, 160};
+    CUDA_CHECK(hop_map_edit(&map, e, maps, dc, boxes, (unsigned)bb, dout));
+    CUDA_CHECK(cudaMemcpy(out, dout, bb * boxes, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < boxes; i++)
+        expect_box(&b, c[i].c, out + bb * (size_t)i, "the map pointed at a 23 x 29 tensor");
+    free(out);
+    free(a.host), free(b.host);
+    cudaFree(dc), cudaFree(dout), cudaFree(maps), cudaFree(a.dev), cudaFree(b.dev);
+}
+END_TEST
+
 START_TEST(tma_load_ranks_3_to_5_with_traversal_strides)
 {
     struct tensor c = {3,
@@ -771,10 +814,13 @@ START_TEST(refusals_fail_in_one_line)
         {"LD(\"2d\"", "it must be 128-byte aligned", cudaErrorIllegalAddress},
         {"BULK ::", "cp.async.bulk of 20 bytes", cudaErrorIllegalAddress},
         {"HOP_EXPECT_TX", "tx-count would be 1048576", cudaErrorIllegalAddress},
+        {"BOX_DIM ::", "this tensormap form is not emulated", cudaErrorNotSupported},
+        {"STRIDE_8 ::", "with 8 at ordinal 0: a stride must be a multiple of 16 bytes",
+         cudaErrorIllegalAddress},
     };
     float *scratch;
     CUDA_CHECK(cudaMalloc((void **)&scratch, 64));
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 7; i++) {
         struct capture cap;
         capture_begin(&cap, 2);
         cudaError_t err = hop_refused(&map, i, scratch);
@@ -858,6 +904,8 @@ int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
         {"tma_load_1d_and_2d_edges", tma_load_1d_and_2d_edges, CASE_GPU, 120},
+        {"tma_load_through_a_map_edited_on_the_device", tma_load_through_a_map_edited_on_the_device,
+         CASE_GPU, 120},
         {"tma_load_ranks_3_to_5_with_traversal_strides",
          tma_load_ranks_3_to_5_with_traversal_strides, CASE_GPU, 120},
         {"swizzle_read_back_by_formula", swizzle_read_back_by_formula, CASE_GPU, 120},

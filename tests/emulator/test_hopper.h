@@ -89,8 +89,24 @@ cudaError_t hop_multicast(const CUtensorMap *map, int cluster, int clusters,
 
 /** Forms the VM refuses or faults on, one per @p which: 0 a multicast load to a block past the
  *  cluster, 1 an im2col load, 2 a tensor copy into misaligned shared memory, 3 a bulk copy of 20
- *  bytes, 4 a tx-count past its range. */
+ *  bytes, 4 a tx-count past its range, 5 a tensormap.replace of the box's extent, 6 one of a
+ *  row stride to 8 bytes. */
 cudaError_t hop_refused(const CUtensorMap *map, int which, float *scratch);
+
+/** A 2D tensor a map is pointed at on the device: its address, extents (innermost first) and
+ *  row stride in bytes. */
+struct hop_retarget {
+    const void *addr;
+    uint32_t dim[2];
+    uint64_t row_bytes;
+};
+
+/** Block b copies the 2D @p map into shared memory, points it at @p e's tensor with
+ *  tensormap.replace, publishes it to @p maps[b] with tensormap.cp_fenceproxy, and loads the
+ *  box at @p coords[b] through it, its @p box_bytes raw bytes to out + b * box_bytes. */
+cudaError_t hop_map_edit(const CUtensorMap *map, struct hop_retarget e, CUtensorMap *maps,
+                         const struct hop_coords *coords, int boxes, unsigned box_bytes,
+                         uint8_t *out);
 
 /** The kernel the CUDA C++ Programming Guide's TMA example is: cuda::barrier, the
  *  cuda::device::experimental copies, a 2D load, each element doubled, and a 2D store back. */

@@ -529,6 +529,68 @@ extern "C" cudaError_t hop_multicast(const CUtensorMap *map, int cluster, int cl
     return err != cudaSuccess ? err : cudaDeviceSynchronize();
 }
 
+/* ---- tensor maps changed on the device, as CUTLASS's grouped GEMMs change them ------------ */
+
+/* Point the map at @p s to @p e's tensor: its address, both extents and its row stride. */
+static __device__ void replace_map(CUtensorMap *s, const hop_retarget &e)
+{
+    uint32_t a = smem_u32(s);
+    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(a),
+                 "l"((uint64_t)e.addr)
+                 : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(a),
+                 "r"(e.dim[0])
+                 : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(a),
+                 "r"(e.dim[1])
+                 : "memory");
+    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;" ::"r"(a),
+                 "l"(e.row_bytes)
+                 : "memory");
+    /* past the rank, as CUTLASS writes all five extents and four strides: nothing changes */
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 4, 1;" ::"r"(a)
+                 : "memory");
+    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 3, 0;" ::"r"(a)
+                 : "memory");
+}
+
+static __global__ void hop_map_edit_kernel(const __grid_constant__ CUtensorMap map, hop_retarget e,
+                                           CUtensorMap *maps, const hop_coords *coords,
+                                           unsigned box_bytes, uint8_t *out)
+{
+    extern __shared__ __align__(1024) uint8_t box[];
+    __shared__ alignas(128) CUtensorMap s;
+    __shared__ uint64_t bar;
+    CUtensorMap *g = maps + blockIdx.x; /* each block's own, in global memory */
+    if (threadIdx.x < 32) {             /* warp 0 edits a copy and publishes it */
+        if (threadIdx.x < 16)
+            ((uint64_t *)&s)[threadIdx.x] = ((const uint64_t *)&map)[threadIdx.x];
+        __syncwarp();
+        if (threadIdx.x == 0)
+            replace_map(&s, e);
+        __syncwarp();
+        asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+                     ".sync.aligned [%0], [%1], 128;" ::"l"((uint64_t)g),
+                     "r"(smem_u32(&s))
+                     : "memory");
+        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"((uint64_t)g)
+                     : "memory");
+    }
+    load_box(box, g, &bar, coords[blockIdx.x].c, 2, box_bytes);
+    mbar_wait(&bar, 0);
+    for (unsigned i = threadIdx.x; i < box_bytes; i += blockDim.x)
+        out[(size_t)blockIdx.x * box_bytes + i] = box[i];
+}
+
+extern "C" cudaError_t hop_map_edit(const CUtensorMap *map, hop_retarget e, CUtensorMap *maps,
+                                    const hop_coords *coords, int boxes, unsigned box_bytes,
+                                    uint8_t *out)
+{
+    hop_map_edit_kernel<<<boxes, 128, (box_bytes + 1023) / 1024 * 1024>>>(*map, e, maps, coords,
+                                                                          box_bytes, out);
+    return cudaGetLastError();
+}
+
 /* ---- refusals and faults ------------------------------------------------------------------- */
 
 #define MULTICAST                                                                                  \
@@ -539,6 +601,22 @@ extern "C" cudaError_t hop_multicast(const CUtensorMap *map, int cluster, int cl
     "[%1, {%3, %3, %3}], [%2], {%4};"
 #define BULK                                                                                       \
     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];"
+
+#define BOX_DIM "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, 8;"
+#define STRIDE_8 "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, 8;"
+
+/* Replaces the emulator refuses (5: a field it does not change) or that fail (6: a row
+ * stride of 8 bytes), on a copy of @p map in shared memory. */
+static __device__ void refused_replace(const CUtensorMap *map, int which)
+{
+    __shared__ alignas(128) CUtensorMap s;
+    s = *map;
+    uint32_t a = smem_u32(&s);
+    if (which == 5)
+        asm volatile(BOX_DIM ::"r"(a) : "memory");
+    else
+        asm volatile(STRIDE_8 ::"r"(a) : "memory");
+}
 
 static __global__ void hop_refused_kernel(const __grid_constant__ CUtensorMap map, int which,
                                           float *scratch)
@@ -559,6 +637,8 @@ static __global__ void hop_refused_kernel(const __grid_constant__ CUtensorMap ma
         asm volatile(BULK ::"r"(d), "l"(scratch), "r"(b), "r"(which * 5 + 5)); /* 20 bytes */
     if (which == 4)
         tx(&bar, 1u << 20, 0); /* reported at tx's expect_tx line */
+    if (which >= 5)
+        refused_replace(&map, which);
 }
 
 extern "C" cudaError_t hop_refused(const CUtensorMap *map, int which, float *scratch)
