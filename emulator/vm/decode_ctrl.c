@@ -451,8 +451,9 @@ int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
     int store = !strcmp(m->base, "stmatrix");
     int num = mn_has(m, "x4") ? 4 : mn_has(m, "x2") ? 2 : mn_has(m, "x1") ? 1 : 0;
     const struct operand *addr = &o[store ? 0 : 1], *frag = &o[store ? 1 : 0];
+    enum space sp = mn_space(m); /* .shared, or none: a generic address into shared memory */
     if (!num || !mn_has(m, "m8n8") || !mn_has(m, "b16") || n != 2 || addr->kind != OK_ADDR ||
-        mn_space(m) != SP_SHARED)
+        (sp != SP_SHARED && sp != SP_GENERIC))
         return dec_bad(c, "this form of %s is not emulated", m->base);
     uint32_t words[4];
     int nw = 0;
@@ -464,7 +465,7 @@ int dec_ldmatrix(struct dctx *c, const struct mn *m, struct operand *o, int n)
     in->o[0] = addr->reg ? addr->reg->off : NO_REG;
     in->o[5] = pool;
     in->width = (uint8_t)num;
-    in->mod = (uint32_t)mn_has(m, "trans") |
+    in->mod = (uint32_t)mn_has(m, "trans") | (uint32_t)(sp == SP_GENERIC) << 1 |
               (addr->reg && addr->reg->slot == SLOT_32 ? MEM_BASE32_BIT : 0);
     return 0;
 }

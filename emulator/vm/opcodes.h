@@ -562,8 +562,9 @@ OP(WMMA_MMA, VM_CLASS_TENSOR, "wmma.mma")
  * in a, the metadata register e in o[4], the selector f in imm. [PTX ISA: Matrix Fragments for
  * mma.m16n8k*; mma.sp] */
 OP(MMA_SYNC, VM_CLASS_TENSOR, "mma.sync")
-/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 {d}, [a]: lanes 8i .. 8i+7
- * supply the row addresses of matrix i; each register gets the fragment the PTX ISA documents.
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared{::cta}}.b16 {d}, [a]: lanes 8i .. 8i+7
+ * supply the row addresses of matrix i (mod bit 1: generic addresses, which must point into
+ * shared memory); each register gets the fragment the PTX ISA documents.
  * Counted as shared loads of 16-byte rows, 8 lanes a phase. [PTX ISA: ldmatrix] */
 OP(LDMATRIX, VM_CLASS_TENSOR, "ldmatrix")
 /* stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 [a], {r}: ldmatrix's inverse

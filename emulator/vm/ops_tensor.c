@@ -750,7 +750,8 @@ enum event h_MMA_SYNC(struct exec *x, struct warp *w, const struct insn *in, uin
 
 /* ---- ldmatrix and stmatrix ------------------------------------------------------------------ */
 
-/* ldmatrix and stmatrix: lanes 8i .. 8i+7 give the row addresses of matrix i (16 bytes each);
+/* ldmatrix and stmatrix: lanes 8i .. 8i+7 give the row addresses of matrix i (16 bytes each;
+ * shared, or generic ones into shared memory: mod bit 1);
  * register i of lane l holds row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of matrix i (with
  * .trans, of its transpose). Counted as shared requests of 16-byte rows, 8 lanes a phase. */
 static enum event matrix_rows(struct exec *x, struct warp *w, const struct insn *in, uint32_t m,
@@ -770,6 +771,13 @@ static enum event matrix_rows(struct exec *x, struct warp *w, const struct insn 
                      : (in->mod & MEM_BASE32_BIT) ? R32(w, in->o[0])[lane]
                                                   : R64(w, in->o[0])[lane];
         addr[lane] = a + (uint64_t)in->imm;
+        if (in->mod & 2) { /* a generic address: it must point into shared memory */
+            if (addr[lane] - SHARED_WINDOW >= WINDOW_SIZE)
+                return vm_fail(x, w, in, lane, VM_FAULT,
+                               "%s through generic address 0x%llx, which is not shared memory",
+                               store ? "stmatrix" : "ldmatrix", (unsigned long long)addr[lane]);
+            addr[lane] -= SHARED_WINDOW;
+        }
         enum event ev = vm_access(x, w, in, lane, SP_SHARED, addr[lane], 16, 16, store, &row[lane]);
         if (ev != EV_NONE)
             return ev;

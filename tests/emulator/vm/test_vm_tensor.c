@@ -123,7 +123,8 @@ extern "C" __global__ void mma_kernel(int shape, int type, const uint32_t *a, co
         d[4 * l + i] = __float_as_uint(D[i]);
 }
 
-/* Lane l names row l % 8 of matrix l / 8; each lane gets its four registers, twice. */
+/* Lane l names row l % 8 of matrix l / 8; each lane gets its four registers, twice (the
+ * second time transposed, through a generic address). */
 extern "C" __global__ void ldmatrix_kernel(const uint16_t *m, uint32_t *out)
 {
     __shared__ __align__(16) uint16_t s[4 * 64];
@@ -136,9 +137,10 @@ extern "C" __global__ void ldmatrix_kernel(const uint16_t *m, uint32_t *out)
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(row));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+    /* without .shared the address is generic, as ggml's mma.cuh writes it */
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7])
-                 : "r"(row));
+                 : "l"(&s[(l / 8) * 64 + (l % 8) * 8]));
     for (int i = 0; i < 4; i++) {
         out[4 * l + i] = r[i];
         out[128 + 4 * l + i] = r[4 + i];
