@@ -490,21 +490,24 @@ static void *pointer_array(const void *array, int count, const char *who)
     return course_emu_host(array, (size_t)count * sizeof(void *), who);
 }
 
-cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                  cublasOperation_t transb, int m, int n, int k, const float *alpha,
-                                  const float *const Aarray[], int lda, const float *const Barray[],
-                                  int ldb, const float *beta, float *const Carray[], int ldc,
-                                  int batchCount)
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                                   const void *const Aarray[], cudaDataType Atype, int lda,
+                                   const void *const Barray[], cudaDataType Btype, int ldb,
+                                   const void *beta, void *const Carray[], cudaDataType Ctype,
+                                   int ldc, int batchCount, cublasComputeType_t computeType,
+                                   cublasGemmAlgo_t algo)
 {
-    struct gemm g = {transa,     transb,     m,   n,   k,   NULL,       NULL, NULL, CUDA_R_32F,
-                     CUDA_R_32F, CUDA_R_32F, lda, ldb, ldc, ROUND_NONE, 0,    0};
+    (void)algo;
+    struct gemm g = {transa, transb, m,   n,   k,   NULL,       NULL, NULL, Atype,
+                     Btype,  Ctype,  lda, ldb, ldc, ROUND_NONE, 0,    0};
     float a, b;
-    cublasStatus_t st = gemm_setup(handle, &g, CUBLAS_COMPUTE_32F, alpha, beta, &a, &b);
+    cublasStatus_t st = gemm_setup(handle, &g, computeType, alpha, beta, &a, &b);
     if (st != CUBLAS_STATUS_SUCCESS || batchCount <= 0)
         return st == CUBLAS_STATUS_SUCCESS && batchCount < 0 ? CUBLAS_STATUS_INVALID_VALUE : st;
-    const float *const *as = pointer_array(Aarray, batchCount, "cublasSgemmBatched, Aarray");
-    const float *const *bs = pointer_array(Barray, batchCount, "cublasSgemmBatched, Barray");
-    float *const *cs = pointer_array(Carray, batchCount, "cublasSgemmBatched, Carray");
+    const void *const *as = pointer_array(Aarray, batchCount, "cuBLAS batched GEMM, Aarray");
+    const void *const *bs = pointer_array(Barray, batchCount, "cuBLAS batched GEMM, Barray");
+    void *const *cs = pointer_array(Carray, batchCount, "cuBLAS batched GEMM, Carray");
     if (!as || !bs || !cs)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     for (int i = 0; i < batchCount && st == CUBLAS_STATUS_SUCCESS; i++) {
@@ -513,6 +516,18 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
         st = run_gemm(&one, a, b);
     }
     return st;
+}
+
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const float *alpha,
+                                  const float *const Aarray[], int lda, const float *const Barray[],
+                                  int ldb, const float *beta, float *const Carray[], int ldc,
+                                  int batchCount)
+{
+    return cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, (const void *const *)Aarray,
+                               CUDA_R_32F, lda, (const void *const *)Barray, CUDA_R_32F, ldb, beta,
+                               (void *const *)Carray, CUDA_R_32F, ldc, batchCount,
+                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
 /* C = alpha op(A) op(B) + beta C in fp64 (cublasDgemm): one rounding per multiply-add, k in

@@ -575,8 +575,9 @@ static void check_block(const char *what, int batch, int m, int n, int ldc, cons
                           i >= m ? " (padding)" : "");
 }
 
-/* SgemmStridedBatched, SgemmBatched (pointer arrays in device memory) and GemmStridedBatchedEx
- * (fp16 in, fp32 out) against the host, three batches of an odd shape, both transposes of A. */
+/* SgemmStridedBatched, SgemmBatched (pointer arrays in device memory), GemmStridedBatchedEx and
+ * GemmBatchedEx (fp16 in, fp32 out) against the host, three batches of an odd shape, both
+ * transposes of A. */
 START_TEST(batched_gemms)
 {
     enum { BATCH = 3, M = 31, N = 17, K = 33, LDA = 35, LDB = 34, LDC = 32 };
@@ -599,7 +600,7 @@ START_TEST(batched_gemms)
     float *dC = upload(fc, BATCH * sc * 4);
     cublasHandle_t h = handle_new();
     const float alpha = 2, beta = -1;
-    for (int call = 0; call < 3; call++)
+    for (int call = 0; call < 4; call++)
         for (int ta = 0; ta < 2; ta++) {
             int lda = ta ? K + 2 : LDA; /* A is M x K, or K x M when transposed */
             CUDA_CHECK(cudaMemcpy(dC, fc, BATCH * sc * 4, cudaMemcpyHostToDevice));
@@ -618,6 +619,18 @@ START_TEST(batched_gemms)
                 st = cublasSgemmBatched(h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dpa, lda, dpb,
                                         LDB, &beta, dpc, LDC, BATCH);
                 device_free(dpa, dpb, dpc, NULL);
+            } else if (call == 3) {
+                const void *pa[BATCH], *pb[BATCH];
+                void *pc[BATCH];
+                for (int b = 0; b < BATCH; b++)
+                    pa[b] = (uint16_t *)dA16 + b * sa, pb[b] = (uint16_t *)dB16 + b * sb,
+                    pc[b] = dC + b * sc;
+                void *dpa = upload(pa, sizeof pa), *dpb = upload(pb, sizeof pb);
+                void *dpc = upload(pc, sizeof pc);
+                st = cublasGemmBatchedEx(h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dpa, CUDA_R_16F,
+                                         lda, dpb, CUDA_R_16F, LDB, &beta, dpc, CUDA_R_32F, LDC,
+                                         BATCH, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                device_free(dpa, dpb, dpc, NULL);
             } else {
                 st = cublasGemmStridedBatchedEx(
                     h, ops[ta], CUBLAS_OP_N, M, N, K, &alpha, dA16, CUDA_R_16F, lda, (long long)sa,
@@ -632,7 +645,8 @@ START_TEST(batched_gemms)
                 gemm_ref(ta, 0, M, N, K, 2, A + b * sa, lda, B + b * sb, LDB, -1, want, LDC);
                 check_block(call == 0   ? "SgemmStridedBatched"
                             : call == 1 ? "SgemmBatched"
-                                        : "GemmStridedBatchedEx",
+                            : call == 2 ? "GemmStridedBatchedEx"
+                                        : "GemmBatchedEx",
                             b, M, N, LDC, got + b * sc, want);
                 free(want);
             }
