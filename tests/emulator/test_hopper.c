@@ -138,26 +138,34 @@ static void expect_box(const struct tensor *t, const int *c, const uint8_t *got,
 }
 
 /* Load every box of @p coords through @p t's map (from the parameter, or a global copy) and
- * compare each with the host's prediction. */
-static void load_boxes(struct tensor *t, const struct hop_coords *coords, int boxes, int global,
-                       const char *what)
+ * compare each with the host's prediction. With @p to, each block instead points the map at
+ * 2D tensor @p to on the device first (hop_map_edit()), and the boxes are @p to's. */
+static void load_boxes(struct tensor *t, const struct tensor *to, const struct hop_coords *coords,
+                       int boxes, int global, const char *what)
 {
+    const struct tensor *seen = to ? to : t;
     CUtensorMap map, *dmap = NULL;
     ck_assert_int_eq(encode(&map, t), CUDA_SUCCESS);
-    uint64_t bb = box_bytes(t);
+    uint64_t bb = box_bytes(seen);
     struct hop_coords *dc;
     uint8_t *dout, *out = malloc(bb * (size_t)boxes);
     CUDA_CHECK(cudaMalloc((void **)&dc, sizeof *dc * (size_t)boxes));
     CUDA_CHECK(cudaMemcpy(dc, coords, sizeof *dc * (size_t)boxes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMalloc((void **)&dout, bb * (size_t)boxes));
-    if (global) {
-        CUDA_CHECK(cudaMalloc((void **)&dmap, sizeof map));
-        CUDA_CHECK(cudaMemcpy(dmap, &map, sizeof map, cudaMemcpyHostToDevice));
+    if (global || to)
+        CUDA_CHECK(cudaMalloc((void **)&dmap, sizeof map * (size_t)(to ? boxes : 1)));
+    if (to) {
+        struct hop_retarget e = {
+            to->dev, {(uint32_t)to->dim[0], (uint32_t)to->dim[1]}, to->stride[1]};
+        CUDA_CHECK(hop_map_edit(&map, e, dmap, dc, boxes, (unsigned)bb, dout));
+    } else {
+        if (global)
+            CUDA_CHECK(cudaMemcpy(dmap, &map, sizeof map, cudaMemcpyHostToDevice));
+        CUDA_CHECK(hop_tma_boxes(&map, dmap, (int)t->rank, dc, boxes, (unsigned)bb, dout));
     }
-    CUDA_CHECK(hop_tma_boxes(&map, dmap, (int)t->rank, dc, boxes, (unsigned)bb, dout));
     CUDA_CHECK(cudaMemcpy(out, dout, bb * (size_t)boxes, cudaMemcpyDeviceToHost));
     for (int b = 0; b < boxes; b++)
-        expect_box(t, coords[b].c, out + bb * (size_t)b, what);
+        expect_box(seen, coords[b].c, out + bb * (size_t)b, what);
     free(out);
     cudaFree(dc), cudaFree(dout), cudaFree(dmap);
 }
@@ -180,7 +188,7 @@ START_TEST(tma_load_1d_and_2d_edges)
                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
     tensor_make(&a, 1);
     const struct hop_coords c1[] = {{{0}}, {{1000}}, {{-20}}, {{2000}}, {{517}}};
-    load_boxes(&a, c1, 5, 0, "1D u8, 48-byte boxes over 1031");
+    load_boxes(&a, NULL, c1, 5, 0, "1D u8, 48-byte boxes over 1031");
     /* 37 x 45 floats in rows of 48: the 3 padding floats of a row must never be read */
     struct tensor b = {2,
                        4,
@@ -197,8 +205,8 @@ START_TEST(tma_load_1d_and_2d_edges)
     tensor_make(&b, 2);
     const struct hop_coords c2[] = {{{0, 0}},   {{40, 32}}, {{-8, -3}},
                                     {{32, 36}}, {{45, 0}},  {{29, 17}}};
-    load_boxes(&b, c2, 6, 0, "2D f32 37 x 45, 64-byte swizzle");
-    load_boxes(&b, c2, 6, 1, "the same, the map in global memory");
+    load_boxes(&b, NULL, c2, 6, 0, "2D f32 37 x 45, 64-byte swizzle");
+    load_boxes(&b, NULL, c2, 6, 1, "the same, the map in global memory");
 }
 END_TEST
 
@@ -223,25 +231,10 @@ START_TEST(tma_load_through_a_map_edited_on_the_device)
     b.dim[0] = 29, b.dim[1] = 23, b.stride[1] = 160; /* 29 floats in rows of 40 */
     tensor_make(&a, 3);
     tensor_make(&b, 4);
-    CUtensorMap map, *maps;
-    ck_assert_int_eq(encode(&map, &a), CUDA_SUCCESS);
     const struct hop_coords c[] = {{{0, 0}}, {{20, 18}}, {{-5, -3}}, {{16, 16}}, {{28, 22}}};
-    const int boxes = 5;
-    uint64_t bb = box_bytes(&b);
-    struct hop_coords *dc;
-    uint8_t *dout, *out = malloc(bb * boxes);
-    CUDA_CHECK(cudaMalloc((void **)&dc, sizeof c));
-    CUDA_CHECK(cudaMemcpy(dc, c, sizeof c, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMalloc((void **)&dout, bb * boxes));
-    CUDA_CHECK(cudaMalloc((void **)&maps, sizeof map * boxes));
-    struct hop_retarget e = {b.dev, {29, 23}, 160};
-    CUDA_CHECK(hop_map_edit(&map, e, maps, dc, boxes, (unsigned)bb, dout));
-    CUDA_CHECK(cudaMemcpy(out, dout, bb * boxes, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < boxes; i++)
-        expect_box(&b, c[i].c, out + bb * (size_t)i, "the map pointed at a 23 x 29 tensor");
-    free(out);
+    load_boxes(&a, &b, c, 5, 0, "the map pointed at a 23 x 29 tensor");
     free(a.host), free(b.host);
-    cudaFree(dc), cudaFree(dout), cudaFree(maps), cudaFree(a.dev), cudaFree(b.dev);
+    cudaFree(a.dev), cudaFree(b.dev);
 }
 END_TEST
 
@@ -261,7 +254,7 @@ START_TEST(tma_load_ranks_3_to_5_with_traversal_strides)
                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
     tensor_make(&c, 3);
     const struct hop_coords c3[] = {{{8, 3, 3}}, {{-16, -1, 0}}, {{20, 5, 4}}, {{0, 0, 0}}};
-    load_boxes(&c, c3, 4, 0, "3D u16, traversal stride 2 along y");
+    load_boxes(&c, NULL, c3, 4, 0, "3D u16, traversal stride 2 along y");
     struct tensor d = {4,
                        4,
                        CU_TENSOR_MAP_DATA_TYPE_INT32,
@@ -276,7 +269,7 @@ START_TEST(tma_load_ranks_3_to_5_with_traversal_strides)
                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
     tensor_make(&d, 4);
     const struct hop_coords c4[] = {{{0, 0, 0, 0}}, {{-3, 4, 5, 2}}, {{2, -1, 6, 1}}};
-    load_boxes(&d, c4, 3, 0, "4D i32, 32-byte swizzle, traversal stride 3");
+    load_boxes(&d, NULL, c4, 3, 0, "4D i32, 32-byte swizzle, traversal stride 3");
     struct tensor e = {5,
                        8,
                        CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
@@ -291,7 +284,7 @@ START_TEST(tma_load_ranks_3_to_5_with_traversal_strides)
                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA};
     tensor_make(&e, 5);
     const struct hop_coords c5[] = {{{0, 0, 0, 0, 0}}, {{2, 1, 2, 1, 2}}, {{-1, 0, -1, 0, 1}}};
-    load_boxes(&e, c5, 3, 0, "5D f64, NaN fill");
+    load_boxes(&e, NULL, c5, 3, 0, "5D f64, NaN fill");
 }
 END_TEST
 
@@ -695,7 +688,7 @@ START_TEST(correct_copies_report_nothing)
                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
     tensor_make(&b, 2);
     const struct hop_coords c2[] = {{{0, 0}}, {{40, 32}}, {{-8, -3}}};
-    load_boxes(&b, c2, 3, 0, "2D f32 under the checks");
+    load_boxes(&b, NULL, c2, 3, 0, "2D f32 under the checks");
     capture_assert_no_reports("TMA loads");
     uint8_t *d_src, *d_dst;
     CUDA_CHECK(cudaMalloc((void **)&d_src, 64));
