@@ -205,8 +205,10 @@ cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr, unsign
     return entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus);
 }
 
-/* --- libraries: CUDA 12's cudaLibrary* are the driver's cuLibrary*, asked through its
- * cuGetProcAddress as the real runtime asks the real driver ------------------------------ */
+/* --- libraries: the driver's cuLibrary*, asked through its cuGetProcAddress as the real
+ * runtime asks the real driver. Only with CUDA 13: the driver's stand-in is built with CUDA 13
+ * alone (emulator/CMakeLists.txt), and CUDA 12.4's headers have no cudaLibrary_t ----------- */
+#if CUDART_VERSION >= 13000
 
 /* The body of a library call: the device started (the driver needs its context), then the
  * driver's @p name, of type @p type, called with the arguments that follow. */
@@ -292,3 +294,4 @@ cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, co
 {
     DRIVER_CALL("cuLibraryGetUnifiedFunction", by_name_fn, fptr, library, symbol);
 }
+#endif
