@@ -27,9 +27,9 @@
 
 #include "alloc.h"
 #include "emu.h"
+#include "emu_cuda12.h"
 #include "mem.h"
 #include "proto.h"
-#include "rt_cuda12.h"
 #include "say.h"
 
 /** Most emulated GPUs COURSE_EMU_GPUS may ask for. */

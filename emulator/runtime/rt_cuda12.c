@@ -1,7 +1,7 @@
 /**
  * @file rt_cuda12.c
  * @brief The runtime stand-in as libcudart.so.12: CUDA 12's older signatures of the entry
- * points whose CUDA 13 signature it exports under a versioned name (rt_cuda12.h).
+ * points whose CUDA 13 signature it exports under a versioned name (emu_cuda12.h).
  *
  * Built only with a CUDA 12 toolkit. A program built with CUDA 12 calls these names by
  * default: each is the versioned call with no edge data, or with a memory location for a
@@ -83,6 +83,42 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
                           int device)
 {
     return cudaMemAdvise_v2(devPtr, count, advice, location_of(device));
+}
+
+/* Their per-thread default stream forms (nvcc --default-stream per-thread), over the versioned
+ * calls' own, which CUDA 12's header names only through its renaming macros. */
+cudaError_t cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t, cudaGraphNode_t *,
+                                                        const cudaGraphEdgeData *, size_t,
+                                                        unsigned int);
+cudaError_t cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t, enum cudaStreamCaptureStatus *,
+                                             unsigned long long *, cudaGraph_t *,
+                                             const cudaGraphNode_t **, const cudaGraphEdgeData **,
+                                             size_t *);
+cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void *, size_t, struct cudaMemLocation, unsigned int,
+                                         cudaStream_t);
+
+cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream,
+                                                     cudaGraphNode_t *dependencies,
+                                                     size_t numDependencies, unsigned int flags)
+{
+    return cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, NULL, numDependencies,
+                                                       flags);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream,
+                                             enum cudaStreamCaptureStatus *captureStatus_out,
+                                             unsigned long long *id_out, cudaGraph_t *graph_out,
+                                             const cudaGraphNode_t **dependencies_out,
+                                             size_t *numDependencies_out)
+{
+    return cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out,
+                                            dependencies_out, NULL, numDependencies_out);
+}
+
+cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int dstDevice,
+                                      cudaStream_t stream)
+{
+    return cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location_of(dstDevice), 0, stream);
 }
 
 /* CUDA 12 still declares the cudaThread* calls that the cudaDevice* ones replaced. */

@@ -18,6 +18,7 @@
 
 #include "capture.h"
 #include "course_test.h"
+#include "emu_cuda12.h"
 #include "test_async.h"
 
 /* An odd size, not a multiple of any block. */

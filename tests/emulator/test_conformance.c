@@ -176,12 +176,13 @@ START_TEST(runtime_calls_programs_make)
 
     cudaMemPool_t pool;
     uint64_t threshold = UINT64_MAX, back = 0;
-    cudaMemPool_t by_location, made;
     struct cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0};
     enum cudaMemAccessFlags access = cudaMemAccessFlagsProtNone;
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+#if CUDART_VERSION >= 13000 /* pools by location: CUDA 13's calls */
+    cudaMemPool_t by_location, made;
     struct cudaMemPoolProps props = {0};
     props.allocType = cudaMemAllocationTypePinned, props.location = dev0;
-    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
     CUDA_CHECK(cudaMemGetDefaultMemPool(&by_location, &dev0, cudaMemAllocationTypePinned));
     ck_assert_ptr_eq(by_location, pool);
     CUDA_CHECK(cudaMemPoolCreate(&made, &props));
@@ -190,6 +191,7 @@ START_TEST(runtime_calls_programs_make)
     ck_assert_ptr_eq(by_location, made);
     CUDA_CHECK(cudaDeviceSetMemPool(0, pool));
     CUDA_CHECK(cudaMemPoolDestroy(made));
+#endif
     CUDA_CHECK(cudaMemPoolGetAccess(&access, pool, &dev0));
     ck_assert_int_eq(access, cudaMemAccessFlagsProtReadWrite);
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));

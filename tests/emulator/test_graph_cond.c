@@ -18,6 +18,7 @@
 
 #include "capture.h"
 #include "course_test.h"
+#include "emu_cuda12.h"
 #include "test_graph_cond.h"
 
 enum { N = 1031 };

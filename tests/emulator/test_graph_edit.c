@@ -14,6 +14,7 @@
 #include "capture.h"
 #include "course_judge.h"
 #include "course_test.h"
+#include "emu_cuda12.h"
 #include "test_async.h"
 
 /* Not a multiple of the kernel's 128-thread blocks. */

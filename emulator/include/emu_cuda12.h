@@ -1,7 +1,6 @@
 /**
- * @file rt_cuda12.h
- * @brief The runtime stand-in built against a CUDA 12 toolkit: the names CUDA 12 gives to
- * CUDA 13's signatures.
+ * @file emu_cuda12.h
+ * @brief Built against a CUDA 12 toolkit: the names CUDA 12 gives to CUDA 13's signatures.
  *
  * The stand-in compiles against the headers of the toolkit the course builds with, so with
  * CUDA 12 its structures have CUDA 12's layouts and CMake names it libcudart.so.12. The entry
@@ -10,10 +9,14 @@
  * beside older signatures of the plain names: with CUDA 12 the definitions take the versioned
  * names here, and rt_cuda12.c defines the older entry points on top of them. CUDA 12's own
  * headers already rename cudaGetDeviceProperties (to _v2) and the external semaphore calls.
- * Included by rt.h, after the CUDA headers; nothing with CUDA 13.
+ * Included by rt.h, and by the emulator's tests, which call these entry points with CUDA 13's
+ * signatures too; nothing with CUDA 13. It includes the runtime's header first: the names it
+ * renames must be declared before they are renamed.
  */
-#ifndef EMU_RT_CUDA12_H
-#define EMU_RT_CUDA12_H
+#ifndef EMU_CUDA12_H
+#define EMU_CUDA12_H
+
+#include <cuda_runtime_api.h>
 
 #if CUDART_VERSION < 13000
 #define cudaGraphAddNode cudaGraphAddNode_v2
