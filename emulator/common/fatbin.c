@@ -122,11 +122,11 @@ int fatbin_ptx_target(const char *ptx, int *specific)
     for (p += 3; isdigit((unsigned char)*p); p++)
         ;
     if (specific)
-        *specific = *p == 'a' || *p == 'f';
+        *specific = *p == 'a' || *p == 'f' ? *p : 0;
     return arch;
 }
 
-/* 1 when PTX text @p t targets an architecture's own features (fatbin_ptx_target()). */
+/* Nonzero when PTX text @p t targets an architecture's own features (fatbin_ptx_target()). */
 static int arch_specific(const char *t)
 {
     int specific;

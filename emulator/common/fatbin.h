@@ -52,8 +52,8 @@ enum fatbin_status fatbin_ptx_of(const void *fatbin, char **ptx, size_t *len, in
                                  size_t err_size);
 
 /** The architecture NUL-terminated PTX text @p ptx targets, 10 * major + minor (".target sm_90a":
- *  90), or 0 without a .target sm_ directive; *@p specific (when not NULL) is 1 for a target of
- *  an architecture's own features (sm_90a, sm_100f). */
+ *  90), or 0 without a .target sm_ directive; *@p specific (when not NULL) is the suffix letter of
+ *  a target of an architecture's own features ('a' for sm_90a, 'f' for sm_100f), else 0. */
 int fatbin_ptx_target(const char *ptx, int *specific);
 
 #endif /* EMU_FATBIN_H */

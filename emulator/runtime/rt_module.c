@@ -98,14 +98,19 @@ struct rt_function *rt_function_of(const void *host)
     return NULL;
 }
 
-/* "program (fat binary N, compute_A)": how messages name a module. */
-static void origin_of(const struct rt_module *m, int arch, char *out, size_t size)
+/* "program (fat binary N, compute_A)": how messages name a module, its PTX @p ptx (or NULL)
+ * naming the architecture's own features where it targets them ("compute_90a"). */
+static void origin_of(const struct rt_module *m, int arch, const char *ptx, char *out, size_t size)
 {
     Dl_info info;
     char path[4096] = "this program";
+    int suffix = 0;
     if (dladdr(m->wrapper, &info) && info.dli_fname && *info.dli_fname)
         snprintf(path, sizeof path, "%s", info.dli_fname);
-    snprintf(out, size, "%s (fat binary %u, compute_%d)", basename(path), m->id, arch);
+    if (ptx)
+        fatbin_ptx_target(ptx, &suffix);
+    const char letter[2] = {(char)suffix, 0};
+    snprintf(out, size, "%s (fat binary %u, compute_%d%s)", basename(path), m->id, arch, letter);
 }
 
 /* Read a LOADED reply into @p m: mirror the module's variables, keep the kernel table. */
@@ -185,7 +190,7 @@ cudaError_t rt_module_load(struct rt_module *m)
     size_t len = 0;
     int arch = 0;
     enum fatbin_status st = fatbin_ptx(m->wrapper, &ptx, &len, &arch, err, sizeof err);
-    origin_of(m, arch, origin, sizeof origin);
+    origin_of(m, arch, st == FATBIN_PTX ? ptx : NULL, origin, sizeof origin);
     m->state = -1;
     if (st == FATBIN_NO_PTX) {
         emu_say("%s holds no PTX for compute_%d or older, only machine code for real GPUs; rebuild "

@@ -182,6 +182,27 @@ START_TEST(corrupt_lz4_refused)
 }
 END_TEST
 
+/* A PTX text's target: its architecture, and the letter of a target of that architecture's own
+ * features, which the runtime's messages name ("compute_90a"). */
+START_TEST(ptx_target_and_its_letter)
+{
+    static const struct {
+        const char *text;
+        int arch, letter;
+    } cases[] = {{".version 8.0\n.target sm_90a\n", 90, 'a'},
+                 {".version 8.7\n.target sm_100f, texmode_independent\n", 100, 'f'},
+                 {".version 8.0\n.target sm_90\n", 90, 0},
+                 {".version 7.0\n.target\tsm_80\n", 80, 0},
+                 {".version 8.0\n", 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int letter = -1, arch = fatbin_ptx_target(cases[i].text, &letter);
+        ck_assert_msg(arch == cases[i].arch && letter == cases[i].letter,
+                      "case %zu: architecture %d and letter %d, want %d and %d", i, arch, letter,
+                      cases[i].arch, cases[i].letter);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     const struct course_case cases[] = {
@@ -190,6 +211,7 @@ int main(int argc, char **argv)
         {"lz4_ptx_of_cuda12", lz4_ptx_of_cuda12, CASE_CPU, 30},
         {"newest_runnable_architecture_taken", newest_runnable_architecture_taken, CASE_CPU, 30},
         {"corrupt_lz4_refused", corrupt_lz4_refused, CASE_CPU, 30},
+        {"ptx_target_and_its_letter", ptx_target_and_its_letter, CASE_CPU, 30},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
 }
