@@ -63,7 +63,10 @@ STEPS = ("probes", "bench", "suite", "model", "ncu", "differential", "sanitize")
 def tree_stamp(root):
     """The commit and a hash of every uncommitted change: which tree a result is for."""
     def git(*args):
-        return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True).stdout
+        try:
+            return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True).stdout
+        except OSError:  # no git on this machine (a course unpacked from an archive)
+            return ""
     head = git("rev-parse", "HEAD").strip() or "no-git"
     changes = git("diff", "HEAD") + git("status", "--porcelain")
     return head + ("" if not changes else "+" + hashlib.sha1(changes.encode()).hexdigest()[:12])
