@@ -927,7 +927,9 @@ static int free_id(struct course_runner *r)
 /* Guards as long as the data (one row past any matrix, at least), from 256 bytes to 1 MiB. */
 static size_t guard_for(size_t bytes)
 {
-    size_t g = bytes < 256 ? 256 : bytes > (1u << 20) ? (1u << 20) : bytes;
+    size_t g = bytes < 256 ? 256 : bytes;
+    if (g > (1u << 20))
+        g = 1u << 20;
     return (g + 255) / 256 * 256;
 }
 

@@ -624,7 +624,8 @@ static uint32_t fns_ref(uint32_t mask, uint32_t base, uint32_t off)
     if (offset == 0)
         return mask >> base & 1 ? base : 0xFFFFFFFFu;
     int64_t seen = 0, want = offset > 0 ? offset : -(int64_t)offset;
-    for (int pos = (int)base; pos >= 0 && pos<32; pos += offset> 0 ? 1 : -1)
+    int step = offset > 0 ? 1 : -1;
+    for (int pos = (int)base; pos >= 0 && pos < 32; pos += step)
         if (mask >> pos & 1 && ++seen == want)
             return (uint32_t)pos;
     return 0xFFFFFFFFu;

@@ -727,11 +727,16 @@ struct simd_spec {
     enum simd_ref ref;
     int arg;
 };
+
+/* One intrinsic's spec, for SIMD_SPEC (which a compound literal would leave to clang-format
+ * versions that disagree on where its #f goes). */
+static struct simd_spec simd_spec_of(const char *name, int elems, int is_signed, enum simd_ref ref,
+                                     int arg)
+{
+    return (struct simd_spec){name, elems, is_signed, ref, arg};
+}
 #define SIMD_SPEC(f, srcs, elems, sign, ref, arg)                                                  \
-    spec[k++] = (struct simd_spec)                                                                 \
-    {                                                                                              \
-#f, elems, sign, ref, arg                                                                  \
-    }
+    spec[k++] = simd_spec_of(#f, elems, sign, ref, arg)
 
 /* Every intrinsic, compiled by nvcc 13 for sm_90 (packed .s16x2/.u16x2 add, min and max, their
    .relu, min/max.relu.s32, neg.s16 and the video instructions among what it emits), against the
