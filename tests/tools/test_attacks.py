@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Grade each submission of a folder with ./course grade; check what it scores.
 
-  test_attacks.py [--no-namespaces] [FOLDER]
+  test_attacks.py [--no-namespaces] [--build DIR] [FOLDER]
       FOLDER: tests/tools/attacks (the default) or tests/tools/variants; --no-namespaces: grade
       as a container that refuses namespaces would (COURSE_SANDBOX_NO_NAMESPACES=1, read by the
-      grader's sandbox alone), where the sandbox user, limits and permissions are the defence
+      grader's sandbox alone), where the sandbox user, limits and permissions are the defence;
+      --build: the course's build, whose lessons are the ones judged (a submission to a lesson
+      it leaves out, lesson 12 with CUDA 12, is skipped)
 
 attacks/ holds cheating submissions, which must score nothing they did not earn; variants/ holds
 correct solutions written differently, which must score full marks. Each subfolder is a
@@ -43,6 +45,9 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from grade.cli import ctest_names  # noqa: E402 (tools/grade, found through the line above)
+
 ATTACKS = pathlib.Path(__file__).resolve().parent / "attacks"
 LESSON = "01_cpu_reference"
 DIRECTIVES = ("attack.txt", "variant.txt")
@@ -134,6 +139,9 @@ def skipped(lines, name):
         return f"skip  {name}: the defence is the sandbox user, which needs root"
     if ["namespaces"] in lines and (os.geteuid() != 0 or NO_NAMESPACES):
         return f"skip  {name}: the defence is the sandbox's private root, which needs namespaces"
+    lesson = lesson_of(lines)[:2]
+    if BUILT is not None and lesson not in BUILT:
+        return f"skip  {name}: lesson {lesson} is not in this build"
     return None
 
 
@@ -194,6 +202,7 @@ def grade(folder, name, tmp):
 
 NO_NAMESPACES = False
 USER = "nobody"
+BUILT = None  # the lessons the build given holds (--build), or None: all
 # The user the grades run the student's code as: one of the test's own, one per way, so that what
 # the sandbox does to its user's processes (limits, the sweep where namespaces are refused)
 # reaches no other grade on the machine, the other way's included.
@@ -214,11 +223,15 @@ def sandbox_user():
 
 
 def main():
-    global NO_NAMESPACES, USER
+    global NO_NAMESPACES, USER, BUILT
     args = sys.argv[1:]
     NO_NAMESPACES = "--no-namespaces" in args
     USER = sandbox_user()
     args = [a for a in args if a != "--no-namespaces"]
+    if "--build" in args:
+        at = args.index("--build")
+        BUILT = {n.split(".")[0] for n in ctest_names(args[at + 1])}
+        del args[at:at + 2]
     folder = pathlib.Path(args[0]) if args else ATTACKS
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"course-{folder.name}-"))
     tmp.chmod(0o755)  # the sandbox user must reach the kept grade tree below it
