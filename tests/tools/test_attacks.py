@@ -46,7 +46,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from grade.cli import ctest_names  # noqa: E402 (tools/grade, found through the line above)
+from grade.cli import lessons_built  # noqa: E402 (tools/grade, found through the line above)
 
 ATTACKS = pathlib.Path(__file__).resolve().parent / "attacks"
 LESSON = "01_cpu_reference"
@@ -230,7 +230,7 @@ def main():
     args = [a for a in args if a != "--no-namespaces"]
     if "--build" in args:
         at = args.index("--build")
-        BUILT = {n.split(".")[0] for n in ctest_names(args[at + 1])}
+        BUILT = lessons_built(args[at + 1])
         del args[at:at + 2]
     folder = pathlib.Path(args[0]) if args else ATTACKS
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"course-{folder.name}-"))
