@@ -46,6 +46,21 @@ struct tensor {
     CUtensorMapFloatOOBfill oob;
 };
 
+/* 37 x 45 floats in rows of 48 (3 floats of padding a row, never to be read), in 16 x 8 boxes
+ * swizzled @p swizzle: the 2D tensor of most cases below. */
+static struct tensor f32_37x45(CUtensorMapSwizzle swizzle)
+{
+    return (struct tensor){.rank = 2,
+                           .esize = 4,
+                           .type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                           .dim = {45, 37},
+                           .stride = {0, 192},
+                           .box = {16, 8},
+                           .estride = {1, 1},
+                           .swizzle = swizzle,
+                           .oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+}
+
 /* Fill @p t's bytes (padding included) with a pattern, and copy them to the device. */
 static void tensor_make(struct tensor *t, unsigned seed)
 {
@@ -190,18 +205,7 @@ START_TEST(tma_load_1d_and_2d_edges)
     const struct hop_coords c1[] = {{{0}}, {{1000}}, {{-20}}, {{2000}}, {{517}}};
     load_boxes(&a, NULL, c1, 5, 0, "1D u8, 48-byte boxes over 1031");
     /* 37 x 45 floats in rows of 48: the 3 padding floats of a row must never be read */
-    struct tensor b = {2,
-                       4,
-                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                       {45, 37},
-                       {0, 192},
-                       NULL,
-                       NULL,
-                       0,
-                       {16, 8},
-                       {1, 1},
-                       CU_TENSOR_MAP_SWIZZLE_64B,
-                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    struct tensor b = f32_37x45(CU_TENSOR_MAP_SWIZZLE_64B);
     tensor_make(&b, 2);
     const struct hop_coords c2[] = {{{0, 0}},   {{40, 32}}, {{-8, -3}},
                                     {{32, 36}}, {{45, 0}},  {{29, 17}}};
@@ -215,18 +219,7 @@ END_TEST
  * second tensor's, zeros past its edges. */
 START_TEST(tma_load_through_a_map_edited_on_the_device)
 {
-    struct tensor a = {2,
-                       4,
-                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                       {45, 37},
-                       {0, 192},
-                       NULL,
-                       NULL,
-                       0,
-                       {16, 8},
-                       {1, 1},
-                       CU_TENSOR_MAP_SWIZZLE_64B,
-                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    struct tensor a = f32_37x45(CU_TENSOR_MAP_SWIZZLE_64B);
     struct tensor b = a;
     b.dim[0] = 29, b.dim[1] = 23, b.stride[1] = 160; /* 29 floats in rows of 40 */
     tensor_make(&a, 3);
@@ -370,18 +363,7 @@ static void store_boxes(struct tensor *t, const struct hop_coords *coords, int b
 
 START_TEST(tma_store_and_reduce_write_only_in_bounds)
 {
-    struct tensor t = {2,
-                       4,
-                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                       {45, 37},
-                       {0, 192},
-                       NULL,
-                       NULL,
-                       0,
-                       {16, 8},
-                       {1, 1},
-                       CU_TENSOR_MAP_SWIZZLE_128B,
-                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    struct tensor t = f32_37x45(CU_TENSOR_MAP_SWIZZLE_128B);
     tensor_make(&t, 6);
     const struct hop_coords c[] = {{{0, 0}}, {{16, 8}}, {{32, 32}}, {{-8, 16}}, {{40, -5}}};
     store_boxes(&t, c, 5, 0);
@@ -674,18 +656,7 @@ START_TEST(correct_copies_report_nothing)
     float sums[32];
     pipeline(3, sums);
     capture_assert_no_reports("the pipeline");
-    struct tensor b = {2,
-                       4,
-                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                       {45, 37},
-                       {0, 192},
-                       NULL,
-                       NULL,
-                       0,
-                       {16, 8},
-                       {1, 1},
-                       CU_TENSOR_MAP_SWIZZLE_128B,
-                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    struct tensor b = f32_37x45(CU_TENSOR_MAP_SWIZZLE_128B);
     tensor_make(&b, 2);
     const struct hop_coords c2[] = {{{0, 0}}, {{40, 32}}, {{-8, -3}}};
     load_boxes(&b, NULL, c2, 3, 0, "2D f32 under the checks");
