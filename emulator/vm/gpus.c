@@ -17,14 +17,25 @@
  *  - latencies: rounded from published pointer-chasing microbenchmarks (Jia et al.,
  *    "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, and the
  *    Turing T4 follow-up, 2019; Chips and Cheese's Ampere and Hopper articles); approximate.
- *  - DRAM_STREAM_SHARE (gpus.h): the datasheets' DRAM bandwidth is the interface's peak; a kernel
- *    that only streams through memory reaches about 88% of it on three GPUs of three
- *    generations: an H200 copying device to device at 4226.9 of 4800 GB/s (88.1%, this project's
- *    `./course gpu-report`, 2026-11-30, docs/gpu-reports/2026-11-30-h200), an RTX 5090's
- *    cub::DeviceTransform BabelStream at 87.8% (NVIDIA/cccl pull request 9881, 16-byte
- *    elements, 2^28 of them) and an RTX 2060's BabelStream triad at 304 of 336 GB/s (90.5%,
- *    alpaka-group/alpaka issue 1874). 0.88 on every row, measured on none of the validation
- *    sets' GPUs but the H200.
+ *  - DRAM_STREAM_SHARE and DRAM_COPY_SHARE (gpus.h): the datasheets' DRAM bandwidth is the
+ *    interface's peak. A kernel that reads and writes as many bytes reaches about 88% of it: an
+ *    H200 copying device to device at 4226.9 of 4800 GB/s (88.1%, this project's `./course
+ *    gpu-report`, 2026-11-30, docs/gpu-reports/2026-11-30-h200) and an RTX 5090's
+ *    cub::DeviceTransform BabelStream at 87.8% (NVIDIA/cccl pull request 9881, 16-byte elements,
+ *    2^28 of them). A kernel that only reads reaches more: gpu-benches' gpu-stream (Dominik
+ *    Ernst, github.com/te42kyfo/gpu-benches at 1c36d50, its best occupancy) reads at 1490 of an
+ *    A100 40GB's 1555 GB/s (95.8%), 1942 of an H100 PCIe's 2000 (97.1%) and 866 of a V100's 900
+ *    (96.2%): 0.964, their mean. The same files write only (init) at 96.8%, 100.9% and 99.4%,
+ *    copy (scale) at 88.8%, 85.2% and 89.3%, and add two streams into a third (triad) at 88.4%,
+ *    91.6% and 90.4%, where the rule below gives 90.6% (an RTX 2060's BabelStream triad: 304 of
+ *    336 GB/s, 90.5%, alpaka-group/alpaka issue 1874). Its a100_80 file (the board not given, so
+ *    no datasheet rate) and h200 file (2756 of 4800 GB/s reading and 3165 copying: two blocks an
+ *    SM did not keep the H200's memory busy, which copied at 4227 here) are left out. The model
+ *    charges R bytes read and W written (R + W) / DRAM_STREAM_SHARE + 2 (1 / DRAM_COPY_SHARE -
+ *    1 / DRAM_STREAM_SHARE) min(R, W) over the datasheet's rate: a stream's share, and the copy's
+ *    for every read paired with a write. On every row; measured on none of the validation sets'
+ *    GPUs but the H200 (its copy). The read share was looked for because of the H100 vector-sum
+ *    set (emulator/MODEL.md), which reads at 96.4%.
  *  - launch overhead: 3 us assumed, the order of a short kernel's launch in NVIDIA's
  *    "Getting Started with CUDA Graphs" (2019); not measured here.
  *  - issue: 4 schedulers per SM, one warp instruction each per clock (every whitepaper above).

@@ -31,7 +31,7 @@ struct model_gpu {
     double l2_bytes;         /**< L2 size */
     double l2_bytes_per_clk; /**< L2 bandwidth, whole GPU, bytes per clock */
     double dram_gbs;         /**< DRAM bandwidth, GB/s, the datasheet's (the model streams at
-                                  DRAM_STREAM_SHARE of it) */
+                                  DRAM_STREAM_SHARE and copies at DRAM_COPY_SHARE of it) */
     unsigned max_warps;      /**< resident warps per SM */
     unsigned max_blocks;     /**< resident blocks per SM */
     unsigned lat_l1;         /**< load latency, L1 hit (cycles) */
@@ -57,8 +57,12 @@ struct model_gpu {
 #define WGMMA_8BIT_SPEEDUP 2.0
 
 /** The share of a row's DRAM bandwidth (its datasheet's) that a kernel streaming through memory
- *  reaches: the sources are in gpus.c. */
-#define DRAM_STREAM_SHARE 0.88
+ *  in one direction (reading only, or writing only) reaches: the sources are in gpus.c. */
+#define DRAM_STREAM_SHARE 0.964
+
+/** The share a kernel that reads and writes as many bytes (a copy) reaches: the bus turning
+ *  between reads and writes costs the rest. The sources are in gpus.c. */
+#define DRAM_COPY_SHARE 0.88
 
 /** Threads an SM takes through a bar.sync (__syncthreads()) a clock: the sources are in gpus.c. */
 #define BAR_THREADS_CLK 16.0

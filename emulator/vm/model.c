@@ -21,12 +21,14 @@
  *   issue   warp instructions / schedulers, but a producer warp's (TMA copies for other warps'
  *           wgmma and none of its own: it issues from its own warp slots)
  *   lsu     shared wavefronts (a thread's adjacent aligned accesses merged into one of up to
- *           16 bytes, as ptxas merges them) + one L1 wavefront per 128-byte line a global
- *           request touches, one per clock
+ *           16 bytes, as ptxas merges them) + a global load's L1 wavefronts (its data's by the
+ *           banks, or 1 + a quarter for each 128-byte line past its first, whichever are more:
+ *           l1_load_wavefronts()) + one per 128-byte line a global store touches, one per clock
  *   latency each batch's slowest load's latency, summed / resident warps (Little's law: a
  *           warp waits at the first use of a batch of loads for all of them)
  *   barrier bar.sync's threads / BAR_THREADS_CLK
- * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes / DRAM bandwidth, and the
+ * and chip-wide ones: L2 bytes / L2 bytes per clock, DRAM bytes at a stream's share of the DRAM
+ * bandwidth with each byte written and read in pairs at a copy's (dram_ms()), and the
  * clocks of the global atomics on the busiest address (model_atomic()). The time is
  * the resident warps' time on the SM's pipes with the latency between their visits (mean value
  * analysis: shared_pipes_ms(); the largest bound when many warps share them), at least each
@@ -132,6 +134,7 @@ static int cache_access(struct cache *c, uint64_t s)
 /* What the caches found, summed (doubles: scaled by sampling). */
 struct tally {
     double l1_wavefronts, smem_wavefronts, load_sectors, l1_hits, l2_sectors, l2_hits, dram_sectors;
+    double dram_writes;                /* the DRAM sectors stores wrote (the rest were read) */
     double loads, latency;             /* synchronous loads, and their latencies summed */
     double stall;                      /* their batches' latencies: each batch its slowest load's */
     double async_loads, async_latency; /* cp.async requests, and their latencies summed */
@@ -529,6 +532,7 @@ static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r, struct
             lat = g->lat_l2;
         } else {
             m->t.dram_sectors++;
+            m->t.dram_writes += r->store;
             lat = g->lat_dram;
         }
         worst = worst > lat ? worst : lat;
@@ -919,8 +923,32 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
     m->nsec += n;
 }
 
-void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *sec,
-                  unsigned n, int store)
+/* The L1's wavefronts for a warp's global load of lanes @p mask at @p addr, @p bytes each, in
+ * @p lines 128-byte lines: its data's (shared memory's rule: 32 banks of 4 bytes) or its tag
+ * stage's (the first line, and a quarter for each other), whichever are more. Nsight Compute
+ * counts both on an A100, an A40 and an H200 for gpu-benches' strided loads, and the loads take
+ * the larger (MODEL.md, "Strided loads"). */
+static double l1_load_wavefronts(const uint64_t *addr, uint32_t mask, unsigned bytes,
+                                 uint32_t lines)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, off[32] = {0}, phases;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        lo = addr[l] < lo ? addr[l] : lo;
+        hi = addr[l] > hi ? addr[l] : hi;
+    }
+    lo &= ~127ull;             /* a line's start: the offsets keep their banks */
+    if (hi - lo >= 1ull << 33) /* lanes further apart than the bank rule's words reach */
+        return lines;
+    for (uint32_t mm = mask; mm; mm &= mm - 1)
+        off[__builtin_ctz(mm)] = addr[__builtin_ctz(mm)] - lo;
+    double data = (double)count_wavefronts(off, mask, bytes, 0, &phases);
+    double tags = 1.0 + (lines - 1.0) / 4.0;
+    return data > tags ? data : tags;
+}
+
+void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
+                  uint32_t mask, unsigned bytes, const uint64_t *sec, unsigned n, int store)
 {
     int async = in && in->op == OP_CP_ASYNC;
     if (async && warp == 0) /* the copies a pipeline's warp has in flight at once */
@@ -938,7 +966,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
     uint32_t lines = 0;
     for (unsigned i = 0; i < n; i++)
         lines += i == 0 || (sec[i] >> 2) != (sec[i - 1] >> 2);
-    m->t.l1_wavefronts += lines;
+    m->t.l1_wavefronts += store || !lines ? lines : l1_load_wavefronts(addr, mask, bytes, lines);
     for (unsigned i = 0; i < n; i++)
         m->sec[m->nsec + i] = sec[i] - m->origin;
     uint32_t w = warp < 32 ? warp : 31;
@@ -1005,6 +1033,16 @@ static double clock_ms(const struct model_gpu *g)
     return 1e3 / (g->clock_mhz * 1e6);
 }
 
+/* DRAM's time for @p reads and @p writes sectors, in ms: every sector at the share a stream in one
+ * direction reaches, and each read paired with a write at what turning the bus costs a copy
+ * (gpus.c: the two shares' sources). */
+static double dram_ms(const struct model_gpu *g, double reads, double writes)
+{
+    double turn = 2.0 * (1.0 / DRAM_COPY_SHARE - 1.0 / DRAM_STREAM_SHARE);
+    double sectors = (reads + writes) / DRAM_STREAM_SHARE + turn * fmin(reads, writes);
+    return sectors * 32.0 / (g->dram_gbs * 1e9) * 1e3;
+}
+
 /* Each resource's time in ms, from the scaled counts. */
 static void bounds(const struct vm_model *m, const struct tally *t, struct model_estimate *e)
 {
@@ -1046,8 +1084,7 @@ static void bounds(const struct vm_model *m, const struct tally *t, struct model
     /* a shared atomic's lanes on one address take a wavefront each */
     e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts + t->satom_serial) * share * ms;
     e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
-    e->bound_ms[MODEL_DRAM] =
-        t->dram_sectors * 32.0 / (g->dram_gbs * DRAM_STREAM_SHARE * 1e9) * 1e3;
+    e->bound_ms[MODEL_DRAM] = dram_ms(g, t->dram_sectors - t->dram_writes, t->dram_writes);
     e->bound_ms[MODEL_LATENCY] =
         (t->stall + t->async_latency / (ahead > 1 ? ahead : 1)) * share / resident * ms;
     /* Global atomics on one address are applied one at a time where the address lives (L2),

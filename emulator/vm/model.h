@@ -95,10 +95,11 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear);
  *  group, which is sampled whole or skipped whole. */
 void model_resident(struct vm_model *m, uint32_t group);
 
-/** One global request of warp @p warp by instruction @p in (NULL: unknown): its @p n distinct
- *  32-byte sectors @p sec, sorted (count_sectors()). */
-void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *sec,
-                  unsigned n, int store);
+/** One global request of warp @p warp by instruction @p in (NULL: unknown): lanes @p mask at
+ *  @p addr, @p bytes each, and their @p n distinct 32-byte sectors @p sec, sorted
+ *  (count_sectors()). */
+void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
+                  uint32_t mask, unsigned bytes, const uint64_t *sec, unsigned n, int store);
 
 /** A piece of a TMA (bulk or tensor) copy issued by warp @p warp: global [@p addr, @p addr +
  *  @p bytes), read (or written, @p store) by the copy engine through L2; a load completes on

@@ -233,7 +233,7 @@ static void observe(struct exec *x, const struct warp *w, const struct insn *in,
         if (x->cnt)
             count_global(x, addr, m, store, sec, n);
         if (model)
-            model_global(model, w->index, in, sec, n, store);
+            model_global(model, w->index, in, addr, m, bytes, sec, n, store);
     } else {
         if (x->cnt)
             count_shared(x, addr, m, bytes, store);

@@ -6,7 +6,8 @@
  *        address, and integer ones a warp sums first; a tile
  *        loop that loads each tile before using it, and its twin that copies the next tile
  *        with cp.async while it works on this one; a block whose warps all read one row; blocks
- *        whose work differs; chunks read twice, half a grid apart.
+ *        whose work differs; chunks read twice, half a grid apart; loads whose lanes are
+ *        far apart.
  */
 #include "test_model.h"
 
@@ -441,4 +442,18 @@ static __global__ void model_tree_kernel(const float *x, float *y)
 void model_tree(int n, const float *d_x, float *d_y)
 {
     model_tree_kernel<<<n / 256, 256>>>(d_x, d_y);
+}
+
+static __global__ void model_strided_kernel(int lane, int step, int reads, const float *x, float *y)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float sum = 0;
+    for (int j = 0; j < reads; j++)
+        sum += x[t * lane + j * step];
+    y[t] = sum;
+}
+
+void model_strided(int threads, int lane, int step, int reads, const float *d_x, float *d_y)
+{
+    model_strided_kernel<<<threads / 256, 256>>>(lane, step, reads, d_x, d_y);
 }

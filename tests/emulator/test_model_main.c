@@ -59,6 +59,12 @@ static void run_all(int n, float *d_x, float *d_y)
         model_rounds(n, threads, d_x, d_y); /* 2 blocks an SM on the h100, then 8 */
     if (n >= 1 << 22)
         model_tree(n, d_x, d_y); /* 8 blocks an SM, as model_rounds' second */
+    if (n >= 1 << 24) {          /* 2^18 threads read 4 floats: lanes 1, 12 and 33 floats apart */
+        model_strided(1 << 18, 1, 1 << 18, 4, d_x, d_y);
+        model_strided(1 << 18, 12, 1, 4, d_x, d_y);
+        model_strided(1 << 18, 33, 1, 4, d_x, d_y);
+        model_strided(1 << 19, 1, 1 << 19, 32, d_x, d_y); /* 64 MiB read, 2 MiB written */
+    }
     model_resident_copies(n, d_x, d_y);
     model_units();
 }

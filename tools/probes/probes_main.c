@@ -9,10 +9,10 @@
  * One row per probe (probes.cu): the load latencies from the L1, the L2, DRAM, shared memory
  * and ldmatrix; the SM clock and the fp32 and mma.sync rates at it; the L2's read rate; atomic
  * adds to one address and to 256; 4-byte stores each to a sector of its own; __syncthreads()
- * in blocks of 1024; a device copy's share of the datasheet's DRAM bandwidth. The rates in
- * clocks take the SM clock the fp32 probe ran at. Every probe checks what its kernel computed
- * (a chain's end, every sum, count and store), and a failed check exits 1 naming the probe.
- * On the CPU emulator the kernels run small and are checked; no time is taken ("not run").
+ * in blocks of 1024; a device copy's and a read's shares of the datasheet's DRAM bandwidth. The
+ * rates in clocks take the SM clock the fp32 probe ran at. Every probe checks what its kernel
+ * computed (a chain's end, every sum, count and store), and a failed check exits 1 naming the
+ * probe. On the CPU emulator the kernels run small and are checked; no time is taken ("not run").
  * --gpu-file writes the model's row with what was measured in place of its latencies, clock,
  * mma.sync rate, L2 rate and fp32 atomic clocks: a GPU file `./course estimate --gpu=FILE`
  * reads (on the emulator, the row unchanged). `./course gpu-report` runs it first on a GPU
@@ -397,12 +397,38 @@ static void barrier_rate(struct probe_run *r)
     CUDA_CHECK(cudaFree(d_clocks));
 }
 
-/* A device copy's share of the datasheet's DRAM bandwidth (the model's DRAM_STREAM_SHARE). */
+/* A device copy's share of the datasheet's DRAM bandwidth (the model's DRAM_COPY_SHARE). */
 static void dram_share(struct probe_run *r)
 {
     double gbs = r->small ? NAN : device_copy_bandwidth_gbs((size_t)1 << 30, 10);
     add_row(r, "dram_share", "share of the datasheet's DRAM rate (1 GiB copy)",
-            gbs / r->gpu->dram_gbs, DRAM_STREAM_SHARE, 1);
+            gbs / r->gpu->dram_gbs, DRAM_COPY_SHARE, 1);
+}
+
+/* A read's share of the datasheet's DRAM bandwidth (the model's DRAM_STREAM_SHARE): 1 GiB, far
+ * more than any L2 holds, read once around the L1 by eight blocks an SM, 4 loads of 16 bytes in
+ * flight a thread. */
+static void dram_read_share(struct probe_run *r)
+{
+    int blocks = r->small ? 2 : r->dev.sms * 8, threads = blocks * 256;
+    size_t words = r->small ? 12308 : (size_t)1 << 28; /* 4-byte words: 1 GiB */
+    unsigned *buf = mat_alloc(words * 4), *sum = mat_alloc(threads * 4), want = 0, got = 0;
+    for (size_t i = 0; i < words; i++)
+        want += buf[i] = (unsigned)(i % 5);
+    unsigned *d_buf = dev_alloc(words * 4), *d_sum = dev_alloc(threads * 4);
+    CUDA_CHECK(cudaMemcpy(d_buf, buf, words * 4, cudaMemcpyHostToDevice));
+    struct l2_args a = {blocks, 1, d_buf, (long long)words / 4, d_sum};
+    double ms = time_ms(launch_l2, &a);
+    to_host(sum, d_sum, threads * 4);
+    for (int i = 0; i < threads; i++)
+        got += sum[i];
+    add_row(r, "dram_read_share", "share of the datasheet's DRAM rate (1 GiB read)",
+            r->small ? NAN : words * 4.0 / (ms * 1e6) / r->gpu->dram_gbs, DRAM_STREAM_SHARE,
+            got == want);
+    free(buf);
+    free(sum);
+    CUDA_CHECK(cudaFree(d_buf));
+    CUDA_CHECK(cudaFree(d_sum));
 }
 
 static void measure(struct probe_run *r)
@@ -423,6 +449,7 @@ static void measure(struct probe_run *r)
     column_store_rate(r);
     barrier_rate(r);
     dram_share(r);
+    dram_read_share(r);
 }
 
 static void cell(char *buf, size_t size, double v)
