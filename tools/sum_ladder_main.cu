@@ -74,44 +74,31 @@ namespace k9
 }
 #undef main
 
-enum { THREADS = 512, BATCH = 12, BLOCK_INTS = THREADS * BATCH, LAST = 9 };
+enum { THREADS = 512, BATCH = 12, BLOCK_INTS = THREADS * BATCH };
 
-/* Kernel K's launch function as the checkout's main() calls it. Kernels 0 and 1 sum into one
- * int a block (first) and then sum those in one block; the others add into out. */
+/* The launch functions, with the template arguments the checkout's main() gives them. Kernels 0
+ * and 1 sum into one int a block (first) and then sum those in one block; the others add into
+ * out. */
+typedef void TwoPasses(const int *, int *, int *, size_t);
+typedef void OnePass(const int *, int *, size_t);
+static TwoPasses *const two_passes[] = {k0::kernel_0_launch<THREADS>, k1::kernel_1_launch<THREADS>};
+static OnePass *const one_pass[] = {
+    k2::kernel_2_launch<THREADS>,        k3::kernel_3_launch<THREADS, BATCH>,
+    k4::kernel_4_launch<THREADS, BATCH>, k5::kernel_5_launch,
+    k6::kernel_6_launch<THREADS, BATCH>, k7::kernel_7_launch<THREADS, BATCH>,
+    k8::kernel_8_launch<THREADS, BATCH>, k9::kernel_9_launch<THREADS, BATCH>};
+enum {
+    TWO_PASSES = sizeof two_passes / sizeof two_passes[0],
+    LAST = TWO_PASSES + sizeof one_pass / sizeof one_pass[0] - 1 /* the last kernel's number */
+};
+
+/* Kernel @p k's launch function, as the checkout's main() calls it. */
 static void launch(int k, const int *in, int *first, int *out, size_t n)
 {
-    switch (k) {
-    case 0:
-        k0::kernel_0_launch<THREADS>(in, first, out, n);
-        break;
-    case 1:
-        k1::kernel_1_launch<THREADS>(in, first, out, n);
-        break;
-    case 2:
-        k2::kernel_2_launch<THREADS>(in, out, n);
-        break;
-    case 3:
-        k3::kernel_3_launch<THREADS, BATCH>(in, out, n);
-        break;
-    case 4:
-        k4::kernel_4_launch<THREADS, BATCH>(in, out, n);
-        break;
-    case 5:
-        k5::kernel_5_launch(in, out, n);
-        break;
-    case 6:
-        k6::kernel_6_launch<THREADS, BATCH>(in, out, n);
-        break;
-    case 7:
-        k7::kernel_7_launch<THREADS, BATCH>(in, out, n);
-        break;
-    case 8:
-        k8::kernel_8_launch<THREADS, BATCH>(in, out, n);
-        break;
-    default:
-        k9::kernel_9_launch<THREADS, BATCH>(in, out, n);
-        break;
-    }
+    if (k < TWO_PASSES)
+        two_passes[k](in, first, out, n);
+    else
+        one_pass[k - TWO_PASSES](in, out, n);
 }
 
 /* A value from -99 to 99 that varies along the input, so that a kernel that skips, repeats or

@@ -278,29 +278,39 @@ static void launch_l2(void *a)
     probe_l2_read(x->blocks, x->buf, x->n, x->passes, x->sum);
 }
 
-/* The L2's read rate: a quarter of the L2 read again and again around the L1 by eight blocks an
- * SM, 4 loads of 16 bytes in flight a thread, in bytes a clock for the whole GPU. */
-static void l2_rate(struct probe_run *r)
+/* The ms a read of @p words 32-bit words (a multiple of 4, each a value the sum checks), @p passes
+ * times around the L1 by eight blocks an SM (two on the emulator), 4 loads of 16 bytes in flight a
+ * thread, takes; *@p ok 1 when every thread's sums add up to the words' @p passes times. */
+static double read_ms(const struct probe_run *r, size_t words, int passes, int *ok)
 {
     int blocks = r->small ? 2 : r->dev.sms * 8, threads = blocks * 256;
-    size_t words = r->small ? 12308 : r->dev.l2_bytes / 4 / 4 / 4 * 4; /* 16-byte vectors */
     unsigned *buf = mat_alloc(words * 4), *sum = mat_alloc(threads * 4), want = 0, got = 0;
     for (size_t i = 0; i < words; i++)
         want += buf[i] = (unsigned)(i % 7);
     unsigned *d_buf = dev_alloc(words * 4), *d_sum = dev_alloc(threads * 4);
     CUDA_CHECK(cudaMemcpy(d_buf, buf, words * 4, cudaMemcpyHostToDevice));
-    struct l2_args a = {blocks, r->small ? 2 : 200, d_buf, (long long)words / 4, d_sum};
+    struct l2_args a = {blocks, passes, d_buf, (long long)words / 4, d_sum};
     double ms = time_ms(launch_l2, &a);
     to_host(sum, d_sum, threads * 4);
     for (int i = 0; i < threads; i++)
         got += sum[i];
-    add_row(r, "l2_bytes_per_clk", "bytes a clock (the GPU's L2 reads)",
-            words * 4.0 * a.passes / (ms * 1e3 * r->mhz), r->gpu->l2_bytes_per_clk,
-            got == want * (unsigned)a.passes);
+    *ok = got == want * (unsigned)passes;
     free(buf);
     free(sum);
     CUDA_CHECK(cudaFree(d_buf));
     CUDA_CHECK(cudaFree(d_sum));
+    return ms;
+}
+
+/* The L2's read rate: a quarter of the L2 read again and again (read_ms()), in bytes a clock for
+ * the whole GPU. */
+static void l2_rate(struct probe_run *r)
+{
+    size_t words = r->small ? 12308 : r->dev.l2_bytes / 4 / 4 / 4 * 4; /* whole 16-byte vectors */
+    int passes = r->small ? 2 : 200, ok;
+    double ms = read_ms(r, words, passes, &ok);
+    add_row(r, "l2_bytes_per_clk", "bytes a clock (the GPU's L2 reads)",
+            words * 4.0 * passes / (ms * 1e3 * r->mhz), r->gpu->l2_bytes_per_clk, ok);
 }
 
 struct atomic_args {
@@ -406,29 +416,14 @@ static void dram_share(struct probe_run *r)
 }
 
 /* A read's share of the datasheet's DRAM bandwidth (the model's DRAM_STREAM_SHARE): 1 GiB, far
- * more than any L2 holds, read once around the L1 by eight blocks an SM, 4 loads of 16 bytes in
- * flight a thread. */
+ * more than any L2 holds, read once (read_ms()). */
 static void dram_read_share(struct probe_run *r)
 {
-    int blocks = r->small ? 2 : r->dev.sms * 8, threads = blocks * 256;
     size_t words = r->small ? 12308 : (size_t)1 << 28; /* 4-byte words: 1 GiB */
-    unsigned *buf = mat_alloc(words * 4), *sum = mat_alloc(threads * 4), want = 0, got = 0;
-    for (size_t i = 0; i < words; i++)
-        want += buf[i] = (unsigned)(i % 5);
-    unsigned *d_buf = dev_alloc(words * 4), *d_sum = dev_alloc(threads * 4);
-    CUDA_CHECK(cudaMemcpy(d_buf, buf, words * 4, cudaMemcpyHostToDevice));
-    struct l2_args a = {blocks, 1, d_buf, (long long)words / 4, d_sum};
-    double ms = time_ms(launch_l2, &a);
-    to_host(sum, d_sum, threads * 4);
-    for (int i = 0; i < threads; i++)
-        got += sum[i];
+    int ok;
+    double ms = read_ms(r, words, 1, &ok);
     add_row(r, "dram_read_share", "share of the datasheet's DRAM rate (1 GiB read)",
-            r->small ? NAN : words * 4.0 / (ms * 1e6) / r->gpu->dram_gbs, DRAM_STREAM_SHARE,
-            got == want);
-    free(buf);
-    free(sum);
-    CUDA_CHECK(cudaFree(d_buf));
-    CUDA_CHECK(cudaFree(d_sum));
+            r->small ? NAN : words * 4.0 / (ms * 1e6) / r->gpu->dram_gbs, DRAM_STREAM_SHARE, ok);
 }
 
 static void measure(struct probe_run *r)
