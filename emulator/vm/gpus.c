@@ -11,9 +11,20 @@
  *  - registers, shared memory and L1 per SM, resident warps and blocks: the CUDA C++
  *    Programming Guide's table of technical specifications per compute capability
  *    (7.5, 8.0, 8.6, 8.9, 9.0).
- *  - L2 bandwidth: A100's 5120 bytes per clock is in NVIDIA's A100 whitepaper; no other row
- *    has a published number, so they are assumed at A100's share per SM (47.4 bytes per clock
- *    per SM) times their SMs. An assumption, not a measurement.
+ *  - L2 bandwidth: measured, not the whitepapers' peaks (the A100's 5120 bytes a clock, which
+ *    every row took per SM until 2026-12-02). gpu-benches' gpu-l2-cache (Dominik Ernst,
+ *    github.com/te42kyfo/gpu-benches at 1c36d50; 200,000 blocks of 1024 threads, each reading
+ *    512 KiB of a data set that stays in the L2) reads, over its points from 4 MiB to half the
+ *    L2: 5397 GB/s on an A100 80GB (3828 bytes a clock at 1410 MHz, 75% of the whitepaper's),
+ *    10028 GB/s on an H200 (5065 at 1980 MHz; an H100 PCIe's 6996 GB/s is 35.0 bytes a clock an
+ *    SM at its 1755 MHz, the H200's 38.4) and 5208 GB/s on an L40 (AD102: 14.7 bytes a clock an
+ *    SM at 2490 MHz). GA102 has no gpu-l2-cache file; the same repository's gpu-cache (one block
+ *    of 256 threads an SM, every SM reading one data set) reads 2419 GB/s on an A40 between 512
+ *    KiB and 3 MiB at the 1740 MHz its file records: 16.6 bytes a clock an SM (gpu-cache gives
+ *    0.85, 1.18 and 1.10 times gpu-l2-cache's rate on the A100, the H100 PCIe and the L40). The
+ *    GA100 and GH100 rows take their chip's rate a clock, the GA102 rows and the L4 (AD104) their
+ *    chip's or AD102's an SM, and the T4 (TU104, no measurement found) GA102's an SM: the nearest
+ *    measured chip, an inference.
  *  - latencies: rounded from published pointer-chasing microbenchmarks (Jia et al.,
  *    "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, and the
  *    Turing T4 follow-up, 2019; Chips and Cheese's Ampere and Hopper articles); approximate.
@@ -66,7 +77,11 @@
 
 #define KIB 1024u
 #define MIB (1024.0 * 1024.0)
-#define A100_L2_PER_SM (5120.0 / 108.0)
+/* L2 read bandwidth (the sources above): bytes a clock for the whole chip, or an SM's share. */
+#define GA100_L2_CLK (5397e3 / 1410.0)
+#define GH100_L2_CLK (10028e3 / 1980.0)
+#define GA102_L2_PER_SM (2419e3 / 1740.0 / 84.0)
+#define AD10X_L2_PER_SM (5208e3 / 2490.0 / 142.0)
 /* mma.sync m16n8k16 fp16 on Hopper: 494.4 of 756.5 dense TFLOP/s on an H800 (Luo et al.,
  * "Dissecting the NVIDIA Hopper Architecture through Microbenchmarking and Multiple Level
  * Analysis", arXiv:2501.12084, 2025), where wgmma reaches 96%. */
@@ -96,15 +111,16 @@
 #define GA102_ROW(key, what, sms, mhz, tensor, dram, src)                                          \
     {                                                                                              \
         key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
-            (sms)*A100_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, SFU, 0, src \
+            (sms)*GA102_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, SFU, 0,    \
+            src                                                                                    \
     }
 
 /* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
  * their rows but the name, the DRAM bandwidth and the source is the chip's. */
 #define GA100_ROW(key, what, dram, src)                                                            \
     {                                                                                              \
-        key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB, 5120,     \
-            dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, SFU, 19.5, src                   \
+        key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB,           \
+            GA100_L2_CLK, dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, SFU, 19.5, src     \
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
@@ -112,7 +128,7 @@
 #define GH100_ROW(key, what, dram, l2, src)                                                        \
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
-            228 * KIB, 256 * KIB, l2, 132 * A100_L2_PER_SM, dram, 64, 32, 33, 260, 600, 3.0,       \
+            228 * KIB, 256 * KIB, l2, GH100_L2_CLK, dram, 64, 32, 33, 260, 600, 3.0,               \
             ATOM_F32_CLOCKS, 64, SFU, 67, src                                                      \
     }
 
@@ -130,7 +146,7 @@ static const struct model_gpu table[] = {
      64 * KIB,
      96 * KIB,
      4 * MIB,
-     40 * A100_L2_PER_SM,
+     40 * GA102_L2_PER_SM,
      320,
      32,
      16,
@@ -154,7 +170,7 @@ static const struct model_gpu table[] = {
               "latencies as the A6000's (the same GA102 chip); Programming Guide, 8.6"),
     GA100_ROW("a100", "NVIDIA A100 80GB SXM (sm_80)", 2039,
               "A100 datasheet (108 SMs, 1410 MHz, 19.5 TFLOP/s fp32, 312 TFLOP/s fp16, 2039 GB/s); "
-              "A100 whitepaper (40 MB L2, 5120 B/clk L2); Programming Guide, 8.0"),
+              "A100 whitepaper (40 MB L2); Programming Guide, 8.0"),
     GA100_ROW("a100-40gb", "NVIDIA A100 40GB SXM4 (sm_80)", 1555,
               "A100 datasheet (A100 40GB SXM: 1555 GB/s of HBM2); the same GA100 chip as the A100 "
               "80GB SXM (108 SMs, 1410 MHz, 40 MB L2, A100 whitepaper), so every other field is "
@@ -172,7 +188,7 @@ static const struct model_gpu table[] = {
      100 * KIB,
      128 * KIB,
      48 * MIB,
-     58 * A100_L2_PER_SM,
+     58 * AD10X_L2_PER_SM,
      300,
      48,
      24,
