@@ -142,6 +142,7 @@ struct tally {
     double async_groups, async_waits, async_kept; /* warp 0's cp.async commit groups, its waits,
                                                      and the groups each left in flight */
     double load_phases;  /* warp 0's load phases: barrier intervals in which it loads */
+    double loop_phases;  /* those whose first load began an earlier one of its block: a loop's */
     double smem_phases;  /* warp 0's barrier intervals in which it loads from shared memory */
     double sass;         /* warp instructions issued, in SASS (model_code.h's weights) */
     double producer;     /* the same, of producer warps (TMA copies for the wgmma of other warps,
@@ -185,7 +186,8 @@ struct req {
     uint8_t store, async, batch; /* batch: the load's batch size (0: a store) */
     uint8_t filled;              /* some sector of it waited for a fill (feed()) */
 };
-#define MBARS 32 /* distinct TMA mbarriers a block's stages are counted up to */
+#define MBARS 32       /* distinct TMA mbarriers a block's stages are counted up to */
+#define PHASE_STARTS 8 /* a block's distinct load phases whose first loads are remembered */
 
 /* A sector an L1 miss is fetching in the step (a request's seq: the warps' loads interleaved)
  * being fed, and the warps waiting for it; a table of FILLS slots, emptied by moving to the
@@ -250,6 +252,8 @@ struct vm_model {
     uint64_t block_bars; /* barriers counted when this block began */
     uint64_t phase_mark; /* 1 + the barriers counted at warp 0's last load phase (0: none) */
     uint64_t smem_mark;  /* the same for its last shared load's barrier interval */
+    const struct insn *phase_start[PHASE_STARTS]; /* this block's load phases' first loads */
+    unsigned nphase_start;
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
     uint64_t warp_insts[32];       /* this block's instructions per warp, SASS_ONE units */
     uint8_t batch_size[32], batch_left[32]; /* each warp's open batch: its size, loads to come */
@@ -735,6 +739,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->block = linear;
     m->block_bars = m->live->barriers;
     m->phase_mark = 0;
+    m->nphase_start = 0;
     m->smem_mark = 0;
     m->lead.n = 0;
     m->lead.filter = 0;
@@ -947,6 +952,19 @@ static double l1_load_wavefronts(const uint64_t *addr, uint32_t mask, unsigned b
     return data > tags ? data : tags;
 }
 
+/* A load phase of warp 0 that begins with load @p in: a loop's when an earlier phase of its block
+ * began with the same instruction (a tile loop's body, again), counted in t.loop_phases. */
+static void note_phase_start(struct vm_model *m, const struct insn *in)
+{
+    for (unsigned i = 0; i < m->nphase_start; i++)
+        if (m->phase_start[i] == in) {
+            m->t.loop_phases++;
+            return;
+        }
+    if (m->nphase_start < PHASE_STARTS)
+        m->phase_start[m->nphase_start++] = in;
+}
+
 void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, const uint64_t *addr,
                   uint32_t mask, unsigned bytes, const uint64_t *sec, unsigned n, int store)
 {
@@ -956,6 +974,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
     if (!store && warp == 0 && m->phase_mark != m->live->barriers + 1) {
         m->t.load_phases++;
         m->phase_mark = m->live->barriers + 1;
+        note_phase_start(m, in);
     }
     if (!store && !async && warp == 0 && in) {
         lead_load(m, in);
@@ -1151,8 +1170,9 @@ static double phase_transfer(const struct vm_model *m, const struct tally *t,
  * from global memory: one per tile of a tile loop) that the block's own work does not hide, in
  * ms: per phase and round of resident blocks, one mean latency (in a tile loop with the kernel's
  * SASS, one for each round of warp 0's loads in the phase, as ptxas orders them: t->lead_waits)
- * and, in a tile loop (two phases or more: a block with one is not a loop, and after the first
- * round its SM's blocks start as others end, out of step), the phase's transfer
+ * and, in a tile loop (a phase that begins with the load an earlier one began with: a block of
+ * one phase, or of phases of different code, a row read and then read again, is not a loop, and
+ * after the first round its SM's blocks start as others end, out of step), the phase's transfer
  * (phase_transfer()); less the work warp 0 does
  * between its loads and their first use (a tile loaded into registers while the one before is
  * worked on), or the work of the phases a cp.async pipeline copies ahead (the groups its
@@ -1169,7 +1189,7 @@ static double exposed(const struct vm_model *m, const struct tally *t, struct mo
     if (phases <= 0 || (!t->loads && !t->async_loads))
         return 0;
     double work = work_ms / ms / (rounds * phases); /* cycles a phase */
-    double transfer = phases >= 2 ? phase_transfer(m, t, e, rounds * phases, work) : 0;
+    double transfer = t->loop_phases > 0 ? phase_transfer(m, t, e, rounds * phases, work) : 0;
     if (t->async_loads <= t->loads) {
         double hidden = t->lead > 0 ? t->covered / t->lead * work : 0;
         double waits = m->load_w && phases >= 2 ? fmax(1, t->lead_waits / t->load_phases) : 1;
@@ -1280,16 +1300,17 @@ static double block_rounds_ms(double wait_ms, double pipes_ms, double chip_ms, d
     return cycle * visits;
 }
 
-/* The rounds of an SM's resident blocks (block_rounds_ms()) when each block loads once (one load
- * phase, no TMA) and waits at a barrier: its warps leave the barrier together, so the block is
- * the customer; 0 for other kernels (a tile loop's phases wait for their transfer in exposed(),
+/* The rounds of an SM's resident blocks (block_rounds_ms()) when each block loads in phases that
+ * are not a loop's (one load phase, or a few of different code; no TMA) and waits at a barrier:
+ * its warps leave the barrier together, so the block is the customer; 0 for other kernels (a
+ * tile loop's phases wait for their transfer in exposed(),
  * and warps without barriers are customers apart). @p pipes_ms, the SM's pipes' time without the
  * latency; @p chip_ms, chip_ms(). */
 static double short_blocks_ms(const struct vm_model *m, const struct tally *t,
                               const struct model_estimate *e, double pipes_ms, double chip_ms)
 {
     double phases = t->load_phases / (double)m->blocks;
-    if (!e->counters.barriers || phases <= 0 || phases >= 2 || t->tma_loads >= t->loads)
+    if (!e->counters.barriers || phases <= 0 || t->loop_phases > 0 || t->tma_loads >= t->loads)
         return 0;
     return block_rounds_ms(e->exposed_ms + e->bound_ms[MODEL_BARRIER], pipes_ms, chip_ms,
                            resident_blocks(m), sm_rounds(m));

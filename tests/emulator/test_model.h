@@ -80,6 +80,11 @@ void model_rounds(int n, int threads, const float *d_x, float *d_y);
  *  each after a barrier, for n / 256 blocks. */
 void model_tree(int n, const float *d_x, float *d_y);
 
+/** An RMSNorm of rows of 256 floats, a block of 256 threads a row: y[i] = x[i ^ 1] over the root
+ *  mean square of its row of x, which each block reads, reduces (warp shuffles, one barrier) and
+ *  reads again (two load phases of different code), for n / 256 blocks. */
+void model_norm(int n, const float *d_x, float *d_y);
+
 /** @p threads threads in blocks of 256: thread t sums x[t * lane + j * step] for j below @p reads
  *  into y[t]. A warp's loads are 32 lanes @p lane floats apart. */
 void model_strided(int threads, int lane, int step, int reads, const float *d_x, float *d_y);

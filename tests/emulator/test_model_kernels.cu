@@ -444,6 +444,29 @@ void model_tree(int n, const float *d_x, float *d_y)
     model_tree_kernel<<<n / 256, 256>>>(d_x, d_y);
 }
 
+/* Each block normalises its 256 floats: the sum of their squares by warp shuffles and one
+ * barrier, then each float (its neighbour's) read again and scaled. Two load phases of different
+ * code, a row read twice as an RMSNorm reads it: not a tile loop's phases. */
+static __global__ void model_norm_kernel(const float *x, float *y)
+{
+    __shared__ float part[8];
+    int t = threadIdx.x, i = blockIdx.x * 256 + t;
+    float v = x[i], sq = v * v, sum = 0;
+    for (int s = 16; s > 0; s /= 2)
+        sq += __shfl_xor_sync(0xffffffffu, sq, s);
+    if (t % 32 == 0)
+        part[t / 32] = sq;
+    __syncthreads(); /* every warp's part is written */
+    for (int w = 0; w < 8; w++)
+        sum += part[w];
+    y[i] = x[i ^ 1] * rsqrtf(sum / 256 + 1e-5f);
+}
+
+void model_norm(int n, const float *d_x, float *d_y)
+{
+    model_norm_kernel<<<n / 256, 256>>>(d_x, d_y);
+}
+
 static __global__ void model_strided_kernel(int lane, int step, int reads, const float *x, float *y)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;

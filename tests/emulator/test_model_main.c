@@ -10,7 +10,8 @@
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
  * of 32 warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB
  * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync,
- * ex2, short blocks that copy one tile through shared memory (1024 and 256 threads), and a copy
+ * ex2, short blocks that copy one tile through shared memory (1024 and 256 threads), blocks that
+ * read their floats, reduce them and read them again, and a copy
  * in clusters of two blocks and as a cooperative grid, for
  * test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
  * half a grid apart (N >= 12 Mi).
@@ -59,6 +60,8 @@ static void run_all(int n, float *d_x, float *d_y)
         model_rounds(n, threads, d_x, d_y); /* 2 blocks an SM on the h100, then 8 */
     if (n >= 1 << 22)
         model_tree(n, d_x, d_y); /* 8 blocks an SM, as model_rounds' second */
+    if (n >= 1 << 22)
+        model_norm(n, d_x, d_y); /* 8 blocks an SM: a row read, reduced and read again */
     if (n >= 1 << 24) {          /* 2^18 threads read 4 floats: lanes 1, 12 and 33 floats apart */
         model_strided(1 << 18, 1, 1 << 18, 4, d_x, d_y);
         model_strided(1 << 18, 12, 1, 4, d_x, d_y);
