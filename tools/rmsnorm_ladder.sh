@@ -13,7 +13,7 @@
 # the Makefile's sm_90a adds nothing these kernels use), reads each kernel's registers from ptxas
 # -v and its SASS per source line (tools/sass.py --lines), checks every kernel's output on the
 # emulator (rmsnorm_ladder --check, 37 rows), then runs each of KERNELS (default 1-5) once on
-# TOKENS rows (2^18, the only size the checkout's launch functions are built for here) with
+# TOKENS rows (2^18: the only size the checkout's launch functions are built for here) with
 # COURSE_EMU_MODEL=GPU (default h100) and prints one line per kernel: the model's GB/s beside the
 # published ones, with the error. Needs nvcc and a built emulator (build/emulator); BUILD
 # overrides the build folder.
@@ -30,6 +30,8 @@ for f in rms_naive rms_smem rms_warp rms_smem_float4 rms_warp_float4; do
 done
 gpu=${2:-h100}
 size=${3:-262144}
+[ "$size" = 262144 ] ||
+    { echo "rmsnorm_ladder.sh: TOKENS must be 262144, the checkout's (its launch functions are built for it)" >&2; exit 2; }
 kernels=${4:-"1 2 3 4 5"}
 # shellcheck source=tools/model_validation_lib.sh
 . "$(dirname "$0")/model_validation_lib.sh"
