@@ -23,13 +23,10 @@ kernels=${3:-1 2 3 4 5 6}
 . "$(dirname "$0")/model_validation_lib.sh"
 validation_setup hgemm_ladder t4
 if [ ! -x "$bin" ] || [ "$src/src/kernel6.cu" -nt "$bin" ] || [ "$root/tools/hgemm_ladder_main.cu" -nt "$bin" ]; then
-    nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v -Xptxas -dlcm=cg \
-        --expt-relaxed-constexpr -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" \
-        -I"$src/src" "$root/tools/hgemm_ladder_main.cu" "$src"/src/kernel[1-6].cu -o "$bin" \
-        2>"$work/ptxas.txt" || { cat "$work/ptxas.txt" >&2; exit 1; }
+    ladder_build -Xptxas -dlcm=cg --expt-relaxed-constexpr -I"$src/src" \
+        "$root/tools/hgemm_ladder_main.cu" "$src"/src/kernel[1-6].cu
 fi
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+ladder_code
 # The published GFLOP/s at 4096^3, read off the checkout's hgemm_performance.png (to about
 # 100 GFLOP/s: a line is 2 pixels, 88 GFLOP/s a pixel); cuBLAS HGEMM there: 49400.
 published() {

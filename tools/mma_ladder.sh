@@ -27,13 +27,11 @@ validation_setup mma_ladder a100-40gb
 # The checkout builds through PyTorch's cpp_extension, whose nvcc flags these are: -O3
 # -lineinfo -Xptxas=-v from its main.py, --expt-relaxed-constexpr and the no-conversion
 # macros from PyTorch's defaults.
-nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v --expt-relaxed-constexpr \
+ladder_build --expt-relaxed-constexpr \
     -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_BFLOAT16_CONVERSIONS__ \
-    -D__CUDA_NO_HALF2_OPERATORS__ -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" -I"$src" \
-    "$root/tools/mma_ladder_main.cu" "$src"/matmul_v1.cu "$src"/matmul_v5.cu "$src"/matmul_v6.cu \
-    -o "$bin" 2>"$work/ptxas.txt" || { cat "$work/ptxas.txt" >&2; exit 1; }
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+    -D__CUDA_NO_HALF2_OPERATORS__ -I"$src" \
+    "$root/tools/mma_ladder_main.cu" "$src"/matmul_v1.cu "$src"/matmul_v5.cu "$src"/matmul_v6.cu
+ladder_code
 for k in 1 2 3 4 5 6 7; do
     LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" 256 --check ||
         { echo "mma_ladder.sh: kernel $k computes a wrong product on the emulator" >&2; exit 1; }

@@ -62,6 +62,23 @@ validation_setup() {
     bin=$work/$1_sm$arch
 }
 
+# ladder_build NVCC_ARGS...: build $bin with nvcc for the GPU's architecture (-O3, C++17, line
+# info, the shared runtime, ptxas -v into work/ptxas.txt) and NVCC_ARGS (the ladder's own flags and
+# sources); on failure print ptxas's log and exit 1.
+# shellcheck disable=SC2154 # arch, work and bin: set by validation_setup
+ladder_build() {
+    nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v \
+        -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" "$@" -o "$bin" \
+        2>"$work/ptxas.txt" || { cat "$work/ptxas.txt" >&2; exit 1; }
+}
+
+# ladder_code: the registers (work/regs.txt, from the build's ptxas log) and the SASS (sass_setup)
+# of $bin's kernels, for model_run.
+ladder_code() {
+    ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
+    sass_setup "$bin"
+}
+
 # model_run GPU OUT ARGS...: run $bin ARGS once on the CPU emulator with the model of GPU
 # (registers from $work/regs.txt, SASS from $SASS), its model lines to OUT (emptied first), and
 # print the CPU seconds it and the processes it started took (the emulator's device server among

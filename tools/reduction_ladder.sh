@@ -29,8 +29,7 @@ nice nvcc -O3 -lineinfo -Xptxas -v -gencode "$gencode" -Dmain=upstream_main \
     { cat "$work/ptxas.txt" >&2; exit 1; }
 nice nvcc -O3 -cudart shared -gencode "$gencode" "$root/tools/reduction_ladder_main.cu" \
     "$work/reduce_sum.o" -lcublas -lcublasLt -o "$bin"
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+ladder_code
 # The README's table (effective GB/s on an RTX 3090, N = 2^25), kernel number first.
 published() {
     case $1 in 1) echo 9.9 ;; 2) echo 223 ;; 3) echo 317 ;; 4) echo 331 ;; 5) echo 618 ;; 6) echo 859 ;; *) echo 0 ;; esac

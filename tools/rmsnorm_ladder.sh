@@ -36,12 +36,8 @@ kernels=${4:-"1 2 3 4 5"}
 # shellcheck source=tools/model_validation_lib.sh
 . "$(dirname "$0")/model_validation_lib.sh"
 validation_setup rmsnorm_ladder "$gpu"
-nice nvcc -O3 -std=c++17 -w -lineinfo -cudart shared -Xptxas -v --use_fast_math \
-    --expt-relaxed-constexpr -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" \
-    -I"$src" "$root/tools/rmsnorm_ladder_main.cu" -o "$bin" 2>"$work/ptxas.txt" ||
-    { cat "$work/ptxas.txt" >&2; exit 1; }
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+ladder_build -w --use_fast_math --expt-relaxed-constexpr -I"$src" "$root/tools/rmsnorm_ladder_main.cu"
+ladder_code
 for k in 1 2 3 4 5; do
     LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" 37 --check ||
         { echo "rmsnorm_ladder.sh: kernel $k normalises wrongly on the emulator" >&2; exit 1; }

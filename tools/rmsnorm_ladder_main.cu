@@ -108,12 +108,14 @@ static int check(int k, float *dx, float *dw, float *dy)
         }
     }
     unsigned guard;
-    for (int i = 0; i < HIDDEN; i++)
-        if (memcpy(&guard, &y[n + i], sizeof guard), guard != 0xffffffffu) {
+    for (int i = 0; i < HIDDEN; i++) {
+        memcpy(&guard, &y[n + i], sizeof guard);
+        if (guard != 0xffffffffu) {
             fprintf(stderr, "rmsnorm_ladder: kernel %d wrote past its %d rows (float %d)\n", k,
                     (int)CHECK_TOKENS, i);
             return 1;
         }
+    }
     return 0;
 }
 

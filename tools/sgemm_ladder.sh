@@ -24,13 +24,9 @@ kernels=${4:-$all}
 . "$(dirname "$0")/model_validation_lib.sh"
 validation_setup sgemm_ladder "$gpu"
 if [ ! -x "$bin" ] || [ "$src/src/runner.cu" -nt "$bin" ] || [ "$root/tools/sgemm_ladder_main.cu" -nt "$bin" ]; then
-    nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v \
-        -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" -I"$src/src" \
-        "$root/tools/sgemm_ladder_main.cu" "$src/src/runner.cu" -lcublas -o "$bin" 2>"$work/ptxas.txt" ||
-        { cat "$work/ptxas.txt" >&2; exit 1; }
+    ladder_build -I"$src/src" "$root/tools/sgemm_ladder_main.cu" "$src/src/runner.cu" -lcublas
 fi
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+ladder_code
 # The published GFLOP/s at 4096^3, GPU and kernel number first (sources: emulator/MODEL.md).
 published() {
     case $1/$2 in

@@ -35,12 +35,8 @@ kernels=${4:-"0 1 2 3 4 5 6 7 8 9"}
 # shellcheck source=tools/model_validation_lib.sh
 . "$(dirname "$0")/model_validation_lib.sh"
 validation_setup sum_ladder "$gpu"
-nice nvcc -O3 -std=c++17 -w -lineinfo -cudart shared -Xptxas -v --use_fast_math \
-    --expt-relaxed-constexpr -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" \
-    -I"$src" "$root/tools/sum_ladder_main.cu" -o "$bin" 2>"$work/ptxas.txt" ||
-    { cat "$work/ptxas.txt" >&2; exit 1; }
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+ladder_build -w --use_fast_math --expt-relaxed-constexpr -I"$src" "$root/tools/sum_ladder_main.cu"
+ladder_code
 for k in 0 1 2 3 4 5 6 7 8 9; do
     LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" 1001471 --check ||
         { echo "sum_ladder.sh: kernel $k sums wrongly on the emulator" >&2; exit 1; }

@@ -27,12 +27,8 @@ kernels=${4:-$(seq 1 20)}
 # shellcheck source=tools/model_validation_lib.sh
 . "$(dirname "$0")/model_validation_lib.sh"
 validation_setup transpose_ladder "$gpu"
-nice nvcc -O3 -std=c++17 -lineinfo -cudart shared -Xptxas -v \
-    -gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]" -I"$src" \
-    "$root/tools/transpose_ladder_main.cu" -o "$bin" 2>"$work/ptxas.txt" ||
-    { cat "$work/ptxas.txt" >&2; exit 1; }
-ptxas_regs "$work/ptxas.txt" >"$work/regs.txt"
-sass_setup "$bin"
+ladder_build -I"$src" "$root/tools/transpose_ladder_main.cu"
+ladder_code
 for k in $(seq 1 20); do
     LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" 320 --check ||
         { echo "transpose_ladder.sh: kernel $k transposes wrongly on the emulator" >&2; exit 1; }
