@@ -3,7 +3,7 @@
 
   tools/model_validation.py --sgemm CHECKOUT --reduction CHECKOUT --hgemm CHECKOUT
                             --mma CHECKOUT --transpose CHECKOUT --sum CHECKOUT
-                            --rmsnorm CHECKOUT [--report DIR]
+                            --rmsnorm CHECKOUT --histogram CHECKOUT [--report DIR]
                             [--sets NAME,...] [--table]
 
 Runs each set's script (tools/sgemm_ladder.sh on an SGEMM_CUDA checkout for the a6000, a100 and
@@ -12,7 +12,8 @@ tools/hgemm_ladder.sh on a matmul-playground checkout for the t4 set; tools/mma_
 learn-cuda checkout for the a100-40gb set; tools/transpose_ladder.sh on a gpu-matrix-transpose
 checkout for the h100 transpose set; tools/sum_ladder.sh on an effective_reduction checkout for the
 h100 vector-sum set; tools/rmsnorm_ladder.sh on an effective_rms_norm checkout for the h100 RMSNorm
-set; none of these projects' code is part of this course;
+set; tools/histogram_ladder.sh on a gpu-histogram-optimization checkout for the h100 histogram set;
+none of these projects' code is part of this course;
 tools/course_set.py on a gpu-report folder for the course-h200 set, the course's own kernels
 against an H200's times, default docs/gpu-reports/2026-11-30-h200: times, not a ladder, so no
 steps),
@@ -45,6 +46,8 @@ SETS = {
     "transpose-h100": ("transpose_ladder.sh", "transpose", ["h100", "32768"], "GB/s, H100"),
     "sum-h100": ("sum_ladder.sh", "sum", ["h100", str(1 << 30)], "GB/s, H100 (vector sum)"),
     "rmsnorm-h100": ("rmsnorm_ladder.sh", "rmsnorm", ["h100", str(1 << 18)], "GB/s, H100 (RMSNorm)"),
+    "histogram-h100": ("histogram_ladder.sh", "histogram", ["h100", str(1 << 30)],
+                       "GB/s, H100 (histogram)"),
     "course-h200": ("course_set.py", "report", ["h200"], "ms, H200 SXM (the course's kernels)"),
 }
 LADDERS = [name for name in SETS if name != "course-h200"]  # the sets whose order is a ladder
@@ -93,6 +96,7 @@ def main():
     p.add_argument("--transpose", help="a checkout of github.com/yencal/gpu-matrix-transpose")
     p.add_argument("--sum", help="a checkout of github.com/simveit/effective_reduction")
     p.add_argument("--rmsnorm", help="a checkout of github.com/simveit/effective_rms_norm")
+    p.add_argument("--histogram", help="a checkout of github.com/yencal/gpu-histogram-optimization")
     p.add_argument("--report", default=str(ROOT / "docs" / "gpu-reports" / "2026-11-30-h200"),
                    help="a gpu-report folder from a GPU (its bench.csv: the course-h200 set)")
     p.add_argument("--sets", default=",".join(SETS), help="the sets to run, comma-separated")
