@@ -151,7 +151,7 @@ struct tally {
                             (an integer update one, an fp32 add atom_f32_clk; a warp's summed
                             updates one) */
     double satom_serial; /* shared atomics' lanes on an address an earlier lane has, but in the
-                            atomics a warp sums first: a wavefront each */
+                            atomics a warp sums first or ptxas's increments: a wavefront each */
     double tma_loads, tma_latency; /* TMA load pieces (copy engine), and their latencies summed */
     double tma_phases; /* runs of TMA loads on one mbarrier with no wgmma between: the stages
                           a block fills, one per tile of its loop */
@@ -397,8 +397,13 @@ static int extends(const struct pending_shared *p, const uint64_t *at, const uin
 }
 
 void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
-                  unsigned bytes, int store)
+                  unsigned bytes, int store, int atomic)
 {
+    if (atomic) { /* its bank conflicts, not merged (model_atomic() adds its serial lanes) */
+        uint64_t phases;
+        m->t.smem_wavefronts += (double)count_wavefronts(addr, mask, bytes, store, &phases);
+        return;
+    }
     uint32_t w = warp < 32 ? warp : 31;
     struct pending_shared *run = m->pend[w];
     uint64_t *next = m->pend_next[w];
@@ -866,8 +871,8 @@ void model_atomic(struct vm_model *m, const struct insn *in, const uint64_t *add
     long i = insn_index(m, in);
     int sum = i >= 0 ? m->warp_sum[i] : WARP_SUM_NONE;
     int summed = sum == WARP_SUM_ANY || (sum == WARP_SUM_FULL && mask == 0xffffffffu);
-    if (!global) {
-        m->t.satom_serial += summed ? 0 : (double)same;
+    if (!global) { /* lanes on one address wait for one another, but in ATOMS.POPC.INC */
+        m->t.satom_serial += summed || sum == WARP_SUM_INC ? 0 : (double)same;
         return;
     }
     int f32 = ATOM_OP(in->mod) == AT_ADD && ATOM_TYPE(in->mod) == CT_F32;
@@ -1100,7 +1105,7 @@ static void bounds(const struct vm_model *m, const struct tally *t, struct model
     e->bound_ms[MODEL_ISSUE] = t->sass * share / g->schedulers * ms;
     e->sass_insts = m->sass_w ? t->sass + t->producer : 0;
     e->producer_insts = t->producer;
-    /* a shared atomic's lanes on one address take a wavefront each */
+    /* a shared atomic's lanes on one address take a wavefront each, but in ptxas's increments */
     e->bound_ms[MODEL_LSU] = (t->smem_wavefronts + t->l1_wavefronts + t->satom_serial) * share * ms;
     e->bound_ms[MODEL_L2] = t->l2_sectors * 32.0 / g->l2_bytes_per_clk * ms;
     e->bound_ms[MODEL_DRAM] = dram_ms(g, t->dram_sectors - t->dram_writes, t->dram_writes);

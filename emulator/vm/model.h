@@ -110,14 +110,16 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
 
 /** One shared request of warp @p warp (window offsets), as model_global(). A thread's adjacent
  *  accesses to consecutive, aligned addresses are served as one vector access of up to 16
- *  bytes, as ptxas merges them in SASS. */
+ *  bytes, as ptxas merges them in SASS; an atomic (@p atomic, a store) is one access of its own
+ *  width, which ptxas merges with nothing (MODEL.md, "Shared atomics"). */
 void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint32_t mask,
-                  unsigned bytes, int store);
+                  unsigned bytes, int store, int atomic);
 
 /** An atomic @p in of a warp, by its lanes @p mask at addresses @p addr, on global memory
  *  (@p global) or shared: the updates memory applies at each address (one a lane, or one a
- *  warp where ptxas sums the warp's first: model_code.h), @p same of the lanes on an address an
- *  earlier lane has (count.c). */
+ *  warp where ptxas sums the warp's first: model_code.h); for a shared one, @p same of its
+ *  lanes on an address an earlier lane has (count.c), a wavefront each, but in ptxas's
+ *  increments (WARP_SUM_INC), whose lanes on one address are one bank access. */
 void model_atomic(struct vm_model *m, const struct insn *in, const uint64_t *addr, uint32_t mask,
                   uint64_t same, int global);
 

@@ -449,14 +449,29 @@ static void find_lanes(struct lanes *l)
     }
 }
 
+/* 1 when register @p r is an immediate 1 of the PTX (a constant register nothing writes). */
+static int immediate_one(const struct lanes *l, uint32_t r)
+{
+    if (r == NO_REG || r >= l->f->arena_bytes || l->defs[r])
+        return 0;
+    for (uint32_t k = 0; k < l->f->npresets; k++)
+        if (l->f->presets[k].off == r)
+            return l->f->presets[k].value == 1;
+    return 0;
+}
+
 /* How ptxas issues atomic @p in (model_warp_sum), given the kernel's registers @p l. */
 static uint8_t warp_sum(const struct lanes *l, const struct insn *in)
 {
     int space = (int)ATOM_SPACE(in->mod), op = (int)ATOM_OP(in->mod), t = (int)ATOM_TYPE(in->mod);
-    if (in->op != OP_ATOM || (space != SP_GLOBAL && space != SP_SHARED) || differs(l, in->o[0]))
+    if (in->op != OP_ATOM || (space != SP_GLOBAL && space != SP_SHARED))
         return WARP_SUM_NONE;
     int i32 = t == CT_U32 || t == CT_S32, i64 = t == CT_U64 || t == CT_S64;
     int used = in->o[1] != NO_REG && in->o[1] < l->f->arena_bytes && l->read[in->o[1]];
+    if (differs(l, in->o[0])) /* lanes at addresses of their own */
+        return space == SP_SHARED && op == AT_ADD && i32 && !used && immediate_one(l, in->o[2])
+                   ? WARP_SUM_INC
+                   : WARP_SUM_NONE;
     if (op == AT_ADD && (i32 || i64) && !differs(l, in->o[2]))
         return WARP_SUM_ANY; /* the value times the lanes taking part (POPC) */
     if (i32 && !used &&

@@ -28,7 +28,9 @@ uint8_t *model_batches(const struct vm_module *mod, uint32_t kernel);
 enum model_warp_sum {
     WARP_SUM_NONE, /**< every lane's update goes to memory */
     WARP_SUM_ANY,  /**< the warp's values are combined first (REDUX, POPC), one update a warp */
-    WARP_SUM_FULL  /**< the same when all 32 lanes take part, else one a lane (a SHFL scan) */
+    WARP_SUM_FULL, /**< the same when all 32 lanes take part, else one a lane (a SHFL scan) */
+    WARP_SUM_INC   /**< a shared increment by the immediate 1 whose result is unused (ptxas's
+                        ATOMS.POPC.INC): each address's lanes counted and added at once */
 };
 
 /**

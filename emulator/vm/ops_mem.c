@@ -238,7 +238,7 @@ static void observe(struct exec *x, const struct warp *w, const struct insn *in,
         if (x->cnt)
             count_shared(x, addr, m, bytes, store);
         if (model)
-            model_shared(model, w->index, addr, m, bytes, store);
+            model_shared(model, w->index, addr, m, bytes, store, in && in->op == OP_ATOM);
     }
 }
 

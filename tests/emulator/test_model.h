@@ -89,6 +89,12 @@ void model_norm(int n, const float *d_x, float *d_y);
  *  into y[t]. A warp's loads are 32 lanes @p lane floats apart. */
 void model_strided(int threads, int lane, int step, int reads, const float *d_x, float *d_y);
 
+/** @p threads threads in blocks of 256, each adding 1 to 64 consecutive counters of a shared
+ *  array of 1024 with atomicAdd, from counter (lane * @p stride) (x holds zeros, which the
+ *  address adds): a warp's lanes on one address (0), 32 banks (1) or one bank (32); the
+ *  increment the immediate 1, or with @p loaded 1 plus a float of x. */
+void model_shared_atomics(int threads, int stride, int loaded, const float *d_x, float *d_y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -393,6 +393,23 @@ static __global__ void model_mma_kernel(float *y)
 #endif
 }
 
+/* One warp's ldmatrix of four 8 x 8 tiles of 16-bit elements from shared memory (sm_75 on): the
+ * model counts its shared pieces, which come with no instruction of their own. */
+static __global__ void model_ldmatrix_kernel(float *y)
+{
+#if __CUDA_ARCH__ >= 750
+    __shared__ unsigned short tile[32 * 8];
+    for (int i = threadIdx.x; i < 32 * 8; i += 32)
+        tile[i] = (unsigned short)i;
+    __syncwarp(); /* the tile is written */
+    unsigned r0, r1, r2, r3, row = (unsigned)__cvta_generic_to_shared(&tile[threadIdx.x * 8]);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(row));
+    y[threadIdx.x] = (float)(r0 ^ r1 ^ r2 ^ r3);
+#endif
+}
+
 void model_units(void)
 {
     double *y;
@@ -404,6 +421,7 @@ void model_units(void)
     model_barrier_kernel<<<132, 1024>>>((float *)y);
     model_mma_kernel<<<132, 32>>>((float *)y);  /* one warp an SM */
     model_mma_kernel<<<132, 512>>>((float *)y); /* 16: 4 on each sub-partition */
+    model_ldmatrix_kernel<<<1, 32>>>((float *)y);
     cudaDeviceSynchronize();
     cudaFree(y);
 }
@@ -465,6 +483,30 @@ static __global__ void model_norm_kernel(const float *x, float *y)
 void model_norm(int n, const float *d_x, float *d_y)
 {
     model_norm_kernel<<<n / 256, 256>>>(d_x, d_y);
+}
+
+static __global__ void model_shared_atomics_kernel(int stride, int loaded, const float *x, float *y)
+{
+    __shared__ int bins[1024];
+    int t = threadIdx.x, i = blockIdx.x * 256 + t;
+    for (int b = t; b < 1024; b += 256)
+        bins[b] = 0;
+    __syncthreads(); /* every bin is zero */
+    /* x holds zeros: the address comes from a load, so ptxas cannot sum the warp's lanes first */
+    int base = (int)x[i] + t % 32 * stride, inc = 1 + (int)x[i];
+    if (loaded) /* an increment ptxas cannot see is 1: ATOMS.ADD */
+        for (int k = 0; k < 64; k++)
+            atomicAdd(&bins[(base + k) & 1023], inc);
+    else /* the immediate 1, its result unused: ATOMS.POPC.INC */
+        for (int k = 0; k < 64; k++)
+            atomicAdd(&bins[(base + k) & 1023], 1);
+    __syncthreads(); /* every update is in */
+    y[i] = (float)bins[t];
+}
+
+void model_shared_atomics(int threads, int stride, int loaded, const float *d_x, float *d_y)
+{
+    model_shared_atomics_kernel<<<threads / 256, 256>>>(stride, loaded, d_x, d_y);
 }
 
 static __global__ void model_strided_kernel(int lane, int step, int reads, const float *x, float *y)

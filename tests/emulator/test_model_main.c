@@ -11,7 +11,9 @@
  * of 32 warps that all read one row at each step (256 steps), 132 blocks of 8 tiles of 32 KiB
  * loaded then used and prefetched, 4000 blocks whose work differs, f64 arithmetic and mma.sync,
  * ex2, short blocks that copy one tile through shared memory (1024 and 256 threads), blocks that
- * read their floats, reduce them and read them again, and a copy
+ * read their floats, reduce them and read them again, shared atomics whose lanes share an
+ * address, spread over the banks or share a bank (and share an address, adding a loaded value),
+ * and a copy
  * in clusters of two blocks and as a cooperative grid, for
  * test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
  * half a grid apart (N >= 12 Mi).
@@ -68,6 +70,9 @@ static void run_all(int n, float *d_x, float *d_y)
         model_strided(1 << 18, 33, 1, 4, d_x, d_y);
         model_strided(1 << 19, 1, 1 << 19, 32, d_x, d_y); /* 64 MiB read, 2 MiB written */
     }
+    static const int strides[] = {0, 1, 32}; /* a warp's lanes on one address, 32 banks, a bank */
+    for (int s = 0; n >= 1 << 16 && s < 4; s++) /* the fourth: one address, a loaded increment */
+        model_shared_atomics(1 << 16, strides[s % 3], s == 3, d_x, d_y);
     model_resident_copies(n, d_x, d_y);
     model_units();
 }
