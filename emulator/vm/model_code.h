@@ -30,7 +30,8 @@ enum model_warp_sum {
     WARP_SUM_ANY,  /**< the warp's values are combined first (REDUX, POPC), one update a warp */
     WARP_SUM_FULL, /**< the same when all 32 lanes take part, else one a lane (a SHFL scan) */
     WARP_SUM_INC   /**< a shared increment by the immediate 1 whose result is unused (ptxas's
-                        ATOMS.POPC.INC): each address's lanes counted and added at once */
+                        ATOMS.POPC.INC from sm_80 on; sm_75's is ATOMS.ADD, not told apart):
+                        each address's lanes counted and added at once */
 };
 
 /**
