@@ -32,10 +32,7 @@ ladder_build --expt-relaxed-constexpr \
     -D__CUDA_NO_HALF2_OPERATORS__ -I"$src" \
     "$root/tools/mma_ladder_main.cu" "$src"/matmul_v1.cu "$src"/matmul_v5.cu "$src"/matmul_v6.cu
 ladder_code
-for k in 1 2 3 4 5 6 7; do
-    LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" 256 --check ||
-        { echo "mma_ladder.sh: kernel $k computes a wrong product on the emulator" >&2; exit 1; }
-done
+ladder_check 256 "computes a wrong product" 1 2 3 4 5 6 7
 # The published TFLOP/s at 4096^3 (A100-SXM4-40GB column), in GFLOP/s.
 published() {
     case $1 in

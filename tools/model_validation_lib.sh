@@ -79,6 +79,19 @@ ladder_code() {
     sass_setup "$bin"
 }
 
+# ladder_check SIZE WHAT KERNEL...: run $bin KERNEL SIZE --check on the CPU emulator for each
+# KERNEL (the ladder's main compares the kernel's output with the host's); at the first that
+# fails, print "SCRIPT: kernel KERNEL WHAT on the emulator" and exit 1.
+# shellcheck disable=SC2154 # build and bin: set by validation_setup
+ladder_check() {
+    check_size=$1 check_what=$2
+    shift 2
+    for k in "$@"; do
+        LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" "$check_size" --check ||
+            { echo "$(basename "$0"): kernel $k $check_what on the emulator" >&2; exit 1; }
+    done
+}
+
 # model_run GPU OUT ARGS...: run $bin ARGS once on the CPU emulator with the model of GPU
 # (registers from $work/regs.txt, SASS from $SASS), its model lines to OUT (emptied first), and
 # print the CPU seconds it and the processes it started took (the emulator's device server among

@@ -29,10 +29,7 @@ kernels=${4:-$(seq 1 20)}
 validation_setup transpose_ladder "$gpu"
 ladder_build -I"$src" "$root/tools/transpose_ladder_main.cu"
 ladder_code
-for k in $(seq 1 20); do
-    LD_LIBRARY_PATH=$build/emulator/lib "$bin" "$k" 320 --check ||
-        { echo "transpose_ladder.sh: kernel $k transposes wrongly on the emulator" >&2; exit 1; }
-done
+ladder_check 320 "transposes wrongly" $(seq 1 20)
 # The README's effective GB/s (H100 80GB HBM3, 32768 x 32768), in its table's order.
 published() {
     printf '%s\n' 475.5 996.1 1693.4 2385.1 2772.4 2775.3 2383.4 2772.5 2775.1 2775.4 2771.2 \

@@ -70,9 +70,10 @@ static void run_all(int n, float *d_x, float *d_y)
         model_strided(1 << 18, 33, 1, 4, d_x, d_y);
         model_strided(1 << 19, 1, 1 << 19, 32, d_x, d_y); /* 64 MiB read, 2 MiB written */
     }
-    static const int strides[] = {0, 1, 32}; /* a warp's lanes on one address, 32 banks, a bank */
-    for (int s = 0; n >= 1 << 16 && s < 4; s++) /* the fourth: one address, a loaded increment */
-        model_shared_atomics(1 << 16, strides[s % 3], s == 3, d_x, d_y);
+    /* {stride, loaded}: lanes on one address, 32 banks, one bank; one address, a loaded 1 */
+    static const int atomics[4][2] = {{0, 0}, {1, 0}, {32, 0}, {0, 1}};
+    for (int a = 0; n >= 1 << 16 && a < 4; a++)
+        model_shared_atomics(1 << 16, atomics[a][0], atomics[a][1], d_x, d_y);
     model_resident_copies(n, d_x, d_y);
     model_units();
 }
