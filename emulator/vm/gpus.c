@@ -104,6 +104,17 @@
  * paper's "3.9 TFLOPS of special functions" on an H100 SXM5 is the same rate (132 SMs x 16 x
  * 1830 MHz). */
 #define SFU 16
+/* Thread blocks the GPU starts a clock, whole GPU: gpu-benches' gpu-small-kernels
+ * (github.com/te42kyfo/gpu-benches at 1c36d50, each GPU's .txt: back-to-back launches of a kernel
+ * that scales one double a thread, at blocks of 4 or 32 to 1024 threads) runs blocks too small for
+ * the memory to be the limit at one rate whatever their size: an A100 80GB 1.34 G blocks a second
+ * with blocks of 4 to 64 threads (0.95 a clock at 1410 MHz), an H200 1.65 and 1.63 G with 32 and
+ * 64 (0.83 at 1980 MHz), an L40 1.86 and 1.82 G (0.75 at 2490 MHz). GA102 (an A40 reaches 1.27 G,
+ * 0.73 a clock at 1740 MHz, where its DRAM is the limit) and TU104 (not measured) take GA100's, the
+ * L4 (AD104) AD102's: inferences. */
+#define GA100_BLOCKS_CLK (1.34e3 / 1410.0)
+#define GH100_BLOCKS_CLK (1.65e3 / 1980.0)
+#define AD10X_BLOCKS_CLK (1.86e3 / 2490.0)
 
 /* The RTX A6000 and the GeForce RTX 3090 are one chip, GA102 (compute capability 8.6), in
  * different boards: SMs, clocks, the Tensor Core rate (mma.sync's too), the DRAM bandwidth and the
@@ -112,7 +123,7 @@
     {                                                                                              \
         key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
             (sms)*GA102_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, SFU, 0,    \
-            src                                                                                    \
+            GA100_BLOCKS_CLK, src                                                                  \
     }
 
 /* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
@@ -120,7 +131,8 @@
 #define GA100_ROW(key, what, dram, src)                                                            \
     {                                                                                              \
         key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB,           \
-            GA100_L2_CLK, dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, SFU, 19.5, src     \
+            GA100_L2_CLK, dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, SFU, 19.5,         \
+            GA100_BLOCKS_CLK, src                                                                  \
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
@@ -129,7 +141,7 @@
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
             228 * KIB, 256 * KIB, l2, GH100_L2_CLK, dram, 64, 32, 33, 260, 600, 3.0,               \
-            ATOM_F32_CLOCKS, 64, SFU, 67, src                                                      \
+            ATOM_F32_CLOCKS, 64, SFU, 67, GH100_BLOCKS_CLK, src                                    \
     }
 
 static const struct model_gpu table[] = {
@@ -158,6 +170,7 @@ static const struct model_gpu table[] = {
      2,
      SFU,
      0,
+     GA100_BLOCKS_CLK,
      "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
      "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
     GA102_ROW(
@@ -200,6 +213,7 @@ static const struct model_gpu table[] = {
      2,
      SFU,
      0,
+     AD10X_BLOCKS_CLK,
      "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
      "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
     GH100_ROW("h100", "NVIDIA H100 SXM5 80GB (sm_90)", 3350, 50 * MIB,
@@ -275,19 +289,20 @@ static const struct field {
     const char *name;
     size_t off;
     int is_double;
-} fields[] = {U(sms),         D(clock_mhz),    U(fp32_lanes), D(tensor_tflops),
-              D(mma_tflops),  D(wgmma_tflops), U(schedulers), U(regs_per_sm),
-              U(smem_per_sm), U(l1_per_sm),    D(l2_bytes),   D(l2_bytes_per_clk),
-              D(dram_gbs),    U(max_warps),    U(max_blocks), U(lat_l1),
-              U(lat_l2),      U(lat_dram),     D(launch_us),  D(atom_f32_clk),
-              U(fp64_lanes),  U(sfu_lanes),    D(dmma_tflops)};
+} fields[] = {U(sms),         D(clock_mhz),    U(fp32_lanes),  D(tensor_tflops),
+              D(mma_tflops),  D(wgmma_tflops), U(schedulers),  U(regs_per_sm),
+              U(smem_per_sm), U(l1_per_sm),    D(l2_bytes),    D(l2_bytes_per_clk),
+              D(dram_gbs),    U(max_warps),    U(max_blocks),  U(lat_l1),
+              U(lat_l2),      U(lat_dram),     D(launch_us),   D(atom_f32_clk),
+              U(fp64_lanes),  U(sfu_lanes),    D(dmma_tflops), D(blocks_per_clk)};
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define MMA_FIELD 4       /* fields[4], mma_tflops, and fields[5], wgmma_tflops: the ones a file */
 #define WGMMA_FIELD 5     /* may leave out (the dense rate) */
 #define ATOM_F32_FIELD 19 /* optional too: ATOM_F32_CLOCKS, */
 #define FP64_FIELD 20     /* 2 FP64 units an SM, */
 #define SFU_FIELD 21      /* SFU results a clock, */
-#define DMMA_FIELD 22     /* and no f64 Tensor Cores */
+#define DMMA_FIELD 22     /* no f64 Tensor Cores */
+#define BLOCKS_FIELD 23   /* and BLOCKS_PER_CLK */
 #define FP64_DEFAULT 2
 
 /* @p s without leading and trailing blanks (in place). */
@@ -372,7 +387,10 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
         g->fp64_lanes = FP64_DEFAULT;
     if (!(seen & (1u << SFU_FIELD)))
         g->sfu_lanes = SFU;
-    seen |= 1u << ATOM_F32_FIELD | 1u << FP64_FIELD | 1u << SFU_FIELD | 1u << DMMA_FIELD;
+    if (!(seen & (1u << BLOCKS_FIELD)) || g->blocks_per_clk <= 0)
+        g->blocks_per_clk = BLOCKS_PER_CLK;
+    seen |= 1u << ATOM_F32_FIELD | 1u << FP64_FIELD | 1u << SFU_FIELD | 1u << DMMA_FIELD |
+            1u << BLOCKS_FIELD;
     for (size_t i = 0; i < NFIELDS; i++)
         if (!(seen & (1u << i))) {
             snprintf(err, err_size, "%s: no value for '%s'", path, fields[i].name);

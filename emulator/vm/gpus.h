@@ -49,6 +49,9 @@ struct model_gpu {
     double dmma_tflops;      /**< f64 Tensor Core TFLOP/s (mma.sync and wmma in f64): 0 where
                                   the GPU has none, and f64 mma runs at its FP64 units' rate.
                                   Optional in a GPU file (0) */
+    double blocks_per_clk;   /**< thread blocks the GPU starts a clock, whole GPU (its work
+                                  distributor): the cap of a grid of many short blocks.
+                                  Optional in a GPU file (BLOCKS_PER_CLK) */
     char source[400];        /**< where the numbers come from */
 };
 
@@ -63,6 +66,10 @@ struct model_gpu {
 /** The share a kernel that reads and writes as many bytes (a copy) reaches: the bus turning
  *  between reads and writes costs the rest. The sources are in gpus.c. */
 #define DRAM_COPY_SHARE 0.88
+
+/** Thread blocks a GPU starts a clock when a GPU file gives none: GH100's, the sources are in
+ *  gpus.c. */
+#define BLOCKS_PER_CLK 0.83
 
 /** Threads an SM takes through a bar.sync (__syncthreads()) a clock: the sources are in gpus.c. */
 #define BAR_THREADS_CLK 16.0

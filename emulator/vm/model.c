@@ -1011,7 +1011,7 @@ const char *model_bound_name(enum model_bound b)
 {
     static const char *const names[MODEL_NBOUNDS] = {"fp32", "tensor", "issue",   "lsu",
                                                      "l2",   "dram",   "latency", "atomic",
-                                                     "fp64", "sfu",    "barrier"};
+                                                     "fp64", "sfu",    "barrier", "blocks"};
     return names[b];
 }
 
@@ -1116,6 +1116,8 @@ static void bounds(const struct vm_model *m, const struct tally *t, struct model
      * times the busiest address's share of them in the blocks that ran */
     e->bound_ms[MODEL_ATOMIC] =
         m->t.atom_clocks > 0 ? t->atom_clocks * (m->atoms.busiest / m->t.atom_clocks) * ms : 0;
+    /* the GPU starts g->blocks_per_clk blocks a clock, whatever their size */
+    e->bound_ms[MODEL_BLOCKS] = (double)m->blocks / g->blocks_per_clk * ms;
     e->l1_hit = t->load_sectors ? t->l1_hits / t->load_sectors : 0;
     e->l2_hit = t->l2_sectors ? t->l2_hits / t->l2_sectors : 0;
     e->l2_bytes = t->l2_sectors * 32.0;
@@ -1276,7 +1278,7 @@ static double shared_pipes_ms(const double *bound_ms, double latency_ms, double 
  * below and add nothing to a warp's turn on the SM's pipes. */
 static double chip_ms(const double *bound_ms)
 {
-    static const enum model_bound chip[] = {MODEL_L2, MODEL_DRAM, MODEL_ATOMIC};
+    static const enum model_bound chip[] = {MODEL_L2, MODEL_DRAM, MODEL_ATOMIC, MODEL_BLOCKS};
     double t = 0;
     for (size_t i = 0; i < sizeof chip / sizeof chip[0]; i++)
         t = bound_ms[chip[i]] > t ? bound_ms[chip[i]] : t;

@@ -41,6 +41,7 @@ enum model_bound {
     MODEL_FP64,    /**< f64 arithmetic over the SM's FP64 units */
     MODEL_SFU,     /**< fp32 special functions over the SM's special function units (MUFU) */
     MODEL_BARRIER, /**< bar.sync's threads at BAR_THREADS_CLK a clock an SM */
+    MODEL_BLOCKS,  /**< the grid's blocks started at the GPU's blocks_per_clk */
     MODEL_NBOUNDS
 };
 

@@ -12,6 +12,9 @@ extern "C" {
 /** y = x, n floats, blocks of 256 threads. */
 void model_copy(int n, const float *d_x, float *d_y);
 
+/** The same copy in blocks of 32 threads: n / 32 blocks, started at the GPU's rate. */
+void model_small_blocks(int n, const float *d_x, float *d_y);
+
 /** y[i] = x[i] * x[i] + x[i], i < 32: one block of one warp. */
 void model_lone_warp(const float *d_x, float *d_y);
 

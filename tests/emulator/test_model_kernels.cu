@@ -24,6 +24,19 @@ void model_copy(int n, const float *d_x, float *d_y)
     model_copy_kernel<<<(n + 255) / 256, 256>>>(n, d_x, d_y);
 }
 
+/* The same copy in blocks of one warp: too small for the memory to be the limit. */
+static __global__ void model_small_blocks_kernel(int n, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = 1.0f * x[i]; /* not the copy's line, which item 6 gives SASS */
+}
+
+void model_small_blocks(int n, const float *d_x, float *d_y)
+{
+    model_small_blocks_kernel<<<(n + 31) / 32, 32>>>(n, d_x, d_y);
+}
+
 /* One warp alone on the GPU: y[i] = x[i] * x[i] + x[i], i < 32. Nothing overlaps its pipes. */
 static __global__ void model_lone_warp_kernel(const float *x, float *y)
 {

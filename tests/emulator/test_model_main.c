@@ -1,10 +1,10 @@
 /**
  * @file test_model_main.c
- * @brief One copy of N floats on the device, one warp alone, one shared-memory round trip, a tile's
- *        rows read a column at a time, four loads per thread in flight together, then chained, then
- *        of one address in flight together (N / 4 threads), N atomic additions to one address
- * (fp32, integer to an address read from memory, integer to a parameter's), N integer additions
- * of which half go to one of 256 counters, a tile loop (4 blocks,
+ * @brief One copy of N floats on the device, the same in blocks of 32 threads, one warp alone, one
+ * shared-memory round trip, a tile's rows read a column at a time, four loads per thread in flight
+ * together, then chained, then of one address in flight together (N / 4 threads), N atomic
+ * additions to one address (fp32, integer to an address read from memory, integer to a
+ * parameter's), N integer additions of which half go to one of 256 counters, a tile loop (4 blocks,
  * 64 tiles of 256 floats) loaded then used, as a cp.async pipeline and copied with cp.async in one
  * stage, the first with 264 blocks (16 tiles, two blocks an SM), and a TMA + wgmma tile loop (2
  * blocks, 32 tiles) in one stage, MODEL_TMA_DEPTH stages, warp-specialised and in fp8, 132 blocks
@@ -34,6 +34,7 @@ static void run_all(int n, float *d_x, float *d_y)
 {
     size_t bytes = (size_t)n * sizeof(float);
     model_copy(n, d_x, d_y);
+    model_small_blocks(n, d_x, d_y);
     model_lone_warp(d_x, d_y);
     model_smem(d_x, d_y);
     model_rows(d_x, d_y);

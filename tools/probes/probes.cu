@@ -12,6 +12,7 @@
  *   probe_l2_read       reads that hit the L2
  *   probe_atomics       atomic adds to one address or to a few
  *   probe_column_stores 4-byte stores, each lane to its own sector (a naive transpose's)
+ *   probe_small_blocks  blocks of one warp that each store 32 floats (blocks started a second)
  *   probe_barriers      __syncthreads() in blocks of 1024 threads
  */
 #include "probes.h"
@@ -234,6 +235,19 @@ void probe_column_stores(int n, float *d_out)
 {
     dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
     column_stores_kernel<<<grid, block>>>(n, d_out);
+    CUDA_CHECK_LAUNCH();
+}
+
+static __global__ void small_blocks_kernel(int n, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = (float)(i & 1023);
+}
+
+void probe_small_blocks(int n, float *d_out)
+{
+    small_blocks_kernel<<<(n + 31) / 32, 32>>>(n, d_out);
     CUDA_CHECK_LAUNCH();
 }
 

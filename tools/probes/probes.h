@@ -75,6 +75,12 @@ void probe_atomics(int blocks, int per_thread, const unsigned *d_idx, unsigned m
 void probe_column_stores(int n, float *d_out);
 
 /**
+ * Blocks of 32 threads, (n + 31) / 32 of them, each storing its floats: d_out[i] = i & 1023.
+ * Their work is too small for the memory to be the limit: the GPU's start of blocks is.
+ */
+void probe_small_blocks(int n, float *d_out);
+
+/**
  * @p blocks blocks of 1024 threads, each round two __syncthreads() around a rotation of a
  * shared array (s[t] = s[t + 1] + 1): d_out[block * 1024 + t] = (t + rounds) % 1024 + rounds,
  * d_clocks[block] its clocks.

@@ -388,6 +388,28 @@ static void column_store_rate(struct probe_run *r)
     CUDA_CHECK(cudaFree(d_out));
 }
 
+static void launch_small_blocks(void *a)
+{
+    const struct store_args *x = a;
+    probe_small_blocks(x->n, x->out);
+}
+
+/* Blocks of one warp the GPU starts a clock (the model's blocks_per_clk). */
+static void block_start_rate(struct probe_run *r)
+{
+    int n = r->small ? 1000 : 1 << 24, ok = 1;
+    float *out = mat_alloc((size_t)n * sizeof *out), *d_out = dev_alloc((size_t)n * sizeof *out);
+    struct store_args a = {n, d_out};
+    double ms = time_ms(launch_small_blocks, &a);
+    to_host(out, d_out, (size_t)n * sizeof *out);
+    for (int i = 0; i < n; i++)
+        ok &= out[i] == (float)(i & 1023);
+    add_row(r, "blocks_per_clk", "blocks of 32 threads started a clock (the GPU)",
+            ((n + 31) / 32) / (ms * 1e3 * r->mhz), r->gpu->blocks_per_clk, ok);
+    free(out);
+    CUDA_CHECK(cudaFree(d_out));
+}
+
 /* Threads an SM takes through __syncthreads() a clock, its blocks of 1024 all resident. */
 static void barrier_rate(struct probe_run *r)
 {
@@ -442,6 +464,7 @@ static void measure(struct probe_run *r)
     atomic_rate(r, "atom_f32_clk", 0, 1, g->atom_f32_clk);
     atomic_rate(r, "atom_int_256", 255, 0, 256.0);
     column_store_rate(r);
+    block_start_rate(r);
     barrier_rate(r);
     dram_share(r);
     dram_read_share(r);
@@ -496,6 +519,7 @@ static const struct {
     {"mma_tflops", offsetof(struct model_gpu, mma_tflops), 1},
     {"l2_bytes_per_clk", offsetof(struct model_gpu, l2_bytes_per_clk), 1},
     {"atom_f32_clk", offsetof(struct model_gpu, atom_f32_clk), 1},
+    {"blocks_per_clk", offsetof(struct model_gpu, blocks_per_clk), 1},
 };
 
 /* The model's row with what was measured in place of the fields the probes measure, written to
@@ -510,7 +534,7 @@ static int write_gpu_file(const struct probe_run *r, const char *path)
              r->dev.name,
              r->small ? "not run (the CPU emulator)"
                       : "lat_l1, lat_l2, lat_dram, clock_mhz (under FMAs), mma_tflops, "
-                        "l2_bytes_per_clk and atom_f32_clk measured",
+                        "l2_bytes_per_clk, atom_f32_clk and blocks_per_clk measured",
              r->gpu->name);
     for (int i = 0; i < r->nrows; i++)
         for (size_t k = 0; k < sizeof probed / sizeof probed[0]; k++) {
