@@ -174,11 +174,12 @@ static int compiler(const char *file)
 }
 
 /* NVIDIA's libraries the emulator has no stand-in for (cuDNN, cuSPARSE, cuSOLVER, NPP, nvJPEG,
- * cuTENSOR), which hold NVIDIA's runtime: no rebuild of them is possible, only another library. */
+ * cuTENSOR, CUPTI and its profiler host, nvperf), which hold NVIDIA's runtime: no rebuild of them
+ * is possible, only another library. */
 static int nvidia_library(const char *file)
 {
-    static const char *const names[] = {"libcudnn", "libcusparse", "libcusolver",
-                                        "libnpp",   "libnvjpeg",   "libcutensor"};
+    static const char *const names[] = {"libcudnn",  "libcusparse", "libcusolver", "libnpp",
+                                        "libnvjpeg", "libcutensor", "libcupti",    "libnvperf"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strstr(file, names[i]))
             return 1;
