@@ -632,10 +632,13 @@ cudaError_t cudaFreeHost(void *ptr)
     return cudaFree(ptr);
 }
 
-/** A cudaHostRegister'ed range: its pages alias those of a device block, so kernels reach it. */
+/** A cudaHostRegister'ed range: its pages alias those of a device block, so kernels reach it.
+ *  Ranges within the pages of one registered before share its pages and block. */
 struct registered {
-    char *page; /**< the first page of the range */
-    size_t len; /**< bytes of whole pages it covers */
+    char *start; /**< the range the program registered */
+    size_t size;
+    char *page; /**< the first page of the pages it aliases */
+    size_t len; /**< bytes of whole pages they cover */
     char *dev;  /**< the device block the pages alias (its address is the device pointer) */
     struct registered *next;
 };
@@ -719,27 +722,42 @@ static void swap_pages(struct page_move *m)
     sigaltstack(&old_ss, NULL);
 }
 
-/* Host memory the program allocated becomes pinned and mapped: its pages are moved, content and
- * all, onto a device block's (MAP_SHARED at the same address), whose address is the device
- * pointer (cudaHostGetDevicePointer); cudaDevAttrCanUseHostPointerForRegisteredMem says 0. */
+/* 1 when a registration's bytes meet [@p ptr, + @p size). The lock is held. */
+static int bytes_taken(const char *ptr, size_t size)
+{
+    for (const struct registered *r = registered; r; r = r->next)
+        if (ptr < r->start + r->size && r->start < ptr + size)
+            return 1;
+    return 0;
+}
+
 /* Why [@p ptr, + @p size) (whole pages [@p page, + @p len)) cannot be registered, or cudaSuccess
- * (after one line saying why not). */
-static cudaError_t registrable(void *ptr, size_t size, char *page, size_t len)
+ * (after one line saying why not); @p shared receives the registration whose pages hold all of
+ * them (a range beside another in its pages, as two members of one object), or NULL. */
+static cudaError_t registrable(char *ptr, size_t size, char *page, size_t len,
+                               struct registered **shared)
 {
     rt_lock();
-    int taken = ptr && size && (registration(ptr) || registration((char *)ptr + size - 1));
+    int taken = ptr && size && bytes_taken(ptr, size);
+    struct registered *first = ptr && size ? registration(page) : NULL;
+    struct registered *last = ptr && size ? registration(page + len - 1) : NULL;
     int device = rt_is_device(ptr);
     rt_unlock();
-    const char *why = !ptr || !size                ? "a NULL pointer or 0 bytes"
-                      : taken                      ? "its pages are registered already"
-                      : device                     ? "it is device, pinned or managed memory"
+    *shared = first && first == last && page + len <= first->page + first->len ? first : NULL;
+    const char *why = !ptr || !size   ? "a NULL pointer or 0 bytes"
+                      : taken         ? "its bytes are registered already"
+                      : *shared       ? NULL
+                      : first || last ? "it shares a page with a registered range and reaches "
+                                        "past that range's pages (not emulated)"
+                      : device        ? "it is device, pinned or managed memory"
                       : msync(page, len, MS_ASYNC) ? "its pages are not mapped"
                                                    : NULL;
     if (why)
-        emu_say("cudaHostRegister: cannot register %zu bytes at %p: %s", size, ptr, why);
-    return !why    ? cudaSuccess
-           : taken ? cudaErrorHostMemoryAlreadyRegistered
-                   : cudaErrorInvalidValue;
+        emu_say("cudaHostRegister: cannot register %zu bytes at %p: %s", size, (void *)ptr, why);
+    return !why            ? cudaSuccess
+           : taken         ? cudaErrorHostMemoryAlreadyRegistered
+           : first || last ? cudaErrorNotSupported
+                           : cudaErrorInvalidValue;
 }
 
 /* Host memory the program allocated becomes pinned and mapped: its pages are moved, content and
@@ -750,18 +768,21 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     (void)flags;
     char *page = (char *)((uintptr_t)ptr & ~(uintptr_t)4095);
     size_t len = pages_of((size_t)((char *)ptr + size - page));
-    cudaError_t err = registrable(ptr, size, page, len);
-    void *dev;
-    struct registered *r = err == cudaSuccess ? emu_malloc(sizeof *r) : NULL;
-    if (err == cudaSuccess)
+    struct registered *shared;
+    cudaError_t err = registrable(ptr, size, page, len, &shared);
+    void *dev = shared ? shared->dev : NULL;
+    if (err == cudaSuccess && !shared)
         err = host_visible_block(&dev, len, "cudaHostRegister", __builtin_return_address(0));
-    if (err != cudaSuccess) {
-        free(r);
+    if (err != cudaSuccess)
         return rt_error(err);
-    }
+    struct registered *r = emu_malloc(sizeof *r);
     rt_lock();
-    swap_pages(&(struct page_move){page, len, dev, (uint64_t)(uintptr_t)dev - rt.mem.base, 1});
-    *r = (struct registered){page, len, dev, registered};
+    if (shared)
+        *r = (struct registered){ptr, size, shared->page, shared->len, dev, registered};
+    else {
+        swap_pages(&(struct page_move){page, len, dev, (uint64_t)(uintptr_t)dev - rt.mem.base, 1});
+        *r = (struct registered){ptr, size, page, len, dev, registered};
+    }
     registered = r;
     rt_unlock();
     return cudaSuccess;
@@ -775,21 +796,25 @@ cudaError_t cudaHostUnregister(void *ptr)
     rt_lock();
     rt_run_all(); /* no queued work still uses the range */
     struct registered **at = &registered;
-    while (*at && (*at)->page != (char *)((uintptr_t)ptr & ~(uintptr_t)4095))
+    while (*at && (*at)->start != (char *)ptr)
         at = &(*at)->next;
     struct registered *r = *at;
     void *dev = r ? r->dev : NULL;
+    int found = r != NULL;
     if (r) {
         *at = r->next;
-        swap_pages(&(struct page_move){r->page, r->len, NULL, 0, 0});
-        free(r); /* its pages are the program's own again */
+        for (const struct registered *o = registered; o; o = o->next)
+            dev = o->dev == r->dev ? NULL : dev; /* another range still shares the pages */
+        if (dev)
+            swap_pages(&(struct page_move){r->page, r->len, NULL, 0, 0});
+        free(r); /* its pages are the program's own again, or still the other range's */
     }
     rt_unlock();
-    if (!dev) {
+    if (!found) {
         emu_say("cudaHostUnregister: %p was not registered with cudaHostRegister", ptr);
         return rt_error(cudaErrorHostMemoryNotRegistered);
     }
-    return cudaFree(dev);
+    return dev ? cudaFree(dev) : cudaSuccess;
 }
 
 /* Pinned and managed memory: the same address; registered memory: its device block's. */
