@@ -961,7 +961,9 @@ static void grid_failed(struct grid *g, uint64_t b)
 }
 
 /* The next block in launch order from @p x's queue, or UINT64_MAX when none is left (or one
- * failed before it). */
+ * failed before it). A block taken is the thread's, and the thread moves: grid_stuck() counts no
+ * stall of its from before. None taken leaves the thread running what it runs (the blocks it
+ * runs beside one another, run_beside()) until it leaves the grid (leave_grid()). */
 static uint64_t take_block(const struct exec *x)
 {
     struct grid *g = x->queue;
@@ -969,10 +971,21 @@ static uint64_t take_block(const struct exec *x)
         pthread_mutex_lock(&g->lock);
     uint64_t b = g->next < g->nblocks && g->next < g->failed ? g->next++ : UINT64_MAX;
     if (x->grid) {
-        __atomic_store_n(&g->running[x->worker], b, __ATOMIC_RELEASE);
+        if (b != UINT64_MAX) {
+            __atomic_store_n(&g->running[x->worker], b, __ATOMIC_RELEASE);
+            __atomic_store_n(&g->stalled[x->worker], UINT64_MAX, __ATOMIC_RELEASE);
+        }
         pthread_mutex_unlock(&g->lock);
     }
     return b;
+}
+
+/* Thread @p x runs no block of the grid any more: grid_stuck() leaves it out. */
+static void leave_grid(const struct exec *x)
+{
+    pthread_mutex_lock(&x->grid->lock);
+    __atomic_store_n(&x->grid->running[x->worker], UINT64_MAX, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&x->grid->lock);
 }
 
 static int blocks_left(const struct exec *x)
@@ -1086,8 +1099,10 @@ static void *worker(void *arg)
     struct grid *g = c->grid;
     for (;;) {
         uint64_t b = take_block(c);
-        if (b == UINT64_MAX)
+        if (b == UINT64_MAX) {
+            leave_grid(c);
             return NULL;
+        }
         place_block(c, b);
         block_start(c);
         int st = block_run(c, 0);
@@ -1095,7 +1110,7 @@ static void *worker(void *arg)
             st = run_beside(c);
         if (st < 0) {
             grid_failed(g, b);
-            __atomic_store_n(&g->running[c->worker], UINT64_MAX, __ATOMIC_RELEASE);
+            leave_grid(c);
             return NULL;
         }
     }

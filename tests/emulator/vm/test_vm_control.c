@@ -1,7 +1,8 @@
 /**
  * @file test_vm_control.c
  * @brief The PTX VM's control flow: divergence and reconvergence, warp-synchronous waits,
- *        clocks, barriers, blocks that wait for each other (CUB's look-back), mbarrier phases,
+ *        clocks, barriers, blocks that wait for each other (CUB's look-back, a grid barrier of
+ *        atomics), mbarrier phases,
  *        and what a student meets when it goes wrong (faults, deadlocks, traps, asserts, an
  *        unsupported instruction), each one line naming the kernel and the source line (a helper
  *        inlined into the kernel: its line and the call's); printf.
@@ -230,6 +231,21 @@ extern "C" __global__ void late_release_kernel(uint32_t *flag, uint32_t *out, in
         asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(got) : "l"(flag) : "memory");
     while (!got);
     out[t] = got + (uint32_t)t;
+}
+
+/* Every block meets the others @p rounds times at a barrier of its own making (a persistent
+ * kernel's, gpu-benches' gpu-small-kernels -pta): thread 0 adds 1 to count[r] and waits until
+ * every block has; out[block] = the sum of the counts each round saw. */
+extern "C" __global__ void grid_barrier_kernel(unsigned *count, unsigned *out, int rounds)
+{
+    unsigned seen = 0;
+    for (int r = 0; r < rounds; r++)
+        if (threadIdx.x == 0) {
+            atomicAdd(&count[r], 1u);
+            while ((seen = *(volatile unsigned *)&count[r]) != gridDim.x)
+                ;
+            out[blockIdx.x] += seen;
+        }
 }
 
 /* mbarrier wait loops: until the phase of token @p state (or of parity @p parity) is done. */
@@ -586,6 +602,35 @@ START_TEST(wait_for_a_running_later_block)
 }
 END_TEST
 
+/* Blocks that all wait for one another, fewer than a wave, on two threads: one thread starts the
+ * blocks not yet started beside its waiting one, the other's block waits on. Neither thread may
+ * take the other's stall for the grid's: before, the thread that found no block left to start
+ * counted as running none (the others then looked stuck), and the one that took them kept its
+ * stall from before them, and 8 blocks of 32 threads were reported deadlocked in most runs. */
+START_TEST(blocks_meet_at_a_grid_barrier)
+{
+    enum { BLOCKS = 8, ROUNDS = 4 };
+    setenv("COURSE_EMU_THREADS", "2", 1); /* before the first launch */
+    struct vm_case c;
+    vm_case_open(&c, VM_CASE_PTX);
+    uint64_t count = vm_case_buffer(&c, NULL, ROUNDS * 4),
+             dout = vm_case_buffer(&c, NULL, 4 * BLOCKS);
+    int rounds = ROUNDS;
+    void *args[] = {&count, &dout, &rounds};
+    for (int r = 0; r < 20; r++) {
+        uint32_t out[BLOCKS];
+        memset(vm_case_host(&c, count), 0, ROUNDS * 4);
+        memset(vm_case_host(&c, dout), 0, sizeof out);
+        run(&c, "grid_barrier_kernel", BLOCKS, 32, args);
+        vm_case_read(&c, out, dout, sizeof out);
+        for (uint32_t b = 0; b < BLOCKS; b++)
+            ck_assert_msg(out[b] == BLOCKS * ROUNDS, "run %d: block %u saw %u, want %u", r, b,
+                          out[b], BLOCKS * ROUNDS);
+    }
+    vm_case_close(&c);
+}
+END_TEST
+
 /* mbarrier_kernel's sums for block @p b, thread @p t, against which the GPU's are checked. */
 static int mbarrier_sum(const int *in, int b, int t, int n, int phases)
 {
@@ -647,6 +692,7 @@ int main(int argc, char **argv)
         {"printf_formats", printf_formats, CASE_CPU, 60},
         {"look_back_waits_within_a_wave", look_back_waits_within_a_wave, CASE_CPU, 20},
         {"wait_for_a_running_later_block", wait_for_a_running_later_block, CASE_CPU, 60},
+        {"blocks_meet_at_a_grid_barrier", blocks_meet_at_a_grid_barrier, CASE_CPU, 60},
         {"mbarrier_phases", mbarrier_phases, CASE_CPU, 60},
     };
     return course_test_main(argc, argv, COURSE_LESSON, cases, sizeof cases / sizeof *cases);
