@@ -618,8 +618,16 @@ static void row_lanes(uint8_t *p, uint64_t step, uint8_t **host)
         host[l] = p + step * l;
 }
 
+/* A strong load of global memory: the warp's loop yields within SPIN_BRANCHES (vm_impl.h). */
+static void strong_load_yields_soon(struct exec *x, const struct insn *in)
+{
+    if ((MEM_ORDER(in->mod) & MEM_STRONG) && x->back_branches < YIELD_BRANCHES - SPIN_BRANCHES)
+        x->back_branches = YIELD_BRANCHES - SPIN_BRANCHES;
+}
+
 enum event h_LD_GLOBAL(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
+    strong_load_yields_soon(x, in);
     uint64_t step;
     uint8_t *p = global_row(x, w, in, m, &step), *host[32];
     if (!p)
@@ -690,6 +698,7 @@ enum event h_ST_LOCAL(struct exec *x, struct warp *w, const struct insn *in, uin
 
 enum event h_LD_GENERIC(struct exec *x, struct warp *w, const struct insn *in, uint32_t m)
 {
+    strong_load_yields_soon(x, in);
     return load(x, w, in, m, SP_GENERIC);
 }
 

@@ -417,6 +417,11 @@ struct exec;
  *  handler that sets exec::back_branches to one less makes the warp's next one yield. */
 #define YIELD_BRANCHES 4096
 
+/** Backward branches after a strong load of global memory (.volatile, .relaxed, .acquire) before
+ *  the warp yields: such a load is how a thread waits for a flag another block sets (a
+ *  cooperative grid's grid.sync(), a look-back), and the blocks it waits for run sooner. */
+#define SPIN_BRANCHES 64
+
 /** How deep device-function calls may nest. */
 #define CALL_DEPTH 16
 
