@@ -1,7 +1,8 @@
 /**
  * @file blas_elem.h
  * @brief Elements of the cuBLAS and cuBLASLt stand-ins' matrices (fp32, fp16, bf16): their
- *        size, and reading and writing them with the VM's conversions (vm/fp.h).
+ *        size, and reading and writing them with the VM's conversions (vm/fp.h); GemmEx's
+ *        fp64 and int8 operands' size too.
  */
 #ifndef EMU_BLAS_ELEM_H
 #define EMU_BLAS_ELEM_H
@@ -12,10 +13,11 @@
 
 #include "fp.h"
 
-/** Bytes of one element of type @p t (CUDA_R_32F, CUDA_R_16F or CUDA_R_16BF). */
+/** Bytes of one element of type @p t (CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF; GemmEx's
+ *  CUDA_R_64F, CUDA_R_8I and CUDA_R_32I too). */
 static inline size_t elem_bytes(cudaDataType t)
 {
-    return t == CUDA_R_32F ? 4 : 2;
+    return t == CUDA_R_64F ? 8 : t == CUDA_R_8I ? 1 : t == CUDA_R_32F || t == CUDA_R_32I ? 4 : 2;
 }
 
 /** Element @p i of array @p p of type @p t, exactly, as a float. */

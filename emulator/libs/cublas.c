@@ -1,7 +1,8 @@
 /**
  * @file cublas.c
- * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, H, Ex, batched and strided
- *        batched; S, D, H and Ex with 64-bit sizes too), geam, host-device copies and the
+ * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, H, Ex in fp32, fp16,
+ *        bf16, fp64 and int8, batched and strided batched; S, D, H and Ex with 64-bit sizes
+ *        too), Sgeam, host-device copies and the
  *        operands every call shares (blas_args.h), on the host. Levels 1, 2 and 3 are in
  *        cublas_level1.c, cublas_level2.c and cublas_level3.c, batched LU in cublas_lu.c,
  *        cublasXt in cublas_xt.c; every other function the cuBLAS headers declare is a stub that
@@ -19,6 +20,8 @@
  *   CUBLAS_COMPUTE_32F_FAST_16F     32F           rounded to fp16 (rn)  fp32
  *   CUBLAS_COMPUTE_32F_FAST_16BF    32F           rounded to bf16 (rn)  fp32
  *   CUBLAS_COMPUTE_16F[_PEDANTIC]   16F           fp16                  fp16, rounded per MMA
+ *   CUBLAS_COMPUTE_64F[_PEDANTIC]   64F (C 64F)   their exact value     fp64, as cublasDgemm
+ *   CUBLAS_COMPUTE_32I[_PEDANTIC]   8I (C 32I)    their exact value     int32, wrapping
  *
  * (CUBLAS_TF32_TENSOR_OP_MATH makes SGEMM and 32F GemmEx use TF32 too; HGEMM is fp16 GemmEx
  * with CUBLAS_COMPUTE_16F.) The result is alpha * op(A) op(B) + beta * C, rounded once to C's type;
@@ -63,6 +66,11 @@ struct gemm {
     enum rounding round;
     int half_acc; /**< 1: accumulate in fp16 (CUBLAS_COMPUTE_16F) */
     int in_order; /**< 1: 16-bit operands, accumulated in fp32 in k order */
+    enum exact {
+        EXACT_NONE,
+        EXACT_F64, /**< fp64 operands and C, fp64 alpha and beta (CUBLAS_COMPUTE_64F) */
+        EXACT_I8   /**< int8 operands, int32 C, alpha and beta (CUBLAS_COMPUTE_32I) */
+    } exact;
 };
 
 /* What a call on handle @p h answers when it has nothing else to say. */
@@ -322,8 +330,49 @@ static void product_f16(int m, int n, int k, const float *A, const float *B, flo
         }
 }
 
+/* C = alpha op(A) op(B) + beta C in fp64 (cublasDgemm): one rounding per multiply-add, k in
+ * order; C is not read when beta is 0. */
+static void dgemm_host(const struct gemm *g, double alpha, const double *A, const double *B,
+                       double beta, double *C)
+{
+    for (int j = 0; j < g->n; j++)
+        for (int i = 0; i < g->m; i++) {
+            double acc = 0;
+            for (int p = 0; p < g->k; p++) {
+                double a =
+                    g->ta == CUBLAS_OP_N ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
+                double b =
+                    g->tb == CUBLAS_OP_N ? B[(size_t)j * g->ldb + p] : B[(size_t)p * g->ldb + j];
+                acc = fma(a, b, acc);
+            }
+            double *c = &C[(size_t)j * g->ldc + i];
+            *c = beta != 0 ? alpha * acc + beta * *c : alpha * acc;
+        }
+}
+
+/* The same for int8 operands summed in int32 (CUBLAS_COMPUTE_32I): every product and sum, and
+ * alpha and beta's, wrapping modulo 2^32 as the GPU's integer adds do. */
+static void igemm_host(const struct gemm *g, int32_t alpha, const int8_t *A, const int8_t *B,
+                       int32_t beta, int32_t *C)
+{
+    for (int j = 0; j < g->n; j++)
+        for (int i = 0; i < g->m; i++) {
+            uint32_t acc = 0;
+            for (int p = 0; p < g->k; p++) {
+                int a =
+                    g->ta == CUBLAS_OP_N ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
+                int b =
+                    g->tb == CUBLAS_OP_N ? B[(size_t)j * g->ldb + p] : B[(size_t)p * g->ldb + j];
+                acc += (uint32_t)(a * b);
+            }
+            int32_t *c = &C[(size_t)j * g->ldc + i];
+            uint32_t v = (uint32_t)alpha * acc + (beta != 0 ? (uint32_t)beta * (uint32_t)*c : 0);
+            *c = (int32_t)v;
+        }
+}
+
 /* Run @p g on the host: C = alpha op(A) op(B) + beta C. */
-static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
+static cublasStatus_t run_gemm(const struct gemm *g, double alpha, double beta)
 {
     int ar = g->ta == CUBLAS_OP_N ? g->m : g->k, ac = g->ta == CUBLAS_OP_N ? g->k : g->m;
     int br = g->tb == CUBLAS_OP_N ? g->k : g->n, bc = g->tb == CUBLAS_OP_N ? g->n : g->k;
@@ -339,6 +388,14 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (g->m == 0 || g->n == 0)
         return CUBLAS_STATUS_SUCCESS;
+    if (g->exact == EXACT_F64)
+        dgemm_host(g, alpha, A, B, beta, C);
+    else if (g->exact == EXACT_I8)
+        igemm_host(g, (int32_t)alpha, A, B, (int32_t)beta, C);
+    if (g->exact) {
+        blas_matrix_wrote(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct));
+        return CUBLAS_STATUS_SUCCESS;
+    }
     float *a = widen(A, g->at, g->lda, g->ta, g->m, g->k, g->round);
     float *b = widen(B, g->bt, g->ldb, g->tb, g->k, g->n, g->round);
     float *t = emu_malloc((size_t)g->m * g->n * sizeof *t);
@@ -348,9 +405,9 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
     for (int j = 0; j < g->n; j++)
         for (int i = 0; i < g->m; i++) {
             size_t at = (size_t)j * g->ldc + i;
-            float v = alpha * t[(size_t)j * g->m + i];
-            if (beta != 0.0f)
-                v += beta * load(C, g->ct, at, ROUND_NONE);
+            float v = (float)alpha * t[(size_t)j * g->m + i];
+            if (beta != 0.0)
+                v += (float)beta * load(C, g->ct, at, ROUND_NONE);
             elem_store(C, g->ct, at, v);
         }
     blas_matrix_wrote(g->C, g->m, g->n, g->ldc, elem_bytes(g->ct));
@@ -361,14 +418,28 @@ static cublasStatus_t run_gemm(const struct gemm *g, float alpha, float beta)
 }
 
 /* Read a scalar (alpha or beta) of type @p t from the host or, in device pointer mode, device. */
-static int scalar(cublasHandle_t h, const void *p, cudaDataType t, float *out)
+static int scalar(cublasHandle_t h, const void *p, cudaDataType t, double *out)
 {
     if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
         p = course_emu_host(p, elem_bytes(t), "cuBLAS alpha or beta");
     if (!p)
         return -1;
-    *out = load(p, t, 0, ROUND_NONE);
+    *out = t == CUDA_R_64F   ? *(const double *)p
+           : t == CUDA_R_32I ? *(const int32_t *)p
+                             : load(p, t, 0, ROUND_NONE);
     return 0;
+}
+
+/* GemmEx's exact forms, fp64 and int8 (struct gemm's exact), or EXACT_NONE. */
+static enum exact exact_kind(const struct gemm *g, cublasComputeType_t compute)
+{
+    if (g->at == CUDA_R_64F && g->bt == CUDA_R_64F && g->ct == CUDA_R_64F &&
+        (compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC))
+        return EXACT_F64;
+    if (g->at == CUDA_R_8I && g->bt == CUDA_R_8I && g->ct == CUDA_R_32I &&
+        (compute == CUBLAS_COMPUTE_32I || compute == CUBLAS_COMPUTE_32I_PEDANTIC))
+        return EXACT_I8;
+    return EXACT_NONE;
 }
 
 /* Fill the rounding and accumulation of @p g from the compute type; -1 if not supported. */
@@ -407,7 +478,7 @@ static int choose_compute(struct gemm *g, cublasComputeType_t compute, cublasMat
 /* Check one GEMM of a call (@p g, all but its pointers), fill its rounding from @p compute and
  * read alpha and beta; CUBLAS_STATUS_SUCCESS or why not. */
 static cublasStatus_t gemm_setup(cublasHandle_t handle, struct gemm *g, cublasComputeType_t compute,
-                                 const void *alpha, const void *beta, float *al, float *be)
+                                 const void *alpha, const void *beta, double *al, double *be)
 {
     if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -417,11 +488,19 @@ static cublasStatus_t gemm_setup(cublasHandle_t handle, struct gemm *g, cublasCo
                    (g->ct == CUDA_R_32F || g->ct == CUDA_R_16F || g->ct == CUDA_R_16BF);
     if (!ops_ok)
         return CUBLAS_STATUS_INVALID_VALUE;
-    if (!types_ok || choose_compute(g, compute, handle->math))
+    g->exact = exact_kind(g, compute);
+    if (!g->exact && (!types_ok || choose_compute(g, compute, handle->math))) {
+        emu_say("cuBLAS GEMM: A, B and C of types %d, %d and %d with compute type %d are not "
+                "emulated (CUBLAS_STATUS_NOT_SUPPORTED)",
+                (int)g->at, (int)g->bt, (int)g->ct, (int)compute);
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
     g->ta = g->ta == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; /* real data: C is T */
     g->tb = g->tb == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
-    cudaDataType st = g->half_acc ? CUDA_R_16F : CUDA_R_32F;
+    cudaDataType st = g->exact == EXACT_F64  ? CUDA_R_64F
+                      : g->exact == EXACT_I8 ? CUDA_R_32I
+                      : g->half_acc          ? CUDA_R_16F
+                                             : CUDA_R_32F;
     if (scalar(handle, alpha, st, al) || scalar(handle, beta, st, be))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     return CUBLAS_STATUS_SUCCESS;
@@ -455,8 +534,8 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
 {
     (void)algo;
     struct gemm g = {transa, transb, m,   n,   k,   A,          B, C, Atype,
-                     Btype,  Ctype,  lda, ldb, ldc, ROUND_NONE, 0, 0};
-    float a, b;
+                     Btype,  Ctype,  lda, ldb, ldc, ROUND_NONE, 0, 0, EXACT_NONE};
+    double a, b;
     cublasStatus_t st = gemm_setup(handle, &g, computeType, alpha, beta, &a, &b);
     if (st == CUBLAS_STATUS_SUCCESS && batchCount < 0)
         st = CUBLAS_STATUS_INVALID_VALUE;
@@ -500,8 +579,8 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
 {
     (void)algo;
     struct gemm g = {transa, transb, m,   n,   k,   NULL,       NULL, NULL, Atype,
-                     Btype,  Ctype,  lda, ldb, ldc, ROUND_NONE, 0,    0};
-    float a, b;
+                     Btype,  Ctype,  lda, ldb, ldc, ROUND_NONE, 0,    0,    EXACT_NONE};
+    double a, b;
     cublasStatus_t st = gemm_setup(handle, &g, computeType, alpha, beta, &a, &b);
     if (st != CUBLAS_STATUS_SUCCESS || batchCount <= 0)
         return st == CUBLAS_STATUS_SUCCESS && batchCount < 0 ? CUBLAS_STATUS_INVALID_VALUE : st;
@@ -530,26 +609,6 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-/* C = alpha op(A) op(B) + beta C in fp64 (cublasDgemm): one rounding per multiply-add, k in
- * order; C is not read when beta is 0. */
-static void dgemm_host(const struct gemm *g, double alpha, const double *A, const double *B,
-                       double beta, double *C)
-{
-    for (int j = 0; j < g->n; j++)
-        for (int i = 0; i < g->m; i++) {
-            double acc = 0;
-            for (int p = 0; p < g->k; p++) {
-                double a =
-                    g->ta == CUBLAS_OP_N ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
-                double b =
-                    g->tb == CUBLAS_OP_N ? B[(size_t)j * g->ldb + p] : B[(size_t)p * g->ldb + j];
-                acc = fma(a, b, acc);
-            }
-            double *c = &C[(size_t)j * g->ldc + i];
-            *c = beta != 0 ? alpha * acc + beta * *c : alpha * acc;
-        }
-}
-
 cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const double *alpha,
                               const double *A, int lda, const double *B, int ldb,
@@ -573,7 +632,7 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
     if (!a || !b || !c || blas_scalar(handle, alpha, 8, &al) || blas_scalar(handle, beta, 8, &be))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     struct gemm g = {ta,         tb,         m,   n,   k,   NULL,       NULL, NULL, CUDA_R_64F,
-                     CUDA_R_64F, CUDA_R_64F, lda, ldb, ldc, ROUND_NONE, 0,    0};
+                     CUDA_R_64F, CUDA_R_64F, lda, ldb, ldc, ROUND_NONE, 0,    0,    EXACT_F64};
     dgemm_host(&g, al, a, b, be, c);
     blas_matrix_wrote(C, m, n, ldc, 8);
     return CUBLAS_STATUS_SUCCESS;
@@ -757,9 +816,10 @@ cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
         return CUBLAS_STATUS_SUCCESS;
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    float al, be;
-    if (scalar(handle, alpha, CUDA_R_32F, &al) || scalar(handle, beta, CUDA_R_32F, &be))
+    double al64, be64;
+    if (scalar(handle, alpha, CUDA_R_32F, &al64) || scalar(handle, beta, CUDA_R_32F, &be64))
         return CUBLAS_STATUS_EXECUTION_FAILED;
+    float al = (float)al64, be = (float)be64;
     /* An operand whose scalar is 0 is not read (it may be NULL), as in cuBLAS. */
     const float *a = al != 0 ? blas_operand(A, ar, ta ? m : n, lda, 4, "cublasSgeam, A") : NULL;
     const float *b = be != 0 ? blas_operand(B, br, tb ? m : n, ldb, 4, "cublasSgeam, B") : NULL;

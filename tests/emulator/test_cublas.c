@@ -686,10 +686,66 @@ START_TEST(dgemm_transposes_in_double)
                               "Dgemm %c%c %d x %d x %d: C(%d,%d) = %.17g, want %.17g",
                               t / 2 ? 'T' : 'N', t % 2 ? 'T' : 'N', M, N, K, i, j, got[j * LD + i],
                               want[j * LD + i]);
+        CUDA_CHECK(cudaMemcpy(dC, C, LD * N * 8, cudaMemcpyHostToDevice)); /* GemmEx in fp64 */
+        ck_assert_int_eq(cublasGemmEx(h, ops[t / 2], ops[t % 2], M, N, K, &alpha, dA, CUDA_R_64F,
+                                      LD, dB, CUDA_R_64F, LD, &beta, dC, CUDA_R_64F, LD,
+                                      CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
+                         CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dC, LD * N * 8, cudaMemcpyDeviceToHost));
+        ck_assert_msg(!memcmp(got, want, LD * N * 8), "GemmEx 64F %c%c: not Dgemm's C",
+                      t / 2 ? 'T' : 'N', t % 2 ? 'T' : 'N');
     }
     device_free(dA, dB, dC, NULL);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
     free(A), free(B), free(C), free(want), free(got), free(scratch);
+}
+END_TEST
+
+/* GemmEx on int8 operands summed in int32 (CUBLAS_COMPUTE_32I), int32 alpha and beta, every
+ * transpose pair, odd shape, padded leading dimensions: C against a host sum, the rows past M
+ * untouched; an int8 C is not emulated and says so. */
+START_TEST(gemm_ex_int8_into_int32)
+{
+    enum { M = 33, N = 31, K = 37, LD = 41 };
+    int8_t A[LD * LD], B[LD * LD];
+    int32_t C[LD * N], got[LD * N];
+    for (int i = 0; i < LD * LD; i++) {
+        A[i] = (int8_t)((i * 37 + 11) % 255 - 127);
+        B[i] = (int8_t)((i * 53 + 5) % 251 - 125);
+    }
+    for (int i = 0; i < LD * N; i++)
+        C[i] = i * 7919 - 100000;
+    int8_t *dA = upload(A, sizeof A), *dB = upload(B, sizeof B);
+    int32_t *dC = upload(C, sizeof C);
+    cublasHandle_t h = handle_new();
+    const int32_t alpha = 3, beta = -2;
+    for (int t = 0; t < 4; t++) {
+        CUDA_CHECK(cudaMemcpy(dC, C, sizeof C, cudaMemcpyHostToDevice));
+        ck_assert_int_eq(cublasGemmEx(h, ops[t / 2], ops[t % 2], M, N, K, &alpha, dA, CUDA_R_8I, LD,
+                                      dB, CUDA_R_8I, LD, &beta, dC, CUDA_R_32I, LD,
+                                      CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+                         CUBLAS_STATUS_SUCCESS);
+        CUDA_CHECK(cudaMemcpy(got, dC, sizeof got, cudaMemcpyDeviceToHost));
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < LD; i++) {
+                int32_t want = C[j * LD + i];
+                if (i < M) {
+                    int32_t sum = 0;
+                    for (int p = 0; p < K; p++)
+                        sum +=
+                            A[t / 2 ? i * LD + p : p * LD + i] * B[t % 2 ? p * LD + j : j * LD + p];
+                    want = alpha * sum + beta * want;
+                }
+                ck_assert_msg(got[j * LD + i] == want, "GemmEx 8I %c%c: C(%d,%d) = %d, want %d",
+                              t / 2 ? 'T' : 'N', t % 2 ? 'T' : 'N', i, j, got[j * LD + i], want);
+            }
+    }
+    ck_assert_int_eq(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA, CUDA_R_8I, LD,
+                                  dB, CUDA_R_8I, LD, &beta, dA, CUDA_R_8I, LD, CUBLAS_COMPUTE_32I,
+                                  CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_NOT_SUPPORTED);
+    device_free(dA, dB, dC, NULL);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
 }
 END_TEST
 
@@ -2099,6 +2155,7 @@ int main(int argc, char **argv)
          CASE_CPU, 60},
         {"batched_gemms", batched_gemms, CASE_CPU, 60},
         {"dgemm_transposes_in_double", dgemm_transposes_in_double, CASE_CPU, 60},
+        {"gemm_ex_int8_into_int32", gemm_ex_int8_into_int32, CASE_CPU, 60},
         {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},
         {"level1_against_host", level1_against_host, CASE_CPU, 60},
         {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
