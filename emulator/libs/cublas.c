@@ -2,7 +2,7 @@
  * @file cublas.c
  * @brief The cuBLAS stand-in (libcublas.so.13): handles, GEMM (S, D, H, Ex in fp32, fp16,
  *        bf16, fp64 and int8, batched and strided batched; S, D, H and Ex with 64-bit sizes
- *        too), Sgeam, host-device copies and the
+ *        too), Sgeam and Dgeam, host-device copies and the
  *        operands every call shares (blas_args.h), on the host. Levels 1, 2 and 3 are in
  *        cublas_level1.c, cublas_level2.c and cublas_level3.c, batched LU in cublas_lu.c,
  *        cublasXt in cublas_xt.c; every other function the cuBLAS headers declare is a stub that
@@ -734,6 +734,32 @@ GEMM_OF_TYPE(cublasSgemm_v2_64, float, CUDA_R_32F, CUBLAS_COMPUTE_32F, int64_t)
 GEMM_OF_TYPE(cublasHgemm, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F, int)
 GEMM_OF_TYPE(cublasHgemm_64, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F, int64_t)
 
+/* cublasHgemm's batched forms: GemmEx's on fp16 with CUBLAS_COMPUTE_16F, __half as its bits. */
+cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const uint16_t *alpha, const uint16_t *A, int lda,
+                                         long long int strideA, const uint16_t *B, int ldb,
+                                         long long int strideB, const uint16_t *beta, uint16_t *C,
+                                         int ldc, long long int strideC, int batchCount)
+{
+    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda,
+                                      strideA, B, CUDA_R_16F, ldb, strideB, beta, C, CUDA_R_16F,
+                                      ldc, strideC, batchCount, CUBLAS_COMPUTE_16F,
+                                      CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k,
+                                  const uint16_t *alpha, const uint16_t *const Aarray[], int lda,
+                                  const uint16_t *const Barray[], int ldb, const uint16_t *beta,
+                                  uint16_t *const Carray[], int ldc, int batchCount)
+{
+    return cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, (const void *const *)Aarray,
+                               CUDA_R_16F, lda, (const void *const *)Barray, CUDA_R_16F, ldb, beta,
+                               (void *const *)Carray, CUDA_R_16F, ldc, batchCount,
+                               CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
+}
+
 /* --- copies between host and device (no handle) -------------------------------------------- */
 
 /* Copy @p count blocks of @p bytes each: block i from @p src + i * @p src_step to @p dst + i *
@@ -800,10 +826,12 @@ cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, 
 
 /* --- geam: C = alpha op(A) + beta op(B) ------------------------------------------------------ */
 
-cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
-                           cublasOperation_t transb, int m, int n, const float *alpha,
-                           const float *A, int lda, const float *beta, const float *B, int ldb,
-                           float *C, int ldc)
+/* C = alpha op(A) + beta op(B) in fp32 (@p elem 4) or fp64 (8), each product and the sum
+ * rounded to the type, as cublasSgeam and cublasDgeam compute it; @p who names the call. */
+static cublasStatus_t geam(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, const void *alpha, const void *A,
+                           int lda, const void *beta, const void *B, int ldb, void *C, int ldc,
+                           size_t elem, const char *who)
 {
     if (!blas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -816,24 +844,47 @@ cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
         return CUBLAS_STATUS_SUCCESS;
     if (course_emu_sticky_error())
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    double al64, be64;
-    if (scalar(handle, alpha, CUDA_R_32F, &al64) || scalar(handle, beta, CUDA_R_32F, &be64))
+    cudaDataType t = elem == 8 ? CUDA_R_64F : CUDA_R_32F;
+    double al, be;
+    if (scalar(handle, alpha, t, &al) || scalar(handle, beta, t, &be))
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    float al = (float)al64, be = (float)be64;
     /* An operand whose scalar is 0 is not read (it may be NULL), as in cuBLAS. */
-    const float *a = al != 0 ? blas_operand(A, ar, ta ? m : n, lda, 4, "cublasSgeam, A") : NULL;
-    const float *b = be != 0 ? blas_operand(B, br, tb ? m : n, ldb, 4, "cublasSgeam, B") : NULL;
-    float *c = (float *)blas_operand(C, m, n, ldc, 4, "cublasSgeam, C");
+    const char *a = al != 0 ? blas_operand(A, ar, ta ? m : n, lda, elem, who) : NULL;
+    const char *b = be != 0 ? blas_operand(B, br, tb ? m : n, ldb, elem, who) : NULL;
+    char *c = (char *)blas_operand(C, m, n, ldc, elem, who);
     if (!c || (al != 0 && !a) || (be != 0 && !b))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
-            float x = a ? al * (ta ? a[(size_t)i * lda + j] : a[(size_t)j * lda + i]) : 0.0f;
-            float y = b ? be * (tb ? b[(size_t)i * ldb + j] : b[(size_t)j * ldb + i]) : 0.0f;
-            c[(size_t)j * ldc + i] = x + y;
+            size_t ai = ta ? (size_t)i * lda + j : (size_t)j * lda + i;
+            size_t bi = tb ? (size_t)i * ldb + j : (size_t)j * ldb + i, ci = (size_t)j * ldc + i;
+            if (elem == 8)
+                ((double *)c)[ci] = (a ? al * ((const double *)a)[ai] : 0.0) +
+                                    (b ? be * ((const double *)b)[bi] : 0.0);
+            else
+                ((float *)c)[ci] = (a ? (float)al * ((const float *)a)[ai] : 0.0f) +
+                                   (b ? (float)be * ((const float *)b)[bi] : 0.0f);
         }
-    blas_matrix_wrote(C, m, n, ldc, 4);
+    blas_matrix_wrote(C, m, n, ldc, elem);
     return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, const float *alpha,
+                           const float *A, int lda, const float *beta, const float *B, int ldb,
+                           float *C, int ldc)
+{
+    return geam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc, 4,
+                "cublasSgeam");
+}
+
+cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, const double *alpha,
+                           const double *A, int lda, const double *beta, const double *B, int ldb,
+                           double *C, int ldc)
+{
+    return geam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc, 8,
+                "cublasDgeam");
 }
 
 /* --- status names ---------------------------------------------------------------------------- */

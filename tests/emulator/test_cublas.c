@@ -781,8 +781,28 @@ START_TEST(sgeam_transposes_and_in_place)
             }
     }
     device_free(dA, dB, dC, NULL);
+    /* Dgeam: the same in fp64, on values no float holds (a third), T and N */
+    double *Ad = mat_alloc(LD * LD * 8), *Bd = mat_alloc(LD * LD * 8), *Cd = mat_alloc(LD * N * 8);
+    for (int i = 0; i < LD * LD; i++)
+        Ad[i] = A[i] / 3.0, Bd[i] = B[i] / 7.0;
+    for (int i = 0; i < LD * N; i++)
+        Cd[i] = C[i];
+    double *dAd = upload(Ad, LD * LD * 8), *dBd = upload(Bd, LD * LD * 8);
+    double *dCd = upload(Cd, LD * N * 8), *gotd = mat_alloc(LD * N * 8);
+    const double alphad = 2, betad = -3;
+    ck_assert_int_eq(
+        cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, &alphad, dAd, LD, &betad, dBd, LD, dCd, LD),
+        CUBLAS_STATUS_SUCCESS);
+    CUDA_CHECK(cudaMemcpy(gotd, dCd, LD * N * 8, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < LD; i++) {
+            double want = i >= M ? Cd[j * LD + i] : 2 * Ad[i * LD + j] + -3 * Bd[j * LD + i];
+            ck_assert_msg(gotd[j * LD + i] == want, "Dgeam TN: C(%d,%d) = %.17g, want %.17g", i, j,
+                          gotd[j * LD + i], want);
+        }
+    device_free(dAd, dBd, dCd, NULL);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
-    free(A), free(B), free(C), free(got);
+    free(A), free(B), free(C), free(got), free(Ad), free(Bd), free(Cd), free(gotd);
 }
 END_TEST
 
@@ -1802,7 +1822,7 @@ START_TEST(hgemm_is_gemm_ex_compute_16f)
         int ta = t >> 1, tb = t & 1;
         CUDA_CHECK(cudaMemcpy(dc, hc, SZ * 2, cudaMemcpyHostToDevice));
         ck_assert_int_eq(
-            hgemm_bits(h, 0, ops[ta], ops[tb], M, N, K, &two, da, LD, db, LD, &minus, dc, LD),
+            hgemm_bits(h, HGEMM, ops[ta], ops[tb], M, N, K, &two, da, LD, db, LD, &minus, dc, LD),
             CUBLAS_STATUS_SUCCESS);
         CUDA_CHECK(cudaMemcpy(got, dc, SZ * 2, cudaMemcpyDeviceToHost));
         for (int j = 0; j < LD; j++)
@@ -1824,28 +1844,34 @@ START_TEST(hgemm_is_gemm_ex_compute_16f)
     }
     CUDA_CHECK(cudaMemcpy(da, ha, SZ * 2, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(db, hb, SZ * 2, cudaMemcpyHostToDevice));
-    uint16_t *outs[] = {got, ex, wide};
-    for (int call = 0; call < 3; call++) {
+    uint16_t *strided = mat_alloc(SZ * 2), *batched = mat_alloc(SZ * 2);
+    uint16_t *outs[] = {got, ex, wide, strided, batched};
+    const int form[] = {HGEMM, -1, HGEMM_64, HGEMM_STRIDED_BATCHED, HGEMM_BATCHED}; /* 1: GemmEx */
+    for (int call = 0; call < 5; call++) {
         CUDA_CHECK(cudaMemcpy(dc, hc, SZ * 2, cudaMemcpyHostToDevice));
         cublasStatus_t st =
             call == 1 ? cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, da, CUDA_R_16F, LD,
                                      db, CUDA_R_16F, LD, &minus, dc, CUDA_R_16F, LD,
                                      CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT)
-                      : hgemm_bits(h, call == 2, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, da, LD,
+                      : hgemm_bits(h, form[call], CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, da, LD,
                                    db, LD, &minus, dc, LD);
         ck_assert_int_eq(st, CUBLAS_STATUS_SUCCESS);
         CUDA_CHECK(cudaMemcpy(outs[call], dc, SZ * 2, cudaMemcpyDeviceToHost));
     }
     int rounded = 0;
     for (int i = 0; i < SZ; i++) {
-        ck_assert_msg(got[i] == ex[i] && got[i] == wide[i],
-                      "element %d: Hgemm %#x, GemmEx %#x, Hgemm_64 %#x", i, got[i], ex[i], wide[i]);
+        ck_assert_msg(got[i] == ex[i] && got[i] == wide[i] && got[i] == strided[i] &&
+                          got[i] == batched[i],
+                      "element %d: Hgemm %#x, GemmEx %#x, Hgemm_64 %#x, HgemmStridedBatched %#x, "
+                      "HgemmBatched %#x",
+                      i, got[i], ex[i], wide[i], strided[i], batched[i]);
         rounded += float_of_half(got[i]) > 2048;
     }
     ck_assert_int_gt(rounded, M * N / 2);
     device_free(da, db, dc, NULL);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
     free(ia), free(ib), free(ic), free(ha), free(hb), free(hc), free(got), free(ex), free(wide);
+    free(strided), free(batched);
 }
 END_TEST
 

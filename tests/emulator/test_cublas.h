@@ -24,11 +24,15 @@ extern "C" {
 cudaError_t wmma_gemm_f16_acc(int M, int N, int K, const uint16_t *d_A, const uint16_t *d_B,
                               uint16_t *d_C);
 
+/** The forms of cublasHgemm hgemm_bits() calls. */
+enum { HGEMM, HGEMM_64, HGEMM_STRIDED_BATCHED, HGEMM_BATCHED };
+
 /**
- * cublasHgemm (with @p wide, cublasHgemm_64) on binary16 bits, as a C++ program calls it:
- * cublas_api.h declares it for C++ alone, with __half operands.
+ * cublasHgemm in @p form (HGEMM_64: cublasHgemm_64; the batched forms with one batch) on
+ * binary16 bits, as a C++ program calls it: cublas_api.h declares it for C++ alone, with __half
+ * operands.
  */
-cublasStatus_t hgemm_bits(cublasHandle_t h, int wide, cublasOperation_t ta, cublasOperation_t tb,
+cublasStatus_t hgemm_bits(cublasHandle_t h, int form, cublasOperation_t ta, cublasOperation_t tb,
                           int m, int n, int k, const uint16_t *alpha, const uint16_t *A, int lda,
                           const uint16_t *B, int ldb, const uint16_t *beta, uint16_t *C, int ldc);
 

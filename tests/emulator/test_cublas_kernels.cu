@@ -36,13 +36,29 @@ cudaError_t wmma_gemm_f16_acc(int M, int N, int K, const uint16_t *d_A, const ui
     return cudaGetLastError();
 }
 
-cublasStatus_t hgemm_bits(cublasHandle_t h, int wide, cublasOperation_t ta, cublasOperation_t tb,
+cublasStatus_t hgemm_bits(cublasHandle_t h, int form, cublasOperation_t ta, cublasOperation_t tb,
                           int m, int n, int k, const uint16_t *alpha, const uint16_t *A, int lda,
                           const uint16_t *B, int ldb, const uint16_t *beta, uint16_t *C, int ldc)
 {
     const __half *al = (const __half *)alpha, *a = (const __half *)A, *b = (const __half *)B;
     const __half *be = (const __half *)beta;
-    if (wide)
-        return cublasHgemm_64(h, ta, tb, m, n, k, al, a, lda, b, ldb, be, (__half *)C, ldc);
-    return cublasHgemm(h, ta, tb, m, n, k, al, a, lda, b, ldb, be, (__half *)C, ldc);
+    __half *c = (__half *)C;
+    if (form == HGEMM_64)
+        return cublasHgemm_64(h, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc);
+    if (form == HGEMM_STRIDED_BATCHED) /* one batch, strides that would reach past it */
+        return cublasHgemmStridedBatched(h, ta, tb, m, n, k, al, a, lda, 1LL << 40, b, ldb,
+                                         1LL << 40, be, c, ldc, 1LL << 40, 1);
+    if (form == HGEMM_BATCHED) { /* one batch, its pointer arrays in device memory */
+        const void *host[3] = {a, b, c};
+        void **dev;
+        if (cudaMalloc((void **)&dev, sizeof host) != cudaSuccess ||
+            cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice) != cudaSuccess)
+            return CUBLAS_STATUS_ALLOC_FAILED;
+        cublasStatus_t st =
+            cublasHgemmBatched(h, ta, tb, m, n, k, al, (const __half **)dev, lda,
+                               (const __half **)dev + 1, ldb, be, (__half **)dev + 2, ldc, 1);
+        cudaFree(dev);
+        return st;
+    }
+    return cublasHgemm(h, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc);
 }
