@@ -261,16 +261,20 @@ int blas_scalar(cublasHandle_t h, const void *p, size_t elem, double *out)
     return 0;
 }
 
+/* Where element (@p r, @p c) of op(X) lies in column-major X of leading dimension @p ld. */
+static size_t at_op(cublasOperation_t op, int ld, int r, int c)
+{
+    return op == CUBLAS_OP_N ? (size_t)c * ld + r : (size_t)r * ld + c;
+}
+
 /* op(X) (rows x cols) as a column-major fp32 matrix, rounded (emu_malloc'd). */
 static float *widen(const void *X, cudaDataType t, int ld, cublasOperation_t op, int rows, int cols,
                     enum rounding r)
 {
     float *w = emu_malloc((size_t)rows * cols * sizeof *w + 1);
     for (int j = 0; j < cols; j++)
-        for (int i = 0; i < rows; i++) {
-            size_t at = op == CUBLAS_OP_N ? (size_t)j * ld + i : (size_t)i * ld + j;
-            w[(size_t)j * rows + i] = load(X, t, at, r);
-        }
+        for (int i = 0; i < rows; i++)
+            w[(size_t)j * rows + i] = load(X, t, at_op(op, ld, i, j), r);
     return w;
 }
 
@@ -338,13 +342,8 @@ static void dgemm_host(const struct gemm *g, double alpha, const double *A, cons
     for (int j = 0; j < g->n; j++)
         for (int i = 0; i < g->m; i++) {
             double acc = 0;
-            for (int p = 0; p < g->k; p++) {
-                double a =
-                    g->ta == CUBLAS_OP_N ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
-                double b =
-                    g->tb == CUBLAS_OP_N ? B[(size_t)j * g->ldb + p] : B[(size_t)p * g->ldb + j];
-                acc = fma(a, b, acc);
-            }
+            for (int p = 0; p < g->k; p++)
+                acc = fma(A[at_op(g->ta, g->lda, i, p)], B[at_op(g->tb, g->ldb, p, j)], acc);
             double *c = &C[(size_t)j * g->ldc + i];
             *c = beta != 0 ? alpha * acc + beta * *c : alpha * acc;
         }
@@ -358,13 +357,8 @@ static void igemm_host(const struct gemm *g, int32_t alpha, const int8_t *A, con
     for (int j = 0; j < g->n; j++)
         for (int i = 0; i < g->m; i++) {
             uint32_t acc = 0;
-            for (int p = 0; p < g->k; p++) {
-                int a =
-                    g->ta == CUBLAS_OP_N ? A[(size_t)p * g->lda + i] : A[(size_t)i * g->lda + p];
-                int b =
-                    g->tb == CUBLAS_OP_N ? B[(size_t)j * g->ldb + p] : B[(size_t)p * g->ldb + j];
-                acc += (uint32_t)(a * b);
-            }
+            for (int p = 0; p < g->k; p++)
+                acc += (uint32_t)(A[at_op(g->ta, g->lda, i, p)] * B[at_op(g->tb, g->ldb, p, j)]);
             int32_t *c = &C[(size_t)j * g->ldc + i];
             uint32_t v = (uint32_t)alpha * acc + (beta != 0 ? (uint32_t)beta * (uint32_t)*c : 0);
             *c = (int32_t)v;
