@@ -1,7 +1,8 @@
 /**
  * @file cublas_level1.c
  * @brief The cuBLAS stand-in's level 1 in fp32 and fp64 (S and D), with int and 64-bit (_64)
- *        sizes: amax, amin, asum, axpy, copy, dot, nrm2, rot, scal and swap, on the host.
+ *        sizes: amax, amin, asum, axpy, copy, dot, nrm2, rot, scal and swap, on the host; and
+ *        DotEx on real fp16, bf16, fp32 and fp64 vectors.
  *
  * BLAS's rules: a negative increment walks its vector from the far end (element i of x is
  * x[(n - 1 - i) * |incx|]); a reduction (amax, amin, asum, nrm2) of a vector with no positive
@@ -21,7 +22,9 @@
 #include <stdint.h>
 
 #include "blas_args.h"
+#include "blas_elem.h"
 #include "emu.h"
+#include "say.h"
 
 /** What a call that walks x and y together does to each pair of elements. */
 enum pair_op { PAIR_AXPY, PAIR_COPY, PAIR_SWAP, PAIR_ROT };
@@ -210,3 +213,54 @@ LEVEL1_API(S, s, float, int, )
 LEVEL1_API(D, d, double, int, )
 LEVEL1_API(S, s, float, int64_t, _64)
 LEVEL1_API(D, d, double, int64_t, _64)
+
+/* Element @p i of @p v, of type @p t (fp16 and bf16 exactly, through the VM's conversions). */
+static double vec_elem(const struct blas_vec *v, cudaDataType t, int64_t i)
+{
+    if (t == CUDA_R_32F || t == CUDA_R_64F)
+        return blas_vec_get(v, i);
+    return elem_load(v->p + (size_t)(v->rev ? v->n - 1 - i : i) * v->step, t, 0);
+}
+
+/* DotEx on real vectors: x, y and the result of one type (fp16, bf16, fp32 or fp64), computed in
+ * fp32 or, for fp64, fp64 (executionType); accumulated in fp64 and rounded once to the result's
+ * type, as Sdot and Ddot are. Any other types: one line, CUBLAS_STATUS_NOT_SUPPORTED. */
+cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType,
+                           int incx, const void *y, cudaDataType yType, int incy, void *result,
+                           cudaDataType resultType, cudaDataType executionType)
+{
+    if (!blas_handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    int real =
+        xType == CUDA_R_16F || xType == CUDA_R_16BF || xType == CUDA_R_32F || xType == CUDA_R_64F;
+    if (!real || yType != xType || resultType != xType ||
+        executionType != (xType == CUDA_R_64F ? CUDA_R_64F : CUDA_R_32F)) {
+        emu_say("cublasDotEx: x, y, result and execution types %d, %d, %d and %d are not emulated "
+                "(CUBLAS_STATUS_NOT_SUPPORTED)",
+                (int)xType, (int)yType, (int)resultType, (int)executionType);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    if (n > 0 && (incx == 0 || incy == 0))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (n > 0 && course_emu_sticky_error())
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    size_t elem = elem_bytes(xType);
+    struct blas_vec vx = blas_vec_of(x, n, incx, elem, "cublasDotEx, x");
+    struct blas_vec vy = blas_vec_of(y, n, incy, elem, "cublasDotEx, y");
+    if (n > 0 && (!vx.p || !vy.p))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    double acc = 0;
+    for (int64_t i = 0; i < n; i++)
+        acc += vec_elem(&vx, xType, i) * vec_elem(&vy, xType, i);
+    if (elem != 2)
+        return result_to(handle, result, elem, 0, acc);
+    void *at = handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
+                   ? course_emu_host(result, 2, "cuBLAS result")
+                   : result;
+    if (!at)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    elem_store(at, xType, 0, acc);
+    if (at != result)
+        course_emu_wrote(result, 2);
+    return CUBLAS_STATUS_SUCCESS;
+}

@@ -806,6 +806,65 @@ START_TEST(sgeam_transposes_and_in_place)
 }
 END_TEST
 
+/* DotEx on fp16, bf16, fp32 and fp64 vectors of 101 elements in {-1, 0, 1}, increments 2 and -3
+ * (y walked from its far end): the exact sum, which every type holds; the result on the device in
+ * device pointer mode for fp16; mixed types refused in one line. */
+START_TEST(dot_ex_every_real_type)
+{
+    enum { NV = 101, LEN = 3 * NV };
+    int xi[LEN], yi[LEN];
+    uint64_t s = 77;
+    for (int i = 0; i < LEN; i++) {
+        xi[i] = (int)(mat_rand_next(&s) % 3) - 1;
+        yi[i] = (int)(mat_rand_next(&s) % 3) - 1;
+    }
+    int want = 0;
+    for (int i = 0; i < NV; i++)
+        want += xi[2 * i] * yi[3 * (NV - 1 - i)];
+    ck_assert_int_ne(want, 0); /* a result that a call doing nothing would not give */
+    cublasHandle_t h = handle_new();
+    static const cudaDataType types[] = {CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F, CUDA_R_64F};
+    for (int t = 0; t < 4; t++) {
+        size_t e = t < 2 ? 2 : t == 2 ? 4 : 8;
+        unsigned char hx[LEN * 8], hy[LEN * 8], out[8] = {0};
+        for (int i = 0; i < LEN; i++) {
+            if (t < 2) {
+                ((uint16_t *)hx)[i] = t ? bf16_bits_of_int(xi[i]) : half_bits_of_int(xi[i]);
+                ((uint16_t *)hy)[i] = t ? bf16_bits_of_int(yi[i]) : half_bits_of_int(yi[i]);
+            } else if (t == 2) {
+                ((float *)hx)[i] = (float)xi[i], ((float *)hy)[i] = (float)yi[i];
+            } else {
+                ((double *)hx)[i] = xi[i], ((double *)hy)[i] = yi[i];
+            }
+        }
+        void *dx = upload(hx, LEN * e), *dy = upload(hy, LEN * e), *dr = upload(out, 8);
+        cudaDataType exec = t == 3 ? CUDA_R_64F : CUDA_R_32F;
+        if (t == 0)
+            ck_assert_int_eq(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE),
+                             CUBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(cublasDotEx(h, NV, dx, types[t], 2, dy, types[t], -3, t == 0 ? dr : out,
+                                     types[t], exec),
+                         CUBLAS_STATUS_SUCCESS);
+        if (t == 0) {
+            CUDA_CHECK(cudaMemcpy(out, dr, 8, cudaMemcpyDeviceToHost));
+            ck_assert_int_eq(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST),
+                             CUBLAS_STATUS_SUCCESS);
+        }
+        double got = t < 2    ? load_fmt(out, 0, t ? BF16 : F16)
+                     : t == 2 ? ((float *)out)[0]
+                              : ((double *)out)[0];
+        ck_assert_msg(got == want, "DotEx type %d: %g, want %d", (int)types[t], got, want);
+        device_free(dx, dy, dr, NULL);
+    }
+    float fx = 1, fy = 1;
+    double r;
+    ck_assert_int_eq(
+        cublasDotEx(h, 1, &fx, CUDA_R_32F, 1, &fy, CUDA_R_32F, 1, &r, CUDA_R_64F, CUDA_R_64F),
+        CUBLAS_STATUS_NOT_SUPPORTED);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+END_TEST
+
 /* axpy, dot, nrm2 and scal in fp32 and fp64 at n = 1001 with increments 2 and -3 (a negative
  * one walks its vector from the far end); elements between the strides stay untouched. */
 START_TEST(level1_against_host)
@@ -2182,6 +2241,7 @@ int main(int argc, char **argv)
         {"batched_gemms", batched_gemms, CASE_CPU, 60},
         {"dgemm_transposes_in_double", dgemm_transposes_in_double, CASE_CPU, 60},
         {"gemm_ex_int8_into_int32", gemm_ex_int8_into_int32, CASE_CPU, 60},
+        {"dot_ex_every_real_type", dot_ex_every_real_type, CASE_CPU, 60},
         {"sgeam_transposes_and_in_place", sgeam_transposes_and_in_place, CASE_CPU, 60},
         {"level1_against_host", level1_against_host, CASE_CPU, 60},
         {"set_get_vector_and_matrix", set_get_vector_and_matrix, CASE_CPU, 60},
