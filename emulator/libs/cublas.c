@@ -543,19 +543,6 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
     return st;
 }
 
-cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                         cublasOperation_t transb, int m, int n, int k,
-                                         const float *alpha, const float *A, int lda,
-                                         long long int strideA, const float *B, int ldb,
-                                         long long int strideB, const float *beta, float *C,
-                                         int ldc, long long int strideC, int batchCount)
-{
-    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, CUDA_R_32F, lda,
-                                      strideA, B, CUDA_R_32F, ldb, strideB, beta, C, CUDA_R_32F,
-                                      ldc, strideC, batchCount, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT);
-}
-
 /* The host view of a batched call's array of @p count device pointers, which lives in device
  * memory as cuBLAS requires; NULL (after the runtime said why) when it does not. */
 static void *pointer_array(const void *array, int count, const char *who)
@@ -589,18 +576,6 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
         st = run_gemm(&one, a, b);
     }
     return st;
-}
-
-cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                  cublasOperation_t transb, int m, int n, int k, const float *alpha,
-                                  const float *const Aarray[], int lda, const float *const Barray[],
-                                  int ldb, const float *beta, float *const Carray[], int ldc,
-                                  int batchCount)
-{
-    return cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, (const void *const *)Aarray,
-                               CUDA_R_32F, lda, (const void *const *)Barray, CUDA_R_32F, ldb, beta,
-                               (void *const *)Carray, CUDA_R_32F, ldc, batchCount,
-                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
 cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
@@ -728,31 +703,32 @@ GEMM_OF_TYPE(cublasSgemm_v2_64, float, CUDA_R_32F, CUBLAS_COMPUTE_32F, int64_t)
 GEMM_OF_TYPE(cublasHgemm, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F, int)
 GEMM_OF_TYPE(cublasHgemm_64, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F, int64_t)
 
-/* cublasHgemm's batched forms: GemmEx's on fp16 with CUBLAS_COMPUTE_16F, __half as its bits. */
-cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                         cublasOperation_t transb, int m, int n, int k,
-                                         const uint16_t *alpha, const uint16_t *A, int lda,
-                                         long long int strideA, const uint16_t *B, int ldb,
-                                         long long int strideB, const uint16_t *beta, uint16_t *C,
-                                         int ldc, long long int strideC, int batchCount)
-{
-    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda,
-                                      strideA, B, CUDA_R_16F, ldb, strideB, beta, C, CUDA_R_16F,
-                                      ldc, strideC, batchCount, CUBLAS_COMPUTE_16F,
-                                      CUBLAS_GEMM_DEFAULT);
-}
+/* The batched and strided batched forms of cublasSgemm and cublasHgemm (NAME: their names
+ * before "Batched"): GemmEx's on operands of type T, TYPE to GemmEx, computed as COMPUTE says. */
+#define BATCHED_OF_TYPE(NAME, T, TYPE, COMPUTE)                                                    \
+    cublasStatus_t NAME##StridedBatched(                                                           \
+        cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,   \
+        int k, const T *alpha, const T *A, int lda, long long int strideA, const T *B, int ldb,    \
+        long long int strideB, const T *beta, T *C, int ldc, long long int strideC,                \
+        int batchCount)                                                                            \
+    {                                                                                              \
+        return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, TYPE, lda,    \
+                                          strideA, B, TYPE, ldb, strideB, beta, C, TYPE, ldc,      \
+                                          strideC, batchCount, COMPUTE, CUBLAS_GEMM_DEFAULT);      \
+    }                                                                                              \
+    cublasStatus_t NAME##Batched(                                                                  \
+        cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,   \
+        int k, const T *alpha, const T *const Aarray[], int lda, const T *const Barray[], int ldb, \
+        const T *beta, T *const Carray[], int ldc, int batchCount)                                 \
+    {                                                                                              \
+        return cublasGemmBatchedEx(                                                                \
+            handle, transa, transb, m, n, k, alpha, (const void *const *)Aarray, TYPE, lda,        \
+            (const void *const *)Barray, TYPE, ldb, beta, (void *const *)Carray, TYPE, ldc,        \
+            batchCount, COMPUTE, CUBLAS_GEMM_DEFAULT);                                             \
+    }
 
-cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                  cublasOperation_t transb, int m, int n, int k,
-                                  const uint16_t *alpha, const uint16_t *const Aarray[], int lda,
-                                  const uint16_t *const Barray[], int ldb, const uint16_t *beta,
-                                  uint16_t *const Carray[], int ldc, int batchCount)
-{
-    return cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, (const void *const *)Aarray,
-                               CUDA_R_16F, lda, (const void *const *)Barray, CUDA_R_16F, ldb, beta,
-                               (void *const *)Carray, CUDA_R_16F, ldc, batchCount,
-                               CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
-}
+BATCHED_OF_TYPE(cublasSgemm, float, CUDA_R_32F, CUBLAS_COMPUTE_32F)
+BATCHED_OF_TYPE(cublasHgemm, uint16_t, CUDA_R_16F, CUBLAS_COMPUTE_16F)
 
 /* --- copies between host and device (no handle) -------------------------------------------- */
 
