@@ -115,6 +115,22 @@
 #define GA100_BLOCKS_CLK (1.34e3 / 1410.0)
 #define GH100_BLOCKS_CLK (1.65e3 / 1980.0)
 #define AD10X_BLOCKS_CLK (1.86e3 / 2490.0)
+/* The clocks a block takes to start and end on its SM: gpu-benches' gpu-stream (the same commit,
+ * each GPU's .txt; blocks of 32 to 1024 threads, each thread writing or reading one double, two
+ * blocks an SM, held there by their shared memory, and 2^27 doubles: millions of blocks, one
+ * after another) writes at one block rate whatever the block's size up to 128 threads, where
+ * neither the memory nor the start of blocks across the chip is the limit: an SM's two blocks
+ * each last 229 ns on an H200 (297, 590 and 1163 GB/s at 32, 64 and 128 threads; 450 clocks at
+ * 1980 MHz; an H100 PCIe's 256 and 258 ns, 451 clocks at 1755), 275 ns on an A100 80GB (the
+ * median of 323, 267 and 275: 388 clocks at 1410), 216 ns on an A40 (376 clocks at 1740) and 226
+ * ns on an L40 (563 clocks at 2490). Its blocks that read instead last those clocks and about one
+ * DRAM latency more (H200 1087 clocks at 32 threads; the row's 600 and these 450 make 1050). The
+ * RTX A6000 and RTX 3090 take the A40's (GA102), the T4 GA102's and the L4 (AD104) AD102's:
+ * inferences. */
+#define GA100_BLOCK_CLK 388
+#define GH100_BLOCK_CLK 450
+#define GA102_BLOCK_CLK 376
+#define AD10X_BLOCK_CLK 563
 
 /* The RTX A6000 and the GeForce RTX 3090 are one chip, GA102 (compute capability 8.6), in
  * different boards: SMs, clocks, the Tensor Core rate (mma.sync's too), the DRAM bandwidth and the
@@ -123,7 +139,7 @@
     {                                                                                              \
         key, what, sms, mhz, 128, tensor, tensor, 0, 4, 65536, 100 * KIB, 128 * KIB, 6 * MIB,      \
             (sms)*GA102_L2_PER_SM, dram, 48, 16, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 2, SFU, 0,    \
-            GA100_BLOCKS_CLK, src                                                                  \
+            GA100_BLOCKS_CLK, GA102_BLOCK_CLK, src                                                 \
     }
 
 /* The A100 80GB and 40GB SXM boards are one chip, GA100, with different memory: every field of
@@ -132,7 +148,7 @@
     {                                                                                              \
         key, what, 108, 1410, 64, 312, 312, 0, 4, 65536, 164 * KIB, 192 * KIB, 40 * MIB,           \
             GA100_L2_CLK, dram, 64, 32, 33, 200, 500, 3.0, ATOM_F32_CLOCKS, 32, SFU, 19.5,         \
-            GA100_BLOCKS_CLK, src                                                                  \
+            GA100_BLOCKS_CLK, GA100_BLOCK_CLK, src                                                 \
     }
 
 /* The H100 SXM5 and the H200 are one chip, GH100, with different memory: every field of their
@@ -141,7 +157,7 @@
     {                                                                                              \
         key, what, 132, 1980, 128, 989.4, HOPPER_MMA_SYNC * 989.4, HOPPER_WGMMA * 989.4, 4, 65536, \
             228 * KIB, 256 * KIB, l2, GH100_L2_CLK, dram, 64, 32, 33, 260, 600, 3.0,               \
-            ATOM_F32_CLOCKS, 64, SFU, 67, GH100_BLOCKS_CLK, src                                    \
+            ATOM_F32_CLOCKS, 64, SFU, 67, GH100_BLOCKS_CLK, GH100_BLOCK_CLK, src                   \
     }
 
 static const struct model_gpu table[] = {
@@ -171,6 +187,7 @@ static const struct model_gpu table[] = {
      SFU,
      0,
      GA100_BLOCKS_CLK,
+     GA102_BLOCK_CLK,
      "T4 datasheet (40 SMs, 1590 MHz, 8.1 TFLOP/s fp32, 65 TFLOP/s fp16, 320 GB/s); Turing "
      "whitepaper (4 MB L2); Programming Guide, compute capability 7.5"},
     GA102_ROW(
@@ -214,6 +231,7 @@ static const struct model_gpu table[] = {
      SFU,
      0,
      AD10X_BLOCKS_CLK,
+     AD10X_BLOCK_CLK,
      "L4 datasheet (7424 cores = 58 SMs, 2040 MHz, 30.3 TFLOP/s fp32, 242 TFLOP/s sparse fp16, "
      "300 GB/s, 48 MB L2); Programming Guide, 8.9"},
     GH100_ROW("h100", "NVIDIA H100 SXM5 80GB (sm_90)", 3350, 50 * MIB,
@@ -289,12 +307,12 @@ static const struct field {
     const char *name;
     size_t off;
     int is_double;
-} fields[] = {U(sms),         D(clock_mhz),    U(fp32_lanes),  D(tensor_tflops),
-              D(mma_tflops),  D(wgmma_tflops), U(schedulers),  U(regs_per_sm),
-              U(smem_per_sm), U(l1_per_sm),    D(l2_bytes),    D(l2_bytes_per_clk),
-              D(dram_gbs),    U(max_warps),    U(max_blocks),  U(lat_l1),
-              U(lat_l2),      U(lat_dram),     D(launch_us),   D(atom_f32_clk),
-              U(fp64_lanes),  U(sfu_lanes),    D(dmma_tflops), D(blocks_per_clk)};
+} fields[] = {
+    U(sms),          D(clock_mhz),        U(fp32_lanes),  D(tensor_tflops),  D(mma_tflops),
+    D(wgmma_tflops), U(schedulers),       U(regs_per_sm), U(smem_per_sm),    U(l1_per_sm),
+    D(l2_bytes),     D(l2_bytes_per_clk), D(dram_gbs),    U(max_warps),      U(max_blocks),
+    U(lat_l1),       U(lat_l2),           U(lat_dram),    D(launch_us),      D(atom_f32_clk),
+    U(fp64_lanes),   U(sfu_lanes),        D(dmma_tflops), D(blocks_per_clk), U(block_clk)};
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define MMA_FIELD 4       /* fields[4], mma_tflops, and fields[5], wgmma_tflops: the ones a file */
 #define WGMMA_FIELD 5     /* may leave out (the dense rate) */
@@ -302,7 +320,8 @@ static const struct field {
 #define FP64_FIELD 20     /* 2 FP64 units an SM, */
 #define SFU_FIELD 21      /* SFU results a clock, */
 #define DMMA_FIELD 22     /* no f64 Tensor Cores */
-#define BLOCKS_FIELD 23   /* and BLOCKS_PER_CLK */
+#define BLOCKS_FIELD 23   /* BLOCKS_PER_CLK */
+#define BLOCK_FIELD 24    /* and BLOCK_CLOCKS */
 #define FP64_DEFAULT 2
 
 /* @p s without leading and trailing blanks (in place). */
@@ -389,8 +408,10 @@ int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size)
         g->sfu_lanes = SFU;
     if (!(seen & (1u << BLOCKS_FIELD)) || g->blocks_per_clk <= 0)
         g->blocks_per_clk = BLOCKS_PER_CLK;
+    if (!(seen & (1u << BLOCK_FIELD)))
+        g->block_clk = BLOCK_CLOCKS;
     seen |= 1u << ATOM_F32_FIELD | 1u << FP64_FIELD | 1u << SFU_FIELD | 1u << DMMA_FIELD |
-            1u << BLOCKS_FIELD;
+            1u << BLOCKS_FIELD | 1u << BLOCK_FIELD;
     for (size_t i = 0; i < NFIELDS; i++)
         if (!(seen & (1u << i))) {
             snprintf(err, err_size, "%s: no value for '%s'", path, fields[i].name);

@@ -52,6 +52,9 @@ struct model_gpu {
     double blocks_per_clk;   /**< thread blocks the GPU starts a clock, whole GPU (its work
                                   distributor): the cap of a grid of many short blocks.
                                   Optional in a GPU file (BLOCKS_PER_CLK) */
+    unsigned block_clk;      /**< clocks a block takes to start and end on its SM, besides its
+                                  work and its loads' latency: each round of resident blocks
+                                  waits them. Optional in a GPU file (BLOCK_CLOCKS) */
     char source[400];        /**< where the numbers come from */
 };
 
@@ -71,6 +74,10 @@ struct model_gpu {
  *  gpus.c. */
 #define BLOCKS_PER_CLK 0.83
 
+/** Clocks a block takes to start and end when a GPU file gives none: GH100's, the sources are in
+ *  gpus.c. */
+#define BLOCK_CLOCKS 450
+
 /** Threads an SM takes through a bar.sync (__syncthreads()) a clock: the sources are in gpus.c. */
 #define BAR_THREADS_CLK 16.0
 
@@ -87,7 +94,8 @@ const struct model_gpu *gpus_all(size_t *n);
 /**
  * Read a GPU from @p path: "field = value" lines with the names of struct model_gpu ('#'
  * starts a comment; name, full and source are text). Every numeric field must be given but
- * mma_tflops, wgmma_tflops, atom_f32_clk, fp64_lanes, sfu_lanes and dmma_tflops.
+ * mma_tflops, wgmma_tflops, atom_f32_clk, fp64_lanes, sfu_lanes, dmma_tflops, blocks_per_clk and
+ * block_clk.
  * Returns 0, or -1 with one line in @p err naming the file, line or missing field.
  */
 int gpus_load(const char *path, struct model_gpu *g, char *err, size_t err_size);

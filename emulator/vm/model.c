@@ -1319,8 +1319,8 @@ static double short_blocks_ms(const struct vm_model *m, const struct tally *t,
     double phases = t->load_phases / (double)m->blocks;
     if (!e->counters.barriers || phases <= 0 || t->loop_phases > 0 || t->tma_loads >= t->loads)
         return 0;
-    return block_rounds_ms(e->exposed_ms + e->bound_ms[MODEL_BARRIER], pipes_ms, chip_ms,
-                           resident_blocks(m), sm_rounds(m));
+    return block_rounds_ms(e->exposed_ms + e->starts_ms + e->bound_ms[MODEL_BARRIER], pipes_ms,
+                           chip_ms, resident_blocks(m), sm_rounds(m));
 }
 
 /* What sets the time when the chain of waits and work does (model_finish()): its largest part,
@@ -1329,8 +1329,9 @@ static double short_blocks_ms(const struct vm_model *m, const struct tally *t,
 static enum model_bound chain_bound(const struct model_estimate *e, double pipes_ms)
 {
     double bar = e->bound_ms[MODEL_BARRIER];
-    if (e->exposed_ms > pipes_ms || bar > pipes_ms)
-        return e->exposed_ms >= bar ? MODEL_LATENCY : MODEL_BARRIER;
+    double waits = e->exposed_ms + e->starts_ms;
+    if (waits > pipes_ms || bar > pipes_ms)
+        return waits >= bar ? MODEL_LATENCY : MODEL_BARRIER;
     enum model_bound busiest = sm_pipes[0];
     for (int p = 1; p < NPIPES; p++)
         busiest = e->bound_ms[sm_pipes[p]] > e->bound_ms[busiest] ? sm_pipes[p] : busiest;
@@ -1357,15 +1358,17 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
      * one after the other. */
     double warps = resident_blocks(m) * m->warps_per_block;
     double group = t.filled > 0 ? t.fill_warps / t.filled : 1; /* warps a fill releases */
-    double busy =
-        shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY], warps, group, m->gpu.schedulers);
+    /* each round of resident blocks waits for its blocks to start and end */
+    e->starts_ms = sm_rounds(m) * m->gpu.block_clk * clock_ms(&m->gpu);
+    double busy = shared_pipes_ms(e->bound_ms, e->bound_ms[MODEL_LATENCY] + e->starts_ms, warps,
+                                  group, m->gpu.schedulers);
     double chip = chip_ms(e->bound_ms),
            pipes = shared_pipes_ms(e->bound_ms, 0, warps, group, m->gpu.schedulers);
     busy = busy > chip ? busy : chip;
     e->exposed_ms = exposed(m, &t, e, pipes) + exposed_shared(m, &t, e);
     e->tma_stages = t.tma_depth / (double)m->blocks;
     busy = fmax(busy, short_blocks_ms(m, &t, e, pipes, chip));
-    double chain = e->exposed_ms + e->bound_ms[MODEL_BARRIER] + pipes;
+    double chain = e->exposed_ms + e->starts_ms + e->bound_ms[MODEL_BARRIER] + pipes;
     if (chain > busy)
         e->bound = chain_bound(e, pipes);
     e->ms = (busy > chain ? busy : chain) + m->gpu.launch_us * 1e-3;
@@ -1393,14 +1396,14 @@ void model_print(FILE *f, const struct vm_model *m, const char *kernel, const st
     for (int b = 0; b < MODEL_NBOUNDS; b++)
         fprintf(f, " %s_ms=%.4g", model_bound_name((enum model_bound)b), e->bound_ms[b]);
     fprintf(f,
-            " exposed_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
+            " exposed_ms=%.4g starts_ms=%.4g l1_hit=%.3f l2_hit=%.3f l2_bytes=%.0f dram_bytes=%.0f "
             "smem_wavefronts=%.0f flops=%llu sass_insts=%.0f producer_insts=%.0f "
             "tma_stages=%.3g tma_round_trip=%.0f warp_insts=%llu gld_sectors=%llu gst_sectors=%llu "
             "tma_ld_sectors=%llu "
             "lds_wavefronts=%llu\n",
-            e->exposed_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes, e->smem_wavefronts,
-            (unsigned long long)c->flops, e->sass_insts, e->producer_insts, e->tma_stages,
-            e->tma_round_trip, (unsigned long long)c->warp_insts,
+            e->exposed_ms, e->starts_ms, e->l1_hit, e->l2_hit, e->l2_bytes, e->dram_bytes,
+            e->smem_wavefronts, (unsigned long long)c->flops, e->sass_insts, e->producer_insts,
+            e->tma_stages, e->tma_round_trip, (unsigned long long)c->warp_insts,
             (unsigned long long)c->gld_sectors, (unsigned long long)c->gst_sectors,
             (unsigned long long)c->tma_ld_sectors, (unsigned long long)c->lds_wavefronts);
 }

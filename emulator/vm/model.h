@@ -53,6 +53,8 @@ struct model_estimate {
                                          is the larger part of it */
     double bound_ms[MODEL_NBOUNDS]; /**< each resource's time */
     double exposed_ms;              /**< latency of barrier phases no other block hides */
+    double starts_ms;               /**< the rounds of resident blocks' starts and ends (each
+                                         round's, model_gpu::block_clk) */
     unsigned regs;                  /**< registers per thread the occupancy used */
     int regs_known;                 /**< 0: not given, 32 assumed */
     unsigned blocks_per_sm, warps_per_sm;

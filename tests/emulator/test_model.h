@@ -15,6 +15,9 @@ void model_copy(int n, const float *d_x, float *d_y);
 /** The same copy in blocks of 32 threads: n / 32 blocks, started at the GPU's rate. */
 void model_small_blocks(int n, const float *d_x, float *d_y);
 
+/** y[i] = i % 32, blocks of 32 threads with 80 KiB of shared memory each (2 an SM on h100). */
+void model_held_blocks(int blocks, float *d_y);
+
 /** y[i] = x[i] * x[i] + x[i], i < 32: one block of one warp. */
 void model_lone_warp(const float *d_x, float *d_y);
 

@@ -37,6 +37,22 @@ void model_small_blocks(int n, const float *d_x, float *d_y)
     model_small_blocks_kernel<<<(n + 31) / 32, 32>>>(n, d_x, d_y);
 }
 
+/* Blocks of one warp that each store 32 floats, held to two an SM on the h100 row by 80 KiB of
+ * dynamic shared memory each (228 KiB an SM, 1 KiB reserved a block): each round of two waits
+ * their start and end. */
+static __global__ void model_held_blocks_kernel(float *y)
+{
+    y[blockIdx.x * blockDim.x + threadIdx.x] = (float)threadIdx.x;
+}
+
+void model_held_blocks(int blocks, float *d_y)
+{
+    int smem = 80 * 1024;
+    cudaFuncSetAttribute(model_held_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         smem);
+    model_held_blocks_kernel<<<blocks, 32, smem>>>(d_y);
+}
+
 /* One warp alone on the GPU: y[i] = x[i] * x[i] + x[i], i < 32. Nothing overlaps its pipes. */
 static __global__ void model_lone_warp_kernel(const float *x, float *y)
 {

@@ -1,6 +1,7 @@
 /**
  * @file test_model_main.c
- * @brief One copy of N floats on the device, the same in blocks of 32 threads, one warp alone, one
+ * @brief One copy of N floats on the device, the same in blocks of 32 threads, blocks of 32 threads
+ * held to two an SM by their shared memory, one warp alone, one
  * shared-memory round trip, a tile's rows read a column at a time, four loads per thread in flight
  * together, then chained, then of one address in flight together (N / 4 threads), N atomic
  * additions to one address (fp32, integer to an address read from memory, integer to a
@@ -35,6 +36,8 @@ static void run_all(int n, float *d_x, float *d_y)
     size_t bytes = (size_t)n * sizeof(float);
     model_copy(n, d_x, d_y);
     model_small_blocks(n, d_x, d_y);
+    if (n >= 132 * 2 * 64 * 32) /* 64 rounds of 2 blocks on each of the h100's SMs */
+        model_held_blocks(132 * 2 * 64, d_y);
     model_lone_warp(d_x, d_y);
     model_smem(d_x, d_y);
     model_rows(d_x, d_y);

@@ -19,7 +19,7 @@ complain() {
 sed 's/,h200-probed,/,h200,/' "$work/back.csv" | cmp -s - "$work/p.csv" ||
     complain "the GPU file read back is not the h200 row: $(diff "$work/back.csv" "$work/p.csv" | head -4)"
 rows=$(grep -c ',not run,[^,]*,-,h200,ok,' "$work/p.csv")
-[ "$rows" = 18 ] || complain "want 18 probes run, checked and not timed, have $rows: $(cat "$work/p.csv")"
+[ "$rows" = 19 ] || complain "want 19 probes run, checked and not timed, have $rows: $(cat "$work/p.csv")"
 grep -q 'not run' "$work/out" || complain "the table does not say 'not run'"
 grep -q '^lat_dram,not run,600,-,h200,ok,' "$work/p.csv" || complain "lat_dram is not the h200 row's 600 clocks"
 grep -q '^dram_share,not run,0.88,' "$work/p.csv" || complain "dram_share is not the model's copy, 0.88"
@@ -50,5 +50,5 @@ for args in "--gpu=nonesuch" "--bogus" "--csv=$work/no/such/dir/p.csv" "--gpu-fi
         complain "$args: exit $rc, $lines lines on stderr: $err"
     fi
 done
-[ "$fail" = 0 ] && echo "course_probes: 18 probes checked on the emulator, its GPU file read back, 11 GPU names mapped to their rows, bad flags rejected"
+[ "$fail" = 0 ] && echo "course_probes: 19 probes checked on the emulator, its GPU file read back, 11 GPU names mapped to their rows, bad flags rejected"
 exit "$fail"

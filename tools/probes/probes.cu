@@ -13,6 +13,7 @@
  *   probe_atomics       atomic adds to one address or to a few
  *   probe_column_stores 4-byte stores, each lane to its own sector (a naive transpose's)
  *   probe_small_blocks  blocks of one warp that each store 32 floats (blocks started a second)
+ *   probe_held_blocks   the same, two an SM (the clocks a block takes to start and end)
  *   probe_barriers      __syncthreads() in blocks of 1024 threads
  */
 #include "probes.h"
@@ -249,6 +250,21 @@ void probe_small_blocks(int n, float *d_out)
 {
     small_blocks_kernel<<<(n + 31) / 32, 32>>>(n, d_out);
     CUDA_CHECK_LAUNCH();
+}
+
+int probe_held_blocks(int n, float *d_out)
+{
+    int dev, per_sm, resident = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    int smem = per_sm / 2 - 1024; /* the driver reserves 1 KiB a block */
+    CUDA_CHECK(cudaFuncSetAttribute(small_blocks_kernel,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, small_blocks_kernel, 32, smem));
+    small_blocks_kernel<<<(n + 31) / 32, 32, smem>>>(n, d_out);
+    CUDA_CHECK_LAUNCH();
+    return resident;
 }
 
 #define BARRIER_THREADS 1024

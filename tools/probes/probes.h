@@ -81,6 +81,14 @@ void probe_column_stores(int n, float *d_out);
 void probe_small_blocks(int n, float *d_out);
 
 /**
+ * The same blocks with half an SM's shared memory each (less the 1 KiB the driver reserves a
+ * block), so that two are resident an SM: neither the memory nor the start of blocks across the
+ * GPU is the limit, but the clocks each round of two takes to start and end. Returns the blocks
+ * resident an SM (the occupancy calculator's).
+ */
+int probe_held_blocks(int n, float *d_out);
+
+/**
  * @p blocks blocks of 1024 threads, each round two __syncthreads() around a rotation of a
  * shared array (s[t] = s[t + 1] + 1): d_out[block * 1024 + t] = (t + rounds) % 1024 + rounds,
  * d_clocks[block] its clocks.

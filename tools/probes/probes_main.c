@@ -8,15 +8,17 @@
  *
  * One row per probe (probes.cu): the load latencies from the L1, the L2, DRAM, shared memory
  * and ldmatrix; the SM clock and the fp32 and mma.sync rates at it; the L2's read rate; atomic
- * adds to one address and to 256; 4-byte stores each to a sector of its own; __syncthreads()
- * in blocks of 1024; a device copy's and a read's shares of the datasheet's DRAM bandwidth. The
- * rates in clocks take the SM clock the fp32 probe ran at. Every probe checks what its kernel
- * computed (a chain's end, every sum, count and store), and a failed check exits 1 naming the
- * probe. On the CPU emulator the kernels run small and are checked; no time is taken ("not run").
+ * adds to one address and to 256; 4-byte stores each to a sector of its own; blocks of one warp
+ * started, and held to two an SM; __syncthreads() in blocks of 1024; a device copy's and a read's
+ * shares of the datasheet's DRAM bandwidth. The rates in clocks take the SM clock the fp32 probe
+ * ran at. Every probe checks what its kernel computed (a chain's end, every sum, count and store),
+ * and a failed check exits 1 naming the probe. On the CPU emulator the kernels run small and are
+ * checked; no time is taken ("not run").
  * --gpu-file writes the model's row with what was measured in place of its latencies, clock,
- * mma.sync rate, L2 rate and fp32 atomic clocks: a GPU file `./course estimate --gpu=FILE`
- * reads (on the emulator, the row unchanged). `./course gpu-report` runs it first on a GPU
- * (probes.csv, probes.gpu), and asks --row-of which row the GPU's name is.
+ * mma.sync rate, L2 rate, fp32 atomic clocks and blocks' rate and clocks: a GPU file that
+ * `./course estimate --gpu=FILE` reads (on the emulator, the row unchanged). `./course
+ * gpu-report` runs it first on a GPU (probes.csv, probes.gpu), and asks --row-of which row the
+ * GPU's name is.
  */
 #include <math.h>
 #include <stddef.h>
@@ -410,6 +412,36 @@ static void block_start_rate(struct probe_run *r)
     CUDA_CHECK(cudaFree(d_out));
 }
 
+struct held_args {
+    int n;
+    float *out;
+    int resident; /* blocks an SM, the occupancy calculator's */
+};
+
+static void launch_held_blocks(void *a)
+{
+    struct held_args *x = a;
+    x->resident = probe_held_blocks(x->n, x->out);
+}
+
+/* The clocks a block takes to start and end (the model's block_clk): blocks of one warp held to
+ * two an SM, each round of the two lasting that long. */
+static void block_life(struct probe_run *r)
+{
+    int n = r->small ? 1000 : 1 << 22, ok = 1;
+    float *out = mat_alloc((size_t)n * sizeof *out), *d_out = dev_alloc((size_t)n * sizeof *out);
+    struct held_args a = {n, d_out, 0};
+    double ms = time_ms(launch_held_blocks, &a);
+    to_host(out, d_out, (size_t)n * sizeof *out);
+    for (int i = 0; i < n; i++)
+        ok &= out[i] == (float)(i & 1023);
+    double rounds = a.resident > 0 ? ((n + 31) / 32) / ((double)r->dev.sms * a.resident) : NAN;
+    add_row(r, "block_clk", "clocks a block takes to start and end (2 an SM)",
+            ms * 1e3 * r->mhz / rounds, r->gpu->block_clk, ok);
+    free(out);
+    CUDA_CHECK(cudaFree(d_out));
+}
+
 /* Threads an SM takes through __syncthreads() a clock, its blocks of 1024 all resident. */
 static void barrier_rate(struct probe_run *r)
 {
@@ -465,6 +497,7 @@ static void measure(struct probe_run *r)
     atomic_rate(r, "atom_int_256", 255, 0, 256.0);
     column_store_rate(r);
     block_start_rate(r);
+    block_life(r);
     barrier_rate(r);
     dram_share(r);
     dram_read_share(r);
@@ -520,6 +553,7 @@ static const struct {
     {"l2_bytes_per_clk", offsetof(struct model_gpu, l2_bytes_per_clk), 1},
     {"atom_f32_clk", offsetof(struct model_gpu, atom_f32_clk), 1},
     {"blocks_per_clk", offsetof(struct model_gpu, blocks_per_clk), 1},
+    {"block_clk", offsetof(struct model_gpu, block_clk), 0},
 };
 
 /* The model's row with what was measured in place of the fields the probes measure, written to
@@ -534,7 +568,7 @@ static int write_gpu_file(const struct probe_run *r, const char *path)
              r->dev.name,
              r->small ? "not run (the CPU emulator)"
                       : "lat_l1, lat_l2, lat_dram, clock_mhz (under FMAs), mma_tflops, "
-                        "l2_bytes_per_clk, atom_f32_clk and blocks_per_clk measured",
+                        "l2_bytes_per_clk, atom_f32_clk, blocks_per_clk and block_clk measured",
              r->gpu->name);
     for (int i = 0; i < r->nrows; i++)
         for (size_t k = 0; k < sizeof probed / sizeof probed[0]; k++) {
