@@ -40,9 +40,11 @@
  * SM's share of the L2 or DRAM bandwidth), which the resident blocks reach and wait for together,
  * less the work a block does between its loads and their first use, plus the SM's barriers, which
  * its resident blocks likewise go through together, plus the pipes' work, whichever is longer, plus
- * the launch overhead. TMA copies are the copy engine's: their sectors go to L2 (never L1, never an
- * LSU wavefront), and a block's stages (the mbarriers its copies complete on) hide their latency
- * behind the work of the tiles ahead (exposed_tma()).
+ * the launch overhead. Every round of resident blocks also waits for its blocks to start and end
+ * (model_gpu::block_clk), in the warps' latency and in the blocks' chain of waits. TMA copies are
+ * the copy engine's: their sectors go to L2 (never L1, never an LSU wavefront), and a block's
+ * stages (the mbarriers its copies complete on) hide their latency behind the work of the tiles
+ * ahead (exposed_tma()).
  */
 #include "model.h"
 
