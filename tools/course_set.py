@@ -119,6 +119,9 @@ def main():
         bench = list(csv.DictReader(f))
     device = bench[-1].get("device", "?") if bench else "?"
     build = pathlib.Path(os.environ.get("BUILD", ROOT / "build"))
+    if estimate.cuda_tools(build)[1] is None:
+        sys.exit(f"course_set.py: no nvdisasm (on the PATH, beside nvcc or in {build}/nvdisasm, "
+                 "where ./course sass installs it): the course's set counts SASS")
     print(f"#   model ms   GPU ms   error  bound    (model, {gpu}; measured: {report}/bench.csv, "
           f"{device})")
     k = 0
