@@ -14,10 +14,13 @@
 #include "fp.h"
 
 /** Bytes of one element of type @p t (CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF; GemmEx's
- *  CUDA_R_64F, CUDA_R_8I and CUDA_R_32I too). */
+ *  CUDA_R_64F, CUDA_R_8I and CUDA_R_32I too, and level 1's 64-bit indices, CUDA_R_64I). */
 static inline size_t elem_bytes(cudaDataType t)
 {
-    return t == CUDA_R_64F ? 8 : t == CUDA_R_8I ? 1 : t == CUDA_R_32F || t == CUDA_R_32I ? 4 : 2;
+    return t == CUDA_R_64F || t == CUDA_R_64I   ? 8
+           : t == CUDA_R_8I                     ? 1
+           : t == CUDA_R_32F || t == CUDA_R_32I ? 4
+                                                : 2;
 }
 
 /** Element @p i of array @p p of type @p t, exactly, as a float. */

@@ -102,21 +102,25 @@ static cublasStatus_t scal(cublasHandle_t h, int64_t n, const void *alpha, void 
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* Write a call's result to the host or, in device pointer mode, the device: a real of @p bytes
- * (4 or 8), or with @p index an int (4) or an int64_t (8, the _64 forms). */
-static cublasStatus_t result_to(cublasHandle_t h, void *result, size_t bytes, int index, double v)
+/* Write a call's result to the host or, in device pointer mode, the device, as type @p t: a real
+ * (fp16, bf16, fp32, fp64), or an index as an int (CUDA_R_32I) or an int64_t (CUDA_R_64I, the
+ * _64 forms). */
+static cublasStatus_t result_to(cublasHandle_t h, void *result, cudaDataType t, double v)
 {
+    size_t bytes = elem_bytes(t);
     void *at = h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
                    ? course_emu_host(result, bytes, "cuBLAS result")
                    : result;
     if (!at)
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    if (!index)
-        blas_store(at, bytes, v);
-    else if (bytes == 4)
+    if (t == CUDA_R_32I)
         *(int32_t *)at = (int32_t)v;
-    else
+    else if (t == CUDA_R_64I)
         *(int64_t *)at = (int64_t)v;
+    else if (t == CUDA_R_64F)
+        *(double *)at = v;
+    else
+        elem_store(at, t, 0, v);
     if (at != result)
         course_emu_wrote(result, bytes);
     return CUBLAS_STATUS_SUCCESS;
@@ -156,8 +160,9 @@ static cublasStatus_t reduce(cublasHandle_t h, enum reduce_op op, int64_t n, con
         }
     }
     if (op == REDUCE_AMAX || op == REDUCE_AMIN)
-        return result_to(h, result, rbytes, 1, (double)at);
-    return result_to(h, result, rbytes, 0, op == REDUCE_NRM2 ? sqrt(acc) : acc);
+        return result_to(h, result, rbytes == 4 ? CUDA_R_32I : CUDA_R_64I, (double)at);
+    return result_to(h, result, rbytes == 4 ? CUDA_R_32F : CUDA_R_64F,
+                     op == REDUCE_NRM2 ? sqrt(acc) : acc);
 }
 
 /* One exported reduction of x (amax, amin, asum, nrm2), named NAME, computing OP into a result
@@ -252,15 +257,5 @@ cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaData
     double acc = 0;
     for (int64_t i = 0; i < n; i++)
         acc += vec_elem(&vx, xType, i) * vec_elem(&vy, xType, i);
-    if (elem != 2)
-        return result_to(handle, result, elem, 0, acc);
-    void *at = handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE
-                   ? course_emu_host(result, 2, "cuBLAS result")
-                   : result;
-    if (!at)
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    elem_store(at, xType, 0, acc);
-    if (at != result)
-        course_emu_wrote(result, 2);
-    return CUBLAS_STATUS_SUCCESS;
+    return result_to(handle, result, xType, acc);
 }
