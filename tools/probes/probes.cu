@@ -13,7 +13,7 @@
  *   probe_atomics       atomic adds to one address or to a few
  *   probe_column_stores 4-byte stores, each lane to its own sector (a naive transpose's)
  *   probe_small_blocks  blocks of one warp that each store 32 floats (blocks started a second)
- *   probe_held_blocks   the same, two an SM (the clocks a block takes to start and end)
+ *   probe_held_blocks   the shared memory that holds them to two an SM (a block's start and end)
  *   probe_barriers      __syncthreads() in blocks of 1024 threads
  */
 #include "probes.h"
@@ -246,25 +246,24 @@ static __global__ void small_blocks_kernel(int n, float *out)
         out[i] = (float)(i & 1023);
 }
 
-void probe_small_blocks(int n, float *d_out)
+void probe_small_blocks(int n, int smem, float *d_out)
 {
-    small_blocks_kernel<<<(n + 31) / 32, 32>>>(n, d_out);
+    small_blocks_kernel<<<(n + 31) / 32, 32, smem>>>(n, d_out);
     CUDA_CHECK_LAUNCH();
 }
 
-int probe_held_blocks(int n, float *d_out)
+int probe_held_blocks(int *resident)
 {
-    int dev, per_sm, resident = 0;
+    int dev, per_sm;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     int smem = per_sm / 2 - 1024; /* the driver reserves 1 KiB a block */
     CUDA_CHECK(cudaFuncSetAttribute(small_blocks_kernel,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    *resident = 0;
     CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, small_blocks_kernel, 32, smem));
-    small_blocks_kernel<<<(n + 31) / 32, 32, smem>>>(n, d_out);
-    CUDA_CHECK_LAUNCH();
-    return resident;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, small_blocks_kernel, 32, smem));
+    return smem;
 }
 
 #define BARRIER_THREADS 1024

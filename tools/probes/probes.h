@@ -75,18 +75,20 @@ void probe_atomics(int blocks, int per_thread, const unsigned *d_idx, unsigned m
 void probe_column_stores(int n, float *d_out);
 
 /**
- * Blocks of 32 threads, (n + 31) / 32 of them, each storing its floats: d_out[i] = i & 1023.
- * Their work is too small for the memory to be the limit: the GPU's start of blocks is.
+ * Blocks of 32 threads, (n + 31) / 32 of them, each storing its floats: d_out[i] = i & 1023,
+ * each with @p smem bytes of shared memory (0, or probe_held_blocks()'s). Without it their work
+ * is too small for the memory to be the limit: the GPU's start of blocks is.
  */
-void probe_small_blocks(int n, float *d_out);
+void probe_small_blocks(int n, int smem, float *d_out);
 
 /**
- * The same blocks with half an SM's shared memory each (less the 1 KiB the driver reserves a
- * block), so that two are resident an SM: neither the memory nor the start of blocks across the
- * GPU is the limit, but the clocks each round of two takes to start and end. Returns the blocks
- * resident an SM (the occupancy calculator's).
+ * The shared memory that holds probe_small_blocks() to two blocks an SM: half an SM's, less the
+ * 1 KiB the driver reserves a block (allowed for the kernel here, once, before it is timed).
+ * Then neither the memory nor the start of blocks across the GPU is the limit, but the clocks
+ * each round of two takes to start and end. @p resident receives the blocks resident an SM (the
+ * occupancy calculator's).
  */
-int probe_held_blocks(int n, float *d_out);
+int probe_held_blocks(int *resident);
 
 /**
  * @p blocks blocks of 1024 threads, each round two __syncthreads() around a rotation of a

@@ -364,6 +364,7 @@ static void atomic_rate(struct probe_run *r, const char *name, unsigned mask, in
 struct store_args {
     int n;
     float *out;
+    int smem; /* shared memory a block (probe_small_blocks()) */
 };
 
 static void launch_stores(void *a)
@@ -378,7 +379,7 @@ static void column_store_rate(struct probe_run *r)
     int n = r->small ? 97 : 8192, ok = 1;
     size_t count = (size_t)n * n;
     float *out = mat_alloc(count * sizeof *out), *d_out = dev_alloc(count * sizeof *out);
-    struct store_args a = {n, d_out};
+    struct store_args a = {n, d_out, 0};
     double ms = time_ms(launch_stores, &a);
     to_host(out, d_out, count * sizeof *out);
     for (int x = 0; x < n; x++)
@@ -393,53 +394,46 @@ static void column_store_rate(struct probe_run *r)
 static void launch_small_blocks(void *a)
 {
     const struct store_args *x = a;
-    probe_small_blocks(x->n, x->out);
+    probe_small_blocks(x->n, x->smem, x->out);
+}
+
+/* Blocks of one warp storing @p n floats with @p smem bytes of shared memory each
+ * (probe_small_blocks()): their time into @p ms; 1 when every float is right. */
+static int time_small_blocks(int n, int smem, double *ms)
+{
+    int ok = 1;
+    float *out = mat_alloc((size_t)n * sizeof *out), *d_out = dev_alloc((size_t)n * sizeof *out);
+    struct store_args a = {n, d_out, smem};
+    *ms = time_ms(launch_small_blocks, &a);
+    to_host(out, d_out, (size_t)n * sizeof *out);
+    for (int i = 0; i < n; i++)
+        ok &= out[i] == (float)(i & 1023);
+    free(out);
+    CUDA_CHECK(cudaFree(d_out));
+    return ok;
 }
 
 /* Blocks of one warp the GPU starts a clock (the model's blocks_per_clk). */
 static void block_start_rate(struct probe_run *r)
 {
-    int n = r->small ? 1000 : 1 << 24, ok = 1;
-    float *out = mat_alloc((size_t)n * sizeof *out), *d_out = dev_alloc((size_t)n * sizeof *out);
-    struct store_args a = {n, d_out};
-    double ms = time_ms(launch_small_blocks, &a);
-    to_host(out, d_out, (size_t)n * sizeof *out);
-    for (int i = 0; i < n; i++)
-        ok &= out[i] == (float)(i & 1023);
+    int n = r->small ? 1000 : 1 << 24;
+    double ms;
+    int ok = time_small_blocks(n, 0, &ms);
     add_row(r, "blocks_per_clk", "blocks of 32 threads started a clock (the GPU)",
             ((n + 31) / 32) / (ms * 1e3 * r->mhz), r->gpu->blocks_per_clk, ok);
-    free(out);
-    CUDA_CHECK(cudaFree(d_out));
-}
-
-struct held_args {
-    int n;
-    float *out;
-    int resident; /* blocks an SM, the occupancy calculator's */
-};
-
-static void launch_held_blocks(void *a)
-{
-    struct held_args *x = a;
-    x->resident = probe_held_blocks(x->n, x->out);
 }
 
 /* The clocks a block takes to start and end (the model's block_clk): blocks of one warp held to
  * two an SM, each round of the two lasting that long. */
 static void block_life(struct probe_run *r)
 {
-    int n = r->small ? 1000 : 1 << 22, ok = 1;
-    float *out = mat_alloc((size_t)n * sizeof *out), *d_out = dev_alloc((size_t)n * sizeof *out);
-    struct held_args a = {n, d_out, 0};
-    double ms = time_ms(launch_held_blocks, &a);
-    to_host(out, d_out, (size_t)n * sizeof *out);
-    for (int i = 0; i < n; i++)
-        ok &= out[i] == (float)(i & 1023);
-    double rounds = a.resident > 0 ? ((n + 31) / 32) / ((double)r->dev.sms * a.resident) : NAN;
+    int n = r->small ? 1000 : 1 << 22, resident;
+    int smem = probe_held_blocks(&resident);
+    double ms;
+    int ok = time_small_blocks(n, smem, &ms);
+    double rounds = resident > 0 ? ((n + 31) / 32) / ((double)r->dev.sms * resident) : NAN;
     add_row(r, "block_clk", "clocks a block takes to start and end (2 an SM)",
             ms * 1e3 * r->mhz / rounds, r->gpu->block_clk, ok);
-    free(out);
-    CUDA_CHECK(cudaFree(d_out));
 }
 
 /* Threads an SM takes through __syncthreads() a clock, its blocks of 1024 all resident. */
