@@ -2,15 +2,17 @@
  * @file model.c
  * @brief The time model (model.h): occupancy, caches fed the sector stream, bounds, sampling.
  *
- * Each block's global requests are kept until the block ends and then fed to the caches with
- * its warps interleaved round robin (request i of every warp before request i + 1 of any),
- * because the VM runs a warp until it waits while a GPU's schedulers interleave them: a
- * sector one warp brings into L1 is found there by the others, as on the GPU. Blocks reach
- * SM (linear index mod SMs). A load sector missing L1 goes to L2 and, missing there, to DRAM;
- * a store goes to L2 (L1 writes through) and costs DRAM bytes when L2 lacks its sector. Caches
- * are 16-way LRU with 128-byte lines of four 32-byte sectors, hashed set indices, sized from
- * the GPU row (L1:
- * what the blocks' shared memory leaves of the SM's L1).
+ * Each block's global requests are kept until a wave of resident blocks has run (at most
+ * WINDOW_SECTORS of them: a wave that asks for more is fed in parts) and then fed to the caches
+ * with its blocks' warps interleaved (request i of every warp of every block before request
+ * i + 1 of any), because the VM runs a block to its end and a warp until it waits, while a GPU
+ * runs a wave's blocks together and its schedulers interleave their warps: a sector one warp
+ * brings into L1 is found there by the others of its SM, and one a block brings into L2 by the
+ * blocks beside it, as on the GPU. Blocks reach SM (linear index mod SMs). A load sector
+ * missing L1 goes to L2 and, missing there, to DRAM; a store goes to L2 (L1 writes through) and
+ * costs DRAM bytes when L2 lacks its sector. Caches are 16-way LRU with 128-byte lines of four
+ * 32-byte sectors, hashed set indices, sized from the GPU row (L1: what the blocks' shared memory
+ * leaves of the SM's L1).
  *
  * Per-SM bounds use the busiest SM's share of the blocks (ceil(blocks / SMs) of them):
  *   fp32    thread fp32 instructions (the FP class but f64 and special functions) / fp32 lanes
@@ -185,21 +187,34 @@ struct lead_wait {
 enum { ASYNC_NONE, ASYNC_CP, ASYNC_TMA };
 struct req {
     uint32_t warp, seq, first, n;
+    uint32_t slot;               /* its block's place in the window (feed_window()) */
     uint8_t store, async, batch; /* batch: the load's batch size (0: a store) */
     uint8_t filled;              /* some sector of it waited for a fill (feed()) */
 };
 #define MBARS 32       /* distinct TMA mbarriers a block's stages are counted up to */
 #define PHASE_STARTS 8 /* a block's distinct load phases whose first loads are remembered */
 
-/* A sector an L1 miss is fetching in the step (a request's seq: the warps' loads interleaved)
- * being fed, and the warps waiting for it; a table of FILLS slots, emptied by moving to the
- * next step's stamp. */
-#define FILLS 2048
+/* A sector a block's L1 miss is fetching in the step (a request's seq: the warps' loads
+ * interleaved) being fed, and its warps waiting for it; a table of FILLS_PER_WARP slots for each
+ * warp of the window, emptied by moving to the next step's stamp. Another block finds the sector
+ * in the caches as a block a little behind it would, not waiting for the fill: the blocks of a
+ * wave start together, but the waves after it start as blocks end, out of step. */
+#define FILLS_PER_WARP 64
 struct fill {
     uint64_t sector;
-    uint32_t stamp;
+    uint32_t stamp, slot; /* slot: the block's place in the window */
     unsigned latency, warps;
 };
+
+/* A warp's open batch of loads (model_code.h): its size, the loads to come, its slowest so far. */
+struct batch {
+    uint8_t size, left;
+    unsigned worst;
+};
+
+/* The requests a window of blocks keeps at most, in sectors, before they are fed (its last block
+ * whole): 2^24, 128 MiB of them. A wave whose blocks ask for more is fed in parts. */
+#define WINDOW_SECTORS (1u << 24)
 
 /* A warp's shared accesses not counted yet: a run of adjacent ones ptxas would merge. Each warp
  * keeps RUNS open, since the PTX interleaves loads from several arrays and rows: a thread's 8
@@ -258,17 +273,20 @@ struct vm_model {
     unsigned nphase_start;
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
     uint64_t warp_insts[32];       /* this block's instructions per warp, SASS_ONE units */
-    uint8_t batch_size[32], batch_left[32]; /* each warp's open batch: its size, loads to come */
-    unsigned batch_worst[32];               /* and its slowest load so far */
-    uint8_t warp_tma[32], warp_wgmma[32];   /* the warp issued TMA copies, wgmma */
-    uint64_t mbar[MBARS];                   /* this block's TMA mbarriers, + 1 */
+    int open;                      /* a block of the sample is running (flush_block() ends it) */
+    uint64_t *win_block;           /* the window's blocks (feed_window()), in the order they ran */
+    uint32_t win_n, win_cap;       /* how many, and the most: a wave of resident blocks */
+    struct batch *batch_open;      /* each window block's warps' open batches, 32 a block */
+    struct fill *fill;             /* the step's fills, nfill slots */
+    uint32_t nfill;
+    uint8_t warp_tma[32], warp_wgmma[32]; /* the warp issued TMA copies, wgmma */
+    uint64_t mbar[MBARS];                 /* this block's TMA mbarriers, + 1 */
     unsigned nmbar;
     uint64_t last_mbar; /* the last TMA load's mbarrier + 1 (0: none yet, or a wgmma since) */
     struct lead_wait lead;
     struct tally t, t_first;
     struct atom_map atoms;
     struct vm_counters c_first;
-    struct fill fill[FILLS];
     uint32_t stamp;  /* the step being fed, counted over the launch */
     uint64_t origin; /* the device memory's first sector: sectors are counted from it, so that
                         where the process mapped that memory moves no set index (the same
@@ -304,6 +322,9 @@ void model_free(struct vm_model *m)
     free(m->warp_sum);
     free(m->sass_w);
     free(m->load_w);
+    free(m->win_block);
+    free(m->batch_open);
+    free(m->fill);
     free(m->atoms.key);
     free(m->atoms.clocks);
     free(m);
@@ -349,6 +370,8 @@ void model_begin(struct vm_model *m, const struct vm_launch *L, unsigned regs,
     m->least = UINT64_MAX;
     m->most = 0;
     m->nreq = m->nsec = 0;
+    m->open = 0;
+    m->win_n = 0;
     const struct func *f = &L->module->funcs[L->kernel];
     free(m->batch);
     m->batch = model_batches(L->module, L->kernel);
@@ -438,21 +461,30 @@ void model_shared(struct vm_model *m, uint32_t warp, const uint64_t *addr, uint3
     next[r] = lead + bytes;
 }
 
-/* The slot of @p sector in the current step's fills: where it is, or an empty one. */
-static struct fill *fill_slot(struct vm_model *m, uint64_t sector)
+/* The place of @p sector in the current step's fills of the window's block @p slot: where it
+ * is, or an empty one. */
+static struct fill *fill_slot(struct vm_model *m, uint64_t sector, uint32_t slot)
 {
-    uint32_t h = (uint32_t)(sector * 0x9E3779B97F4A7C15ull >> 40) % FILLS;
+    uint64_t key = (sector ^ (uint64_t)slot << 44) * 0x9E3779B97F4A7C15ull;
+    uint32_t h = (uint32_t)(key >> 32) % m->nfill;
     struct fill *f = &m->fill[h];
-    for (int probe = 0; probe < 16 && f->stamp == m->stamp && f->sector != sector; probe++)
-        f = &m->fill[(h + probe + 1) % FILLS];
+    for (int probe = 0;
+         probe < 16 && f->stamp == m->stamp && (f->sector != sector || f->slot != slot); probe++)
+        f = &m->fill[(h + probe + 1) % m->nfill];
     return f;
 }
 
-/* The fill of @p sector in the current step, or NULL. */
-static struct fill *in_flight(struct vm_model *m, uint64_t sector)
+/* The fill of @p sector in the current step of the window's block @p slot, or NULL. */
+static struct fill *in_flight(struct vm_model *m, uint64_t sector, uint32_t slot)
 {
-    struct fill *f = fill_slot(m, sector);
-    return f->stamp == m->stamp && f->sector == sector ? f : NULL;
+    struct fill *f = fill_slot(m, sector, slot);
+    return f->stamp == m->stamp && f->sector == sector && f->slot == slot ? f : NULL;
+}
+
+/* The SM that runs the window's block of request @p r. */
+static uint32_t sm_of(const struct vm_model *m, const struct req *r)
+{
+    return (uint32_t)(m->win_block[r->slot] % m->gpu.sms);
 }
 
 /* Where the request an L1 was last fed found each of its sectors (the set and way, and the fill
@@ -471,7 +503,7 @@ struct last_feed {
 static int repeats(const struct vm_model *m, const struct last_feed *last, const struct req *r)
 {
     const struct req *p = last->r;
-    if (!p || p->seq != r->seq || p->n != r->n || p->async != r->async ||
+    if (!p || p->slot != r->slot || p->seq != r->seq || p->n != r->n || p->async != r->async ||
         memcmp(&m->sec[p->first], &m->sec[r->first], r->n * sizeof *m->sec))
         return 0;
     for (uint32_t i = 0; i < r->n; i++) {
@@ -526,7 +558,7 @@ static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r, struct
         }
         if (hit) {
             m->t.l1_hits++;
-            struct fill *f = in_flight(m, s);
+            struct fill *f = in_flight(m, s, r->slot);
             if (f) {
                 f->warps++;
                 r->filled = 1;
@@ -548,8 +580,8 @@ static unsigned feed(struct vm_model *m, struct cache *l1, struct req *r, struct
         }
         worst = worst > lat ? worst : lat;
         if (cached) {
-            struct fill *f = fill_slot(m, s);
-            *f = (struct fill){s, m->stamp, lat, 1};
+            struct fill *f = fill_slot(m, s, r->slot);
+            *f = (struct fill){s, m->stamp, r->slot, lat, 1};
             r->filled = 1;
             if (last->r)
                 last->fill[k] = f;
@@ -569,7 +601,7 @@ static void tally_fills(struct vm_model *m, const size_t *order, size_t k0, size
             continue;
         unsigned most = 0;
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
-            const struct fill *f = in_flight(m, m->sec[i]);
+            const struct fill *f = in_flight(m, m->sec[i], r->slot);
             most = f && f->warps > most ? f->warps : most;
         }
         m->t.filled += most > 0;
@@ -577,13 +609,12 @@ static void tally_fills(struct vm_model *m, const size_t *order, size_t k0, size
     }
 }
 
-/* Warp @p w's open batch, closed: the warp waits for its slowest load. */
-static void close_wait(struct vm_model *m, uint32_t w)
+/* Open batch @p b, closed: its warp waits for its slowest load. */
+static void close_wait(struct vm_model *m, struct batch *b)
 {
-    if (m->batch_size[w])
-        m->t.stall += m->batch_worst[w];
-    m->batch_size[w] = m->batch_left[w] = 0;
-    m->batch_worst[w] = 0;
+    if (b->size)
+        m->t.stall += b->worst;
+    *b = (struct batch){0, 0, 0};
 }
 
 /* Load @p r, which waited @p worst cycles, in its warp's batch (model_code.h): a warp stalls at
@@ -591,14 +622,14 @@ static void close_wait(struct vm_model *m, uint32_t w)
  * begins another batch (its batch was left by a branch: the loads of the other are not run). */
 static void batch_wait(struct vm_model *m, const struct req *r, unsigned worst)
 {
-    uint32_t w = r->warp;
-    if (m->batch_size[w] != r->batch)
-        close_wait(m, w);
-    if (!m->batch_size[w])
-        m->batch_size[w] = m->batch_left[w] = r->batch;
-    m->batch_worst[w] = worst > m->batch_worst[w] ? worst : m->batch_worst[w];
-    if (!--m->batch_left[w])
-        close_wait(m, w);
+    struct batch *b = &m->batch_open[r->slot * 32 + r->warp];
+    if (b->size != r->batch)
+        close_wait(m, b);
+    if (!b->size)
+        b->size = b->left = r->batch;
+    b->worst = worst > b->worst ? worst : b->worst;
+    if (!--b->left)
+        close_wait(m, b);
 }
 
 /* Tally a load request @p r that waited @p worst cycles. */
@@ -618,9 +649,69 @@ static void tally_load(struct vm_model *m, const struct req *r, unsigned worst)
     }
 }
 
-/* Feed the block just run to the caches, its warps interleaved round robin. */
+/* SM @p sm's L1, made on first use: what its resident blocks' shared memory leaves of it. */
+static struct cache *sm_l1(struct vm_model *m, uint32_t sm)
+{
+    struct cache *l1 = &m->l1[sm];
+    if (!l1->set) {
+        double carve = m->gpu.l1_per_sm - (double)m->bps * m->smem;
+        double least = (double)m->gpu.l1_per_sm - m->gpu.smem_per_sm;
+        cache_init(l1, carve > least ? carve : least);
+    }
+    return l1;
+}
+
+/* Feed the window's blocks to the caches, as the GPU runs a wave of resident blocks: together,
+ * each step (a request's seq) of every block before the next step of any, and in a step the
+ * blocks in the order they ran, each one's warps round robin. Each block's requests go to its
+ * SM's L1 and all of them to the one L2, so that a tile one block brings into the L2 is found
+ * there by the blocks beside it that read it in the same steps. */
+static void feed_window(struct vm_model *m)
+{
+    if (!m->nreq) {
+        m->win_n = 0;
+        return;
+    }
+    uint32_t most = 0;
+    for (size_t i = 0; i < m->nreq; i++)
+        most = m->req[i].seq > most ? m->req[i].seq : most;
+    size_t *start = emu_calloc((size_t)most + 2, sizeof *start),
+           *order = emu_malloc(m->nreq * sizeof *order);
+    for (size_t i = 0; i < m->nreq; i++)
+        start[m->req[i].seq + 1]++;
+    for (uint32_t s = 0; s <= most; s++)
+        start[s + 1] += start[s];
+    for (size_t i = 0; i < m->nreq; i++) /* stable: blocks, then warps, stay in their order */
+        order[start[m->req[i].seq]++] = i;
+    size_t k0 = 0;
+    struct last_feed last = {.r = NULL};
+    for (size_t k = 0; k < m->nreq; k++) {
+        struct req *r = &m->req[order[k]];
+        if (k == 0 || r->seq != m->req[order[k - 1]].seq) {
+            tally_fills(m, order, k0, k);
+            k0 = k;
+            m->stamp++;
+        }
+        unsigned worst = feed(m, sm_l1(m, sm_of(m, r)), r, &last);
+        if (!r->store)
+            tally_load(m, r, worst);
+    }
+    tally_fills(m, order, k0, m->nreq);
+    for (uint32_t b = 0; b < m->win_n * 32; b++) /* a batch a block ended in */
+        close_wait(m, &m->batch_open[b]);
+    free(start);
+    free(order);
+    m->nreq = m->nsec = 0;
+    m->win_n = 0;
+}
+
+/* End the block just run: count its shared runs and its instructions, and keep its requests in
+ * the window, which is fed when it holds a wave (or WINDOW_SECTORS). */
 static void flush_block(struct vm_model *m)
 {
+    if (!m->open)
+        return;
+    m->open = 0;
     int consumers = memchr(m->warp_wgmma, 1, sizeof m->warp_wgmma) != NULL;
     for (int w = 0; w < 32; w++) { /* a producer: TMA copies for other warps' wgmma */
         for (int r = 0; r < RUNS; r++)
@@ -634,44 +725,9 @@ static void flush_block(struct vm_model *m)
     m->t.tma_depth += m->nmbar;
     m->nmbar = 0;
     m->last_mbar = 0;
-    if (!m->nreq)
-        return;
-    uint32_t most = 0;
-    for (size_t i = 0; i < m->nreq; i++)
-        most = m->req[i].seq > most ? m->req[i].seq : most;
-    size_t *start = emu_calloc((size_t)most + 2, sizeof *start),
-           *order = emu_malloc(m->nreq * sizeof *order);
-    for (size_t i = 0; i < m->nreq; i++)
-        start[m->req[i].seq + 1]++;
-    for (uint32_t s = 0; s <= most; s++)
-        start[s + 1] += start[s];
-    for (size_t i = 0; i < m->nreq; i++) /* stable: warps stay in their order */
-        order[start[m->req[i].seq]++] = i;
-    struct cache *l1 = &m->l1[m->block % m->gpu.sms];
-    if (!l1->set) {
-        double carve = m->gpu.l1_per_sm - (double)m->bps * m->smem;
-        double least = (double)m->gpu.l1_per_sm - m->gpu.smem_per_sm;
-        cache_init(l1, carve > least ? carve : least);
-    }
-    size_t k0 = 0;
-    struct last_feed last = {.r = NULL};
-    for (size_t k = 0; k < m->nreq; k++) {
-        struct req *r = &m->req[order[k]];
-        if (k == 0 || r->seq != m->req[order[k - 1]].seq) {
-            tally_fills(m, order, k0, k);
-            k0 = k;
-            m->stamp++;
-        }
-        unsigned worst = feed(m, l1, r, &last);
-        if (!r->store)
-            tally_load(m, r, worst);
-    }
-    tally_fills(m, order, k0, m->nreq);
-    for (uint32_t w = 0; w < 32; w++) /* a batch the block ended in */
-        close_wait(m, w);
-    free(start);
-    free(order);
-    m->nreq = m->nsec = 0;
+    m->win_block[m->win_n++] = m->block;
+    if (m->win_n == m->win_cap || m->nsec >= WINDOW_SECTORS)
+        feed_window(m);
 }
 
 /* @p n rounded up to whole resident groups (model_resident()): a group runs whole or not at all. */
@@ -720,6 +776,25 @@ static void shrink_tail(struct vm_model *m)
     m->tail = row < m->tail ? row : m->tail;
 }
 
+/* The window (feed_window()): a wave of resident blocks, each of the sample's standing for its
+ * group, their warps' open batches and the fills of a step of all of them. */
+static void open_window(struct vm_model *m)
+{
+    uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
+    m->win_cap = (uint32_t)((wave + m->stride - 1) / m->stride);
+    m->win_n = 0;
+    free(m->win_block);
+    m->win_block = emu_calloc(m->win_cap, sizeof *m->win_block);
+    free(m->batch_open);
+    m->batch_open = emu_calloc((size_t)m->win_cap * 32, sizeof *m->batch_open);
+    uint32_t warps = m->warps_per_block < 32 ? m->warps_per_block : 32;
+    m->nfill = FILLS_PER_WARP * 32;
+    if ((uint64_t)m->win_cap * warps > 32)
+        m->nfill = FILLS_PER_WARP * m->win_cap * warps;
+    free(m->fill);
+    m->fill = emu_calloc(m->nfill, sizeof *m->fill);
+}
+
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
 {
     if (!m->begun) {
@@ -730,6 +805,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
         m->l1 = emu_calloc(m->gpu.sms, sizeof *m->l1);
         cache_init(&m->l2, m->gpu.l2_bytes);
         plan_sample(m);
+        open_window(m);
     }
     note_block(m);
     if (linear == m->first && m->tail) /* the first wave has run */
@@ -739,6 +815,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
         return 0;
     flush_block(m);
     if (tail && !m->in_tail && m->tail) {
+        feed_window(m); /* the first wave's tally, whole */
         m->in_tail = 1;
         m->t_first = m->t;
         m->c_first = *m->live;
@@ -752,6 +829,7 @@ int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
     m->lead.filter = 0;
     m->cp_groups = m->cp_landed = 0;
     m->sampled++;
+    m->open = 1;
     m->noting = 1;
     m->block_insts = m->live->warp_insts;
     memset(m->seq, 0, sizeof m->seq);
@@ -929,9 +1007,9 @@ void model_tma(struct vm_model *m, uint32_t warp, uint64_t addr, uint64_t bytes,
     reserve(m, n);
     for (uint64_t i = 0; i < n; i++)
         m->sec[m->nsec + i] = first + i - m->origin;
-    m->req[m->nreq++] = (struct req){
-        w, m->seq[w]++, (uint32_t)m->nsec, (uint32_t)n, (uint8_t)store, ASYNC_TMA, store ? 0 : 1,
-        0};
+    m->req[m->nreq++] = (struct req){w,           m->seq[w]++,   (uint32_t)m->nsec,
+                                     (uint32_t)n, m->win_n,      (uint8_t)store,
+                                     ASYNC_TMA,   store ? 0 : 1, 0};
     m->nsec += n;
 }
 
@@ -1000,6 +1078,7 @@ void model_global(struct vm_model *m, uint32_t warp, const struct insn *in, cons
                                      m->seq[w]++,
                                      (uint32_t)m->nsec,
                                      n,
+                                     m->win_n,
                                      (uint8_t)store,
                                      (uint8_t)(async ? ASYNC_CP : ASYNC_NONE),
                                      store ? 0 : batch_of(m, in),
@@ -1346,6 +1425,7 @@ void model_finish(struct vm_model *m, const struct vm_counters *c, struct model_
     if (!m->begun) /* a launch that ran no block (it failed first) */
         return;
     flush_block(m);
+    feed_window(m);
     struct tally t;
     scale(m, c, e, &t);
     bounds(m, &t, e);

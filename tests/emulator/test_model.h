@@ -64,10 +64,10 @@ void model_tiles(int blocks, int tiles, const float *d_x, float *d_y, int async)
 void model_big_tiles(int blocks, int tiles, const float *d_x, float *d_y, int prefetch);
 void model_convoy(int blocks, int steps, const float *d_x, float *d_y);
 
-/** y[b * 256 + t] = the sum of chunk b % half of x (per_block floats, a multiple of 256) over
- *  thread t's floats of it, b < 2 half: the second half of the grid reads the first's bytes
- *  again. x holds half * per_block floats. */
-void model_reread(int half, int per_block, const float *d_x, float *d_y);
+/** y[b * 256 + t] = the sum of chunk b % chunks of x (per_block floats, a multiple of 256) over
+ *  thread t's floats of it, b < blocks: block b reads block b - chunks's bytes again. x holds
+ *  chunks * per_block floats, y blocks * 256. */
+void model_reread(int blocks, int chunks, int per_block, const float *d_x, float *d_y);
 
 /** The FP64 units, f64 Tensor Cores and special function units, each alone: 132 blocks of 256
  *  threads, each thread 512 fma.rn.f64 (written as such) on a value of its own; 132 blocks of one

@@ -92,9 +92,10 @@
 #    its issue one after the other (ms at least the launch, barrier_ms and issue_ms); 0.0048330 ms
 #    on the rtx3090's busiest SM (2 blocks of 1024 threads, one at a time, at 1695 MHz).
 # 16. The L2's sets (model_reread, on a GPU file: the h100's row with a 64 MiB L2, 2^15 sets of
-#    16 ways): 192 blocks sum 48 MiB of x, 256 KiB each, and the next 192 read the same chunks
-#    again. The L2 holds them: 48 MiB of DRAM reads and the 384 KiB of y's stores (within 2%),
-#    where a set index that left most of 2^15 sets unused brought them from DRAM twice. On the
+#    16 ways, and one block an SM, so that a wave is 132 blocks): 192 blocks sum 48 MiB of x, 256
+#    KiB each, and the next 192, in later waves, read the same chunks again (every block run).
+#    The L2 holds them: 48 MiB of DRAM reads and the 384 KiB of y's stores (within 2%), where a
+#    set index that left most of 2^15 sets unused brought them from DRAM twice. On the
 #    h100 row (50 MiB of L2, full enough that some lines evict others), the same launch in two
 #    processes, whose device memory lies elsewhere in each one's address space, gives the same
 #    line, every field the same.
@@ -171,6 +172,12 @@
 #    each waiting for them to start and end (gpus.c: 450 clocks on the h100 row, gpu-benches'
 #    gpu-stream on an H200), 0.014545 ms (starts_ms, within 1%) and the launch, bound latency,
 #    within 5% (their few instructions).
+# 29. A wave's blocks share the L2 (model_reread, on a GPU file: the h100's row with a 512 KiB
+#    L2): 132 blocks, one wave, each sum the same 1 MiB of x. They run together, each step of
+#    every block before the next step of any, so one block's misses bring each tile into the L2
+#    and the others find it there: 1 MiB of DRAM reads and the 132 KiB of y's stores (within
+#    2%), where blocks fed to the caches one after another stream 1 MiB each through an L2 half
+#    its size and read 132 MiB.
 set -eu
 bin=$1
 lib=$2
@@ -192,44 +199,44 @@ run 16777216 1 "$out/copy"
 ms=$(field "$out/copy" ms)
 bound=$(field "$out/copy" bound)
 awk -v ms="$ms" -v b="$bound" 'BEGIN { if (ms < 0.0484 || ms > 0.0486 || b != "dram") {
-    printf "test_model.sh:%d: copy of 2^24 floats on h100: model %s ms bound %s, want 0.04853 ms (DRAM bytes / (0.88 x 3350 GB/s) + 3 us) bound dram\n", 195, ms, b; exit 1 } }'
+    printf "test_model.sh:%d: copy of 2^24 floats on h100: model %s ms bound %s, want 0.04853 ms (DRAM bytes / (0.88 x 3350 GB/s) + 3 us) bound dram\n", 202, ms, b; exit 1 } }'
 smem=$(grep 'kernel=[^ ]*model_smem' "$out/copy" | tr ' ' '\n' | grep -E '^(smem|lds)_wavefronts=' | tr '\n' ' ')
 [ "$smem" = "smem_wavefronts=64 lds_wavefronts=128 " ] || {
-    echo "test_model.sh:198: shared round trip of 4 x 4-byte pieces: got $smem, want smem_wavefronts=64 lds_wavefronts=128"
+    echo "test_model.sh:205: shared round trip of 4 x 4-byte pieces: got $smem, want smem_wavefronts=64 lds_wavefronts=128"
     exit 1
 }
 lat() { # FILE N: the latency bound of the Nth model_loads line of FILE
     nth "$1" model_loads "$2" latency_ms
 }
 awk -v one="$(lat "$out/copy" 1)" -v four="$(lat "$out/copy" 2)" 'BEGIN { if (four < 3.99 * one || four > 4.01 * one) {
-    printf "test_model.sh:%d: 4 loads in flight together: latency %s ms; chained: %s ms, want 4 times as long\n", 205, one, four; exit 1 } }'
+    printf "test_model.sh:%d: 4 loads in flight together: latency %s ms; chained: %s ms, want 4 times as long\n", 212, one, four; exit 1 } }'
 awk -v one="$(lat "$out/copy" 1)" -v same="$(lat "$out/copy" 3)" 'BEGIN { if (same < 0.99 * one || same > 1.01 * one) {
-    printf "test_model.sh:%d: x[t] 4 times in one batch (a miss, 3 hits): latency %s ms, want the 4 misses of one batch (%s ms): a batch waits for its slowest load\n", 207, same, one; exit 1 } }'
+    printf "test_model.sh:%d: x[t] 4 times in one batch (a miss, 3 hits): latency %s ms, want the 4 misses of one batch (%s ms): a batch waits for its slowest load\n", 214, same, one; exit 1 } }'
 ams=$(of "$out/copy" model_atomic atomic_ms)
 abound=$(of "$out/copy" model_atomic bound)
 awk -v ms="$ams" -v b="$abound" 'BEGIN { if (ms < 25.41 || ms > 25.43 || b != "atomic") {
-    printf "test_model.sh:%d: 2^24 fp32 atomics on one address: atomic_ms %s bound %s, want 25.42 (3 clocks each at 1980 MHz) bound atomic\n", 211, ms, b; exit 1 } }'
+    printf "test_model.sh:%d: 2^24 fp32 atomics on one address: atomic_ms %s bound %s, want 25.42 (3 clocks each at 1980 MHz) bound atomic\n", 218, ms, b; exit 1 } }'
 cms=$(of "$out/copy" model_counter atomic_ms)
 awk -v ms="$cms" 'BEGIN { if (ms < 8.47 || ms > 8.477) {
-    printf "test_model.sh:%d: 2^24 integer atomics on one address: atomic_ms %s, want 8.4733 (one a clock at 1980 MHz)\n", 214, ms; exit 1 } }'
+    printf "test_model.sh:%d: 2^24 integer atomics on one address: atomic_ms %s, want 8.4733 (one a clock at 1980 MHz)\n", 221, ms; exit 1 } }'
 wms=$(of "$out/copy" model_warp_total atomic_ms)
 awk -v ms="$wms" 'BEGIN { if (ms < 0.2645 || ms > 0.2651) {
-    printf "test_model.sh:%d: 2^24 integer atomics on a parameter address: atomic_ms %s, want 0.26479 (ptxas sums each warp first: 2^19 updates at 1980 MHz)\n", 217, ms; exit 1 } }'
+    printf "test_model.sh:%d: 2^24 integer atomics on a parameter address: atomic_ms %s, want 0.26479 (ptxas sums each warp first: 2^19 updates at 1980 MHz)\n", 224, ms; exit 1 } }'
 hms=$(of "$out/copy" model_hot_bin atomic_ms)
 awk -v ms="$hms" 'BEGIN { if (ms < 4.235 || ms > 4.239) {
-    printf "test_model.sh:%d: 2^24 integer atomics, half of them on one of 256 addresses: atomic_ms %s, want 4.2367 (the busiest address: 2^23 updates, one a clock at 1980 MHz)\n", 220, ms; exit 1 } }'
+    printf "test_model.sh:%d: 2^24 integer atomics, half of them on one of 256 addresses: atomic_ms %s, want 4.2367 (the busiest address: 2^23 updates, one a clock at 1980 MHz)\n", 227, ms; exit 1 } }'
 tile() { # N KEY: from the Nth model_tiles line
     nth "$out/copy" model_tiles "$1" "$2"
 }
 awk -v e1="$(tile 1 exposed_ms)" -v e2="$(tile 2 exposed_ms)" -v m1="$(tile 1 ms)" -v m2="$(tile 2 ms)" 'BEGIN {
     w = 64 * 33 / 1980e3
     if (!(e1 > w) || e2 < 0.99 * w || e2 > 1.01 * w || !(m2 < m1)) {
-        printf "test_model.sh:%d: tile loop: exposed %s ms, %s ms in all; as a cp.async pipeline: exposed %s ms, %s ms: want the pipeline to hide its copies, leaving the shared reads of its 64 tiles (%.6f ms), and be faster\n", 227, e1, m1, e2, m2, w; exit 1 } }'
+        printf "test_model.sh:%d: tile loop: exposed %s ms, %s ms in all; as a cp.async pipeline: exposed %s ms, %s ms: want the pipeline to hide its copies, leaving the shared reads of its 64 tiles (%.6f ms), and be faster\n", 234, e1, m1, e2, m2, w; exit 1 } }'
 awk -v e="$(tile 3 exposed_ms)" -v e1="$(tile 1 exposed_ms)" 'BEGIN { if (!(e > 0) || e < 0.99 * e1) {
-    printf "test_model.sh:%d: tile loop copied with cp.async and waited for whole (one stage): exposed %s ms, want what the loop that loads each tile exposes (%s ms): nothing copied ahead\n", 229, e, e1; exit 1 } }'
+    printf "test_model.sh:%d: tile loop copied with cp.async and waited for whole (one stage): exposed %s ms, want what the loop that loads each tile exposes (%s ms): nothing copied ahead\n", 236, e, e1; exit 1 } }'
 awk -v e="$(tile 4 exposed_ms)" -v i="$(tile 4 issue_ms)" -v ms="$(tile 4 ms)" 'BEGIN {
     if (!(e > 0) || ms - 0.003 < 0.99 * (e + i)) {
-        printf "test_model.sh:%d: tile loop, two blocks an SM: %s ms, exposed %s ms, issue %s ms: want the launch (0.003 ms), the waits and the work of both blocks one after the other (they wait together)\n", 232, ms, e, i; exit 1 } }'
+        printf "test_model.sh:%d: tile loop, two blocks an SM: %s ms, exposed %s ms, issue %s ms: want the launch (0.003 ms), the waits and the work of both blocks one after the other (they wait together)\n", 239, ms, e, i; exit 1 } }'
 gemm() { # TEMPLATE KEY: from the TMA GEMM's line, TEMPLATE 1ELi0ELi0 (one stage), 6ELi0ELi0,
     # 6ELi1ELi0 (warp-specialised), 6ELi0ELi1 (fp8)
     of "$out/copy" "model_tma_gemm_kernelILi$1E" "$2"
@@ -239,25 +246,25 @@ awk -v t="$(gemm 1ELi0ELi0 tensor_ms)" -v e1="$(gemm 1ELi0ELi0 exposed_ms)" -v m
     -v s6="$(gemm 6ELi0ELi0 tma_stages)" -v p="$(gemm 6ELi1ELi0 producer_insts)" -v mw="$(gemm 6ELi1ELi0 ms)" 'BEGIN {
     if (t < 0.002330 || t > 0.002334 || !(e1 > 0) || s1 != 1 || e6 != 0 || s6 != 6 || !(m6 < m1) ||
         !(p > 0) || mw > m6) {
-        printf "test_model.sh:%d: TMA + wgmma loop: tensor %s ms (want 0.002332), one stage: stages %s exposed %s ms, %s ms; 6 stages: stages %s exposed %s ms (want 0), %s ms (want less); warp-specialised: producer instructions %s (want > 0), %s ms (want at most the 6 stages)\n", 242, t, s1, e1, m1, s6, e6, m6, p, mw; exit 1 } }'
+        printf "test_model.sh:%d: TMA + wgmma loop: tensor %s ms (want 0.002332), one stage: stages %s exposed %s ms, %s ms; 6 stages: stages %s exposed %s ms (want 0), %s ms (want less); warp-specialised: producer instructions %s (want > 0), %s ms (want at most the 6 stages)\n", 249, t, s1, e1, m1, s6, e6, m6, p, mw; exit 1 } }'
 awk -v t="$(gemm 1ELi0ELi0 tensor_ms)" -v l2="$(gemm 1ELi0ELi0 l2_ms)" -v dr="$(gemm 1ELi0ELi0 dram_ms)" \
     -v r="$(gemm 1ELi0ELi0 tma_round_trip)" -v ms="$(gemm 1ELi0ELi0 ms)" -v b="$(gemm 1ELi0ELi0 barrier_ms)" -v st="$(gemm 1ELi0ELi0 starts_ms)" 'BEGIN {
     cyc = 1e3 / 1980e6; least = 260 + ((l2 > dr ? l2 : dr) * 132 / 2 + t) / 32 / cyc; one = ms - 0.003 - b - st
     if (!(r >= least) || one < 0.99 * 32 * r * cyc || one > 1.01 * 32 * r * cyc) {
-        printf "test_model.sh:%d: TMA + wgmma loop in one stage: round trip %s cycles (want at least latency 260 + copy + math = %.0f), %s ms less the launch (0.003 ms), barriers (%s ms) and the start of its blocks (%s ms), want 32 round trips (%.6f ms): the copy and the math of one stage in series\n", 247, r, least, ms, b, st, 32 * r * cyc; exit 1 } }'
+        printf "test_model.sh:%d: TMA + wgmma loop in one stage: round trip %s cycles (want at least latency 260 + copy + math = %.0f), %s ms less the launch (0.003 ms), barriers (%s ms) and the start of its blocks (%s ms), want 32 round trips (%.6f ms): the copy and the math of one stage in series\n", 254, r, least, ms, b, st, 32 * r * cyc; exit 1 } }'
 awk -v b1="$(gemm 1ELi0ELi0 bound)" -v b6="$(gemm 6ELi0ELi0 bound)" 'BEGIN {
     if (b1 != "latency" || b6 == "latency") {
-        printf "test_model.sh:%d: TMA + wgmma loop: bound %s in one stage (want latency: its exposed round trips set the time), %s in 6 stages (want the largest bound, not latency)\n", 250, b1, b6; exit 1 } }'
+        printf "test_model.sh:%d: TMA + wgmma loop: bound %s in one stage (want latency: its exposed round trips set the time), %s in 6 stages (want the largest bound, not latency)\n", 257, b1, b6; exit 1 } }'
 awk -v t8="$(gemm 6ELi0ELi1 tensor_ms)" -v t="$(gemm 6ELi0ELi0 tensor_ms)" \
     -v f8="$(gemm 6ELi0ELi1 flops)" -v f="$(gemm 6ELi0ELi0 flops)" 'BEGIN {
     if (t8 != t || !(f8 > 1.99 * f)) {
-        printf "test_model.sh:%d: the TMA + wgmma loop in fp8: tensor %s ms and %s flops, want the bf16 loop'"'"'s %s ms for twice its %s flops (8-bit wgmma at twice the rate)\n", 254, t8, f8, t, f; exit 1 } }'
+        printf "test_model.sh:%d: the TMA + wgmma loop in fp8: tensor %s ms and %s flops, want the bf16 loop'"'"'s %s ms for twice its %s flops (8-bit wgmma at twice the rate)\n", 261, t8, f8, t, f; exit 1 } }'
 big() { # N KEY: from the Nth model_big_tiles line
     nth "$out/copy" model_big_tiles "$1" "$2"
 }
 awk -v e="$(big 1 exposed_ms)" -v d="$(big 1 dram_ms)" -v p="$(big 2 exposed_ms)" 'BEGIN {
     if (!(e >= 0.85 * d) || !(p < 0.1 * d)) {
-        printf "test_model.sh:%d: 32 KiB tiles, one block an SM: exposed %s ms, want at least 0.85 x their DRAM time %s ms (each tile waits for its bytes); prefetched into registers: exposed %s ms, want less than a tenth of it\n", 260, e, d, p; exit 1 } }'
+        printf "test_model.sh:%d: 32 KiB tiles, one block an SM: exposed %s ms, want at least 0.85 x their DRAM time %s ms (each tile waits for its bytes); prefetched into registers: exposed %s ms, want less than a tenth of it\n", 267, e, d, p; exit 1 } }'
 copy=_Z17model_copy_kerneliPKfPf
 line=$(grep -n 'y\[i\] = x\[i\];' "$(dirname "$0")/test_model_kernels.cu" | cut -d: -f1)
 echo "$copy another_file.cu $line 3 0" >"$out/other.txt"
@@ -268,7 +275,7 @@ done
 other=$(field "$out/sass_other" sass_insts)
 lines=$(field "$out/sass_lines" sass_insts)
 [ "$other" = 0 ] && [ "$lines" = 384 ] || {
-    echo "test_model.sh:271: 3 SASS instructions on the copy's line $line of another file: sass_insts $other, want 0 (PTX counted); of the kernel's file: $lines, want 384 (3 for each of 128 warps)"
+    echo "test_model.sh:278: 3 SASS instructions on the copy's line $line of another file: sass_insts $other, want 0 (PTX counted); of the kernel's file: $lines, want 384 (3 for each of 128 warps)"
     exit 1
 }
 loads=$(grep -o 'kernel=[^ ]*model_loads[^ ]*' "$out/copy" | head -n 1 | cut -d= -f2)
@@ -277,11 +284,11 @@ grep -n 'asm volatile("ld.global.f32 %0, \[%1\];"' "$(dirname "$0")/test_model_k
 LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_SASS=$out/unrolled.txt COURSE_EMU_MODEL_OUT=$out/unrolled "$bin" 4096
 awk -v one="$(lat "$out/unrolled" 1)" -v four="$(lat "$out/unrolled" 2)" -v n="$(wc -l <"$out/unrolled.txt")" 'BEGIN {
     if (n != 4 || four < 0.99 * one || four > 1.01 * one) {
-        printf "test_model.sh:%d: chained loads on %d lines ptxas unrolled 4 times (4 SASS loads a line): latency %s ms, want the 4 loads of one batch (%s ms)\n", 280, n, four, one; exit 1 } }'
+        printf "test_model.sh:%d: chained loads on %d lines ptxas unrolled 4 times (4 SASS loads a line): latency %s ms, want the 4 loads of one batch (%s ms)\n", 287, n, four, one; exit 1 } }'
 run 4194337 1 "$out/sampled"
 run 4194337 0 "$out/full"
 [ "$(field "$out/sampled" sampled)" = 1057/16385 ] && [ "$(of "$out/sampled" model_ragged sampled)" = 1888/4000 ] || {
-    echo "test_model.sh:284: want the first wave (1056 blocks) and the last block of 2^22+33 floats' like blocks (1057 sampled), and the whole tail of 4000 unlike blocks (1888), got: $(field "$out/sampled" sampled) and $(of "$out/sampled" model_ragged sampled)"
+    echo "test_model.sh:291: want the first wave (1056 blocks) and the last block of 2^22+33 floats' like blocks (1057 sampled), and the whole tail of 4000 unlike blocks (1888), got: $(field "$out/sampled" sampled) and $(of "$out/sampled" model_ragged sampled)"
     exit 1
 }
 for kernel in model_copy model_ragged model_cluster_copy; do
@@ -298,10 +305,10 @@ awk -v ms="$(lone ms)" -v f="$(lone fp32_ms)" -v t="$(lone tensor_ms)" -v i="$(l
     -v l="$(lone lsu_ms)" -v lat="$(lone latency_ms)" -v d="$(lone fp64_ms)" -v st="$(lone starts_ms)" 'BEGIN {
     sum = f + d + 4 * t + i + l + lat + st
     if (ms - 0.003 < 0.99 * sum || ms - 0.003 > 1.01 * sum) {
-        printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes (the Tensor Core'"'"'s 4 times: it has one sub-partition'"'"'s) its latency and its block'"'"'s start and end (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 301, ms, sum; exit 1 } }'
+        printf "test_model.sh:%d: one warp alone: %s ms, want the launch (0.003 ms) and the sum of the bounds of its SM pipes (the Tensor Core'"'"'s 4 times: it has one sub-partition'"'"'s) its latency and its block'"'"'s start and end (%.6g ms): nothing overlaps a lone warp'"'"'s pipes\n", 308, ms, sum; exit 1 } }'
 rows=$(of "$out/copy" model_rows smem_wavefronts)
 [ "$rows" = 17 ] || {
-    echo "test_model.sh:304: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
+    echo "test_model.sh:311: 8 rows of 4 floats read a column at a time, every lane one address: smem_wavefronts $rows, want 17 (the store 1; each row one 16-byte load, as ptxas reads it, whose lanes share one address: 2 each)"
     exit 1
 }
 convoy() { # KEY: from the convoy's line
@@ -311,30 +318,30 @@ awk -v ms="$(convoy ms)" -v f="$(convoy fp32_ms)" -v t="$(convoy tensor_ms)" -v 
     -v l="$(convoy lsu_ms)" -v lat="$(convoy latency_ms)" 'BEGIN {
     most = f; most = t > most ? t : most; most = i > most ? i : most; most = l > most ? l : most
     if (!(lat > 0) || ms - 0.003 < 0.99 * (lat + most)) {
-        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 314, ms, lat, most; exit 1 } }'
+        printf "test_model.sh:%d: 32 warps an SM reading one row at each step: %s ms, want at least the launch (0.003 ms), the latency (%s ms) and the busiest pipe (%s ms) one after the other: they wait for the same fills and leave together\n", 321, ms, lat, most; exit 1 } }'
 LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=rtx3090 COURSE_EMU_MODEL_OUT=$out/ga102 "$bin" 4096
 near() { # LINE WHAT GOT WANT: within 1%
     awk -v g="$3" -v w="$4" -v l="$1" -v what="$2" 'BEGIN { if (!(g >= 0.99 * w && g <= 1.01 * w)) {
         printf "test_model.sh:%d: %s: %s, want %s (within 1%%)\n", l, what, g, w; exit 1 } }'
 }
-near 320 "512 fma.f64 a thread on the h100: fp64_ms" "$(of "$out/copy" model_f64 fp64_ms)" 0.0010343
+near 327 "512 fma.f64 a thread on the h100: fp64_ms" "$(of "$out/copy" model_f64 fp64_ms)" 0.0010343
 [ "$(of "$out/copy" model_f64 bound)" = fp64 ] && [ "$(of "$out/copy" model_f64 fp32_ms)" = 0 ] || {
-    echo "test_model.sh:322: f64 arithmetic on the h100: bound $(of "$out/copy" model_f64 bound), fp32_ms $(of "$out/copy" model_f64 fp32_ms); want fp64 and 0 (f64 is not the fp32 pipe's work)"
+    echo "test_model.sh:329: f64 arithmetic on the h100: bound $(of "$out/copy" model_f64 bound), fp32_ms $(of "$out/copy" model_f64 fp32_ms); want fp64 and 0 (f64 is not the fp32 pipe's work)"
     exit 1
 }
-near 325 "the same on the rtx3090 row (2 FP64 units an SM): fp64_ms" "$(of "$out/ga102" model_f64 fp64_ms)" 0.077329
-near 326 "64 mma.sync m8n8k4 f64 a warp on the h100 (67 TFLOP/s): tensor_ms" "$(of "$out/copy" model_dmma tensor_ms)" 6.4558e-05
-near 327 "the same on the rtx3090 row (no f64 Tensor Cores: its FP64 units): tensor_ms" "$(of "$out/ga102" model_dmma tensor_ms)" 0.0096661
-near 328 "512 ex2.approx.f32 a thread on the h100: sfu_ms" "$(of "$out/copy" model_sfu sfu_ms)" 0.0041374
+near 332 "the same on the rtx3090 row (2 FP64 units an SM): fp64_ms" "$(of "$out/ga102" model_f64 fp64_ms)" 0.077329
+near 333 "64 mma.sync m8n8k4 f64 a warp on the h100 (67 TFLOP/s): tensor_ms" "$(of "$out/copy" model_dmma tensor_ms)" 6.4558e-05
+near 334 "the same on the rtx3090 row (no f64 Tensor Cores: its FP64 units): tensor_ms" "$(of "$out/ga102" model_dmma tensor_ms)" 0.0096661
+near 335 "512 ex2.approx.f32 a thread on the h100: sfu_ms" "$(of "$out/copy" model_sfu sfu_ms)" 0.0041374
 [ "$(of "$out/copy" model_sfu bound)" = sfu ] && [ "$(of "$out/copy" model_sfu fp32_ms)" = 0 ] || {
-    echo "test_model.sh:330: ex2 on the h100: bound $(of "$out/copy" model_sfu bound), fp32_ms $(of "$out/copy" model_sfu fp32_ms); want sfu and 0 (special functions are not the fp32 pipe's work)"
+    echo "test_model.sh:337: ex2 on the h100: bound $(of "$out/copy" model_sfu bound), fp32_ms $(of "$out/copy" model_sfu fp32_ms); want sfu and 0 (special functions are not the fp32 pipe's work)"
     exit 1
 }
-near 333 "the same on the rtx3090 row: sfu_ms" "$(of "$out/ga102" model_sfu sfu_ms)" 0.0096661
-near 334 "64 barriers a thread, 1024 threads an SM, on the h100: barrier_ms" "$(of "$out/copy" model_barrier barrier_ms)" 0.0020687
-near 335 "the same on the rtx3090 row: barrier_ms" "$(of "$out/ga102" model_barrier barrier_ms)" 0.0048330
+near 340 "the same on the rtx3090 row: sfu_ms" "$(of "$out/ga102" model_sfu sfu_ms)" 0.0096661
+near 341 "64 barriers a thread, 1024 threads an SM, on the h100: barrier_ms" "$(of "$out/copy" model_barrier barrier_ms)" 0.0020687
+near 342 "the same on the rtx3090 row: barrier_ms" "$(of "$out/ga102" model_barrier barrier_ms)" 0.0048330
 awk -v ms="$(of "$out/copy" model_barrier ms)" -v b="$(of "$out/copy" model_barrier barrier_ms)" \
-    -v i="$(of "$out/copy" model_barrier issue_ms)" -v bound="$(of "$out/copy" model_barrier bound)" -v line=337 'BEGIN {
+    -v i="$(of "$out/copy" model_barrier issue_ms)" -v bound="$(of "$out/copy" model_barrier bound)" -v line=344 'BEGIN {
     if (bound != "barrier" || ms - 0.003 < 0.99 * (b + i)) {
         printf "test_model.sh:%d: 64 barriers a thread: %s ms bound %s, want at least the launch (0.003 ms), barrier_ms (%s) and issue_ms (%s) one after the other, bound barrier: the block waits at each barrier\n", line, ms, bound, b, i; exit 1 } }'
 mma() { # N KEY: from the Nth model_mma line
@@ -344,7 +351,7 @@ awk -v ms="$(mma 1 ms)" -v t="$(mma 1 tensor_ms)" -v i="$(mma 1 issue_ms)" -v l=
     -v f="$(mma 1 fp32_ms)" -v lat="$(mma 1 latency_ms)" -v st="$(mma 1 starts_ms)" -v ms16="$(mma 2 ms)" -v t16="$(mma 2 tensor_ms)" 'BEGIN {
     one = 4 * t + i + l + f + lat + st; w16 = ms16 - 0.003 - st
     if (!(t > 0) || ms - 0.003 < 0.99 * one || ms - 0.003 > 1.01 * one || w16 < t16 || w16 > 1.05 * t16) {
-        printf "test_model.sh:%d: mma.sync, one warp an SM: %s ms, want the launch (0.003 ms), 4 times tensor_ms (%s) and its other pipes, latency and block'"'"'s start and end (%.6g ms in all): a warp has one sub-partition'"'"'s Tensor Core; 16 warps: %s ms, want within 5%% of the launch, their block'"'"'s start and end and tensor_ms (%s)\n", 347, ms, t, one, ms16, t16; exit 1 } }'
+        printf "test_model.sh:%d: mma.sync, one warp an SM: %s ms, want the launch (0.003 ms), 4 times tensor_ms (%s) and its other pipes, latency and block'"'"'s start and end (%.6g ms in all): a warp has one sub-partition'"'"'s Tensor Core; 16 warps: %s ms, want within 5%% of the launch, their block'"'"'s start and end and tensor_ms (%s)\n", 354, ms, t, one, ms16, t16; exit 1 } }'
 cat >"$out/l2.gpu" <<'EOT'
 name = h100-l2-64m
 sms = 132
@@ -359,25 +366,25 @@ l2_bytes = 67108864
 l2_bytes_per_clk = 5064.6
 dram_gbs = 3350
 max_warps = 64
-max_blocks = 32
+max_blocks = 1
 lat_l1 = 33
 lat_l2 = 260
 lat_dram = 600
 launch_us = 3.0
 EOT
-LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=$out/l2.gpu COURSE_EMU_MODEL_OUT=$out/reread "$bin" 12582912 reread
-near 369 "48 MiB read twice through a 64 MiB L2 of 2^15 sets: dram_bytes" "$(of "$out/reread" model_reread dram_bytes)" 50724864
+LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=$out/l2.gpu COURSE_EMU_MODEL_SAMPLE=0 COURSE_EMU_MODEL_OUT=$out/reread "$bin" 12582912 reread
+near 376 "48 MiB read twice through a 64 MiB L2 of 2^15 sets: dram_bytes" "$(of "$out/reread" model_reread dram_bytes)" 50724864
 for k in 1 2; do
     LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=h100 COURSE_EMU_MODEL_OUT=$out/reread$k "$bin" 12582912 reread
 done
 [ "$(grep '^model ' "$out/reread1")" = "$(grep '^model ' "$out/reread2")" ] || {
-    echo "test_model.sh:374: the same launch in two processes: $(grep '^model ' "$out/reread1" | cut -c1-200) ... and $(grep '^model ' "$out/reread2" | cut -c1-200) ...: want the same line (sectors counted from the device memory's base)"
+    echo "test_model.sh:381: the same launch in two processes: $(grep '^model ' "$out/reread1" | cut -c1-200) ... and $(grep '^model ' "$out/reread2" | cut -c1-200) ...: want the same line (sectors counted from the device memory's base)"
     exit 1
 }
 awk -v l="$(of "$out/reread1" model_reread l2_ms)" -v b="$(of "$out/reread1" model_reread l2_bytes)" 'BEGIN {
     want = b / 10028e6
     if (!(b > 0) || !(l >= 0.99 * want && l <= 1.01 * want)) {
-        printf "test_model.sh:%d: %s bytes through the L2 on h100: l2_ms %s, want %.6f (10028 GB/s, gpu-benches gpu-l2-cache on an H200, the same GH100 chip)\n", 380, b, l, want; exit 1 } }'
+        printf "test_model.sh:%d: %s bytes through the L2 on h100: l2_ms %s, want %.6f (10028 GB/s, gpu-benches gpu-l2-cache on an H200, the same GH100 chip)\n", 387, b, l, want; exit 1 } }'
 tiles=$(grep -o 'kernel=[^ ]*model_tiles[^ ]*' "$out/copy" | head -n 1 | cut -d= -f2)
 line=$(grep -n 's\[0\]\[tid\] = \*src;' "$(dirname "$0")/test_model_kernels.cu" | cut -d: -f1)
 for w in 0.25 1 2 3; do
@@ -387,42 +394,49 @@ done
 awk -v q="$(nth "$out/waits0.25" model_tiles 1 exposed_ms)" -v e1="$(nth "$out/waits1" model_tiles 1 exposed_ms)" -v e2="$(nth "$out/waits2" model_tiles 1 exposed_ms)" -v e3="$(nth "$out/waits3" model_tiles 1 exposed_ms)" 'BEGIN {
     d = e2 - e1; lo = 0.99 * 64 * 260 / 1980e3; hi = 1.01 * 64 * 600 / 1980e3
     if (!(e1 > 0) || q != e1 || d < lo || d > hi || e3 - e2 < 0.99 * d || e3 - e2 > 1.01 * d) {
-        printf "test_model.sh:%d: a tile loop whose load waits 1/4, 1, 2 and 3 times a tile in its SASS: exposed %s, %s, %s, %s ms: want at least one wait a tile (the first two equal), and each more wait one mean latency more, 64 tiles of 260 to 600 clocks at 1980 MHz, within 1%% (%.4f to %.4f ms)\n", 390, q, e1, e2, e3, lo, hi; exit 1 } }'
+        printf "test_model.sh:%d: a tile loop whose load waits 1/4, 1, 2 and 3 times a tile in its SASS: exposed %s, %s, %s, %s ms: want at least one wait a tile (the first two equal), and each more wait one mean latency more, 64 tiles of 260 to 600 clocks at 1980 MHz, within 1%% (%.4f to %.4f ms)\n", 397, q, e1, e2, e3, lo, hi; exit 1 } }'
 awk -v m2="$(nth "$out/copy" model_rounds 1 ms)" -v d2="$(nth "$out/copy" model_rounds 1 dram_ms)" -v m8="$(nth "$out/copy" model_rounds 2 ms)" -v d8="$(nth "$out/copy" model_rounds 2 dram_ms)" 'BEGIN {
     if (!(m2 - 0.003 >= 1.15 * d2) || !(m8 - 0.003 <= 1.25 * d8)) {
-        printf "test_model.sh:%d: short blocks that copy one tile and exit, 2 an SM: %s ms, want at least 1.15 x their DRAM time %s ms and the launch (a round waits its latency, then its transfer); 8 an SM: %s ms, want within 1.25 x theirs %s ms and the launch\n", 393, m2, d2, m8, d8; exit 1 } }'
+        printf "test_model.sh:%d: short blocks that copy one tile and exit, 2 an SM: %s ms, want at least 1.15 x their DRAM time %s ms and the launch (a round waits its latency, then its transfer); 8 an SM: %s ms, want within 1.25 x theirs %s ms and the launch\n", 400, m2, d2, m8, d8; exit 1 } }'
 awk -v t="$(nth "$out/copy" model_tree 1 exposed_ms)" -v r="$(nth "$out/copy" model_rounds 2 exposed_ms)" -v w="$(nth "$out/copy" model_tree 1 waves)" 'BEGIN {
     if (!(t - r >= 0.99 * 7 * 33 * w / 1980e3)) {
-        printf "test_model.sh:%d: a tree reduction of 8 steps, 8 blocks an SM: exposed %s ms, the same blocks with one shared read %s ms: want at least 7 more L1 hits (33 clocks) a round of %s, %.5f ms\n", 396, t, r, w, 7 * 33 * w / 1980e3; exit 1 } }'
+        printf "test_model.sh:%d: a tree reduction of 8 steps, 8 blocks an SM: exposed %s ms, the same blocks with one shared read %s ms: want at least 7 more L1 hits (33 clocks) a round of %s, %.5f ms\n", 403, t, r, w, 7 * 33 * w / 1980e3; exit 1 } }'
 awk -v c="$(of "$out/copy" model_cluster_copy ms)" -v p="$ms" -v cb="$(of "$out/copy" model_cluster_copy dram_bytes)" -v pb="$(field "$out/copy" dram_bytes)" -v cs="$(of "$out/copy" model_cluster_copy sampled)" \
     -v g="$(nth "$out/copy" model_cooperative_copy 1 ms)" -v q="$(nth "$out/copy" model_cooperative_copy 2 ms)" -v gs="$(nth "$out/copy" model_cooperative_copy 1 sampled)" 'BEGIN {
     if (cs != "529/65536" || !(c >= 0.99 * p && c <= 1.01 * p) || !(cb >= 0.99 * pb && cb <= 1.01 * pb) || gs != "1/264" || !(g >= 0.99 * q && g <= 1.01 * q)) {
-        printf "test_model.sh:%d: the copy in clusters of two: %s ms, %s DRAM bytes, %s blocks followed, want the plain copy: %s ms and %s bytes (within 1%%), from 529/65536; the cooperative grid-stride copy: %s ms from %s blocks, want the plain launch: %s ms (within 1%%), from 1/264\n", 400, c, cb, cs, p, pb, g, gs, q; exit 1 } }'
+        printf "test_model.sh:%d: the copy in clusters of two: %s ms, %s DRAM bytes, %s blocks followed, want the plain copy: %s ms and %s bytes (within 1%%), from 529/65536; the cooperative grid-stride copy: %s ms from %s blocks, want the plain launch: %s ms (within 1%%), from 1/264\n", 407, c, cb, cs, p, pb, g, gs, q; exit 1 } }'
 awk -v e="$(of "$out/copy" model_norm exposed_ms)" -v r="$(nth "$out/copy" model_rounds 2 exposed_ms)" 'BEGIN {
     if (!(r > 0) || !(e <= 2.02 * r)) {
-        printf "test_model.sh:%d: rows of 256 read, reduced and read again, 8 blocks an SM: exposed %s ms, want at most twice the exposed wait of the same blocks with one load phase, %s ms (two load phases of different code are rounds of short blocks, not a tile loop waiting for its transfer)\n", 403, e, r; exit 1 } }'
+        printf "test_model.sh:%d: rows of 256 read, reduced and read again, 8 blocks an SM: exposed %s ms, want at most twice the exposed wait of the same blocks with one load phase, %s ms (two load phases of different code are rounds of short blocks, not a tile loop waiting for its transfer)\n", 410, e, r; exit 1 } }'
 strided() { # N KEY: from the Nth model_strided line
     nth "$out/copy" model_strided_kernel "$1" "$2"
 }
 awk -v c="$(strided 1 lsu_ms)" -v s12="$(strided 2 lsu_ms)" -v s33="$(strided 3 lsu_ms)" 'BEGIN {
     if (!(s12 >= 0.99 * 17 / 5 * c && s12 <= 1.01 * 17 / 5 * c && s33 >= 0.99 * 36 / 5 * c && s33 <= 1.01 * 36 / 5 * c)) {
-        printf "test_model.sh:%d: 4 loads a thread, lanes 12 and 33 floats apart: lsu_ms %s and %s, want 17/5 and 36/5 of the coalesced loads %s (4 and 8.75 L1 wavefronts a load, not 12 and 32: the banks of its data or its tag stage, whichever take longer)\n", 409, s12, s33, c; exit 1 } }'
+        printf "test_model.sh:%d: 4 loads a thread, lanes 12 and 33 floats apart: lsu_ms %s and %s, want 17/5 and 36/5 of the coalesced loads %s (4 and 8.75 L1 wavefronts a load, not 12 and 32: the banks of its data or its tag stage, whichever take longer)\n", 416, s12, s33, c; exit 1 } }'
 awk -v d="$(strided 4 dram_ms)" -v b="$(strided 4 dram_bytes)" 'BEGIN {
     w = 2 * 1048576; want = (b / 0.964 + 2 * (1 / 0.88 - 1 / 0.964) * w) / 3350e6
     if (!(d >= 0.99 * want && d <= 1.01 * want)) {
-        printf "test_model.sh:%d: 64 MiB read and 2 MiB written: dram_ms %s, want %.6f (%s bytes at 0.964 of 3350 GB/s, the 2 MiB written again at what a copy loses besides)\n", 413, d, want, b; exit 1 } }'
+        printf "test_model.sh:%d: 64 MiB read and 2 MiB written: dram_ms %s, want %.6f (%s bytes at 0.964 of 3350 GB/s, the 2 MiB written again at what a copy loses besides)\n", 420, d, want, b; exit 1 } }'
 awk -v a="$(nth "$out/copy" model_shared_atomics 1 lsu_ms)" -v b="$(nth "$out/copy" model_shared_atomics 2 lsu_ms)" -v c="$(nth "$out/copy" model_shared_atomics 3 lsu_ms)" -v d="$(nth "$out/copy" model_shared_atomics 4 lsu_ms)" 'BEGIN {
     if (!(b > 0) || !(a >= 0.99 * b && a <= 1.01 * b) || !(c >= 16 * b) || !(d >= 16 * b)) {
-        printf "test_model.sh:%d: shared atomics adding the immediate 1, a warp on one address: lsu_ms %s, want that of lanes on 32 banks %s (within 1%%: ATOMS.POPC.INC, one bank access); on one bank %s and adding a loaded 1 on one address %s, want at least 16 times it (32 wavefronts an atomic, none merged; lanes one after another)\n", 416, a, b, c, d; exit 1 } }'
+        printf "test_model.sh:%d: shared atomics adding the immediate 1, a warp on one address: lsu_ms %s, want that of lanes on 32 banks %s (within 1%%: ATOMS.POPC.INC, one bank access); on one bank %s and adding a loaded 1 on one address %s, want at least 16 times it (32 wavefronts an atomic, none merged; lanes one after another)\n", 423, a, b, c, d; exit 1 } }'
 awk -v w="$(of "$out/copy" model_ldmatrix_kernel smem_wavefronts)" 'BEGIN {
     if (!(w >= 4)) {
-        printf "test_model.sh:%d: an ldmatrix.x4 of one warp: smem_wavefronts %s, want an estimate with the 4 tiles wavefronts or more\n", 419, w; exit 1 } }'
+        printf "test_model.sh:%d: an ldmatrix.x4 of one warp: smem_wavefronts %s, want an estimate with the 4 tiles wavefronts or more\n", 426, w; exit 1 } }'
 awk -v ms="$(of "$out/copy" model_small_blocks ms)" -v b="$(of "$out/copy" model_small_blocks bound)" 'BEGIN {
     want = 0.003 + 524288 / 1.65e6
     if (b != "blocks" || !(ms >= 0.99 * want && ms <= 1.01 * want)) {
-        printf "test_model.sh:%d: the copy of 2^24 floats in blocks of 32 threads on h100: %s ms bound %s, want %.5f ms (524288 blocks at 1.65 G a second, and the launch) bound blocks\n", 423, ms, b, want; exit 1 } }'
+        printf "test_model.sh:%d: the copy of 2^24 floats in blocks of 32 threads on h100: %s ms bound %s, want %.5f ms (524288 blocks at 1.65 G a second, and the launch) bound blocks\n", 430, ms, b, want; exit 1 } }'
 awk -v ms="$(of "$out/copy" model_held_blocks ms)" -v st="$(of "$out/copy" model_held_blocks starts_ms)" -v b="$(of "$out/copy" model_held_blocks bound)" 'BEGIN {
     want = 64 * 450 / 1980e3
     if (b != "latency" || !(st >= 0.99 * want && st <= 1.01 * want) || !(ms >= 0.003 + want && ms <= 0.003 + 1.05 * want)) {
-        printf "test_model.sh:%d: 64 rounds of 2 blocks an SM that each store 32 floats on h100: %s ms bound %s, starts_ms %s, want %.6f ms (64 rounds of 450 clocks at 1980 MHz: their start and end) within 1%% and the launch and that within 5%%, bound latency\n", 427, ms, b, st, want; exit 1 } }'
-echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp, the busiest address's; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read, a tile's waits as many as its loads' rounds; short blocks two an SM leave DRAM idle while they wait, eight keep it busy, and so do rows read twice; a tree reduction waits for each step's shared loads; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'; barriers at 16 threads a clock, waited for; a lone warp's mma on one sub-partition's Tensor Core, 16 warps on all four; an L2 of 2^15 sets holds what fits, the same estimate in every process, its rate an H200's measured; a cluster's or a cooperative grid's blocks followed one a group, as the plain launches; strided loads at their banks' or their tag stage's wavefronts; reads at a stream's DRAM share, writes paired with reads at a copy's; shared atomics on one address one bank access; blocks of one warp at the rate the GPU starts blocks; two an SM waiting for each round to start and end"
+        printf "test_model.sh:%d: 64 rounds of 2 blocks an SM that each store 32 floats on h100: %s ms bound %s, starts_ms %s, want %.6f ms (64 rounds of 450 clocks at 1980 MHz: their start and end) within 1%% and the launch and that within 5%%, bound latency\n", 434, ms, b, st, want; exit 1 } }'
+sed -e 's/^name = .*/name = h100-l2-512k/' -e 's/^l2_bytes = .*/l2_bytes = 524288/' \
+    -e 's/^max_blocks = .*/max_blocks = 32/' "$out/l2.gpu" >"$out/l2small.gpu"
+LD_LIBRARY_PATH=$lib COURSE_EMU_MODEL=$out/l2small.gpu COURSE_EMU_MODEL_OUT=$out/shared "$bin" 262144 shared
+awk -v d="$(of "$out/shared" model_reread dram_bytes)" 'BEGIN {
+    want = 1048576 + 132 * 256 * 4
+    if (!(d >= 0.98 * want && d <= 1.02 * want)) {
+        printf "test_model.sh:%d: 132 blocks of one wave each reading the same 1 MiB through a 512 KiB L2: dram_bytes %s, want %d (the MiB once and the stores, within 2%%: the blocks run together and find in the L2 what one of them brought)\n", 441, d, want; exit 1 } }'
+echo "test_model.sh: copy estimate $ms ms (dram); shared accesses merged; 4 loads in flight 4 times faster than chained, a batch as slow as its slowest load, ptxas's unrolled loads in flight together; fp32 atomics on one address 3 clocks each, integer ones one, a warp's summed first one a warp, the busiest address's; a cp.async pipeline hides its tile loads, one stage does not, two blocks an SM wait together; TMA stages hide theirs, one stage leaves copy and math in series; SASS lines read, a tile's waits as many as its loads' rounds; short blocks two an SM leave DRAM idle while they wait, eight keep it busy, and so do rows read twice; a tree reduction waits for each step's shared loads; sample within 2% of the full run; a lone warp's pipes and latency add up; rows read a column at a time merged, broadcasts 2 wavefronts; warps waiting for one fill leave together; f64 at the FP64 units' and f64 Tensor Cores' rates, special functions at the SFUs'; barriers at 16 threads a clock, waited for; a lone warp's mma on one sub-partition's Tensor Core, 16 warps on all four; an L2 of 2^15 sets holds what fits, the same estimate in every process, its rate an H200's measured; a cluster's or a cooperative grid's blocks followed one a group, as the plain launches; strided loads at their banks' or their tag stage's wavefronts; reads at a stream's DRAM share, writes paired with reads at a copy's; shared atomics on one address one bank access; blocks of one warp at the rate the GPU starts blocks; two an SM waiting for each round to start and end; a wave's blocks reading one MiB together read it from DRAM once"

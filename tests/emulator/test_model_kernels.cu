@@ -342,20 +342,20 @@ void model_ragged(int blocks, const float *d_x, float *d_y)
     model_ragged_kernel<<<blocks, 256>>>(d_x, d_y);
 }
 
-/* Block b sums its chunk b % half of per_block floats, 256 threads a block: blocks half and
- * more read again what blocks half earlier read, nothing else twice. */
-static __global__ void model_reread_kernel(int half, int per_block, const float *x, float *y)
+/* Block b sums its chunk b % chunks of per_block floats, 256 threads a block: block b reads again
+ * what block b - chunks read, nothing else twice. */
+static __global__ void model_reread_kernel(int chunks, int per_block, const float *x, float *y)
 {
-    const float *chunk = x + (size_t)(blockIdx.x % half) * per_block;
+    const float *chunk = x + (size_t)(blockIdx.x % chunks) * per_block;
     float acc = 0;
     for (int i = threadIdx.x; i < per_block; i += blockDim.x)
         acc += chunk[i];
     y[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-void model_reread(int half, int per_block, const float *d_x, float *d_y)
+void model_reread(int blocks, int chunks, int per_block, const float *d_x, float *d_y)
 {
-    model_reread_kernel<<<2 * half, 256>>>(half, per_block, d_x, d_y);
+    model_reread_kernel<<<blocks, 256>>>(chunks, per_block, d_x, d_y);
 }
 
 /* Thread t's 512 f64 multiply-adds, 8 a step of a loop, on a value of its own. */

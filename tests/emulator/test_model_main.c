@@ -17,9 +17,10 @@
  * and a copy
  * in clusters of two blocks and as a cooperative grid, for
  * test_model.sh (the time model's test); with "reread", only 48 MiB of x read twice,
- * half a grid apart (N >= 12 Mi).
+ * half a grid apart (N >= 12 Mi); with "shared", only 132 blocks that each read the same MiB of x
+ * (N >= 256 Ki).
  *
- *   test_model N [reread]   (N >= 1024)
+ *   test_model N [reread|shared]   (N >= 1024)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,8 +87,13 @@ int main(int argc, char **argv)
 {
     int n = argc >= 2 ? atoi(argv[1]) : 0;
     int reread = argc == 3 && !strcmp(argv[2], "reread");
-    if (n < (reread ? 192 * 65536 : 1024) || argc > 3 || (argc == 3 && !reread)) {
-        fprintf(stderr, "usage: test_model N [reread]   (N >= 1024, with reread N >= 12582912)\n");
+    int shared = argc == 3 && !strcmp(argv[2], "shared");
+    if (n < (reread   ? 192 * 65536
+             : shared ? 262144
+                      : 1024) ||
+        argc > 3 || (argc == 3 && !reread && !shared)) {
+        fprintf(stderr, "usage: test_model N [reread|shared]   (N >= 1024, with reread N >= "
+                        "12582912, with shared N >= 262144)\n");
         return 2;
     }
     float *d_x, *d_y;
@@ -98,7 +104,9 @@ int main(int argc, char **argv)
         return 1;
     }
     if (reread)
-        model_reread(192, 65536, d_x, d_y); /* 192 chunks of 256 KiB: 48 MiB, twice */
+        model_reread(384, 192, 65536, d_x, d_y); /* 192 chunks of 256 KiB: 48 MiB, twice */
+    else if (shared)
+        model_reread(132, 1, 262144, d_x, d_y); /* one chunk of 1 MiB, 132 times */
     else
         run_all(n, d_x, d_y);
     cudaError_t err = cudaDeviceSynchronize();
