@@ -277,8 +277,8 @@ struct vm_model {
     uint64_t *win_block;           /* the window's blocks (feed_window()), in the order they ran */
     uint32_t win_n, win_cap;       /* how many, and the most: a wave of resident blocks */
     struct batch *batch_open;      /* each window block's warps' open batches, 32 a block */
-    struct fill *fill;             /* the step's fills, nfill slots */
-    uint32_t nfill;
+    struct fill *fill;             /* the step's fills: nfill slots this launch, of fill_cap */
+    uint32_t nfill, fill_cap, win_alloc;  /* win_alloc: win_block's and batch_open's blocks */
     uint8_t warp_tma[32], warp_wgmma[32]; /* the warp issued TMA copies, wgmma */
     uint64_t mbar[MBARS];                 /* this block's TMA mbarriers, + 1 */
     unsigned nmbar;
@@ -777,22 +777,30 @@ static void shrink_tail(struct vm_model *m)
 }
 
 /* The window (feed_window()): a wave of resident blocks, each of the sample's standing for its
- * group, their warps' open batches and the fills of a step of all of them. */
+ * group, their warps' open batches and the fills of a step of all of them. The arrays are kept
+ * from launch to launch, grown when a launch needs more; a fill is current only with the step's
+ * stamp, so the table needs no clearing. */
 static void open_window(struct vm_model *m)
 {
     uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
     m->win_cap = (uint32_t)((wave + m->stride - 1) / m->stride);
     m->win_n = 0;
-    free(m->win_block);
-    m->win_block = emu_calloc(m->win_cap, sizeof *m->win_block);
-    free(m->batch_open);
-    m->batch_open = emu_calloc((size_t)m->win_cap * 32, sizeof *m->batch_open);
+    if (m->win_cap > m->win_alloc) {
+        m->win_alloc = m->win_cap;
+        m->win_block = emu_realloc(m->win_block, m->win_alloc * sizeof *m->win_block);
+        m->batch_open =
+            emu_realloc(m->batch_open, (size_t)m->win_alloc * 32 * sizeof *m->batch_open);
+    }
+    memset(m->batch_open, 0, (size_t)m->win_cap * 32 * sizeof *m->batch_open);
     uint32_t warps = m->warps_per_block < 32 ? m->warps_per_block : 32;
     m->nfill = FILLS_PER_WARP * 32;
     if ((uint64_t)m->win_cap * warps > 32)
         m->nfill = FILLS_PER_WARP * m->win_cap * warps;
-    free(m->fill);
-    m->fill = emu_calloc(m->nfill, sizeof *m->fill);
+    if (m->nfill > m->fill_cap) {
+        free(m->fill);
+        m->fill_cap = m->nfill;
+        m->fill = emu_calloc(m->fill_cap, sizeof *m->fill);
+    }
 }
 
 int model_block(struct vm_model *m, uint32_t smem, uint64_t linear)
