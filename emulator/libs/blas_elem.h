@@ -1,8 +1,8 @@
 /**
  * @file blas_elem.h
  * @brief Elements of the cuBLAS and cuBLASLt stand-ins' matrices (fp32, fp16, bf16): their
- *        size, and reading and writing them with the VM's conversions (vm/fp.h); GemmEx's
- *        fp64 and int8 operands' size too.
+ *        size, and reading and writing them with the VM's conversions (vm/fp.h); writing fp64
+ *        too, and GemmEx's fp64 and int8 operands' size.
  */
 #ifndef EMU_BLAS_ELEM_H
 #define EMU_BLAS_ELEM_H
@@ -31,10 +31,13 @@ static inline float elem_load(const void *p, cudaDataType t, size_t i)
                              : fp_bf16_to_f32(((const uint16_t *)p)[i]);
 }
 
-/** Store @p v as element @p i of array @p p of type @p t, rounded once to nearest even. */
+/** Store @p v as element @p i of array @p p of type @p t (CUDA_R_64F too), rounded once to
+ *  nearest even. */
 static inline void elem_store(void *p, cudaDataType t, size_t i, double v)
 {
-    if (t == CUDA_R_32F)
+    if (t == CUDA_R_64F)
+        ((double *)p)[i] = v;
+    else if (t == CUDA_R_32F)
         ((float *)p)[i] = (float)v;
     else
         ((uint16_t *)p)[i] =

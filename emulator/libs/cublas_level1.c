@@ -117,8 +117,6 @@ static cublasStatus_t result_to(cublasHandle_t h, void *result, cudaDataType t, 
         *(int32_t *)at = (int32_t)v;
     else if (t == CUDA_R_64I)
         *(int64_t *)at = (int64_t)v;
-    else if (t == CUDA_R_64F)
-        *(double *)at = v;
     else
         elem_store(at, t, 0, v);
     if (at != result)

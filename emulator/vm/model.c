@@ -274,11 +274,11 @@ struct vm_model {
     uint32_t cp_groups, cp_landed; /* warp 0's cp.async groups committed and landed, this block */
     uint64_t warp_insts[32];       /* this block's instructions per warp, SASS_ONE units */
     int open;                      /* a block of the sample is running (flush_block() ends it) */
-    uint64_t *win_block;           /* the window's blocks (feed_window()), in the order they ran */
+    uint32_t *win_sm;              /* the SM of each of the window's blocks (feed_window()) */
     uint32_t win_n, win_cap;       /* how many, and the most: a wave of resident blocks */
     struct batch *batch_open;      /* each window block's warps' open batches, 32 a block */
     struct fill *fill;             /* the step's fills: nfill slots this launch, of fill_cap */
-    uint32_t nfill, fill_cap, win_alloc;  /* win_alloc: win_block's and batch_open's blocks */
+    uint32_t nfill, fill_cap, win_alloc;  /* win_alloc: win_sm's and batch_open's blocks */
     uint8_t warp_tma[32], warp_wgmma[32]; /* the warp issued TMA copies, wgmma */
     uint64_t mbar[MBARS];                 /* this block's TMA mbarriers, + 1 */
     unsigned nmbar;
@@ -322,7 +322,7 @@ void model_free(struct vm_model *m)
     free(m->warp_sum);
     free(m->sass_w);
     free(m->load_w);
-    free(m->win_block);
+    free(m->win_sm);
     free(m->batch_open);
     free(m->fill);
     free(m->atoms.key);
@@ -479,12 +479,6 @@ static struct fill *in_flight(struct vm_model *m, uint64_t sector, uint32_t slot
 {
     struct fill *f = fill_slot(m, sector, slot);
     return f->stamp == m->stamp && f->sector == sector && f->slot == slot ? f : NULL;
-}
-
-/* The SM that runs the window's block of request @p r. */
-static uint32_t sm_of(const struct vm_model *m, const struct req *r)
-{
-    return (uint32_t)(m->win_block[r->slot] % m->gpu.sms);
 }
 
 /* Where the request an L1 was last fed found each of its sectors (the set and way, and the fill
@@ -692,7 +686,7 @@ static void feed_window(struct vm_model *m)
             k0 = k;
             m->stamp++;
         }
-        unsigned worst = feed(m, sm_l1(m, sm_of(m, r)), r, &last);
+        unsigned worst = feed(m, sm_l1(m, m->win_sm[r->slot]), r, &last);
         if (!r->store)
             tally_load(m, r, worst);
     }
@@ -725,7 +719,7 @@ static void flush_block(struct vm_model *m)
     m->t.tma_depth += m->nmbar;
     m->nmbar = 0;
     m->last_mbar = 0;
-    m->win_block[m->win_n++] = m->block;
+    m->win_sm[m->win_n++] = (uint32_t)(m->block % m->gpu.sms);
     if (m->win_n == m->win_cap || m->nsec >= WINDOW_SECTORS)
         feed_window(m);
 }
@@ -784,18 +778,15 @@ static void open_window(struct vm_model *m)
 {
     uint64_t wave = (uint64_t)m->gpu.sms * m->bps;
     m->win_cap = (uint32_t)((wave + m->stride - 1) / m->stride);
-    m->win_n = 0;
     if (m->win_cap > m->win_alloc) {
         m->win_alloc = m->win_cap;
-        m->win_block = emu_realloc(m->win_block, m->win_alloc * sizeof *m->win_block);
+        m->win_sm = emu_realloc(m->win_sm, m->win_alloc * sizeof *m->win_sm);
         m->batch_open =
             emu_realloc(m->batch_open, (size_t)m->win_alloc * 32 * sizeof *m->batch_open);
     }
     memset(m->batch_open, 0, (size_t)m->win_cap * 32 * sizeof *m->batch_open);
     uint32_t warps = m->warps_per_block < 32 ? m->warps_per_block : 32;
-    m->nfill = FILLS_PER_WARP * 32;
-    if ((uint64_t)m->win_cap * warps > 32)
-        m->nfill = FILLS_PER_WARP * m->win_cap * warps;
+    m->nfill = FILLS_PER_WARP * (m->win_cap * warps > 32 ? m->win_cap * warps : 32);
     if (m->nfill > m->fill_cap) {
         free(m->fill);
         m->fill_cap = m->nfill;
